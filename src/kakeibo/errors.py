@@ -1,0 +1,95 @@
+"""Typed errors. Each carries its HTTP status and a stable machine-readable code.
+
+They are mapped to `application/problem+json` in exactly one place (handler.py).
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+
+class ApiError(Exception):
+    status: ClassVar[int] = 500
+    code: ClassVar[str] = "internal_error"
+    title: ClassVar[str] = "Internal error"
+
+    def __init__(self, detail: str | None = None, **context: Any) -> None:
+        super().__init__(detail or self.title)
+        self.detail = detail or self.title
+        self.context = context
+        self.headers: dict[str, str] = {}
+
+    def problem(self) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "type": f"https://kakeibo.dev/problems/{self.code.replace('_', '-')}",
+            "title": self.title,
+            "status": self.status,
+            "detail": self.detail,
+            "code": self.code,
+        }
+        body.update(self.context)
+        return body
+
+
+class BadRequest(ApiError):
+    status, code, title = 400, "bad_request", "Bad request"
+
+
+class Unauthorized(ApiError):
+    status, code, title = 401, "unauthorized", "Unauthorized"
+
+
+class NotFound(ApiError):
+    status, code, title = 404, "not_found", "Not found"
+
+
+class MethodNotAllowed(ApiError):
+    status, code, title = 405, "method_not_allowed", "Method not allowed"
+
+
+class AlreadyExists(ApiError):
+    status, code, title = 409, "already_exists", "Already exists"
+
+
+class InsufficientFunds(ApiError):
+    status, code, title = 409, "insufficient_funds", "Insufficient funds"
+
+
+class BudgetExceeded(ApiError):
+    status, code, title = 409, "budget_exceeded", "Budget exceeded"
+
+
+class Conflict(ApiError):
+    status, code, title = 409, "conflict", "Conflict"
+
+
+class RequestInProgress(ApiError):
+    status, code, title = 409, "request_in_progress", "Request in progress"
+
+
+class VersionMismatch(ApiError):
+    status, code, title = 412, "version_mismatch", "Version mismatch"
+
+
+class PayloadTooLarge(ApiError):
+    status, code, title = 413, "payload_too_large", "Payload too large"
+
+
+class UnsupportedMediaType(ApiError):
+    status, code, title = 415, "unsupported_media_type", "Unsupported media type"
+
+
+class ValidationFailed(ApiError):
+    status, code, title = 422, "validation_error", "Validation error"
+
+
+class IdempotencyKeyReused(ApiError):
+    status, code, title = 422, "idempotency_key_reused", "Idempotency key reused"
+
+
+class Locked(ApiError):
+    status, code, title = 423, "locked", "Locked"
+
+
+class PreconditionRequired(ApiError):
+    status, code, title = 428, "precondition_required", "Precondition required"

@@ -1,0 +1,150 @@
+"""Lambda entry point: the resolver, its routers, and the one place errors become responses."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from typing import Any
+
+from aws_lambda_powertools import Logger
+from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
+from aws_lambda_powertools.event_handler.openapi.exceptions import (
+    RequestUnsupportedContentType,
+    RequestValidationError,
+)
+from aws_lambda_powertools.event_handler.openapi.models import HTTPBearer
+from aws_lambda_powertools.logging import correlation_paths
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from kakeibo import __version__, errors
+from kakeibo.http import JSON, PROBLEM_JSON, problem_response
+from kakeibo.routes import accounts, health, reports, slips
+
+logger = Logger()
+app = APIGatewayHttpResolver(enable_validation=True)
+for module in (health, accounts, slips, reports):
+    app.include_router(module.router)
+
+# Routes that need no identity; template.yaml gives exactly these `Auth: {Authorizer: NONE}`.
+PUBLIC_ROUTES = frozenset({"GET /health", "GET /openapi.json", "GET /swagger"})
+MAX_JSON_BODY = 64 * 1024
+JSON_TYPES = ("application/json", "application/merge-patch+json")
+
+OPENAPI = {
+    "title": "Kakeibo API",
+    "version": __version__,
+    "description": "A household ledger whose balances are always exactly right.",
+    "security_schemes": {"bearer": HTTPBearer(description="JWT (locally: Bearer <user id>)")},
+    "security": [{"bearer": []}],
+}
+app.enable_swagger(path="/swagger", **OPENAPI)  # type: ignore[arg-type]
+
+
+@app.get("/openapi.json", include_in_schema=False)
+def openapi() -> Response[str]:
+    return Response(status_code=200, content_type=JSON, body=app.get_openapi_json_schema(**OPENAPI))  # type: ignore[arg-type]
+
+
+@app.exception_handler(errors.ApiError)
+def api_error(error: errors.ApiError) -> Response[str]:
+    logger.info("request refused", extra={"code": error.code, "status": error.status})
+    return problem_response(error)
+
+
+@app.exception_handler(RequestValidationError)
+def validation_error(exc: RequestValidationError) -> Response[str]:
+    return api_error(_from_validation(exc))
+
+
+@app.exception_handler(RequestUnsupportedContentType)
+def unsupported(exc: RequestUnsupportedContentType) -> Response[str]:
+    return api_error(errors.UnsupportedMediaType("send application/json"))
+
+
+@app.not_found
+def not_found(exc: Exception) -> Response[str]:
+    return api_error(errors.NotFound("no such route"))
+
+
+@app.exception_handler(Exception)
+def unexpected(exc: Exception) -> Response[str]:
+    logger.exception("unexpected error", extra={"code": "internal_error"})
+    return problem_response(errors.ApiError("an unexpected error occurred; nothing was changed"))
+
+
+def _from_validation(exc: RequestValidationError) -> errors.ApiError:
+    found = []
+    for err in exc.errors():
+        loc = [str(part) for part in err.get("loc", ())]
+        found.append({"loc": loc, "msg": err.get("msg", ""), "type": err.get("type", "")})
+    if any(e["type"] == "json_invalid" for e in found):
+        return errors.BadRequest("the body is not valid JSON")
+    if found and all(e["loc"][:1] in (["query"], ["header"]) for e in found):
+        return errors.BadRequest("invalid query: " + "; ".join(_describe(e) for e in found), errors=found)
+    if found and all(e["loc"][:1] == ["path"] for e in found):
+        return errors.NotFound("not found")
+    return errors.ValidationFailed("; ".join(_describe(e) for e in found[:5]), errors=found)
+
+
+def _describe(err: dict[str, Any]) -> str:
+    where = ".".join(p for p in err["loc"] if p not in ("body", "query"))
+    return f"{where or 'body'}: {err['msg']}"
+
+
+def precheck(event: dict[str, Any]) -> errors.ApiError | None:
+    """What API Gateway and the handler must refuse before any route runs. Normalises JSON bodies."""
+    route = event.get("routeKey", "")
+    if route not in PUBLIC_ROUTES:
+        claims = ((event.get("requestContext") or {}).get("authorizer") or {}).get("jwt") or {}
+        sub = (claims.get("claims") or {}).get("sub")
+        if not sub:
+            return errors.Unauthorized("a bearer token is required")
+    method = route.split(" ", 1)[0]
+    if method not in ("POST", "PUT", "PATCH"):
+        return None
+    headers = {k.lower(): v for k, v in (event.get("headers") or {}).items()}
+    raw = event.get("body") or ""
+    if event.get("isBase64Encoded"):
+        try:
+            data = base64.b64decode(raw, validate=True)
+        except (binascii.Error, ValueError):
+            return errors.BadRequest("the body is not valid base64")
+    else:
+        data = raw.encode("utf-8", "surrogatepass")
+    if len(data) > MAX_JSON_BODY:
+        return errors.PayloadTooLarge(f"the body may be at most {MAX_JSON_BODY} bytes", limit=MAX_JSON_BODY)
+    content_type = headers.get("content-type", "").split(";", 1)[0].strip().lower()
+    if content_type and content_type not in JSON_TYPES:
+        return errors.UnsupportedMediaType(
+            f"send application/json, not {content_type}", accepted=list(JSON_TYPES)
+        )
+    if not data.strip():
+        return errors.BadRequest("a JSON body is required")
+    try:
+        text = data.decode("utf-8")
+        json.loads(text, parse_constant=_reject_constant)
+    except (ValueError, RecursionError):
+        return errors.BadRequest("the body is not valid JSON")
+    event["body"] = text
+    event["isBase64Encoded"] = False
+    event["headers"] = {**(event.get("headers") or {}), "content-type": JSON}
+    return None
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+@logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP)
+def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    refused = precheck(event)
+    if refused is not None:
+        logger.info("request refused", extra={"code": refused.code, "status": refused.status})
+        return {
+            "statusCode": refused.status,
+            "headers": {"Content-Type": PROBLEM_JSON, **refused.headers},
+            "body": json.dumps(refused.problem(), ensure_ascii=False, separators=(",", ":")),
+            "isBase64Encoded": False,
+        }
+    return app.resolve(event, context)

@@ -1,0 +1,107 @@
+"""HTTP helpers shared by the routers: identity, JSON responses, ETag / If-Match, OpenAPI bits."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from aws_lambda_powertools.event_handler import Response
+from aws_lambda_powertools.event_handler.api_gateway import BaseRouter
+from aws_lambda_powertools.event_handler.openapi.types import OpenAPIResponse
+from pydantic import BaseModel
+
+from kakeibo import errors
+from kakeibo.models import Problem
+
+JSON = "application/json"
+PROBLEM_JSON = "application/problem+json"
+_SUB_RE = re.compile(r"^[\x21-\x7e]{1,128}$")
+_ETAG_RE = re.compile(r'^\s*(?:W/)?"(\d{1,18})"\s*$')
+
+
+def identity(router: BaseRouter) -> str:
+    """The caller's ledger: the JWT `sub` the authorizer verified. Never from the request itself."""
+    event = router.current_event
+    claims = event.request_context.authorizer.jwt_claim  # type: ignore[attr-defined]
+    sub = claims.get("sub") if isinstance(claims, dict) else None
+    if not isinstance(sub, str) or not _SUB_RE.match(sub):
+        raise errors.Unauthorized("a valid bearer token is required")
+    return sub
+
+
+def json_response(
+    status: int,
+    body: Any,
+    *,
+    etag: int | None = None,
+    location: str | None = None,
+    headers: dict[str, str] | None = None,
+) -> Response[str]:
+    out = dict(headers or {})
+    if etag is not None:
+        out["ETag"] = f'"{etag}"'
+    if location is not None:
+        out["Location"] = location
+    payload = body.model_dump(mode="json", by_alias=True) if isinstance(body, BaseModel) else body
+    return Response(
+        status_code=status,
+        content_type=JSON,
+        body=json.dumps(payload, ensure_ascii=False, separators=(",", ":")),
+        headers=out,
+    )
+
+
+def problem_response(error: errors.ApiError) -> Response[str]:
+    return Response(
+        status_code=error.status,
+        content_type=PROBLEM_JSON,
+        body=json.dumps(error.problem(), ensure_ascii=False, separators=(",", ":")),
+        headers=dict(error.headers),
+    )
+
+
+def if_match(router: BaseRouter) -> int | None:
+    """The version `If-Match` names; None for `*`. Missing -> 428; not one of our ETags -> 412."""
+    raw = router.current_event.headers.get("if-match")
+    if raw is None or not raw.strip():
+        raise errors.PreconditionRequired('send If-Match with the ETag you last read (e.g. If-Match: "3")')
+    if raw.strip() == "*":
+        return None
+    match = _ETAG_RE.match(raw)
+    if not match:
+        # Can never match an ETag we issue; RFC 9110 says the precondition then fails.
+        return -1
+    return int(match.group(1))
+
+
+def idempotency_key(router: BaseRouter) -> str | None:
+    raw = router.current_event.headers.get("idempotency-key")
+    return raw if raw else None
+
+
+def problem_responses(*statuses: int) -> dict[int, OpenAPIResponse]:
+    """OpenAPI `responses` entries for the problem statuses a route can return."""
+    descriptions = {
+        400: "Malformed request",
+        401: "No identity",
+        404: "Not found",
+        409: "Conflict with the current state",
+        412: "If-Match is stale",
+        413: "Payload too large",
+        415: "Unsupported media type",
+        422: "Validation error",
+        423: "Ledger locked by a rebuild",
+        428: "If-Match required",
+    }
+    return {
+        status: {
+            "description": descriptions[status],
+            "content": {PROBLEM_JSON: {"model": Problem}},
+        }
+        for status in statuses
+    }
+
+
+def ok_response(model: type[BaseModel], description: str = "OK") -> OpenAPIResponse:
+    return {"description": description, "content": {JSON: {"model": model}}}

@@ -1,0 +1,172 @@
+"""Pure domain logic: what a slip change does to which ledger items.
+
+No boto3, no HTTP. Given the money-relevant part of a slip before and after a change, `plan()`
+says which slip write it is (create / update in place / move to a new key / delete) and the net
+numeric change to every balance item, merged per item (one transaction may name an item once)
+with zero nets dropped. `store.py` turns a plan into one TransactWriteItems call.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Literal
+
+Kind = Literal["expense", "income", "transfer"]
+KINDS: tuple[Kind, ...] = ("expense", "income", "transfer")
+UNCATEGORIZED = "uncategorized"
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """The part of a slip that moves money. Memo and the like do not matter here."""
+
+    date: str  # YYYY-MM-DD
+    kind: Kind
+    amount: int  # > 0, minor currency unit
+    account: str
+    to_account: str | None = None  # transfers only
+    category: str | None = None  # not for transfers
+
+    @property
+    def month(self) -> str:
+        return self.date[:7]
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class AccountItem:
+    account: str
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class DayItem:
+    account: str
+    date: str
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class CategoryMonthItem:
+    month: str
+    category: str
+
+
+ItemKey = AccountItem | DayItem | CategoryMonthItem
+
+# Numeric fields each item kind carries, all maintained with ADD.
+ACCOUNT_FIELDS = ("balance",)
+DAY_FIELDS = ("delta", "count", "income", "expense")
+CATEGORY_FIELDS = ("income", "expense", "count")
+
+
+@dataclass(frozen=True, slots=True)
+class ItemChange:
+    key: ItemKey
+    deltas: Mapping[str, int]
+
+    @property
+    def funds_needed(self) -> int:
+        """Money leaving an account: the balance must cover it unless negatives are allowed."""
+        if isinstance(self.key, AccountItem):
+            return max(0, -self.deltas.get("balance", 0))
+        return 0
+
+    @property
+    def budget_needed(self) -> int:
+        """Spending added to a month x category: a strict budget must have this much left."""
+        if isinstance(self.key, CategoryMonthItem):
+            return max(0, self.deltas.get("expense", 0))
+        return 0
+
+
+SlipOp = Literal["create", "update", "move", "delete"]
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    op: SlipOp
+    changes: tuple[ItemChange, ...] = field(default_factory=tuple)
+
+    def change_for(self, key: ItemKey) -> ItemChange | None:
+        return next((c for c in self.changes if c.key == key), None)
+
+
+def effects(entry: Entry, sign: int = 1) -> dict[ItemKey, dict[str, int]]:
+    """The signed contribution of one slip to every item it touches."""
+    out: dict[ItemKey, dict[str, int]] = defaultdict(dict)
+    amount = sign * entry.amount
+    if entry.kind == "transfer":
+        if entry.to_account is None:
+            raise ValueError("a transfer needs to_account")
+        _add(out[AccountItem(entry.account)], balance=-amount)
+        _add(out[AccountItem(entry.to_account)], balance=amount)
+        _add(out[DayItem(entry.account, entry.date)], delta=-amount, count=sign)
+        _add(out[DayItem(entry.to_account, entry.date)], delta=amount, count=sign)
+        return dict(out)
+    category = entry.category or UNCATEGORIZED
+    signed = -amount if entry.kind == "expense" else amount
+    _add(out[AccountItem(entry.account)], balance=signed)
+    _add(out[DayItem(entry.account, entry.date)], delta=signed, count=sign, **{entry.kind: amount})
+    _add(out[CategoryMonthItem(entry.month, category)], count=sign, **{entry.kind: amount})
+    return dict(out)
+
+
+def _add(target: dict[str, int], **deltas: int) -> None:
+    for name, value in deltas.items():
+        target[name] = target.get(name, 0) + value
+
+
+def merge(parts: Iterable[Mapping[ItemKey, Mapping[str, int]]]) -> tuple[ItemChange, ...]:
+    """Sum effects per item; drop zero fields and items left with nothing to change."""
+    total: dict[ItemKey, dict[str, int]] = defaultdict(dict)
+    for part in parts:
+        for key, deltas in part.items():
+            _add(total[key], **deltas)
+    changes = []
+    for key in sorted(total, key=_sort_key):
+        nonzero = {k: v for k, v in total[key].items() if v != 0}
+        if nonzero:
+            changes.append(ItemChange(key, nonzero))
+    return tuple(changes)
+
+
+def _sort_key(key: ItemKey) -> tuple[str, ...]:
+    if isinstance(key, AccountItem):
+        return ("0", key.account)
+    if isinstance(key, DayItem):
+        return ("1", key.account, key.date)
+    return ("2", key.month, key.category)
+
+
+def plan(old: Entry | None, new: Entry | None, *, old_date: str | None = None) -> Plan:
+    """What changing a slip from `old` to `new` does. `None` means absent (create / delete)."""
+    if old is None and new is None:
+        raise ValueError("nothing to plan")
+    parts = []
+    if old is not None:
+        parts.append(effects(old, -1))
+    if new is not None:
+        parts.append(effects(new, +1))
+    changes = merge(parts)
+    if old is None:
+        return Plan("create", changes)
+    if new is None:
+        return Plan("delete", changes)
+    return Plan("move" if old.date != new.date else "update", changes)
+
+
+def accounts_touched(entry: Entry) -> tuple[str, ...]:
+    if entry.kind == "transfer" and entry.to_account is not None:
+        return (entry.account, entry.to_account)
+    return (entry.account,)
+
+
+def recompute(entries: Iterable[Entry], opening: Mapping[str, int]) -> dict[ItemKey, dict[str, int]]:
+    """Every derived item's expected value from the slips alone (for verify and rebuild)."""
+    total: dict[ItemKey, dict[str, int]] = defaultdict(dict)
+    for account, amount in opening.items():
+        _add(total[AccountItem(account)], balance=amount)
+    for entry in entries:
+        for key, deltas in effects(entry).items():
+            _add(total[key], **deltas)
+    return dict(total)

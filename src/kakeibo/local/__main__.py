@@ -1,0 +1,85 @@
+"""`python -m kakeibo.local run`: DynamoDB Local + tables + the HTTP front, until Ctrl-C."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+import threading
+from pathlib import Path
+from types import FrameType
+
+from kakeibo.local import template
+from kakeibo.local.dynamodb import DynamoDBLocal, LocalStackError, port_free
+
+
+def local_environment(endpoint: str) -> dict[str, str]:
+    env = template.environment(overrides={"DynamoDbEndpointUrl": endpoint})
+    env.setdefault("AWS_REGION", os.environ.get("AWS_REGION", "us-east-1"))
+    return env
+
+
+def prepare_process_env(endpoint: str) -> None:
+    """Environment as the Lambda runtime would set it, plus dummy credentials for DynamoDB Local."""
+    os.environ.update(local_environment(endpoint))
+    os.environ.setdefault("AWS_DEFAULT_REGION", os.environ["AWS_REGION"])
+    os.environ.setdefault("AWS_ACCESS_KEY_ID", "local")
+    os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "local")
+
+
+def run(port: int, ddb_port: int, data_dir: Path, host: str) -> int:
+    if not port_free(port, host):
+        print(f"error: port {port} is already in use; set PORT to another port", file=sys.stderr)
+        return 1
+    ddb = DynamoDBLocal(ddb_port, data_dir / "dynamodb")
+    try:
+        ddb.start()
+    except LocalStackError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    try:
+        prepare_process_env(ddb.endpoint)
+        from kakeibo.handler import lambda_handler  # after the environment is set
+        from kakeibo.local.bootstrap import create_tables
+        from kakeibo.local.front import Front, serve
+        from kakeibo.store import dynamodb_client
+
+        create_tables(dynamodb_client())
+        web = template.ROOT / "web"
+        server = serve(Front(lambda_handler, web_root=web if web.is_dir() else None), host, port)
+        stop = threading.Event()
+
+        def on_signal(signum: int, frame: FrameType | None) -> None:
+            stop.set()
+
+        signal.signal(signal.SIGINT, on_signal)
+        signal.signal(signal.SIGTERM, on_signal)
+        thread = threading.Thread(target=server.serve_forever, daemon=True)
+        thread.start()
+        print(f"Kakeibo API on http://{host}:{port}  (Swagger UI: http://{host}:{port}/swagger)")
+        print(f"DynamoDB Local on {ddb.endpoint}, data in {data_dir.resolve()}  -- Ctrl-C to stop")
+        sys.stdout.flush()
+        stop.wait()
+        print("\nstopping...")
+        server.shutdown()
+        server.server_close()
+        return 0
+    finally:
+        ddb.stop()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m kakeibo.local")
+    sub = parser.add_subparsers(dest="command", required=True)
+    run_p = sub.add_parser("run", help="serve the API with DynamoDB Local")
+    run_p.add_argument("--port", type=int, default=int(os.environ.get("PORT", "3000")))
+    run_p.add_argument("--ddb-port", type=int, default=int(os.environ.get("DDB_PORT", "8000")))
+    run_p.add_argument("--data-dir", type=Path, default=Path(os.environ.get("DATA_DIR", ".kakeibo")))
+    run_p.add_argument("--host", default=os.environ.get("HOST", "127.0.0.1"))
+    args = parser.parse_args(argv)
+    return run(args.port, args.ddb_port, args.data_dir, args.host)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

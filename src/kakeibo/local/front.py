@@ -1,0 +1,184 @@
+"""An HTTP front that behaves like the API Gateway HTTP API of template.yaml, in-process.
+
+Only the routes the template declares are served (anything else: 404, as API Gateway does). Each
+request becomes a payload-2.0 event with the authorizer's claims (`Authorization: Bearer <user>`,
+or an unsigned JWT's `sub`); protected routes without one get 401 before the function runs. The
+handler is called in this process, one request at a time, as one Lambda instance would.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import mimetypes
+import threading
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qsl, unquote, urlsplit
+
+from kakeibo.local import template
+from kakeibo.local.events import http_event, identity_from_authorization
+
+Handler = Callable[[dict[str, Any], Any], dict[str, Any]]
+MAX_PAYLOAD = 10 * 1024 * 1024  # API Gateway's own limit
+
+
+@dataclass
+class LambdaContext:
+    aws_request_id: str
+    function_name: str = "LedgerFunction"
+    function_version: str = "$LATEST"
+    memory_limit_in_mb: int = 512
+    invoked_function_arn: str = "arn:aws:lambda:local:123456789012:function:LedgerFunction"
+    log_group_name: str = "/aws/lambda/LedgerFunction"
+    log_stream_name: str = "local"
+
+    def get_remaining_time_in_millis(self) -> int:
+        return 10_000
+
+
+def _problem(status: int, detail: str, code: str) -> tuple[int, dict[str, str], bytes]:
+    body = {
+        "type": f"https://kakeibo.dev/problems/{code.replace('_', '-')}",
+        "title": HTTPStatus(status).phrase,
+        "status": status,
+        "detail": detail,
+        "code": code,
+    }
+    return status, {"Content-Type": "application/problem+json"}, json.dumps(body).encode()
+
+
+class Front:
+    def __init__(self, handler: Handler, *, web_root: Path | None = None) -> None:
+        self.handler = handler
+        self.routes = template.routes()
+        self.cors = template.cors()
+        self.web_root = web_root
+        self._lock = threading.Lock()
+
+    def match(self, method: str, path: str) -> tuple[template.Route, dict[str, str]] | None:
+        for route in self.routes:
+            if route.method != method:
+                continue
+            found = route.pattern.match(path)
+            if found:
+                return route, {k: unquote(v) for k, v in found.groupdict().items()}
+        return None
+
+    def handle(
+        self, method: str, target: str, headers: dict[str, str], body: bytes
+    ) -> tuple[int, dict[str, str], bytes]:
+        split = urlsplit(target)
+        path = split.path or "/"
+        lowered = {k.lower(): v for k, v in headers.items()}
+        cors = self._cors_headers(lowered.get("origin"))
+        if method == "OPTIONS" and "access-control-request-method" in lowered:
+            return 204, cors, b""
+        matched = self.match(method, path)
+        if matched is None:
+            static = self._static(method, path)
+            if static is not None:
+                return static
+            status, out, payload = 404, {"Content-Type": "application/json"}, b'{"message":"Not Found"}'
+            return status, {**out, **cors}, payload
+        route, params = matched
+        if len(body) > MAX_PAYLOAD:
+            return _problem(413, "the request body is over API Gateway's 10 MB limit", "payload_too_large")
+        sub = identity_from_authorization(lowered.get("authorization"))
+        if not route.public and sub is None:
+            status, out, payload = 401, {"Content-Type": "application/json"}, b'{"message":"Unauthorized"}'
+            return status, {**out, **cors}, payload
+        query: dict[str, str] = {}
+        for key, value in parse_qsl(split.query, keep_blank_values=True):
+            query[key] = f"{query[key]},{value}" if key in query else value
+        event = http_event(
+            route,
+            path=path,
+            path_parameters=params,
+            query=query,
+            headers=lowered,
+            body=body,
+            sub=sub,
+        )
+        event["rawQueryString"] = split.query
+        with self._lock:
+            result = self.handler(event, LambdaContext(aws_request_id=event["requestContext"]["requestId"]))
+        return self._response(result, cors)
+
+    def _response(self, result: dict[str, Any], cors: dict[str, str]) -> tuple[int, dict[str, str], bytes]:
+        headers = {str(k): str(v) for k, v in (result.get("headers") or {}).items()}
+        raw = result.get("body") or ""
+        payload = base64.b64decode(raw) if result.get("isBase64Encoded") else raw.encode("utf-8")
+        return int(result.get("statusCode", 200)), {**headers, **cors}, payload
+
+    def _cors_headers(self, origin: str | None) -> dict[str, str]:
+        allowed = self.cors.get("AllowOrigins") or []
+        if not origin or (origin not in allowed and "*" not in allowed):
+            return {}
+        return {
+            "Access-Control-Allow-Origin": origin,
+            "Access-Control-Allow-Headers": ",".join(self.cors.get("AllowHeaders", [])),
+            "Access-Control-Allow-Methods": ",".join(self.cors.get("AllowMethods", [])),
+            "Access-Control-Expose-Headers": ",".join(self.cors.get("ExposeHeaders", [])),
+            "Access-Control-Max-Age": str(self.cors.get("MaxAge", 0)),
+            "Vary": "Origin",
+        }
+
+    def _static(self, method: str, path: str) -> tuple[int, dict[str, str], bytes] | None:
+        """The web app (web/), if there is one, at paths the API does not declare."""
+        if self.web_root is None or method not in ("GET", "HEAD"):
+            return None
+        relative = "index.html" if path in ("", "/") else path.lstrip("/")
+        root = self.web_root.resolve()
+        target = (root / unquote(relative)).resolve()
+        if not target.is_relative_to(root) or not target.is_file():
+            return None
+        kind = mimetypes.guess_type(target.name)[0] or "application/octet-stream"
+        if kind.startswith("text/") or kind in ("application/javascript", "application/json"):
+            kind += "; charset=utf-8"
+        return 200, {"Content-Type": kind, "Cache-Control": "no-cache"}, target.read_bytes()
+
+
+def serve(front: Front, host: str, port: int) -> ThreadingHTTPServer:
+    class RequestHandler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+        server_version = "kakeibo-local"
+
+        def _dispatch(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            if length > MAX_PAYLOAD:
+                status, headers, payload = _problem(413, "request body too large", "payload_too_large")
+                self.close_connection = True
+            else:
+                body = self.rfile.read(length) if length else b""
+                try:
+                    status, headers, payload = front.handle(
+                        self.command, self.path, dict(self.headers.items()), body
+                    )
+                except Exception:  # the front itself must never take the server down
+                    self.log_error("front error for %s %s", self.command, self.path)
+                    status, headers, payload = _problem(502, "local front error", "bad_gateway")
+            self.send_response(status)
+            for key, value in headers.items():
+                self.send_header(key, value)
+            self.send_header("Content-Length", str(len(payload)))
+            self.send_header("apigw-requestid", str(uuid.uuid4()))
+            self.end_headers()
+            if self.command != "HEAD":
+                self.wfile.write(payload)
+
+        do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_OPTIONS = do_HEAD = _dispatch
+
+        def log_message(self, format: str, *args: Any) -> None:
+            if getattr(self.server, "quiet", False):
+                return
+            super().log_message(format, *args)
+
+    server = ThreadingHTTPServer((host, port), RequestHandler)
+    server.daemon_threads = True
+    return server

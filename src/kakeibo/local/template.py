@@ -1,0 +1,122 @@
+"""Read template.yaml: routes, table definitions and the function's environment.
+
+The template is the single source of truth; the local front, the table bootstrap and the tests
+all read it through this module.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[3]
+TEMPLATE = ROOT / "template.yaml"
+
+
+class _CfnLoader(yaml.SafeLoader):
+    """SafeLoader that understands CloudFormation's short-form intrinsic functions (!Ref, !Sub...)."""
+
+
+def _intrinsic(loader: _CfnLoader, tag_suffix: str, node: yaml.Node) -> dict[str, Any]:
+    if isinstance(node, yaml.ScalarNode):
+        value: Any = loader.construct_scalar(node)
+    elif isinstance(node, yaml.SequenceNode):
+        value = loader.construct_sequence(node, deep=True)
+    else:
+        value = loader.construct_mapping(node, deep=True)  # type: ignore[arg-type]
+    if tag_suffix == "Ref":
+        return {"Ref": value}
+    if tag_suffix == "GetAtt" and isinstance(value, str):
+        value = value.split(".", 1)
+    return {f"Fn::{tag_suffix}": value}
+
+
+_CfnLoader.add_multi_constructor("!", _intrinsic)
+
+
+@cache
+def load(path: Path = TEMPLATE) -> dict[str, Any]:
+    with path.open(encoding="utf-8") as fh:
+        loaded: dict[str, Any] = yaml.load(fh, Loader=_CfnLoader)  # noqa: S506 - SafeLoader subclass
+    return loaded
+
+
+@dataclass(frozen=True)
+class Route:
+    method: str
+    path: str  # API Gateway syntax: /slips/{date}/{id}
+    public: bool
+
+    @property
+    def key(self) -> str:
+        return f"{self.method} {self.path}"
+
+    @property
+    def pattern(self) -> re.Pattern[str]:
+        regex = re.sub(r"\\\{(\w+)\\\}", r"(?P<\1>[^/]+)", re.escape(self.path))
+        return re.compile(f"^{regex}$")
+
+
+def routes(template: dict[str, Any] | None = None) -> list[Route]:
+    template = template or load()
+    found = []
+    for resource in template["Resources"].values():
+        if resource.get("Type") != "AWS::Serverless::Function":
+            continue
+        for event in (resource["Properties"].get("Events") or {}).values():
+            if event.get("Type") != "HttpApi":
+                continue
+            props = event["Properties"]
+            auth = (props.get("Auth") or {}).get("Authorizer")
+            found.append(Route(props["Method"].upper(), props["Path"], auth == "NONE"))
+    return found
+
+
+def tables(template: dict[str, Any] | None = None) -> dict[str, dict[str, Any]]:
+    template = template or load()
+    return {
+        name: resource["Properties"]
+        for name, resource in template["Resources"].items()
+        if resource.get("Type") == "AWS::DynamoDB::Table"
+    }
+
+
+def parameters(template: dict[str, Any] | None = None) -> dict[str, str]:
+    template = template or load()
+    return {name: str(p.get("Default", "")) for name, p in (template.get("Parameters") or {}).items()}
+
+
+def environment(
+    table_names: dict[str, str] | None = None,
+    overrides: dict[str, str] | None = None,
+    template: dict[str, Any] | None = None,
+) -> dict[str, str]:
+    """The function's environment with Refs resolved: tables to local names, parameters to defaults."""
+    template = template or load()
+    params = {**parameters(template), **(overrides or {})}
+    names = table_names or {name: name for name in tables(template)}
+    variables = template["Globals"]["Function"]["Environment"]["Variables"]
+    env = {}
+    for key, value in variables.items():
+        if isinstance(value, dict) and "Ref" in value:
+            env[key] = names.get(value["Ref"], params.get(value["Ref"], ""))
+        else:
+            env[key] = str(value)
+    return env
+
+
+def cors(template: dict[str, Any] | None = None) -> dict[str, Any]:
+    template = template or load()
+    for resource in template["Resources"].values():
+        if resource.get("Type") == "AWS::Serverless::HttpApi":
+            config = dict(resource["Properties"].get("CorsConfiguration") or {})
+            origins = config.get("AllowOrigins")
+            if isinstance(origins, dict) and "Ref" in origins:
+                config["AllowOrigins"] = parameters(template)[origins["Ref"]].split(",")
+            return config
+    return {}

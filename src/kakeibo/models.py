@@ -1,0 +1,265 @@
+"""Request and response models. Requests forbid unknown fields and never coerce types."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import unicodedata
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, StrictInt, model_validator
+
+from kakeibo.ledger import UNCATEGORIZED, Entry, Kind
+
+MAX_AMOUNT = 10**12
+MIN_YEAR, MAX_YEAR = 1900, 2999
+
+ACCOUNT_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+ACCOUNT_ID_PATTERN = ACCOUNT_ID_RE.pattern
+DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+DATE_PATTERN = DATE_RE.pattern
+MONTH_RE = re.compile(r"^\d{4}-\d{2}$")
+MONTH_PATTERN = MONTH_RE.pattern
+
+
+def parse_date(value: str) -> dt.date:
+    """A real calendar date, YYYY-MM-DD, within the years the ledger accepts."""
+    if not DATE_RE.match(value):
+        raise ValueError("must be a date YYYY-MM-DD")
+    try:
+        day = dt.date.fromisoformat(value)
+    except ValueError:
+        raise ValueError("is not a real calendar date") from None
+    if not MIN_YEAR <= day.year <= MAX_YEAR:
+        raise ValueError(f"year must be between {MIN_YEAR} and {MAX_YEAR}")
+    return day
+
+
+def _check_date(value: str) -> str:
+    parse_date(value)
+    return value
+
+
+def check_month(value: str) -> str:
+    if not MONTH_RE.match(value):
+        raise ValueError("must be a month YYYY-MM")
+    year, month = int(value[:4]), int(value[5:])
+    if not (1 <= month <= 12 and MIN_YEAR <= year <= MAX_YEAR):
+        raise ValueError("is not a real month")
+    return value
+
+
+# Unicode categories never accepted: controls, surrogates, private use, unassigned.
+_REJECTED = {"Cc", "Cs", "Co", "Cn"}
+
+
+def _text(*, allow_newlines: bool = False, allow_format: bool = False, forbid: str = "") -> Any:
+    def check(value: str) -> str:
+        value = unicodedata.normalize("NFC", value).strip()
+        for ch in value:
+            cat = unicodedata.category(ch)
+            if allow_newlines and ch in "\n\t":
+                continue
+            if cat in _REJECTED or (cat == "Cf" and not allow_format):
+                raise ValueError(f"contains a disallowed character U+{ord(ch):04X}")
+            if ch in forbid:
+                raise ValueError(f"must not contain {ch!r}")
+        if not value:
+            raise ValueError("must not be blank")
+        return value
+
+    return AfterValidator(check)
+
+
+Date = Annotated[str, Field(pattern=DATE_PATTERN, examples=["2026-11-21"]), AfterValidator(_check_date)]
+Month = Annotated[str, Field(pattern=MONTH_PATTERN, examples=["2026-11"]), AfterValidator(check_month)]
+AccountId = Annotated[str, Field(pattern=ACCOUNT_ID_PATTERN, examples=["cash"])]
+Amount = Annotated[StrictInt, Field(ge=1, le=MAX_AMOUNT, examples=[1200])]
+SignedAmount = Annotated[StrictInt, Field(ge=-MAX_AMOUNT, le=MAX_AMOUNT)]
+Name = Annotated[str, Field(min_length=1, max_length=100), _text()]
+Category = Annotated[str, Field(min_length=1, max_length=50, examples=["食費"]), _text(forbid="#")]
+Memo = Annotated[str, Field(max_length=500), _text(allow_newlines=True, allow_format=True)]
+AccountType = Literal["cash", "bank", "emoney", "credit", "other"]
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+# ---- accounts ---------------------------------------------------------------------------------
+
+
+class AccountCreate(Strict):
+    id: AccountId
+    name: Name
+    type: AccountType
+    opening_balance: SignedAmount = 0
+    allow_negative: StrictBool | None = Field(
+        default=None, description="May the balance go below zero? Default: true for credit, else false."
+    )
+
+    @property
+    def negative_allowed(self) -> bool:
+        return self.allow_negative if self.allow_negative is not None else self.type == "credit"
+
+
+class AccountPatch(Strict):
+    name: Name | None = None
+    allow_negative: StrictBool | None = None
+    archived: StrictBool | None = None
+
+    @model_validator(mode="after")
+    def _not_null(self) -> AccountPatch:
+        for name in self.model_fields_set:
+            if getattr(self, name) is None:
+                raise ValueError(f"{name} cannot be null")
+        if not self.model_fields_set:
+            raise ValueError("nothing to change")
+        return self
+
+
+class Account(BaseModel):
+    id: str
+    name: str
+    type: AccountType
+    opening_balance: int
+    balance: int
+    allow_negative: bool
+    archived: bool
+    version: int
+    created_at: str
+    updated_at: str
+
+
+class AccountList(BaseModel):
+    items: list[Account]
+
+
+class HistoryPoint(BaseModel):
+    date: str
+    delta: int
+    balance: int
+
+
+class AccountHistory(BaseModel):
+    account: str
+    from_: str = Field(alias="from")
+    to: str
+    opening_balance: int
+    items: list[HistoryPoint]
+
+    model_config = ConfigDict(populate_by_name=True)
+
+
+# ---- slips ------------------------------------------------------------------------------------
+
+
+class SlipIn(Strict):
+    date: Date
+    kind: Kind
+    amount: Amount
+    account: AccountId
+    to_account: AccountId | None = None
+    category: Category | None = None
+    memo: Memo | None = None
+
+    @model_validator(mode="after")
+    def _shape(self) -> SlipIn:
+        if self.kind == "transfer":
+            if self.to_account is None:
+                raise ValueError("a transfer needs to_account")
+            if self.to_account == self.account:
+                raise ValueError("to_account must differ from account")
+            if self.category is not None:
+                raise ValueError("a transfer has no category")
+        elif self.to_account is not None:
+            raise ValueError(f"to_account is only for transfers, not {self.kind}")
+        return self
+
+    def entry(self) -> Entry:
+        category = None if self.kind == "transfer" else (self.category or UNCATEGORIZED)
+        return Entry(self.date, self.kind, self.amount, self.account, self.to_account, category)
+
+
+class SlipPatch(Strict):
+    """JSON merge patch (RFC 7396) of a slip: absent = unchanged, null = remove (optional fields)."""
+
+    date: Date | None = None
+    kind: Kind | None = None
+    amount: Amount | None = None
+    account: AccountId | None = None
+    to_account: AccountId | None = None
+    category: Category | None = None
+    memo: Memo | None = None
+
+
+class Slip(BaseModel):
+    id: str
+    no: int
+    date: str
+    kind: Kind
+    amount: int
+    account: str
+    to_account: str | None = None
+    category: str | None = None
+    memo: str | None = None
+    version: int
+    created_at: str
+    updated_at: str
+
+
+class SlipList(BaseModel):
+    items: list[Slip]
+    next_cursor: str | None
+
+
+# ---- balances and reports ---------------------------------------------------------------------
+
+
+class BalanceItem(BaseModel):
+    account: str
+    balance: int
+
+
+class Balances(BaseModel):
+    date: str | None = Field(description="null for current balances, else the day they are as of")
+    items: list[BalanceItem]
+
+
+class CategoryTotal(BaseModel):
+    category: str
+    income: int
+    expense: int
+
+
+class AccountTotal(BaseModel):
+    account: str
+    income: int
+    expense: int
+    net: int
+
+
+class MonthlyReport(BaseModel):
+    month: str
+    income: int
+    expense: int
+    net: int
+    by_category: list[CategoryTotal]
+    by_account: list[AccountTotal]
+
+
+class Health(BaseModel):
+    status: Literal["ok"]
+    version: str
+
+
+class Problem(BaseModel):
+    """application/problem+json (RFC 9457)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    type: str
+    title: str
+    status: int
+    detail: str
+    code: str

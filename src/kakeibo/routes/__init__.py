@@ -1,0 +1,1 @@
+"""One Router per resource; route functions stay thin: parse, call service, format."""

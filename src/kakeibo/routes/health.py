@@ -1,0 +1,17 @@
+"""/health: liveness, no authentication."""
+
+from __future__ import annotations
+
+from aws_lambda_powertools.event_handler import Response
+from aws_lambda_powertools.event_handler.api_gateway import Router
+
+from kakeibo import __version__
+from kakeibo.http import json_response, ok_response
+from kakeibo.models import Health
+
+router = Router()
+
+
+@router.get("/health", tags=["meta"], summary="Liveness", responses={200: ok_response(Health)})
+def health() -> Response[str]:
+    return json_response(200, {"status": "ok", "version": __version__})

@@ -1,0 +1,47 @@
+"""/balances and /reports: read models over the balance items the slip transactions maintain."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from aws_lambda_powertools.event_handler import Response
+from aws_lambda_powertools.event_handler.api_gateway import Router
+from aws_lambda_powertools.event_handler.openapi.params import Query
+
+from kakeibo import errors, service
+from kakeibo.http import identity, json_response, ok_response, problem_responses
+from kakeibo.models import DATE_PATTERN, MONTH_PATTERN, Balances, MonthlyReport, check_month, parse_date
+from kakeibo.store import get_store
+
+router = Router()
+
+
+@router.get(
+    "/balances",
+    tags=["balances"],
+    summary="Current balances (one consistent snapshot), or as of the end of ?date",
+    responses={200: ok_response(Balances), **problem_responses(400, 401)},
+)
+def get_balances(date: Annotated[str | None, Query(pattern=DATE_PATTERN)] = None) -> Response[str]:
+    who = identity(router)
+    if date is not None:
+        try:
+            parse_date(date)
+        except ValueError as exc:
+            raise errors.BadRequest(f"date {exc}") from None
+    return json_response(200, service.balances(get_store(), who, date))
+
+
+@router.get(
+    "/reports/monthly",
+    tags=["reports"],
+    summary="Income, expense and net for a month, by category and by account",
+    responses={200: ok_response(MonthlyReport), **problem_responses(400, 401)},
+)
+def monthly(month: Annotated[str, Query(pattern=MONTH_PATTERN)]) -> Response[str]:
+    who = identity(router)
+    try:
+        check_month(month)
+    except ValueError as exc:
+        raise errors.BadRequest(f"month {exc}") from None
+    return json_response(200, service.monthly_report(get_store(), who, month))

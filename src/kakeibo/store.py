@@ -1,0 +1,589 @@
+"""The only module that talks to DynamoDB: key layout, transactions and their failures.
+
+Every slip change is one TransactWriteItems call built from a `ledger.Plan`. Each operation in a
+transaction carries its own `on_fail`, so a cancelled transaction maps item by item to a precise
+error (stale version, duplicate, insufficient funds, budget exceeded, unknown account). Reasons that
+are only TransactionConflict / throttling are retried here with jittered exponential backoff, with
+the same ClientRequestToken, because botocore does not retry them.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import random
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+import boto3
+from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
+from botocore.config import Config
+from botocore.exceptions import ClientError
+
+from kakeibo import errors
+from kakeibo.ledger import AccountItem, CategoryMonthItem, DayItem, ItemChange, ItemKey, Plan
+from kakeibo.settings import get_settings
+
+if TYPE_CHECKING:
+    from mypy_boto3_dynamodb import DynamoDBClient
+
+Item = dict[str, Any]
+
+# ---- keys -------------------------------------------------------------------------------------
+# Every user-supplied part is validated before it gets here (models.py): account ids are slugs,
+# categories cannot contain '#', dates and months have a fixed shape. The PK comes from the
+# caller's identity only.
+
+
+def pk(ledger: str) -> str:
+    return f"LEDGER#{ledger}"
+
+
+def account_sk(account: str) -> str:
+    return f"ACCOUNT#{account}"
+
+
+def slip_sk(date: str, slip_id: str) -> str:
+    return f"SLIP#{date}#{slip_id}"
+
+
+def day_sk(account: str, date: str) -> str:
+    return f"DAY#{account}#{date}"
+
+
+def category_sk(month: str, category: str) -> str:
+    return f"MONTH#{month}#CAT#{category}"
+
+
+SLIP_SEQ_SK = "SEQ#slip"
+
+RETRYABLE_REASONS = {
+    "TransactionConflict",
+    "ThrottlingError",
+    "ProvisionedThroughputExceeded",
+    "RequestLimitExceeded",
+}
+RETRYABLE_ERRORS = {
+    "TransactionInProgressException",
+    "ThrottlingException",
+    "ProvisionedThroughputExceededException",
+    "RequestLimitExceeded",
+    "InternalServerError",
+}
+
+_serializer = TypeSerializer()
+_deserializer = TypeDeserializer()
+
+
+def to_ddb(item: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: _serializer.serialize(v) for k, v in item.items() if v is not None}
+
+
+def from_ddb(item: Mapping[str, Any]) -> Item:
+    return {k: _plain(_deserializer.deserialize(v)) for k, v in item.items()}
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Decimal):
+        return int(value) if value == value.to_integral_value() else float(value)
+    return value
+
+
+@cache
+def dynamodb_client() -> DynamoDBClient:
+    """Created on first use and cached for the life of the process (Lambda container)."""
+    settings = get_settings()
+    config = Config(
+        retries={"mode": "standard", "max_attempts": 4},
+        connect_timeout=2,
+        read_timeout=5,
+        tcp_keepalive=True,
+    )
+    kwargs: dict[str, Any] = {"config": config}
+    if settings.dynamodb_endpoint_url:
+        kwargs["endpoint_url"] = settings.dynamodb_endpoint_url
+    return boto3.client("dynamodb", **kwargs)
+
+
+# ---- transactions -----------------------------------------------------------------------------
+
+OnFail = Callable[[Item | None], errors.ApiError]
+
+
+@dataclass
+class TxOp:
+    """One operation of a TransactWriteItems call and the error it means when its condition fails."""
+
+    kind: str  # Put | Update | Delete | ConditionCheck
+    body: dict[str, Any]
+    on_fail: OnFail
+
+    def request(self) -> dict[str, Any]:
+        return {self.kind: self.body}
+
+
+@dataclass
+class RetryPolicy:
+    attempts: int = 6
+    base_delay: float = 0.02
+    max_delay: float = 0.5
+    sleep: Callable[[float], None] = field(default=time.sleep)
+
+    def delay(self, attempt: int) -> float:
+        # "full jitter" exponential backoff
+        return random.uniform(0, min(self.max_delay, self.base_delay * 2**attempt))  # noqa: S311
+
+
+def _cancellation_error(exc: ClientError, ops: Sequence[TxOp]) -> errors.ApiError | None:
+    """The precise error for a cancelled transaction, or None if it is only worth retrying."""
+    reasons: list[Any] = list(exc.response.get("CancellationReasons") or [])
+    for op, reason in zip(ops, reasons, strict=False):
+        if reason.get("Code") == "ConditionalCheckFailed":
+            current = reason.get("Item")
+            return op.on_fail(from_ddb(current) if current else None)
+    codes = {r.get("Code") for r in reasons} - {"None", None}
+    if codes and codes <= RETRYABLE_REASONS:
+        return None
+    if not codes:
+        return None
+    return errors.Conflict("the change could not be applied", reasons=sorted(c for c in codes if c))
+
+
+class Store:
+    def __init__(
+        self,
+        client: DynamoDBClient,
+        table_name: str,
+        retry: RetryPolicy | None = None,
+    ) -> None:
+        self.client = client
+        self.table = table_name
+        self.retry = retry or RetryPolicy()
+
+    # -- generic helpers ------------------------------------------------------------------------
+
+    def _call(self, fn: Callable[..., Any], **kwargs: Any) -> Any:
+        """Run one DynamoDB call, retrying throttling beyond botocore's own attempts."""
+        for attempt in range(self.retry.attempts):
+            try:
+                return fn(**kwargs)
+            except ClientError as exc:
+                code = exc.response["Error"]["Code"]
+                if code in RETRYABLE_ERRORS and attempt + 1 < self.retry.attempts:
+                    self.retry.sleep(self.retry.delay(attempt))
+                    continue
+                if code in RETRYABLE_ERRORS:
+                    raise errors.Conflict("the ledger is busy; retry shortly", retry_after=1) from exc
+                raise
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def get(self, ledger: str, sk: str, *, consistent: bool = True) -> Item | None:
+        res = self._call(
+            self.client.get_item,
+            TableName=self.table,
+            Key=to_ddb({"PK": pk(ledger), "SK": sk}),
+            ConsistentRead=consistent,
+        )
+        return from_ddb(res["Item"]) if "Item" in res else None
+
+    def query(
+        self,
+        ledger: str,
+        *,
+        begins_with: str | None = None,
+        between: tuple[str, str] | None = None,
+        forward: bool = True,
+        consistent: bool = False,
+        projection: str | None = None,
+        names: dict[str, str] | None = None,
+        filter_expression: str | None = None,
+        values: dict[str, Any] | None = None,
+        start_sk: str | None = None,
+        page_size: int | None = None,
+    ) -> Iterator[Item]:
+        """Items of one ledger in SK order, following pages lazily."""
+        expr_values: dict[str, Any] = {":pk": pk(ledger), **(values or {})}
+        if begins_with is not None:
+            cond = "PK = :pk AND begins_with(SK, :prefix)"
+            expr_values[":prefix"] = begins_with
+        elif between is not None:
+            cond = "PK = :pk AND SK BETWEEN :lo AND :hi"
+            expr_values[":lo"], expr_values[":hi"] = between
+        else:
+            cond = "PK = :pk"
+        kwargs: dict[str, Any] = {
+            "TableName": self.table,
+            "KeyConditionExpression": cond,
+            "ExpressionAttributeValues": to_ddb(expr_values),
+            "ScanIndexForward": forward,
+            "ConsistentRead": consistent,
+        }
+        if projection:
+            kwargs["ProjectionExpression"] = projection
+        if names:
+            kwargs["ExpressionAttributeNames"] = names
+        if filter_expression:
+            kwargs["FilterExpression"] = filter_expression
+        if page_size:
+            kwargs["Limit"] = page_size
+        if start_sk:
+            kwargs["ExclusiveStartKey"] = to_ddb({"PK": pk(ledger), "SK": start_sk})
+        while True:
+            res = self._call(self.client.query, **kwargs)
+            for raw in res.get("Items", []):
+                yield from_ddb(raw)
+            last = res.get("LastEvaluatedKey")
+            if not last:
+                return
+            kwargs["ExclusiveStartKey"] = last
+
+    def transact(self, ops: Sequence[TxOp], token: str | None = None) -> None:
+        """One TransactWriteItems call; conflicts and throttling retried with the same token."""
+        if not ops:
+            return
+        request: dict[str, Any] = {"TransactItems": [op.request() for op in ops]}
+        if token:
+            request["ClientRequestToken"] = token[:36]
+        for attempt in range(self.retry.attempts):
+            try:
+                self.client.transact_write_items(**request)
+                return
+            except ClientError as exc:
+                code = exc.response["Error"]["Code"]
+                if code == "TransactionCanceledException":
+                    failure = _cancellation_error(exc, ops)
+                    if failure is not None:
+                        raise failure from exc
+                elif code == "IdempotentParameterMismatchException":
+                    raise errors.IdempotencyKeyReused(
+                        "this request token was already used for a different change"
+                    ) from exc
+                elif code not in RETRYABLE_ERRORS:
+                    raise
+                if attempt + 1 < self.retry.attempts:
+                    self.retry.sleep(self.retry.delay(attempt))
+        raise errors.Conflict("the ledger is busy with concurrent changes; retry", retry_after=1)
+
+    def transact_get(self, ledger: str, sks: Sequence[str]) -> list[Item | None]:
+        """A consistent snapshot of up to 100 items (TransactGetItems)."""
+        out: list[Item | None] = []
+        for start in range(0, len(sks), 100):
+            chunk = sks[start : start + 100]
+            request = {
+                "TransactItems": [
+                    {"Get": {"TableName": self.table, "Key": to_ddb({"PK": pk(ledger), "SK": sk})}}
+                    for sk in chunk
+                ]
+            }
+            for attempt in range(self.retry.attempts):
+                try:
+                    res = self.client.transact_get_items(**request)  # type: ignore[arg-type]
+                    break
+                except ClientError as exc:
+                    code = exc.response["Error"]["Code"]
+                    retryable = code in RETRYABLE_ERRORS or (
+                        code == "TransactionCanceledException" and _cancellation_error(exc, []) is None
+                    )
+                    if not retryable:
+                        raise
+                    if attempt + 1 == self.retry.attempts:
+                        raise errors.Conflict("the ledger is busy; retry shortly", retry_after=1) from exc
+                    self.retry.sleep(self.retry.delay(attempt))
+            for response in res["Responses"]:
+                raw = response.get("Item")
+                out.append(from_ddb(raw) if raw else None)
+        return out
+
+    # -- builders for the operations of a transaction -------------------------------------------
+
+    def put_op(self, ledger: str, item: Item, condition: str, on_fail: OnFail, **expr: Any) -> TxOp:
+        body: dict[str, Any] = {
+            "TableName": self.table,
+            "Item": to_ddb({"PK": pk(ledger), **item}),
+            "ConditionExpression": condition,
+            "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
+        }
+        _expressions(body, **expr)
+        return TxOp("Put", body, on_fail)
+
+    def delete_op(self, ledger: str, sk: str, condition: str, on_fail: OnFail, **expr: Any) -> TxOp:
+        body: dict[str, Any] = {
+            "TableName": self.table,
+            "Key": to_ddb({"PK": pk(ledger), "SK": sk}),
+            "ConditionExpression": condition,
+            "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
+        }
+        _expressions(body, **expr)
+        return TxOp("Delete", body, on_fail)
+
+    def update_op(
+        self,
+        ledger: str,
+        sk: str,
+        update: str,
+        on_fail: OnFail,
+        condition: str | None = None,
+        **expr: Any,
+    ) -> TxOp:
+        body: dict[str, Any] = {
+            "TableName": self.table,
+            "Key": to_ddb({"PK": pk(ledger), "SK": sk}),
+            "UpdateExpression": update,
+            "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
+        }
+        if condition:
+            body["ConditionExpression"] = condition
+        _expressions(body, **expr)
+        return TxOp("Update", body, on_fail)
+
+    def balance_ops(
+        self,
+        ledger: str,
+        plan: Plan,
+        *,
+        active_accounts: frozenset[str] = frozenset(),
+        missing_account: Callable[[str], errors.ApiError],
+        archived_account: Callable[[str], errors.ApiError],
+    ) -> list[TxOp]:
+        """The Update of every balance item a plan moves, each with the guard it needs."""
+        ops = []
+        for change in plan.changes:
+            ops.append(self._change_op(ledger, change, active_accounts, missing_account, archived_account))
+        # Accounts the new slip names must exist (and be open) even if their net change is zero,
+        # e.g. an update that only edits the memo of a slip whose account was archived meanwhile
+        # does not need this, but a transfer between two accounts always moves both.
+        named = {c.key.account for c in plan.changes if isinstance(c.key, AccountItem)}
+        for account in sorted(active_accounts - named):
+            ops.append(
+                TxOp(
+                    "ConditionCheck",
+                    {
+                        "TableName": self.table,
+                        "Key": to_ddb({"PK": pk(ledger), "SK": account_sk(account)}),
+                        "ConditionExpression": "attribute_exists(SK) AND #arch = :false",
+                        "ExpressionAttributeNames": {"#arch": "archived"},
+                        "ExpressionAttributeValues": to_ddb({":false": False}),
+                        "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
+                    },
+                    _account_failure(account, 0, missing_account, archived_account),
+                )
+            )
+        return ops
+
+    def _change_op(
+        self,
+        ledger: str,
+        change: ItemChange,
+        active_accounts: frozenset[str],
+        missing_account: Callable[[str], errors.ApiError],
+        archived_account: Callable[[str], errors.ApiError],
+    ) -> TxOp:
+        key: ItemKey = change.key
+        deltas = change.deltas
+        names = {f"#f{i}": name for i, name in enumerate(deltas)}
+        values: dict[str, Any] = {f":f{i}": deltas[name] for i, name in enumerate(deltas)}
+        adds = [f"#f{i} :f{i}" for i in range(len(deltas))]
+        if isinstance(key, AccountItem):
+            condition = "attribute_exists(SK)"
+            if key.account in active_accounts:
+                condition += " AND #arch = :false"
+                names["#arch"] = "archived"
+                values[":false"] = False
+            need = change.funds_needed
+            if need:
+                condition += " AND (#allow = :true OR #bal >= :need)"
+                names.update({"#allow": "allow_negative", "#bal": "balance"})
+                values[":true"], values[":need"] = True, need
+            return self.update_op(
+                ledger,
+                account_sk(key.account),
+                "ADD " + ", ".join(adds),
+                _account_failure(key.account, need, missing_account, archived_account),
+                condition=condition,
+                names=names,
+                values=values,
+            )
+        if isinstance(key, DayItem):
+            names.update({"#acc": "account", "#date": "date", "#type": "type"})
+            values.update({":acc": key.account, ":date": key.date, ":type": "day"})
+            return self.update_op(
+                ledger,
+                day_sk(key.account, key.date),
+                "SET #acc = :acc, #date = :date, #type = :type ADD " + ", ".join(adds),
+                lambda item: errors.Conflict("day total could not be updated"),
+                names=names,
+                values=values,
+            )
+        return self._category_op(ledger, key, change, names=names, values=values, adds=adds)
+
+    def _category_op(
+        self,
+        ledger: str,
+        key: CategoryMonthItem,
+        change: ItemChange,
+        *,
+        names: dict[str, str],
+        values: dict[str, Any],
+        adds: list[str],
+    ) -> TxOp:
+        deltas = change.deltas
+        names.update({"#cat": "category", "#month": "month", "#type": "type"})
+        values.update({":cat": key.category, ":month": key.month, ":type": "category_month"})
+        expense = deltas.get("expense", 0)
+        if expense:
+            # remaining = limit - expense, kept up to date so a strict budget is one condition
+            names["#rem"] = "remaining"
+            adds.append("#rem :negexp")
+            values[":negexp"] = -expense
+        condition: str | None = None
+        need = change.budget_needed
+        if need:
+            condition = "attribute_not_exists(#strict) OR #strict = :false OR #rem >= :need"
+            names["#strict"] = "strict"
+            values[":false"], values[":need"] = False, need
+        return self.update_op(
+            ledger,
+            category_sk(key.month, key.category),
+            "SET #cat = :cat, #month = :month, #type = :type ADD " + ", ".join(adds),
+            _budget_failure(key, need),
+            condition=condition,
+            names=names,
+            values=values,
+        )
+
+    # -- single-item conditional writes --------------------------------------------------------
+
+    def put_new(self, ledger: str, item: Item) -> bool:
+        """Put an item that must not exist yet. False if it already does."""
+        try:
+            self._call(
+                self.client.put_item,
+                TableName=self.table,
+                Item=to_ddb({"PK": pk(ledger), **item}),
+                ConditionExpression="attribute_not_exists(SK)",
+            )
+        except ClientError as exc:
+            if exc.response["Error"]["Code"] == "ConditionalCheckFailedException":
+                return False
+            raise
+        return True
+
+    def update_versioned(
+        self, ledger: str, sk: str, sets: Mapping[str, Any], expected: int, on_fail: OnFail
+    ) -> Item:
+        """SET fields and bump `version`, only if the item exists at version `expected`."""
+        names = {f"#c{i}": k for i, k in enumerate(sets)}
+        values: dict[str, Any] = {f":c{i}": v for i, v in enumerate(sets.values())}
+        values.update({":expected": expected, ":one": 1})
+        names["#ver"] = "version"
+        assignments = ", ".join(f"#c{i} = :c{i}" for i in range(len(sets)))
+        try:
+            res = self._call(
+                self.client.update_item,
+                TableName=self.table,
+                Key=to_ddb({"PK": pk(ledger), "SK": sk}),
+                UpdateExpression=f"SET {assignments} ADD #ver :one",
+                ConditionExpression="attribute_exists(SK) AND #ver = :expected",
+                ExpressionAttributeNames=names,
+                ExpressionAttributeValues=to_ddb(values),
+                ReturnValues="ALL_NEW",
+                ReturnValuesOnConditionCheckFailure="ALL_OLD",
+            )
+        except ClientError as exc:
+            if exc.response["Error"]["Code"] == "ConditionalCheckFailedException":
+                old: dict[str, Any] | None = exc.response.get("Item")  # type: ignore[assignment]
+                raise on_fail(from_ddb(old) if old else None) from exc
+            raise
+        return from_ddb(res["Attributes"])
+
+    # -- counters -------------------------------------------------------------------------------
+
+    def next_number(self, ledger: str, sk: str = SLIP_SEQ_SK) -> int:
+        res = self._call(
+            self.client.update_item,
+            TableName=self.table,
+            Key=to_ddb({"PK": pk(ledger), "SK": sk}),
+            UpdateExpression="ADD #v :one",
+            ExpressionAttributeNames={"#v": "value"},
+            ExpressionAttributeValues=to_ddb({":one": 1}),
+            ReturnValues="UPDATED_NEW",
+        )
+        return int(from_ddb(res["Attributes"])["value"])
+
+
+def _expressions(
+    body: dict[str, Any], names: dict[str, str] | None = None, values: dict[str, Any] | None = None
+) -> None:
+    if names:
+        body["ExpressionAttributeNames"] = names
+    if values:
+        body["ExpressionAttributeValues"] = to_ddb(values)
+
+
+def _account_failure(
+    account: str,
+    need: int,
+    missing: Callable[[str], errors.ApiError],
+    archived: Callable[[str], errors.ApiError],
+) -> OnFail:
+    def fail(item: Item | None) -> errors.ApiError:
+        if item is None:
+            return missing(account)
+        if item.get("archived"):
+            return archived(account)
+        return errors.InsufficientFunds(
+            f"account '{account}' has {item.get('balance', 0)}; {need} would leave it below zero",
+            account=account,
+            balance=item.get("balance", 0),
+            needed=need,
+        )
+
+    return fail
+
+
+def _budget_failure(key: CategoryMonthItem, need: int) -> OnFail:
+    def fail(item: Item | None) -> errors.ApiError:
+        item = item or {}
+        limit = int(item.get("limit", 0))
+        spent = int(item.get("expense", 0))
+        return errors.BudgetExceeded(
+            f"the {key.month} budget for '{key.category}' has {limit - spent} left; this needs {need}",
+            month=key.month,
+            category=key.category,
+            limit=limit,
+            spent=spent,
+            remaining=limit - spent,
+            needed=need,
+        )
+
+    return fail
+
+
+@cache
+def get_store() -> Store:
+    return Store(dynamodb_client(), get_settings().table_name)
+
+
+# ---- cursors ----------------------------------------------------------------------------------
+
+
+def encode_cursor(payload: Mapping[str, Any]) -> str:
+    raw = json.dumps(payload, separators=(",", ":"), ensure_ascii=False).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str) -> dict[str, Any]:
+    if len(cursor) > 512:
+        raise errors.BadRequest("invalid cursor")
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+        payload = json.loads(raw)
+    except (ValueError, UnicodeDecodeError):
+        raise errors.BadRequest("invalid cursor") from None
+    if not isinstance(payload, dict):
+        raise errors.BadRequest("invalid cursor")
+    return payload
