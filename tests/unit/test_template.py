@@ -1,0 +1,110 @@
+"""template.yaml is the single source of truth: routes, public routes, env vars, lint."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kakeibo.local import template
+from kakeibo.settings import Settings
+
+ROOT = Path(__file__).resolve().parents[2]
+# Read by Powertools itself, not by our settings.
+POWERTOOLS_VARS = {"POWERTOOLS_SERVICE_NAME", "POWERTOOLS_LOG_LEVEL"}
+
+
+def resolver_routes() -> set[str]:
+    from kakeibo.handler import app
+
+    found = set()
+    for route in app._static_routes + app._dynamic_routes:
+        path = re.sub(r"<(\w+)>", r"{\1}", route.path)
+        found.add(f"{route.method} {path}")
+    return found
+
+
+def test_template_routes_are_exactly_the_resolver_routes() -> None:
+    # Given the template's HttpApi events and the resolver's routes
+    declared = {route.key for route in template.routes()}
+    # Then they are the same set (no route only in one of them, no {proxy+})
+    assert declared == resolver_routes()
+    assert not any("proxy+" in key for key in declared)
+
+
+def test_only_health_and_docs_are_public() -> None:
+    from kakeibo.handler import PUBLIC_ROUTES
+
+    public = {route.key for route in template.routes() if route.public}
+    assert public == set(PUBLIC_ROUTES) == {"GET /health", "GET /openapi.json", "GET /swagger"}
+
+
+def test_env_vars_read_by_code_are_the_ones_the_template_sets() -> None:
+    # Given the variables the template gives the function
+    declared = set(template.load()["Globals"]["Function"]["Environment"]["Variables"])
+    # When we list what the settings read
+    read = {str(field.validation_alias) for field in Settings.model_fields.values()}
+    # Then every variable read is set, and every variable set is read (by us or by Powertools)
+    assert read <= declared
+    assert declared - read == POWERTOOLS_VARS
+    # And no module reads the environment behind the settings' back
+    for path in (ROOT / "src" / "kakeibo").rglob("*.py"):
+        if "local" in path.parts:
+            continue
+        text = path.read_text(encoding="utf-8")
+        assert "os.environ" not in text and "getenv" not in text, path
+
+
+def test_tables_are_defined_for_production() -> None:
+    tables = template.load()["Resources"]
+    ledger = tables["LedgerTable"]
+    assert ledger["DeletionPolicy"] == "Retain"
+    assert ledger["Properties"]["BillingMode"] == "PAY_PER_REQUEST"
+    assert ledger["Properties"]["PointInTimeRecoverySpecification"]["PointInTimeRecoveryEnabled"] is True
+    assert ledger["Properties"]["DeletionProtectionEnabled"] is True
+    assert tables["IdempotencyTable"]["Properties"]["TimeToLiveSpecification"] == {
+        "AttributeName": "expiration",
+        "Enabled": True,
+    }
+
+
+def test_policies_name_only_the_two_tables_and_no_wildcards() -> None:
+    function = template.load()["Resources"]["LedgerFunction"]["Properties"]
+    for policy in function["Policies"]:
+        for statement in policy["Statement"]:
+            assert all("*" not in action for action in statement["Action"])
+            assert statement["Resource"] in (
+                {"Fn::GetAtt": ["LedgerTable", "Arn"]},
+                {"Fn::GetAtt": ["IdempotencyTable", "Arn"]},
+            )
+
+
+def test_cfn_lint_is_clean() -> None:
+    result = subprocess.run(
+        [str(Path(sys.executable).parent / "cfn-lint"), str(ROOT / "template.yaml")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.mark.skipif(shutil.which("sam", path=str(Path(sys.executable).parent)) is None, reason="sam CLI")
+def test_sam_validate_lint_is_clean() -> None:
+    sam = shutil.which("sam", path=str(Path(sys.executable).parent))
+    assert sam is not None
+    result = subprocess.run(
+        [sam, "validate", "--lint", "--template-file", str(ROOT / "template.yaml")],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=ROOT,
+        env={**os.environ, "AWS_DEFAULT_REGION": "ap-northeast-1", "SAM_CLI_TELEMETRY": "0"},
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
