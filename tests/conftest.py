@@ -8,6 +8,8 @@ from collections.abc import Iterator
 
 import pytest
 
+pytest_plugins = ["tests.ddb_local"]
+
 # Never reach a real AWS account from the tests, whatever the developer's shell has.
 for _var in ("AWS_PROFILE", "AWS_SESSION_TOKEN", "AWS_SECURITY_TOKEN"):
     os.environ.pop(_var, None)

@@ -9,7 +9,6 @@ import pytest
 import requests
 
 from kakeibo.local.dynamodb import DynamoDBLocal, free_port
-from tests.ddb_local import dynamodb_local, local_env  # noqa: F401 - fixtures
 
 
 class Http(requests.Session):

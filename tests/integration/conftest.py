@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from kakeibo.store import Store, get_store
-from tests.ddb_local import dynamodb_local, local_env  # noqa: F401 - fixtures
 from tests.events import Client
 
 
