@@ -41,6 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     started, t0 = dt.datetime.now(dt.UTC), time.monotonic()
     ctx = Context(sizes, quick=args.quick, profile=args.profile, out_dir=out.parent)
     failed = False
+    load_at_start = machine.load_average()
     try:
         _progress("starting DynamoDB Local")
         ctx.start()
@@ -62,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
             "mode": "quick" if args.quick else "full",
             "started_at": started.isoformat(timespec="seconds"),
             "duration_s": round(time.monotonic() - t0, 1),
-            "machine": machine.info(),
+            "machine": {**machine.info(), "load_average_at_start": load_at_start},
             "sizes": sizes.__dict__,
             "sections": ctx.results,
             "targets": targets.evaluate(ctx.results),

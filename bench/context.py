@@ -36,7 +36,8 @@ class Sizes:
     warmup: int  # untimed iterations first (DynamoDB Local's JIT, our caches)
     read_iterations: int  # for the heavier reads (balances over years of history)
     history_days: int  # daily history behind list / balances-as-of
-    cold_runs: int  # fresh processes per kind (after one discarded warm-up round)
+    cold_runs: int  # fresh processes per kind
+    cold_warmup_rounds: int  # rounds run first and discarded (file cache, bytecode)
     writers: int  # concurrent writers (naive vs ours)
     writer_ops: int  # operations per writer
     global_warmup: int  # requests to warm DynamoDB Local before anything is timed
@@ -48,7 +49,8 @@ class Sizes:
             warmup=40,
             read_iterations=150,
             history_days=3 * 365 + 1,
-            cold_runs=7,
+            cold_runs=9,
+            cold_warmup_rounds=1,
             writers=8,
             writer_ops=40,
             global_warmup=600,
@@ -60,9 +62,10 @@ class Sizes:
             iterations=8,
             warmup=2,
             read_iterations=5,
-            history_days=90,
+            history_days=40,
             cold_runs=1,
-            writers=4,
+            cold_warmup_rounds=0,
+            writers=2,
             writer_ops=5,
             global_warmup=10,
         )

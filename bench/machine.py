@@ -56,6 +56,11 @@ def _version(dist: str) -> str:
         return "absent"
 
 
+def load_average() -> list[float] | None:
+    """1, 5 and 15 minute load: other work on the machine skews latencies, so it is recorded."""
+    return [round(x, 2) for x in os.getloadavg()] if hasattr(os, "getloadavg") else None
+
+
 def info() -> dict[str, Any]:
     mem_kb = _first("/proc/meminfo", "MemTotal").split()[0]
     jar = find_jar()
@@ -66,6 +71,7 @@ def info() -> dict[str, Any]:
         "cpu": _first("/proc/cpuinfo", "model name"),
         "memory_gib": round(int(mem_kb) / 1024 / 1024, 1) if mem_kb.isdigit() else None,
         "os": platform.platform(),
+        "load_average_at_end": load_average(),
         "python": sys.version.split()[0],
         "java": _run("java", "-version"),
         "dynamodb_local": jar.parent.name.removeprefix("dynamodb_local_"),

@@ -105,5 +105,6 @@ def render(doc: dict[str, Any], sections: list[Section]) -> str:
 def _machine(m: dict[str, Any]) -> str:
     return (
         f"{m['nproc']} cores {m['cpu']}, {m['memory_gib']} GiB, Python {m['python']}, "
-        f"DynamoDB Local {m['dynamodb_local']}"
+        f"DynamoDB Local {m['dynamodb_local']}, load {m.get('load_average_at_start')} -> "
+        f"{m.get('load_average_at_end')}"
     )

@@ -29,6 +29,11 @@ def slip_body(i: int, *, date: str = DAY, amount: int | None = None) -> dict[str
     }
 
 
+def spread(i: int, days: int = 120) -> str:
+    """The i-th slip's date when slips are spread over `days` days (a few slips a day)."""
+    return (dt.date(2025, 1, 1) + dt.timedelta(days=i % days)).isoformat()
+
+
 def household(ctx: Context, label: str) -> Twin:
     """Twin ledgers with the same cash account, ready for writes."""
     twin = ctx.twin(label)

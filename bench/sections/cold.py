@@ -6,7 +6,7 @@ Three kinds, interleaved, after one discarded round that warms the file cache:
   ours        import kakeibo.handler, then handle POST /slips (creates the client, 2 DynamoDB calls)
   bare        import boto3 + create a DynamoDB client (the brief's baseline)
   same calls  bare + the same DynamoDB calls the first request makes, pre-built
-The median of each is reported, and the heaviest imports (`python -X importtime`) of ours.
+The median of each is reported, and where ours' import time goes (`python -X importtime`).
 """
 
 from __future__ import annotations
@@ -59,14 +59,20 @@ def _fresh_ids(calls: list[dict[str, Any]], slip_id: str) -> list[dict[str, Any]
     return fresh
 
 
-def heaviest_imports(stderr: str, top: int = 12) -> list[dict[str, Any]]:
-    """Top-level imports by cumulative time, from `python -X importtime`'s report."""
-    found = []
+def import_cost_by_package(stderr: str, top: int = 12) -> list[dict[str, Any]]:
+    """Where the import time goes: `python -X importtime`'s self times summed per top-level package."""
+    totals: dict[str, int] = {}
     for line in stderr.splitlines():
-        match = re.match(r"import time:\s+(\d+) \|\s+(\d+) \| (\s*)(\S+)", line)
-        if match and len(match.group(3)) <= 1:  # depth 0: imported by the measured code itself
-            found.append({"module": match.group(4), "cumulative_ms": round(int(match.group(2)) / 1000, 1)})
-    return sorted(found, key=lambda f: -f["cumulative_ms"])[:top]
+        match = re.match(r"import time:\s+(\d+) \|\s+(\d+) \| \s*(\S+)", line)
+        if match:
+            package = match.group(3).split(".")[0]
+            totals[package] = totals.get(package, 0) + int(match.group(1))
+    ranked = sorted(totals.items(), key=lambda kv: -kv[1])[:top]
+    return [{"package": name, "self_ms": round(us / 1000, 1)} for name, us in ranked]
+
+
+def _ratio(med: dict[str, dict[str, float]], a: str, b: str, field: str) -> float:
+    return round(med[a][field] / med[b][field], 3)
 
 
 def _medians_ms(runs: list[dict[str, Any]]) -> dict[str, float]:
@@ -86,11 +92,13 @@ def render(r: dict[str, Any]) -> list[str]:
         f"{m['ours']['first_request_ms']:.0f} ms = {m['ours']['total_ms']:.0f} ms "
         f"(whole process {r['process_wall_ms']['ours']:.0f} ms)",
         f"  bare boto3  import {m['bare']['import_ms']:.0f} ms + client {m['bare']['client_ms']:.0f} ms = "
-        f"{m['bare']['total_ms']:.0f} ms -> ours/bare {r['ratio']['vs_bare_boto3']:.2f}x",
+        f"{m['bare']['total_ms']:.0f} ms -> ours/bare {r['ratio']['vs_bare_boto3']:.2f}x "
+        f"(CPU time: {m['ours']['total_cpu_ms']:.0f} / {m['bare']['total_cpu_ms']:.0f} ms = "
+        f"{r['ratio']['cpu_vs_bare_boto3']:.2f}x)",
         f"  boto3 + the same calls  {m['same_calls']['total_ms']:.0f} ms -> ours/that "
-        f"{r['ratio']['vs_boto3_same_calls']:.2f}x",
-        "  heaviest imports of ours (cumulative ms): "
-        + ", ".join(f"{i['module']} {i['cumulative_ms']:.0f}" for i in r["heaviest_imports"][:8]),
+        f"{r['ratio']['vs_boto3_same_calls']:.2f}x (CPU {r['ratio']['cpu_vs_boto3_same_calls']:.2f}x)",
+        "  import time of ours by package (ms, one run under -X importtime): "
+        + ", ".join(f"{i['package']} {i['self_ms']:.0f}" for i in r["import_cost_by_package"][:8]),
     ]
 
 
@@ -113,7 +121,8 @@ def run(ctx: Context) -> dict[str, Any]:
         ours_spec.write_text(json.dumps({"event": event}), encoding="utf-8")
         bare_spec = Path(tmp) / "bare.json"
         bare_spec.write_text("{}", encoding="utf-8")
-        for round_ in range(1 + ctx.sizes.cold_runs):
+        warmup = ctx.sizes.cold_warmup_rounds
+        for round_ in range(warmup + ctx.sizes.cold_runs):
             same_spec = Path(tmp) / f"same-{round_}.json"
             fresh = {"calls": _fresh_ids(calls, created.json["id"])}
             same_spec.write_text(json.dumps(fresh), encoding="utf-8")
@@ -125,14 +134,13 @@ def run(ctx: Context) -> dict[str, Any]:
                 out, wall, _ = _child(mode, spec)
                 if kind == "ours" and out["status"] != 201:
                     raise BenchError(f"cold start request got {out['status']}")
-                if round_ > 0:  # round 0 warms the page cache and compiles bytecode
+                if round_ >= warmup:  # warm-up rounds fill the page cache and compile bytecode
                     samples[kind].append(out)
                     walls[kind].append(wall)
         _, _, importtime = _child("ours", ours_spec, "-X", "importtime")
 
     med = {kind: _medians_ms(runs) for kind, runs in samples.items()}
     wall_ms = {k: round(median(v) * 1000, 1) for k, v in walls.items()}
-    ours_total = med["ours"]["total_ms"]
     return {
         "kind": "cold",
         "runs": ctx.sizes.cold_runs,
@@ -140,8 +148,10 @@ def run(ctx: Context) -> dict[str, Any]:
         "median": med,
         "process_wall_ms": wall_ms,
         "ratio": {
-            "vs_bare_boto3": round(ours_total / med["bare"]["total_ms"], 3),
-            "vs_boto3_same_calls": round(ours_total / med["same_calls"]["total_ms"], 3),
+            "vs_bare_boto3": _ratio(med, "ours", "bare", "total_ms"),
+            "vs_boto3_same_calls": _ratio(med, "ours", "same_calls", "total_ms"),
+            "cpu_vs_bare_boto3": _ratio(med, "ours", "bare", "total_cpu_ms"),
+            "cpu_vs_boto3_same_calls": _ratio(med, "ours", "same_calls", "total_cpu_ms"),
         },
-        "heaviest_imports": heaviest_imports(importtime),
+        "import_cost_by_package": import_cost_by_package(importtime),
     }
