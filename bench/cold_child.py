@@ -13,6 +13,7 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 
 class LambdaContext:
@@ -33,7 +34,7 @@ def now() -> tuple[float, float]:
     return time.perf_counter(), time.process_time()
 
 
-def phases(marks: list[tuple[str, tuple[float, float]]]) -> dict:
+def phases(marks: list[tuple[str, tuple[float, float]]]) -> dict[str, float]:
     out = {}
     for (_, start), (name, end) in itertools.pairwise(marks):
         out[f"{name}_s"] = end[0] - start[0]
@@ -43,17 +44,17 @@ def phases(marks: list[tuple[str, tuple[float, float]]]) -> dict:
     return out
 
 
-def ours(spec: dict, start: tuple[float, float]) -> dict:
+def ours(spec: dict[str, Any], start: tuple[float, float]) -> dict[str, Any]:
     from kakeibo.handler import lambda_handler  # noqa: PLC0415 - the import is what is timed
 
     imported = now()
-    result = lambda_handler(spec["event"], LambdaContext())
+    result = lambda_handler(spec["event"], LambdaContext())  # type: ignore[arg-type]
     done = now()
     marks = [("start", start), ("import", imported), ("first_request", done)]
     return {"status": result["statusCode"], **phases(marks)}
 
 
-def bare(spec: dict, start: tuple[float, float]) -> dict:
+def bare(spec: dict[str, Any], start: tuple[float, float]) -> dict[str, Any]:
     import boto3  # noqa: PLC0415 - the import is what is timed
 
     imported = now()

@@ -11,7 +11,7 @@ from typing import Any
 import boto3
 
 from bench.api import Api, Reply
-from bench.recorder import Call, CallRecorder, replay
+from bench.recorder import Call, CallRecorder, Replay, replay
 from kakeibo.local import template
 from kakeibo.local.bootstrap import create_tables
 from kakeibo.local.dynamodb import DynamoDBLocal, free_port
@@ -162,7 +162,7 @@ class Context:
         self.replay(calls, twin).run()
         return reply
 
-    def replay(self, calls: list[Call], twin: Twin | None):  # type: ignore[no-untyped-def]
+    def replay(self, calls: list[Call], twin: Twin | None) -> Replay:
         return replay(self.client, calls, twin.rename if twin else None)
 
     def account(self, twin: Twin, account: str, opening: int, type: str = "cash", **extra: Any) -> None:

@@ -93,7 +93,7 @@ def measure(ctx: Context, name: str, op: Op) -> dict[str, Any]:
         once(timed=False)
     for _ in range(count):
         once(timed=True)
-    capacity = _capacity(ctx, name, op, step)
+    capacity = _capacity(ctx, op, step)
     step += 1
     profile = _profile(ctx, name, op, step) if ctx.profile else None
 
@@ -127,7 +127,7 @@ def _checked(op: Op, result: dict[str, Any]) -> Reply:
     return reply
 
 
-def _capacity(ctx: Context, name: str, op: Op, step: int) -> dict[str, Any]:
+def _capacity(ctx: Context, op: Op, step: int) -> dict[str, Any]:
     """One more (untimed) iteration whose floor asks DynamoDB for the capacity it consumed."""
     ctx.recorder.clear()
     _checked(op, ctx.api.handler(op.event(step), lambda_context()))

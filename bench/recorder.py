@@ -116,18 +116,21 @@ class Write:
 def writes_of(
     operations: Sequence[str], requests: Sequence[Params], key_names: tuple[str, ...] = ("PK", "SK")
 ) -> list[Write]:
+    """Every item the calls write (condition checks included), with its key and, for a Put, its item."""
+
+    def write(body: Params, transactional: bool, put: bool) -> Write:
+        item = body.get("Item")
+        key = body.get("Key") or {k: (item or {})[k] for k in key_names}
+        return Write(body["TableName"], key, transactional, item if put else None)
+
     out = []
     for operation, params in zip(operations, requests, strict=True):
         if operation == "TransactWriteItems":
             for action in params.get("TransactItems", []):
                 (kind, body), *_ = action.items()
-                item = body.get("Item")
-                key = body.get("Key") or {k: item[k] for k in key_names}
-                out.append(Write(body["TableName"], key, True, item if kind == "Put" else None))
+                out.append(write(body, True, kind == "Put"))
         elif operation in SINGLE_WRITES:
-            item = params.get("Item")
-            key = params.get("Key") or {k: item[k] for k in key_names}
-            out.append(Write(params["TableName"], key, False, item if operation == "PutItem" else None))
+            out.append(write(params, False, operation == "PutItem"))
     return out
 
 

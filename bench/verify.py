@@ -44,8 +44,10 @@ def verify(store: Store, who: str, *, categories: bool = True) -> dict[str, Any]
         if isinstance(key, CategoryMonthItem) and not categories:
             continue
         want, have = expected.get(key, {}), stored.get(key, {})
-        fields = ("balance",) if isinstance(key, AccountItem) else DAY_FIELDS
-        if isinstance(key, CategoryMonthItem):
+        fields: tuple[str, ...] = DAY_FIELDS
+        if isinstance(key, AccountItem):
+            fields = ("balance",)
+        elif isinstance(key, CategoryMonthItem):
             fields = CATEGORY_FIELDS
         for name in fields:
             w, h = int(want.get(name, 0)), int(have.get(name, 0))

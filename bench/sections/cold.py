@@ -49,10 +49,13 @@ def _child(mode: str, spec: Path, *flags: str) -> tuple[dict[str, Any], float, s
     return json.loads(done.stdout.strip().splitlines()[-1]), wall, done.stderr
 
 
-def _fresh_ids(calls: list[dict[str, Any]], slip_id: str) -> list[dict[str, Any]]:
+Calls = list[tuple[str, dict[str, Any]]]
+
+
+def _fresh_ids(calls: Calls, slip_id: str) -> Calls:
     """The same calls for a new slip: new id (same length), new ClientRequestToken."""
     text = json.dumps(calls).replace(slip_id, new_slip_id())
-    fresh: list[dict[str, Any]] = json.loads(text)
+    fresh: Calls = [(operation, params) for operation, params in json.loads(text)]
     for _, params in fresh:
         if "ClientRequestToken" in params:
             params["ClientRequestToken"] = str(uuid.uuid4())
@@ -112,7 +115,7 @@ def run(ctx: Context) -> dict[str, Any]:
     created = ctx.api.invoke(json.loads(json.dumps(event)))
     if created.status != 201:
         raise BenchError(f"first request failed: {created.body[:300]}")
-    calls = [[xform_name(call.operation), call.params] for call in ctx.recorder.take()]
+    calls: Calls = [(xform_name(call.operation), call.params) for call in ctx.recorder.take()]
 
     samples: dict[str, list[dict[str, Any]]] = {k: [] for k in KINDS}
     walls: dict[str, list[float]] = {k: [] for k in KINDS}
