@@ -59,15 +59,15 @@ class Sizes:
     @classmethod
     def quick(cls) -> Sizes:
         return cls(
-            iterations=8,
-            warmup=2,
-            read_iterations=5,
-            history_days=40,
+            iterations=5,
+            warmup=1,
+            read_iterations=3,
+            history_days=20,
             cold_runs=1,
             cold_warmup_rounds=0,
             writers=2,
             writer_ops=5,
-            global_warmup=10,
+            global_warmup=3,
         )
 
 
