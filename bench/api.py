@@ -48,7 +48,8 @@ class Reply:
         return cls(int(result["statusCode"]), headers, str(result.get("body") or ""))
 
 
-def lambda_context() -> LambdaContext:
+def lambda_context() -> Any:
+    """A Lambda context object, as the handler receives one (duck-typed, like Lambda's own)."""
     return LambdaContext(aws_request_id=str(uuid.uuid4()))
 
 
@@ -88,17 +89,9 @@ class Api:
     def invoke(self, event: Event) -> Reply:
         return Reply.of(self.handler(event, lambda_context()))
 
-    def request(
-        self,
-        method: str,
-        target: str,
-        *,
-        user: str,
-        body: Any = None,
-        headers: dict[str, str] | None = None,
-        expect: int | None = None,
-    ) -> Reply:
-        reply = self.invoke(self.event(method, target, user=user, body=body, headers=headers))
+    def request(self, method: str, target: str, *, expect: int | None = None, **event: Any) -> Reply:
+        """Build the event and invoke the handler; with `expect`, any other status is an error."""
+        reply = self.invoke(self.event(method, target, **event))
         if expect is not None and reply.status != expect:
             raise BenchError(f"{method} {target}: expected {expect}, got {reply.status}: {reply.body[:300]}")
         return reply

@@ -27,7 +27,7 @@ def test_quick_bench_reports_every_section(tmp_path: Path) -> None:
 
     # Then every section reported, with the machine it ran on
     assert doc["mode"] == "quick"
-    assert set(doc["sections"]) == {*OPS, "cold", "naive"}
+    assert set(doc["sections"]) == {*OPS, "breakdown", "cold", "naive"}
     assert {"nproc", "cpu", "memory_gib", "python", "dynamodb_local"} <= set(doc["machine"])
 
     # And each operation has ours and the floor side by side, and its cost against the minimum
@@ -44,6 +44,15 @@ def test_quick_bench_reports_every_section(tmp_path: Path) -> None:
         verified = doc["sections"][name]["verified"]
         assert verified == {**verified, "drift_yen": 0, "twin_identical": True}
     assert doc["sections"]["create"]["cost"]["priced"]["wcu"] >= doc["sections"]["create"]["minimum"]["wcu"]
+
+    # And the handler's own CPU is split by layer
+    for op in doc["sections"]["breakdown"]["ops"].values():
+        assert set(op["layers_us"]) == {
+            "service_and_store",
+            "powertools_resolver_validation_route",
+            "precheck",
+            "powertools_logger",
+        }
 
     # And the cold start compares fresh processes
     cold = doc["sections"]["cold"]
