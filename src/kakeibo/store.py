@@ -96,18 +96,12 @@ def _to_value(value: Any) -> dict[str, Any]:
     return dict(_serializer.serialize(value))
 
 
-def _from_value(value: Any) -> Any:
-    if "S" in value:
-        return value["S"]
-    if "N" in value:
-        raw = value["N"]
-        try:
-            return int(raw)
-        except ValueError:
-            return _plain(Decimal(raw))
-    if "BOOL" in value:
-        return value["BOOL"]
-    return _plain(_deserializer.deserialize(value))
+def _number(raw: str) -> int | float:
+    try:
+        return int(raw)
+    except ValueError:
+        plain: int | float = _plain(Decimal(raw))
+        return plain
 
 
 def to_ddb(item: Mapping[str, Any]) -> dict[str, Any]:
@@ -115,7 +109,18 @@ def to_ddb(item: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def from_ddb(item: Mapping[str, Any]) -> Item:
-    return {k: _from_value(v) for k, v in item.items()}
+    out: Item = {}
+    for name, value in item.items():  # strings and numbers first: nearly every attribute is one
+        text = value.get("S")
+        if text is not None:
+            out[name] = text
+            continue
+        number = value.get("N")
+        if number is not None:
+            out[name] = _number(number)
+            continue
+        out[name] = value["BOOL"] if "BOOL" in value else _plain(_deserializer.deserialize(value))
+    return out
 
 
 def _plain(value: Any) -> Any:
