@@ -2,7 +2,8 @@
 
 The handler's DynamoDB client answers with responses recorded from one real request (no network),
 so what is left is CPU in this process. Each layer is called directly and includes the ones
-below it; a layer's cost is the difference of medians:
+below it; a layer's cost is the difference of medians (the layers take turns, iteration by
+iteration, so that all see the same conditions):
   transport  the recorded responses alone (subtracted)
   service    kakeibo.service: the use case, ledger.plan, store (requests, (de)serialization)
   resolver   app.resolve: Powertools routing, OpenAPI request validation (pydantic), the route
@@ -59,15 +60,18 @@ def _record(ctx: Context, event: Event) -> list[tuple[str, str]]:
     return responses
 
 
-def _p50_us(fn: Callable[[int], Any], count: int) -> float:
-    for i in range(max(20, count // 10)):
-        fn(i)
-    samples = []
-    for i in range(count):
-        t0 = time.perf_counter_ns()
-        fn(i)
-        samples.append(time.perf_counter_ns() - t0)
-    return round(percentile(samples, 50) / 1000, 1)
+def _p50_us(layers: dict[str, Callable[[int], Any]], count: int) -> dict[str, float]:
+    """Median time of each layer; they take turns, so that all see the same conditions."""
+    warmup = max(20, count // 10)
+    samples: dict[str, list[int]] = {name: [] for name in layers}
+    for i in range(warmup + count):
+        for name, layer in layers.items():
+            t0 = time.perf_counter_ns()
+            layer(i)
+            elapsed = time.perf_counter_ns() - t0
+            if i >= warmup:
+                samples[name].append(elapsed)
+    return {name: round(percentile(times, 50) / 1000, 1) for name, times in samples.items()}
 
 
 def _layers(
@@ -79,13 +83,14 @@ def _layers(
     client: Any = ctx.client
     client._make_api_call = transport  # the transport, under the client's own request handling
     try:
-        p50 = {
-            "transport": _p50_us(lambda i: [transport(op, {}) for op in transport.calls], count),
-            "service": _p50_us(call_service, count),
-            "resolver": _p50_us(lambda i: handler.app.resolve(dict(events[i]), lambda_context()), count),
-            "precheck": _p50_us(lambda i: inner(dict(events[i]), lambda_context()), count),
-            "handler": _p50_us(lambda i: handler.lambda_handler(dict(events[i]), lambda_context()), count),
+        timed: dict[str, Callable[[int], Any]] = {
+            "transport": lambda i: [transport(op, {}) for op in transport.calls],
+            "service": call_service,
+            "resolver": lambda i: handler.app.resolve(dict(events[i]), lambda_context()),
+            "precheck": lambda i: inner(dict(events[i]), lambda_context()),
+            "handler": lambda i: handler.lambda_handler(dict(events[i]), lambda_context()),
         }
+        p50 = _p50_us(timed, count)
     finally:
         del client._make_api_call
     layers = {
