@@ -123,9 +123,14 @@ def precheck(event: dict[str, Any]) -> errors.ApiError | None:
         return errors.BadRequest("a JSON body is required")
     try:
         text = data.decode("utf-8")
-        json.loads(text, parse_constant=_reject_constant)
+        parsed = json.loads(text, parse_constant=_reject_constant)
     except (ValueError, RecursionError):
         return errors.BadRequest("the body is not valid JSON")
+    if not isinstance(parsed, dict):
+        return errors.ValidationFailed(
+            "the body must be a JSON object",
+            errors=[{"loc": ["body"], "msg": "must be a JSON object", "type": "model_type"}],
+        )
     event["body"] = text
     event["isBase64Encoded"] = False
     event["headers"] = {**(event.get("headers") or {}), "content-type": JSON}

@@ -382,6 +382,9 @@ def list_slips(
     limit: int = 50,
     cursor: str | None = None,
 ) -> tuple[list[dict[str, Any]], str | None]:
+    for name, value in (("from", date_from), ("to", date_to)):
+        if value is not None:
+            query_date(name, value)
     lo = f"SLIP#{date_from or '0000-00-00'}#"
     hi = f"SLIP#{date_to or '9999-99-99'}#~"
     if lo > hi:
@@ -459,10 +462,7 @@ def balances(store: Store, who: str, as_of: str | None = None) -> dict[str, Any]
 
 
 def history(store: Store, who: str, account: str, date_from: str, date_to: str) -> dict[str, Any]:
-    try:
-        start, end = parse_date(date_from), parse_date(date_to)
-    except ValueError as exc:
-        raise errors.BadRequest(f"invalid date: {exc}") from None
+    start, end = query_date("from", date_from), query_date("to", date_to)
     if start > end:
         raise errors.BadRequest("'from' is after 'to'")
     if (end - start).days >= MAX_HISTORY_DAYS:
@@ -524,5 +524,12 @@ def monthly_report(store: Store, who: str, month: str) -> dict[str, Any]:
     }
 
 
+def query_date(name: str, value: str) -> dt.date:
+    try:
+        return parse_date(value)
+    except ValueError as exc:
+        raise errors.BadRequest(f"'{name}' {exc}") from None
+
+
 def days_before(date: str, days: int) -> str:
-    return (parse_date(date) - dt.timedelta(days=days)).isoformat()
+    return (query_date("to", date) - dt.timedelta(days=days)).isoformat()
