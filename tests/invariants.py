@@ -33,9 +33,7 @@ def check(store: Store, who: str) -> list[str]:
             actual[DayItem(item["account"], item["date"])] = {f: int(item.get(f, 0)) for f in fields}
         elif sk.startswith("MONTH#"):
             fields = ("income", "expense", "count")
-            actual[CategoryMonthItem(item["month"], item["category"])] = {
-                f: int(item.get(f, 0)) for f in fields
-            }
+            actual[CategoryMonthItem(item["month"], item["category"])] = {f: int(item.get(f, 0)) for f in fields}
     problems = []
     for key in sorted(set(expected) | set(actual), key=repr):
         want = {k: v for k, v in expected.get(key, {}).items() if v}
@@ -52,7 +50,5 @@ def check(store: Store, who: str) -> list[str]:
         for _date, delta in sorted(by_day.items()):
             running += delta
         if running != int(accounts[account]["balance"]):
-            problems.append(
-                f"{account}: day totals end at {running}, balance is {accounts[account]['balance']}"
-            )
+            problems.append(f"{account}: day totals end at {running}, balance is {accounts[account]['balance']}")
     return problems

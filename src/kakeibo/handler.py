@@ -116,9 +116,7 @@ def precheck(event: dict[str, Any]) -> errors.ApiError | None:
         return errors.PayloadTooLarge(f"the body may be at most {MAX_JSON_BODY} bytes", limit=MAX_JSON_BODY)
     content_type = headers.get("content-type", "").split(";", 1)[0].strip().lower()
     if content_type and content_type not in JSON_TYPES:
-        return errors.UnsupportedMediaType(
-            f"send application/json, not {content_type}", accepted=list(JSON_TYPES)
-        )
+        return errors.UnsupportedMediaType(f"send application/json, not {content_type}", accepted=list(JSON_TYPES))
     if not data.strip():
         return errors.BadRequest("a JSON body is required")
     try:

@@ -101,9 +101,7 @@ def list_accounts(store: Store, who: str) -> list[dict[str, Any]]:
     return [account_view(i) for i in store.query(who, begins_with="ACCOUNT#", consistent=True)]
 
 
-def patch_account(
-    store: Store, who: str, account: str, patch: AccountPatch, expected: int | None
-) -> dict[str, Any]:
+def patch_account(store: Store, who: str, account: str, patch: AccountPatch, expected: int | None) -> dict[str, Any]:
     current = get_account(store, who, account)
     version = current["version"] if expected is None else expected
     if current["version"] != version:
@@ -117,9 +115,7 @@ def patch_account(
             return errors.NotFound(f"account '{account}' not found")
         return errors.VersionMismatch(current=int(old["version"]), expected=version)
 
-    updated = store.update_versioned(
-        who, account_sk(account), {**changes, "updated_at": now_iso()}, version, fail
-    )
+    updated = store.update_versioned(who, account_sk(account), {**changes, "updated_at": now_iso()}, version, fail)
     return account_view(updated)
 
 
@@ -199,9 +195,7 @@ def create_slip(
     plan = ledger.plan(None, entry)
     slip_id = slip_id or new_slip_id()
     stamp = now_iso()
-    item = _slip_item(
-        body, entry, id=slip_id, no=store.next_number(who), version=1, created_at=stamp, updated_at=stamp
-    )
+    item = _slip_item(body, entry, id=slip_id, no=store.next_number(who), version=1, created_at=stamp, updated_at=stamp)
     ops = [
         store.put_op(
             who,
@@ -433,9 +427,7 @@ def list_slips(
 
 
 def _account_ids(store: Store, who: str) -> list[str]:
-    return [
-        i["SK"].removeprefix("ACCOUNT#") for i in store.query(who, begins_with="ACCOUNT#", projection="SK")
-    ]
+    return [i["SK"].removeprefix("ACCOUNT#") for i in store.query(who, begins_with="ACCOUNT#", projection="SK")]
 
 
 def balances(store: Store, who: str, as_of: str | None = None) -> dict[str, Any]:

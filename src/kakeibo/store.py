@@ -275,8 +275,7 @@ class Store:
             chunk = sks[start : start + 100]
             request = {
                 "TransactItems": [
-                    {"Get": {"TableName": self.table, "Key": to_ddb({"PK": pk(ledger), "SK": sk})}}
-                    for sk in chunk
+                    {"Get": {"TableName": self.table, "Key": to_ddb({"PK": pk(ledger), "SK": sk})}} for sk in chunk
                 ]
             }
             for attempt in range(self.retry.attempts):
@@ -472,9 +471,7 @@ class Store:
             raise
         return True
 
-    def update_versioned(
-        self, ledger: str, sk: str, sets: Mapping[str, Any], expected: int, on_fail: OnFail
-    ) -> Item:
+    def update_versioned(self, ledger: str, sk: str, sets: Mapping[str, Any], expected: int, on_fail: OnFail) -> Item:
         """SET fields and bump `version`, only if the item exists at version `expected`."""
         names = {f"#c{i}": k for i, k in enumerate(sets)}
         values: dict[str, Any] = {f":c{i}": v for i, v in enumerate(sets.values())}

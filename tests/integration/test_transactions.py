@@ -100,9 +100,7 @@ def test_duplicate_slip_id_is_already_exists(cash: Client, store: Store, user: s
     assert invariants.check(store, user) == []
 
 
-def test_client_request_token_makes_a_replayed_transaction_a_no_op(
-    cash: Client, store: Store, user: str
-) -> None:
+def test_client_request_token_makes_a_replayed_transaction_a_no_op(cash: Client, store: Store, user: str) -> None:
     from kakeibo import service
     from kakeibo.models import SlipIn
 

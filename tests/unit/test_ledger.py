@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 from collections import Counter, defaultdict
 
 from hypothesis import given, settings
@@ -47,7 +48,7 @@ def test_create_then_any_updates_then_delete_nets_zero_on_every_item(history: li
     # Given a slip created as history[0], updated through the rest, then deleted
     state: dict[ItemKey, Counter[str]] = defaultdict(Counter)
     apply(state, plan(None, history[0]).changes)
-    for old, new in zip(history, history[1:], strict=False):
+    for old, new in itertools.pairwise(history):
         apply(state, plan(old, new).changes)
     apply(state, plan(history[-1], None).changes)
     # Then every item is back to zero

@@ -76,9 +76,7 @@ class DynamoDBLocal:
         else:
             self.data_dir.mkdir(parents=True, exist_ok=True)
             args += ["-dbPath", str(self.data_dir.resolve())]
-        self.process = subprocess.Popen(
-            args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=str(jar.parent)
-        )
+        self.process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=str(jar.parent))
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:

@@ -157,9 +157,7 @@ def serve(front: Front, host: str, port: int) -> ThreadingHTTPServer:
             else:
                 body = self.rfile.read(length) if length else b""
                 try:
-                    status, headers, payload = front.handle(
-                        self.command, self.path, dict(self.headers.items()), body
-                    )
+                    status, headers, payload = front.handle(self.command, self.path, dict(self.headers.items()), body)
                 except Exception:  # the front itself must never take the server down
                     self.log_error("front error for %s %s", self.command, self.path)
                     status, headers, payload = _problem(502, "local front error", "bad_gateway")
