@@ -70,6 +70,8 @@ class DynamoDBLocal:
             str(jar),
             "-port",
             str(self.port),
+            # one database whatever the credentials and region (browsers like dynamodb-admin too)
+            "-sharedDb",
         ]
         if self.data_dir is None:
             args.append("-inMemory")
