@@ -18,6 +18,8 @@ class ApiError(Exception):
         self.detail = detail or self.title
         self.context = context
         self.headers: dict[str, str] = {}
+        if "retry_after" in context:
+            self.headers["Retry-After"] = str(context["retry_after"])
 
     def problem(self) -> dict[str, Any]:
         body: dict[str, Any] = {

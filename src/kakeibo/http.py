@@ -12,6 +12,7 @@ from aws_lambda_powertools.event_handler.openapi.types import OpenAPIResponse
 from pydantic import BaseModel
 
 from kakeibo import errors
+from kakeibo.idempotency import event_token
 from kakeibo.models import Problem
 
 JSON = "application/json"
@@ -66,6 +67,18 @@ def if_match(router: BaseRouter) -> int | None:
     raw = router.current_event.headers.get("if-match")
     if raw is None or not raw.strip():
         raise errors.PreconditionRequired('send If-Match with the ETag you last read (e.g. If-Match: "3")')
+    return _etag_version(raw)
+
+
+def optional_if_match(router: BaseRouter) -> tuple[bool, int | None]:
+    """(whether If-Match was sent, the version it names or None for `*`)."""
+    raw = router.current_event.headers.get("if-match")
+    if raw is None or not raw.strip():
+        return False, None
+    return True, _etag_version(raw)
+
+
+def _etag_version(raw: str) -> int | None:
     if raw.strip() == "*":
         return None
     match = _ETAG_RE.match(raw)
@@ -75,9 +88,9 @@ def if_match(router: BaseRouter) -> int | None:
     return int(match.group(1))
 
 
-def idempotency_key(router: BaseRouter) -> str | None:
-    raw = router.current_event.headers.get("idempotency-key")
-    return raw if raw else None
+def request_token(router: BaseRouter) -> str | None:
+    """The ClientRequestToken this request's Idempotency-Key derives (None without a key)."""
+    return event_token(router.current_event.raw_event)
 
 
 def problem_responses(*statuses: int) -> dict[int, OpenAPIResponse]:

@@ -72,11 +72,16 @@ class ItemChange:
         return 0
 
     @property
+    def spending(self) -> int:
+        """Net spending change of a month x category: expenses less refunds (income there)."""
+        if isinstance(self.key, CategoryMonthItem):
+            return self.deltas.get("expense", 0) - self.deltas.get("income", 0)
+        return 0
+
+    @property
     def budget_needed(self) -> int:
         """Spending added to a month x category: a strict budget must have this much left."""
-        if isinstance(self.key, CategoryMonthItem):
-            return max(0, self.deltas.get("expense", 0))
-        return 0
+        return max(0, self.spending)
 
 
 SlipOp = Literal["create", "update", "move", "delete"]

@@ -44,7 +44,11 @@ def test_cors_preflight_and_exposed_headers(http: Http) -> None:
     origin = "http://localhost:3000"
     pre = http.options(
         "/slips",
-        headers={"Origin": origin, "Access-Control-Request-Method": "PATCH", "Access-Control-Request-Headers": "if-match"},
+        headers={
+            "Origin": origin,
+            "Access-Control-Request-Method": "PATCH",
+            "Access-Control-Request-Headers": "if-match",
+        },
     )
     assert pre.status_code == 204
     assert pre.headers["Access-Control-Allow-Origin"] == origin
@@ -52,7 +56,9 @@ def test_cors_preflight_and_exposed_headers(http: Http) -> None:
     assert "PATCH" in pre.headers["Access-Control-Allow-Methods"]
     got = http.get("/accounts", headers={"Origin": origin})
     assert "ETag" in got.headers["Access-Control-Expose-Headers"]
-    assert "Access-Control-Allow-Origin" not in http.get("/accounts", headers={"Origin": "https://evil.example"}).headers
+    assert (
+        "Access-Control-Allow-Origin" not in http.get("/accounts", headers={"Origin": "https://evil.example"}).headers
+    )
 
 
 def test_problem_json_over_http(http: Http) -> None:

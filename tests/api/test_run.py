@@ -66,11 +66,14 @@ def test_data_survives_a_restart_and_ctrl_c_stops_everything(tmp_path: Path) -> 
     with running(tmp_path, port, ddb_port) as proc:
         base = f"http://127.0.0.1:{port}"
         made = requests.post(
-            f"{base}/accounts", json={"id": "cash", "name": "財布", "type": "cash", "opening_balance": 1000}, headers=auth
+            f"{base}/accounts",
+            json={"id": "cash", "name": "財布", "type": "cash", "opening_balance": 1000},
+            headers=auth,
+            timeout=10,
         )
         assert made.status_code == 201, made.text
         slip = {"date": "2026-11-03", "kind": "expense", "amount": 300, "account": "cash"}
-        assert requests.post(f"{base}/slips", json=slip, headers=auth).status_code == 201
+        assert requests.post(f"{base}/slips", json=slip, headers=auth, timeout=10).status_code == 201
         # When Ctrl-C is pressed
         proc.send_signal(signal.SIGINT)
         assert proc.wait(timeout=30) == 0
@@ -91,7 +94,13 @@ def test_a_port_in_use_is_a_clear_error(tmp_path: Path) -> None:
         port = taken.getsockname()[1]
         env = {**os.environ, "PORT": str(port), "DDB_PORT": str(free_port()), "DATA_DIR": str(tmp_path)}
         result = subprocess.run(
-            [sys.executable, "-m", "kakeibo.local", "run"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+            [sys.executable, "-m", "kakeibo.local", "run"],
+            check=False,
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
         )
     assert result.returncode == 1
     assert f"port {port} is already in use" in result.stderr

@@ -110,7 +110,7 @@ def test_client_request_token_makes_a_replayed_transaction_a_no_op(cash: Client,
     store.client.meta.events.register(
         "provide-client-params.dynamodb.TransactWriteItems", lambda params, **kw: sent.append(params)
     )
-    service.create_slip(store, user, body, slip_id="01KAJ0000000000000000000CD", token="tok-123")
+    service.create_slip(store, user, body, slip_id="01KAJ0000000000000000000CD", request_token="tok-123")
     # When exactly the same request is sent again within DynamoDB's window
     store.client.transact_write_items(**sent[-1])
     # Then DynamoDB treats it as the same transaction: the money moved once

@@ -10,7 +10,7 @@ from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Body, Query
 
 from kakeibo import service
-from kakeibo.http import identity, if_match, json_response, ok_response, problem_responses
+from kakeibo.http import identity, if_match, json_response, ok_response, problem_responses, request_token
 from kakeibo.models import (
     DATE_PATTERN,
     Account,
@@ -32,7 +32,7 @@ TAGS = ["accounts"]
     responses={201: ok_response(Account, "Created"), **problem_responses(400, 401, 409, 413, 415, 422)},
 )
 def create_account(account: Annotated[AccountCreate, Body()]) -> Response[str]:
-    created = service.create_account(get_store(), identity(router), account)
+    created = service.create_account(get_store(), identity(router), account, request_token=request_token(router))
     return json_response(201, created, etag=created["version"], location=f"/accounts/{created['id']}")
 
 

@@ -9,7 +9,7 @@ from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Body, Query
 
 from kakeibo import service
-from kakeibo.http import idempotency_key, identity, if_match, json_response, ok_response, problem_responses
+from kakeibo.http import identity, if_match, json_response, ok_response, problem_responses, request_token
 from kakeibo.ledger import Kind
 from kakeibo.models import ACCOUNT_ID_PATTERN, DATE_PATTERN, Slip, SlipIn, SlipList, SlipPatch
 from kakeibo.store import get_store
@@ -30,7 +30,7 @@ def _location(slip: dict[str, Any]) -> str:
 )
 def create_slip(slip: Annotated[SlipIn, Body()]) -> Response[str]:
     who = identity(router)
-    created = service.create_slip(get_store(), who, slip, token=idempotency_key(router))
+    created = service.create_slip(get_store(), who, slip, request_token=request_token(router))
     return json_response(201, created, etag=created["version"], location=_location(created))
 
 
