@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import Annotated
+from urllib.parse import unquote
 
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.api_gateway import Router
@@ -29,6 +30,7 @@ TAGS = ["budgets"]
 )
 def put_budget(month: str, category: str, budget: Annotated[BudgetIn, Body()]) -> Response[str]:
     who = identity(router)
+    category = unquote(category)  # the resolver matches the raw (percent-encoded) path
     sent, expected = optional_if_match(router)
     saved, created = service.put_budget(
         get_store(), who, month, category, body=budget, expected=expected, if_match=sent
