@@ -59,15 +59,6 @@ def derived_id(token: str) -> str:
     return base64.b32encode(digest).decode().rstrip("=")[:26]
 
 
-def event_token(event: dict[str, Any]) -> str | None:
-    """The request's token, when it carries a (valid) Idempotency-Key."""
-    key = header(event, "idempotency-key")
-    sub = _sub(event)
-    if key is None or sub is None or not KEY_RE.match(key):
-        return None
-    return request_token(sub, str(event.get("routeKey", "")), key)
-
-
 def _sub(event: dict[str, Any]) -> str | None:
     claims = (((event.get("requestContext") or {}).get("authorizer") or {}).get("jwt") or {}).get("claims") or {}
     sub = claims.get("sub")

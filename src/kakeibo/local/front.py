@@ -172,6 +172,12 @@ def serve(front: Front, host: str, port: int) -> ThreadingHTTPServer:
 
         do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_OPTIONS = do_HEAD = _dispatch
 
+        def __getattr__(self, name: str) -> Any:
+            # any other method (TRACE, PROPFIND...) is routed too: undeclared -> 404, as API Gateway does
+            if name.startswith("do_"):
+                return self._dispatch
+            raise AttributeError(name)
+
         def log_message(self, format: str, *args: Any) -> None:
             if getattr(self.server, "quiet", False):
                 return

@@ -10,7 +10,7 @@ from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Body, Query
 
 from kakeibo import errors, service
-from kakeibo.http import identity, json_response, ok_response, optional_if_match, problem_responses
+from kakeibo.http import IfMatchHeader, identity, json_response, ok_response, optional_if_match, problem_responses
 from kakeibo.models import MONTH_PATTERN, Budget, BudgetIn, BudgetList, check_month
 from kakeibo.store import get_store
 
@@ -28,10 +28,12 @@ TAGS = ["budgets"]
         **problem_responses(400, 401, 412, 413, 415, 422, 428),
     },
 )
-def put_budget(month: str, category: str, budget: Annotated[BudgetIn, Body()]) -> Response[str]:
+def put_budget(
+    month: str, category: str, budget: Annotated[BudgetIn, Body()], if_match_header: IfMatchHeader = None
+) -> Response[str]:
     who = identity(router)
     category = unquote(category)  # the resolver matches the raw (percent-encoded) path
-    sent, expected = optional_if_match(router)
+    sent, expected = optional_if_match(if_match_header)
     saved, created = service.put_budget(
         get_store(), who, month, category, body=budget, expected=expected, if_match=sent
     )
