@@ -10,6 +10,7 @@ the same ClientRequestToken, because botocore does not retry them.
 from __future__ import annotations
 
 import base64
+import functools
 import json
 import random
 import time
@@ -76,7 +77,6 @@ RETRYABLE_REASONS = {
     "RequestLimitExceeded",
 }
 RETRYABLE_ERRORS = {
-    "TransactionInProgressException",
     "ThrottlingException",
     "ProvisionedThroughputExceededException",
     "RequestLimitExceeded",
@@ -109,7 +109,7 @@ def dynamodb_client() -> DynamoDBClient:
     """Created on first use and cached for the life of the process (Lambda container)."""
     settings = get_settings()
     config = Config(
-        retries={"mode": "standard", "max_attempts": 4},
+        retries={"mode": "standard", "max_attempts": 3},
         connect_timeout=2,
         read_timeout=5,
         tcp_keepalive=True,
@@ -178,24 +178,16 @@ class Store:
     # -- generic helpers ------------------------------------------------------------------------
 
     def _call(self, fn: Callable[..., Any], **kwargs: Any) -> Any:
-        """Run one DynamoDB call, retrying throttling beyond botocore's own attempts."""
-        for attempt in range(self.retry.attempts):
-            try:
-                return fn(**kwargs)
-            except LOST_RESPONSE as exc:
-                if attempt + 1 < self.retry.attempts:
-                    self.retry.sleep(self.retry.delay(attempt))
-                    continue
-                raise errors.Conflict("the database did not answer; retry shortly", retry_after=1) from exc
-            except ClientError as exc:
-                code = exc.response["Error"]["Code"]
-                if code in RETRYABLE_ERRORS and attempt + 1 < self.retry.attempts:
-                    self.retry.sleep(self.retry.delay(attempt))
-                    continue
-                if code in RETRYABLE_ERRORS:
-                    raise errors.Conflict("the ledger is busy; retry shortly", retry_after=1) from exc
-                raise
-        raise AssertionError("unreachable")  # pragma: no cover
+        """Run one DynamoDB call. botocore has already retried throttling and connection errors
+        (standard mode); what is left of them becomes a retryable 409, never a server error."""
+        try:
+            return fn(**kwargs)
+        except LOST_RESPONSE as exc:
+            raise errors.Conflict("the database did not answer; retry shortly", retry_after=1) from exc
+        except ClientError as exc:
+            if exc.response["Error"]["Code"] in RETRYABLE_ERRORS:
+                raise errors.Conflict("the ledger is busy; retry shortly", retry_after=1) from exc
+            raise
 
     def get(self, ledger: str, sk: str, *, consistent: bool = True) -> Item | None:
         res = self._call(
@@ -265,14 +257,10 @@ class Store:
             "TransactItems": [op.request() for op in ops],
             "ClientRequestToken": (token or str(uuid.uuid4()))[:36],
         }
-        for attempt in range(self.retry.attempts):
+
+        def send() -> None:
             try:
                 self.client.transact_write_items(**request)
-                return
-            except LOST_RESPONSE:
-                # Committed or not, the same request with the same token is safe: DynamoDB applies
-                # it at most once within ten minutes.
-                pass
             except ClientError as exc:
                 code = exc.response["Error"]["Code"]
                 if code == "TransactionCanceledException":
@@ -283,7 +271,25 @@ class Store:
                     raise errors.IdempotencyKeyReused(
                         "this request token was already used for a different change"
                     ) from exc
-                elif code not in RETRYABLE_ERRORS:
+                raise
+
+        # A lost answer is retried as is: with the same token DynamoDB applies it at most once.
+        self._retrying(send)
+
+    def _retrying(self, call: Callable[[], Any]) -> Any:
+        """Retry what botocore does not: transactions cancelled only by conflicts or throttling,
+        a transaction still in progress, and an answer lost after botocore's own attempts."""
+        for attempt in range(self.retry.attempts):
+            try:
+                return call()
+            except LOST_RESPONSE:
+                pass
+            except ClientError as exc:
+                code = exc.response["Error"]["Code"]
+                cancelled = code == "TransactionCanceledException" and _cancellation_error(exc, []) is None
+                if not (cancelled or code == "TransactionInProgressException"):
+                    if code in RETRYABLE_ERRORS:  # botocore already retried these
+                        raise errors.Conflict("the ledger is busy; retry shortly", retry_after=1) from exc
                     raise
             if attempt + 1 < self.retry.attempts:
                 self.retry.sleep(self.retry.delay(attempt))
@@ -299,20 +305,7 @@ class Store:
                     {"Get": {"TableName": self.table, "Key": to_ddb({"PK": pk(ledger), "SK": sk})}} for sk in chunk
                 ]
             }
-            for attempt in range(self.retry.attempts):
-                try:
-                    res = self.client.transact_get_items(**request)  # type: ignore[arg-type]
-                    break
-                except ClientError as exc:
-                    code = exc.response["Error"]["Code"]
-                    retryable = code in RETRYABLE_ERRORS or (
-                        code == "TransactionCanceledException" and _cancellation_error(exc, []) is None
-                    )
-                    if not retryable:
-                        raise
-                    if attempt + 1 == self.retry.attempts:
-                        raise errors.Conflict("the ledger is busy; retry shortly", retry_after=1) from exc
-                    self.retry.sleep(self.retry.delay(attempt))
+            res = self._retrying(functools.partial(self.client.transact_get_items, **request))
             for response in res["Responses"]:
                 raw = response.get("Item")
                 out.append(from_ddb(raw) if raw else None)
