@@ -300,12 +300,10 @@ class Store:
         out: list[Item | None] = []
         for start in range(0, len(sks), 100):
             chunk = sks[start : start + 100]
-            request = {
-                "TransactItems": [
-                    {"Get": {"TableName": self.table, "Key": to_ddb({"PK": pk(ledger), "SK": sk})}} for sk in chunk
-                ]
-            }
-            res = self._retrying(functools.partial(self.client.transact_get_items, **request))
+            gets: list[Any] = [
+                {"Get": {"TableName": self.table, "Key": to_ddb({"PK": pk(ledger), "SK": sk})}} for sk in chunk
+            ]
+            res = self._retrying(functools.partial(self.client.transact_get_items, TransactItems=gets))
             for response in res["Responses"]:
                 raw = response.get("Item")
                 out.append(from_ddb(raw) if raw else None)
