@@ -88,7 +88,13 @@ class IdempotencyKeyReused(ApiError):
 
 
 class Locked(ApiError):
+    """The ledger (or another named lock) is held by a lease; `Retry-After` says when to retry."""
+
     status, code, title = 423, "locked", "Locked"
+
+    def __init__(self, detail: str | None = None, *, retry_after: int = 1, **context: Any) -> None:
+        super().__init__(detail, retry_after=retry_after, **context)
+        self.headers["Retry-After"] = str(retry_after)
 
 
 class PreconditionRequired(ApiError):

@@ -17,6 +17,7 @@ from kakeibo import errors, ledger
 from kakeibo.ledger import Entry
 from kakeibo.models import ACCOUNT_ID_RE, AccountCreate, AccountPatch, SlipIn, parse_date
 from kakeibo.store import (
+    LEDGER_LOCK,
     Item,
     Store,
     TxOp,
@@ -85,8 +86,18 @@ def create_account(store: Store, who: str, body: AccountCreate) -> dict[str, Any
         "created_at": stamp,
         "updated_at": stamp,
     }
-    if not store.put_new(who, item):
-        raise errors.AlreadyExists(f"account '{body.id}' already exists", id=body.id)
+    # Never while a rebuild holds the ledger: slips on an account it has not fenced could interleave.
+    store.transact(
+        [
+            store.put_op(
+                who,
+                item,
+                "attribute_not_exists(SK)",
+                lambda old: errors.AlreadyExists(f"account '{body.id}' already exists", id=body.id),
+            ),
+            store.lock_free_op(who, LEDGER_LOCK),
+        ]
+    )
     return account_view(item)
 
 
