@@ -381,6 +381,21 @@ def delete_slip(
     store.transact(ops, token or new_token())
 
 
+def slip_range(date_from: str | None, date_to: str | None, cursor: str | None) -> tuple[str, str, str | None]:
+    """The SK range of the slips dated from..to, and where a cursor resumes inside it."""
+    lo = f"SLIP#{date_from or '0000-00-00'}#"
+    hi = f"SLIP#{date_to or '9999-99-99'}#~"
+    if lo > hi:
+        raise errors.BadRequest("'from' is after 'to'")
+    start = None
+    if cursor:
+        payload = decode_cursor(cursor)
+        start = payload.get("sk")
+        if not (isinstance(start, str) and start.startswith("SLIP#") and lo <= start <= hi):
+            raise errors.BadRequest("invalid cursor")
+    return lo, hi, start
+
+
 def list_slips(
     store: Store,
     who: str,
@@ -393,16 +408,7 @@ def list_slips(
     limit: int = 50,
     cursor: str | None = None,
 ) -> tuple[list[dict[str, Any]], str | None]:
-    lo = f"SLIP#{date_from or '0000-00-00'}#"
-    hi = f"SLIP#{date_to or '9999-99-99'}#~"
-    if lo > hi:
-        raise errors.BadRequest("'from' is after 'to'")
-    start = None
-    if cursor:
-        payload = decode_cursor(cursor)
-        start = payload.get("sk")
-        if not (isinstance(start, str) and start.startswith("SLIP#") and lo <= start <= hi):
-            raise errors.BadRequest("invalid cursor")
+    lo, hi, start = slip_range(date_from, date_to, cursor)
     filters, names, values = [], {}, {}
     if account:
         filters.append("(#acc = :acc OR #to = :acc)")

@@ -705,6 +705,91 @@ class Store:
             lambda item: errors.Conflict(f"the {lease.name} lock was lost before the work was done"),
         )
 
+    # -- rebuild: marks that fence slip changes, and absolute rewrites of balance items ----------
+
+    def mark_op(self, lease: Lease, account: str) -> TxOp:
+        """Mark an account as being rebuilt under `lease`: slip changes on it fail (Locked)."""
+        return self.update_op(
+            lease.ledger,
+            account_sk(account),
+            "SET #rb = :token, #rbx = :exp",
+            lambda item: errors.Conflict(f"account '{account}' disappeared during the rebuild"),
+            condition="attribute_exists(SK)",
+            names=dict(FENCE_NAMES),
+            values={":token": lease.owner, ":exp": lease.expires_at},
+        )
+
+    def unmark(self, lease: Lease, account: str) -> bool:
+        """Remove our rebuild mark from an account (not someone else's)."""
+        return self._conditional(
+            self.client.update_item,
+            Key=to_ddb({"PK": pk(lease.ledger), "SK": account_sk(account)}),
+            UpdateExpression="REMOVE #rb, #rbx",
+            ConditionExpression="#rb = :token",
+            ExpressionAttributeNames=dict(FENCE_NAMES),
+            ExpressionAttributeValues=to_ddb({":token": lease.owner}),
+        )
+
+    def set_balance_op(self, lease: Lease, key: ItemKey, values: Mapping[str, int]) -> TxOp:
+        """Set a balance item to absolute values (a rebuild). An account must carry our mark; a
+        month x category item keeps its budget (limit, strict) and gets remaining = limit - expense."""
+        fields = {name: value for name, value in values.items() if name != "remaining"}
+        names = {f"#f{i}": name for i, name in enumerate(fields)}
+        exprs: dict[str, Any] = {f":f{i}": value for i, value in enumerate(fields.values())}
+        sets = [f"#f{i} = :f{i}" for i in range(len(fields))]
+        condition = None
+        if isinstance(key, AccountItem):
+            condition = "attribute_exists(SK) AND #rb = :token"
+            names.update(FENCE_NAMES)
+            exprs[":token"] = lease.owner
+        elif isinstance(key, DayItem):
+            names.update({"#acc": "account", "#date": "date", "#type": "type"})
+            exprs.update({":acc": key.account, ":date": key.date, ":type": "day"})
+            sets += ["#acc = :acc", "#date = :date", "#type = :type"]
+        else:
+            names.update({"#cat": "category", "#month": "month", "#type": "type"})
+            names.update({"#rem": "remaining", "#limit": "limit"})
+            exprs.update({":cat": key.category, ":month": key.month, ":type": "category_month", ":zero": 0})
+            exprs[":spent"] = fields.get("expense", 0)  # the new value: SET reads the old item
+            sets += [
+                "#cat = :cat",
+                "#month = :month",
+                "#type = :type",
+                "#rem = if_not_exists(#limit, :zero) - :spent",
+            ]
+        return self.update_op(
+            lease.ledger,
+            derived_sk(key),
+            "SET " + ", ".join(sets),
+            lambda item: errors.Conflict(f"{derived_sk(key)} changed during the rebuild"),
+            condition=condition,
+            names=names,
+            values=exprs,
+        )
+
+    # -- single-item updates --------------------------------------------------------------------
+
+    def update(
+        self,
+        ledger: str,
+        sk: str,
+        expression: str,
+        *,
+        names: dict[str, str],
+        values: dict[str, Any],
+        condition: str | None = None,
+    ) -> bool:
+        """One UpdateItem; False if its condition failed."""
+        kwargs: dict[str, Any] = {
+            "Key": to_ddb({"PK": pk(ledger), "SK": sk}),
+            "UpdateExpression": expression,
+            "ExpressionAttributeNames": names,
+            "ExpressionAttributeValues": to_ddb(values),
+        }
+        if condition:
+            kwargs["ConditionExpression"] = condition
+        return self._conditional(self.client.update_item, **kwargs)
+
     def _conditional(self, fn: Callable[..., Any], **kwargs: Any) -> bool:
         """One conditional write: True if applied, False if its condition failed."""
         try:
