@@ -740,7 +740,7 @@ class Store:
         condition = None
         if isinstance(key, AccountItem):
             condition = "attribute_exists(SK) AND #rb = :token"
-            names.update(FENCE_NAMES)
+            names["#rb"] = REBUILD_MARK
             exprs[":token"] = lease.owner
         elif isinstance(key, DayItem):
             names.update({"#acc": "account", "#date": "date", "#type": "type"})
