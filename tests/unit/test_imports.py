@@ -163,3 +163,67 @@ def test_maintenance_routes_take_no_body(api: Client, route: str) -> None:
     assert reply.status == 400 and "takes no body" in reply.json["detail"]
     assert api.post(route, raw="{bad").status == 400
     assert api.post(route, user=None).status == 401
+
+
+def test_a_large_export_comes_in_pages_linked_by_rel_next(
+    api: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from kakeibo import importer
+
+    # Given 12 slips and pages of about 300 bytes
+    api.account("cash", 100000)
+    for day in range(1, 13):
+        api.slip(date=f"2026-11-{day:02d}", kind="expense", amount=day, account="cash", memo="x" * 20)
+    monkeypatch.setattr(importer, "MAX_EXPORT_BYTES", 300)
+    # When the pages are followed
+    lines: list[str] = []
+    target, query = "/slips.csv", {"from": "2026-11-01"}
+    pages = 0
+    while True:
+        reply = api.get(target, query=query)
+        assert reply.status == 200
+        text = reply.raw.decode()
+        assert text.startswith("date,kind,amount,account,to_account,category,memo,external_id\r\n")
+        lines += text.splitlines()[1:]
+        pages += 1
+        link = reply.header("Link")
+        if link is None:
+            break
+        assert link.endswith('>; rel="next"') and "from=2026-11-01" in link
+        target, _, raw_query = link[1 : link.index(">")].partition("?")
+        query = dict(pair.split("=", 1) for pair in raw_query.split("&"))
+    # Then every slip came exactly once, in date order, over several pages
+    assert pages > 2
+    assert [line.split(",")[0] for line in lines] == [f"2026-11-{d:02d}" for d in range(1, 13)]
+
+
+def test_out_of_time_is_202_and_sending_again_finishes(api: Client, monkeypatch: pytest.MonkeyPatch) -> None:
+    from kakeibo import importer
+
+    api.account("cash", 5000)
+    text = HEADER + "2026-11-03,expense,500,cash,,食費,,\r\n2026-11-04,expense,500,cash,,食費,,\r\n"
+    # Given an invocation with less time left than a batch needs
+    monkeypatch.setattr(importer, "MIN_SECONDS_LEFT", 3600.0)
+    status, body = upload(api, text)
+    assert status == 202
+    assert (body["status"], body["created"], body["pending"]) == ("partial", 0, 2)
+    # When it is sent again with time to spare
+    monkeypatch.setattr(importer, "MIN_SECONDS_LEFT", 0.0)
+    status, body = upload(api, text)
+    assert status == 200 and (body["status"], body["created"], body["pending"]) == ("complete", 2, 0)
+
+
+def test_openapi_declares_every_status_of_the_new_routes_and_423_on_writes(api: Client) -> None:
+    paths = api.get("/openapi.json").json["paths"]
+
+    def statuses(path: str, method: str) -> set[str]:
+        return set(paths[path][method]["responses"])
+
+    assert {"200", "202", "400", "401", "409", "413", "415", "422", "423"} <= statuses("/imports", "post")
+    assert "text/csv" in paths["/imports"]["post"]["requestBody"]["content"]
+    assert {"200", "400", "401"} <= statuses("/slips.csv", "get")
+    assert {"200", "401"} <= statuses("/ledger/verify", "post")
+    assert {"200", "202", "401", "409", "423"} <= statuses("/ledger/rebuild", "post")
+    for path, method in [("/slips", "post"), ("/slips/{date}/{id}", "put"), ("/slips/{date}/{id}", "patch"),
+                         ("/slips/{date}/{id}", "delete"), ("/accounts", "post")]:  # fmt: skip
+        assert "423" in statuses(path, method), (path, method)

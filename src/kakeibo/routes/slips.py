@@ -26,7 +26,7 @@ def _location(slip: dict[str, Any]) -> str:
     "/slips",
     tags=TAGS,
     summary="Record an expense, income or transfer",
-    responses={201: ok_response(Slip, "Created"), **problem_responses(400, 401, 409, 413, 415, 422)},
+    responses={201: ok_response(Slip, "Created"), **problem_responses(400, 401, 409, 413, 415, 422, 423)},
 )
 def create_slip(slip: Annotated[SlipIn, Body()]) -> Response[str]:
     who = identity(router)
@@ -80,7 +80,7 @@ def get_slip(date: str, id: str) -> Response[str]:
     summary="Replace a slip (If-Match required); a new date moves it to a new Location",
     responses={
         200: ok_response(Slip),
-        **problem_responses(400, 401, 404, 409, 412, 413, 415, 422, 428),
+        **problem_responses(400, 401, 404, 409, 412, 413, 415, 422, 423, 428),
     },
 )
 def replace_slip(date: str, id: str, slip: Annotated[SlipIn, Body()]) -> Response[str]:
@@ -96,7 +96,7 @@ def replace_slip(date: str, id: str, slip: Annotated[SlipIn, Body()]) -> Respons
     summary="Change some fields (JSON merge patch, If-Match required)",
     responses={
         200: ok_response(Slip),
-        **problem_responses(400, 401, 404, 409, 412, 413, 415, 422, 428),
+        **problem_responses(400, 401, 404, 409, 412, 413, 415, 422, 423, 428),
     },
 )
 def patch_slip(date: str, id: str, patch: Annotated[SlipPatch, Body()]) -> Response[str]:
@@ -111,7 +111,7 @@ def patch_slip(date: str, id: str, patch: Annotated[SlipPatch, Body()]) -> Respo
     "/slips/<date>/<id>",
     tags=TAGS,
     summary="Delete a slip (If-Match required); its effects are reversed",
-    responses={204: {"description": "Deleted"}, **problem_responses(401, 404, 409, 412, 428)},
+    responses={204: {"description": "Deleted"}, **problem_responses(401, 404, 409, 412, 423, 428)},
 )
 def delete_slip(date: str, id: str) -> Response[str]:
     who = identity(router)
