@@ -531,18 +531,11 @@ class Store:
 
     def put_new(self, ledger: str, item: Item) -> bool:
         """Put an item that must not exist yet. False if it already does."""
-        try:
-            self._call(
-                self.client.put_item,
-                TableName=self.table,
-                Item=to_ddb({"PK": pk(ledger), **item}),
-                ConditionExpression="attribute_not_exists(SK)",
-            )
-        except ClientError as exc:
-            if exc.response["Error"]["Code"] == "ConditionalCheckFailedException":
-                return False
-            raise
-        return True
+        return self._conditional(
+            self.client.put_item,
+            Item=to_ddb({"PK": pk(ledger), **item}),
+            ConditionExpression="attribute_not_exists(SK)",
+        )
 
     def update_versioned(
         self, ledger: str, sk: str, sets: Mapping[str, Any], expected: int, on_fail: OnFail
