@@ -132,9 +132,7 @@ def parse(data: bytes, charset: str | None = None) -> CsvFile:
             continue
         slip_id = slip_id_for(parsed.sha256, line, row.external_id)
         if slip_id in seen:
-            parsed.errors.append(
-                RowError(line, f"external_id {row.external_id!r} repeats line {seen[slip_id]}")
-            )
+            parsed.errors.append(RowError(line, f"external_id {row.external_id!r} repeats line {seen[slip_id]}"))
             continue
         seen[slip_id] = line
         parsed.valid.append(Row(line, slip_id, row))

@@ -18,6 +18,8 @@ class ApiError(Exception):
         self.detail = detail or self.title
         self.context = context
         self.headers: dict[str, str] = {}
+        if "retry_after" in context:
+            self.headers["Retry-After"] = str(context["retry_after"])
 
     def problem(self) -> dict[str, Any]:
         body: dict[str, Any] = {
@@ -88,13 +90,9 @@ class IdempotencyKeyReused(ApiError):
 
 
 class Locked(ApiError):
-    """The ledger (or another named lock) is held by a lease; `Retry-After` says when to retry."""
+    """The ledger (or another named lock) is held by a lease; raise it with `retry_after`."""
 
     status, code, title = 423, "locked", "Locked"
-
-    def __init__(self, detail: str | None = None, *, retry_after: int = 1, **context: Any) -> None:
-        super().__init__(detail, retry_after=retry_after, **context)
-        self.headers["Retry-After"] = str(retry_after)
 
 
 class PreconditionRequired(ApiError):

@@ -17,13 +17,13 @@ from aws_lambda_powertools.event_handler.openapi.models import HTTPBearer
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from kakeibo import __version__, errors
+from kakeibo import __version__, errors, idempotency
 from kakeibo.http import JSON, PROBLEM_JSON, problem_response
-from kakeibo.routes import accounts, health, imports, maintenance, reports, slips
+from kakeibo.routes import accounts, budgets, health, imports, maintenance, reports, slips
 
 logger = Logger()
 app = APIGatewayHttpResolver(enable_validation=True)
-for module in (health, accounts, slips, reports, imports, maintenance):
+for module in (health, accounts, slips, reports, budgets, imports, maintenance):
     app.include_router(module.router)
 
 # Routes that need no identity; template.yaml gives exactly these `Auth: {Authorizer: NONE}`.
@@ -135,6 +135,11 @@ def precheck(event: dict[str, Any]) -> errors.ApiError | None:
         return errors.BadRequest("the body is not valid JSON")
     if route in NO_BODY_ROUTES and parsed != {}:
         return errors.BadRequest(f"{route} takes no body")
+    if not isinstance(parsed, dict):
+        return errors.ValidationFailed(
+            "the body must be a JSON object",
+            errors=[{"loc": ["body"], "msg": "must be a JSON object", "type": "model_type"}],
+        )
     event["body"] = text
     event["isBase64Encoded"] = False
     event["headers"] = {**(event.get("headers") or {}), "content-type": JSON}
@@ -147,13 +152,22 @@ def _reject_constant(name: str) -> Any:
 
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP)
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    refused = precheck(event)
+    refused = precheck(event) or idempotency.check_key(event)
     if refused is not None:
-        logger.info("request refused", extra={"code": refused.code, "status": refused.status})
-        return {
-            "statusCode": refused.status,
-            "headers": {"Content-Type": PROBLEM_JSON, **refused.headers},
-            "body": json.dumps(refused.problem(), ensure_ascii=False, separators=(",", ":")),
-            "isBase64Encoded": False,
-        }
+        return _refusal(refused)
+    if event.get("routeKey") in idempotency.IDEMPOTENT_ROUTES and idempotency.header(event, "idempotency-key"):
+        try:
+            return idempotency.run_once(event, context, lambda: app.resolve(event, context))
+        except errors.ApiError as error:
+            return _refusal(error)
     return app.resolve(event, context)
+
+
+def _refusal(error: errors.ApiError) -> dict[str, Any]:
+    logger.info("request refused", extra={"code": error.code, "status": error.status})
+    return {
+        "statusCode": error.status,
+        "headers": {"Content-Type": PROBLEM_JSON, **error.headers},
+        "body": json.dumps(error.problem(), ensure_ascii=False, separators=(",", ":")),
+        "isBase64Encoded": False,
+    }

@@ -69,8 +69,7 @@ def import_csv(
             queue.append(row)
     queue.sort(key=lambda r: (r.slip.date, r.line))
     known = {
-        i["SK"].removeprefix("ROW#")
-        for i in store.query(who, begins_with="ROW#", projection="SK", consistent=True)
+        i["SK"].removeprefix("ROW#") for i in store.query(who, begins_with="ROW#", projection="SK", consistent=True)
     }
     writer = _Writer(store, who, parsed.sha256, known, tally)
     _started(store, who, parsed)
@@ -244,9 +243,7 @@ class _Writer:
         """Slip ids among `rows` already imported (ROW item) or taken by a slip at that key."""
         keys = [k for r in rows for k in (row_sk(r.slip_id), slip_sk(r.slip.date, r.slip_id))]
         found = self.store.transact_get(self.who, keys)
-        return {
-            r.slip_id for i, r in enumerate(rows) if found[2 * i] is not None or found[2 * i + 1] is not None
-        }
+        return {r.slip_id for i, r in enumerate(rows) if found[2 * i] is not None or found[2 * i + 1] is not None}
 
     def _ops(self, rows: Sequence[Row]) -> list[TxOp]:
         missing = [r.slip_id for r in rows if r.slip_id not in self.numbers]

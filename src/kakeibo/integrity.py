@@ -13,7 +13,7 @@ rebuild: repairs them, without ever interleaving with a slip change:
    transactions that each also check the lease is still ours (store.lock_held_op);
 4. remove the marks and release the lease (also on failure). If the process dies instead, the
    marks and the lease expire by themselves after LEASE_SECONDS.
-Budgets survive: a month x category item keeps limit and strict; remaining = limit - expense.
+Budgets survive: a month x category item keeps limit and strict; remaining = limit - spent.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ class Snapshot:
 
     @property
     def expected(self) -> dict[ItemKey, dict[str, int]]:
-        return ledger.with_remaining(ledger.recompute(self.entries, self.opening), self.limits)
+        return ledger.with_budgets(ledger.recompute(self.entries, self.opening), self.limits)
 
     def mismatches(self) -> list[Mismatch]:
         return ledger.diff(self.expected, self.stored)

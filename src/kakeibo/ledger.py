@@ -72,11 +72,16 @@ class ItemChange:
         return 0
 
     @property
+    def spending(self) -> int:
+        """Net spending change of a month x category: expenses less refunds (income there)."""
+        if isinstance(self.key, CategoryMonthItem):
+            return self.deltas.get("expense", 0) - self.deltas.get("income", 0)
+        return 0
+
+    @property
     def budget_needed(self) -> int:
         """Spending added to a month x category: a strict budget must have this much left."""
-        if isinstance(self.key, CategoryMonthItem):
-            return max(0, self.deltas.get("expense", 0))
-        return 0
+        return max(0, self.spending)
 
 
 SlipOp = Literal["create", "update", "move", "delete"]
@@ -177,24 +182,25 @@ def recompute(entries: Iterable[Entry], opening: Mapping[str, int]) -> dict[Item
 
 
 # Fields each derived item kind carries, as `recompute` and the slip transactions maintain them.
-# A month x category item also keeps `remaining` = budget limit (0 without one) - expense, so that a
-# strict budget is a single condition.
+# A month x category item also keeps `spent` (expense - income: refunds count against spending)
+# and `remaining` = budget limit (0 without one) - spent, so that a strict budget is one condition.
 FIELDS: dict[type, tuple[str, ...]] = {
     AccountItem: ACCOUNT_FIELDS,
     DayItem: DAY_FIELDS,
-    CategoryMonthItem: (*CATEGORY_FIELDS, "remaining"),
+    CategoryMonthItem: (*CATEGORY_FIELDS, "spent", "remaining"),
 }
 
 
-def with_remaining(
+def with_budgets(
     expected: Mapping[ItemKey, Mapping[str, int]], limits: Mapping[CategoryMonthItem, int]
 ) -> dict[ItemKey, dict[str, int]]:
-    """`expected` plus each month x category item's `remaining`, given the budget limits set."""
+    """`expected` plus each month x category item's `spent` and `remaining`, given the limits set."""
     out = {key: dict(value) for key, value in expected.items()}
     for key in set(limits) | {k for k in expected if isinstance(k, CategoryMonthItem)}:
         if isinstance(key, CategoryMonthItem):
             item = out.setdefault(key, {})
-            item["remaining"] = limits.get(key, 0) - item.get("expense", 0)
+            item["spent"] = item.get("expense", 0) - item.get("income", 0)
+            item["remaining"] = limits.get(key, 0) - item["spent"]
     return out
 
 

@@ -257,6 +257,31 @@ class MonthlyReport(BaseModel):
     by_account: list[AccountTotal]
 
 
+# ---- budgets ----------------------------------------------------------------------------------
+
+
+class BudgetIn(Strict):
+    limit: Annotated[StrictInt, Field(ge=0, le=MAX_AMOUNT, examples=[30000])]
+    strict: StrictBool = Field(
+        default=False, description="Refuse writes that would push the month's spending past the limit"
+    )
+
+
+class Budget(BaseModel):
+    month: str
+    category: str
+    limit: int
+    spent: int = Field(description="expenses less refunds (income) in this category and month")
+    remaining: int
+    strict: bool
+    version: int
+
+
+class BudgetList(BaseModel):
+    month: str
+    items: list[Budget]
+
+
 # ---- imports and ledger maintenance ------------------------------------------------------------
 
 

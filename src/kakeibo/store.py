@@ -25,13 +25,20 @@ from typing import TYPE_CHECKING, Any
 import boto3
 from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
 from botocore.config import Config
-from botocore.exceptions import ClientError
+from botocore.exceptions import (
+    ClientError,
+    ConnectionClosedError,
+    ConnectTimeoutError,
+    EndpointConnectionError,
+    ReadTimeoutError,
+)
 
 from kakeibo import errors
 from kakeibo.ledger import AccountItem, CategoryMonthItem, DayItem, ItemChange, ItemKey, Plan
 from kakeibo.settings import get_settings
 
 if TYPE_CHECKING:
+    from aws_lambda_powertools.utilities.idempotency import DynamoDBPersistenceLayer
     from mypy_boto3_dynamodb import DynamoDBClient
 
 Item = dict[str, Any]
@@ -116,6 +123,9 @@ RETRYABLE_ERRORS = {
     "RequestLimitExceeded",
     "InternalServerError",
 }
+
+# The request may or may not have reached DynamoDB: retried as is (a transaction with its token).
+LOST_RESPONSE = (ReadTimeoutError, ConnectionClosedError, EndpointConnectionError, ConnectTimeoutError)
 
 _serializer = TypeSerializer()
 _deserializer = TypeDeserializer()
@@ -228,6 +238,11 @@ class Store:
         for attempt in range(self.retry.attempts):
             try:
                 return fn(**kwargs)
+            except LOST_RESPONSE as exc:
+                if attempt + 1 < self.retry.attempts:
+                    self.retry.sleep(self.retry.delay(attempt))
+                    continue
+                raise errors.Conflict("the database did not answer; retry shortly", retry_after=1) from exc
             except ClientError as exc:
                 code = exc.response["Error"]["Code"]
                 if code in RETRYABLE_ERRORS and attempt + 1 < self.retry.attempts:
@@ -302,13 +317,18 @@ class Store:
         """One TransactWriteItems call; conflicts and throttling retried with the same token."""
         if not ops:
             return
-        request: dict[str, Any] = {"TransactItems": [op.request() for op in ops]}
-        if token:
-            request["ClientRequestToken"] = token[:36]
+        request: dict[str, Any] = {
+            "TransactItems": [op.request() for op in ops],
+            "ClientRequestToken": (token or str(uuid.uuid4()))[:36],
+        }
         for attempt in range(self.retry.attempts):
             try:
                 self.client.transact_write_items(**request)
                 return
+            except LOST_RESPONSE:
+                # Committed or not, the same request with the same token is safe: DynamoDB applies
+                # it at most once within ten minutes.
+                pass
             except ClientError as exc:
                 code = exc.response["Error"]["Code"]
                 if code == "TransactionCanceledException":
@@ -321,8 +341,8 @@ class Store:
                     ) from exc
                 elif code not in RETRYABLE_ERRORS:
                     raise
-                if attempt + 1 < self.retry.attempts:
-                    self.retry.sleep(self.retry.delay(attempt))
+            if attempt + 1 < self.retry.attempts:
+                self.retry.sleep(self.retry.delay(attempt))
         raise errors.Conflict("the ledger is busy with concurrent changes; retry", retry_after=1)
 
     def transact_get(self, ledger: str, sks: Sequence[str]) -> list[Item | None]:
@@ -332,8 +352,7 @@ class Store:
             chunk = sks[start : start + 100]
             request = {
                 "TransactItems": [
-                    {"Get": {"TableName": self.table, "Key": to_ddb({"PK": pk(ledger), "SK": sk})}}
-                    for sk in chunk
+                    {"Get": {"TableName": self.table, "Key": to_ddb({"PK": pk(ledger), "SK": sk})}} for sk in chunk
                 ]
             }
             for attempt in range(self.retry.attempts):
@@ -413,9 +432,7 @@ class Store:
         now = self.now_ms()
         ops = []
         for change in plan.changes:
-            ops.append(
-                self._change_op(ledger, change, active_accounts, missing_account, archived_account, now=now)
-            )
+            ops.append(self._change_op(ledger, change, active_accounts, missing_account, archived_account, now=now))
         # Accounts the new slip names must exist (and be open) even if their net change is zero,
         # e.g. an update that only edits the memo of a slip whose account was archived meanwhile
         # does not need this, but a transfer between two accounts always moves both.
@@ -502,15 +519,15 @@ class Store:
         values: dict[str, Any],
         adds: list[str],
     ) -> TxOp:
-        deltas = change.deltas
         names.update({"#cat": "category", "#month": "month", "#type": "type"})
         values.update({":cat": key.category, ":month": key.month, ":type": "category_month"})
-        expense = deltas.get("expense", 0)
-        if expense:
-            # remaining = limit - expense, kept up to date so a strict budget is one condition
-            names["#rem"] = "remaining"
-            adds.append("#rem :negexp")
-            values[":negexp"] = -expense
+        spending = change.spending
+        if spending:
+            # spent = expense - income and remaining = limit - spent are kept up to date, so that a
+            # strict budget is one condition here and setting a limit is one atomic update
+            names.update({"#spent": "spent", "#rem": "remaining"})
+            adds += ["#spent :spent", "#rem :negspent"]
+            values[":spent"], values[":negspent"] = spending, -spending
         condition: str | None = None
         need = change.budget_needed
         if need:
@@ -537,22 +554,25 @@ class Store:
             ConditionExpression="attribute_not_exists(SK)",
         )
 
-    def update_versioned(
-        self, ledger: str, sk: str, sets: Mapping[str, Any], expected: int, on_fail: OnFail
+    def conditional_update(
+        self,
+        ledger: str,
+        sk: str,
+        update: str,
+        condition: str,
+        on_fail: OnFail,
+        *,
+        names: dict[str, str],
+        values: dict[str, Any],
     ) -> Item:
-        """SET fields and bump `version`, only if the item exists at version `expected`."""
-        names = {f"#c{i}": k for i, k in enumerate(sets)}
-        values: dict[str, Any] = {f":c{i}": v for i, v in enumerate(sets.values())}
-        values.update({":expected": expected, ":one": 1})
-        names["#ver"] = "version"
-        assignments = ", ".join(f"#c{i} = :c{i}" for i in range(len(sets)))
+        """One UpdateItem under a condition; the new item, or `on_fail(current item or None)` raised."""
         try:
             res = self._call(
                 self.client.update_item,
                 TableName=self.table,
                 Key=to_ddb({"PK": pk(ledger), "SK": sk}),
-                UpdateExpression=f"SET {assignments} ADD #ver :one",
-                ConditionExpression="attribute_exists(SK) AND #ver = :expected",
+                UpdateExpression=update,
+                ConditionExpression=condition,
                 ExpressionAttributeNames=names,
                 ExpressionAttributeValues=to_ddb(values),
                 ReturnValues="ALL_NEW",
@@ -564,6 +584,74 @@ class Store:
                 raise on_fail(from_ddb(old) if old else None) from exc
             raise
         return from_ddb(res["Attributes"])
+
+    def update_versioned(self, ledger: str, sk: str, sets: Mapping[str, Any], expected: int, on_fail: OnFail) -> Item:
+        """SET fields and bump `version`, only if the item exists at version `expected`."""
+        names = {f"#c{i}": k for i, k in enumerate(sets)}
+        values: dict[str, Any] = {f":c{i}": v for i, v in enumerate(sets.values())}
+        values.update({":expected": expected, ":one": 1})
+        names["#ver"] = "version"
+        assignments = ", ".join(f"#c{i} = :c{i}" for i in range(len(sets)))
+        return self.conditional_update(
+            ledger,
+            sk,
+            f"SET {assignments} ADD #ver :one",
+            "attribute_exists(SK) AND #ver = :expected",
+            on_fail,
+            names=names,
+            values=values,
+        )
+
+    def put_budget(
+        self,
+        ledger: str,
+        month: str,
+        category: str,
+        *,
+        limit: int,
+        strict: bool,
+        expected: int | None,
+        must_exist: bool,
+        on_fail: OnFail,
+    ) -> Item:
+        """Set a month x category budget. `remaining` becomes limit - spent in the same atomic update,
+        so a slip transaction racing with it sees either the old or the new limit, never a mix."""
+        names = {
+            "#limit": "limit",
+            "#strict": "strict",
+            "#rem": "remaining",
+            "#spent": "spent",
+            "#bv": "budget_version",
+            "#cat": "category",
+            "#month": "month",
+            "#type": "type",
+        }
+        values: dict[str, Any] = {
+            ":l": limit,
+            ":s": strict,
+            ":zero": 0,
+            ":one": 1,
+            ":cat": category,
+            ":month": month,
+            ":type": "category_month",
+        }
+        if expected is not None:
+            condition = "#bv = :v"
+            values[":v"] = expected
+        elif must_exist:
+            condition = "attribute_exists(#limit)"
+        else:
+            condition = "attribute_not_exists(#limit)"
+        return self.conditional_update(
+            ledger,
+            category_sk(month, category),
+            "SET #limit = :l, #strict = :s, #rem = :l - if_not_exists(#spent, :zero), "
+            "#cat = :cat, #month = :month, #type = :type ADD #bv :one",
+            condition,
+            on_fail,
+            names=names,
+            values=values,
+        )
 
     # -- counters -------------------------------------------------------------------------------
 
@@ -664,9 +752,7 @@ class Store:
 
         def fail(item: Item | None) -> errors.ApiError:
             until = int((item or {}).get("expires_at", now))
-            return errors.Locked(
-                f"the {name} lock is held; retry shortly", retry_after=_seconds_until(until, now)
-            )
+            return errors.Locked(f"the {name} lock is held; retry shortly", retry_after=_seconds_until(until, now))
 
         return TxOp(
             "ConditionCheck",
@@ -725,7 +811,7 @@ class Store:
 
     def set_balance_op(self, lease: Lease, key: ItemKey, values: Mapping[str, int]) -> TxOp:
         """Set a balance item to absolute values (a rebuild). An account must carry our mark; a
-        month x category item keeps its budget (limit, strict) and gets remaining = limit - expense."""
+        month x category item keeps its budget (limit, strict) and gets remaining = limit - spent."""
         fields = {name: value for name, value in values.items() if name != "remaining"}
         names = {f"#f{i}": name for i, name in enumerate(fields)}
         exprs: dict[str, Any] = {f":f{i}": value for i, value in enumerate(fields.values())}
@@ -743,7 +829,8 @@ class Store:
             names.update({"#cat": "category", "#month": "month", "#type": "type"})
             names.update({"#rem": "remaining", "#limit": "limit"})
             exprs.update({":cat": key.category, ":month": key.month, ":type": "category_month", ":zero": 0})
-            exprs[":spent"] = fields.get("expense", 0)  # the new value: SET reads the old item
+            # remaining from the new spent (SET reads the old item) and whatever limit is set by then
+            exprs[":spent"] = fields.get("spent", fields.get("expense", 0) - fields.get("income", 0))
             sets += [
                 "#cat = :cat",
                 "#month = :month",
@@ -839,7 +926,7 @@ def _budget_failure(key: CategoryMonthItem, need: int) -> OnFail:
     def fail(item: Item | None) -> errors.ApiError:
         item = item or {}
         limit = int(item.get("limit", 0))
-        spent = int(item.get("expense", 0))
+        spent = int(item.get("spent", 0))
         return errors.BudgetExceeded(
             f"the {key.month} budget for '{key.category}' has {limit - spent} left; this needs {need}",
             month=key.month,
@@ -851,6 +938,14 @@ def _budget_failure(key: CategoryMonthItem, need: int) -> OnFail:
         )
 
     return fail
+
+
+@cache
+def idempotency_persistence() -> DynamoDBPersistenceLayer:
+    """Powertools' idempotency records, on the IdempotencyTable, through our cached client."""
+    from aws_lambda_powertools.utilities.idempotency import DynamoDBPersistenceLayer  # noqa: PLC0415 - loaded on use
+
+    return DynamoDBPersistenceLayer(table_name=get_settings().idempotency_table_name, boto3_client=dynamodb_client())
 
 
 @cache

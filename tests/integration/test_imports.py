@@ -21,9 +21,7 @@ OPENING = {"bank": 1_000_000, "cash": 100_000, "suica": 50_000, "card": 0}
 class Wrapped:
     """A DynamoDB client that records transactions and can crash after `fail_after` of them."""
 
-    def __init__(
-        self, client: Any, fail_after: int | None = None, rendezvous: threading.Barrier | None = None
-    ) -> None:
+    def __init__(self, client: Any, fail_after: int | None = None, rendezvous: threading.Barrier | None = None) -> None:
         self._client = client
         self.fail_after = fail_after
         self.rendezvous = rendezvous  # wait for the others here before the first transaction
@@ -113,9 +111,7 @@ def slips_of(api: Client) -> list[dict[str, Any]]:
             return items
 
 
-def test_batched_and_a_crash_halfway_resumes_to_exactly_the_file(
-    api: Client, store: Store, user: str
-) -> None:
+def test_batched_and_a_crash_halfway_resumes_to_exactly_the_file(api: Client, store: Store, user: str) -> None:
     # Given a household and a month of 152 rows, two of them the same coffee
     household(api)
     rows = month_of_rows(152)
@@ -245,9 +241,7 @@ def test_a_moved_or_deleted_imported_slip_is_not_imported_again(api: Client) -> 
     assert first["created"] == 2
     lunch, snack = sorted(slips_of(api), key=lambda s: s["date"])
     # When one slip is moved to another date and the other deleted
-    moved = api.patch(
-        f"/slips/{lunch['date']}/{lunch['id']}", {"date": "2026-11-10"}, headers={"If-Match": '"1"'}
-    )
+    moved = api.patch(f"/slips/{lunch['date']}/{lunch['id']}", {"date": "2026-11-10"}, headers={"If-Match": '"1"'})
     assert moved.status == 200
     assert api.delete(f"/slips/{snack['date']}/{snack['id']}", headers={"If-Match": '"1"'}).status == 204
     # Then importing the file again brings neither back
@@ -273,9 +267,7 @@ def test_out_of_time_returns_partial_and_the_next_run_finishes(api: Client, stor
     assert api.balances() == expected_balances(rows)
 
 
-def test_export_then_import_into_an_empty_ledger_gives_identical_balances(
-    api: Client, other_api: Client
-) -> None:
+def test_export_then_import_into_an_empty_ledger_gives_identical_balances(api: Client, other_api: Client) -> None:
     # Given a ledger with all kinds of slips, one entered after a later-dated income that pays for it
     for client in (api, other_api):
         client.account("cash", 0)
@@ -299,10 +291,7 @@ def test_export_then_import_into_an_empty_ledger_gives_identical_balances(
         assert other_api.balances(date) == api.balances(date)
     for month in ("2026-10", "2026-11", "2026-12"):
         query = {"month": month}
-        assert (
-            other_api.get("/reports/monthly", query=query).json
-            == api.get("/reports/monthly", query=query).json
-        )
+        assert other_api.get("/reports/monthly", query=query).json == api.get("/reports/monthly", query=query).json
     assert other_api.get("/slips.csv").raw == exported.raw
     assert other_api.post("/ledger/verify").json["ok"] is True
     # And importing the export back into the original ledger changes nothing

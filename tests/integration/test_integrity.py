@@ -7,6 +7,7 @@ import copy
 import threading
 import time
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 
@@ -44,9 +45,7 @@ def test_verify_is_ok_on_a_consistent_ledger(api: Client) -> None:
     assert reply.json == {"ok": True, "mismatch_count": 0, "mismatches": []}
 
 
-def test_verify_names_each_corrupted_item_and_rebuild_repairs_them(
-    api: Client, store: Store, user: str
-) -> None:
+def test_verify_names_each_corrupted_item_and_rebuild_repairs_them(api: Client, store: Store, user: str) -> None:
     # Given a consistent ledger whose derived items are then damaged in four ways
     november(api)
     before = {"now": api.balances(), "nov4": api.balances("2026-11-04")}
@@ -54,9 +53,7 @@ def test_verify_names_each_corrupted_item_and_rebuild_repairs_them(
     corrupt(store, user, "ACCOUNT#suica", "SET #balance = :balance", balance=1)
     corrupt(store, user, "MONTH#2026-11#CAT#食費", "SET #count = :count", count=7)
     corrupt(store, user, "DAY#suica#2026-11-20", "SET #delta = :delta", delta=500)  # no slip that day
-    store.client.delete_item(
-        TableName=store.table, Key=to_ddb({"PK": pk(user), "SK": "DAY#suica#2026-11-05"})
-    )
+    store.client.delete_item(TableName=store.table, Key=to_ddb({"PK": pk(user), "SK": "DAY#suica#2026-11-05"}))
     # When the ledger is verified
     reply = api.post("/ledger/verify")
     # Then each damaged field is named with what the slips say and what is stored
@@ -89,35 +86,37 @@ def test_verify_names_each_corrupted_item_and_rebuild_repairs_them(
     assert api.post("/ledger/rebuild").json["written"] == 0
 
 
-def test_rebuild_keeps_budgets_and_sets_remaining(api: Client, store: Store, user: str) -> None:
-    # Given budgets on two month x category items (one without any slip), and a damaged expense
+def test_rebuild_keeps_budgets_and_sets_spent_and_remaining(api: Client, store: Store, user: str) -> None:
+    # Given budgets (one for a month without slips), a refund in a budgeted category, and a damaged total
     november(api)
-    corrupt(
-        store,
-        user,
-        "MONTH#2026-11#CAT#食費",
-        "SET #limit = :limit, #strict = :strict",
-        limit=5000,
-        strict=True,
-    )
-    corrupt(store, user, "MONTH#2026-12#CAT#食費", "SET #limit = :limit, #remaining = :remaining",
-            limit=3000, remaining=3000)  # fmt: skip
-    corrupt(store, user, "MONTH#2026-11#CAT#食費", "SET #expense = :expense, #remaining = :remaining",
-            expense=9999, remaining=-4999)  # fmt: skip
+    api.slip(date="2026-11-07", kind="income", amount=300, account="cash", category="食費", memo="返品")
+    food = "/budgets/2026-11/" + quote("食費")
+    assert api.put(food, {"limit": 5000, "strict": True}).status == 201
+    assert api.put("/budgets/2026-12/" + quote("食費"), {"limit": 3000}).status == 201
+    sk = "MONTH#2026-11#CAT#食費"
+    corrupt(store, user, sk, "SET #expense = :expense, #spent = :spent, #remaining = :remaining",
+            expense=9999, spent=9999, remaining=-4999)  # fmt: skip
     found = api.post("/ledger/verify").json["mismatches"]
-    assert {(m["item"], m["field"]) for m in found} == {
-        ("MONTH#2026-11#CAT#食費", "expense"),
-        ("MONTH#2026-11#CAT#食費", "remaining"),
+    assert {(m["item"], m["field"]): (m["expected"], m["actual"]) for m in found} == {
+        (sk, "expense"): (2000, 9999),
+        (sk, "spent"): (1700, 9999),
+        (sk, "remaining"): (3300, -4999),
     }
     # When the ledger is rebuilt
     assert api.post("/ledger/rebuild").json["written"] == 1
-    # Then the budget stays, and remaining is limit - expense
-    item = store.get(user, "MONTH#2026-11#CAT#食費")
+    # Then the budget stays, spent = expense - income, remaining = limit - spent
+    item = store.get(user, sk)
     assert item is not None
-    assert (item["limit"], item["strict"], item["expense"], item["remaining"]) == (5000, True, 2000, 3000)
-    untouched = store.get(user, "MONTH#2026-12#CAT#食費")
-    assert untouched is not None and (untouched["limit"], untouched["remaining"]) == (3000, 3000)
+    assert (item["limit"], item["strict"], item["expense"], item["income"]) == (5000, True, 2000, 300)
+    assert (item["spent"], item["remaining"]) == (1700, 3300)
+    listed = {b["category"]: b for b in api.get("/budgets", query={"month": "2026-11"}).json["items"]}
+    assert (listed["食費"]["spent"], listed["食費"]["remaining"], listed["食費"]["strict"]) == (1700, 3300, True)
+    december = store.get(user, "MONTH#2026-12#CAT#食費")
+    assert december is not None and (december["limit"], december["remaining"]) == (3000, 3000)
     assert api.post("/ledger/verify").json["ok"] is True
+    # And the strict budget still holds: 3300 left, 3301 is refused
+    over = api.slip(date="2026-11-20", kind="expense", amount=3301, account="cash", category="食費")
+    assert over.status == 409 and over.json["code"] == "budget_exceeded"
 
 
 class Paused:
@@ -142,9 +141,7 @@ class Paused:
         return getattr(self._client, name)
 
 
-def test_slip_changes_during_a_rebuild_get_423_and_never_interleave(
-    api: Client, store: Store, user: str
-) -> None:
+def test_slip_changes_during_a_rebuild_get_423_and_never_interleave(api: Client, store: Store, user: str) -> None:
     # Given a ledger with a damaged day total, and a slip to edit
     november(api)
     lunch = api.slip(date="2026-11-08", kind="expense", amount=900, account="cash", category="食費")

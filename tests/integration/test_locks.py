@@ -58,9 +58,7 @@ def test_release_by_owner_only(timed: Store, user: str) -> None:
     assert timed.acquire_lock(user, "ledger", ttl=30).owner != lease.owner
 
 
-def test_takeover_after_expiry_and_the_old_owner_loses_renew_and_release(
-    timed: Store, user: str, clock: Clock
-) -> None:
+def test_takeover_after_expiry_and_the_old_owner_loses_renew_and_release(timed: Store, user: str, clock: Clock) -> None:
     # Given a lease that its holder renews in time
     first = timed.acquire_lock(user, "rebuild", ttl=10)
     clock.now += 8

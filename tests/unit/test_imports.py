@@ -165,9 +165,7 @@ def test_maintenance_routes_take_no_body(api: Client, route: str) -> None:
     assert api.post(route, user=None).status == 401
 
 
-def test_a_large_export_comes_in_pages_linked_by_rel_next(
-    api: Client, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_large_export_comes_in_pages_linked_by_rel_next(api: Client, monkeypatch: pytest.MonkeyPatch) -> None:
     from kakeibo import importer
 
     # Given 12 slips and pages of about 300 bytes

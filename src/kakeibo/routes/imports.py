@@ -76,9 +76,7 @@ def export_csv(
     cursor: Annotated[str | None, Query(max_length=512)] = None,
 ) -> Response[str]:
     who = identity(router)
-    body, next_cursor = importer.export_csv(
-        get_store(), who, date_from=date_from, date_to=date_to, cursor=cursor
-    )
+    body, next_cursor = importer.export_csv(get_store(), who, date_from=date_from, date_to=date_to, cursor=cursor)
     headers = {"Content-Disposition": 'attachment; filename="slips.csv"'}
     if next_cursor:
         params = {k: v for k, v in (("from", date_from), ("to", date_to)) if v}
