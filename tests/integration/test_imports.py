@@ -298,3 +298,23 @@ def test_export_then_import_into_an_empty_ledger_gives_identical_balances(api: C
     again = api.post("/imports", raw=exported.raw, headers={"Content-Type": "text/csv"})
     assert (again.json["created"], again.json["skipped"]) == (0, 33)
     assert len(slips_of(api)) == 33
+
+
+def test_with_an_idempotency_key_a_partial_import_is_continued_not_replayed(
+    api: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    api.account("cash", 10000)
+    text = HEADER + "2026-11-03,expense,500,cash,,食費,,\n2026-11-04,expense,700,cash,,食費,,\n"
+    headers = {"Content-Type": "text/csv", "Idempotency-Key": "november-import-1"}
+    # Given a first attempt that ran out of time before writing anything
+    monkeypatch.setattr(importer, "MIN_SECONDS_LEFT", 3600.0)
+    first = api.post("/imports", raw=text, headers=headers)
+    assert first.status == 202 and first.json["pending"] == 2
+    # When the same request (same key) is sent again with time to spare: it carries on
+    monkeypatch.setattr(importer, "MIN_SECONDS_LEFT", 0.0)
+    second = api.post("/imports", raw=text, headers=headers)
+    assert second.status == 200 and second.json["created"] == 2
+    # And from then on the key replays that outcome
+    third = api.post("/imports", raw=text, headers=headers)
+    assert (third.status, third.json) == (200, second.json)
+    assert api.balances() == {"cash": 8800}
