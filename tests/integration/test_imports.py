@@ -12,6 +12,7 @@ import pytest
 from kakeibo import importer, integrity, service
 from kakeibo.models import SlipIn
 from kakeibo.store import Store
+from tests import invariants
 from tests.events import Client
 
 HEADER = "date,kind,amount,account,to_account,category,memo,external_id\n"
@@ -142,6 +143,7 @@ def test_batched_and_a_crash_halfway_resumes_to_exactly_the_file(api: Client, st
     assert api.balances() == expected_balances(rows)
     assert len({s["no"] for s in slips}) == 152
     assert integrity.verify(store, user)["ok"] is True
+    assert invariants.check(store, user) == []
     record = store.get(user, f"IMPORT#{result['import_id']}")
     assert record is not None
     assert (record["status"], record["created"], record["runs"], record["rows"]) == ("complete", 152, 2, 152)
@@ -205,6 +207,7 @@ def test_two_runs_of_one_file_at_once_create_each_row_once(api: Client, store: S
     assert len(slips_of(api)) == 120
     assert api.balances() == expected_balances(rows)
     assert integrity.verify(store, user)["ok"] is True
+    assert invariants.check(store, user) == []
 
 
 def test_insufficient_funds_rows_wait_for_later_money_else_become_row_errors(api: Client) -> None:
