@@ -162,6 +162,7 @@ def test_maintenance_routes_take_no_body(api: Client, route: str) -> None:
     reply = api.post(route, {"force": True})
     assert reply.status == 400 and "takes no body" in reply.json["detail"]
     assert api.post(route, raw="{bad").status == 400
+    assert api.post(route, raw="go", headers={"Content-Type": "text/plain"}).status == 415
     assert api.post(route, user=None).status == 401
 
 
@@ -220,8 +221,8 @@ def test_openapi_declares_every_status_of_the_new_routes_and_423_on_writes(api: 
     assert {"200", "202", "400", "401", "409", "413", "415", "422", "423"} <= statuses("/imports", "post")
     assert "text/csv" in paths["/imports"]["post"]["requestBody"]["content"]
     assert {"200", "400", "401"} <= statuses("/slips.csv", "get")
-    assert {"200", "401"} <= statuses("/ledger/verify", "post")
-    assert {"200", "202", "401", "409", "423"} <= statuses("/ledger/rebuild", "post")
+    assert {"200", "400", "401", "415"} <= statuses("/ledger/verify", "post")
+    assert {"200", "202", "400", "401", "409", "415", "423"} <= statuses("/ledger/rebuild", "post")
     for path, method in [("/slips", "post"), ("/slips/{date}/{id}", "put"), ("/slips/{date}/{id}", "patch"),
                          ("/slips/{date}/{id}", "delete"), ("/accounts", "post")]:  # fmt: skip
         assert "423" in statuses(path, method), (path, method)

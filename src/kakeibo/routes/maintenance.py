@@ -18,7 +18,7 @@ TAGS = ["ledger"]
     "/ledger/verify",
     tags=TAGS,
     summary="Recompute every balance, day total and month x category total from the slips; compare",
-    responses={200: ok_response(LedgerCheck), **problem_responses(400, 401, 413)},
+    responses={200: ok_response(LedgerCheck), **problem_responses(400, 401, 413, 415)},
 )
 def verify() -> Response[str]:
     return json_response(200, integrity.verify(get_store(), identity(router)))
@@ -32,7 +32,7 @@ def verify() -> Response[str]:
     responses={
         200: ok_response(LedgerRebuild, "Rebuilt"),
         202: ok_response(LedgerRebuild, "Partly rebuilt: run it again"),
-        **problem_responses(400, 401, 409, 413, 423),
+        **problem_responses(400, 401, 409, 413, 415, 423),
     },
 )
 def rebuild() -> Response[str]:
