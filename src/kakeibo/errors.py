@@ -90,6 +90,8 @@ class IdempotencyKeyReused(ApiError):
 
 
 class Locked(ApiError):
+    """The ledger (or another named lock) is held by a lease; raise it with `retry_after`."""
+
     status, code, title = 423, "locked", "Locked"
 
 

@@ -19,17 +19,21 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from kakeibo import __version__, errors, idempotency
 from kakeibo.http import JSON, PROBLEM_JSON, problem_response
-from kakeibo.routes import accounts, budgets, health, reports, slips
+from kakeibo.routes import accounts, budgets, health, imports, maintenance, reports, slips
 
 logger = Logger()
 app = APIGatewayHttpResolver(enable_validation=True)
-for module in (health, accounts, slips, reports, budgets):
+for module in (health, accounts, slips, reports, budgets, imports, maintenance):
     app.include_router(module.router)
 
 # Routes that need no identity; template.yaml gives exactly these `Auth: {Authorizer: NONE}`.
 PUBLIC_ROUTES = frozenset({"GET /health", "GET /openapi.json", "GET /swagger"})
 MAX_JSON_BODY = 64 * 1024
 JSON_TYPES = ("application/json", "application/merge-patch+json")
+# Routes whose body is not JSON: their media types and size limit. The route reads the raw bytes.
+RAW_BODY_ROUTES = {"POST /imports": (("text/csv",), imports.MAX_CSV_BODY)}
+# POST routes that take no body (an empty JSON object is tolerated).
+NO_BODY_ROUTES = frozenset({"POST /ledger/verify", "POST /ledger/rebuild"})
 
 OPENAPI = {
     "title": "Kakeibo API",
@@ -112,11 +116,16 @@ def precheck(event: dict[str, Any]) -> errors.ApiError | None:
             return errors.BadRequest("the body is not valid base64")
     else:
         data = raw.encode("utf-8", "surrogatepass")
-    if len(data) > MAX_JSON_BODY:
-        return errors.PayloadTooLarge(f"the body may be at most {MAX_JSON_BODY} bytes", limit=MAX_JSON_BODY)
+    types, limit = RAW_BODY_ROUTES.get(route, (JSON_TYPES, MAX_JSON_BODY))
+    if len(data) > limit:
+        return errors.PayloadTooLarge(f"the body may be at most {limit} bytes", limit=limit)
+    if route in NO_BODY_ROUTES and not data.strip():
+        return None
     content_type = headers.get("content-type", "").split(";", 1)[0].strip().lower()
-    if content_type and content_type not in JSON_TYPES:
-        return errors.UnsupportedMediaType(f"send application/json, not {content_type}", accepted=list(JSON_TYPES))
+    if content_type and content_type not in types:
+        return errors.UnsupportedMediaType(f"send {types[0]}, not {content_type}", accepted=list(types))
+    if route in RAW_BODY_ROUTES:
+        return None
     if not data.strip():
         return errors.BadRequest("a JSON body is required")
     try:
@@ -124,6 +133,8 @@ def precheck(event: dict[str, Any]) -> errors.ApiError | None:
         parsed = json.loads(text, parse_constant=_reject_constant)
     except (ValueError, RecursionError):
         return errors.BadRequest("the body is not valid JSON")
+    if route in NO_BODY_ROUTES and parsed != {}:
+        return errors.BadRequest(f"{route} takes no body")
     if not isinstance(parsed, dict):
         return errors.ValidationFailed(
             "the body must be a JSON object",

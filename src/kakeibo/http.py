@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import re
+from collections.abc import Callable
 from typing import Annotated, Any
 
 from aws_lambda_powertools.event_handler import Response
@@ -98,6 +100,24 @@ def _etag_version(raw: str) -> int | None:
         # Can never match an ETag we issue; RFC 9110 says the precondition then fails.
         return -1
     return int(match.group(1))
+
+
+def raw_body(router: BaseRouter) -> bytes:
+    """The request body as sent (the handler's precheck has already checked its size and type)."""
+    event = router.current_event
+    body = event.body or ""
+    if event.is_base64_encoded:
+        return base64.b64decode(body)
+    return body.encode("utf-8", "surrogatepass")
+
+
+def time_left(router: BaseRouter) -> Callable[[], float] | None:
+    """Seconds this invocation has left, if the runtime tells (so long work can stop in time)."""
+    context = router.lambda_context
+    remaining = getattr(context, "get_remaining_time_in_millis", None)
+    if remaining is None:
+        return None
+    return lambda: float(remaining()) / 1000
 
 
 def request_token(router: BaseRouter, idempotency_key: str | None) -> str | None:

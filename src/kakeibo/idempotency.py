@@ -4,8 +4,8 @@ A key is scoped to the caller's ledger and the route, so two ledgers may use the
 request body is the validated payload: the same key with a different body is 422
 `idempotency_key_reused`. While the first request runs, a duplicate gets 409 `request_in_progress`.
 The first outcome — status, body, ETag, Location — is stored and replayed, unless it was a retryable
-failure (conflict, lock, server error): that is raised out of the idempotent function so Powertools
-forgets it, and the caller may try again with the same key.
+failure (conflict, lock, server error) or an import cut short by time (202): that is raised out of
+the idempotent function so Powertools forgets it, and the caller may try again with the same key.
 
 The same key also derives the DynamoDB ClientRequestToken (and, for slips, the slip id), so a retry
 after a lost response is a no-op inside DynamoDB as well.
@@ -105,7 +105,7 @@ def _idempotent() -> tuple[Callable[..., Response], Any]:
 
 def _retryable(response: Response) -> bool:
     status = int(response.get("statusCode", 200))
-    if status >= 500:
+    if status >= 500 or status == 202:  # 202: an import cut short by time; the same request continues it
         return True
     if status in (409, 423):
         try:

@@ -181,6 +181,15 @@ class SlipIn(Strict):
         return Entry(self.date, self.kind, self.amount, self.account, self.to_account, category)
 
 
+ExternalId = Annotated[str, Field(min_length=1, max_length=128, examples=["smbc-20261103-0001"]), _text()]
+
+
+class ImportRow(SlipIn):
+    """One CSV row: exactly a POST /slips body (same rules), plus the source's own transaction id."""
+
+    external_id: ExternalId | None = None
+
+
 class SlipPatch(Strict):
     """JSON merge patch (RFC 7396) of a slip: absent = unchanged, null = remove (optional fields)."""
 
@@ -271,6 +280,48 @@ class Budget(BaseModel):
 class BudgetList(BaseModel):
     month: str
     items: list[Budget]
+
+
+# ---- imports and ledger maintenance ------------------------------------------------------------
+
+
+class ImportRowError(BaseModel):
+    line: int = Field(description="line of the file where the row starts (the header is line 1)")
+    message: str
+
+
+class ImportResult(BaseModel):
+    import_id: str = Field(description="sha256 of the file's normalised content")
+    status: Literal["complete", "partial"] = Field(
+        description="partial: time ran out; send the same file again to import the rest"
+    )
+    encoding: Literal["utf-8", "shift_jis"]
+    rows: int
+    created: int = Field(description="slips created by this request")
+    skipped: int = Field(description="rows imported before (by this file or another)")
+    failed: int
+    pending: int = Field(description="rows left for the next request (partial only)")
+    errors: list[ImportRowError] = Field(description="the first 1000 refused rows, by line")
+
+
+class LedgerMismatch(BaseModel):
+    item: str = Field(examples=["DAY#cash#2026-11-03"])
+    field: str
+    expected: int
+    actual: int | None = Field(description="null: the account item itself is missing")
+
+
+class LedgerCheck(BaseModel):
+    ok: bool
+    mismatch_count: int
+    mismatches: list[LedgerMismatch]
+
+
+class LedgerRebuild(BaseModel):
+    complete: bool = Field(description="false: time ran out; run it again to finish")
+    written: int = Field(description="balance items rewritten")
+    mismatch_count: int
+    mismatches: list[LedgerMismatch] = Field(description="what was found (and rewritten)")
 
 
 class Health(BaseModel):

@@ -18,6 +18,7 @@ from kakeibo.idempotency import derived_id
 from kakeibo.ledger import Entry
 from kakeibo.models import ACCOUNT_ID_RE, AccountCreate, AccountPatch, BudgetIn, SlipIn, check_month, parse_date
 from kakeibo.store import (
+    LEDGER_LOCK,
     Item,
     Store,
     TxOp,
@@ -87,11 +88,24 @@ def create_account(store: Store, who: str, body: AccountCreate, *, request_token
         "updated_at": stamp,
         "request_token": request_token,
     }
-    if not store.put_new(who, item):
+    try:
+        # Never while a rebuild holds the ledger: slips on an account it has not fenced could interleave.
+        store.transact(
+            [
+                store.put_op(
+                    who,
+                    item,
+                    "attribute_not_exists(SK)",
+                    lambda old: errors.AlreadyExists(f"account '{body.id}' already exists", id=body.id),
+                ),
+                store.lock_free_op(who, LEDGER_LOCK),
+            ]
+        )
+    except errors.AlreadyExists:
         existing = store.get(who, account_sk(body.id))
         if request_token and existing and existing.get("request_token") == request_token:
             return account_view(existing)  # this very request, created before its answer was lost
-        raise errors.AlreadyExists(f"account '{body.id}' already exists", id=body.id)
+        raise
     return account_view(item)
 
 
@@ -401,18 +415,8 @@ def delete_slip(
     store.transact(ops, token or new_token())
 
 
-def list_slips(
-    store: Store,
-    who: str,
-    *,
-    date_from: str | None = None,
-    date_to: str | None = None,
-    account: str | None = None,
-    category: str | None = None,
-    kind: str | None = None,
-    limit: int = 50,
-    cursor: str | None = None,
-) -> tuple[list[dict[str, Any]], str | None]:
+def slip_range(date_from: str | None, date_to: str | None, cursor: str | None) -> tuple[str, str, str | None]:
+    """The SK range of the slips dated from..to, and where a cursor resumes inside it."""
     for name, value in (("from", date_from), ("to", date_to)):
         if value is not None:
             query_date(name, value)
@@ -426,6 +430,22 @@ def list_slips(
         start = payload.get("sk")
         if not (isinstance(start, str) and start.startswith("SLIP#") and lo <= start <= hi):
             raise errors.BadRequest("invalid cursor")
+    return lo, hi, start
+
+
+def list_slips(
+    store: Store,
+    who: str,
+    *,
+    date_from: str | None = None,
+    date_to: str | None = None,
+    account: str | None = None,
+    category: str | None = None,
+    kind: str | None = None,
+    limit: int = 50,
+    cursor: str | None = None,
+) -> tuple[list[dict[str, Any]], str | None]:
+    lo, hi, start = slip_range(date_from, date_to, cursor)
     filters, names, values = [], {}, {}
     if account:
         filters.append("(#acc = :acc OR #to = :acc)")

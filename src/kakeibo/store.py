@@ -12,7 +12,9 @@ from __future__ import annotations
 import base64
 import functools
 import json
+import math
 import random
+import re
 import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -69,6 +71,45 @@ def category_sk(month: str, category: str) -> str:
 
 
 SLIP_SEQ_SK = "SEQ#slip"
+
+
+LEDGER_LOCK = "ledger"  # held by a rebuild: no slip or account may change meanwhile
+
+
+def lock_sk(name: str) -> str:
+    return f"LOCK#{name}"
+
+
+def derived_sk(key: ItemKey) -> str:
+    """The SK of a balance item (account, day total, month x category)."""
+    if isinstance(key, AccountItem):
+        return account_sk(key.account)
+    if isinstance(key, DayItem):
+        return day_sk(key.account, key.date)
+    return category_sk(key.month, key.category)
+
+
+_DAY_SK_RE = re.compile(r"^DAY#([^#]+)#(\d{4}-\d{2}-\d{2})$")
+_CATEGORY_SK_RE = re.compile(r"^MONTH#(\d{4}-\d{2})#CAT#([^#]+)$")
+
+
+def derived_key(sk: str) -> ItemKey | None:
+    """The balance item an SK names, or None for any other item (slip, lock, counter...)."""
+    if sk.startswith("ACCOUNT#"):
+        return AccountItem(sk.removeprefix("ACCOUNT#"))
+    if found := _DAY_SK_RE.match(sk):
+        return DayItem(found.group(1), found.group(2))
+    if found := _CATEGORY_SK_RE.match(sk):
+        return CategoryMonthItem(found.group(1), found.group(2))
+    return None
+
+
+# A rebuild marks every account item with its token and an expiry (epoch ms). Every slip
+# transaction's operation on an account carries FENCE, so no slip change can interleave with a
+# rebuild; a mark left behind by a crashed rebuild stops counting once it expires.
+REBUILD_MARK, REBUILD_EXPIRES = "rebuild", "rebuild_expires"
+FENCE = "(attribute_not_exists(#rb) OR #rbx < :now)"
+FENCE_NAMES = {"#rb": REBUILD_MARK, "#rbx": REBUILD_EXPIRES}
 
 RETRYABLE_REASONS = {
     "TransactionConflict",
@@ -164,16 +205,31 @@ def _cancellation_error(exc: ClientError, ops: Sequence[TxOp]) -> errors.ApiErro
     return errors.Conflict("the change could not be applied", reasons=sorted(c for c in codes if c))
 
 
+@dataclass(frozen=True)
+class Lease:
+    """A lease lock held until `expires_at` (epoch ms) by whoever knows `owner`."""
+
+    ledger: str
+    name: str
+    owner: str
+    expires_at: int
+
+
 class Store:
     def __init__(
         self,
         client: DynamoDBClient,
         table_name: str,
         retry: RetryPolicy | None = None,
+        clock: Callable[[], float] = time.time,
     ) -> None:
         self.client = client
         self.table = table_name
         self.retry = retry or RetryPolicy()
+        self.clock = clock
+
+    def now_ms(self) -> int:
+        return int(self.clock() * 1000)
 
     # -- generic helpers ------------------------------------------------------------------------
 
@@ -360,27 +416,36 @@ class Store:
         missing_account: Callable[[str], errors.ApiError],
         archived_account: Callable[[str], errors.ApiError],
     ) -> list[TxOp]:
-        """The Update of every balance item a plan moves, each with the guard it needs."""
+        """The Update of every balance item a plan moves, each with the guard it needs.
+
+        Every account the plan involves is fenced against a running rebuild (FENCE), through its
+        Update or, when its net change is zero, a ConditionCheck."""
+        now = self.now_ms()
         ops = []
         for change in plan.changes:
-            ops.append(self._change_op(ledger, change, active_accounts, missing_account, archived_account))
+            ops.append(self._change_op(ledger, change, active_accounts, missing_account, archived_account, now=now))
         # Accounts the new slip names must exist (and be open) even if their net change is zero,
         # e.g. an update that only edits the memo of a slip whose account was archived meanwhile
         # does not need this, but a transfer between two accounts always moves both.
         named = {c.key.account for c in plan.changes if isinstance(c.key, AccountItem)}
-        for account in sorted(active_accounts - named):
+        for account in sorted((active_accounts | set(plan.accounts)) - named):
+            condition = FENCE
+            names, values = dict(FENCE_NAMES), {":now": now}
+            if account in active_accounts:
+                condition = f"attribute_exists(SK) AND #arch = :false AND {FENCE}"
+                names["#arch"], values[":false"] = "archived", False
             ops.append(
                 TxOp(
                     "ConditionCheck",
                     {
                         "TableName": self.table,
                         "Key": to_ddb({"PK": pk(ledger), "SK": account_sk(account)}),
-                        "ConditionExpression": "attribute_exists(SK) AND #arch = :false",
-                        "ExpressionAttributeNames": {"#arch": "archived"},
-                        "ExpressionAttributeValues": to_ddb({":false": False}),
+                        "ConditionExpression": condition,
+                        "ExpressionAttributeNames": names,
+                        "ExpressionAttributeValues": to_ddb(values),
                         "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
                     },
-                    _account_failure(account, 0, missing_account, archived_account),
+                    _account_failure(account, 0, missing_account, archived_account, now),
                 )
             )
         return ops
@@ -392,6 +457,8 @@ class Store:
         active_accounts: frozenset[str],
         missing_account: Callable[[str], errors.ApiError],
         archived_account: Callable[[str], errors.ApiError],
+        *,
+        now: int,
     ) -> TxOp:
         key: ItemKey = change.key
         deltas = change.deltas
@@ -399,7 +466,9 @@ class Store:
         values: dict[str, Any] = {f":f{i}": deltas[name] for i, name in enumerate(deltas)}
         adds = [f"#f{i} :f{i}" for i in range(len(deltas))]
         if isinstance(key, AccountItem):
-            condition = "attribute_exists(SK)"
+            condition = f"attribute_exists(SK) AND {FENCE}"
+            names.update(FENCE_NAMES)
+            values[":now"] = now
             if key.account in active_accounts:
                 condition += " AND #arch = :false"
                 names["#arch"] = "archived"
@@ -413,7 +482,7 @@ class Store:
                 ledger,
                 account_sk(key.account),
                 "ADD " + ", ".join(adds),
-                _account_failure(key.account, need, missing_account, archived_account),
+                _account_failure(key.account, need, missing_account, archived_account, now),
                 condition=condition,
                 names=names,
                 values=values,
@@ -470,18 +539,11 @@ class Store:
 
     def put_new(self, ledger: str, item: Item) -> bool:
         """Put an item that must not exist yet. False if it already does."""
-        try:
-            self._call(
-                self.client.put_item,
-                TableName=self.table,
-                Item=to_ddb({"PK": pk(ledger), **item}),
-                ConditionExpression="attribute_not_exists(SK)",
-            )
-        except ClientError as exc:
-            if exc.response["Error"]["Code"] == "ConditionalCheckFailedException":
-                return False
-            raise
-        return True
+        return self._conditional(
+            self.client.put_item,
+            Item=to_ddb({"PK": pk(ledger), **item}),
+            ConditionExpression="attribute_not_exists(SK)",
+        )
 
     def conditional_update(
         self,
@@ -596,6 +658,219 @@ class Store:
         )
         return int(from_ddb(res["Attributes"])["value"])
 
+    def reserve_numbers(self, ledger: str, count: int, sk: str = SLIP_SEQ_SK) -> list[int]:
+        """`count` consecutive numbers from the counter in one atomic ADD."""
+        if count <= 0:
+            return []
+        res = self._call(
+            self.client.update_item,
+            TableName=self.table,
+            Key=to_ddb({"PK": pk(ledger), "SK": sk}),
+            UpdateExpression="ADD #v :n",
+            ExpressionAttributeNames={"#v": "value"},
+            ExpressionAttributeValues=to_ddb({":n": count}),
+            ReturnValues="UPDATED_NEW",
+        )
+        last = int(from_ddb(res["Attributes"])["value"])
+        return list(range(last - count + 1, last + 1))
+
+    # -- lease locks ----------------------------------------------------------------------------
+    # A lock is one item, LOCK#{name}: taken with a conditional Put that succeeds only if nobody
+    # holds it or the holder's lease has expired; renewed and released only by its owner token.
+
+    def acquire_lock(self, ledger: str, name: str, ttl: float, owner: str | None = None) -> Lease:
+        """Take the lease for `ttl` seconds, or raise Locked naming when the holder's lease ends."""
+        now = self.now_ms()
+        lease = Lease(ledger, name, owner or uuid.uuid4().hex, now + math.ceil(ttl * 1000))
+        try:
+            self._call(
+                self.client.put_item,
+                TableName=self.table,
+                Item=to_ddb(
+                    {
+                        "PK": pk(ledger),
+                        "SK": lock_sk(name),
+                        "type": "lock",
+                        "lock": name,
+                        "owner": lease.owner,
+                        "expires_at": lease.expires_at,
+                        "acquired_at": now,
+                    }
+                ),
+                ConditionExpression="attribute_not_exists(SK) OR #exp < :now",
+                ExpressionAttributeNames={"#exp": "expires_at"},
+                ExpressionAttributeValues=to_ddb({":now": now}),
+                ReturnValuesOnConditionCheckFailure="ALL_OLD",
+            )
+        except ClientError as exc:
+            if exc.response["Error"]["Code"] != "ConditionalCheckFailedException":
+                raise
+            held: Any = exc.response.get("Item")
+            until = int(from_ddb(held).get("expires_at", now)) if held else now
+            raise errors.Locked(
+                f"the {name} lock is held by another process", retry_after=_seconds_until(until, now)
+            ) from exc
+        return lease
+
+    def renew_lock(self, lease: Lease, ttl: float) -> Lease | None:
+        """Extend a lease we still hold (ours and not expired). None if it was lost."""
+        now = self.now_ms()
+        renewed = Lease(lease.ledger, lease.name, lease.owner, now + math.ceil(ttl * 1000))
+        if not self._conditional(
+            self.client.update_item,
+            Key=to_ddb({"PK": pk(lease.ledger), "SK": lock_sk(lease.name)}),
+            UpdateExpression="SET #exp = :exp",
+            ConditionExpression="#owner = :me AND #exp >= :now",
+            ExpressionAttributeNames={"#owner": "owner", "#exp": "expires_at"},
+            ExpressionAttributeValues=to_ddb({":me": lease.owner, ":now": now, ":exp": renewed.expires_at}),
+        ):
+            return None
+        return renewed
+
+    def release_lock(self, lease: Lease) -> bool:
+        """Delete the lock if `lease` still owns it. False if someone else holds it by now."""
+        return self._conditional(
+            self.client.delete_item,
+            Key=to_ddb({"PK": pk(lease.ledger), "SK": lock_sk(lease.name)}),
+            ConditionExpression="#owner = :me",
+            ExpressionAttributeNames={"#owner": "owner"},
+            ExpressionAttributeValues=to_ddb({":me": lease.owner}),
+        )
+
+    def lock_free_op(self, ledger: str, name: str) -> TxOp:
+        """A transaction step that fails (Locked) while anybody holds a live lease on `name`."""
+        now = self.now_ms()
+
+        def fail(item: Item | None) -> errors.ApiError:
+            until = int((item or {}).get("expires_at", now))
+            return errors.Locked(f"the {name} lock is held; retry shortly", retry_after=_seconds_until(until, now))
+
+        return TxOp(
+            "ConditionCheck",
+            {
+                "TableName": self.table,
+                "Key": to_ddb({"PK": pk(ledger), "SK": lock_sk(name)}),
+                "ConditionExpression": "attribute_not_exists(SK) OR #exp < :now",
+                "ExpressionAttributeNames": {"#exp": "expires_at"},
+                "ExpressionAttributeValues": to_ddb({":now": now}),
+                "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
+            },
+            fail,
+        )
+
+    def lock_held_op(self, lease: Lease, margin: float = 5.0) -> TxOp:
+        """A transaction step that fails unless `lease` is still ours for at least `margin` seconds
+        (the margin absorbs clock skew between the holder and everybody checking the lease)."""
+        soon = self.now_ms() + math.ceil(margin * 1000)
+        return TxOp(
+            "ConditionCheck",
+            {
+                "TableName": self.table,
+                "Key": to_ddb({"PK": pk(lease.ledger), "SK": lock_sk(lease.name)}),
+                "ConditionExpression": "#owner = :me AND #exp > :soon",
+                "ExpressionAttributeNames": {"#owner": "owner", "#exp": "expires_at"},
+                "ExpressionAttributeValues": to_ddb({":me": lease.owner, ":soon": soon}),
+                "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
+            },
+            lambda item: errors.Conflict(f"the {lease.name} lock was lost before the work was done"),
+        )
+
+    # -- rebuild: marks that fence slip changes, and absolute rewrites of balance items ----------
+
+    def mark_op(self, lease: Lease, account: str) -> TxOp:
+        """Mark an account as being rebuilt under `lease`: slip changes on it fail (Locked)."""
+        return self.update_op(
+            lease.ledger,
+            account_sk(account),
+            "SET #rb = :token, #rbx = :exp",
+            lambda item: errors.Conflict(f"account '{account}' disappeared during the rebuild"),
+            condition="attribute_exists(SK)",
+            names=dict(FENCE_NAMES),
+            values={":token": lease.owner, ":exp": lease.expires_at},
+        )
+
+    def unmark(self, lease: Lease, account: str) -> bool:
+        """Remove our rebuild mark from an account (not someone else's)."""
+        return self._conditional(
+            self.client.update_item,
+            Key=to_ddb({"PK": pk(lease.ledger), "SK": account_sk(account)}),
+            UpdateExpression="REMOVE #rb, #rbx",
+            ConditionExpression="#rb = :token",
+            ExpressionAttributeNames=dict(FENCE_NAMES),
+            ExpressionAttributeValues=to_ddb({":token": lease.owner}),
+        )
+
+    def set_balance_op(self, lease: Lease, key: ItemKey, values: Mapping[str, int]) -> TxOp:
+        """Set a balance item to absolute values (a rebuild). An account must carry our mark; a
+        month x category item keeps its budget (limit, strict) and gets remaining = limit - spent."""
+        fields = {name: value for name, value in values.items() if name != "remaining"}
+        names = {f"#f{i}": name for i, name in enumerate(fields)}
+        exprs: dict[str, Any] = {f":f{i}": value for i, value in enumerate(fields.values())}
+        sets = [f"#f{i} = :f{i}" for i in range(len(fields))]
+        condition = None
+        if isinstance(key, AccountItem):
+            condition = "attribute_exists(SK) AND #rb = :token"
+            names["#rb"] = REBUILD_MARK
+            exprs[":token"] = lease.owner
+        elif isinstance(key, DayItem):
+            names.update({"#acc": "account", "#date": "date", "#type": "type"})
+            exprs.update({":acc": key.account, ":date": key.date, ":type": "day"})
+            sets += ["#acc = :acc", "#date = :date", "#type = :type"]
+        else:
+            names.update({"#cat": "category", "#month": "month", "#type": "type"})
+            names.update({"#rem": "remaining", "#limit": "limit"})
+            exprs.update({":cat": key.category, ":month": key.month, ":type": "category_month", ":zero": 0})
+            # remaining from the new spent (SET reads the old item) and whatever limit is set by then
+            exprs[":spent"] = fields.get("spent", fields.get("expense", 0) - fields.get("income", 0))
+            sets += [
+                "#cat = :cat",
+                "#month = :month",
+                "#type = :type",
+                "#rem = if_not_exists(#limit, :zero) - :spent",
+            ]
+        return self.update_op(
+            lease.ledger,
+            derived_sk(key),
+            "SET " + ", ".join(sets),
+            lambda item: errors.Conflict(f"{derived_sk(key)} changed during the rebuild"),
+            condition=condition,
+            names=names,
+            values=exprs,
+        )
+
+    # -- single-item updates --------------------------------------------------------------------
+
+    def update(
+        self,
+        ledger: str,
+        sk: str,
+        expression: str,
+        *,
+        names: dict[str, str],
+        values: dict[str, Any],
+        condition: str | None = None,
+    ) -> bool:
+        """One UpdateItem; False if its condition failed."""
+        kwargs: dict[str, Any] = {
+            "Key": to_ddb({"PK": pk(ledger), "SK": sk}),
+            "UpdateExpression": expression,
+            "ExpressionAttributeNames": names,
+            "ExpressionAttributeValues": to_ddb(values),
+        }
+        if condition:
+            kwargs["ConditionExpression"] = condition
+        return self._conditional(self.client.update_item, **kwargs)
+
+    def _conditional(self, fn: Callable[..., Any], **kwargs: Any) -> bool:
+        """One conditional write: True if applied, False if its condition failed."""
+        try:
+            self._call(fn, TableName=self.table, **kwargs)
+        except ClientError as exc:
+            if exc.response["Error"]["Code"] == "ConditionalCheckFailedException":
+                return False
+            raise
+        return True
+
 
 def _expressions(
     body: dict[str, Any], names: dict[str, str] | None = None, values: dict[str, Any] | None = None
@@ -606,15 +881,26 @@ def _expressions(
         body["ExpressionAttributeValues"] = to_ddb(values)
 
 
+def _seconds_until(until_ms: int, now_ms: int) -> int:
+    """A Retry-After value: the seconds left on a lease, at least 1, at most a minute."""
+    return max(1, min(60, math.ceil((until_ms - now_ms) / 1000)))
+
+
 def _account_failure(
     account: str,
     need: int,
     missing: Callable[[str], errors.ApiError],
     archived: Callable[[str], errors.ApiError],
+    now: int,
 ) -> OnFail:
     def fail(item: Item | None) -> errors.ApiError:
         if item is None:
             return missing(account)
+        if item.get(REBUILD_MARK) and int(item.get(REBUILD_EXPIRES, 0)) >= now:
+            return errors.Locked(
+                "the ledger is being rebuilt; retry shortly",
+                retry_after=min(10, _seconds_until(int(item[REBUILD_EXPIRES]), now)),
+            )
         if item.get("archived"):
             return archived(account)
         return errors.InsufficientFunds(

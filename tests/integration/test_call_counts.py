@@ -55,18 +55,19 @@ def test_calls_per_operation(api: Client, store: Store, calls: Counter[str]) -> 
     assert calls == Counter({"GetItem": 1, "TransactWriteItems": 1})
     assert sizes[-1] == 4
 
-    # When its date changes: one read, one transaction (delete + put + 2 days; account and month net 0)
+    # When its date changes: one read, one transaction (delete + put + 2 days; account and month net 0,
+    # the account still checked: no slip change may interleave with a ledger rebuild)
     calls.clear()
     moved = api.patch(where, {"date": "2026-11-04"}, headers={"If-Match": changed.etag or ""})
     assert calls == Counter({"GetItem": 1, "TransactWriteItems": 1})
-    assert sizes[-1] == 4
+    assert sizes[-1] == 5
 
-    # When only the memo changes: one read, one transaction with the slip alone
+    # When only the memo changes: one read, one transaction with the slip and its account's rebuild check
     calls.clear()
     where = moved.header("Location") or ""
     memo = api.patch(where, {"memo": "ランチ"}, headers={"If-Match": moved.etag or ""})
     assert calls == Counter({"GetItem": 1, "TransactWriteItems": 1})
-    assert sizes[-1] == 1
+    assert sizes[-1] == 2
 
     # When it is deleted: one read, one transaction
     calls.clear()

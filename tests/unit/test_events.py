@@ -30,6 +30,10 @@ EXPECTED = {
     "monthly_report": 200,
     "put_budget": 201,
     "list_budgets": 200,
+    "import_csv": 200,
+    "export_csv": 200,
+    "verify_ledger": 200,
+    "rebuild_ledger": 200,
 }
 
 

@@ -38,7 +38,7 @@ TAGS = ["accounts"]
     "/accounts",
     tags=TAGS,
     summary="Create an account",
-    responses={201: ok_response(Account, "Created"), **problem_responses(400, 401, 409, 413, 415, 422)},
+    responses={201: ok_response(Account, "Created"), **problem_responses(400, 401, 409, 413, 415, 422, 423)},
 )
 def create_account(
     account: Annotated[AccountCreate, Body()], idempotency_key: IdempotencyKeyHeader = None

@@ -35,7 +35,7 @@ def _location(slip: dict[str, Any]) -> str:
     "/slips",
     tags=TAGS,
     summary="Record an expense, income or transfer",
-    responses={201: ok_response(Slip, "Created"), **problem_responses(400, 401, 409, 413, 415, 422)},
+    responses={201: ok_response(Slip, "Created"), **problem_responses(400, 401, 409, 413, 415, 422, 423)},
 )
 def create_slip(slip: Annotated[SlipIn, Body()], idempotency_key: IdempotencyKeyHeader = None) -> Response[str]:
     who = identity(router)
@@ -89,7 +89,7 @@ def get_slip(date: str, id: str) -> Response[str]:
     summary="Replace a slip (If-Match required); a new date moves it to a new Location",
     responses={
         200: ok_response(Slip),
-        **problem_responses(400, 401, 404, 409, 412, 413, 415, 422, 428),
+        **problem_responses(400, 401, 404, 409, 412, 413, 415, 422, 423, 428),
     },
 )
 def replace_slip(
@@ -107,7 +107,7 @@ def replace_slip(
     summary="Change some fields (JSON merge patch, If-Match required)",
     responses={
         200: ok_response(Slip),
-        **problem_responses(400, 401, 404, 409, 412, 413, 415, 422, 428),
+        **problem_responses(400, 401, 404, 409, 412, 413, 415, 422, 423, 428),
     },
 )
 def patch_slip(
@@ -124,7 +124,7 @@ def patch_slip(
     "/slips/<date>/<id>",
     tags=TAGS,
     summary="Delete a slip (If-Match required); its effects are reversed",
-    responses={204: {"description": "Deleted"}, **problem_responses(401, 404, 409, 412, 428)},
+    responses={204: {"description": "Deleted"}, **problem_responses(401, 404, 409, 412, 423, 428)},
 )
 def delete_slip(date: str, id: str, if_match_header: IfMatchHeader = None) -> Response[str]:
     who = identity(router)
