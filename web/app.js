@@ -67,7 +67,7 @@ const state = {
   budgets: [],
   routes: null, // Set of the API's paths, or null when unknown
   editing: null, // {id, date, etag, base}
-  attempted: null, // the edit a 412 stopped, for "re-apply"
+  attempted: null, // the changes (a merge patch) a 412 stopped, for "re-apply"
   idempotency: null, // {body, key}: a retried identical POST reuses its key
   seq: {},
 };
@@ -557,7 +557,7 @@ async function saveEdit(wanted) {
     await refreshAll();
   } catch (error) {
     if (error instanceof ApiError && (error.status === 412 || error.status === 404)) {
-      await conflict(base, target, 'edit');
+      await conflict(base, patch, 'edit');
     } else {
       showError(error, error instanceof ApiError && error.status === 422 ? fieldOf(error) : undefined);
     }
@@ -582,9 +582,10 @@ async function deleteSlip(slip) {
 
 /**
  * Someone changed the slip since `base` was read. Read what it is now, show the difference, reload
- * everything, and put the current version in the form: the person decides whether to re-apply.
+ * everything, and put the current version in the form: the person decides whether to re-apply
+ * their own changes (`patch`, only the fields they changed) on top of it.
  */
-async function conflict(base, attempted, action) {
+async function conflict(base, patch, action) {
   let current = null;
   let etag = null;
   try {
@@ -606,21 +607,26 @@ async function conflict(base, attempted, action) {
     ? `別の画面で、この伝票（No. ${base.no}）が先に変更されていました。あなたの${verb}は行っていません。最新の内容を読み込みました。`
     : `この伝票（No. ${base.no}）は別の画面で削除されたか、別の月に移されました。あなたの${verb}は行っていません。`;
   showError(new Error(`${verb}できませんでした: ${current ? '先に変更されていました' : '伝票が見つかりません'}`));
-  showConflict(base, current, attempted, action, lead);
+  showConflict(base, current, patch, action, lead);
   if (action !== 'delete' || state.editing?.id === base.id) {
     if (current) {
       beginEdit(current, etag);
-      state.attempted = attempted;
-      $('conflict-reapply').hidden = !attempted;
+      state.attempted = patch;
+      $('conflict-reapply').hidden = !patch;
     } else {
       resetSlipForm();
     }
   }
 }
 
-function showConflict(base, current, attempted, action, lead) {
+function showConflict(base, current, patch, action, lead) {
   const theirs = new Set(slipChanges(base, current).map((c) => c.field));
-  const fields = [...new Set([...theirs, ...(attempted ? slipChanges(base, attempted).map((c) => c.field) : [])])];
+  const fields = [...new Set([...theirs, ...Object.keys(patch ?? {})])];
+  const mine = (field) => {
+    if (action === 'delete') return '削除';
+    if (!patch) return '—';
+    return field in patch ? text(field, patch) : '（変更なし）';
+  };
   const text = (field, slip) => (slip ? fieldText(field, slip[field], accountName) : '（なし）');
   const rows = fields.map((field) =>
     h(
@@ -629,7 +635,7 @@ function showConflict(base, current, attempted, action, lead) {
       h('th', { scope: 'row', text: FIELD_LABELS[field] }),
       h('td', { class: 'before', text: text(field, base) }),
       h('td', { class: theirs.has(field) ? 'now changed' : 'now', text: text(field, current) }),
-      h('td', { class: 'mine', text: attempted ? text(field, attempted) : action === 'delete' ? '削除' : '—' }),
+      h('td', { class: 'mine', text: mine(field) }),
     ),
   );
   $('conflict-text').textContent = lead;
@@ -647,7 +653,8 @@ function hideConflict() {
 
 function reapply() {
   if (!state.attempted || !state.editing) return;
-  setSlipForm(state.attempted);
+  // Only the fields this person changed go back in: what the other screen changed stays.
+  setSlipForm({ ...state.editing.base, ...state.attempted });
   hideConflict();
   say('あなたの入力を戻しました。内容を確かめて「保存」を押してください');
   $('slip-submit').focus();
@@ -683,7 +690,11 @@ async function submitAccount(event) {
       $('account-opening').value = '0';
       const first = state.accounts.length === 0;
       await loadAccounts();
-      if (first) $('slip-account').value = data.id;
+      if (first) {
+        $('slip-account').value = data.id;
+        $('account-details').open = false;
+        $('slip-amount').focus();
+      }
     } catch (error) {
       const field = error instanceof ApiError && error.code === 'already_exists' ? $('account-id') : undefined;
       showError(error, field);
@@ -771,7 +782,8 @@ async function submitImport(event) {
 function renderImport(name, report) {
   const errors = report.errors ?? [];
   $('import-summary').textContent =
-    `${name}: ${report.rows} 行中 ${report.created} 件を追加、${report.skipped} 件は取込済みのためスキップ` +
+    `${name}: ${report.rows} 行中 ${report.created} 件を追加` +
+    (report.skipped ? `、${report.skipped} 件は取込済みのためスキップ` : '') +
     (errors.length ? `、${errors.length} 行はエラー` : '') +
     `（取込 ID ${report.import_id}）`;
   const table = $('import-errors');

@@ -1,0 +1,401 @@
+// The web page in a real browser (Debian's Chromium, headless, driven by playwright-core) against the
+// local front: a household's flow from an empty ledger, including a 412 provoked from a second tab.
+//
+//   node tests/web/e2e.mjs --url http://127.0.0.1:3000 --user someone --out test-output/web
+//
+// Prints one JSON line per step and a final JSON summary; exits 0 only if every step passed.
+// tests/api/test_web.py runs it against a fresh front and then checks the ledger through the API.
+
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+
+import { chromium } from 'playwright-core';
+
+const { values: args } = parseArgs({
+  options: {
+    url: { type: 'string' },
+    user: { type: 'string', default: `e2e-${Date.now()}` },
+    out: { type: 'string', default: 'test-output/web' },
+    chromium: { type: 'string', default: process.env.CHROMIUM || '/usr/bin/chromium' },
+    timeout: { type: 'string', default: '150' },
+  },
+});
+if (!args.url) {
+  console.error('usage: node tests/web/e2e.mjs --url http://127.0.0.1:PORT [--user U] [--out DIR]');
+  process.exit(2);
+}
+
+const BASE = args.url.replace(/\/+$/, '');
+const MONTH = '2026-11';
+const OUT = resolve(args.out);
+const WAIT = 10_000; // one UI expectation
+const LAUNCH_FLAGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+const steps = [];
+const screenshots = [];
+const problems = []; // uncaught page errors: any one fails the run
+
+function log(record) {
+  process.stdout.write(`${JSON.stringify(record)}\n`);
+}
+
+class Failed extends Error {}
+
+function check(condition, message) {
+  if (!condition) throw new Failed(message);
+}
+
+async function step(name, work) {
+  const started = Date.now();
+  try {
+    await work();
+    steps.push({ name, ok: true, ms: Date.now() - started });
+    log({ step: name, ok: true, ms: Date.now() - started });
+  } catch (error) {
+    steps.push({ name, ok: false, error: String(error?.message ?? error) });
+    log({ step: name, ok: false, error: String(error?.stack ?? error) });
+    throw error;
+  }
+}
+
+async function shot(page, name, options = {}) {
+  const path = join(OUT, `${name}.png`);
+  await page.screenshot({ path, fullPage: true, ...options });
+  screenshots.push(path);
+}
+
+/** Wait until `read()` returns `expected` (compared as JSON); fail with the last value seen. */
+async function until(what, read, expected, timeout = WAIT) {
+  const deadline = Date.now() + timeout;
+  let last;
+  for (;;) {
+    try {
+      last = await read();
+    } catch (error) {
+      last = `<${error.message.split('\n')[0]}>`;
+    }
+    if (JSON.stringify(last) === JSON.stringify(expected)) return last;
+    if (Date.now() > deadline) throw new Failed(`${what}: expected ${JSON.stringify(expected)}, saw ${JSON.stringify(last)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+const text = (page, selector) => page.locator(selector).first().innerText({ timeout: 1000 }).then((t) => t.trim());
+const visible = (page, selector) => page.locator(selector).first().isVisible();
+const balance = (page, account, column) => text(page, `#balance-rows tr[data-account="${account}"] td.${column}`);
+const row = (page, memoOrId) => page.locator('#slip-rows tr').filter({ hasText: memoOrId });
+
+async function openPage(context, { width = 1280, height = 900 } = {}) {
+  const page = await context.newPage();
+  await page.setViewportSize({ width, height });
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  page.on('dialog', (dialog) => dialog.accept()); // the delete confirmation
+  await page.goto(`${BASE}/#${MONTH}`);
+  await page.waitForSelector('body[data-ready="true"]', { timeout: WAIT });
+  return page;
+}
+
+async function routesOfApi() {
+  const response = await fetch(`${BASE}/openapi.json`);
+  check(response.ok, `GET /openapi.json answered ${response.status}`);
+  return new Set(Object.keys((await response.json()).paths ?? {}));
+}
+
+async function run(context) {
+  const routes = await routesOfApi();
+  let a;
+  let b;
+
+  await step('page loads with the default local user and no script errors', async () => {
+    a = await openPage(context);
+    check((await a.title()).startsWith('家計簿'), `title: ${await a.title()}`);
+    check((await a.inputValue('#user')) === 'local', 'the user field defaults to "local"');
+    check((await a.inputValue('#month')) === MONTH, 'the month comes from the URL');
+  });
+
+  await step('switch to this test\'s own ledger through the user field', async () => {
+    await a.click('#settings summary');
+    await a.fill('#user', args.user);
+    await a.click('#settings-form button[type="submit"]');
+    await until('status after saving the connection', () => text(a, '#status'), '接続先を保存して読み込みました');
+    check((await text(a, '#who')) === args.user, 'the header names the user');
+    await a.click('#settings summary'); // close it again
+    check(await visible(a, '#accounts-empty'), 'a new ledger asks for an account first');
+  });
+
+  await step('panels for routes the API lacks stay hidden; present ones show', async () => {
+    await until('budgets panel visibility', () => visible(a, '#budgets-panel'), routes.has('/budgets'));
+    await until('import panel visibility', () => visible(a, '#import-panel'), routes.has('/imports'));
+  });
+
+  await step('create an account (財布, cash, ￥10,000)', async () => {
+    await a.fill('#account-id', 'wallet');
+    await a.fill('#account-name', '財布');
+    await a.selectOption('#account-type', 'cash');
+    await a.fill('#account-opening', '10,000');
+    await a.click('#account-submit');
+    await until('wallet current balance', () => balance(a, 'wallet', 'current'), '￥10,000');
+    check((await text(a, '#balance-rows tr[data-account="wallet"] .name')) === '財布', 'account name in Japanese');
+    check((await a.inputValue('#slip-account')) === 'wallet', 'the new account is chosen for slips');
+  });
+
+  await step('a refused slip shows the problem detail (409 insufficient funds) and changes nothing', async () => {
+    await a.fill('#slip-date', `${MONTH}-20`);
+    await a.fill('#slip-amount', '20000');
+    await a.click('#slip-submit');
+    await until('error region', () => visible(a, '#error'), true);
+    const error = await text(a, '#error');
+    check(error.startsWith('残高不足:') && error.includes("account 'wallet' has 10000"), `error shown: ${error}`);
+    check((await a.getAttribute('#error', 'role')) === 'alert', 'errors are announced (role=alert)');
+    check((await balance(a, 'wallet', 'current')) === '￥10,000', 'balance unchanged');
+  });
+
+  await step('add a slip (食費 ￥1,200 typed with full-width digits) and see balances and totals', async () => {
+    await a.fill('#slip-date', `${MONTH}-20`);
+    await a.selectOption('#slip-kind', 'expense');
+    await a.fill('#slip-amount', '１，２００');
+    await a.fill('#slip-category', '食費');
+    await a.fill('#slip-memo', 'スーパー');
+    await a.click('#slip-submit');
+    await until('slip row', () => text(a, '#slip-rows tr td.amount'), '-￥1,200');
+    check(!(await visible(a, '#error')), 'the earlier error is cleared');
+    check((await text(a, '#slip-rows tr td.date')) === '11/20(金)', 'date shown in Japanese');
+    check((await text(a, '#slip-rows tr td.category')) === '食費', 'category');
+    check((await text(a, '#slip-rows tr td.account')) === '財布', 'account by its name');
+    await until('wallet current balance', () => balance(a, 'wallet', 'current'), '￥8,800');
+    await until('month expense total', () => text(a, '#report-expense'), '￥1,200');
+    check((await a.locator('#chart svg g.chart-row.expense[data-category="食費"]').count()) === 1, 'a 食費 bar in the chart');
+    check(
+      ((await a.getAttribute('#chart svg', 'role')) === 'img') && (await a.locator('#chart svg > title').textContent()).includes('食費 ￥1,200'),
+      'the chart is an image with its numbers in its title',
+    );
+  });
+
+  await step('balances as of a chosen day (11/15, before the slip)', async () => {
+    await a.fill('#asof-date', `${MONTH}-15`);
+    await a.click('#asof-form button[type="submit"]');
+    await until('as-of heading', () => text(a, '#asof-head'), '11/15(日)時点');
+    await until('wallet as of 11/15', () => balance(a, 'wallet', 'asof'), '￥10,000');
+    check((await balance(a, 'wallet', 'current')) === '￥8,800', 'current balance beside it');
+    await shot(a, '1-slip-added');
+  });
+
+  await step('change the slip\'s date to 11/10: the balance as of 11/15 follows', async () => {
+    await row(a, 'スーパー').locator('button.edit').click();
+    // (No. 2: the refused slip used up number 1 — numbers may have gaps, DESIGN §3)
+    await until('form title', () => text(a, '#slip-form-title'), '伝票を編集（No. 2）');
+    await a.fill('#slip-date', `${MONTH}-10`);
+    await a.click('#slip-submit');
+    await until('slip row date', () => text(a, '#slip-rows tr td.date'), '11/10(火)');
+    check((await text(a, '#status')).includes('日付を 11/20(金) → 11/10(火) に変更'), `status: ${await text(a, '#status')}`);
+    await until('wallet as of 11/15', () => balance(a, 'wallet', 'asof'), '￥8,800');
+    check((await balance(a, 'wallet', 'current')) === '￥8,800', 'a date change leaves the current balance');
+    check((await text(a, '#slip-form-title')) === '伝票を追加', 'the form is back to adding');
+    await shot(a, '2-date-changed');
+  });
+
+  await step('a second tab changes the amount while the first is editing: 412 is shown, nothing overwritten', async () => {
+    // Given tab A is editing the slip (it read ETag "2")
+    await row(a, 'スーパー').locator('button.edit').click();
+    await until('tab A editing', () => a.inputValue('#slip-amount'), '1200');
+    // And tab B (same browser, same user from localStorage) changes the amount to 1500
+    b = await openPage(context);
+    check((await b.inputValue('#user')) === args.user, 'tab B has the user from localStorage');
+    await row(b, 'スーパー').locator('button.edit').click();
+    await until('tab B editing', () => b.inputValue('#slip-amount'), '1200');
+    await b.fill('#slip-amount', '1500');
+    await b.click('#slip-submit');
+    await until('tab B saved', () => text(b, '#slip-rows tr td.amount'), '-￥1,500');
+    // When tab A saves its own change (the memo) on the stale ETag
+    await a.fill('#slip-memo', 'スーパー（特売）');
+    await a.click('#slip-submit');
+    // Then it shows the conflict: what the other tab changed, and what this one tried
+    await until('conflict panel', () => visible(a, '#conflict'), true);
+    const cells = async (field) =>
+      a.locator(`#conflict-table tr[data-field="${field}"] td`).allInnerTexts().then((t) => t.map((s) => s.trim()));
+    await until('amount row', () => cells('amount'), ['￥1,200', '￥1,500', '（変更なし）']);
+    await until('memo row', () => cells('memo'), ['スーパー', 'スーパー', 'スーパー（特売）']);
+    check(
+      (await a.getAttribute('#conflict-table tr[data-field="amount"] td.now', 'class')).includes('changed'),
+      'the other tab\'s change is marked',
+    );
+    check((await text(a, '#error')).includes('先に変更されていました'), `error: ${await text(a, '#error')}`);
+    // And it reloaded: the list, the balances, and the form now hold the current slip
+    await until('tab A list reloaded', () => text(a, '#slip-rows tr td.amount'), '-￥1,500');
+    await until('tab A balance reloaded', () => balance(a, 'wallet', 'current'), '￥8,500');
+    check((await a.inputValue('#slip-amount')) === '1500', 'the form holds the current amount');
+    check((await a.inputValue('#slip-memo')) === 'スーパー', 'the form holds the current memo');
+    check(await visible(a, '#conflict-reapply'), 'the person can choose to re-apply their change');
+    await shot(a, '3-conflict-412');
+  });
+
+  await step('re-apply the memo on top of the other tab\'s amount and save', async () => {
+    await a.click('#conflict-reapply');
+    check((await a.inputValue('#slip-memo')) === 'スーパー（特売）', 'memo back in the form');
+    check((await a.inputValue('#slip-amount')) === '1500', 'the other tab\'s amount kept');
+    await a.click('#slip-submit');
+    await until('saved memo', () => text(a, '#slip-rows tr td.memo'), 'スーパー（特売）');
+    check((await text(a, '#slip-rows tr td.amount')) === '-￥1,500', 'amount 1500 kept');
+    check(!(await visible(a, '#conflict')), 'conflict closed after saving');
+  });
+
+  await step('phone-sized screen: one column, slips as cards, nothing wider than the screen', async () => {
+    await a.setViewportSize({ width: 390, height: 844 });
+    const overflow = await a.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    check(overflow <= 0, `page is ${overflow}px wider than a phone screen`);
+    const columns = await a.evaluate(() => getComputedStyle(document.querySelector('main')).gridTemplateColumns.split(' ').length);
+    check(columns === 1, `main grid has ${columns} columns on a phone`);
+    check((await a.locator('#slip-table thead').isVisible()) === false, 'table header hidden: rows are cards');
+    await shot(a, '4-phone');
+    await a.setViewportSize({ width: 1280, height: 900 });
+  });
+
+  await step('a stale delete from the other tab is refused (412) and shown; a fresh one deletes', async () => {
+    // Tab B still lists the slip at the version it saved; tab A has saved since.
+    await row(b, 'スーパー').locator('button.delete').click();
+    await until('tab B conflict', () => visible(b, '#conflict'), true);
+    await until('tab B conflict memo row', () => text(b, '#conflict-table tr[data-field="memo"] td.mine'), '削除');
+    await until('tab B list reloaded', () => text(b, '#slip-rows tr td.memo'), 'スーパー（特売）');
+    check((await balance(b, 'wallet', 'current')) === '￥8,500', 'nothing deleted');
+    await row(b, 'スーパー').locator('button.delete').click();
+    await until('slip deleted', () => visible(b, '#slips-empty'), true);
+    await until('balance restored', () => balance(b, 'wallet', 'current'), '￥10,000');
+    await until('month total back to zero', () => text(b, '#report-expense'), '￥0');
+  });
+
+  if (!routes.has('/budgets') || !routes.has('/imports')) {
+    await step('without budgets/imports routes and without an OpenAPI document, a 404 hides each panel', async () => {
+      const page = await context.newPage();
+      page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+      await page.route('**/openapi.json', (route) => route.abort());
+      await page.goto(`${BASE}/#${MONTH}`);
+      await page.waitForSelector('body[data-ready="true"]', { timeout: WAIT });
+      check(!routes.has('/budgets') ? !(await visible(page, '#budgets-panel')) : true, 'budgets hidden after GET /budgets 404');
+      if (!routes.has('/imports')) {
+        check(await visible(page, '#import-panel'), 'import offered while unknown');
+        await page.setInputFiles('#import-file', { name: 'slips.csv', mimeType: 'text/csv', buffer: Buffer.from('date,kind,amount,account\n') });
+        await page.click('#import-submit');
+        await until('import panel hidden after POST /imports 404', () => visible(page, '#import-panel'), false);
+        check((await text(page, '#error')).includes('CSV 取込がありません'), 'the person is told why');
+      }
+      await page.close();
+    });
+  }
+
+  await step('budgets and CSV import panels against the DESIGN §4 contract (those routes stubbed in the browser)', async () => {
+    const page = await context.newPage();
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    const sent = [];
+    let budgets = [{ category: '食費', limit: 30000, spent: 1500, remaining: 28500, strict: true, version: 3 }];
+    await page.route('**/openapi.json', async (route) => {
+      const real = await route.fetch();
+      const doc = await real.json();
+      doc.paths = { ...doc.paths, '/budgets': {}, '/budgets/{month}/{category}': {}, '/imports': {} };
+      await route.fulfill({ response: real, json: doc });
+    });
+    await page.route(/\/budgets(\?|\/)/, async (route) => {
+      const request = route.request();
+      if (request.method() === 'GET') {
+        await route.fulfill({ json: { month: MONTH, items: budgets } });
+        return;
+      }
+      const body = request.postDataJSON();
+      sent.push({ method: request.method(), url: request.url(), ifMatch: await request.headerValue('if-match'), auth: await request.headerValue('authorization'), body });
+      const category = decodeURIComponent(request.url().split('/').pop());
+      budgets = [...budgets.filter((x) => x.category !== category), { category, limit: body.limit, spent: 0, remaining: body.limit, strict: body.strict, version: 1 }];
+      await route.fulfill({ json: budgets.at(-1), headers: { ETag: '"1"' } });
+    });
+    await page.route('**/imports', async (route) => {
+      const request = route.request();
+      sent.push({ method: request.method(), url: request.url(), type: await request.headerValue('content-type'), body: request.postData() });
+      await route.fulfill({
+        json: { import_id: 'imp-1', rows: 3, created: 2, skipped: 0, errors: [{ line: 4, message: 'amount: must be a whole number of yen' }] },
+      });
+    });
+    await page.goto(`${BASE}/#${MONTH}`);
+    await page.waitForSelector('body[data-ready="true"]', { timeout: WAIT });
+    await until('budgets panel', () => visible(page, '#budgets-panel'), true);
+    await until('remaining for 食費', () => text(page, '#budget-rows tr[data-category="食費"] td.remaining'), '￥28,500');
+    check((await text(page, '#budget-rows tr[data-category="食費"] th')).includes('厳格'), 'strict budgets are marked');
+    // A new budget is created with If-Match: *; an existing one names the version it was read at.
+    await page.fill('#budget-category', '日用品');
+    await page.fill('#budget-limit', '5,000');
+    await page.click('#budget-submit');
+    await until('new budget listed', () => text(page, '#budget-rows tr[data-category="日用品"] td.remaining'), '￥5,000');
+    await page.locator('#budget-rows tr[data-category="食費"] button').click();
+    await page.fill('#budget-limit', '25000');
+    await page.uncheck('#budget-strict');
+    await page.click('#budget-submit');
+    await until('budget changed', () => text(page, '#budget-rows tr[data-category="食費"] td.remaining'), '￥25,000');
+    const puts = sent.filter((s) => s.method === 'PUT');
+    check(puts.length === 2, `two PUTs, saw ${JSON.stringify(sent)}`);
+    check(puts[0].url.endsWith(`/budgets/${MONTH}/${encodeURIComponent('日用品')}`) && puts[0].ifMatch === '*', `new budget: ${JSON.stringify(puts[0])}`);
+    check(JSON.stringify(puts[0].body) === '{"limit":5000,"strict":false}', `body ${JSON.stringify(puts[0].body)}`);
+    check(puts[1].ifMatch === '"3"' && JSON.stringify(puts[1].body) === '{"limit":25000,"strict":false}', `update: ${JSON.stringify(puts[1])}`);
+    check(puts[0].auth === `Bearer ${args.user}`, 'budgets carry the identity');
+    // CSV import: the file goes as text/csv; the per-line report is shown.
+    const csv = 'date,kind,amount,account,to_account,category,memo\n2026-11-01,expense,500,wallet,,食費,パン\n2026-11-02,income,1000,wallet,,臨時,\n2026-11-03,expense,1.5,wallet,,食費,\n';
+    await page.setInputFiles('#import-file', { name: '明細.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
+    await page.click('#import-submit');
+    await until('import summary', () => visible(page, '#import-report'), true);
+    const summary = await text(page, '#import-summary');
+    check(summary.includes('3 行中 2 件を追加') && summary.includes('1 行はエラー'), `summary: ${summary}`);
+    check(
+      JSON.stringify(await page.locator('#import-errors tbody tr td').allInnerTexts()) === JSON.stringify(['4', 'amount: must be a whole number of yen']),
+      'the failed line and why',
+    );
+    const post = sent.find((s) => s.method === 'POST');
+    check(post.type === 'text/csv' && post.body === csv, `import request: ${JSON.stringify(post)}`);
+    await shot(page, '5-budgets-import');
+    await page.close();
+  });
+
+  await step('no uncaught script errors in any tab', async () => {
+    check(problems.length === 0, problems.join('; '));
+  });
+}
+
+async function main() {
+  mkdirSync(OUT, { recursive: true });
+  const profile = mkdtempSync(join(tmpdir(), 'kakeibo-e2e-'));
+  let context;
+  const deadline = setTimeout(() => {
+    log({ ok: false, error: `timed out after ${args.timeout}s`, steps });
+    process.exit(1);
+  }, Number(args.timeout) * 1000);
+  let ok = false;
+  try {
+    context = await chromium.launchPersistentContext(profile, {
+      executablePath: args.chromium,
+      headless: true,
+      args: LAUNCH_FLAGS,
+      locale: 'ja-JP',
+      timezoneId: 'Asia/Tokyo',
+      viewport: { width: 1280, height: 900 },
+    });
+    await run(context);
+    ok = true;
+  } catch (error) {
+    if (!(error instanceof Failed) && !steps.some((s) => !s.ok)) {
+      steps.push({ name: 'setup', ok: false, error: String(error?.message ?? error) });
+    }
+  } finally {
+    await context?.close().catch(() => {});
+    rmSync(profile, { recursive: true, force: true });
+    clearTimeout(deadline);
+  }
+  log({ ok, user: args.user, steps, screenshots });
+  process.exit(ok ? 0 : 1);
+}
+
+main();
