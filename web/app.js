@@ -50,6 +50,9 @@ const CODE_LEADS = {
   locked: 'ロック中',
 };
 
+// When the answer has no code (API Gateway's own responses, e.g. the JWT authorizer's 401).
+const STATUS_LEADS = { 401: '認証が必要です', 403: '権限がありません', 404: '見つかりません', 429: '混み合っています', 503: '一時的に使えません' };
+
 const $ = (id) => document.getElementById(id);
 
 const state = {
@@ -120,7 +123,8 @@ function uuid() {
 
 function errorText(error) {
   if (error instanceof ApiError) {
-    const lead = CODE_LEADS[error.code] ?? (error.status ? `エラー ${error.status}` : '通信エラー');
+    const lead =
+      CODE_LEADS[error.code] ?? STATUS_LEADS[error.status] ?? (error.status ? `エラー ${error.status}` : '通信エラー');
     return `${lead}: ${error.detail}`;
   }
   return error?.message ?? String(error);

@@ -296,7 +296,10 @@ async function run(context) {
     const page = await context.newPage();
     page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
     const sent = [];
-    let budgets = [{ category: '食費', limit: 30000, spent: 1500, remaining: 28500, strict: true, version: 3 }];
+    let budgets = [
+      { category: '食費', limit: 30000, spent: 1500, remaining: 28500, strict: true, version: 3 },
+      { category: '交際費', limit: 5000, spent: 6200, remaining: -1200, strict: false, version: 1 },
+    ];
     await page.route('**/openapi.json', async (route) => {
       const real = await route.fetch();
       const doc = await real.json();
@@ -312,7 +315,9 @@ async function run(context) {
       const body = request.postDataJSON();
       sent.push({ method: request.method(), url: request.url(), ifMatch: await request.headerValue('if-match'), auth: await request.headerValue('authorization'), body });
       const category = decodeURIComponent(request.url().split('/').pop());
-      budgets = [...budgets.filter((x) => x.category !== category), { category, limit: body.limit, spent: 0, remaining: body.limit, strict: body.strict, version: 1 }];
+      const spent = budgets.find((x) => x.category === category)?.spent ?? 0;
+      const saved = { category, limit: body.limit, spent, remaining: body.limit - spent, strict: body.strict, version: 1 };
+      budgets = [...budgets.filter((x) => x.category !== category), saved];
       await route.fulfill({ json: budgets.at(-1), headers: { ETag: '"1"' } });
     });
     await page.route('**/imports', async (route) => {
@@ -327,6 +332,8 @@ async function run(context) {
     await until('budgets panel', () => visible(page, '#budgets-panel'), true);
     await until('remaining for 食費', () => text(page, '#budget-rows tr[data-category="食費"] td.remaining'), '￥28,500');
     check((await text(page, '#budget-rows tr[data-category="食費"] th')).includes('厳格'), 'strict budgets are marked');
+    check((await text(page, '#budget-rows tr[data-category="交際費"] td.remaining')) === '-￥1,200', 'overspent shows negative');
+    check((await page.getAttribute('#budget-rows tr[data-category="交際費"]', 'class')) === 'over', 'overspent row marked');
     // A new budget is created with If-Match: *; an existing one names the version it was read at.
     await page.fill('#budget-category', '日用品');
     await page.fill('#budget-limit', '5,000');
@@ -336,7 +343,7 @@ async function run(context) {
     await page.fill('#budget-limit', '25000');
     await page.uncheck('#budget-strict');
     await page.click('#budget-submit');
-    await until('budget changed', () => text(page, '#budget-rows tr[data-category="食費"] td.remaining'), '￥25,000');
+    await until('budget changed', () => text(page, '#budget-rows tr[data-category="食費"] td.remaining'), '￥23,500');
     const puts = sent.filter((s) => s.method === 'PUT');
     check(puts.length === 2, `two PUTs, saw ${JSON.stringify(sent)}`);
     check(puts[0].url.endsWith(`/budgets/${MONTH}/${encodeURIComponent('日用品')}`) && puts[0].ifMatch === '*', `new budget: ${JSON.stringify(puts[0])}`);
@@ -356,6 +363,7 @@ async function run(context) {
     );
     const post = sent.find((s) => s.method === 'POST');
     check(post.type === 'text/csv' && post.body === csv, `import request: ${JSON.stringify(post)}`);
+    await until('import button ready again', () => page.isEnabled('#import-submit'), true);
     await shot(page, '5-budgets-import');
     await page.close();
   });
