@@ -732,8 +732,9 @@ async function submitBudget(event) {
     return;
   }
   const existing = state.budgets.find((b) => b.category === category);
-  // A budget read with a version is updated only if unchanged since; a new one is created as is.
-  const ifMatch = existing?.version !== undefined ? etagOf(existing.version) : '*';
+  // A budget is created without If-Match, and changed only with the version it was read at: if
+  // another screen created or changed it meanwhile, the API refuses (428 / 412) and we reload.
+  const ifMatch = existing ? etagOf(existing.version) : undefined;
   await busy($('budget-submit'), async () => {
     try {
       await state.api.request('PUT', `/budgets/${state.month}/${segment(category)}`, {
@@ -747,8 +748,9 @@ async function submitBudget(event) {
       if (error instanceof ApiError && error.status === 404 && !error.code) {
         $('budgets-panel').hidden = true;
         showError(new Error('この API には予算の機能がありません'));
-      } else if (error instanceof ApiError && error.status === 412) {
-        showError(new Error('予算が別の画面で先に変更されていました。最新の内容を読み込みました。もう一度設定してください'));
+      } else if (error instanceof ApiError && (error.status === 412 || error.status === 428)) {
+        const what = existing ? '変更されていました' : '設定されていました';
+        showError(new Error(`「${category}」の予算は別の画面で先に${what}。上書きせずに最新の内容を読み込みました: ${error.detail}`));
         await loadBudgets();
       } else {
         showError(error);
