@@ -2,7 +2,7 @@
 // Every write carries the ETag it was based on (If-Match); when the API answers 412 the page shows
 // what changed, reloads, and leaves it to the person to re-apply their edit: nothing is overwritten.
 
-import { Api, ApiError, etagOf, loadConfig, normaliseBase, query, saveConfig, segment } from './api.js';
+import { Api, ApiError, DEFAULT_USER, etagOf, loadConfig, normaliseBase, query, saveConfig, segment } from './api.js';
 import { categoryChart, chartRows } from './chart.js';
 import {
   FIELD_LABELS,
@@ -821,7 +821,7 @@ async function submitSettings(event) {
     fail(new FieldError($('api-base'), error.message));
     return;
   }
-  const user = $('user').value.trim() || 'local';
+  const user = $('user').value.trim() || DEFAULT_USER;
   if (!/^[\x21-\x7e]{1,128}$/.test(user)) {
     fail(new FieldError($('user'), 'ユーザーは空白を含まない半角英数字・記号にしてください'));
     return;
