@@ -265,6 +265,35 @@ async function run(context) {
     check(!(await visible(a, '#conflict')), 'conflict closed after saving');
   });
 
+  await step('the other tab moves the slip to 11/12 while this one edits: shown as a move, nothing lost', async () => {
+    // Given tab A is editing the slip
+    await row(a, 'スーパー').locator('button.edit').click();
+    await until('tab A editing', () => a.inputValue('#slip-date'), `${MONTH}-10`);
+    // And tab B moves it to the 12th (a new date is a new key: A's address for it is now gone)
+    await b.bringToFront();
+    await row(b, 'スーパー').locator('button.edit').click();
+    await until('tab B editing', () => b.inputValue('#slip-date'), `${MONTH}-10`);
+    await b.fill('#slip-date', `${MONTH}-12`);
+    await b.click('#slip-submit');
+    await until('tab B moved it', () => text(b, '#slip-rows tr td.date'), '11/12(木)');
+    // When tab A saves a memo change at the old address (the API answers 404 there)
+    await a.bringToFront();
+    await a.fill('#slip-memo', 'スーパー（特売・移動後）');
+    await a.click('#slip-submit');
+    // Then tab A finds the slip at its new date and shows the move beside its own change
+    await until('conflict panel', () => visible(a, '#conflict'), true);
+    const cells = async (field) =>
+      a.locator(`#conflict-table tr[data-field="${field}"] td`).allInnerTexts().then((t) => t.map((x) => x.trim()));
+    await until('date row', () => cells('date'), ['2026年11月10日(火)', '2026年11月12日(木)', '（変更なし）']);
+    await until('memo row', () => cells('memo'), ['スーパー（特売）', 'スーパー（特売）', 'スーパー（特売・移動後）']);
+    check((await a.inputValue('#slip-date')) === `${MONTH}-12`, 'the form holds the slip at its new date');
+    // And re-applying saves the memo at the new address
+    await a.click('#conflict-reapply');
+    await a.click('#slip-submit');
+    await until('saved memo', () => text(a, '#slip-rows tr td.memo'), 'スーパー（特売・移動後）');
+    check((await text(a, '#slip-rows tr td.date')) === '11/12(木)', 'the date the other tab chose is kept');
+  });
+
   await step('phone-sized screen: one column, slips as cards, nothing wider than the screen', async () => {
     await a.setViewportSize({ width: 390, height: 844 });
     const overflow = await a.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
@@ -282,7 +311,7 @@ async function run(context) {
     await row(b, 'スーパー').locator('button.delete').click();
     await until('tab B conflict', () => visible(b, '#conflict'), true);
     await until('tab B conflict memo row', () => text(b, '#conflict-table tr[data-field="memo"] td.mine'), '削除');
-    await until('tab B list reloaded', () => text(b, '#slip-rows tr td.memo'), 'スーパー（特売）');
+    await until('tab B list reloaded', () => text(b, '#slip-rows tr td.memo'), 'スーパー（特売・移動後）');
     check((await balance(b, 'wallet', 'current')) === '￥8,500', 'nothing deleted');
     await row(b, 'スーパー').locator('button.delete').click();
     await until('slip deleted', () => visible(b, '#slips-empty'), true);
