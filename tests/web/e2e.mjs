@@ -100,6 +100,19 @@ const visible = (page, selector) => page.locator(selector).first().isVisible();
 const balance = (page, account, column) => text(page, `#balance-rows tr[data-account="${account}"] td.${column}`);
 const row = (page, memoOrId) => page.locator('#slip-rows tr').filter({ hasText: memoOrId });
 
+/** In `page`: open the slip for editing (a fresh GET and ETag), change form fields, and save. */
+async function editSlip(page, fields = {}, { save = true } = {}) {
+  await page.bringToFront(); // a background tab gets no animation frames: clicks would wait on them
+  await row(page, 'スーパー').locator('button.edit').click();
+  await until('form in edit mode', () => text(page, '#slip-form-title').then((t) => t.startsWith('伝票を編集')), true);
+  for (const [name, value] of Object.entries(fields)) await page.fill(`#slip-${name}`, value);
+  if (save) await page.click('#slip-submit');
+}
+
+/** One row of the conflict table: [as read, now, yours]. */
+const conflictRow = (page, field) =>
+  page.locator(`#conflict-table tr[data-field="${field}"] td`).allInnerTexts().then((t) => t.map((x) => x.trim()));
+
 async function addSlip(page, { date, amount, category, memo }) {
   await page.fill('#slip-date', date);
   await page.selectOption('#slip-kind', 'expense');
@@ -206,9 +219,9 @@ async function run(context) {
   });
 
   await step('change the slip\'s date to 11/10: the balance as of 11/15 follows', async () => {
-    await row(a, 'スーパー').locator('button.edit').click();
+    await editSlip(a, {}, { save: false });
     // (No. 2: the refused slip used up number 1 — numbers may have gaps, DESIGN §3)
-    await until('form title', () => text(a, '#slip-form-title'), '伝票を編集（No. 2）');
+    check((await text(a, '#slip-form-title')) === '伝票を編集（No. 2）', 'the form names the slip');
     await a.fill('#slip-date', `${MONTH}-10`);
     await a.click('#slip-submit');
     await until('slip row date', () => text(a, '#slip-rows tr td.date'), '11/10(火)');
@@ -221,15 +234,12 @@ async function run(context) {
 
   await step('a second tab changes the amount while the first is editing: 412 is shown, nothing overwritten', async () => {
     // Given tab A is editing the slip (it read ETag "2")
-    await row(a, 'スーパー').locator('button.edit').click();
-    await until('tab A editing', () => a.inputValue('#slip-amount'), '1200');
+    await editSlip(a, {}, { save: false });
+    check((await a.inputValue('#slip-amount')) === '1200', 'tab A has the amount it read');
     // And tab B (same browser, same user from localStorage) changes the amount to 1500
     b = await openPage(context);
     check((await b.inputValue('#user')) === args.user, 'tab B has the user from localStorage');
-    await row(b, 'スーパー').locator('button.edit').click();
-    await until('tab B editing', () => b.inputValue('#slip-amount'), '1200');
-    await b.fill('#slip-amount', '1500');
-    await b.click('#slip-submit');
+    await editSlip(b, { amount: '1500' });
     await until('tab B saved', () => text(b, '#slip-rows tr td.amount'), '-￥1,500');
     // When tab A saves its own change (the memo) on the stale ETag
     await a.bringToFront();
@@ -237,10 +247,8 @@ async function run(context) {
     await a.click('#slip-submit');
     // Then it shows the conflict: what the other tab changed, and what this one tried
     await until('conflict panel', () => visible(a, '#conflict'), true);
-    const cells = async (field) =>
-      a.locator(`#conflict-table tr[data-field="${field}"] td`).allInnerTexts().then((t) => t.map((s) => s.trim()));
-    await until('amount row', () => cells('amount'), ['￥1,200', '￥1,500', '（変更なし）']);
-    await until('memo row', () => cells('memo'), ['スーパー', 'スーパー', 'スーパー（特売）']);
+    await until('amount row', () => conflictRow(a, 'amount'), ['￥1,200', '￥1,500', '（変更なし）']);
+    await until('memo row', () => conflictRow(a, 'memo'), ['スーパー', 'スーパー', 'スーパー（特売）']);
     check(
       (await a.getAttribute('#conflict-table tr[data-field="amount"] td.now', 'class')).includes('changed'),
       'the other tab\'s change is marked',
@@ -267,14 +275,10 @@ async function run(context) {
 
   await step('the other tab moves the slip to 11/12 while this one edits: shown as a move, nothing lost', async () => {
     // Given tab A is editing the slip
-    await row(a, 'スーパー').locator('button.edit').click();
-    await until('tab A editing', () => a.inputValue('#slip-date'), `${MONTH}-10`);
+    await editSlip(a, {}, { save: false });
+    check((await a.inputValue('#slip-date')) === `${MONTH}-10`, 'tab A has the date it read');
     // And tab B moves it to the 12th (a new date is a new key: A's address for it is now gone)
-    await b.bringToFront();
-    await row(b, 'スーパー').locator('button.edit').click();
-    await until('tab B editing', () => b.inputValue('#slip-date'), `${MONTH}-10`);
-    await b.fill('#slip-date', `${MONTH}-12`);
-    await b.click('#slip-submit');
+    await editSlip(b, { date: `${MONTH}-12` });
     await until('tab B moved it', () => text(b, '#slip-rows tr td.date'), '11/12(木)');
     // When tab A saves a memo change at the old address (the API answers 404 there)
     await a.bringToFront();
@@ -282,10 +286,8 @@ async function run(context) {
     await a.click('#slip-submit');
     // Then tab A finds the slip at its new date and shows the move beside its own change
     await until('conflict panel', () => visible(a, '#conflict'), true);
-    const cells = async (field) =>
-      a.locator(`#conflict-table tr[data-field="${field}"] td`).allInnerTexts().then((t) => t.map((x) => x.trim()));
-    await until('date row', () => cells('date'), ['2026年11月10日(火)', '2026年11月12日(木)', '（変更なし）']);
-    await until('memo row', () => cells('memo'), ['スーパー（特売）', 'スーパー（特売）', 'スーパー（特売・移動後）']);
+    await until('date row', () => conflictRow(a, 'date'), ['2026年11月10日(火)', '2026年11月12日(木)', '（変更なし）']);
+    await until('memo row', () => conflictRow(a, 'memo'), ['スーパー（特売）', 'スーパー（特売）', 'スーパー（特売・移動後）']);
     check((await a.inputValue('#slip-date')) === `${MONTH}-12`, 'the form holds the slip at its new date');
     // And re-applying saves the memo at the new address
     await a.click('#conflict-reapply');
