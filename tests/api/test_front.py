@@ -74,3 +74,13 @@ def test_swagger_ui_and_spec(anonymous: Http) -> None:
     spec = anonymous.get("/openapi.json").json()
     assert spec["info"]["title"] == "Kakeibo API"
     assert "bearer" in spec["components"]["securitySchemes"]
+
+
+def test_path_parameters_reach_the_function_decoded_as_api_gateway_sends_them(http: Http) -> None:
+    # Given a category in Japanese, which a browser or requests percent-encodes in the path
+    reply = http.put("/budgets/2026-11/%E9%A3%9F%E8%B2%BB", json={"limit": 30000, "strict": False})
+    assert reply.status_code == 201, reply.text
+    # Then the budget is filed under the category itself, as behind API Gateway (it decodes rawPath)
+    assert reply.json()["category"] == "食費"
+    listed = http.get("/budgets", params={"month": "2026-11"}).json()["items"]
+    assert [b["category"] for b in listed] == ["食費"]

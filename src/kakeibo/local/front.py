@@ -98,7 +98,7 @@ class Front:
             query[key] = f"{query[key]},{value}" if key in query else value
         event = http_event(
             route,
-            path=path,
+            path=unquote(path),  # API Gateway's HTTP API hands the function the path decoded
             path_parameters=params,
             query=query,
             headers=lowered,
