@@ -32,7 +32,8 @@ def put_budget(
     month: str, category: str, budget: Annotated[BudgetIn, Body()], if_match_header: IfMatchHeader = None
 ) -> Response[str]:
     who = identity(router)
-    category = unquote(category)  # the resolver matches the raw (percent-encoded) path
+    # API Gateway's own, decoded, view of the path; the resolver's match may still be percent-encoded
+    category = (router.current_event.path_parameters or {}).get("category") or unquote(category)
     sent, expected = optional_if_match(if_match_header)
     saved, created = service.put_budget(
         get_store(), who, month, category, body=budget, expected=expected, if_match=sent
