@@ -33,7 +33,7 @@ def put_budget(
 ) -> Response[str]:
     who = identity(router)
     # API Gateway's own, decoded, view of the path; the resolver's match may still be percent-encoded
-    category = (router.current_event.path_parameters or {}).get("category") or unquote(category)
+    category = (router.current_event.get("pathParameters") or {}).get("category") or unquote(category)
     sent, expected = optional_if_match(if_match_header)
     saved, created = service.put_budget(
         get_store(), who, month, category, body=budget, expected=expected, if_match=sent
