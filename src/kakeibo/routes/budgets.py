@@ -25,7 +25,7 @@ TAGS = ["budgets"]
     responses={
         200: ok_response(Budget),
         201: ok_response(Budget, "Created"),
-        **problem_responses(400, 401, 412, 413, 415, 422, 428),
+        **problem_responses(400, 401, 404, 412, 413, 415, 422, 428),
     },
 )
 def put_budget(
