@@ -38,6 +38,15 @@ node_modules/.installed: package.json package-lock.json
 	@bash scripts/ensure-java.sh
 	@touch $@
 
+# IaC scanner in a venv of its own: checkov pins boto3 and friends to versions the API does not use.
+SCAN_VENV ?= .venv-scan
+$(SCAN_VENV)/.installed: requirements/scan.txt
+	@test -n "$(PYTHON)" || { echo "error: Python 3.11+ is required"; exit 1; }
+	$(PYTHON) -m venv $(SCAN_VENV)
+	$(SCAN_VENV)/bin/pip install --quiet --upgrade pip
+	$(SCAN_VENV)/bin/pip install --quiet -r requirements/scan.txt
+	touch $@
+
 setup: $(VENV)/.installed node_modules/.installed .java-ok
 
 # Checked on every run (it takes a moment): a browser removed since must not pass unnoticed.
@@ -69,11 +78,11 @@ api: setup browser
 web: setup browser
 	$(VENV)/bin/pytest tests/api/test_web.py -q
 
-test: setup browser lint typecheck
-	$(VENV)/bin/pytest tests -q -p no:cacheprovider
+test: setup browser lint typecheck $(SCAN_VENV)/.installed
+	CHECKOV=$(SCAN_VENV)/bin/checkov $(VENV)/bin/pytest tests -q -p no:cacheprovider
 
 bench: setup
 	$(PY) -m bench
 
 clean:
-	rm -rf $(VENV) node_modules .java-ok .pytest_cache .mypy_cache .ruff_cache .aws-sam test-output
+	rm -rf $(VENV) $(SCAN_VENV) node_modules .java-ok .pytest_cache .mypy_cache .ruff_cache .aws-sam test-output
