@@ -9,6 +9,7 @@ import datetime as dt
 import os
 import time
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import ValidationError
@@ -169,26 +170,23 @@ def entry_of(item: Item) -> Entry:
     )
 
 
-def _missing_account(entry: Entry) -> Any:
+def _account_refusal(entry: Entry, problem: str) -> Callable[[str], errors.ApiError]:
+    """The 422 for an account a slip names that does not exist or is archived, on the right field."""
+
     def fail(account: str) -> errors.ApiError:
         field = "to_account" if account == entry.to_account and account != entry.account else "account"
-        return errors.ValidationFailed(
-            f"account '{account}' does not exist",
-            errors=[{"loc": ["body", field], "msg": f"account '{account}' does not exist"}],
-        )
+        message = f"account '{account}' {problem}"
+        return errors.ValidationFailed(message, errors=[{"loc": ["body", field], "msg": message}])
 
     return fail
 
 
-def _archived_account(entry: Entry) -> Any:
-    def fail(account: str) -> errors.ApiError:
-        field = "to_account" if account == entry.to_account and account != entry.account else "account"
-        return errors.ValidationFailed(
-            f"account '{account}' is archived",
-            errors=[{"loc": ["body", field], "msg": f"account '{account}' is archived"}],
-        )
+def _missing_account(entry: Entry) -> Callable[[str], errors.ApiError]:
+    return _account_refusal(entry, "does not exist")
 
-    return fail
+
+def _archived_account(entry: Entry) -> Callable[[str], errors.ApiError]:
+    return _account_refusal(entry, "is archived")
 
 
 def _slip_item(body: SlipIn, entry: Entry, **meta: Any) -> Item:

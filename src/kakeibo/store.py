@@ -537,14 +537,6 @@ class Store:
 
     # -- single-item conditional writes --------------------------------------------------------
 
-    def put_new(self, ledger: str, item: Item) -> bool:
-        """Put an item that must not exist yet. False if it already does."""
-        return self._conditional(
-            self.client.put_item,
-            Item=to_ddb({"PK": pk(ledger), **item}),
-            ConditionExpression="attribute_not_exists(SK)",
-        )
-
     def conditional_update(
         self,
         ledger: str,
