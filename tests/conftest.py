@@ -27,11 +27,13 @@ os.environ.update(
 
 def reset_caches() -> None:
     """Settings and clients are cached per process (as in Lambda); tests switch backends."""
-    from kakeibo import settings, store
+    from kakeibo import idempotency, settings, store
 
     settings.get_settings.cache_clear()
     store.dynamodb_client.cache_clear()
     store.get_store.cache_clear()
+    store.idempotency_persistence.cache_clear()
+    idempotency._idempotent.cache_clear()
 
 
 @pytest.fixture

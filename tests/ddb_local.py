@@ -27,9 +27,7 @@ def dynamodb_local() -> Iterator[DynamoDBLocal]:
 @pytest.fixture
 def local_env(dynamodb_local: DynamoDBLocal, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     """The function's environment (from the template) pointed at the session's DynamoDB Local."""
-    for key, value in template.environment(
-        overrides={"DynamoDbEndpointUrl": dynamodb_local.endpoint}
-    ).items():
+    for key, value in template.environment(overrides={"DynamoDbEndpointUrl": dynamodb_local.endpoint}).items():
         monkeypatch.setenv(key, value)
     reset_caches()
     yield dynamodb_local.endpoint

@@ -80,10 +80,7 @@ def _ratio(med: dict[str, dict[str, float]], a: str, b: str, field: str) -> floa
 
 def _medians_ms(runs: list[dict[str, Any]]) -> dict[str, float]:
     phases = [name for name in runs[0] if name.endswith("_s")]
-    return {
-        phase.removesuffix("_s") + "_ms": round(median([run[phase] for run in runs]) * 1000, 1)
-        for phase in phases
-    }
+    return {phase.removesuffix("_s") + "_ms": round(median([run[phase] for run in runs]) * 1000, 1) for phase in phases}
 
 
 def render(r: dict[str, Any]) -> list[str]:

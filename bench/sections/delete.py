@@ -13,10 +13,7 @@ from bench.scenario import household, slip_body
 @register("delete", "delete a slip", order=40)
 def run(ctx: Context) -> dict[str, Any]:
     twin = household(ctx, "delete")
-    paths = [
-        ctx.mirrored(twin, "POST", "/slips", body=slip_body(i), expect=201).location
-        for i in range(steps(ctx))
-    ]
+    paths = [ctx.mirrored(twin, "POST", "/slips", body=slip_body(i), expect=201).location for i in range(steps(ctx))]
     op = Op(
         request="DELETE /slips/{date}/{id}",
         event=lambda i: ctx.api.event("DELETE", paths[i], user=twin.ours, headers={"If-Match": '"1"'}),

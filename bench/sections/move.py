@@ -19,9 +19,7 @@ def run(ctx: Context) -> dict[str, Any]:
     def event(i: int) -> dict[str, Any]:
         date = NEXT_DAY if state["path"].split("/")[2] == DAY else DAY
         body = slip_body(0, date=date, amount=1000)
-        return ctx.api.event(
-            "PUT", state["path"], user=twin.ours, body=body, headers={"If-Match": state["etag"]}
-        )
+        return ctx.api.event("PUT", state["path"], user=twin.ours, body=body, headers={"If-Match": state["etag"]})
 
     op = Op(
         request="PUT /slips/{date}/{id} (new date)",

@@ -78,8 +78,7 @@ def _race(ctx: Context, impl: str, who: str) -> dict[str, Any]:
     barrier = spawn.Barrier(count + 1)
     results: Any = spawn.Queue()
     procs = [
-        spawn.Process(target=writer, args=(impl, who, i, ops, barrier, results), daemon=True)
-        for i in range(count)
+        spawn.Process(target=writer, args=(impl, who, i, ops, barrier, results), daemon=True) for i in range(count)
     ]
     for proc in procs:
         proc.start()
@@ -136,9 +135,7 @@ def _concurrent(ctx: Context) -> dict[str, Any]:
 
 def render(r: dict[str, Any]) -> list[str]:
     lines = ["Naive ledger (separate puts, re-query the day, read-modify-write balances) vs ours"]
-    lines.append(
-        f"  {'op':8} {'naive p50/p99 ms':>18} {'calls':>6} {'WCU':>4} {'ours p50':>9} {'floor p50':>10}"
-    )
+    lines.append(f"  {'op':8} {'naive p50/p99 ms':>18} {'calls':>6} {'WCU':>4} {'ours p50':>9} {'floor p50':>10}")
     for name, row in r["latency"].items():
         n = row["naive"]
         ours = f"{row['ours_p50_ms']:.2f}" if row["ours_p50_ms"] is not None else "-"

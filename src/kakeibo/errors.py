@@ -18,6 +18,8 @@ class ApiError(Exception):
         self.detail = detail or self.title
         self.context = context
         self.headers: dict[str, str] = {}
+        if "retry_after" in context:
+            self.headers["Retry-After"] = str(context["retry_after"])
 
     def problem(self) -> dict[str, Any]:
         body: dict[str, Any] = {
@@ -88,6 +90,8 @@ class IdempotencyKeyReused(ApiError):
 
 
 class Locked(ApiError):
+    """The ledger (or another named lock) is held by a lease; raise it with `retry_after`."""
+
     status, code, title = 423, "locked", "Locked"
 
 

@@ -17,19 +17,23 @@ from aws_lambda_powertools.event_handler.openapi.exceptions import (
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from kakeibo import __version__, errors
+from kakeibo import __version__, errors, idempotency
 from kakeibo.http import JSON, PROBLEM_JSON, problem_response
-from kakeibo.routes import accounts, health, reports, slips
+from kakeibo.routes import accounts, budgets, health, imports, maintenance, reports, slips
 
 logger = Logger()
 app = APIGatewayHttpResolver(enable_validation=True)
-for module in (health, accounts, slips, reports):
+for module in (health, accounts, slips, reports, budgets, imports, maintenance):
     app.include_router(module.router)
 
 # Routes that need no identity; template.yaml gives exactly these `Auth: {Authorizer: NONE}`.
 PUBLIC_ROUTES = frozenset({"GET /health", "GET /openapi.json", "GET /swagger"})
 MAX_JSON_BODY = 64 * 1024
 JSON_TYPES = ("application/json", "application/merge-patch+json")
+# Routes whose body is not JSON: their media types and size limit. The route reads the raw bytes.
+RAW_BODY_ROUTES = {"POST /imports": (("text/csv",), imports.MAX_CSV_BODY)}
+# POST routes that take no body (an empty JSON object is tolerated).
+NO_BODY_ROUTES = frozenset({"POST /ledger/verify", "POST /ledger/rebuild"})
 
 # How the API describes itself. The OpenAPI document models (some hundred pydantic classes) are a
 # large share of a cold start and only /openapi.json and /swagger need them: imported on first use.
@@ -60,9 +64,7 @@ def swagger() -> Response[str]:
 
     wanted = (app.current_event.query_string_parameters or {}).get("format")
     if wanted == "oauth2-redirect":
-        return Response(
-            status_code=200, content_type="text/html", body=swagger_ui.generate_oauth2_redirect_html()
-        )
+        return Response(status_code=200, content_type="text/html", body=swagger_ui.generate_oauth2_redirect_html())
     spec = openapi_json().replace("</", "<\\/")  # the spec sits in a <script>
     if wanted == "json":
         return Response(status_code=200, content_type=JSON, body=spec)
@@ -139,20 +141,30 @@ def precheck(event: dict[str, Any]) -> errors.ApiError | None:
             return errors.BadRequest("the body is not valid base64")
     else:
         data = raw.encode("utf-8", "surrogatepass")
-    if len(data) > MAX_JSON_BODY:
-        return errors.PayloadTooLarge(f"the body may be at most {MAX_JSON_BODY} bytes", limit=MAX_JSON_BODY)
+    types, limit = RAW_BODY_ROUTES.get(route, (JSON_TYPES, MAX_JSON_BODY))
+    if len(data) > limit:
+        return errors.PayloadTooLarge(f"the body may be at most {limit} bytes", limit=limit)
+    if route in NO_BODY_ROUTES and not data.strip():
+        return None
     content_type = headers.get("content-type", "").split(";", 1)[0].strip().lower()
-    if content_type and content_type not in JSON_TYPES:
-        return errors.UnsupportedMediaType(
-            f"send application/json, not {content_type}", accepted=list(JSON_TYPES)
-        )
+    if content_type and content_type not in types:
+        return errors.UnsupportedMediaType(f"send {types[0]}, not {content_type}", accepted=list(types))
+    if route in RAW_BODY_ROUTES:
+        return None
     if not data.strip():
         return errors.BadRequest("a JSON body is required")
     try:
         text = data.decode("utf-8")
-        json.loads(text, parse_constant=_reject_constant)
+        parsed = json.loads(text, parse_constant=_reject_constant)
     except (ValueError, RecursionError):
         return errors.BadRequest("the body is not valid JSON")
+    if route in NO_BODY_ROUTES and parsed != {}:
+        return errors.BadRequest(f"{route} takes no body")
+    if not isinstance(parsed, dict):
+        return errors.ValidationFailed(
+            "the body must be a JSON object",
+            errors=[{"loc": ["body"], "msg": "must be a JSON object", "type": "model_type"}],
+        )
     event["body"] = text
     event["isBase64Encoded"] = False
     event["headers"] = {**(event.get("headers") or {}), "content-type": JSON}
@@ -165,13 +177,22 @@ def _reject_constant(name: str) -> Any:
 
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP)
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    refused = precheck(event)
+    refused = precheck(event) or idempotency.check_key(event)
     if refused is not None:
-        logger.info("request refused", extra={"code": refused.code, "status": refused.status})
-        return {
-            "statusCode": refused.status,
-            "headers": {"Content-Type": PROBLEM_JSON, **refused.headers},
-            "body": json.dumps(refused.problem(), ensure_ascii=False, separators=(",", ":")),
-            "isBase64Encoded": False,
-        }
+        return _refusal(refused)
+    if event.get("routeKey") in idempotency.IDEMPOTENT_ROUTES and idempotency.header(event, "idempotency-key"):
+        try:
+            return idempotency.run_once(event, context, lambda: app.resolve(event, context))
+        except errors.ApiError as error:
+            return _refusal(error)
     return app.resolve(event, context)
+
+
+def _refusal(error: errors.ApiError) -> dict[str, Any]:
+    logger.info("request refused", extra={"code": error.code, "status": error.status})
+    return {
+        "statusCode": error.status,
+        "headers": {"Content-Type": PROBLEM_JSON, **error.headers},
+        "body": json.dumps(error.problem(), ensure_ascii=False, separators=(",", ":")),
+        "isBase64Encoded": False,
+    }

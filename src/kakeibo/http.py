@@ -2,17 +2,34 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import re
-from typing import Any
+from collections.abc import Callable
+from typing import Annotated, Any
 
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.api_gateway import BaseRouter
+from aws_lambda_powertools.event_handler.openapi.params import Header
 from aws_lambda_powertools.event_handler.openapi.types import OpenAPIResponse
 from pydantic import BaseModel
 
 from kakeibo import errors
+from kakeibo.idempotency import request_token as derive_token
 from kakeibo.models import Problem
+
+# Declared so that the OpenAPI description (Swagger UI, generated clients) shows them.
+IfMatchHeader = Annotated[
+    str | None,
+    Header(alias="If-Match", description='The ETag you last read, e.g. "3" (required for changes)'),
+]
+IdempotencyKeyHeader = Annotated[
+    str | None,
+    Header(
+        alias="Idempotency-Key",
+        description="Any unique string (1-255 printable ASCII); a retry with the same key is answered once",
+    ),
+]
 
 JSON = "application/json"
 PROBLEM_JSON = "application/problem+json"
@@ -61,11 +78,21 @@ def problem_response(error: errors.ApiError) -> Response[str]:
     )
 
 
-def if_match(router: BaseRouter) -> int | None:
+def if_match(raw: str | None) -> int | None:
     """The version `If-Match` names; None for `*`. Missing -> 428; not one of our ETags -> 412."""
-    raw = router.current_event.headers.get("if-match")
     if raw is None or not raw.strip():
         raise errors.PreconditionRequired('send If-Match with the ETag you last read (e.g. If-Match: "3")')
+    return _etag_version(raw)
+
+
+def optional_if_match(raw: str | None) -> tuple[bool, int | None]:
+    """(whether If-Match was sent, the version it names or None for `*`)."""
+    if raw is None or not raw.strip():
+        return False, None
+    return True, _etag_version(raw)
+
+
+def _etag_version(raw: str) -> int | None:
     if raw.strip() == "*":
         return None
     match = _ETAG_RE.match(raw)
@@ -75,9 +102,30 @@ def if_match(router: BaseRouter) -> int | None:
     return int(match.group(1))
 
 
-def idempotency_key(router: BaseRouter) -> str | None:
-    raw = router.current_event.headers.get("idempotency-key")
-    return raw if raw else None
+def raw_body(router: BaseRouter) -> bytes:
+    """The request body as sent (the handler's precheck has already checked its size and type)."""
+    event = router.current_event
+    body = event.body or ""
+    if event.is_base64_encoded:
+        return base64.b64decode(body)
+    return body.encode("utf-8", "surrogatepass")
+
+
+def time_left(router: BaseRouter) -> Callable[[], float] | None:
+    """Seconds this invocation has left, if the runtime tells (so long work can stop in time)."""
+    context = router.lambda_context
+    remaining = getattr(context, "get_remaining_time_in_millis", None)
+    if remaining is None:
+        return None
+    return lambda: float(remaining()) / 1000
+
+
+def request_token(router: BaseRouter, idempotency_key: str | None) -> str | None:
+    """The ClientRequestToken an Idempotency-Key derives for this caller and route (None without a key)."""
+    if not idempotency_key:
+        return None
+    route = str(router.current_event.raw_event.get("routeKey", ""))
+    return derive_token(identity(router), route, idempotency_key)
 
 
 def problem_responses(*statuses: int) -> dict[int, OpenAPIResponse]:

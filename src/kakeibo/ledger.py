@@ -72,11 +72,16 @@ class ItemChange:
         return 0
 
     @property
+    def spending(self) -> int:
+        """Net spending change of a month x category: expenses less refunds (income there)."""
+        if isinstance(self.key, CategoryMonthItem):
+            return self.deltas.get("expense", 0) - self.deltas.get("income", 0)
+        return 0
+
+    @property
     def budget_needed(self) -> int:
         """Spending added to a month x category: a strict budget must have this much left."""
-        if isinstance(self.key, CategoryMonthItem):
-            return max(0, self.deltas.get("expense", 0))
-        return 0
+        return max(0, self.spending)
 
 
 SlipOp = Literal["create", "update", "move", "delete"]
@@ -86,6 +91,9 @@ SlipOp = Literal["create", "update", "move", "delete"]
 class Plan:
     op: SlipOp
     changes: tuple[ItemChange, ...] = field(default_factory=tuple)
+    # Every account the change involves, before and after, even where its net change is zero
+    # (e.g. only the category changed): the store fences each of them against a rebuild.
+    accounts: tuple[str, ...] = ()
 
     def change_for(self, key: ItemKey) -> ItemChange | None:
         return next((c for c in self.changes if c.key == key), None)
@@ -148,11 +156,12 @@ def plan(old: Entry | None, new: Entry | None, *, old_date: str | None = None) -
     if new is not None:
         parts.append(effects(new, +1))
     changes = merge(parts)
+    accounts = tuple(sorted({a for e in (old, new) if e is not None for a in accounts_touched(e)}))
     if old is None:
-        return Plan("create", changes)
+        return Plan("create", changes, accounts)
     if new is None:
-        return Plan("delete", changes)
-    return Plan("move" if old.date != new.date else "update", changes)
+        return Plan("delete", changes, accounts)
+    return Plan("move" if old.date != new.date else "update", changes, accounts)
 
 
 def accounts_touched(entry: Entry) -> tuple[str, ...]:
@@ -170,3 +179,56 @@ def recompute(entries: Iterable[Entry], opening: Mapping[str, int]) -> dict[Item
         for key, deltas in effects(entry).items():
             _add(total[key], **deltas)
     return dict(total)
+
+
+# Fields each derived item kind carries, as `recompute` and the slip transactions maintain them.
+# A month x category item also keeps `spent` (expense - income: refunds count against spending)
+# and `remaining` = budget limit (0 without one) - spent, so that a strict budget is one condition.
+FIELDS: dict[type, tuple[str, ...]] = {
+    AccountItem: ACCOUNT_FIELDS,
+    DayItem: DAY_FIELDS,
+    CategoryMonthItem: (*CATEGORY_FIELDS, "spent", "remaining"),
+}
+
+
+def with_budgets(
+    expected: Mapping[ItemKey, Mapping[str, int]], limits: Mapping[CategoryMonthItem, int]
+) -> dict[ItemKey, dict[str, int]]:
+    """`expected` plus each month x category item's `spent` and `remaining`, given the limits set."""
+    out = {key: dict(value) for key, value in expected.items()}
+    for key in set(limits) | {k for k in expected if isinstance(k, CategoryMonthItem)}:
+        if isinstance(key, CategoryMonthItem):
+            item = out.setdefault(key, {})
+            item["spent"] = item.get("expense", 0) - item.get("income", 0)
+            item["remaining"] = limits.get(key, 0) - item["spent"]
+    return out
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Mismatch:
+    """A derived value that disagrees with what the slips say it should be."""
+
+    key: ItemKey
+    field: str
+    expected: int
+    actual: int | None  # None: the item itself is missing and cannot be derived (an account)
+
+
+def diff(
+    expected: Mapping[ItemKey, Mapping[str, int]],
+    actual: Mapping[ItemKey, Mapping[str, int]],
+) -> list[Mismatch]:
+    """Every field whose stored value differs from the recomputed one. Absent fields count as 0,
+    as they do for ADD; an item that should not exist must hold only zeros (what deleting every
+    slip of a day leaves behind is fine). A missing account item is reported with actual None."""
+    out = []
+    for key in sorted(set(expected) | set(actual), key=_sort_key):
+        want, have = expected.get(key, {}), actual.get(key)
+        if have is None and isinstance(key, AccountItem):
+            out.append(Mismatch(key, "balance", want.get("balance", 0), None))
+            continue
+        for name in FIELDS[type(key)]:
+            value = (have or {}).get(name, 0)
+            if want.get(name, 0) != value:
+                out.append(Mismatch(key, name, want.get(name, 0), value))
+    return out

@@ -188,6 +188,15 @@ class SlipIn(Strict):
         return Entry(self.date, self.kind, self.amount, self.account, self.to_account, category)
 
 
+ExternalId = Annotated[str, Field(min_length=1, max_length=128, examples=["smbc-20261103-0001"]), _text()]
+
+
+class ImportRow(SlipIn):
+    """One CSV row: exactly a POST /slips body (same rules), plus the source's own transaction id."""
+
+    external_id: ExternalId | None = None
+
+
 class SlipPatch(Strict):
     """JSON merge patch (RFC 7396) of a slip: absent = unchanged, null = remove (optional fields)."""
 
@@ -253,6 +262,73 @@ class MonthlyReport(Model):
     net: int
     by_category: list[CategoryTotal]
     by_account: list[AccountTotal]
+
+
+# ---- budgets ----------------------------------------------------------------------------------
+
+
+class BudgetIn(Strict):
+    limit: Annotated[StrictInt, Field(ge=0, le=MAX_AMOUNT, examples=[30000])]
+    strict: StrictBool = Field(
+        default=False, description="Refuse writes that would push the month's spending past the limit"
+    )
+
+
+class Budget(Model):
+    month: str
+    category: str
+    limit: int
+    spent: int = Field(description="expenses less refunds (income) in this category and month")
+    remaining: int
+    strict: bool
+    version: int
+
+
+class BudgetList(Model):
+    month: str
+    items: list[Budget]
+
+
+# ---- imports and ledger maintenance ------------------------------------------------------------
+
+
+class ImportRowError(Model):
+    line: int = Field(description="line of the file where the row starts (the header is line 1)")
+    message: str
+
+
+class ImportResult(Model):
+    import_id: str = Field(description="sha256 of the file's normalised content")
+    status: Literal["complete", "partial"] = Field(
+        description="partial: time ran out; send the same file again to import the rest"
+    )
+    encoding: Literal["utf-8", "shift_jis"]
+    rows: int
+    created: int = Field(description="slips created by this request")
+    skipped: int = Field(description="rows imported before (by this file or another)")
+    failed: int
+    pending: int = Field(description="rows left for the next request (partial only)")
+    errors: list[ImportRowError] = Field(description="the first 1000 refused rows, by line")
+
+
+class LedgerMismatch(Model):
+    item: str = Field(examples=["DAY#cash#2026-11-03"])
+    field: str
+    expected: int
+    actual: int | None = Field(description="null: the account item itself is missing")
+
+
+class LedgerCheck(Model):
+    ok: bool
+    mismatch_count: int
+    mismatches: list[LedgerMismatch]
+
+
+class LedgerRebuild(Model):
+    complete: bool = Field(description="false: time ran out; run it again to finish")
+    written: int = Field(description="balance items rewritten")
+    mismatch_count: int
+    mismatches: list[LedgerMismatch] = Field(description="what was found (and rewritten)")
 
 
 class Health(Model):

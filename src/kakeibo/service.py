@@ -9,14 +9,17 @@ import datetime as dt
 import os
 import time
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import ValidationError
 
 from kakeibo import errors, ledger
+from kakeibo.idempotency import derived_id
 from kakeibo.ledger import Entry
-from kakeibo.models import ACCOUNT_ID_RE, AccountCreate, AccountPatch, SlipIn, parse_date
+from kakeibo.models import ACCOUNT_ID_RE, AccountCreate, AccountPatch, BudgetIn, SlipIn, check_month, parse_date
 from kakeibo.store import (
+    LEDGER_LOCK,
     Item,
     Store,
     TxOp,
@@ -67,9 +70,9 @@ def account_view(item: Item) -> dict[str, Any]:
     }
 
 
-def create_account(store: Store, who: str, body: AccountCreate) -> dict[str, Any]:
-    existing = sum(1 for _ in store.query(who, begins_with="ACCOUNT#", projection="SK"))
-    if existing >= MAX_ACCOUNTS:
+def create_account(store: Store, who: str, body: AccountCreate, *, request_token: str | None = None) -> dict[str, Any]:
+    count = sum(1 for _ in store.query(who, begins_with="ACCOUNT#", projection="SK"))
+    if count >= MAX_ACCOUNTS:
         raise errors.Conflict(f"a ledger holds at most {MAX_ACCOUNTS} accounts", limit=MAX_ACCOUNTS)
     stamp = now_iso()
     item = {
@@ -84,9 +87,26 @@ def create_account(store: Store, who: str, body: AccountCreate) -> dict[str, Any
         "version": 1,
         "created_at": stamp,
         "updated_at": stamp,
+        "request_token": request_token,
     }
-    if not store.put_new(who, item):
-        raise errors.AlreadyExists(f"account '{body.id}' already exists", id=body.id)
+    try:
+        # Never while a rebuild holds the ledger: slips on an account it has not fenced could interleave.
+        store.transact(
+            [
+                store.put_op(
+                    who,
+                    item,
+                    "attribute_not_exists(SK)",
+                    lambda old: errors.AlreadyExists(f"account '{body.id}' already exists", id=body.id),
+                ),
+                store.lock_free_op(who, LEDGER_LOCK),
+            ]
+        )
+    except errors.AlreadyExists:
+        existing = store.get(who, account_sk(body.id))
+        if request_token and existing and existing.get("request_token") == request_token:
+            return account_view(existing)  # this very request, created before its answer was lost
+        raise
     return account_view(item)
 
 
@@ -101,9 +121,7 @@ def list_accounts(store: Store, who: str) -> list[dict[str, Any]]:
     return [account_view(i) for i in store.query(who, begins_with="ACCOUNT#", consistent=True)]
 
 
-def patch_account(
-    store: Store, who: str, account: str, patch: AccountPatch, expected: int | None
-) -> dict[str, Any]:
+def patch_account(store: Store, who: str, account: str, patch: AccountPatch, expected: int | None) -> dict[str, Any]:
     current = get_account(store, who, account)
     version = current["version"] if expected is None else expected
     if current["version"] != version:
@@ -117,9 +135,7 @@ def patch_account(
             return errors.NotFound(f"account '{account}' not found")
         return errors.VersionMismatch(current=int(old["version"]), expected=version)
 
-    updated = store.update_versioned(
-        who, account_sk(account), {**changes, "updated_at": now_iso()}, version, fail
-    )
+    updated = store.update_versioned(who, account_sk(account), {**changes, "updated_at": now_iso()}, version, fail)
     return account_view(updated)
 
 
@@ -154,26 +170,23 @@ def entry_of(item: Item) -> Entry:
     )
 
 
-def _missing_account(entry: Entry) -> Any:
+def _account_refusal(entry: Entry, problem: str) -> Callable[[str], errors.ApiError]:
+    """The 422 for an account a slip names that does not exist or is archived, on the right field."""
+
     def fail(account: str) -> errors.ApiError:
         field = "to_account" if account == entry.to_account and account != entry.account else "account"
-        return errors.ValidationFailed(
-            f"account '{account}' does not exist",
-            errors=[{"loc": ["body", field], "msg": f"account '{account}' does not exist"}],
-        )
+        message = f"account '{account}' {problem}"
+        return errors.ValidationFailed(message, errors=[{"loc": ["body", field], "msg": message}])
 
     return fail
 
 
-def _archived_account(entry: Entry) -> Any:
-    def fail(account: str) -> errors.ApiError:
-        field = "to_account" if account == entry.to_account and account != entry.account else "account"
-        return errors.ValidationFailed(
-            f"account '{account}' is archived",
-            errors=[{"loc": ["body", field], "msg": f"account '{account}' is archived"}],
-        )
+def _missing_account(entry: Entry) -> Callable[[str], errors.ApiError]:
+    return _account_refusal(entry, "does not exist")
 
-    return fail
+
+def _archived_account(entry: Entry) -> Callable[[str], errors.ApiError]:
+    return _account_refusal(entry, "is archived")
 
 
 def _slip_item(body: SlipIn, entry: Entry, **meta: Any) -> Item:
@@ -193,14 +206,33 @@ def _slip_item(body: SlipIn, entry: Entry, **meta: Any) -> Item:
 
 
 def create_slip(
-    store: Store, who: str, body: SlipIn, *, slip_id: str | None = None, token: str | None = None
+    store: Store,
+    who: str,
+    body: SlipIn,
+    *,
+    slip_id: str | None = None,
+    request_token: str | None = None,
 ) -> dict[str, Any]:
+    """One transaction: the slip and every balance it moves.
+
+    With a request token (from an Idempotency-Key) the slip id derives from it, and the token goes to
+    DynamoDB: a repeat of this very request finds its slip instead of making a second one.
+    """
     entry = body.entry()
     plan = ledger.plan(None, entry)
+    if request_token:
+        slip_id = slip_id or derived_id(request_token)
     slip_id = slip_id or new_slip_id()
     stamp = now_iso()
     item = _slip_item(
-        body, entry, id=slip_id, no=store.next_number(who), version=1, created_at=stamp, updated_at=stamp
+        body,
+        entry,
+        id=slip_id,
+        no=store.next_number(who),
+        version=1,
+        created_at=stamp,
+        updated_at=stamp,
+        request_token=request_token,
     )
     ops = [
         store.put_op(
@@ -217,7 +249,18 @@ def create_slip(
         missing_account=_missing_account(entry),
         archived_account=_archived_account(entry),
     )
-    store.transact(ops, token or new_token())
+    try:
+        store.transact(ops, request_token or new_token())
+    except (errors.AlreadyExists, errors.IdempotencyKeyReused):
+        if not request_token:
+            raise
+        existing = store.get(who, slip_sk(body.date, slip_id))
+        if existing is not None and existing.get("request_token") == request_token:
+            return slip_view(existing)  # committed by an earlier attempt whose answer was lost
+        if existing is not None:
+            raise
+        # the token was spent on an attempt that did not commit: this one goes under a fresh token
+        store.transact(ops, new_token())
     return slip_view(item)
 
 
@@ -298,7 +341,7 @@ def update_slip(
         created_at=current["created_at"],
         updated_at=now_iso(),
     )
-    for extra in ("import_id",):
+    for extra in ("import_id", "request_token"):
         if extra in current:
             item[extra] = current[extra]
 
@@ -370,6 +413,24 @@ def delete_slip(
     store.transact(ops, token or new_token())
 
 
+def slip_range(date_from: str | None, date_to: str | None, cursor: str | None) -> tuple[str, str, str | None]:
+    """The SK range of the slips dated from..to, and where a cursor resumes inside it."""
+    for name, value in (("from", date_from), ("to", date_to)):
+        if value is not None:
+            query_date(name, value)
+    lo = f"SLIP#{date_from or '0000-00-00'}#"
+    hi = f"SLIP#{date_to or '9999-99-99'}#~"
+    if lo > hi:
+        raise errors.BadRequest("'from' is after 'to'")
+    start = None
+    if cursor:
+        payload = decode_cursor(cursor)
+        start = payload.get("sk")
+        if not (isinstance(start, str) and start.startswith("SLIP#") and lo <= start <= hi):
+            raise errors.BadRequest("invalid cursor")
+    return lo, hi, start
+
+
 def list_slips(
     store: Store,
     who: str,
@@ -382,16 +443,7 @@ def list_slips(
     limit: int = 50,
     cursor: str | None = None,
 ) -> tuple[list[dict[str, Any]], str | None]:
-    lo = f"SLIP#{date_from or '0000-00-00'}#"
-    hi = f"SLIP#{date_to or '9999-99-99'}#~"
-    if lo > hi:
-        raise errors.BadRequest("'from' is after 'to'")
-    start = None
-    if cursor:
-        payload = decode_cursor(cursor)
-        start = payload.get("sk")
-        if not (isinstance(start, str) and start.startswith("SLIP#") and lo <= start <= hi):
-            raise errors.BadRequest("invalid cursor")
+    lo, hi, start = slip_range(date_from, date_to, cursor)
     filters, names, values = [], {}, {}
     if account:
         filters.append("(#acc = :acc OR #to = :acc)")
@@ -430,9 +482,7 @@ def list_slips(
 
 
 def _account_ids(store: Store, who: str) -> list[str]:
-    return [
-        i["SK"].removeprefix("ACCOUNT#") for i in store.query(who, begins_with="ACCOUNT#", projection="SK")
-    ]
+    return [i["SK"].removeprefix("ACCOUNT#") for i in store.query(who, begins_with="ACCOUNT#", projection="SK")]
 
 
 def balances(store: Store, who: str, as_of: str | None = None) -> dict[str, Any]:
@@ -460,10 +510,7 @@ def balances(store: Store, who: str, as_of: str | None = None) -> dict[str, Any]
 
 
 def history(store: Store, who: str, account: str, date_from: str, date_to: str) -> dict[str, Any]:
-    try:
-        start, end = parse_date(date_from), parse_date(date_to)
-    except ValueError as exc:
-        raise errors.BadRequest(f"invalid date: {exc}") from None
+    start, end = query_date("from", date_from), query_date("to", date_to)
     if start > end:
         raise errors.BadRequest("'from' is after 'to'")
     if (end - start).days >= MAX_HISTORY_DAYS:
@@ -525,5 +572,96 @@ def monthly_report(store: Store, who: str, month: str) -> dict[str, Any]:
     }
 
 
+def query_date(name: str, value: str) -> dt.date:
+    try:
+        return parse_date(value)
+    except ValueError as exc:
+        raise errors.BadRequest(f"'{name}' {exc}") from None
+
+
 def days_before(date: str, days: int) -> str:
-    return (parse_date(date) - dt.timedelta(days=days)).isoformat()
+    return (query_date("to", date) - dt.timedelta(days=days)).isoformat()
+
+
+# ---- budgets ----------------------------------------------------------------------------------
+
+
+def budget_view(item: Item) -> dict[str, Any]:
+    limit = int(item.get("limit", 0))
+    spent = int(item.get("spent", 0))
+    return {
+        "month": item["month"],
+        "category": item["category"],
+        "limit": limit,
+        "spent": spent,
+        "remaining": limit - spent,
+        "strict": bool(item.get("strict", False)),
+        "version": int(item.get("budget_version", 0)),
+    }
+
+
+def valid_category(category: str) -> str:
+    try:
+        return (
+            SlipIn.model_validate(
+                {"date": "2000-01-01", "kind": "expense", "amount": 1, "account": "a", "category": category}
+            ).category
+            or ""
+        )
+    except ValidationError as exc:
+        raise errors.ValidationFailed(
+            "invalid category", errors=[{"loc": ["path", "category"], "msg": "invalid category", "type": "value_error"}]
+        ) from exc
+
+
+def put_budget(
+    store: Store,
+    who: str,
+    month: str,
+    category: str,
+    *,
+    body: BudgetIn,
+    expected: int | None,
+    if_match: bool,
+) -> tuple[dict[str, Any], bool]:
+    """Create (no If-Match) or change (If-Match) a budget. Returns (budget, created)."""
+    try:
+        check_month(month)
+    except ValueError as exc:
+        raise errors.ValidationFailed(
+            f"month {exc}", errors=[{"loc": ["path", "month"], "msg": str(exc), "type": "value_error"}]
+        ) from None
+    category = valid_category(category)
+
+    def fail(old: Item | None) -> errors.ApiError:
+        if old is None or "limit" not in old:
+            return errors.VersionMismatch("there is no budget to change yet", current=None, expected=expected)
+        current = int(old.get("budget_version", 0))
+        if not if_match:
+            return errors.PreconditionRequired(
+                "this budget exists: send If-Match with its ETag to change it", current=current
+            )
+        return errors.VersionMismatch(
+            f"the budget is at version {current}, not {expected}", current=current, expected=expected
+        )
+
+    item = store.put_budget(
+        who,
+        month,
+        category,
+        limit=body.limit,
+        strict=body.strict,
+        expected=expected,
+        must_exist=if_match,
+        on_fail=fail,
+    )
+    return budget_view(item), not if_match
+
+
+def list_budgets(store: Store, who: str, month: str) -> dict[str, Any]:
+    items = [
+        budget_view(item)
+        for item in store.query(who, begins_with=f"MONTH#{month}#CAT#", consistent=True)
+        if "limit" in item
+    ]
+    return {"month": month, "items": items}

@@ -10,9 +10,13 @@ the same ClientRequestToken, because botocore does not retry them.
 from __future__ import annotations
 
 import base64
+import functools
 import json
+import math
 import random
+import re
 import time
+import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -22,13 +26,20 @@ from typing import TYPE_CHECKING, Any
 import boto3
 from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
 from botocore.config import Config
-from botocore.exceptions import ClientError
+from botocore.exceptions import (
+    ClientError,
+    ConnectionClosedError,
+    ConnectTimeoutError,
+    EndpointConnectionError,
+    ReadTimeoutError,
+)
 
 from kakeibo import errors
 from kakeibo.ledger import AccountItem, CategoryMonthItem, DayItem, ItemChange, ItemKey, Plan
 from kakeibo.settings import get_settings
 
 if TYPE_CHECKING:
+    from aws_lambda_powertools.utilities.idempotency import DynamoDBPersistenceLayer
     from mypy_boto3_dynamodb import DynamoDBClient
 
 Item = dict[str, Any]
@@ -61,6 +72,45 @@ def category_sk(month: str, category: str) -> str:
 
 SLIP_SEQ_SK = "SEQ#slip"
 
+
+LEDGER_LOCK = "ledger"  # held by a rebuild: no slip or account may change meanwhile
+
+
+def lock_sk(name: str) -> str:
+    return f"LOCK#{name}"
+
+
+def derived_sk(key: ItemKey) -> str:
+    """The SK of a balance item (account, day total, month x category)."""
+    if isinstance(key, AccountItem):
+        return account_sk(key.account)
+    if isinstance(key, DayItem):
+        return day_sk(key.account, key.date)
+    return category_sk(key.month, key.category)
+
+
+_DAY_SK_RE = re.compile(r"^DAY#([^#]+)#(\d{4}-\d{2}-\d{2})$")
+_CATEGORY_SK_RE = re.compile(r"^MONTH#(\d{4}-\d{2})#CAT#([^#]+)$")
+
+
+def derived_key(sk: str) -> ItemKey | None:
+    """The balance item an SK names, or None for any other item (slip, lock, counter...)."""
+    if sk.startswith("ACCOUNT#"):
+        return AccountItem(sk.removeprefix("ACCOUNT#"))
+    if found := _DAY_SK_RE.match(sk):
+        return DayItem(found.group(1), found.group(2))
+    if found := _CATEGORY_SK_RE.match(sk):
+        return CategoryMonthItem(found.group(1), found.group(2))
+    return None
+
+
+# A rebuild marks every account item with its token and an expiry (epoch ms). Every slip
+# transaction's operation on an account carries FENCE, so no slip change can interleave with a
+# rebuild; a mark left behind by a crashed rebuild stops counting once it expires.
+REBUILD_MARK, REBUILD_EXPIRES = "rebuild", "rebuild_expires"
+FENCE = "(attribute_not_exists(#rb) OR #rbx < :now)"
+FENCE_NAMES = {"#rb": REBUILD_MARK, "#rbx": REBUILD_EXPIRES}
+
 RETRYABLE_REASONS = {
     "TransactionConflict",
     "ThrottlingError",
@@ -68,12 +118,14 @@ RETRYABLE_REASONS = {
     "RequestLimitExceeded",
 }
 RETRYABLE_ERRORS = {
-    "TransactionInProgressException",
     "ThrottlingException",
     "ProvisionedThroughputExceededException",
     "RequestLimitExceeded",
     "InternalServerError",
 }
+
+# The request may or may not have reached DynamoDB: retried as is (a transaction with its token).
+LOST_RESPONSE = (ReadTimeoutError, ConnectionClosedError, EndpointConnectionError, ConnectTimeoutError)
 
 _serializer = TypeSerializer()
 _deserializer = TypeDeserializer()
@@ -134,7 +186,7 @@ def dynamodb_client() -> DynamoDBClient:
     """Created on first use and cached for the life of the process (Lambda container)."""
     settings = get_settings()
     config = Config(
-        retries={"mode": "standard", "max_attempts": 4},
+        retries={"mode": "standard", "max_attempts": 3},
         connect_timeout=2,
         read_timeout=5,
         tcp_keepalive=True,
@@ -189,33 +241,45 @@ def _cancellation_error(exc: ClientError, ops: Sequence[TxOp]) -> errors.ApiErro
     return errors.Conflict("the change could not be applied", reasons=sorted(c for c in codes if c))
 
 
+@dataclass(frozen=True)
+class Lease:
+    """A lease lock held until `expires_at` (epoch ms) by whoever knows `owner`."""
+
+    ledger: str
+    name: str
+    owner: str
+    expires_at: int
+
+
 class Store:
     def __init__(
         self,
         client: DynamoDBClient,
         table_name: str,
         retry: RetryPolicy | None = None,
+        clock: Callable[[], float] = time.time,
     ) -> None:
         self.client = client
         self.table = table_name
         self.retry = retry or RetryPolicy()
+        self.clock = clock
+
+    def now_ms(self) -> int:
+        return int(self.clock() * 1000)
 
     # -- generic helpers ------------------------------------------------------------------------
 
     def _call(self, fn: Callable[..., Any], **kwargs: Any) -> Any:
-        """Run one DynamoDB call, retrying throttling beyond botocore's own attempts."""
-        for attempt in range(self.retry.attempts):
-            try:
-                return fn(**kwargs)
-            except ClientError as exc:
-                code = exc.response["Error"]["Code"]
-                if code in RETRYABLE_ERRORS and attempt + 1 < self.retry.attempts:
-                    self.retry.sleep(self.retry.delay(attempt))
-                    continue
-                if code in RETRYABLE_ERRORS:
-                    raise errors.Conflict("the ledger is busy; retry shortly", retry_after=1) from exc
-                raise
-        raise AssertionError("unreachable")  # pragma: no cover
+        """Run one DynamoDB call. botocore has already retried throttling and connection errors
+        (standard mode); what is left of them becomes a retryable 409, never a server error."""
+        try:
+            return fn(**kwargs)
+        except LOST_RESPONSE as exc:
+            raise errors.Conflict("the database did not answer; retry shortly", retry_after=1) from exc
+        except ClientError as exc:
+            if exc.response["Error"]["Code"] in RETRYABLE_ERRORS:
+                raise errors.Conflict("the ledger is busy; retry shortly", retry_after=1) from exc
+            raise
 
     def get(self, ledger: str, sk: str, *, consistent: bool = True) -> Item | None:
         res = self._call(
@@ -281,13 +345,14 @@ class Store:
         """One TransactWriteItems call; conflicts and throttling retried with the same token."""
         if not ops:
             return
-        request: dict[str, Any] = {"TransactItems": [op.request() for op in ops]}
-        if token:
-            request["ClientRequestToken"] = token[:36]
-        for attempt in range(self.retry.attempts):
+        request: dict[str, Any] = {
+            "TransactItems": [op.request() for op in ops],
+            "ClientRequestToken": (token or str(uuid.uuid4()))[:36],
+        }
+
+        def send() -> None:
             try:
                 self.client.transact_write_items(**request)
-                return
             except ClientError as exc:
                 code = exc.response["Error"]["Code"]
                 if code == "TransactionCanceledException":
@@ -298,10 +363,28 @@ class Store:
                     raise errors.IdempotencyKeyReused(
                         "this request token was already used for a different change"
                     ) from exc
-                elif code not in RETRYABLE_ERRORS:
+                raise
+
+        # A lost answer is retried as is: with the same token DynamoDB applies it at most once.
+        self._retrying(send)
+
+    def _retrying(self, call: Callable[[], Any]) -> Any:
+        """Retry what botocore does not: transactions cancelled only by conflicts or throttling,
+        a transaction still in progress, and an answer lost after botocore's own attempts."""
+        for attempt in range(self.retry.attempts):
+            try:
+                return call()
+            except LOST_RESPONSE:
+                pass
+            except ClientError as exc:
+                code = exc.response["Error"]["Code"]
+                cancelled = code == "TransactionCanceledException" and _cancellation_error(exc, []) is None
+                if not (cancelled or code == "TransactionInProgressException"):
+                    if code in RETRYABLE_ERRORS:  # botocore already retried these
+                        raise errors.Conflict("the ledger is busy; retry shortly", retry_after=1) from exc
                     raise
-                if attempt + 1 < self.retry.attempts:
-                    self.retry.sleep(self.retry.delay(attempt))
+            if attempt + 1 < self.retry.attempts:
+                self.retry.sleep(self.retry.delay(attempt))
         raise errors.Conflict("the ledger is busy with concurrent changes; retry", retry_after=1)
 
     def transact_get(self, ledger: str, sks: Sequence[str]) -> list[Item | None]:
@@ -309,26 +392,10 @@ class Store:
         out: list[Item | None] = []
         for start in range(0, len(sks), 100):
             chunk = sks[start : start + 100]
-            request = {
-                "TransactItems": [
-                    {"Get": {"TableName": self.table, "Key": to_ddb({"PK": pk(ledger), "SK": sk})}}
-                    for sk in chunk
-                ]
-            }
-            for attempt in range(self.retry.attempts):
-                try:
-                    res = self.client.transact_get_items(**request)  # type: ignore[arg-type]
-                    break
-                except ClientError as exc:
-                    code = exc.response["Error"]["Code"]
-                    retryable = code in RETRYABLE_ERRORS or (
-                        code == "TransactionCanceledException" and _cancellation_error(exc, []) is None
-                    )
-                    if not retryable:
-                        raise
-                    if attempt + 1 == self.retry.attempts:
-                        raise errors.Conflict("the ledger is busy; retry shortly", retry_after=1) from exc
-                    self.retry.sleep(self.retry.delay(attempt))
+            gets: list[Any] = [
+                {"Get": {"TableName": self.table, "Key": to_ddb({"PK": pk(ledger), "SK": sk})}} for sk in chunk
+            ]
+            res = self._retrying(functools.partial(self.client.transact_get_items, TransactItems=gets))
             for response in res["Responses"]:
                 raw = response.get("Item")
                 out.append(from_ddb(raw) if raw else None)
@@ -385,27 +452,36 @@ class Store:
         missing_account: Callable[[str], errors.ApiError],
         archived_account: Callable[[str], errors.ApiError],
     ) -> list[TxOp]:
-        """The Update of every balance item a plan moves, each with the guard it needs."""
+        """The Update of every balance item a plan moves, each with the guard it needs.
+
+        Every account the plan involves is fenced against a running rebuild (FENCE), through its
+        Update or, when its net change is zero, a ConditionCheck."""
+        now = self.now_ms()
         ops = []
         for change in plan.changes:
-            ops.append(self._change_op(ledger, change, active_accounts, missing_account, archived_account))
+            ops.append(self._change_op(ledger, change, active_accounts, missing_account, archived_account, now=now))
         # Accounts the new slip names must exist (and be open) even if their net change is zero,
         # e.g. an update that only edits the memo of a slip whose account was archived meanwhile
         # does not need this, but a transfer between two accounts always moves both.
         named = {c.key.account for c in plan.changes if isinstance(c.key, AccountItem)}
-        for account in sorted(active_accounts - named):
+        for account in sorted((active_accounts | set(plan.accounts)) - named):
+            condition = FENCE
+            names, values = dict(FENCE_NAMES), {":now": now}
+            if account in active_accounts:
+                condition = f"attribute_exists(SK) AND #arch = :false AND {FENCE}"
+                names["#arch"], values[":false"] = "archived", False
             ops.append(
                 TxOp(
                     "ConditionCheck",
                     {
                         "TableName": self.table,
                         "Key": to_ddb({"PK": pk(ledger), "SK": account_sk(account)}),
-                        "ConditionExpression": "attribute_exists(SK) AND #arch = :false",
-                        "ExpressionAttributeNames": {"#arch": "archived"},
-                        "ExpressionAttributeValues": to_ddb({":false": False}),
+                        "ConditionExpression": condition,
+                        "ExpressionAttributeNames": names,
+                        "ExpressionAttributeValues": to_ddb(values),
                         "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
                     },
-                    _account_failure(account, 0, missing_account, archived_account),
+                    _account_failure(account, 0, missing_account, archived_account, now),
                 )
             )
         return ops
@@ -417,6 +493,8 @@ class Store:
         active_accounts: frozenset[str],
         missing_account: Callable[[str], errors.ApiError],
         archived_account: Callable[[str], errors.ApiError],
+        *,
+        now: int,
     ) -> TxOp:
         key: ItemKey = change.key
         deltas = change.deltas
@@ -424,7 +502,9 @@ class Store:
         values: dict[str, Any] = {f":f{i}": deltas[name] for i, name in enumerate(deltas)}
         adds = [f"#f{i} :f{i}" for i in range(len(deltas))]
         if isinstance(key, AccountItem):
-            condition = "attribute_exists(SK)"
+            condition = f"attribute_exists(SK) AND {FENCE}"
+            names.update(FENCE_NAMES)
+            values[":now"] = now
             if key.account in active_accounts:
                 condition += " AND #arch = :false"
                 names["#arch"] = "archived"
@@ -438,7 +518,7 @@ class Store:
                 ledger,
                 account_sk(key.account),
                 "ADD " + ", ".join(adds),
-                _account_failure(key.account, need, missing_account, archived_account),
+                _account_failure(key.account, need, missing_account, archived_account, now),
                 condition=condition,
                 names=names,
                 values=values,
@@ -466,15 +546,15 @@ class Store:
         values: dict[str, Any],
         adds: list[str],
     ) -> TxOp:
-        deltas = change.deltas
         names.update({"#cat": "category", "#month": "month", "#type": "type"})
         values.update({":cat": key.category, ":month": key.month, ":type": "category_month"})
-        expense = deltas.get("expense", 0)
-        if expense:
-            # remaining = limit - expense, kept up to date so a strict budget is one condition
-            names["#rem"] = "remaining"
-            adds.append("#rem :negexp")
-            values[":negexp"] = -expense
+        spending = change.spending
+        if spending:
+            # spent = expense - income and remaining = limit - spent are kept up to date, so that a
+            # strict budget is one condition here and setting a limit is one atomic update
+            names.update({"#spent": "spent", "#rem": "remaining"})
+            adds += ["#spent :spent", "#rem :negspent"]
+            values[":spent"], values[":negspent"] = spending, -spending
         condition: str | None = None
         need = change.budget_needed
         if need:
@@ -493,37 +573,25 @@ class Store:
 
     # -- single-item conditional writes --------------------------------------------------------
 
-    def put_new(self, ledger: str, item: Item) -> bool:
-        """Put an item that must not exist yet. False if it already does."""
-        try:
-            self._call(
-                self.client.put_item,
-                TableName=self.table,
-                Item=to_ddb({"PK": pk(ledger), **item}),
-                ConditionExpression="attribute_not_exists(SK)",
-            )
-        except ClientError as exc:
-            if exc.response["Error"]["Code"] == "ConditionalCheckFailedException":
-                return False
-            raise
-        return True
-
-    def update_versioned(
-        self, ledger: str, sk: str, sets: Mapping[str, Any], expected: int, on_fail: OnFail
+    def conditional_update(
+        self,
+        ledger: str,
+        sk: str,
+        update: str,
+        condition: str,
+        on_fail: OnFail,
+        *,
+        names: dict[str, str],
+        values: dict[str, Any],
     ) -> Item:
-        """SET fields and bump `version`, only if the item exists at version `expected`."""
-        names = {f"#c{i}": k for i, k in enumerate(sets)}
-        values: dict[str, Any] = {f":c{i}": v for i, v in enumerate(sets.values())}
-        values.update({":expected": expected, ":one": 1})
-        names["#ver"] = "version"
-        assignments = ", ".join(f"#c{i} = :c{i}" for i in range(len(sets)))
+        """One UpdateItem under a condition; the new item, or `on_fail(current item or None)` raised."""
         try:
             res = self._call(
                 self.client.update_item,
                 TableName=self.table,
                 Key=to_ddb({"PK": pk(ledger), "SK": sk}),
-                UpdateExpression=f"SET {assignments} ADD #ver :one",
-                ConditionExpression="attribute_exists(SK) AND #ver = :expected",
+                UpdateExpression=update,
+                ConditionExpression=condition,
                 ExpressionAttributeNames=names,
                 ExpressionAttributeValues=to_ddb(values),
                 ReturnValues="ALL_NEW",
@@ -535,6 +603,74 @@ class Store:
                 raise on_fail(from_ddb(old) if old else None) from exc
             raise
         return from_ddb(res["Attributes"])
+
+    def update_versioned(self, ledger: str, sk: str, sets: Mapping[str, Any], expected: int, on_fail: OnFail) -> Item:
+        """SET fields and bump `version`, only if the item exists at version `expected`."""
+        names = {f"#c{i}": k for i, k in enumerate(sets)}
+        values: dict[str, Any] = {f":c{i}": v for i, v in enumerate(sets.values())}
+        values.update({":expected": expected, ":one": 1})
+        names["#ver"] = "version"
+        assignments = ", ".join(f"#c{i} = :c{i}" for i in range(len(sets)))
+        return self.conditional_update(
+            ledger,
+            sk,
+            f"SET {assignments} ADD #ver :one",
+            "attribute_exists(SK) AND #ver = :expected",
+            on_fail,
+            names=names,
+            values=values,
+        )
+
+    def put_budget(
+        self,
+        ledger: str,
+        month: str,
+        category: str,
+        *,
+        limit: int,
+        strict: bool,
+        expected: int | None,
+        must_exist: bool,
+        on_fail: OnFail,
+    ) -> Item:
+        """Set a month x category budget. `remaining` becomes limit - spent in the same atomic update,
+        so a slip transaction racing with it sees either the old or the new limit, never a mix."""
+        names = {
+            "#limit": "limit",
+            "#strict": "strict",
+            "#rem": "remaining",
+            "#spent": "spent",
+            "#bv": "budget_version",
+            "#cat": "category",
+            "#month": "month",
+            "#type": "type",
+        }
+        values: dict[str, Any] = {
+            ":l": limit,
+            ":s": strict,
+            ":zero": 0,
+            ":one": 1,
+            ":cat": category,
+            ":month": month,
+            ":type": "category_month",
+        }
+        if expected is not None:
+            condition = "#bv = :v"
+            values[":v"] = expected
+        elif must_exist:
+            condition = "attribute_exists(#limit)"
+        else:
+            condition = "attribute_not_exists(#limit)"
+        return self.conditional_update(
+            ledger,
+            category_sk(month, category),
+            "SET #limit = :l, #strict = :s, #rem = :l - if_not_exists(#spent, :zero), "
+            "#cat = :cat, #month = :month, #type = :type ADD #bv :one",
+            condition,
+            on_fail,
+            names=names,
+            values=values,
+        )
 
     # -- counters -------------------------------------------------------------------------------
 
@@ -550,6 +686,219 @@ class Store:
         )
         return int(from_ddb(res["Attributes"])["value"])
 
+    def reserve_numbers(self, ledger: str, count: int, sk: str = SLIP_SEQ_SK) -> list[int]:
+        """`count` consecutive numbers from the counter in one atomic ADD."""
+        if count <= 0:
+            return []
+        res = self._call(
+            self.client.update_item,
+            TableName=self.table,
+            Key=to_ddb({"PK": pk(ledger), "SK": sk}),
+            UpdateExpression="ADD #v :n",
+            ExpressionAttributeNames={"#v": "value"},
+            ExpressionAttributeValues=to_ddb({":n": count}),
+            ReturnValues="UPDATED_NEW",
+        )
+        last = int(from_ddb(res["Attributes"])["value"])
+        return list(range(last - count + 1, last + 1))
+
+    # -- lease locks ----------------------------------------------------------------------------
+    # A lock is one item, LOCK#{name}: taken with a conditional Put that succeeds only if nobody
+    # holds it or the holder's lease has expired; renewed and released only by its owner token.
+
+    def acquire_lock(self, ledger: str, name: str, ttl: float, owner: str | None = None) -> Lease:
+        """Take the lease for `ttl` seconds, or raise Locked naming when the holder's lease ends."""
+        now = self.now_ms()
+        lease = Lease(ledger, name, owner or uuid.uuid4().hex, now + math.ceil(ttl * 1000))
+        try:
+            self._call(
+                self.client.put_item,
+                TableName=self.table,
+                Item=to_ddb(
+                    {
+                        "PK": pk(ledger),
+                        "SK": lock_sk(name),
+                        "type": "lock",
+                        "lock": name,
+                        "owner": lease.owner,
+                        "expires_at": lease.expires_at,
+                        "acquired_at": now,
+                    }
+                ),
+                ConditionExpression="attribute_not_exists(SK) OR #exp < :now",
+                ExpressionAttributeNames={"#exp": "expires_at"},
+                ExpressionAttributeValues=to_ddb({":now": now}),
+                ReturnValuesOnConditionCheckFailure="ALL_OLD",
+            )
+        except ClientError as exc:
+            if exc.response["Error"]["Code"] != "ConditionalCheckFailedException":
+                raise
+            held: Any = exc.response.get("Item")
+            until = int(from_ddb(held).get("expires_at", now)) if held else now
+            raise errors.Locked(
+                f"the {name} lock is held by another process", retry_after=_seconds_until(until, now)
+            ) from exc
+        return lease
+
+    def renew_lock(self, lease: Lease, ttl: float) -> Lease | None:
+        """Extend a lease we still hold (ours and not expired). None if it was lost."""
+        now = self.now_ms()
+        renewed = Lease(lease.ledger, lease.name, lease.owner, now + math.ceil(ttl * 1000))
+        if not self._conditional(
+            self.client.update_item,
+            Key=to_ddb({"PK": pk(lease.ledger), "SK": lock_sk(lease.name)}),
+            UpdateExpression="SET #exp = :exp",
+            ConditionExpression="#owner = :me AND #exp >= :now",
+            ExpressionAttributeNames={"#owner": "owner", "#exp": "expires_at"},
+            ExpressionAttributeValues=to_ddb({":me": lease.owner, ":now": now, ":exp": renewed.expires_at}),
+        ):
+            return None
+        return renewed
+
+    def release_lock(self, lease: Lease) -> bool:
+        """Delete the lock if `lease` still owns it. False if someone else holds it by now."""
+        return self._conditional(
+            self.client.delete_item,
+            Key=to_ddb({"PK": pk(lease.ledger), "SK": lock_sk(lease.name)}),
+            ConditionExpression="#owner = :me",
+            ExpressionAttributeNames={"#owner": "owner"},
+            ExpressionAttributeValues=to_ddb({":me": lease.owner}),
+        )
+
+    def lock_free_op(self, ledger: str, name: str) -> TxOp:
+        """A transaction step that fails (Locked) while anybody holds a live lease on `name`."""
+        now = self.now_ms()
+
+        def fail(item: Item | None) -> errors.ApiError:
+            until = int((item or {}).get("expires_at", now))
+            return errors.Locked(f"the {name} lock is held; retry shortly", retry_after=_seconds_until(until, now))
+
+        return TxOp(
+            "ConditionCheck",
+            {
+                "TableName": self.table,
+                "Key": to_ddb({"PK": pk(ledger), "SK": lock_sk(name)}),
+                "ConditionExpression": "attribute_not_exists(SK) OR #exp < :now",
+                "ExpressionAttributeNames": {"#exp": "expires_at"},
+                "ExpressionAttributeValues": to_ddb({":now": now}),
+                "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
+            },
+            fail,
+        )
+
+    def lock_held_op(self, lease: Lease, margin: float = 5.0) -> TxOp:
+        """A transaction step that fails unless `lease` is still ours for at least `margin` seconds
+        (the margin absorbs clock skew between the holder and everybody checking the lease)."""
+        soon = self.now_ms() + math.ceil(margin * 1000)
+        return TxOp(
+            "ConditionCheck",
+            {
+                "TableName": self.table,
+                "Key": to_ddb({"PK": pk(lease.ledger), "SK": lock_sk(lease.name)}),
+                "ConditionExpression": "#owner = :me AND #exp > :soon",
+                "ExpressionAttributeNames": {"#owner": "owner", "#exp": "expires_at"},
+                "ExpressionAttributeValues": to_ddb({":me": lease.owner, ":soon": soon}),
+                "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
+            },
+            lambda item: errors.Conflict(f"the {lease.name} lock was lost before the work was done"),
+        )
+
+    # -- rebuild: marks that fence slip changes, and absolute rewrites of balance items ----------
+
+    def mark_op(self, lease: Lease, account: str) -> TxOp:
+        """Mark an account as being rebuilt under `lease`: slip changes on it fail (Locked)."""
+        return self.update_op(
+            lease.ledger,
+            account_sk(account),
+            "SET #rb = :token, #rbx = :exp",
+            lambda item: errors.Conflict(f"account '{account}' disappeared during the rebuild"),
+            condition="attribute_exists(SK)",
+            names=dict(FENCE_NAMES),
+            values={":token": lease.owner, ":exp": lease.expires_at},
+        )
+
+    def unmark(self, lease: Lease, account: str) -> bool:
+        """Remove our rebuild mark from an account (not someone else's)."""
+        return self._conditional(
+            self.client.update_item,
+            Key=to_ddb({"PK": pk(lease.ledger), "SK": account_sk(account)}),
+            UpdateExpression="REMOVE #rb, #rbx",
+            ConditionExpression="#rb = :token",
+            ExpressionAttributeNames=dict(FENCE_NAMES),
+            ExpressionAttributeValues=to_ddb({":token": lease.owner}),
+        )
+
+    def set_balance_op(self, lease: Lease, key: ItemKey, values: Mapping[str, int]) -> TxOp:
+        """Set a balance item to absolute values (a rebuild). An account must carry our mark; a
+        month x category item keeps its budget (limit, strict) and gets remaining = limit - spent."""
+        fields = {name: value for name, value in values.items() if name != "remaining"}
+        names = {f"#f{i}": name for i, name in enumerate(fields)}
+        exprs: dict[str, Any] = {f":f{i}": value for i, value in enumerate(fields.values())}
+        sets = [f"#f{i} = :f{i}" for i in range(len(fields))]
+        condition = None
+        if isinstance(key, AccountItem):
+            condition = "attribute_exists(SK) AND #rb = :token"
+            names["#rb"] = REBUILD_MARK
+            exprs[":token"] = lease.owner
+        elif isinstance(key, DayItem):
+            names.update({"#acc": "account", "#date": "date", "#type": "type"})
+            exprs.update({":acc": key.account, ":date": key.date, ":type": "day"})
+            sets += ["#acc = :acc", "#date = :date", "#type = :type"]
+        else:
+            names.update({"#cat": "category", "#month": "month", "#type": "type"})
+            names.update({"#rem": "remaining", "#limit": "limit"})
+            exprs.update({":cat": key.category, ":month": key.month, ":type": "category_month", ":zero": 0})
+            # remaining from the new spent (SET reads the old item) and whatever limit is set by then
+            exprs[":spent"] = fields.get("spent", fields.get("expense", 0) - fields.get("income", 0))
+            sets += [
+                "#cat = :cat",
+                "#month = :month",
+                "#type = :type",
+                "#rem = if_not_exists(#limit, :zero) - :spent",
+            ]
+        return self.update_op(
+            lease.ledger,
+            derived_sk(key),
+            "SET " + ", ".join(sets),
+            lambda item: errors.Conflict(f"{derived_sk(key)} changed during the rebuild"),
+            condition=condition,
+            names=names,
+            values=exprs,
+        )
+
+    # -- single-item updates --------------------------------------------------------------------
+
+    def update(
+        self,
+        ledger: str,
+        sk: str,
+        expression: str,
+        *,
+        names: dict[str, str],
+        values: dict[str, Any],
+        condition: str | None = None,
+    ) -> bool:
+        """One UpdateItem; False if its condition failed."""
+        kwargs: dict[str, Any] = {
+            "Key": to_ddb({"PK": pk(ledger), "SK": sk}),
+            "UpdateExpression": expression,
+            "ExpressionAttributeNames": names,
+            "ExpressionAttributeValues": to_ddb(values),
+        }
+        if condition:
+            kwargs["ConditionExpression"] = condition
+        return self._conditional(self.client.update_item, **kwargs)
+
+    def _conditional(self, fn: Callable[..., Any], **kwargs: Any) -> bool:
+        """One conditional write: True if applied, False if its condition failed."""
+        try:
+            self._call(fn, TableName=self.table, **kwargs)
+        except ClientError as exc:
+            if exc.response["Error"]["Code"] == "ConditionalCheckFailedException":
+                return False
+            raise
+        return True
+
 
 def _expressions(
     body: dict[str, Any], names: dict[str, str] | None = None, values: dict[str, Any] | None = None
@@ -560,15 +909,26 @@ def _expressions(
         body["ExpressionAttributeValues"] = to_ddb(values)
 
 
+def _seconds_until(until_ms: int, now_ms: int) -> int:
+    """A Retry-After value: the seconds left on a lease, at least 1, at most a minute."""
+    return max(1, min(60, math.ceil((until_ms - now_ms) / 1000)))
+
+
 def _account_failure(
     account: str,
     need: int,
     missing: Callable[[str], errors.ApiError],
     archived: Callable[[str], errors.ApiError],
+    now: int,
 ) -> OnFail:
     def fail(item: Item | None) -> errors.ApiError:
         if item is None:
             return missing(account)
+        if item.get(REBUILD_MARK) and int(item.get(REBUILD_EXPIRES, 0)) >= now:
+            return errors.Locked(
+                "the ledger is being rebuilt; retry shortly",
+                retry_after=min(10, _seconds_until(int(item[REBUILD_EXPIRES]), now)),
+            )
         if item.get("archived"):
             return archived(account)
         return errors.InsufficientFunds(
@@ -585,7 +945,7 @@ def _budget_failure(key: CategoryMonthItem, need: int) -> OnFail:
     def fail(item: Item | None) -> errors.ApiError:
         item = item or {}
         limit = int(item.get("limit", 0))
-        spent = int(item.get("expense", 0))
+        spent = int(item.get("spent", 0))
         return errors.BudgetExceeded(
             f"the {key.month} budget for '{key.category}' has {limit - spent} left; this needs {need}",
             month=key.month,
@@ -597,6 +957,14 @@ def _budget_failure(key: CategoryMonthItem, need: int) -> OnFail:
         )
 
     return fail
+
+
+@cache
+def idempotency_persistence() -> DynamoDBPersistenceLayer:
+    """Powertools' idempotency records, on the IdempotencyTable, through our cached client."""
+    from aws_lambda_powertools.utilities.idempotency import DynamoDBPersistenceLayer  # noqa: PLC0415 - loaded on use
+
+    return DynamoDBPersistenceLayer(table_name=get_settings().idempotency_table_name, boto3_client=dynamodb_client())
 
 
 @cache

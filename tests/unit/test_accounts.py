@@ -118,9 +118,7 @@ def test_non_utf8_body_is_400(api: Client) -> None:
 
 
 def test_wrong_content_type_is_415(api: Client) -> None:
-    reply = api.post(
-        "/accounts", raw="id=cash", headers={"Content-Type": "application/x-www-form-urlencoded"}
-    )
+    reply = api.post("/accounts", raw="id=cash", headers={"Content-Type": "application/x-www-form-urlencoded"})
     assert reply.status == 415
     assert reply.json["code"] == "unsupported_media_type"
 

@@ -28,6 +28,12 @@ EXPECTED = {
     "delete_slip": 204,
     "get_balances": 200,
     "monthly_report": 200,
+    "put_budget": 201,
+    "list_budgets": 200,
+    "import_csv": 200,
+    "export_csv": 200,
+    "verify_ledger": 200,
+    "rebuild_ledger": 200,
 }
 
 

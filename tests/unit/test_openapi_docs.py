@@ -34,9 +34,7 @@ def test_handler_import_leaves_docs_and_validators_for_later() -> None:
         "Slip.__pydantic_complete__, SlipIn.__pydantic_complete__]))"
     )
     # When it imports the handler
-    done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
-    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
     # Then the OpenAPI document models are not imported yet (they are a large share of the import)
     # And our models build their validators on first use (most only ever describe responses)
     assert json.loads(done.stdout) == [False, False, False]

@@ -84,6 +84,42 @@ def test_policies_name_only_the_two_tables_and_no_wildcards() -> None:
             )
 
 
+def test_encryption_retention_and_throttling_are_configured() -> None:
+    resources = template.load()["Resources"]
+    for name in ("LedgerTable", "IdempotencyTable"):
+        props = resources[name]["Properties"]
+        assert props["SSESpecification"]["SSEEnabled"] is True
+        assert props["PointInTimeRecoverySpecification"]["PointInTimeRecoveryEnabled"] is True
+    log_groups = [r for r in resources.values() if r["Type"] == "AWS::Logs::LogGroup"]
+    assert len(log_groups) == 2 and all("RetentionInDays" in r["Properties"] for r in log_groups)
+    throttling = resources["HttpApi"]["Properties"]["DefaultRouteSettings"]
+    assert throttling["ThrottlingBurstLimit"] > 0 and throttling["ThrottlingRateLimit"] > 0
+
+
+def test_checkov_finds_nothing_unjustified() -> None:
+    """The IaC scanner passes every check it runs; each skip carries its reason in the template."""
+    import json
+
+    checkov = os.environ.get("CHECKOV") or str(ROOT / ".venv-scan" / "bin" / "checkov")
+    if not Path(checkov).exists():
+        pytest.skip("checkov is installed by `make test` (.venv-scan)")
+    result = subprocess.run(
+        [checkov, "-f", str(ROOT / "template.yaml"), "--framework", "cloudformation", "--skip-download", "-o", "json"],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, "BC_SKIP_MAPPING": "TRUE"},
+        timeout=300,
+    )
+    report = json.loads(result.stdout)
+    summary = report["summary"]
+    failed = [f"{c['check_id']} {c['resource']}" for c in report["results"]["failed_checks"]]
+    assert failed == [] and summary["failed"] == 0
+    assert summary["passed"] >= 5  # it really scanned
+    for skipped in report["results"]["skipped_checks"]:
+        assert len(skipped["check_result"].get("suppress_comment", "")) > 20, skipped["check_id"]
+
+
 def test_cfn_lint_is_clean() -> None:
     result = subprocess.run(
         [str(Path(sys.executable).parent / "cfn-lint"), str(ROOT / "template.yaml")],

@@ -70,15 +70,15 @@ class DynamoDBLocal:
             str(jar),
             "-port",
             str(self.port),
+            # one database whatever the credentials and region (browsers like dynamodb-admin too)
+            "-sharedDb",
         ]
         if self.data_dir is None:
             args.append("-inMemory")
         else:
             self.data_dir.mkdir(parents=True, exist_ok=True)
             args += ["-dbPath", str(self.data_dir.resolve())]
-        self.process = subprocess.Popen(
-            args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=str(jar.parent)
-        )
+        self.process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=str(jar.parent))
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:

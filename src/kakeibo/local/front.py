@@ -98,7 +98,7 @@ class Front:
             query[key] = f"{query[key]},{value}" if key in query else value
         event = http_event(
             route,
-            path=path,
+            path=unquote(path),  # API Gateway's HTTP API hands the function the path decoded
             path_parameters=params,
             query=query,
             headers=lowered,
@@ -157,9 +157,7 @@ def serve(front: Front, host: str, port: int) -> ThreadingHTTPServer:
             else:
                 body = self.rfile.read(length) if length else b""
                 try:
-                    status, headers, payload = front.handle(
-                        self.command, self.path, dict(self.headers.items()), body
-                    )
+                    status, headers, payload = front.handle(self.command, self.path, dict(self.headers.items()), body)
                 except Exception:  # the front itself must never take the server down
                     self.log_error("front error for %s %s", self.command, self.path)
                     status, headers, payload = _problem(502, "local front error", "bad_gateway")
@@ -173,6 +171,12 @@ def serve(front: Front, host: str, port: int) -> ThreadingHTTPServer:
                 self.wfile.write(payload)
 
         do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_OPTIONS = do_HEAD = _dispatch
+
+        def __getattr__(self, name: str) -> Any:
+            # any other method (TRACE, PROPFIND...) is routed too: undeclared -> 404, as API Gateway does
+            if name.startswith("do_"):
+                return self._dispatch
+            raise AttributeError(name)
 
         def log_message(self, format: str, *args: Any) -> None:
             if getattr(self.server, "quiet", False):

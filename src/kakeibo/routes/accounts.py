@@ -10,7 +10,16 @@ from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Body, Query
 
 from kakeibo import service
-from kakeibo.http import identity, if_match, json_response, ok_response, problem_responses
+from kakeibo.http import (
+    IdempotencyKeyHeader,
+    IfMatchHeader,
+    identity,
+    if_match,
+    json_response,
+    ok_response,
+    problem_responses,
+    request_token,
+)
 from kakeibo.models import (
     DATE_PATTERN,
     Account,
@@ -29,10 +38,14 @@ TAGS = ["accounts"]
     "/accounts",
     tags=TAGS,
     summary="Create an account",
-    responses={201: ok_response(Account, "Created"), **problem_responses(400, 401, 409, 413, 415, 422)},
+    responses={201: ok_response(Account, "Created"), **problem_responses(400, 401, 409, 413, 415, 422, 423)},
 )
-def create_account(account: Annotated[AccountCreate, Body()]) -> Response[str]:
-    created = service.create_account(get_store(), identity(router), account)
+def create_account(
+    account: Annotated[AccountCreate, Body()], idempotency_key: IdempotencyKeyHeader = None
+) -> Response[str]:
+    created = service.create_account(
+        get_store(), identity(router), account, request_token=request_token(router, idempotency_key)
+    )
     return json_response(201, created, etag=created["version"], location=f"/accounts/{created['id']}")
 
 
@@ -66,9 +79,11 @@ def get_account(id: str) -> Response[str]:
         **problem_responses(400, 401, 404, 412, 413, 415, 422, 428),
     },
 )
-def patch_account(id: str, patch: Annotated[AccountPatch, Body()]) -> Response[str]:
+def patch_account(
+    id: str, patch: Annotated[AccountPatch, Body()], if_match_header: IfMatchHeader = None
+) -> Response[str]:
     who = identity(router)
-    expected = if_match(router)
+    expected = if_match(if_match_header)
     account = service.patch_account(get_store(), who, id, patch, expected)
     return json_response(200, account, etag=account["version"])
 

@@ -10,7 +10,7 @@ from aws_lambda_powertools.event_handler.openapi.params import Query
 
 from kakeibo import errors, service
 from kakeibo.http import identity, json_response, ok_response, problem_responses
-from kakeibo.models import DATE_PATTERN, MONTH_PATTERN, Balances, MonthlyReport, check_month, parse_date
+from kakeibo.models import DATE_PATTERN, MONTH_PATTERN, Balances, MonthlyReport, check_month
 from kakeibo.store import get_store
 
 router = Router()
@@ -25,10 +25,7 @@ router = Router()
 def get_balances(date: Annotated[str | None, Query(pattern=DATE_PATTERN)] = None) -> Response[str]:
     who = identity(router)
     if date is not None:
-        try:
-            parse_date(date)
-        except ValueError as exc:
-            raise errors.BadRequest(f"date {exc}") from None
+        service.query_date("date", date)
     return json_response(200, service.balances(get_store(), who, date))
 
 

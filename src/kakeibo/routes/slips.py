@@ -9,7 +9,16 @@ from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Body, Query
 
 from kakeibo import service
-from kakeibo.http import idempotency_key, identity, if_match, json_response, ok_response, problem_responses
+from kakeibo.http import (
+    IdempotencyKeyHeader,
+    IfMatchHeader,
+    identity,
+    if_match,
+    json_response,
+    ok_response,
+    problem_responses,
+    request_token,
+)
 from kakeibo.ledger import Kind
 from kakeibo.models import ACCOUNT_ID_PATTERN, DATE_PATTERN, Slip, SlipIn, SlipList, SlipPatch
 from kakeibo.store import get_store
@@ -26,11 +35,11 @@ def _location(slip: dict[str, Any]) -> str:
     "/slips",
     tags=TAGS,
     summary="Record an expense, income or transfer",
-    responses={201: ok_response(Slip, "Created"), **problem_responses(400, 401, 409, 413, 415, 422)},
+    responses={201: ok_response(Slip, "Created"), **problem_responses(400, 401, 409, 413, 415, 422, 423)},
 )
-def create_slip(slip: Annotated[SlipIn, Body()]) -> Response[str]:
+def create_slip(slip: Annotated[SlipIn, Body()], idempotency_key: IdempotencyKeyHeader = None) -> Response[str]:
     who = identity(router)
-    created = service.create_slip(get_store(), who, slip, token=idempotency_key(router))
+    created = service.create_slip(get_store(), who, slip, request_token=request_token(router, idempotency_key))
     return json_response(201, created, etag=created["version"], location=_location(created))
 
 
@@ -80,12 +89,14 @@ def get_slip(date: str, id: str) -> Response[str]:
     summary="Replace a slip (If-Match required); a new date moves it to a new Location",
     responses={
         200: ok_response(Slip),
-        **problem_responses(400, 401, 404, 409, 412, 413, 415, 422, 428),
+        **problem_responses(400, 401, 404, 409, 412, 413, 415, 422, 423, 428),
     },
 )
-def replace_slip(date: str, id: str, slip: Annotated[SlipIn, Body()]) -> Response[str]:
+def replace_slip(
+    date: str, id: str, slip: Annotated[SlipIn, Body()], if_match_header: IfMatchHeader = None
+) -> Response[str]:
     who = identity(router)
-    expected = if_match(router)
+    expected = if_match(if_match_header)
     updated = service.update_slip(get_store(), who, date, id, expected=expected, body=slip)
     return json_response(200, updated, etag=updated["version"], location=_location(updated))
 
@@ -96,12 +107,14 @@ def replace_slip(date: str, id: str, slip: Annotated[SlipIn, Body()]) -> Respons
     summary="Change some fields (JSON merge patch, If-Match required)",
     responses={
         200: ok_response(Slip),
-        **problem_responses(400, 401, 404, 409, 412, 413, 415, 422, 428),
+        **problem_responses(400, 401, 404, 409, 412, 413, 415, 422, 423, 428),
     },
 )
-def patch_slip(date: str, id: str, patch: Annotated[SlipPatch, Body()]) -> Response[str]:
+def patch_slip(
+    date: str, id: str, patch: Annotated[SlipPatch, Body()], if_match_header: IfMatchHeader = None
+) -> Response[str]:
     who = identity(router)
-    expected = if_match(router)
+    expected = if_match(if_match_header)
     changes = patch.model_dump(exclude_unset=True)
     updated = service.update_slip(get_store(), who, date, id, expected=expected, patch=changes)
     return json_response(200, updated, etag=updated["version"], location=_location(updated))
@@ -111,10 +124,10 @@ def patch_slip(date: str, id: str, patch: Annotated[SlipPatch, Body()]) -> Respo
     "/slips/<date>/<id>",
     tags=TAGS,
     summary="Delete a slip (If-Match required); its effects are reversed",
-    responses={204: {"description": "Deleted"}, **problem_responses(401, 404, 409, 412, 428)},
+    responses={204: {"description": "Deleted"}, **problem_responses(401, 404, 409, 412, 423, 428)},
 )
-def delete_slip(date: str, id: str) -> Response[str]:
+def delete_slip(date: str, id: str, if_match_header: IfMatchHeader = None) -> Response[str]:
     who = identity(router)
-    expected = if_match(router)
+    expected = if_match(if_match_header)
     service.delete_slip(get_store(), who, date, id, expected=expected)
     return Response(status_code=204, body="")

@@ -1,0 +1,263 @@
+"""CSV files of slips, both ways. Pure: no HTTP, no boto3.
+
+Reading: the bytes are decoded (UTF-8 with or without BOM, or Shift_JIS / CP932, as Japanese banks
+export, named by the charset parameter or detected), line endings normalised, and each row is
+validated with `models.ImportRow`, which is `models.SlipIn` (the POST /slips body) plus
+`external_id`, so the rules cannot diverge. Rows that fail become `RowError`s with their line.
+
+Each row gets a slip id that is the same every time the same row is read again, which is what
+makes imports exactly-once: `external_id` when it already is a valid slip id (so an export, whose
+external_id is the slip id, re-imports onto the very same slips), a hash of it otherwise, and for
+rows without one the file's content hash and the row's line.
+
+Writing: the same header and columns, external_id = slip id.
+"""
+
+from __future__ import annotations
+
+import base64
+import codecs
+import csv
+import hashlib
+import io
+import re
+import unicodedata
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import ValidationError
+
+from kakeibo import errors
+from kakeibo.models import ImportRow
+
+COLUMNS = ("date", "kind", "amount", "account", "to_account", "category", "memo")
+EXTERNAL_ID = "external_id"
+EXPORT_COLUMNS = (*COLUMNS, EXTERNAL_ID)
+
+UTF8, SHIFT_JIS = "utf-8", "shift_jis"
+# Shift_JIS as Windows and Japanese banks write it is CP932 (a superset: NEC/IBM extensions such
+# as ① and ㈱, and its own mapping of ～), so every Shift_JIS name is decoded as CP932.
+_CODECS = {"utf-8": UTF8, "utf-8-sig": UTF8, "ascii": UTF8, "shift_jis": SHIFT_JIS, "cp932": SHIFT_JIS}
+_PYTHON_CODEC = {UTF8: "utf-8-sig", SHIFT_JIS: "cp932"}
+_AMOUNT_RE = re.compile(r"^(?:\d{1,3}(?:,\d{3})+|\d+)$", re.ASCII)
+_SLIP_ID_RE = re.compile(r"^[A-Za-z0-9]{1,64}$", re.ASCII)
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    line: int  # physical line where the row starts (the header is line 1)
+    slip_id: str
+    slip: ImportRow
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class RowError:
+    line: int
+    message: str
+
+
+@dataclass
+class CsvFile:
+    sha256: str  # of the decoded, normalised text: the same rows in UTF-8 or Shift_JIS are one file
+    encoding: str
+    rows: int = 0
+    valid: list[Row] = field(default_factory=list)
+    errors: list[RowError] = field(default_factory=list)
+
+
+def charset_of(content_type: str | None) -> str | None:
+    """The charset parameter of a Content-Type header, if any."""
+    for param in (content_type or "").split(";")[1:]:
+        name, _, value = param.partition("=")
+        if name.strip().lower() == "charset":
+            return value.strip().strip('"').strip() or None
+    return None
+
+
+def encoding_for(charset: str) -> str:
+    """UTF8 or SHIFT_JIS for a charset name; 415 for any other."""
+    try:
+        name = codecs.lookup(charset).name
+    except LookupError:
+        name = charset.lower()
+    if name in _CODECS:
+        return _CODECS[name]
+    raise errors.UnsupportedMediaType(
+        f"charset {charset!r} is not supported; send utf-8 or shift_jis", accepted=["utf-8", "shift_jis"]
+    )
+
+
+def decode(data: bytes, charset: str | None = None) -> tuple[str, str]:
+    """(text, encoding): as declared, else UTF-8 (BOM or not), else Shift_JIS (CP932)."""
+    if charset is not None:
+        encoding = encoding_for(charset)
+        try:
+            return data.decode(_PYTHON_CODEC[encoding]), encoding
+        except UnicodeDecodeError as exc:
+            raise errors.BadRequest(
+                f"the file is not valid {charset} (byte {exc.start}); check the charset parameter"
+            ) from None
+    for encoding in (UTF8, SHIFT_JIS):
+        try:
+            return data.decode(_PYTHON_CODEC[encoding]), encoding
+        except UnicodeDecodeError:
+            continue
+    raise errors.BadRequest("the file is neither UTF-8 nor Shift_JIS; save it as UTF-8 and retry")
+
+
+def normalise(text: str) -> str:
+    """No BOM, LF line endings, no trailing blank lines: what the content hash is taken over."""
+    text = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    return text.rstrip("\n")
+
+
+def parse(data: bytes, charset: str | None = None) -> CsvFile:
+    """Decode and validate a whole file. Problems with the file itself (encoding, header, CSV
+    syntax) raise; problems with single rows are collected with their line numbers."""
+    raw, encoding = decode(data, charset)
+    text = normalise(raw)
+    parsed = CsvFile(hashlib.sha256(text.encode("utf-8")).hexdigest(), encoding)
+    seen: dict[str, int] = {}
+    columns: tuple[str, ...] | None = None
+    for line, fields in _records(text):
+        if columns is None:
+            columns = _header(fields)
+            continue
+        parsed.rows += 1
+        try:
+            row = _row(columns, fields)
+        except ValueError as exc:
+            parsed.errors.append(RowError(line, str(exc)))
+            continue
+        slip_id = slip_id_for(parsed.sha256, line, row.external_id)
+        if slip_id in seen:
+            parsed.errors.append(RowError(line, f"external_id {row.external_id!r} repeats line {seen[slip_id]}"))
+            continue
+        seen[slip_id] = line
+        parsed.valid.append(Row(line, slip_id, row))
+    if columns is None:
+        raise errors.ValidationFailed(
+            "the file is empty: the first line must be the header " + ",".join(COLUMNS),
+            errors=[{"loc": ["body", "header"], "msg": "missing"}],
+        )
+    return parsed
+
+
+def _records(text: str) -> Iterator[tuple[int, list[str]]]:
+    """(line where the record starts, fields), skipping blank lines."""
+    reader = csv.reader(io.StringIO(text, newline=""))
+    start = 1
+    while True:
+        try:
+            fields = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            raise errors.BadRequest(f"line {start}: the CSV is malformed ({exc})") from None
+        if fields and any(f.strip() for f in fields):
+            yield start, fields
+        start = reader.line_num + 1
+
+
+def _header(fields: list[str]) -> tuple[str, ...]:
+    names = tuple(unicodedata.normalize("NFKC", f).strip().lower() for f in fields)
+    while names and not names[-1]:  # trailing empty cells, as spreadsheets write them
+        names = names[:-1]
+    allowed = set(EXPORT_COLUMNS)
+    problems = []
+    if missing := [c for c in COLUMNS if c not in names]:
+        problems.append("missing " + ", ".join(missing))
+    if unknown := [c for c in names if c not in allowed]:
+        problems.append("unknown " + ", ".join(repr(c) for c in unknown))
+    if len(set(names)) != len(names):
+        problems.append("repeated columns")
+    if problems:
+        expected = ",".join(COLUMNS) + f"[,{EXTERNAL_ID}]"
+        raise errors.ValidationFailed(
+            f"line 1 must be the header {expected}: " + "; ".join(problems),
+            errors=[{"loc": ["body", "header"], "msg": "; ".join(problems)}],
+        )
+    return names
+
+
+def _row(columns: tuple[str, ...], fields: list[str]) -> ImportRow:
+    if len(fields) > len(columns) and not any(f.strip() for f in fields[len(columns) :]):
+        fields = fields[: len(columns)]
+    if len(fields) != len(columns):
+        raise ValueError(f"expected {len(columns)} fields, found {len(fields)}")
+    values: dict[str, Any] = {}
+    for name, raw in zip(columns, fields, strict=True):
+        value = raw.strip()
+        if value:
+            values[name] = value
+    if "amount" in values:
+        values["amount"] = _amount(values["amount"])
+    if "kind" in values:
+        values["kind"] = values["kind"].lower()
+    try:
+        return ImportRow.model_validate(values)
+    except ValidationError as exc:
+        raise ValueError(_describe(exc)) from None
+
+
+def _amount(text: str) -> int:
+    """'1200', '1,200' or full-width digits -> 1200 (the model then checks its range)."""
+    plain = unicodedata.normalize("NFKC", text).strip()
+    if not _AMOUNT_RE.match(plain):
+        raise ValueError("amount: must be a whole number in the currency's minor unit, e.g. 1200")
+    return int(plain.replace(",", ""))
+
+
+def _describe(exc: ValidationError) -> str:
+    parts = []
+    for err in exc.errors(include_url=False, include_input=False, include_context=False):
+        where = ".".join(str(p) for p in err["loc"])
+        msg = str(err["msg"]).removeprefix("Value error, ")
+        if err["type"] == "missing":
+            msg = "is required"
+        parts.append(f"{where}: {msg}" if where else msg)
+    return "; ".join(parts)
+
+
+def slip_id_for(file_sha256: str, line: int, external_id: str | None) -> str:
+    """The row's slip id: the same whenever the same row is imported again. ASCII alnum, <= 64."""
+    if external_id is not None:
+        if _SLIP_ID_RE.match(external_id):
+            return external_id
+        digest = hashlib.sha256(b"external_id\0" + external_id.encode("utf-8")).digest()
+        return "U" + _b32(digest)[:26]
+    return "I" + _b32(bytes.fromhex(file_sha256))[:13] + f"{line:08d}"
+
+
+def _b32(data: bytes) -> str:
+    return base64.b32encode(data).decode("ascii").rstrip("=")
+
+
+# ---- writing ----------------------------------------------------------------------------------
+
+
+def header_line() -> str:
+    return _line(EXPORT_COLUMNS)
+
+
+def slip_line(slip: Mapping[str, Any]) -> str:
+    """One exported slip; external_id is its id, so importing the export is idempotent."""
+    return _line(
+        [
+            slip["date"],
+            slip["kind"],
+            str(int(slip["amount"])),
+            slip["account"],
+            slip.get("to_account") or "",
+            slip.get("category") or "",
+            slip.get("memo") or "",
+            slip["id"],
+        ]
+    )
+
+
+def _line(values: Iterable[str]) -> str:
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\r\n").writerow(values)
+    return out.getvalue()

@@ -1,0 +1,159 @@
+"""Idempotency-Key for POST requests: Powertools Idempotency on the IdempotencyTable.
+
+A key is scoped to the caller's ledger and the route, so two ledgers may use the same key. The
+request body is the validated payload: the same key with a different body is 422
+`idempotency_key_reused`. While the first request runs, a duplicate gets 409 `request_in_progress`.
+The first outcome — status, body, ETag, Location — is stored and replayed, unless it was a retryable
+failure (conflict, lock, server error) or an import cut short by time (202): that is raised out of
+the idempotent function so Powertools forgets it, and the caller may try again with the same key.
+
+The same key also derives the DynamoDB ClientRequestToken (and, for slips, the slip id), so a retry
+after a lost response is a no-op inside DynamoDB as well.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import re
+from collections.abc import Callable
+from functools import cache
+from typing import Any
+
+from kakeibo import errors
+from kakeibo.settings import get_settings
+from kakeibo.store import idempotency_persistence
+
+Response = dict[str, Any]
+
+IDEMPOTENT_ROUTES = frozenset({"POST /accounts", "POST /slips", "POST /imports"})
+KEY_RE = re.compile(r"^[\x21-\x7e]{1,255}$")
+RETRYABLE_CODES = frozenset({"conflict", "locked", "internal_error"})
+
+
+class _Retryable(Exception):
+    """Carries a response that must not be remembered as the key's outcome."""
+
+    def __init__(self, response: Response) -> None:
+        super().__init__("retryable outcome")
+        self.response = response
+
+
+def header(event: dict[str, Any], name: str) -> str | None:
+    for key, value in (event.get("headers") or {}).items():
+        if key.lower() == name:
+            return str(value)
+    return None
+
+
+def request_token(ledger: str, route: str, key: str) -> str:
+    """A ClientRequestToken (<= 36 characters) that only this ledger + route + key produce."""
+    digest = hashlib.sha256(f"{ledger}\n{route}\n{key}".encode()).digest()
+    return base64.b32encode(digest).decode().rstrip("=")[:32]
+
+
+def derived_id(token: str) -> str:
+    """A slip id that only this token produces (26 characters, like generated ids)."""
+    digest = hashlib.sha256(f"slip\n{token}".encode()).digest()
+    return base64.b32encode(digest).decode().rstrip("=")[:26]
+
+
+def _sub(event: dict[str, Any]) -> str | None:
+    claims = (((event.get("requestContext") or {}).get("authorizer") or {}).get("jwt") or {}).get("claims") or {}
+    sub = claims.get("sub")
+    return sub if isinstance(sub, str) else None
+
+
+def check_key(event: dict[str, Any]) -> errors.ApiError | None:
+    key = header(event, "idempotency-key")
+    if key is None:
+        return None
+    if not KEY_RE.match(key):
+        return errors.BadRequest("Idempotency-Key must be 1 to 255 printable ASCII characters")
+    return None
+
+
+@cache
+def _idempotent() -> tuple[Callable[..., Response], Any]:
+    """The idempotent runner and its config, built on first use: the persistence layer needs settings
+    and a client, never at import time."""
+    from aws_lambda_powertools.utilities.idempotency import (  # noqa: PLC0415 - loaded on use
+        IdempotencyConfig,
+        idempotent_function,
+    )
+
+    config = IdempotencyConfig(
+        event_key_jmespath="[ledger, route, key]",
+        payload_validation_jmespath="payload",
+        raise_on_no_idempotency_key=True,
+        expires_after_seconds=get_settings().idempotency_expires_seconds,
+    )
+
+    def run(request: dict[str, Any], resolve: Callable[[], Response]) -> Response:
+        response = resolve()
+        if _retryable(response):
+            raise _Retryable(response)
+        return response
+
+    decorate = idempotent_function(
+        data_keyword_argument="request", persistence_store=idempotency_persistence(), config=config
+    )
+    runner: Callable[..., Response] = decorate(run)
+    return runner, config
+
+
+def _retryable(response: Response) -> bool:
+    status = int(response.get("statusCode", 200))
+    if status >= 500 or status == 202:  # 202: an import cut short by time; the same request continues it
+        return True
+    if status in (409, 423):
+        try:
+            code = json.loads(response.get("body") or "{}").get("code")
+        except (ValueError, AttributeError):
+            return True
+        return code in RETRYABLE_CODES
+    return False
+
+
+def _payload(event: dict[str, Any]) -> Any:
+    body = event.get("body") or ""
+    if event.get("isBase64Encoded"):
+        return {"base64": body}
+    try:
+        return {"json": json.loads(body)}
+    except ValueError:
+        return {"text": body}
+
+
+def run_once(event: dict[str, Any], context: Any, resolve: Callable[[], Response]) -> Response:
+    """Resolve the request at most once per (ledger, route, Idempotency-Key)."""
+    from aws_lambda_powertools.utilities.idempotency.exceptions import (  # noqa: PLC0415 - loaded on use
+        IdempotencyAlreadyInProgressError,
+        IdempotencyPersistenceLayerError,
+        IdempotencyValidationError,
+    )
+
+    run, config = _idempotent()
+    if context is not None and hasattr(context, "get_remaining_time_in_millis"):
+        config.register_lambda_context(context)
+    request = {
+        "ledger": _sub(event),
+        "route": event.get("routeKey"),
+        "key": header(event, "idempotency-key"),
+        "payload": _payload(event),
+    }
+    try:
+        return run(request=request, resolve=resolve)
+    except _Retryable as retry:
+        return retry.response
+    except IdempotencyAlreadyInProgressError:
+        raise errors.RequestInProgress(
+            "a request with this Idempotency-Key is still running; retry shortly", retry_after=1
+        ) from None
+    except IdempotencyValidationError:
+        raise errors.IdempotencyKeyReused(
+            "this Idempotency-Key was used with a different request body; use a new key"
+        ) from None
+    except IdempotencyPersistenceLayerError:
+        raise errors.Conflict("the request could not be recorded; retry with the same key", retry_after=1) from None

@@ -1,0 +1,56 @@
+"""/budgets: a monthly limit per category. A strict one refuses writes that would pass it."""
+
+from __future__ import annotations
+
+from typing import Annotated
+from urllib.parse import unquote
+
+from aws_lambda_powertools.event_handler import Response
+from aws_lambda_powertools.event_handler.api_gateway import Router
+from aws_lambda_powertools.event_handler.openapi.params import Body, Query
+
+from kakeibo import errors, service
+from kakeibo.http import IfMatchHeader, identity, json_response, ok_response, optional_if_match, problem_responses
+from kakeibo.models import MONTH_PATTERN, Budget, BudgetIn, BudgetList, check_month
+from kakeibo.store import get_store
+
+router = Router()
+TAGS = ["budgets"]
+
+
+@router.put(
+    "/budgets/<month>/<category>",
+    tags=TAGS,
+    summary="Set a category's monthly budget: create without If-Match, change with it",
+    responses={
+        200: ok_response(Budget),
+        201: ok_response(Budget, "Created"),
+        **problem_responses(400, 401, 404, 412, 413, 415, 422, 428),
+    },
+)
+def put_budget(
+    month: str, category: str, budget: Annotated[BudgetIn, Body()], if_match_header: IfMatchHeader = None
+) -> Response[str]:
+    who = identity(router)
+    # API Gateway's own, decoded, view of the path; the resolver's match may still be percent-encoded
+    category = (router.current_event.get("pathParameters") or {}).get("category") or unquote(category)
+    sent, expected = optional_if_match(if_match_header)
+    saved, created = service.put_budget(
+        get_store(), who, month, category, body=budget, expected=expected, if_match=sent
+    )
+    return json_response(201 if created else 200, saved, etag=saved["version"])
+
+
+@router.get(
+    "/budgets",
+    tags=TAGS,
+    summary="A month's budgets with what is spent and what remains",
+    responses={200: ok_response(BudgetList), **problem_responses(400, 401)},
+)
+def list_budgets(month: Annotated[str, Query(pattern=MONTH_PATTERN)]) -> Response[str]:
+    who = identity(router)
+    try:
+        check_month(month)
+    except ValueError as exc:
+        raise errors.BadRequest(f"month {exc}") from None
+    return json_response(200, service.list_budgets(get_store(), who, month))

@@ -1,0 +1,40 @@
+"""/ledger/verify and /ledger/rebuild: check every balance against the slips, and repair them."""
+
+from __future__ import annotations
+
+from aws_lambda_powertools.event_handler import Response
+from aws_lambda_powertools.event_handler.api_gateway import Router
+
+from kakeibo import integrity
+from kakeibo.http import identity, json_response, ok_response, problem_responses, time_left
+from kakeibo.models import LedgerCheck, LedgerRebuild
+from kakeibo.store import get_store
+
+router = Router()
+TAGS = ["ledger"]
+
+
+@router.post(
+    "/ledger/verify",
+    tags=TAGS,
+    summary="Recompute every balance, day total and month x category total from the slips; compare",
+    responses={200: ok_response(LedgerCheck), **problem_responses(400, 401, 413, 415)},
+)
+def verify() -> Response[str]:
+    return json_response(200, integrity.verify(get_store(), identity(router)))
+
+
+@router.post(
+    "/ledger/rebuild",
+    tags=TAGS,
+    summary="Rewrite every balance item that differs from the slips, under the ledger lock",
+    description="Slip changes during a rebuild get 423 with Retry-After. 202: time ran out; run it again.",
+    responses={
+        200: ok_response(LedgerRebuild, "Rebuilt"),
+        202: ok_response(LedgerRebuild, "Partly rebuilt: run it again"),
+        **problem_responses(400, 401, 409, 413, 415, 423),
+    },
+)
+def rebuild() -> Response[str]:
+    result = integrity.rebuild(get_store(), identity(router), time_left=time_left(router))
+    return json_response(200 if result["complete"] else 202, result)

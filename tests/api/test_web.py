@@ -1,0 +1,140 @@
+"""The web page (web/), served by the local front: its logic in Node's test runner, and a household's
+flow in a real browser (Debian's Chromium driven by playwright-core, tests/web/e2e.mjs).
+
+`make test` installs what these need (npm ci, scripts/ensure-chromium.sh); run alone, they fail with
+what to install rather than skip, so a missing browser can never pass for a green run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.api.conftest import Http
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+SCREENSHOTS = ROOT / "test-output" / "web"
+
+
+@pytest.fixture(scope="module")
+def node() -> str:
+    found = shutil.which("node")
+    if found is None:
+        pytest.fail("Node.js is required for the web page tests (it also runs DynamoDB Local's launcher)")
+    return found
+
+
+@pytest.fixture(scope="module")
+def browser() -> str:
+    if not (ROOT / "node_modules" / "playwright-core").is_dir():
+        pytest.fail("playwright-core is missing: run `npm ci` (or `make test`, which does it)")
+    if not os.access(CHROMIUM, os.X_OK):
+        pytest.fail(f"no Chromium at {CHROMIUM}: run `bash scripts/ensure-chromium.sh` (or `make test`)")
+    return CHROMIUM
+
+
+def test_the_front_serves_the_page_beside_the_api(anonymous: Http) -> None:
+    # When a browser asks for / and the page's files
+    page = anonymous.get("/")
+    script = anonymous.get("/app.js")
+    # Then they come from web/, with types a browser runs as a module
+    assert page.status_code == 200
+    assert page.headers["Content-Type"] == "text/html; charset=utf-8"
+    assert '<html lang="ja">' in page.text
+    assert '<script type="module" src="app.js"></script>' in page.text
+    assert script.status_code == 200
+    assert script.headers["Content-Type"].startswith("text/javascript")
+    # And the API's own routes are untouched by them
+    assert anonymous.get("/health").json()["status"] == "ok"
+    assert anonymous.get("/accounts").status_code == 401
+
+
+def test_the_page_loads_nothing_from_elsewhere() -> None:
+    # Given every file of the page
+    sources = {p.name: p.read_text(encoding="utf-8") for p in (ROOT / "web").iterdir() if p.is_file()}
+    assert {"index.html", "app.js", "api.js", "format.js", "chart.js", "style.css"} <= set(sources)
+    # Then none of them pulls a script, style or font from another host (no CDN)
+    for name, text in sources.items():
+        assert not re.search(r"""(src|href)=["']https?://""", text), name
+        assert not re.search(r"""(import\s[^;]*from\s*|@import\s*(url\()?)["']https?://""", text), name
+
+
+def test_page_logic_in_node(node: str) -> None:
+    # When Node's test runner checks the page's pure logic (money, dates, patches, the API client)
+    result = subprocess.run(
+        [node, "--test", "tests/web/"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    # Then every test ran and passed
+    output = result.stdout + result.stderr
+    assert result.returncode == 0, output[-4000:]
+    passed = re.search(r"^# pass (\d+)$", output, re.MULTILINE)
+    failed = re.search(r"^# fail (\d+)$", output, re.MULTILINE)
+    assert passed and int(passed.group(1)) >= 20, output[-2000:]
+    assert failed and failed.group(1) == "0", output[-2000:]
+
+
+def _run_e2e(node: str, browser: str, url: str, user: str) -> tuple[int, dict[str, Any], str]:
+    result = subprocess.run(
+        [node, "tests/web/e2e.mjs", "--url", url, "--user", user, "--out", str(SCREENSHOTS)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=240,
+        check=False,
+        env={**os.environ, "CHROMIUM": browser},
+    )
+    lines = [line for line in result.stdout.splitlines() if line.startswith("{")]
+    summary = json.loads(lines[-1]) if lines else {}
+    return result.returncode, summary, result.stdout[-6000:] + result.stderr[-3000:]
+
+
+def test_household_flow_in_a_real_browser(node: str, browser: str, front_url: str, http: Http, user: str) -> None:
+    # Given an empty ledger of its own, the page in headless Chromium creates an account, adds a slip,
+    # moves its date, provokes a 412 from a second tab, re-applies, deletes (tests/web/e2e.mjs)
+    code, summary, output = _run_e2e(node, browser, front_url, user)
+
+    # Then every step passed in the browser
+    failed = [s for s in summary.get("steps", []) if not s.get("ok")]
+    assert code == 0 and summary.get("ok") is True, f"failed steps: {failed}\n{output}"
+    names = [s["name"] for s in summary["steps"]]
+    assert len(names) >= 13, names
+    assert any("412" in n for n in names), names
+    # And it left screenshots to look at
+    shots = [Path(p) for p in summary["screenshots"]]
+    assert {p.name for p in shots} >= {
+        "1-slip-added.png",
+        "2-date-changed.png",
+        "3-conflict-412.png",
+        "4-phone.png",
+        "5-budgets.png",
+        "6-import.png",
+    }
+    assert all(p.stat().st_size > 10_000 for p in shots), shots
+
+    # And the ledger, read through the API, is what the page did: the first slip created, moved,
+    # edited from two tabs and deleted; a strict 食費 budget raised to 4,000 with one 2,000 slip
+    # under it (the 1,500 one past it refused); the other tab's 9,000 not written over it
+    accounts = http.get("/accounts").json()["items"]
+    assert [(a["id"], a["name"], a["type"], a["balance"]) for a in accounts] == [("wallet", "財布", "cash", 8000)]
+    slips = http.get("/slips", params={"from": "2026-11-01", "to": "2026-11-30"}).json()["items"]
+    assert [(s["date"], s["amount"], s["category"], s["memo"]) for s in slips] == [("2026-11-05", 2000, "食費", "米")]
+    budgets = http.get("/budgets", params={"month": "2026-11"}).json()["items"]
+    assert [(b["category"], b["limit"], b["spent"], b["remaining"], b["strict"]) for b in budgets] == [
+        ("食費", 4000, 2000, 2000, True)
+    ]
+    assert http.get("/balances", params={"date": "2026-11-04"}).json()["items"] == [
+        {"account": "wallet", "balance": 10000}
+    ]

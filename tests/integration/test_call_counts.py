@@ -1,0 +1,87 @@
+"""The cost of each operation in DynamoDB calls: create = counter + 1 transaction;
+update / delete = 1 consistent read + 1 transaction. Balance items ride in that transaction."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from kakeibo.store import Store
+from tests.events import Client
+
+
+@pytest.fixture
+def calls(store: Store) -> Iterator[Counter[str]]:
+    seen: Counter[str] = Counter()
+
+    def count(event_name: str, **kwargs: Any) -> None:
+        seen[event_name.rsplit(".", 1)[-1]] += 1
+
+    store.client.meta.events.register("before-call.dynamodb.*", count)
+    yield seen
+    store.client.meta.events.unregister("before-call.dynamodb.*", count)
+
+
+def _transaction_sizes(store: Store) -> list[int]:
+    sizes: list[int] = []
+
+    def size(params: dict[str, Any], **kwargs: Any) -> None:
+        sizes.append(len(params["TransactItems"]))
+
+    store.client.meta.events.register("provide-client-params.dynamodb.TransactWriteItems", size)
+    return sizes
+
+
+def test_calls_per_operation(api: Client, store: Store, calls: Counter[str]) -> None:
+    # Given two accounts
+    api.account("cash", 10_000)
+    api.account("suica", 1_000, type="emoney")
+    sizes = _transaction_sizes(store)
+
+    # When a slip is created: the counter, then one transaction (slip + account + day + category)
+    calls.clear()
+    made = api.slip(date="2026-11-03", kind="expense", amount=500, account="cash", category="食費")
+    assert made.status == 201
+    assert calls == Counter({"UpdateItem": 1, "TransactWriteItems": 1})
+    assert sizes[-1] == 4
+
+    # When its amount changes: one read, one transaction (slip + account + day + category)
+    calls.clear()
+    where = made.header("Location") or ""
+    changed = api.patch(where, {"amount": 700}, headers={"If-Match": made.etag or ""})
+    assert calls == Counter({"GetItem": 1, "TransactWriteItems": 1})
+    assert sizes[-1] == 4
+
+    # When its date changes: one read, one transaction (delete + put + 2 days; account and month net 0,
+    # the account still checked: no slip change may interleave with a ledger rebuild)
+    calls.clear()
+    moved = api.patch(where, {"date": "2026-11-04"}, headers={"If-Match": changed.etag or ""})
+    assert calls == Counter({"GetItem": 1, "TransactWriteItems": 1})
+    assert sizes[-1] == 5
+
+    # When only the memo changes: one read, one transaction with the slip and its account's rebuild check
+    calls.clear()
+    where = moved.header("Location") or ""
+    memo = api.patch(where, {"memo": "ランチ"}, headers={"If-Match": moved.etag or ""})
+    assert calls == Counter({"GetItem": 1, "TransactWriteItems": 1})
+    assert sizes[-1] == 2
+
+    # When it is deleted: one read, one transaction
+    calls.clear()
+    assert api.delete(where, headers={"If-Match": memo.etag or ""}).status == 204
+    assert calls == Counter({"GetItem": 1, "TransactWriteItems": 1})
+    assert sizes[-1] == 4
+
+    # When a transfer is made: counter + one transaction (slip + 2 accounts + 2 days)
+    calls.clear()
+    api.slip(date="2026-11-05", kind="transfer", amount=100, account="cash", to_account="suica")
+    assert calls == Counter({"UpdateItem": 1, "TransactWriteItems": 1})
+    assert sizes[-1] == 5
+
+    # When a request is refused by validation, DynamoDB is not called at all
+    calls.clear()
+    assert api.slip(date="2026-11-05", kind="expense", amount=1.5, account="cash").status == 422
+    assert calls == Counter()

@@ -1,0 +1,138 @@
+"""Idempotency-Key on DynamoDB Local: replays, reuse with another body, lost responses, and many
+duplicates at once — a payment is never counted twice."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import pytest
+from botocore.exceptions import ReadTimeoutError
+
+from kakeibo.store import Store
+from tests import invariants
+from tests.concurrently import fan_out
+from tests.events import Client
+
+LUNCH = {"date": "2026-11-03", "kind": "expense", "amount": 1200, "account": "cash", "category": "食費"}
+
+
+@pytest.fixture
+def cash(api: Client) -> Client:
+    api.account("cash", 20000)
+    return api
+
+
+def key(value: str) -> dict[str, str]:
+    return {"Idempotency-Key": value}
+
+
+def test_a_replay_returns_the_original_answer_and_writes_nothing(cash: Client, store: Store, user: str) -> None:
+    first = cash.post("/slips", LUNCH, headers=key("k-1"))
+    again = cash.post("/slips", LUNCH, headers=key("k-1"))
+    assert first.status == again.status == 201
+    assert again.json == first.json
+    assert again.etag == first.etag and again.header("Location") == first.header("Location")
+    assert len(cash.get("/slips").json["items"]) == 1
+    assert cash.balances()["cash"] == 18800
+    assert invariants.check(store, user) == []
+
+
+def test_same_key_with_another_body_is_422(cash: Client) -> None:
+    assert cash.post("/slips", LUNCH, headers=key("k-2")).status == 201
+    reused = cash.post("/slips", {**LUNCH, "amount": 999}, headers=key("k-2"))
+    assert reused.status == 422 and reused.json["code"] == "idempotency_key_reused"
+    assert cash.balances()["cash"] == 18800
+
+
+def test_keys_are_scoped_per_ledger(cash: Client, other_api: Client) -> None:
+    other_api.account("cash", 500)
+    assert cash.post("/slips", LUNCH, headers=key("same")).status == 201
+    theirs = other_api.post("/slips", {**LUNCH, "amount": 100}, headers=key("same"))
+    assert theirs.status == 201
+    assert other_api.balances()["cash"] == 400 and cash.balances()["cash"] == 18800
+
+
+def test_a_refusal_is_replayed_too(cash: Client) -> None:
+    over = {**LUNCH, "amount": 50000}
+    first = cash.post("/slips", over, headers=key("k-3"))
+    assert first.status == 409 and first.json["code"] == "insufficient_funds"
+    assert cash.post("/slips", over, headers=key("k-3")).raw == first.raw
+
+
+def test_accounts_take_keys_too(api: Client) -> None:
+    body = {"id": "cash", "name": "財布", "type": "cash", "opening_balance": 100}
+    first = api.post("/accounts", body, headers=key("acct"))
+    again = api.post("/accounts", body, headers=key("acct"))
+    assert first.status == again.status == 201 and again.json == first.json
+    assert api.post("/accounts", body).status == 409  # without the key it is a second create
+
+
+@pytest.mark.parametrize("bad", ["", " ", "x" * 256, "ключ"])
+def test_malformed_keys_are_400(cash: Client, bad: str) -> None:
+    reply = cash.post("/slips", LUNCH, headers=key(bad))
+    assert reply.status == 400, reply
+    assert reply.json["code"] == "bad_request"
+    assert cash.balances()["cash"] == 20000
+
+
+class LoseResponses:
+    """Let TransactWriteItems reach DynamoDB, then lose its answer `times` times."""
+
+    def __init__(self, store: Store, times: int) -> None:
+        self.left = times
+        self.sent = 0
+        store.client.meta.events.register("after-call.dynamodb.TransactWriteItems", self.lose)
+
+    def lose(self, **kwargs: Any) -> None:
+        self.sent += 1
+        if self.left > 0:
+            self.left -= 1
+            raise ReadTimeoutError(endpoint_url="http://dynamodb")
+
+
+def test_a_lost_response_after_commit_is_retried_with_the_same_token(cash: Client, store: Store, user: str) -> None:
+    # Given DynamoDB commits the slip but its answer is lost once
+    lost = LoseResponses(store, times=1)
+    # When the slip is posted
+    reply = cash.post("/slips", LUNCH, headers=key("k-lost"))
+    # Then our retry (same ClientRequestToken) is a no-op for DynamoDB: one slip, money moved once
+    assert reply.status == 201
+    assert lost.sent == 2
+    assert len(cash.get("/slips").json["items"]) == 1
+    assert cash.balances()["cash"] == 18800
+    assert invariants.check(store, user) == []
+
+
+def test_the_client_retrying_after_all_answers_were_lost_gets_its_one_slip(
+    cash: Client, store: Store, user: str
+) -> None:
+    # Given every answer to the first request is lost (it did commit)
+    LoseResponses(store, times=store.retry.attempts)
+    first = cash.post("/slips", LUNCH, headers=key("k-gone"))
+    # Then the caller is told to retry (409 conflict, not remembered as the key's outcome)
+    assert first.status == 409 and first.json["code"] == "conflict"
+    assert first.header("Retry-After") == "1"
+    # When the caller retries with the same key
+    second = cash.post("/slips", LUNCH, headers=key("k-gone"))
+    # Then it gets the slip that was committed the first time — still exactly one
+    assert second.status == 201
+    slips = cash.get("/slips").json["items"]
+    assert [s["id"] for s in slips] == [second.json["id"]]
+    assert cash.balances()["cash"] == 18800
+    assert invariants.check(store, user) == []
+
+
+def test_fifty_concurrent_posts_with_one_key_make_one_slip(cash: Client, store: Store, user: str) -> None:
+    # When 50 processes post the same slip with the same key at the same moment
+    replies = fan_out(user, [("POST", "/slips", LUNCH, key("k-50"))] * 50)
+    # Then every answer is the original 201 or 409 request_in_progress
+    statuses = Counter(r.status for r in replies)
+    assert set(statuses) <= {201, 409}, statuses
+    assert all(r.json["code"] == "request_in_progress" for r in replies if r.status == 409)
+    created = {r.json["id"] for r in replies if r.status == 201}
+    assert len(created) == 1
+    # And there is exactly one slip, and the money moved once
+    assert len(cash.get("/slips").json["items"]) == 1
+    assert cash.balances()["cash"] == 18800
+    assert invariants.check(store, user) == []

@@ -1,0 +1,267 @@
+"""Verify and rebuild on DynamoDB Local: corruption is named and repaired, budgets survive, and no
+slip change can interleave with a rebuild (423 + Retry-After while it holds the ledger)."""
+
+from __future__ import annotations
+
+import copy
+import threading
+import time
+from typing import Any
+from urllib.parse import quote
+
+import pytest
+
+from kakeibo import errors, integrity
+from kakeibo.store import LEDGER_LOCK, Store, pk, to_ddb
+from tests.events import Client
+
+
+def corrupt(store: Store, user: str, sk: str, expression: str, **values: Any) -> None:
+    """Change a stored item behind the API's back, as a bug or a manual edit would."""
+    names = {f"#{name}": name for name in values}
+    store.client.update_item(
+        TableName=store.table,
+        Key=to_ddb({"PK": pk(user), "SK": sk}),
+        UpdateExpression=expression,
+        ExpressionAttributeNames=names,
+        ExpressionAttributeValues=to_ddb({f":{name}": value for name, value in values.items()}),
+    )
+
+
+def november(api: Client) -> None:
+    api.account("cash", 20000)
+    api.account("suica", 5000, type="emoney")
+    api.slip(date="2026-11-03", kind="expense", amount=1200, account="cash", category="食費")
+    api.slip(date="2026-11-03", kind="expense", amount=800, account="cash", category="食費")
+    api.slip(date="2026-11-04", kind="transfer", amount=3000, account="cash", to_account="suica")
+    api.slip(date="2026-11-05", kind="expense", amount=220, account="suica", category="交通費")
+    api.slip(date="2026-11-06", kind="income", amount=1000, account="cash", category="臨時収入")
+
+
+def test_verify_is_ok_on_a_consistent_ledger(api: Client) -> None:
+    november(api)
+    reply = api.post("/ledger/verify")
+    assert reply.status == 200
+    assert reply.json == {"ok": True, "mismatch_count": 0, "mismatches": []}
+
+
+def test_verify_names_each_corrupted_item_and_rebuild_repairs_them(api: Client, store: Store, user: str) -> None:
+    # Given a consistent ledger whose derived items are then damaged in four ways
+    november(api)
+    before = {"now": api.balances(), "nov4": api.balances("2026-11-04")}
+    corrupt(store, user, "DAY#cash#2026-11-03", "SET #delta = :delta", delta=-1999)
+    corrupt(store, user, "ACCOUNT#suica", "SET #balance = :balance", balance=1)
+    corrupt(store, user, "MONTH#2026-11#CAT#食費", "SET #count = :count", count=7)
+    corrupt(store, user, "DAY#suica#2026-11-20", "SET #delta = :delta", delta=500)  # no slip that day
+    store.client.delete_item(TableName=store.table, Key=to_ddb({"PK": pk(user), "SK": "DAY#suica#2026-11-05"}))
+    # When the ledger is verified
+    reply = api.post("/ledger/verify")
+    # Then each damaged field is named with what the slips say and what is stored
+    assert reply.status == 200 and reply.json["ok"] is False
+    found = {(m["item"], m["field"]): (m["expected"], m["actual"]) for m in reply.json["mismatches"]}
+    assert found == {
+        ("ACCOUNT#suica", "balance"): (7780, 1),
+        ("DAY#cash#2026-11-03", "delta"): (-2000, -1999),
+        ("DAY#suica#2026-11-05", "delta"): (-220, 0),
+        ("DAY#suica#2026-11-05", "count"): (1, 0),
+        ("DAY#suica#2026-11-05", "expense"): (220, 0),
+        ("DAY#suica#2026-11-20", "delta"): (0, 500),
+        ("MONTH#2026-11#CAT#食費", "count"): (2, 7),
+    }
+    assert reply.json["mismatch_count"] == 7
+    assert api.balances() != before["now"]
+
+    # When it is rebuilt
+    rebuilt = api.post("/ledger/rebuild")
+    # Then the damaged items, and only those, were rewritten
+    assert rebuilt.status == 200
+    assert (rebuilt.json["complete"], rebuilt.json["written"], rebuilt.json["mismatch_count"]) == (True, 5, 7)
+    assert api.post("/ledger/verify").json["ok"] is True
+    assert api.balances() == before["now"] and api.balances("2026-11-04") == before["nov4"]
+    # And the lock and the marks are gone: the ledger takes slips again
+    assert store.get(user, "LOCK#ledger") is None
+    assert "rebuild" not in (store.get(user, "ACCOUNT#cash") or {})
+    assert api.slip(date="2026-11-07", kind="expense", amount=100, account="cash").status == 201
+    # And a second rebuild has nothing to do
+    assert api.post("/ledger/rebuild").json["written"] == 0
+
+
+def test_rebuild_keeps_budgets_and_sets_spent_and_remaining(api: Client, store: Store, user: str) -> None:
+    # Given budgets (one for a month without slips), a refund in a budgeted category, and a damaged total
+    november(api)
+    api.slip(date="2026-11-07", kind="income", amount=300, account="cash", category="食費", memo="返品")
+    food = "/budgets/2026-11/" + quote("食費")
+    assert api.put(food, {"limit": 5000, "strict": True}).status == 201
+    assert api.put("/budgets/2026-12/" + quote("食費"), {"limit": 3000}).status == 201
+    sk = "MONTH#2026-11#CAT#食費"
+    corrupt(store, user, sk, "SET #expense = :expense, #spent = :spent, #remaining = :remaining",
+            expense=9999, spent=9999, remaining=-4999)  # fmt: skip
+    found = api.post("/ledger/verify").json["mismatches"]
+    assert {(m["item"], m["field"]): (m["expected"], m["actual"]) for m in found} == {
+        (sk, "expense"): (2000, 9999),
+        (sk, "spent"): (1700, 9999),
+        (sk, "remaining"): (3300, -4999),
+    }
+    # When the ledger is rebuilt
+    assert api.post("/ledger/rebuild").json["written"] == 1
+    # Then the budget stays, spent = expense - income, remaining = limit - spent
+    item = store.get(user, sk)
+    assert item is not None
+    assert (item["limit"], item["strict"], item["expense"], item["income"]) == (5000, True, 2000, 300)
+    assert (item["spent"], item["remaining"]) == (1700, 3300)
+    listed = {b["category"]: b for b in api.get("/budgets", query={"month": "2026-11"}).json["items"]}
+    assert (listed["食費"]["spent"], listed["食費"]["remaining"], listed["食費"]["strict"]) == (1700, 3300, True)
+    december = store.get(user, "MONTH#2026-12#CAT#食費")
+    assert december is not None and (december["limit"], december["remaining"]) == (3000, 3000)
+    assert api.post("/ledger/verify").json["ok"] is True
+    # And the strict budget still holds: 3300 left, 3301 is refused
+    over = api.slip(date="2026-11-20", kind="expense", amount=3301, account="cash", category="食費")
+    assert over.status == 409 and over.json["code"] == "budget_exceeded"
+
+
+class Paused:
+    """A client whose first transaction (the rebuild marking the accounts) is followed by a pause
+    until the test says go: the window in which a rebuild holds the ledger."""
+
+    def __init__(self, client: Any) -> None:
+        self._client = client
+        self.marked = threading.Event()
+        self.go = threading.Event()
+        self.calls = 0
+
+    def transact_write_items(self, **request: Any) -> Any:
+        result = self._client.transact_write_items(**request)
+        self.calls += 1
+        if self.calls == 1:
+            self.marked.set()
+            assert self.go.wait(timeout=60)
+        return result
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._client, name)
+
+
+def test_slip_changes_during_a_rebuild_get_423_and_never_interleave(api: Client, store: Store, user: str) -> None:
+    # Given a ledger with a damaged day total, and a slip to edit
+    november(api)
+    lunch = api.slip(date="2026-11-08", kind="expense", amount=900, account="cash", category="食費")
+    where = lunch.header("Location")
+    assert where is not None
+    corrupt(store, user, "DAY#cash#2026-11-03", "SET #delta = :delta", delta=0)
+    # When a rebuild has marked the accounts and is about to read the slips
+    paused = Paused(store.client)
+    result: dict[str, Any] = {}
+    rebuild = threading.Thread(
+        target=lambda: result.update(integrity.rebuild(Store(paused, store.table), user))  # type: ignore[arg-type]
+    )
+    rebuild.start()
+    try:
+        assert paused.marked.wait(timeout=60)
+        # Then every kind of slip change is refused with 423 and a Retry-After
+        refused = [
+            api.slip(date="2026-11-09", kind="expense", amount=100, account="cash"),
+            api.slip(date="2026-11-09", kind="transfer", amount=100, account="suica", to_account="cash"),
+            api.patch(where, {"category": "外食"}, headers={"If-Match": '"1"'}),  # moves no money
+            api.patch(where, {"memo": "memo only"}, headers={"If-Match": '"1"'}),
+            api.patch(where, {"amount": 950}, headers={"If-Match": '"1"'}),
+            api.delete(where, headers={"If-Match": '"1"'}),
+            api.post("/accounts", {"id": "nanaco", "name": "nanaco", "type": "emoney"}),
+            api.post(
+                "/imports",
+                raw="date,kind,amount,account,to_account,category,memo\n2026-11-09,expense,100,cash,,,\n",
+                headers={"Content-Type": "text/csv"},
+            ),
+            api.post("/ledger/rebuild"),
+        ]
+        for reply in refused:
+            assert reply.status == 423, reply
+            assert reply.json["code"] == "locked"
+            assert 1 <= int(reply.header("Retry-After") or 0) <= 60
+        # And reads still work
+        assert api.get("/balances").status == 200
+    finally:
+        paused.go.set()
+        rebuild.join(timeout=60)
+    # Then the rebuild saw none of them and repaired the ledger; nothing was half-applied
+    assert result["complete"] is True and result["written"] == 1
+    assert api.get(where).json["version"] == 1
+    assert [a["id"] for a in api.get("/accounts").json["items"]] == ["cash", "suica"]
+    assert api.post("/ledger/verify").json["ok"] is True
+    # And once it is done, the same changes go through
+    assert api.patch(where, {"category": "外食"}, headers={"If-Match": '"1"'}).status == 200
+    assert api.slip(date="2026-11-09", kind="expense", amount=100, account="cash").status == 201
+    assert api.post("/ledger/verify").json["ok"] is True
+
+
+def test_marks_of_a_rebuild_that_died_expire_and_the_next_rebuild_takes_over(
+    api: Client, store: Store, user: str
+) -> None:
+    # Given a rebuild that marked the accounts and died without cleaning up (short lease)
+    november(api)
+    lease = store.acquire_lock(user, LEDGER_LOCK, ttl=1.5)
+    store.transact([store.mark_op(lease, "cash"), store.mark_op(lease, "suica")])
+    blocked = api.slip(date="2026-11-09", kind="expense", amount=100, account="cash")
+    assert blocked.status == 423 and blocked.header("Retry-After") in ("1", "2")
+    assert api.post("/ledger/rebuild").status == 423
+    # When its lease has run out
+    time.sleep(1.6)
+    # Then slips are taken again, and a new rebuild takes over (and clears the stale marks)
+    assert api.slip(date="2026-11-09", kind="expense", amount=100, account="cash").status == 201
+    assert api.post("/ledger/rebuild").status == 200
+    assert "rebuild" not in (store.get(user, "ACCOUNT#suica") or {})
+    assert store.get(user, "LOCK#ledger") is None
+
+
+def test_a_rebuild_that_lost_its_lease_writes_nothing(api: Client, store: Store, user: str) -> None:
+    # Given a damaged ledger, and a rebuild that stalls for a whole lease after reading the slips
+    november(api)
+    corrupt(store, user, "DAY#cash#2026-11-03", "SET #delta = :delta", delta=0)
+    now = [time.time()]
+    late = Store(store.client, store.table, clock=lambda: now[0])
+    original = late.set_balance_op
+
+    def stall_then_write(lease: Any, key: Any, values: Any) -> Any:
+        now[0] += integrity.LEASE_SECONDS
+        return original(lease, key, values)
+
+    late.set_balance_op = stall_then_write  # type: ignore[method-assign]
+    # When it tries to write: refused, it says why, and it cleaned up after itself
+    with pytest.raises(errors.Conflict, match="lock was lost"):
+        integrity.rebuild(late, user)
+    assert store.get(user, "DAY#cash#2026-11-03")["delta"] == 0  # type: ignore[index]
+    assert store.get(user, "LOCK#ledger") is None
+    assert api.slip(date="2026-11-09", kind="expense", amount=100, account="cash").status == 201
+
+
+def test_verify_does_not_report_what_a_concurrent_write_showed_only_once(store: Store, user: str) -> None:
+    # Given a ledger with one real fault
+    api = Client(user)
+    november(api)
+    corrupt(store, user, "ACCOUNT#suica", "SET #balance = :balance", balance=1)
+
+    class HalfApplied:
+        """The first full read sees a day total that a transaction had changed but not its slip."""
+
+        def __init__(self, client: Any) -> None:
+            self._client = client
+            self.reads = 0
+
+        def query(self, **request: Any) -> Any:
+            result = self._client.query(**request)
+            self.reads += 1
+            if self.reads == 1:
+                result = copy.deepcopy(result)
+                for item in result["Items"]:
+                    if item["SK"]["S"] == "DAY#cash#2026-11-06":
+                        item["delta"] = {"N": "1500"}
+            return result
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self._client, name)
+
+    # When it is verified, the first read seeing the half-applied change
+    client = HalfApplied(store.client)
+    report = integrity.verify(Store(client, store.table), user)  # type: ignore[arg-type]
+    # Then only the real fault is reported, confirmed by a second read
+    assert client.reads == 2
+    assert [(m["item"], m["field"]) for m in report["mismatches"]] == [("ACCOUNT#suica", "balance")]

@@ -1,0 +1,99 @@
+"""Two households on every route: ids, paths, query strings, cursors and bodies from one ledger
+never read, change or reveal anything of the other (404, or an empty answer)."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import quote
+
+import pytest
+
+from kakeibo.local import template
+from kakeibo.store import Store
+from tests import invariants
+from tests.events import Client
+
+FOOD = "/budgets/2026-11/" + quote("食費")
+
+
+@pytest.fixture
+def alice(api: Client) -> dict[str, Any]:
+    """Alice's ledger with something on every kind of item."""
+    api.account("cash", 50_000)
+    api.account("suica", 3_000, type="emoney")
+    api.put(FOOD, {"limit": 30_000, "strict": True})
+    made = [
+        api.slip(date=f"2026-11-{day:02d}", kind="expense", amount=100 * day, account="cash", category="食費")
+        for day in range(1, 6)
+    ]
+    api.slip(date="2026-11-06", kind="transfer", amount=1000, account="cash", to_account="suica")
+    csv = "date,kind,amount,account,to_account,category,memo\n2026-11-07,expense,300,cash,,食費,coffee\n"
+    assert api.post("/imports", raw=csv, headers={"Content-Type": "text/csv"}).status in (200, 201)
+    cursor = api.get("/slips", query={"limit": 2}).json["next_cursor"]
+    return {"slip": made[0].header("Location"), "cursor": cursor, "balances": api.balances()}
+
+
+def test_every_route_is_covered_here() -> None:
+    covered = {
+        "GET /health", "GET /openapi.json", "GET /swagger",  # public, hold no ledger data
+        "POST /accounts", "GET /accounts", "GET /accounts/{id}", "PATCH /accounts/{id}",
+        "GET /accounts/{id}/history", "POST /slips", "GET /slips", "GET /slips/{date}/{id}",
+        "PUT /slips/{date}/{id}", "PATCH /slips/{date}/{id}", "DELETE /slips/{date}/{id}",
+        "GET /balances", "GET /reports/monthly", "PUT /budgets/{month}/{category}", "GET /budgets",
+        "POST /imports", "GET /slips.csv", "POST /ledger/verify", "POST /ledger/rebuild",
+    }  # fmt: skip
+    assert {route.key for route in template.routes()} == covered
+
+
+def test_bob_can_neither_see_nor_touch_alices_ledger(
+    api: Client, other_api: Client, alice: dict[str, Any], store: Store, user: str, other_user: str
+) -> None:
+    bob = other_api
+    slip = alice["slip"]
+    # Reads: nothing of Alice's shows
+    assert bob.get("/accounts").json == {"items": []}
+    assert bob.get("/accounts/cash").status == 404
+    assert bob.get("/accounts/cash/history").status == 404
+    assert bob.get("/slips").json == {"items": [], "next_cursor": None}
+    assert bob.get("/slips", query={"cursor": alice["cursor"]}).json == {"items": [], "next_cursor": None}
+    assert bob.get("/slips", query={"account": "cash", "category": "食費"}).json["items"] == []
+    assert bob.get(slip).status == 404
+    assert bob.get("/balances").json == {"date": None, "items": []}
+    assert bob.get("/balances", query={"date": "2026-11-30"}).json["items"] == []
+    report = bob.get("/reports/monthly", query={"month": "2026-11"}).json
+    assert (report["income"], report["expense"], report["by_category"], report["by_account"]) == (0, 0, [], [])
+    assert bob.get("/budgets", query={"month": "2026-11"}).json == {"month": "2026-11", "items": []}
+    export = bob.get("/slips.csv")
+    assert export.status == 200 and export.raw.decode("utf-8-sig").strip().count("\n") == 0  # header only
+    assert bob.post("/ledger/verify").json["ok"] is True
+    # Writes aimed at Alice's items: 404, or they land in Bob's own ledger
+    assert bob.patch("/accounts/cash", {"name": "mine"}, headers={"If-Match": '"1"'}).status == 404
+    assert bob.patch(slip, {"amount": 1}, headers={"If-Match": '"1"'}).status == 404
+    assert bob.put(slip, {"date": "2026-11-01", "kind": "income", "amount": 1, "account": "cash"},
+                   headers={"If-Match": '"1"'}).status == 404  # fmt: skip
+    assert bob.delete(slip, headers={"If-Match": '"1"'}).status == 404
+    spend = {"date": "2026-11-08", "kind": "expense", "amount": 1, "account": "cash"}
+    assert bob.post("/slips", spend).status == 422  # Alice's account does not exist for Bob
+    csv = "date,kind,amount,account,to_account,category,memo\n2026-11-07,expense,300,cash,,食費,x\n"
+    imported = bob.post("/imports", raw=csv, headers={"Content-Type": "text/csv"}).json
+    assert imported["created"] == 0 and imported["errors"]
+    assert bob.put(FOOD, {"limit": 1}).status == 201  # Bob's own budget, not Alice's
+    assert bob.post("/ledger/rebuild").status in (200, 202)
+    # Then Alice's ledger is exactly as it was, and consistent
+    assert api.balances() == alice["balances"]
+    assert api.get(slip).json["version"] == 1
+    assert api.get("/budgets", query={"month": "2026-11"}).json["items"][0]["limit"] == 30_000
+    assert invariants.check(store, user) == []
+    assert invariants.check(store, other_user) == []
+
+
+@pytest.mark.parametrize("forged", ["alice", "LEDGER#alice", "../alice", "alice#ACCOUNT#cash", "*"])
+def test_identity_comes_from_the_token_only(api: Client, alice: dict[str, Any], forged: str) -> None:
+    # Headers, queries and bodies that name another ledger are ignored or refused
+    other = Client(f"intruder-{forged}")
+    reply = other.get("/accounts", headers={"X-Ledger": "alice", "X-User": api.user or ""}, query={"ledger": "x"})
+    assert reply.status in (200, 401), reply  # a token that looks like a broken JWT is no identity at all
+    if reply.status == 200:
+        assert reply.json["items"] == []
+        body = {"id": "cash", "name": "x", "type": "cash", "ledger": api.user}
+        assert other.post("/accounts", body).status == 422

@@ -1,0 +1,211 @@
+"""Reading and writing slip CSV files (pure): encodings, header, row rules, line numbers, row ids."""
+
+from __future__ import annotations
+
+import pytest
+
+from kakeibo import csvio, errors
+from kakeibo.service import _valid_key
+
+HEADER = "date,kind,amount,account,to_account,category,memo,external_id\n"
+
+
+def test_utf8_with_and_without_bom_and_crlf_are_one_file() -> None:
+    # Given the same rows as UTF-8, UTF-8 with BOM and CRLF, and Shift_JIS
+    text = HEADER + "2026-11-03,expense,1200,cash,,食費,ランチ,\n"
+    variants = [
+        text.encode("utf-8"),
+        b"\xef\xbb\xbf" + text.encode("utf-8"),
+        text.replace("\n", "\r\n").encode("utf-8"),
+        text.encode("cp932"),
+    ]
+    # When each is parsed without a charset
+    parsed = [csvio.parse(data) for data in variants]
+    # Then they are the same file with the same row, and the encoding was detected
+    assert {p.sha256 for p in parsed} == {parsed[0].sha256}
+    assert [p.encoding for p in parsed] == ["utf-8", "utf-8", "utf-8", "shift_jis"]
+    assert {p.valid[0].slip_id for p in parsed} == {parsed[0].valid[0].slip_id}
+    row = parsed[3].valid[0].slip
+    assert (row.category, row.memo, row.amount) == ("食費", "ランチ", 1200)
+
+
+def test_shift_jis_named_by_the_charset_parameter_including_cp932_only_characters() -> None:
+    # Given a bank-style file in CP932 with characters plain Shift_JIS lacks (①, ㈱, ～)
+    text = HEADER + "2026-11-03,expense,3300,bank,,日用品,①㈱ドラッグ～セール,\n"
+    data = text.encode("cp932")
+    for name in ("shift_jis", "Shift-JIS", "sjis", "windows-31j", "cp932", "MS932"):
+        # When it is declared under any of the names banks and browsers use
+        parsed = csvio.parse(data, name)
+        # Then it is read exactly
+        assert parsed.encoding == "shift_jis"
+        assert parsed.valid[0].slip.memo == "①㈱ドラッグ～セール"
+
+
+def test_declared_charset_that_does_not_match_is_400() -> None:
+    data = (HEADER + "2026-11-03,expense,1200,cash,,食費,ランチ,\n").encode("cp932")
+    with pytest.raises(errors.BadRequest, match="not valid utf-8"):
+        csvio.parse(data, "utf-8")
+
+
+def test_undetectable_bytes_are_400() -> None:
+    with pytest.raises(errors.BadRequest, match="neither UTF-8 nor Shift_JIS"):
+        csvio.parse(HEADER.encode() + b"\x80\xff\xfe\x81\x00")
+
+
+@pytest.mark.parametrize("charset", ["latin-1", "utf-16", "euc-jp", "no-such-charset"])
+def test_other_charsets_are_415(charset: str) -> None:
+    with pytest.raises(errors.UnsupportedMediaType):
+        csvio.parse(HEADER.encode(), charset)
+
+
+@pytest.mark.parametrize(
+    ("content_type", "charset"),
+    [
+        ("text/csv", None),
+        ("text/csv; charset=Shift_JIS", "Shift_JIS"),
+        ('text/csv;charset="utf-8"', "utf-8"),
+        ("text/csv; header=present; charset=cp932", "cp932"),
+        (None, None),
+    ],
+)
+def test_charset_parameter(content_type: str | None, charset: str | None) -> None:
+    assert csvio.charset_of(content_type) == charset
+
+
+@pytest.mark.parametrize(
+    ("header", "problem"),
+    [
+        ("date,kind,amount,account,category,memo", "missing to_account"),
+        ("date,kind,amount,account,to_account,category,memo,note", "unknown 'note'"),
+        ("date,kind,amount,account,to_account,category,memo,memo", "repeated"),
+        ("日付,種類,金額,口座,振替先,分類,メモ", "missing date"),
+    ],
+)
+def test_a_wrong_header_refuses_the_whole_file(header: str, problem: str) -> None:
+    with pytest.raises(errors.ValidationFailed, match=problem):
+        csvio.parse(f"{header}\n2026-11-03,expense,1,cash,,,,\n".encode())
+
+
+def test_an_empty_file_is_refused() -> None:
+    with pytest.raises(errors.ValidationFailed, match="empty"):
+        csvio.parse(b"\n\n")
+
+
+def test_header_in_any_order_and_case_external_id_optional() -> None:
+    data = "Memo, Amount ,KIND,date,account,to_account,category\nおにぎり,150,expense,2026-11-03,cash,,\n"
+    parsed = csvio.parse(data.encode())
+    assert not parsed.errors
+    slip = parsed.valid[0].slip
+    assert (slip.memo, slip.amount, slip.kind, slip.category, slip.external_id) == (
+        "おにぎり",
+        150,
+        "expense",
+        None,
+        None,
+    )
+
+
+def test_invalid_rows_are_reported_by_line_and_the_rest_are_kept() -> None:
+    # Given a file with good rows among bad ones (line 1 is the header; line 4 is blank)
+    text = (
+        HEADER
+        + "2026-11-03,expense,1200,cash,,食費,ランチ,\n"  # 2 ok
+        + "2026-02-30,expense,100,cash,,,,\n"  # 3 impossible date
+        + "\n"  # 4 blank: ignored
+        + "2026-11-04,expense,-5,cash,,,,\n"  # 5 negative amount
+        + "2026-11-04,expense,1.5,cash,,,,\n"  # 6 float
+        + "2026-11-04,refund,100,cash,,,,\n"  # 7 unknown kind
+        + "2026-11-04,transfer,100,cash,,,,\n"  # 8 transfer without to_account
+        + "2026-11-04,transfer,100,cash,cash,,,\n"  # 9 transfer to itself
+        + "2026-11-04,expense,100,ca#sh,,,,\n"  # 10 forged account id
+        + "2026-11-04,expense,100,cash,,a#b,,\n"  # 11 category breaking the key layout
+        + '2026-11-05,income,"250,000",bank,,給与,"11月分\n給与",\n'  # 12-13 ok, quoted newline
+        + "2026-11-06,expense,100,cash\n"  # 14 too few fields
+        + "2026-11-06,expense,１２００,cash,,,,\n"  # 15 ok: full-width digits
+        + "2026-11-06,expense,,cash,,,,\n"  # 16 amount missing
+        + f"2026-11-06,expense,{10**13},cash,,,,\n"  # 17 too large
+        + "2026-11-06,expense,100,cash,,,bell\x07,\n"  # 18 control character in memo
+    )
+    # When it is parsed
+    parsed = csvio.parse(text.encode())
+    # Then the good rows are kept with their lines, and each bad one is reported with its line
+    assert parsed.rows == 15
+    assert [r.line for r in parsed.valid] == [2, 12, 15]
+    assert parsed.valid[1].slip.memo == "11月分\n給与" and parsed.valid[1].slip.amount == 250000
+    messages = {e.line: e.message for e in parsed.errors}
+    assert sorted(messages) == [3, 5, 6, 7, 8, 9, 10, 11, 14, 16, 17, 18]
+    assert "date" in messages[3] and "calendar" in messages[3]
+    assert messages[5].startswith("amount") and messages[6].startswith("amount")
+    assert messages[7].startswith("kind")
+    assert "to_account" in messages[8] and "differ" in messages[9]
+    assert messages[10].startswith("account") and messages[11].startswith("category")
+    assert messages[14] == "expected 8 fields, found 4"
+    assert messages[16] == "amount: is required"
+    assert messages[17].startswith("amount") and messages[18].startswith("memo")
+
+
+def test_trailing_empty_cells_are_ignored_but_extra_values_are_not() -> None:
+    text = HEADER + "2026-11-03,expense,100,cash,,,,,,\n2026-11-03,expense,100,cash,,,,,x\n"
+    parsed = csvio.parse(text.encode())
+    assert [r.line for r in parsed.valid] == [2]
+    assert parsed.errors == [csvio.RowError(3, "expected 8 fields, found 9")]
+
+
+def test_identical_rows_get_distinct_ids_and_a_rerun_gets_the_same_ids() -> None:
+    # Given the same coffee twice on one day
+    text = HEADER + "2026-11-03,expense,300,cash,,カフェ,コーヒー,\n" * 2
+    first, again = csvio.parse(text.encode()), csvio.parse(text.encode())
+    ids = [r.slip_id for r in first.valid]
+    # Then they are two rows with two ids, the same each time the file is read
+    assert len(set(ids)) == 2
+    assert ids == [r.slip_id for r in again.valid]
+    assert all(_valid_key("2026-11-03", i) for i in ids)
+    # And a different file gives its rows other ids
+    other = csvio.parse((text + "2026-11-04,expense,1,cash,,,,\n").encode())
+    assert not set(ids) & {r.slip_id for r in other.valid}
+
+
+@pytest.mark.parametrize(
+    ("external_id", "verbatim"),
+    [
+        ("01KAJ0000000000000000000AB", True),  # a slip id, as exports write it
+        ("TX20261103001", True),
+        ("smbc-2026-11-03/001", False),
+        ("振込-001", False),
+        ("x" * 65, False),
+    ],
+)
+def test_external_id_gives_the_slip_id(external_id: str, verbatim: bool) -> None:
+    text = HEADER + f"2026-11-03,expense,300,cash,,,,{external_id}\n"
+    (row,) = csvio.parse(text.encode()).valid
+    assert (row.slip_id == external_id) is verbatim
+    assert _valid_key("2026-11-03", row.slip_id)
+    # And it does not depend on the file or the line
+    moved = HEADER + "2026-11-01,income,1,cash,,,,\n" + f"2026-11-03,expense,300,cash,,,,{external_id}\n"
+    assert csvio.parse(moved.encode()).valid[1].slip_id == row.slip_id
+
+
+def test_a_repeated_external_id_in_one_file_is_a_row_error() -> None:
+    text = HEADER + "2026-11-03,expense,300,cash,,,,A1\n2026-11-04,expense,500,cash,,,,A1\n"
+    parsed = csvio.parse(text.encode())
+    assert [r.line for r in parsed.valid] == [2]
+    assert parsed.errors == [csvio.RowError(3, "external_id 'A1' repeats line 2")]
+
+
+def test_export_lines_read_back_as_the_same_slips() -> None:
+    # Given slips as the API shows them, with commas, quotes and newlines in the memo
+    slips = [
+        {"id": "01KAJ0000000000000000000AB", "date": "2026-11-03", "kind": "expense", "amount": 1200,
+         "account": "cash", "to_account": None, "category": "食費", "memo": 'a, "b"\nc'},
+        {"id": "01KAJ0000000000000000000AC", "date": "2026-11-04", "kind": "transfer", "amount": 3000,
+         "account": "cash", "to_account": "suica", "category": None, "memo": None},
+    ]  # fmt: skip
+    # When they are written and read back
+    text = csvio.header_line() + "".join(csvio.slip_line(s) for s in slips)
+    parsed = csvio.parse(text.encode())
+    # Then every field survives and the ids are the slip ids
+    assert not parsed.errors
+    for row, slip in zip(parsed.valid, slips, strict=True):
+        assert row.slip_id == slip["id"]
+        for name in ("date", "kind", "amount", "account", "to_account", "category", "memo"):
+            assert getattr(row.slip, name) == slip[name]

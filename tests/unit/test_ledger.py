@@ -1,0 +1,137 @@
+"""Properties of the pure domain logic (ledger.py), checked with hypothesis."""
+
+from __future__ import annotations
+
+import datetime as dt
+import itertools
+from collections import Counter, defaultdict
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kakeibo.ledger import (
+    AccountItem,
+    CategoryMonthItem,
+    DayItem,
+    Entry,
+    ItemKey,
+    merge,
+    plan,
+    recompute,
+)
+
+ACCOUNTS = ["cash", "suica", "bank", "card"]
+CATEGORIES = ["食費", "交通費", "日用品", "給与"]
+
+dates = st.dates(min_value=dt.date(2025, 12, 25), max_value=dt.date(2026, 2, 5)).map(dt.date.isoformat)
+amounts = st.integers(min_value=1, max_value=10**12)
+
+
+@st.composite
+def entries(draw: st.DrawFn) -> Entry:
+    kind = draw(st.sampled_from(["expense", "income", "transfer"]))
+    account = draw(st.sampled_from(ACCOUNTS))
+    if kind == "transfer":
+        to = draw(st.sampled_from([a for a in ACCOUNTS if a != account]))
+        return Entry(draw(dates), "transfer", draw(amounts), account, to, None)
+    return Entry(draw(dates), kind, draw(amounts), account, None, draw(st.sampled_from(CATEGORIES)))
+
+
+def apply(state: dict[ItemKey, Counter[str]], changes: tuple) -> None:  # type: ignore[type-arg]
+    for change in changes:
+        state[change.key].update(change.deltas)
+
+
+@settings(max_examples=300)
+@given(st.lists(entries(), min_size=1, max_size=8))
+def test_create_then_any_updates_then_delete_nets_zero_on_every_item(history: list[Entry]) -> None:
+    # Given a slip created as history[0], updated through the rest, then deleted
+    state: dict[ItemKey, Counter[str]] = defaultdict(Counter)
+    apply(state, plan(None, history[0]).changes)
+    for old, new in itertools.pairwise(history):
+        apply(state, plan(old, new).changes)
+    apply(state, plan(history[-1], None).changes)
+    # Then every item is back to zero
+    assert all(v == 0 for counts in state.values() for v in counts.values())
+
+
+@settings(max_examples=300)
+@given(st.one_of(st.none(), entries()), st.one_of(st.none(), entries()))
+def test_no_plan_names_an_item_twice_or_carries_a_zero(old: Entry | None, new: Entry | None) -> None:
+    if old is None and new is None:
+        return
+    changes = plan(old, new).changes
+    keys = [c.key for c in changes]
+    assert len(keys) == len(set(keys))
+    assert all(c.deltas and all(v != 0 for v in c.deltas.values()) for c in changes)
+
+
+@settings(max_examples=300)
+@given(entries(), entries())
+def test_a_key_change_exactly_when_the_date_changes(old: Entry, new: Entry) -> None:
+    op = plan(old, new).op
+    assert (op == "move") == (old.date != new.date)
+    assert op in ("move", "update")
+    assert plan(None, new).op == "create" and plan(old, None).op == "delete"
+
+
+@settings(max_examples=300)
+@given(entries())
+def test_transfers_conserve_money_and_touch_no_category(entry: Entry) -> None:
+    changes = plan(None, entry).changes
+    balance_moves = [c.deltas.get("balance", 0) for c in changes if isinstance(c.key, AccountItem)]
+    if entry.kind == "transfer":
+        assert sum(balance_moves) == 0
+        assert not any(isinstance(c.key, CategoryMonthItem) for c in changes)
+        day_moves = [c.deltas.get("delta", 0) for c in changes if isinstance(c.key, DayItem)]
+        assert sum(day_moves) == 0
+    else:
+        sign = -1 if entry.kind == "expense" else 1
+        assert balance_moves == [sign * entry.amount]
+
+
+@settings(max_examples=200)
+@given(entries(), entries())
+def test_an_update_equals_delete_plus_create(old: Entry, new: Entry) -> None:
+    combined: dict[ItemKey, Counter[str]] = defaultdict(Counter)
+    apply(combined, plan(old, None).changes)
+    apply(combined, plan(None, new).changes)
+    direct: dict[ItemKey, Counter[str]] = defaultdict(Counter)
+    apply(direct, plan(old, new).changes)
+    norm = lambda s: {k: {f: v for f, v in c.items() if v} for k, c in s.items() if any(c.values())}  # noqa: E731
+    assert norm(combined) == norm(direct)
+
+
+@settings(max_examples=200)
+@given(st.lists(entries(), max_size=20))
+def test_recompute_matches_the_sum_of_creates(slips: list[Entry]) -> None:
+    opening = dict.fromkeys(ACCOUNTS, 1000)
+    state: dict[ItemKey, Counter[str]] = defaultdict(Counter)
+    for account, amount in opening.items():
+        state[AccountItem(account)]["balance"] += amount
+    for entry in slips:
+        apply(state, plan(None, entry).changes)
+    expected = recompute(slips, opening)
+    got = {k: {f: v for f, v in c.items() if v} for k, c in state.items()}
+    want = {k: {f: v for f, v in d.items() if v} for k, d in expected.items()}
+    assert {k: v for k, v in got.items() if v} == {k: v for k, v in want.items() if v}
+
+
+def test_funds_and_budget_guards_follow_the_net_change() -> None:
+    # Given an expense of 500 from cash in 食費, raised to 800
+    old = Entry("2026-01-10", "expense", 500, "cash", None, "食費")
+    new = Entry("2026-01-10", "expense", 800, "cash", None, "食費")
+    changes = {c.key: c for c in plan(old, new).changes}
+    # Then only the extra 300 needs funds and budget room
+    assert changes[AccountItem("cash")].funds_needed == 300
+    assert changes[CategoryMonthItem("2026-01", "食費")].budget_needed == 300
+    # And lowering it needs neither
+    lowered = {c.key: c for c in plan(new, old).changes}
+    assert lowered[AccountItem("cash")].funds_needed == 0
+    assert lowered[CategoryMonthItem("2026-01", "食費")].budget_needed == 0
+
+
+def test_merge_drops_items_that_net_to_zero() -> None:
+    a = {AccountItem("cash"): {"balance": 5}}
+    b = {AccountItem("cash"): {"balance": -5}, DayItem("cash", "2026-01-01"): {"delta": 1}}
+    assert [c.key for c in merge([a, b])] == [DayItem("cash", "2026-01-01")]

@@ -1,0 +1,471 @@
+// The web page in a real browser (Debian's Chromium, headless, driven by playwright-core) against the
+// local front: a household's flow from an empty ledger, including a 412 provoked from a second tab.
+//
+//   node tests/web/e2e.mjs --url http://127.0.0.1:3000 --user someone --out test-output/web
+//
+// Prints one JSON line per step and a final JSON summary; exits 0 only if every step passed.
+// tests/api/test_web.py runs it against a fresh front and then checks the ledger through the API.
+
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+
+import { chromium } from 'playwright-core';
+
+const { values: args } = parseArgs({
+  options: {
+    url: { type: 'string' },
+    user: { type: 'string', default: `e2e-${Date.now()}` },
+    out: { type: 'string', default: 'test-output/web' },
+    chromium: { type: 'string', default: process.env.CHROMIUM || '/usr/bin/chromium' },
+    timeout: { type: 'string', default: '150' },
+  },
+});
+if (!args.url) {
+  console.error('usage: node tests/web/e2e.mjs --url http://127.0.0.1:PORT [--user U] [--out DIR]');
+  process.exit(2);
+}
+
+const BASE = args.url.replace(/\/+$/, '');
+const MONTH = '2026-11';
+const OUT = resolve(args.out);
+const WAIT = 10_000; // one UI expectation
+const LAUNCH_FLAGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+const steps = [];
+const screenshots = [];
+const problems = []; // uncaught page errors: any one fails the run
+let browserContext = null;
+
+function log(record) {
+  process.stdout.write(`${JSON.stringify(record)}\n`);
+}
+
+class Failed extends Error {}
+
+function check(condition, message) {
+  if (!condition) throw new Failed(message);
+}
+
+async function step(name, work) {
+  const started = Date.now();
+  try {
+    await work();
+    steps.push({ name, ok: true, ms: Date.now() - started });
+    log({ step: name, ok: true, ms: Date.now() - started });
+  } catch (error) {
+    steps.push({ name, ok: false, error: String(error?.message ?? error) });
+    log({ step: name, ok: false, error: String(error?.stack ?? error) });
+    // What each tab showed when it failed
+    for (const [i, page] of (browserContext?.pages() ?? []).entries()) {
+      await shot(page, `failed-${steps.length}-tab${i + 1}`).catch(() => {});
+    }
+    throw error;
+  }
+}
+
+async function shot(page, name, options = {}) {
+  const path = join(OUT, `${name}.png`);
+  await page.screenshot({ path, fullPage: true, ...options });
+  screenshots.push(path);
+}
+
+/** Wait until `read()` returns `expected` (compared as JSON); fail with the last value seen. */
+async function until(what, read, expected, timeout = WAIT) {
+  const deadline = Date.now() + timeout;
+  let last;
+  for (;;) {
+    try {
+      last = await read();
+    } catch (error) {
+      last = `<${error.message.split('\n')[0]}>`;
+    }
+    if (JSON.stringify(last) === JSON.stringify(expected)) return last;
+    if (Date.now() > deadline) throw new Failed(`${what}: expected ${JSON.stringify(expected)}, saw ${JSON.stringify(last)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+const text = (page, selector) => page.locator(selector).first().innerText({ timeout: 1000 }).then((t) => t.trim());
+const visible = (page, selector) => page.locator(selector).first().isVisible();
+const balance = (page, account, column) => text(page, `#balance-rows tr[data-account="${account}"] td.${column}`);
+const row = (page, memoOrId) => page.locator('#slip-rows tr').filter({ hasText: memoOrId });
+
+/** In `page`: open the slip for editing (a fresh GET and ETag), change form fields, and save. */
+async function editSlip(page, fields = {}, { save = true } = {}) {
+  await page.bringToFront(); // a background tab gets no animation frames: clicks would wait on them
+  await row(page, 'スーパー').locator('button.edit').click();
+  await until('form in edit mode', () => text(page, '#slip-form-title').then((t) => t.startsWith('伝票を編集')), true);
+  for (const [name, value] of Object.entries(fields)) await page.fill(`#slip-${name}`, value);
+  if (save) await page.click('#slip-submit');
+}
+
+/** One row of the conflict table: [as read, now, yours]. */
+const conflictRow = (page, field) =>
+  page.locator(`#conflict-table tr[data-field="${field}"] td`).allInnerTexts().then((t) => t.map((x) => x.trim()));
+
+async function addSlip(page, { date, amount, category, memo }) {
+  await page.fill('#slip-date', date);
+  await page.selectOption('#slip-kind', 'expense');
+  await page.fill('#slip-amount', amount);
+  await page.fill('#slip-category', category);
+  await page.fill('#slip-memo', memo);
+  await page.click('#slip-submit');
+  await until('slip form idle', () => page.isEnabled('#slip-submit'), true);
+}
+
+async function openPage(context, { width = 1280, height = 900 } = {}) {
+  const page = await context.newPage();
+  await page.setViewportSize({ width, height });
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  page.on('dialog', (dialog) => dialog.accept()); // the delete confirmation
+  await page.goto(`${BASE}/#${MONTH}`);
+  await page.waitForSelector('body[data-ready="true"]', { timeout: WAIT });
+  return page;
+}
+
+async function routesOfApi() {
+  const response = await fetch(`${BASE}/openapi.json`);
+  check(response.ok, `GET /openapi.json answered ${response.status}`);
+  return new Set(Object.keys((await response.json()).paths ?? {}));
+}
+
+async function run(context) {
+  const routes = await routesOfApi();
+  let a;
+  let b;
+
+  await step('page loads with the default local user and no script errors', async () => {
+    a = await openPage(context);
+    check((await a.title()).startsWith('家計簿'), `title: ${await a.title()}`);
+    check((await a.inputValue('#user')) === 'local', 'the user field defaults to "local"');
+    check((await a.inputValue('#month')) === MONTH, 'the month comes from the URL');
+  });
+
+  await step('switch to this test\'s own ledger through the user field', async () => {
+    await a.click('#settings summary');
+    await a.fill('#user', args.user);
+    await a.click('#settings-form button[type="submit"]');
+    await until('status after saving the connection', () => text(a, '#status'), '接続先を保存して読み込みました');
+    check((await text(a, '#who')) === args.user, 'the header names the user');
+    await a.click('#settings summary'); // close it again
+    check(await visible(a, '#accounts-empty'), 'a new ledger asks for an account first');
+  });
+
+  await step('panels for routes the API lacks stay hidden; present ones show', async () => {
+    await until('budgets panel visibility', () => visible(a, '#budgets-panel'), routes.has('/budgets'));
+    await until('import panel visibility', () => visible(a, '#import-panel'), routes.has('/imports'));
+  });
+
+  await step('create an account (財布, cash, ￥10,000)', async () => {
+    await a.fill('#account-id', 'wallet');
+    await a.fill('#account-name', '財布');
+    await a.selectOption('#account-type', 'cash');
+    await a.fill('#account-opening', '10,000');
+    await a.click('#account-submit');
+    await until('wallet current balance', () => balance(a, 'wallet', 'current'), '￥10,000');
+    check((await text(a, '#balance-rows tr[data-account="wallet"] .name')) === '財布', 'account name in Japanese');
+    check((await a.inputValue('#slip-account')) === 'wallet', 'the new account is chosen for slips');
+  });
+
+  await step('a refused slip shows the problem detail (409 insufficient funds) and changes nothing', async () => {
+    await a.fill('#slip-date', `${MONTH}-20`);
+    await a.fill('#slip-amount', '20000');
+    await a.click('#slip-submit');
+    await until('error region', () => visible(a, '#error'), true);
+    const error = await text(a, '#error');
+    check(error.startsWith('残高不足:') && error.includes("account 'wallet' has 10000"), `error shown: ${error}`);
+    check((await a.getAttribute('#error', 'role')) === 'alert', 'errors are announced (role=alert)');
+    check((await balance(a, 'wallet', 'current')) === '￥10,000', 'balance unchanged');
+  });
+
+  await step('add a slip (食費 ￥1,200 typed with full-width digits) and see balances and totals', async () => {
+    await a.fill('#slip-date', `${MONTH}-20`);
+    await a.selectOption('#slip-kind', 'expense');
+    await a.fill('#slip-amount', '１，２００');
+    await a.fill('#slip-category', '食費');
+    await a.fill('#slip-memo', 'スーパー');
+    await a.click('#slip-submit');
+    await until('slip row', () => text(a, '#slip-rows tr td.amount'), '-￥1,200');
+    check(!(await visible(a, '#error')), 'the earlier error is cleared');
+    check((await text(a, '#slip-rows tr td.date')) === '11/20(金)', 'date shown in Japanese');
+    check((await text(a, '#slip-rows tr td.category')) === '食費', 'category');
+    check((await text(a, '#slip-rows tr td.account')) === '財布', 'account by its name');
+    await until('wallet current balance', () => balance(a, 'wallet', 'current'), '￥8,800');
+    await until('month expense total', () => text(a, '#report-expense'), '￥1,200');
+    check((await a.locator('#chart svg g.chart-row.expense[data-category="食費"]').count()) === 1, 'a 食費 bar in the chart');
+    check(
+      ((await a.getAttribute('#chart svg', 'role')) === 'img') && (await a.locator('#chart svg > title').textContent()).includes('食費 ￥1,200'),
+      'the chart is an image with its numbers in its title',
+    );
+  });
+
+  await step('balances as of a chosen day (11/15, before the slip)', async () => {
+    await a.fill('#asof-date', `${MONTH}-15`);
+    await a.click('#asof-form button[type="submit"]');
+    await until('as-of heading', () => text(a, '#asof-head'), '11/15(日)時点');
+    await until('wallet as of 11/15', () => balance(a, 'wallet', 'asof'), '￥10,000');
+    check((await balance(a, 'wallet', 'current')) === '￥8,800', 'current balance beside it');
+    await shot(a, '1-slip-added');
+  });
+
+  await step('change the slip\'s date to 11/10: the balance as of 11/15 follows', async () => {
+    await editSlip(a, {}, { save: false });
+    // (No. 2: the refused slip used up number 1 — numbers may have gaps, DESIGN §3)
+    check((await text(a, '#slip-form-title')) === '伝票を編集（No. 2）', 'the form names the slip');
+    await a.fill('#slip-date', `${MONTH}-10`);
+    await a.click('#slip-submit');
+    await until('slip row date', () => text(a, '#slip-rows tr td.date'), '11/10(火)');
+    check((await text(a, '#status')).includes('日付を 11/20(金) → 11/10(火) に変更'), `status: ${await text(a, '#status')}`);
+    await until('wallet as of 11/15', () => balance(a, 'wallet', 'asof'), '￥8,800');
+    check((await balance(a, 'wallet', 'current')) === '￥8,800', 'a date change leaves the current balance');
+    check((await text(a, '#slip-form-title')) === '伝票を追加', 'the form is back to adding');
+    await shot(a, '2-date-changed');
+  });
+
+  await step('a second tab changes the amount while the first is editing: 412 is shown, nothing overwritten', async () => {
+    // Given tab A is editing the slip (it read ETag "2")
+    await editSlip(a, {}, { save: false });
+    check((await a.inputValue('#slip-amount')) === '1200', 'tab A has the amount it read');
+    // And tab B (same browser, same user from localStorage) changes the amount to 1500
+    b = await openPage(context);
+    check((await b.inputValue('#user')) === args.user, 'tab B has the user from localStorage');
+    await editSlip(b, { amount: '1500' });
+    await until('tab B saved', () => text(b, '#slip-rows tr td.amount'), '-￥1,500');
+    // When tab A saves its own change (the memo) on the stale ETag
+    await a.bringToFront();
+    await a.fill('#slip-memo', 'スーパー（特売）');
+    await a.click('#slip-submit');
+    // Then it shows the conflict: what the other tab changed, and what this one tried
+    await until('conflict panel', () => visible(a, '#conflict'), true);
+    await until('amount row', () => conflictRow(a, 'amount'), ['￥1,200', '￥1,500', '（変更なし）']);
+    await until('memo row', () => conflictRow(a, 'memo'), ['スーパー', 'スーパー', 'スーパー（特売）']);
+    check(
+      (await a.getAttribute('#conflict-table tr[data-field="amount"] td.now', 'class')).includes('changed'),
+      'the other tab\'s change is marked',
+    );
+    check((await text(a, '#error')).includes('先に変更されていました'), `error: ${await text(a, '#error')}`);
+    // And it reloaded: the list, the balances, and the form now hold the current slip
+    await until('tab A list reloaded', () => text(a, '#slip-rows tr td.amount'), '-￥1,500');
+    await until('tab A balance reloaded', () => balance(a, 'wallet', 'current'), '￥8,500');
+    check((await a.inputValue('#slip-amount')) === '1500', 'the form holds the current amount');
+    check((await a.inputValue('#slip-memo')) === 'スーパー', 'the form holds the current memo');
+    check(await visible(a, '#conflict-reapply'), 'the person can choose to re-apply their change');
+    await shot(a, '3-conflict-412');
+  });
+
+  await step('re-apply the memo on top of the other tab\'s amount and save', async () => {
+    await a.click('#conflict-reapply');
+    check((await a.inputValue('#slip-memo')) === 'スーパー（特売）', 'memo back in the form');
+    check((await a.inputValue('#slip-amount')) === '1500', 'the other tab\'s amount kept');
+    await a.click('#slip-submit');
+    await until('saved memo', () => text(a, '#slip-rows tr td.memo'), 'スーパー（特売）');
+    check((await text(a, '#slip-rows tr td.amount')) === '-￥1,500', 'amount 1500 kept');
+    check(!(await visible(a, '#conflict')), 'conflict closed after saving');
+  });
+
+  await step('the other tab moves the slip to 11/12 while this one edits: shown as a move, nothing lost', async () => {
+    // Given tab A is editing the slip
+    await editSlip(a, {}, { save: false });
+    check((await a.inputValue('#slip-date')) === `${MONTH}-10`, 'tab A has the date it read');
+    // And tab B moves it to the 12th (a new date is a new key: A's address for it is now gone)
+    await editSlip(b, { date: `${MONTH}-12` });
+    await until('tab B moved it', () => text(b, '#slip-rows tr td.date'), '11/12(木)');
+    // When tab A saves a memo change at the old address (the API answers 404 there)
+    await a.bringToFront();
+    await a.fill('#slip-memo', 'スーパー（特売・移動後）');
+    await a.click('#slip-submit');
+    // Then tab A finds the slip at its new date and shows the move beside its own change
+    await until('conflict panel', () => visible(a, '#conflict'), true);
+    await until('date row', () => conflictRow(a, 'date'), ['2026年11月10日(火)', '2026年11月12日(木)', '（変更なし）']);
+    await until('memo row', () => conflictRow(a, 'memo'), ['スーパー（特売）', 'スーパー（特売）', 'スーパー（特売・移動後）']);
+    check((await a.inputValue('#slip-date')) === `${MONTH}-12`, 'the form holds the slip at its new date');
+    // And re-applying saves the memo at the new address
+    await a.click('#conflict-reapply');
+    await a.click('#slip-submit');
+    await until('saved memo', () => text(a, '#slip-rows tr td.memo'), 'スーパー（特売・移動後）');
+    check((await text(a, '#slip-rows tr td.date')) === '11/12(木)', 'the date the other tab chose is kept');
+  });
+
+  await step('phone-sized screen: one column, slips as cards, nothing wider than the screen', async () => {
+    await a.setViewportSize({ width: 390, height: 844 });
+    const overflow = await a.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    check(overflow <= 0, `page is ${overflow}px wider than a phone screen`);
+    const columns = await a.evaluate(() => getComputedStyle(document.querySelector('main')).gridTemplateColumns.split(' ').length);
+    check(columns === 1, `main grid has ${columns} columns on a phone`);
+    check((await a.locator('#slip-table thead').isVisible()) === false, 'table header hidden: rows are cards');
+    await shot(a, '4-phone');
+    await a.setViewportSize({ width: 1280, height: 900 });
+  });
+
+  await step('a stale delete from the other tab is refused (412) and shown; a fresh one deletes', async () => {
+    // Tab B still lists the slip at the version it saved; tab A has saved since.
+    await b.bringToFront();
+    await row(b, 'スーパー').locator('button.delete').click();
+    await until('tab B conflict', () => visible(b, '#conflict'), true);
+    await until('tab B conflict memo row', () => text(b, '#conflict-table tr[data-field="memo"] td.mine'), '削除');
+    await until('tab B list reloaded', () => text(b, '#slip-rows tr td.memo'), 'スーパー（特売・移動後）');
+    check((await balance(b, 'wallet', 'current')) === '￥8,500', 'nothing deleted');
+    await row(b, 'スーパー').locator('button.delete').click();
+    await until('slip deleted', () => visible(b, '#slips-empty'), true);
+    await until('balance restored', () => balance(b, 'wallet', 'current'), '￥10,000');
+    await until('month total back to zero', () => text(b, '#report-expense'), '￥0');
+  });
+
+  await step('with no OpenAPI document to read, a route answering 404 hides its panel', async () => {
+    const page = await context.newPage();
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    await page.route('**/openapi.json', (route) => route.abort());
+    // Where this API has the route, answer as API Gateway does for one it lacks; else the front does.
+    const missing = (route) => route.fulfill({ status: 404, json: { message: 'Not Found' } });
+    if (routes.has('/budgets')) await page.route(/\/budgets\?/, missing);
+    if (routes.has('/imports')) await page.route('**/imports', missing);
+    await page.goto(`${BASE}/#${MONTH}`);
+    await page.waitForSelector('body[data-ready="true"]', { timeout: WAIT });
+    check(!(await visible(page, '#budgets-panel')), 'budgets hidden after GET /budgets answered 404');
+    check(!(await visible(page, '#error')), 'a missing optional route is not an error');
+    check(await visible(page, '#import-panel'), 'import offered while unknown');
+    await page.setInputFiles('#import-file', { name: 'slips.csv', mimeType: 'text/csv', buffer: Buffer.from('date,kind,amount,account\n') });
+    await page.click('#import-submit');
+    await until('import panel hidden after POST /imports answered 404', () => visible(page, '#import-panel'), false);
+    check((await text(page, '#error')).includes('CSV 取込がありません'), 'the person is told why');
+    await page.close();
+  });
+
+  await step('budgets: a strict budget shows what remains; a slip past it is refused with the detail', async () => {
+    check(routes.has('/budgets'), 'the API declares /budgets');
+    await a.bringToFront(); // a background tab gets no animation frames: clicks would wait on them
+    await until('budgets panel', () => visible(a, '#budgets-panel'), true);
+    // Created without If-Match
+    await a.fill('#budget-category', '食費');
+    await a.fill('#budget-limit', '3,000');
+    await a.check('#budget-strict');
+    await a.click('#budget-submit');
+    const remaining = () => text(a, '#budget-rows tr[data-category="食費"] td.remaining');
+    await until('budget listed', remaining, '￥3,000');
+    check((await text(a, '#budget-rows tr[data-category="食費"] th')).includes('厳格'), 'strict budgets are marked');
+    await addSlip(a, { date: `${MONTH}-05`, amount: '2000', category: '食費', memo: '米' });
+    await until('remaining after a slip', remaining, '￥1,000');
+    await until('spent', () => text(a, '#budget-rows tr[data-category="食費"] td:nth-of-type(2)'), '￥2,000');
+    // A slip past a strict budget: refused, the problem's detail shown, nothing changed
+    await addSlip(a, { date: `${MONTH}-06`, amount: '1500', category: '食費', memo: 'ケーキ' });
+    await until('error region', () => visible(a, '#error'), true);
+    const error = await text(a, '#error');
+    check(error.startsWith('予算超過:') && error.includes('has 1000 left; this needs 1500'), `error shown: ${error}`);
+    check((await remaining()) === '￥1,000', 'remaining unchanged');
+    // Changed with If-Match (the version it was listed at)
+    await a.locator('#budget-rows tr[data-category="食費"] button').click();
+    check((await a.inputValue('#budget-limit')) === '3000', 'the form holds the budget');
+    await a.fill('#budget-limit', '4000');
+    await a.click('#budget-submit');
+    await until('remaining after raising the budget', remaining, '￥2,000');
+    await shot(a, '5-budgets');
+  });
+
+  await step('a budget set meanwhile in the other tab is not overwritten (428): the panel reloads', async () => {
+    // Tab B listed no budget for 食費 when it last loaded, so it tries to create one
+    await b.bringToFront();
+    check((await b.locator('#budget-rows tr').count()) === 0, 'tab B lists no budget');
+    await b.fill('#budget-category', '食費');
+    await b.fill('#budget-limit', '9000');
+    await b.click('#budget-submit');
+    await until('tab B error', () => visible(b, '#error'), true);
+    const error = await text(b, '#error');
+    check(error.includes('先に設定されていました') && error.includes('If-Match'), `error shown: ${error}`);
+    await until('tab B reloaded budgets', () => text(b, '#budget-rows tr[data-category="食費"] td.remaining'), '￥2,000');
+  });
+
+  await step('CSV import panel against the DESIGN §4 contract (POST /imports stubbed in the browser)', async () => {
+    const page = await context.newPage();
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    const sent = [];
+    await page.route('**/openapi.json', async (route) => {
+      const real = await route.fetch();
+      const doc = await real.json();
+      doc.paths = { ...doc.paths, '/imports': {} };
+      await route.fulfill({ response: real, json: doc });
+    });
+    await page.route('**/imports', async (route) => {
+      const request = route.request();
+      sent.push({
+        method: request.method(),
+        type: await request.headerValue('content-type'),
+        auth: await request.headerValue('authorization'),
+        body: request.postData(),
+      });
+      await route.fulfill({
+        status: 200,
+        json: { import_id: 'imp-1', rows: 3, created: 2, skipped: 0, errors: [{ line: 4, message: 'amount: must be a whole number of yen' }] },
+      });
+    });
+    await page.goto(`${BASE}/#${MONTH}`);
+    await page.waitForSelector('body[data-ready="true"]', { timeout: WAIT });
+    await until('import panel', () => visible(page, '#import-panel'), true);
+    const csv = 'date,kind,amount,account,to_account,category,memo\n2026-11-01,expense,500,wallet,,食費,パン\n2026-11-02,income,1000,wallet,,臨時,\n2026-11-03,expense,1.5,wallet,,食費,\n';
+    await page.setInputFiles('#import-file', { name: '明細.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
+    await page.click('#import-submit');
+    await until('import report', () => visible(page, '#import-report'), true);
+    const summary = await text(page, '#import-summary');
+    check(summary.includes('3 行中 2 件を追加') && summary.includes('1 行はエラー'), `summary: ${summary}`);
+    check(
+      JSON.stringify(await page.locator('#import-errors tbody tr td').allInnerTexts()) ===
+        JSON.stringify(['4', 'amount: must be a whole number of yen']),
+      'the failed line and why',
+    );
+    check(sent.length === 1 && sent[0].method === 'POST', `requests: ${JSON.stringify(sent)}`);
+    check(sent[0].type === 'text/csv' && sent[0].body === csv, `import request: ${JSON.stringify(sent[0])}`);
+    check(sent[0].auth === `Bearer ${args.user}`, 'the import carries the identity');
+    await until('import button ready again', () => page.isEnabled('#import-submit'), true);
+    await shot(page, '6-import');
+    await page.close();
+  });
+
+  await step('no uncaught script errors in any tab', async () => {
+    check(problems.length === 0, problems.join('; '));
+  });
+}
+
+async function main() {
+  mkdirSync(OUT, { recursive: true });
+  const profile = mkdtempSync(join(tmpdir(), 'kakeibo-e2e-'));
+  let context;
+  const deadline = setTimeout(() => {
+    log({ ok: false, error: `timed out after ${args.timeout}s`, steps });
+    process.exit(1);
+  }, Number(args.timeout) * 1000);
+  let ok = false;
+  try {
+    context = await chromium.launchPersistentContext(profile, {
+      executablePath: args.chromium,
+      headless: true,
+      args: LAUNCH_FLAGS,
+      locale: 'ja-JP',
+      timezoneId: 'Asia/Tokyo',
+      viewport: { width: 1280, height: 900 },
+    });
+    browserContext = context;
+    await run(context);
+    ok = true;
+  } catch (error) {
+    if (!(error instanceof Failed) && !steps.some((s) => !s.ok)) {
+      steps.push({ name: 'setup', ok: false, error: String(error?.message ?? error) });
+    }
+  } finally {
+    await context?.close().catch(() => {});
+    rmSync(profile, { recursive: true, force: true });
+    clearTimeout(deadline);
+  }
+  log({ ok, user: args.user, steps, screenshots });
+  process.exit(ok ? 0 : 1);
+}
+
+main();

@@ -1,0 +1,273 @@
+// The page's pure logic (web/*.js), with Node's own test runner: money, dates, merge patches,
+// conflict diffs, the API client's headers and error handling. Run by tests/api/test_web.py.
+
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+
+import { Api, ApiError, etagVersion, loadConfig, normaliseBase, query, saveConfig, segment } from '../../web/api.js';
+import { chartGroups, chartRows, shorten } from '../../web/chart.js';
+import {
+  defaultDay,
+  fieldText,
+  isDate,
+  isMonth,
+  mergePatch,
+  monthLabel,
+  monthRange,
+  parseAmount,
+  shiftMonth,
+  shortDay,
+  slipChanges,
+  yen,
+} from '../../web/format.js';
+
+const slip = {
+  id: '01JD',
+  no: 7,
+  date: '2026-11-20',
+  kind: 'expense',
+  amount: 1200,
+  account: 'wallet',
+  to_account: null,
+  category: '食費',
+  memo: 'スーパー',
+  version: 1,
+};
+
+describe('money', () => {
+  test('yen uses the ja-JP currency format', () => {
+    assert.equal(yen(1200), '￥1,200');
+    assert.equal(yen(-35000), '-￥35,000');
+    assert.equal(yen(0), '￥0');
+  });
+
+  test('amounts typed with an IME, separators or a yen sign are understood', () => {
+    // Given what people type on a Japanese keyboard
+    // Then each is the same integer number of yen
+    assert.equal(parseAmount('１２００'), 1200);
+    assert.equal(parseAmount('1,200'), 1200);
+    assert.equal(parseAmount('￥1,200'), 1200);
+    assert.equal(parseAmount('1200円'), 1200);
+    assert.equal(parseAmount(' 35 000 '), 35000);
+    assert.equal(parseAmount('−500', { allowNegative: true }), -500);
+  });
+
+  test('anything else is refused with a message a person can act on', () => {
+    for (const bad of ['', '12.5', '1e3', 'abc', '0x10', '-5', '0', '1000000000001']) {
+      assert.throws(() => parseAmount(bad), /金額/, `should refuse ${JSON.stringify(bad)}`);
+    }
+    assert.equal(parseAmount('0', { allowZero: true }), 0);
+  });
+});
+
+describe('dates and months', () => {
+  test('month ranges know month lengths and leap years', () => {
+    assert.deepEqual(monthRange('2026-11'), { from: '2026-11-01', to: '2026-11-30' });
+    assert.deepEqual(monthRange('2028-02'), { from: '2028-02-01', to: '2028-02-29' });
+    assert.deepEqual(monthRange('2026-02'), { from: '2026-02-01', to: '2026-02-28' });
+  });
+
+  test('months shift across years', () => {
+    assert.equal(shiftMonth('2026-01', -1), '2025-12');
+    assert.equal(shiftMonth('2026-12', 1), '2027-01');
+    assert.equal(shiftMonth('2026-11', 14), '2028-01');
+  });
+
+  test('only real dates and months are accepted', () => {
+    assert.ok(isDate('2028-02-29'));
+    assert.ok(!isDate('2026-02-29'));
+    assert.ok(!isDate('2026-13-01'));
+    assert.ok(!isDate('2026-1-01'));
+    assert.ok(isMonth('2026-11'));
+    assert.ok(!isMonth('2026-00'));
+    assert.ok(!isMonth('1899-12'));
+  });
+
+  test('a new slip defaults to today in the current month, else to the 1st', () => {
+    const now = new Date(2026, 10, 21, 23, 30); // local time, late evening
+    assert.equal(defaultDay('2026-11', now), '2026-11-21');
+    assert.equal(defaultDay('2026-10', now), '2026-10-01');
+  });
+
+  test('days and months read in Japanese', () => {
+    assert.equal(shortDay('2026-11-20'), '11/20(金)');
+    assert.equal(monthLabel('2026-11'), '2026年11月');
+  });
+});
+
+describe('slip changes', () => {
+  test('a merge patch carries only what changed', () => {
+    // Given the slip as read, and the form with a new date and a cleared memo
+    const wanted = { ...slip, date: '2026-11-10', memo: null };
+    // Then the patch moves the date and removes the memo, nothing else
+    assert.deepEqual(mergePatch(slip, wanted), { date: '2026-11-10', memo: null });
+    assert.deepEqual(mergePatch(slip, { ...slip }), {});
+  });
+
+  test('turning an expense into a transfer drops its category', () => {
+    const wanted = { ...slip, kind: 'transfer', to_account: 'suica', category: '食費' };
+    assert.deepEqual(mergePatch(slip, wanted), { kind: 'transfer', to_account: 'suica', category: null });
+  });
+
+  test('a conflict lists exactly the fields someone else changed', () => {
+    const theirs = { ...slip, amount: 1500, memo: 'コンビニ', version: 2 };
+    assert.deepEqual(slipChanges(slip, theirs), [
+      { field: 'amount', before: 1200, after: 1500 },
+      { field: 'memo', before: 'スーパー', after: 'コンビニ' },
+    ]);
+    // A deleted slip: every field it had is gone
+    assert.deepEqual(
+      slipChanges(slip, null).map((c) => c.field),
+      ['date', 'kind', 'amount', 'account', 'category', 'memo'],
+    );
+  });
+
+  test('field values read as a person expects', () => {
+    const names = { wallet: '財布' };
+    assert.equal(fieldText('amount', 1500), '￥1,500');
+    assert.equal(fieldText('kind', 'transfer'), '振替');
+    assert.equal(fieldText('account', 'wallet', (id) => names[id] ?? id), '財布');
+    assert.equal(fieldText('category', 'uncategorized'), '未分類');
+    assert.equal(fieldText('memo', null), '—');
+    assert.equal(fieldText('date', '2026-11-10'), '2026年11月10日(火)');
+  });
+});
+
+describe('chart', () => {
+  const byCategory = [
+    { category: '給与', income: 280000, expense: 0 },
+    { category: '食費', income: 0, expense: 9680 },
+    { category: '水道光熱費', income: 0, expense: 12800 },
+    { category: '空', income: 0, expense: 0 },
+  ];
+
+  test('spending and income are separate groups, biggest first, empty categories left out', () => {
+    assert.deepEqual(chartGroups(byCategory), [
+      {
+        kind: 'expense',
+        label: '支出',
+        rows: [
+          { category: '水道光熱費', value: 12800 },
+          { category: '食費', value: 9680 },
+        ],
+      },
+      { kind: 'income', label: '収入', rows: [{ category: '給与', value: 280000 }] },
+    ]);
+    assert.deepEqual(
+      chartRows(byCategory).map((r) => r.category),
+      ['水道光熱費', '食費', '給与'],
+    );
+  });
+
+  test('long labels are shortened by characters, not bytes', () => {
+    assert.equal(shorten('食費'), '食費');
+    assert.equal(shorten('子どもの習い事と教材'), '子どもの習…');
+  });
+});
+
+describe('API client', () => {
+  function fakeFetch(reply) {
+    const calls = [];
+    const fetch = async (url, init) => {
+      calls.push({ url, init });
+      return reply(url, init);
+    };
+    return { calls, fetch };
+  }
+
+  const response = (status, body, headers = {}) =>
+    new Response(body === null ? null : typeof body === 'string' ? body : JSON.stringify(body), { status, headers });
+
+  test('the user is the bearer token locally; a configured token wins', async () => {
+    const { calls, fetch } = fakeFetch(() => response(200, { items: [] }));
+    await new Api({ user: 'hanako', base: '', token: '' }, fetch).get('/accounts');
+    await new Api({ user: 'local', base: 'https://api.example.test', token: 'eyJ.x.y' }, fetch).get('/accounts');
+    assert.equal(calls[0].url, '/accounts');
+    assert.equal(calls[0].init.headers.Authorization, 'Bearer hanako');
+    assert.equal(calls[1].url, 'https://api.example.test/accounts');
+    assert.equal(calls[1].init.headers.Authorization, 'Bearer eyJ.x.y');
+  });
+
+  test('writes send JSON, If-Match and extra headers; ETag and Location come back', async () => {
+    const { calls, fetch } = fakeFetch(() =>
+      response(200, { ...slip, version: 2 }, { ETag: '"2"', Location: '/slips/2026-11-10/01JD' }),
+    );
+    const api = new Api({ user: 'local', base: '', token: '' }, fetch);
+    const out = await api.request('PATCH', '/slips/2026-11-20/01JD', {
+      json: { date: '2026-11-10' },
+      contentType: 'application/merge-patch+json',
+      ifMatch: '"1"',
+      headers: { 'Idempotency-Key': 'k1' },
+    });
+    const { init } = calls[0];
+    assert.equal(init.method, 'PATCH');
+    assert.equal(init.body, '{"date":"2026-11-10"}');
+    assert.equal(init.headers['Content-Type'], 'application/merge-patch+json');
+    assert.equal(init.headers['If-Match'], '"1"');
+    assert.equal(init.headers['Idempotency-Key'], 'k1');
+    assert.equal(out.etag, '"2"');
+    assert.equal(out.location, '/slips/2026-11-10/01JD');
+    assert.equal(etagVersion(out.etag), 2);
+    assert.equal(etagVersion('W/"5"'), 5);
+    assert.equal(etagVersion('*'), null);
+  });
+
+  test("a problem's detail is what the person sees", async () => {
+    const problem = { type: 'x', title: 'Insufficient funds', status: 409, detail: "account 'wallet' has ￥800", code: 'insufficient_funds' };
+    const { fetch } = fakeFetch(() => response(409, problem, { 'Content-Type': 'application/problem+json' }));
+    const error = await new Api({ user: 'local' }, fetch).get('/x').catch((e) => e);
+    assert.ok(error instanceof ApiError);
+    assert.equal(error.status, 409);
+    assert.equal(error.code, 'insufficient_funds');
+    assert.equal(error.message, "account 'wallet' has ￥800");
+  });
+
+  test("an undeclared route (API Gateway's own 404) has no code: the page hides that panel", async () => {
+    const { fetch } = fakeFetch(() => response(404, { message: 'Not Found' }));
+    const error = await new Api({ user: 'local' }, fetch).get('/budgets?month=2026-11').catch((e) => e);
+    assert.equal(error.status, 404);
+    assert.equal(error.code, null);
+    assert.equal(error.detail, 'Not Found');
+  });
+
+  test('a network failure is status 0 with a readable message', async () => {
+    const fetch = async () => {
+      throw new TypeError('Failed to fetch');
+    };
+    const error = await new Api({ user: 'local', base: 'http://127.0.0.1:9' }, fetch).get('/accounts').catch((e) => e);
+    assert.equal(error.status, 0);
+    assert.match(error.message, /接続できません/);
+  });
+
+  test('the API routes come from its OpenAPI document, or are unknown', async () => {
+    const ok = fakeFetch(() => response(200, { paths: { '/slips': {}, '/budgets': {} } }));
+    const routes = await new Api({ user: 'local' }, ok.fetch).routes();
+    assert.ok(routes.has('/budgets'));
+    assert.ok(!routes.has('/imports'));
+    assert.equal(ok.calls[0].init.headers.Authorization, undefined); // public route
+    const down = fakeFetch(() => response(500, 'oops'));
+    assert.equal(await new Api({ user: 'local' }, down.fetch).routes(), null);
+  });
+
+  test('settings round-trip through storage; blanks fall back to the local user', () => {
+    const store = new Map();
+    const storage = {
+      getItem: (k) => store.get(k) ?? null,
+      setItem: (k, v) => store.set(k, v),
+      removeItem: (k) => store.delete(k),
+    };
+    assert.deepEqual(loadConfig(storage), { user: 'local', base: '', token: '' });
+    saveConfig({ user: ' taro ', base: 'https://api.example.test', token: '' }, storage);
+    assert.deepEqual(loadConfig(storage), { user: 'taro', base: 'https://api.example.test', token: '' });
+    assert.ok(!store.has('kakeibo.token'));
+  });
+
+  test('base URLs and query strings', () => {
+    assert.equal(normaliseBase(' https://api.example.test/ '), 'https://api.example.test');
+    assert.equal(normaliseBase(''), '');
+    assert.throws(() => normaliseBase('ftp://x'), /http/);
+    assert.throws(() => normaliseBase('not a url'), /URL/);
+    assert.equal(query({ from: '2026-11-01', cursor: null, limit: 100 }), '?from=2026-11-01&limit=100');
+    assert.equal(segment('食費/外食'), '%E9%A3%9F%E8%B2%BB%2F%E5%A4%96%E9%A3%9F');
+  });
+});

@@ -1,0 +1,892 @@
+// The page: a month of slips, balances (now and as of a day), totals by category, budgets, CSV import.
+// Every write carries the ETag it was based on (If-Match); when the API answers 412 the page shows
+// what changed, reloads, and leaves it to the person to re-apply their edit: nothing is overwritten.
+
+import { Api, ApiError, DEFAULT_USER, etagOf, loadConfig, normaliseBase, query, saveConfig, segment } from './api.js';
+import { categoryChart, chartRows } from './chart.js';
+import {
+  FIELD_LABELS,
+  KIND_LABELS,
+  TYPE_LABELS,
+  UNCATEGORIZED,
+  categoryLabel,
+  defaultDay,
+  fieldText,
+  isDate,
+  isMonth,
+  mergePatch,
+  monthLabel,
+  monthOf,
+  monthRange,
+  parseAmount,
+  shiftMonth,
+  shortDay,
+  slipChanges,
+  today,
+  yen,
+} from './format.js';
+
+const PAGE_SIZE = 100;
+const MAX_PAGES = 50;
+const ACCOUNT_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+const COMMON_CATEGORIES = ['食費', '日用品', '交通費', '住居費', '水道光熱費', '通信費', '医療費', '娯楽費', '交際費', '衣服', '給与', '賞与'];
+
+// Short Japanese leads for the API's error codes; the problem's own `detail` always follows.
+const CODE_LEADS = {
+  bad_request: '不正なリクエスト',
+  unauthorized: '認証が必要です',
+  not_found: '見つかりません',
+  already_exists: '既にあります',
+  insufficient_funds: '残高不足',
+  budget_exceeded: '予算超過',
+  conflict: '競合',
+  request_in_progress: '処理中',
+  version_mismatch: '先に変更されていました',
+  payload_too_large: '大きすぎます',
+  unsupported_media_type: '形式が違います',
+  validation_error: '入力エラー',
+  idempotency_key_reused: '二重送信',
+  precondition_required: 'If-Match が必要です',
+  locked: 'ロック中',
+};
+
+// When the answer has no code (API Gateway's own responses, e.g. the JWT authorizer's 401).
+const STATUS_LEADS = { 401: '認証が必要です', 403: '権限がありません', 404: '見つかりません', 429: '混み合っています', 503: '一時的に使えません' };
+
+const $ = (id) => document.getElementById(id);
+
+const state = {
+  config: loadConfig(),
+  api: null,
+  month: null,
+  asOf: null,
+  accounts: [],
+  current: new Map(),
+  asOfBalances: new Map(),
+  slips: [],
+  slipsTruncated: false,
+  slipsShown: false,
+  report: null,
+  budgets: [],
+  routes: null, // Set of the API's paths, or null when unknown
+  editing: null, // {id, date, etag, base}
+  attempted: null, // the changes (a merge patch) a 412 stopped, for "re-apply"
+  idempotency: null, // {body, key}: a retried identical POST reuses its key
+  seq: {},
+};
+state.api = new Api(state.config);
+
+// ---- small DOM helpers -----------------------------------------------------------------------
+
+function h(tag, props = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(props)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key === 'class') node.className = value;
+    else if (key === 'text') node.textContent = value;
+    else if (key === 'dataset') Object.assign(node.dataset, value);
+    else if (key.startsWith('on')) node.addEventListener(key.slice(2), value);
+    else node.setAttribute(key, value === true ? '' : value);
+  }
+  node.append(...children.flat().filter((c) => c !== null && c !== undefined));
+  return node;
+}
+
+/** Run `load` and report whether it is still the newest call of its kind (month switches race). */
+function newest(kind) {
+  const mine = (state.seq[kind] = (state.seq[kind] ?? 0) + 1);
+  return () => state.seq[kind] === mine;
+}
+
+async function busy(button, work) {
+  const form = button.form;
+  button.disabled = true;
+  form?.setAttribute('aria-busy', 'true');
+  try {
+    return await work();
+  } finally {
+    button.disabled = false;
+    form?.removeAttribute('aria-busy');
+  }
+}
+
+function uuid() {
+  if (globalThis.crypto?.randomUUID) return crypto.randomUUID();
+  const b = crypto.getRandomValues(new Uint8Array(16));
+  b[6] = (b[6] & 0x0f) | 0x40;
+  b[8] = (b[8] & 0x3f) | 0x80;
+  const x = [...b].map((v) => v.toString(16).padStart(2, '0')).join('');
+  return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20)}`;
+}
+
+// ---- messages ----------------------------------------------------------------------------------
+
+function errorText(error) {
+  if (error instanceof ApiError) {
+    const lead =
+      CODE_LEADS[error.code] ?? STATUS_LEADS[error.status] ?? (error.status ? `エラー ${error.status}` : '通信エラー');
+    return `${lead}: ${error.detail}`;
+  }
+  return error?.message ?? String(error);
+}
+
+function showError(error, field) {
+  const box = $('error');
+  box.textContent = errorText(error);
+  box.hidden = false;
+  $('status').textContent = '';
+  if (field) {
+    field.setAttribute('aria-invalid', 'true');
+    field.setAttribute('aria-errormessage', 'error');
+    field.focus();
+  }
+}
+
+function clearError() {
+  $('error').hidden = true;
+  $('error').textContent = '';
+  for (const node of document.querySelectorAll('[aria-invalid="true"]')) {
+    node.removeAttribute('aria-invalid');
+    node.removeAttribute('aria-errormessage');
+  }
+}
+
+function say(text) {
+  $('status').textContent = text;
+}
+
+/** A validation failure in the page itself, before anything is sent. */
+class FieldError extends Error {
+  constructor(field, message) {
+    super(message);
+    this.field = field;
+  }
+}
+
+function fail(error) {
+  if (error instanceof FieldError) showError(error, error.field);
+  else showError(error);
+}
+
+// ---- names -------------------------------------------------------------------------------------
+
+function accountName(id) {
+  const account = state.accounts.find((a) => a.id === id);
+  return account ? account.name : id;
+}
+
+function slipSummary(slip) {
+  const what = slip.kind === 'transfer' ? `${accountName(slip.account)}→${accountName(slip.to_account)}` : categoryLabel(slip.category);
+  return `${shortDay(slip.date)} ${what} ${yen(slip.amount)}`;
+}
+
+// ---- loading -----------------------------------------------------------------------------------
+
+async function refreshAll() {
+  const results = await Promise.allSettled([loadAccounts(), loadSlips(), loadReport(), loadBudgets()]);
+  const failed = results.find((r) => r.status === 'rejected');
+  if (failed) showError(failed.reason);
+  return !failed;
+}
+
+async function loadAccounts() {
+  const isNewest = newest('accounts');
+  const asOf = state.asOf;
+  const [accounts, current, past] = await Promise.all([
+    state.api.get('/accounts'),
+    state.api.get('/balances'),
+    asOf ? state.api.get(`/balances${query({ date: asOf })}`) : null,
+  ]);
+  if (!isNewest()) return;
+  state.accounts = accounts.data.items;
+  state.current = new Map(current.data.items.map((i) => [i.account, i.balance]));
+  state.asOfBalances = new Map((past?.data.items ?? []).map((i) => [i.account, i.balance]));
+  renderAccounts();
+}
+
+async function loadSlips() {
+  const isNewest = newest('slips');
+  const month = state.month;
+  const { from, to } = monthRange(month);
+  const items = [];
+  let cursor = null;
+  let truncated = false;
+  for (let page = 0; ; page += 1) {
+    if (page === MAX_PAGES) {
+      truncated = true;
+      break;
+    }
+    const { data } = await state.api.get(`/slips${query({ from, to, limit: PAGE_SIZE, cursor })}`);
+    items.push(...data.items);
+    cursor = data.next_cursor;
+    if (!cursor) break;
+  }
+  if (!isNewest()) return;
+  state.slips = items;
+  state.slipsTruncated = truncated;
+  renderSlips();
+}
+
+async function loadReport() {
+  const isNewest = newest('report');
+  const { data } = await state.api.get(`/reports/monthly${query({ month: state.month })}`);
+  if (!isNewest()) return;
+  state.report = data;
+  renderReport();
+}
+
+async function loadBudgets() {
+  const isNewest = newest('budgets');
+  if (state.routes && !state.routes.has('/budgets')) {
+    $('budgets-panel').hidden = true;
+    return;
+  }
+  try {
+    const { data } = await state.api.get(`/budgets${query({ month: state.month })}`);
+    if (!isNewest()) return;
+    state.budgets = data.items ?? [];
+    $('budgets-panel').hidden = false;
+    renderBudgets();
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) {
+      $('budgets-panel').hidden = true; // this API has no budgets (yet): nothing to show
+      return;
+    }
+    throw error;
+  }
+}
+
+async function detectRoutes() {
+  state.routes = await state.api.routes();
+  // Without an OpenAPI document, offer the import and find out from its answer.
+  $('import-panel').hidden = Boolean(state.routes && !state.routes.has('/imports'));
+}
+
+// ---- rendering ---------------------------------------------------------------------------------
+
+function fillAccountSelect(select, accounts, { placeholder } = {}) {
+  const keep = select.value;
+  select.replaceChildren(
+    ...(placeholder ? [h('option', { value: '', text: placeholder })] : []),
+    ...accounts.map((a) => h('option', { value: a.id, text: `${a.name}（${TYPE_LABELS[a.type] ?? a.type}）` })),
+  );
+  if (accounts.some((a) => a.id === keep)) select.value = keep;
+}
+
+function renderAccounts() {
+  // Archived accounts take no new slips, but still show on a slip being edited that uses them.
+  const inUse = new Set(state.editing ? [state.editing.base.account, state.editing.base.to_account] : []);
+  const choosable = state.accounts.filter((a) => !a.archived || inUse.has(a.id));
+  fillAccountSelect($('slip-account'), choosable, { placeholder: choosable.length ? undefined : '口座がありません' });
+  fillAccountSelect($('slip-to-account'), choosable);
+  const rows = state.accounts.map((a) =>
+    h(
+      'tr',
+      { dataset: { account: a.id }, class: a.archived ? 'archived' : undefined },
+      h('th', { scope: 'row' }, h('span', { class: 'name', text: a.name }), h('small', { text: ` ${TYPE_LABELS[a.type] ?? a.type}${a.archived ? '・アーカイブ' : ''}` })),
+      h('td', { class: 'num current', text: yen(state.current.get(a.id) ?? a.balance) }),
+      h('td', { class: 'num asof', text: state.asOf ? yen(state.asOfBalances.get(a.id) ?? 0) : '—' }),
+    ),
+  );
+  $('balance-rows').replaceChildren(...rows);
+  const sum = (map) => state.accounts.reduce((total, a) => total + (map.get(a.id) ?? 0), 0);
+  if (state.slipsShown) renderSlips(); // slips name their accounts
+  $('total-current').textContent = yen(sum(state.current));
+  $('total-asof').textContent = state.asOf ? yen(sum(state.asOfBalances)) : '—';
+  $('asof-head').textContent = state.asOf ? `${shortDay(state.asOf)}時点` : '基準日';
+  $('accounts-empty').hidden = state.accounts.length > 0;
+  $('balance-table').hidden = state.accounts.length === 0;
+  if (!state.accounts.length) $('account-details').open = true;
+}
+
+function amountCell(slip) {
+  const sign = slip.kind === 'expense' ? '-' : slip.kind === 'income' ? '+' : '';
+  return h('td', { class: `num amount ${slip.kind}`, 'data-label': '金額', text: `${sign}${yen(slip.amount)}` });
+}
+
+function renderSlips() {
+  const truncated = state.slipsTruncated;
+  state.slipsShown = true;
+  const rows = state.slips.map((slip) => {
+    const where = slip.kind === 'transfer' ? `${accountName(slip.account)} → ${accountName(slip.to_account)}` : accountName(slip.account);
+    const summary = slipSummary(slip);
+    return h(
+      'tr',
+      { dataset: { id: slip.id, date: slip.date }, class: state.editing?.id === slip.id ? 'editing' : undefined },
+      h('td', { class: 'date', 'data-label': '日付' }, h('time', { datetime: slip.date, text: shortDay(slip.date) })),
+      h('td', { class: `kind ${slip.kind}`, 'data-label': '種類', text: KIND_LABELS[slip.kind] }),
+      h('td', { class: 'category', 'data-label': '分類', text: slip.kind === 'transfer' ? '—' : categoryLabel(slip.category) }),
+      h('td', { class: 'account', 'data-label': '口座', text: where }),
+      h('td', { class: 'memo', 'data-label': 'メモ', text: slip.memo ?? '' }),
+      amountCell(slip),
+      h(
+        'td',
+        { class: 'row-actions' },
+        h('button', { type: 'button', class: 'edit', 'aria-label': `編集: ${summary}`, text: '編集', onclick: () => startEdit(slip) }),
+        h('button', { type: 'button', class: 'delete danger', 'aria-label': `削除: ${summary}`, text: '削除', onclick: () => deleteSlip(slip) }),
+      ),
+    );
+  });
+  $('slip-rows').replaceChildren(...rows);
+  $('slips-empty').hidden = rows.length > 0;
+  $('slip-table').hidden = rows.length === 0;
+  $('slip-caption').textContent = `${monthLabel(state.month)}の伝票 ${rows.length} 件${truncated ? '（一部のみ表示）' : ''}`;
+  if (truncated) say(`伝票が多いため、最初の ${rows.length} 件だけを表示しています`);
+  renderCategories();
+}
+
+function renderReport() {
+  const report = state.report;
+  $('report-income').textContent = yen(report.income);
+  $('report-expense').textContent = yen(report.expense);
+  $('report-net').textContent = yen(report.net);
+  $('report-net').className = report.net < 0 ? 'expense' : 'income';
+  $('chart').replaceChildren(
+    chartRows(report.by_category).length
+      ? categoryChart(report.by_category, { title: `${monthLabel(state.month)}の分類別の収支` })
+      : h('p', { class: 'empty', text: 'この月の収支はまだありません。' }),
+  );
+  $('report-rows').replaceChildren(
+    ...chartRows(report.by_category).map((c) =>
+      h('tr', {}, h('th', { scope: 'row', text: categoryLabel(c.category) }), h('td', { class: 'num', text: yen(c.expense) }), h('td', { class: 'num', text: yen(c.income) })),
+    ),
+  );
+  renderCategories();
+}
+
+function renderBudgets() {
+  const rows = state.budgets.map((b) => {
+    const over = b.remaining < 0;
+    return h(
+      'tr',
+      { dataset: { category: b.category }, class: over ? 'over' : undefined },
+      h('th', { scope: 'row' }, categoryLabel(b.category), b.strict ? h('span', { class: 'badge', text: '厳格' }) : null),
+      h('td', { class: 'num', 'data-label': '予算', text: yen(b.limit) }),
+      h('td', { class: 'num', 'data-label': '使った額', text: yen(b.spent) }),
+      h('td', { class: `num remaining ${over ? 'expense' : ''}`, 'data-label': '残り', text: yen(b.remaining) }),
+      h(
+        'td',
+        { 'data-label': '進み具合' },
+        h('meter', { min: 0, max: Math.max(b.limit, 1), low: Math.round(b.limit * 0.7), high: Math.round(b.limit * 0.9), optimum: 0, value: Math.min(b.spent, Math.max(b.limit, 1)), 'aria-label': `${categoryLabel(b.category)}: ${yen(b.spent)} / ${yen(b.limit)}` }),
+        h('button', { type: 'button', class: 'small', 'aria-label': `予算を変更: ${categoryLabel(b.category)}`, text: '変更', onclick: () => editBudget(b) }),
+      ),
+    );
+  });
+  $('budget-rows').replaceChildren(...rows);
+  $('budgets-empty').hidden = rows.length > 0;
+  $('budget-table').hidden = rows.length === 0;
+  renderCategories();
+}
+
+function renderCategories() {
+  const seen = new Set(COMMON_CATEGORIES);
+  for (const slip of state.slips) if (slip.category && slip.category !== UNCATEGORIZED) seen.add(slip.category);
+  for (const c of state.report?.by_category ?? []) if (c.category !== UNCATEGORIZED) seen.add(c.category);
+  for (const b of state.budgets) seen.add(b.category);
+  $('category-list').replaceChildren(...[...seen].map((c) => h('option', { value: c })));
+}
+
+function renderMonth() {
+  $('month').value = state.month;
+  const label = monthLabel(state.month);
+  for (const id of ['slips-month', 'report-month', 'budgets-month']) $(id).textContent = label;
+  $('asof-date').value = state.asOf ?? '';
+  document.title = `家計簿 ${label}`;
+}
+
+// ---- month and as-of ---------------------------------------------------------------------------
+
+function setMonth(month, { reload = true } = {}) {
+  if (!isMonth(month)) return;
+  state.month = month;
+  state.asOf = monthRange(month).to;
+  if (location.hash !== `#${month}`) history.replaceState(null, '', `#${month}`);
+  if (!state.editing) $('slip-date').value = defaultDay(month);
+  renderMonth();
+  if (reload) refreshAll();
+}
+
+// ---- slip form ---------------------------------------------------------------------------------
+
+function readSlipFormRaw() {
+  return {
+    date: $('slip-date').value,
+    kind: $('slip-kind').value,
+    amount: $('slip-amount').value,
+    account: $('slip-account').value,
+    to_account: $('slip-to-account').value,
+    category: $('slip-category').value,
+    memo: $('slip-memo').value,
+  };
+}
+
+/** The form as a slip the API accepts; throws FieldError naming the field to fix. */
+function readSlipForm() {
+  const raw = readSlipFormRaw();
+  if (!isDate(raw.date)) throw new FieldError($('slip-date'), '日付を正しく入力してください');
+  let amount;
+  try {
+    amount = parseAmount(raw.amount);
+  } catch (error) {
+    throw new FieldError($('slip-amount'), error.message);
+  }
+  if (!raw.account) throw new FieldError($('slip-account'), '口座を選んでください（先に口座を追加）');
+  const slip = { date: raw.date, kind: raw.kind, amount, account: raw.account, to_account: null, category: null, memo: raw.memo.trim() || null };
+  if (raw.kind === 'transfer') {
+    if (!raw.to_account || raw.to_account === raw.account) throw new FieldError($('slip-to-account'), '振替先には別の口座を選んでください');
+    slip.to_account = raw.to_account;
+  } else {
+    slip.category = raw.category.trim() || null;
+  }
+  return slip;
+}
+
+function setSlipForm(values) {
+  $('slip-date').value = values.date ?? '';
+  $('slip-kind').value = values.kind ?? 'expense';
+  $('slip-amount').value = values.amount ?? '';
+  if (values.account) $('slip-account').value = values.account;
+  if (values.to_account) $('slip-to-account').value = values.to_account;
+  const category = values.category ?? '';
+  $('slip-category').value = category === UNCATEGORIZED ? '' : category;
+  $('slip-memo').value = values.memo ?? '';
+  syncKind();
+}
+
+function syncKind() {
+  const transfer = $('slip-kind').value === 'transfer';
+  $('slip-to-account-row').hidden = !transfer;
+  $('slip-category-row').hidden = transfer;
+  $('slip-account-label').textContent = transfer ? '振替元' : '口座';
+}
+
+function setEditing(editing) {
+  state.editing = editing;
+  $('slip-form-title').textContent = editing ? `伝票を編集（No. ${editing.base.no}）` : '伝票を追加';
+  $('slip-submit').textContent = editing ? '保存' : '追加';
+  $('slip-cancel').hidden = !editing;
+  $('slip-form').classList.toggle('is-editing', Boolean(editing));
+  for (const row of $('slip-rows').children) row.classList.toggle('editing', row.dataset.id === editing?.id);
+}
+
+function resetSlipForm() {
+  const keep = { account: $('slip-account').value, kind: $('slip-kind').value === 'transfer' ? 'expense' : $('slip-kind').value };
+  setEditing(null);
+  state.attempted = null;
+  setSlipForm({ date: defaultDay(state.month), kind: keep.kind, account: keep.account });
+}
+
+async function startEdit(slip) {
+  clearError();
+  try {
+    const { data, etag } = await state.api.get(`/slips/${slip.date}/${segment(slip.id)}`);
+    beginEdit(data, etag);
+    $('slip-date').focus();
+    $('slip-form').scrollIntoView({ block: 'nearest' });
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) await conflict(slip, null, 'open');
+    else showError(error);
+  }
+}
+
+function beginEdit(slip, etag) {
+  setEditing({ id: slip.id, date: slip.date, etag: etag ?? etagOf(slip.version), base: slip });
+  setSlipForm(slip);
+  if (slip.kind !== 'transfer') $('slip-to-account').value = '';
+}
+
+async function submitSlip(event) {
+  event.preventDefault();
+  clearError();
+  let wanted;
+  try {
+    wanted = readSlipForm();
+  } catch (error) {
+    fail(error);
+    return;
+  }
+  await busy($('slip-submit'), () => (state.editing ? saveEdit(wanted) : createSlip(wanted)));
+}
+
+async function createSlip(slip) {
+  const body = Object.fromEntries(Object.entries(slip).filter(([, v]) => v !== null));
+  const text = JSON.stringify(body);
+  // The same slip sent again after a failed attempt reuses its Idempotency-Key: never two slips.
+  if (state.idempotency?.body !== text) state.idempotency = { body: text, key: uuid() };
+  try {
+    const { data } = await state.api.request('POST', '/slips', {
+      json: body,
+      headers: { 'Idempotency-Key': state.idempotency.key },
+    });
+    state.idempotency = null;
+    say(`追加しました: ${slipSummary(data)}（No. ${data.no}）`);
+    $('slip-amount').value = '';
+    $('slip-memo').value = '';
+    if (monthOf(data.date) !== state.month) setMonth(monthOf(data.date), { reload: false });
+    await refreshAll();
+    $('slip-amount').focus();
+  } catch (error) {
+    if (error instanceof ApiError && error.status !== 0) state.idempotency = null;
+    showError(error, error instanceof ApiError && error.status === 422 ? fieldOf(error) : undefined);
+  }
+}
+
+/** The form field a 422's first error names, if any. */
+function fieldOf(error) {
+  const loc = error.problem?.errors?.[0]?.loc ?? [];
+  const name = loc.find((part) => part in FIELD_LABELS);
+  return name ? document.querySelector(`#slip-form [name="${name}"]`) : undefined;
+}
+
+async function saveEdit(wanted) {
+  const { id, date, etag, base } = state.editing;
+  // An emptied category is "uncategorized" on the server: not a change.
+  const target = { ...wanted, category: wanted.kind === 'transfer' ? null : wanted.category ?? UNCATEGORIZED };
+  const patch = mergePatch(base, target);
+  if (!Object.keys(patch).length) {
+    say('変更はありません');
+    resetSlipForm();
+    return;
+  }
+  try {
+    const { data } = await state.api.request('PATCH', `/slips/${date}/${segment(id)}`, {
+      json: patch,
+      contentType: 'application/merge-patch+json',
+      ifMatch: etag,
+    });
+    const moved = data.date !== date ? `（日付を ${shortDay(date)} → ${shortDay(data.date)} に変更）` : '';
+    say(`保存しました: ${slipSummary(data)}${moved}`);
+    resetSlipForm();
+    hideConflict();
+    await refreshAll();
+  } catch (error) {
+    if (error instanceof ApiError && (error.status === 412 || error.status === 404)) {
+      await conflict(base, patch, 'edit');
+    } else {
+      showError(error, error instanceof ApiError && error.status === 422 ? fieldOf(error) : undefined);
+    }
+  }
+}
+
+async function deleteSlip(slip) {
+  clearError();
+  if (!window.confirm(`この伝票を削除しますか？\n${slipSummary(slip)}`)) return;
+  try {
+    await state.api.request('DELETE', `/slips/${slip.date}/${segment(slip.id)}`, { ifMatch: etagOf(slip.version) });
+    say(`削除しました: ${slipSummary(slip)}`);
+    if (state.editing?.id === slip.id) resetSlipForm();
+    await refreshAll();
+  } catch (error) {
+    if (error instanceof ApiError && (error.status === 412 || error.status === 404)) await conflict(slip, null, 'delete');
+    else showError(error);
+  }
+}
+
+// ---- conflicts (412, or the slip gone from under us) -------------------------------------------
+
+/**
+ * Someone changed the slip since `base` was read. Read what it is now, show the difference, reload
+ * everything, and put the current version in the form: the person decides whether to re-apply
+ * their own changes (`patch`, only the fields they changed) on top of it.
+ */
+async function conflict(base, patch, action) {
+  let current = null;
+  let etag = null;
+  try {
+    ({ data: current, etag } = await state.api.get(`/slips/${base.date}/${segment(base.id)}`));
+  } catch (error) {
+    if (!(error instanceof ApiError && error.status === 404)) {
+      showError(error);
+      return;
+    }
+  }
+  await refreshAll();
+  if (!current) {
+    // Deleted, or its date changed (which moves it): look for it in the month just reloaded.
+    current = state.slips.find((s) => s.id === base.id) ?? null;
+    etag = current ? etagOf(current.version) : null;
+  }
+  const verb = { edit: '保存', delete: '削除', open: '編集' }[action];
+  const lead = current
+    ? `別の画面で、この伝票（No. ${base.no}）が先に変更されていました。あなたの${verb}は行っていません。最新の内容を読み込みました。`
+    : `この伝票（No. ${base.no}）は別の画面で削除されたか、別の月に移されました。あなたの${verb}は行っていません。`;
+  showError(new Error(`${verb}できませんでした: ${current ? '先に変更されていました' : '伝票が見つかりません'}`));
+  showConflict(base, current, patch, action, lead);
+  if (action !== 'delete' || state.editing?.id === base.id) {
+    if (current) {
+      beginEdit(current, etag);
+      state.attempted = patch;
+      $('conflict-reapply').hidden = !patch;
+    } else {
+      resetSlipForm();
+    }
+  }
+}
+
+function showConflict(base, current, patch, action, lead) {
+  const theirs = new Set(slipChanges(base, current).map((c) => c.field));
+  const fields = [...new Set([...theirs, ...Object.keys(patch ?? {})])];
+  const mine = (field) => {
+    if (action === 'delete') return '削除';
+    if (!patch) return '—';
+    return field in patch ? text(field, patch) : '（変更なし）';
+  };
+  const text = (field, slip) => (slip ? fieldText(field, slip[field], accountName) : '（なし）');
+  const rows = fields.map((field) =>
+    h(
+      'tr',
+      { dataset: { field } },
+      h('th', { scope: 'row', text: FIELD_LABELS[field] }),
+      h('td', { class: 'before', text: text(field, base) }),
+      h('td', { class: theirs.has(field) ? 'now changed' : 'now', text: text(field, current) }),
+      h('td', { class: 'mine', text: mine(field) }),
+    ),
+  );
+  $('conflict-text').textContent = lead;
+  $('conflict-table').querySelector('tbody').replaceChildren(...rows);
+  $('conflict-table').hidden = rows.length === 0;
+  $('conflict-reapply').hidden = true;
+  $('conflict').hidden = false;
+  $('conflict').focus();
+}
+
+function hideConflict() {
+  $('conflict').hidden = true;
+  state.attempted = null;
+}
+
+function reapply() {
+  if (!state.attempted || !state.editing) return;
+  // Only the fields this person changed go back in: what the other screen changed stays.
+  setSlipForm({ ...state.editing.base, ...state.attempted });
+  hideConflict();
+  say('あなたの入力を戻しました。内容を確かめて「保存」を押してください');
+  $('slip-submit').focus();
+}
+
+// ---- accounts ----------------------------------------------------------------------------------
+
+async function submitAccount(event) {
+  event.preventDefault();
+  clearError();
+  const id = $('account-id').value.trim();
+  const name = $('account-name').value.trim();
+  let opening;
+  try {
+    if (!ACCOUNT_ID.test(id)) throw new FieldError($('account-id'), 'ID は英数字で始まる 64 文字までの英数字・_ . - にしてください');
+    if (!name) throw new FieldError($('account-name'), '名前を入力してください');
+    try {
+      opening = parseAmount($('account-opening').value || '0', { allowNegative: true, allowZero: true });
+    } catch (error) {
+      throw new FieldError($('account-opening'), error.message);
+    }
+  } catch (error) {
+    fail(error);
+    return;
+  }
+  const body = { id, name, type: $('account-type').value, opening_balance: opening };
+  if ($('account-negative').checked) body.allow_negative = true;
+  await busy($('account-submit'), async () => {
+    try {
+      const { data } = await state.api.request('POST', '/accounts', { json: body });
+      say(`口座を追加しました: ${data.name}（${yen(data.balance)}）`);
+      $('account-form').reset();
+      $('account-opening').value = '0';
+      const first = state.accounts.length === 0;
+      await loadAccounts();
+      if (first) {
+        $('slip-account').value = data.id;
+        $('account-details').open = false;
+        $('slip-amount').focus();
+      }
+    } catch (error) {
+      const field = error instanceof ApiError && error.code === 'already_exists' ? $('account-id') : undefined;
+      showError(error, field);
+    }
+  });
+}
+
+// ---- budgets -----------------------------------------------------------------------------------
+
+function editBudget(budget) {
+  $('budget-category').value = budget.category;
+  $('budget-limit').value = budget.limit;
+  $('budget-strict').checked = Boolean(budget.strict);
+  $('budget-limit').focus();
+}
+
+async function submitBudget(event) {
+  event.preventDefault();
+  clearError();
+  const category = $('budget-category').value.trim();
+  let limit;
+  try {
+    if (!category) throw new FieldError($('budget-category'), '分類を入力してください');
+    try {
+      limit = parseAmount($('budget-limit').value, { allowZero: true });
+    } catch (error) {
+      throw new FieldError($('budget-limit'), error.message);
+    }
+  } catch (error) {
+    fail(error);
+    return;
+  }
+  const existing = state.budgets.find((b) => b.category === category);
+  // A budget is created without If-Match, and changed only with the version it was read at: if
+  // another screen created or changed it meanwhile, the API refuses (428 / 412) and we reload.
+  const ifMatch = existing ? etagOf(existing.version) : undefined;
+  await busy($('budget-submit'), async () => {
+    try {
+      await state.api.request('PUT', `/budgets/${state.month}/${segment(category)}`, {
+        json: { limit, strict: $('budget-strict').checked },
+        ifMatch,
+      });
+      say(`${monthLabel(state.month)}の「${category}」の予算を ${yen(limit)} にしました`);
+      $('budget-form').reset();
+      await loadBudgets();
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 404 && !error.code) {
+        $('budgets-panel').hidden = true;
+        showError(new Error('この API には予算の機能がありません'));
+      } else if (error instanceof ApiError && (error.status === 412 || error.status === 428)) {
+        const what = existing ? '変更されていました' : '設定されていました';
+        showError(new Error(`「${category}」の予算は別の画面で先に${what}。上書きせずに最新の内容を読み込みました: ${error.detail}`));
+        await loadBudgets();
+      } else {
+        showError(error);
+      }
+    }
+  });
+}
+
+// ---- CSV import --------------------------------------------------------------------------------
+
+async function submitImport(event) {
+  event.preventDefault();
+  clearError();
+  const file = $('import-file').files[0];
+  if (!file) {
+    fail(new FieldError($('import-file'), 'CSV ファイルを選んでください'));
+    return;
+  }
+  await busy($('import-submit'), async () => {
+    try {
+      const { data } = await state.api.request('POST', '/imports', { body: file, contentType: 'text/csv' });
+      renderImport(file.name, data);
+      await refreshAll();
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 404 && !error.code) {
+        $('import-panel').hidden = true;
+        showError(new Error('この API には CSV 取込がありません'));
+      } else {
+        showError(error);
+      }
+    }
+  });
+}
+
+function renderImport(name, report) {
+  const errors = report.errors ?? [];
+  $('import-summary').textContent =
+    `${name}: ${report.rows} 行中 ${report.created} 件を追加` +
+    (report.skipped ? `、${report.skipped} 件は取込済みのためスキップ` : '') +
+    (errors.length ? `、${errors.length} 行はエラー` : '') +
+    `（取込 ID ${report.import_id}）`;
+  const table = $('import-errors');
+  table.querySelector('tbody').replaceChildren(
+    ...errors.map((e) => h('tr', {}, h('td', { class: 'num', text: String(e.line) }), h('td', { text: e.message }))),
+  );
+  table.hidden = errors.length === 0;
+  $('import-report').hidden = false;
+  say($('import-summary').textContent);
+}
+
+// ---- settings ----------------------------------------------------------------------------------
+
+function renderSettings() {
+  $('user').value = state.config.user;
+  $('api-base').value = state.config.base;
+  $('token').value = state.config.token;
+  $('who').textContent = `${state.config.token ? 'トークン' : state.config.user}${state.config.base ? ` @ ${new URL(state.config.base).host}` : ''}`;
+  $('swagger-link').href = `${state.config.base || '.'}/swagger`;
+}
+
+async function submitSettings(event) {
+  event.preventDefault();
+  clearError();
+  let base;
+  try {
+    base = normaliseBase($('api-base').value);
+  } catch (error) {
+    fail(new FieldError($('api-base'), error.message));
+    return;
+  }
+  const user = $('user').value.trim() || DEFAULT_USER;
+  if (!/^[\x21-\x7e]{1,128}$/.test(user)) {
+    fail(new FieldError($('user'), 'ユーザーは空白を含まない半角英数字・記号にしてください'));
+    return;
+  }
+  state.config = { user, base, token: $('token').value.trim() };
+  saveConfig(state.config);
+  state.api = new Api(state.config);
+  renderSettings();
+  resetSlipForm();
+  hideConflict();
+  await detectRoutes();
+  if (await refreshAll()) say('接続先を保存して読み込みました');
+}
+
+// ---- start -------------------------------------------------------------------------------------
+
+function bind() {
+  $('slip-form').addEventListener('submit', submitSlip);
+  $('slip-kind').addEventListener('change', syncKind);
+  $('slip-cancel').addEventListener('click', () => {
+    resetSlipForm();
+    hideConflict();
+    clearError();
+  });
+  $('account-form').addEventListener('submit', submitAccount);
+  $('budget-form').addEventListener('submit', submitBudget);
+  $('import-form').addEventListener('submit', submitImport);
+  $('settings-form').addEventListener('submit', submitSettings);
+  $('conflict-close').addEventListener('click', hideConflict);
+  $('conflict-reapply').addEventListener('click', reapply);
+  $('month').addEventListener('change', () => setMonth($('month').value));
+  $('month-prev').addEventListener('click', () => setMonth(shiftMonth(state.month, -1)));
+  $('month-next').addEventListener('click', () => setMonth(shiftMonth(state.month, 1)));
+  $('month-today').addEventListener('click', () => setMonth(monthOf(today())));
+  window.addEventListener('hashchange', () => {
+    const month = location.hash.slice(1);
+    if (isMonth(month) && month !== state.month) setMonth(month);
+  });
+  $('asof-form').addEventListener('submit', async (event) => {
+    event.preventDefault();
+    clearError();
+    const value = $('asof-date').value;
+    if (value && !isDate(value)) {
+      fail(new FieldError($('asof-date'), '基準日を正しく入力してください'));
+      return;
+    }
+    state.asOf = value || null;
+    try {
+      await loadAccounts();
+      say(state.asOf ? `${shortDay(state.asOf)}時点の残高を表示しました` : '現在の残高を表示しました');
+    } catch (error) {
+      showError(error);
+    }
+  });
+}
+
+async function main() {
+  bind();
+  renderSettings();
+  const fromHash = location.hash.slice(1);
+  setMonth(isMonth(fromHash) ? fromHash : monthOf(today()), { reload: false });
+  syncKind();
+  await detectRoutes();
+  await refreshAll();
+  document.body.dataset.ready = 'true';
+}
+
+main();

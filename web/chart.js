@@ -1,0 +1,86 @@
+// The month's totals by category as an inline SVG bar chart (no library, nothing from a CDN).
+// Spending and income are drawn as two groups, each on its own scale: a salary would otherwise
+// flatten every expense bar to nothing.
+
+import { categoryLabel, yen } from './format.js';
+
+const SVG = 'http://www.w3.org/2000/svg';
+const WIDTH = 420;
+const LABEL_W = 92;
+const VALUE_W = 86;
+const BAR_MAX = WIDTH - LABEL_W - VALUE_W - 8;
+const ROW = 26;
+const HEADING = 24;
+
+function el(name, attrs = {}, text) {
+  const node = document.createElementNS(SVG, name);
+  for (const [key, value] of Object.entries(attrs)) node.setAttribute(key, String(value));
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+/** A label that fits left of the bars (about six full-width characters); the full one is in <title>. */
+export function shorten(label, max = 6) {
+  const chars = [...label];
+  return chars.length > max ? `${chars.slice(0, max - 1).join('')}…` : label;
+}
+
+/** Rows for the table: one per category with any money, the biggest spending first. */
+export function chartRows(byCategory) {
+  return [...byCategory]
+    .filter((c) => c.expense > 0 || c.income > 0)
+    .sort((a, b) => b.expense - a.expense || b.income - a.income || a.category.localeCompare(b.category));
+}
+
+/** The two groups to draw: [{kind, label, rows:[{category, value}]}], empty groups left out. */
+export function chartGroups(byCategory) {
+  const group = (kind, label) => ({
+    kind,
+    label,
+    rows: byCategory
+      .filter((c) => c[kind] > 0)
+      .map((c) => ({ category: c.category, value: c[kind] }))
+      .sort((a, b) => b.value - a.value || a.category.localeCompare(b.category)),
+  });
+  return [group('expense', '支出'), group('income', '収入')].filter((g) => g.rows.length);
+}
+
+/**
+ * An accessible SVG: role=img with a title naming every bar's value, so a screen reader gets the
+ * numbers too (the table beside it has them as well).
+ */
+export function categoryChart(byCategory, { title = '分類別の収支' } = {}) {
+  const groups = chartGroups(byCategory);
+  const height = groups.reduce((sum, g) => sum + HEADING + g.rows.length * ROW, 0) + 4;
+  const svg = el('svg', {
+    viewBox: `0 0 ${WIDTH} ${height}`,
+    width: '100%',
+    role: 'img',
+    class: 'chart',
+    'aria-labelledby': 'chart-title',
+  });
+  const spoken = groups
+    .map((g) => `${g.label}: ${g.rows.map((r) => `${categoryLabel(r.category)} ${yen(r.value)}`).join('、')}`)
+    .join('。');
+  svg.append(el('title', { id: 'chart-title' }, `${title}。${spoken || 'なし'}`));
+  let y = 0;
+  for (const g of groups) {
+    svg.append(el('text', { x: 0, y: y + 16, class: `chart-heading ${g.kind}` }, g.label));
+    y += HEADING;
+    const max = Math.max(...g.rows.map((r) => r.value));
+    for (const row of g.rows) {
+      const w = Math.max(2, Math.round((row.value / max) * BAR_MAX));
+      const label = categoryLabel(row.category);
+      const bar = el('g', { class: `chart-row ${g.kind}`, 'data-category': row.category });
+      bar.append(
+        el('title', {}, `${label}: ${yen(row.value)}`),
+        el('text', { x: LABEL_W - 8, y: y + 16, 'text-anchor': 'end', class: 'chart-label' }, shorten(label)),
+        el('rect', { x: LABEL_W, y: y + 5, width: w, height: 14, rx: 3, class: `bar-${g.kind}` }),
+        el('text', { x: LABEL_W + w + 6, y: y + 16, class: 'chart-value' }, yen(row.value)),
+      );
+      svg.append(bar);
+      y += ROW;
+    }
+  }
+  return svg;
+}

@@ -1,0 +1,184 @@
+// Pure helpers for the page: money, dates, months, and what changed in a slip. No DOM, no network,
+// so Node's test runner checks them directly (tests/web/logic.test.mjs).
+
+const YEN = new Intl.NumberFormat('ja-JP', { style: 'currency', currency: 'JPY' });
+const DAY = new Intl.DateTimeFormat('ja-JP', {
+  month: 'numeric',
+  day: 'numeric',
+  weekday: 'short',
+  timeZone: 'UTC',
+});
+const LONG_DAY = new Intl.DateTimeFormat('ja-JP', {
+  year: 'numeric',
+  month: 'long',
+  day: 'numeric',
+  weekday: 'short',
+  timeZone: 'UTC',
+});
+
+export const MAX_AMOUNT = 10 ** 12; // the API's limit (models.py)
+
+export const KIND_LABELS = { expense: '支出', income: '収入', transfer: '振替' };
+export const TYPE_LABELS = {
+  cash: '現金',
+  bank: '銀行',
+  emoney: '電子マネー',
+  credit: 'クレジット',
+  other: 'その他',
+};
+export const FIELD_LABELS = {
+  date: '日付',
+  kind: '種類',
+  amount: '金額',
+  account: '口座',
+  to_account: '振替先',
+  category: '分類',
+  memo: 'メモ',
+};
+export const SLIP_FIELDS = ['date', 'kind', 'amount', 'account', 'to_account', 'category', 'memo'];
+export const UNCATEGORIZED = 'uncategorized'; // what the API files an expense or income without one under
+
+export function categoryLabel(category) {
+  return category === UNCATEGORIZED ? '未分類' : category;
+}
+
+/** ￥1,200 (the ja-JP currency format; JPY has no minor unit). */
+export function yen(amount) {
+  return YEN.format(amount);
+}
+
+/**
+ * An amount typed by a person: full-width digits (IME), thousands separators, a yen sign or 円 are
+ * fine. Returns an integer or throws an Error whose message can be shown as is.
+ */
+export function parseAmount(text, { allowNegative = false, allowZero = false } = {}) {
+  const cleaned = String(text ?? '')
+    .normalize('NFKC')
+    .replace(/[\s,¥￥円]/g, '')
+    .replace(/^[−ー‐]/, '-');
+  if (!/^-?\d+$/.test(cleaned)) {
+    throw new Error('金額は整数（円）で入力してください');
+  }
+  const value = Number(cleaned);
+  if (!Number.isSafeInteger(value) || Math.abs(value) > MAX_AMOUNT) {
+    throw new Error(`金額は ${yen(MAX_AMOUNT)} 以下にしてください`);
+  }
+  if (value < 0 && !allowNegative) {
+    throw new Error('金額は 0 より大きくしてください');
+  }
+  if (value === 0 && !allowZero) {
+    throw new Error('金額は 0 より大きくしてください');
+  }
+  return value;
+}
+
+const pad = (n, width = 2) => String(n).padStart(width, '0');
+
+/** Today in the person's own time zone, YYYY-MM-DD. */
+export function today(now = new Date()) {
+  return `${pad(now.getFullYear(), 4)}-${pad(now.getMonth() + 1)}-${pad(now.getDate())}`;
+}
+
+export function monthOf(date) {
+  return date.slice(0, 7);
+}
+
+export function isMonth(text) {
+  if (!/^\d{4}-\d{2}$/.test(text ?? '')) return false;
+  const month = Number(text.slice(5));
+  const year = Number(text.slice(0, 4));
+  return month >= 1 && month <= 12 && year >= 1900 && year <= 2999;
+}
+
+export function isDate(text) {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(text ?? '') || !isMonth(text.slice(0, 7))) return false;
+  const day = Number(text.slice(8));
+  return day >= 1 && day <= daysIn(text.slice(0, 7));
+}
+
+function daysIn(month) {
+  const [y, m] = month.split('-').map(Number);
+  return new Date(Date.UTC(y, m, 0)).getUTCDate();
+}
+
+/** First and last day of a month YYYY-MM. */
+export function monthRange(month) {
+  return { from: `${month}-01`, to: `${month}-${pad(daysIn(month))}` };
+}
+
+export function shiftMonth(month, delta) {
+  const [y, m] = month.split('-').map(Number);
+  const index = y * 12 + (m - 1) + delta;
+  return `${pad(Math.floor(index / 12), 4)}-${pad((index % 12) + 1)}`;
+}
+
+/** A sensible default day for a new slip in the month on screen: today if it is in it, else the 1st. */
+export function defaultDay(month, now = new Date()) {
+  const day = today(now);
+  return monthOf(day) === month ? day : `${month}-01`;
+}
+
+/** 2026年11月 */
+export function monthLabel(month) {
+  const [y, m] = month.split('-').map(Number);
+  return `${y}年${m}月`;
+}
+
+function utc(date) {
+  const [y, m, d] = date.split('-').map(Number);
+  return new Date(Date.UTC(y, m - 1, d));
+}
+
+/** 11/20(金) */
+export function shortDay(date) {
+  return DAY.format(utc(date));
+}
+
+/** 2026年11月20日(金) */
+export function longDay(date) {
+  return LONG_DAY.format(utc(date));
+}
+
+/** A slip field's value as a person reads it. */
+export function fieldText(field, value, accountName = (id) => id) {
+  if (value === null || value === undefined || value === '') return '—';
+  switch (field) {
+    case 'amount':
+      return yen(value);
+    case 'kind':
+      return KIND_LABELS[value] ?? value;
+    case 'date':
+      return longDay(value);
+    case 'account':
+    case 'to_account':
+      return accountName(value);
+    case 'category':
+      return categoryLabel(value);
+    default:
+      return String(value);
+  }
+}
+
+const norm = (value) => (value === undefined || value === '' ? null : value);
+
+/** The fields whose values differ between two versions of a slip: [{field, before, after}]. */
+export function slipChanges(before, after) {
+  return SLIP_FIELDS.filter((f) => norm(before?.[f]) !== norm(after?.[f])).map((field) => ({
+    field,
+    before: norm(before?.[field]),
+    after: norm(after?.[field]),
+  }));
+}
+
+/**
+ * The JSON merge patch (RFC 7396) that turns slip `base` into the values of the form: only what
+ * changed; a cleared optional field is null (removed). Kind-dependent fields follow the kind.
+ */
+export function mergePatch(base, wanted) {
+  const target = { ...wanted };
+  if (target.kind === 'transfer') target.category = null;
+  else target.to_account = null;
+  const patch = {};
+  for (const { field, after } of slipChanges(base, target)) patch[field] = after;
+  return patch;
+}
