@@ -56,7 +56,7 @@ def ops_cost(results: dict[str, dict[str, Any]]) -> list[str]:
                 name,
                 " + ".join(f"{n}x{op}" if n != 1 else op for op, n in cost["by_operation"].items()),
                 f"{cost['calls']:g} | {least.get('calls', '-')}",
-                f"{cost['items_written']:g} | {least.get('transactional_writes', '-')}",
+                f"{_items(cost)} | {least.get('transactional_writes', '-')}",
                 f"{priced.get('wcu', 0):g} | {least.get('wcu', '-')}",
                 f"{priced.get('largest_item_bytes', 0)}",
                 f"{local.get('wcu', 0):g} / {local.get('rcu', 0):g}",
@@ -68,15 +68,22 @@ def ops_cost(results: dict[str, dict[str, Any]]) -> list[str]:
         "op",
         "DynamoDB calls",
         "calls ours|min",
-        "items ours|min",
+        "items ours|min",  # writes, + condition checks
         "WCU ours|min",
         "max item B",
         "Local says WCU/RCU",
     ]
     return [
-        "Cost per operation (min: slip + balance in one transaction; WCU: 2 per item-KB in a transaction)",
+        "Cost per operation (min: slip + balance in one transaction; WCU: 2 per item-KB in a transaction;"
+        " +Nc: condition checks, priced as writes)",
         *table(rows, header),
     ]
+
+
+def _items(cost: dict[str, Any]) -> str:
+    """Items written, and condition checks (e.g. 4+1c): a check is priced like a write here."""
+    checks = cost.get("condition_checks", 0)
+    return f"{cost['items_written']:g}" + (f"+{checks:g}c" if checks else "")
 
 
 def render(doc: dict[str, Any], sections: list[Section]) -> str:
