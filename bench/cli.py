@@ -39,7 +39,7 @@ def main(argv: list[str] | None = None) -> int:
     out: Path = args.out.resolve()
     sizes = Sizes.quick() if args.quick else Sizes.full()
     started, t0 = dt.datetime.now(dt.UTC), time.monotonic()
-    ctx = Context(sizes, quick=args.quick, profile=args.profile, out_dir=out.parent)
+    ctx = Context(sizes, profile=args.profile, out_dir=out.parent)
     failed = False
     load_at_start = machine.load_average()
     try:

@@ -87,9 +87,8 @@ class Twin:
 
 
 class Context:
-    def __init__(self, sizes: Sizes, *, quick: bool, profile: bool = False, out_dir: Path = RESULTS) -> None:
+    def __init__(self, sizes: Sizes, *, profile: bool = False, out_dir: Path = RESULTS) -> None:
         self.sizes = sizes
-        self.quick = quick
         self.profile = profile
         self.out_dir = out_dir
         self.results: dict[str, dict[str, Any]] = {}

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from bench.api import BenchError, Event, Reply, lambda_context
@@ -48,7 +48,6 @@ class Op:
     after: Callable[[Reply], None] | None = None  # e.g. remember the new ETag
     minimum: Minimum | None = None
     iterations: int | None = None
-    notes: list[str] = field(default_factory=list)
 
 
 def profile_iterations(ctx: Context) -> int:
@@ -113,8 +112,6 @@ def measure(ctx: Context, name: str, op: Op) -> dict[str, Any]:
         result["verified"] = _verify_twin(ctx, name, op.twin)
     if profile:
         result["profile"] = profile
-    if op.notes:
-        result["notes"] = op.notes
     return result
 
 
