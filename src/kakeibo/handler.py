@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+from pathlib import Path
 from typing import Any
 
 from aws_lambda_powertools import Logger
@@ -13,7 +14,6 @@ from aws_lambda_powertools.event_handler.openapi.exceptions import (
     RequestUnsupportedContentType,
     RequestValidationError,
 )
-from aws_lambda_powertools.event_handler.openapi.models import HTTPBearer
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
@@ -35,19 +35,44 @@ RAW_BODY_ROUTES = {"POST /imports": (("text/csv",), imports.MAX_CSV_BODY)}
 # POST routes that take no body (an empty JSON object is tolerated).
 NO_BODY_ROUTES = frozenset({"POST /ledger/verify", "POST /ledger/rebuild"})
 
+# How the API describes itself. The OpenAPI document models (some hundred pydantic classes) are a
+# large share of a cold start and only /openapi.json and /swagger need them: imported on first use.
 OPENAPI = {
     "title": "Kakeibo API",
     "version": __version__,
     "description": "A household ledger whose balances are always exactly right.",
-    "security_schemes": {"bearer": HTTPBearer(description="JWT (locally: Bearer <user id>)")},
     "security": [{"bearer": []}],
 }
-app.enable_swagger(path="/swagger", **OPENAPI)  # type: ignore[arg-type]
+
+
+def openapi_json() -> str:
+    from aws_lambda_powertools.event_handler.openapi.models import HTTPBearer  # noqa: PLC0415
+
+    bearer = HTTPBearer(description="JWT (locally: Bearer <user id>)")
+    return app.get_openapi_json_schema(**OPENAPI, security_schemes={"bearer": bearer})  # type: ignore[arg-type]
 
 
 @app.get("/openapi.json", include_in_schema=False)
 def openapi() -> Response[str]:
-    return Response(status_code=200, content_type=JSON, body=app.get_openapi_json_schema(**OPENAPI))  # type: ignore[arg-type]
+    return Response(status_code=200, content_type=JSON, body=openapi_json())
+
+
+@app.get("/swagger", include_in_schema=False)
+def swagger() -> Response[str]:
+    """Swagger UI, the page Powertools' enable_swagger serves (also ?format=json|oauth2-redirect)."""
+    from aws_lambda_powertools.event_handler.openapi import swagger_ui  # noqa: PLC0415
+
+    wanted = (app.current_event.query_string_parameters or {}).get("format")
+    if wanted == "oauth2-redirect":
+        return Response(status_code=200, content_type="text/html", body=swagger_ui.generate_oauth2_redirect_html())
+    spec = openapi_json().replace("</", "<\\/")  # the spec sits in a <script>
+    if wanted == "json":
+        return Response(status_code=200, content_type=JSON, body=spec)
+    assets = Path(swagger_ui.__file__).parent
+    script = (assets / "swagger-ui-bundle.min.js").read_text(encoding="utf-8")
+    style = (assets / "swagger-ui.min.css").read_text(encoding="utf-8")
+    page = swagger_ui.generate_swagger_html(spec, script, style, "", None, persist_authorization=False)
+    return Response(status_code=200, content_type="text/html", body=page)
 
 
 @app.exception_handler(errors.ApiError)

@@ -82,7 +82,14 @@ Memo = Annotated[str, Field(max_length=500), _text(allow_newlines=True, allow_fo
 AccountType = Literal["cash", "bank", "emoney", "credit", "other"]
 
 
-class Strict(BaseModel):
+class Model(BaseModel):
+    """Every model here. Validators are built on first use, not at import: most models only describe
+    responses in the OpenAPI document, and building them all cost a cold start tens of ms."""
+
+    model_config = ConfigDict(defer_build=True)
+
+
+class Strict(Model):
     model_config = ConfigDict(extra="forbid")
 
 
@@ -118,7 +125,7 @@ class AccountPatch(Strict):
         return self
 
 
-class Account(BaseModel):
+class Account(Model):
     id: str
     name: str
     type: AccountType
@@ -131,17 +138,17 @@ class Account(BaseModel):
     updated_at: str
 
 
-class AccountList(BaseModel):
+class AccountList(Model):
     items: list[Account]
 
 
-class HistoryPoint(BaseModel):
+class HistoryPoint(Model):
     date: str
     delta: int
     balance: int
 
 
-class AccountHistory(BaseModel):
+class AccountHistory(Model):
     account: str
     from_: str = Field(alias="from")
     to: str
@@ -202,7 +209,7 @@ class SlipPatch(Strict):
     memo: Memo | None = None
 
 
-class Slip(BaseModel):
+class Slip(Model):
     id: str
     no: int
     date: str
@@ -217,7 +224,7 @@ class Slip(BaseModel):
     updated_at: str
 
 
-class SlipList(BaseModel):
+class SlipList(Model):
     items: list[Slip]
     next_cursor: str | None
 
@@ -225,30 +232,30 @@ class SlipList(BaseModel):
 # ---- balances and reports ---------------------------------------------------------------------
 
 
-class BalanceItem(BaseModel):
+class BalanceItem(Model):
     account: str
     balance: int
 
 
-class Balances(BaseModel):
+class Balances(Model):
     date: str | None = Field(description="null for current balances, else the day they are as of")
     items: list[BalanceItem]
 
 
-class CategoryTotal(BaseModel):
+class CategoryTotal(Model):
     category: str
     income: int
     expense: int
 
 
-class AccountTotal(BaseModel):
+class AccountTotal(Model):
     account: str
     income: int
     expense: int
     net: int
 
 
-class MonthlyReport(BaseModel):
+class MonthlyReport(Model):
     month: str
     income: int
     expense: int
@@ -267,7 +274,7 @@ class BudgetIn(Strict):
     )
 
 
-class Budget(BaseModel):
+class Budget(Model):
     month: str
     category: str
     limit: int
@@ -277,7 +284,7 @@ class Budget(BaseModel):
     version: int
 
 
-class BudgetList(BaseModel):
+class BudgetList(Model):
     month: str
     items: list[Budget]
 
@@ -285,12 +292,12 @@ class BudgetList(BaseModel):
 # ---- imports and ledger maintenance ------------------------------------------------------------
 
 
-class ImportRowError(BaseModel):
+class ImportRowError(Model):
     line: int = Field(description="line of the file where the row starts (the header is line 1)")
     message: str
 
 
-class ImportResult(BaseModel):
+class ImportResult(Model):
     import_id: str = Field(description="sha256 of the file's normalised content")
     status: Literal["complete", "partial"] = Field(
         description="partial: time ran out; send the same file again to import the rest"
@@ -304,32 +311,32 @@ class ImportResult(BaseModel):
     errors: list[ImportRowError] = Field(description="the first 1000 refused rows, by line")
 
 
-class LedgerMismatch(BaseModel):
+class LedgerMismatch(Model):
     item: str = Field(examples=["DAY#cash#2026-11-03"])
     field: str
     expected: int
     actual: int | None = Field(description="null: the account item itself is missing")
 
 
-class LedgerCheck(BaseModel):
+class LedgerCheck(Model):
     ok: bool
     mismatch_count: int
     mismatches: list[LedgerMismatch]
 
 
-class LedgerRebuild(BaseModel):
+class LedgerRebuild(Model):
     complete: bool = Field(description="false: time ran out; run it again to finish")
     written: int = Field(description="balance items rewritten")
     mismatch_count: int
     mismatches: list[LedgerMismatch] = Field(description="what was found (and rewritten)")
 
 
-class Health(BaseModel):
+class Health(Model):
     status: Literal["ok"]
     version: str
 
 
-class Problem(BaseModel):
+class Problem(Model):
     """application/problem+json (RFC 9457)."""
 
     model_config = ConfigDict(extra="allow")

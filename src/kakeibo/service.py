@@ -486,16 +486,17 @@ def _account_ids(store: Store, who: str) -> list[str]:
 
 
 def balances(store: Store, who: str, as_of: str | None = None) -> dict[str, Any]:
-    ids = _account_ids(store, who)
     if as_of is None:
+        ids = _account_ids(store, who)
         snapshot = store.transact_get(who, [account_sk(a) for a in ids])
         items = [{"account": item["id"], "balance": int(item.get("balance", 0))} for item in snapshot if item]
         return {"date": None, "items": items}
     out = []
-    for account in ids:
-        acct = store.get(who, account_sk(account), consistent=False)
-        if acct is None:
-            continue
+    # One Query gives every account's opening balance; then one Query of day totals per account.
+    names = {"#ob": "opening_balance"}
+    accounts = store.query(who, begins_with="ACCOUNT#", projection="SK, #ob", names=names)
+    for acct in accounts:
+        account = acct["SK"].removeprefix("ACCOUNT#")
         total = int(acct["opening_balance"])
         for day in store.query(
             who,

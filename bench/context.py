@@ -1,0 +1,169 @@
+"""What every section shares: DynamoDB Local, the function's environment, the handler, a recorder."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import boto3
+
+from bench.api import Api, Reply
+from bench.recorder import Call, CallRecorder, Replay, replay
+from kakeibo.local import template
+from kakeibo.local.bootstrap import create_tables
+from kakeibo.local.dynamodb import DynamoDBLocal, free_port
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "bench" / "results"
+
+# Never reach a real AWS account, whatever the shell has.
+AWS_ENV = {
+    "AWS_ACCESS_KEY_ID": "bench",
+    "AWS_SECRET_ACCESS_KEY": "bench",
+    "AWS_DEFAULT_REGION": "us-east-1",
+    "AWS_REGION": "us-east-1",
+}
+
+
+@dataclass(frozen=True)
+class Sizes:
+    """How much to measure: the full run, or a smoke run (`--quick`) that only proves the runner."""
+
+    iterations: int  # timed iterations per operation
+    warmup: int  # untimed iterations first (DynamoDB Local's JIT, our caches)
+    read_iterations: int  # for the heavier reads (balances over years of history)
+    history_days: int  # daily history behind list / balances-as-of
+    cold_runs: int  # fresh processes per kind
+    cold_warmup_rounds: int  # rounds run first and discarded (file cache, bytecode)
+    writers: int  # concurrent writers (naive vs ours)
+    writer_ops: int  # operations per writer
+    global_warmup: int  # requests to warm DynamoDB Local before anything is timed
+
+    @classmethod
+    def full(cls) -> Sizes:
+        return cls(
+            iterations=400,
+            warmup=40,
+            read_iterations=150,
+            history_days=3 * 365 + 1,
+            cold_runs=9,
+            cold_warmup_rounds=1,
+            writers=8,
+            writer_ops=40,
+            global_warmup=600,
+        )
+
+    @classmethod
+    def quick(cls) -> Sizes:
+        return cls(
+            iterations=5,
+            warmup=1,
+            read_iterations=3,
+            history_days=20,
+            cold_runs=1,
+            cold_warmup_rounds=0,
+            writers=2,
+            writer_ops=5,
+            global_warmup=3,
+        )
+
+
+@dataclass(frozen=True)
+class Twin:
+    """Two ledgers kept identical: the handler works on `ours`, the floor replays on `floor`.
+
+    Ledger ids have the same length so items, and so capacity, are the same size on both.
+    """
+
+    ours: str
+    floor: str
+
+    @property
+    def rename(self) -> dict[str, str]:
+        return {f"LEDGER#{self.ours}": f"LEDGER#{self.floor}"}
+
+
+class Context:
+    def __init__(self, sizes: Sizes, *, profile: bool = False, out_dir: Path = RESULTS) -> None:
+        self.sizes = sizes
+        self.profile = profile
+        self.out_dir = out_dir
+        self.results: dict[str, dict[str, Any]] = {}
+        self.env: dict[str, str] = {}
+        self._ddb: DynamoDBLocal | None = None
+        self._cache: dict[str, Any] = {}
+
+    # -- lifecycle ------------------------------------------------------------------------------
+
+    def start(self) -> Context:
+        self._ddb = DynamoDBLocal(free_port()).start()
+        self.env = {
+            **AWS_ENV,
+            **template.environment(overrides={"DynamoDbEndpointUrl": self._ddb.endpoint}),
+            "POWERTOOLS_DEV": "false",
+        }
+        for var in ("AWS_PROFILE", "AWS_SESSION_TOKEN", "AWS_SECURITY_TOKEN"):
+            os.environ.pop(var, None)
+        os.environ.update(self.env)
+        create_tables(boto3.client("dynamodb", endpoint_url=self._ddb.endpoint))
+        # Imported only now: the function reads its environment when first used, as in Lambda.
+        from kakeibo import store  # noqa: PLC0415
+        from kakeibo.handler import lambda_handler  # noqa: PLC0415 - its Logger reads the environment
+
+        self.store = store.get_store()
+        self.client = self.store.client  # the handler's own client: the floor uses it too
+        self.recorder = CallRecorder(self.client)
+        self.api = Api(lambda_handler)
+        return self
+
+    def close(self) -> None:
+        if self._ddb is not None:
+            self._ddb.stop()
+            self._ddb = None
+
+    @property
+    def endpoint(self) -> str:
+        assert self._ddb is not None
+        return self._ddb.endpoint
+
+    def shown(self, path: Path) -> str:
+        """A path as the report shows it: relative to the project when inside it."""
+        return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
+
+    # -- ledgers --------------------------------------------------------------------------------
+
+    def ledger(self, label: str) -> str:
+        return f"bench-{label}-{uuid.uuid4().hex[:10]}"
+
+    def twin(self, label: str) -> Twin:
+        suffix = uuid.uuid4().hex[:10]
+        return Twin(f"bench-{label}-{suffix}-a", f"bench-{label}-{suffix}-b")
+
+    def cached(self, key: str, build: Any) -> Any:
+        """A fixture shared by sections (e.g. the years of history), built once per run."""
+        if key not in self._cache:
+            self._cache[key] = build()
+        return self._cache[key]
+
+    # -- requests -------------------------------------------------------------------------------
+
+    def request(self, method: str, target: str, *, user: str, **kw: Any) -> Reply:
+        return self.api.request(method, target, user=user, **kw)
+
+    def mirrored(self, twin: Twin, method: str, target: str, **kw: Any) -> Reply:
+        """An untimed request on `twin.ours`, and the same DynamoDB calls replayed on `twin.floor`."""
+        self.recorder.clear()
+        reply = self.api.request(method, target, user=twin.ours, **kw)
+        calls = self.recorder.take()
+        self.replay(calls, twin).run()
+        return reply
+
+    def replay(self, calls: list[Call], twin: Twin | None) -> Replay:
+        return replay(self.client, calls, twin.rename if twin else None)
+
+    def account(self, twin: Twin, account: str, opening: int, type: str = "cash", **extra: Any) -> None:
+        body = {"id": account, "name": account.title(), "type": type, "opening_balance": opening, **extra}
+        self.mirrored(twin, "POST", "/accounts", body=body, expect=201)

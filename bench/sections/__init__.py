@@ -1,0 +1,1 @@
+"""One module per section; each registers itself with bench.registry.register."""

@@ -1,0 +1,157 @@
+"""cold: a fresh process's import of the handler and its first request, against bare boto3.
+
+Each run is a new interpreter (`python -I`, so nothing but the venv is on its path) timed from
+inside, after the interpreter itself has started: Lambda's own runtime start is the same for both.
+Three kinds, interleaved, after one discarded round that warms the file cache:
+  ours        import kakeibo.handler, then handle POST /slips (creates the client, 2 DynamoDB calls)
+  bare        import boto3 + create a DynamoDB client (the brief's baseline)
+  same calls  bare + the same DynamoDB calls the first request makes, pre-built
+The median of each is reported, and where ours' import time goes (`python -X importtime`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+from botocore import xform_name
+
+from bench.api import BenchError
+from bench.context import Context
+from bench.registry import register
+from bench.scenario import slip_body
+from bench.stats import median
+from kakeibo.service import new_slip_id
+
+CHILD = Path(__file__).resolve().parents[1] / "cold_child.py"
+KINDS = ("ours", "bare", "same_calls")
+
+
+def _child(mode: str, spec: Path, *flags: str) -> tuple[dict[str, Any], float, str]:
+    t0 = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-I", *flags, str(CHILD), mode, str(spec)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    wall = time.perf_counter() - t0
+    if done.returncode != 0:
+        raise BenchError(f"cold start child ({mode}) failed: {done.stderr.strip()[-800:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1]), wall, done.stderr
+
+
+Calls = list[tuple[str, dict[str, Any]]]
+
+
+def _fresh_ids(calls: Calls, slip_id: str) -> Calls:
+    """The same calls for a new slip: new id (same length), new ClientRequestToken."""
+    text = json.dumps(calls).replace(slip_id, new_slip_id())
+    fresh: Calls = [(operation, params) for operation, params in json.loads(text)]
+    for _, params in fresh:
+        if "ClientRequestToken" in params:
+            params["ClientRequestToken"] = str(uuid.uuid4())
+    return fresh
+
+
+def import_cost_by_package(stderr: str, top: int = 12) -> list[dict[str, Any]]:
+    """Where the import time goes: `python -X importtime`'s self times summed per top-level package."""
+    totals: dict[str, int] = {}
+    for line in stderr.splitlines():
+        match = re.match(r"import time:\s+(\d+) \|\s+(\d+) \| \s*(\S+)", line)
+        if match:
+            package = match.group(3).split(".")[0]
+            totals[package] = totals.get(package, 0) + int(match.group(1))
+    ranked = sorted(totals.items(), key=lambda kv: -kv[1])[:top]
+    return [{"package": name, "self_ms": round(us / 1000, 1)} for name, us in ranked]
+
+
+def _ratio(med: dict[str, dict[str, float]], a: str, b: str, field: str) -> float:
+    return round(med[a][field] / med[b][field], 3)
+
+
+def _medians_ms(runs: list[dict[str, Any]]) -> dict[str, float]:
+    phases = [name for name in runs[0] if name.endswith("_s")]
+    return {phase.removesuffix("_s") + "_ms": round(median([run[phase] for run in runs]) * 1000, 1) for phase in phases}
+
+
+def render(r: dict[str, Any]) -> list[str]:
+    m = r["median"]
+    return [
+        f"Cold start: fresh process, median of {r['runs']} (timed inside the process; first request "
+        f"{r['first_request']})",
+        f"  ours        import handler {m['ours']['import_ms']:.0f} ms + first request "
+        f"{m['ours']['first_request_ms']:.0f} ms = {m['ours']['total_ms']:.0f} ms "
+        f"(whole process {r['process_wall_ms']['ours']:.0f} ms)",
+        f"  bare boto3  import {m['bare']['import_ms']:.0f} ms + client {m['bare']['client_ms']:.0f} ms = "
+        f"{m['bare']['total_ms']:.0f} ms -> ours/bare {r['ratio']['vs_bare_boto3']:.2f}x "
+        f"(CPU time: {m['ours']['total_cpu_ms']:.0f} / {m['bare']['total_cpu_ms']:.0f} ms = "
+        f"{r['ratio']['cpu_vs_bare_boto3']:.2f}x)",
+        f"  boto3 + the same calls  {m['same_calls']['total_ms']:.0f} ms -> ours/that "
+        f"{r['ratio']['vs_boto3_same_calls']:.2f}x (CPU {r['ratio']['cpu_vs_boto3_same_calls']:.2f}x)",
+        "  import time of ours by package (ms, one run under -X importtime): "
+        + ", ".join(f"{i['package']} {i['self_ms']:.0f}" for i in r["import_cost_by_package"][:8]),
+    ]
+
+
+@register("cold", "cold start", order=70, render=render)
+def run(ctx: Context) -> dict[str, Any]:
+    who = ctx.ledger("cold")
+    account = {"id": "cash", "name": "Cash", "type": "cash", "opening_balance": 10**9}
+    ctx.request("POST", "/accounts", user=who, body=account, expect=201)
+    event = ctx.api.event("POST", "/slips", user=who, body=slip_body(0))
+    ctx.recorder.clear()
+    created = ctx.api.invoke(json.loads(json.dumps(event)))
+    if created.status != 201:
+        raise BenchError(f"first request failed: {created.body[:300]}")
+    calls: Calls = [(xform_name(call.operation), call.params) for call in ctx.recorder.take()]
+
+    samples: dict[str, list[dict[str, Any]]] = {k: [] for k in KINDS}
+    walls: dict[str, list[float]] = {k: [] for k in KINDS}
+    with tempfile.TemporaryDirectory(prefix="kakeibo-cold-") as tmp:
+        ours_spec = Path(tmp) / "ours.json"
+        ours_spec.write_text(json.dumps({"event": event}), encoding="utf-8")
+        bare_spec = Path(tmp) / "bare.json"
+        bare_spec.write_text("{}", encoding="utf-8")
+        warmup = ctx.sizes.cold_warmup_rounds
+        for round_ in range(warmup + ctx.sizes.cold_runs):
+            same_spec = Path(tmp) / f"same-{round_}.json"
+            fresh = {"calls": _fresh_ids(calls, created.json["id"])}
+            same_spec.write_text(json.dumps(fresh), encoding="utf-8")
+            for kind, mode, spec in (
+                ("ours", "ours", ours_spec),
+                ("bare", "boto3", bare_spec),
+                ("same_calls", "boto3", same_spec),
+            ):
+                out, wall, _ = _child(mode, spec)
+                if kind == "ours" and out["status"] != 201:
+                    raise BenchError(f"cold start request got {out['status']}")
+                if round_ >= warmup:  # warm-up rounds fill the page cache and compile bytecode
+                    samples[kind].append(out)
+                    walls[kind].append(wall)
+        _, _, importtime = _child("ours", ours_spec, "-X", "importtime")
+
+    med = {kind: _medians_ms(runs) for kind, runs in samples.items()}
+    wall_ms = {k: round(median(v) * 1000, 1) for k, v in walls.items()}
+    return {
+        "kind": "cold",
+        "runs": ctx.sizes.cold_runs,
+        "first_request": "POST /slips",
+        "median": med,
+        "process_wall_ms": wall_ms,
+        "ratio": {
+            "vs_bare_boto3": _ratio(med, "ours", "bare", "total_ms"),
+            "vs_boto3_same_calls": _ratio(med, "ours", "same_calls", "total_ms"),
+            "cpu_vs_bare_boto3": _ratio(med, "ours", "bare", "total_cpu_ms"),
+            "cpu_vs_boto3_same_calls": _ratio(med, "ours", "same_calls", "total_cpu_ms"),
+        },
+        "import_cost_by_package": import_cost_by_package(importtime),
+    }

@@ -1,0 +1,32 @@
+"""The targets, checked against a run's results and reported (never asserted)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+MAX_OVERHEAD = 1.10  # ours / floor at p50
+MAX_COLD = 1.3  # fresh handler import + first request / bare boto3 import + client
+
+
+def evaluate(results: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    out = []
+    for name, result in results.items():
+        if result.get("kind") == "op" and "ratio" in result:
+            value = result["ratio"]["p50"]
+            out.append(_target(f"{name}: ours/floor at p50", f"<= {MAX_OVERHEAD}", value, value <= MAX_OVERHEAD))
+    cold = results.get("cold", {})
+    if "ratio" in cold:
+        value = cold["ratio"]["vs_bare_boto3"]
+        out.append(_target("cold start / bare boto3", f"<= {MAX_COLD}", value, value <= MAX_COLD))
+    naive = results.get("naive", {}).get("concurrent")
+    if naive:
+        drift = naive["naive"]["verify"]["balance_drift_yen"] + naive["naive"]["verify"]["day_total_drift_yen"]
+        out.append(_target("naive: drift under concurrent writers", "> 0", drift, drift > 0))
+        ours = naive["ours"]["verify"]
+        mismatched = ours["mismatched_items"]
+        out.append(_target("ours: mismatched items after concurrent writers", "== 0", mismatched, mismatched == 0))
+    return out
+
+
+def _target(name: str, target: str, value: Any, met: bool) -> dict[str, Any]:
+    return {"name": name, "target": target, "value": value, "met": met}

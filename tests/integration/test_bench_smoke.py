@@ -1,0 +1,71 @@
+"""The bench runs end to end (`python -m bench --quick`, a tiny dataset): its JSON, not its speed."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+OPS = ("create", "update", "move", "delete", "list", "asof")
+
+
+def test_quick_bench_reports_every_section(tmp_path: Path) -> None:
+    # When the bench runs in quick mode, writing its JSON somewhere of our own
+    out = tmp_path / "bench.json"
+    done = subprocess.run(
+        [sys.executable, "-m", "bench", "--quick", "--out", str(out)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=240,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    doc = json.loads(out.read_text(encoding="utf-8"))
+
+    # Then every section reported, with the machine it ran on
+    assert doc["mode"] == "quick"
+    assert set(doc["sections"]) == {*OPS, "breakdown", "cold", "naive"}
+    assert {"nproc", "cpu", "memory_gib", "python", "dynamodb_local"} <= set(doc["machine"])
+
+    # And each operation has ours and the floor side by side, and its cost against the minimum
+    for name in OPS:
+        result = doc["sections"][name]
+        for side in ("ours", "floor"):
+            assert result[side]["n"] > 0
+            assert 0 < result[side]["p50_ms"] <= result[side]["p95_ms"] <= result[side]["p99_ms"]
+        assert result["ratio"]["p50"] > 0
+        assert result["cost"]["calls"] >= result["minimum"]["calls"] >= 1
+        assert result["cost"]["items_written"] >= result["minimum"]["transactional_writes"]
+    # And the writes left both twin ledgers exactly right and identical
+    for name in ("create", "update", "move", "delete"):
+        verified = doc["sections"][name]["verified"]
+        assert verified == {**verified, "drift_yen": 0, "twin_identical": True}
+    assert doc["sections"]["create"]["cost"]["priced"]["wcu"] >= doc["sections"]["create"]["minimum"]["wcu"]
+
+    # And the handler's own CPU is split by layer
+    for op in doc["sections"]["breakdown"]["ops"].values():
+        assert set(op["layers_us"]) == {
+            "service_and_store",
+            "powertools_resolver_validation_route",
+            "precheck",
+            "powertools_logger",
+        }
+
+    # And the cold start compares fresh processes
+    cold = doc["sections"]["cold"]
+    assert cold["median"]["ours"]["total_ms"] > 0 and cold["median"]["bare"]["total_ms"] > 0
+    assert set(cold["ratio"]) >= {"vs_bare_boto3", "vs_boto3_same_calls"}
+
+    # And under concurrent writers our ledger verified with no drift (the naive one may drift)
+    concurrent = doc["sections"]["naive"]["concurrent"]
+    assert concurrent["ours"]["ops"] == concurrent["naive"]["ops"] > 0
+    assert concurrent["ours"]["verify"]["mismatched_items"] == 0
+    assert concurrent["ours"]["verify"]["balance_drift_yen"] == 0
+    assert "lost_balance_updates" in concurrent["naive"]
+
+    # And the targets are reported (not asserted) and the table printed
+    assert {t["name"] for t in doc["targets"]} >= {"create: ours/floor at p50", "cold start / bare boto3"}
+    assert "Latency" in done.stdout and "Cold start" in done.stdout and "Naive ledger" in done.stdout
