@@ -41,6 +41,8 @@ class Sizes:
     writers: int  # concurrent writers (naive vs ours)
     writer_ops: int  # operations per writer
     global_warmup: int  # requests to warm DynamoDB Local before anything is timed
+    import_rows: int  # rows of the CSV file imported in one go
+    import_per_row: int  # of those, how many are also written one transaction per row
 
     @classmethod
     def full(cls) -> Sizes:
@@ -54,6 +56,8 @@ class Sizes:
             writers=8,
             writer_ops=40,
             global_warmup=600,
+            import_rows=10_000,
+            import_per_row=1_000,
         )
 
     @classmethod
@@ -68,6 +72,8 @@ class Sizes:
             writers=2,
             writer_ops=5,
             global_warmup=3,
+            import_rows=40,
+            import_per_row=10,
         )
 
 

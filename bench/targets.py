@@ -6,6 +6,7 @@ from typing import Any
 
 MAX_OVERHEAD = 1.10  # ours / floor at p50
 MAX_COLD = 1.3  # fresh handler import + first request / bare boto3 import + client
+MIN_IMPORT_SPEEDUP = 5.0  # batched import rows/s / one transaction per row
 
 
 def evaluate(results: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
@@ -18,6 +19,13 @@ def evaluate(results: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
     if "ratio" in cold:
         value = cold["ratio"]["vs_bare_boto3"]
         out.append(_target("cold start / bare boto3", f"<= {MAX_COLD}", value, value <= MAX_COLD))
+    imports = results.get("imports", {})
+    if "ratio" in imports:
+        value = imports["ratio"]
+        target = f">= {MIN_IMPORT_SPEEDUP}"
+        out.append(_target("import: batched / per row (rows/s)", target, value, value >= MIN_IMPORT_SPEEDUP))
+        drift = sum(imports["drift"].values())
+        out.append(_target("import: drift after both imports", "== 0", drift, drift == 0))
     naive = results.get("naive", {}).get("concurrent")
     if naive:
         drift = naive["naive"]["verify"]["balance_drift_yen"] + naive["naive"]["verify"]["day_total_drift_yen"]
