@@ -27,7 +27,7 @@ def test_quick_bench_reports_every_section(tmp_path: Path) -> None:
 
     # Then every section reported, with the machine it ran on
     assert doc["mode"] == "quick"
-    assert set(doc["sections"]) == {*OPS, "breakdown", "cold", "naive"}
+    assert set(doc["sections"]) == {*OPS, "breakdown", "cold", "naive", "imports"}
     assert {"nproc", "cpu", "memory_gib", "python", "dynamodb_local"} <= set(doc["machine"])
 
     # And each operation has ours and the floor side by side, and its cost against the minimum
@@ -53,6 +53,12 @@ def test_quick_bench_reports_every_section(tmp_path: Path) -> None:
             "precheck",
             "powertools_logger",
         }
+
+    # And the CSV import was timed both ways, every row created once, nothing drifting
+    imports = doc["sections"]["imports"]
+    assert imports["batched"]["rows_per_s"] > 0 and imports["per_row"]["rows_per_s"] > 0
+    assert imports["reimport"]["created"] == 0 and imports["reimport"]["skipped"] == imports["rows"]
+    assert imports["drift"] == {"batched": 0, "per_row": 0}
 
     # And the cold start compares fresh processes
     cold = doc["sections"]["cold"]
