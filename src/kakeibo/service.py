@@ -579,6 +579,13 @@ def query_date(name: str, value: str) -> dt.date:
         raise errors.BadRequest(f"'{name}' {exc}") from None
 
 
+def query_month(value: str) -> str:
+    try:
+        return check_month(value)
+    except ValueError as exc:
+        raise errors.BadRequest(f"'month' {exc}") from None
+
+
 def days_before(date: str, days: int) -> str:
     return (query_date("to", date) - dt.timedelta(days=days)).isoformat()
 

@@ -9,9 +9,9 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Body, Query
 
-from kakeibo import errors, service
+from kakeibo import service
 from kakeibo.http import IfMatchHeader, identity, json_response, ok_response, optional_if_match, problem_responses
-from kakeibo.models import MONTH_PATTERN, Budget, BudgetIn, BudgetList, check_month
+from kakeibo.models import MONTH_PATTERN, Budget, BudgetIn, BudgetList
 from kakeibo.store import get_store
 
 router = Router()
@@ -49,8 +49,5 @@ def put_budget(
 )
 def list_budgets(month: Annotated[str, Query(pattern=MONTH_PATTERN)]) -> Response[str]:
     who = identity(router)
-    try:
-        check_month(month)
-    except ValueError as exc:
-        raise errors.BadRequest(f"month {exc}") from None
+    service.query_month(month)
     return json_response(200, service.list_budgets(get_store(), who, month))

@@ -8,9 +8,9 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Query
 
-from kakeibo import errors, service
+from kakeibo import service
 from kakeibo.http import identity, json_response, ok_response, problem_responses
-from kakeibo.models import DATE_PATTERN, MONTH_PATTERN, Balances, MonthlyReport, check_month
+from kakeibo.models import DATE_PATTERN, MONTH_PATTERN, Balances, MonthlyReport
 from kakeibo.store import get_store
 
 router = Router()
@@ -37,8 +37,5 @@ def get_balances(date: Annotated[str | None, Query(pattern=DATE_PATTERN)] = None
 )
 def monthly(month: Annotated[str, Query(pattern=MONTH_PATTERN)]) -> Response[str]:
     who = identity(router)
-    try:
-        check_month(month)
-    except ValueError as exc:
-        raise errors.BadRequest(f"month {exc}") from None
+    service.query_month(month)
     return json_response(200, service.monthly_report(get_store(), who, month))
