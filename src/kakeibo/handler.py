@@ -18,7 +18,9 @@ from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from kakeibo import __version__, errors, idempotency
-from kakeibo.http import JSON, PROBLEM_JSON, problem_response
+from kakeibo.event import header
+from kakeibo.event import sub as event_sub
+from kakeibo.http import JSON, PROBLEM_JSON, problem_json, problem_response
 from kakeibo.routes import accounts, budgets, health, imports, maintenance, reports, slips
 
 logger = Logger()
@@ -75,9 +77,13 @@ def swagger() -> Response[str]:
     return Response(status_code=200, content_type="text/html", body=page)
 
 
+def _log_refusal(error: errors.ApiError) -> None:
+    logger.info("request refused", extra={"code": error.code, "status": error.status})
+
+
 @app.exception_handler(errors.ApiError)
 def api_error(error: errors.ApiError) -> Response[str]:
-    logger.info("request refused", extra={"code": error.code, "status": error.status})
+    _log_refusal(error)
     return problem_response(error)
 
 
@@ -99,7 +105,7 @@ def not_found(exc: Exception) -> Response[str]:
 @app.exception_handler(Exception)
 def unexpected(exc: Exception) -> Response[str]:
     logger.exception("unexpected error", extra={"code": "internal_error"})
-    return problem_response(errors.ApiError("an unexpected error occurred; nothing was changed"))
+    return problem_response(errors.ApiError("an unexpected error occurred"))
 
 
 def _from_validation(exc: RequestValidationError) -> errors.ApiError:
@@ -124,11 +130,8 @@ def _describe(err: dict[str, Any]) -> str:
 def precheck(event: dict[str, Any]) -> errors.ApiError | None:
     """What API Gateway and the handler must refuse before any route runs. Normalises JSON bodies."""
     route = event.get("routeKey", "")
-    if route not in PUBLIC_ROUTES:
-        claims = ((event.get("requestContext") or {}).get("authorizer") or {}).get("jwt") or {}
-        sub = (claims.get("claims") or {}).get("sub")
-        if not sub:
-            return errors.Unauthorized("a bearer token is required")
+    if route not in PUBLIC_ROUTES and event_sub(event) is None:
+        return errors.Unauthorized("a bearer token is required")
     method = route.split(" ", 1)[0]
     if method not in ("POST", "PUT", "PATCH"):
         return None
@@ -180,7 +183,7 @@ def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, A
     refused = precheck(event) or idempotency.check_key(event)
     if refused is not None:
         return _refusal(refused)
-    if event.get("routeKey") in idempotency.IDEMPOTENT_ROUTES and idempotency.header(event, "idempotency-key"):
+    if event.get("routeKey") in idempotency.IDEMPOTENT_ROUTES and header(event, "idempotency-key"):
         try:
             return idempotency.run_once(event, context, lambda: app.resolve(event, context))
         except errors.ApiError as error:
@@ -189,10 +192,11 @@ def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, A
 
 
 def _refusal(error: errors.ApiError) -> dict[str, Any]:
-    logger.info("request refused", extra={"code": error.code, "status": error.status})
+    """A refusal before the resolver runs, in the proxy response format the resolver would build."""
+    _log_refusal(error)
     return {
         "statusCode": error.status,
         "headers": {"Content-Type": PROBLEM_JSON, **error.headers},
-        "body": json.dumps(error.problem(), ensure_ascii=False, separators=(",", ":")),
+        "body": problem_json(error),
         "isBase64Encoded": False,
     }

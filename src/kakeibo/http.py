@@ -69,12 +69,13 @@ def json_response(
     )
 
 
+def problem_json(error: errors.ApiError) -> str:
+    return json.dumps(error.problem(), ensure_ascii=False, separators=(",", ":"))
+
+
 def problem_response(error: errors.ApiError) -> Response[str]:
     return Response(
-        status_code=error.status,
-        content_type=PROBLEM_JSON,
-        body=json.dumps(error.problem(), ensure_ascii=False, separators=(",", ":")),
-        headers=dict(error.headers),
+        status_code=error.status, content_type=PROBLEM_JSON, body=problem_json(error), headers=dict(error.headers)
     )
 
 

@@ -22,6 +22,8 @@ from functools import cache
 from typing import Any
 
 from kakeibo import errors
+from kakeibo.event import header
+from kakeibo.event import sub as event_sub
 from kakeibo.settings import get_settings
 from kakeibo.store import idempotency_persistence
 
@@ -40,13 +42,6 @@ class _Retryable(Exception):
         self.response = response
 
 
-def header(event: dict[str, Any], name: str) -> str | None:
-    for key, value in (event.get("headers") or {}).items():
-        if key.lower() == name:
-            return str(value)
-    return None
-
-
 def request_token(ledger: str, route: str, key: str) -> str:
     """A ClientRequestToken (<= 36 characters) that only this ledger + route + key produce."""
     digest = hashlib.sha256(f"{ledger}\n{route}\n{key}".encode()).digest()
@@ -57,12 +52,6 @@ def derived_id(token: str) -> str:
     """A slip id that only this token produces (26 characters, like generated ids)."""
     digest = hashlib.sha256(f"slip\n{token}".encode()).digest()
     return base64.b32encode(digest).decode().rstrip("=")[:26]
-
-
-def _sub(event: dict[str, Any]) -> str | None:
-    claims = (((event.get("requestContext") or {}).get("authorizer") or {}).get("jwt") or {}).get("claims") or {}
-    sub = claims.get("sub")
-    return sub if isinstance(sub, str) else None
 
 
 def check_key(event: dict[str, Any]) -> errors.ApiError | None:
@@ -138,7 +127,7 @@ def run_once(event: dict[str, Any], context: Any, resolve: Callable[[], Response
     if context is not None and hasattr(context, "get_remaining_time_in_millis"):
         config.register_lambda_context(context)
     request = {
-        "ledger": _sub(event),
+        "ledger": event_sub(event),
         "route": event.get("routeKey"),
         "key": header(event, "idempotency-key"),
         "payload": _payload(event),
