@@ -586,9 +586,8 @@ class Store:
     ) -> Item:
         """One UpdateItem under a condition; the new item, or `on_fail(current item or None)` raised."""
         try:
-            res = self._call(
+            res = self._write(
                 self.client.update_item,
-                TableName=self.table,
                 Key=to_ddb({"PK": pk(ledger), "SK": sk}),
                 UpdateExpression=update,
                 ConditionExpression=condition,
@@ -597,11 +596,8 @@ class Store:
                 ReturnValues="ALL_NEW",
                 ReturnValuesOnConditionCheckFailure="ALL_OLD",
             )
-        except ClientError as exc:
-            if exc.response["Error"]["Code"] == "ConditionalCheckFailedException":
-                old: dict[str, Any] | None = exc.response.get("Item")  # type: ignore[assignment]
-                raise on_fail(from_ddb(old) if old else None) from exc
-            raise
+        except _ConditionFailed as failed:
+            raise on_fail(failed.item) from failed
         return from_ddb(res["Attributes"])
 
     def update_versioned(self, ledger: str, sk: str, sets: Mapping[str, Any], expected: int, on_fail: OnFail) -> Item:
@@ -892,12 +888,26 @@ class Store:
     def _conditional(self, fn: Callable[..., Any], **kwargs: Any) -> bool:
         """One conditional write: True if applied, False if its condition failed."""
         try:
-            self._call(fn, TableName=self.table, **kwargs)
+            self._write(fn, **kwargs)
+        except _ConditionFailed:
+            return False
+        return True
+
+    def _write(self, fn: Callable[..., Any], **kwargs: Any) -> Any:
+        """One conditional write on the table; `_ConditionFailed` (with the item, if returned) if refused."""
+        try:
+            return self._call(fn, TableName=self.table, **kwargs)
         except ClientError as exc:
             if exc.response["Error"]["Code"] == "ConditionalCheckFailedException":
-                return False
+                old: dict[str, Any] | None = exc.response.get("Item")  # type: ignore[assignment]
+                raise _ConditionFailed(from_ddb(old) if old else None) from exc
             raise
-        return True
+
+
+class _ConditionFailed(Exception):
+    def __init__(self, item: Item | None) -> None:
+        super().__init__("condition failed")
+        self.item = item
 
 
 def _expressions(
