@@ -11,9 +11,8 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import urlsplit
 
-from kakeibo.local.events import http_event
 from kakeibo.local.front import Front, LambdaContext
 
 Event = dict[str, Any]
@@ -75,16 +74,11 @@ class Api:
             raise BenchError(f"no route for {method} {split.path}")
         route, params = matched
         sent = {"authorization": f"Bearer {user}", **{k.lower(): v for k, v in (headers or {}).items()}}
-        payload = None
+        payload = b""
         if body is not None:
             sent["content-type"] = "application/json"
             payload = json.dumps(body, ensure_ascii=False).encode()
-        query = dict(parse_qsl(split.query, keep_blank_values=True))
-        event = http_event(
-            route, path=split.path, path_parameters=params, query=query, headers=sent, body=payload, sub=user
-        )
-        event["rawQueryString"] = split.query
-        return event
+        return self.front.event(route, params=params, target=target, headers=sent, body=payload, sub=user)
 
     def invoke(self, event: Event) -> Reply:
         return Reply.of(self.handler(event, lambda_context()))

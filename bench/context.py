@@ -130,11 +130,6 @@ class Context:
             self._ddb.stop()
             self._ddb = None
 
-    @property
-    def endpoint(self) -> str:
-        assert self._ddb is not None
-        return self._ddb.endpoint
-
     def shown(self, path: Path) -> str:
         """A path as the report shows it: relative to the project when inside it."""
         return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)

@@ -114,7 +114,3 @@ class Client:
         reply = self.get("/balances", query={"date": date} if date else None)
         assert reply.status == 200, reply
         return {i["account"]: i["balance"] for i in reply.json["items"]}
-
-
-def query_string(params: dict[str, Any]) -> str:
-    return urlencode(params)

@@ -93,22 +93,37 @@ class Front:
         if not route.public and sub is None:
             status, out, payload = 401, {"Content-Type": "application/json"}, b'{"message":"Unauthorized"}'
             return status, {**out, **cors}, payload
+        event = self.event(route, params=params, target=target, headers=lowered, body=body, sub=sub)
+        with self._lock:
+            result = self.handler(event, LambdaContext(aws_request_id=event["requestContext"]["requestId"]))
+        return self._response(result, cors)
+
+    @staticmethod
+    def event(
+        route: template.Route,
+        *,
+        params: dict[str, str],
+        target: str,
+        headers: dict[str, str],
+        body: bytes,
+        sub: str | None,
+    ) -> dict[str, Any]:
+        """The payload-2.0 event API Gateway would send for this request to a matched route."""
+        split = urlsplit(target)
         query: dict[str, str] = {}
         for key, value in parse_qsl(split.query, keep_blank_values=True):
-            query[key] = f"{query[key]},{value}" if key in query else value
+            query[key] = f"{query[key]},{value}" if key in query else value  # as API Gateway joins them
         event = http_event(
             route,
-            path=unquote(path),  # API Gateway's HTTP API hands the function the path decoded
+            path=unquote(split.path or "/"),  # API Gateway's HTTP API hands the function the path decoded
             path_parameters=params,
             query=query,
-            headers=lowered,
+            headers={k.lower(): v for k, v in headers.items()},
             body=body,
             sub=sub,
         )
         event["rawQueryString"] = split.query
-        with self._lock:
-            result = self.handler(event, LambdaContext(aws_request_id=event["requestContext"]["requestId"]))
-        return self._response(result, cors)
+        return event
 
     def _response(self, result: dict[str, Any], cors: dict[str, str]) -> tuple[int, dict[str, str], bytes]:
         headers = {str(k): str(v) for k, v in (result.get("headers") or {}).items()}
