@@ -209,3 +209,22 @@ def test_export_lines_read_back_as_the_same_slips() -> None:
         assert row.slip_id == slip["id"]
         for name in ("date", "kind", "amount", "account", "to_account", "category", "memo"):
             assert getattr(row.slip, name) == slip[name]
+
+
+@pytest.mark.parametrize(
+    "memo",
+    [
+        '"never closed',  # open to the end of the file
+        '"closed later',  # closed by a quote a few lines down
+    ],
+)
+def test_a_stray_quote_refuses_the_file_instead_of_swallowing_rows(memo: str) -> None:
+    # Given a memo whose quote is not closed on its own line
+    lines = [HEADER.strip(), f"2026-01-01,expense,1,cash,,食費,{memo},", "2026-01-02,expense,2,cash,,食費,b,"]
+    if memo.startswith('"closed'):
+        lines.append('2026-01-03,expense,3,cash,,食費,"c"d"')
+    lines.append("2026-01-04,expense,4,cash,,食費,d")
+    # When it is parsed, Then the whole file is refused with the line of the quote — no row vanishes
+    with pytest.raises(errors.BadRequest) as raised:
+        csvio.parse(("\n".join(lines) + "\n").encode(), None)
+    assert raised.value.detail.startswith("line 2:")
