@@ -20,6 +20,7 @@ still cannot be covered become row errors.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -89,7 +90,8 @@ def import_csv(
             created=tally.created,
         ) from exc
     except Exception:
-        _finished(store, who, parsed, tally, status="interrupted")
+        with suppress(errors.ApiError):  # the failure the caller must see is the one that stopped us
+            _finished(store, who, parsed, tally, status="interrupted")
         raise
     if _pending(parsed, tally) == len(tally.held):  # every row was tried: held ones are refused
         tally.errors += [RowError(row.line, reason) for row, reason in tally.held]

@@ -19,7 +19,9 @@ Budgets survive: a month x category item keeps limit and strict; remaining = lim
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from contextlib import suppress
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from kakeibo import errors, ledger
@@ -40,7 +42,7 @@ class Snapshot:
     limits: dict[CategoryMonthItem, int] = field(default_factory=dict)
     entries: list[ledger.Entry] = field(default_factory=list)
 
-    @property
+    @cached_property
     def expected(self) -> dict[ItemKey, dict[str, int]]:
         return ledger.with_budgets(ledger.recompute(self.entries, self.opening), self.limits)
 
@@ -110,9 +112,14 @@ def rebuild(store: Store, who: str, *, time_left: TimeLeft | None = None) -> dic
         ops = [store.set_balance_op(lease, key, _all_fields(key, expected.get(key, {}))) for key in keys]
         written = _in_batches(store, lease, ops, time_left)
     finally:
-        for account in accounts:
-            store.unmark(lease, account)
-        store.release_lock(lease)
+        try:
+            for account in accounts:
+                # a mark left behind expires with the lease; the next account must still be freed
+                with suppress(errors.ApiError):
+                    store.unmark(lease, account)
+        finally:
+            with suppress(errors.ApiError):  # an unreleased lease expires by itself
+                store.release_lock(lease)
     complete = written == len(ops)
     return {"complete": complete, "written": written, **view(found)}
 

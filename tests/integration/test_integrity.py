@@ -265,3 +265,27 @@ def test_verify_does_not_report_what_a_concurrent_write_showed_only_once(store: 
     # Then only the real fault is reported, confirmed by a second read
     assert client.reads == 2
     assert [(m["item"], m["field"]) for m in report["mismatches"]] == [("ACCOUNT#suica", "balance")]
+
+
+def test_a_failing_unmark_still_frees_the_other_accounts_and_the_lock(
+    api: Client, store: Store, user: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given a ledger, and a rebuild whose first unmark fails (DynamoDB busy)
+    november(api)
+    real = store.unmark
+    calls: list[str] = []
+
+    def flaky(lease: Any, account: str) -> bool:
+        calls.append(account)
+        if len(calls) == 1:
+            raise errors.Conflict("busy")
+        return real(lease, account)
+
+    monkeypatch.setattr(store, "unmark", flaky)
+    # When it runs
+    integrity.rebuild(store, user)
+    # Then every other account was unmarked and the lock released: the next rebuild can start
+    assert calls == ["cash", "suica"]
+    assert store.get(user, "ACCOUNT#suica", consistent=True).get("rebuild") is None  # type: ignore[union-attr]
+    monkeypatch.setattr(store, "unmark", real)
+    assert integrity.rebuild(store, user)["complete"] is True
