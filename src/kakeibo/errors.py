@@ -45,10 +45,6 @@ class NotFound(ApiError):
     status, code, title = 404, "not_found", "Not found"
 
 
-class MethodNotAllowed(ApiError):
-    status, code, title = 405, "method_not_allowed", "Method not allowed"
-
-
 class AlreadyExists(ApiError):
     status, code, title = 409, "already_exists", "Already exists"
 

@@ -135,7 +135,6 @@ def precheck(event: dict[str, Any]) -> errors.ApiError | None:
     method = route.split(" ", 1)[0]
     if method not in ("POST", "PUT", "PATCH"):
         return None
-    headers = {k.lower(): v for k, v in (event.get("headers") or {}).items()}
     raw = event.get("body") or ""
     if event.get("isBase64Encoded"):
         try:
@@ -149,7 +148,7 @@ def precheck(event: dict[str, Any]) -> errors.ApiError | None:
         return errors.PayloadTooLarge(f"the body may be at most {limit} bytes", limit=limit)
     if route in NO_BODY_ROUTES and not data.strip():
         return None
-    content_type = headers.get("content-type", "").split(";", 1)[0].strip().lower()
+    content_type = (header(event, "content-type") or "").split(";", 1)[0].strip().lower()
     if content_type and content_type not in types:
         return errors.UnsupportedMediaType(f"send {types[0]}, not {content_type}", accepted=list(types))
     if route in RAW_BODY_ROUTES:

@@ -670,17 +670,8 @@ class Store:
 
     # -- counters -------------------------------------------------------------------------------
 
-    def next_number(self, ledger: str, sk: str = SLIP_SEQ_SK) -> int:
-        res = self._call(
-            self.client.update_item,
-            TableName=self.table,
-            Key=to_ddb({"PK": pk(ledger), "SK": sk}),
-            UpdateExpression="ADD #v :one",
-            ExpressionAttributeNames={"#v": "value"},
-            ExpressionAttributeValues=to_ddb({":one": 1}),
-            ReturnValues="UPDATED_NEW",
-        )
-        return int(from_ddb(res["Attributes"])["value"])
+    def next_number(self, ledger: str) -> int:
+        return self.reserve_numbers(ledger, 1)[0]
 
     def reserve_numbers(self, ledger: str, count: int, sk: str = SLIP_SEQ_SK) -> list[int]:
         """`count` consecutive numbers from the counter in one atomic ADD."""
@@ -707,9 +698,8 @@ class Store:
         now = self.now_ms()
         lease = Lease(ledger, name, owner or uuid.uuid4().hex, now + math.ceil(ttl * 1000))
         try:
-            self._call(
+            self._write(
                 self.client.put_item,
-                TableName=self.table,
                 Item=to_ddb(
                     {
                         "PK": pk(ledger),
@@ -726,14 +716,11 @@ class Store:
                 ExpressionAttributeValues=to_ddb({":now": now}),
                 ReturnValuesOnConditionCheckFailure="ALL_OLD",
             )
-        except ClientError as exc:
-            if exc.response["Error"]["Code"] != "ConditionalCheckFailedException":
-                raise
-            held: Any = exc.response.get("Item")
-            until = int(from_ddb(held).get("expires_at", now)) if held else now
+        except _ConditionFailed as failed:
+            until = int(failed.item.get("expires_at", now)) if failed.item else now
             raise errors.Locked(
                 f"the {name} lock is held by another process", retry_after=_seconds_until(until, now)
-            ) from exc
+            ) from failed
         return lease
 
     def renew_lock(self, lease: Lease, ttl: float) -> Lease | None:
@@ -872,18 +859,16 @@ class Store:
         *,
         names: dict[str, str],
         values: dict[str, Any],
-        condition: str | None = None,
-    ) -> bool:
-        """One UpdateItem; False if its condition failed."""
-        kwargs: dict[str, Any] = {
-            "Key": to_ddb({"PK": pk(ledger), "SK": sk}),
-            "UpdateExpression": expression,
-            "ExpressionAttributeNames": names,
-            "ExpressionAttributeValues": to_ddb(values),
-        }
-        if condition:
-            kwargs["ConditionExpression"] = condition
-        return self._conditional(self.client.update_item, **kwargs)
+    ) -> None:
+        """One unconditional UpdateItem (bookkeeping items; conditional ones: `conditional_update`)."""
+        self._call(
+            self.client.update_item,
+            TableName=self.table,
+            Key=to_ddb({"PK": pk(ledger), "SK": sk}),
+            UpdateExpression=expression,
+            ExpressionAttributeNames=names,
+            ExpressionAttributeValues=to_ddb(values),
+        )
 
     def _conditional(self, fn: Callable[..., Any], **kwargs: Any) -> bool:
         """One conditional write: True if applied, False if its condition failed."""
