@@ -1,9 +1,11 @@
 """One cold start in a fresh interpreter; prints its timings as JSON. Run by sections/cold.py as
 
-    python -I bench/cold_child.py ours SPEC.json     import the handler, handle SPEC's event
-    python -I bench/cold_child.py boto3 SPEC.json    import boto3, create a DynamoDB client,
-                                                     then make SPEC's calls (if any)
+    python -I -S bench/cold_child.py ours SPEC.json DIR    import the handler, handle SPEC's event
+    python -I -S bench/cold_child.py boto3 SPEC.json DIR   import boto3, create a DynamoDB client,
+                                                           then make SPEC's calls (if any)
 
+DIR is a built package (build/lambda-ARCH, or build/boto3-ARCH for the baseline) and the only place
+imports come from besides the standard library (-S: no site-packages), as in Lambda's /var/task.
 A plain script (not part of the bench package) so the measured process imports nothing else.
 """
 
@@ -70,7 +72,8 @@ def bare(spec: dict[str, Any], start: tuple[float, float]) -> dict[str, Any]:
 
 
 def main() -> None:
-    mode, spec_path = sys.argv[1], sys.argv[2]
+    mode, spec_path, package = sys.argv[1], sys.argv[2], sys.argv[3]
+    sys.path.insert(0, package)
     spec = json.loads(Path(spec_path).read_text(encoding="utf-8"))
     start = now()
     out = ours(spec, start) if mode == "ours" else bare(spec, start)
