@@ -30,7 +30,7 @@ def resolver_routes() -> set[str]:
 
 
 def test_template_routes_are_exactly_the_resolver_routes() -> None:
-    # Given the template's HttpApi events and the resolver's routes
+    # Given the template's HttpApi routes and the resolver's routes
     declared = {route.key for route in template.routes()}
     # Then they are the same set (no route only in one of them, no {proxy+})
     assert declared == resolver_routes()
@@ -92,7 +92,7 @@ def test_encryption_retention_and_throttling_are_configured() -> None:
         assert props["PointInTimeRecoverySpecification"]["PointInTimeRecoveryEnabled"] is True
     log_groups = [r for r in resources.values() if r["Type"] == "AWS::Logs::LogGroup"]
     assert len(log_groups) == 2 and all("RetentionInDays" in r["Properties"] for r in log_groups)
-    throttling = resources["HttpApi"]["Properties"]["DefaultRouteSettings"]
+    throttling = resources["HttpApiStage"]["Properties"]["DefaultRouteSettings"]
     assert throttling["ThrottlingBurstLimit"] > 0 and throttling["ThrottlingRateLimit"] > 0
 
 
