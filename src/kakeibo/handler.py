@@ -17,6 +17,7 @@ from aws_lambda_powertools.event_handler.openapi.exceptions import (
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
+import kakeibo.snapstart  # noqa: F401 - registers the SnapStart runtime hooks
 from kakeibo import __version__, errors, idempotency
 from kakeibo.event import header
 from kakeibo.event import sub as event_sub
