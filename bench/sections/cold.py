@@ -9,6 +9,8 @@ Three kinds, interleaved, after one discarded round that warms the file cache:
   ours        import kakeibo.handler, then handle POST /slips (creates the client, 2 DynamoDB calls)
   bare        import boto3 + create a DynamoDB client (the baseline)
   same calls  bare + the same DynamoDB calls the first request makes, pre-built
+  stack       the design's stack with none of our code: boto3 + client, Powertools' resolver and
+              Logger, pydantic validating one small model (from the same package as ours)
 The median of each is reported, and where ours' import time goes (`python -X importtime`).
 """
 
@@ -36,7 +38,7 @@ from kakeibo.service import new_slip_id
 
 ROOT = Path(__file__).resolve().parents[2]
 CHILD = ROOT / "bench" / "cold_child.py"
-KINDS = ("ours", "bare", "same_calls")
+KINDS = ("ours", "bare", "same_calls", "stack")
 ARCH = platform.machine().replace("aarch64", "arm64")
 
 
@@ -47,7 +49,8 @@ def packages() -> dict[str, Path]:
     )
     if built.returncode != 0:
         raise BenchError(f"make host-package failed: {(built.stdout + built.stderr)[-800:]}")
-    return {"ours": ROOT / "build" / f"lambda-{ARCH}", "boto3": ROOT / "build" / f"boto3-{ARCH}"}
+    ours = ROOT / "build" / f"lambda-{ARCH}"
+    return {"ours": ours, "boto3": ROOT / "build" / f"boto3-{ARCH}", "stack": ours}
 
 
 def _child(mode: str, spec: Path, package: Path, *flags: str) -> tuple[dict[str, Any], float, str]:
@@ -113,6 +116,9 @@ def render(r: dict[str, Any]) -> list[str]:
         f"{r['ratio']['cpu_vs_bare_boto3']:.2f}x)",
         f"  boto3 + the same calls  {m['same_calls']['total_ms']:.0f} ms -> ours/that "
         f"{r['ratio']['vs_boto3_same_calls']:.2f}x (CPU {r['ratio']['cpu_vs_boto3_same_calls']:.2f}x)",
+        f"  the stack alone (boto3 + client, Powertools resolver + Logger, pydantic, none of ours)  "
+        f"{m['stack']['total_ms']:.0f} ms -> stack/bare {r['ratio']['stack_vs_bare_boto3']:.2f}x "
+        f"(CPU {r['ratio']['cpu_stack_vs_bare_boto3']:.2f}x)",
         "  import time of ours by package (ms, one run under -X importtime): "
         + ", ".join(f"{i['package']} {i['self_ms']:.0f}" for i in r["import_cost_by_package"][:8]),
     ]
@@ -147,6 +153,7 @@ def run(ctx: Context) -> dict[str, Any]:
                 ("ours", "ours", ours_spec),
                 ("bare", "boto3", bare_spec),
                 ("same_calls", "boto3", same_spec),
+                ("stack", "stack", bare_spec),
             ):
                 out, wall, _ = _child(mode, spec, dirs[mode])
                 if kind == "ours" and out["status"] != 201:
@@ -162,7 +169,7 @@ def run(ctx: Context) -> dict[str, Any]:
         "kind": "cold",
         "runs": ctx.sizes.cold_runs,
         "first_request": "POST /slips",
-        "packages": {kind: str(path.relative_to(ROOT)) for kind, path in dirs.items()},
+        "packages": {mode: str(path.relative_to(ROOT)) for mode, path in dirs.items()},
         "median": med,
         "process_wall_ms": wall_ms,
         "ratio": {
@@ -170,6 +177,8 @@ def run(ctx: Context) -> dict[str, Any]:
             "vs_boto3_same_calls": _ratio(med, "ours", "same_calls", "total_ms"),
             "cpu_vs_bare_boto3": _ratio(med, "ours", "bare", "total_cpu_ms"),
             "cpu_vs_boto3_same_calls": _ratio(med, "ours", "same_calls", "total_cpu_ms"),
+            "stack_vs_bare_boto3": _ratio(med, "stack", "bare", "total_ms"),
+            "cpu_stack_vs_bare_boto3": _ratio(med, "stack", "bare", "total_cpu_ms"),
         },
         "import_cost_by_package": import_cost_by_package(importtime),
     }

@@ -52,9 +52,9 @@ def test_env_vars_read_by_code_are_the_ones_the_template_sets() -> None:
     # Then every variable read is set, and every variable set is read (by us or by Powertools)
     assert read <= declared
     assert declared - read == POWERTOOLS_VARS
-    # And no module reads the environment behind the settings' back
+    # And no module but the settings' reads the environment
     for path in (ROOT / "src" / "kakeibo").rglob("*.py"):
-        if "local" in path.parts:
+        if "local" in path.parts or path.name == "settings.py":
             continue
         text = path.read_text(encoding="utf-8")
         assert "os.environ" not in text and "getenv" not in text, path
