@@ -26,10 +26,11 @@ help:
 
 # Two stamps: `make run` installs what running needs (the function's dependencies and the local
 # front's); everything else (SAM CLI, test and lint tools) comes with the first `make test`.
+# --no-compile: Python compiles what it imports on first use, not all of botocore up front.
 $(VENV)/.run-installed: pyproject.toml
 	@test -n "$(PYTHON)" || { echo "error: Python 3.11+ is required (3.13 preferred)"; exit 1; }
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet -e '.[local]'
+	$(PY) -m pip install --quiet --no-compile -e '.[local]'
 	touch $@
 
 $(VENV)/.installed: $(VENV)/.run-installed
