@@ -46,7 +46,7 @@ PLATFORM_arm64  := manylinux2014_aarch64
 PLATFORM_x86_64 := manylinux2014_x86_64
 PACKAGE_DIR := build/lambda-$(ARCH)
 BASELINE_DIR := build/boto3-$(ARCH)
-PACKAGE_SOURCES := src/Makefile src/trim_package.py src/requirements.txt $(shell find src/kakeibo -name '*.py' -not -path '*/local/*')
+PACKAGE_SOURCES := src/Makefile src/trim_package.py src/requirements.txt $(shell find src/kakeibo -type f -not -path '*/local/*' -not -path '*/__pycache__/*')
 
 $(PACKAGE_DIR)/.built: $(PACKAGE_SOURCES) | $(VENV)/.run-installed
 	@test -n "$(PLATFORM_$(ARCH))" || { echo "error: ARCH must be arm64 or x86_64"; exit 1; }
