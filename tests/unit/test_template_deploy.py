@@ -148,3 +148,14 @@ def test_the_resource_policy_stays_small_when_the_routes_double(
     (permission,) = of_type(stack, "AWS::Lambda::Permission").values()
     one = policy_statement(permission, f"{API_ARN}/*/GET/ledgers/{{ledger}}/slips/{{date}}/{{id}}")
     assert POLICY_LIMIT // len(json.dumps(one)) < 60
+
+
+def test_a_route_declared_as_a_function_event_is_refused() -> None:
+    # Given a route added the SAM way, as an event of the function (one permission per event)
+    source = copy.deepcopy(template.load())
+    source["Resources"]["LedgerFunction"]["Properties"]["Events"] = {
+        "ListLedgers": {"Type": "HttpApi", "Properties": {"ApiId": {"Ref": "HttpApi"}, "Path": "/ledgers"}}
+    }
+    # Then reading the routes says how to declare it instead of silently skipping it
+    with pytest.raises(ValueError, match=r"AWS::ApiGatewayV2::Route"):
+        template.routes(source)

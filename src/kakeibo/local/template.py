@@ -66,7 +66,11 @@ def routes(template: dict[str, Any] | None = None) -> list[Route]:
     """The API's routes: its AWS::ApiGatewayV2::Route resources (public: `AuthorizationType: NONE`)."""
     template = template or load()
     found = []
-    for resource in template["Resources"].values():
+    for name, resource in template["Resources"].items():
+        events = (resource.get("Properties") or {}).get("Events") or {}
+        if any(event.get("Type") in ("HttpApi", "Api") for event in events.values()):
+            # Each such event would add its own invoke permission (Lambda's policy is capped at 20 KB).
+            raise ValueError(f"{name}: declare routes as AWS::ApiGatewayV2::Route resources, not as Events")
         if resource.get("Type") != "AWS::ApiGatewayV2::Route":
             continue
         props = resource["Properties"]
