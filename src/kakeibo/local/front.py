@@ -1,4 +1,4 @@
-"""An HTTP front that behaves like the API Gateway HTTP API of template.yaml, in-process.
+"""An HTTP front that behaves like the API Gateway HTTP API of template.yaml.
 
 Only the routes the template declares are served (anything else: 404, as API Gateway does). Each
 request becomes a payload-2.0 event with the authorizer's claims (`Authorization: Bearer <user>`,

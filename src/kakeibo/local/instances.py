@@ -190,6 +190,7 @@ class Pool:
                 return instance.invoke(event)
             except InstanceDied as exc:
                 self.log(f"{exc.detail} during {event.get('routeKey', 'a request')}: answered 502")
+                instance.conn.close()
                 taken.instance = None
                 threading.Thread(target=self._replace_later, args=(taken,), daemon=True).start()
                 slot = None  # the replacing thread puts the slot back when its instance is ready
