@@ -6,7 +6,9 @@ Every client opens its own connection and waits at a barrier, so the requests re
 
 from __future__ import annotations
 
+import socket
 import threading
+import time
 from collections import Counter
 from collections.abc import Callable
 from urllib.parse import quote
@@ -14,6 +16,8 @@ from urllib.parse import quote
 import pytest
 import requests
 
+from kakeibo.local.dynamodb import free_port
+from kakeibo.local.front import Front, serve
 from tests.api.conftest import Http
 
 LUNCH = {"date": "2026-11-03", "kind": "expense", "amount": 1200, "account": "cash", "category": "食費"}
@@ -53,6 +57,33 @@ def test_sixty_four_clients_at_once_are_all_served(front_url: str, user: str) ->
     replies = at_once(64, lambda s: s.get(f"{front_url}/accounts", headers=auth, timeout=120))
     # Then none is reset or refused: every one gets its answer
     assert [r.status_code for r in replies] == [200] * 64
+
+
+def test_a_burst_waits_in_the_listen_backlog_until_the_front_accepts(front: Front) -> None:
+    # Given a front that listens but does not accept yet (as when every thread is busy)
+    server = serve(front, "127.0.0.1", free_port())
+    server.quiet = True
+    clients: list[socket.socket] = []
+    try:
+        # When 64 clients connect and send their request
+        for _ in range(64):
+            client = socket.create_connection(server.server_address[:2], timeout=30)
+            client.sendall(b"GET /health HTTP/1.1\r\nHost: local\r\nConnection: close\r\n\r\n")
+            clients.append(client)
+        # Then every connection was taken by the backlog, and once the front accepts, each is answered
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        deadline = time.monotonic() + 180  # a connection the backlog dropped would hang: fail instead
+        for client in clients:
+            client.settimeout(max(1.0, deadline - time.monotonic()))
+            answer = b""
+            while chunk := client.recv(65536):
+                answer += chunk
+            assert answer.startswith(b"HTTP/1.1 200 "), answer[:200]
+    finally:
+        for client in clients:
+            client.close()
+        server.shutdown()
+        server.server_close()
 
 
 @pytest.mark.xfail(strict=True, reason="the account limit is checked before the transaction")
