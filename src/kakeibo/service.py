@@ -6,6 +6,8 @@ No HTTP here: routes parse requests and format responses; this module decides an
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
+import json
 import os
 import time
 import uuid
@@ -19,14 +21,15 @@ from kakeibo.idempotency import derived_id
 from kakeibo.ledger import Entry
 from kakeibo.models import ACCOUNT_ID_RE, AccountCreate, AccountPatch, BudgetIn, SlipIn, check_month, parse_date
 from kakeibo.store import (
-    LEDGER_LOCK,
     Item,
+    NewSlip,
+    SlipIdTaken,
     Store,
-    TxOp,
     account_sk,
     day_sk,
     decode_cursor,
     encode_cursor,
+    identity_sk,
     slip_sk,
 )
 
@@ -71,7 +74,7 @@ def account_view(item: Item) -> dict[str, Any]:
 
 
 def create_account(store: Store, who: str, body: AccountCreate, *, request_token: str | None = None) -> dict[str, Any]:
-    count = sum(1 for _ in store.query(who, begins_with="ACCOUNT#", projection="SK"))
+    count = len(store.account_ids(who))
     if count >= MAX_ACCOUNTS:
         raise errors.Conflict(f"a ledger holds at most {MAX_ACCOUNTS} accounts", limit=MAX_ACCOUNTS)
     stamp = now_iso()
@@ -90,18 +93,7 @@ def create_account(store: Store, who: str, body: AccountCreate, *, request_token
         "request_token": request_token,
     }
     try:
-        # Never while a rebuild holds the ledger: slips on an account it has not fenced could interleave.
-        store.transact(
-            [
-                store.put_op(
-                    who,
-                    item,
-                    "attribute_not_exists(SK)",
-                    lambda old: errors.AlreadyExists(f"account '{body.id}' already exists", id=body.id),
-                ),
-                store.lock_free_op(who, LEDGER_LOCK),
-            ]
-        )
+        store.create_account(who, item, counted=count, limit=MAX_ACCOUNTS)
     except errors.AlreadyExists:
         existing = store.get(who, account_sk(body.id))
         if request_token and existing and existing.get("request_token") == request_token:
@@ -118,14 +110,12 @@ def get_account(store: Store, who: str, account: str) -> dict[str, Any]:
 
 
 def list_accounts(store: Store, who: str) -> list[dict[str, Any]]:
-    return [account_view(i) for i in store.query(who, begins_with="ACCOUNT#", consistent=True)]
+    return [account_view(i) for i in store.accounts(who)]
 
 
 def patch_account(store: Store, who: str, account: str, patch: AccountPatch, expected: int | None) -> dict[str, Any]:
     current = get_account(store, who, account)
-    version = current["version"] if expected is None else expected
-    if current["version"] != version:
-        raise errors.VersionMismatch(current=current["version"], expected=version)
+    version = check_version(current["version"], expected)
     changes = patch.model_dump(exclude_unset=True)
     if all(current[k] == v for k, v in changes.items()):
         return current
@@ -205,6 +195,18 @@ def _slip_item(body: SlipIn, entry: Entry, **meta: Any) -> Item:
     return item
 
 
+def fingerprint(body: SlipIn) -> str:
+    """sha256 of the slip's fields as canonical JSON: the same request body gives the same value."""
+    fields = {name: getattr(body, name) for name in SLIP_FIELDS if getattr(body, name) is not None}
+    canonical = json.dumps(fields, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def new_slip_item(body: SlipIn, slip_id: str, *, stamp: str, no: int, **meta: Any) -> Item:
+    """The item of a slip about to be created (version 1)."""
+    return _slip_item(body, body.entry(), id=slip_id, no=no, version=1, created_at=stamp, updated_at=stamp, **meta)
+
+
 def create_slip(
     store: Store,
     who: str,
@@ -212,56 +214,73 @@ def create_slip(
     *,
     slip_id: str | None = None,
     request_token: str | None = None,
+    origin: str = "api",
 ) -> dict[str, Any]:
-    """One transaction: the slip and every balance it moves.
+    """Create one slip: the one way slips come to be (POST /slips, recurrences; imports batch
+    the same store operation). One transaction: the slip, its identity and every balance it moves.
 
-    With a request token (from an Idempotency-Key) the slip id derives from it, and the token goes to
-    DynamoDB: a repeat of this very request finds its slip instead of making a second one.
+    With a request token (from an Idempotency-Key) the slip id derives from it and the token goes
+    to DynamoDB, so the same request at any later time finds its slip, wherever it has moved since:
+    the same body gets it back, another body is refused (422), a deleted slip is gone (410). Without
+    one, an id that is already used raises `SlipIdTaken`.
     """
-    entry = body.entry()
-    plan = ledger.plan(None, entry)
     if request_token:
         slip_id = slip_id or derived_id(request_token)
     slip_id = slip_id or new_slip_id()
-    stamp = now_iso()
-    item = _slip_item(
-        body,
-        entry,
-        id=slip_id,
-        no=store.next_number(who),
-        version=1,
-        created_at=stamp,
-        updated_at=stamp,
-        request_token=request_token,
-    )
-    ops = [
-        store.put_op(
+    entry = body.entry()
+    item = new_slip_item(body, slip_id, stamp=now_iso(), no=store.next_number(who), request_token=request_token)
+    new = NewSlip(item, origin=origin, fingerprint=fingerprint(body), request_token=request_token)
+
+    def write(token: str) -> None:
+        store.create_slips(
             who,
-            item,
-            "attribute_not_exists(SK)",
-            lambda old: errors.AlreadyExists(f"slip '{slip_id}' already exists", id=slip_id),
+            [new],
+            ledger.plan(None, entry),
+            missing_account=_missing_account(entry),
+            archived_account=_archived_account(entry),
+            token=token,
         )
-    ]
-    ops += store.balance_ops(
-        who,
-        plan,
-        active_accounts=frozenset(ledger.accounts_touched(entry)),
-        missing_account=_missing_account(entry),
-        archived_account=_archived_account(entry),
-    )
+
     try:
-        store.transact(ops, request_token or new_token())
-    except (errors.AlreadyExists, errors.IdempotencyKeyReused):
+        write(request_token or new_token())
+    except (SlipIdTaken, errors.IdempotencyKeyReused) as exc:
         if not request_token:
             raise
-        existing = store.get(who, slip_sk(body.date, slip_id))
-        if existing is not None and existing.get("request_token") == request_token:
-            return slip_view(existing)  # committed by an earlier attempt whose answer was lost
-        if existing is not None:
+        found = exc.identity if isinstance(exc, SlipIdTaken) else None
+        found = found or store.get(who, identity_sk(slip_id))
+        if found is not None:
+            return _replay(store, who, found, new)
+        legacy = store.get(who, slip_sk(body.date, slip_id))  # a slip from before identities
+        if legacy is not None:
+            if legacy.get("request_token") == request_token:
+                return slip_view(legacy)
             raise
         # the token was spent on an attempt that did not commit: this one goes under a fresh token
-        store.transact(ops, new_token())
+        write(new_token())
     return slip_view(item)
+
+
+def _replay(store: Store, who: str, identity: Item, new: NewSlip) -> dict[str, Any]:
+    """The answer to a create whose slip id (from its Idempotency-Key) is already used."""
+    if identity.get("fingerprint") not in (None, new.fingerprint):
+        raise errors.IdempotencyKeyReused("this Idempotency-Key was used with a different request body; use a new key")
+    if identity.get("deleted"):
+        raise errors.Gone(
+            "the slip this Idempotency-Key created has been deleted; it is not created again",
+            id=identity["slip_id"],
+        )
+    current = store.get(who, slip_sk(identity["date"], identity["slip_id"]))
+    if current is None:  # moved between our two reads
+        raise errors.Conflict("the slip is being changed; retry", retry_after=1)
+    return slip_view(current)
+
+
+def get_slip_by_id(store: Store, who: str, slip_id: str) -> dict[str, Any]:
+    """A slip by its id alone, wherever its date has moved it."""
+    found = store.get(who, identity_sk(slip_id)) if _valid_id(slip_id) else None
+    if found is None or found.get("deleted"):
+        raise errors.NotFound("slip not found")
+    return get_slip(store, who, found["date"], slip_id)
 
 
 def get_slip(store: Store, who: str, date: str, slip_id: str) -> dict[str, Any]:
@@ -280,6 +299,10 @@ def _valid_key(date: str, slip_id: str) -> bool:
         parse_date(date)
     except ValueError:
         return False
+    return _valid_id(slip_id)
+
+
+def _valid_id(slip_id: str) -> bool:
     return 1 <= len(slip_id) <= 64 and slip_id.isascii() and slip_id.isalnum()
 
 
@@ -307,6 +330,14 @@ def validation_errors(exc: ValidationError, prefix: str) -> list[dict[str, Any]]
     ]
 
 
+def check_version(current: int, expected: int | None) -> int:
+    """The If-Match pre-check of every versioned write: the version the write must find."""
+    expect = current if expected is None else expected
+    if current != expect:
+        raise errors.VersionMismatch(f"the version is {current}, not {expect}", current=current, expected=expect)
+    return expect
+
+
 def update_slip(
     store: Store,
     who: str,
@@ -320,18 +351,12 @@ def update_slip(
 ) -> dict[str, Any]:
     """PUT (body) or PATCH (patch): one transaction; a new date moves the slip to a new key."""
     current = _read_slip(store, who, date, slip_id)
-    version = int(current["version"])
-    expect = version if expected is None else expected
-    if version != expect:
-        raise errors.VersionMismatch(
-            f"the slip is at version {version}, not {expect}", current=version, expected=expect
-        )
+    version = check_version(int(current["version"]), expected)
     new = body if body is not None else merge_patch(current, patch or {})
     old_entry, new_entry = entry_of(current), new.entry()
     unchanged = old_entry == new_entry and current.get("memo") == new.memo
     if unchanged:
         return slip_view(current)
-    plan = ledger.plan(old_entry, new_entry)
     item = _slip_item(
         new,
         new_entry,
@@ -344,35 +369,17 @@ def update_slip(
     for extra in ("import_id", "request_token"):
         if extra in current:
             item[extra] = current[extra]
-
-    def stale(old: Item | None) -> errors.ApiError:
-        if old is None:
-            return errors.NotFound("slip not found")
-        return errors.VersionMismatch(current=int(old["version"]), expected=expect)
-
-    version_cond = {"names": {"#ver": "version"}, "values": {":expected": expect}}
-    ops: list[TxOp]
-    if plan.op == "update":
-        ops = [store.put_op(who, item, "#ver = :expected", stale, **version_cond)]
-    else:
-        ops = [
-            store.delete_op(who, current["SK"], "#ver = :expected", stale, **version_cond),
-            store.put_op(
-                who,
-                item,
-                "attribute_not_exists(SK)",
-                lambda old: errors.AlreadyExists("a slip already exists at the new key"),
-            ),
-        ]
     newly_named = set(ledger.accounts_touched(new_entry)) - set(ledger.accounts_touched(old_entry))
-    ops += store.balance_ops(
+    store.change_slip(
         who,
-        plan,
-        active_accounts=frozenset(newly_named),
+        current,
+        item,
+        ledger.plan(old_entry, new_entry),
+        newly_named=frozenset(newly_named),
         missing_account=_missing_account(new_entry),
         archived_account=_archived_account(new_entry),
+        token=token or new_token(),
     )
-    store.transact(ops, token or new_token())
     return slip_view(item)
 
 
@@ -380,37 +387,16 @@ def delete_slip(
     store: Store, who: str, date: str, slip_id: str, *, expected: int | None, token: str | None = None
 ) -> None:
     current = _read_slip(store, who, date, slip_id)
-    version = int(current["version"])
-    expect = version if expected is None else expected
-    if version != expect:
-        raise errors.VersionMismatch(
-            f"the slip is at version {version}, not {expect}", current=version, expected=expect
-        )
+    check_version(int(current["version"]), expected)
     old_entry = entry_of(current)
-    plan = ledger.plan(old_entry, None)
-
-    def stale(old: Item | None) -> errors.ApiError:
-        if old is None:
-            return errors.NotFound("slip not found")
-        return errors.VersionMismatch(current=int(old["version"]), expected=expect)
-
-    ops = [
-        store.delete_op(
-            who,
-            current["SK"],
-            "#ver = :expected",
-            stale,
-            names={"#ver": "version"},
-            values={":expected": expect},
-        )
-    ]
-    ops += store.balance_ops(
+    store.delete_slip(
         who,
-        plan,
+        current,
+        ledger.plan(old_entry, None),
         missing_account=_missing_account(old_entry),
         archived_account=_archived_account(old_entry),
+        token=token or new_token(),
     )
-    store.transact(ops, token or new_token())
 
 
 def slip_range(date_from: str | None, date_to: str | None, cursor: str | None) -> tuple[str, str, str | None]:
@@ -481,22 +467,16 @@ def list_slips(
 # ---- balances and reports ---------------------------------------------------------------------
 
 
-def _account_ids(store: Store, who: str) -> list[str]:
-    return [i["SK"].removeprefix("ACCOUNT#") for i in store.query(who, begins_with="ACCOUNT#", projection="SK")]
-
-
 def balances(store: Store, who: str, as_of: str | None = None) -> dict[str, Any]:
     if as_of is None:
-        ids = _account_ids(store, who)
+        ids = store.account_ids(who)
         snapshot = store.transact_get(who, [account_sk(a) for a in ids])
         items = [{"account": item["id"], "balance": int(item.get("balance", 0))} for item in snapshot if item]
         return {"date": None, "items": items}
     out = []
     # One Query gives every account's opening balance; then one Query of day totals per account.
-    names = {"#ob": "opening_balance"}
-    accounts = store.query(who, begins_with="ACCOUNT#", projection="SK, #ob", names=names)
-    for acct in accounts:
-        account = acct["SK"].removeprefix("ACCOUNT#")
+    for acct in store.accounts(who):
+        account = acct["id"]
         total = int(acct["opening_balance"])
         for day in store.query(
             who,
@@ -552,7 +532,7 @@ def monthly_report(store: Store, who: str, month: str) -> dict[str, Any]:
         if income or expense:
             by_category.append({"category": item["category"], "income": income, "expense": expense})
     by_account = []
-    for account in _account_ids(store, who):
+    for account in store.account_ids(who):
         income = expense = net = 0
         for day in store.query(who, between=(day_sk(account, f"{month}-01"), day_sk(account, f"{month}-31"))):
             income += int(day.get("income", 0))
@@ -666,9 +646,5 @@ def put_budget(
 
 
 def list_budgets(store: Store, who: str, month: str) -> dict[str, Any]:
-    items = [
-        budget_view(item)
-        for item in store.query(who, begins_with=f"MONTH#{month}#CAT#", consistent=True)
-        if "limit" in item
-    ]
+    items = [budget_view(item) for item in store.query(who, begins_with=f"MONTH#{month}#CAT#") if "limit" in item]
     return {"month": month, "items": items}

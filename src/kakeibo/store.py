@@ -62,6 +62,15 @@ def slip_sk(date: str, slip_id: str) -> str:
     return f"SLIP#{date}#{slip_id}"
 
 
+def identity_sk(slip_id: str) -> str:
+    """A slip's identity: one item per slip id, whatever its date, kept (as a tombstone) after delete."""
+    return f"ID#{slip_id}"
+
+
+def account_id(sk: str) -> str:
+    return sk.removeprefix("ACCOUNT#")
+
+
 def day_sk(account: str, date: str) -> str:
     return f"DAY#{account}#{date}"
 
@@ -71,6 +80,7 @@ def category_sk(month: str, category: str) -> str:
 
 
 SLIP_SEQ_SK = "SEQ#slip"
+ACCOUNT_COUNT_SK = "SEQ#accounts"  # how many accounts the ledger holds (the limit is checked on it)
 
 
 LEDGER_LOCK = "ledger"  # held by a rebuild: no slip or account may change meanwhile
@@ -297,7 +307,7 @@ class Store:
         begins_with: str | None = None,
         between: tuple[str, str] | None = None,
         forward: bool = True,
-        consistent: bool = False,
+        consistent: bool = True,
         projection: str | None = None,
         names: dict[str, str] | None = None,
         filter_expression: str | None = None,
@@ -305,7 +315,8 @@ class Store:
         start_sk: str | None = None,
         page_size: int | None = None,
     ) -> Iterator[Item]:
-        """Items of one ledger in SK order, following pages lazily."""
+        """Items of one ledger in SK order, following pages lazily. Strongly consistent unless told:
+        a page reloaded right after a write must show it."""
         expr_values: dict[str, Any] = {":pk": pk(ledger), **(values or {})}
         if begins_with is not None:
             cond = "PK = :pk AND begins_with(SK, :prefix)"
@@ -569,6 +580,277 @@ class Store:
             condition=condition,
             names=names,
             values=values,
+        )
+
+    # -- accounts -------------------------------------------------------------------------------
+
+    def accounts(self, ledger: str) -> Iterator[Item]:
+        """Every account item of the ledger, in id order."""
+        return self.query(ledger, begins_with="ACCOUNT#")
+
+    def create_account(self, ledger: str, item: Item, *, counted: int, limit: int) -> None:
+        """One transaction: the account (a new id), the ledger's account count (under `limit`;
+        started from `counted` on a ledger that has none yet), and no rebuild holding the ledger."""
+        account = item["id"]
+        ops = [
+            self.put_op(
+                ledger,
+                item,
+                "attribute_not_exists(SK)",
+                lambda old: errors.AlreadyExists(f"account '{account}' already exists", id=account),
+            ),
+            self.update_op(
+                ledger,
+                ACCOUNT_COUNT_SK,
+                "SET #n = if_not_exists(#n, :counted) + :one",
+                lambda old: errors.Conflict(f"a ledger holds at most {limit} accounts", limit=limit),
+                condition="attribute_not_exists(#n) OR #n < :limit",
+                names={"#n": "value"},
+                values={":counted": counted, ":one": 1, ":limit": limit},
+            ),
+            # never while a rebuild holds the ledger: slips on an account it has not fenced could interleave
+            self.lock_free_op(ledger, LEDGER_LOCK),
+        ]
+        self.transact(ops)
+
+    def account_ids(self, ledger: str) -> list[str]:
+        """The ids of the ledger's accounts, in order (keys only)."""
+        return [account_id(i["SK"]) for i in self.query(ledger, begins_with="ACCOUNT#", projection="SK")]
+
+    # -- imports --------------------------------------------------------------------------------
+
+    def used_slip_ids(self, ledger: str) -> set[str]:
+        """Every slip id the ledger ever used: identities (live or deleted), and the ROW# marks that
+        recorded imported rows before slips had identities."""
+        used = {i["SK"].removeprefix("ID#") for i in self.query(ledger, begins_with="ID#", projection="SK")}
+        return used | {i["SK"].removeprefix("ROW#") for i in self.query(ledger, begins_with="ROW#", projection="SK")}
+
+    def import_started(self, ledger: str, import_id: str, *, rows: int, encoding: str, now: str) -> None:
+        self.update(
+            ledger,
+            import_sk(import_id),
+            "SET #type = :type, #id = :id, #status = :running, #rows = :rows, #enc = :enc, #upd = :now,"
+            " #crt = if_not_exists(#crt, :now) ADD #runs :one",
+            names={
+                "#type": "type",
+                "#id": "import_id",
+                "#status": "status",
+                "#rows": "rows",
+                "#enc": "encoding",
+                "#upd": "updated_at",
+                "#crt": "created_at",
+                "#runs": "runs",
+            },
+            values={
+                ":type": "import",
+                ":id": import_id,
+                ":running": "running",
+                ":rows": rows,
+                ":enc": encoding,
+                ":now": now,
+                ":one": 1,
+            },
+        )
+
+    def import_finished(
+        self,
+        ledger: str,
+        import_id: str,
+        *,
+        status: str,
+        skipped: int,
+        failed: int,
+        pending: int,
+        errors: list[dict[str, Any]],
+        now: str,
+    ) -> None:
+        """The outcome of a run (its `created` count is ADDed by each batch's transaction)."""
+        self.update(
+            ledger,
+            import_sk(import_id),
+            "SET #status = :status, #skipped = :skipped, #failed = :failed, #pending = :pending,"
+            " #errors = :errors, #upd = :now",
+            names={
+                "#status": "status",
+                "#skipped": "skipped",
+                "#failed": "failed",
+                "#pending": "pending",
+                "#errors": "errors",
+                "#upd": "updated_at",
+            },
+            values={
+                ":status": status,
+                ":skipped": skipped,
+                ":failed": failed,
+                ":pending": pending,
+                ":errors": errors,
+                ":now": now,
+            },
+        )
+
+    def get_import(self, ledger: str, import_id: str) -> Item | None:
+        return self.get(ledger, import_sk(import_id))
+
+    # -- slips: the one create path, changes and deletes ---------------------------------------
+    # Every slip has an identity item, ID#{slip_id}, written in the transaction that creates the
+    # slip (attribute_not_exists), updated by every change (date, version) and kept as a tombstone
+    # by a delete. So a slip id is one slip forever: whoever creates with an id that was ever used
+    # (a repeated Idempotency-Key, a row imported again, a recurrence run twice) gets SlipIdTaken
+    # with what that identity says today.
+
+    def create_slips(
+        self,
+        ledger: str,
+        slips: Sequence[NewSlip],
+        plan: Plan,
+        *,
+        missing_account: Callable[[str], errors.ApiError],
+        archived_account: Callable[[str], errors.ApiError],
+        token: str | None = None,
+        import_id: str | None = None,
+    ) -> None:
+        """One transaction: each slip and its identity, every balance item the slips move (`plan`,
+        merged) and, for an import, the import's count of created slips."""
+        ops: list[TxOp] = []
+        stamp = slips[0].item["created_at"] if slips else ""
+        if import_id is not None:
+            ops.append(
+                self.update_op(  # unconditional: this run's count, atomically with its slips
+                    ledger,
+                    import_sk(import_id),
+                    "ADD #created :n SET #upd = :now",
+                    lambda item: errors.Conflict("the import could not be recorded"),
+                    names={"#created": "created", "#upd": "updated_at"},
+                    values={":n": len(slips), ":now": stamp},
+                )
+            )
+        for new in slips:
+            slip_id = new.item["id"]
+            ops.append(
+                self.put_op(
+                    ledger,
+                    _identity(new.item, origin=new.origin, fingerprint=new.fingerprint, token=new.request_token),
+                    "attribute_not_exists(SK)",
+                    functools.partial(SlipIdTaken, slip_id),
+                )
+            )
+            ops.append(
+                self.put_op(ledger, new.item, "attribute_not_exists(SK)", functools.partial(_slip_at_key, slip_id))
+            )
+        ops += self.balance_ops(
+            ledger,
+            plan,
+            active_accounts=frozenset(plan.accounts),
+            missing_account=missing_account,
+            archived_account=archived_account,
+        )
+        self.transact(ops, token)
+
+    def change_slip(
+        self,
+        ledger: str,
+        current: Item,
+        new: Item,
+        plan: Plan,
+        *,
+        newly_named: frozenset[str],
+        missing_account: Callable[[str], errors.ApiError],
+        archived_account: Callable[[str], errors.ApiError],
+        token: str | None = None,
+    ) -> None:
+        """One transaction: the slip rewritten if still at its version (moved when its date
+        changed), its identity following it, and every balance item the change moves."""
+        expected = int(current["version"])
+        stale = _stale_slip(expected)
+        version = {"names": {"#ver": "version"}, "values": {":expected": expected}}
+        if current["SK"] == new["SK"]:
+            ops = [self.put_op(ledger, new, "#ver = :expected", stale, **version)]
+        else:
+            ops = [
+                self.delete_op(ledger, current["SK"], "#ver = :expected", stale, **version),
+                self.put_op(
+                    ledger,
+                    new,
+                    "attribute_not_exists(SK)",
+                    lambda old: errors.AlreadyExists("a slip already exists at the new key"),
+                ),
+            ]
+        ops.append(self._identity_op(ledger, current, date=new["date"], version=int(new["version"]), deleted=False))
+        ops += self.balance_ops(
+            ledger,
+            plan,
+            active_accounts=newly_named,
+            missing_account=missing_account,
+            archived_account=archived_account,
+        )
+        self.transact(ops, token)
+
+    def delete_slip(
+        self,
+        ledger: str,
+        current: Item,
+        plan: Plan,
+        *,
+        missing_account: Callable[[str], errors.ApiError],
+        archived_account: Callable[[str], errors.ApiError],
+        token: str | None = None,
+    ) -> None:
+        """One transaction: the slip deleted if still at its version, its identity left as a
+        tombstone (its id is never used again), and its effects reversed."""
+        expected = int(current["version"])
+        ops = [
+            self.delete_op(
+                ledger,
+                current["SK"],
+                "#ver = :expected",
+                _stale_slip(expected),
+                names={"#ver": "version"},
+                values={":expected": expected},
+            ),
+            self._identity_op(ledger, current, date=current["date"], version=expected + 1, deleted=True),
+        ]
+        ops += self.balance_ops(ledger, plan, missing_account=missing_account, archived_account=archived_account)
+        self.transact(ops, token)
+
+    def _identity_op(self, ledger: str, slip: Item, *, date: str, version: int, deleted: bool) -> TxOp:
+        """The identity follows its slip; a slip from before identities gets one here."""
+        return self.update_op(
+            ledger,
+            identity_sk(slip["id"]),
+            "SET #type = :type, #sid = :sid, #date = :date, #ver = :ver, #del = :del,"
+            " #origin = if_not_exists(#origin, :origin), #crt = if_not_exists(#crt, :crt)",
+            lambda item: errors.Conflict("the slip's identity could not be updated"),
+            names={
+                "#type": "type",
+                "#sid": "slip_id",
+                "#date": "date",
+                "#ver": "version",
+                "#del": "deleted",
+                "#origin": "origin",
+                "#crt": "created_at",
+            },
+            values={
+                ":type": "slip_id",
+                ":sid": slip["id"],
+                ":date": date,
+                ":ver": version,
+                ":del": deleted,
+                ":origin": _origin_of(slip),
+                ":crt": slip.get("created_at", ""),
+            },
+        )
+
+    def slip_identities(self, ledger: str) -> Iterator[Item]:
+        """Every identity of the ledger (live and deleted slips)."""
+        return self.query(ledger, begins_with="ID#")
+
+    def backfill_identity_op(self, lease: Lease, identity: Item) -> TxOp:
+        """Write the identity of a slip from before identities (a rebuild, under its lease)."""
+        return self.put_op(
+            lease.ledger,
+            identity,
+            "attribute_not_exists(SK)",
+            lambda item: errors.Conflict(f"{identity['SK']} appeared during the rebuild"),
         )
 
     # -- single-item conditional writes --------------------------------------------------------
@@ -952,6 +1234,74 @@ def _budget_failure(key: CategoryMonthItem, need: int) -> OnFail:
         )
 
     return fail
+
+
+ORIGINS = ("api", "import", "recurrence")
+
+
+@dataclass(frozen=True)
+class NewSlip:
+    """A slip to create: its item (SK included), where it comes from, and the fingerprint of the
+    request that creates it (the same request later must find this slip, another one must not)."""
+
+    item: Item
+    origin: str = "api"
+    fingerprint: str | None = None
+    request_token: str | None = None
+
+
+class SlipIdTaken(errors.AlreadyExists):
+    """A create met a slip id already used: `identity` is its identity item (None: an older slip
+    without one sits at that very key)."""
+
+    def __init__(self, slip_id: str, identity: Item | None = None) -> None:
+        super().__init__(f"slip '{slip_id}' already exists", id=slip_id)
+        self.slip_id = slip_id
+        self.identity = identity
+
+
+def _slip_at_key(slip_id: str, item: Item | None) -> errors.ApiError:
+    return SlipIdTaken(slip_id, None)
+
+
+def _identity(slip: Item, *, origin: str, fingerprint: str | None, token: str | None) -> Item:
+    return {
+        "SK": identity_sk(slip["id"]),
+        "type": "slip_id",
+        "slip_id": slip["id"],
+        "date": slip["date"],
+        "version": int(slip["version"]),
+        "deleted": False,
+        "origin": origin,
+        "fingerprint": fingerprint,
+        "request_token": token,
+        "import_id": slip.get("import_id"),
+        "created_at": slip.get("created_at"),
+    }
+
+
+def identity_of(slip: Item, *, deleted: bool = False) -> Item:
+    """The identity item a slip written before identities should have (no fingerprint: unknown)."""
+    found = _identity(slip, origin=_origin_of(slip), fingerprint=None, token=slip.get("request_token"))
+    found["deleted"] = deleted
+    return found
+
+
+def _origin_of(slip: Item) -> str:
+    return str(slip.get("origin") or ("import" if slip.get("import_id") else "api"))
+
+
+def _stale_slip(expected: int) -> OnFail:
+    def fail(old: Item | None) -> errors.ApiError:
+        if old is None:
+            return errors.NotFound("slip not found")
+        return errors.VersionMismatch(current=int(old["version"]), expected=expected)
+
+    return fail
+
+
+def import_sk(sha256: str) -> str:
+    return f"IMPORT#{sha256}"
 
 
 @cache

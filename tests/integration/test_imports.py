@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -22,10 +23,17 @@ OPENING = {"bank": 1_000_000, "cash": 100_000, "suica": 50_000, "card": 0}
 class Wrapped:
     """A DynamoDB client that records transactions and can crash after `fail_after` of them."""
 
-    def __init__(self, client: Any, fail_after: int | None = None, rendezvous: threading.Barrier | None = None) -> None:
+    def __init__(
+        self,
+        client: Any,
+        fail_after: int | None = None,
+        rendezvous: threading.Barrier | None = None,
+        before_first: Callable[[], Any] | None = None,
+    ) -> None:
         self._client = client
         self.fail_after = fail_after
         self.rendezvous = rendezvous  # wait for the others here before the first transaction
+        self.before_first = before_first  # run right before the first transaction
         self.committed: list[int] = []  # items per transaction that went through
         self.attempts = 0
 
@@ -33,6 +41,8 @@ class Wrapped:
         self.attempts += 1
         if self.rendezvous is not None and self.attempts == 1:
             self.rendezvous.wait(timeout=60)
+        if self.before_first is not None and self.attempts == 1:
+            self.before_first()
         if self.fail_after is not None and len(self.committed) >= self.fail_after:
             raise RuntimeError("simulated crash: the process died here")
         result = self._client.transact_write_items(**request)
@@ -44,9 +54,12 @@ class Wrapped:
 
 
 def wrapped(
-    store: Store, fail_after: int | None = None, rendezvous: threading.Barrier | None = None
+    store: Store,
+    fail_after: int | None = None,
+    rendezvous: threading.Barrier | None = None,
+    before_first: Callable[[], Any] | None = None,
 ) -> tuple[Store, Wrapped]:
-    client = Wrapped(store.client, fail_after, rendezvous)
+    client = Wrapped(store.client, fail_after, rendezvous, before_first)
     return Store(client, store.table), client  # type: ignore[arg-type]
 
 
@@ -156,15 +169,18 @@ def test_batched_and_a_crash_halfway_resumes_to_exactly_the_file(api: Client, st
 
 
 def test_a_batch_with_an_already_existing_slip_keeps_the_others(api: Client, store: Store, user: str) -> None:
-    # Given a slip that already has the id one of the rows will get (its external_id), made
-    # outside any import so the import does not know about it
+    # Given a slip that gets the id one of the rows will get (its external_id) right after the
+    # import has looked up the ids already used, so the import does not know about it
     household(api)
-    service.create_slip(
-        store,
-        user,
-        SlipIn(date="2026-11-02", kind="expense", amount=700, account="cash", category="食費"),
-        slip_id="EXT2",
-    )
+
+    def concurrent_create() -> None:
+        service.create_slip(
+            store,
+            user,
+            SlipIn(date="2026-11-02", kind="expense", amount=700, account="cash", category="食費"),
+            slip_id="EXT2",
+        )
+
     text = (
         HEADER
         + "2026-11-01,expense,100,cash,,食費,,EXT1\n"
@@ -172,7 +188,7 @@ def test_a_batch_with_an_already_existing_slip_keeps_the_others(api: Client, sto
         + "2026-11-03,expense,300,cash,,食費,,EXT3\n"
     )
     # When the file is imported
-    counting, recorder = wrapped(store)
+    counting, recorder = wrapped(store, before_first=concurrent_create)
     result = importer.import_csv(counting, user, text.encode())
     # Then the batch was refused once, the existing one dropped, and the others written together
     assert (result["created"], result["skipped"], result["failed"]) == (2, 1, 0)

@@ -23,6 +23,7 @@ EXPECTED = {
     "create_slip": 201,
     "list_slips": 200,
     "get_slip": 200,
+    "get_slip_by_id": 200,
     "replace_slip": 200,
     "patch_slip": 200,
     "delete_slip": 204,
@@ -81,7 +82,7 @@ def test_handler_answers_every_sample(aws: None, name: str) -> None:
     client = Client("local")
     if name != "create_account":
         client.account("cash", 20000)
-    if name in ("get_slip", "replace_slip", "patch_slip", "delete_slip"):
+    if name in ("get_slip", "get_slip_by_id", "replace_slip", "patch_slip", "delete_slip"):
         from kakeibo import service
         from kakeibo.models import SlipIn
         from kakeibo.store import get_store
