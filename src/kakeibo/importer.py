@@ -35,7 +35,7 @@ from kakeibo.store import Item, NewSlip, SlipIdTaken, Store, encode_cursor, iden
 MAX_TX_ITEMS = 100  # TransactWriteItems' limit
 MAX_LISTED_ERRORS = 1000  # kept with the import (GET /imports/{id})
 MAX_ANSWERED_ERRORS = 100  # in the POST answer, which Powertools stores with its Idempotency-Key
-MAX_MESSAGE = 300
+MAX_MESSAGE = 200  # characters kept of a row's message: 1000 of them fit in the import's item
 MAX_PASSES = 5  # first pass + retries of the rows held back for funds
 MIN_SECONDS_LEFT = 3.0  # stop starting batches when the invocation has less than this left
 MAX_EXPORT_BYTES = 2 * 1024 * 1024  # per page; JSON-escaped in the Lambda response it stays < 6 MB
@@ -125,6 +125,10 @@ def get_import(store: Store, who: str, import_id: str) -> dict[str, Any]:
         "created_at": found.get("created_at"),
         "updated_at": found.get("updated_at"),
     }
+
+
+def _cut(message: str) -> str:
+    return message if len(message) <= MAX_MESSAGE else message[: MAX_MESSAGE - 1] + "…"
 
 
 def _is_sha256(value: str) -> bool:

@@ -319,7 +319,24 @@ class ImportResult(Model):
     skipped: int = Field(description="rows imported before (by this file or another)")
     failed: int
     pending: int = Field(description="rows left for the next request (partial only)")
-    errors: list[ImportRowError] = Field(description="the first 1000 refused rows, by line")
+    errors: list[ImportRowError] = Field(
+        description="the first 100 refused rows, by line (all of them, up to 1000: GET /imports/{import_id})"
+    )
+
+
+class ImportReport(Model):
+    import_id: str
+    status: Literal["running", "complete", "partial", "interrupted"]
+    encoding: Literal["utf-8", "shift_jis"]
+    rows: int
+    created: int = Field(description="slips created by every run of this file")
+    skipped: int = Field(description="rows found imported before, in the last run")
+    failed: int
+    pending: int
+    errors: list[ImportRowError] = Field(description="the first 1000 refused rows of the last run, by line")
+    runs: int
+    created_at: str | None
+    updated_at: str | None
 
 
 class LedgerMismatch(Model):

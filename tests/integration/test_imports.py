@@ -337,3 +337,52 @@ def test_with_an_idempotency_key_a_partial_import_is_continued_not_replayed(
     third = api.post("/imports", raw=text, headers=headers)
     assert (third.status, third.json) == (200, second.json)
     assert api.balances() == {"cash": 8800}
+
+
+def test_a_huge_error_report_with_an_idempotency_key_is_answered_and_kept_in_full(api: Client) -> None:
+    # Given a file of 1,000 rows, each wrong in every field (a report of ~400 KB if listed in full)
+    api.account("cash", 1000)
+    row = "2026-13-45,bogus,100,!!bad!!,!!worse!!,カテ#ゴリ," + "x" * 501 + "," + "e" * 129
+    text = HEADER + "\n".join([row] * 1000) + "\n"
+    headers = {"Content-Type": "text/csv", "Idempotency-Key": "huge-report"}
+    # When it is imported with an Idempotency-Key
+    first = api.post("/imports", raw=text, headers=headers)
+    # Then the answer is stored with the key (a repeat replays it): counts, and the first errors
+    assert first.status == 200, first
+    assert (first.json["rows"], first.json["failed"], first.json["created"]) == (1000, 1000, 0)
+    assert len(first.json["errors"]) == 100 and first.json["errors"][0]["line"] == 2
+    again = api.post("/imports", raw=text, headers=headers)
+    assert (again.status, again.json) == (200, first.json)
+    # And the full report names every refused row, by line
+    report = api.get(f"/imports/{first.json['import_id']}")
+    assert report.status == 200, report
+    assert [e["line"] for e in report.json["errors"]] == list(range(2, 1002))
+    assert report.json["errors"][0]["message"].startswith("date: is not a real calendar date")
+    assert (report.json["failed"], report.json["status"], report.json["runs"]) == (1000, "complete", 1)
+    assert api.balances() == {"cash": 1000}
+
+
+def test_an_unknown_import_is_404(api: Client, other_api: Client) -> None:
+    text = HEADER + "2026-11-03,expense,100,cash,,食費,,\n"
+    api.account("cash", 1000)
+    made = api.post("/imports", raw=text, headers={"Content-Type": "text/csv"}).json
+    assert other_api.get(f"/imports/{made['import_id']}").status == 404
+    assert api.get("/imports/" + "0" * 64).status == 404
+    assert api.get("/imports/not-a-hash").status == 404
+
+
+def test_a_memo_with_a_line_break_and_a_date_round_trips(api: Client, other_api: Client) -> None:
+    # Given a slip whose memo holds a line break followed by date-like text
+    for client in (api, other_api):
+        client.account("cash", 10000)
+    memo = "立替分\n2026-11-10, 返済予定"
+    api.slip(date="2026-11-03", kind="expense", amount=1200, account="cash", category="食費", memo=memo)
+    api.slip(date="2026-11-04", kind="expense", amount=300, account="cash", category="食費")
+    # When the export is imported into another ledger
+    exported = api.get("/slips.csv")
+    reply = other_api.post("/imports", raw=exported.raw, headers={"Content-Type": "text/csv"})
+    # Then both slips are there as they were
+    assert reply.status == 200, reply
+    assert (reply.json["created"], reply.json["failed"]) == (2, 0)
+    assert sorted(s["memo"] or "" for s in slips_of(other_api)) == ["", memo]
+    assert other_api.balances() == api.balances()
