@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from functools import cache
+import datetime as dt
+from functools import cache, cached_property
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import Field
+from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -18,6 +20,40 @@ class Settings(BaseSettings):
     )
     # Empty in AWS; set for DynamoDB Local (make run, tests, sam local).
     dynamodb_endpoint_url: str = Field(default="", validation_alias="DYNAMODB_ENDPOINT_URL")
+    # The household's time zone: what "today" means (default dates). An IANA name.
+    ledger_time_zone: str = Field(default="Asia/Tokyo", validation_alias="LEDGER_TIME_ZONE")
+
+    @field_validator("ledger_time_zone")
+    @classmethod
+    def _known_zone(cls, value: str) -> str:
+        _zone(value)
+        return value
+
+    @cached_property
+    def time_zone(self) -> dt.tzinfo:
+        return _zone(self.ledger_time_zone)
+
+
+# Japan keeps no daylight saving time: its zone is a fixed offset where no tz database is installed.
+_FIXED = {"Asia/Tokyo": dt.timezone(dt.timedelta(hours=9), "JST"), "UTC": dt.UTC}
+
+
+def _zone(name: str) -> dt.tzinfo:
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        if name in _FIXED:
+            return _FIXED[name]
+        raise ValueError(f"unknown time zone {name!r}") from None
+
+
+def utc_now() -> dt.datetime:
+    return dt.datetime.now(dt.UTC)
+
+
+def today() -> dt.date:
+    """Today in the ledger's time zone (not the server's, not UTC)."""
+    return utc_now().astimezone(get_settings().time_zone).date()
 
 
 @cache

@@ -244,11 +244,13 @@ def _cancellation_error(exc: ClientError, ops: Sequence[TxOp]) -> errors.ApiErro
             current = reason.get("Item")
             return op.on_fail(from_ddb(current) if current else None)
     codes = {r.get("Code") for r in reasons} - {"None", None}
-    if codes and codes <= RETRYABLE_REASONS:
+    if not codes or codes <= RETRYABLE_REASONS:
         return None
-    if not codes:
-        return None
-    return errors.Conflict("the change could not be applied", reasons=sorted(c for c in codes if c))
+    # Anything else (ValidationError, ItemCollectionSizeLimitExceeded...) fails the same way every
+    # time: a fault of ours, not a conflict worth retrying. Nothing was written.
+    return errors.ApiError(
+        "the database refused the change; nothing was written", reasons=sorted(c for c in codes if c)
+    )
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
 from typing import Annotated
 
 from aws_lambda_powertools.event_handler import Response
@@ -28,6 +27,7 @@ from kakeibo.models import (
     AccountList,
     AccountPatch,
 )
+from kakeibo.settings import today
 from kakeibo.store import get_store
 
 router = Router()
@@ -92,6 +92,8 @@ def patch_account(
     "/accounts/<id>/history",
     tags=TAGS,
     summary="Daily balance series (days without slips carry the balance forward)",
+    description="`to` defaults to today in the ledger's time zone (Asia/Tokyo unless configured), "
+    "`from` to 30 days before `to`.",
     responses={200: ok_response(AccountHistory), **problem_responses(400, 401, 404)},
 )
 def account_history(
@@ -100,6 +102,6 @@ def account_history(
     date_to: Annotated[str | None, Query(alias="to", pattern=DATE_PATTERN)] = None,
 ) -> Response[str]:
     who = identity(router)
-    end = date_to or dt.datetime.now(dt.UTC).date().isoformat()
+    end = date_to or today().isoformat()
     start = date_from or service.days_before(end, 30)
     return json_response(200, service.history(get_store(), who, id, start, end))
