@@ -417,6 +417,29 @@ def slip_range(date_from: str | None, date_to: str | None, cursor: str | None) -
     return lo, hi, start
 
 
+MAX_LIST_READ = 1000  # slips read per request by a filtered list; a cursor continues
+
+
+def list_cursor(date_from: str | None, date_to: str | None, cursor: str | None) -> tuple[str, int | None] | None:
+    """Where a listing resumes: (day, below): that day's slips numbered below `below` (all of
+    them if None), then the earlier days."""
+    if not cursor:
+        return None
+    payload = decode_cursor(cursor)
+    day, below = payload.get("day"), payload.get("below")
+    if not isinstance(day, str):
+        raise errors.BadRequest("invalid cursor")
+    try:
+        parse_date(day)
+    except ValueError:
+        raise errors.BadRequest("invalid cursor") from None
+    if (date_from and day < date_from) or (date_to and day > date_to):
+        raise errors.BadRequest("invalid cursor")
+    if below is not None and (type(below) is not int or below < 1):
+        raise errors.BadRequest("invalid cursor")
+    return day, below
+
+
 def list_slips(
     store: Store,
     who: str,
@@ -429,39 +452,57 @@ def list_slips(
     limit: int = 50,
     cursor: str | None = None,
 ) -> tuple[list[dict[str, Any]], str | None]:
-    lo, hi, start = slip_range(date_from, date_to, cursor)
-    filters, names, values = [], {}, {}
-    if account:
-        filters.append("(#acc = :acc OR #to = :acc)")
-        names.update({"#acc": "account", "#to": "to_account"})
-        values[":acc"] = account
-    if category:
-        filters.append("#cat = :cat")
-        names["#cat"] = "category"
-        values[":cat"] = category
-    if kind:
-        filters.append("#kind = :kind")
-        names["#kind"] = "kind"
-        values[":kind"] = kind
-    items: list[Item] = []
-    for item in store.query(
-        who,
-        between=(lo, hi),
-        forward=False,
-        filter_expression=" AND ".join(filters) or None,
-        names=names or None,
-        values=values or None,
-        start_sk=start,
-        page_size=100 if filters else limit + 1,
-    ):
-        items.append(item)
-        if len(items) > limit:
+    """Newest day first; within a day, the latest slip number first. A day is listed only once
+    all its slips are read, so the order holds across pages. A filtered list reads at most
+    MAX_LIST_READ slips (plus the rest of a day it started) and may answer fewer than `limit`
+    items with a cursor to continue."""
+    lo, hi, _ = slip_range(date_from, date_to, None)
+    resume = list_cursor(date_from, date_to, cursor)
+    if resume:
+        hi = min(hi, f"SLIP#{resume[0]}#~")
+    found: list[Item] = []  # the slips of the days read to their end, in order
+    day: str | None = None  # the day being read
+    first_day = resume[0] if resume else None
+    bucket: list[Item] = []
+    read = 0
+    stop: str | None = None  # a day to continue at, when stopping before the range is done
+
+    def close_day() -> None:
+        ordered = sorted(bucket, key=lambda i: int(i["no"]), reverse=True)
+        if resume and day == resume[0] and resume[1] is not None:
+            ordered = [i for i in ordered if int(i["no"]) < resume[1]]
+        found.extend(ordered)
+        bucket.clear()
+
+    page_size = min(100, MAX_LIST_READ) if account or category or kind else limit + 1
+    pages = store.slip_pages(who, lo, hi, account=account, category=category, kind=kind, page_size=page_size)
+    for page in pages:
+        read += page.read
+        for item in page.items:
+            if item["date"] != day:
+                if day is not None:
+                    close_day()
+                day = item["date"]
+                first_day = first_day or day
+            bucket.append(item)
+        if page.last_sk is None:
+            close_day()
             break
-    next_cursor = None
-    if len(items) > limit:
-        items = items[:limit]
-        next_cursor = encode_cursor({"sk": items[-1]["SK"]})
-    return [slip_view(i) for i in items], next_cursor
+        if len(found) > limit:
+            break
+        at = page.last_sk.split("#")[1]
+        first_day = first_day or at
+        if read >= MAX_LIST_READ and at != first_day:
+            if day is not None and day != at:
+                close_day()  # that day is behind where the page stopped: read to its end
+            stop = at
+            break
+    if len(found) > limit:
+        found = found[:limit]
+        return [slip_view(i) for i in found], encode_cursor({"day": found[-1]["date"], "below": int(found[-1]["no"])})
+    if stop is not None:
+        return [slip_view(i) for i in found], encode_cursor({"day": stop})
+    return [slip_view(i) for i in found], None
 
 
 # ---- balances and reports ---------------------------------------------------------------------

@@ -693,6 +693,57 @@ class Store:
     def get_import(self, ledger: str, import_id: str) -> Item | None:
         return self.get(ledger, import_sk(import_id))
 
+    # -- slip listings ----------------------------------------------------------------------------
+
+    def slip_pages(
+        self,
+        ledger: str,
+        lo: str,
+        hi: str,
+        *,
+        account: str | None = None,
+        category: str | None = None,
+        kind: str | None = None,
+        page_size: int = 100,
+    ) -> Iterator[SlipPage]:
+        """The slips with SKs in lo..hi, newest date first, one Query page at a time: the slips that
+        match the filters, how many slips the page read, and where it stopped (None: at the end)."""
+        filters, names, values = [], {}, {}
+        if account:
+            filters.append("(#acc = :acc OR #to = :acc)")
+            names.update({"#acc": "account", "#to": "to_account"})
+            values[":acc"] = account
+        if category:
+            filters.append("#cat = :cat")
+            names["#cat"] = "category"
+            values[":cat"] = category
+        if kind:
+            filters.append("#kind = :kind")
+            names["#kind"] = "kind"
+            values[":kind"] = kind
+        kwargs: dict[str, Any] = {
+            "TableName": self.table,
+            "KeyConditionExpression": "PK = :pk AND SK BETWEEN :lo AND :hi",
+            "ExpressionAttributeValues": to_ddb({":pk": pk(ledger), ":lo": lo, ":hi": hi, **values}),
+            "ScanIndexForward": False,
+            "ConsistentRead": True,
+            "Limit": page_size,
+        }
+        if filters:
+            kwargs["FilterExpression"] = " AND ".join(filters)
+            kwargs["ExpressionAttributeNames"] = names
+        while True:
+            res = self._call(self.client.query, **kwargs)
+            last = res.get("LastEvaluatedKey")
+            yield SlipPage(
+                [from_ddb(raw) for raw in res.get("Items", [])],
+                int(res.get("ScannedCount", 0)),
+                last["SK"]["S"] if last else None,
+            )
+            if not last:
+                return
+            kwargs["ExclusiveStartKey"] = last
+
     # -- slips: the one create path, changes and deletes ---------------------------------------
     # Every slip has an identity item, ID#{slip_id}, written in the transaction that creates the
     # slip (attribute_not_exists), updated by every change (date, version) and kept as a tombstone
@@ -1236,6 +1287,13 @@ def _budget_failure(key: CategoryMonthItem, need: int) -> OnFail:
         )
 
     return fail
+
+
+@dataclass(frozen=True)
+class SlipPage:
+    items: list[Item]
+    read: int  # slips read, matching or not
+    last_sk: str | None  # where the page stopped; None: the range is done
 
 
 ORIGINS = ("api", "import", "recurrence")
