@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from kakeibo import csvio
 from kakeibo.local import template
 from kakeibo.store import Store
 from tests.events import Client
@@ -75,6 +76,7 @@ def test_every_route_reads_consistently(api: Client, store: Store, recorder: Rec
         ("PUT /budgets/{month}/{category}", "/budgets/2026-11/食費", {"body": {"limit": 30000}}),
         ("GET /budgets", "/budgets", {"query": {"month": "2026-11"}}),
         ("POST /imports", "/imports", {"raw": csv, "headers": {"Content-Type": "text/csv"}}),
+        ("GET /imports/{id}", f"/imports/{csvio.parse(csv.encode()).sha256}", {}),
         ("GET /slips.csv", "/slips.csv", {}),
         ("POST /ledger/verify", "/ledger/verify", {}),
         ("DELETE /slips/{date}/{id}", where, {"headers": {"If-Match": '"3"'}}),
