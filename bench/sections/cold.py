@@ -28,7 +28,7 @@ from bench.context import Context
 from bench.registry import register
 from bench.scenario import slip_body
 from bench.stats import median
-from kakeibo.service import new_slip_id
+from kakeibo.services.slips import new_slip_id
 
 CHILD = Path(__file__).resolve().parents[1] / "cold_child.py"
 KINDS = ("ours", "bare", "same_calls")

@@ -29,7 +29,8 @@ from typing import Any
 from kakeibo import csvio, errors, ledger
 from kakeibo.csvio import Row, RowError
 from kakeibo.ledger import AccountItem
-from kakeibo.service import fingerprint, new_slip_item, now_iso, slip_range, slip_view
+from kakeibo.services.common import now_iso
+from kakeibo.services.slips import fingerprint, new_slip_item, slip_range, slip_view
 from kakeibo.store import Item, NewSlip, SlipIdTaken, Store, encode_cursor, identity_sk, slip_sk
 
 MAX_TX_ITEMS = 100  # TransactWriteItems' limit
@@ -311,7 +312,7 @@ def export_csv(
     parts = [csvio.header_line()]
     size = len(parts[0])
     last: str | None = None
-    for item in store.query(who, between=(lo, hi), forward=True, start_sk=start, page_size=500):
+    for item in store.slips_oldest_first(who, lo, hi, after=start):
         line = csvio.slip_line(slip_view(item))
         if last is not None and size + len(line.encode("utf-8")) > MAX_EXPORT_BYTES:
             return "".join(parts), encode_cursor({"sk": last})

@@ -27,7 +27,7 @@ from typing import Any
 
 from kakeibo import errors, ledger
 from kakeibo.ledger import AccountItem, CategoryMonthItem, ItemKey, Mismatch
-from kakeibo.service import entry_of
+from kakeibo.services.slips import entry_of
 from kakeibo.store import LEDGER_LOCK, Item, Lease, Store, TxOp, derived_key, derived_sk, identity_of
 
 LEASE_SECONDS = 60.0  # longer than any invocation (Lambda timeout <= API Gateway's 30 s)
@@ -70,7 +70,7 @@ class Snapshot:
 def read(store: Store, who: str) -> Snapshot:
     """Every slip and balance item of the ledger (one consistent query of its partition)."""
     snap = Snapshot()
-    for item in store.query(who):
+    for item in store.ledger_items(who):
         sk: str = item["SK"]
         if sk.startswith("SLIP#"):
             snap.entries.append(entry_of(item))

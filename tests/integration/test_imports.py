@@ -10,8 +10,9 @@ from typing import Any
 
 import pytest
 
-from kakeibo import importer, integrity, service
+from kakeibo import importer, integrity
 from kakeibo.models import SlipIn
+from kakeibo.services import slips as service
 from kakeibo.store import Store
 from tests import invariants
 from tests.events import Client

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from kakeibo import service
+from kakeibo.services import slips as service
 from kakeibo.store import Store
 from tests.events import Client
 

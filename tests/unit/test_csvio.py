@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from kakeibo import csvio, errors
-from kakeibo.service import _valid_key
+from kakeibo.services.slips import _valid_key
 
 HEADER = "date,kind,amount,account,to_account,category,memo,external_id\n"
 

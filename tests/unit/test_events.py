@@ -84,8 +84,8 @@ def test_handler_answers_every_sample(aws: None, name: str) -> None:
     if name != "create_account":
         client.account("cash", 20000)
     if name in ("get_slip", "get_slip_by_id", "replace_slip", "patch_slip", "delete_slip"):
-        from kakeibo import service
         from kakeibo.models import SlipIn
+        from kakeibo.services import slips as service
         from kakeibo.store import get_store
 
         body = SlipIn(date="2026-11-20", kind="expense", amount=1200, account="cash", category="食費")

@@ -8,7 +8,6 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Body, Query
 
-from kakeibo import service
 from kakeibo.http import (
     IdempotencyKeyHeader,
     IfMatchHeader,
@@ -21,6 +20,7 @@ from kakeibo.http import (
 )
 from kakeibo.ledger import Kind
 from kakeibo.models import ACCOUNT_ID_PATTERN, DATE_PATTERN, Slip, SlipIn, SlipList, SlipPatch
+from kakeibo.services import slips as service
 from kakeibo.store import get_store
 
 router = Router()

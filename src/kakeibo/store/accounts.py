@@ -10,7 +10,7 @@ from kakeibo import errors
 if TYPE_CHECKING:
     pass
 from kakeibo.store.codec import Item
-from kakeibo.store.keys import ACCOUNT_COUNT_SK, LEDGER_LOCK, account_id
+from kakeibo.store.keys import ACCOUNT_COUNT_SK, LEDGER_LOCK, account_id, account_sk
 from kakeibo.store.locks import LockOps
 
 
@@ -24,6 +24,10 @@ class AccountOps(LockOps):
     def account_ids(self, ledger: str) -> list[str]:
         """The ids of the ledger's accounts, in order (keys only)."""
         return [account_id(i["SK"]) for i in self.query(ledger, begins_with="ACCOUNT#", projection="SK")]
+
+    def accounts_now(self, ledger: str) -> list[Item]:
+        """Every account as one consistent snapshot (TransactGetItems): balances that add up."""
+        return [i for i in self.transact_get(ledger, [account_sk(a) for a in self.account_ids(ledger)]) if i]
 
     def create_account(self, ledger: str, item: Item, *, counted: int, limit: int) -> None:
         """One transaction: the account (a new id), the ledger's account count (under `limit`;

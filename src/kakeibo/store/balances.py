@@ -3,7 +3,7 @@ the guard it needs: funds, strict budgets, and the fence a ledger rebuild puts o
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from kakeibo import errors
@@ -27,6 +27,20 @@ FENCE_NAMES = {"#rb": REBUILD_MARK, "#rbx": REBUILD_EXPIRES}
 
 class BalanceOps(StoreCore):
     """Transaction steps on balance items."""
+
+    def day_totals(self, ledger: str, account: str, first: str, last: str, *fields: str) -> Iterator[Item]:
+        """An account's day totals dated first..last (inclusive), in date order: `fields` and the date."""
+        names = {f"#f{i}": name for i, name in enumerate((*fields, "date"))}
+        return self.query(
+            ledger,
+            between=(day_sk(account, first), day_sk(account, last)),
+            projection=", ".join(names),
+            names=names,
+        )
+
+    def month_categories(self, ledger: str, month: str) -> Iterator[Item]:
+        """The month x category items of a month (totals, and budgets where one is set)."""
+        return self.query(ledger, begins_with=f"MONTH#{month}#CAT#")
 
     def balance_ops(
         self,

@@ -243,6 +243,14 @@ class SlipOps(BalanceOps):
                 return
             kwargs["ExclusiveStartKey"] = last
 
+    def slips_oldest_first(self, ledger: str, lo: str, hi: str, after: str | None = None) -> Iterator[Item]:
+        """The slips with SKs in lo..hi (after `after`), oldest date first."""
+        return self.query(ledger, between=(lo, hi), forward=True, start_sk=after, page_size=500)
+
+    def ledger_items(self, ledger: str) -> Iterator[Item]:
+        """Every item of the ledger (one partition), in key order."""
+        return self.query(ledger)
+
     def next_number(self, ledger: str) -> int:
         return self.reserve_numbers(ledger, 1)[0]
 

@@ -1,16 +1,12 @@
-"""Use cases: what each API operation does, in terms of ledger.py (pure) and store.py (DynamoDB).
-
-No HTTP here: routes parse requests and format responses; this module decides and writes.
-"""
+"""Slips: the one create path (`create_slip`; imports and recurrences create through the same
+store operation), reads, changes, deletes and lists."""
 
 from __future__ import annotations
 
-import datetime as dt
 import hashlib
 import json
 import os
 import time
-import uuid
 from collections.abc import Callable
 from typing import Any
 
@@ -19,28 +15,20 @@ from pydantic import ValidationError
 from kakeibo import errors, ledger
 from kakeibo.idempotency import derived_id
 from kakeibo.ledger import Entry
-from kakeibo.models import ACCOUNT_ID_RE, AccountCreate, AccountPatch, BudgetIn, SlipIn, check_month, parse_date
+from kakeibo.models import SlipIn, parse_date
+from kakeibo.services.common import check_version, new_token, now_iso, query_date, validation_errors
 from kakeibo.store import (
     Item,
     NewSlip,
     SlipIdTaken,
     Store,
-    account_sk,
-    day_sk,
     decode_cursor,
     encode_cursor,
     identity_sk,
     slip_sk,
 )
 
-MAX_ACCOUNTS = 100
-MAX_HISTORY_DAYS = 1830
 SLIP_FIELDS = ("date", "kind", "amount", "account", "to_account", "category", "memo")
-
-
-def now_iso() -> str:
-    return dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
 
 _CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 
@@ -49,87 +37,6 @@ def new_slip_id() -> str:
     """A ULID: 26 characters, time-ordered, so slips of one day list in creation order."""
     value = (int(time.time() * 1000) << 80) | int.from_bytes(os.urandom(10), "big")
     return "".join(_CROCKFORD[(value >> shift) & 31] for shift in range(125, -1, -5))
-
-
-def new_token() -> str:
-    return str(uuid.uuid4())
-
-
-# ---- accounts ---------------------------------------------------------------------------------
-
-
-def account_view(item: Item) -> dict[str, Any]:
-    return {
-        "id": item["id"],
-        "name": item["name"],
-        "type": item["type"],
-        "opening_balance": int(item["opening_balance"]),
-        "balance": int(item.get("balance", 0)),
-        "allow_negative": bool(item.get("allow_negative", False)),
-        "archived": bool(item.get("archived", False)),
-        "version": int(item["version"]),
-        "created_at": item["created_at"],
-        "updated_at": item["updated_at"],
-    }
-
-
-def create_account(store: Store, who: str, body: AccountCreate, *, request_token: str | None = None) -> dict[str, Any]:
-    count = len(store.account_ids(who))
-    if count >= MAX_ACCOUNTS:
-        raise errors.Conflict(f"a ledger holds at most {MAX_ACCOUNTS} accounts", limit=MAX_ACCOUNTS)
-    stamp = now_iso()
-    item = {
-        "SK": account_sk(body.id),
-        "type": body.type,
-        "id": body.id,
-        "name": body.name,
-        "opening_balance": body.opening_balance,
-        "balance": body.opening_balance,
-        "allow_negative": body.negative_allowed,
-        "archived": False,
-        "version": 1,
-        "created_at": stamp,
-        "updated_at": stamp,
-        "request_token": request_token,
-    }
-    try:
-        store.create_account(who, item, counted=count, limit=MAX_ACCOUNTS)
-    except errors.AlreadyExists:
-        existing = store.get(who, account_sk(body.id))
-        if request_token and existing and existing.get("request_token") == request_token:
-            return account_view(existing)  # this very request, created before its answer was lost
-        raise
-    return account_view(item)
-
-
-def get_account(store: Store, who: str, account: str) -> dict[str, Any]:
-    item = store.get(who, account_sk(account)) if ACCOUNT_ID_RE.match(account) else None
-    if item is None:
-        raise errors.NotFound(f"account '{account}' not found")
-    return account_view(item)
-
-
-def list_accounts(store: Store, who: str) -> list[dict[str, Any]]:
-    return [account_view(i) for i in store.accounts(who)]
-
-
-def patch_account(store: Store, who: str, account: str, patch: AccountPatch, expected: int | None) -> dict[str, Any]:
-    current = get_account(store, who, account)
-    version = check_version(current["version"], expected)
-    changes = patch.model_dump(exclude_unset=True)
-    if all(current[k] == v for k, v in changes.items()):
-        return current
-
-    def fail(old: Item | None) -> errors.ApiError:
-        if old is None:
-            return errors.NotFound(f"account '{account}' not found")
-        return errors.VersionMismatch(current=int(old["version"]), expected=version)
-
-    updated = store.update_versioned(who, account_sk(account), {**changes, "updated_at": now_iso()}, version, fail)
-    return account_view(updated)
-
-
-# ---- slips ------------------------------------------------------------------------------------
 
 
 def slip_view(item: Item) -> dict[str, Any]:
@@ -323,21 +230,6 @@ def merge_patch(current: Item, patch: dict[str, Any]) -> SlipIn:
         ) from exc
 
 
-def validation_errors(exc: ValidationError, prefix: str) -> list[dict[str, Any]]:
-    return [
-        {"loc": [prefix, *[str(p) for p in e["loc"]]], "msg": e["msg"], "type": e["type"]}
-        for e in exc.errors(include_url=False, include_input=False, include_context=False)
-    ]
-
-
-def check_version(current: int, expected: int | None) -> int:
-    """The If-Match pre-check of every versioned write: the version the write must find."""
-    expect = current if expected is None else expected
-    if current != expect:
-        raise errors.VersionMismatch(f"the version is {current}, not {expect}", current=current, expected=expect)
-    return expect
-
-
 def update_slip(
     store: Store,
     who: str,
@@ -503,189 +395,3 @@ def list_slips(
     if stop is not None:
         return [slip_view(i) for i in found], encode_cursor({"day": stop})
     return [slip_view(i) for i in found], None
-
-
-# ---- balances and reports ---------------------------------------------------------------------
-
-
-def balances(store: Store, who: str, as_of: str | None = None) -> dict[str, Any]:
-    if as_of is None:
-        ids = store.account_ids(who)
-        snapshot = store.transact_get(who, [account_sk(a) for a in ids])
-        items = [{"account": item["id"], "balance": int(item.get("balance", 0))} for item in snapshot if item]
-        return {"date": None, "items": items}
-    out = []
-    # One Query gives every account's opening balance; then one Query of day totals per account.
-    for acct in store.accounts(who):
-        account = acct["id"]
-        total = int(acct["opening_balance"])
-        for day in store.query(
-            who,
-            between=(day_sk(account, "0000-00-00"), day_sk(account, as_of)),
-            projection="#d",
-            names={"#d": "delta"},
-        ):
-            total += int(day.get("delta", 0))
-        out.append({"account": account, "balance": total})
-    return {"date": as_of, "items": out}
-
-
-def history(store: Store, who: str, account: str, date_from: str, date_to: str) -> dict[str, Any]:
-    start, end = query_date("from", date_from), query_date("to", date_to)
-    if start > end:
-        raise errors.BadRequest("'from' is after 'to'")
-    if (end - start).days >= MAX_HISTORY_DAYS:
-        raise errors.BadRequest(f"at most {MAX_HISTORY_DAYS} days per request")
-    acct = get_account(store, who, account)
-    balance = acct["opening_balance"]
-    deltas: dict[str, int] = {}
-    for day in store.query(
-        who,
-        between=(day_sk(account, "0000-00-00"), day_sk(account, date_to)),
-        projection="#d, #dt",
-        names={"#d": "delta", "#dt": "date"},
-    ):
-        if day["date"] < date_from:
-            balance += int(day.get("delta", 0))
-        else:
-            deltas[day["date"]] = int(day.get("delta", 0))
-    series = []
-    day_ = start
-    while day_ <= end:
-        iso = day_.isoformat()
-        delta = deltas.get(iso, 0)
-        balance += delta
-        series.append({"date": iso, "delta": delta, "balance": balance})
-        day_ += dt.timedelta(days=1)
-    return {
-        "account": account,
-        "from": date_from,
-        "to": date_to,
-        "opening_balance": acct["opening_balance"],
-        "items": series,
-    }
-
-
-def monthly_report(store: Store, who: str, month: str) -> dict[str, Any]:
-    by_category = []
-    for item in store.query(who, begins_with=f"MONTH#{month}#CAT#"):
-        income, expense = int(item.get("income", 0)), int(item.get("expense", 0))
-        if income or expense:
-            by_category.append({"category": item["category"], "income": income, "expense": expense})
-    by_account = []
-    for account in store.account_ids(who):
-        income = expense = net = 0
-        for day in store.query(who, between=(day_sk(account, f"{month}-01"), day_sk(account, f"{month}-31"))):
-            income += int(day.get("income", 0))
-            expense += int(day.get("expense", 0))
-            net += int(day.get("delta", 0))
-        if income or expense or net:
-            by_account.append({"account": account, "income": income, "expense": expense, "net": net})
-    income = sum(c["income"] for c in by_category)
-    expense = sum(c["expense"] for c in by_category)
-    return {
-        "month": month,
-        "income": income,
-        "expense": expense,
-        "net": income - expense,
-        "by_category": by_category,
-        "by_account": by_account,
-    }
-
-
-def query_date(name: str, value: str) -> dt.date:
-    try:
-        return parse_date(value)
-    except ValueError as exc:
-        raise errors.BadRequest(f"'{name}' {exc}") from None
-
-
-def query_month(value: str) -> str:
-    try:
-        return check_month(value)
-    except ValueError as exc:
-        raise errors.BadRequest(f"'month' {exc}") from None
-
-
-def days_before(date: str, days: int) -> str:
-    return (query_date("to", date) - dt.timedelta(days=days)).isoformat()
-
-
-# ---- budgets ----------------------------------------------------------------------------------
-
-
-def budget_view(item: Item) -> dict[str, Any]:
-    limit = int(item.get("limit", 0))
-    spent = int(item.get("spent", 0))
-    return {
-        "month": item["month"],
-        "category": item["category"],
-        "limit": limit,
-        "spent": spent,
-        "remaining": limit - spent,
-        "strict": bool(item.get("strict", False)),
-        "version": int(item.get("budget_version", 0)),
-    }
-
-
-def valid_category(category: str) -> str:
-    try:
-        return (
-            SlipIn.model_validate(
-                {"date": "2000-01-01", "kind": "expense", "amount": 1, "account": "a", "category": category}
-            ).category
-            or ""
-        )
-    except ValidationError as exc:
-        raise errors.ValidationFailed(
-            "invalid category", errors=[{"loc": ["path", "category"], "msg": "invalid category", "type": "value_error"}]
-        ) from exc
-
-
-def put_budget(
-    store: Store,
-    who: str,
-    month: str,
-    category: str,
-    *,
-    body: BudgetIn,
-    expected: int | None,
-    if_match: bool,
-) -> tuple[dict[str, Any], bool]:
-    """Create (no If-Match) or change (If-Match) a budget. Returns (budget, created)."""
-    try:
-        check_month(month)
-    except ValueError as exc:
-        raise errors.ValidationFailed(
-            f"month {exc}", errors=[{"loc": ["path", "month"], "msg": str(exc), "type": "value_error"}]
-        ) from None
-    category = valid_category(category)
-
-    def fail(old: Item | None) -> errors.ApiError:
-        if old is None or "limit" not in old:
-            return errors.VersionMismatch("there is no budget to change yet", current=None, expected=expected)
-        current = int(old.get("budget_version", 0))
-        if not if_match:
-            return errors.PreconditionRequired(
-                "this budget exists: send If-Match with its ETag to change it", current=current
-            )
-        return errors.VersionMismatch(
-            f"the budget is at version {current}, not {expected}", current=current, expected=expected
-        )
-
-    item = store.put_budget(
-        who,
-        month,
-        category,
-        limit=body.limit,
-        strict=body.strict,
-        expected=expected,
-        must_exist=if_match,
-        on_fail=fail,
-    )
-    return budget_view(item), not if_match
-
-
-def list_budgets(store: Store, who: str, month: str) -> dict[str, Any]:
-    items = [budget_view(item) for item in store.query(who, begins_with=f"MONTH#{month}#CAT#") if "limit" in item]
-    return {"month": month, "items": items}
