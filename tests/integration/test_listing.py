@@ -88,3 +88,19 @@ def test_a_forged_cursor_is_400(api: Client) -> None:
         assert reply.status == 400 and reply.json["code"] == "bad_request", (payload, reply)
     outside = base64.urlsafe_b64encode(b'{"day":"2026-12-01"}').decode().rstrip("=")
     assert api.get("/slips", query={"cursor": outside, "to": "2026-11-30"}).status == 400
+
+
+def test_an_unfiltered_page_is_usually_one_query(api: Client, store: Store) -> None:
+    # Given 30 slips, three a day over ten days
+    api.account("cash", 100_000)
+    for i in range(30):
+        api.slip(date=f"2026-11-{1 + i // 3:02d}", kind="expense", amount=10 + i, account="cash")
+    queries: list[str] = []
+    store.client.meta.events.register("before-call.dynamodb.Query", lambda **kw: queries.append("Query"))
+    # When it is listed ten at a time
+    pages = list(all_pages(api, {"limit": 10}))
+    # Then each page took one Query, and together they are the ledger, newest first, each once
+    assert [len(p["items"]) for p in pages] == [10, 10, 10]
+    assert len(queries) == 3
+    listed = [(s["date"], s["no"]) for p in pages for s in p["items"]]
+    assert listed == sorted(listed, reverse=True) and len(set(listed)) == 30

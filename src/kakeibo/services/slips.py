@@ -357,6 +357,7 @@ def list_slips(
     first_day = resume[0] if resume else None
     bucket: list[Item] = []
     read = 0
+    more = False  # stopped with a full page while the range goes on
     stop: str | None = None  # a day to continue at, when stopping before the range is done
 
     def close_day() -> None:
@@ -366,8 +367,11 @@ def list_slips(
         found.extend(ordered)
         bucket.clear()
 
-    page_size = min(100, MAX_LIST_READ) if account or category or kind else limit + 1
-    pages = store.slip_pages(who, lo, hi, account=account, category=category, kind=kind, page_size=page_size)
+    if account or category or kind:
+        first = then = min(100, MAX_LIST_READ)
+    else:  # a little past the page, so that its last day is usually read whole by one Query
+        first, then = limit + 1 + limit // 10 + 5, 25
+    pages = store.slip_pages(who, lo, hi, account=account, category=category, kind=kind, first=first, then=then)
     for page in pages:
         read += page.read
         for item in page.items:
@@ -380,7 +384,8 @@ def list_slips(
         if page.last_sk is None:
             close_day()
             break
-        if len(found) > limit:
+        if len(found) >= limit:  # a page's worth of whole days, and the range goes on
+            more = True
             break
         at = page.last_sk.split("#")[1]
         first_day = first_day or at
@@ -389,7 +394,7 @@ def list_slips(
                 close_day()  # that day is behind where the page stopped: read to its end
             stop = at
             break
-    if len(found) > limit:
+    if len(found) > limit or (found and more):
         found = found[:limit]
         return [slip_view(i) for i in found], encode_cursor({"day": found[-1]["date"], "below": int(found[-1]["no"])})
     if stop is not None:

@@ -203,10 +203,12 @@ class SlipOps(BalanceOps):
         account: str | None = None,
         category: str | None = None,
         kind: str | None = None,
-        page_size: int = 100,
+        first: int = 100,
+        then: int = 100,
     ) -> Iterator[SlipPage]:
         """The slips with SKs in lo..hi, newest date first, one Query page at a time: the slips that
-        match the filters, how many slips the page read, and where it stopped (None: at the end)."""
+        match the filters, how many slips the page read, and where it stopped (None: at the end).
+        The first Query reads up to `first` slips, the following ones `then`."""
         filters, names, values = [], {}, {}
         if account:
             filters.append("(#acc = :acc OR #to = :acc)")
@@ -226,7 +228,7 @@ class SlipOps(BalanceOps):
             "ExpressionAttributeValues": to_ddb({":pk": pk(ledger), ":lo": lo, ":hi": hi, **values}),
             "ScanIndexForward": False,
             "ConsistentRead": True,
-            "Limit": page_size,
+            "Limit": first,
         }
         if filters:
             kwargs["FilterExpression"] = " AND ".join(filters)
@@ -242,6 +244,7 @@ class SlipOps(BalanceOps):
             if not last:
                 return
             kwargs["ExclusiveStartKey"] = last
+            kwargs["Limit"] = then
 
     def slips_oldest_first(self, ledger: str, lo: str, hi: str, after: str | None = None) -> Iterator[Item]:
         """The slips with SKs in lo..hi (after `after`), oldest date first."""
