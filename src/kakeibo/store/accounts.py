@@ -3,12 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
 from kakeibo import errors
-
-if TYPE_CHECKING:
-    pass
 from kakeibo.store.codec import Item
 from kakeibo.store.keys import ACCOUNT_COUNT_SK, LEDGER_LOCK, account_id, account_sk
 from kakeibo.store.locks import LockOps

@@ -4,13 +4,10 @@ the guard it needs: funds, strict budgets, and the fence a ledger rebuild puts o
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from kakeibo import errors
 from kakeibo.ledger import AccountItem, CategoryMonthItem, DayItem, ItemChange, ItemKey, Plan
-
-if TYPE_CHECKING:
-    pass
 from kakeibo.store.codec import Item, to_ddb
 from kakeibo.store.core import OnFail, StoreCore, TxOp, seconds_until
 from kakeibo.store.keys import account_sk, category_sk, day_sk, pk

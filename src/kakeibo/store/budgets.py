@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    pass
 from kakeibo.store.codec import Item
 from kakeibo.store.core import OnFail, StoreCore
 from kakeibo.store.keys import category_sk

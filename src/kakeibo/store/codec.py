@@ -4,13 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
-
-if TYPE_CHECKING:
-    pass
-
 
 Item = dict[str, Any]
 

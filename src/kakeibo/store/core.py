@@ -31,11 +31,11 @@ from botocore.exceptions import (
 
 from kakeibo import errors
 from kakeibo.settings import get_settings
+from kakeibo.store.codec import Item, from_ddb, to_ddb
+from kakeibo.store.keys import pk
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
-from kakeibo.store.codec import Item, from_ddb, to_ddb
-from kakeibo.store.keys import pk
 
 
 @cache

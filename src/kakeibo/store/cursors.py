@@ -5,12 +5,9 @@ from __future__ import annotations
 import base64
 import json
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from kakeibo import errors
-
-if TYPE_CHECKING:
-    pass
 
 
 def encode_cursor(payload: Mapping[str, Any]) -> str:

@@ -8,12 +8,8 @@ caller's identity only.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
 from kakeibo.ledger import AccountItem, CategoryMonthItem, DayItem, ItemKey
-
-if TYPE_CHECKING:
-    pass
 
 
 def pk(ledger: str) -> str:

@@ -5,12 +5,8 @@ from __future__ import annotations
 import math
 import uuid
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from kakeibo import errors
-
-if TYPE_CHECKING:
-    pass
 from kakeibo.store.codec import Item, to_ddb
 from kakeibo.store.core import ConditionFailed, StoreCore, TxOp, seconds_until
 from kakeibo.store.keys import lock_sk, pk
@@ -27,7 +23,9 @@ class Lease:
 
 
 class LockOps(StoreCore):
-    """Take, renew, release and check leases."""
+    """Take, renew, release and check leases. A lock is one item, LOCK#{name}: taken with a
+    conditional Put that succeeds only if nobody holds it or the holder's lease has expired;
+    renewed and released only by its owner token."""
 
     def acquire_lock(self, ledger: str, name: str, ttl: float, owner: str | None = None) -> Lease:
         """Take the lease for `ttl` seconds, or raise Locked naming when the holder's lease ends."""

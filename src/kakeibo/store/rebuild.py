@@ -4,13 +4,10 @@ items, and the identity items of slips from before identities."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from kakeibo import errors
 from kakeibo.ledger import AccountItem, DayItem, ItemKey
-
-if TYPE_CHECKING:
-    pass
 from kakeibo.store.balances import FENCE_NAMES, REBUILD_MARK, BalanceOps
 from kakeibo.store.codec import Item, to_ddb
 from kakeibo.store.core import TxOp

@@ -5,13 +5,10 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from kakeibo import errors
 from kakeibo.ledger import Plan
-
-if TYPE_CHECKING:
-    pass
 from kakeibo.store.balances import BalanceOps
 from kakeibo.store.codec import Item, from_ddb, to_ddb
 from kakeibo.store.core import OnFail, TxOp
@@ -50,7 +47,14 @@ class SlipIdTaken(errors.AlreadyExists):
 
 
 class SlipOps(BalanceOps):
-    """Slip writes, each one transaction with every balance item it moves."""
+    """Slip writes, each one transaction with every balance item it moves.
+
+    Every slip has an identity item, ID#{slip_id}, written in the transaction that creates the slip
+    (attribute_not_exists), updated by every change (date, version) and kept as a tombstone by a
+    delete. So a slip id is one slip forever: whoever creates with an id that was ever used (a
+    repeated Idempotency-Key, a row imported again, a recurrence run twice) gets SlipIdTaken with
+    what that identity says today.
+    """
 
     def create_slips(
         self,
