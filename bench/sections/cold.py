@@ -34,7 +34,7 @@ from bench.context import Context
 from bench.registry import register
 from bench.scenario import slip_body
 from bench.stats import median
-from kakeibo.service import new_slip_id
+from kakeibo.services.slips import new_slip_id
 
 ROOT = Path(__file__).resolve().parents[2]
 CHILD = ROOT / "bench" / "cold_child.py"

@@ -85,6 +85,12 @@ class IdempotencyKeyReused(ApiError):
     status, code, title = 422, "idempotency_key_reused", "Idempotency key reused"
 
 
+class Gone(ApiError):
+    """It existed and never will again (e.g. the slip an Idempotency-Key created was deleted)."""
+
+    status, code, title = 410, "gone", "Gone"
+
+
 class Locked(ApiError):
     """The ledger (or another named lock) is held by a lease; raise it with `retry_after`."""
 

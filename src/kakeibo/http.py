@@ -136,6 +136,7 @@ def problem_responses(*statuses: int) -> dict[int, OpenAPIResponse]:
         401: "No identity",
         404: "Not found",
         409: "Conflict with the current state",
+        410: "Gone for good",
         412: "If-Match is stale",
         413: "Payload too large",
         415: "Unsupported media type",

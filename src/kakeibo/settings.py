@@ -7,10 +7,12 @@ of every cold start.)
 
 from __future__ import annotations
 
+import datetime as dt
 import os
-from functools import cache
+from functools import cache, cached_property
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 
 class Settings(BaseModel):
@@ -23,11 +25,45 @@ class Settings(BaseModel):
     )
     # Empty in AWS; set for DynamoDB Local (make run, tests, sam local).
     dynamodb_endpoint_url: str = Field(default="", validation_alias="DYNAMODB_ENDPOINT_URL")
+    # The household's time zone: what "today" means (default dates). An IANA name.
+    ledger_time_zone: str = Field(default="Asia/Tokyo", validation_alias="LEDGER_TIME_ZONE")
+
+    @field_validator("ledger_time_zone")
+    @classmethod
+    def _known_zone(cls, value: str) -> str:
+        _zone(value)
+        return value
+
+    @cached_property
+    def time_zone(self) -> dt.tzinfo:
+        return _zone(self.ledger_time_zone)
 
     @classmethod
     def from_environment(cls) -> Settings:
         names = {str(field.validation_alias) for field in cls.model_fields.values()}
         return cls.model_validate({name: os.environ[name] for name in names if name in os.environ})
+
+
+# Japan keeps no daylight saving time: its zone is a fixed offset where no tz database is installed.
+_FIXED = {"Asia/Tokyo": dt.timezone(dt.timedelta(hours=9), "JST"), "UTC": dt.UTC}
+
+
+def _zone(name: str) -> dt.tzinfo:
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        if name in _FIXED:
+            return _FIXED[name]
+        raise ValueError(f"unknown time zone {name!r}") from None
+
+
+def utc_now() -> dt.datetime:
+    return dt.datetime.now(dt.UTC)
+
+
+def today() -> dt.date:
+    """Today in the ledger's time zone (not the server's, not UTC)."""
+    return utc_now().astimezone(get_settings().time_zone).date()
 
 
 @cache

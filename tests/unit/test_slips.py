@@ -56,6 +56,10 @@ HOSTILE: list[tuple[str, dict[str, Any]]] = [
     ("category with control char", {**LUNCH, "category": "食\u0000費"}),
     ("lone surrogate memo", {**LUNCH, "memo": "\ud800"}),
     ("bidi override category", {**LUNCH, "category": "\u202e費食"}),
+    *[
+        (f"bidi control U+{ord(ch):04X} in memo", {**LUNCH, "memo": f"返金{ch}000,01"})
+        for ch in "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+    ],
     ("account with separator", {**LUNCH, "account": "cash#DAY"}),
     ("account path traversal", {**LUNCH, "account": "../cash"}),
     ("transfer without to_account", {**LUNCH, "kind": "transfer", "category": None}),
@@ -283,3 +287,11 @@ def test_archived_accounts_take_no_new_slips(cash: Client) -> None:
     # but existing slips can still be corrected or removed
     assert cash.delete(where, headers={"If-Match": '"1"'}).status == 204
     assert cash.balances()["cash"] == 20000
+
+
+def test_a_memo_keeps_other_format_characters(cash: Client) -> None:
+    # zero-width joiners make emoji sequences; only bidi controls are refused
+    family = "\U0001f468\u200d\U0001f469\u200d\U0001f467"
+    reply = cash.post("/slips", {**LUNCH, "memo": f"家族 {family}"})
+    assert reply.status == 201, reply
+    assert reply.json["memo"] == f"家族 {family}"

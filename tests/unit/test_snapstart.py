@@ -18,7 +18,8 @@ from typing import Any
 import pytest
 import snapshot_restore_py
 
-from kakeibo.service import new_slip_id, new_token
+from kakeibo.services.common import new_token
+from kakeibo.services.slips import new_slip_id
 from kakeibo.store import Store
 
 N = 500

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import datetime as dt
 from typing import Annotated
 
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Body, Query
 
-from kakeibo import service
 from kakeibo.http import (
     IdempotencyKeyHeader,
     IfMatchHeader,
@@ -28,6 +26,8 @@ from kakeibo.models import (
     AccountList,
     AccountPatch,
 )
+from kakeibo.services import accounts, balances, common
+from kakeibo.settings import today
 from kakeibo.store import get_store
 
 router = Router()
@@ -43,7 +43,7 @@ TAGS = ["accounts"]
 def create_account(
     account: Annotated[AccountCreate, Body()], idempotency_key: IdempotencyKeyHeader = None
 ) -> Response[str]:
-    created = service.create_account(
+    created = accounts.create_account(
         get_store(), identity(router), account, request_token=request_token(router, idempotency_key)
     )
     return json_response(201, created, etag=created["version"], location=f"/accounts/{created['id']}")
@@ -56,7 +56,7 @@ def create_account(
     responses={200: ok_response(AccountList), **problem_responses(401)},
 )
 def list_accounts() -> Response[str]:
-    return json_response(200, {"items": service.list_accounts(get_store(), identity(router))})
+    return json_response(200, {"items": accounts.list_accounts(get_store(), identity(router))})
 
 
 @router.get(
@@ -66,7 +66,7 @@ def list_accounts() -> Response[str]:
     responses={200: ok_response(Account), **problem_responses(401, 404)},
 )
 def get_account(id: str) -> Response[str]:
-    account = service.get_account(get_store(), identity(router), id)
+    account = accounts.get_account(get_store(), identity(router), id)
     return json_response(200, account, etag=account["version"])
 
 
@@ -84,7 +84,7 @@ def patch_account(
 ) -> Response[str]:
     who = identity(router)
     expected = if_match(if_match_header)
-    account = service.patch_account(get_store(), who, id, patch, expected)
+    account = accounts.patch_account(get_store(), who, id, patch, expected)
     return json_response(200, account, etag=account["version"])
 
 
@@ -92,6 +92,8 @@ def patch_account(
     "/accounts/<id>/history",
     tags=TAGS,
     summary="Daily balance series (days without slips carry the balance forward)",
+    description="`to` defaults to today in the ledger's time zone (Asia/Tokyo unless configured), "
+    "`from` to 30 days before `to`.",
     responses={200: ok_response(AccountHistory), **problem_responses(400, 401, 404)},
 )
 def account_history(
@@ -100,6 +102,6 @@ def account_history(
     date_to: Annotated[str | None, Query(alias="to", pattern=DATE_PATTERN)] = None,
 ) -> Response[str]:
     who = identity(router)
-    end = date_to or dt.datetime.now(dt.UTC).date().isoformat()
-    start = date_from or service.days_before(end, 30)
-    return json_response(200, service.history(get_store(), who, id, start, end))
+    end = date_to or today().isoformat()
+    start = date_from or common.days_before(end, 30)
+    return json_response(200, balances.history(get_store(), who, id, start, end))

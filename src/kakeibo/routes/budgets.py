@@ -9,9 +9,9 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Body, Query
 
-from kakeibo import service
 from kakeibo.http import IfMatchHeader, identity, json_response, ok_response, optional_if_match, problem_responses
 from kakeibo.models import MONTH_PATTERN, Budget, BudgetIn, BudgetList
+from kakeibo.services import budgets, common
 from kakeibo.store import get_store
 
 router = Router()
@@ -35,7 +35,7 @@ def put_budget(
     # API Gateway's own, decoded, view of the path; the resolver's match may still be percent-encoded
     category = (router.current_event.get("pathParameters") or {}).get("category") or unquote(category)
     sent, expected = optional_if_match(if_match_header)
-    saved, created = service.put_budget(
+    saved, created = budgets.put_budget(
         get_store(), who, month, category, body=budget, expected=expected, if_match=sent
     )
     return json_response(201 if created else 200, saved, etag=saved["version"])
@@ -49,5 +49,5 @@ def put_budget(
 )
 def list_budgets(month: Annotated[str, Query(pattern=MONTH_PATTERN)]) -> Response[str]:
     who = identity(router)
-    service.query_month(month)
-    return json_response(200, service.list_budgets(get_store(), who, month))
+    common.query_month(month)
+    return json_response(200, budgets.list_budgets(get_store(), who, month))

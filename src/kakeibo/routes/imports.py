@@ -18,7 +18,7 @@ from kakeibo.http import (
     raw_body,
     time_left,
 )
-from kakeibo.models import DATE_PATTERN, ImportResult
+from kakeibo.models import DATE_PATTERN, ImportReport, ImportResult
 from kakeibo.store import get_store
 
 router = Router()
@@ -43,9 +43,11 @@ CSV_BODY = {
     "/imports",
     tags=TAGS,
     summary="Import slips from a CSV file, exactly once per row",
-    description="Valid rows are imported; invalid ones are listed with their line. Sending the same "
-    "file again (or one that overlaps it, with external_id) creates only what is missing. 202: time "
-    "ran out before the end of the file; send it again to import the rest.",
+    description="Valid rows are imported; invalid ones are listed with their line (the first 100 here, "
+    "up to 1000 at GET /imports/{import_id}). Each row is one slip identity: sending the same file again "
+    "(or one that overlaps it, with external_id, or an export) creates only what is missing, and never "
+    "brings back a slip deleted since. 202: time ran out before the end of the file; send it again to "
+    "import the rest.",
     responses={
         200: ok_response(ImportResult, "Imported"),
         202: ok_response(ImportResult, "Partly imported: send the file again"),
@@ -58,6 +60,16 @@ def import_csv() -> Response[str]:
     charset = csvio.charset_of(router.current_event.headers.get("content-type"))
     result = importer.import_csv(get_store(), who, raw_body(router), charset, time_left=time_left(router))
     return json_response(200 if result["status"] == "complete" else 202, result)
+
+
+@router.get(
+    "/imports/<id>",
+    tags=TAGS,
+    summary="The full report of an import: counts and every refused row (up to 1000), by line",
+    responses={200: ok_response(ImportReport), **problem_responses(401, 404)},
+)
+def get_import(id: str) -> Response[str]:
+    return json_response(200, importer.get_import(get_store(), identity(router), id))
 
 
 @router.get(

@@ -8,7 +8,6 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Body, Query
 
-from kakeibo import service
 from kakeibo.http import (
     IdempotencyKeyHeader,
     IfMatchHeader,
@@ -21,6 +20,7 @@ from kakeibo.http import (
 )
 from kakeibo.ledger import Kind
 from kakeibo.models import ACCOUNT_ID_PATTERN, DATE_PATTERN, Slip, SlipIn, SlipList, SlipPatch
+from kakeibo.services import slips as service
 from kakeibo.store import get_store
 
 router = Router()
@@ -35,7 +35,13 @@ def _location(slip: dict[str, Any]) -> str:
     "/slips",
     tags=TAGS,
     summary="Record an expense, income or transfer",
-    responses={201: ok_response(Slip, "Created"), **problem_responses(400, 401, 409, 413, 415, 422, 423)},
+    description="With an Idempotency-Key the key is the slip, forever: the same key and body later "
+    "answer the slip as it is now (Location: its current date), another body 422 "
+    "idempotency_key_reused, and 410 gone once that slip was deleted (it is never created again).",
+    responses={
+        201: ok_response(Slip, "Created (or created before with this Idempotency-Key)"),
+        **problem_responses(400, 401, 409, 410, 413, 415, 422, 423),
+    },
 )
 def create_slip(slip: Annotated[SlipIn, Body()], idempotency_key: IdempotencyKeyHeader = None) -> Response[str]:
     who = identity(router)
@@ -70,6 +76,17 @@ def list_slips(
         cursor=cursor,
     )
     return json_response(200, {"items": items, "next_cursor": next_cursor})
+
+
+@router.get(
+    "/slips/<id>",
+    tags=TAGS,
+    summary="One slip by its id, wherever its date is (Content-Location: its dated URL)",
+    responses={200: ok_response(Slip), **problem_responses(401, 404)},
+)
+def get_slip_by_id(id: str) -> Response[str]:
+    slip = service.get_slip_by_id(get_store(), identity(router), id)
+    return json_response(200, slip, etag=slip["version"], headers={"Content-Location": _location(slip)})
 
 
 @router.get(
