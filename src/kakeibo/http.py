@@ -16,6 +16,7 @@ from pydantic import BaseModel
 
 from kakeibo import errors
 from kakeibo.idempotency import request_token as derive_token
+from kakeibo.messages import Lang
 from kakeibo.models import Problem
 
 # Declared so that the OpenAPI description (Swagger UI, generated clients) shows them.
@@ -34,7 +35,8 @@ IdempotencyKeyHeader = Annotated[
 JSON = "application/json"
 PROBLEM_JSON = "application/problem+json"
 _SUB_RE = re.compile(r"^[\x21-\x7e]{1,128}$")
-_ETAG_RE = re.compile(r'^\s*(?:W/)?"(\d{1,18})"\s*$')
+# RFC 9110 entity-tag: [W/] DQUOTE *etagc DQUOTE; ours are the version in decimal.
+_ETAG_RE = re.compile(r'^(W/)?"(?:(\d{1,18})|[\x21\x23-\x7e\x80-\xff]*)"$')
 
 
 def identity(router: BaseRouter) -> str:
@@ -69,20 +71,23 @@ def json_response(
     )
 
 
-def problem_json(error: errors.ApiError) -> str:
-    return json.dumps(error.problem(), ensure_ascii=False, separators=(",", ":"))
+def problem_json(error: errors.ApiError, lang: Lang = "en") -> str:
+    return json.dumps(error.problem(lang), ensure_ascii=False, separators=(",", ":"))
 
 
-def problem_response(error: errors.ApiError) -> Response[str]:
+def problem_response(error: errors.ApiError, lang: Lang = "en") -> Response[str]:
+    headers = {**error.headers, "Content-Language": lang, "Vary": "Accept-Language"}
     return Response(
-        status_code=error.status, content_type=PROBLEM_JSON, body=problem_json(error), headers=dict(error.headers)
+        status_code=error.status, content_type=PROBLEM_JSON, body=problem_json(error, lang), headers=headers
     )
 
 
 def if_match(raw: str | None) -> int | None:
-    """The version `If-Match` names; None for `*`. Missing -> 428; not one of our ETags -> 412."""
+    """The version `If-Match` names; None for `*` (any current version). Missing -> 428."""
     if raw is None or not raw.strip():
-        raise errors.PreconditionRequired('send If-Match with the ETag you last read (e.g. If-Match: "3")')
+        raise errors.PreconditionRequired(
+            'send If-Match with the ETag you last read (e.g. If-Match: "3")', header="If-Match"
+        )
     return _etag_version(raw)
 
 
@@ -94,13 +99,61 @@ def optional_if_match(raw: str | None) -> tuple[bool, int | None]:
 
 
 def _etag_version(raw: str) -> int | None:
-    if raw.strip() == "*":
+    """RFC 9110 If-Match: `*`, or a list of entity tags compared strongly.
+
+    `*` matches whatever version is current. A weak tag (W/"3") never matches under strong comparison,
+    so a list of only weak tags fails the precondition (412). One strong tag names the version; a
+    list naming several versions is refused (400): a version is one ETag. Anything that is not an
+    entity tag (e.g. an unquoted 3) is a 400 that shows how to write one.
+    """
+    value = raw.strip()
+    if value == "*":
         return None
-    match = _ETAG_RE.match(raw)
-    if not match:
-        # Can never match an ETag we issue; RFC 9110 says the precondition then fails.
-        return -1
-    return int(match.group(1))
+    versions: set[int] = set()
+    weak = foreign = False
+    for part in _split_tags(value):
+        match = _ETAG_RE.match(part)
+        if not match:
+            raise errors.BadRequest(
+                f'If-Match must be an ETag in double quotes, as the API sent it (e.g. If-Match: "3"), not {part[:40]}',
+                header="If-Match",
+            )
+        weak = weak or bool(match.group(1))
+        if match.group(1):
+            continue
+        if match.group(2) is not None:
+            versions.add(int(match.group(2)))
+        else:
+            foreign = True  # well-formed, but not an ETag the API issues: it can never match
+    if len(versions) > 1:
+        raise errors.BadRequest('If-Match names one version: send one ETag (e.g. If-Match: "3")', header="If-Match")
+    if not versions:
+        if weak and not foreign:
+            raise errors.VersionMismatch(
+                'a weak ETag (W/"...") never matches If-Match: send the ETag as the API sent it (e.g. If-Match: "3")',
+                expected=None,
+            )
+        raise errors.VersionMismatch(
+            'no ETag of the API matches: send the ETag as the API sent it (e.g. If-Match: "3")', expected=None
+        )
+    return versions.pop()
+
+
+def _split_tags(value: str) -> list[str]:
+    """Split an entity-tag list on the commas outside quotes."""
+    parts: list[str] = []
+    current: list[str] = []
+    quoted = False
+    for ch in value:
+        if ch == '"':
+            quoted = not quoted
+        if ch == "," and not quoted:
+            parts.append("".join(current).strip())
+            current = []
+            continue
+        current.append(ch)
+    parts.append("".join(current).strip())
+    return [p for p in parts if p] or [value]
 
 
 def raw_body(router: BaseRouter) -> bytes:
