@@ -50,8 +50,12 @@ OPENAPI = {
 def openapi_json() -> str:
     from aws_lambda_powertools.event_handler.openapi.models import HTTPBearer  # noqa: PLC0415
 
+    from kakeibo import spec  # noqa: PLC0415 - only the document needs the problem schemas
+
     bearer = HTTPBearer(description="JWT (locally: Bearer <user id>)")
-    return app.get_openapi_json_schema(**OPENAPI, security_schemes={"bearer": bearer})  # type: ignore[arg-type]
+    generated = app.get_openapi_json_schema(**OPENAPI, security_schemes={"bearer": bearer})  # type: ignore[arg-type]
+    document = spec.finish(json.loads(generated), PUBLIC_ROUTES)
+    return json.dumps(document, ensure_ascii=False, indent=2)
 
 
 @app.get("/openapi.json", include_in_schema=False)

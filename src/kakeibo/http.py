@@ -11,18 +11,22 @@ from typing import Annotated, Any
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.api_gateway import BaseRouter
 from aws_lambda_powertools.event_handler.openapi.params import Header
-from aws_lambda_powertools.event_handler.openapi.types import OpenAPIResponse
+from aws_lambda_powertools.event_handler.openapi.types import OpenAPIResponse, OpenAPIResponseHeader
 from pydantic import BaseModel
 
 from kakeibo import errors
 from kakeibo.idempotency import request_token as derive_token
 from kakeibo.messages import Lang
-from kakeibo.models import Problem
 
 # Declared so that the OpenAPI description (Swagger UI, generated clients) shows them.
-IfMatchHeader = Annotated[
+IF_MATCH_DOC = (
+    'The ETag you last read, e.g. "3" (strong comparison: W/"3" never matches). `*` matches whatever '
+    "version is current, when you mean to overwrite."
+)
+IfMatchHeader = Annotated[str, Header(alias="If-Match", description=IF_MATCH_DOC)]
+OptionalIfMatchHeader = Annotated[
     str | None,
-    Header(alias="If-Match", description='The ETag you last read, e.g. "3" (required for changes)'),
+    Header(alias="If-Match", description=IF_MATCH_DOC + " Leave it out to create; send it to change."),
 ]
 IdempotencyKeyHeader = Annotated[
     str | None,
@@ -182,28 +186,74 @@ def request_token(router: BaseRouter, idempotency_key: str | None) -> str | None
     return derive_token(identity(router), route, idempotency_key)
 
 
+# The codes each problem status carries; their bodies are typed in problems.py (the document adds them).
+PROBLEM_CODES: dict[int, tuple[str, tuple[str, ...]]] = {
+    400: ("Malformed request: JSON, query, cursor or header", ("bad_request",)),
+    401: ("No identity", ("unauthorized",)),
+    404: ("Not found (or not in your ledger)", ("not_found",)),
+    409: (
+        "Conflict with the current state",
+        ("already_exists", "insufficient_funds", "budget_exceeded", "conflict", "request_in_progress"),
+    ),
+    412: ("If-Match is stale", ("version_mismatch",)),
+    413: ("Payload too large", ("payload_too_large",)),
+    415: ("Unsupported media type", ("unsupported_media_type",)),
+    422: ("Validation error", ("validation_error", "idempotency_key_reused")),
+    423: ("Ledger locked by a rebuild or an import: retry after Retry-After seconds", ("locked",)),
+    428: ("If-Match required", ("precondition_required",)),
+}
+# Statuses whose answers may carry Retry-After.
+RETRYABLE_STATUSES = frozenset({409, 423})
+
+
+def problem_schema_name(code: str) -> str:
+    """The OpenAPI component that types a problem code (e.g. version_mismatch -> VersionMismatchProblem)."""
+    special = {"validation_error": "ValidationProblem"}
+    return special.get(code) or "".join(part.title() for part in code.split("_")) + "Problem"
+
+
+def _ref(code: str) -> dict[str, str]:
+    return {"$ref": f"#/components/schemas/{problem_schema_name(code)}"}
+
+
+def header_doc(description: str, *, required: bool = True, integer: bool = False) -> OpenAPIResponseHeader:
+    schema: dict[str, Any] = {"type": "integer"} if integer else {"type": "string"}
+    return {"description": description, "schema": schema, "required": required}  # type: ignore[typeddict-unknown-key]
+
+
+ETAG = {"ETag": header_doc('The version, as an entity tag: send it back in If-Match (e.g. "3")')}
+LOCATION = {"Location": header_doc("Where the resource is (a slip moves when its date changes)")}
+CONTENT_LANGUAGE = {
+    "Content-Language": header_doc("ja or en: the language of title and detail (Accept-Language)", required=False)
+}
+RETRY_AFTER = {"Retry-After": header_doc("Seconds to wait before retrying", required=False, integer=True)}
+
+
 def problem_responses(*statuses: int) -> dict[int, OpenAPIResponse]:
-    """OpenAPI `responses` entries for the problem statuses a route can return."""
-    descriptions = {
-        400: "Malformed request",
-        401: "No identity",
-        404: "Not found",
-        409: "Conflict with the current state",
-        412: "If-Match is stale",
-        413: "Payload too large",
-        415: "Unsupported media type",
-        422: "Validation error",
-        423: "Ledger locked by a rebuild",
-        428: "If-Match required",
-    }
-    return {
-        status: {
-            "description": descriptions[status],
-            "content": {PROBLEM_JSON: {"model": Problem}},
-        }
-        for status in statuses
-    }
+    """OpenAPI `responses` entries for the problem statuses a route can return, typed per code."""
+    out: dict[int, OpenAPIResponse] = {}
+    for status in statuses:
+        description, codes = PROBLEM_CODES[status]
+        schema: dict[str, Any] = _ref(codes[0])
+        if len(codes) > 1:
+            schema = {
+                "oneOf": [_ref(code) for code in codes],
+                "discriminator": {"propertyName": "code", "mapping": {code: _ref(code)["$ref"] for code in codes}},
+            }
+        headers = {**CONTENT_LANGUAGE, **(RETRY_AFTER if status in RETRYABLE_STATUSES else {})}
+        out[status] = {"description": description, "headers": headers, "content": {PROBLEM_JSON: {"schema": schema}}}
+    return out
 
 
-def ok_response(model: type[BaseModel], description: str = "OK") -> OpenAPIResponse:
-    return {"description": description, "content": {JSON: {"model": model}}}
+def ok_response(
+    model: type[BaseModel], description: str = "OK", *, headers: dict[str, OpenAPIResponseHeader] | None = None
+) -> OpenAPIResponse:
+    response: OpenAPIResponse = {"description": description, "content": {JSON: {"model": model}}}
+    if headers:
+        response["headers"] = headers
+    return response
+
+
+def no_content(description: str) -> OpenAPIResponse:
+    """A 204: no body, so no content at all (a generated client must not try to parse one)."""
+    return {"description": description}

@@ -11,6 +11,8 @@ from aws_lambda_powertools.event_handler.openapi.params import Query
 
 from kakeibo import csvio, importer
 from kakeibo.http import (
+    IdempotencyKeyHeader,
+    header_doc,
     identity,
     json_response,
     ok_response,
@@ -43,6 +45,7 @@ CSV_BODY = {
     "/imports",
     tags=TAGS,
     summary="Import slips from a CSV file, exactly once per row",
+    operation_id="importSlips",
     description="Valid rows are imported; invalid ones are listed with their line. Sending the same "
     "file again (or one that overlaps it, with external_id) creates only what is missing. 202: time "
     "ran out before the end of the file; send it again to import the rest.",
@@ -53,7 +56,7 @@ CSV_BODY = {
     },
     openapi_extensions={"requestBody": CSV_BODY},
 )
-def import_csv() -> Response[str]:
+def import_csv(idempotency_key: IdempotencyKeyHeader = None) -> Response[str]:
     who = identity(router)
     charset = csvio.charset_of(router.current_event.headers.get("content-type"))
     result = importer.import_csv(get_store(), who, raw_body(router), charset, time_left=time_left(router))
@@ -64,10 +67,18 @@ def import_csv() -> Response[str]:
     "/slips.csv",
     tags=TAGS,
     summary="Export slips as CSV (the import format; external_id = slip id), oldest first",
+    operation_id="exportSlips",
     description='Large exports come in pages: a `Link: <...>; rel="next"` header names the next one.',
     responses={
-        200: {"description": "CSV (UTF-8)", "content": {CSV: {"schema": {"type": "string"}}}},
-        **problem_responses(400, 401),
+        200: {
+            "description": "CSV (UTF-8)",
+            "headers": {
+                "Link": header_doc('<...>; rel="next" when there is a next page', required=False),
+                "Content-Disposition": header_doc("attachment; filename=slips.csv"),
+            },
+            "content": {CSV: {"schema": {"type": "string"}}},
+        },
+        **problem_responses(400, 401, 409),
     },
 )
 def export_csv(

@@ -1,0 +1,73 @@
+"""The OpenAPI document as served: what the resolver generates, finished in one place.
+
+Route decorators say what each operation does (statuses, headers, examples, operationIds). What
+Powertools cannot express is settled here, so that the document says exactly what the API does:
+- no 422 `HTTPValidationError`: request validation errors are answered as problem+json (400/422),
+  never in Powertools' own shape, so that response is dropped with its schemas;
+- the problem bodies, typed per code (problems.py), become components the responses refer to;
+- a 204 has no body (Powertools would describe one);
+- public routes need no bearer token (`security: []`);
+- PATCH bodies are JSON merge patches: `application/merge-patch+json` is listed beside JSON;
+- an optional header is a string that may be left out, not a string-or-null.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic.json_schema import models_json_schema
+
+from kakeibo.problems import BY_CODE
+
+COMPONENTS = "#/components/schemas/"
+MERGE_PATCH = "application/merge-patch+json"
+_POWERTOOLS_ONLY = ("HTTPValidationError", "ResponseValidationError", "ValidationError")  # referrers first
+
+
+def finish(document: dict[str, Any], public_routes: frozenset[str]) -> dict[str, Any]:
+    schemas: dict[str, Any] = document.setdefault("components", {}).setdefault("schemas", {})
+    for path, operations in document.get("paths", {}).items():
+        for method, operation in operations.items():
+            _drop_powertools_422(operation)
+            for status, response in operation.get("responses", {}).items():
+                if status == "204":
+                    response.pop("content", None)  # no body: a generated client must not parse one
+            if f"{method.upper()} {path}" in public_routes:
+                operation["security"] = []
+            if method == "patch":
+                _merge_patch(operation)
+            for parameter in operation.get("parameters", []):
+                if parameter.get("in") == "header" and not parameter.get("required"):
+                    parameter["schema"] = _not_null(parameter.get("schema", {}))
+    _, problem_schemas = models_json_schema(
+        [(model, "serialization") for model in BY_CODE.values()], ref_template=COMPONENTS + "{model}"
+    )
+    schemas.update(problem_schemas.get("$defs", {}))
+    for name in (*_POWERTOOLS_ONLY, "Problem"):
+        if f'"{COMPONENTS}{name}"' not in json.dumps(document):
+            schemas.pop(name, None)
+    return document
+
+
+def _drop_powertools_422(operation: dict[str, Any]) -> None:
+    responses = operation.get("responses", {})
+    unprocessable = responses.get("422")
+    if unprocessable and "HTTPValidationError" in json.dumps(unprocessable):
+        del responses["422"]
+
+
+def _merge_patch(operation: dict[str, Any]) -> None:
+    content = operation.get("requestBody", {}).get("content", {})
+    if "application/json" in content and MERGE_PATCH not in content:
+        operation["requestBody"]["content"] = {MERGE_PATCH: content["application/json"], **content}
+
+
+def _not_null(schema: dict[str, Any]) -> dict[str, Any]:
+    options = schema.get("anyOf")
+    if not options:
+        return schema
+    kept = [option for option in options if option.get("type") != "null"]
+    if len(kept) != 1:
+        return schema
+    return {**kept[0], **{k: v for k, v in schema.items() if k != "anyOf"}}
