@@ -7,7 +7,9 @@ Powertools cannot express is settled here, so that the document says exactly wha
 - the problem bodies, typed per code (problems.py), become components the responses refer to;
 - a 204 has no body (Powertools would describe one);
 - public routes need no bearer token (`security: []`);
-- PATCH bodies are JSON merge patches: `application/merge-patch+json` is listed beside JSON;
+- PATCH bodies are JSON merge patches: their media type is `application/merge-patch+json` (the API
+  reads `application/json` the same way, as the body's description says; listing both media types
+  makes openapi-python-client 0.29 generate a module that fails to import);
 - an optional header is a string that may be left out, not a string-or-null.
 """
 
@@ -41,7 +43,9 @@ def finish(document: dict[str, Any], public_routes: frozenset[str]) -> dict[str,
                 if parameter.get("in") == "header" and not parameter.get("required"):
                     parameter["schema"] = _not_null(parameter.get("schema", {}))
     _, problem_schemas = models_json_schema(
-        [(model, "serialization") for model in BY_CODE.values()], ref_template=COMPONENTS + "{model}"
+        # validation mode: a member with a default may be absent from a body (serialization would require it)
+        [(model, "validation") for model in BY_CODE.values()],
+        ref_template=COMPONENTS + "{model}",
     )
     schemas.update(problem_schemas.get("$defs", {}))
     for name in (*_POWERTOOLS_ONLY, "Problem"):
@@ -58,9 +62,14 @@ def _drop_powertools_422(operation: dict[str, Any]) -> None:
 
 
 def _merge_patch(operation: dict[str, Any]) -> None:
-    content = operation.get("requestBody", {}).get("content", {})
+    body = operation.get("requestBody", {})
+    content = body.get("content", {})
     if "application/json" in content and MERGE_PATCH not in content:
-        operation["requestBody"]["content"] = {MERGE_PATCH: content["application/json"], **content}
+        body["content"] = {MERGE_PATCH: content.pop("application/json"), **content}
+        body["description"] = (
+            "A JSON merge patch (RFC 7396). Sent as application/json, it is read the same way. "
+            + body.get("description", "")
+        ).strip()
 
 
 def _not_null(schema: dict[str, Any]) -> dict[str, Any]:

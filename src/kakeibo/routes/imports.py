@@ -34,7 +34,8 @@ CSV_BODY = {
     "(external_id optional). Set the charset parameter, or it is detected.",
     "content": {
         CSV: {
-            "schema": {"type": "string"},
+            # the file's bytes, as they are (UTF-8 or Shift_JIS): binary, so generated clients send them untouched
+            "schema": {"type": "string", "format": "binary"},
             "example": f"{HEADER}\n2026-11-03,expense,1200,cash,,食費,ランチ,\n",
         }
     },
