@@ -189,7 +189,7 @@ def request_token(router: BaseRouter, idempotency_key: str | None) -> str | None
 # The codes each problem status carries; their bodies are typed in problems.py (the document adds them).
 PROBLEM_CODES: dict[int, tuple[str, tuple[str, ...]]] = {
     400: ("Malformed request: JSON, query, cursor or header", ("bad_request",)),
-    401: ("No identity", ("unauthorized",)),
+    401: ("No identity: no token (API Gateway answers), or one without a usable subject", ("unauthorized",)),
     404: ("Not found (or not in your ledger)", ("not_found",)),
     409: (
         "Conflict with the current state",
@@ -241,7 +241,11 @@ def problem_responses(*statuses: int) -> dict[int, OpenAPIResponse]:
                 "discriminator": {"propertyName": "code", "mapping": {code: _ref(code)["$ref"] for code in codes}},
             }
         headers = {**CONTENT_LANGUAGE, **(RETRY_AFTER if status in RETRYABLE_STATUSES else {})}
-        out[status] = {"description": description, "headers": headers, "content": {PROBLEM_JSON: {"schema": schema}}}
+        content: dict[str, Any] = {PROBLEM_JSON: {"schema": schema}}
+        if status == 401:
+            # with no token at all, API Gateway's authorizer answers before the function does
+            content[JSON] = {"schema": {"$ref": "#/components/schemas/GatewayError"}}
+        out[status] = {"description": description, "headers": headers, "content": content}
     return out
 
 

@@ -4,7 +4,8 @@ Route decorators say what each operation does (statuses, headers, examples, oper
 Powertools cannot express is settled here, so that the document says exactly what the API does:
 - no 422 `HTTPValidationError`: request validation errors are answered as problem+json (400/422),
   never in Powertools' own shape, so that response is dropped with its schemas;
-- the problem bodies, typed per code (problems.py), become components the responses refer to;
+- the problem bodies, typed per code (problems.py), become components the responses refer to, with
+  the body API Gateway's authorizer sends on a 401 of its own;
 - a 204 has no body (Powertools would describe one);
 - public routes need no bearer token (`security: []`);
 - PATCH bodies are JSON merge patches: their media type is `application/merge-patch+json` (the API
@@ -24,6 +25,13 @@ from kakeibo.problems import BY_CODE
 
 COMPONENTS = "#/components/schemas/"
 MERGE_PATCH = "application/merge-patch+json"
+# What API Gateway itself answers (e.g. 401 when no token is sent), before the function runs.
+GATEWAY_ERROR = {
+    "title": "GatewayError",
+    "type": "object",
+    "properties": {"message": {"type": "string", "examples": ["Unauthorized"]}},
+    "required": ["message"],
+}
 _POWERTOOLS_ONLY = ("HTTPValidationError", "ResponseValidationError", "ValidationError")  # referrers first
 
 
@@ -48,6 +56,7 @@ def finish(document: dict[str, Any], public_routes: frozenset[str]) -> dict[str,
         ref_template=COMPONENTS + "{model}",
     )
     schemas.update(problem_schemas.get("$defs", {}))
+    schemas["GatewayError"] = GATEWAY_ERROR
     for name in (*_POWERTOOLS_ONLY, "Problem"):
         if f'"{COMPONENTS}{name}"' not in json.dumps(document):
             schemas.pop(name, None)
