@@ -57,7 +57,7 @@ def finish(document: dict[str, Any], public_routes: frozenset[str]) -> dict[str,
     )
     schemas.update(problem_schemas.get("$defs", {}))
     schemas["GatewayError"] = GATEWAY_ERROR
-    for name in (*_POWERTOOLS_ONLY, "Problem"):
+    for name in _POWERTOOLS_ONLY:
         if f'"{COMPONENTS}{name}"' not in json.dumps(document):
             schemas.pop(name, None)
     return document

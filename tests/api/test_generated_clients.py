@@ -82,24 +82,19 @@ def python_client(served_spec: Path, tmp_path_factory: pytest.TempPathFactory) -
             del sys.modules[name]
 
 
-def _models() -> Any:
-    return importlib.import_module(f"{PACKAGE}.models")
+def _generated(name: str) -> Any:
+    return importlib.import_module(f"{PACKAGE}.{name}")
 
 
 def test_python_client_runs_the_main_flow(python_client: ModuleType, front_url: str, user: str) -> None:
-    m = _models()
-    types = importlib.import_module(f"{PACKAGE}.types")
-    create_account = importlib.import_module(f"{PACKAGE}.api.accounts.create_account")
-    get_health = importlib.import_module(f"{PACKAGE}.api.meta.get_health")
-    create_slip = importlib.import_module(f"{PACKAGE}.api.slips.create_slip")
-    get_slip = importlib.import_module(f"{PACKAGE}.api.slips.get_slip")
-    patch_slip = importlib.import_module(f"{PACKAGE}.api.slips.patch_slip")
-    delete_slip = importlib.import_module(f"{PACKAGE}.api.slips.delete_slip")
-    list_slips = importlib.import_module(f"{PACKAGE}.api.slips.list_slips")
-    get_balances = importlib.import_module(f"{PACKAGE}.api.balances.get_balances")
-    put_budget = importlib.import_module(f"{PACKAGE}.api.budgets.put_budget")
-    list_budgets = importlib.import_module(f"{PACKAGE}.api.budgets.list_budgets")
-    import_slips = importlib.import_module(f"{PACKAGE}.api.imports.import_slips")
+    m, types = _generated("models"), _generated("types")
+    # one module per operation, named after its operationId
+    create_account, get_health = _generated("api.accounts.create_account"), _generated("api.meta.get_health")
+    create_slip, get_slip = _generated("api.slips.create_slip"), _generated("api.slips.get_slip")
+    patch_slip, delete_slip = _generated("api.slips.patch_slip"), _generated("api.slips.delete_slip")
+    list_slips, get_balances = _generated("api.slips.list_slips"), _generated("api.balances.get_balances")
+    put_budget, list_budgets = _generated("api.budgets.put_budget"), _generated("api.budgets.list_budgets")
+    import_slips = _generated("api.imports.import_slips")
 
     # Given a client for the caller, and one with no identity for the public health check
     public = python_client.Client(base_url=front_url)

@@ -70,6 +70,9 @@ def test_the_document_is_what_generated_clients_need(spec: dict[str, Any]) -> No
         if method == "patch":
             assert list(op["requestBody"]["content"]) == ["application/merge-patch+json"], where
     assert "HTTPValidationError" not in spec["components"]["schemas"]
+    # every reference resolves
+    refs = set(re.findall(r'"#/components/schemas/([^"]+)"', json.dumps(spec)))
+    assert refs <= set(spec["components"]["schemas"]), refs - set(spec["components"]["schemas"])
     imports = spec["paths"]["/imports"]["post"]["requestBody"]["content"]
     assert list(imports) == ["text/csv"]
     slip = spec["paths"]["/slips"]["post"]["responses"]["201"]["headers"]
