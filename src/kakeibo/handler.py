@@ -192,10 +192,12 @@ def _reject_constant(name: str) -> Any:
 
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP)
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    refused = precheck(event) or idempotency.check_key(event)
+    idempotent = event.get("routeKey") in idempotency.IDEMPOTENT_ROUTES
+    # Idempotency-Key means something only where the document declares it; elsewhere it is ignored
+    refused = precheck(event) or (idempotency.check_key(event) if idempotent else None)
     if refused is not None:
         return _refusal(refused, event)
-    if event.get("routeKey") in idempotency.IDEMPOTENT_ROUTES and header(event, "idempotency-key"):
+    if idempotent and header(event, "idempotency-key"):
         try:
             return idempotency.run_once(event, context, lambda: app.resolve(event, context))
         except errors.ApiError as error:
