@@ -60,6 +60,7 @@ TITLES: dict[str, tuple[str, str]] = {
     "conflict": ("Conflict", "競合しました"),
     "request_in_progress": ("Request in progress", "処理中です"),
     "gone": ("Gone", "もう使えません"),
+    "last_owner": ("Last owner", "最後のオーナーは抜けられません"),
     "version_mismatch": ("Version mismatch", "ほかの変更と重なりました"),
     "payload_too_large": ("Payload too large", "データが大きすぎます"),
     "unsupported_media_type": ("Unsupported media type", "この形式には対応していません"),
@@ -253,8 +254,9 @@ def field_error(item: Mapping[str, Any], lang: Lang) -> str:
         return ("{f} is not valid", "{f}の値が正しくありません")[index].format(f=f)
     template = _BY_TYPE[kind][index]
     values = {k: _number(v) for k, v in ctx.items()}
-    if "expected" in ctx:
-        values["expected"] = str(ctx["expected"]).replace("'", "")
+    if "expected" in ctx:  # pydantic's "'a', 'b' or 'c'": a plain list, in the reader's punctuation
+        choices = [c.strip(" '") for c in re.split(r",| or ", str(ctx["expected"])) if c.strip(" '")]
+        values["expected"] = (", " if lang == "en" else "、").join(choices)
     try:
         return template.format(f=f, **values)
     except (KeyError, IndexError):
