@@ -20,7 +20,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from kakeibo import __version__, errors, idempotency, messages
 from kakeibo.event import header
 from kakeibo.event import sub as event_sub
-from kakeibo.http import JSON, PROBLEM_JSON, problem_json, problem_response
+from kakeibo.http import JSON, PROBLEM_JSON, if_match_required, problem_json, problem_response
 from kakeibo.routes import accounts, budgets, health, imports, maintenance, reports, slips
 
 logger = Logger()
@@ -132,7 +132,7 @@ def _from_validation(exc: RequestValidationError) -> errors.ApiError:
     if any(e["type"] == "json_invalid" for e in found):
         return errors.BadRequest("the body is not valid JSON")
     if any(e["type"] == "missing" and e["loc"] == ["header", "if-match"] for e in found):
-        return errors.PreconditionRequired('send If-Match with the ETag you last read (e.g. If-Match: "3")')
+        return if_match_required()
     if found and all(e["loc"][:1] in (["query"], ["header"]) for e in found):
         return errors.BadRequest(messages.field_errors(found, "en"), errors=found)
     if found and all(e["loc"][:1] == ["path"] for e in found):

@@ -86,12 +86,16 @@ def problem_response(error: errors.ApiError, lang: Lang = "en") -> Response[str]
     )
 
 
+def if_match_required() -> errors.PreconditionRequired:
+    return errors.PreconditionRequired(
+        'send If-Match with the ETag you last read (e.g. If-Match: "3")', header="If-Match"
+    )
+
+
 def if_match(raw: str | None) -> int | None:
     """The version `If-Match` names; None for `*` (any current version). Missing -> 428."""
     if raw is None or not raw.strip():
-        raise errors.PreconditionRequired(
-            'send If-Match with the ETag you last read (e.g. If-Match: "3")', header="If-Match"
-        )
+        raise if_match_required()
     return _etag_version(raw)
 
 
