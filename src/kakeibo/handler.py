@@ -20,7 +20,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from kakeibo import __version__, errors, idempotency, messages
 from kakeibo.event import header
 from kakeibo.event import sub as event_sub
-from kakeibo.http import JSON, PROBLEM_JSON, if_match_required, problem_json, problem_response
+from kakeibo.http import JSON, PROBLEM_JSON, if_match_required, problem_headers, problem_json, problem_response
 from kakeibo.routes import accounts, budgets, health, imports, maintenance, reports, slips
 
 logger = Logger()
@@ -211,7 +211,7 @@ def _refusal(error: errors.ApiError, event: dict[str, Any]) -> dict[str, Any]:
     lang = _language(event)
     return {
         "statusCode": error.status,
-        "headers": {"Content-Type": PROBLEM_JSON, "Content-Language": lang, "Vary": "Accept-Language", **error.headers},
+        "headers": {"Content-Type": PROBLEM_JSON, **problem_headers(error, lang)},
         "body": problem_json(error, lang),
         "isBase64Encoded": False,
     }

@@ -79,10 +79,17 @@ def problem_json(error: errors.ApiError, lang: Lang = "en") -> str:
     return json.dumps(error.problem(lang), ensure_ascii=False, separators=(",", ":"))
 
 
+def problem_headers(error: errors.ApiError, lang: Lang) -> dict[str, str]:
+    """A problem's headers besides its Content-Type: the error's own (Retry-After), and its language."""
+    return {**error.headers, "Content-Language": lang, "Vary": "Accept-Language"}
+
+
 def problem_response(error: errors.ApiError, lang: Lang = "en") -> Response[str]:
-    headers = {**error.headers, "Content-Language": lang, "Vary": "Accept-Language"}
     return Response(
-        status_code=error.status, content_type=PROBLEM_JSON, body=problem_json(error, lang), headers=headers
+        status_code=error.status,
+        content_type=PROBLEM_JSON,
+        body=problem_json(error, lang),
+        headers=problem_headers(error, lang),
     )
 
 
