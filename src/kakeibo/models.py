@@ -363,15 +363,3 @@ class LedgerRebuild(Model):
 class Health(Model):
     status: Literal["ok"]
     version: str
-
-
-class Problem(Model):
-    """application/problem+json (RFC 9457)."""
-
-    model_config = ConfigDict(extra="allow")
-
-    type: str
-    title: str
-    status: int
-    detail: str
-    code: str

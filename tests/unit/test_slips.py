@@ -244,12 +244,23 @@ def test_merge_patch_content_type_is_accepted(cash: Client) -> None:
 
 
 def test_if_match_forms(cash: Client) -> None:
+    # Given a slip at version 1
     made = cash.slip(**LUNCH)
     where = made.header("Location") or ""
-    assert cash.patch(where, {"amount": 2}, headers={"If-Match": 'W/"1"'}).status == 200
+    # When If-Match is a weak ETag, Then strong comparison (RFC 9110) fails the precondition
+    weak = cash.patch(where, {"amount": 2}, headers={"If-Match": 'W/"1"'})
+    assert weak.status == 412 and weak.json["code"] == "version_mismatch"
+    # When it is `*`, Then any current version matches
     assert cash.patch(where, {"amount": 3}, headers={"If-Match": "*"}).status == 200
-    garbage = cash.patch(where, {"amount": 4}, headers={"If-Match": "nonsense"})
-    assert garbage.status == 412 and garbage.json["current"] == 3
+    # When it is a list, Then its one strong ETag counts
+    assert cash.patch(where, {"amount": 4}, headers={"If-Match": 'W/"1", "2"'}).status == 200
+    # When it is not an entity tag (unquoted, garbage), Then 400 says how to write one
+    for sent in ("3", "nonsense", '"3'):
+        bad = cash.patch(where, {"amount": 5}, headers={"If-Match": sent})
+        assert bad.status == 400 and bad.json["code"] == "bad_request", bad
+        assert 'If-Match: "3"' in bad.json["detail"]
+    # And nothing changed
+    assert cash.get(where).json["amount"] == 4
 
 
 def test_unchanged_put_keeps_the_version(cash: Client) -> None:

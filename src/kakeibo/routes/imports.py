@@ -11,6 +11,8 @@ from aws_lambda_powertools.event_handler.openapi.params import Query
 
 from kakeibo import csvio, importer
 from kakeibo.http import (
+    IdempotencyKeyHeader,
+    header_doc,
     identity,
     json_response,
     ok_response,
@@ -32,7 +34,8 @@ CSV_BODY = {
     "(external_id optional). Set the charset parameter, or it is detected.",
     "content": {
         CSV: {
-            "schema": {"type": "string"},
+            # the file's bytes, as they are (UTF-8 or Shift_JIS): binary, so generated clients send them untouched
+            "schema": {"type": "string", "format": "binary"},
             "example": f"{HEADER}\n2026-11-03,expense,1200,cash,,食費,ランチ,\n",
         }
     },
@@ -43,6 +46,7 @@ CSV_BODY = {
     "/imports",
     tags=TAGS,
     summary="Import slips from a CSV file, exactly once per row",
+    operation_id="importSlips",
     description="Valid rows are imported; invalid ones are listed with their line (the first 100 here, "
     "up to 1000 at GET /imports/{import_id}). Each row is one slip identity: sending the same file again "
     "(or one that overlaps it, with external_id, or an export) creates only what is missing, and never "
@@ -55,7 +59,7 @@ CSV_BODY = {
     },
     openapi_extensions={"requestBody": CSV_BODY},
 )
-def import_csv() -> Response[str]:
+def import_csv(idempotency_key: IdempotencyKeyHeader = None) -> Response[str]:
     who = identity(router)
     charset = csvio.charset_of(router.current_event.headers.get("content-type"))
     result = importer.import_csv(get_store(), who, raw_body(router), charset, time_left=time_left(router))
@@ -76,10 +80,18 @@ def get_import(id: str) -> Response[str]:
     "/slips.csv",
     tags=TAGS,
     summary="Export slips as CSV (the import format; external_id = slip id), oldest first",
+    operation_id="exportSlips",
     description='Large exports come in pages: a `Link: <...>; rel="next"` header names the next one.',
     responses={
-        200: {"description": "CSV (UTF-8)", "content": {CSV: {"schema": {"type": "string"}}}},
-        **problem_responses(400, 401),
+        200: {
+            "description": "CSV (UTF-8)",
+            "headers": {
+                "Link": header_doc('<...>; rel="next" when there is a next page', required=False),
+                "Content-Disposition": header_doc("attachment; filename=slips.csv"),
+            },
+            "content": {CSV: {"schema": {"type": "string"}}},
+        },
+        **problem_responses(400, 401, 409),
     },
 )
 def export_csv(

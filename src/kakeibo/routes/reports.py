@@ -20,7 +20,8 @@ router = Router()
     "/balances",
     tags=["balances"],
     summary="Current balances (one consistent snapshot), or as of the end of ?date",
-    responses={200: ok_response(Balances), **problem_responses(400, 401)},
+    operation_id="getBalances",
+    responses={200: ok_response(Balances), **problem_responses(400, 401, 409)},
 )
 def get_balances(date: Annotated[str | None, Query(pattern=DATE_PATTERN)] = None) -> Response[str]:
     who = identity(router)
@@ -33,7 +34,8 @@ def get_balances(date: Annotated[str | None, Query(pattern=DATE_PATTERN)] = None
     "/reports/monthly",
     tags=["reports"],
     summary="Income, expense and net for a month, by category and by account",
-    responses={200: ok_response(MonthlyReport), **problem_responses(400, 401)},
+    operation_id="getMonthlyReport",
+    responses={200: ok_response(MonthlyReport), **problem_responses(400, 401, 409)},
 )
 def monthly(month: Annotated[str, Query(pattern=MONTH_PATTERN)]) -> Response[str]:
     who = identity(router)

@@ -188,6 +188,7 @@ def _account_failure(
         return errors.InsufficientFunds(
             f"account '{account}' has {item.get('balance', 0)}; {need} would leave it below zero",
             account=account,
+            account_name=item.get("name", account),
             balance=item.get("balance", 0),
             needed=need,
         )
