@@ -235,6 +235,7 @@ def header_doc(description: str, *, required: bool = True, integer: bool = False
 
 ETAG = {"ETag": header_doc('The version, as an entity tag: send it back in If-Match (e.g. "3")')}
 LOCATION = {"Location": header_doc("Where the resource is (a slip moves when its date changes)")}
+CONTENT_LOCATION = {"Content-Location": header_doc("The slip's dated URL, where PUT, PATCH and DELETE reach it")}
 CONTENT_LANGUAGE = {
     "Content-Language": header_doc("ja or en: the language of title and detail (Accept-Language)", required=False)
 }

@@ -402,6 +402,15 @@ TRANSLATIONS: dict[str, str] = {
         "この予算はすでにあります。変更するには ETag を If-Match で送ってください"
     ),
     "invalid category": "カテゴリが正しくありません",
+    "the version is {current}, not {expected}": (
+        "ほかの人が先に変更しました（現在の版は {current}、送られた版は {expected}）。読み込み直してください"
+    ),
+    "the slip this Idempotency-Key created has been deleted; it is not created again": (
+        "この Idempotency-Key で作られた伝票は削除されています。もう一度作ることはしません"
+    ),
+    "the slip is being changed; retry": "伝票がちょうど変更されています。もう一度お試しください",
+    "the slip's identity could not be updated": "伝票の識別情報を更新できませんでした。もう一度お試しください",
+    "import '{id}' not found": "取り込み「{id}」が見つかりません",
     # queries
     "'from' is after 'to'": "開始日（from）が終了日（to）より後になっています",
     "at most {days} days per request": "一度に取得できるのは {days} 日分までです",
@@ -428,6 +437,10 @@ TRANSLATIONS: dict[str, str] = {
     "the {name} lock was lost before the work was done": "処理（{name}）が中断されました。もう一度実行してください",
     "account '{account}' disappeared during the rebuild": "再集計中に口座「{account}」がなくなりました",
     "{item} changed during the rebuild": "再集計中に {item} が変更されました。もう一度実行してください",
+    "{item} appeared during the rebuild": "再集計中に {item} が追加されました。もう一度実行してください",
+    "the database refused the change; nothing was written": (
+        "データベースが変更を受け付けませんでした。何も書き込まれていません"
+    ),
     "the rebuild stopped: {why}; run it again": "再集計が途中で止まりました。もう一度実行してください",
     # imports
     "charset {charset} is not supported; send utf-8 or shift_jis": (

@@ -70,7 +70,8 @@ def import_csv(idempotency_key: IdempotencyKeyHeader = None) -> Response[str]:
     "/imports/<id>",
     tags=TAGS,
     summary="The full report of an import: counts and every refused row (up to 1000), by line",
-    responses={200: ok_response(ImportReport), **problem_responses(401, 404)},
+    operation_id="getImport",
+    responses={200: ok_response(ImportReport), **problem_responses(401, 404, 409)},
 )
 def get_import(id: str) -> Response[str]:
     return json_response(200, importer.get_import(get_store(), identity(router), id))

@@ -9,6 +9,7 @@ from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Body, Query
 
 from kakeibo.http import (
+    CONTENT_LOCATION,
     ETAG,
     LOCATION,
     IdempotencyKeyHeader,
@@ -118,7 +119,8 @@ def list_slips(
     "/slips/<id>",
     tags=TAGS,
     summary="One slip by its id, wherever its date is (Content-Location: its dated URL)",
-    responses={200: ok_response(Slip), **problem_responses(401, 404)},
+    operation_id="getSlipById",
+    responses={200: ok_response(Slip, headers={**ETAG, **CONTENT_LOCATION}), **problem_responses(401, 404, 409)},
 )
 def get_slip_by_id(id: str) -> Response[str]:
     slip = service.get_slip_by_id(get_store(), identity(router), id)
