@@ -2,10 +2,23 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from collections import defaultdict
 from typing import Any
 
-from kakeibo.ledger import AccountItem, CategoryMonthItem, DayItem, Entry, ItemKey, recompute
+from kakeibo.ledger import (
+    DAY_OF_MONTH_FIELDS,
+    ROLLUP_FIELDS,
+    AccountItem,
+    AccountMonthItem,
+    AccountYearItem,
+    CategoryMonthItem,
+    DayItem,
+    Entry,
+    ItemKey,
+    recompute,
+)
+from kakeibo.services.balances import balances
 from kakeibo.store import Store
 
 
@@ -34,6 +47,11 @@ def check(store: Store, who: str) -> list[str]:
         elif sk.startswith("MONTH#"):
             fields = ("income", "expense", "count")
             actual[CategoryMonthItem(item["month"], item["category"])] = {f: int(item.get(f, 0)) for f in fields}
+        elif sk.startswith("AMONTH#"):
+            fields = (*ROLLUP_FIELDS, *DAY_OF_MONTH_FIELDS)
+            actual[AccountMonthItem(item["account"], item["month"])] = {f: int(item.get(f, 0)) for f in fields}
+        elif sk.startswith("AYEAR#"):
+            actual[AccountYearItem(item["account"], item["year"])] = {f: int(item.get(f, 0)) for f in ROLLUP_FIELDS}
     problems = []
     for key in sorted(set(expected) | set(actual), key=repr):
         want = {k: v for k, v in expected.get(key, {}).items() if v}
@@ -51,4 +69,21 @@ def check(store: Store, who: str) -> list[str]:
             running += delta
         if running != int(accounts[account]["balance"]):
             problems.append(f"{account}: day totals end at {running}, balance is {accounts[account]['balance']}")
+    # the API's balance as of dates with a day total (read from month and year items) agrees; the
+    # day before each sampled date too, so a month's or a year's first day is crossed
+    dated = sorted({date for by_day in days.values() for date in by_day})
+    sampled = set(dated[:: max(1, len(dated) // 12)] + dated[-1:])
+    for date in sorted(sampled | {_day_before(d) for d in sampled}):
+        running_by = {
+            account: int(accounts[account]["opening_balance"]) + sum(d for day, d in by_day.items() if day <= date)
+            for account, by_day in days.items()
+        }
+        read = {row["account"]: row["balance"] for row in balances(store, who, date)["items"]}
+        for account, want in running_by.items():
+            if read.get(account) != want:
+                problems.append(f"{account}: balance as of {date} reads {read.get(account)}, day totals say {want}")
     return problems
+
+
+def _day_before(date: str) -> str:
+    return (dt.date.fromisoformat(date) - dt.timedelta(days=1)).isoformat()

@@ -14,6 +14,8 @@ rebuild: repairs them, without ever interleaving with a slip change:
 4. remove the marks and release the lease (also on failure). If the process dies instead, the
    marks and the lease expire by themselves after LEASE_SECONDS.
 Budgets survive: a month x category item keeps limit and strict; remaining = limit - spent.
+A complete rebuild also marks every account's month and year items complete (store.ROLLUPS_MARK):
+a ledger written before those items existed is read by day totals until then.
 The same pass writes the identity item of every slip written before slips had one (store.identity_of).
 """
 
@@ -134,6 +136,9 @@ def rebuild(store: Store, who: str, *, time_left: TimeLeft | None = None) -> dic
         backfill = [store.backfill_identity_op(lease, found) for found in snap.missing_identities()]
         ops = backfill + [store.set_balance_op(lease, key, _all_fields(key, expected.get(key, {}))) for key in keys]
         written = _in_batches(store, lease, ops, time_left)
+        if written == len(ops):
+            # every month and year item is right by now: reads may trust them from here on
+            _in_batches(store, lease, [store.rollups_complete_op(lease, a) for a in accounts], time_left)
     finally:
         try:
             for account in accounts:

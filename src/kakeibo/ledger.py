@@ -51,12 +51,37 @@ class CategoryMonthItem:
     category: str
 
 
-ItemKey = AccountItem | DayItem | CategoryMonthItem
+@dataclass(frozen=True, slots=True, order=True)
+class AccountMonthItem:
+    """An account's totals over a month, and its net change on each day of it (d01..d31): one
+    item answers every day of the month, so a balance as of any date reads a handful of items."""
+
+    account: str
+    month: str  # YYYY-MM
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class AccountYearItem:
+    """An account's totals over a year."""
+
+    account: str
+    year: str  # YYYY
+
+
+ItemKey = AccountItem | DayItem | CategoryMonthItem | AccountMonthItem | AccountYearItem
+Rollup = AccountMonthItem | AccountYearItem
 
 # Numeric fields each item kind carries, all maintained with ADD.
 ACCOUNT_FIELDS = ("balance",)
 DAY_FIELDS = ("delta", "count", "income", "expense")
 CATEGORY_FIELDS = ("income", "expense", "count")
+ROLLUP_FIELDS = DAY_FIELDS
+DAY_OF_MONTH_FIELDS = tuple(f"d{day:02d}" for day in range(1, 32))
+
+
+def day_field(date: str) -> str:
+    """The field of an account month item that holds the net change of `date` (YYYY-MM-DD)."""
+    return f"d{date[8:10]}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,12 +135,22 @@ def effects(entry: Entry, sign: int = 1) -> dict[ItemKey, dict[str, int]]:
         _add(out[AccountItem(entry.to_account)], balance=amount)
         _add(out[DayItem(entry.account, entry.date)], delta=-amount, count=sign)
         _add(out[DayItem(entry.to_account, entry.date)], delta=amount, count=sign)
-        return dict(out)
+        return _with_rollups(out)
     category = entry.category or UNCATEGORIZED
     signed = -amount if entry.kind == "expense" else amount
     _add(out[AccountItem(entry.account)], balance=signed)
     _add(out[DayItem(entry.account, entry.date)], delta=signed, count=sign, **{entry.kind: amount})
     _add(out[CategoryMonthItem(entry.month, category)], count=sign, **{entry.kind: amount})
+    return _with_rollups(out)
+
+
+def _with_rollups(out: dict[ItemKey, dict[str, int]]) -> dict[ItemKey, dict[str, int]]:
+    """Each day total's change, also on its account's month item (with the day's own field) and
+    year item: the same transaction keeps all three."""
+    for key, deltas in list(out.items()):
+        if isinstance(key, DayItem):
+            _add(out[AccountMonthItem(key.account, key.date[:7])], **deltas, **{day_field(key.date): deltas["delta"]})
+            _add(out[AccountYearItem(key.account, key.date[:4])], **deltas)
     return dict(out)
 
 
@@ -143,6 +178,10 @@ def _sort_key(key: ItemKey) -> tuple[str, ...]:
         return ("0", key.account)
     if isinstance(key, DayItem):
         return ("1", key.account, key.date)
+    if isinstance(key, AccountMonthItem):
+        return ("3", key.month, key.account)
+    if isinstance(key, AccountYearItem):
+        return ("4", key.year, key.account)
     return ("2", key.month, key.category)
 
 
@@ -188,6 +227,8 @@ FIELDS: dict[type, tuple[str, ...]] = {
     AccountItem: ACCOUNT_FIELDS,
     DayItem: DAY_FIELDS,
     CategoryMonthItem: (*CATEGORY_FIELDS, "spent", "remaining"),
+    AccountMonthItem: (*ROLLUP_FIELDS, *DAY_OF_MONTH_FIELDS),
+    AccountYearItem: ROLLUP_FIELDS,
 }
 
 

@@ -8,6 +8,7 @@ from kakeibo import errors
 from kakeibo.models import ACCOUNT_ID_RE, AccountCreate, AccountPatch
 from kakeibo.services.common import check_version, now_iso
 from kakeibo.store import (
+    ROLLUPS_MARK,
     Item,
     Store,
     account_sk,
@@ -45,6 +46,7 @@ def create_account(store: Store, who: str, body: AccountCreate, *, request_token
         "balance": body.opening_balance,
         "allow_negative": body.negative_allowed,
         "archived": False,
+        ROLLUPS_MARK: True,  # its month and year items hold every slip from the start
         "version": 1,
         "created_at": stamp,
         "updated_at": stamp,
@@ -60,11 +62,16 @@ def create_account(store: Store, who: str, body: AccountCreate, *, request_token
     return account_view(item)
 
 
-def get_account(store: Store, who: str, account: str) -> dict[str, Any]:
+def account_item(store: Store, who: str, account: str) -> Item:
+    """The stored account item (404 when the ledger has none by that id)."""
     item = store.get(who, account_sk(account)) if ACCOUNT_ID_RE.match(account) else None
     if item is None:
         raise errors.NotFound(f"account '{account}' not found")
-    return account_view(item)
+    return item
+
+
+def get_account(store: Store, who: str, account: str) -> dict[str, Any]:
+    return account_view(account_item(store, who, account))
 
 
 def list_accounts(store: Store, who: str) -> list[dict[str, Any]]:

@@ -1,32 +1,90 @@
-"""Balances now (one consistent snapshot) and as of a date, and an account's daily history."""
+"""Balances now (one consistent snapshot) and as of a date, an account's daily history, and the
+per-account month totals the reports show.
+
+As of a date D an account's balance is its opening balance plus its year totals of the years
+before D's, its month totals of the months of D's year before D's month, and the day fields of
+its item for D's month up to D: the accounts (one Query), every account's year items (one Query)
+and every account's month items of D's year (one Query), whatever the age of the ledger. An
+account written before month and year items existed (no ROLLUPS_MARK until a rebuild) is read
+from its day totals instead: slower, never wrong.
+"""
 
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from typing import Any
 
 from kakeibo import errors
-from kakeibo.services.accounts import get_account
+from kakeibo.ledger import DAY_OF_MONTH_FIELDS
+from kakeibo.services.accounts import account_item
 from kakeibo.services.common import query_date
-from kakeibo.store import (
-    Store,
-)
+from kakeibo.store import ROLLUPS_MARK, Item, Store
 
 MAX_HISTORY_DAYS = 1830
+FIRST_DAY = "0000-00-00"
+
+
+@dataclass
+class Changes:
+    """Per account: the net change of everything dated before `start`, and each day's net change
+    from `start` to `end`."""
+
+    before: dict[str, int] = field(default_factory=dict)
+    days: dict[str, dict[str, int]] = field(default_factory=dict)
+
+
+def changes(store: Store, who: str, accounts: Iterable[Item], start: str, end: str) -> Changes:
+    """What moved each account's balance before `start` and on each day start..end (YYYY-MM-DD)."""
+    accounts = list(accounts)
+    out = Changes({a["id"]: 0 for a in accounts}, {a["id"]: {} for a in accounts})
+    trusted = {a["id"] for a in accounts if a.get(ROLLUPS_MARK)}
+    if trusted:
+        _from_rollups(store, who, trusted, (start, end), out)
+    for account in sorted(set(out.before) - trusted):
+        for day in store.day_totals(who, account, FIRST_DAY, end, "delta"):
+            _count(out, account, day["date"], int(day.get("delta", 0)), start)
+    return out
+
+
+def _from_rollups(store: Store, who: str, trusted: set[str], span: tuple[str, str], out: Changes) -> None:
+    start, end = span
+    year = int(start[:4])
+    if year > 1:
+        for item in store.account_years(who, "0000", f"{year - 1:04d}"):
+            if item["account"] in trusted:
+                out.before[item["account"]] += int(item.get("delta", 0))
+    for item in store.account_months(who, f"{start[:4]}-01", end[:7]):
+        account, month = item["account"], item["month"]
+        if account not in trusted:
+            continue
+        if month < start[:7]:
+            out.before[account] += int(item.get("delta", 0))
+            continue
+        for name in DAY_OF_MONTH_FIELDS:
+            if value := int(item.get(name, 0)):
+                _count(out, account, f"{month}-{name[1:]}", value, start)
+
+
+def _count(out: Changes, account: str, date: str, delta: int, start: str) -> None:
+    if date < start:
+        out.before[account] += delta
+    else:
+        out.days[account][date] = out.days[account].get(date, 0) + delta
 
 
 def balances(store: Store, who: str, as_of: str | None = None) -> dict[str, Any]:
     if as_of is None:
         items = [{"account": a["id"], "balance": int(a.get("balance", 0))} for a in store.accounts_now(who)]
         return {"date": None, "items": items}
+    accounts = list(store.accounts(who))
+    moved = changes(store, who, accounts, as_of, as_of)
     out = []
-    # One Query gives every account's opening balance; then one Query of day totals per account.
-    for acct in store.accounts(who):
-        total = int(acct["opening_balance"])
-        total += sum(
-            int(day.get("delta", 0)) for day in store.day_totals(who, acct["id"], "0000-00-00", as_of, "delta")
-        )
-        out.append({"account": acct["id"], "balance": total})
+    for acct in accounts:
+        account = acct["id"]
+        total = int(acct["opening_balance"]) + moved.before[account] + moved.days[account].get(as_of, 0)
+        out.append({"account": account, "balance": total})
     return {"date": as_of, "items": out}
 
 
@@ -36,14 +94,11 @@ def history(store: Store, who: str, account: str, date_from: str, date_to: str) 
         raise errors.BadRequest("'from' is after 'to'")
     if (end - start).days >= MAX_HISTORY_DAYS:
         raise errors.BadRequest(f"at most {MAX_HISTORY_DAYS} days per request")
-    acct = get_account(store, who, account)
-    balance = acct["opening_balance"]
-    deltas: dict[str, int] = {}
-    for day in store.day_totals(who, account, "0000-00-00", date_to, "delta"):
-        if day["date"] < date_from:
-            balance += int(day.get("delta", 0))
-        else:
-            deltas[day["date"]] = int(day.get("delta", 0))
+    acct = account_item(store, who, account)
+    opening = int(acct["opening_balance"])
+    moved = changes(store, who, [acct], date_from, date_to)
+    balance = opening + moved.before[account]
+    deltas = moved.days[account]
     series = []
     day_ = start
     while day_ <= end:
@@ -56,6 +111,28 @@ def history(store: Store, who: str, account: str, date_from: str, date_to: str) 
         "account": account,
         "from": date_from,
         "to": date_to,
-        "opening_balance": acct["opening_balance"],
+        "opening_balance": opening,
         "items": series,
     }
+
+
+def account_month_totals(store: Store, who: str, first: str, last: str) -> dict[tuple[str, str], dict[str, int]]:
+    """(account, month) -> {income, expense, net} for months first..last (YYYY-MM) with any."""
+    accounts = list(store.accounts(who))
+    trusted = {a["id"] for a in accounts if a.get(ROLLUPS_MARK)}
+    out: dict[tuple[str, str], dict[str, int]] = {}
+
+    def add(account: str, month: str, item: Item) -> None:
+        into = out.setdefault((account, month), {"income": 0, "expense": 0, "net": 0})
+        into["income"] += int(item.get("income", 0))
+        into["expense"] += int(item.get("expense", 0))
+        into["net"] += int(item.get("delta", 0))
+
+    if trusted:
+        for item in store.account_months(who, first, last):
+            if item["account"] in trusted:
+                add(item["account"], item["month"], item)
+    for account in sorted({a["id"] for a in accounts} - trusted):
+        for day in store.day_totals(who, account, f"{first}-01", f"{last}-31", "income", "expense", "delta"):
+            add(account, day["date"][:7], day)
+    return {key: value for key, value in out.items() if any(value.values())}

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from kakeibo.settings import get_settings
 from kakeibo.store.accounts import AccountOps
-from kakeibo.store.balances import FENCE, FENCE_NAMES, REBUILD_EXPIRES, REBUILD_MARK
+from kakeibo.store.balances import FENCE, FENCE_NAMES, REBUILD_EXPIRES, REBUILD_MARK, ROLLUPS_MARK
 from kakeibo.store.budgets import BudgetOps
 from kakeibo.store.codec import Item, from_ddb, to_ddb
 from kakeibo.store.core import OnFail, RetryPolicy, TxOp, dynamodb_client
@@ -50,6 +50,7 @@ __all__ = [
     "ORIGINS",
     "REBUILD_EXPIRES",
     "REBUILD_MARK",
+    "ROLLUPS_MARK",
     "SLIP_SEQ_SK",
     "Item",
     "Lease",

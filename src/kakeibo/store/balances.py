@@ -7,10 +7,45 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from kakeibo import errors
-from kakeibo.ledger import AccountItem, CategoryMonthItem, DayItem, ItemChange, ItemKey, Plan
+from kakeibo.ledger import (
+    AccountItem,
+    AccountMonthItem,
+    AccountYearItem,
+    CategoryMonthItem,
+    DayItem,
+    ItemChange,
+    ItemKey,
+    Plan,
+)
 from kakeibo.store.codec import Item, to_ddb
 from kakeibo.store.core import OnFail, StoreCore, TxOp, seconds_until
-from kakeibo.store.keys import account_sk, category_sk, day_sk, pk
+from kakeibo.store.keys import (
+    account_months_range,
+    account_sk,
+    account_years_range,
+    category_sk,
+    day_sk,
+    derived_sk,
+    pk,
+)
+
+# A mark on an account item: every change of its balance since the account began is in its month
+# and year items (accounts created since rollups exist, or brought up to date by a rebuild).
+ROLLUPS_MARK = "rollups"
+
+
+def identity_sets(key: ItemKey) -> dict[str, str]:
+    """The attributes that say which item a derived item is (set with its numbers)."""
+    if isinstance(key, DayItem):
+        return {"account": key.account, "date": key.date, "type": "day"}
+    if isinstance(key, AccountMonthItem):
+        return {"account": key.account, "month": key.month, "type": "account_month"}
+    if isinstance(key, AccountYearItem):
+        return {"account": key.account, "year": key.year, "type": "account_year"}
+    if isinstance(key, CategoryMonthItem):
+        return {"category": key.category, "month": key.month, "type": "category_month"}
+    return {}
+
 
 # A rebuild marks every account item with its token and an expiry (epoch ms). Every slip
 # transaction's operation on an account carries FENCE, so no slip change can interleave with a
@@ -38,6 +73,18 @@ class BalanceOps(StoreCore):
     def month_categories(self, ledger: str, month: str) -> Iterator[Item]:
         """The month x category items of a month (totals, and budgets where one is set)."""
         return self.query(ledger, begins_with=f"MONTH#{month}#CAT#")
+
+    def months_categories(self, ledger: str, first: str, last: str) -> Iterator[Item]:
+        """The month x category items of months first..last (YYYY-MM, inclusive): one Query."""
+        return self.query(ledger, between=(f"MONTH#{first}#CAT#", f"MONTH#{last}#CAT#~"))
+
+    def account_months(self, ledger: str, first: str, last: str) -> Iterator[Item]:
+        """Every account's month items (totals and day fields) of months first..last: one Query."""
+        return self.query(ledger, between=account_months_range(first, last))
+
+    def account_years(self, ledger: str, first: str, last: str) -> Iterator[Item]:
+        """Every account's year items of years first..last (YYYY, inclusive): one Query."""
+        return self.query(ledger, between=account_years_range(first, last))
 
     def balance_ops(
         self,
@@ -119,13 +166,15 @@ class BalanceOps(StoreCore):
                 names=names,
                 values=values,
             )
-        if isinstance(key, DayItem):
-            names.update({"#acc": "account", "#date": "date", "#type": "type"})
-            values.update({":acc": key.account, ":date": key.date, ":type": "day"})
+        if isinstance(key, DayItem | AccountMonthItem | AccountYearItem):
+            sets = []
+            for i, (name, value) in enumerate(identity_sets(key).items()):
+                names[f"#i{i}"], values[f":i{i}"] = name, value
+                sets.append(f"#i{i} = :i{i}")
             return self.update_op(
                 ledger,
-                day_sk(key.account, key.date),
-                "SET #acc = :acc, #date = :date, #type = :type ADD " + ", ".join(adds),
+                derived_sk(key),
+                "SET " + ", ".join(sets) + " ADD " + ", ".join(adds),
                 lambda item: errors.Conflict("day total could not be updated"),
                 names=names,
                 values=values,

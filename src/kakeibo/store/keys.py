@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from kakeibo.ledger import AccountItem, CategoryMonthItem, DayItem, ItemKey
+from kakeibo.ledger import AccountItem, AccountMonthItem, AccountYearItem, CategoryMonthItem, DayItem, ItemKey
 
 
 def pk(ledger: str) -> str:
@@ -41,6 +41,30 @@ def category_sk(month: str, category: str) -> str:
     return f"MONTH#{month}#CAT#{category}"
 
 
+# Account rollups are keyed period first, so one Query reads every account's items of a span of
+# months (or years): a balance as of any date is the accounts, their years before it and their
+# months of its year. Account ids are slugs ([A-Za-z0-9_.-]), all below ROLLUP_END.
+ROLLUP_END = "~"
+
+
+def account_month_sk(month: str, account: str) -> str:
+    return f"AMONTH#{month}#{account}"
+
+
+def account_year_sk(year: str, account: str) -> str:
+    return f"AYEAR#{year}#{account}"
+
+
+def account_months_range(first: str, last: str) -> tuple[str, str]:
+    """The SK range of every account's month items from month `first` to `last` (inclusive)."""
+    return f"AMONTH#{first}#", f"AMONTH#{last}#{ROLLUP_END}"
+
+
+def account_years_range(first: str, last: str) -> tuple[str, str]:
+    """The SK range of every account's year items from year `first` to `last` (inclusive)."""
+    return f"AYEAR#{first}#", f"AYEAR#{last}#{ROLLUP_END}"
+
+
 def import_sk(sha256: str) -> str:
     return f"IMPORT#{sha256}"
 
@@ -57,17 +81,25 @@ def lock_sk(name: str) -> str:
 
 
 def derived_sk(key: ItemKey) -> str:
-    """The SK of a balance item (account, day total, month x category)."""
+    """The SK of a balance item (account, day total, month x category, account month or year)."""
     if isinstance(key, AccountItem):
         return account_sk(key.account)
     if isinstance(key, DayItem):
         return day_sk(key.account, key.date)
+    if isinstance(key, AccountMonthItem):
+        return account_month_sk(key.month, key.account)
+    if isinstance(key, AccountYearItem):
+        return account_year_sk(key.year, key.account)
     return category_sk(key.month, key.category)
 
 
 _DAY_SK_RE = re.compile(r"^DAY#([^#]+)#(\d{4}-\d{2}-\d{2})$")
 
 _CATEGORY_SK_RE = re.compile(r"^MONTH#(\d{4}-\d{2})#CAT#([^#]+)$")
+
+_ACCOUNT_MONTH_SK_RE = re.compile(r"^AMONTH#(\d{4}-\d{2})#([^#]+)$")
+
+_ACCOUNT_YEAR_SK_RE = re.compile(r"^AYEAR#(\d{4})#([^#]+)$")
 
 
 def derived_key(sk: str) -> ItemKey | None:
@@ -78,4 +110,8 @@ def derived_key(sk: str) -> ItemKey | None:
         return DayItem(found.group(1), found.group(2))
     if found := _CATEGORY_SK_RE.match(sk):
         return CategoryMonthItem(found.group(1), found.group(2))
+    if found := _ACCOUNT_MONTH_SK_RE.match(sk):
+        return AccountMonthItem(found.group(2), found.group(1))
+    if found := _ACCOUNT_YEAR_SK_RE.match(sk):
+        return AccountYearItem(found.group(2), found.group(1))
     return None

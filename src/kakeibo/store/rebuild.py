@@ -7,8 +7,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from kakeibo import errors
-from kakeibo.ledger import AccountItem, DayItem, ItemKey
-from kakeibo.store.balances import FENCE_NAMES, REBUILD_MARK, BalanceOps
+from kakeibo.ledger import AccountItem, CategoryMonthItem, ItemKey
+from kakeibo.store.balances import FENCE_NAMES, REBUILD_MARK, ROLLUPS_MARK, BalanceOps, identity_sets
 from kakeibo.store.codec import Item, to_ddb
 from kakeibo.store.core import TxOp
 from kakeibo.store.keys import account_sk, derived_sk, pk
@@ -53,10 +53,10 @@ class RebuildOps(LockOps, BalanceOps):
             condition = "attribute_exists(SK) AND #rb = :token"
             names["#rb"] = REBUILD_MARK
             exprs[":token"] = lease.owner
-        elif isinstance(key, DayItem):
-            names.update({"#acc": "account", "#date": "date", "#type": "type"})
-            exprs.update({":acc": key.account, ":date": key.date, ":type": "day"})
-            sets += ["#acc = :acc", "#date = :date", "#type = :type"]
+        elif not isinstance(key, CategoryMonthItem):
+            for i, (name, value) in enumerate(identity_sets(key).items()):
+                names[f"#i{i}"], exprs[f":i{i}"] = name, value
+                sets.append(f"#i{i} = :i{i}")
         else:
             names.update({"#cat": "category", "#month": "month", "#type": "type"})
             names.update({"#rem": "remaining", "#limit": "limit"})
@@ -77,6 +77,18 @@ class RebuildOps(LockOps, BalanceOps):
             condition=condition,
             names=names,
             values=exprs,
+        )
+
+    def rollups_complete_op(self, lease: Lease, account: str) -> TxOp:
+        """Mark an account's month and year items complete (a rebuild has written them all)."""
+        return self.update_op(
+            lease.ledger,
+            account_sk(account),
+            "SET #ru = :true",
+            lambda item: errors.Conflict(f"account '{account}' disappeared during the rebuild"),
+            condition="attribute_exists(SK) AND #rb = :token",
+            names={"#ru": ROLLUPS_MARK, "#rb": REBUILD_MARK},
+            values={":true": True, ":token": lease.owner},
         )
 
     def backfill_identity_op(self, lease: Lease, identity: Item) -> TxOp:
