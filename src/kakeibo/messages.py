@@ -423,6 +423,7 @@ TRANSLATIONS: dict[str, str] = {
     "'month' year must be between {lo} and {hi}": "month の年は {lo}〜{hi} 年で指定してください",
     "month must be a month YYYY-MM": "月は YYYY-MM で指定してください（例: 2026-11）",
     "month is not a real month": "存在しない月が指定されています",
+    "'year' must be between {lo} and {hi}": "year の年は {lo}〜{hi} 年で指定してください",
     # concurrency and locks
     "the change could not be applied": "変更を反映できませんでした。読み込み直してからもう一度お試しください",
     "the database did not answer; retry shortly": "データベースが応答しません。少し待ってからもう一度お試しください",

@@ -20,6 +20,8 @@ DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 DATE_PATTERN = DATE_RE.pattern
 MONTH_RE = re.compile(r"^\d{4}-\d{2}$")
 MONTH_PATTERN = MONTH_RE.pattern
+YEAR_RE = re.compile(r"^\d{4}$")
+YEAR_PATTERN = YEAR_RE.pattern
 
 
 def parse_date(value: str) -> dt.date:
@@ -273,6 +275,16 @@ class MonthlyReport(Model):
     net: int
     by_category: list[CategoryTotal]
     by_account: list[AccountTotal]
+
+
+class YearlyReport(Model):
+    year: str
+    income: int
+    expense: int
+    net: int
+    by_category: list[CategoryTotal] = Field(description="the year's totals per category")
+    by_account: list[AccountTotal] = Field(description="the year's totals per account")
+    months: list[MonthlyReport] = Field(description="the twelve months, January first, each as its monthly report")
 
 
 # ---- budgets ----------------------------------------------------------------------------------

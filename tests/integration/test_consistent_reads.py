@@ -73,6 +73,7 @@ def test_every_route_reads_consistently(api: Client, store: Store, recorder: Rec
         ("GET /balances", "/balances", {}),
         ("GET /balances", "/balances", {"query": {"date": "2026-11-03"}}),
         ("GET /reports/monthly", "/reports/monthly", {"query": {"month": "2026-11"}}),
+        ("GET /reports/yearly", "/reports/yearly", {"query": {"year": "2026"}}),
         ("PUT /budgets/{month}/{category}", "/budgets/2026-11/食費", {"body": {"limit": 30000}}),
         ("GET /budgets", "/budgets", {"query": {"month": "2026-11"}}),
         ("POST /imports", "/imports", {"raw": csv, "headers": {"Content-Type": "text/csv"}}),

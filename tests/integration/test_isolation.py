@@ -46,7 +46,8 @@ def test_every_route_is_covered_here() -> None:
         "POST /accounts", "GET /accounts", "GET /accounts/{id}", "PATCH /accounts/{id}",
         "GET /accounts/{id}/history", "POST /slips", "GET /slips", "GET /slips/{id}", "GET /slips/{date}/{id}",
         "PUT /slips/{date}/{id}", "PATCH /slips/{date}/{id}", "DELETE /slips/{date}/{id}",
-        "GET /balances", "GET /reports/monthly", "PUT /budgets/{month}/{category}", "GET /budgets",
+        "GET /balances", "GET /reports/monthly", "GET /reports/yearly", "PUT /budgets/{month}/{category}",
+        "GET /budgets",
         "POST /imports", "GET /imports/{id}", "GET /slips.csv", "POST /ledger/verify", "POST /ledger/rebuild",
     }  # fmt: skip
     assert {route.key for route in template.routes()} == covered
@@ -71,6 +72,9 @@ def test_bob_can_neither_see_nor_touch_alices_ledger(
     assert bob.get("/balances", query={"date": "2026-11-30"}).json["items"] == []
     report = bob.get("/reports/monthly", query={"month": "2026-11"}).json
     assert (report["income"], report["expense"], report["by_category"], report["by_account"]) == (0, 0, [], [])
+    yearly = bob.get("/reports/yearly", query={"year": "2026"}).json
+    assert (yearly["income"], yearly["expense"], yearly["by_category"], yearly["by_account"]) == (0, 0, [], [])
+    assert all(m["by_category"] == m["by_account"] == [] for m in yearly["months"])
     assert bob.get("/budgets", query={"month": "2026-11"}).json == {"month": "2026-11", "items": []}
     export = bob.get("/slips.csv")
     assert export.status == 200 and export.raw.decode("utf-8-sig").strip().count("\n") == 0  # header only

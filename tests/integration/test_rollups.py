@@ -157,3 +157,35 @@ def test_a_ledger_from_before_rollups_reads_right_and_rebuild_backfills_it(
     api.balances("2026-03-03")
     assert calls == Counter({"Query": 3})
     assert check(store, user) == []
+
+
+def test_yearly_report_is_its_twelve_monthly_reports_in_three_queries(api: Client, calls: Counter[str]) -> None:
+    # Given slips over three years, with categories
+    random_ledger(api, seed=11, slips=20)
+    for date, category, amount in (
+        ("2025-01-05", "食費", 1200),
+        ("2025-03-31", "食費", 800),
+        ("2025-12-31", "光熱費", 5000),
+    ):
+        assert api.slip(date=date, kind="expense", amount=amount, account="cash", category=category).status == 201
+    assert api.slip(date="2025-07-25", kind="income", amount=250_000, account="bank", category="給与").status == 201
+    # When the year's report is read
+    calls.clear()
+    reply = api.get("/reports/yearly", query={"year": "2025"})
+    # Then it took the accounts, the months' categories and the accounts' months: three queries
+    assert reply.status == 200
+    assert calls == Counter({"Query": 3})
+    report = reply.json
+    # And each of its twelve months is that month's report
+    assert [m["month"] for m in report["months"]] == [f"2025-{m:02d}" for m in range(1, 13)]
+    for month in report["months"]:
+        assert month == api.get("/reports/monthly", query={"month": month["month"]}).json
+    # And the year adds its months up
+    assert report["year"] == "2025"
+    assert report["income"] == sum(m["income"] for m in report["months"]) >= 250_000
+    assert report["net"] == report["income"] - report["expense"]
+    food = next(c for c in report["by_category"] if c["category"] == "食費")
+    assert food["expense"] == 2000
+    for row in report["by_account"]:
+        monthly = [a for m in report["months"] for a in m["by_account"] if a["account"] == row["account"]]
+        assert row["net"] == sum(a["net"] for a in monthly)

@@ -29,6 +29,7 @@ EXPECTED = {
     "delete_slip": 204,
     "get_balances": 200,
     "monthly_report": 200,
+    "yearly_report": 200,
     "put_budget": 201,
     "list_budgets": 200,
     "import_csv": 200,

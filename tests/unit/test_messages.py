@@ -165,6 +165,7 @@ def test_every_code_has_a_japanese_title() -> None:
         ("/balances", {"date": "1800-01-01"}),
         ("/reports/monthly", {"month": "2026-13"}),
         ("/reports/monthly", {"month": "0999-01"}),
+        ("/reports/yearly", {"year": "0999"}),
         ("/budgets", {"month": "2026-00"}),
     ],
 )

@@ -9,7 +9,7 @@ from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Query
 
 from kakeibo.http import identity, json_response, ok_response, problem_responses
-from kakeibo.models import DATE_PATTERN, MONTH_PATTERN, Balances, MonthlyReport
+from kakeibo.models import DATE_PATTERN, MONTH_PATTERN, YEAR_PATTERN, Balances, MonthlyReport, YearlyReport
 from kakeibo.services import balances, common, reports
 from kakeibo.store import get_store
 
@@ -41,3 +41,15 @@ def monthly(month: Annotated[str, Query(pattern=MONTH_PATTERN)]) -> Response[str
     who = identity(router)
     common.query_month(month)
     return json_response(200, reports.monthly_report(get_store(), who, month))
+
+
+@router.get(
+    "/reports/yearly",
+    tags=["reports"],
+    summary="Income, expense and net for a year and each of its twelve months, by category and by account",
+    operation_id="getYearlyReport",
+    responses={200: ok_response(YearlyReport), **problem_responses(400, 401, 409)},
+)
+def yearly(year: Annotated[str, Query(pattern=YEAR_PATTERN, examples=["2026"])]) -> Response[str]:
+    who = identity(router)
+    return json_response(200, reports.yearly_report(get_store(), who, year))

@@ -23,6 +23,7 @@ from kakeibo.store.keys import (
     account_months_range,
     account_sk,
     account_years_range,
+    categories_range,
     category_sk,
     day_sk,
     derived_sk,
@@ -76,7 +77,7 @@ class BalanceOps(StoreCore):
 
     def months_categories(self, ledger: str, first: str, last: str) -> Iterator[Item]:
         """The month x category items of months first..last (YYYY-MM, inclusive): one Query."""
-        return self.query(ledger, between=(f"MONTH#{first}#CAT#", f"MONTH#{last}#CAT#~"))
+        return self.query(ledger, between=categories_range(first, last))
 
     def account_months(self, ledger: str, first: str, last: str) -> Iterator[Item]:
         """Every account's month items (totals and day fields) of months first..last: one Query."""

@@ -43,8 +43,8 @@ def category_sk(month: str, category: str) -> str:
 
 # Account rollups are keyed period first, so one Query reads every account's items of a span of
 # months (or years): a balance as of any date is the accounts, their years before it and their
-# months of its year. Account ids are slugs ([A-Za-z0-9_.-]), all below ROLLUP_END.
-ROLLUP_END = "~"
+# months of its year. A range ends at "$", the character after "#": past every id of its last period.
+RANGE_END = "$"
 
 
 def account_month_sk(month: str, account: str) -> str:
@@ -57,12 +57,17 @@ def account_year_sk(year: str, account: str) -> str:
 
 def account_months_range(first: str, last: str) -> tuple[str, str]:
     """The SK range of every account's month items from month `first` to `last` (inclusive)."""
-    return f"AMONTH#{first}#", f"AMONTH#{last}#{ROLLUP_END}"
+    return f"AMONTH#{first}#", f"AMONTH#{last}{RANGE_END}"
 
 
 def account_years_range(first: str, last: str) -> tuple[str, str]:
     """The SK range of every account's year items from year `first` to `last` (inclusive)."""
-    return f"AYEAR#{first}#", f"AYEAR#{last}#{ROLLUP_END}"
+    return f"AYEAR#{first}#", f"AYEAR#{last}{RANGE_END}"
+
+
+def categories_range(first: str, last: str) -> tuple[str, str]:
+    """The SK range of the month x category items of months `first` to `last` (inclusive)."""
+    return f"MONTH#{first}#CAT#", f"MONTH#{last}#CAT{RANGE_END}"
 
 
 def import_sk(sha256: str) -> str:
