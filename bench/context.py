@@ -43,6 +43,7 @@ class Sizes:
     global_warmup: int  # requests to warm DynamoDB Local before anything is timed
     import_rows: int  # rows of the CSV file imported in one go
     import_per_row: int  # of those, how many are also written one transaction per row
+    age_days: tuple[int, int, int]  # days of slips of the young, middle and old ledgers (ages)
 
     @classmethod
     def full(cls) -> Sizes:
@@ -58,6 +59,7 @@ class Sizes:
             global_warmup=600,
             import_rows=10_000,
             import_per_row=1_000,
+            age_days=(31, 3 * 365 + 1, 10 * 365 + 2),
         )
 
     @classmethod
@@ -74,6 +76,7 @@ class Sizes:
             global_warmup=3,
             import_rows=40,
             import_per_row=10,
+            age_days=(5, 20, 40),
         )
 
 

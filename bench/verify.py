@@ -1,7 +1,8 @@
 """Recompute every balance item of a ledger from its slips alone and compare with what is stored.
 
 This is the invariant of DESIGN.md §2, checked after the fact: account balances, day totals and
-(optionally) month x category totals must equal what the slips say. Any difference is drift.
+(optionally) month x category totals and the accounts' month and year totals must equal what the
+slips say. Any difference is drift.
 """
 
 from __future__ import annotations
@@ -9,9 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 from kakeibo import ledger
-from kakeibo.ledger import AccountItem, CategoryMonthItem, DayItem, ItemKey
+from kakeibo.ledger import AccountItem, AccountMonthItem, AccountYearItem, CategoryMonthItem, DayItem, ItemKey
 from kakeibo.services.slips import entry_of
-from kakeibo.store import Store
+from kakeibo.store import Store, derived_key
 
 DAY_FIELDS = ("delta", "count", "income", "expense")
 CATEGORY_FIELDS = ("income", "expense", "count")
@@ -38,10 +39,12 @@ def verify(store: Store, who: str, *, categories: bool = True) -> dict[str, Any]
             stored[DayItem(item["account"], item["date"])] = item
         elif categories and sk.startswith("MONTH#") and "#CAT#" in sk:
             stored[CategoryMonthItem(item["month"], item["category"])] = item
+        elif categories and isinstance(key := derived_key(sk), AccountMonthItem | AccountYearItem):
+            stored[key] = item
     mismatches: list[dict[str, Any]] = []
     drift = day_drift = 0
     for key in sorted(set(expected) | set(stored), key=repr):
-        if isinstance(key, CategoryMonthItem) and not categories:
+        if isinstance(key, CategoryMonthItem | AccountMonthItem | AccountYearItem) and not categories:
             continue
         want, have = expected.get(key, {}), stored.get(key, {})
         fields: tuple[str, ...] = DAY_FIELDS
@@ -49,6 +52,8 @@ def verify(store: Store, who: str, *, categories: bool = True) -> dict[str, Any]
             fields = ("balance",)
         elif isinstance(key, CategoryMonthItem):
             fields = CATEGORY_FIELDS
+        elif isinstance(key, AccountMonthItem | AccountYearItem):
+            fields = ledger.FIELDS[type(key)]
         for name in fields:
             w, h = int(want.get(name, 0)), int(have.get(name, 0))
             if w != h:

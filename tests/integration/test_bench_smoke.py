@@ -27,7 +27,7 @@ def test_quick_bench_reports_every_section(tmp_path: Path) -> None:
 
     # Then every section reported, with the machine it ran on
     assert doc["mode"] == "quick"
-    assert set(doc["sections"]) == {*OPS, "breakdown", "cold", "naive", "imports", "front"}
+    assert set(doc["sections"]) == {*OPS, "breakdown", "cold", "naive", "imports", "front", "ages"}
     assert {"nproc", "cpu", "memory_gib", "python", "dynamodb_local"} <= set(doc["machine"])
 
     # And each operation has ours and the floor side by side, and its cost against the minimum
@@ -53,6 +53,19 @@ def test_quick_bench_reports_every_section(tmp_path: Path) -> None:
             "precheck",
             "powertools_logger",
         }
+
+    # And the reads were measured on a young, a middle-aged and an old ledger, each against its floor,
+    # with the calls they made and the capacity they read
+    ages = doc["sections"]["ages"]
+    assert [size["label"] for size in ages["sizes"]] == ["1 month", "3 years", "10 years"]
+    assert ages["sizes"][0]["slips"] < ages["sizes"][1]["slips"] < ages["sizes"][2]["slips"]
+    for size in ages["sizes"]:
+        for read in ("asof", "history", "yearly"):
+            measured = size["reads"][read]
+            assert measured["ours"]["n"] > 0 and measured["floor"]["n"] > 0
+            assert measured["calls"] >= measured["floor_calls"] >= 1
+            assert measured["rcu"] > 0 and measured["floor_rcu"] > 0
+        assert size["reads"]["asof"]["calls"] == 3  # whatever the ledger's age
 
     # And the CSV import was timed both ways, every row created once, nothing drifting
     imports = doc["sections"]["imports"]
