@@ -52,6 +52,7 @@ def _build(ctx: Context, days: int) -> dict[str, Any]:
     slips = history_slips(days)
     text = _csv(slips)
     sends = 0
+    ctx.recorder.clear()
     while True:
         event = ctx.api.event("POST", "/imports", user=who, headers={"content-type": "text/csv; charset=utf-8"})
         event["body"] = text
@@ -61,10 +62,20 @@ def _build(ctx: Context, days: int) -> dict[str, Any]:
             raise BenchError(f"POST /imports answered {reply.status}: {reply.body[:300]}")
         if reply.json["status"] == "complete":
             break
+    sizes = [len(c.params["TransactItems"]) for c in ctx.recorder.take() if c.operation == "TransactWriteItems"]
     checked = verify(ctx.store, who)
     if checked["mismatched_items"] or checked["slips"] != len(slips):
         raise BenchError(f"the {days}-day ledger does not verify: {checked['mismatches']}")
-    return {"who": who, "days": days, "slips": len(slips), "first": slips[0]["date"], "sends": sends}
+    return {
+        "who": who,
+        "days": days,
+        "slips": len(slips),
+        "first": slips[0]["date"],
+        "sends": sends,
+        "import_transactions": len(sizes),
+        "largest_transaction_items": max(sizes, default=0),
+        "rows_per_transaction": round(len(slips) / len(sizes), 1) if sizes else 0,
+    }
 
 
 def _get(ctx: Context, who: str, sk: str) -> dict[str, Any]:
@@ -194,6 +205,11 @@ def render(r: dict[str, Any]) -> list[str]:
         f"  targets: 10 years within 1.5x of 1 month {checks['oldest_within_1_5x']}; "
         f"as-of on 10 years within 2x of the floor {checks['asof_within_2x_floor']}"
     )
+    for size in r["sizes"]:
+        lines.append(
+            f"  built {size['label']}: {size['slips']} slips imported in {size['import_transactions']} transactions "
+            f"({size['rows_per_transaction']} rows each on average, largest {size['largest_transaction_items']} items)"
+        )
     return lines
 
 
