@@ -10,7 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kakeibo.ledger import (
+    ROLLUP_FIELDS,
     AccountItem,
+    AccountMonthItem,
+    AccountYearItem,
     CategoryMonthItem,
     DayItem,
     Entry,
@@ -135,3 +138,50 @@ def test_merge_drops_items_that_net_to_zero() -> None:
     a = {AccountItem("cash"): {"balance": 5}}
     b = {AccountItem("cash"): {"balance": -5}, DayItem("cash", "2026-01-01"): {"delta": 1}}
     assert [c.key for c in merge([a, b])] == [DayItem("cash", "2026-01-01")]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(entries(), max_size=20), st.lists(entries(), max_size=5))
+def test_month_and_year_totals_are_the_sums_of_their_day_totals(slips: list[Entry], edits: list[Entry]) -> None:
+    # Given slips, and some of them then changed (moved, re-amounted) and others deleted, change by change
+    state: dict[ItemKey, Counter[str]] = defaultdict(Counter)
+    for entry in slips:
+        apply(state, plan(None, entry).changes)
+    for old, new in zip(slips, edits, strict=False):
+        apply(state, plan(old, new).changes)
+    for gone in slips[len(edits) : len(edits) + 2]:
+        apply(state, plan(gone, None).changes)
+    days = {k: v for k, v in state.items() if isinstance(k, DayItem)}
+    # Then each account month holds its days' sums and each day's delta in that day's field
+    for key, value in state.items():
+        if isinstance(key, AccountMonthItem):
+            mine = [(d, v) for d, v in days.items() if d.account == key.account and d.date[:7] == key.month]
+            for name in ROLLUP_FIELDS:
+                assert value[name] == sum(v[name] for _, v in mine)
+            for day, v in mine:
+                assert value[f"d{day.date[8:]}"] == v["delta"]
+        if isinstance(key, AccountYearItem):
+            mine = [v for d, v in days.items() if d.account == key.account and d.date[:4] == key.year]
+            for name in ROLLUP_FIELDS:
+                assert value[name] == sum(v[name] for v in mine)
+    # And a balance as of any date, from years before + months before + the month's day fields,
+    # is the sum of the day totals up to it
+    for account in ACCOUNTS:
+        for date in ("2025-12-24", "2025-12-31", "2026-01-01", "2026-01-15", "2026-01-31", "2026-02-05"):
+            by_days = sum(v["delta"] for d, v in days.items() if d.account == account and d.date <= date)
+            years = sum(
+                v["delta"]
+                for k, v in state.items()
+                if isinstance(k, AccountYearItem) and k.account == account and k.year < date[:4]
+            )
+            months = sum(
+                v["delta"]
+                for k, v in state.items()
+                if isinstance(k, AccountMonthItem)
+                and k.account == account
+                and k.month[:4] == date[:4]
+                and k.month < date[:7]
+            )
+            this = state.get(AccountMonthItem(account, date[:7]), Counter())
+            fields = sum(this[f"d{n:02d}"] for n in range(1, int(date[8:]) + 1))
+            assert years + months + fields == by_days
