@@ -12,9 +12,11 @@ from its day totals instead: slower, never wrong.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from functools import cache
+from typing import Any, TypeVar
 
 from kakeibo import errors
 from kakeibo.ledger import DAY_OF_MONTH_FIELDS
@@ -24,6 +26,37 @@ from kakeibo.store import ROLLUPS_MARK, Item, Store
 
 MAX_HISTORY_DAYS = 1830
 FIRST_DAY = "0000-00-00"
+T = TypeVar("T")
+
+
+@cache
+def _pool() -> ThreadPoolExecutor:
+    return ThreadPoolExecutor(max_workers=3, thread_name_prefix="reads")
+
+
+def together(*reads: Callable[[], T]) -> list[T]:
+    """Run independent reads at the same time (the client is thread-safe): a request waits for one
+    round trip, not one per read. Each read must return its items whole, not a lazy iterator."""
+    futures = [_pool().submit(read) for read in reads]
+    return [future.result() for future in futures]
+
+
+@dataclass(frozen=True)
+class Rollups:
+    """Every account's year items before `start`'s year and month items from January of its year
+    to `end`'s month: what a balance on any day start..end needs besides the accounts."""
+
+    years: list[Item]
+    months: list[Item]
+
+
+def rollup_reads(store: Store, who: str, start: str, end: str) -> list[Callable[[], list[Item]]]:
+    """The two Queries that read `Rollups` for start..end, to run with others (`together`)."""
+    year = int(start[:4])
+    return [
+        lambda: list(store.account_years(who, "0000", f"{year - 1:04d}")) if year > 1 else [],
+        lambda: list(store.account_months(who, f"{start[:4]}-01", end[:7])),
+    ]
 
 
 @dataclass
@@ -35,27 +68,25 @@ class Changes:
     days: dict[str, dict[str, int]] = field(default_factory=dict)
 
 
-def changes(store: Store, who: str, accounts: Iterable[Item], start: str, end: str) -> Changes:
+def changes(store: Store, who: str, accounts: Iterable[Item], span: tuple[str, str], rollups: Rollups) -> Changes:
     """What moved each account's balance before `start` and on each day start..end (YYYY-MM-DD)."""
+    start, end = span
     accounts = list(accounts)
     out = Changes({a["id"]: 0 for a in accounts}, {a["id"]: {} for a in accounts})
     trusted = {a["id"] for a in accounts if a.get(ROLLUPS_MARK)}
     if trusted:
-        _from_rollups(store, who, trusted, (start, end), out)
+        _from_rollups(rollups, trusted, start, end, out)
     for account in sorted(set(out.before) - trusted):
         for day in store.day_totals(who, account, FIRST_DAY, end, "delta"):
             _count(out, account, day["date"], int(day.get("delta", 0)), start)
     return out
 
 
-def _from_rollups(store: Store, who: str, trusted: set[str], span: tuple[str, str], out: Changes) -> None:
-    start, end = span
-    year = int(start[:4])
-    if year > 1:
-        for item in store.account_years(who, "0000", f"{year - 1:04d}"):
-            if item["account"] in trusted:
-                out.before[item["account"]] += int(item.get("delta", 0))
-    for item in store.account_months(who, f"{start[:4]}-01", end[:7]):
+def _from_rollups(rollups: Rollups, trusted: set[str], start: str, end: str, out: Changes) -> None:
+    for item in rollups.years:
+        if item["account"] in trusted:
+            out.before[item["account"]] += int(item.get("delta", 0))
+    for item in rollups.months:
         account, month = item["account"], item["month"]
         if account not in trusted:
             continue
@@ -78,8 +109,9 @@ def balances(store: Store, who: str, as_of: str | None = None) -> dict[str, Any]
     if as_of is None:
         items = [{"account": a["id"], "balance": int(a.get("balance", 0))} for a in store.accounts_now(who)]
         return {"date": None, "items": items}
-    accounts = list(store.accounts(who))
-    moved = changes(store, who, accounts, as_of, as_of)
+    # the accounts and the rollups at once: one round trip of three Queries
+    accounts, years, months = together(lambda: list(store.accounts(who)), *rollup_reads(store, who, as_of, as_of))
+    moved = changes(store, who, accounts, (as_of, as_of), Rollups(years, months))
     out = []
     for acct in accounts:
         account = acct["id"]
@@ -94,9 +126,12 @@ def history(store: Store, who: str, account: str, date_from: str, date_to: str) 
         raise errors.BadRequest("'from' is after 'to'")
     if (end - start).days >= MAX_HISTORY_DAYS:
         raise errors.BadRequest(f"at most {MAX_HISTORY_DAYS} days per request")
-    acct = account_item(store, who, account)
+    found, years, months = together(
+        lambda: [account_item(store, who, account)], *rollup_reads(store, who, date_from, date_to)
+    )
+    acct = found[0]
     opening = int(acct["opening_balance"])
-    moved = changes(store, who, [acct], date_from, date_to)
+    moved = changes(store, who, [acct], (date_from, date_to), Rollups(years, months))
     balance = opening + moved.before[account]
     deltas = moved.days[account]
     series = []
@@ -116,9 +151,12 @@ def history(store: Store, who: str, account: str, date_from: str, date_to: str) 
     }
 
 
-def account_month_totals(store: Store, who: str, first: str, last: str) -> dict[tuple[str, str], dict[str, int]]:
-    """(account, month) -> {income, expense, net} for months first..last (YYYY-MM) with any."""
-    accounts = list(store.accounts(who))
+def account_month_totals(
+    store: Store, who: str, span: tuple[str, str], accounts: list[Item], months: list[Item]
+) -> dict[tuple[str, str], dict[str, int]]:
+    """(account, month) -> {income, expense, net} for months first..last (YYYY-MM) with any, from
+    the accounts and their month items of the span (read by the caller, with its other reads)."""
+    first, last = span
     trusted = {a["id"] for a in accounts if a.get(ROLLUPS_MARK)}
     out: dict[tuple[str, str], dict[str, int]] = {}
 
@@ -128,10 +166,9 @@ def account_month_totals(store: Store, who: str, first: str, last: str) -> dict[
         into["expense"] += int(item.get("expense", 0))
         into["net"] += int(item.get("delta", 0))
 
-    if trusted:
-        for item in store.account_months(who, first, last):
-            if item["account"] in trusted:
-                add(item["account"], item["month"], item)
+    for item in months:
+        if item["account"] in trusted:
+            add(item["account"], item["month"], item)
     for account in sorted({a["id"] for a in accounts} - trusted):
         for day in store.day_totals(who, account, f"{first}-01", f"{last}-31", "income", "expense", "delta"):
             add(account, day["date"][:7], day)

@@ -8,21 +8,25 @@ from typing import Any
 
 from kakeibo import errors
 from kakeibo.models import MAX_YEAR, MIN_YEAR
-from kakeibo.services.balances import account_month_totals
+from kakeibo.services.balances import account_month_totals, together
 from kakeibo.store import (
+    Item,
     Store,
 )
 
 
 def monthly_report(store: Store, who: str, month: str) -> dict[str, Any]:
+    categories, accounts, months = _reads(store, who, month, month)
     by_category = []
-    for item in store.month_categories(who, month):
+    for item in categories:
         income, expense = int(item.get("income", 0)), int(item.get("expense", 0))
         if income or expense:
             by_category.append({"category": item["category"], "income": income, "expense": expense})
     by_account = [
         {"account": account, **totals}
-        for (account, _month), totals in sorted(account_month_totals(store, who, month, month).items())
+        for (account, _month), totals in sorted(
+            account_month_totals(store, who, (month, month), accounts, months).items()
+        )
     ]
     return _report(month, by_category, by_account)
 
@@ -31,13 +35,15 @@ def yearly_report(store: Store, who: str, year: str) -> dict[str, Any]:
     if not MIN_YEAR <= int(year) <= MAX_YEAR:
         raise errors.BadRequest(f"'year' must be between {MIN_YEAR} and {MAX_YEAR}")
     first, last = f"{year}-01", f"{year}-12"
+    found, accounts_found, months_found = _reads(store, who, first, last)
     categories: dict[str, list[dict[str, Any]]] = {f"{year}-{m:02d}": [] for m in range(1, 13)}
-    for item in store.months_categories(who, first, last):
+    for item in found:
         income, expense = int(item.get("income", 0)), int(item.get("expense", 0))
         if income or expense:
             categories[item["month"]].append({"category": item["category"], "income": income, "expense": expense})
     accounts: dict[str, list[dict[str, Any]]] = {month: [] for month in categories}
-    for (account, month), totals in sorted(account_month_totals(store, who, first, last).items()):
+    totals_found = account_month_totals(store, who, (first, last), accounts_found, months_found)
+    for (account, month), totals in sorted(totals_found.items()):
         accounts[month].append({"account": account, **totals})
     months = [_report(month, categories[month], accounts[month]) for month in categories]
     return _report(
@@ -72,3 +78,13 @@ def _summed(rows: Iterable[dict[str, Any]], name: str) -> list[dict[str, Any]]:
             if field != name:
                 into[field] = into.get(field, 0) + value
     return [out[k] for k in sorted(out)]
+
+
+def _reads(store: Store, who: str, first: str, last: str) -> list[list[Item]]:
+    """The month x category items, the accounts and their month items of months first..last: three
+    Queries, sent at once."""
+    return together(
+        lambda: list(store.months_categories(who, first, last)),
+        lambda: list(store.accounts(who)),
+        lambda: list(store.account_months(who, first, last)),
+    )
