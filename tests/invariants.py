@@ -8,6 +8,7 @@ from typing import Any
 
 from kakeibo.ledger import (
     DAY_OF_MONTH_FIELDS,
+    MONTH_OF_YEAR_FIELDS,
     ROLLUP_FIELDS,
     AccountItem,
     AccountMonthItem,
@@ -51,7 +52,8 @@ def check(store: Store, who: str) -> list[str]:
             fields = (*ROLLUP_FIELDS, *DAY_OF_MONTH_FIELDS)
             actual[AccountMonthItem(item["account"], item["month"])] = {f: int(item.get(f, 0)) for f in fields}
         elif sk.startswith("AYEAR#"):
-            actual[AccountYearItem(item["account"], item["year"])] = {f: int(item.get(f, 0)) for f in ROLLUP_FIELDS}
+            fields = (*ROLLUP_FIELDS, *MONTH_OF_YEAR_FIELDS)
+            actual[AccountYearItem(item["account"], item["year"])] = {f: int(item.get(f, 0)) for f in fields}
     problems = []
     for key in sorted(set(expected) | set(actual), key=repr):
         want = {k: v for k, v in expected.get(key, {}).items() if v}

@@ -62,7 +62,7 @@ class AccountMonthItem:
 
 @dataclass(frozen=True, slots=True, order=True)
 class AccountYearItem:
-    """An account's totals over a year."""
+    """An account's totals over a year, and its net change in each month of it (m01..m12)."""
 
     account: str
     year: str  # YYYY
@@ -77,11 +77,17 @@ DAY_FIELDS = ("delta", "count", "income", "expense")
 CATEGORY_FIELDS = ("income", "expense", "count")
 ROLLUP_FIELDS = DAY_FIELDS
 DAY_OF_MONTH_FIELDS = tuple(f"d{day:02d}" for day in range(1, 32))
+MONTH_OF_YEAR_FIELDS = tuple(f"m{month:02d}" for month in range(1, 13))
 
 
 def day_field(date: str) -> str:
     """The field of an account month item that holds the net change of `date` (YYYY-MM-DD)."""
     return f"d{date[8:10]}"
+
+
+def month_field(date: str) -> str:
+    """The field of an account year item that holds the net change of `date`'s month."""
+    return f"m{date[5:7]}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,11 +152,11 @@ def effects(entry: Entry, sign: int = 1) -> dict[ItemKey, dict[str, int]]:
 
 def _with_rollups(out: dict[ItemKey, dict[str, int]]) -> dict[ItemKey, dict[str, int]]:
     """Each day total's change, also on its account's month item (with the day's own field) and
-    year item: the same transaction keeps all three."""
+    year item (with the month's own field): the same transaction keeps all three."""
     for key, deltas in list(out.items()):
         if isinstance(key, DayItem):
             _add(out[AccountMonthItem(key.account, key.date[:7])], **deltas, **{day_field(key.date): deltas["delta"]})
-            _add(out[AccountYearItem(key.account, key.date[:4])], **deltas)
+            _add(out[AccountYearItem(key.account, key.date[:4])], **deltas, **{month_field(key.date): deltas["delta"]})
     return dict(out)
 
 
@@ -179,9 +185,9 @@ def _sort_key(key: ItemKey) -> tuple[str, ...]:
     if isinstance(key, DayItem):
         return ("1", key.account, key.date)
     if isinstance(key, AccountMonthItem):
-        return ("3", key.month, key.account)
+        return ("4", key.month, key.account)
     if isinstance(key, AccountYearItem):
-        return ("4", key.year, key.account)
+        return ("5", key.year, key.account)
     return ("2", key.month, key.category)
 
 
@@ -228,7 +234,7 @@ FIELDS: dict[type, tuple[str, ...]] = {
     DayItem: DAY_FIELDS,
     CategoryMonthItem: (*CATEGORY_FIELDS, "spent", "remaining"),
     AccountMonthItem: (*ROLLUP_FIELDS, *DAY_OF_MONTH_FIELDS),
-    AccountYearItem: ROLLUP_FIELDS,
+    AccountYearItem: (*ROLLUP_FIELDS, *MONTH_OF_YEAR_FIELDS),
 }
 
 

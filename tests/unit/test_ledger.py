@@ -161,10 +161,12 @@ def test_month_and_year_totals_are_the_sums_of_their_day_totals(slips: list[Entr
             for day, v in mine:
                 assert value[f"d{day.date[8:]}"] == v["delta"]
         if isinstance(key, AccountYearItem):
-            mine = [v for d, v in days.items() if d.account == key.account and d.date[:4] == key.year]
+            mine = [(d, v) for d, v in days.items() if d.account == key.account and d.date[:4] == key.year]
             for name in ROLLUP_FIELDS:
-                assert value[name] == sum(v[name] for v in mine)
-    # And a balance as of any date, from years before + months before + the month's day fields,
+                assert value[name] == sum(v[name] for _, v in mine)
+            for month in range(1, 13):
+                assert value[f"m{month:02d}"] == sum(v["delta"] for d, v in mine if int(d.date[5:7]) == month)
+    # And a balance as of any date, from years before + its year's month fields + its month's day fields,
     # is the sum of the day totals up to it
     for account in ACCOUNTS:
         for date in ("2025-12-24", "2025-12-31", "2026-01-01", "2026-01-15", "2026-01-31", "2026-02-05"):
@@ -174,14 +176,8 @@ def test_month_and_year_totals_are_the_sums_of_their_day_totals(slips: list[Entr
                 for k, v in state.items()
                 if isinstance(k, AccountYearItem) and k.account == account and k.year < date[:4]
             )
-            months = sum(
-                v["delta"]
-                for k, v in state.items()
-                if isinstance(k, AccountMonthItem)
-                and k.account == account
-                and k.month[:4] == date[:4]
-                and k.month < date[:7]
-            )
+            year = state.get(AccountYearItem(account, date[:4]), Counter())
+            months = sum(year[f"m{n:02d}"] for n in range(1, int(date[5:7])))
             this = state.get(AccountMonthItem(account, date[:7]), Counter())
             fields = sum(this[f"d{n:02d}"] for n in range(1, int(date[8:]) + 1))
             assert years + months + fields == by_days

@@ -2,9 +2,10 @@
 per-account month totals the reports show.
 
 As of a date D an account's balance is its opening balance plus its year totals of the years
-before D's, its month totals of the months of D's year before D's month, and the day fields of
-its item for D's month up to D: the accounts (one Query), every account's year items (one Query)
-and every account's month items of D's year (one Query), whatever the age of the ledger. An
+before D's, the month fields (m01..) of its item for D's year before D's month, and the day fields
+(d01..) of its item for D's month up to D: the accounts (one Query), every account's year items up
+to D's year (one Query) and every account's items for D's month (one Query), sent at once, whatever
+the age of the ledger. An
 account written before month and year items existed (no ROLLUPS_MARK until a rebuild) is read
 from its day totals instead: slower, never wrong.
 """
@@ -19,7 +20,7 @@ from functools import cache
 from typing import Any, TypeVar
 
 from kakeibo import errors
-from kakeibo.ledger import DAY_OF_MONTH_FIELDS
+from kakeibo.ledger import DAY_OF_MONTH_FIELDS, MONTH_OF_YEAR_FIELDS
 from kakeibo.services.accounts import account_item
 from kakeibo.services.common import query_date
 from kakeibo.store import ROLLUPS_MARK, Item, Store
@@ -43,8 +44,8 @@ def together(*reads: Callable[[], T]) -> list[T]:
 
 @dataclass(frozen=True)
 class Rollups:
-    """Every account's year items before `start`'s year and month items from January of its year
-    to `end`'s month: what a balance on any day start..end needs besides the accounts."""
+    """Every account's year items up to `start`'s year and month items from `start`'s month to
+    `end`'s month: what a balance on any day start..end needs besides the accounts."""
 
     years: list[Item]
     months: list[Item]
@@ -52,10 +53,9 @@ class Rollups:
 
 def rollup_reads(store: Store, who: str, start: str, end: str) -> list[Callable[[], list[Item]]]:
     """The two Queries that read `Rollups` for start..end, to run with others (`together`)."""
-    year = int(start[:4])
     return [
-        lambda: list(store.account_years(who, "0000", f"{year - 1:04d}")) if year > 1 else [],
-        lambda: list(store.account_months(who, f"{start[:4]}-01", end[:7])),
+        lambda: list(store.account_years(who, "0000", start[:4])),
+        lambda: list(store.account_months(who, start[:7], end[:7])),
     ]
 
 
@@ -84,14 +84,16 @@ def changes(store: Store, who: str, accounts: Iterable[Item], span: tuple[str, s
 
 def _from_rollups(rollups: Rollups, trusted: set[str], start: str, end: str, out: Changes) -> None:
     for item in rollups.years:
-        if item["account"] in trusted:
-            out.before[item["account"]] += int(item.get("delta", 0))
+        account = item["account"]
+        if account not in trusted:
+            continue
+        if item["year"] < start[:4]:
+            out.before[account] += int(item.get("delta", 0))
+        else:  # start's year: its months before start's
+            out.before[account] += sum(int(item.get(name, 0)) for name in MONTH_OF_YEAR_FIELDS[: int(start[5:7]) - 1])
     for item in rollups.months:
         account, month = item["account"], item["month"]
         if account not in trusted:
-            continue
-        if month < start[:7]:
-            out.before[account] += int(item.get("delta", 0))
             continue
         for name in DAY_OF_MONTH_FIELDS:
             if value := int(item.get(name, 0)):
