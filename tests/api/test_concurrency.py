@@ -13,7 +13,6 @@ from collections import Counter
 from collections.abc import Callable
 from urllib.parse import quote
 
-import pytest
 import requests
 
 from kakeibo.local.dynamodb import free_port
@@ -86,7 +85,6 @@ def test_a_burst_waits_in_the_listen_backlog_until_the_front_accepts(front: Fron
         server.server_close()
 
 
-@pytest.mark.xfail(strict=True, reason="the account limit is checked before the transaction")
 def test_the_account_limit_holds_under_concurrent_creates(http: Http, front_url: str, user: str) -> None:
     # Given a ledger with 98 accounts, two short of the limit of 100
     for n in range(98):
