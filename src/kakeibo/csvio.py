@@ -10,7 +10,8 @@ makes imports exactly-once: `external_id` when it already is a valid slip id (so
 external_id is the slip id, re-imports onto the very same slips), a hash of it otherwise, and for
 rows without one the file's content hash and the row's line.
 
-Writing: the same header and columns, external_id = slip id.
+Writing: the same header and columns, external_id = slip id, and subcategory last when some
+slip of the page has one (it is optional in the header both ways).
 """
 
 from __future__ import annotations
@@ -33,7 +34,9 @@ from kakeibo.models import ImportRow
 
 COLUMNS = ("date", "kind", "amount", "account", "to_account", "category", "memo")
 EXTERNAL_ID = "external_id"
+SUBCATEGORY = "subcategory"
 EXPORT_COLUMNS = (*COLUMNS, EXTERNAL_ID)
+OPTIONAL_COLUMNS = (EXTERNAL_ID, SUBCATEGORY)
 
 UTF8, SHIFT_JIS = "utf-8", "shift_jis"
 # Shift_JIS as Windows and Japanese banks write it is CP932 (a superset: NEC/IBM extensions such
@@ -49,6 +52,9 @@ class Row:
     line: int  # physical line where the row starts (the header is line 1)
     slip_id: str
     slip: ImportRow
+    # False: the source app did not count it as income or expense (Money Forward's 計算対象=0,
+    # Zaim's 集計に含めない); it is imported as a transfer against a clearing account instead
+    counted: bool = True
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -172,7 +178,7 @@ def _header(fields: list[str]) -> tuple[str, ...]:
     names = tuple(unicodedata.normalize("NFKC", f).strip().lower() for f in fields)
     while names and not names[-1]:  # trailing empty cells, as spreadsheets write them
         names = names[:-1]
-    allowed = set(EXPORT_COLUMNS)
+    allowed = {*COLUMNS, *OPTIONAL_COLUMNS}
     problems = []
     if missing := [c for c in COLUMNS if c not in names]:
         problems.append("missing " + ", ".join(missing))
@@ -181,7 +187,7 @@ def _header(fields: list[str]) -> tuple[str, ...]:
     if len(set(names)) != len(names):
         problems.append("repeated columns")
     if problems:
-        expected = ",".join(COLUMNS) + f"[,{EXTERNAL_ID}]"
+        expected = ",".join(COLUMNS) + "".join(f"[,{c}]" for c in OPTIONAL_COLUMNS)
         raise errors.ValidationFailed(
             f"line 1 must be the header {expected}: " + "; ".join(problems),
             errors=[{"loc": ["body", "header"], "msg": "; ".join(problems)}],
@@ -245,24 +251,25 @@ def _b32(data: bytes) -> str:
 # ---- writing ----------------------------------------------------------------------------------
 
 
-def header_line() -> str:
-    return _line(EXPORT_COLUMNS)
+def header_line(*, subcategory: bool = False) -> str:
+    return _line((*EXPORT_COLUMNS, SUBCATEGORY) if subcategory else EXPORT_COLUMNS)
 
 
-def slip_line(slip: Mapping[str, Any]) -> str:
+def slip_line(slip: Mapping[str, Any], *, subcategory: bool = False) -> str:
     """One exported slip; external_id is its id, so importing the export is idempotent."""
-    return _line(
-        [
-            slip["date"],
-            slip["kind"],
-            str(int(slip["amount"])),
-            slip["account"],
-            slip.get("to_account") or "",
-            slip.get("category") or "",
-            slip.get("memo") or "",
-            slip["id"],
-        ]
-    )
+    values = [
+        slip["date"],
+        slip["kind"],
+        str(int(slip["amount"])),
+        slip["account"],
+        slip.get("to_account") or "",
+        slip.get("category") or "",
+        slip.get("memo") or "",
+        slip["id"],
+    ]
+    if subcategory:
+        values.append(slip.get("subcategory") or "")
+    return _line(values)
 
 
 def _line(values: Iterable[str]) -> str:

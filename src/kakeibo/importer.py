@@ -344,14 +344,17 @@ def export_csv(
 ) -> tuple[str, str | None]:
     """(CSV text, cursor of the next page or None), oldest first, in the import format."""
     lo, hi, start = slip_range(date_from, date_to, cursor)
-    parts = [csvio.header_line()]
-    size = len(parts[0])
-    last: str | None = None
+    slips: list[dict[str, Any]] = []
+    size = len(csvio.header_line(subcategory=True))
+    next_cursor: str | None = None
     for item in store.query(who, between=(lo, hi), forward=True, start_sk=start, page_size=500):
-        line = csvio.slip_line(slip_view(item))
-        if last is not None and size + len(line.encode("utf-8")) > MAX_EXPORT_BYTES:
-            return "".join(parts), encode_cursor({"sk": last})
-        parts.append(line)
+        slip = slip_view(item)
+        line = csvio.slip_line(slip, subcategory=True)  # the longest the line can be
+        if slips and size + len(line.encode("utf-8")) > MAX_EXPORT_BYTES:
+            next_cursor = encode_cursor({"sk": slips[-1]["SK"]})
+            break
+        slips.append({**slip, "SK": item["SK"]})
         size += len(line.encode("utf-8"))
-        last = item["SK"]
-    return "".join(parts), None
+    subcategory = any(s.get("subcategory") for s in slips)
+    lines = [csvio.slip_line(s, subcategory=subcategory) for s in slips]
+    return csvio.header_line(subcategory=subcategory) + "".join(lines), next_cursor

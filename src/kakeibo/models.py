@@ -168,10 +168,15 @@ class SlipIn(Strict):
     account: AccountId
     to_account: AccountId | None = None
     category: Category | None = None
+    subcategory: Category | None = Field(
+        default=None, description="Within category (e.g. 食費 > 外食); reports break categories down by it"
+    )
     memo: Memo | None = None
 
     @model_validator(mode="after")
     def _shape(self) -> SlipIn:
+        if self.subcategory is not None and self.category is None:
+            raise ValueError("a subcategory needs a category")
         if self.kind == "transfer":
             if self.to_account is None:
                 raise ValueError("a transfer needs to_account")
@@ -185,7 +190,7 @@ class SlipIn(Strict):
 
     def entry(self) -> Entry:
         category = None if self.kind == "transfer" else (self.category or UNCATEGORIZED)
-        return Entry(self.date, self.kind, self.amount, self.account, self.to_account, category)
+        return Entry(self.date, self.kind, self.amount, self.account, self.to_account, category, self.subcategory)
 
 
 ExternalId = Annotated[str, Field(min_length=1, max_length=128, examples=["smbc-20261103-0001"]), _text()]
@@ -206,6 +211,7 @@ class SlipPatch(Strict):
     account: AccountId | None = None
     to_account: AccountId | None = None
     category: Category | None = None
+    subcategory: Category | None = None
     memo: Memo | None = None
 
 
@@ -218,6 +224,7 @@ class Slip(Model):
     account: str
     to_account: str | None = None
     category: str | None = None
+    subcategory: str | None = None
     memo: str | None = None
     version: int
     created_at: str
@@ -242,10 +249,19 @@ class Balances(Model):
     items: list[BalanceItem]
 
 
+class SubcategoryTotal(Model):
+    subcategory: str | None = Field(description="null: the category's slips without a subcategory")
+    income: int
+    expense: int
+
+
 class CategoryTotal(Model):
     category: str
     income: int
     expense: int
+    subcategories: list[SubcategoryTotal] | None = Field(
+        default=None, description="the category broken down by subcategory; absent when none of its slips has one"
+    )
 
 
 class AccountTotal(Model):

@@ -16,7 +16,7 @@ from pydantic import ValidationError
 
 from kakeibo import errors, ledger
 from kakeibo.idempotency import derived_id
-from kakeibo.ledger import Entry
+from kakeibo.ledger import Entry, ItemKey
 from kakeibo.models import ACCOUNT_ID_RE, AccountCreate, AccountPatch, BudgetIn, SlipIn, check_month, parse_date
 from kakeibo.store import (
     LEDGER_LOCK,
@@ -26,13 +26,15 @@ from kakeibo.store import (
     account_sk,
     day_sk,
     decode_cursor,
+    derived_key,
     encode_cursor,
+    month_prefix,
     slip_sk,
 )
 
 MAX_ACCOUNTS = 100
 MAX_HISTORY_DAYS = 1830
-SLIP_FIELDS = ("date", "kind", "amount", "account", "to_account", "category", "memo")
+SLIP_FIELDS = ("date", "kind", "amount", "account", "to_account", "category", "subcategory", "memo")
 
 
 def now_iso() -> str:
@@ -152,6 +154,7 @@ def slip_view(item: Item) -> dict[str, Any]:
         "account": item["account"],
         "to_account": item.get("to_account"),
         "category": item.get("category"),
+        "subcategory": item.get("subcategory"),
         "memo": item.get("memo"),
         "version": int(item["version"]),
         "created_at": item["created_at"],
@@ -167,6 +170,7 @@ def entry_of(item: Item) -> Entry:
         account=item["account"],
         to_account=item.get("to_account"),
         category=item.get("category"),
+        subcategory=item.get("subcategory"),
     )
 
 
@@ -201,6 +205,8 @@ def _slip_item(body: SlipIn, entry: Entry, **meta: Any) -> Item:
         "category": entry.category,
         "memo": body.memo,
     }
+    if body.subcategory is not None:  # absent, not null: slips written before subcategories look alike
+        item["subcategory"] = body.subcategory
     item.update(meta)
     return item
 
@@ -289,6 +295,10 @@ def merge_patch(current: Item, patch: dict[str, Any]) -> SlipIn:
     merged.update(patch)
     if merged.get("kind") == "transfer" and "kind" in patch and "category" not in patch:
         merged["category"] = None  # turning into a transfer drops the category
+    if "category" in patch and "subcategory" not in patch and patch["category"] != current.get("category"):
+        merged["subcategory"] = None  # a subcategory belongs to its category
+    if merged.get("category") is None:
+        merged["subcategory"] = None
     if merged.get("kind") != "transfer" and "kind" in patch and "to_account" not in patch:
         merged["to_account"] = None
     clean = {k: v for k, v in merged.items() if v is not None}
@@ -546,11 +556,12 @@ def history(store: Store, who: str, account: str, date_from: str, date_to: str) 
 
 
 def monthly_report(store: Store, who: str, month: str) -> dict[str, Any]:
-    by_category = []
-    for item in store.query(who, begins_with=f"MONTH#{month}#CAT#"):
-        income, expense = int(item.get("income", 0)), int(item.get("expense", 0))
-        if income or expense:
-            by_category.append({"category": item["category"], "income": income, "expense": expense})
+    totals: dict[ItemKey, dict[str, int]] = {}
+    for item in store.query(who, begins_with=month_prefix(month)):  # categories and subcategories
+        key = derived_key(item["SK"])
+        if key is not None:
+            totals[key] = {"income": int(item.get("income", 0)), "expense": int(item.get("expense", 0))}
+    by_category = ledger.by_category(totals)
     by_account = []
     for account in _account_ids(store, who):
         income = expense = net = 0

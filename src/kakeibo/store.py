@@ -35,7 +35,7 @@ from botocore.exceptions import (
 )
 
 from kakeibo import errors
-from kakeibo.ledger import AccountItem, CategoryMonthItem, DayItem, ItemChange, ItemKey, Plan
+from kakeibo.ledger import AccountItem, CategoryMonthItem, DayItem, ItemChange, ItemKey, Plan, SubcategoryMonthItem
 from kakeibo.settings import get_settings
 
 if TYPE_CHECKING:
@@ -70,6 +70,21 @@ def category_sk(month: str, category: str) -> str:
     return f"MONTH#{month}#CAT#{category}"
 
 
+def subcategory_sk(month: str, category: str, subcategory: str) -> str:
+    """Neither name may contain '#' (models.Category), so the SK splits back unambiguously."""
+    return f"MONTH#{month}#SUB#{category}#{subcategory}"
+
+
+def month_prefix(month: str) -> str:
+    """Every month x category and month x subcategory item of a month."""
+    return f"MONTH#{month}#"
+
+
+def row_sk(slip_id: str) -> str:
+    """An imported row's mark: its slip id, whatever date the slip has moved to since."""
+    return f"ROW#{slip_id}"
+
+
 SLIP_SEQ_SK = "SEQ#slip"
 
 
@@ -86,11 +101,14 @@ def derived_sk(key: ItemKey) -> str:
         return account_sk(key.account)
     if isinstance(key, DayItem):
         return day_sk(key.account, key.date)
+    if isinstance(key, SubcategoryMonthItem):
+        return subcategory_sk(key.month, key.category, key.subcategory)
     return category_sk(key.month, key.category)
 
 
 _DAY_SK_RE = re.compile(r"^DAY#([^#]+)#(\d{4}-\d{2}-\d{2})$")
 _CATEGORY_SK_RE = re.compile(r"^MONTH#(\d{4}-\d{2})#CAT#([^#]+)$")
+_SUBCATEGORY_SK_RE = re.compile(r"^MONTH#(\d{4}-\d{2})#SUB#([^#]+)#([^#]+)$")
 
 
 def derived_key(sk: str) -> ItemKey | None:
@@ -101,6 +119,8 @@ def derived_key(sk: str) -> ItemKey | None:
         return DayItem(found.group(1), found.group(2))
     if found := _CATEGORY_SK_RE.match(sk):
         return CategoryMonthItem(found.group(1), found.group(2))
+    if found := _SUBCATEGORY_SK_RE.match(sk):
+        return SubcategoryMonthItem(found.group(1), found.group(2), found.group(3))
     return None
 
 
@@ -401,6 +421,25 @@ class Store:
                 out.append(from_ddb(raw) if raw else None)
         return out
 
+    def existing_rows(self, ledger: str, slip_ids: Sequence[str]) -> set[str]:
+        """Which of these slip ids an import has already written (their ROW items), consistently."""
+        found: set[str] = set()
+        wanted = list(dict.fromkeys(slip_ids))
+        for start in range(0, len(wanted), 100):  # BatchGetItem's limit
+            keys: list[Any] = [to_ddb({"PK": pk(ledger), "SK": row_sk(s)}) for s in wanted[start : start + 100]]
+            request: dict[str, Any] = {self.table: {"Keys": keys, "ProjectionExpression": "SK", "ConsistentRead": True}}
+            for attempt in range(10):
+                res = self._call(self.client.batch_get_item, RequestItems=request)
+                for raw in res.get("Responses", {}).get(self.table, []):
+                    found.add(from_ddb(raw)["SK"].removeprefix("ROW#"))
+                request = res.get("UnprocessedKeys") or {}
+                if not request:
+                    break
+                self.retry.sleep(self.retry.delay(attempt))
+            else:
+                raise errors.Conflict("the ledger is busy; retry shortly", retry_after=1)
+        return found
+
     # -- builders for the operations of a transaction -------------------------------------------
 
     def put_op(self, ledger: str, item: Item, condition: str, on_fail: OnFail, **expr: Any) -> TxOp:
@@ -531,6 +570,17 @@ class Store:
                 day_sk(key.account, key.date),
                 "SET #acc = :acc, #date = :date, #type = :type ADD " + ", ".join(adds),
                 lambda item: errors.Conflict("day total could not be updated"),
+                names=names,
+                values=values,
+            )
+        if isinstance(key, SubcategoryMonthItem):
+            names.update(_SUBCATEGORY_NAMES)
+            values.update(_subcategory_values(key))
+            return self.update_op(
+                ledger,
+                derived_sk(key),
+                f"SET {_SUBCATEGORY_SETS} ADD " + ", ".join(adds),
+                lambda item: errors.Conflict("subcategory total could not be updated"),
                 names=names,
                 values=values,
             )
@@ -827,6 +877,10 @@ class Store:
             names.update({"#acc": "account", "#date": "date", "#type": "type"})
             exprs.update({":acc": key.account, ":date": key.date, ":type": "day"})
             sets += ["#acc = :acc", "#date = :date", "#type = :type"]
+        elif isinstance(key, SubcategoryMonthItem):
+            names.update(_SUBCATEGORY_NAMES)
+            exprs.update(_subcategory_values(key))
+            sets.append(_SUBCATEGORY_SETS)
         else:
             names.update({"#cat": "category", "#month": "month", "#type": "type"})
             names.update({"#rem": "remaining", "#limit": "limit"})
@@ -893,6 +947,14 @@ class _ConditionFailed(Exception):
     def __init__(self, item: Item | None) -> None:
         super().__init__("condition failed")
         self.item = item
+
+
+_SUBCATEGORY_NAMES = {"#cat": "category", "#sub": "subcategory", "#month": "month", "#type": "type"}
+_SUBCATEGORY_SETS = "#cat = :cat, #sub = :sub, #month = :month, #type = :type"
+
+
+def _subcategory_values(key: SubcategoryMonthItem) -> dict[str, Any]:
+    return {":cat": key.category, ":sub": key.subcategory, ":month": key.month, ":type": "subcategory_month"}
 
 
 def _expressions(
