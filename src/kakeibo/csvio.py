@@ -122,11 +122,20 @@ def parse(data: bytes, charset: str | None = None) -> CsvFile:
     """Decode and validate a whole file. Problems with the file itself (encoding, header, CSV
     syntax) raise; problems with single rows are collected with their line numbers."""
     raw, encoding = decode(data, charset)
-    text = normalise(raw)
-    parsed = CsvFile(hashlib.sha256(text.encode("utf-8")).hexdigest(), encoding)
+    return parse_text(normalise(raw), encoding)
+
+
+def content_hash(text: str) -> str:
+    """The import id of a file: sha256 of its normalised text."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def parse_text(text: str, encoding: str) -> CsvFile:
+    """`parse` of text already decoded and normalised."""
+    parsed = CsvFile(content_hash(text), encoding)
     seen: dict[str, int] = {}
     columns: tuple[str, ...] | None = None
-    for line, fields in _records(text):
+    for line, fields in records(text):
         if columns is None:
             columns = _header(fields)
             continue
@@ -153,8 +162,9 @@ def parse(data: bytes, charset: str | None = None) -> CsvFile:
 _SWALLOWED_ROW = re.compile(r"\n\s*\d{4}-\d{2}-\d{2}\s*,")
 
 
-def _records(text: str) -> Iterator[tuple[int, list[str]]]:
-    """(line where the record starts, fields), skipping blank lines."""
+def records(text: str, swallowed: re.Pattern[str] = _SWALLOWED_ROW) -> Iterator[tuple[int, list[str]]]:
+    """(line where the record starts, fields), skipping blank lines. `swallowed` matches, inside a
+    field, the start of a row of the format: what a quote left open would have swallowed."""
     # strict: a quote left open to the end of the file is an error, not one huge last field
     reader = csv.reader(io.StringIO(text, newline=""), strict=True)
     start = 1
@@ -165,7 +175,7 @@ def _records(text: str) -> Iterator[tuple[int, list[str]]]:
             return
         except csv.Error as exc:
             raise errors.BadRequest(f"line {start}: the CSV is malformed ({exc})") from None
-        if any(_SWALLOWED_ROW.search(f) for f in fields):
+        if any(swallowed.search(f) for f in fields):
             # a quote opened on this line and closed lines later: the rows in between would vanish
             # into one field, so the file is refused rather than imported short
             raise errors.BadRequest(f"line {start}: a quote opened here swallows the following lines")
@@ -212,7 +222,7 @@ def _row(columns: tuple[str, ...], fields: list[str]) -> ImportRow:
     try:
         return ImportRow.model_validate(values)
     except ValidationError as exc:
-        raise ValueError(_describe(exc)) from None
+        raise ValueError(describe(exc)) from None
 
 
 def _amount(text: str) -> int:
@@ -223,7 +233,8 @@ def _amount(text: str) -> int:
     return int(plain.replace(",", ""))
 
 
-def _describe(exc: ValidationError) -> str:
+def describe(exc: ValidationError) -> str:
+    """A model's validation errors as one line: `field: problem; ...`."""
     parts = []
     for err in exc.errors(include_url=False, include_input=False, include_context=False):
         where = ".".join(str(p) for p in err["loc"])

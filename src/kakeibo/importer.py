@@ -26,9 +26,10 @@ from typing import Any
 
 from kakeibo import csvio, errors, ledger
 from kakeibo.csvio import Row, RowError
+from kakeibo.importformats.prepare import Options, prepare, preview
 from kakeibo.ledger import AccountItem
 from kakeibo.service import _slip_item, now_iso, slip_range, slip_view
-from kakeibo.store import Item, Store, TxOp, encode_cursor, slip_sk
+from kakeibo.store import Item, Store, TxOp, encode_cursor, row_sk, slip_sk
 
 MAX_TX_ITEMS = 100  # TransactWriteItems' limit
 MAX_LISTED_ERRORS = 1000
@@ -42,10 +43,6 @@ def import_sk(sha256: str) -> str:
     return f"IMPORT#{sha256}"
 
 
-def row_sk(slip_id: str) -> str:
-    return f"ROW#{slip_id}"
-
-
 @dataclass
 class Tally:
     created: int = 0
@@ -55,11 +52,21 @@ class Tally:
 
 
 def import_csv(
-    store: Store, who: str, data: bytes, charset: str | None = None, *, time_left: TimeLeft | None = None
+    store: Store,
+    who: str,
+    data: bytes,
+    charset: str | None = None,
+    *,
+    time_left: TimeLeft | None = None,
+    options: Options | None = None,
 ) -> dict[str, Any]:
-    """Import a CSV file. Returns counts; status 'partial' if time ran out (send it again)."""
-    parsed = csvio.parse(data, charset)
-    accounts = {a["id"]: a for a in store.query(who, begins_with="ACCOUNT#", consistent=True)}
+    """Import a CSV file (ours, or another app's: importformats). Returns counts; status 'partial'
+    if time ran out (send it again). A dry run answers what each row would do and writes nothing."""
+    options = options or Options()
+    prepared = prepare(store, who, data, charset, options)
+    if options.dry_run:
+        return preview(store, who, prepared, _account_problem)
+    parsed, accounts = prepared.file, prepared.accounts
     tally = Tally(errors=list(parsed.errors))
     queue = []
     for row in parsed.valid:
@@ -110,6 +117,7 @@ def import_csv(
         "failed": len(found),
         "pending": pending,
         "errors": [{"line": e.line, "message": e.message} for e in found[:MAX_LISTED_ERRORS]],
+        **prepared.summary(),
     }
 
 

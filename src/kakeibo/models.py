@@ -313,6 +313,16 @@ class ImportRowError(Model):
     message: str
 
 
+ImportFormat = Literal["kakeibo", "mf", "zaim"]
+
+
+class UnknownAccount(Model):
+    name: str = Field(description="as the file names it (NFKC, trimmed)")
+    id: str = Field(description="the id it is (or would be) created with")
+    type: AccountType = Field(description="guessed from the name")
+    rows: int = Field(description="rows naming it")
+
+
 class ImportResult(Model):
     import_id: str = Field(description="sha256 of the file's normalised content")
     status: Literal["complete", "partial"] = Field(
@@ -325,6 +335,40 @@ class ImportResult(Model):
     failed: int
     pending: int = Field(description="rows left for the next request (partial only)")
     errors: list[ImportRowError] = Field(description="the first 1000 refused rows, by line")
+    format: ImportFormat = Field(description="the file's format, detected from its header or forced with ?format=")
+    unknown_accounts: list[UnknownAccount] = Field(
+        description="accounts the file names that the ledger did not have (created with create_accounts=true)"
+    )
+    accounts_created: list[str] = Field(description="ids of the accounts this request created")
+
+
+ImportAction = Literal["create", "not_counted", "duplicate", "error"]
+
+
+class PreviewRow(Model):
+    line: int = Field(description="line where the row starts (a Money Forward transfer pair: its outgoing side)")
+    action: ImportAction = Field(
+        description="create; not_counted: created as a transfer against a clearing account, the app did not "
+        "count it as income or expense; duplicate: imported before; error: refused (message says why)"
+    )
+    message: str | None = None
+    slip_id: str | None = None
+    slip: dict[str, Any] | None = Field(default=None, description="the slip it would create")
+
+
+class ImportPreview(Model):
+    import_id: str
+    dry_run: Literal[True]
+    format: ImportFormat
+    encoding: Literal["utf-8", "shift_jis"]
+    rows: int
+    create: int
+    not_counted: int
+    duplicate: int
+    error: int
+    unknown_accounts: list[UnknownAccount]
+    accounts_created: list[str] = Field(description="always empty: a dry run creates nothing")
+    items: list[PreviewRow] = Field(description="the first 2000 rows, by line")
 
 
 class LedgerMismatch(Model):

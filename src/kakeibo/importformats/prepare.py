@@ -1,0 +1,108 @@
+"""Before an import writes: the file read in its format, its accounts matched (and created on
+request), and — for a dry run — what each row would do, without writing anything."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from contextlib import suppress
+from dataclasses import dataclass, field
+from typing import Any
+
+from kakeibo import errors, service
+from kakeibo.csvio import CsvFile, Row
+from kakeibo.importformats import accounts as matching
+from kakeibo.importformats import detect
+from kakeibo.models import AccountCreate
+from kakeibo.store import Item, Store
+
+MAX_PREVIEW_ROWS = 2000
+AccountProblem = Callable[[Row, dict[str, Item]], str | None]
+
+
+@dataclass(frozen=True)
+class Options:
+    format: str | None = None  # None: detected from the header
+    create_accounts: bool = False
+    dry_run: bool = False
+
+
+@dataclass
+class Prepared:
+    format: str
+    file: CsvFile
+    accounts: dict[str, Item]  # the ledger's accounts by id (after any were created)
+    unknown: list[dict[str, Any]] = field(default_factory=list)
+    created: list[str] = field(default_factory=list)
+
+    def summary(self) -> dict[str, Any]:
+        return {"format": self.format, "unknown_accounts": self.unknown, "accounts_created": self.created}
+
+
+def prepare(store: Store, who: str, data: bytes, charset: str | None, options: Options) -> Prepared:
+    source = detect.read(data, charset, options.format)
+    listing = service.list_accounts(store, who)
+    if isinstance(source, CsvFile):
+        return Prepared(detect.KAKEIBO, source, _by_id(listing))
+    resolved = matching.resolve(source, listing, create=options.create_accounts)
+    created: list[str] = []
+    if options.create_accounts and resolved.unknown and not options.dry_run:
+        created = _create(store, who, resolved.unknown)
+        listing = service.list_accounts(store, who)
+        resolved = matching.resolve(source, listing, create=False)
+    accounts = _by_id(listing)
+    if options.dry_run and options.create_accounts:  # as they would be once created
+        accounts.update({u["id"]: {"id": u["id"], "name": u["name"], "archived": False} for u in resolved.unknown})
+    return Prepared(source.format, resolved.file, accounts, resolved.unknown, created)
+
+
+def _by_id(listing: list[dict[str, Any]]) -> dict[str, Item]:
+    return {a["id"]: a for a in listing}
+
+
+def _create(store: Store, who: str, unknown: list[dict[str, Any]]) -> list[str]:
+    created = []
+    for account in unknown:
+        body = AccountCreate(id=account["id"], name=account["name"][:100], type=account["type"], allow_negative=True)
+        with suppress(errors.AlreadyExists):  # a concurrent import of the same file made it
+            service.create_account(store, who, body)
+            created.append(account["id"])
+    return created
+
+
+def preview(store: Store, who: str, prepared: Prepared, problem: AccountProblem) -> dict[str, Any]:
+    """What importing the file would do, row by row; writes nothing. Rows already imported (by
+    this file or an overlapping one) are duplicates; rows an app did not count as income or
+    expense are not_counted (imported as transfers against a clearing account). Refusals that
+    depend on the money at the time of writing (insufficient funds, a strict budget) are found
+    only by the import itself."""
+    parsed = prepared.file
+    existing = _existing(store, who, parsed)
+    items: list[dict[str, Any]] = [{"line": e.line, "action": "error", "message": e.message} for e in parsed.errors]
+    for row in parsed.valid:
+        reason = problem(row, prepared.accounts)
+        slip = row.slip.model_dump(exclude_none=True, exclude={"external_id"})
+        if reason is not None:
+            items.append({"line": row.line, "action": "error", "message": reason, "slip": slip})
+            continue
+        counted = "create" if row.counted else "not_counted"
+        action = "duplicate" if row.slip_id in existing else counted
+        items.append({"line": row.line, "action": action, "slip_id": row.slip_id, "slip": slip})
+    items.sort(key=lambda i: i["line"])
+    counts = Counter(i["action"] for i in items)
+    return {
+        "import_id": parsed.sha256,
+        "dry_run": True,
+        "encoding": parsed.encoding,
+        "rows": parsed.rows,
+        "create": counts["create"],
+        "not_counted": counts["not_counted"],
+        "duplicate": counts["duplicate"],
+        "error": counts["error"],
+        **prepared.summary(),
+        "items": items[:MAX_PREVIEW_ROWS],
+    }
+
+
+def _existing(store: Store, who: str, parsed: CsvFile) -> set[str]:
+    return store.existing_rows(who, [r.slip_id for r in parsed.valid]) if parsed.valid else set()
