@@ -317,7 +317,7 @@ ImportFormat = Literal["kakeibo", "mf", "zaim"]
 
 
 class UnknownAccount(Model):
-    name: str = Field(description="as the file names it (NFKC, trimmed)")
+    name: str = Field(description="as the file names it (matched after NFKC normalisation and trimming)")
     id: str = Field(description="the id it is (or would be) created with")
     type: AccountType = Field(description="guessed from the name")
     rows: int = Field(description="rows naming it")

@@ -97,7 +97,7 @@ def resolve(source: SourceFile, accounts: Iterable[Mapping[str, Any]], *, create
             if found is None:
                 key = name_key(name)
                 entry = unknown.setdefault(
-                    key, {"name": key, "id": account_id_for(name), "type": guess_type(name), "rows": 0}
+                    key, {"name": name.strip(), "id": account_id_for(name), "type": guess_type(name), "rows": 0}
                 )
                 entry["rows"] += 1
                 missing.append(name)
