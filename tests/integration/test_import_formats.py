@@ -191,7 +191,10 @@ def sub(name: str | None, income: int, expense: int) -> dict[str, Any]:
     return {"subcategory": name, "income": income, "expense": expense}
 
 
-ZAIM_HEADER = "日付,方法,カテゴリ,カテゴリの内訳,支払元,入金先,品目,メモ,お店,通貨,収入,支出,振替,残高調整,通貨変換前の金額,集計の設定"
+ZAIM_HEADER = (
+    "日付,方法,カテゴリ,カテゴリの内訳,支払元,入金先,品目,メモ,お店,"
+    "通貨,収入,支出,振替,残高調整,通貨変換前の金額,集計の設定"
+)
 ALWAYS = "常に集計に含める"
 METRO = f"2026-11-04,payment,交通,電車,PASMO,-,,,東京メトロ,JPY,0,178,0,0,0,{ALWAYS}"
 ZAIM_NOVEMBER = (
