@@ -309,3 +309,40 @@ def test_forced_format_and_an_unknown_header(api: Client) -> None:
     assert reply.status == 400 and reply.json["errors"][0]["loc"] == ["query", "format"], reply
     # And nothing was imported
     assert api.get("/slips").json["items"] == []
+
+
+def test_a_dry_run_key_is_never_replayed_as_the_import(api: Client, store: Store, user: str) -> None:
+    # Given a dry run sent with an Idempotency-Key
+    mf_household(api)
+    november = mf(*MF_NOVEMBER)
+    key = {**CSV, "Idempotency-Key": "move-in-2026-11"}
+    dry = api.post("/imports", raw=november, headers=key, query={"dry_run": "true", "create_accounts": "true"})
+    assert dry.status == 200 and dry.json["dry_run"] is True, dry
+    # When the import itself is sent with the same key
+    reply = api.post("/imports", raw=november, headers=key, query={"create_accounts": "true"})
+    # Then it is refused as another request under that key, not answered with the dry run
+    assert reply.status == 422 and reply.json["code"] == "idempotency_key_reused", reply
+    assert api.get("/slips").json["items"] == []
+    # And with a key of its own it imports; the same request again is replayed, not re-run
+    key = {**CSV, "Idempotency-Key": "move-in-2026-11-commit"}
+    first = api.post("/imports", raw=november, headers=key, query={"create_accounts": "true"})
+    again = api.post("/imports", raw=november, headers=key, query={"create_accounts": "true"})
+    assert first.status == again.status == 200 and first.json == again.json and first.json["created"] == 14
+
+
+def test_an_import_out_of_time_answers_202_and_the_next_send_finishes(api: Client, store: Store, user: str) -> None:
+    from kakeibo import importer
+    from kakeibo.importformats.prepare import Options
+
+    # Given the November file and an invocation with no time left
+    mf_household(api)
+    november = mf(*MF_NOVEMBER)
+    options = Options(create_accounts=True)
+    partial = importer.import_csv(store, user, november, time_left=lambda: 0.0, options=options)
+    # Then nothing of it is written yet and every slip of the file is pending
+    assert (partial["status"], partial["rows"], partial["created"], partial["pending"]) == ("partial", 14, 0, 14)
+    # When it is sent again with time to spare, Then it completes and the balances are the hand-worked ones
+    done = importer.import_csv(store, user, november, options=options)
+    assert (done["status"], done["created"], done["skipped"], done["pending"]) == ("complete", 14, 0, 0)
+    assert by_name(api)["三井住友銀行"] == 660_000
+    assert by_name(api)["楽天カード"] == -15_620
