@@ -26,6 +26,7 @@ from kakeibo.csvio import RowError
 from kakeibo.importformats.source import (
     NOT_COUNTED,
     UNKNOWN_COUNTERPART,
+    Origin,
     SourceFile,
     SourceRow,
     cell,
@@ -170,31 +171,28 @@ def _pair(out: _Row, into: _Row) -> SourceRow:
 
 
 def _single(row: _Row) -> SourceRow:
-    common = {
-        "line": row.line,
-        "slip_id": identity(FORMAT, row.id),
-        "date": row.date,
-        "amount": abs(row.amount),
-        "external_id": row.id,
-        "lines": (row.line,),
-    }
+    origin = Origin(
+        line=row.line, slip_id=identity(FORMAT, row.id), date=row.date, lines=(row.line,), external_id=row.id
+    )
     if row.transfer or not row.counted:
         counterpart = UNKNOWN_COUNTERPART if row.transfer else NOT_COUNTED
         source, target = (row.account, counterpart) if row.amount < 0 else (counterpart, row.account)
         where = "/".join(p for p in (row.category, row.subcategory) if p) if not row.transfer else None
         return SourceRow(
             kind="transfer",
+            amount=abs(row.amount),
             account=source,
             to_account=target,
             memo=memo(row.content, row.note, where),
             counted=row.transfer,
-            **common,  # type: ignore[arg-type]
+            **origin,
         )
     return SourceRow(
         kind="expense" if row.amount < 0 else "income",
+        amount=abs(row.amount),
         account=row.account,
         category=row.category,
         subcategory=row.subcategory if row.category else None,
         memo=memo(row.content, row.note),
-        **common,  # type: ignore[arg-type]
+        **origin,
     )

@@ -13,6 +13,7 @@ import hashlib
 import re
 import unicodedata
 from dataclasses import dataclass, field
+from typing import NotRequired, TypedDict
 
 from kakeibo import errors
 from kakeibo.csvio import RowError
@@ -43,6 +44,16 @@ class SourceRow:
     counted: bool = True
     external_id: str | None = None  # the app's own row id, where it has one
     lines: tuple[int, ...] = ()  # every line the slip comes from (both sides of a transfer pair)
+
+
+class Origin(TypedDict):
+    """Where a slip comes from: the SourceRow fields every row of a format fills the same way."""
+
+    line: int
+    slip_id: str
+    date: str
+    lines: tuple[int, ...]
+    external_id: NotRequired[str | None]
 
 
 @dataclass

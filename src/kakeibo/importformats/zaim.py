@@ -25,6 +25,7 @@ from kakeibo.csvio import RowError
 from kakeibo.importformats.source import (
     BALANCE_ADJUSTMENT,
     NOT_COUNTED,
+    Origin,
     SourceFile,
     SourceRow,
     cell,
@@ -107,7 +108,7 @@ def _row(line: int, slip_id: str, values: dict[str, str | None]) -> SourceRow:
     counted = setting != NOT_COUNTED_SETTING
     date = iso_date(values["日付"])
     note = memo(values["品目"], values["お店"], values["メモ"])
-    common = {"line": line, "slip_id": slip_id, "date": date, "lines": (line,)}
+    origin = Origin(line=line, slip_id=slip_id, date=date, lines=(line,))
     if method == "transfer":
         return SourceRow(
             kind="transfer",
@@ -115,7 +116,7 @@ def _row(line: int, slip_id: str, values: dict[str, str | None]) -> SourceRow:
             account=_account(values, "支払元"),
             to_account=_account(values, "入金先"),
             memo=note,
-            **common,  # type: ignore[arg-type]
+            **origin,
         )
     if method == "balance":
         change = signed_amount(values["残高調整"], "残高調整")
@@ -130,7 +131,7 @@ def _row(line: int, slip_id: str, values: dict[str, str | None]) -> SourceRow:
             to_account=target,
             memo=memo(BALANCE_ADJUSTMENT, note),
             counted=False,
-            **common,  # type: ignore[arg-type]
+            **origin,
         )
     payment = method == "payment"
     amount = _positive(values, "支出" if payment else "収入")
@@ -146,7 +147,7 @@ def _row(line: int, slip_id: str, values: dict[str, str | None]) -> SourceRow:
             to_account=target,
             memo=memo(note, where),
             counted=False,
-            **common,  # type: ignore[arg-type]
+            **origin,
         )
     return SourceRow(
         kind="expense" if payment else "income",
@@ -155,7 +156,7 @@ def _row(line: int, slip_id: str, values: dict[str, str | None]) -> SourceRow:
         category=category,
         subcategory=subcategory if category else None,
         memo=note,
-        **common,  # type: ignore[arg-type]
+        **origin,
     )
 
 
