@@ -348,9 +348,13 @@ function renderReport() {
       : h('p', { class: 'empty', text: 'この月の収支はまだありません。' }),
   );
   $('report-rows').replaceChildren(
-    ...chartRows(report.by_category).map((c) =>
+    ...chartRows(report.by_category).flatMap((c) => [
       h('tr', {}, h('th', { scope: 'row', text: categoryLabel(c.category) }), h('td', { class: 'num', text: yen(c.expense) }), h('td', { class: 'num', text: yen(c.income) })),
-    ),
+      // its subcategories (外食, 食料品, …; the rest without one last), when its slips use them
+      ...(c.subcategories ?? []).map((s) =>
+        h('tr', { class: 'sub' }, h('th', { scope: 'row', text: `└ ${s.subcategory ?? 'その他'}` }), h('td', { class: 'num', text: yen(s.expense) }), h('td', { class: 'num', text: yen(s.income) })),
+      ),
+    ]),
   );
   renderCategories();
 }

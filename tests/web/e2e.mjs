@@ -470,6 +470,9 @@ async function run(context) {
     check(done.includes('2 行中 2 件を追加'), `import: ${done}`);
     check(!(await visible(page, '#import-dry-run')), 'the dry run is put away once committed');
     check((await accounts()).includes('楽天カード'), 'the account was created');
+    // and the month's totals break the categories down by the file's 中項目
+    const subs = () => page.locator('#report-rows tr.sub th').allTextContents();
+    await until('subcategory rows', async () => JSON.stringify(await subs()), JSON.stringify(['└ カフェ', '└ 消耗品']));
     await page.close();
   });
 
