@@ -346,3 +346,38 @@ def test_an_import_out_of_time_answers_202_and_the_next_send_finishes(api: Clien
     assert (done["status"], done["created"], done["skipped"], done["pending"]) == ("complete", 14, 0, 0)
     assert by_name(api)["三井住友銀行"] == 660_000
     assert by_name(api)["楽天カード"] == -15_620
+
+
+def test_our_own_format_has_a_dry_run_too(api: Client, store: Store, user: str) -> None:
+    # Given a file of ours, one row of which is already in, one naming an account that does not exist
+    api.account("cash", 10_000)
+    header = "date,kind,amount,account,to_account,category,memo,external_id\n"
+    api.post("/imports", raw=header + "2026-11-01,expense,100,cash,,食費,パン,r1\n", headers=CSV)
+    text = (
+        header
+        + "2026-11-01,expense,100,cash,,食費,パン,r1\n"
+        + "2026-11-02,expense,200,cash,,食費,牛乳,r2\n"
+        + "2026-11-03,expense,300,wallet,,食費,卵,r3\n"
+        + "2026-11-04,expense,1.5,cash,,食費,,r4\n"
+    )
+    before = invariants.ledger_items(store, user)
+    # When it is previewed
+    dry = api.post("/imports", raw=text, headers=CSV, query={"dry_run": "true"})
+    # Then each row says what it would do, and nothing is written
+    assert dry.status == 200 and dry.json["format"] == "kakeibo", dry
+    assert [(i["line"], i["action"]) for i in dry.json["items"]] == [
+        (2, "duplicate"),
+        (3, "create"),
+        (4, "error"),
+        (5, "error"),
+    ]
+    assert dry.json["items"][2]["message"] == "account 'wallet' does not exist"
+    assert dry.json["items"][1]["slip"] == {
+        "date": "2026-11-02",
+        "kind": "expense",
+        "amount": 200,
+        "account": "cash",
+        "category": "食費",
+        "memo": "牛乳",
+    }
+    assert invariants.ledger_items(store, user) == before
