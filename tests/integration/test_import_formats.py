@@ -381,3 +381,38 @@ def test_our_own_format_has_a_dry_run_too(api: Client, store: Store, user: str) 
         "memo": "牛乳",
     }
     assert invariants.ledger_items(store, user) == before
+
+
+def test_a_dry_run_counts_deleted_slips_and_older_imports_as_duplicates(api: Client, store: Store, user: str) -> None:
+    # Given a row imported and its slip deleted since (its identity is a tombstone), and a row
+    # marked imported the way imports did before slips had identities (a ROW# item)
+    api.account("cash", 10_000)
+    header = "date,kind,amount,account,to_account,category,memo,external_id\n"
+    first = api.post("/imports", raw=header + "2026-11-01,expense,100,cash,,食費,パン,r1\n", headers=CSV)
+    assert first.status == 200 and first.json["created"] == 1, first
+    assert api.delete("/slips/2026-11-01/r1", headers={"If-Match": '"1"'}).status == 204
+    store.client.put_item(
+        TableName=store.table,
+        Item={
+            "PK": {"S": f"LEDGER#{user}"},
+            "SK": {"S": "ROW#r2"},
+            "type": {"S": "import_row"},
+            "slip_id": {"S": "r2"},
+            "date": {"S": "2026-11-02"},
+            "import_id": {"S": "0" * 64},
+            "line": {"N": "2"},
+        },
+    )
+    text = (
+        header
+        + "2026-11-01,expense,100,cash,,食費,パン,r1\n"
+        + "2026-11-02,expense,200,cash,,食費,牛乳,r2\n"
+        + "2026-11-03,expense,300,cash,,食費,卵,r3\n"
+    )
+    # When the file is previewed, and then imported
+    dry = api.post("/imports", raw=text, headers=CSV, query={"dry_run": "true"})
+    done = api.post("/imports", raw=text, headers=CSV)
+    # Then the preview said what the import did: both older rows are duplicates, one slip is new
+    assert [(i["line"], i["action"]) for i in dry.json["items"]] == [(2, "duplicate"), (3, "duplicate"), (4, "create")]
+    assert (done.json["created"], done.json["skipped"]) == (1, 2), done
+    assert api.balances()["cash"] == 9_700

@@ -241,32 +241,3 @@ def test_accounts_match_by_normalised_name_or_id_and_unknown_ones_are_listed() -
     created = accounts.resolve(parsed, ledger, create=True)
     assert isinstance(created.file, CsvFile) and created.file.errors == []
     assert created.file.valid[2].slip.account == accounts.account_id_for("財布")
-
-
-def test_existing_rows_reads_in_batches_of_100_and_asks_again_for_unprocessed_keys() -> None:
-    from typing import Any
-
-    from kakeibo.store import RetryPolicy, Store
-
-    class Client:
-        """BatchGetItem that leaves the last key of each first request unprocessed."""
-
-        def __init__(self) -> None:
-            self.requests: list[list[str]] = []
-
-        def batch_get_item(self, RequestItems: dict[str, Any]) -> dict[str, Any]:
-            request = RequestItems["t"]
-            assert request["ConsistentRead"] is True
-            keys = request["Keys"]
-            self.requests.append([k["SK"]["S"] for k in keys])
-            done, left = (keys[:-1], keys[-1:]) if len(keys) > 1 else (keys, [])
-            found = [{"SK": k["SK"]} for k in done if k["SK"]["S"].endswith(("1", "3"))]
-            return {"Responses": {"t": found}, "UnprocessedKeys": {"t": {**request, "Keys": left}} if left else {}}
-
-    client = Client()
-    store = Store(client, "t", retry=RetryPolicy(sleep=lambda _: None))  # type: ignore[arg-type]
-    ids = [f"S{i}" for i in range(150)]
-    found = store.existing_rows("me", [*ids, "S1"])  # a repeated id is asked for once
-    assert found == {i for i in ids if i.endswith(("1", "3"))}
-    assert [len(r) for r in client.requests] == [100, 1, 50, 1]
-    assert store.existing_rows("me", []) == set()

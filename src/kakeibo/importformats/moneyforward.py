@@ -17,7 +17,6 @@ Columns: 計算対象,日付,内容,金額（円）,保有金融機関,大項目
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from dataclasses import dataclass
 
@@ -43,8 +42,6 @@ NAME = "Money Forward ME"
 COLUMNS = ("計算対象", "日付", "内容", "金額(円)", "保有金融機関", "大項目", "中項目", "メモ", "振替", "ID")
 HEADER = "計算対象,日付,内容,金額（円）,保有金融機関,大項目,中項目,メモ,振替,ID"
 ALIASES = {"金額": "金額(円)"}
-# inside a field, the start of a row ("1","2026/11/03",...): a quote left open swallowed it
-SWALLOWED = re.compile(r'\n\s*"?[01]"?\s*,\s*"?\d{4}/\d{1,2}/\d{1,2}')
 FLAGS = {"0": False, "1": True}
 
 
@@ -68,7 +65,7 @@ def parse(text: str, sha256: str, encoding: str) -> SourceFile:
     found: list[_Row] = []
     seen: dict[str, int] = {}
     columns: dict[str, int] | None = None
-    for line, fields in csvio.records(text, SWALLOWED):
+    for line, fields in csvio.records(text):
         if columns is None:
             columns = header_index(fields, COLUMNS, ALIASES, NAME, HEADER)
             continue

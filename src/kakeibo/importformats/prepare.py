@@ -9,11 +9,12 @@ from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Any
 
-from kakeibo import errors, service
+from kakeibo import errors
 from kakeibo.csvio import CsvFile, Row
 from kakeibo.importformats import accounts as matching
 from kakeibo.importformats import detect
 from kakeibo.models import AccountCreate
+from kakeibo.services import accounts as account_service
 from kakeibo.store import Item, Store
 
 MAX_PREVIEW_ROWS = 2000
@@ -41,14 +42,14 @@ class Prepared:
 
 def prepare(store: Store, who: str, data: bytes, charset: str | None, options: Options) -> Prepared:
     source = detect.read(data, charset, options.format)
-    listing = service.list_accounts(store, who)
+    listing = account_service.list_accounts(store, who)
     if isinstance(source, CsvFile):
         return Prepared(detect.KAKEIBO, source, _by_id(listing))
     resolved = matching.resolve(source, listing, create=options.create_accounts)
     created: list[str] = []
     if options.create_accounts and resolved.unknown and not options.dry_run:
         created = _create(store, who, resolved.unknown)
-        listing = service.list_accounts(store, who)
+        listing = account_service.list_accounts(store, who)
         resolved = matching.resolve(source, listing, create=False)
     accounts = _by_id(listing)
     if options.dry_run and options.create_accounts:  # as they would be once created
@@ -65,7 +66,7 @@ def _create(store: Store, who: str, unknown: list[dict[str, Any]]) -> list[str]:
     for account in unknown:
         body = AccountCreate(id=account["id"], name=account["name"][:100], type=account["type"], allow_negative=True)
         with suppress(errors.AlreadyExists):  # a concurrent import of the same file made it
-            service.create_account(store, who, body)
+            account_service.create_account(store, who, body)
             created.append(account["id"])
     return created
 
@@ -77,7 +78,7 @@ def preview(store: Store, who: str, prepared: Prepared, problem: AccountProblem)
     depend on the money at the time of writing (insufficient funds, a strict budget) are found
     only by the import itself."""
     parsed = prepared.file
-    existing = _existing(store, who, parsed)
+    existing = store.used_slip_ids(who) if parsed.valid else set()  # identities (live or deleted), legacy ROW# marks
     items: list[dict[str, Any]] = [{"line": e.line, "action": "error", "message": e.message} for e in parsed.errors]
     for row in parsed.valid:
         reason = problem(row, prepared.accounts)
@@ -102,7 +103,3 @@ def preview(store: Store, who: str, prepared: Prepared, problem: AccountProblem)
         **prepared.summary(),
         "items": items[:MAX_PREVIEW_ROWS],
     }
-
-
-def _existing(store: Store, who: str, parsed: CsvFile) -> set[str]:
-    return store.existing_rows(who, [r.slip_id for r in parsed.valid]) if parsed.valid else set()

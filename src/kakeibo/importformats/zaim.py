@@ -17,7 +17,6 @@ Columns: 日付,方法,カテゴリ,カテゴリの内訳,支払元,入金先,�
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 
 from kakeibo import csvio
@@ -70,14 +69,13 @@ METHODS = {
 }
 NOT_COUNTED_SETTING = "集計に含めない"
 COUNTED_SETTINGS = {None, "常に集計に含める", "年の集計にのみ含める", NOT_COUNTED_SETTING}
-SWALLOWED = re.compile(r'\n\s*"?\d{4}[-/]\d{1,2}[-/]\d{1,2}"?\s*,')
 
 
 def parse(text: str, sha256: str, encoding: str) -> SourceFile:
     out = SourceFile(FORMAT, sha256, encoding)
     occurrences: Counter[str] = Counter()
     columns: dict[str, int] | None = None
-    for line, fields in csvio.records(text, SWALLOWED):
+    for line, fields in csvio.records(text):
         if columns is None:
             columns = header_index(fields, COLUMNS, ALIASES, NAME, HEADER)
             continue

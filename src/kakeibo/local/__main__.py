@@ -10,8 +10,13 @@ import threading
 from pathlib import Path
 from types import FrameType
 
+import boto3
+
 from kakeibo.local import template
+from kakeibo.local.bootstrap import create_tables
 from kakeibo.local.dynamodb import DynamoDBLocal, LocalStackError, port_free
+from kakeibo.local.front import Front, FunctionFailed, serve
+from kakeibo.local.instances import Pool, concurrency
 
 
 def local_environment(endpoint: str) -> dict[str, str]:
@@ -28,7 +33,16 @@ def prepare_process_env(endpoint: str) -> None:
     os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "local")
 
 
+def _log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
 def run(port: int, ddb_port: int, data_dir: Path, host: str) -> int:
+    try:
+        size = concurrency()
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
     if not port_free(port, host):
         print(f"error: port {port} is already in use; set PORT to another port", file=sys.stderr)
         return 1
@@ -38,16 +52,13 @@ def run(port: int, ddb_port: int, data_dir: Path, host: str) -> int:
     except LocalStackError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
+    pool: Pool | None = None
     try:
         prepare_process_env(ddb.endpoint)
-        from kakeibo.handler import lambda_handler  # after the environment is set
-        from kakeibo.local.bootstrap import create_tables
-        from kakeibo.local.front import Front, serve
-        from kakeibo.store import dynamodb_client
-
-        create_tables(dynamodb_client())
+        create_tables(boto3.client("dynamodb", endpoint_url=ddb.endpoint))
+        pool = Pool(size, local_environment(ddb.endpoint), log=_log).start()
         web = template.ROOT / "web"
-        server = serve(Front(lambda_handler, web_root=web if web.is_dir() else None), host, port)
+        server = serve(Front(pool, web_root=web if web.is_dir() else None), host, port)
         stop = threading.Event()
 
         def on_signal(signum: int, frame: FrameType | None) -> None:
@@ -58,6 +69,7 @@ def run(port: int, ddb_port: int, data_dir: Path, host: str) -> int:
         thread = threading.Thread(target=server.serve_forever, daemon=True)
         thread.start()
         print(f"Kakeibo API on http://{host}:{port}  (Swagger UI: http://{host}:{port}/swagger)")
+        print(f"serving with {size} function instances (FUNCTION_CONCURRENCY), pids {', '.join(map(str, pool.pids()))}")
         print(f"DynamoDB Local on {ddb.endpoint}, data in {data_dir.resolve()}  -- Ctrl-C to stop")
         sys.stdout.flush()
         stop.wait()
@@ -65,7 +77,12 @@ def run(port: int, ddb_port: int, data_dir: Path, host: str) -> int:
         server.shutdown()
         server.server_close()
         return 0
+    except FunctionFailed as exc:
+        print(f"error: {exc.detail}", file=sys.stderr)
+        return 1
     finally:
+        if pool is not None:
+            pool.close()
         ddb.stop()
 
 

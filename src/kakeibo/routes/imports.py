@@ -11,6 +11,8 @@ from aws_lambda_powertools.event_handler.openapi.params import Query
 
 from kakeibo import csvio, importer
 from kakeibo.http import (
+    IdempotencyKeyHeader,
+    header_doc,
     identity,
     json_response,
     ok_response,
@@ -19,7 +21,7 @@ from kakeibo.http import (
     time_left,
 )
 from kakeibo.importformats.prepare import Options
-from kakeibo.models import DATE_PATTERN, ImportFormat, ImportPreview, ImportResult
+from kakeibo.models import DATE_PATTERN, ImportFormat, ImportPreview, ImportReport, ImportResult
 from kakeibo.store import get_store
 
 router = Router()
@@ -30,10 +32,12 @@ HEADER = ",".join(csvio.EXPORT_COLUMNS)
 CSV_BODY = {
     "required": True,
     "description": f"UTF-8 (BOM or not) or Shift_JIS/CP932, up to 5 MB. Header: {HEADER} "
-    "(external_id optional). Set the charset parameter, or it is detected.",
+    "(external_id and subcategory optional). Set the charset parameter, or it is detected. Money "
+    "Forward ME and Zaim exports are read as they are.",
     "content": {
         CSV: {
-            "schema": {"type": "string"},
+            # the file's bytes, as they are (UTF-8 or Shift_JIS): binary, so generated clients send them untouched
+            "schema": {"type": "string", "format": "binary"},
             "example": f"{HEADER}\n2026-11-03,expense,1200,cash,,食費,ランチ,\n",
         }
     },
@@ -44,11 +48,14 @@ CSV_BODY = {
     "/imports",
     tags=TAGS,
     summary="Import slips from a CSV file, exactly once per row",
-    description="Valid rows are imported; invalid ones are listed with their line. Sending the same "
-    "file again (or one that overlaps it, with external_id) creates only what is missing. 202: time "
-    "ran out before the end of the file; send it again to import the rest. Also reads Money Forward "
-    "ME's 収入・支出詳細 and Zaim's exports (detected from the header); their accounts are matched by "
-    "name or id. dry_run=true writes nothing and answers what each row would do.",
+    operation_id="importSlips",
+    description="Valid rows are imported; invalid ones are listed with their line (the first 100 here, "
+    "up to 1000 at GET /imports/{import_id}). Each row is one slip identity: sending the same file again "
+    "(or one that overlaps it, with external_id, or an export) creates only what is missing, and never "
+    "brings back a slip deleted since. 202: time ran out before the end of the file; send it again to "
+    "import the rest. Also reads Money Forward ME's 収入・支出詳細 and Zaim's exports (detected from the "
+    "header); their accounts are matched by name or id. dry_run=true writes nothing and answers what each "
+    "row would do.",
     responses={
         200: {
             "description": "Imported (ImportResult), or what would be (ImportPreview, dry_run=true)",
@@ -68,6 +75,7 @@ def import_csv(
         bool, Query(description="create the accounts the file names that the ledger does not have")
     ] = False,
     dry_run: Annotated[bool, Query(description="write nothing; answer what each row would do")] = False,
+    idempotency_key: IdempotencyKeyHeader = None,
 ) -> Response[str]:
     who = identity(router)
     charset = csvio.charset_of(router.current_event.headers.get("content-type"))
@@ -81,13 +89,32 @@ def import_csv(
 
 
 @router.get(
+    "/imports/<id>",
+    tags=TAGS,
+    summary="The full report of an import: counts and every refused row (up to 1000), by line",
+    operation_id="getImport",
+    responses={200: ok_response(ImportReport), **problem_responses(401, 404, 409)},
+)
+def get_import(id: str) -> Response[str]:
+    return json_response(200, importer.get_import(get_store(), identity(router), id))
+
+
+@router.get(
     "/slips.csv",
     tags=TAGS,
     summary="Export slips as CSV (the import format; external_id = slip id), oldest first",
+    operation_id="exportSlips",
     description='Large exports come in pages: a `Link: <...>; rel="next"` header names the next one.',
     responses={
-        200: {"description": "CSV (UTF-8)", "content": {CSV: {"schema": {"type": "string"}}}},
-        **problem_responses(400, 401),
+        200: {
+            "description": "CSV (UTF-8)",
+            "headers": {
+                "Link": header_doc('<...>; rel="next" when there is a next page', required=False),
+                "Content-Disposition": header_doc("attachment; filename=slips.csv"),
+            },
+            "content": {CSV: {"schema": {"type": "string"}}},
+        },
+        **problem_responses(400, 401, 409),
     },
 )
 def export_csv(
