@@ -381,7 +381,10 @@ class ImportPreview(Model):
     error: int
     unknown_accounts: list[UnknownAccount]
     accounts_created: list[str] = Field(description="always empty: a dry run creates nothing")
-    items: list[PreviewRow] = Field(description="the first 2000 rows, by line")
+    items: list[PreviewRow] = Field(
+        description="the first rows, by line: up to 2000, fewer when long memos would pass 300 KB; "
+        "the counts cover every row"
+    )
 
 
 class ImportReport(Model):

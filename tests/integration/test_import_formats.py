@@ -4,6 +4,7 @@ hand (written literally below); a dry run writes nothing."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from kakeibo import integrity
@@ -416,3 +417,23 @@ def test_a_dry_run_counts_deleted_slips_and_older_imports_as_duplicates(api: Cli
     assert [(i["line"], i["action"]) for i in dry.json["items"]] == [(2, "duplicate"), (3, "duplicate"), (4, "create")]
     assert (done.json["created"], done.json["skipped"]) == (1, 2), done
     assert api.balances()["cash"] == 9_700
+
+
+def test_a_dry_run_of_long_rows_lists_what_fits_and_is_replayed_under_its_key(api: Client, user: str) -> None:
+    # Given a file of 600 rows, each with a memo of 500 Japanese characters
+    api.account("cash", 10_000_000)
+    header = "date,kind,amount,account,to_account,category,memo,external_id\n"
+    rows = "".join(f"2026-11-01,expense,1,cash,,食費,{'長' * 500},long{i}\n" for i in range(600))
+    key = {**CSV, "Idempotency-Key": "preview-long"}
+    # When it is previewed with an Idempotency-Key, twice
+    dry = api.post("/imports", raw=header + rows, headers=key, query={"dry_run": "true"})
+    again = api.post("/imports", raw=header + rows, headers=key, query={"dry_run": "true"})
+    # Then the counts cover every row, the rows listed are the first ones by line and fit the
+    # stored answer, and the second request gets the same answer back
+    assert dry.status == 200 and dry.json["create"] == 600, dry
+    listed = dry.json["items"]
+    assert 50 < len(listed) < 600
+    assert [i["line"] for i in listed] == list(range(2, 2 + len(listed)))
+    assert len(json.dumps(json.dumps(dry.json, ensure_ascii=False))) < 400_000
+    assert again.status == 200 and again.json == dry.json
+    assert api.get("/slips").json["items"] == []

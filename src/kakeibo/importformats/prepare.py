@@ -3,6 +3,7 @@ request), and — for a dry run — what each row would do, without writing anyt
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Callable
 from contextlib import suppress
@@ -18,6 +19,10 @@ from kakeibo.services import accounts as account_service
 from kakeibo.store import Item, Store
 
 MAX_PREVIEW_ROWS = 2000
+# The rows listed stay well inside DynamoDB's 400 KB item, where Powertools keeps the answer of a
+# request sent with an Idempotency-Key: as a JSON string inside JSON, each non-ASCII character
+# escaped to 6 bytes (a row with a 500-character Japanese memo takes about 3 KB there).
+MAX_PREVIEW_BYTES = 300_000
 AccountProblem = Callable[[Row, dict[str, Item]], str | None]
 
 
@@ -101,5 +106,16 @@ def preview(store: Store, who: str, prepared: Prepared, problem: AccountProblem)
         "duplicate": counts["duplicate"],
         "error": counts["error"],
         **prepared.summary(),
-        "items": items[:MAX_PREVIEW_ROWS],
+        "items": _listed(items),
     }
+
+
+def _listed(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The first rows, by line: at most MAX_PREVIEW_ROWS, and no more than fit in MAX_PREVIEW_BYTES
+    as they are stored (the answer's body, itself a string in the stored JSON)."""
+    size = 0
+    for count, item in enumerate(items[:MAX_PREVIEW_ROWS]):
+        size += len(json.dumps(json.dumps(item, ensure_ascii=False, separators=(",", ":"))))
+        if size > MAX_PREVIEW_BYTES:
+            return items[:count]
+    return items[:MAX_PREVIEW_ROWS]
