@@ -454,9 +454,6 @@ TRANSLATIONS: dict[str, str] = {
     "the file is not valid {charset} (byte {at}); check the charset parameter": (
         "ファイルが {charset} として読めません（{at} バイト目）。charset の指定を確認してください"
     ),
-    "line {line}: a quote opened here swallows the following lines": (
-        '{line} 行目: ここで開いた引用符（"）が閉じられていません'
-    ),
     "line {line}: the CSV is malformed ({why})": "{line} 行目: CSV の形式が正しくありません",
     "the file is empty: the first line must be the header {header}": (
         "ファイルが空です。1 行目は見出し行 {header} にしてください"
