@@ -1,34 +1,26 @@
-"""Monthly and yearly reports: totals by category and by account, from the month x category
-items and the accounts' month items (a year is three Queries, like a month)."""
+"""Monthly and yearly reports: totals by category (each broken down by subcategory) and by
+account, from the month x category and subcategory items and the accounts' month items. A month
+and a year are both three Queries, sent at once."""
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Iterable
 from typing import Any
 
-from kakeibo import errors
+from kakeibo import errors, ledger
+from kakeibo.ledger import CategoryMonthItem, ItemKey, SubcategoryMonthItem
 from kakeibo.models import MAX_YEAR, MIN_YEAR
 from kakeibo.services.balances import account_month_totals, together
-from kakeibo.store import (
-    Item,
-    Store,
-)
+from kakeibo.store import Item, Store, derived_key
 
 
 def monthly_report(store: Store, who: str, month: str) -> dict[str, Any]:
-    categories, accounts, months = _reads(store, who, month, month)
-    by_category = []
-    for item in categories:
-        income, expense = int(item.get("income", 0)), int(item.get("expense", 0))
-        if income or expense:
-            by_category.append({"category": item["category"], "income": income, "expense": expense})
-    by_account = [
-        {"account": account, **totals}
-        for (account, _month), totals in sorted(
-            account_month_totals(store, who, (month, month), accounts, months).items()
-        )
-    ]
-    return _report(month, by_category, by_account)
+    found, accounts, months = _reads(store, who, month, month)
+    by_month = _category_totals(found)
+    totals = account_month_totals(store, who, (month, month), accounts, months)
+    by_account = [{"account": account, **row} for (account, _month), row in sorted(totals.items())]
+    return _report(month, ledger.by_category(by_month.get(month, {})), by_account)
 
 
 def yearly_report(store: Store, who: str, year: str) -> dict[str, Any]:
@@ -36,22 +28,46 @@ def yearly_report(store: Store, who: str, year: str) -> dict[str, Any]:
         raise errors.BadRequest(f"'year' must be between {MIN_YEAR} and {MAX_YEAR}")
     first, last = f"{year}-01", f"{year}-12"
     found, accounts_found, months_found = _reads(store, who, first, last)
-    categories: dict[str, list[dict[str, Any]]] = {f"{year}-{m:02d}": [] for m in range(1, 13)}
-    for item in found:
-        income, expense = int(item.get("income", 0)), int(item.get("expense", 0))
-        if income or expense:
-            categories[item["month"]].append({"category": item["category"], "income": income, "expense": expense})
-    accounts: dict[str, list[dict[str, Any]]] = {month: [] for month in categories}
-    totals_found = account_month_totals(store, who, (first, last), accounts_found, months_found)
-    for (account, month), totals in sorted(totals_found.items()):
-        accounts[month].append({"account": account, **totals})
-    months = [_report(month, categories[month], accounts[month]) for month in categories]
-    return _report(
-        year,
-        _summed((c for m in months for c in m["by_category"]), "category"),
-        _summed((a for m in months for a in m["by_account"]), "account"),
-        key="year",
-    ) | {"months": months}
+    by_month = _category_totals(found)
+    accounts: dict[str, list[dict[str, Any]]] = {f"{year}-{m:02d}": [] for m in range(1, 13)}
+    for (account, month), row in sorted(
+        account_month_totals(store, who, (first, last), accounts_found, months_found).items()
+    ):
+        accounts[month].append({"account": account, **row})
+    months = [_report(month, ledger.by_category(by_month.get(month, {})), accounts[month]) for month in accounts]
+    # the year's categories: every month's items added up under the year (a key is only a label there)
+    whole: dict[ItemKey, dict[str, int]] = defaultdict(lambda: {"income": 0, "expense": 0})
+    for totals in by_month.values():
+        for key, value in totals.items():
+            as_year: ItemKey = (
+                SubcategoryMonthItem(year, key.category, key.subcategory)
+                if isinstance(key, SubcategoryMonthItem)
+                else CategoryMonthItem(year, key.category)  # type: ignore[union-attr]
+            )
+            for name in ("income", "expense"):
+                whole[as_year][name] += value[name]
+    by_account = _summed((a for m in months for a in m["by_account"]), "account")
+    return _report(year, ledger.by_category(dict(whole)), by_account, key="year") | {"months": months}
+
+
+def _reads(store: Store, who: str, first: str, last: str) -> list[list[Item]]:
+    """The month x category and subcategory items, the accounts, and the accounts' month items of
+    months first..last: three Queries, sent at once."""
+    return together(
+        lambda: list(store.months_totals(who, first, last)),
+        lambda: list(store.accounts(who)),
+        lambda: list(store.account_months(who, first, last)),
+    )
+
+
+def _category_totals(items: Iterable[Item]) -> dict[str, dict[ItemKey, dict[str, int]]]:
+    """month -> month x category and subcategory key -> {income, expense}."""
+    out: dict[str, dict[ItemKey, dict[str, int]]] = defaultdict(dict)
+    for item in items:
+        key = derived_key(item["SK"])
+        if isinstance(key, CategoryMonthItem | SubcategoryMonthItem):
+            out[key.month][key] = {"income": int(item.get("income", 0)), "expense": int(item.get("expense", 0))}
+    return out
 
 
 def _report(
@@ -78,13 +94,3 @@ def _summed(rows: Iterable[dict[str, Any]], name: str) -> list[dict[str, Any]]:
             if field != name:
                 into[field] = into.get(field, 0) + value
     return [out[k] for k in sorted(out)]
-
-
-def _reads(store: Store, who: str, first: str, last: str) -> list[list[Item]]:
-    """The month x category items, the accounts and their month items of months first..last: three
-    Queries, sent at once."""
-    return together(
-        lambda: list(store.months_categories(who, first, last)),
-        lambda: list(store.accounts(who)),
-        lambda: list(store.account_months(who, first, last)),
-    )

@@ -1,4 +1,5 @@
-"""The balance items a slip change moves (accounts, day totals, month x category), each with
+"""The balance items a slip change moves (accounts, day totals, month x category and x
+subcategory), each with
 the guard it needs: funds, strict budgets, and the fence a ledger rebuild puts on accounts."""
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from kakeibo.ledger import (
     ItemChange,
     ItemKey,
     Plan,
+    SubcategoryMonthItem,
 )
 from kakeibo.store.codec import Item, to_ddb
 from kakeibo.store.core import OnFail, StoreCore, TxOp, seconds_until
@@ -23,11 +25,13 @@ from kakeibo.store.keys import (
     account_months_range,
     account_sk,
     account_years_range,
-    categories_range,
     category_sk,
     day_sk,
     derived_sk,
+    month_prefix,
+    months_range,
     pk,
+    subcategory_sk,
 )
 
 # A mark on an account item: every change of its balance since the account began is in its month
@@ -75,9 +79,14 @@ class BalanceOps(StoreCore):
         """The month x category items of a month (totals, and budgets where one is set)."""
         return self.query(ledger, begins_with=f"MONTH#{month}#CAT#")
 
-    def months_categories(self, ledger: str, first: str, last: str) -> Iterator[Item]:
-        """The month x category items of months first..last (YYYY-MM, inclusive): one Query."""
-        return self.query(ledger, between=categories_range(first, last))
+    def month_totals(self, ledger: str, month: str) -> Iterator[Item]:
+        """Every month x category and month x subcategory item of a month."""
+        return self.query(ledger, begins_with=month_prefix(month))
+
+    def months_totals(self, ledger: str, first: str, last: str) -> Iterator[Item]:
+        """Every month x category and month x subcategory item of months first..last (YYYY-MM,
+        inclusive): one Query."""
+        return self.query(ledger, between=months_range(first, last))
 
     def account_months(self, ledger: str, first: str, last: str) -> Iterator[Item]:
         """Every account's month items (totals and day fields) of months first..last: one Query."""
@@ -180,6 +189,17 @@ class BalanceOps(StoreCore):
                 names=names,
                 values=values,
             )
+        if isinstance(key, SubcategoryMonthItem):
+            names.update(SUBCATEGORY_NAMES)
+            values.update(subcategory_values(key))
+            return self.update_op(
+                ledger,
+                subcategory_sk(key.month, key.category, key.subcategory),
+                f"SET {SUBCATEGORY_SETS} ADD " + ", ".join(adds),
+                lambda item: errors.Conflict("subcategory total could not be updated"),
+                names=names,
+                values=values,
+            )
         return self._category_op(ledger, key, change, names=names, values=values, adds=adds)
 
     def _category_op(
@@ -216,6 +236,16 @@ class BalanceOps(StoreCore):
             names=names,
             values=values,
         )
+
+
+SUBCATEGORY_NAMES = {"#cat": "category", "#sub": "subcategory", "#month": "month", "#type": "type"}
+
+SUBCATEGORY_SETS = "#cat = :cat, #sub = :sub, #month = :month, #type = :type"
+
+
+def subcategory_values(key: SubcategoryMonthItem) -> dict[str, Any]:
+    """The identifying fields a month x subcategory item carries (set on every write)."""
+    return {":cat": key.category, ":sub": key.subcategory, ":month": key.month, ":type": "subcategory_month"}
 
 
 def _account_failure(

@@ -9,7 +9,15 @@ from __future__ import annotations
 
 import re
 
-from kakeibo.ledger import AccountItem, AccountMonthItem, AccountYearItem, CategoryMonthItem, DayItem, ItemKey
+from kakeibo.ledger import (
+    AccountItem,
+    AccountMonthItem,
+    AccountYearItem,
+    CategoryMonthItem,
+    DayItem,
+    ItemKey,
+    SubcategoryMonthItem,
+)
 
 
 def pk(ledger: str) -> str:
@@ -41,6 +49,16 @@ def category_sk(month: str, category: str) -> str:
     return f"MONTH#{month}#CAT#{category}"
 
 
+def subcategory_sk(month: str, category: str, subcategory: str) -> str:
+    """Neither name may contain '#' (models.Category), so the SK splits back unambiguously."""
+    return f"MONTH#{month}#SUB#{category}#{subcategory}"
+
+
+def month_prefix(month: str) -> str:
+    """Every month x category and month x subcategory item of a month."""
+    return f"MONTH#{month}#"
+
+
 # Account rollups are keyed period first, so one Query reads every account's items of a span of
 # months (or years): a balance as of any date is the accounts, their years before it and their
 # months of its year. A range ends at "$", the character after "#": past every id of its last period.
@@ -65,9 +83,10 @@ def account_years_range(first: str, last: str) -> tuple[str, str]:
     return f"AYEAR#{first}#", f"AYEAR#{last}{RANGE_END}"
 
 
-def categories_range(first: str, last: str) -> tuple[str, str]:
-    """The SK range of the month x category items of months `first` to `last` (inclusive)."""
-    return f"MONTH#{first}#CAT#", f"MONTH#{last}#CAT{RANGE_END}"
+def months_range(first: str, last: str) -> tuple[str, str]:
+    """The SK range of the month x category and month x subcategory items of months `first` to
+    `last` (inclusive)."""
+    return f"MONTH#{first}#", f"MONTH#{last}{RANGE_END}"
 
 
 def import_sk(sha256: str) -> str:
@@ -86,7 +105,8 @@ def lock_sk(name: str) -> str:
 
 
 def derived_sk(key: ItemKey) -> str:
-    """The SK of a balance item (account, day total, month x category, account month or year)."""
+    """The SK of a balance item (account, day total, month x category or subcategory, account month
+    or year)."""
     if isinstance(key, AccountItem):
         return account_sk(key.account)
     if isinstance(key, DayItem):
@@ -95,6 +115,8 @@ def derived_sk(key: ItemKey) -> str:
         return account_month_sk(key.month, key.account)
     if isinstance(key, AccountYearItem):
         return account_year_sk(key.year, key.account)
+    if isinstance(key, SubcategoryMonthItem):
+        return subcategory_sk(key.month, key.category, key.subcategory)
     return category_sk(key.month, key.category)
 
 
@@ -105,6 +127,8 @@ _CATEGORY_SK_RE = re.compile(r"^MONTH#(\d{4}-\d{2})#CAT#([^#]+)$")
 _ACCOUNT_MONTH_SK_RE = re.compile(r"^AMONTH#(\d{4}-\d{2})#([^#]+)$")
 
 _ACCOUNT_YEAR_SK_RE = re.compile(r"^AYEAR#(\d{4})#([^#]+)$")
+
+_SUBCATEGORY_SK_RE = re.compile(r"^MONTH#(\d{4}-\d{2})#SUB#([^#]+)#([^#]+)$")
 
 
 def derived_key(sk: str) -> ItemKey | None:
@@ -119,4 +143,6 @@ def derived_key(sk: str) -> ItemKey | None:
         return AccountMonthItem(found.group(2), found.group(1))
     if found := _ACCOUNT_YEAR_SK_RE.match(sk):
         return AccountYearItem(found.group(2), found.group(1))
+    if found := _SUBCATEGORY_SK_RE.match(sk):
+        return SubcategoryMonthItem(found.group(1), found.group(2), found.group(3))
     return None

@@ -7,8 +7,17 @@ from collections.abc import Mapping
 from typing import Any
 
 from kakeibo import errors
-from kakeibo.ledger import AccountItem, CategoryMonthItem, ItemKey
-from kakeibo.store.balances import FENCE_NAMES, REBUILD_MARK, ROLLUPS_MARK, BalanceOps, identity_sets
+from kakeibo.ledger import AccountItem, CategoryMonthItem, ItemKey, SubcategoryMonthItem
+from kakeibo.store.balances import (
+    FENCE_NAMES,
+    REBUILD_MARK,
+    ROLLUPS_MARK,
+    SUBCATEGORY_NAMES,
+    SUBCATEGORY_SETS,
+    BalanceOps,
+    identity_sets,
+    subcategory_values,
+)
 from kakeibo.store.codec import Item, to_ddb
 from kakeibo.store.core import TxOp
 from kakeibo.store.keys import account_sk, derived_sk, pk
@@ -53,6 +62,10 @@ class RebuildOps(LockOps, BalanceOps):
             condition = "attribute_exists(SK) AND #rb = :token"
             names["#rb"] = REBUILD_MARK
             exprs[":token"] = lease.owner
+        elif isinstance(key, SubcategoryMonthItem):
+            names.update(SUBCATEGORY_NAMES)
+            exprs.update(subcategory_values(key))
+            sets.append(SUBCATEGORY_SETS)
         elif not isinstance(key, CategoryMonthItem):
             for i, (name, value) in enumerate(identity_sets(key).items()):
                 names[f"#i{i}"], exprs[f":i{i}"] = name, value
