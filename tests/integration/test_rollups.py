@@ -169,6 +169,8 @@ def test_yearly_report_is_its_twelve_monthly_reports_in_three_queries(api: Clien
     ):
         assert api.slip(date=date, kind="expense", amount=amount, account="cash", category=category).status == 201
     assert api.slip(date="2025-07-25", kind="income", amount=250_000, account="bank", category="給与").status == 201
+    lunch = {"kind": "expense", "amount": 900, "account": "cash", "category": "食費", "subcategory": "外食"}
+    assert api.slip(date="2025-03-02", **lunch).status == 201
     # When the year's report is read
     calls.clear()
     reply = api.get("/reports/yearly", query={"year": "2025"})
@@ -185,7 +187,11 @@ def test_yearly_report_is_its_twelve_monthly_reports_in_three_queries(api: Clien
     assert report["income"] == sum(m["income"] for m in report["months"]) >= 250_000
     assert report["net"] == report["income"] - report["expense"]
     food = next(c for c in report["by_category"] if c["category"] == "食費")
-    assert food["expense"] == 2000
+    assert food["expense"] == 2900
+    assert food["subcategories"] == [
+        {"subcategory": "外食", "income": 0, "expense": 900},
+        {"subcategory": None, "income": 0, "expense": 2000},
+    ]
     for row in report["by_account"]:
         monthly = [a for m in report["months"] for a in m["by_account"] if a["account"] == row["account"]]
         assert row["net"] == sum(a["net"] for a in monthly)
