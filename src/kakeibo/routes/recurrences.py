@@ -1,0 +1,139 @@
+"""/recurrences: rent, salary, subscriptions and card settlements, posted once per occurrence."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from aws_lambda_powertools.event_handler import Response
+from aws_lambda_powertools.event_handler.api_gateway import Router
+from aws_lambda_powertools.event_handler.openapi.params import Body, Query
+
+from kakeibo import recurrence_service
+from kakeibo.http import (
+    IdempotencyKeyHeader,
+    IfMatchHeader,
+    identity,
+    if_match,
+    json_response,
+    ok_response,
+    problem_responses,
+    request_token,
+    time_left,
+)
+from kakeibo.models import (
+    DATE_PATTERN,
+    OccurrenceList,
+    Recurrence,
+    RecurrenceIn,
+    RecurrenceList,
+    RecurrencePatch,
+    RunResult,
+)
+from kakeibo.store import get_store
+
+router = Router()
+TAGS = ["recurrences"]
+
+
+def _location(item: dict[str, Any]) -> str:
+    return f"/recurrences/{item['id']}"
+
+
+@router.post(
+    "/recurrences",
+    tags=TAGS,
+    summary="Define a recurring slip (rule, and shift onto Japanese business days)",
+    responses={201: ok_response(Recurrence, "Created"), **problem_responses(400, 401, 409, 413, 415, 422)},
+)
+def create_recurrence(
+    body: Annotated[RecurrenceIn, Body()], idempotency_key: IdempotencyKeyHeader = None
+) -> Response[str]:
+    who = identity(router)
+    created = recurrence_service.create_recurrence(
+        get_store(), who, body, request_token=request_token(router, idempotency_key)
+    )
+    return json_response(201, created, etag=created["version"], location=_location(created))
+
+
+@router.get(
+    "/recurrences",
+    tags=TAGS,
+    summary="List recurring slips",
+    responses={200: ok_response(RecurrenceList), **problem_responses(401)},
+)
+def list_recurrences() -> Response[str]:
+    return json_response(200, {"items": recurrence_service.list_recurrences(get_store(), identity(router))})
+
+
+@router.post(
+    "/recurrences/run",
+    tags=TAGS,
+    summary="Post every occurrence due on or before `until` (default: today in Asia/Tokyo)",
+    description="Each occurrence is posted once, however often or concurrently this runs. "
+    "One that cannot be written is reported (and on its recurrence's last_error) and tried again "
+    "next run. 202: time ran out; run it again.",
+    responses={
+        200: ok_response(RunResult, "Done"),
+        202: ok_response(RunResult, "Partly done: run it again"),
+        **problem_responses(400, 401, 413, 415),
+    },
+)
+def run_recurrences(until: Annotated[str | None, Query(pattern=DATE_PATTERN)] = None) -> Response[str]:
+    result = recurrence_service.run_ledger(get_store(), identity(router), until, time_left=time_left(router))
+    return json_response(200 if result["complete"] else 202, result)
+
+
+@router.get(
+    "/recurrences/<id>",
+    tags=TAGS,
+    summary="One recurring slip (ETag: its version)",
+    responses={200: ok_response(Recurrence), **problem_responses(401, 404)},
+)
+def get_recurrence(id: str) -> Response[str]:
+    item = recurrence_service.get_recurrence(get_store(), identity(router), id)
+    return json_response(200, item, etag=item["version"])
+
+
+@router.patch(
+    "/recurrences/<id>",
+    tags=TAGS,
+    summary="Change a recurring slip (JSON merge patch, If-Match required); posted slips stay as they are",
+    responses={200: ok_response(Recurrence), **problem_responses(400, 401, 404, 409, 412, 413, 415, 422, 428)},
+)
+def patch_recurrence(
+    id: str, patch: Annotated[RecurrencePatch, Body()], if_match_header: IfMatchHeader = None
+) -> Response[str]:
+    who = identity(router)
+    expected = if_match(if_match_header)
+    changes = patch.model_dump(exclude_unset=True)
+    item = recurrence_service.patch_recurrence(get_store(), who, id, changes, expected=expected)
+    return json_response(200, item, etag=item["version"])
+
+
+@router.delete(
+    "/recurrences/<id>",
+    tags=TAGS,
+    summary="Delete a recurring slip (If-Match required); the slips it posted stay",
+    responses={204: {"description": "Deleted"}, **problem_responses(401, 404, 412, 428)},
+)
+def delete_recurrence(id: str, if_match_header: IfMatchHeader = None) -> Response[str]:
+    who = identity(router)
+    expected = if_match(if_match_header)
+    recurrence_service.delete_recurrence(get_store(), who, id, expected=expected)
+    return Response(status_code=204, body="")
+
+
+@router.get(
+    "/recurrences/<id>/occurrences",
+    tags=TAGS,
+    summary="Preview the occurrences posting between from and to: scheduled and shifted dates",
+    description="Default: from today (Asia/Tokyo), for a year. At most 1830 days per request.",
+    responses={200: ok_response(OccurrenceList), **problem_responses(400, 401, 404)},
+)
+def list_occurrences(
+    id: str,
+    date_from: Annotated[str | None, Query(alias="from", pattern=DATE_PATTERN)] = None,
+    date_to: Annotated[str | None, Query(alias="to", pattern=DATE_PATTERN)] = None,
+) -> Response[str]:
+    result = recurrence_service.occurrences(get_store(), identity(router), id, date_from, date_to)
+    return json_response(200, result)
