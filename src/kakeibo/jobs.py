@@ -7,11 +7,12 @@ request can start a job.
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
 from aws_lambda_powertools import Logger
 
-from kakeibo import recurrence_service
+from kakeibo import recurrence, recurrence_service
 from kakeibo.store import get_store
 
 POST_DUE_RECURRENCES = "post_due_recurrences"
@@ -32,10 +33,23 @@ def is_job(event: Any) -> bool:
     )
 
 
+def scheduled_day(event: dict[str, Any]) -> dt.date | None:
+    """The day (in the ledger's time zone) the schedule fired for, so that a delayed or retried
+    delivery posts what that day's run would have. None: today."""
+    value = event.get("scheduled_time")
+    if not isinstance(value, str):
+        return None
+    try:
+        instant = dt.datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return recurrence.today(instant if instant.tzinfo else instant.replace(tzinfo=dt.UTC))
+
+
 def run(event: dict[str, Any], context: Any) -> dict[str, Any]:
     remaining = getattr(context, "get_remaining_time_in_millis", None)
     time_left = (lambda: float(remaining()) / 1000) if remaining is not None else None
-    result = recurrence_service.post_due(get_store(), time_left=time_left)
+    result = recurrence_service.post_due(get_store(), scheduled_day(event), time_left=time_left)
     summary = {"until": result["until"], "posted": result["posted"], "failed": len(result["failed"])}
     logger.info("posted due recurrences", extra={**summary, "complete": result["complete"]})
     if not result["complete"]:
