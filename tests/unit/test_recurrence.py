@@ -156,3 +156,12 @@ def test_the_preview_shows_what_runs_post(rule: Rule, shift: recurrence.Shift, s
     # Then together they posted exactly what the preview shows up to the last day, once each
     shown = list(recurrence.preview(rule, shift, rule.start - dt.timedelta(days=7), until))
     assert posted == shown
+
+
+def test_the_local_daily_run_is_at_five_past_midnight_in_tokyo() -> None:
+    from kakeibo.local.__main__ import seconds_to_next_run
+
+    # 2026-11-26 15:04 UTC is 00:04 in Tokyo: one minute to go
+    assert seconds_to_next_run(dt.datetime(2026, 11, 26, 15, 4, tzinfo=dt.UTC)) == 60
+    # 00:05 itself: the next is tomorrow's
+    assert seconds_to_next_run(dt.datetime(2026, 11, 26, 15, 5, tzinfo=dt.UTC)) == 86400

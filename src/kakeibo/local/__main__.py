@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import os
 import signal
 import sys
@@ -26,6 +27,37 @@ def prepare_process_env(endpoint: str) -> None:
     os.environ.setdefault("AWS_DEFAULT_REGION", os.environ["AWS_REGION"])
     os.environ.setdefault("AWS_ACCESS_KEY_ID", "local")
     os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "local")
+
+
+DAILY_AT = dt.time(0, 5)  # as the schedule in template.yaml: 00:05 in the ledger's time zone
+
+
+def seconds_to_next_run(now: dt.datetime) -> float:
+    """Seconds from `now` until the next daily run (00:05 Asia/Tokyo)."""
+    from kakeibo.recurrence import LEDGER_TZ
+
+    local = now.astimezone(LEDGER_TZ)
+    target = dt.datetime.combine(local.date(), DAILY_AT, tzinfo=LEDGER_TZ)
+    if target <= local:
+        target += dt.timedelta(days=1)
+    return (target - local).total_seconds()
+
+
+def post_due_daily(stop: threading.Event) -> None:
+    """The daily job of AWS's schedule, locally: at start-up, then every day at 00:05 Tokyo time."""
+    from kakeibo import recurrence_service
+    from kakeibo.store import get_store
+
+    while True:
+        try:
+            result = recurrence_service.post_due(get_store())
+            failed = f", {len(result['failed'])} could not be written" if result["failed"] else ""
+            print(f"recurring slips due by {result['until']}: {result['posted']} posted{failed}")
+        except Exception as exc:  # the server keeps serving; tomorrow's run tries again
+            print(f"recurring slips: the daily run failed: {exc!r}", file=sys.stderr)
+        sys.stdout.flush()
+        if stop.wait(seconds_to_next_run(dt.datetime.now(dt.UTC))):
+            return
 
 
 def run(port: int, ddb_port: int, data_dir: Path, host: str) -> int:
@@ -57,6 +89,7 @@ def run(port: int, ddb_port: int, data_dir: Path, host: str) -> int:
         signal.signal(signal.SIGTERM, on_signal)
         thread = threading.Thread(target=server.serve_forever, daemon=True)
         thread.start()
+        threading.Thread(target=post_due_daily, args=(stop,), daemon=True, name="recurrences").start()
         print(f"Kakeibo API on http://{host}:{port}  (Swagger UI: http://{host}:{port}/swagger)")
         print(f"DynamoDB Local on {ddb.endpoint}, data in {data_dir.resolve()}  -- Ctrl-C to stop")
         sys.stdout.flush()
