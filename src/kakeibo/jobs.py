@@ -12,9 +12,6 @@ from typing import Any
 
 from aws_lambda_powertools import Logger
 
-from kakeibo import recurrence, recurrence_service
-from kakeibo.store import get_store
-
 POST_DUE_RECURRENCES = "post_due_recurrences"
 logger = Logger()
 
@@ -36,6 +33,8 @@ def is_job(event: Any) -> bool:
 def scheduled_day(event: dict[str, Any]) -> dt.date | None:
     """The day (in the ledger's time zone) the schedule fired for, so that a delayed or retried
     delivery posts what that day's run would have. None: today."""
+    from kakeibo import recurrence  # noqa: PLC0415 - loaded when a job runs
+
     value = event.get("scheduled_time")
     if not isinstance(value, str):
         return None
@@ -47,6 +46,9 @@ def scheduled_day(event: dict[str, Any]) -> dt.date | None:
 
 
 def run(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    from kakeibo import recurrence_service  # noqa: PLC0415 - loaded when a job runs, not on every cold start
+    from kakeibo.store import get_store  # noqa: PLC0415
+
     remaining = getattr(context, "get_remaining_time_in_millis", None)
     time_left = (lambda: float(remaining()) / 1000) if remaining is not None else None
     result = recurrence_service.post_due(get_store(), scheduled_day(event), time_left=time_left)

@@ -21,7 +21,6 @@ date), so whatever runs it twice, and however the shift moves it, it is one slip
 from __future__ import annotations
 
 import base64
-import calendar
 import datetime as dt
 import hashlib
 import itertools
@@ -29,8 +28,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 from typing import Literal
-
-import jpholiday
 
 Freq = Literal["daily", "weekly", "monthly", "yearly"]
 Shift = Literal["none", "previous_business_day", "next_business_day"]
@@ -68,6 +65,8 @@ class Occurrence:
 
 @cache
 def _holidays(year: int) -> frozenset[dt.date]:
+    import jpholiday  # noqa: PLC0415 - loaded on first use: only shifted schedules need it
+
     return frozenset(day for day, _name in jpholiday.year_holidays(year))
 
 
@@ -88,7 +87,7 @@ def shifted(day: dt.date, shift: Shift) -> dt.date:
 
 
 def _month_day(year: int, month: int, day: int) -> dt.date:
-    last = calendar.monthrange(year, month)[1]
+    last = ((dt.date(year + month // 12, month % 12 + 1, 1)) - dt.timedelta(days=1)).day
     return dt.date(year, month, last if day == LAST_DAY else min(day, last))
 
 

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+from types import ModuleType
 from typing import Annotated, Any
 
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Body, Query
 
-from kakeibo import recurrence_service
 from kakeibo.http import (
     IdempotencyKeyHeader,
     IfMatchHeader,
@@ -35,6 +35,14 @@ router = Router()
 TAGS = ["recurrences"]
 
 
+def _service() -> ModuleType:
+    """The recurrence use cases (and the schedule, holidays), loaded on first use: a cold start
+    serving other routes does not pay for them."""
+    from kakeibo import recurrence_service  # noqa: PLC0415
+
+    return recurrence_service
+
+
 def _location(item: dict[str, Any]) -> str:
     return f"/recurrences/{item['id']}"
 
@@ -49,9 +57,7 @@ def create_recurrence(
     body: Annotated[RecurrenceIn, Body()], idempotency_key: IdempotencyKeyHeader = None
 ) -> Response[str]:
     who = identity(router)
-    created = recurrence_service.create_recurrence(
-        get_store(), who, body, request_token=request_token(router, idempotency_key)
-    )
+    created = _service().create_recurrence(get_store(), who, body, request_token=request_token(router, idempotency_key))
     return json_response(201, created, etag=created["version"], location=_location(created))
 
 
@@ -62,7 +68,7 @@ def create_recurrence(
     responses={200: ok_response(RecurrenceList), **problem_responses(401)},
 )
 def list_recurrences() -> Response[str]:
-    return json_response(200, {"items": recurrence_service.list_recurrences(get_store(), identity(router))})
+    return json_response(200, {"items": _service().list_recurrences(get_store(), identity(router))})
 
 
 @router.post(
@@ -79,7 +85,7 @@ def list_recurrences() -> Response[str]:
     },
 )
 def run_recurrences(until: Annotated[str | None, Query(pattern=DATE_PATTERN)] = None) -> Response[str]:
-    result = recurrence_service.run_ledger(get_store(), identity(router), until, time_left=time_left(router))
+    result = _service().run_ledger(get_store(), identity(router), until, time_left=time_left(router))
     return json_response(200 if result["complete"] else 202, result)
 
 
@@ -90,7 +96,7 @@ def run_recurrences(until: Annotated[str | None, Query(pattern=DATE_PATTERN)] = 
     responses={200: ok_response(Recurrence), **problem_responses(401, 404)},
 )
 def get_recurrence(id: str) -> Response[str]:
-    item = recurrence_service.get_recurrence(get_store(), identity(router), id)
+    item = _service().get_recurrence(get_store(), identity(router), id)
     return json_response(200, item, etag=item["version"])
 
 
@@ -106,7 +112,7 @@ def patch_recurrence(
     who = identity(router)
     expected = if_match(if_match_header)
     changes = patch.model_dump(exclude_unset=True)
-    item = recurrence_service.patch_recurrence(get_store(), who, id, changes, expected=expected)
+    item = _service().patch_recurrence(get_store(), who, id, changes, expected=expected)
     return json_response(200, item, etag=item["version"])
 
 
@@ -119,7 +125,7 @@ def patch_recurrence(
 def delete_recurrence(id: str, if_match_header: IfMatchHeader = None) -> Response[str]:
     who = identity(router)
     expected = if_match(if_match_header)
-    recurrence_service.delete_recurrence(get_store(), who, id, expected=expected)
+    _service().delete_recurrence(get_store(), who, id, expected=expected)
     return Response(status_code=204, body="")
 
 
@@ -135,5 +141,5 @@ def list_occurrences(
     date_from: Annotated[str | None, Query(alias="from", pattern=DATE_PATTERN)] = None,
     date_to: Annotated[str | None, Query(alias="to", pattern=DATE_PATTERN)] = None,
 ) -> Response[str]:
-    result = recurrence_service.occurrences(get_store(), identity(router), id, date_from, date_to)
+    result = _service().occurrences(get_store(), identity(router), id, date_from, date_to)
     return json_response(200, result)
