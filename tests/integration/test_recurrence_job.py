@@ -169,3 +169,31 @@ def test_a_scheduled_run_out_of_time_fails_so_that_lambda_retries_it(store: Stor
     define(household("late"), rent())
     with pytest.raises(jobs.JobIncomplete):
         lambda_handler({"job": jobs.POST_DUE_RECURRENCES, "scheduled_time": "2026-12-01T00:00:00Z"}, Late("late"))
+
+
+def test_a_local_table_from_before_the_due_index_gains_it(local_env: str) -> None:
+    # Given a ledger table made without the due index (make run's data from an earlier version)
+    from kakeibo.local import template
+
+    client = boto3.client("dynamodb", endpoint_url=local_env, region_name="us-east-1")
+    props = template.tables()["LedgerTable"]
+    name = f"LedgerTable-old-{uuid.uuid4().hex[:8]}"
+    client.create_table(
+        TableName=name,
+        AttributeDefinitions=[a for a in props["AttributeDefinitions"] if a["AttributeName"] in ("PK", "SK")],
+        KeySchema=props["KeySchema"],
+        BillingMode="PAY_PER_REQUEST",
+    )
+    names = {"LedgerTable": name, "IdempotencyTable": f"IdempotencyTable-old-{uuid.uuid4().hex[:8]}"}
+    try:
+        # When the tables are bootstrapped again
+        create_tables(client, names)
+        create_tables(client, names)  # and once more: nothing left to add
+        # Then the index is there and answers
+        indexes = client.describe_table(TableName=name)["Table"]["GlobalSecondaryIndexes"]
+        assert [i["IndexName"] for i in indexes] == ["DueIndex"]
+        found = list(recurrence_service.recurrence_store.due_recurrences(Store(client, name), "2026-12-31"))
+        assert found == []
+    finally:
+        for table in names.values():
+            client.delete_table(TableName=table)

@@ -4,6 +4,7 @@ run is repeated or raced."""
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
 import pytest
@@ -200,6 +201,54 @@ def test_an_edit_changes_what_comes_not_what_was_posted(api: Client) -> None:
     broken = api.patch(path, {"rule": {"until": "2026-01-01"}}, headers={"If-Match": '"2"'})
     assert broken.status == 422
     assert api.get(path).json["version"] == 2
+
+
+def test_a_run_racing_an_edit_keeps_what_it_posted_and_the_edit(api: Client, store: Store, user: str) -> None:
+    # Given a run that read the recurrence just before an edit changed its day to the 25th
+    api.account("bank", 1_000_000, type="bank")
+    made = define(api, rent())
+    stale = recurrence_store.read_recurrence(store, user, made["id"])
+    assert stale is not None
+    edit = api.patch(f"/recurrences/{made['id']}", {"rule": {"by_month_day": 25}}, headers={"If-Match": '"1"'})
+    assert edit.status == 200
+    # When that run finishes, posting what it saw due (November 27th, under the old rule)
+    tally = recurrence_service.RunTally(dt.date(2026, 11, 30))
+    recurrence_service.run_recurrence(store, user, stale, tally)
+    # Then the slip stays posted, the edit stands, and the next occurrence is the new rule's after it
+    assert tally.posted == 1 and dates(api) == ["2026-11-27"]
+    now = api.get(f"/recurrences/{made['id']}").json
+    assert (now["version"], now["rule"]["by_month_day"]) == (2, 25)
+    assert (now["posted_through"], now["next_scheduled"], now["next_due"]) == ("2026-11-27", "2026-12-25", "2026-12-25")
+    # And later runs post nothing twice
+    assert run(api, "2026-12-31")["posted"] == 1
+    assert dates(api) == ["2026-11-27", "2026-12-25"]
+
+
+def test_an_edit_racing_a_run_is_computed_from_where_the_run_got(
+    api: Client, store: Store, user: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given a run that posts November's rent right after an edit has read the recurrence
+    api.account("bank", 1_000_000, type="bank")
+    made = define(api, rent())
+    real_read = recurrence_store.read_recurrence
+    raced: list[bool] = []
+
+    def read_then_run(store_: Store, ledger: str, recurrence_id: str) -> Any:
+        item = real_read(store_, ledger, recurrence_id)
+        if not raced:
+            raced.append(True)
+            recurrence_service.run_ledger(store_, ledger, "2026-11-30")
+        return item
+
+    monkeypatch.setattr(recurrence_store, "read_recurrence", read_then_run)
+    # When the edit is written
+    edit = api.patch(f"/recurrences/{made['id']}", {"slip": {"amount": 90_000}}, headers={"If-Match": '"1"'})
+    # Then it succeeds without rewinding the run's progress
+    assert edit.status == 200, edit
+    assert (edit.json["version"], edit.json["posted_through"], edit.json["next_due"]) == (2, "2026-11-27", "2026-12-25")
+    monkeypatch.undo()
+    assert run(api, "2026-12-31")["posted"] == 1
+    assert [(d, a) for d, a, _ in slips(api)] == [("2026-11-27", 80_000), ("2026-12-25", 90_000)]
 
 
 def test_delete_keeps_the_posted_slips_and_stops_the_rule(api: Client) -> None:
