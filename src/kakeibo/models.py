@@ -469,9 +469,18 @@ class OccurrenceError(Model):
     at: str
 
 
+class RecurringSlip(Model):
+    kind: Kind
+    amount: int
+    account: str
+    to_account: str | None = None
+    category: str | None = None
+    memo: str | None = None
+
+
 class Recurrence(Model):
     id: str
-    slip: dict[str, Any]
+    slip: RecurringSlip
     rule: Rule
     shift: ShiftName
     next_due: str | None = Field(description="the day the next occurrence posts on; null: the rule has ended")

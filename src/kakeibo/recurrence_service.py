@@ -28,6 +28,7 @@ TimeLeft = Callable[[], float]
 MIN_SECONDS_LEFT = 2.0  # stop starting new work with less than this left
 MAX_POSTS_PER_RECURRENCE = 500  # per run; a long backlog continues on the next run
 MAX_PREVIEW_DAYS = 1830
+MAX_RECURRENCES = 200  # per ledger: a run goes through all of them
 PROGRESS_ATTEMPTS = 5
 
 
@@ -134,6 +135,8 @@ def create_recurrence(
 ) -> dict[str, Any]:
     """Store a new recurrence. With a request token (Idempotency-Key) its id derives from the token,
     so a retry answers the recurrence the first attempt created instead of making a second one."""
+    if sum(1 for _ in recurrence_store.list_recurrences(store, who, keys_only=True)) >= MAX_RECURRENCES:
+        raise errors.Conflict(f"a ledger holds at most {MAX_RECURRENCES} recurrences", limit=MAX_RECURRENCES)
     definition = _definition_fields(body)
     fingerprint = hashlib.sha256(json.dumps(definition, sort_keys=True).encode()).hexdigest()
     if request_token:

@@ -79,8 +79,8 @@ def read_recurrence(store: Store, ledger: str, recurrence_id: str) -> Item | Non
     return store.get(ledger, recurrence_sk(recurrence_id), consistent=True)
 
 
-def list_recurrences(store: Store, ledger: str) -> Iterator[Item]:
-    return store.query(ledger, begins_with=PREFIX, consistent=True)
+def list_recurrences(store: Store, ledger: str, *, keys_only: bool = False) -> Iterator[Item]:
+    return store.query(ledger, begins_with=PREFIX, consistent=True, projection="SK" if keys_only else None)
 
 
 def replace_definition(

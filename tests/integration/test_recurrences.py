@@ -404,3 +404,12 @@ def test_an_occurrence_deleted_before_its_progress_was_recorded_is_not_posted_ag
     result = run(api, "2026-11-30")
     assert result["posted"] == 0
     assert slips(api) == []
+
+
+def test_a_ledger_holds_a_bounded_number_of_recurrences(api: Client, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(recurrence_service, "MAX_RECURRENCES", 2)
+    define(api, rent())
+    define(api, rent())
+    refused = api.post("/recurrences", rent())
+    assert refused.status == 409 and refused.json["limit"] == 2
+    assert len(api.get("/recurrences").json["items"]) == 2
