@@ -137,6 +137,7 @@ def create_recurrence(
     so a retry answers the recurrence the first attempt created instead of making a second one."""
     if sum(1 for _ in recurrence_store.list_recurrences(store, who, keys_only=True)) >= MAX_RECURRENCES:
         raise errors.Conflict(f"a ledger holds at most {MAX_RECURRENCES} recurrences", limit=MAX_RECURRENCES)
+    _check_accounts(store, who, body)
     definition = _definition_fields(body)
     fingerprint = hashlib.sha256(json.dumps(definition, sort_keys=True).encode()).hexdigest()
     if request_token:
@@ -165,6 +166,22 @@ def create_recurrence(
             return recurrence_view(existing)
         raise
     return recurrence_view(item)
+
+
+def _check_accounts(store: Store, who: str, body: RecurrenceIn) -> None:
+    """The accounts the slip names exist and are open now (each run checks again, in its transaction)."""
+    for field_name in ("account", "to_account"):
+        account = getattr(body.slip, field_name)
+        if account is None:
+            continue
+        try:
+            archived = service.get_account(store, who, account)["archived"]
+        except errors.NotFound:
+            archived = None
+        if archived is not False:
+            problem = "does not exist" if archived is None else "is archived"
+            message = f"account '{account}' {problem}"
+            raise errors.ValidationFailed(message, errors=[{"loc": ["body", "slip", field_name], "msg": message}])
 
 
 def get_recurrence(store: Store, who: str, recurrence_id: str) -> dict[str, Any]:
@@ -213,6 +230,8 @@ def patch_recurrence(
         fields = _definition_fields(body)
         if all(item[name] == value for name, value in fields.items()):
             return recurrence_view(item)
+        if fields["slip"] != item["slip"]:
+            _check_accounts(store, who, body)
         upcoming = recurrence.next_occurrence(
             schedule_rule(body.rule.model_dump()), body.shift, after=current.posted_through
         )

@@ -103,7 +103,7 @@ def test_bob_can_neither_see_nor_touch_alices_ledger(
     assert ran.status == 200 and ran.json["posted"] == 0  # Bob has none; Alice's are not his to run
     spend_monthly = {"slip": {"kind": "expense", "amount": 1, "account": "cash"},
                      "rule": {"freq": "daily", "start": "2026-11-01"}}  # fmt: skip
-    assert bob.post("/recurrences", spend_monthly).status == 201  # Bob's own; posting it later fails on his side
+    assert bob.post("/recurrences", spend_monthly).status == 422  # Alice's account does not exist for Bob
     # Then Alice's ledger is exactly as it was, and consistent
     assert api.balances() == alice["balances"]
     assert api.get(slip).json["version"] == 1

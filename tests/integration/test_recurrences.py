@@ -46,6 +46,7 @@ def dates(api: Client) -> list[str]:
 
 
 def test_create_read_list_and_etag(api: Client) -> None:
+    api.account("bank", 0, type="bank")
     # When a rent recurrence is defined
     reply = api.post("/recurrences", rent())
     # Then it answers 201 with its ETag and Location, and the first occurrence due
@@ -71,9 +72,14 @@ def test_create_read_list_and_etag(api: Client) -> None:
         ({**rent(), "slip": {"kind": "transfer", "amount": 1, "account": "bank"}}, "slip"),
         ({**rent(), "slip": {"kind": "expense", "amount": 1.5, "account": "bank"}}, "amount"),
         ({**rent(), "ledger": "someone-else"}, "ledger"),
+        ({**rent(), "slip": {"kind": "expense", "amount": 1, "account": "nowhere"}}, "'nowhere' does not exist"),
+        ({**rent(), "slip": {"kind": "transfer", "amount": 1, "account": "bank", "to_account": "closed"}}, "archived"),
     ],
 )
 def test_bad_definitions_are_refused_and_store_nothing(api: Client, body: dict[str, Any], where: str) -> None:
+    api.account("bank", 0, type="bank")
+    api.account("closed", 0, type="bank")
+    assert api.patch("/accounts/closed", {"archived": True}, headers={"If-Match": '"1"'}).status == 200
     reply = api.post("/recurrences", body)
     assert reply.status == 422, reply
     assert where in reply.raw.decode()
@@ -200,6 +206,8 @@ def test_an_edit_changes_what_comes_not_what_was_posted(api: Client) -> None:
     assert broken.status == 422
     broken = api.patch(path, {"rule": {"until": "2026-01-01"}}, headers={"If-Match": '"2"'})
     assert broken.status == 422
+    broken = api.patch(path, {"slip": {"account": "nowhere"}}, headers={"If-Match": '"2"'})
+    assert broken.status == 422 and broken.json["errors"][0]["loc"] == ["body", "slip", "account"]
     assert api.get(path).json["version"] == 2
 
 
@@ -320,6 +328,7 @@ def test_a_failed_occurrence_is_kept_and_posted_on_a_later_run(
 
 
 def test_preview_bounds_and_bad_queries(api: Client) -> None:
+    api.account("bank", 0, type="bank")
     made = define(api, rent())
     path = f"/recurrences/{made['id']}/occurrences"
     assert api.get(path, query={"from": "2027-01-01", "to": "2026-01-01"}).status == 400
@@ -332,6 +341,7 @@ def test_preview_bounds_and_bad_queries(api: Client) -> None:
 
 
 def test_idempotency_key_answers_the_same_recurrence(api: Client) -> None:
+    api.account("bank", 0, type="bank")
     first = api.post("/recurrences", rent(), headers={"Idempotency-Key": "rent-2026"})
     again = api.post("/recurrences", rent(), headers={"Idempotency-Key": "rent-2026"})
     assert first.status == again.status == 201
@@ -407,6 +417,7 @@ def test_an_occurrence_deleted_before_its_progress_was_recorded_is_not_posted_ag
 
 
 def test_a_ledger_holds_a_bounded_number_of_recurrences(api: Client, monkeypatch: pytest.MonkeyPatch) -> None:
+    api.account("bank", 0, type="bank")
     monkeypatch.setattr(recurrence_service, "MAX_RECURRENCES", 2)
     define(api, rent())
     define(api, rent())
