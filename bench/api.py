@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from kakeibo.local.front import Front, LambdaContext
+from kakeibo.local.front import Front, InProcess, LambdaContext
 
 Event = dict[str, Any]
 Handler = Callable[[Event, Any], dict[str, Any]]
@@ -57,7 +57,7 @@ class Api:
 
     def __init__(self, handler: Handler) -> None:
         self.handler = handler
-        self.front = Front(handler)
+        self.front = Front(InProcess(handler))
 
     def event(
         self,

@@ -1,9 +1,14 @@
 """One cold start in a fresh interpreter; prints its timings as JSON. Run by sections/cold.py as
 
-    python -I bench/cold_child.py ours SPEC.json     import the handler, handle SPEC's event
-    python -I bench/cold_child.py boto3 SPEC.json    import boto3, create a DynamoDB client,
-                                                     then make SPEC's calls (if any)
+    python -I -S bench/cold_child.py ours SPEC.json DIR    import the handler, handle SPEC's event
+    python -I -S bench/cold_child.py boto3 SPEC.json DIR   import boto3, create a DynamoDB client,
+                                                           then make SPEC's calls (if any)
+    python -I -S bench/cold_child.py stack SPEC.json DIR   the design's stack and nothing of ours:
+                                                           boto3 + client, Powertools' resolver and
+                                                           Logger, pydantic validating one model
 
+DIR is a built package (build/lambda-ARCH, or build/boto3-ARCH for the baseline) and the only place
+imports come from besides the standard library (-S: no site-packages), as in Lambda's /var/task.
 A plain script (not part of the bench package) so the measured process imports nothing else.
 """
 
@@ -69,11 +74,35 @@ def bare(spec: dict[str, Any], start: tuple[float, float]) -> dict[str, Any]:
     return phases(marks)
 
 
+def stack(spec: dict[str, Any], start: tuple[float, float]) -> dict[str, Any]:
+    import boto3  # noqa: PLC0415 - the imports are what is timed
+    from aws_lambda_powertools import Logger  # noqa: PLC0415
+    from aws_lambda_powertools.event_handler import APIGatewayHttpResolver  # noqa: PLC0415
+    from pydantic import BaseModel, ConfigDict  # noqa: PLC0415
+
+    imported = now()
+
+    class Body(BaseModel):
+        model_config = ConfigDict(extra="forbid")
+        date: str
+        kind: str
+        amount: int
+        account: str
+
+    Body.model_validate({"date": "2026-04-01", "kind": "expense", "amount": 300, "account": "cash"})
+    APIGatewayHttpResolver(enable_validation=True)
+    Logger(service="stack")
+    boto3.client("dynamodb", endpoint_url=os.environ["DYNAMODB_ENDPOINT_URL"] or None)
+    created = now()
+    return phases([("start", start), ("import", imported), ("first_use", created)])
+
+
 def main() -> None:
-    mode, spec_path = sys.argv[1], sys.argv[2]
+    mode, spec_path, package = sys.argv[1], sys.argv[2], sys.argv[3]
+    sys.path.insert(0, package)
     spec = json.loads(Path(spec_path).read_text(encoding="utf-8"))
     start = now()
-    out = ours(spec, start) if mode == "ours" else bare(spec, start)
+    out = {"ours": ours, "boto3": bare, "stack": stack}[mode](spec, start)
     print(json.dumps(out))
 
 

@@ -15,7 +15,8 @@ from typing import Any
 
 from kakeibo import ledger
 from kakeibo.ledger import AccountItem, DayItem, Entry
-from kakeibo.service import entry_of, new_slip_id, now_iso
+from kakeibo.services.common import now_iso
+from kakeibo.services.slips import entry_of, new_slip_id
 from kakeibo.store import Item, Store, account_sk, day_sk, pk, slip_sk, to_ddb
 
 

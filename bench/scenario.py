@@ -8,8 +8,9 @@ from typing import Any
 from bench.api import BenchError
 from bench.context import Context, Twin
 from bench.verify import verify
-from kakeibo import service
 from kakeibo.models import AccountCreate, SlipIn
+from kakeibo.services import accounts
+from kakeibo.services import slips as slip_service
 
 DAY = "2025-06-10"
 NEXT_DAY = "2025-06-11"
@@ -88,10 +89,10 @@ def history(ctx: Context) -> dict[str, Any]:
             ("card", "credit", 0),
         ):
             body = AccountCreate(id=account, name=account.title(), type=kind, opening_balance=opening)
-            service.create_account(ctx.store, who, body)
+            accounts.create_account(ctx.store, who, body)
         slips = history_slips(ctx.sizes.history_days)
         for slip in slips:
-            service.create_slip(ctx.store, who, SlipIn.model_validate(slip))
+            slip_service.create_slip(ctx.store, who, SlipIn.model_validate(slip))
         checked = verify(ctx.store, who)
         if checked["mismatched_items"] or checked["slips"] != len(slips):
             raise BenchError(f"history ledger does not verify: {checked['mismatches']}")

@@ -10,7 +10,7 @@ from typing import Any
 
 from kakeibo import ledger
 from kakeibo.ledger import AccountItem, CategoryMonthItem, DayItem, ItemKey
-from kakeibo.service import entry_of
+from kakeibo.services.slips import entry_of
 from kakeibo.store import Store
 
 DAY_FIELDS = ("delta", "count", "income", "expense")

@@ -15,7 +15,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from multiprocessing.queues import Queue
 from multiprocessing.synchronize import Barrier
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from bench.api import Reply
 
 DATES = ("2025-07-01", "2025-07-02")
 MAX_RETRIES = 20
@@ -56,12 +59,22 @@ def other(date: str) -> str:
     return DATES[1] if date == DATES[0] else DATES[0]
 
 
-class OursDriver:
-    def __init__(self, who: str) -> None:
-        from bench.api import Api  # noqa: PLC0415 - imported in the worker process
-        from kakeibo.handler import lambda_handler  # noqa: PLC0415
+class Transport(Protocol):
+    """How a writer reaches the function: the handler in-process (bench.api.Api) or over HTTP."""
 
-        self.api = Api(lambda_handler)
+    def request(
+        self, method: str, target: str, *, user: str, body: Any = None, headers: dict[str, str] | None = None
+    ) -> Reply: ...
+
+
+class OursDriver:
+    def __init__(self, who: str, api: Transport | None = None) -> None:
+        if api is None:
+            from bench.api import Api  # noqa: PLC0415 - imported in the worker process
+            from kakeibo.handler import lambda_handler  # noqa: PLC0415
+
+            api = Api(lambda_handler)
+        self.api = api
         self.who = who
 
     def _send(self, tally: Tally, method: str, target: str, expect: int, **kw: Any) -> Any:

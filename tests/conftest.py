@@ -7,6 +7,7 @@ import uuid
 from collections.abc import Iterator
 
 import pytest
+from hypothesis import settings
 
 pytest_plugins = ["tests.ddb_local"]
 
@@ -23,6 +24,11 @@ os.environ.update(
         "POWERTOOLS_DEV": "false",
     }
 )
+
+
+# No test may depend on the machine's speed: property tests have no deadline, whatever they set.
+settings.register_profile("kakeibo", deadline=None)
+settings.load_profile("kakeibo")
 
 
 def reset_caches() -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
-from kakeibo.local.front import Front
+from kakeibo.local.front import Front, InProcess
 
 EVENTS_DIR = Path(__file__).resolve().parents[1] / "events"
 
@@ -57,7 +57,7 @@ class Client:
     def __init__(self, user: str | None) -> None:
         from kakeibo.handler import lambda_handler
 
-        self.front = Front(lambda_handler)
+        self.front = Front(InProcess(lambda_handler))
         self.user = user
 
     def request(

@@ -73,10 +73,17 @@ export function etagVersion(etag) {
 
 export const etagOf = (version) => `"${version}"`;
 
+/** The language the API should word its errors in: the browser's, Japanese when it does not say. */
+export function preferredLanguage(nav = globalThis.navigator) {
+  const tag = (nav?.language ?? '').trim();
+  return /^[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*$/.test(tag) ? tag : 'ja';
+}
+
 export class Api {
-  constructor(config, fetchImpl = globalThis.fetch.bind(globalThis)) {
+  constructor(config, fetchImpl = globalThis.fetch.bind(globalThis), language = preferredLanguage()) {
     this.config = config;
     this.fetch = fetchImpl;
+    this.language = language;
   }
 
   get bearer() {
@@ -92,7 +99,11 @@ export class Api {
    * If-Match header, `headers` adds others. Resolves {status, data, etag, location}; rejects with ApiError.
    */
   async request(method, path, { json, body, contentType, ifMatch, headers: extra, auth = true } = {}) {
-    const headers = { Accept: 'application/json, application/problem+json', ...extra };
+    const headers = {
+      Accept: 'application/json, application/problem+json',
+      'Accept-Language': this.language,
+      ...extra,
+    };
     if (auth) headers.Authorization = `Bearer ${this.bearer}`;
     if (ifMatch) headers['If-Match'] = ifMatch;
     let payload = body;

@@ -31,25 +31,6 @@ const MAX_PAGES = 50;
 const ACCOUNT_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 const COMMON_CATEGORIES = ['食費', '日用品', '交通費', '住居費', '水道光熱費', '通信費', '医療費', '娯楽費', '交際費', '衣服', '給与', '賞与'];
 
-// Short Japanese leads for the API's error codes; the problem's own `detail` always follows.
-const CODE_LEADS = {
-  bad_request: '不正なリクエスト',
-  unauthorized: '認証が必要です',
-  not_found: '見つかりません',
-  already_exists: '既にあります',
-  insufficient_funds: '残高不足',
-  budget_exceeded: '予算超過',
-  conflict: '競合',
-  request_in_progress: '処理中',
-  version_mismatch: '先に変更されていました',
-  payload_too_large: '大きすぎます',
-  unsupported_media_type: '形式が違います',
-  validation_error: '入力エラー',
-  idempotency_key_reused: '二重送信',
-  precondition_required: 'If-Match が必要です',
-  locked: 'ロック中',
-};
-
 // When the answer has no code (API Gateway's own responses, e.g. the JWT authorizer's 401).
 const STATUS_LEADS = { 401: '認証が必要です', 403: '権限がありません', 404: '見つかりません', 429: '混み合っています', 503: '一時的に使えません' };
 
@@ -123,8 +104,9 @@ function uuid() {
 
 function errorText(error) {
   if (error instanceof ApiError) {
-    const lead =
-      CODE_LEADS[error.code] ?? STATUS_LEADS[error.status] ?? (error.status ? `エラー ${error.status}` : '通信エラー');
+    // The API words its problems in the language the page asks for (Accept-Language): shown as they come.
+    if (error.code) return error.detail;
+    const lead = STATUS_LEADS[error.status] ?? (error.status ? `エラー ${error.status}` : '通信エラー');
     return `${lead}: ${error.detail}`;
   }
   return error?.message ?? String(error);

@@ -5,7 +5,7 @@ so what is left is CPU in this process. Each layer is called directly and includ
 below it; a layer's cost is the difference of medians (the layers take turns, iteration by
 iteration, so that all see the same conditions):
   transport  the recorded responses alone (subtracted)
-  service    kakeibo.service: the use case, ledger.plan, store (requests, (de)serialization)
+  service    kakeibo.services: the use case, ledger.plan, store (requests, (de)serialization)
   resolver   app.resolve: Powertools routing, OpenAPI request validation (pydantic), the route
              (identity, If-Match, response), and the service
   precheck   lambda_handler without its Logger decorator: our prechecks on top
@@ -24,8 +24,9 @@ from bench.context import Context
 from bench.registry import register
 from bench.scenario import history, household, slip_body
 from bench.stats import percentile
-from kakeibo import handler, service
+from kakeibo import handler
 from kakeibo.models import SlipIn
+from kakeibo.services import slips as service
 
 
 class Recorded:

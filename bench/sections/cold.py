@@ -1,17 +1,23 @@
 """cold: a fresh process's import of the handler and its first request, against bare boto3.
 
-Each run is a new interpreter (`python -I`, so nothing but the venv is on its path) timed from
-inside, after the interpreter itself has started: Lambda's own runtime start is the same for both.
+What is measured is what would be deployed: the Lambda package `make package` builds (for this
+machine's architecture), against boto3 alone packaged the same way (pinned version, precompiled,
+unchecked-hash bytecode). Each run is a new interpreter (`python -I -S`: the standard library and
+that one directory, as in Lambda's /var/task) timed from inside, after the interpreter itself has
+started: Lambda's own runtime start is the same for both.
 Three kinds, interleaved, after one discarded round that warms the file cache:
   ours        import kakeibo.handler, then handle POST /slips (creates the client, 2 DynamoDB calls)
-  bare        import boto3 + create a DynamoDB client (the brief's baseline)
+  bare        import boto3 + create a DynamoDB client (the baseline)
   same calls  bare + the same DynamoDB calls the first request makes, pre-built
+  stack       the design's stack with none of our code: boto3 + client, Powertools' resolver and
+              Logger, pydantic validating one small model (from the same package as ours)
 The median of each is reported, and where ours' import time goes (`python -X importtime`).
 """
 
 from __future__ import annotations
 
 import json
+import platform
 import re
 import subprocess
 import sys
@@ -28,16 +34,29 @@ from bench.context import Context
 from bench.registry import register
 from bench.scenario import slip_body
 from bench.stats import median
-from kakeibo.service import new_slip_id
+from kakeibo.services.slips import new_slip_id
 
-CHILD = Path(__file__).resolve().parents[1] / "cold_child.py"
-KINDS = ("ours", "bare", "same_calls")
+ROOT = Path(__file__).resolve().parents[2]
+CHILD = ROOT / "bench" / "cold_child.py"
+KINDS = ("ours", "bare", "same_calls", "stack")
+ARCH = platform.machine().replace("aarch64", "arm64")
 
 
-def _child(mode: str, spec: Path, *flags: str) -> tuple[dict[str, Any], float, str]:
+def packages() -> dict[str, Path]:
+    """The Lambda package and the boto3 baseline for this machine, (re)built by make when stale."""
+    built = subprocess.run(
+        ["make", "--no-print-directory", "host-package"], cwd=ROOT, capture_output=True, text=True, check=False
+    )
+    if built.returncode != 0:
+        raise BenchError(f"make host-package failed: {(built.stdout + built.stderr)[-800:]}")
+    ours = ROOT / "build" / f"lambda-{ARCH}"
+    return {"ours": ours, "boto3": ROOT / "build" / f"boto3-{ARCH}", "stack": ours}
+
+
+def _child(mode: str, spec: Path, package: Path, *flags: str) -> tuple[dict[str, Any], float, str]:
     t0 = time.perf_counter()
     done = subprocess.run(
-        [sys.executable, "-I", *flags, str(CHILD), mode, str(spec)],
+        [sys.executable, "-I", "-S", *flags, str(CHILD), mode, str(spec), str(package)],
         capture_output=True,
         text=True,
         timeout=120,
@@ -87,7 +106,7 @@ def render(r: dict[str, Any]) -> list[str]:
     m = r["median"]
     return [
         f"Cold start: fresh process, median of {r['runs']} (timed inside the process; first request "
-        f"{r['first_request']})",
+        f"{r['first_request']}; packages {r['packages']['ours']} vs {r['packages']['boto3']})",
         f"  ours        import handler {m['ours']['import_ms']:.0f} ms + first request "
         f"{m['ours']['first_request_ms']:.0f} ms = {m['ours']['total_ms']:.0f} ms "
         f"(whole process {r['process_wall_ms']['ours']:.0f} ms)",
@@ -97,6 +116,9 @@ def render(r: dict[str, Any]) -> list[str]:
         f"{r['ratio']['cpu_vs_bare_boto3']:.2f}x)",
         f"  boto3 + the same calls  {m['same_calls']['total_ms']:.0f} ms -> ours/that "
         f"{r['ratio']['vs_boto3_same_calls']:.2f}x (CPU {r['ratio']['cpu_vs_boto3_same_calls']:.2f}x)",
+        f"  the stack alone (boto3 + client, Powertools resolver + Logger, pydantic, none of ours)  "
+        f"{m['stack']['total_ms']:.0f} ms -> stack/bare {r['ratio']['stack_vs_bare_boto3']:.2f}x "
+        f"(CPU {r['ratio']['cpu_stack_vs_bare_boto3']:.2f}x)",
         "  import time of ours by package (ms, one run under -X importtime): "
         + ", ".join(f"{i['package']} {i['self_ms']:.0f}" for i in r["import_cost_by_package"][:8]),
     ]
@@ -114,6 +136,7 @@ def run(ctx: Context) -> dict[str, Any]:
         raise BenchError(f"first request failed: {created.body[:300]}")
     calls: Calls = [(xform_name(call.operation), call.params) for call in ctx.recorder.take()]
 
+    dirs = packages()
     samples: dict[str, list[dict[str, Any]]] = {k: [] for k in KINDS}
     walls: dict[str, list[float]] = {k: [] for k in KINDS}
     with tempfile.TemporaryDirectory(prefix="kakeibo-cold-") as tmp:
@@ -130,14 +153,15 @@ def run(ctx: Context) -> dict[str, Any]:
                 ("ours", "ours", ours_spec),
                 ("bare", "boto3", bare_spec),
                 ("same_calls", "boto3", same_spec),
+                ("stack", "stack", bare_spec),
             ):
-                out, wall, _ = _child(mode, spec)
+                out, wall, _ = _child(mode, spec, dirs[mode])
                 if kind == "ours" and out["status"] != 201:
                     raise BenchError(f"cold start request got {out['status']}")
                 if round_ >= warmup:  # warm-up rounds fill the page cache and compile bytecode
                     samples[kind].append(out)
                     walls[kind].append(wall)
-        _, _, importtime = _child("ours", ours_spec, "-X", "importtime")
+        _, _, importtime = _child("ours", ours_spec, dirs["ours"], "-X", "importtime")
 
     med = {kind: _medians_ms(runs) for kind, runs in samples.items()}
     wall_ms = {k: round(median(v) * 1000, 1) for k, v in walls.items()}
@@ -145,6 +169,7 @@ def run(ctx: Context) -> dict[str, Any]:
         "kind": "cold",
         "runs": ctx.sizes.cold_runs,
         "first_request": "POST /slips",
+        "packages": {mode: str(path.relative_to(ROOT)) for mode, path in dirs.items()},
         "median": med,
         "process_wall_ms": wall_ms,
         "ratio": {
@@ -152,6 +177,8 @@ def run(ctx: Context) -> dict[str, Any]:
             "vs_boto3_same_calls": _ratio(med, "ours", "same_calls", "total_ms"),
             "cpu_vs_bare_boto3": _ratio(med, "ours", "bare", "total_cpu_ms"),
             "cpu_vs_boto3_same_calls": _ratio(med, "ours", "same_calls", "total_cpu_ms"),
+            "stack_vs_bare_boto3": _ratio(med, "stack", "bare", "total_ms"),
+            "cpu_stack_vs_bare_boto3": _ratio(med, "stack", "bare", "total_cpu_ms"),
         },
         "import_cost_by_package": import_cost_by_package(importtime),
     }

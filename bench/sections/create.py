@@ -18,6 +18,6 @@ def run(ctx: Context) -> dict[str, Any]:
         event=lambda i: ctx.api.event("POST", "/slips", user=twin.ours, body=slip_body(i)),
         expect=201,
         twin=twin,
-        minimum=Minimum({"TransactWriteItems": 1}, 2, "slip Put + account Update, one transaction"),
+        minimum=Minimum({"TransactWriteItems": 1}, 3, "slip Put + its identity Put + account Update, one transaction"),
     )
     return measure(ctx, "create", op)

@@ -21,8 +21,8 @@ def run(ctx: Context) -> dict[str, Any]:
         twin=twin,
         minimum=Minimum(
             {"GetItem": 1, "TransactWriteItems": 1},
-            2,
-            "consistent read; slip Delete + account Update, one transaction",
+            3,
+            "consistent read; slip Delete + identity tombstone + account Update, one transaction",
         ),
     )
     return measure(ctx, "delete", op)

@@ -29,8 +29,9 @@ def run(ctx: Context) -> dict[str, Any]:
         after=lambda reply: state.update(path=reply.location, etag=reply.etag),
         minimum=Minimum(
             {"GetItem": 1, "TransactWriteItems": 1},
-            2,
-            "consistent read; old key Delete + new key Put, one transaction (the balance does not move)",
+            3,
+            "consistent read; old key Delete + new key Put + identity Update, one transaction (the balance "
+            "does not move)",
         ),
     )
     return measure(ctx, "move", op)

@@ -29,8 +29,8 @@ def run(ctx: Context) -> dict[str, Any]:
         after=lambda reply: state.update(etag=reply.etag),
         minimum=Minimum(
             {"GetItem": 1, "TransactWriteItems": 1},
-            2,
-            "consistent read of the slip; slip Put + account Update, one transaction",
+            3,
+            "consistent read of the slip; slip Put + identity Update + account Update, one transaction",
         ),
     )
     return measure(ctx, "update", op)

@@ -144,12 +144,12 @@ def parse(data: bytes, charset: str | None = None) -> CsvFile:
     return parsed
 
 
-_SWALLOWED_ROW = re.compile(r"\n\s*\d{4}-\d{2}-\d{2}\s*,")
-
-
 def _records(text: str) -> Iterator[tuple[int, list[str]]]:
-    """(line where the record starts, fields), skipping blank lines."""
-    # strict: a quote left open to the end of the file is an error, not one huge last field
+    """(line where the record starts, fields), skipping blank lines. RFC 4180: a quoted field may
+    hold commas, quotes (doubled) and line breaks, so a memo with a newline and a date in it reads
+    back as it was written."""
+    # strict: a quote left open to the end of the file, or text right after a closing quote, is an
+    # error, not one huge last field
     reader = csv.reader(io.StringIO(text, newline=""), strict=True)
     start = 1
     while True:
@@ -159,10 +159,6 @@ def _records(text: str) -> Iterator[tuple[int, list[str]]]:
             return
         except csv.Error as exc:
             raise errors.BadRequest(f"line {start}: the CSV is malformed ({exc})") from None
-        if any(_SWALLOWED_ROW.search(f) for f in fields):
-            # a quote opened on this line and closed lines later: the rows in between would vanish
-            # into one field, so the file is refused rather than imported short
-            raise errors.BadRequest(f"line {start}: a quote opened here swallows the following lines")
         if fields and any(f.strip() for f in fields):
             yield start, fields
         start = reader.line_num + 1

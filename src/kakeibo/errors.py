@@ -1,11 +1,15 @@
 """Typed errors. Each carries its HTTP status and a stable machine-readable code.
 
-They are mapped to `application/problem+json` in exactly one place (handler.py).
+They are mapped to `application/problem+json` in exactly one place (handler.py), worded in the
+caller's language by the message catalogue (messages.py): raise sites give an English detail and
+typed members; the code and the members never depend on the language.
 """
 
 from __future__ import annotations
 
 from typing import Any, ClassVar
+
+from kakeibo import messages
 
 
 class ApiError(Exception):
@@ -21,12 +25,12 @@ class ApiError(Exception):
         if "retry_after" in context:
             self.headers["Retry-After"] = str(context["retry_after"])
 
-    def problem(self) -> dict[str, Any]:
+    def problem(self, lang: messages.Lang = "en") -> dict[str, Any]:
         body: dict[str, Any] = {
             "type": f"https://kakeibo.dev/problems/{self.code.replace('_', '-')}",
-            "title": self.title,
+            "title": messages.title(self.code, self.title, lang),
             "status": self.status,
-            "detail": self.detail,
+            "detail": messages.detail(self.code, self.detail, self.context, lang),
             "code": self.code,
         }
         body.update(self.context)
@@ -83,6 +87,12 @@ class ValidationFailed(ApiError):
 
 class IdempotencyKeyReused(ApiError):
     status, code, title = 422, "idempotency_key_reused", "Idempotency key reused"
+
+
+class Gone(ApiError):
+    """It existed and never will again (e.g. the slip an Idempotency-Key created was deleted)."""
+
+    status, code, title = 410, "gone", "Gone"
 
 
 class Locked(ApiError):

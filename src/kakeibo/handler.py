@@ -17,10 +17,11 @@ from aws_lambda_powertools.event_handler.openapi.exceptions import (
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from kakeibo import __version__, errors, idempotency, jobs
+import kakeibo.snapstart  # noqa: F401 - registers the SnapStart runtime hooks
+from kakeibo import __version__, errors, idempotency, jobs, messages
 from kakeibo.event import header
 from kakeibo.event import sub as event_sub
-from kakeibo.http import JSON, PROBLEM_JSON, problem_json, problem_response
+from kakeibo.http import JSON, PROBLEM_JSON, if_match_required, problem_headers, problem_json, problem_response
 from kakeibo.routes import accounts, budgets, health, imports, maintenance, recurrences, reports, slips
 
 logger = Logger()
@@ -50,8 +51,12 @@ OPENAPI = {
 def openapi_json() -> str:
     from aws_lambda_powertools.event_handler.openapi.models import HTTPBearer  # noqa: PLC0415
 
+    from kakeibo import spec  # noqa: PLC0415 - only the document needs the problem schemas
+
     bearer = HTTPBearer(description="JWT (locally: Bearer <user id>)")
-    return app.get_openapi_json_schema(**OPENAPI, security_schemes={"bearer": bearer})  # type: ignore[arg-type]
+    generated = app.get_openapi_json_schema(**OPENAPI, security_schemes={"bearer": bearer})  # type: ignore[arg-type]
+    document = spec.finish(json.loads(generated), PUBLIC_ROUTES)
+    return json.dumps(document, ensure_ascii=False, indent=2)
 
 
 @app.get("/openapi.json", include_in_schema=False)
@@ -81,10 +86,14 @@ def _log_refusal(error: errors.ApiError) -> None:
     logger.info("request refused", extra={"code": error.code, "status": error.status})
 
 
+def _language(event: dict[str, Any]) -> messages.Lang:
+    return messages.language(header(event, "accept-language"))
+
+
 @app.exception_handler(errors.ApiError)
 def api_error(error: errors.ApiError) -> Response[str]:
     _log_refusal(error)
-    return problem_response(error)
+    return problem_response(error, _language(app.current_event.raw_event))
 
 
 @app.exception_handler(RequestValidationError)
@@ -105,26 +114,31 @@ def not_found(exc: Exception) -> Response[str]:
 @app.exception_handler(Exception)
 def unexpected(exc: Exception) -> Response[str]:
     logger.exception("unexpected error", extra={"code": "internal_error"})
-    return problem_response(errors.ApiError("an unexpected error occurred"))
+    return problem_response(errors.ApiError("an unexpected error occurred"), _language(app.current_event.raw_event))
+
+
+# The limits pydantic reports with a field error that a client (and the wording) may use.
+_ERROR_LIMITS = ("ge", "gt", "le", "lt", "min_length", "max_length", "expected")
 
 
 def _from_validation(exc: RequestValidationError) -> errors.ApiError:
     found = []
     for err in exc.errors():
         loc = [str(part) for part in err.get("loc", ())]
-        found.append({"loc": loc, "msg": err.get("msg", ""), "type": err.get("type", "")})
+        item: dict[str, Any] = {"loc": loc, "msg": err.get("msg", ""), "type": err.get("type", "")}
+        ctx = {k: v for k, v in (err.get("ctx") or {}).items() if k in _ERROR_LIMITS and isinstance(v, int | str)}
+        if ctx:
+            item["ctx"] = ctx
+        found.append(item)
     if any(e["type"] == "json_invalid" for e in found):
         return errors.BadRequest("the body is not valid JSON")
+    if any(e["type"] == "missing" and e["loc"] == ["header", "if-match"] for e in found):
+        return if_match_required()
     if found and all(e["loc"][:1] in (["query"], ["header"]) for e in found):
-        return errors.BadRequest("invalid query: " + "; ".join(_describe(e) for e in found), errors=found)
+        return errors.BadRequest(messages.field_errors(found, "en"), errors=found)
     if found and all(e["loc"][:1] == ["path"] for e in found):
         return errors.NotFound("not found")
-    return errors.ValidationFailed("; ".join(_describe(e) for e in found[:5]), errors=found)
-
-
-def _describe(err: dict[str, Any]) -> str:
-    where = ".".join(p for p in err["loc"] if p not in ("body", "query"))
-    return f"{where or 'body'}: {err['msg']}"
+    return errors.ValidationFailed(messages.field_errors(found, "en"), errors=found)
 
 
 def precheck(event: dict[str, Any]) -> errors.ApiError | None:
@@ -181,23 +195,26 @@ def _reject_constant(name: str) -> Any:
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     if jobs.is_job(event):  # the daily schedule, not an HTTP request
         return jobs.run(event, context)
-    refused = precheck(event) or idempotency.check_key(event)
+    idempotent = event.get("routeKey") in idempotency.IDEMPOTENT_ROUTES
+    # Idempotency-Key means something only where the document declares it; elsewhere it is ignored
+    refused = precheck(event) or (idempotency.check_key(event) if idempotent else None)
     if refused is not None:
-        return _refusal(refused)
-    if event.get("routeKey") in idempotency.IDEMPOTENT_ROUTES and header(event, "idempotency-key"):
+        return _refusal(refused, event)
+    if idempotent and header(event, "idempotency-key"):
         try:
             return idempotency.run_once(event, context, lambda: app.resolve(event, context))
         except errors.ApiError as error:
-            return _refusal(error)
+            return _refusal(error, event)
     return app.resolve(event, context)
 
 
-def _refusal(error: errors.ApiError) -> dict[str, Any]:
+def _refusal(error: errors.ApiError, event: dict[str, Any]) -> dict[str, Any]:
     """A refusal before the resolver runs, in the proxy response format the resolver would build."""
     _log_refusal(error)
+    lang = _language(event)
     return {
         "statusCode": error.status,
-        "headers": {"Content-Type": PROBLEM_JSON, **error.headers},
-        "body": problem_json(error),
+        "headers": {"Content-Type": PROBLEM_JSON, **problem_headers(error, lang)},
+        "body": problem_json(error, lang),
         "isBase64Encoded": False,
     }

@@ -2,14 +2,16 @@
 
 What "exactly once" rests on:
 - every row has a slip id that is the same each time that row is imported (csvio.slip_id_for);
-- each slip is written with a ROW#{slip_id} item, both Put with `attribute_not_exists(SK)`, in the
-  same transaction as the slip's balance effects. The ROW item does not depend on the date, so a
-  re-import still skips a row whose slip has since been moved to another date, or deleted;
+- each slip is created through the one create path (store.create_slips): with its identity item
+  ID#{slip_id}, both Put with `attribute_not_exists(SK)`, in the same transaction as the slip's
+  balance effects. The identity does not depend on the date and outlives a delete (tombstone), so
+  a re-import skips a row whose slip has since been edited, moved to another date, or deleted;
 - so re-running a file, or resuming after a crash, creates only what is missing, and two runs
-  racing each other cannot both create a row.
+  racing each other cannot both create a row. (ROW#{slip_id} items, which marked imported rows
+  before slips had identities, still count as imported.)
 
-Rows are written in batches: one TransactWriteItems of many slips, their ROW items, the IMPORT
-item's counter and their balance effects merged per item (ledger.merge), at most 100 items. A
+Rows are written in batches: one TransactWriteItems of many slips, their identity items, the
+IMPORT item's counter and their balance effects merged per item (ledger.merge), at most 100 items. A
 batch refused because some of its rows already exist is retried without them. A batch refused
 for a reason that belongs to a row (insufficient funds, a budget, an archived account) is retried
 one row per transaction, so only that row is refused. Rows that would overdraw an account are
@@ -27,23 +29,18 @@ from typing import Any
 from kakeibo import csvio, errors, ledger
 from kakeibo.csvio import Row, RowError
 from kakeibo.ledger import AccountItem
-from kakeibo.service import _slip_item, now_iso, slip_range, slip_view
-from kakeibo.store import Item, Store, TxOp, encode_cursor, slip_sk
+from kakeibo.services.common import now_iso
+from kakeibo.services.slips import fingerprint, new_slip_item, slip_range, slip_view
+from kakeibo.store import Item, NewSlip, SlipIdTaken, Store, encode_cursor, identity_sk, slip_sk
 
 MAX_TX_ITEMS = 100  # TransactWriteItems' limit
-MAX_LISTED_ERRORS = 1000
+MAX_LISTED_ERRORS = 1000  # kept with the import (GET /imports/{id})
+MAX_ANSWERED_ERRORS = 100  # in the POST answer, which Powertools stores with its Idempotency-Key
+MAX_MESSAGE = 200  # characters kept of a row's message: 1000 of them fit in the import's item
 MAX_PASSES = 5  # first pass + retries of the rows held back for funds
 MIN_SECONDS_LEFT = 3.0  # stop starting batches when the invocation has less than this left
 MAX_EXPORT_BYTES = 2 * 1024 * 1024  # per page; JSON-escaped in the Lambda response it stays < 6 MB
 TimeLeft = Callable[[], float]
-
-
-def import_sk(sha256: str) -> str:
-    return f"IMPORT#{sha256}"
-
-
-def row_sk(slip_id: str) -> str:
-    return f"ROW#{slip_id}"
 
 
 @dataclass
@@ -59,7 +56,7 @@ def import_csv(
 ) -> dict[str, Any]:
     """Import a CSV file. Returns counts; status 'partial' if time ran out (send it again)."""
     parsed = csvio.parse(data, charset)
-    accounts = {a["id"]: a for a in store.query(who, begins_with="ACCOUNT#", consistent=True)}
+    accounts = {a["id"]: a for a in store.accounts(who)}
     tally = Tally(errors=list(parsed.errors))
     queue = []
     for row in parsed.valid:
@@ -69,9 +66,7 @@ def import_csv(
         else:
             queue.append(row)
     queue.sort(key=lambda r: (r.slip.date, r.line))
-    known = {
-        i["SK"].removeprefix("ROW#") for i in store.query(who, begins_with="ROW#", projection="SK", consistent=True)
-    }
+    known = store.used_slip_ids(who)
     writer = _Writer(store, who, parsed.sha256, known, tally)
     _started(store, who, parsed)
     try:
@@ -98,8 +93,7 @@ def import_csv(
         tally.held.clear()
     pending = _pending(parsed, tally)
     status = "partial" if pending else "complete"
-    _finished(store, who, parsed, tally, status=status)
-    found = sorted(tally.errors)
+    report = _finished(store, who, parsed, tally, status=status)
     return {
         "import_id": parsed.sha256,
         "status": status,
@@ -107,10 +101,39 @@ def import_csv(
         "rows": parsed.rows,
         "created": tally.created,
         "skipped": tally.skipped,
-        "failed": len(found),
+        "failed": len(report),
         "pending": pending,
-        "errors": [{"line": e.line, "message": e.message} for e in found[:MAX_LISTED_ERRORS]],
+        "errors": report[:MAX_ANSWERED_ERRORS],
     }
+
+
+def get_import(store: Store, who: str, import_id: str) -> dict[str, Any]:
+    """The full report of an import (its refused rows, up to MAX_LISTED_ERRORS), as last run."""
+    found = store.get_import(who, import_id) if _is_sha256(import_id) else None
+    if found is None:
+        raise errors.NotFound(f"import '{import_id}' not found")
+    return {
+        "import_id": found["import_id"],
+        "status": found.get("status", "running"),
+        "encoding": found.get("encoding", csvio.UTF8),
+        "rows": int(found.get("rows", 0)),
+        "created": int(found.get("created", 0)),
+        "skipped": int(found.get("skipped", 0)),
+        "failed": int(found.get("failed", 0)),
+        "pending": int(found.get("pending", 0)),
+        "errors": [{"line": int(e["line"]), "message": str(e["message"])} for e in found.get("errors") or []],
+        "runs": int(found.get("runs", 0)),
+        "created_at": found.get("created_at"),
+        "updated_at": found.get("updated_at"),
+    }
+
+
+def _cut(message: str) -> str:
+    return message if len(message) <= MAX_MESSAGE else message[: MAX_MESSAGE - 1] + "…"
+
+
+def _is_sha256(value: str) -> bool:
+    return len(value) == 64 and all(c in "0123456789abcdef" for c in value)
 
 
 def _pending(parsed: csvio.CsvFile, tally: Tally) -> int:
@@ -129,55 +152,24 @@ def _account_problem(row: Row, accounts: dict[str, Item]) -> str | None:
 
 
 def _started(store: Store, who: str, parsed: csvio.CsvFile) -> None:
-    stamp = now_iso()
-    store.update(
-        who,
-        import_sk(parsed.sha256),
-        "SET #type = :type, #id = :id, #status = :running, #rows = :rows, #enc = :enc, #upd = :now,"
-        " #crt = if_not_exists(#crt, :now) ADD #runs :one",
-        names={
-            "#type": "type",
-            "#id": "import_id",
-            "#status": "status",
-            "#rows": "rows",
-            "#enc": "encoding",
-            "#upd": "updated_at",
-            "#crt": "created_at",
-            "#runs": "runs",
-        },
-        values={
-            ":type": "import",
-            ":id": parsed.sha256,
-            ":running": "running",
-            ":rows": parsed.rows,
-            ":enc": parsed.encoding,
-            ":now": stamp,
-            ":one": 1,
-        },
-    )
+    store.import_started(who, parsed.sha256, rows=parsed.rows, encoding=parsed.encoding, now=now_iso())
 
 
-def _finished(store: Store, who: str, parsed: csvio.CsvFile, tally: Tally, *, status: str) -> None:
-    """The outcome of this run. `created` is not here: each batch ADDs its own, atomically."""
-    store.update(
+def _finished(store: Store, who: str, parsed: csvio.CsvFile, tally: Tally, *, status: str) -> list[dict[str, Any]]:
+    """Record the outcome of this run (`created` is not here: each batch ADDs its own, atomically).
+    Returns the refused rows as listed: at most MAX_LISTED_ERRORS, messages cut to MAX_MESSAGE."""
+    listed = [{"line": e.line, "message": e.message[:MAX_MESSAGE]} for e in sorted(tally.errors)[:MAX_LISTED_ERRORS]]
+    store.import_finished(
         who,
-        import_sk(parsed.sha256),
-        "SET #status = :status, #skipped = :skipped, #failed = :failed, #pending = :pending, #upd = :now",
-        names={
-            "#status": "status",
-            "#skipped": "skipped",
-            "#failed": "failed",
-            "#pending": "pending",
-            "#upd": "updated_at",
-        },
-        values={
-            ":status": status,
-            ":skipped": tally.skipped,
-            ":failed": len(tally.errors),
-            ":pending": _pending(parsed, tally),
-            ":now": now_iso(),
-        },
+        parsed.sha256,
+        status=status,
+        skipped=tally.skipped,
+        failed=len(tally.errors),
+        pending=_pending(parsed, tally),
+        errors=listed,
+        now=now_iso(),
     )
+    return listed
 
 
 class _Writer:
@@ -207,8 +199,8 @@ class _Writer:
             if not rows:
                 return
             try:
-                self.store.transact(self._ops(rows))
-            except errors.AlreadyExists:
+                self._create(rows)
+            except SlipIdTaken:
                 # Some of them exist (a concurrent run, or a slip with that id): drop those, retry.
                 existing = self._existing(rows)
                 if not existing:
@@ -242,68 +234,41 @@ class _Writer:
             self.tally.errors.append(RowError(row.line, exc.detail))
 
     def _existing(self, rows: Sequence[Row]) -> set[str]:
-        """Slip ids among `rows` already imported (ROW item) or taken by a slip at that key."""
-        keys = [k for r in rows for k in (row_sk(r.slip_id), slip_sk(r.slip.date, r.slip_id))]
+        """Slip ids among `rows` already used (an identity) or taken by an older slip at that key."""
+        keys = [k for r in rows for k in (identity_sk(r.slip_id), slip_sk(r.slip.date, r.slip_id))]
         found = self.store.transact_get(self.who, keys)
         return {r.slip_id for i, r in enumerate(rows) if found[2 * i] is not None or found[2 * i + 1] is not None}
 
-    def _ops(self, rows: Sequence[Row]) -> list[TxOp]:
+    def _create(self, rows: Sequence[Row]) -> None:
+        """The rows' slips in one transaction, through the one create path."""
         missing = [r.slip_id for r in rows if r.slip_id not in self.numbers]
         self.numbers.update(zip(missing, self.store.reserve_numbers(self.who, len(missing)), strict=True))
         stamp = now_iso()
-
-        def duplicate(item: Item | None) -> errors.ApiError:
-            return errors.AlreadyExists("a row of this batch was already imported")
-
-        ops = [
-            self.store.update_op(  # unconditional: this run's count, atomically with its slips
-                self.who,
-                import_sk(self.sha256),
-                "ADD #created :n SET #upd = :now",
-                lambda item: errors.Conflict("the import could not be recorded"),
-                names={"#created": "created", "#upd": "updated_at"},
-                values={":n": len(rows), ":now": stamp},
-            )
-        ]
         accounts: set[str] = set()
+        slips = []
         for row in rows:
-            entry = row.slip.entry()
-            accounts.update(ledger.accounts_touched(entry))
-            item = _slip_item(
+            accounts.update(ledger.accounts_touched(row.slip.entry()))
+            item = new_slip_item(
                 row.slip,
-                entry,
-                id=row.slip_id,
+                row.slip_id,
+                stamp=stamp,
                 no=self.numbers[row.slip_id],
-                version=1,
-                created_at=stamp,
-                updated_at=stamp,
                 import_id=self.sha256,
             )
-            mark = {
-                "SK": row_sk(row.slip_id),
-                "type": "import_row",
-                "slip_id": row.slip_id,
-                "date": row.slip.date,
-                "import_id": self.sha256,
-                "line": row.line,
-                "external_id": row.slip.external_id,
-                "created_at": stamp,
-            }
-            ops.append(self.store.put_op(self.who, item, "attribute_not_exists(SK)", duplicate))
-            ops.append(self.store.put_op(self.who, mark, "attribute_not_exists(SK)", duplicate))
+            slips.append(NewSlip(item, origin="import", fingerprint=fingerprint(row.slip)))
         plan = ledger.Plan(
             "create",
             ledger.merge(ledger.effects(r.slip.entry()) for r in rows),
             tuple(sorted(accounts)),
         )
-        ops += self.store.balance_ops(
+        self.store.create_slips(
             self.who,
+            slips,
             plan,
-            active_accounts=frozenset(accounts),
             missing_account=_missing,
             archived_account=_archived,
+            import_id=self.sha256,
         )
-        return ops
 
 
 def _missing(account: str) -> errors.ApiError:
@@ -316,7 +281,7 @@ def _archived(account: str) -> errors.ApiError:
 
 def batches(rows: Sequence[Row]) -> Iterator[list[Row]]:
     """Consecutive rows, as many per batch as fit in one transaction: the IMPORT counter, a slip
-    and a ROW item per row, and every balance item the batch touches (counted before merging)."""
+    and its identity item per row, and every balance item the batch touches (counted before merging)."""
     batch: list[Row] = []
     keys: set[ledger.ItemKey] = set()
     for row in rows:
@@ -347,7 +312,7 @@ def export_csv(
     parts = [csvio.header_line()]
     size = len(parts[0])
     last: str | None = None
-    for item in store.query(who, between=(lo, hi), forward=True, start_sk=start, page_size=500):
+    for item in store.slips_oldest_first(who, lo, hi, after=start):
         line = csvio.slip_line(slip_view(item))
         if last is not None and size + len(line.encode("utf-8")) > MAX_EXPORT_BYTES:
             return "".join(parts), encode_cursor({"sk": last})

@@ -14,6 +14,7 @@ rebuild: repairs them, without ever interleaving with a slip change:
 4. remove the marks and release the lease (also on failure). If the process dies instead, the
    marks and the lease expire by themselves after LEASE_SECONDS.
 Budgets survive: a month x category item keeps limit and strict; remaining = limit - spent.
+The same pass writes the identity item of every slip written before slips had one (store.identity_of).
 """
 
 from __future__ import annotations
@@ -26,8 +27,8 @@ from typing import Any
 
 from kakeibo import errors, ledger
 from kakeibo.ledger import AccountItem, CategoryMonthItem, ItemKey, Mismatch
-from kakeibo.service import entry_of
-from kakeibo.store import LEDGER_LOCK, Lease, Store, TxOp, derived_key, derived_sk
+from kakeibo.services.slips import entry_of
+from kakeibo.store import LEDGER_LOCK, Item, Lease, Store, TxOp, derived_key, derived_sk, identity_of
 
 LEASE_SECONDS = 60.0  # longer than any invocation (Lambda timeout <= API Gateway's 30 s)
 MAX_LISTED = 1000
@@ -41,6 +42,9 @@ class Snapshot:
     stored: dict[ItemKey, dict[str, int]] = field(default_factory=dict)
     limits: dict[CategoryMonthItem, int] = field(default_factory=dict)
     entries: list[ledger.Entry] = field(default_factory=list)
+    slips: list[Item] = field(default_factory=list)
+    identities: set[str] = field(default_factory=set)  # slip ids that have an identity item
+    import_rows: list[Item] = field(default_factory=list)  # ROW# marks of imports before identities
 
     @cached_property
     def expected(self) -> dict[ItemKey, dict[str, int]]:
@@ -49,14 +53,34 @@ class Snapshot:
     def mismatches(self) -> list[Mismatch]:
         return ledger.diff(self.expected, self.stored)
 
+    def missing_identities(self) -> list[Item]:
+        """The identity items that slips written before identities existed should have: one per
+        slip, and a tombstone per imported row whose slip has been deleted since."""
+        found = [identity_of(slip) for slip in self.slips if slip["id"] not in self.identities]
+        live = self.identities | {slip["id"] for slip in self.slips}
+        for row in self.import_rows:
+            slip_id = row["slip_id"]
+            if slip_id not in live:
+                live.add(slip_id)
+                gone = {"id": slip_id, "date": row["date"], "version": 0, "import_id": row.get("import_id")}
+                found.append(identity_of({**gone, "created_at": row.get("created_at")}, deleted=True))
+        return found
+
 
 def read(store: Store, who: str) -> Snapshot:
     """Every slip and balance item of the ledger (one consistent query of its partition)."""
     snap = Snapshot()
-    for item in store.query(who, consistent=True):
+    for item in store.ledger_items(who):
         sk: str = item["SK"]
         if sk.startswith("SLIP#"):
             snap.entries.append(entry_of(item))
+            snap.slips.append(item)
+            continue
+        if sk.startswith("ID#"):
+            snap.identities.add(sk.removeprefix("ID#"))
+            continue
+        if sk.startswith("ROW#"):
+            snap.import_rows.append(item)
             continue
         key = derived_key(sk)
         if key is None:
@@ -92,14 +116,12 @@ def verify(store: Store, who: str) -> dict[str, Any]:
 
 
 def rebuild(store: Store, who: str, *, time_left: TimeLeft | None = None) -> dict[str, Any]:
-    """Rewrite every balance item that differs from the slips, under the ledger lock."""
+    """Rewrite every balance item that differs from the slips, under the ledger lock; give every
+    slip written before slips had identity items its identity (and deleted imported rows theirs)."""
     lease = store.acquire_lock(who, LEDGER_LOCK, ttl=LEASE_SECONDS)
     accounts: list[str] = []
     try:
-        accounts = [
-            i["SK"].removeprefix("ACCOUNT#")
-            for i in store.query(who, begins_with="ACCOUNT#", consistent=True, projection="SK")
-        ]
+        accounts = store.account_ids(who)
         _in_batches(store, lease, [store.mark_op(lease, a) for a in accounts])
         snap = read(store, who)
         found = snap.mismatches()
@@ -109,7 +131,8 @@ def rebuild(store: Store, who: str, *, time_left: TimeLeft | None = None) -> dic
             {m.key for m in found if m.actual is not None or not isinstance(m.key, AccountItem)},
             key=derived_sk,
         )
-        ops = [store.set_balance_op(lease, key, _all_fields(key, expected.get(key, {}))) for key in keys]
+        backfill = [store.backfill_identity_op(lease, found) for found in snap.missing_identities()]
+        ops = backfill + [store.set_balance_op(lease, key, _all_fields(key, expected.get(key, {}))) for key in keys]
         written = _in_batches(store, lease, ops, time_left)
     finally:
         try:
@@ -121,7 +144,8 @@ def rebuild(store: Store, who: str, *, time_left: TimeLeft | None = None) -> dic
             with suppress(errors.ApiError):  # an unreleased lease expires by itself
                 store.release_lock(lease)
     complete = written == len(ops)
-    return {"complete": complete, "written": written, **view(found)}
+    identities = min(written, len(backfill))
+    return {"complete": complete, "written": written - identities, "identities": identities, **view(found)}
 
 
 def _all_fields(key: ItemKey, values: dict[str, int]) -> dict[str, int]:

@@ -12,6 +12,8 @@ from typing import Any
 
 from aws_lambda_powertools import Logger
 
+from kakeibo.settings import get_settings
+
 POST_DUE_RECURRENCES = "post_due_recurrences"
 logger = Logger()
 
@@ -33,8 +35,6 @@ def is_job(event: Any) -> bool:
 def scheduled_day(event: dict[str, Any]) -> dt.date | None:
     """The day (in the ledger's time zone) the schedule fired for, so that a delayed or retried
     delivery posts what that day's run would have. None: today."""
-    from kakeibo import recurrence  # noqa: PLC0415 - loaded when a job runs
-
     value = event.get("scheduled_time")
     if not isinstance(value, str):
         return None
@@ -42,16 +42,16 @@ def scheduled_day(event: dict[str, Any]) -> dt.date | None:
         instant = dt.datetime.fromisoformat(value)
     except ValueError:
         return None
-    return recurrence.today(instant if instant.tzinfo else instant.replace(tzinfo=dt.UTC))
+    return (instant if instant.tzinfo else instant.replace(tzinfo=dt.UTC)).astimezone(get_settings().time_zone).date()
 
 
 def run(event: dict[str, Any], context: Any) -> dict[str, Any]:
-    from kakeibo import recurrence_service  # noqa: PLC0415 - loaded when a job runs, not on every cold start
+    from kakeibo.services import recurrences  # noqa: PLC0415 - loaded when a job runs, not on every cold start
     from kakeibo.store import get_store  # noqa: PLC0415
 
     remaining = getattr(context, "get_remaining_time_in_millis", None)
     time_left = (lambda: float(remaining()) / 1000) if remaining is not None else None
-    result = recurrence_service.post_due(get_store(), scheduled_day(event), time_left=time_left)
+    result = recurrences.post_due(get_store(), scheduled_day(event), time_left=time_left)
     summary = {"until": result["until"], "posted": result["posted"], "failed": len(result["failed"])}
     logger.info("posted due recurrences", extra={**summary, "complete": result["complete"]})
     if not result["complete"]:

@@ -3,7 +3,7 @@
 No boto3, no HTTP. Given the money-relevant part of a slip before and after a change, `plan()`
 says which slip write it is (create / update in place / move to a new key / delete) and the net
 numeric change to every balance item, merged per item (one transaction may name an item once)
-with zero nets dropped. `store.py` turns a plan into one TransactWriteItems call.
+with zero nets dropped. The store (`kakeibo.store`) turns a plan into one TransactWriteItems call.
 """
 
 from __future__ import annotations

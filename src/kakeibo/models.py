@@ -60,6 +60,9 @@ def check_month(value: str) -> str:
 
 # Unicode categories never accepted: controls, surrogates, private use, unassigned.
 _REJECTED = {"Cc", "Cs", "Co", "Cn"}
+# Bidirectional embeddings, overrides and isolates: they make text display other than it reads
+# ("Trojan Source"), so no field takes them, not even a memo, which takes other format characters.
+BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 
 
 def _text(*, allow_newlines: bool = False, allow_format: bool = False, forbid: str = "") -> Any:
@@ -69,6 +72,8 @@ def _text(*, allow_newlines: bool = False, allow_format: bool = False, forbid: s
             cat = unicodedata.category(ch)
             if allow_newlines and ch in "\n\t":
                 continue
+            if ch in BIDI_CONTROLS:
+                raise ValueError(f"contains a bidirectional control character U+{ord(ch):04X}")
             if cat in _REJECTED or (cat == "Cf" and not allow_format):
                 raise ValueError(f"contains a disallowed character U+{ord(ch):04X}")
             if ch in forbid:
@@ -117,6 +122,12 @@ class AccountCreate(Strict):
     @property
     def negative_allowed(self) -> bool:
         return self.allow_negative if self.allow_negative is not None else self.type == "credit"
+
+    @model_validator(mode="after")
+    def _opening(self) -> AccountCreate:
+        if self.opening_balance < 0 and not self.negative_allowed:
+            raise ValueError("opening_balance below zero needs allow_negative (or a credit account)")
+        return self
 
 
 class AccountPatch(Strict):
@@ -317,7 +328,24 @@ class ImportResult(Model):
     skipped: int = Field(description="rows imported before (by this file or another)")
     failed: int
     pending: int = Field(description="rows left for the next request (partial only)")
-    errors: list[ImportRowError] = Field(description="the first 1000 refused rows, by line")
+    errors: list[ImportRowError] = Field(
+        description="the first 100 refused rows, by line (all of them, up to 1000: GET /imports/{import_id})"
+    )
+
+
+class ImportReport(Model):
+    import_id: str
+    status: Literal["running", "complete", "partial", "interrupted"]
+    encoding: Literal["utf-8", "shift_jis"]
+    rows: int
+    created: int = Field(description="slips created by every run of this file")
+    skipped: int = Field(description="rows found imported before, in the last run")
+    failed: int
+    pending: int
+    errors: list[ImportRowError] = Field(description="the first 1000 refused rows of the last run, by line")
+    runs: int
+    created_at: str | None
+    updated_at: str | None
 
 
 class LedgerMismatch(Model):
@@ -336,6 +364,7 @@ class LedgerCheck(Model):
 class LedgerRebuild(Model):
     complete: bool = Field(description="false: time ran out; run it again to finish")
     written: int = Field(description="balance items rewritten")
+    identities: int = Field(default=0, description="identity items written for slips that had none")
     mismatch_count: int
     mismatches: list[LedgerMismatch] = Field(description="what was found (and rewritten)")
 
@@ -343,18 +372,6 @@ class LedgerRebuild(Model):
 class Health(Model):
     status: Literal["ok"]
     version: str
-
-
-class Problem(Model):
-    """application/problem+json (RFC 9457)."""
-
-    model_config = ConfigDict(extra="allow")
-
-    type: str
-    title: str
-    status: int
-    detail: str
-    code: str
 
 
 # ---- recurrences ------------------------------------------------------------------------------

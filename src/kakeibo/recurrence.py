@@ -33,14 +33,7 @@ Freq = Literal["daily", "weekly", "monthly", "yearly"]
 Shift = Literal["none", "previous_business_day", "next_business_day"]
 WEEKDAYS = ("MO", "TU", "WE", "TH", "FR", "SA", "SU")
 LAST_DAY = -1
-# The ledger's time zone: Asia/Tokyo (UTC+9 all year; Japan has no daylight saving time).
-LEDGER_TZ = dt.timezone(dt.timedelta(hours=9), "Asia/Tokyo")
 LAST_YEAR = 2998  # scheduling stops here, so a shifted date stays within the years slips accept
-
-
-def today(now: dt.datetime | None = None) -> dt.date:
-    """Today in the ledger's time zone."""
-    return (now or dt.datetime.now(dt.UTC)).astimezone(LEDGER_TZ).date()
 
 
 @dataclass(frozen=True)

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
 import requests
 
 from kakeibo.local.dynamodb import DynamoDBLocal, free_port
+from kakeibo.local.front import Front, serve
+from kakeibo.local.instances import Pool, concurrency
+from kakeibo.local.template import ROOT
 
 
 class Http(requests.Session):
@@ -24,32 +28,46 @@ class Http(requests.Session):
 
 
 @pytest.fixture(scope="session")
-def front_url(dynamodb_local: DynamoDBLocal) -> Iterator[str]:
-    """The HTTP front on a free port, for the whole session, against the session's DynamoDB Local."""
-    from kakeibo.local.__main__ import prepare_process_env
+def function_pool(dynamodb_local: DynamoDBLocal) -> Iterator[Pool]:
+    """The function's instances (FUNCTION_CONCURRENCY, default 4), as `make run` starts them."""
+    from kakeibo.local.__main__ import local_environment
 
-    prepare_process_env(dynamodb_local.endpoint)
-    from tests.conftest import reset_caches
+    pool = Pool(concurrency(), local_environment(dynamodb_local.endpoint)).start()
+    yield pool
+    pool.close()
 
-    reset_caches()
-    from kakeibo.handler import lambda_handler
-    from kakeibo.local.front import Front, serve
-    from kakeibo.local.template import ROOT
 
+@pytest.fixture(scope="session")
+def front(function_pool: Pool) -> Front:
     web = ROOT / "web"
-    server = serve(Front(lambda_handler, web_root=web if web.is_dir() else None), "127.0.0.1", free_port())
-    server.quiet = True  # type: ignore[attr-defined]
+    return Front(function_pool, web_root=web if web.is_dir() else None)
+
+
+@contextmanager
+def serving(front: Front, *, quiet: bool = True) -> Iterator[str]:
+    """The front on a free port of 127.0.0.1 while the block runs; yields its base URL."""
+    server = serve(front, "127.0.0.1", free_port())
+    server.quiet = quiet
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     host, port = server.server_address[:2]
-    yield f"http://{host}:{port}"
-    server.shutdown()
-    server.server_close()
+    try:
+        yield f"http://{host}:{port}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture(scope="session")
+def front_url(front: Front) -> Iterator[str]:
+    """The HTTP front on a free port, for the whole session, in front of the function's instances."""
+    with serving(front) as url:
+        yield url
 
 
 @pytest.fixture(autouse=True)
 def _front_env(front_url: str, local_env: str) -> None:
-    """The front calls the handler in this process: keep its environment on DynamoDB Local."""
+    """In-process calls made by API tests (stores, checks) use the same DynamoDB Local."""
 
 
 @pytest.fixture

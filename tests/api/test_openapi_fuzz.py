@@ -1,6 +1,6 @@
 """Schemathesis against the generated /openapi.json of the local front: every operation, with
 authentication, valid and invalid inputs. No answer may be a server error, and every answer must
-be one the spec declares (status, content type, body schema)."""
+be one the spec declares (status, content type, body schema, response headers)."""
 
 from __future__ import annotations
 
@@ -12,15 +12,17 @@ from schemathesis import GenerationMode
 from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import (
     content_type_conformance,
+    response_headers_conformance,
     response_schema_conformance,
     status_code_conformance,
 )
 
 
 def _spec() -> dict[str, object]:
-    from kakeibo.handler import app
+    """The document /openapi.json serves."""
+    from kakeibo.handler import openapi_json
 
-    spec: dict[str, object] = json.loads(app.get_openapi_json_schema())
+    spec: dict[str, object] = json.loads(openapi_json())
     return spec
 
 
@@ -28,7 +30,13 @@ schema = schemathesis.openapi.from_dict(_spec())
 # valid inputs, and inputs that break the schema on purpose (wrong types, missing fields, bad formats)
 schema.config.generation.update(modes=[GenerationMode.POSITIVE, GenerationMode.NEGATIVE])
 
-CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
+CHECKS = [
+    not_a_server_error,
+    status_code_conformance,
+    content_type_conformance,
+    response_schema_conformance,
+    response_headers_conformance,
+]
 
 
 @schema.parametrize()

@@ -1,13 +1,16 @@
 """`python -m kakeibo.local run` (what `make run` starts) as a user runs it: the data survives a
-restart, a port in use is a clear error, Ctrl-C stops both processes."""
+restart, a port in use is a clear error, Ctrl-C stops every process (front, function instances,
+DynamoDB Local), a function instance that dies is replaced."""
 
 from __future__ import annotations
 
 import datetime as dt
 import os
+import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -20,9 +23,38 @@ from kakeibo.local.dynamodb import free_port
 ROOT = Path(__file__).resolve().parents[2]
 
 
+class Output:
+    """What the running process prints (stdout and stderr), collected as it comes."""
+
+    def __init__(self, proc: subprocess.Popen[str]) -> None:
+        self.lines: list[str] = []
+        self._thread = threading.Thread(target=self._read, args=(proc,), daemon=True)
+        self._thread.start()
+
+    def _read(self, proc: subprocess.Popen[str]) -> None:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            self.lines.append(line)
+
+    @property
+    def text(self) -> str:
+        return "".join(self.lines)
+
+    def wait_for(self, pattern: str) -> re.Match[str]:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            found = re.search(pattern, self.text)
+            if found:
+                return found
+            time.sleep(0.1)
+        raise AssertionError(f"{pattern!r} not in the output:\n{self.text}")
+
+
 @contextmanager
-def running(data_dir: Path, port: int, ddb_port: int) -> Iterator[subprocess.Popen[str]]:
-    env = {**os.environ, "PORT": str(port), "DDB_PORT": str(ddb_port), "DATA_DIR": str(data_dir)}
+def running(
+    data_dir: Path, port: int, ddb_port: int, **settings: str
+) -> Iterator[tuple[subprocess.Popen[str], Output]]:
+    env = {**os.environ, "PORT": str(port), "DDB_PORT": str(ddb_port), "DATA_DIR": str(data_dir), **settings}
     proc = subprocess.Popen(
         [sys.executable, "-m", "kakeibo.local", "run"],
         cwd=ROOT,
@@ -31,6 +63,7 @@ def running(data_dir: Path, port: int, ddb_port: int) -> Iterator[subprocess.Pop
         stderr=subprocess.STDOUT,
         text=True,
     )
+    output = Output(proc)
     try:
         deadline = time.monotonic() + 90
         while time.monotonic() < deadline:
@@ -41,7 +74,7 @@ def running(data_dir: Path, port: int, ddb_port: int) -> Iterator[subprocess.Pop
                     break
             except requests.ConnectionError:
                 time.sleep(0.2)
-        yield proc
+        yield proc, output
     finally:
         if proc.poll() is None:
             proc.send_signal(signal.SIGINT)
@@ -60,11 +93,25 @@ def _port_closed(port: int) -> bool:
     return False
 
 
+def _gone(pid: int) -> bool:
+    """No such process, or only its exit status left (a zombie)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except FileNotFoundError:
+        return True
+    return bool(re.search(r"^State:\s+Z", status, re.MULTILINE))
+
+
 def test_data_survives_a_restart_and_ctrl_c_stops_everything(tmp_path: Path) -> None:
     port, ddb_port = free_port(), free_port()
     auth = {"Authorization": "Bearer hanako"}
-    # Given the stack is started and an account and a slip are recorded
-    with running(tmp_path, port, ddb_port) as proc:
+    # Given the stack is started with two function instances
+    with running(tmp_path, port, ddb_port, FUNCTION_CONCURRENCY="2") as (proc, output):
+        serving = output.wait_for(r"serving with 2 function instances \(FUNCTION_CONCURRENCY\), pids (\d+), (\d+)")
+        instances = [int(pid) for pid in serving.groups()]
+        # And one of them dies while idle
+        os.kill(instances[0], signal.SIGKILL)
+        # When an account and a slip are recorded
         base = f"http://127.0.0.1:{port}"
         made = requests.post(
             f"{base}/accounts",
@@ -75,15 +122,36 @@ def test_data_survives_a_restart_and_ctrl_c_stops_everything(tmp_path: Path) -> 
         assert made.status_code == 201, made.text
         slip = {"date": "2026-11-03", "kind": "expense", "amount": 300, "account": "cash"}
         assert requests.post(f"{base}/slips", json=slip, headers=auth, timeout=10).status_code == 201
+        # Then both are served (a new instance took the dead one's place)
+        output.wait_for(rf"function instance \d \(pid {instances[0]}\) was killed by SIGKILL")
         # When Ctrl-C is pressed
         proc.send_signal(signal.SIGINT)
         assert proc.wait(timeout=30) == 0
-    # Then both the front and DynamoDB Local are gone
+    # Then the front, its function instances and DynamoDB Local are gone, without a traceback
     assert _port_closed(port) and _port_closed(ddb_port)
+    started = [int(pid) for pid in re.findall(r"function instance \d ready: pid (\d+)", output.text)]
+    assert len(started) == 3 and all(_gone(pid) for pid in started), output.text
+    assert "Traceback" not in output.text, output.text
     # And a second run on the same data directory sees the earlier data
     with running(tmp_path, port, ddb_port):
         balances = requests.get(f"http://127.0.0.1:{port}/balances", headers=auth, timeout=10).json()
         assert balances["items"] == [{"account": "cash", "balance": 700}]
+
+
+def test_a_bad_function_concurrency_is_a_clear_error(tmp_path: Path) -> None:
+    env = {**os.environ, "FUNCTION_CONCURRENCY": "lots", "PORT": str(free_port()), "DATA_DIR": str(tmp_path)}
+    result = subprocess.run(
+        [sys.executable, "-m", "kakeibo.local", "run"],
+        check=False,
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 1
+    assert "FUNCTION_CONCURRENCY must be a whole number from 1 to 64, not 'lots'" in result.stderr
+    assert "Traceback" not in result.stderr
 
 
 def test_a_port_in_use_is_a_clear_error(tmp_path: Path) -> None:
@@ -109,7 +177,7 @@ def test_a_port_in_use_is_a_clear_error(tmp_path: Path) -> None:
 
 
 def test_due_recurring_slips_are_posted_at_start_up(tmp_path: Path) -> None:
-    from kakeibo.recurrence import today
+    from kakeibo.settings import today
 
     port, ddb_port = free_port(), free_port()
     auth = {"Authorization": "Bearer hanako"}

@@ -27,7 +27,7 @@ def test_quick_bench_reports_every_section(tmp_path: Path) -> None:
 
     # Then every section reported, with the machine it ran on
     assert doc["mode"] == "quick"
-    assert set(doc["sections"]) == {*OPS, "breakdown", "cold", "naive", "imports"}
+    assert set(doc["sections"]) == {*OPS, "breakdown", "cold", "naive", "imports", "front"}
     assert {"nproc", "cpu", "memory_gib", "python", "dynamodb_local"} <= set(doc["machine"])
 
     # And each operation has ours and the floor side by side, and its cost against the minimum
@@ -72,6 +72,15 @@ def test_quick_bench_reports_every_section(tmp_path: Path) -> None:
     assert concurrent["ours"]["verify"]["balance_drift_yen"] == 0
     assert "lost_balance_updates" in concurrent["naive"]
 
+    # And the local front was driven over HTTP by one writer and by several at once, nothing drifting
+    front = doc["sections"]["front"]
+    assert front["instances"] >= 1
+    for run in ("one", "many", "serial"):
+        assert front[run]["ops"] > 0 and front[run]["ops_per_s"] > 0
+        assert front[run]["verify"] == {"mismatched_items": 0, "balance_drift_yen": 0, "day_total_drift_yen": 0}
+    assert front["one"]["writers"] == 1 < front["many"]["writers"] == front["serial"]["writers"]
+
     # And the targets are reported (not asserted) and the table printed
     assert {t["name"] for t in doc["targets"]} >= {"create: ours/floor at p50", "cold start / bare boto3"}
     assert "Latency" in done.stdout and "Cold start" in done.stdout and "Naive ledger" in done.stdout
+    assert "Local front over HTTP" in done.stdout

@@ -41,45 +41,46 @@ def test_calls_per_operation(api: Client, store: Store, calls: Counter[str]) -> 
     api.account("suica", 1_000, type="emoney")
     sizes = _transaction_sizes(store)
 
-    # When a slip is created: the counter, then one transaction (slip + account + day + category)
+    # When a slip is created: the counter, then one transaction (slip + identity + account + day + category)
     calls.clear()
     made = api.slip(date="2026-11-03", kind="expense", amount=500, account="cash", category="食費")
     assert made.status == 201
     assert calls == Counter({"UpdateItem": 1, "TransactWriteItems": 1})
-    assert sizes[-1] == 4
+    assert sizes[-1] == 5
 
-    # When its amount changes: one read, one transaction (slip + account + day + category)
+    # When its amount changes: one read, one transaction (slip + identity + account + day + category)
     calls.clear()
     where = made.header("Location") or ""
     changed = api.patch(where, {"amount": 700}, headers={"If-Match": made.etag or ""})
     assert calls == Counter({"GetItem": 1, "TransactWriteItems": 1})
-    assert sizes[-1] == 4
+    assert sizes[-1] == 5
 
-    # When its date changes: one read, one transaction (delete + put + 2 days; account and month net 0,
-    # the account still checked: no slip change may interleave with a ledger rebuild)
+    # When its date changes: one read, one transaction (delete + put + identity + 2 days; account and
+    # month net 0, the account still checked: no slip change may interleave with a ledger rebuild)
     calls.clear()
     moved = api.patch(where, {"date": "2026-11-04"}, headers={"If-Match": changed.etag or ""})
     assert calls == Counter({"GetItem": 1, "TransactWriteItems": 1})
-    assert sizes[-1] == 5
+    assert sizes[-1] == 6
 
-    # When only the memo changes: one read, one transaction with the slip and its account's rebuild check
+    # When only the memo changes: one read, one transaction with the slip, its identity (version) and
+    # its account's rebuild check
     calls.clear()
     where = moved.header("Location") or ""
     memo = api.patch(where, {"memo": "ランチ"}, headers={"If-Match": moved.etag or ""})
     assert calls == Counter({"GetItem": 1, "TransactWriteItems": 1})
-    assert sizes[-1] == 2
+    assert sizes[-1] == 3
 
-    # When it is deleted: one read, one transaction
+    # When it is deleted: one read, one transaction (slip + tombstone identity + account + day + category)
     calls.clear()
     assert api.delete(where, headers={"If-Match": memo.etag or ""}).status == 204
     assert calls == Counter({"GetItem": 1, "TransactWriteItems": 1})
-    assert sizes[-1] == 4
+    assert sizes[-1] == 5
 
-    # When a transfer is made: counter + one transaction (slip + 2 accounts + 2 days)
+    # When a transfer is made: counter + one transaction (slip + identity + 2 accounts + 2 days)
     calls.clear()
     api.slip(date="2026-11-05", kind="transfer", amount=100, account="cash", to_account="suica")
     assert calls == Counter({"UpdateItem": 1, "TransactWriteItems": 1})
-    assert sizes[-1] == 5
+    assert sizes[-1] == 6
 
     # When a request is refused by validation, DynamoDB is not called at all
     calls.clear()

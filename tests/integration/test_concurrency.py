@@ -8,8 +8,9 @@ import random
 from collections import Counter
 from typing import Any
 
-from kakeibo.store import Store
+from kakeibo.store import Store, to_ddb
 from tests import invariants
+from tests.concurrently import fan_out
 from tests.events import Client
 
 WORKERS = 8
@@ -106,3 +107,27 @@ def test_concurrent_writers_keep_every_invariant(api: Client, store: Store, user
     assert statuses["412"] + statuses["404"] > 0, statuses
     # And every balance, day total and month x category total matches the slips
     assert invariants.check(store, user) == []
+
+
+def _accounts(store: Store, user: str, count: int) -> None:
+    """`count` accounts written straight to the table, as a ledger from before account counting."""
+    for i in range(count):
+        sk = f"ACCOUNT#a{i:03d}"
+        item = {"SK": sk, "id": f"a{i:03d}", "name": "A", "type": "cash", "opening_balance": 0, "balance": 0}
+        item.update({"allow_negative": False, "archived": False, "version": 1, "created_at": "x", "updated_at": "x"})
+        store.client.put_item(TableName=store.table, Item=to_ddb({"PK": f"LEDGER#{user}", **item}))
+
+
+def test_the_account_limit_holds_under_concurrent_creates(api: Client, store: Store, user: str) -> None:
+    # Given a ledger with 97 accounts from before accounts were counted, and one created since
+    _accounts(store, user, 97)
+    api.account("cash", 0)
+    # When 8 more are created at the same moment
+    replies = fan_out(
+        user, [("POST", "/accounts", {"id": f"new{i}", "name": "New", "type": "cash"}, None) for i in range(8)]
+    )
+    # Then exactly two fit: the ledger holds 100 accounts, the others were refused
+    assert sorted(r.status for r in replies) == [201, 201] + [409] * 6, replies
+    assert all(r.json["limit"] == 100 for r in replies if r.status == 409)
+    assert len(api.get("/accounts").json["items"]) == 100
+    assert api.post("/accounts", {"id": "late", "name": "Late", "type": "cash"}).status == 409

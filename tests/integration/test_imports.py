@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
-from kakeibo import importer, integrity, service
+from kakeibo import importer, integrity
 from kakeibo.models import SlipIn
+from kakeibo.services import slips as service
 from kakeibo.store import Store
 from tests import invariants
 from tests.events import Client
@@ -22,10 +24,17 @@ OPENING = {"bank": 1_000_000, "cash": 100_000, "suica": 50_000, "card": 0}
 class Wrapped:
     """A DynamoDB client that records transactions and can crash after `fail_after` of them."""
 
-    def __init__(self, client: Any, fail_after: int | None = None, rendezvous: threading.Barrier | None = None) -> None:
+    def __init__(
+        self,
+        client: Any,
+        fail_after: int | None = None,
+        rendezvous: threading.Barrier | None = None,
+        before_first: Callable[[], Any] | None = None,
+    ) -> None:
         self._client = client
         self.fail_after = fail_after
         self.rendezvous = rendezvous  # wait for the others here before the first transaction
+        self.before_first = before_first  # run right before the first transaction
         self.committed: list[int] = []  # items per transaction that went through
         self.attempts = 0
 
@@ -33,6 +42,8 @@ class Wrapped:
         self.attempts += 1
         if self.rendezvous is not None and self.attempts == 1:
             self.rendezvous.wait(timeout=60)
+        if self.before_first is not None and self.attempts == 1:
+            self.before_first()
         if self.fail_after is not None and len(self.committed) >= self.fail_after:
             raise RuntimeError("simulated crash: the process died here")
         result = self._client.transact_write_items(**request)
@@ -44,9 +55,12 @@ class Wrapped:
 
 
 def wrapped(
-    store: Store, fail_after: int | None = None, rendezvous: threading.Barrier | None = None
+    store: Store,
+    fail_after: int | None = None,
+    rendezvous: threading.Barrier | None = None,
+    before_first: Callable[[], Any] | None = None,
 ) -> tuple[Store, Wrapped]:
-    client = Wrapped(store.client, fail_after, rendezvous)
+    client = Wrapped(store.client, fail_after, rendezvous, before_first)
     return Store(client, store.table), client  # type: ignore[arg-type]
 
 
@@ -156,15 +170,18 @@ def test_batched_and_a_crash_halfway_resumes_to_exactly_the_file(api: Client, st
 
 
 def test_a_batch_with_an_already_existing_slip_keeps_the_others(api: Client, store: Store, user: str) -> None:
-    # Given a slip that already has the id one of the rows will get (its external_id), made
-    # outside any import so the import does not know about it
+    # Given a slip that gets the id one of the rows will get (its external_id) right after the
+    # import has looked up the ids already used, so the import does not know about it
     household(api)
-    service.create_slip(
-        store,
-        user,
-        SlipIn(date="2026-11-02", kind="expense", amount=700, account="cash", category="食費"),
-        slip_id="EXT2",
-    )
+
+    def concurrent_create() -> None:
+        service.create_slip(
+            store,
+            user,
+            SlipIn(date="2026-11-02", kind="expense", amount=700, account="cash", category="食費"),
+            slip_id="EXT2",
+        )
+
     text = (
         HEADER
         + "2026-11-01,expense,100,cash,,食費,,EXT1\n"
@@ -172,7 +189,7 @@ def test_a_batch_with_an_already_existing_slip_keeps_the_others(api: Client, sto
         + "2026-11-03,expense,300,cash,,食費,,EXT3\n"
     )
     # When the file is imported
-    counting, recorder = wrapped(store)
+    counting, recorder = wrapped(store, before_first=concurrent_create)
     result = importer.import_csv(counting, user, text.encode())
     # Then the batch was refused once, the existing one dropped, and the others written together
     assert (result["created"], result["skipped"], result["failed"]) == (2, 1, 0)
@@ -321,3 +338,52 @@ def test_with_an_idempotency_key_a_partial_import_is_continued_not_replayed(
     third = api.post("/imports", raw=text, headers=headers)
     assert (third.status, third.json) == (200, second.json)
     assert api.balances() == {"cash": 8800}
+
+
+def test_a_huge_error_report_with_an_idempotency_key_is_answered_and_kept_in_full(api: Client) -> None:
+    # Given a file of 1,000 rows, each wrong in every field (a report of ~400 KB if listed in full)
+    api.account("cash", 1000)
+    row = "2026-13-45,bogus,100,!!bad!!,!!worse!!,カテ#ゴリ," + "x" * 501 + "," + "e" * 129
+    text = HEADER + "\n".join([row] * 1000) + "\n"
+    headers = {"Content-Type": "text/csv", "Idempotency-Key": "huge-report"}
+    # When it is imported with an Idempotency-Key
+    first = api.post("/imports", raw=text, headers=headers)
+    # Then the answer is stored with the key (a repeat replays it): counts, and the first errors
+    assert first.status == 200, first
+    assert (first.json["rows"], first.json["failed"], first.json["created"]) == (1000, 1000, 0)
+    assert len(first.json["errors"]) == 100 and first.json["errors"][0]["line"] == 2
+    again = api.post("/imports", raw=text, headers=headers)
+    assert (again.status, again.json) == (200, first.json)
+    # And the full report names every refused row, by line
+    report = api.get(f"/imports/{first.json['import_id']}")
+    assert report.status == 200, report
+    assert [e["line"] for e in report.json["errors"]] == list(range(2, 1002))
+    assert report.json["errors"][0]["message"].startswith("date: is not a real calendar date")
+    assert (report.json["failed"], report.json["status"], report.json["runs"]) == (1000, "complete", 1)
+    assert api.balances() == {"cash": 1000}
+
+
+def test_an_unknown_import_is_404(api: Client, other_api: Client) -> None:
+    text = HEADER + "2026-11-03,expense,100,cash,,食費,,\n"
+    api.account("cash", 1000)
+    made = api.post("/imports", raw=text, headers={"Content-Type": "text/csv"}).json
+    assert other_api.get(f"/imports/{made['import_id']}").status == 404
+    assert api.get("/imports/" + "0" * 64).status == 404
+    assert api.get("/imports/not-a-hash").status == 404
+
+
+def test_a_memo_with_a_line_break_and_a_date_round_trips(api: Client, other_api: Client) -> None:
+    # Given a slip whose memo holds a line break followed by date-like text
+    for client in (api, other_api):
+        client.account("cash", 10000)
+    memo = "立替分\n2026-11-10, 返済予定"
+    api.slip(date="2026-11-03", kind="expense", amount=1200, account="cash", category="食費", memo=memo)
+    api.slip(date="2026-11-04", kind="expense", amount=300, account="cash", category="食費")
+    # When the export is imported into another ledger
+    exported = api.get("/slips.csv")
+    reply = other_api.post("/imports", raw=exported.raw, headers={"Content-Type": "text/csv"})
+    # Then both slips are there as they were
+    assert reply.status == 200, reply
+    assert (reply.json["created"], reply.json["failed"]) == (2, 0)
+    assert sorted(s["memo"] or "" for s in slips_of(other_api)) == ["", memo]
+    assert other_api.balances() == api.balances()

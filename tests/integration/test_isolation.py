@@ -28,7 +28,8 @@ def alice(api: Client) -> dict[str, Any]:
     ]
     api.slip(date="2026-11-06", kind="transfer", amount=1000, account="cash", to_account="suica")
     csv = "date,kind,amount,account,to_account,category,memo\n2026-11-07,expense,300,cash,,食費,coffee\n"
-    assert api.post("/imports", raw=csv, headers={"Content-Type": "text/csv"}).status in (200, 201)
+    imported = api.post("/imports", raw=csv, headers={"Content-Type": "text/csv"})
+    assert imported.status in (200, 201)
     cursor = api.get("/slips", query={"limit": 2}).json["next_cursor"]
     rent = {
         "slip": {"kind": "expense", "amount": 500, "account": "cash", "category": "家賃"},
@@ -39,6 +40,8 @@ def alice(api: Client) -> dict[str, Any]:
     assert recurring.status == 201, recurring
     return {
         "slip": made[0].header("Location"),
+        "slip_id": made[0].json["id"],
+        "import": f"/imports/{imported.json['import_id']}",
         "cursor": cursor,
         "balances": api.balances(),
         "recurrence": recurring.header("Location"),
@@ -49,10 +52,10 @@ def test_every_route_is_covered_here() -> None:
     covered = {
         "GET /health", "GET /openapi.json", "GET /swagger",  # public, hold no ledger data
         "POST /accounts", "GET /accounts", "GET /accounts/{id}", "PATCH /accounts/{id}",
-        "GET /accounts/{id}/history", "POST /slips", "GET /slips", "GET /slips/{date}/{id}",
+        "GET /accounts/{id}/history", "POST /slips", "GET /slips", "GET /slips/{id}", "GET /slips/{date}/{id}",
         "PUT /slips/{date}/{id}", "PATCH /slips/{date}/{id}", "DELETE /slips/{date}/{id}",
         "GET /balances", "GET /reports/monthly", "PUT /budgets/{month}/{category}", "GET /budgets",
-        "POST /imports", "GET /slips.csv", "POST /ledger/verify", "POST /ledger/rebuild",
+        "POST /imports", "GET /imports/{id}", "GET /slips.csv", "POST /ledger/verify", "POST /ledger/rebuild",
         "POST /recurrences", "GET /recurrences", "GET /recurrences/{id}", "PATCH /recurrences/{id}",
         "DELETE /recurrences/{id}", "GET /recurrences/{id}/occurrences", "POST /recurrences/run",
     }  # fmt: skip
@@ -72,6 +75,8 @@ def test_bob_can_neither_see_nor_touch_alices_ledger(
     assert bob.get("/slips", query={"cursor": alice["cursor"]}).json == {"items": [], "next_cursor": None}
     assert bob.get("/slips", query={"account": "cash", "category": "食費"}).json["items"] == []
     assert bob.get(slip).status == 404
+    assert bob.get(f"/slips/{alice['slip_id']}").status == 404
+    assert bob.get(alice["import"]).status == 404
     assert bob.get("/balances").json == {"date": None, "items": []}
     assert bob.get("/balances", query={"date": "2026-11-30"}).json["items"] == []
     report = bob.get("/reports/monthly", query={"month": "2026-11"}).json
@@ -109,6 +114,7 @@ def test_bob_can_neither_see_nor_touch_alices_ledger(
     assert api.get(slip).json["version"] == 1
     assert api.get(recurrence).json["version"] == 1
     assert api.get(recurrence).json["posted_through"] is None
+    assert api.get(f"/slips/{alice['slip_id']}").status == 200 and api.get(alice["import"]).status == 200
     assert api.get("/budgets", query={"month": "2026-11"}).json["items"][0]["limit"] == 30_000
     assert invariants.check(store, user) == []
     assert invariants.check(store, other_user) == []

@@ -14,9 +14,10 @@ from typing import Any
 import boto3
 import pytest
 
-from kakeibo import jobs, recurrence_service
+from kakeibo import jobs
 from kakeibo.local.bootstrap import create_tables
 from kakeibo.local.front import LambdaContext
+from kakeibo.services import recurrences as recurrence_service
 from kakeibo.store import Store, get_store, pk
 from tests import invariants
 from tests.conftest import reset_caches
@@ -192,7 +193,7 @@ def test_a_local_table_from_before_the_due_index_gains_it(local_env: str) -> Non
         # Then the index is there and answers
         indexes = client.describe_table(TableName=name)["Table"]["GlobalSecondaryIndexes"]
         assert [i["IndexName"] for i in indexes] == ["DueIndex"]
-        found = list(recurrence_service.recurrence_store.due_recurrences(Store(client, name), "2026-12-31"))
+        found = list(Store(client, name).due_recurrences("2026-12-31"))
         assert found == []
     finally:
         for table in names.values():

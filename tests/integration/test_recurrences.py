@@ -9,8 +9,9 @@ from typing import Any
 
 import pytest
 
-from kakeibo import recurrence_service, recurrence_store
+from kakeibo.services import recurrences as recurrence_service
 from kakeibo.store import Store
+from kakeibo.store.recurrences import RecurrenceOps
 from tests import invariants
 from tests.concurrently import fan_out
 from tests.events import Client
@@ -215,7 +216,7 @@ def test_a_run_racing_an_edit_keeps_what_it_posted_and_the_edit(api: Client, sto
     # Given a run that read the recurrence just before an edit changed its day to the 25th
     api.account("bank", 1_000_000, type="bank")
     made = define(api, rent())
-    stale = recurrence_store.read_recurrence(store, user, made["id"])
+    stale = store.read_recurrence(user, made["id"])
     assert stale is not None
     edit = api.patch(f"/recurrences/{made['id']}", {"rule": {"by_month_day": 25}}, headers={"If-Match": '"1"'})
     assert edit.status == 200
@@ -238,7 +239,7 @@ def test_an_edit_racing_a_run_is_computed_from_where_the_run_got(
     # Given a run that posts November's rent right after an edit has read the recurrence
     api.account("bank", 1_000_000, type="bank")
     made = define(api, rent())
-    real_read = recurrence_store.read_recurrence
+    real_read = RecurrenceOps.read_recurrence
     raced: list[bool] = []
 
     def read_then_run(store_: Store, ledger: str, recurrence_id: str) -> Any:
@@ -248,7 +249,7 @@ def test_an_edit_racing_a_run_is_computed_from_where_the_run_got(
             recurrence_service.run_ledger(store_, ledger, "2026-11-30")
         return item
 
-    monkeypatch.setattr(recurrence_store, "read_recurrence", read_then_run)
+    monkeypatch.setattr(RecurrenceOps, "read_recurrence", read_then_run)
     # When the edit is written
     edit = api.patch(f"/recurrences/{made['id']}", {"slip": {"amount": 90_000}}, headers={"If-Match": '"1"'})
     # Then it succeeds without rewinding the run's progress
@@ -362,7 +363,7 @@ def _post_then_lose_progress(api: Client, monkeypatch: pytest.MonkeyPatch, store
     def crash(*args: Any, **kwargs: Any) -> None:
         raise RuntimeError("the process died here")
 
-    monkeypatch.setattr(recurrence_store, "record_progress", crash)
+    monkeypatch.setattr(RecurrenceOps, "record_progress", crash)
     with pytest.raises(RuntimeError):
         recurrence_service.run_ledger(store, user, "2026-11-30")
     monkeypatch.undo()
@@ -390,7 +391,6 @@ def test_a_run_that_died_after_posting_does_not_post_again(
     assert dates(api) == ["2026-11-27"]
 
 
-@pytest.mark.xfail(strict=True, reason="needs slip identity items")
 def test_an_occurrence_moved_before_its_progress_was_recorded_is_not_posted_again(
     api: Client, monkeypatch: pytest.MonkeyPatch, store: Store, user: str
 ) -> None:
@@ -405,7 +405,6 @@ def test_an_occurrence_moved_before_its_progress_was_recorded_is_not_posted_agai
     assert dates(api) == ["2026-11-30"]
 
 
-@pytest.mark.xfail(strict=True, reason="needs slip identity items")
 def test_an_occurrence_deleted_before_its_progress_was_recorded_is_not_posted_again(
     api: Client, monkeypatch: pytest.MonkeyPatch, store: Store, user: str
 ) -> None:

@@ -89,8 +89,9 @@ def test_transfer_overdraft_is_refused_whole(cash: Client, store: Store, user: s
 
 
 def test_duplicate_slip_id_is_already_exists(cash: Client, store: Store, user: str) -> None:
-    from kakeibo import errors, service
+    from kakeibo import errors
     from kakeibo.models import SlipIn
+    from kakeibo.services import slips as service
 
     body = SlipIn.model_validate(LUNCH)
     service.create_slip(store, user, body, slip_id="01KAJ0000000000000000000AB")
@@ -101,8 +102,8 @@ def test_duplicate_slip_id_is_already_exists(cash: Client, store: Store, user: s
 
 
 def test_client_request_token_makes_a_replayed_transaction_a_no_op(cash: Client, store: Store, user: str) -> None:
-    from kakeibo import service
     from kakeibo.models import SlipIn
+    from kakeibo.services import slips as service
 
     # Given a transaction committed with a token, whose response we pretend was lost
     body = SlipIn.model_validate(LUNCH)

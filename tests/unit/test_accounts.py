@@ -145,3 +145,46 @@ def test_health_and_docs_need_no_identity(api: Client) -> None:
 def test_undeclared_route_is_404_like_api_gateway(api: Client) -> None:
     assert api.get("/nope").status == 404
     assert api.request("DELETE", "/accounts/cash").status == 404
+
+
+@pytest.mark.parametrize("body", [{"type": "cash"}, {"type": "bank"}, {"type": "credit", "allow_negative": False}])
+def test_an_opening_balance_below_zero_needs_an_account_that_may_go_negative(api: Client, body: dict) -> None:
+    reply = api.post("/accounts", {"id": "acct", "name": "Acct", "opening_balance": -1, **body})
+    assert reply.status == 422 and reply.json["code"] == "validation_error", reply
+    assert api.get("/accounts").json == {"items": []}
+
+
+def test_an_opening_balance_below_zero_is_fine_where_negative_is_allowed(api: Client) -> None:
+    assert api.account("card", -5000, type="credit")["balance"] == -5000
+    assert api.account("loan", -100, type="other", allow_negative=True)["balance"] == -100
+
+
+def test_history_ends_today_in_the_ledgers_time_zone(api: Client, monkeypatch: pytest.MonkeyPatch) -> None:
+    import datetime as dt
+
+    from kakeibo import settings
+
+    # Given it is 01:00 on 2026-11-23 in Tokyo (still 2026-11-22 in UTC)
+    monkeypatch.setattr(settings, "utc_now", lambda: dt.datetime(2026, 11, 22, 16, 0, tzinfo=dt.UTC))
+    api.account("cash", 100)
+    # When the history is asked for without `to`
+    reply = api.get("/accounts/cash/history")
+    # Then it runs to today in Tokyo, 31 days
+    assert reply.status == 200, reply
+    assert (reply.json["from"], reply.json["to"]) == ("2026-10-24", "2026-11-23")
+    assert len(reply.json["items"]) == 31
+
+
+def test_the_time_zone_is_a_setting(monkeypatch: pytest.MonkeyPatch) -> None:
+    import datetime as dt
+
+    from kakeibo import settings
+
+    monkeypatch.setattr(settings, "utc_now", lambda: dt.datetime(2026, 11, 22, 16, 0, tzinfo=dt.UTC))
+    monkeypatch.setenv("LEDGER_TIME_ZONE", "America/New_York")
+    settings.get_settings.cache_clear()
+    assert settings.today() == dt.date(2026, 11, 22)
+    monkeypatch.setenv("LEDGER_TIME_ZONE", "Mars/Olympus")
+    settings.get_settings.cache_clear()
+    with pytest.raises(ValueError, match="unknown time zone"):
+        settings.get_settings()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from kakeibo import csvio, errors
-from kakeibo.service import _valid_key
+from kakeibo.services.slips import _valid_key
 
 HEADER = "date,kind,amount,account,to_account,category,memo,external_id\n"
 
@@ -228,3 +228,15 @@ def test_a_stray_quote_refuses_the_file_instead_of_swallowing_rows(memo: str) ->
     with pytest.raises(errors.BadRequest) as raised:
         csvio.parse(("\n".join(lines) + "\n").encode(), None)
     assert raised.value.detail.startswith("line 2:")
+
+
+def test_a_memo_with_a_line_break_and_a_date_reads_back_as_written() -> None:
+    # Given an exported slip whose memo holds a newline followed by date-like text
+    memo = "立替分\n2026-11-10, 返済予定"
+    slip = {"id": "S1", "date": "2026-11-03", "kind": "expense", "amount": 1200, "account": "cash", "memo": memo}
+    text = csvio.header_line() + csvio.slip_line(slip) + csvio.slip_line({**slip, "id": "S2", "memo": "次"})
+    # When it is parsed again
+    parsed = csvio.parse(text.encode(), None)
+    # Then both rows are there, the memo intact, and the second row keeps its own line
+    assert parsed.errors == []
+    assert [(r.line, r.slip.memo, r.slip_id) for r in parsed.valid] == [(2, memo, "S1"), (4, "次", "S2")]

@@ -24,6 +24,7 @@ EXPECTED = {
     "create_slip": 201,
     "list_slips": 200,
     "get_slip": 200,
+    "get_slip_by_id": 200,
     "replace_slip": 200,
     "patch_slip": 200,
     "delete_slip": 204,
@@ -32,6 +33,7 @@ EXPECTED = {
     "put_budget": 201,
     "list_budgets": 200,
     "import_csv": 200,
+    "get_import": 200,
     "export_csv": 200,
     "verify_ledger": 200,
     "rebuild_ledger": 200,
@@ -90,20 +92,22 @@ def test_handler_answers_every_sample(aws: None, name: str) -> None:
     client = Client("local")
     if name != "create_account":
         client.account("cash", 20000)
-    if name in ("get_slip", "replace_slip", "patch_slip", "delete_slip"):
-        from kakeibo import service
+    if name in ("get_slip", "get_slip_by_id", "replace_slip", "patch_slip", "delete_slip"):
         from kakeibo.models import SlipIn
+        from kakeibo.services import slips as service
         from kakeibo.store import get_store
 
         body = SlipIn(date="2026-11-20", kind="expense", amount=1200, account="cash", category="食費")
         service.create_slip(get_store(), "local", body, slip_id="01KAJ0000000000000000000AB")
     if name in ("get_recurrence", "patch_recurrence", "delete_recurrence", "list_occurrences"):
-        from kakeibo import recurrence_service
         from kakeibo.models import RecurrenceIn
+        from kakeibo.services import recurrences
         from kakeibo.store import get_store
 
         rent = RecurrenceIn.model_validate(json.loads(sample("create_recurrence")["body"]))
-        recurrence_service.create_recurrence(get_store(), "local", rent, recurrence_id=RECURRENCE_ID)
+        recurrences.create_recurrence(get_store(), "local", rent, recurrence_id=RECURRENCE_ID)
+    if name == "get_import":  # the import the sample names: the import_csv sample's file
+        assert lambda_handler(sample("import_csv"), LambdaContext(aws_request_id="test"))["statusCode"] == 200
     # When the sample event is handed to the function as `sam local invoke -e` would
     result = lambda_handler(sample(name), LambdaContext(aws_request_id="test"))
     # Then it answers as the route promises

@@ -42,7 +42,7 @@ def apply(state: dict[ItemKey, Counter[str]], changes: tuple) -> None:  # type: 
         state[change.key].update(change.deltas)
 
 
-@settings(max_examples=300)
+@settings(max_examples=300, deadline=None)
 @given(st.lists(entries(), min_size=1, max_size=8))
 def test_create_then_any_updates_then_delete_nets_zero_on_every_item(history: list[Entry]) -> None:
     # Given a slip created as history[0], updated through the rest, then deleted
@@ -55,7 +55,7 @@ def test_create_then_any_updates_then_delete_nets_zero_on_every_item(history: li
     assert all(v == 0 for counts in state.values() for v in counts.values())
 
 
-@settings(max_examples=300)
+@settings(max_examples=300, deadline=None)
 @given(st.one_of(st.none(), entries()), st.one_of(st.none(), entries()))
 def test_no_plan_names_an_item_twice_or_carries_a_zero(old: Entry | None, new: Entry | None) -> None:
     if old is None and new is None:
@@ -66,7 +66,7 @@ def test_no_plan_names_an_item_twice_or_carries_a_zero(old: Entry | None, new: E
     assert all(c.deltas and all(v != 0 for v in c.deltas.values()) for c in changes)
 
 
-@settings(max_examples=300)
+@settings(max_examples=300, deadline=None)
 @given(entries(), entries())
 def test_a_key_change_exactly_when_the_date_changes(old: Entry, new: Entry) -> None:
     op = plan(old, new).op
@@ -75,7 +75,7 @@ def test_a_key_change_exactly_when_the_date_changes(old: Entry, new: Entry) -> N
     assert plan(None, new).op == "create" and plan(old, None).op == "delete"
 
 
-@settings(max_examples=300)
+@settings(max_examples=300, deadline=None)
 @given(entries())
 def test_transfers_conserve_money_and_touch_no_category(entry: Entry) -> None:
     changes = plan(None, entry).changes
@@ -90,7 +90,7 @@ def test_transfers_conserve_money_and_touch_no_category(entry: Entry) -> None:
         assert balance_moves == [sign * entry.amount]
 
 
-@settings(max_examples=200)
+@settings(max_examples=200, deadline=None)
 @given(entries(), entries())
 def test_an_update_equals_delete_plus_create(old: Entry, new: Entry) -> None:
     combined: dict[ItemKey, Counter[str]] = defaultdict(Counter)
@@ -102,7 +102,7 @@ def test_an_update_equals_delete_plus_create(old: Entry, new: Entry) -> None:
     assert norm(combined) == norm(direct)
 
 
-@settings(max_examples=200)
+@settings(max_examples=200, deadline=None)
 @given(st.lists(entries(), max_size=20))
 def test_recompute_matches_the_sum_of_creates(slips: list[Entry]) -> None:
     opening = dict.fromkeys(ACCOUNTS, 1000)

@@ -9,7 +9,7 @@ import itertools
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kakeibo import recurrence
+from kakeibo import jobs, recurrence
 from kakeibo.recurrence import Occurrence, Rule
 
 D = dt.date.fromisoformat
@@ -87,9 +87,11 @@ def test_slip_ids_derive_from_recurrence_and_scheduled_date_only() -> None:
     assert a != recurrence.occurrence_slip_id("R2", D("2026-12-27"))
 
 
-def test_today_is_tokyos_date() -> None:
-    assert recurrence.today(dt.datetime(2026, 11, 26, 15, 0, tzinfo=dt.UTC)) == D("2026-11-27")
-    assert recurrence.today(dt.datetime(2026, 11, 26, 14, 59, tzinfo=dt.UTC)) == D("2026-11-26")
+def test_the_schedule_fires_for_the_ledgers_date() -> None:
+    # 00:05 in Tokyo is 15:05 UTC the day before: the run is for Tokyo's day
+    assert jobs.scheduled_day({"scheduled_time": "2026-11-26T15:05:00Z"}) == D("2026-11-27")
+    assert jobs.scheduled_day({"scheduled_time": "2026-11-26T14:59:00Z"}) == D("2026-11-26")
+    assert jobs.scheduled_day({"scheduled_time": "not a time"}) is None
 
 
 # ---- properties ------------------------------------------------------------------------------

@@ -56,6 +56,10 @@ HOSTILE: list[tuple[str, dict[str, Any]]] = [
     ("category with control char", {**LUNCH, "category": "食\u0000費"}),
     ("lone surrogate memo", {**LUNCH, "memo": "\ud800"}),
     ("bidi override category", {**LUNCH, "category": "\u202e費食"}),
+    *[
+        (f"bidi control U+{ord(ch):04X} in memo", {**LUNCH, "memo": f"返金{ch}000,01"})
+        for ch in "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+    ],
     ("account with separator", {**LUNCH, "account": "cash#DAY"}),
     ("account path traversal", {**LUNCH, "account": "../cash"}),
     ("transfer without to_account", {**LUNCH, "kind": "transfer", "category": None}),
@@ -240,12 +244,23 @@ def test_merge_patch_content_type_is_accepted(cash: Client) -> None:
 
 
 def test_if_match_forms(cash: Client) -> None:
+    # Given a slip at version 1
     made = cash.slip(**LUNCH)
     where = made.header("Location") or ""
-    assert cash.patch(where, {"amount": 2}, headers={"If-Match": 'W/"1"'}).status == 200
+    # When If-Match is a weak ETag, Then strong comparison (RFC 9110) fails the precondition
+    weak = cash.patch(where, {"amount": 2}, headers={"If-Match": 'W/"1"'})
+    assert weak.status == 412 and weak.json["code"] == "version_mismatch"
+    # When it is `*`, Then any current version matches
     assert cash.patch(where, {"amount": 3}, headers={"If-Match": "*"}).status == 200
-    garbage = cash.patch(where, {"amount": 4}, headers={"If-Match": "nonsense"})
-    assert garbage.status == 412 and garbage.json["current"] == 3
+    # When it is a list, Then its one strong ETag counts
+    assert cash.patch(where, {"amount": 4}, headers={"If-Match": 'W/"1", "2"'}).status == 200
+    # When it is not an entity tag (unquoted, garbage), Then 400 says how to write one
+    for sent in ("3", "nonsense", '"3'):
+        bad = cash.patch(where, {"amount": 5}, headers={"If-Match": sent})
+        assert bad.status == 400 and bad.json["code"] == "bad_request", bad
+        assert 'If-Match: "3"' in bad.json["detail"]
+    # And nothing changed
+    assert cash.get(where).json["amount"] == 4
 
 
 def test_unchanged_put_keeps_the_version(cash: Client) -> None:
@@ -283,3 +298,11 @@ def test_archived_accounts_take_no_new_slips(cash: Client) -> None:
     # but existing slips can still be corrected or removed
     assert cash.delete(where, headers={"If-Match": '"1"'}).status == 204
     assert cash.balances()["cash"] == 20000
+
+
+def test_a_memo_keeps_other_format_characters(cash: Client) -> None:
+    # zero-width joiners make emoji sequences; only bidi controls are refused
+    family = "\U0001f468\u200d\U0001f469\u200d\U0001f467"
+    reply = cash.post("/slips", {**LUNCH, "memo": f"家族 {family}"})
+    assert reply.status == 201, reply
+    assert reply.json["memo"] == f"家族 {family}"

@@ -10,7 +10,7 @@ from boto3.dynamodb.types import Binary, TypeDeserializer, TypeSerializer
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kakeibo.store import _plain, from_ddb, to_ddb
+from kakeibo.store.codec import _plain, from_ddb, to_ddb
 
 serializer, deserializer = TypeSerializer(), TypeDeserializer()
 

@@ -175,3 +175,19 @@ def test_what_botocore_retries_by_itself(error_code: str, botocore_retries: bool
         server.server_close()
     assert raised.value.response["Error"]["Code"] == error_code
     assert (len(hits) > 1) is botocore_retries, hits
+
+
+@pytest.mark.parametrize("reason", ["ValidationError", "ItemCollectionSizeLimitExceeded"])
+def test_a_permanent_reason_is_not_a_retryable_conflict(
+    stubbed: tuple[Store, Stubber, list[float]], reason: str
+) -> None:
+    # Given a transaction cancelled for a reason that will not change on retry
+    store, stub, sleeps = stubbed
+    _expect(stub, error=("TransactionCanceledException", _cancelled("None", reason)))
+    # When it is sent, Then it is not retried, and not answered as a conflict to retry
+    with pytest.raises(errors.ApiError) as raised:
+        store.transact(_ops(store), token="tok")
+    assert not isinstance(raised.value, errors.Conflict)
+    assert raised.value.code == "internal_error" and "Retry-After" not in raised.value.headers
+    assert raised.value.context["reasons"] == [reason]
+    assert sleeps == []

@@ -183,7 +183,8 @@ async function run(context) {
     await a.click('#slip-submit');
     await until('error region', () => visible(a, '#error'), true);
     const error = await text(a, '#error');
-    check(error.startsWith('残高不足:') && error.includes("account 'wallet' has 10000"), `error shown: ${error}`);
+    // worded by the API in the page's language (Accept-Language: ja-JP), the account by its name
+    check(error === '財布の残高 ¥10,000 では ¥20,000 を支払えません', `error shown: ${error}`);
     check((await a.getAttribute('#error', 'role')) === 'alert', 'errors are announced (role=alert)');
     check((await balance(a, 'wallet', 'current')) === '￥10,000', 'balance unchanged');
   });
@@ -360,7 +361,7 @@ async function run(context) {
     await addSlip(a, { date: `${MONTH}-06`, amount: '1500', category: '食費', memo: 'ケーキ' });
     await until('error region', () => visible(a, '#error'), true);
     const error = await text(a, '#error');
-    check(error.startsWith('予算超過:') && error.includes('has 1000 left; this needs 1500'), `error shown: ${error}`);
+    check(error.includes('「食費」の予算は残り ¥1,000 です（¥1,500 必要です）'), `error shown: ${error}`);
     check((await remaining()) === '￥1,000', 'remaining unchanged');
     // Changed with If-Match (the version it was listed at)
     await a.locator('#budget-rows tr[data-category="食費"] button').click();

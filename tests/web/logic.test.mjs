@@ -4,7 +4,17 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 
-import { Api, ApiError, etagVersion, loadConfig, normaliseBase, query, saveConfig, segment } from '../../web/api.js';
+import {
+  Api,
+  ApiError,
+  etagVersion,
+  loadConfig,
+  normaliseBase,
+  preferredLanguage,
+  query,
+  saveConfig,
+  segment,
+} from '../../web/api.js';
 import { chartGroups, chartRows, shorten } from '../../web/chart.js';
 import {
   defaultDay,
@@ -210,6 +220,16 @@ describe('API client', () => {
     assert.equal(etagVersion(out.etag), 2);
     assert.equal(etagVersion('W/"5"'), 5);
     assert.equal(etagVersion('*'), null);
+  });
+
+  test('errors are asked for in the browser\'s language, Japanese by default', async () => {
+    assert.equal(preferredLanguage({ language: 'en-US' }), 'en-US');
+    assert.equal(preferredLanguage({ language: 'ja-JP' }), 'ja-JP');
+    assert.equal(preferredLanguage(undefined), 'ja');
+    assert.equal(preferredLanguage({ language: 'x y' }), 'ja');
+    const { fetch, calls } = fakeFetch(() => response(200, {}));
+    await new Api({ user: 'local' }, fetch, 'ja').get('/accounts');
+    assert.equal(calls[0].init.headers['Accept-Language'], 'ja');
   });
 
   test("a problem's detail is what the person sees", async () => {

@@ -11,8 +11,13 @@ import threading
 from pathlib import Path
 from types import FrameType
 
+import boto3
+
 from kakeibo.local import template
+from kakeibo.local.bootstrap import create_tables
 from kakeibo.local.dynamodb import DynamoDBLocal, LocalStackError, port_free
+from kakeibo.local.front import Front, FunctionFailed, serve
+from kakeibo.local.instances import Pool, concurrency
 
 
 def local_environment(endpoint: str) -> dict[str, str]:
@@ -29,28 +34,33 @@ def prepare_process_env(endpoint: str) -> None:
     os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "local")
 
 
+def _log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
 DAILY_AT = dt.time(0, 5)  # as the schedule in template.yaml: 00:05 in the ledger's time zone
 
 
 def seconds_to_next_run(now: dt.datetime) -> float:
-    """Seconds from `now` until the next daily run (00:05 Asia/Tokyo)."""
-    from kakeibo.recurrence import LEDGER_TZ
+    """Seconds from `now` until the next daily run (00:05 in the ledger's time zone)."""
+    from kakeibo.settings import get_settings
 
-    local = now.astimezone(LEDGER_TZ)
-    target = dt.datetime.combine(local.date(), DAILY_AT, tzinfo=LEDGER_TZ)
+    zone = get_settings().time_zone
+    local = now.astimezone(zone)
+    target = dt.datetime.combine(local.date(), DAILY_AT, tzinfo=zone)
     if target <= local:
         target += dt.timedelta(days=1)
     return (target - local).total_seconds()
 
 
 def post_due_daily(stop: threading.Event) -> None:
-    """The daily job of AWS's schedule, locally: at start-up, then every day at 00:05 Tokyo time."""
-    from kakeibo import recurrence_service
+    """The daily job of AWS's schedule, locally: at start-up, then every day at 00:05 ledger time."""
+    from kakeibo.services import recurrences
     from kakeibo.store import get_store
 
     while True:
         try:
-            result = recurrence_service.post_due(get_store())
+            result = recurrences.post_due(get_store())
             failed = f", {len(result['failed'])} could not be written" if result["failed"] else ""
             print(f"recurring slips due by {result['until']}: {result['posted']} posted{failed}")
         except Exception as exc:  # the server keeps serving; tomorrow's run tries again
@@ -61,6 +71,11 @@ def post_due_daily(stop: threading.Event) -> None:
 
 
 def run(port: int, ddb_port: int, data_dir: Path, host: str) -> int:
+    try:
+        size = concurrency()
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
     if not port_free(port, host):
         print(f"error: port {port} is already in use; set PORT to another port", file=sys.stderr)
         return 1
@@ -70,16 +85,13 @@ def run(port: int, ddb_port: int, data_dir: Path, host: str) -> int:
     except LocalStackError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
+    pool: Pool | None = None
     try:
         prepare_process_env(ddb.endpoint)
-        from kakeibo.handler import lambda_handler  # after the environment is set
-        from kakeibo.local.bootstrap import create_tables
-        from kakeibo.local.front import Front, serve
-        from kakeibo.store import dynamodb_client
-
-        create_tables(dynamodb_client())
+        create_tables(boto3.client("dynamodb", endpoint_url=ddb.endpoint))
+        pool = Pool(size, local_environment(ddb.endpoint), log=_log).start()
         web = template.ROOT / "web"
-        server = serve(Front(lambda_handler, web_root=web if web.is_dir() else None), host, port)
+        server = serve(Front(pool, web_root=web if web.is_dir() else None), host, port)
         stop = threading.Event()
 
         def on_signal(signum: int, frame: FrameType | None) -> None:
@@ -91,6 +103,7 @@ def run(port: int, ddb_port: int, data_dir: Path, host: str) -> int:
         thread.start()
         threading.Thread(target=post_due_daily, args=(stop,), daemon=True, name="recurrences").start()
         print(f"Kakeibo API on http://{host}:{port}  (Swagger UI: http://{host}:{port}/swagger)")
+        print(f"serving with {size} function instances (FUNCTION_CONCURRENCY), pids {', '.join(map(str, pool.pids()))}")
         print(f"DynamoDB Local on {ddb.endpoint}, data in {data_dir.resolve()}  -- Ctrl-C to stop")
         sys.stdout.flush()
         stop.wait()
@@ -98,7 +111,12 @@ def run(port: int, ddb_port: int, data_dir: Path, host: str) -> int:
         server.shutdown()
         server.server_close()
         return 0
+    except FunctionFailed as exc:
+        print(f"error: {exc.detail}", file=sys.stderr)
+        return 1
     finally:
+        if pool is not None:
+            pool.close()
         ddb.stop()
 
 

@@ -1,9 +1,14 @@
-"""An HTTP front that behaves like the API Gateway HTTP API of template.yaml, in-process.
+"""An HTTP front that behaves like the API Gateway HTTP API of template.yaml.
 
 Only the routes the template declares are served (anything else: 404, as API Gateway does). Each
 request becomes a payload-2.0 event with the authorizer's claims (`Authorization: Bearer <user>`,
-or an unsigned JWT's `sub`); protected routes without one get 401 before the function runs. The
-handler is called in this process, one request at a time, as one Lambda instance would.
+or an unsigned JWT's `sub`); protected routes without one get 401 before the function runs. All
+of that happens here, in the front's threads; the function itself runs wherever `Function` says:
+on a pool of instance processes for `make run` and the API tests (kakeibo.local.instances), or in
+this process (`InProcess`). A function that fails or dies without answering gets 502.
+
+The server keeps a listen backlog of 128, so a burst of clients waits instead of being reset, and
+a client that hangs up before its answer is one log line.
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ from __future__ import annotations
 import base64
 import json
 import mimetypes
+import sys
 import threading
 import uuid
 from collections.abc import Callable
@@ -18,7 +24,7 @@ from dataclasses import dataclass
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from kakeibo.local import template
@@ -26,6 +32,7 @@ from kakeibo.local.events import http_event, identity_from_authorization
 
 Handler = Callable[[dict[str, Any], Any], dict[str, Any]]
 MAX_PAYLOAD = 10 * 1024 * 1024  # API Gateway's own limit
+BACKLOG = 128  # pending connections the listening socket holds (Python's default is 5)
 
 
 @dataclass
@@ -42,6 +49,32 @@ class LambdaContext:
         return 10_000
 
 
+class FunctionFailed(Exception):
+    """The function gave no answer to send: it raised, or its instance died (-> 502)."""
+
+    def __init__(self, detail: str) -> None:
+        super().__init__(detail)
+        self.detail = detail
+
+
+class Function(Protocol):
+    def invoke(self, event: dict[str, Any]) -> dict[str, Any]:
+        """The function's result for one payload-2.0 event; `FunctionFailed` when there is none."""
+        ...
+
+
+class InProcess:
+    """The handler called in this process, one request at a time: a single instance, no isolation."""
+
+    def __init__(self, handler: Handler) -> None:
+        self.handler = handler
+        self._lock = threading.Lock()
+
+    def invoke(self, event: dict[str, Any]) -> dict[str, Any]:
+        with self._lock:
+            return self.handler(event, LambdaContext(aws_request_id=event["requestContext"]["requestId"]))
+
+
 def _problem(status: int, detail: str, code: str) -> tuple[int, dict[str, str], bytes]:
     body = {
         "type": f"https://kakeibo.dev/problems/{code.replace('_', '-')}",
@@ -54,12 +87,11 @@ def _problem(status: int, detail: str, code: str) -> tuple[int, dict[str, str], 
 
 
 class Front:
-    def __init__(self, handler: Handler, *, web_root: Path | None = None) -> None:
-        self.handler = handler
+    def __init__(self, function: Function, *, web_root: Path | None = None) -> None:
+        self.function = function
         self.routes = template.routes()
         self.cors = template.cors()
         self.web_root = web_root
-        self._lock = threading.Lock()
 
     def match(self, method: str, path: str) -> tuple[template.Route, dict[str, str]] | None:
         for route in self.routes:
@@ -94,8 +126,11 @@ class Front:
             status, out, payload = 401, {"Content-Type": "application/json"}, b'{"message":"Unauthorized"}'
             return status, {**out, **cors}, payload
         event = self.event(route, params=params, target=target, headers=lowered, body=body, sub=sub)
-        with self._lock:
-            result = self.handler(event, LambdaContext(aws_request_id=event["requestContext"]["requestId"]))
+        try:
+            result = self.function.invoke(event)
+        except FunctionFailed as exc:
+            status, out, payload = _problem(502, f"no answer from the function: {exc.detail}", "bad_gateway")
+            return status, {**out, **cors}, payload
         return self._response(result, cors)
 
     @staticmethod
@@ -159,31 +194,65 @@ class Front:
         return 200, {"Content-Type": kind, "Cache-Control": "no-cache"}, target.read_bytes()
 
 
-def serve(front: Front, host: str, port: int) -> ThreadingHTTPServer:
+class Server(ThreadingHTTPServer):
+    request_queue_size = BACKLOG
+    daemon_threads = True
+    quiet = False  # no access log (tests); hang-ups and errors are still logged
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        failure = sys.exc_info()[1]
+        if isinstance(failure, ConnectionError):  # the client went away while we read its request
+            host = client_address[0] if isinstance(client_address, tuple) else client_address
+            sys.stderr.write(f"client {host} hung up: {failure.__class__.__name__}\n")
+            return
+        super().handle_error(request, client_address)
+
+
+def serve(front: Front, host: str, port: int) -> Server:
     class RequestHandler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
         server_version = "kakeibo-local"
+        # The head and the body go out in two writes: with Nagle's algorithm the body would wait
+        # for the client's delayed ACK of the head (~40 ms a response on Linux).
+        disable_nagle_algorithm = True
 
         def _dispatch(self) -> None:
-            length = int(self.headers.get("Content-Length") or 0)
-            if length > MAX_PAYLOAD:
+            try:
+                length = int(self.headers.get("Content-Length") or 0)
+            except ValueError:
+                length = -1
+            if length < 0:
+                status, headers, payload = _problem(400, "Content-Length is not a number of bytes", "bad_request")
+                self.close_connection = True
+            elif length > MAX_PAYLOAD:
                 status, headers, payload = _problem(413, "request body too large", "payload_too_large")
                 self.close_connection = True
             else:
                 body = self.rfile.read(length) if length else b""
+                if len(body) < length:
+                    self._hung_up("while sending its request")
+                    return
                 try:
                     status, headers, payload = front.handle(self.command, self.path, dict(self.headers.items()), body)
                 except Exception:  # the front itself must never take the server down
                     self.log_error("front error for %s %s", self.command, self.path)
                     status, headers, payload = _problem(502, "local front error", "bad_gateway")
-            self.send_response(status)
-            for key, value in headers.items():
-                self.send_header(key, value)
-            self.send_header("Content-Length", str(len(payload)))
-            self.send_header("apigw-requestid", str(uuid.uuid4()))
-            self.end_headers()
-            if self.command != "HEAD":
-                self.wfile.write(payload)
+            try:
+                self.send_response(status)
+                for key, value in headers.items():
+                    self.send_header(key, value)
+                self.send_header("Content-Length", str(len(payload)))
+                self.send_header("apigw-requestid", str(uuid.uuid4()))
+                self.end_headers()
+                if self.command != "HEAD":
+                    self.wfile.write(payload)
+                self.wfile.flush()
+            except ConnectionError as exc:
+                self._hung_up(f"before its {status} answer was sent ({exc.__class__.__name__})")
+
+        def _hung_up(self, when: str) -> None:
+            self.close_connection = True
+            sys.stderr.write(f"client {self.client_address[0]} hung up {when}: {self.command} {self.path}\n")
 
         do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_OPTIONS = do_HEAD = _dispatch
 
@@ -198,6 +267,4 @@ def serve(front: Front, host: str, port: int) -> ThreadingHTTPServer:
                 return
             super().log_message(format, *args)
 
-    server = ThreadingHTTPServer((host, port), RequestHandler)
-    server.daemon_threads = True
-    return server
+    return Server((host, port), RequestHandler)

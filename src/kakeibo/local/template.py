@@ -63,17 +63,19 @@ class Route:
 
 
 def routes(template: dict[str, Any] | None = None) -> list[Route]:
+    """The API's routes: its AWS::ApiGatewayV2::Route resources (public: `AuthorizationType: NONE`)."""
     template = template or load()
     found = []
-    for resource in template["Resources"].values():
-        if resource.get("Type") != "AWS::Serverless::Function":
+    for name, resource in template["Resources"].items():
+        events = (resource.get("Properties") or {}).get("Events") or {}
+        if any(event.get("Type") in ("HttpApi", "Api") for event in events.values()):
+            # Each such event would add its own invoke permission (Lambda's policy is capped at 20 KB).
+            raise ValueError(f"{name}: declare routes as AWS::ApiGatewayV2::Route resources, not as Events")
+        if resource.get("Type") != "AWS::ApiGatewayV2::Route":
             continue
-        for event in (resource["Properties"].get("Events") or {}).values():
-            if event.get("Type") != "HttpApi":
-                continue
-            props = event["Properties"]
-            auth = (props.get("Auth") or {}).get("Authorizer")
-            found.append(Route(props["Method"].upper(), props["Path"], auth == "NONE"))
+        props = resource["Properties"]
+        method, path = props["RouteKey"].split(" ", 1)
+        found.append(Route(method.upper(), path, props.get("AuthorizationType") == "NONE"))
     return found
 
 
@@ -113,7 +115,7 @@ def environment(
 def cors(template: dict[str, Any] | None = None) -> dict[str, Any]:
     template = template or load()
     for resource in template["Resources"].values():
-        if resource.get("Type") == "AWS::Serverless::HttpApi":
+        if resource.get("Type") == "AWS::ApiGatewayV2::Api":
             config = dict(resource["Properties"].get("CorsConfiguration") or {})
             origins = config.get("AllowOrigins")
             if isinstance(origins, dict) and "Ref" in origins:

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import datetime as dt
-from typing import Annotated
+from typing import Annotated, Any
 
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Body, Query
 
-from kakeibo import service
 from kakeibo.http import (
+    ETAG,
+    LOCATION,
     IdempotencyKeyHeader,
     IfMatchHeader,
     identity,
@@ -28,22 +28,47 @@ from kakeibo.models import (
     AccountList,
     AccountPatch,
 )
+from kakeibo.services import accounts, balances, common
+from kakeibo.settings import today
 from kakeibo.store import get_store
 
 router = Router()
 TAGS = ["accounts"]
+ACCOUNT_EXAMPLES: dict[str, Any] = {
+    "cash": {
+        "summary": "A wallet",
+        "value": {"id": "cash", "name": "財布", "type": "cash", "opening_balance": 20000},
+    },
+    "bank": {
+        "summary": "A bank account",
+        "value": {"id": "bank", "name": "ゆうちょ銀行", "type": "bank", "opening_balance": 300000},
+    },
+    "credit": {
+        "summary": "A credit card (may go below zero)",
+        "value": {"id": "card", "name": "楽天カード", "type": "credit"},
+    },
+}
+ACCOUNT_PATCH_EXAMPLES: dict[str, Any] = {
+    "rename": {"summary": "Rename", "value": {"name": "お財布"}},
+    "archive": {"summary": "Archive (kept for history, no new slips)", "value": {"archived": True}},
+}
 
 
 @router.post(
     "/accounts",
     tags=TAGS,
     summary="Create an account",
-    responses={201: ok_response(Account, "Created"), **problem_responses(400, 401, 409, 413, 415, 422, 423)},
+    operation_id="createAccount",
+    responses={
+        201: ok_response(Account, "Created", headers={**ETAG, **LOCATION}),
+        **problem_responses(400, 401, 409, 413, 415, 422, 423),
+    },
 )
 def create_account(
-    account: Annotated[AccountCreate, Body()], idempotency_key: IdempotencyKeyHeader = None
+    account: Annotated[AccountCreate, Body(openapi_examples=ACCOUNT_EXAMPLES)],
+    idempotency_key: IdempotencyKeyHeader = None,
 ) -> Response[str]:
-    created = service.create_account(
+    created = accounts.create_account(
         get_store(), identity(router), account, request_token=request_token(router, idempotency_key)
     )
     return json_response(201, created, etag=created["version"], location=f"/accounts/{created['id']}")
@@ -53,20 +78,22 @@ def create_account(
     "/accounts",
     tags=TAGS,
     summary="List accounts with their current balances",
-    responses={200: ok_response(AccountList), **problem_responses(401)},
+    operation_id="listAccounts",
+    responses={200: ok_response(AccountList), **problem_responses(401, 409)},
 )
 def list_accounts() -> Response[str]:
-    return json_response(200, {"items": service.list_accounts(get_store(), identity(router))})
+    return json_response(200, {"items": accounts.list_accounts(get_store(), identity(router))})
 
 
 @router.get(
     "/accounts/<id>",
     tags=TAGS,
     summary="One account with its current balance",
-    responses={200: ok_response(Account), **problem_responses(401, 404)},
+    operation_id="getAccount",
+    responses={200: ok_response(Account, headers=ETAG), **problem_responses(401, 404, 409)},
 )
 def get_account(id: str) -> Response[str]:
-    account = service.get_account(get_store(), identity(router), id)
+    account = accounts.get_account(get_store(), identity(router), id)
     return json_response(200, account, etag=account["version"])
 
 
@@ -74,17 +101,20 @@ def get_account(id: str) -> Response[str]:
     "/accounts/<id>",
     tags=TAGS,
     summary="Rename, allow negative balances, archive (If-Match required)",
+    operation_id="patchAccount",
     responses={
-        200: ok_response(Account),
-        **problem_responses(400, 401, 404, 412, 413, 415, 422, 428),
+        200: ok_response(Account, headers=ETAG),
+        **problem_responses(400, 401, 404, 409, 412, 413, 415, 422, 428),
     },
 )
 def patch_account(
-    id: str, patch: Annotated[AccountPatch, Body()], if_match_header: IfMatchHeader = None
+    id: str,
+    patch: Annotated[AccountPatch, Body(openapi_examples=ACCOUNT_PATCH_EXAMPLES)],
+    if_match_header: IfMatchHeader,
 ) -> Response[str]:
     who = identity(router)
     expected = if_match(if_match_header)
-    account = service.patch_account(get_store(), who, id, patch, expected)
+    account = accounts.patch_account(get_store(), who, id, patch, expected)
     return json_response(200, account, etag=account["version"])
 
 
@@ -92,7 +122,10 @@ def patch_account(
     "/accounts/<id>/history",
     tags=TAGS,
     summary="Daily balance series (days without slips carry the balance forward)",
-    responses={200: ok_response(AccountHistory), **problem_responses(400, 401, 404)},
+    description="`to` defaults to today in the ledger's time zone (Asia/Tokyo unless configured), "
+    "`from` to 30 days before `to`.",
+    operation_id="getAccountHistory",
+    responses={200: ok_response(AccountHistory), **problem_responses(400, 401, 404, 409)},
 )
 def account_history(
     id: str,
@@ -100,6 +133,6 @@ def account_history(
     date_to: Annotated[str | None, Query(alias="to", pattern=DATE_PATTERN)] = None,
 ) -> Response[str]:
     who = identity(router)
-    end = date_to or dt.datetime.now(dt.UTC).date().isoformat()
-    start = date_from or service.days_before(end, 30)
-    return json_response(200, service.history(get_store(), who, id, start, end))
+    end = date_to or today().isoformat()
+    start = date_from or common.days_before(end, 30)
+    return json_response(200, balances.history(get_store(), who, id, start, end))

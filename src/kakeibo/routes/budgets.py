@@ -2,40 +2,56 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 from urllib.parse import unquote
 
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Body, Query
 
-from kakeibo import service
-from kakeibo.http import IfMatchHeader, identity, json_response, ok_response, optional_if_match, problem_responses
+from kakeibo.http import (
+    ETAG,
+    OptionalIfMatchHeader,
+    identity,
+    json_response,
+    ok_response,
+    optional_if_match,
+    problem_responses,
+)
 from kakeibo.models import MONTH_PATTERN, Budget, BudgetIn, BudgetList
+from kakeibo.services import budgets, common
 from kakeibo.store import get_store
 
 router = Router()
 TAGS = ["budgets"]
+BUDGET_EXAMPLES: dict[str, Any] = {
+    "food": {"summary": "30,000 yen a month, refusing expenses past it", "value": {"limit": 30000, "strict": True}},
+    "soft": {"summary": "A limit that only reports", "value": {"limit": 50000}},
+}
 
 
 @router.put(
     "/budgets/<month>/<category>",
     tags=TAGS,
     summary="Set a category's monthly budget: create without If-Match, change with it",
+    operation_id="putBudget",
     responses={
-        200: ok_response(Budget),
-        201: ok_response(Budget, "Created"),
-        **problem_responses(400, 401, 404, 412, 413, 415, 422, 428),
+        200: ok_response(Budget, "Changed", headers=ETAG),
+        201: ok_response(Budget, "Created", headers=ETAG),
+        **problem_responses(400, 401, 404, 409, 412, 413, 415, 422, 428),
     },
 )
 def put_budget(
-    month: str, category: str, budget: Annotated[BudgetIn, Body()], if_match_header: IfMatchHeader = None
+    month: str,
+    category: str,
+    budget: Annotated[BudgetIn, Body(openapi_examples=BUDGET_EXAMPLES)],
+    if_match_header: OptionalIfMatchHeader = None,
 ) -> Response[str]:
     who = identity(router)
     # API Gateway's own, decoded, view of the path; the resolver's match may still be percent-encoded
     category = (router.current_event.get("pathParameters") or {}).get("category") or unquote(category)
     sent, expected = optional_if_match(if_match_header)
-    saved, created = service.put_budget(
+    saved, created = budgets.put_budget(
         get_store(), who, month, category, body=budget, expected=expected, if_match=sent
     )
     return json_response(201 if created else 200, saved, etag=saved["version"])
@@ -45,9 +61,10 @@ def put_budget(
     "/budgets",
     tags=TAGS,
     summary="A month's budgets with what is spent and what remains",
-    responses={200: ok_response(BudgetList), **problem_responses(400, 401)},
+    operation_id="listBudgets",
+    responses={200: ok_response(BudgetList), **problem_responses(400, 401, 409)},
 )
 def list_budgets(month: Annotated[str, Query(pattern=MONTH_PATTERN)]) -> Response[str]:
     who = identity(router)
-    service.query_month(month)
-    return json_response(200, service.list_budgets(get_store(), who, month))
+    common.query_month(month)
+    return json_response(200, budgets.list_budgets(get_store(), who, month))

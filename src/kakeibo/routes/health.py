@@ -12,6 +12,12 @@ from kakeibo.models import Health
 router = Router()
 
 
-@router.get("/health", tags=["meta"], summary="Liveness", responses={200: ok_response(Health)})
+@router.get(
+    "/health",
+    tags=["meta"],
+    summary="Liveness (no authentication)",
+    operation_id="getHealth",
+    responses={200: ok_response(Health)},
+)
 def health() -> Response[str]:
     return json_response(200, {"status": "ok", "version": __version__})

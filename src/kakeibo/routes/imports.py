@@ -11,6 +11,8 @@ from aws_lambda_powertools.event_handler.openapi.params import Query
 
 from kakeibo import csvio, importer
 from kakeibo.http import (
+    IdempotencyKeyHeader,
+    header_doc,
     identity,
     json_response,
     ok_response,
@@ -18,7 +20,7 @@ from kakeibo.http import (
     raw_body,
     time_left,
 )
-from kakeibo.models import DATE_PATTERN, ImportResult
+from kakeibo.models import DATE_PATTERN, ImportReport, ImportResult
 from kakeibo.store import get_store
 
 router = Router()
@@ -32,7 +34,8 @@ CSV_BODY = {
     "(external_id optional). Set the charset parameter, or it is detected.",
     "content": {
         CSV: {
-            "schema": {"type": "string"},
+            # the file's bytes, as they are (UTF-8 or Shift_JIS): binary, so generated clients send them untouched
+            "schema": {"type": "string", "format": "binary"},
             "example": f"{HEADER}\n2026-11-03,expense,1200,cash,,食費,ランチ,\n",
         }
     },
@@ -43,9 +46,12 @@ CSV_BODY = {
     "/imports",
     tags=TAGS,
     summary="Import slips from a CSV file, exactly once per row",
-    description="Valid rows are imported; invalid ones are listed with their line. Sending the same "
-    "file again (or one that overlaps it, with external_id) creates only what is missing. 202: time "
-    "ran out before the end of the file; send it again to import the rest.",
+    operation_id="importSlips",
+    description="Valid rows are imported; invalid ones are listed with their line (the first 100 here, "
+    "up to 1000 at GET /imports/{import_id}). Each row is one slip identity: sending the same file again "
+    "(or one that overlaps it, with external_id, or an export) creates only what is missing, and never "
+    "brings back a slip deleted since. 202: time ran out before the end of the file; send it again to "
+    "import the rest.",
     responses={
         200: ok_response(ImportResult, "Imported"),
         202: ok_response(ImportResult, "Partly imported: send the file again"),
@@ -53,7 +59,7 @@ CSV_BODY = {
     },
     openapi_extensions={"requestBody": CSV_BODY},
 )
-def import_csv() -> Response[str]:
+def import_csv(idempotency_key: IdempotencyKeyHeader = None) -> Response[str]:
     who = identity(router)
     charset = csvio.charset_of(router.current_event.headers.get("content-type"))
     result = importer.import_csv(get_store(), who, raw_body(router), charset, time_left=time_left(router))
@@ -61,13 +67,32 @@ def import_csv() -> Response[str]:
 
 
 @router.get(
+    "/imports/<id>",
+    tags=TAGS,
+    summary="The full report of an import: counts and every refused row (up to 1000), by line",
+    operation_id="getImport",
+    responses={200: ok_response(ImportReport), **problem_responses(401, 404, 409)},
+)
+def get_import(id: str) -> Response[str]:
+    return json_response(200, importer.get_import(get_store(), identity(router), id))
+
+
+@router.get(
     "/slips.csv",
     tags=TAGS,
     summary="Export slips as CSV (the import format; external_id = slip id), oldest first",
+    operation_id="exportSlips",
     description='Large exports come in pages: a `Link: <...>; rel="next"` header names the next one.',
     responses={
-        200: {"description": "CSV (UTF-8)", "content": {CSV: {"schema": {"type": "string"}}}},
-        **problem_responses(400, 401),
+        200: {
+            "description": "CSV (UTF-8)",
+            "headers": {
+                "Link": header_doc('<...>; rel="next" when there is a next page', required=False),
+                "Content-Disposition": header_doc("attachment; filename=slips.csv"),
+            },
+            "content": {CSV: {"schema": {"type": "string"}}},
+        },
+        **problem_responses(400, 401, 409),
     },
 )
 def export_csv(

@@ -18,7 +18,8 @@ TAGS = ["ledger"]
     "/ledger/verify",
     tags=TAGS,
     summary="Recompute every balance, day total and month x category total from the slips; compare",
-    responses={200: ok_response(LedgerCheck), **problem_responses(400, 401, 413, 415)},
+    operation_id="verifyLedger",
+    responses={200: ok_response(LedgerCheck), **problem_responses(400, 401, 409, 413, 415)},
 )
 def verify() -> Response[str]:
     return json_response(200, integrity.verify(get_store(), identity(router)))
@@ -28,6 +29,7 @@ def verify() -> Response[str]:
     "/ledger/rebuild",
     tags=TAGS,
     summary="Rewrite every balance item that differs from the slips, under the ledger lock",
+    operation_id="rebuildLedger",
     description="Slip changes during a rebuild get 423 with Retry-After. 202: time ran out; run it again.",
     responses={
         200: ok_response(LedgerRebuild, "Rebuilt"),

@@ -10,11 +10,14 @@ from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Body, Query
 
 from kakeibo.http import (
+    ETAG,
+    LOCATION,
     IdempotencyKeyHeader,
     IfMatchHeader,
     identity,
     if_match,
     json_response,
+    no_content,
     ok_response,
     problem_responses,
     request_token,
@@ -33,14 +36,52 @@ from kakeibo.store import get_store
 
 router = Router()
 TAGS = ["recurrences"]
+RECURRENCE_EXAMPLES: dict[str, Any] = {
+    "rent": {
+        "summary": "Rent on the 27th, paid on the previous business day when the 27th is not one",
+        "value": {
+            "slip": {"kind": "expense", "amount": 80000, "account": "bank", "category": "家賃", "memo": "家賃"},
+            "rule": {"freq": "monthly", "by_month_day": 27, "start": "2026-11-01"},
+            "shift": "previous_business_day",
+        },
+    },
+    "salary": {
+        "summary": "Salary on the 25th, for a year",
+        "value": {
+            "slip": {"kind": "income", "amount": 250000, "account": "bank", "category": "給与"},
+            "rule": {"freq": "monthly", "by_month_day": 25, "start": "2026-11-01", "count": 12},
+            "shift": "previous_business_day",
+        },
+    },
+    "subscription": {
+        "summary": "A subscription on the last day of every month",
+        "value": {
+            "slip": {"kind": "expense", "amount": 980, "account": "bank", "category": "通信費"},
+            "rule": {"freq": "monthly", "by_month_day": "last", "start": "2026-11-01"},
+        },
+    },
+    "allowance": {
+        "summary": "Cash from the bank every other Monday, on the next business day after a holiday",
+        "value": {
+            "slip": {"kind": "transfer", "amount": 10000, "account": "bank", "to_account": "cash"},
+            "rule": {"freq": "weekly", "interval": 2, "by_weekday": ["MO"], "start": "2026-11-02"},
+            "shift": "next_business_day",
+        },
+    },
+}
+RECURRENCE_PATCH_EXAMPLES: dict[str, Any] = {
+    "amount": {"summary": "The rent goes up (occurrences already posted stay)", "value": {"slip": {"amount": 82000}}},
+    "until": {"summary": "End the rule after March", "value": {"rule": {"until": "2027-03-31"}}},
+    "memo": {"summary": "Remove the memo (null removes an optional field)", "value": {"slip": {"memo": None}}},
+}
 
 
 def _service() -> ModuleType:
     """The recurrence use cases (and the schedule, holidays), loaded on first use: a cold start
     serving other routes does not pay for them."""
-    from kakeibo import recurrence_service  # noqa: PLC0415
+    from kakeibo.services import recurrences  # noqa: PLC0415
 
-    return recurrence_service
+    return recurrences
 
 
 def _location(item: dict[str, Any]) -> str:
@@ -51,10 +92,17 @@ def _location(item: dict[str, Any]) -> str:
     "/recurrences",
     tags=TAGS,
     summary="Define a recurring slip (rule, and shift onto Japanese business days)",
-    responses={201: ok_response(Recurrence, "Created"), **problem_responses(400, 401, 409, 413, 415, 422)},
+    description="The accounts it names must exist and be open. With an Idempotency-Key a retry answers "
+    "the recurrence the first attempt created. At most 200 per ledger.",
+    operation_id="createRecurrence",
+    responses={
+        201: ok_response(Recurrence, "Created", headers={**ETAG, **LOCATION}),
+        **problem_responses(400, 401, 409, 413, 415, 422),
+    },
 )
 def create_recurrence(
-    body: Annotated[RecurrenceIn, Body()], idempotency_key: IdempotencyKeyHeader = None
+    body: Annotated[RecurrenceIn, Body(openapi_examples=RECURRENCE_EXAMPLES)],
+    idempotency_key: IdempotencyKeyHeader = None,
 ) -> Response[str]:
     who = identity(router)
     created = _service().create_recurrence(get_store(), who, body, request_token=request_token(router, idempotency_key))
@@ -65,7 +113,8 @@ def create_recurrence(
     "/recurrences",
     tags=TAGS,
     summary="List recurring slips",
-    responses={200: ok_response(RecurrenceList), **problem_responses(401)},
+    operation_id="listRecurrences",
+    responses={200: ok_response(RecurrenceList), **problem_responses(401, 409)},
 )
 def list_recurrences() -> Response[str]:
     return json_response(200, {"items": _service().list_recurrences(get_store(), identity(router))})
@@ -74,14 +123,15 @@ def list_recurrences() -> Response[str]:
 @router.post(
     "/recurrences/run",
     tags=TAGS,
-    summary="Post every occurrence due on or before `until` (default: today in Asia/Tokyo)",
+    summary="Post every occurrence due on or before `until` (default: today in the ledger's time zone)",
     description="Each occurrence is posted once, however often or concurrently this runs. "
     "One that cannot be written is reported (and on its recurrence's last_error) and tried again "
     "next run. 202: time ran out; run it again.",
+    operation_id="runRecurrences",
     responses={
         200: ok_response(RunResult, "Done"),
         202: ok_response(RunResult, "Partly done: run it again"),
-        **problem_responses(400, 401, 413, 415),
+        **problem_responses(400, 401, 409, 413, 415),
     },
 )
 def run_recurrences(until: Annotated[str | None, Query(pattern=DATE_PATTERN)] = None) -> Response[str]:
@@ -93,7 +143,8 @@ def run_recurrences(until: Annotated[str | None, Query(pattern=DATE_PATTERN)] = 
     "/recurrences/<id>",
     tags=TAGS,
     summary="One recurring slip (ETag: its version)",
-    responses={200: ok_response(Recurrence), **problem_responses(401, 404)},
+    operation_id="getRecurrence",
+    responses={200: ok_response(Recurrence, headers=ETAG), **problem_responses(401, 404, 409)},
 )
 def get_recurrence(id: str) -> Response[str]:
     item = _service().get_recurrence(get_store(), identity(router), id)
@@ -104,10 +155,16 @@ def get_recurrence(id: str) -> Response[str]:
     "/recurrences/<id>",
     tags=TAGS,
     summary="Change a recurring slip (JSON merge patch, If-Match required); posted slips stay as they are",
-    responses={200: ok_response(Recurrence), **problem_responses(400, 401, 404, 409, 412, 413, 415, 422, 428)},
+    operation_id="patchRecurrence",
+    responses={
+        200: ok_response(Recurrence, headers=ETAG),
+        **problem_responses(400, 401, 404, 409, 412, 413, 415, 422, 428),
+    },
 )
 def patch_recurrence(
-    id: str, patch: Annotated[RecurrencePatch, Body()], if_match_header: IfMatchHeader = None
+    id: str,
+    patch: Annotated[RecurrencePatch, Body(openapi_examples=RECURRENCE_PATCH_EXAMPLES)],
+    if_match_header: IfMatchHeader,
 ) -> Response[str]:
     who = identity(router)
     expected = if_match(if_match_header)
@@ -120,9 +177,10 @@ def patch_recurrence(
     "/recurrences/<id>",
     tags=TAGS,
     summary="Delete a recurring slip (If-Match required); the slips it posted stay",
-    responses={204: {"description": "Deleted"}, **problem_responses(401, 404, 412, 428)},
+    operation_id="deleteRecurrence",
+    responses={204: no_content("Deleted"), **problem_responses(400, 401, 404, 409, 412, 428)},
 )
-def delete_recurrence(id: str, if_match_header: IfMatchHeader = None) -> Response[str]:
+def delete_recurrence(id: str, if_match_header: IfMatchHeader) -> Response[str]:
     who = identity(router)
     expected = if_match(if_match_header)
     _service().delete_recurrence(get_store(), who, id, expected=expected)
@@ -133,8 +191,10 @@ def delete_recurrence(id: str, if_match_header: IfMatchHeader = None) -> Respons
     "/recurrences/<id>/occurrences",
     tags=TAGS,
     summary="Preview the occurrences posting between from and to: scheduled and shifted dates",
-    description="Default: from today (Asia/Tokyo), for a year. At most 1830 days per request.",
-    responses={200: ok_response(OccurrenceList), **problem_responses(400, 401, 404)},
+    description="Default: from today in the ledger's time zone (Asia/Tokyo unless configured), for a "
+    "year. At most 1830 days per request.",
+    operation_id="listOccurrences",
+    responses={200: ok_response(OccurrenceList), **problem_responses(400, 401, 404, 409)},
 )
 def list_occurrences(
     id: str,

@@ -8,9 +8,9 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Query
 
-from kakeibo import service
 from kakeibo.http import identity, json_response, ok_response, problem_responses
 from kakeibo.models import DATE_PATTERN, MONTH_PATTERN, Balances, MonthlyReport
+from kakeibo.services import balances, common, reports
 from kakeibo.store import get_store
 
 router = Router()
@@ -20,22 +20,24 @@ router = Router()
     "/balances",
     tags=["balances"],
     summary="Current balances (one consistent snapshot), or as of the end of ?date",
-    responses={200: ok_response(Balances), **problem_responses(400, 401)},
+    operation_id="getBalances",
+    responses={200: ok_response(Balances), **problem_responses(400, 401, 409)},
 )
 def get_balances(date: Annotated[str | None, Query(pattern=DATE_PATTERN)] = None) -> Response[str]:
     who = identity(router)
     if date is not None:
-        service.query_date("date", date)
-    return json_response(200, service.balances(get_store(), who, date))
+        common.query_date("date", date)
+    return json_response(200, balances.balances(get_store(), who, date))
 
 
 @router.get(
     "/reports/monthly",
     tags=["reports"],
     summary="Income, expense and net for a month, by category and by account",
-    responses={200: ok_response(MonthlyReport), **problem_responses(400, 401)},
+    operation_id="getMonthlyReport",
+    responses={200: ok_response(MonthlyReport), **problem_responses(400, 401, 409)},
 )
 def monthly(month: Annotated[str, Query(pattern=MONTH_PATTERN)]) -> Response[str]:
     who = identity(router)
-    service.query_month(month)
-    return json_response(200, service.monthly_report(get_store(), who, month))
+    common.query_month(month)
+    return json_response(200, reports.monthly_report(get_store(), who, month))

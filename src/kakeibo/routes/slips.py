@@ -8,23 +8,55 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Body, Query
 
-from kakeibo import service
 from kakeibo.http import (
+    CONTENT_LOCATION,
+    ETAG,
+    LOCATION,
     IdempotencyKeyHeader,
     IfMatchHeader,
     identity,
     if_match,
     json_response,
+    no_content,
     ok_response,
     problem_responses,
     request_token,
 )
 from kakeibo.ledger import Kind
 from kakeibo.models import ACCOUNT_ID_PATTERN, DATE_PATTERN, Slip, SlipIn, SlipList, SlipPatch
+from kakeibo.services import slips as service
 from kakeibo.store import get_store
 
 router = Router()
 TAGS = ["slips"]
+# Each one is accepted as it is, given the accounts of POST /accounts' examples (a test sends them).
+SLIP_EXAMPLES: dict[str, Any] = {
+    "expense": {
+        "summary": "An expense paid from the wallet",
+        "value": {
+            "date": "2026-11-03",
+            "kind": "expense",
+            "amount": 1200,
+            "account": "cash",
+            "category": "食費",
+            "memo": "ランチ",
+        },
+    },
+    "income": {
+        "summary": "Salary into the bank",
+        "value": {"date": "2026-11-25", "kind": "income", "amount": 250000, "account": "bank", "category": "給与"},
+    },
+    "transfer": {
+        "summary": "Cash withdrawn from the bank (a transfer has no category)",
+        "value": {"date": "2026-11-04", "kind": "transfer", "amount": 10000, "account": "bank", "to_account": "cash"},
+    },
+}
+SLIP_PATCH_EXAMPLES: dict[str, Any] = {
+    "amount": {"summary": "Correct the amount", "value": {"amount": 1350}},
+    "move": {"summary": "Move to another day (the slip gets a new Location)", "value": {"date": "2026-11-05"}},
+    "memo": {"summary": "Remove the memo (null removes an optional field)", "value": {"memo": None}},
+}
+MOVED = "The slip (a new date moves it: Location names where it is now)"
 
 
 def _location(slip: dict[str, Any]) -> str:
@@ -35,9 +67,18 @@ def _location(slip: dict[str, Any]) -> str:
     "/slips",
     tags=TAGS,
     summary="Record an expense, income or transfer",
-    responses={201: ok_response(Slip, "Created"), **problem_responses(400, 401, 409, 413, 415, 422, 423)},
+    description="With an Idempotency-Key the key is the slip, forever: the same key and body later "
+    "answer the slip as it is now (Location: its current date), another body 422 "
+    "idempotency_key_reused, and 410 gone once that slip was deleted (it is never created again).",
+    operation_id="createSlip",
+    responses={
+        201: ok_response(Slip, "Created (or created before with this Idempotency-Key)", headers={**ETAG, **LOCATION}),
+        **problem_responses(400, 401, 409, 410, 413, 415, 422, 423),
+    },
 )
-def create_slip(slip: Annotated[SlipIn, Body()], idempotency_key: IdempotencyKeyHeader = None) -> Response[str]:
+def create_slip(
+    slip: Annotated[SlipIn, Body(openapi_examples=SLIP_EXAMPLES)], idempotency_key: IdempotencyKeyHeader = None
+) -> Response[str]:
     who = identity(router)
     created = service.create_slip(get_store(), who, slip, request_token=request_token(router, idempotency_key))
     return json_response(201, created, etag=created["version"], location=_location(created))
@@ -47,7 +88,9 @@ def create_slip(slip: Annotated[SlipIn, Body()], idempotency_key: IdempotencyKey
     "/slips",
     tags=TAGS,
     summary="List slips, newest first",
-    responses={200: ok_response(SlipList), **problem_responses(400, 401)},
+    description="A page of at most `limit` slips; `next_cursor` (null on the last page) asks for the next one.",
+    operation_id="listSlips",
+    responses={200: ok_response(SlipList), **problem_responses(400, 401, 409)},
 )
 def list_slips(
     date_from: Annotated[str | None, Query(alias="from", pattern=DATE_PATTERN)] = None,
@@ -73,10 +116,23 @@ def list_slips(
 
 
 @router.get(
+    "/slips/<id>",
+    tags=TAGS,
+    summary="One slip by its id, wherever its date is (Content-Location: its dated URL)",
+    operation_id="getSlipById",
+    responses={200: ok_response(Slip, headers={**ETAG, **CONTENT_LOCATION}), **problem_responses(401, 404, 409)},
+)
+def get_slip_by_id(id: str) -> Response[str]:
+    slip = service.get_slip_by_id(get_store(), identity(router), id)
+    return json_response(200, slip, etag=slip["version"], headers={"Content-Location": _location(slip)})
+
+
+@router.get(
     "/slips/<date>/<id>",
     tags=TAGS,
     summary="One slip (ETag: its version)",
-    responses={200: ok_response(Slip), **problem_responses(401, 404)},
+    operation_id="getSlip",
+    responses={200: ok_response(Slip, headers=ETAG), **problem_responses(401, 404, 409)},
 )
 def get_slip(date: str, id: str) -> Response[str]:
     slip = service.get_slip(get_store(), identity(router), date, id)
@@ -87,13 +143,14 @@ def get_slip(date: str, id: str) -> Response[str]:
     "/slips/<date>/<id>",
     tags=TAGS,
     summary="Replace a slip (If-Match required); a new date moves it to a new Location",
+    operation_id="replaceSlip",
     responses={
-        200: ok_response(Slip),
+        200: ok_response(Slip, MOVED, headers={**ETAG, **LOCATION}),
         **problem_responses(400, 401, 404, 409, 412, 413, 415, 422, 423, 428),
     },
 )
 def replace_slip(
-    date: str, id: str, slip: Annotated[SlipIn, Body()], if_match_header: IfMatchHeader = None
+    date: str, id: str, slip: Annotated[SlipIn, Body(openapi_examples=SLIP_EXAMPLES)], if_match_header: IfMatchHeader
 ) -> Response[str]:
     who = identity(router)
     expected = if_match(if_match_header)
@@ -105,13 +162,19 @@ def replace_slip(
     "/slips/<date>/<id>",
     tags=TAGS,
     summary="Change some fields (JSON merge patch, If-Match required)",
+    description="Send `application/merge-patch+json` (or `application/json`): absent fields stay, null removes "
+    "an optional one. A new date moves the slip: the answer's Location names where it is now.",
+    operation_id="patchSlip",
     responses={
-        200: ok_response(Slip),
+        200: ok_response(Slip, MOVED, headers={**ETAG, **LOCATION}),
         **problem_responses(400, 401, 404, 409, 412, 413, 415, 422, 423, 428),
     },
 )
 def patch_slip(
-    date: str, id: str, patch: Annotated[SlipPatch, Body()], if_match_header: IfMatchHeader = None
+    date: str,
+    id: str,
+    patch: Annotated[SlipPatch, Body(openapi_examples=SLIP_PATCH_EXAMPLES)],
+    if_match_header: IfMatchHeader,
 ) -> Response[str]:
     who = identity(router)
     expected = if_match(if_match_header)
@@ -124,9 +187,10 @@ def patch_slip(
     "/slips/<date>/<id>",
     tags=TAGS,
     summary="Delete a slip (If-Match required); its effects are reversed",
-    responses={204: {"description": "Deleted"}, **problem_responses(401, 404, 409, 412, 423, 428)},
+    operation_id="deleteSlip",
+    responses={204: no_content("Deleted"), **problem_responses(400, 401, 404, 409, 412, 423, 428)},
 )
-def delete_slip(date: str, id: str, if_match_header: IfMatchHeader = None) -> Response[str]:
+def delete_slip(date: str, id: str, if_match_header: IfMatchHeader) -> Response[str]:
     who = identity(router)
     expected = if_match(if_match_header)
     service.delete_slip(get_store(), who, date, id, expected=expected)

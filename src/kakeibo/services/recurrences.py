@@ -1,7 +1,7 @@
 """Recurring slips: define them, preview their dates, and post what is due through the one create path.
 
 Each occurrence is a slip whose id comes from (recurrence, scheduled date) and which is created by
-`service.create_slip`, so running twice, from many processes at once, or after the recurrence was
+`services.slips.create_slip`, so running twice, from many processes at once, or after the recurrence was
 edited posts it once. An occurrence that cannot be written (insufficient funds, an archived account,
 a strict budget...) is kept as `last_error`; the recurrence does not move past it, and the next run
 tries it again. Editing a recurrence changes the occurrences not posted yet, never the slips posted.
@@ -18,11 +18,15 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from kakeibo import errors, recurrence, recurrence_store, service
+from kakeibo import errors, recurrence
 from kakeibo.idempotency import derived_id
 from kakeibo.models import RecurrenceIn, SlipIn
 from kakeibo.recurrence import Occurrence
-from kakeibo.store import Item, Store
+from kakeibo.services.accounts import get_account
+from kakeibo.services.common import check_version, now_iso, query_date, validation_errors
+from kakeibo.services.slips import create_slip, new_slip_id
+from kakeibo.settings import today
+from kakeibo.store import Item, ProgressConflict, SlipIdTaken, Store, identity_sk
 
 TimeLeft = Callable[[], float]
 MIN_SECONDS_LEFT = 2.0  # stop starting new work with less than this left
@@ -119,7 +123,7 @@ def _valid_id(recurrence_id: str) -> bool:
 
 
 def _read(store: Store, who: str, recurrence_id: str) -> Item:
-    item = recurrence_store.read_recurrence(store, who, recurrence_id) if _valid_id(recurrence_id) else None
+    item = store.read_recurrence(who, recurrence_id) if _valid_id(recurrence_id) else None
     if item is None:
         raise errors.NotFound("recurrence not found")
     return item
@@ -135,16 +139,16 @@ def create_recurrence(
 ) -> dict[str, Any]:
     """Store a new recurrence. With a request token (Idempotency-Key) its id derives from the token,
     so a retry answers the recurrence the first attempt created instead of making a second one."""
-    if sum(1 for _ in recurrence_store.list_recurrences(store, who, keys_only=True)) >= MAX_RECURRENCES:
+    if sum(1 for _ in store.list_recurrences(who, keys_only=True)) >= MAX_RECURRENCES:
         raise errors.Conflict(f"a ledger holds at most {MAX_RECURRENCES} recurrences", limit=MAX_RECURRENCES)
     _check_accounts(store, who, body)
     definition = _definition_fields(body)
     fingerprint = hashlib.sha256(json.dumps(definition, sort_keys=True).encode()).hexdigest()
     if request_token:
         recurrence_id = recurrence_id or derived_id(f"recurrence\n{request_token}")
-    recurrence_id = recurrence_id or service.new_slip_id()
+    recurrence_id = recurrence_id or new_slip_id()
     first = recurrence.next_occurrence(schedule_rule(json.loads(definition["rule"])), body.shift)
-    stamp = service.now_iso()
+    stamp = now_iso()
     item: Item = {
         "type": "recurrence",
         "id": recurrence_id,
@@ -157,12 +161,14 @@ def create_recurrence(
         "fingerprint": fingerprint,
     }
     try:
-        recurrence_store.insert_recurrence(store, who, {k: v for k, v in item.items() if v is not None})
+        store.insert_recurrence(who, {k: v for k, v in item.items() if v is not None})
     except errors.AlreadyExists:
-        existing = recurrence_store.read_recurrence(store, who, recurrence_id)
+        existing = store.read_recurrence(who, recurrence_id)
         if request_token and existing and existing.get("request_token") == request_token:
             if existing.get("fingerprint") != fingerprint:
-                raise errors.IdempotencyKeyReused("this Idempotency-Key was used with another body") from None
+                raise errors.IdempotencyKeyReused(
+                    "this Idempotency-Key was used with a different request body; use a new key"
+                ) from None
             return recurrence_view(existing)
         raise
     return recurrence_view(item)
@@ -175,7 +181,7 @@ def _check_accounts(store: Store, who: str, body: RecurrenceIn) -> None:
         if account is None:
             continue
         try:
-            archived = service.get_account(store, who, account)["archived"]
+            archived = get_account(store, who, account)["archived"]
         except errors.NotFound:
             archived = None
         if archived is not False:
@@ -189,7 +195,7 @@ def get_recurrence(store: Store, who: str, recurrence_id: str) -> dict[str, Any]
 
 
 def list_recurrences(store: Store, who: str) -> list[dict[str, Any]]:
-    return [recurrence_view(item) for item in recurrence_store.list_recurrences(store, who)]
+    return [recurrence_view(item) for item in store.list_recurrences(who)]
 
 
 def merge(target: Any, patch: Any) -> Any:
@@ -213,19 +219,13 @@ def patch_recurrence(
     for _ in range(PROGRESS_ATTEMPTS):
         item = _read(store, who, recurrence_id)
         current = Definition.of(item)
-        version = current.version if expected is None else expected
-        if current.version != version:
-            raise errors.VersionMismatch(
-                f"the recurrence is at version {current.version}, not {version}",
-                current=current.version,
-                expected=version,
-            )
+        version = check_version(current.version, expected)
         merged = merge({"slip": current.slip, "rule": current.rule, "shift": current.shift}, patch)
         try:
             body = RecurrenceIn.model_validate(merged)
         except ValidationError as exc:
             raise errors.ValidationFailed(
-                "the patched recurrence is not valid", errors=service.validation_errors(exc, prefix="body")
+                "the patched recurrence is not valid", errors=validation_errors(exc, prefix="body")
             ) from exc
         fields = _definition_fields(body)
         if all(item[name] == value for name, value in fields.items()):
@@ -236,17 +236,16 @@ def patch_recurrence(
             schedule_rule(body.rule.model_dump()), body.shift, after=current.posted_through
         )
         fields.update(_progress_fields(upcoming))
-        fields.update({"last_error": None, "updated_at": service.now_iso()})
+        fields.update({"last_error": None, "updated_at": now_iso()})
         try:
-            updated = recurrence_store.replace_definition(
-                store,
+            updated = store.replace_definition(
                 who,
                 recurrence_id,
                 fields,
                 version=version,
                 posted_through=item.get("posted_through"),
             )
-        except recurrence_store.ProgressConflict:
+        except ProgressConflict:
             continue  # a run posted meanwhile: recompute from where it got
         return recurrence_view(updated)
     raise errors.Conflict("the recurrence is busy being run; retry", retry_after=1)
@@ -254,7 +253,7 @@ def patch_recurrence(
 
 def delete_recurrence(store: Store, who: str, recurrence_id: str, *, expected: int | None) -> None:
     _read(store, who, recurrence_id)
-    recurrence_store.delete_recurrence(store, who, recurrence_id, version=expected)
+    store.delete_recurrence(who, recurrence_id, version=expected)
 
 
 def occurrences(
@@ -262,8 +261,8 @@ def occurrences(
 ) -> dict[str, Any]:
     """The occurrences posting between from and to: scheduled and shifted dates, and whether each
     is posted, failed (last_error) or pending. Costs one read, whatever the range."""
-    start = service.query_date("from", date_from) if date_from else recurrence.today()
-    end = service.query_date("to", date_to) if date_to else start + dt.timedelta(days=365)
+    start = query_date("from", date_from) if date_from else today()
+    end = query_date("to", date_to) if date_to else start + dt.timedelta(days=365)
     if start > end:
         raise errors.BadRequest("'from' is after 'to'")
     if (end - start).days >= MAX_PREVIEW_DAYS:
@@ -310,14 +309,14 @@ class RunTally:
         }
 
 
-def already_posted(store: Store, who: str, occurrence: Occurrence, slip_id: str) -> bool:
+def already_posted(store: Store, who: str, slip_id: str) -> bool:
     """Whether the occurrence's slip was created already: the one place a run asks.
 
-    It reads the slip at the date it was posted on, so it knows a slip still where it was posted.
-    The create below is the guard that cannot be raced (`attribute_not_exists` on the slip key);
-    with slip identity items (`ID#{slip_id}`, kept when a slip moves and as a tombstone when it is
-    deleted) both this read and that guard also know a slip moved or deleted since."""
-    return recurrence_store.slip_at(store, who, occurrence.date.isoformat(), slip_id)
+    It reads the slip's identity item (`ID#{slip_id}`), which follows the slip when its date is
+    changed and stays as a tombstone when it is deleted: a slip posted once is never posted again,
+    wherever it went. The create is the guard that cannot be raced: the identity is written
+    `attribute_not_exists` in the slip's own transaction, and a taken id raises `SlipIdTaken`."""
+    return store.get(who, identity_sk(slip_id)) is not None
 
 
 def _out_of_time(time_left: TimeLeft | None) -> bool:
@@ -326,9 +325,9 @@ def _out_of_time(time_left: TimeLeft | None) -> bool:
 
 def run_ledger(store: Store, who: str, until: str | None, *, time_left: TimeLeft | None = None) -> dict[str, Any]:
     """POST /recurrences/run: post every occurrence of this ledger due on or before `until`."""
-    day = service.query_date("until", until) if until else recurrence.today()
+    day = query_date("until", until) if until else today()
     tally = RunTally(day)
-    for item in recurrence_store.list_recurrences(store, who):
+    for item in store.list_recurrences(who):
         if _out_of_time(time_left):
             tally.complete = False
             break
@@ -340,13 +339,13 @@ def post_due(store: Store, until: dt.date | None = None, *, time_left: TimeLeft 
     """The daily job: post what is due in every ledger, found through the due index (no scan; a ledger
     without recurrences costs nothing). Stopped by time, the next run resumes: whatever is posted has
     left the index's due range."""
-    tally = RunTally(until or recurrence.today())
+    tally = RunTally(until or today())
     bound = tally.until.isoformat()
-    for ledger, recurrence_id in recurrence_store.due_recurrences(store, bound):
+    for ledger, recurrence_id in store.due_recurrences(bound):
         if _out_of_time(time_left):
             tally.complete = False
             break
-        item = recurrence_store.read_recurrence(store, ledger, recurrence_id)
+        item = store.read_recurrence(ledger, recurrence_id)
         if item is None or not item.get("next_due") or item["next_due"] > bound:
             continue  # the index is eventually consistent: changed since
         run_recurrence(store, ledger, item, tally, time_left=time_left)
@@ -382,12 +381,12 @@ def _post(
 ) -> dict[str, Any] | None:
     """Create the occurrence's slip unless it exists; the error to keep if it cannot be written."""
     slip_id = recurrence.occurrence_slip_id(current.id, occurrence.scheduled)
-    if already_posted(store, who, occurrence, slip_id):
+    if already_posted(store, who, slip_id):
         return None
     try:
         body = SlipIn.model_validate({**current.slip, "date": occurrence.date.isoformat()})
-        service.create_slip(store, who, body, slip_id=slip_id)
-    except errors.AlreadyExists:
+        create_slip(store, who, body, slip_id=slip_id, origin="recurrence")
+    except SlipIdTaken:
         return None  # another run created it a moment ago
     except errors.ApiError as exc:
         return _error(occurrence, exc.code, exc.detail)
@@ -403,7 +402,7 @@ def _error(occurrence: Occurrence, code: str, detail: str) -> dict[str, Any]:
         "scheduled": occurrence.scheduled.isoformat(),
         "code": code,
         "detail": detail,
-        "at": service.now_iso(),
+        "at": now_iso(),
     }
 
 
@@ -422,8 +421,7 @@ def _save_progress(
     for _ in range(PROGRESS_ATTEMPTS):
         upcoming = current.next(posted_through)
         try:
-            recurrence_store.record_progress(
-                store,
+            store.record_progress(
                 who,
                 current.id,
                 version=current.version,
@@ -433,8 +431,8 @@ def _save_progress(
                 last_error=json.dumps(error, ensure_ascii=False) if error else None,
             )
             return
-        except recurrence_store.ProgressConflict:
-            item = recurrence_store.read_recurrence(store, who, current.id)
+        except ProgressConflict:
+            item = store.read_recurrence(who, current.id)
             if item is None:
                 return  # deleted meanwhile: its slips stay, there is nothing to record
             latest = Definition.of(item)

@@ -1,0 +1,242 @@
+"""Function instances for the local front: worker processes, each one Lambda execution environment.
+
+Lambda runs a function in as many execution environments as there are requests in flight, up to
+the function's concurrency; each environment handles one request at a time, keeps its module
+state (cached settings, clients, Powertools' resolver) between requests, and pays its own cold
+start (importing the handler). A `Pool` does the same with processes: `size` instances, started
+at once; a request takes an idle one (waiting for one to be free when all are busy, where Lambda
+would throttle), and a crashed instance costs only the request it was handling — the caller gets
+`FunctionFailed` for it and a new instance starts in its place.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from typing import Any
+
+from kakeibo.local.front import FunctionFailed, Handler, LambdaContext
+
+DEFAULT_CONCURRENCY = 4
+
+Log = Callable[[str], None]
+
+
+def concurrency(environ: dict[str, str] | os._Environ[str] | None = None) -> int:
+    """`FUNCTION_CONCURRENCY` (default 4): how many instances serve requests at the same time."""
+    raw = (environ if environ is not None else os.environ).get("FUNCTION_CONCURRENCY", "").strip()
+    if not raw:
+        return DEFAULT_CONCURRENCY
+    if not raw.isdigit() or not 1 <= int(raw) <= 64:
+        raise ValueError(f"FUNCTION_CONCURRENCY must be a whole number from 1 to 64, not {raw!r}")
+    return int(raw)
+
+
+def _serve(conn: Connection, env: dict[str, str]) -> None:
+    """One instance: import the handler (the cold start), then answer events until the pipe closes."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the front, which then closes us
+    os.environ.update(env)
+    t0 = time.perf_counter()
+    from kakeibo.handler import lambda_handler
+
+    handler: Handler = lambda_handler  # called with our LambdaContext, a duck of Lambda's own
+    conn.send(("ready", os.getpid(), (time.perf_counter() - t0) * 1000))
+    while True:
+        try:
+            event = conn.recv()
+        except (EOFError, OSError):
+            return  # the front is gone
+        if event is None:
+            return
+        try:
+            context = LambdaContext(aws_request_id=event["requestContext"]["requestId"])
+            conn.send(("ok", handler(event, context)))
+        except Exception as exc:  # an unhandled function error: reported, the instance lives on
+            traceback.print_exc()
+            conn.send(("error", f"{type(exc).__name__}: {exc}"))
+
+
+def _ended(process: subprocess.Popen[bytes]) -> str:
+    try:
+        code = process.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        return "stopped answering"
+    if code < 0:
+        return f"was killed by {signal.Signals(-code).name}"
+    return f"exited with status {code}"
+
+
+@dataclass
+class Instance:
+    number: int
+    process: subprocess.Popen[bytes]
+    conn: Connection
+    cold_start_ms: float
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    @property
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def invoke(self, event: dict[str, Any]) -> dict[str, Any]:
+        """The function's answer; `InstanceDied` when the process ends before answering."""
+        try:
+            self.conn.send(event)
+            kind, payload = self.conn.recv()
+        except (EOFError, OSError) as exc:
+            raise InstanceDied(f"function instance {self.number} (pid {self.pid}) {_ended(self.process)}") from exc
+        if kind != "ok":
+            raise FunctionFailed(f"the function raised {payload}")
+        result: dict[str, Any] = payload
+        return result
+
+    def stop(self) -> None:
+        with contextlib.suppress(OSError):
+            self.conn.send(None)
+        try:
+            self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(timeout=5)
+        self.conn.close()
+
+
+class InstanceDied(FunctionFailed):
+    """The instance's process ended while it held a request."""
+
+
+@dataclass
+class _Slot:
+    """A place for one instance; whoever holds the slot may use the instance in it."""
+
+    number: int
+    instance: Instance | None = None
+
+
+class Pool:
+    """`size` function instances; `invoke(event)` runs the event on a free one."""
+
+    def __init__(self, size: int, env: dict[str, str] | None = None, *, log: Log | None = None) -> None:
+        if size < 1:
+            raise ValueError("a pool needs at least one instance")
+        self.size = size
+        self.env = dict(env or {})
+        self.log: Log = log or (lambda message: None)
+        self._slots = [_Slot(number) for number in range(1, size + 1)]
+        self._idle: queue.Queue[_Slot] = queue.Queue()  # FIFO: requests spread over every instance
+        self._closed = False
+
+    # -- lifecycle ------------------------------------------------------------------------------
+
+    def start(self) -> Pool:
+        """Start every instance at once (their cold starts overlap) and wait until all are ready."""
+        errors: list[str] = []
+
+        def launch(slot: _Slot) -> None:
+            try:
+                slot.instance = self._launch(slot.number)
+            except FunctionFailed as exc:
+                errors.append(exc.detail)
+
+        threads = [threading.Thread(target=launch, args=(slot,), daemon=True) for slot in self._slots]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        if errors:
+            self.close()
+            raise FunctionFailed(errors[0])
+        for slot in self._slots:
+            self._idle.put(slot)
+        return self
+
+    def close(self) -> None:
+        """Stop every instance (each finishes the request it holds, if it can within a few seconds)."""
+        self._closed = True
+        stoppers = [threading.Thread(target=slot.instance.stop, daemon=True) for slot in self._slots if slot.instance]
+        for thread in stoppers:
+            thread.start()
+        for thread in stoppers:
+            thread.join(timeout=15)
+
+    def pids(self) -> list[int]:
+        """The process ids of the running instances (for logs and tests; not served over HTTP)."""
+        return [slot.instance.pid for slot in self._slots if slot.instance and slot.instance.alive]
+
+    # -- requests -------------------------------------------------------------------------------
+
+    def invoke(self, event: dict[str, Any]) -> dict[str, Any]:
+        if self._closed:
+            raise FunctionFailed("the local front is stopping")
+        taken = self._idle.get()  # waits while every instance is busy
+        slot: _Slot | None = taken
+        try:
+            instance = self._ready(taken)
+            try:
+                return instance.invoke(event)
+            except InstanceDied as exc:
+                self.log(f"{exc.detail} during {event.get('routeKey', 'a request')}: answered 502")
+                instance.conn.close()
+                taken.instance = None
+                threading.Thread(target=self._replace_later, args=(taken,), daemon=True).start()
+                slot = None  # the replacing thread puts the slot back when its instance is ready
+                raise
+        finally:
+            if slot is not None:
+                self._idle.put(slot)
+
+    def _ready(self, slot: _Slot) -> Instance:
+        """The slot's instance; a new one (a cold start on this request) if it ended while idle."""
+        if slot.instance is not None and slot.instance.alive:
+            return slot.instance
+        if slot.instance is not None:
+            self.log(f"function instance {slot.number} (pid {slot.instance.pid}) {_ended(slot.instance.process)}")
+            slot.instance.conn.close()
+            slot.instance = None
+        slot.instance = self._launch(slot.number)
+        return slot.instance
+
+    def _replace_later(self, slot: _Slot) -> None:
+        try:
+            if not self._closed:
+                slot.instance = self._launch(slot.number)
+        except FunctionFailed as exc:
+            self.log(exc.detail)  # the next request on this slot tries again
+        finally:
+            self._idle.put(slot)
+
+    def _launch(self, number: int) -> Instance:
+        parent, child = multiprocessing.Pipe()
+        process = subprocess.Popen(  # a fresh interpreter: the instance's own cold start
+            [sys.executable, "-m", __name__, str(child.fileno())],
+            env={**os.environ, **self.env},
+            pass_fds=[child.fileno()],
+        )
+        child.close()
+        try:
+            _, pid, cold_ms = parent.recv()
+        except (EOFError, OSError) as exc:
+            parent.close()
+            raise FunctionFailed(
+                f"function instance {number} could not start: it {_ended(process)} (see its output above)"
+            ) from exc
+        self.log(f"function instance {number} ready: pid {pid}, cold start {cold_ms:.0f} ms")
+        return Instance(number, process, parent, cold_ms)
+
+
+if __name__ == "__main__":
+    _serve(Connection(int(sys.argv[1])), {})

@@ -1,0 +1,526 @@
+"""What an error says, in English and Japanese: the one message catalogue of the API.
+
+Errors are raised with an English detail and typed members (`current`, `balance`, `errors`, ...).
+When a problem body is written, `render` picks the language the caller asked for
+(`Accept-Language`, q-values honoured; English by default) and words the title and the detail from
+the error's code and members. The code and the members are the same in both languages: only the
+human text changes. Field errors are worded per field and per kind of mistake, never as a pattern
+or a validator's phrase.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from functools import cache
+from typing import Any, Literal
+
+Lang = Literal["en", "ja"]
+LANGUAGES: tuple[Lang, ...] = ("en", "ja")
+
+# ---- Accept-Language --------------------------------------------------------------------------
+
+_RANGE_RE = re.compile(r"^\s*([A-Za-z]{1,8}(?:-[A-Za-z0-9]{1,8})*|\*)\s*(?:;\s*q\s*=\s*([0-9.]{1,5})\s*)?$")
+
+
+def language(accept_language: str | None) -> Lang:
+    """The language to answer in (RFC 9110 Accept-Language; `ja`, `ja-JP`; q=0 means "not this")."""
+    best: tuple[float, int, Lang] | None = None
+    for position, item in enumerate((accept_language or "")[:512].split(",")):
+        match = _RANGE_RE.match(item)
+        if not match:
+            continue
+        tag, weight = match.group(1).lower(), match.group(2)
+        try:
+            q = float(weight) if weight is not None else 1.0
+        except ValueError:
+            continue
+        if not 0 < q <= 1:
+            continue
+        primary = tag.split("-", 1)[0]
+        lang: Lang | None = "ja" if primary == "ja" else "en" if primary in ("en", "*") else None
+        if lang is None:
+            continue
+        candidate = (q, -position, lang)
+        if best is None or candidate[:2] > best[:2]:
+            best = candidate
+    return best[2] if best else "en"
+
+
+# ---- titles -----------------------------------------------------------------------------------
+
+TITLES: dict[str, tuple[str, str]] = {
+    "bad_request": ("Bad request", "リクエストが正しくありません"),
+    "unauthorized": ("Unauthorized", "ログインが必要です"),
+    "forbidden": ("Forbidden", "この操作は許可されていません"),
+    "not_found": ("Not found", "見つかりません"),
+    "already_exists": ("Already exists", "すでに登録されています"),
+    "insufficient_funds": ("Insufficient funds", "残高不足"),
+    "budget_exceeded": ("Budget exceeded", "予算超過"),
+    "conflict": ("Conflict", "競合しました"),
+    "request_in_progress": ("Request in progress", "処理中です"),
+    "gone": ("Gone", "もう使えません"),
+    "last_owner": ("Last owner", "最後のオーナーは抜けられません"),
+    "version_mismatch": ("Version mismatch", "ほかの変更と重なりました"),
+    "payload_too_large": ("Payload too large", "データが大きすぎます"),
+    "unsupported_media_type": ("Unsupported media type", "この形式には対応していません"),
+    "validation_error": ("Validation error", "入力内容に誤りがあります"),
+    "idempotency_key_reused": ("Idempotency key reused", "Idempotency-Key が別の内容で使われています"),
+    "locked": ("Locked", "処理中のため変更できません"),
+    "precondition_required": ("Precondition required", "If-Match が必要です"),
+    "internal_error": ("Internal error", "サーバーでエラーが発生しました"),
+}
+
+# What a Japanese reader is told when a detail has no translation below.
+_FALLBACK_JA = {
+    "bad_request": "リクエストの内容を確認してください",
+    "conflict": "ほかの処理と重なりました。少し待ってからもう一度お試しください",
+    "not_found": "見つかりません",
+    "locked": "処理中です。少し待ってからもう一度お試しください",
+    "validation_error": "入力内容を確認してください",
+}
+
+# ---- fields -----------------------------------------------------------------------------------
+
+FIELDS: dict[str, tuple[str, str]] = {
+    "date": ("date", "日付"),
+    "kind": ("kind", "種類"),
+    "amount": ("amount", "金額"),
+    "account": ("account", "口座"),
+    "to_account": ("to_account", "振替先の口座"),
+    "category": ("category", "カテゴリ"),
+    "subcategory": ("subcategory", "内訳"),
+    "memo": ("memo", "メモ"),
+    "id": ("id", "ID"),
+    "name": ("name", "名前"),
+    "type": ("type", "口座の種類"),
+    "opening_balance": ("opening_balance", "開始残高"),
+    "allow_negative": ("allow_negative", "マイナス残高の許可"),
+    "archived": ("archived", "アーカイブ"),
+    "limit": ("limit", "予算額"),
+    "strict": ("strict", "予算の厳守"),
+    "month": ("month", "月"),
+    "from": ("from", "開始日"),
+    "to": ("to", "終了日"),
+    "cursor": ("cursor", "カーソル"),
+    "external_id": ("external_id", "外部 ID"),
+    "if-match": ("If-Match", "If-Match"),
+    "idempotency-key": ("Idempotency-Key", "Idempotency-Key"),
+}
+
+_FORMATS: dict[str, tuple[str, str]] = {
+    "date": ("write {f} as YYYY-MM-DD (e.g. 2026-11-21)", "{f}は YYYY-MM-DD で指定してください（例: 2026-11-21）"),
+    "from": ("write {f} as YYYY-MM-DD (e.g. 2026-11-01)", "{f}は YYYY-MM-DD で指定してください（例: 2026-11-01）"),
+    "to": ("write {f} as YYYY-MM-DD (e.g. 2026-11-30)", "{f}は YYYY-MM-DD で指定してください（例: 2026-11-30）"),
+    "month": ("write {f} as YYYY-MM (e.g. 2026-11)", "{f}は YYYY-MM で指定してください（例: 2026-11）"),
+    "id": (
+        "{f} may hold letters, digits, '_', '.' and '-' (up to 64, starting with a letter or digit)",
+        "{f}は半角英数字と _ . - で指定してください（64 文字まで、先頭は英数字）",
+    ),
+}
+_FORMATS["account"] = _FORMATS["to_account"] = _FORMATS["id"]
+
+
+def field_name(loc: list[Any], lang: Lang) -> str:
+    """A field in words: the last part of an error's location that names something."""
+    parts = [str(p) for p in loc if str(p) not in ("body", "query", "header", "path") and not str(p).isdigit()]
+    if not parts:
+        return "the body" if lang == "en" else "本文"
+    name = parts[-1]
+    known = FIELDS.get(name) or FIELDS.get(name.lower())
+    if known:
+        return known[0] if lang == "en" else known[1]
+    return name if lang == "en" else f"「{name}」"
+
+
+def yen(amount: Any) -> str:
+    try:
+        value = int(amount)
+    except (TypeError, ValueError):
+        return str(amount)
+    return f"-¥{-value:,}" if value < 0 else f"¥{value:,}"
+
+
+def _number(value: Any) -> str:
+    return f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else str(value)
+
+
+def _month_words(month: Any, lang: Lang) -> str:
+    text = str(month or "")
+    if lang == "ja" and re.fullmatch(r"\d{4}-\d{2}", text):
+        return f"{int(text[:4])}年{int(text[5:])}月"
+    return text
+
+
+# ---- field errors -----------------------------------------------------------------------------
+
+# Our own validators' phrases (pydantic reports them as value_error "Value error, <phrase>").
+_VALUE_ERRORS: list[tuple[str, str, str]] = [
+    (r"must be a date YYYY-MM-DD", "", ""),  # worded like a pattern mismatch on a date field
+    (r"must be a month YYYY-MM", "", ""),
+    (r"is not a real calendar date", "{f} is not a real calendar date", "{f}には実在する日付を指定してください"),
+    (r"is not a real month", "{f} is not a real month", "存在しない月が指定されています"),
+    (
+        r"year must be between (?P<lo>\d+) and (?P<hi>\d+)",
+        "the year of {f} must be between {lo} and {hi}",
+        "{f}の年は {lo}〜{hi} 年で指定してください",
+    ),
+    (
+        r"contains a disallowed character (?P<ch>U\+[0-9A-F]+)",
+        "{f} contains a character that is not allowed ({ch})",
+        "{f}に使えない文字（{ch}）が含まれています",
+    ),
+    (r"must not be blank", "{f} must not be blank", "{f}を入力してください"),
+    (r"must not contain '(?P<ch>.)'", "{f} must not contain '{ch}'", "{f}に「{ch}」は使えません"),
+    (r"a transfer needs to_account", "a transfer needs to_account", "振替には振替先の口座（to_account）が必要です"),
+    (
+        r"to_account must differ from account",
+        "to_account must differ from account",
+        "振替先の口座は振替元と別の口座にしてください",
+    ),
+    (r"a transfer has no category", "a transfer has no category", "振替にはカテゴリを付けられません"),
+    (
+        r"to_account is only for transfers, not (?P<kind>\w+)",
+        "to_account is only for transfers, not for {kind}",
+        "振替先の口座（to_account）は振替にだけ指定できます",
+    ),
+    (r"(?P<name>\w+) cannot be null", "{name} cannot be null", "{name}に null は指定できません"),
+    (r"nothing to change", "nothing to change: send at least one field", "変更する項目を 1 つ以上指定してください"),
+    (
+        r"account '(?P<account>.*)' does not exist",
+        "account '{account}' does not exist",
+        "口座「{account}」はありません",
+    ),
+    (
+        r"account '(?P<account>.*)' is archived",
+        "account '{account}' is archived",
+        "口座「{account}」はアーカイブ済みです",
+    ),
+    (r"invalid category", "the category is not valid", "カテゴリが正しくありません"),
+]
+
+_BY_TYPE: dict[str, tuple[str, str]] = {
+    "missing": ("{f} is required", "{f}を指定してください"),
+    "extra_forbidden": ("{f} is not a field of this request", "{f}という項目はありません"),
+    "int_type": ("{f} must be a whole number", "{f}は整数で指定してください"),
+    "int_parsing": ("{f} must be a whole number", "{f}は整数で指定してください"),
+    "int_from_float": ("{f} must be a whole number", "{f}は整数で指定してください"),
+    "greater_than_equal": ("{f} must be at least {ge}", "{f}は {ge} 以上で指定してください"),
+    "greater_than": ("{f} must be more than {gt}", "{f}は {gt} より大きい値で指定してください"),
+    "less_than_equal": ("{f} must be at most {le}", "{f}は {le} 以下で指定してください"),
+    "less_than": ("{f} must be less than {lt}", "{f}は {lt} より小さい値で指定してください"),
+    "string_too_short": (
+        "{f} must be at least {min_length} characters",
+        "{f}は {min_length} 文字以上で入力してください",
+    ),
+    "string_too_long": ("{f} must be at most {max_length} characters", "{f}は {max_length} 文字以内で入力してください"),
+    "string_type": ("{f} must be text", "{f}は文字列で指定してください"),
+    "bool_type": ("{f} must be true or false", "{f}は true か false で指定してください"),
+    "bool_parsing": ("{f} must be true or false", "{f}は true か false で指定してください"),
+    "literal_error": ("{f} must be one of {expected}", "{f}は {expected} のいずれかで指定してください"),
+    "enum": ("{f} must be one of {expected}", "{f}は {expected} のいずれかで指定してください"),
+    "model_type": ("the body must be a JSON object", "本文は JSON オブジェクトで送ってください"),
+    "model_attributes_type": ("the body must be a JSON object", "本文は JSON オブジェクトで送ってください"),
+    "dict_type": ("{f} must be a JSON object", "{f}は JSON オブジェクトで指定してください"),
+    "list_type": ("{f} must be a list", "{f}はリストで指定してください"),
+    "string_pattern_mismatch": ("{f} is not in the expected format", "{f}の形式が正しくありません"),
+    "json_invalid": ("the body is not valid JSON", "本文が JSON として読めません"),
+}
+
+
+def field_error(item: Mapping[str, Any], lang: Lang) -> str:
+    """One field error (loc, type, msg, and the limits pydantic reported) in words."""
+    loc = list(item.get("loc") or [])
+    kind = str(item.get("type") or "")
+    ctx = dict(item.get("ctx") or {})
+    name = str(loc[-1]).lower() if loc else ""
+    f = field_name(loc, lang)
+    index = 0 if lang == "en" else 1
+    if name == "category" and kind == "string_too_short":
+        kind = "missing_text"
+    msg = str(item.get("msg") or "").removeprefix("Value error, ")
+    if kind == "string_pattern_mismatch" or msg.startswith(("must be a date YYYY", "must be a month YYYY")):
+        fmt = _FORMATS.get(name)
+        if fmt:
+            return fmt[index].format(f=f)
+    if (kind == "string_too_short" and ctx.get("min_length") == 1) or kind == "missing_text":
+        return ("{f} must not be empty", "{f}を入力してください")[index].format(f=f)
+    if kind in ("value_error", "assertion_error", "") or kind not in _BY_TYPE:
+        for pattern, en, ja in _VALUE_ERRORS:
+            found = re.fullmatch(pattern, msg)
+            if found and en:
+                fields = {k: _field_or(v, lang) for k, v in found.groupdict().items()}
+                return (en, ja)[index].format(f=f, **fields)
+        return ("{f} is not valid", "{f}の値が正しくありません")[index].format(f=f)
+    template = _BY_TYPE[kind][index]
+    values = {k: _number(v) for k, v in ctx.items()}
+    if "expected" in ctx:  # pydantic's "'a', 'b' or 'c'": a plain list, in the reader's punctuation
+        choices = [c.strip(" '") for c in re.split(r",| or ", str(ctx["expected"])) if c.strip(" '")]
+        values["expected"] = (", " if lang == "en" else "、").join(choices)
+    try:
+        return template.format(f=f, **values)
+    except (KeyError, IndexError):
+        return ("{f} is not valid", "{f}の値が正しくありません")[index].format(f=f)
+
+
+def _field_or(value: str, lang: Lang) -> str:
+    known = FIELDS.get(value)
+    return known[1] if known and lang == "ja" else value
+
+
+def field_errors(items: Sequence[Mapping[str, Any]], lang: Lang, limit: int = 5) -> str:
+    sentences = [field_error(item, lang) for item in items[:limit]]
+    more = len(items) - limit
+    if more > 0:
+        sentences.append(f"and {more} more" if lang == "en" else f"ほか {more} 件")
+    return "; ".join(sentences) if lang == "en" else "。".join(sentences)
+
+
+# ---- details worded from the typed members ------------------------------------------------------
+
+Detail = Callable[[Mapping[str, Any], Lang], str | None]
+
+
+def _insufficient_funds(m: Mapping[str, Any], lang: Lang) -> str | None:
+    if "balance" not in m or "needed" not in m:
+        return None
+    name = m.get("account_name") or m.get("account")
+    if lang == "ja":
+        return f"{name}の残高 {yen(m['balance'])} では {yen(m['needed'])} を支払えません"
+    return f"{name} has {yen(m['balance'])}: it cannot pay {yen(m['needed'])}"
+
+
+def _budget_exceeded(m: Mapping[str, Any], lang: Lang) -> str | None:
+    if "remaining" not in m or "needed" not in m:
+        return None
+    month, category = _month_words(m.get("month"), lang), m.get("category")
+    if lang == "ja":
+        return f"{month}の「{category}」の予算は残り {yen(m['remaining'])} です（{yen(m['needed'])} 必要です）"
+    return f"the {month} budget for {category} has {yen(m['remaining'])} left; this needs {yen(m['needed'])}"
+
+
+def _version_mismatch(m: Mapping[str, Any], lang: Lang) -> str | None:
+    current, expected = m.get("current"), m.get("expected")
+    if current is None or expected is None:
+        return None
+    if lang == "ja":
+        return (
+            f"ほかの人が先に変更しました（現在の版は {current}、送られた版は {expected}）。"
+            "読み込み直してから、もう一度保存してください"
+        )
+    return f"it was changed meanwhile: it is at version {current}, not {expected}; read it again and retry"
+
+
+def _field_detail(m: Mapping[str, Any], lang: Lang) -> str | None:
+    items = m.get("errors")
+    # worded from the items only when a validator classified each one (pydantic's `type`)
+    if isinstance(items, list) and items and all(isinstance(i, Mapping) and i.get("type") for i in items):
+        return field_errors(items, lang)
+    return None
+
+
+def _bad_query(m: Mapping[str, Any], lang: Lang) -> str | None:
+    return _field_detail(m, lang)
+
+
+DETAILS: dict[str, Detail] = {
+    "insufficient_funds": _insufficient_funds,
+    "budget_exceeded": _budget_exceeded,
+    "version_mismatch": _version_mismatch,
+    "validation_error": _field_detail,
+    "bad_request": _bad_query,
+}
+
+# ---- details raised as text: English template -> Japanese ---------------------------------------
+# `{name}` matches any text in English and is repeated in Japanese.
+
+_BUSY = "ほかの処理（{name}）の実行中です。少し待ってからもう一度お試しください"
+TRANSLATIONS: dict[str, str] = {
+    # requests and bodies
+    "a bearer token is required": "Authorization: Bearer <トークン> を送ってください",
+    "a valid bearer token is required": "有効な Authorization: Bearer <トークン> を送ってください",
+    "no such route": "この URL の API はありません",
+    "not found": "見つかりません",
+    "the body is not valid JSON": "本文が JSON として読めません",
+    "the body is not valid base64": "本文が base64 として読めません",
+    "a JSON body is required": "本文に JSON を送ってください",
+    "{route} takes no body": "{route} には本文を付けないでください",
+    "the body must be a JSON object": "本文は JSON オブジェクトで送ってください",
+    "the body may be at most {limit} bytes": "本文は {limit} バイトまでです",
+    "send application/json": "Content-Type: application/json で送ってください",
+    "send {wanted}, not {sent}": "Content-Type は {sent} ではなく {wanted} にしてください",
+    "an unexpected error occurred": "予期しないエラーが発生しました。時間をおいてもう一度お試しください",
+    # headers
+    'send If-Match with the ETag you last read (e.g. If-Match: "3")': (
+        '最後に読み込んだときの ETag を If-Match で送ってください（例: If-Match: "3"）'
+    ),
+    'If-Match must be an ETag in double quotes, as the API sent it (e.g. If-Match: "3"), not {sent}': (
+        'If-Match には API が返した ETag を二重引用符ごと指定してください（例: If-Match: "3"）。'
+        "{sent} は ETag ではありません"
+    ),
+    'If-Match names one version: send one ETag (e.g. If-Match: "3")': (
+        'If-Match には ETag を 1 つだけ指定してください（例: If-Match: "3"）'
+    ),
+    'a weak ETag (W/"...") never matches If-Match: send the ETag as the API sent it (e.g. If-Match: "3")': (
+        "W/ の付いた（弱い）ETag は If-Match に一致しません。"
+        'API が返した ETag をそのまま送ってください（例: If-Match: "3"）'
+    ),
+    'no ETag of the API matches: send the ETag as the API sent it (e.g. If-Match: "3")': (
+        'API が返した ETag ではありません。ETag をそのまま送ってください（例: If-Match: "3"）'
+    ),
+    "Idempotency-Key must be 1 to 255 printable ASCII characters": (
+        "Idempotency-Key は半角の英数字・記号 1〜255 文字で指定してください"
+    ),
+    "a request with this Idempotency-Key is still running; retry shortly": (
+        "同じ Idempotency-Key のリクエストを処理中です。少し待ってからもう一度お試しください"
+    ),
+    "this Idempotency-Key was used with a different request body; use a new key": (
+        "この Idempotency-Key は別の内容で使われています。新しいキーを使ってください"
+    ),
+    "this request token was already used for a different change": "このリクエストは別の変更にすでに使われています",
+    "the request could not be recorded; retry with the same key": (
+        "リクエストを記録できませんでした。同じキーでもう一度お試しください"
+    ),
+    # ledger objects
+    "account '{account}' not found": "口座「{account}」が見つかりません",
+    "account '{account}' already exists": "口座「{account}」はすでにあります",
+    "account '{account}' does not exist": "口座「{account}」はありません",
+    "account '{account}' is archived": "口座「{account}」はアーカイブ済みです",
+    "a ledger holds at most {limit} accounts": "口座は {limit} 件までです",
+    "slip not found": "伝票が見つかりません",
+    "slip '{slip}' already exists": "伝票「{slip}」はすでにあります",
+    "a slip already exists at the new key": "移動先に同じ伝票がすでにあります",
+    "the patched slip is not valid": "変更後の伝票が正しくありません",
+    "the slip is at version {current}, not {expected}": (
+        "ほかの人が先に変更しました（現在の版は {current}、送られた版は {expected}）。読み込み直してください"
+    ),
+    "the budget is at version {current}, not {expected}": (
+        "ほかの人が先に予算を変更しました（現在の版は {current}、送られた版は {expected}）。読み込み直してください"
+    ),
+    "there is no budget to change yet": "変更する予算がまだありません。If-Match を付けずに作成してください",
+    "this budget exists: send If-Match with its ETag to change it": (
+        "この予算はすでにあります。変更するには ETag を If-Match で送ってください"
+    ),
+    "invalid category": "カテゴリが正しくありません",
+    "the version is {current}, not {expected}": (
+        "ほかの人が先に変更しました（現在の版は {current}、送られた版は {expected}）。読み込み直してください"
+    ),
+    "the slip this Idempotency-Key created has been deleted; it is not created again": (
+        "この Idempotency-Key で作られた伝票は削除されています。もう一度作ることはしません"
+    ),
+    "the slip is being changed; retry": "伝票がちょうど変更されています。もう一度お試しください",
+    "the slip's identity could not be updated": "伝票の識別情報を更新できませんでした。もう一度お試しください",
+    "import '{id}' not found": "取り込み「{id}」が見つかりません",
+    # recurrences
+    "recurrence not found": "繰り返し伝票が見つかりません",
+    "recurrence '{id}' already exists": "繰り返し伝票「{id}」はすでにあります",
+    "the recurrence is at version {current}, not {expected}": (
+        "ほかの人が先に繰り返し伝票を変更しました（現在の版は {current}、送られた版は {expected}）。"
+        "読み込み直してください"
+    ),
+    "a ledger holds at most {limit} recurrences": "繰り返し伝票は {limit} 件までです",
+    "the patched recurrence is not valid": "変更後の繰り返し伝票が正しくありません",
+    "the recurrence is busy being run; retry": (
+        "繰り返し伝票を計上している最中です。少し待ってからもう一度お試しください"
+    ),
+    # queries
+    "'from' is after 'to'": "開始日（from）が終了日（to）より後になっています",
+    "at most {days} days per request": "一度に取得できるのは {days} 日分までです",
+    "invalid cursor": "カーソルが正しくありません。最初のページから取得し直してください",
+    "'{name}' must be a date YYYY-MM-DD": "{name} は YYYY-MM-DD で指定してください（例: 2026-11-21）",
+    "'{name}' is not a real calendar date": "{name} には実在する日付を指定してください",
+    "'{name}' year must be between {lo} and {hi}": "{name} の年は {lo}〜{hi} 年で指定してください",
+    "'month' must be a month YYYY-MM": "month は YYYY-MM で指定してください（例: 2026-11）",
+    "'month' is not a real month": "month に存在しない月が指定されています",
+    "'month' year must be between {lo} and {hi}": "month の年は {lo}〜{hi} 年で指定してください",
+    "month must be a month YYYY-MM": "月は YYYY-MM で指定してください（例: 2026-11）",
+    "month is not a real month": "存在しない月が指定されています",
+    # concurrency and locks
+    "the change could not be applied": "変更を反映できませんでした。読み込み直してからもう一度お試しください",
+    "the database did not answer; retry shortly": "データベースが応答しません。少し待ってからもう一度お試しください",
+    "the ledger is busy; retry shortly": "家計簿がほかの処理で混み合っています。少し待ってからもう一度お試しください",
+    "the ledger is busy with concurrent changes; retry": (
+        "家計簿への変更が重なりました。少し待ってからもう一度お試しください"
+    ),
+    "day total could not be updated": "日ごとの集計を更新できませんでした。もう一度お試しください",
+    "the ledger is being rebuilt; retry shortly": "家計簿を再集計中です。少し待ってからもう一度お試しください",
+    "the {name} lock is held; retry shortly": _BUSY,
+    "the {name} lock is held by another process": _BUSY,
+    "the {name} lock was lost before the work was done": "処理（{name}）が中断されました。もう一度実行してください",
+    "account '{account}' disappeared during the rebuild": "再集計中に口座「{account}」がなくなりました",
+    "{item} changed during the rebuild": "再集計中に {item} が変更されました。もう一度実行してください",
+    "{item} appeared during the rebuild": "再集計中に {item} が追加されました。もう一度実行してください",
+    "the database refused the change; nothing was written": (
+        "データベースが変更を受け付けませんでした。何も書き込まれていません"
+    ),
+    "the rebuild stopped: {why}; run it again": "再集計が途中で止まりました。もう一度実行してください",
+    # imports
+    "charset {charset} is not supported; send utf-8 or shift_jis": (
+        "文字コード {charset} には対応していません。UTF-8 か Shift_JIS で送ってください"
+    ),
+    "the file is neither UTF-8 nor Shift_JIS; save it as UTF-8 and retry": (
+        "ファイルが UTF-8 でも Shift_JIS でもありません。UTF-8 で保存してから送ってください"
+    ),
+    "the file is not valid {charset} (byte {at}); check the charset parameter": (
+        "ファイルが {charset} として読めません（{at} バイト目）。charset の指定を確認してください"
+    ),
+    "line {line}: a quote opened here swallows the following lines": (
+        '{line} 行目: ここで開いた引用符（"）が閉じられていません'
+    ),
+    "line {line}: the CSV is malformed ({why})": "{line} 行目: CSV の形式が正しくありません",
+    "the file is empty: the first line must be the header {header}": (
+        "ファイルが空です。1 行目は見出し行 {header} にしてください"
+    ),
+    "line 1 must be the header {header}: {why}": "1 行目は見出し行 {header} にしてください（{why}）",
+    "the import kept colliding with concurrent changes; send the file again": (
+        "取り込み中にほかの変更と重なりました。もう一度ファイルを送ってください"
+    ),
+    "a row of this batch was already imported": "この行はすでに取り込まれています",
+    "the import could not be recorded": "取り込みを記録できませんでした。もう一度ファイルを送ってください",
+    "{why}; {created} rows were imported so far: send the file again later": (
+        "ここまでに {created} 行を取り込みました。少し待ってから、同じファイルをもう一度送ってください"
+    ),
+}
+
+
+@cache
+def _compiled() -> list[tuple[re.Pattern[str], str]]:
+    out = []
+    for english, japanese in TRANSLATIONS.items():
+        pattern = "".join(
+            f"(?P<{part[1:-1]}>.*?)" if part.startswith("{") else re.escape(part)
+            for part in re.split(r"(\{\w+\})", english)
+            if part
+        )
+        out.append((re.compile(f"^{pattern}$", re.DOTALL), japanese))
+    return out
+
+
+def translate(detail: str) -> str | None:
+    """The Japanese of an English detail raised as text, or None if the catalogue lacks it."""
+    for pattern, japanese in _compiled():
+        found = pattern.match(detail)
+        if found:
+            return japanese.format(**found.groupdict())
+    return None
+
+
+# ---- the problem body ---------------------------------------------------------------------------
+
+
+def title(code: str, fallback: str, lang: Lang) -> str:
+    texts = TITLES.get(code)
+    if texts is None:
+        return fallback
+    return texts[0] if lang == "en" else texts[1]
+
+
+def detail(code: str, raised: str, members: Mapping[str, Any], lang: Lang) -> str:
+    """The detail in `lang`: worded from the members when the code has a wording, else the raised text."""
+    words = DETAILS.get(code)
+    worded = words(members, lang) if words else None
+    if worded:
+        return worded
+    if lang == "en":
+        return raised
+    return translate(raised) or _FALLBACK_JA.get(code) or title(code, raised, "ja")

@@ -1,0 +1,144 @@
+"""The problem+json bodies (RFC 9457) the API answers with, typed per code, for the OpenAPI document.
+
+Each status a route declares lists the codes it can carry (http.py); a status with several codes is
+a union told apart by `code`. The members are the ones errors.py raises with (the same in every
+language). Only the OpenAPI document imports this module.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from kakeibo.models import Model
+
+RETRY_AFTER = "seconds to wait before retrying (also sent as the Retry-After header)"
+
+
+class FieldError(Model):
+    loc: list[str] = Field(description='where: ["body", "date"], ["query", "from"], ...')
+    msg: str = Field(description="the validator's own message (English); `detail` words it for people")
+    type: str | None = Field(default=None, description="the kind of mistake: missing, int_type, ...")
+    ctx: dict[str, int | str] | None = Field(default=None, description="the limit that was passed, if any")
+
+
+class ProblemBase(Model):
+    type: str = Field(examples=["https://kakeibo.dev/problems/validation-error"])
+    title: str = Field(description="short, in the language asked for (Accept-Language: ja or en)")
+    status: int
+    detail: str = Field(description="what went wrong and what to do, for people, in the language asked for")
+
+
+class BadRequestProblem(ProblemBase):
+    code: Literal["bad_request"]
+    errors: list[FieldError] | None = Field(default=None, description="the query parameters that are wrong")
+    header: str | None = Field(default=None, description="the request header that is wrong")
+
+
+class UnauthorizedProblem(ProblemBase):
+    code: Literal["unauthorized"]
+
+
+class NotFoundProblem(ProblemBase):
+    code: Literal["not_found"]
+
+
+class AlreadyExistsProblem(ProblemBase):
+    code: Literal["already_exists"]
+    id: str | None = None
+
+
+class InsufficientFundsProblem(ProblemBase):
+    code: Literal["insufficient_funds"]
+    account: str
+    account_name: str = Field(description="the account's display name")
+    balance: int
+    needed: int
+
+
+class BudgetExceededProblem(ProblemBase):
+    code: Literal["budget_exceeded"]
+    month: str
+    category: str
+    limit: int
+    spent: int
+    remaining: int
+    needed: int
+
+
+class ConflictProblem(ProblemBase):
+    code: Literal["conflict"]
+    retry_after: int | None = Field(default=None, description=RETRY_AFTER)
+    limit: int | None = Field(default=None, description="the limit that was reached, if that is the conflict")
+    reasons: list[str] | None = None
+
+
+class RequestInProgressProblem(ProblemBase):
+    code: Literal["request_in_progress"]
+    retry_after: int = Field(description=RETRY_AFTER)
+
+
+class GoneProblem(ProblemBase):
+    code: Literal["gone"]
+    id: str | None = Field(default=None, description="the slip that was deleted")
+
+
+class VersionMismatchProblem(ProblemBase):
+    code: Literal["version_mismatch"]
+    current: int | None = Field(default=None, description="the version it is at now (its ETag)")
+    expected: int | None = Field(default=None, description="the version If-Match named")
+
+
+class PayloadTooLargeProblem(ProblemBase):
+    code: Literal["payload_too_large"]
+    limit: int = Field(description="the largest body accepted, in bytes")
+
+
+class UnsupportedMediaTypeProblem(ProblemBase):
+    code: Literal["unsupported_media_type"]
+    accepted: list[str] | None = None
+
+
+class ValidationProblem(ProblemBase):
+    code: Literal["validation_error"]
+    errors: list[FieldError] | None = None
+
+
+class IdempotencyKeyReusedProblem(ProblemBase):
+    code: Literal["idempotency_key_reused"]
+
+
+class LockedProblem(ProblemBase):
+    code: Literal["locked"]
+    retry_after: int = Field(description=RETRY_AFTER)
+
+
+class PreconditionRequiredProblem(ProblemBase):
+    code: Literal["precondition_required"]
+    current: int | None = Field(default=None, description="the version to name in If-Match, when known")
+    header: str | None = None
+
+
+# code -> its body; the OpenAPI document takes them from here (http.py names them per status)
+BY_CODE: dict[str, type[ProblemBase]] = {
+    model.model_fields["code"].annotation.__args__[0]: model  # type: ignore[union-attr]
+    for model in (
+        BadRequestProblem,
+        UnauthorizedProblem,
+        NotFoundProblem,
+        AlreadyExistsProblem,
+        InsufficientFundsProblem,
+        BudgetExceededProblem,
+        ConflictProblem,
+        RequestInProgressProblem,
+        GoneProblem,
+        VersionMismatchProblem,
+        PayloadTooLargeProblem,
+        UnsupportedMediaTypeProblem,
+        ValidationProblem,
+        IdempotencyKeyReusedProblem,
+        LockedProblem,
+        PreconditionRequiredProblem,
+    )
+}

@@ -1,0 +1,402 @@
+"""Slips: the one create path (`create_slip`; imports and recurrences create through the same
+store operation), reads, changes, deletes and lists."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from collections.abc import Callable
+from typing import Any
+
+from pydantic import ValidationError
+
+from kakeibo import errors, ledger
+from kakeibo.idempotency import derived_id
+from kakeibo.ledger import Entry
+from kakeibo.models import SlipIn, parse_date
+from kakeibo.services.common import check_version, new_token, now_iso, query_date, validation_errors
+from kakeibo.store import (
+    Item,
+    NewSlip,
+    SlipIdTaken,
+    Store,
+    decode_cursor,
+    encode_cursor,
+    identity_sk,
+    slip_sk,
+)
+
+SLIP_FIELDS = ("date", "kind", "amount", "account", "to_account", "category", "memo")
+
+_CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+
+
+def new_slip_id() -> str:
+    """A ULID: 26 characters, time-ordered, so slips of one day list in creation order."""
+    value = (int(time.time() * 1000) << 80) | int.from_bytes(os.urandom(10), "big")
+    return "".join(_CROCKFORD[(value >> shift) & 31] for shift in range(125, -1, -5))
+
+
+def slip_view(item: Item) -> dict[str, Any]:
+    return {
+        "id": item["id"],
+        "no": int(item["no"]),
+        "date": item["date"],
+        "kind": item["kind"],
+        "amount": int(item["amount"]),
+        "account": item["account"],
+        "to_account": item.get("to_account"),
+        "category": item.get("category"),
+        "memo": item.get("memo"),
+        "version": int(item["version"]),
+        "created_at": item["created_at"],
+        "updated_at": item["updated_at"],
+    }
+
+
+def entry_of(item: Item) -> Entry:
+    return Entry(
+        date=item["date"],
+        kind=item["kind"],
+        amount=int(item["amount"]),
+        account=item["account"],
+        to_account=item.get("to_account"),
+        category=item.get("category"),
+    )
+
+
+def _account_refusal(entry: Entry, problem: str) -> Callable[[str], errors.ApiError]:
+    """The 422 for an account a slip names that does not exist or is archived, on the right field."""
+
+    def fail(account: str) -> errors.ApiError:
+        field = "to_account" if account == entry.to_account and account != entry.account else "account"
+        message = f"account '{account}' {problem}"
+        return errors.ValidationFailed(message, errors=[{"loc": ["body", field], "msg": message}])
+
+    return fail
+
+
+def _missing_account(entry: Entry) -> Callable[[str], errors.ApiError]:
+    return _account_refusal(entry, "does not exist")
+
+
+def _archived_account(entry: Entry) -> Callable[[str], errors.ApiError]:
+    return _account_refusal(entry, "is archived")
+
+
+def _slip_item(body: SlipIn, entry: Entry, **meta: Any) -> Item:
+    item: Item = {
+        "SK": slip_sk(body.date, meta["id"]),
+        "type": "slip",
+        "date": body.date,
+        "kind": body.kind,
+        "amount": body.amount,
+        "account": body.account,
+        "to_account": body.to_account,
+        "category": entry.category,
+        "memo": body.memo,
+    }
+    item.update(meta)
+    return item
+
+
+def fingerprint(body: SlipIn) -> str:
+    """sha256 of the slip's fields as canonical JSON: the same request body gives the same value."""
+    fields = {name: getattr(body, name) for name in SLIP_FIELDS if getattr(body, name) is not None}
+    canonical = json.dumps(fields, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def new_slip_item(body: SlipIn, slip_id: str, *, stamp: str, no: int, **meta: Any) -> Item:
+    """The item of a slip about to be created (version 1)."""
+    return _slip_item(body, body.entry(), id=slip_id, no=no, version=1, created_at=stamp, updated_at=stamp, **meta)
+
+
+def create_slip(
+    store: Store,
+    who: str,
+    body: SlipIn,
+    *,
+    slip_id: str | None = None,
+    request_token: str | None = None,
+    origin: str = "api",
+) -> dict[str, Any]:
+    """Create one slip: the one way slips come to be (POST /slips, recurrences; imports batch
+    the same store operation). One transaction: the slip, its identity and every balance it moves.
+
+    With a request token (from an Idempotency-Key) the slip id derives from it and the token goes
+    to DynamoDB, so the same request at any later time finds its slip, wherever it has moved since:
+    the same body gets it back, another body is refused (422), a deleted slip is gone (410). Without
+    one, an id that is already used raises `SlipIdTaken`.
+    """
+    if request_token:
+        slip_id = slip_id or derived_id(request_token)
+    slip_id = slip_id or new_slip_id()
+    entry = body.entry()
+    item = new_slip_item(body, slip_id, stamp=now_iso(), no=store.next_number(who), request_token=request_token)
+    new = NewSlip(item, origin=origin, fingerprint=fingerprint(body), request_token=request_token)
+
+    def write(token: str) -> None:
+        store.create_slips(
+            who,
+            [new],
+            ledger.plan(None, entry),
+            missing_account=_missing_account(entry),
+            archived_account=_archived_account(entry),
+            token=token,
+        )
+
+    try:
+        write(request_token or new_token())
+    except (SlipIdTaken, errors.IdempotencyKeyReused) as exc:
+        if not request_token:
+            raise
+        found = exc.identity if isinstance(exc, SlipIdTaken) else None
+        found = found or store.get(who, identity_sk(slip_id))
+        if found is not None:
+            return _replay(store, who, found, new)
+        legacy = store.get(who, slip_sk(body.date, slip_id))  # a slip from before identities
+        if legacy is not None:
+            if legacy.get("request_token") == request_token:
+                return slip_view(legacy)
+            raise
+        # the token was spent on an attempt that did not commit: this one goes under a fresh token
+        write(new_token())
+    return slip_view(item)
+
+
+def _replay(store: Store, who: str, identity: Item, new: NewSlip) -> dict[str, Any]:
+    """The answer to a create whose slip id (from its Idempotency-Key) is already used."""
+    if identity.get("fingerprint") not in (None, new.fingerprint):
+        raise errors.IdempotencyKeyReused("this Idempotency-Key was used with a different request body; use a new key")
+    if identity.get("deleted"):
+        raise errors.Gone(
+            "the slip this Idempotency-Key created has been deleted; it is not created again",
+            id=identity["slip_id"],
+        )
+    current = store.get(who, slip_sk(identity["date"], identity["slip_id"]))
+    if current is None:  # moved between our two reads
+        raise errors.Conflict("the slip is being changed; retry", retry_after=1)
+    return slip_view(current)
+
+
+def get_slip_by_id(store: Store, who: str, slip_id: str) -> dict[str, Any]:
+    """A slip by its id alone, wherever its date has moved it."""
+    found = store.get(who, identity_sk(slip_id)) if _valid_id(slip_id) else None
+    if found is None or found.get("deleted"):
+        raise errors.NotFound("slip not found")
+    return get_slip(store, who, found["date"], slip_id)
+
+
+def get_slip(store: Store, who: str, date: str, slip_id: str) -> dict[str, Any]:
+    return slip_view(_read_slip(store, who, date, slip_id))
+
+
+def _read_slip(store: Store, who: str, date: str, slip_id: str) -> Item:
+    item = store.get(who, slip_sk(date, slip_id)) if _valid_key(date, slip_id) else None
+    if item is None:
+        raise errors.NotFound("slip not found")
+    return item
+
+
+def _valid_key(date: str, slip_id: str) -> bool:
+    try:
+        parse_date(date)
+    except ValueError:
+        return False
+    return _valid_id(slip_id)
+
+
+def _valid_id(slip_id: str) -> bool:
+    return 1 <= len(slip_id) <= 64 and slip_id.isascii() and slip_id.isalnum()
+
+
+def merge_patch(current: Item, patch: dict[str, Any]) -> SlipIn:
+    """RFC 7396 over the slip's fields, then validated as a whole slip."""
+    merged = {k: current.get(k) for k in SLIP_FIELDS}
+    merged.update(patch)
+    if merged.get("kind") == "transfer" and "kind" in patch and "category" not in patch:
+        merged["category"] = None  # turning into a transfer drops the category
+    if merged.get("kind") != "transfer" and "kind" in patch and "to_account" not in patch:
+        merged["to_account"] = None
+    clean = {k: v for k, v in merged.items() if v is not None}
+    try:
+        return SlipIn.model_validate(clean)
+    except ValidationError as exc:
+        raise errors.ValidationFailed(
+            "the patched slip is not valid", errors=validation_errors(exc, prefix="body")
+        ) from exc
+
+
+def update_slip(
+    store: Store,
+    who: str,
+    date: str,
+    slip_id: str,
+    *,
+    expected: int | None,
+    body: SlipIn | None = None,
+    patch: dict[str, Any] | None = None,
+    token: str | None = None,
+) -> dict[str, Any]:
+    """PUT (body) or PATCH (patch): one transaction; a new date moves the slip to a new key."""
+    current = _read_slip(store, who, date, slip_id)
+    version = check_version(int(current["version"]), expected)
+    new = body if body is not None else merge_patch(current, patch or {})
+    old_entry, new_entry = entry_of(current), new.entry()
+    unchanged = old_entry == new_entry and current.get("memo") == new.memo
+    if unchanged:
+        return slip_view(current)
+    item = _slip_item(
+        new,
+        new_entry,
+        id=slip_id,
+        no=current["no"],
+        version=version + 1,
+        created_at=current["created_at"],
+        updated_at=now_iso(),
+    )
+    for extra in ("import_id", "request_token"):
+        if extra in current:
+            item[extra] = current[extra]
+    newly_named = set(ledger.accounts_touched(new_entry)) - set(ledger.accounts_touched(old_entry))
+    store.change_slip(
+        who,
+        current,
+        item,
+        ledger.plan(old_entry, new_entry),
+        newly_named=frozenset(newly_named),
+        missing_account=_missing_account(new_entry),
+        archived_account=_archived_account(new_entry),
+        token=token or new_token(),
+    )
+    return slip_view(item)
+
+
+def delete_slip(
+    store: Store, who: str, date: str, slip_id: str, *, expected: int | None, token: str | None = None
+) -> None:
+    current = _read_slip(store, who, date, slip_id)
+    check_version(int(current["version"]), expected)
+    old_entry = entry_of(current)
+    store.delete_slip(
+        who,
+        current,
+        ledger.plan(old_entry, None),
+        missing_account=_missing_account(old_entry),
+        archived_account=_archived_account(old_entry),
+        token=token or new_token(),
+    )
+
+
+def slip_range(date_from: str | None, date_to: str | None, cursor: str | None) -> tuple[str, str, str | None]:
+    """The SK range of the slips dated from..to, and where a cursor resumes inside it."""
+    for name, value in (("from", date_from), ("to", date_to)):
+        if value is not None:
+            query_date(name, value)
+    lo = f"SLIP#{date_from or '0000-00-00'}#"
+    hi = f"SLIP#{date_to or '9999-99-99'}#~"
+    if lo > hi:
+        raise errors.BadRequest("'from' is after 'to'")
+    start = None
+    if cursor:
+        payload = decode_cursor(cursor)
+        start = payload.get("sk")
+        if not (isinstance(start, str) and start.startswith("SLIP#") and lo <= start <= hi):
+            raise errors.BadRequest("invalid cursor")
+    return lo, hi, start
+
+
+MAX_LIST_READ = 1000  # slips read per request by a filtered list; a cursor continues
+
+
+def list_cursor(date_from: str | None, date_to: str | None, cursor: str | None) -> tuple[str, int | None] | None:
+    """Where a listing resumes: (day, below): that day's slips numbered below `below` (all of
+    them if None), then the earlier days."""
+    if not cursor:
+        return None
+    payload = decode_cursor(cursor)
+    day, below = payload.get("day"), payload.get("below")
+    if not isinstance(day, str):
+        raise errors.BadRequest("invalid cursor")
+    try:
+        parse_date(day)
+    except ValueError:
+        raise errors.BadRequest("invalid cursor") from None
+    if (date_from and day < date_from) or (date_to and day > date_to):
+        raise errors.BadRequest("invalid cursor")
+    if below is not None and (type(below) is not int or below < 1):
+        raise errors.BadRequest("invalid cursor")
+    return day, below
+
+
+def list_slips(
+    store: Store,
+    who: str,
+    *,
+    date_from: str | None = None,
+    date_to: str | None = None,
+    account: str | None = None,
+    category: str | None = None,
+    kind: str | None = None,
+    limit: int = 50,
+    cursor: str | None = None,
+) -> tuple[list[dict[str, Any]], str | None]:
+    """Newest day first; within a day, the latest slip number first. A day is listed only once
+    all its slips are read, so the order holds across pages. A filtered list reads at most
+    MAX_LIST_READ slips (plus the rest of a day it started) and may answer fewer than `limit`
+    items with a cursor to continue."""
+    lo, hi, _ = slip_range(date_from, date_to, None)
+    resume = list_cursor(date_from, date_to, cursor)
+    if resume:
+        hi = min(hi, f"SLIP#{resume[0]}#~")
+    found: list[Item] = []  # the slips of the days read to their end, in order
+    day: str | None = None  # the day being read
+    first_day = resume[0] if resume else None
+    bucket: list[Item] = []
+    read = 0
+    more = False  # stopped with a full page while the range goes on
+    stop: str | None = None  # a day to continue at, when stopping before the range is done
+
+    def close_day() -> None:
+        ordered = sorted(bucket, key=lambda i: int(i["no"]), reverse=True)
+        if resume and day == resume[0] and resume[1] is not None:
+            ordered = [i for i in ordered if int(i["no"]) < resume[1]]
+        found.extend(ordered)
+        bucket.clear()
+
+    if account or category or kind:
+        first = then = min(100, MAX_LIST_READ)
+    else:  # a little past the page, so that its last day is usually read whole by one Query
+        first, then = limit + 1 + limit // 10 + 5, 25
+    pages = store.slip_pages(who, lo, hi, account=account, category=category, kind=kind, first=first, then=then)
+    for page in pages:
+        read += page.read
+        for item in page.items:
+            if item["date"] != day:
+                if day is not None:
+                    close_day()
+                day = item["date"]
+                first_day = first_day or day
+            bucket.append(item)
+        if page.last_sk is None:
+            close_day()
+            break
+        if len(found) >= limit:  # a page's worth of whole days, and the range goes on
+            more = True
+            break
+        at = page.last_sk.split("#")[1]
+        first_day = first_day or at
+        if read >= MAX_LIST_READ and at != first_day:
+            if day is not None and day != at:
+                close_day()  # that day is behind where the page stopped: read to its end
+            stop = at
+            break
+    if len(found) > limit or (found and more):
+        found = found[:limit]
+        return [slip_view(i) for i in found], encode_cursor({"day": found[-1]["date"], "below": int(found[-1]["no"])})
+    if stop is not None:
+        return [slip_view(i) for i in found], encode_cursor({"day": stop})
+    return [slip_view(i) for i in found], None

@@ -1,0 +1,91 @@
+"""The OpenAPI document as served: what the resolver generates, finished in one place.
+
+Route decorators say what each operation does (statuses, headers, examples, operationIds). What
+Powertools cannot express is settled here, so that the document says exactly what the API does:
+- no 422 `HTTPValidationError`: request validation errors are answered as problem+json (400/422),
+  never in Powertools' own shape, so that response is dropped with its schemas;
+- the problem bodies, typed per code (problems.py), become components the responses refer to, with
+  the body API Gateway's authorizer sends on a 401 of its own;
+- a 204 has no body (Powertools would describe one);
+- public routes need no bearer token (`security: []`);
+- PATCH bodies are JSON merge patches: their media type is `application/merge-patch+json` (the API
+  reads `application/json` the same way, as the body's description says; listing both media types
+  makes openapi-python-client 0.29 generate a module that fails to import);
+- an optional header is a string that may be left out, not a string-or-null.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic.json_schema import models_json_schema
+
+from kakeibo.problems import BY_CODE
+
+COMPONENTS = "#/components/schemas/"
+MERGE_PATCH = "application/merge-patch+json"
+# What API Gateway itself answers (e.g. 401 when no token is sent), before the function runs.
+GATEWAY_ERROR = {
+    "title": "GatewayError",
+    "type": "object",
+    "properties": {"message": {"type": "string", "examples": ["Unauthorized"]}},
+    "required": ["message"],
+}
+_POWERTOOLS_ONLY = ("HTTPValidationError", "ResponseValidationError", "ValidationError")  # referrers first
+
+
+def finish(document: dict[str, Any], public_routes: frozenset[str]) -> dict[str, Any]:
+    schemas: dict[str, Any] = document.setdefault("components", {}).setdefault("schemas", {})
+    for path, operations in document.get("paths", {}).items():
+        for method, operation in operations.items():
+            _drop_powertools_422(operation)
+            for status, response in operation.get("responses", {}).items():
+                if status == "204":
+                    response.pop("content", None)  # no body: a generated client must not parse one
+            if f"{method.upper()} {path}" in public_routes:
+                operation["security"] = []
+            if method == "patch":
+                _merge_patch(operation)
+            for parameter in operation.get("parameters", []):
+                if parameter.get("in") == "header" and not parameter.get("required"):
+                    parameter["schema"] = _not_null(parameter.get("schema", {}))
+    _, problem_schemas = models_json_schema(
+        # validation mode: a member with a default may be absent from a body (serialization would require it)
+        [(model, "validation") for model in BY_CODE.values()],
+        ref_template=COMPONENTS + "{model}",
+    )
+    schemas.update(problem_schemas.get("$defs", {}))
+    schemas["GatewayError"] = GATEWAY_ERROR
+    for name in _POWERTOOLS_ONLY:
+        if f'"{COMPONENTS}{name}"' not in json.dumps(document):
+            schemas.pop(name, None)
+    return document
+
+
+def _drop_powertools_422(operation: dict[str, Any]) -> None:
+    responses = operation.get("responses", {})
+    unprocessable = responses.get("422")
+    if unprocessable and "HTTPValidationError" in json.dumps(unprocessable):
+        del responses["422"]
+
+
+def _merge_patch(operation: dict[str, Any]) -> None:
+    body = operation.get("requestBody", {})
+    content = body.get("content", {})
+    if "application/json" in content and MERGE_PATCH not in content:
+        body["content"] = {MERGE_PATCH: content.pop("application/json"), **content}
+        body["description"] = (
+            "A JSON merge patch (RFC 7396). Sent as application/json, it is read the same way. "
+            + body.get("description", "")
+        ).strip()
+
+
+def _not_null(schema: dict[str, Any]) -> dict[str, Any]:
+    options = schema.get("anyOf")
+    if not options:
+        return schema
+    kept = [option for option in options if option.get("type") != "null"]
+    if len(kept) != 1:
+        return schema
+    return {**kept[0], **{k: v for k, v in schema.items() if k != "anyOf"}}

@@ -1,0 +1,103 @@
+"""The only package that talks to DynamoDB: keys, transactions and their failures.
+
+`Store` offers operations named for what they do, one module per resource, over a small
+transaction core (core.py: the client, codec, TransactWriteItems with retries and the mapping of
+cancellation reasons to precise errors). Services call these operations; they never write a
+condition or an update expression.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import TYPE_CHECKING
+
+from kakeibo.settings import get_settings
+from kakeibo.store.accounts import AccountOps
+from kakeibo.store.balances import FENCE, FENCE_NAMES, REBUILD_EXPIRES, REBUILD_MARK
+from kakeibo.store.budgets import BudgetOps
+from kakeibo.store.codec import Item, from_ddb, to_ddb
+from kakeibo.store.core import OnFail, RetryPolicy, TxOp, dynamodb_client
+from kakeibo.store.cursors import decode_cursor, encode_cursor
+from kakeibo.store.imports import ImportOps
+from kakeibo.store.keys import (
+    ACCOUNT_COUNT_SK,
+    LEDGER_LOCK,
+    SLIP_SEQ_SK,
+    account_id,
+    account_sk,
+    category_sk,
+    day_sk,
+    derived_key,
+    derived_sk,
+    identity_sk,
+    import_sk,
+    lock_sk,
+    pk,
+    recurrence_sk,
+    slip_sk,
+)
+from kakeibo.store.locks import Lease
+from kakeibo.store.rebuild import RebuildOps
+from kakeibo.store.recurrences import ProgressConflict, RecurrenceOps
+from kakeibo.store.slips import ORIGINS, NewSlip, SlipIdTaken, SlipOps, SlipPage, identity_of
+
+if TYPE_CHECKING:
+    from aws_lambda_powertools.utilities.idempotency import DynamoDBPersistenceLayer
+
+__all__ = [
+    "ACCOUNT_COUNT_SK",
+    "FENCE",
+    "FENCE_NAMES",
+    "LEDGER_LOCK",
+    "ORIGINS",
+    "REBUILD_EXPIRES",
+    "REBUILD_MARK",
+    "SLIP_SEQ_SK",
+    "Item",
+    "Lease",
+    "NewSlip",
+    "OnFail",
+    "ProgressConflict",
+    "RetryPolicy",
+    "SlipIdTaken",
+    "SlipPage",
+    "Store",
+    "TxOp",
+    "account_id",
+    "account_sk",
+    "category_sk",
+    "day_sk",
+    "decode_cursor",
+    "derived_key",
+    "derived_sk",
+    "dynamodb_client",
+    "encode_cursor",
+    "from_ddb",
+    "get_store",
+    "idempotency_persistence",
+    "identity_of",
+    "identity_sk",
+    "import_sk",
+    "lock_sk",
+    "pk",
+    "recurrence_sk",
+    "slip_sk",
+    "to_ddb",
+]
+
+
+class Store(SlipOps, AccountOps, BudgetOps, ImportOps, RebuildOps, RecurrenceOps):
+    """The ledger table: every operation the services use."""
+
+
+@cache
+def get_store() -> Store:
+    return Store(dynamodb_client(), get_settings().table_name)
+
+
+@cache
+def idempotency_persistence() -> DynamoDBPersistenceLayer:
+    """Powertools' idempotency records, on the IdempotencyTable, through our cached client."""
+    from aws_lambda_powertools.utilities.idempotency import DynamoDBPersistenceLayer  # noqa: PLC0415 - loaded on use
+
+    return DynamoDBPersistenceLayer(table_name=get_settings().idempotency_table_name, boto3_client=dynamodb_client())

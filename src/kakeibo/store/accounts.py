@@ -1,0 +1,51 @@
+"""Accounts: listing, and creation under the ledger's account limit."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from kakeibo import errors
+from kakeibo.store.codec import Item
+from kakeibo.store.keys import ACCOUNT_COUNT_SK, LEDGER_LOCK, account_id, account_sk
+from kakeibo.store.locks import LockOps
+
+
+class AccountOps(LockOps):
+    """The ledger's accounts."""
+
+    def accounts(self, ledger: str) -> Iterator[Item]:
+        """Every account item of the ledger, in id order."""
+        return self.query(ledger, begins_with="ACCOUNT#")
+
+    def account_ids(self, ledger: str) -> list[str]:
+        """The ids of the ledger's accounts, in order (keys only)."""
+        return [account_id(i["SK"]) for i in self.query(ledger, begins_with="ACCOUNT#", projection="SK")]
+
+    def accounts_now(self, ledger: str) -> list[Item]:
+        """Every account as one consistent snapshot (TransactGetItems): balances that add up."""
+        return [i for i in self.transact_get(ledger, [account_sk(a) for a in self.account_ids(ledger)]) if i]
+
+    def create_account(self, ledger: str, item: Item, *, counted: int, limit: int) -> None:
+        """One transaction: the account (a new id), the ledger's account count (under `limit`;
+        started from `counted` on a ledger that has none yet), and no rebuild holding the ledger."""
+        account = item["id"]
+        ops = [
+            self.put_op(
+                ledger,
+                item,
+                "attribute_not_exists(SK)",
+                lambda old: errors.AlreadyExists(f"account '{account}' already exists", id=account),
+            ),
+            self.update_op(
+                ledger,
+                ACCOUNT_COUNT_SK,
+                "SET #n = if_not_exists(#n, :counted) + :one",
+                lambda old: errors.Conflict(f"a ledger holds at most {limit} accounts", limit=limit),
+                condition="attribute_not_exists(#n) OR #n < :limit",
+                names={"#n": "value"},
+                values={":counted": counted, ":one": 1, ":limit": limit},
+            ),
+            # never while a rebuild holds the ledger: slips on an account it has not fenced could interleave
+            self.lock_free_op(ledger, LEDGER_LOCK),
+        ]
+        self.transact(ops)

@@ -1,0 +1,214 @@
+"""The balance items a slip change moves (accounts, day totals, month x category), each with
+the guard it needs: funds, strict budgets, and the fence a ledger rebuild puts on accounts."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from kakeibo import errors
+from kakeibo.ledger import AccountItem, CategoryMonthItem, DayItem, ItemChange, ItemKey, Plan
+from kakeibo.store.codec import Item, to_ddb
+from kakeibo.store.core import OnFail, StoreCore, TxOp, seconds_until
+from kakeibo.store.keys import account_sk, category_sk, day_sk, pk
+
+# A rebuild marks every account item with its token and an expiry (epoch ms). Every slip
+# transaction's operation on an account carries FENCE, so no slip change can interleave with a
+# rebuild; a mark left behind by a crashed rebuild stops counting once it expires.
+REBUILD_MARK, REBUILD_EXPIRES = "rebuild", "rebuild_expires"
+
+FENCE = "(attribute_not_exists(#rb) OR #rbx < :now)"
+
+FENCE_NAMES = {"#rb": REBUILD_MARK, "#rbx": REBUILD_EXPIRES}
+
+
+class BalanceOps(StoreCore):
+    """Transaction steps on balance items."""
+
+    def day_totals(self, ledger: str, account: str, first: str, last: str, *fields: str) -> Iterator[Item]:
+        """An account's day totals dated first..last (inclusive), in date order: `fields` and the date."""
+        names = {f"#f{i}": name for i, name in enumerate((*fields, "date"))}
+        return self.query(
+            ledger,
+            between=(day_sk(account, first), day_sk(account, last)),
+            projection=", ".join(names),
+            names=names,
+        )
+
+    def month_categories(self, ledger: str, month: str) -> Iterator[Item]:
+        """The month x category items of a month (totals, and budgets where one is set)."""
+        return self.query(ledger, begins_with=f"MONTH#{month}#CAT#")
+
+    def balance_ops(
+        self,
+        ledger: str,
+        plan: Plan,
+        *,
+        active_accounts: frozenset[str] = frozenset(),
+        missing_account: Callable[[str], errors.ApiError],
+        archived_account: Callable[[str], errors.ApiError],
+    ) -> list[TxOp]:
+        """The Update of every balance item a plan moves, each with the guard it needs.
+
+        Every account the plan involves is fenced against a running rebuild (FENCE), through its
+        Update or, when its net change is zero, a ConditionCheck."""
+        now = self.now_ms()
+        ops = []
+        for change in plan.changes:
+            ops.append(self._change_op(ledger, change, active_accounts, missing_account, archived_account, now=now))
+        # Accounts the new slip names must exist (and be open) even if their net change is zero,
+        # e.g. an update that only edits the memo of a slip whose account was archived meanwhile
+        # does not need this, but a transfer between two accounts always moves both.
+        named = {c.key.account for c in plan.changes if isinstance(c.key, AccountItem)}
+        for account in sorted((active_accounts | set(plan.accounts)) - named):
+            condition = FENCE
+            names, values = dict(FENCE_NAMES), {":now": now}
+            if account in active_accounts:
+                condition = f"attribute_exists(SK) AND #arch = :false AND {FENCE}"
+                names["#arch"], values[":false"] = "archived", False
+            ops.append(
+                TxOp(
+                    "ConditionCheck",
+                    {
+                        "TableName": self.table,
+                        "Key": to_ddb({"PK": pk(ledger), "SK": account_sk(account)}),
+                        "ConditionExpression": condition,
+                        "ExpressionAttributeNames": names,
+                        "ExpressionAttributeValues": to_ddb(values),
+                        "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
+                    },
+                    _account_failure(account, 0, missing_account, archived_account, now),
+                )
+            )
+        return ops
+
+    def _change_op(
+        self,
+        ledger: str,
+        change: ItemChange,
+        active_accounts: frozenset[str],
+        missing_account: Callable[[str], errors.ApiError],
+        archived_account: Callable[[str], errors.ApiError],
+        *,
+        now: int,
+    ) -> TxOp:
+        key: ItemKey = change.key
+        deltas = change.deltas
+        names = {f"#f{i}": name for i, name in enumerate(deltas)}
+        values: dict[str, Any] = {f":f{i}": deltas[name] for i, name in enumerate(deltas)}
+        adds = [f"#f{i} :f{i}" for i in range(len(deltas))]
+        if isinstance(key, AccountItem):
+            condition = f"attribute_exists(SK) AND {FENCE}"
+            names.update(FENCE_NAMES)
+            values[":now"] = now
+            if key.account in active_accounts:
+                condition += " AND #arch = :false"
+                names["#arch"] = "archived"
+                values[":false"] = False
+            need = change.funds_needed
+            if need:
+                condition += " AND (#allow = :true OR #bal >= :need)"
+                names.update({"#allow": "allow_negative", "#bal": "balance"})
+                values[":true"], values[":need"] = True, need
+            return self.update_op(
+                ledger,
+                account_sk(key.account),
+                "ADD " + ", ".join(adds),
+                _account_failure(key.account, need, missing_account, archived_account, now),
+                condition=condition,
+                names=names,
+                values=values,
+            )
+        if isinstance(key, DayItem):
+            names.update({"#acc": "account", "#date": "date", "#type": "type"})
+            values.update({":acc": key.account, ":date": key.date, ":type": "day"})
+            return self.update_op(
+                ledger,
+                day_sk(key.account, key.date),
+                "SET #acc = :acc, #date = :date, #type = :type ADD " + ", ".join(adds),
+                lambda item: errors.Conflict("day total could not be updated"),
+                names=names,
+                values=values,
+            )
+        return self._category_op(ledger, key, change, names=names, values=values, adds=adds)
+
+    def _category_op(
+        self,
+        ledger: str,
+        key: CategoryMonthItem,
+        change: ItemChange,
+        *,
+        names: dict[str, str],
+        values: dict[str, Any],
+        adds: list[str],
+    ) -> TxOp:
+        names.update({"#cat": "category", "#month": "month", "#type": "type"})
+        values.update({":cat": key.category, ":month": key.month, ":type": "category_month"})
+        spending = change.spending
+        if spending:
+            # spent = expense - income and remaining = limit - spent are kept up to date, so that a
+            # strict budget is one condition here and setting a limit is one atomic update
+            names.update({"#spent": "spent", "#rem": "remaining"})
+            adds += ["#spent :spent", "#rem :negspent"]
+            values[":spent"], values[":negspent"] = spending, -spending
+        condition: str | None = None
+        need = change.budget_needed
+        if need:
+            condition = "attribute_not_exists(#strict) OR #strict = :false OR #rem >= :need"
+            names["#strict"] = "strict"
+            values[":false"], values[":need"] = False, need
+        return self.update_op(
+            ledger,
+            category_sk(key.month, key.category),
+            "SET #cat = :cat, #month = :month, #type = :type ADD " + ", ".join(adds),
+            _budget_failure(key, need),
+            condition=condition,
+            names=names,
+            values=values,
+        )
+
+
+def _account_failure(
+    account: str,
+    need: int,
+    missing: Callable[[str], errors.ApiError],
+    archived: Callable[[str], errors.ApiError],
+    now: int,
+) -> OnFail:
+    def fail(item: Item | None) -> errors.ApiError:
+        if item is None:
+            return missing(account)
+        if item.get(REBUILD_MARK) and int(item.get(REBUILD_EXPIRES, 0)) >= now:
+            return errors.Locked(
+                "the ledger is being rebuilt; retry shortly",
+                retry_after=min(10, seconds_until(int(item[REBUILD_EXPIRES]), now)),
+            )
+        if item.get("archived"):
+            return archived(account)
+        return errors.InsufficientFunds(
+            f"account '{account}' has {item.get('balance', 0)}; {need} would leave it below zero",
+            account=account,
+            account_name=item.get("name", account),
+            balance=item.get("balance", 0),
+            needed=need,
+        )
+
+    return fail
+
+
+def _budget_failure(key: CategoryMonthItem, need: int) -> OnFail:
+    def fail(item: Item | None) -> errors.ApiError:
+        item = item or {}
+        limit = int(item.get("limit", 0))
+        spent = int(item.get("spent", 0))
+        return errors.BudgetExceeded(
+            f"the {key.month} budget for '{key.category}' has {limit - spent} left; this needs {need}",
+            month=key.month,
+            category=key.category,
+            limit=limit,
+            spent=spent,
+            remaining=limit - spent,
+            needed=need,
+        )
+
+    return fail

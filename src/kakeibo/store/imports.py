@@ -1,0 +1,85 @@
+"""CSV imports: the slip ids already used, and the IMPORT# record of each file."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kakeibo.store.codec import Item
+from kakeibo.store.core import StoreCore
+from kakeibo.store.keys import import_sk
+
+
+class ImportOps(StoreCore):
+    """Import bookkeeping."""
+
+    def used_slip_ids(self, ledger: str) -> set[str]:
+        """Every slip id the ledger ever used: identities (live or deleted), and the ROW# marks that
+        recorded imported rows before slips had identities."""
+        used = {i["SK"].removeprefix("ID#") for i in self.query(ledger, begins_with="ID#", projection="SK")}
+        return used | {i["SK"].removeprefix("ROW#") for i in self.query(ledger, begins_with="ROW#", projection="SK")}
+
+    def import_started(self, ledger: str, import_id: str, *, rows: int, encoding: str, now: str) -> None:
+        self.update(
+            ledger,
+            import_sk(import_id),
+            "SET #type = :type, #id = :id, #status = :running, #rows = :rows, #enc = :enc, #upd = :now,"
+            " #crt = if_not_exists(#crt, :now) ADD #runs :one",
+            names={
+                "#type": "type",
+                "#id": "import_id",
+                "#status": "status",
+                "#rows": "rows",
+                "#enc": "encoding",
+                "#upd": "updated_at",
+                "#crt": "created_at",
+                "#runs": "runs",
+            },
+            values={
+                ":type": "import",
+                ":id": import_id,
+                ":running": "running",
+                ":rows": rows,
+                ":enc": encoding,
+                ":now": now,
+                ":one": 1,
+            },
+        )
+
+    def import_finished(
+        self,
+        ledger: str,
+        import_id: str,
+        *,
+        status: str,
+        skipped: int,
+        failed: int,
+        pending: int,
+        errors: list[dict[str, Any]],
+        now: str,
+    ) -> None:
+        """The outcome of a run (its `created` count is ADDed by each batch's transaction)."""
+        self.update(
+            ledger,
+            import_sk(import_id),
+            "SET #status = :status, #skipped = :skipped, #failed = :failed, #pending = :pending,"
+            " #errors = :errors, #upd = :now",
+            names={
+                "#status": "status",
+                "#skipped": "skipped",
+                "#failed": "failed",
+                "#pending": "pending",
+                "#errors": "errors",
+                "#upd": "updated_at",
+            },
+            values={
+                ":status": status,
+                ":skipped": skipped,
+                ":failed": failed,
+                ":pending": pending,
+                ":errors": errors,
+                ":now": now,
+            },
+        )
+
+    def get_import(self, ledger: str, import_id: str) -> Item | None:
+        return self.get(ledger, import_sk(import_id))

@@ -1,0 +1,85 @@
+"""The key layout of the ledger table: one builder per item kind.
+
+Every user-supplied part is validated before it gets here (models.py): account ids are slugs,
+categories cannot contain '#', dates and months have a fixed shape. The PK comes from the
+caller's identity only.
+"""
+
+from __future__ import annotations
+
+import re
+
+from kakeibo.ledger import AccountItem, CategoryMonthItem, DayItem, ItemKey
+
+
+def pk(ledger: str) -> str:
+    return f"LEDGER#{ledger}"
+
+
+def account_sk(account: str) -> str:
+    return f"ACCOUNT#{account}"
+
+
+def account_id(sk: str) -> str:
+    return sk.removeprefix("ACCOUNT#")
+
+
+def slip_sk(date: str, slip_id: str) -> str:
+    return f"SLIP#{date}#{slip_id}"
+
+
+def identity_sk(slip_id: str) -> str:
+    """A slip's identity: one item per slip id, whatever its date, kept (as a tombstone) after delete."""
+    return f"ID#{slip_id}"
+
+
+def day_sk(account: str, date: str) -> str:
+    return f"DAY#{account}#{date}"
+
+
+def category_sk(month: str, category: str) -> str:
+    return f"MONTH#{month}#CAT#{category}"
+
+
+def import_sk(sha256: str) -> str:
+    return f"IMPORT#{sha256}"
+
+
+SLIP_SEQ_SK = "SEQ#slip"
+
+ACCOUNT_COUNT_SK = "SEQ#accounts"  # how many accounts the ledger holds (the limit is checked on it)
+
+LEDGER_LOCK = "ledger"  # held by a rebuild: no slip or account may change meanwhile
+
+
+def lock_sk(name: str) -> str:
+    return f"LOCK#{name}"
+
+
+def derived_sk(key: ItemKey) -> str:
+    """The SK of a balance item (account, day total, month x category)."""
+    if isinstance(key, AccountItem):
+        return account_sk(key.account)
+    if isinstance(key, DayItem):
+        return day_sk(key.account, key.date)
+    return category_sk(key.month, key.category)
+
+
+_DAY_SK_RE = re.compile(r"^DAY#([^#]+)#(\d{4}-\d{2}-\d{2})$")
+
+_CATEGORY_SK_RE = re.compile(r"^MONTH#(\d{4}-\d{2})#CAT#([^#]+)$")
+
+
+def derived_key(sk: str) -> ItemKey | None:
+    """The balance item an SK names, or None for any other item (slip, lock, counter...)."""
+    if sk.startswith("ACCOUNT#"):
+        return AccountItem(sk.removeprefix("ACCOUNT#"))
+    if found := _DAY_SK_RE.match(sk):
+        return DayItem(found.group(1), found.group(2))
+    if found := _CATEGORY_SK_RE.match(sk):
+        return CategoryMonthItem(found.group(1), found.group(2))
+    return None
+
+
+def recurrence_sk(recurrence_id: str) -> str:
+    return f"RECUR#{recurrence_id}"

@@ -1,0 +1,89 @@
+"""A ledger rebuild's writes: the marks that fence slip changes, absolute rewrites of balance
+items, and the identity items of slips from before identities."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from kakeibo import errors
+from kakeibo.ledger import AccountItem, DayItem, ItemKey
+from kakeibo.store.balances import FENCE_NAMES, REBUILD_MARK, BalanceOps
+from kakeibo.store.codec import Item, to_ddb
+from kakeibo.store.core import TxOp
+from kakeibo.store.keys import account_sk, derived_sk, pk
+from kakeibo.store.locks import Lease, LockOps
+
+
+class RebuildOps(LockOps, BalanceOps):
+    """Writes made under the ledger lock."""
+
+    def mark_op(self, lease: Lease, account: str) -> TxOp:
+        """Mark an account as being rebuilt under `lease`: slip changes on it fail (Locked)."""
+        return self.update_op(
+            lease.ledger,
+            account_sk(account),
+            "SET #rb = :token, #rbx = :exp",
+            lambda item: errors.Conflict(f"account '{account}' disappeared during the rebuild"),
+            condition="attribute_exists(SK)",
+            names=dict(FENCE_NAMES),
+            values={":token": lease.owner, ":exp": lease.expires_at},
+        )
+
+    def unmark(self, lease: Lease, account: str) -> bool:
+        """Remove our rebuild mark from an account (not someone else's)."""
+        return self._conditional(
+            self.client.update_item,
+            Key=to_ddb({"PK": pk(lease.ledger), "SK": account_sk(account)}),
+            UpdateExpression="REMOVE #rb, #rbx",
+            ConditionExpression="#rb = :token",
+            ExpressionAttributeNames=dict(FENCE_NAMES),
+            ExpressionAttributeValues=to_ddb({":token": lease.owner}),
+        )
+
+    def set_balance_op(self, lease: Lease, key: ItemKey, values: Mapping[str, int]) -> TxOp:
+        """Set a balance item to absolute values (a rebuild). An account must carry our mark; a
+        month x category item keeps its budget (limit, strict) and gets remaining = limit - spent."""
+        fields = {name: value for name, value in values.items() if name != "remaining"}
+        names = {f"#f{i}": name for i, name in enumerate(fields)}
+        exprs: dict[str, Any] = {f":f{i}": value for i, value in enumerate(fields.values())}
+        sets = [f"#f{i} = :f{i}" for i in range(len(fields))]
+        condition = None
+        if isinstance(key, AccountItem):
+            condition = "attribute_exists(SK) AND #rb = :token"
+            names["#rb"] = REBUILD_MARK
+            exprs[":token"] = lease.owner
+        elif isinstance(key, DayItem):
+            names.update({"#acc": "account", "#date": "date", "#type": "type"})
+            exprs.update({":acc": key.account, ":date": key.date, ":type": "day"})
+            sets += ["#acc = :acc", "#date = :date", "#type = :type"]
+        else:
+            names.update({"#cat": "category", "#month": "month", "#type": "type"})
+            names.update({"#rem": "remaining", "#limit": "limit"})
+            exprs.update({":cat": key.category, ":month": key.month, ":type": "category_month", ":zero": 0})
+            # remaining from the new spent (SET reads the old item) and whatever limit is set by then
+            exprs[":spent"] = fields.get("spent", fields.get("expense", 0) - fields.get("income", 0))
+            sets += [
+                "#cat = :cat",
+                "#month = :month",
+                "#type = :type",
+                "#rem = if_not_exists(#limit, :zero) - :spent",
+            ]
+        return self.update_op(
+            lease.ledger,
+            derived_sk(key),
+            "SET " + ", ".join(sets),
+            lambda item: errors.Conflict(f"{derived_sk(key)} changed during the rebuild"),
+            condition=condition,
+            names=names,
+            values=exprs,
+        )
+
+    def backfill_identity_op(self, lease: Lease, identity: Item) -> TxOp:
+        """Write the identity of a slip from before identities (a rebuild, under its lease)."""
+        return self.put_op(
+            lease.ledger,
+            identity,
+            "attribute_not_exists(SK)",
+            lambda item: errors.Conflict(f"{identity['SK']} appeared during the rebuild"),
+        )

@@ -1,0 +1,318 @@
+"""Slips: the one create path, changes, deletes, identities, numbers and listings."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from kakeibo import errors
+from kakeibo.ledger import Plan
+from kakeibo.store.balances import BalanceOps
+from kakeibo.store.codec import Item, from_ddb, to_ddb
+from kakeibo.store.core import OnFail, TxOp
+from kakeibo.store.keys import SLIP_SEQ_SK, identity_sk, import_sk, pk
+
+
+@dataclass(frozen=True)
+class SlipPage:
+    items: list[Item]
+    read: int  # slips read, matching or not
+    last_sk: str | None  # where the page stopped; None: the range is done
+
+
+ORIGINS = ("api", "import", "recurrence")
+
+
+@dataclass(frozen=True)
+class NewSlip:
+    """A slip to create: its item (SK included), where it comes from, and the fingerprint of the
+    request that creates it (the same request later must find this slip, another one must not)."""
+
+    item: Item
+    origin: str = "api"
+    fingerprint: str | None = None
+    request_token: str | None = None
+
+
+class SlipIdTaken(errors.AlreadyExists):
+    """A create met a slip id already used: `identity` is its identity item (None: an older slip
+    without one sits at that very key)."""
+
+    def __init__(self, slip_id: str, identity: Item | None = None) -> None:
+        super().__init__(f"slip '{slip_id}' already exists", id=slip_id)
+        self.slip_id = slip_id
+        self.identity = identity
+
+
+class SlipOps(BalanceOps):
+    """Slip writes, each one transaction with every balance item it moves.
+
+    Every slip has an identity item, ID#{slip_id}, written in the transaction that creates the slip
+    (attribute_not_exists), updated by every change (date, version) and kept as a tombstone by a
+    delete. So a slip id is one slip forever: whoever creates with an id that was ever used (a
+    repeated Idempotency-Key, a row imported again, a recurrence run twice) gets SlipIdTaken with
+    what that identity says today.
+    """
+
+    def create_slips(
+        self,
+        ledger: str,
+        slips: Sequence[NewSlip],
+        plan: Plan,
+        *,
+        missing_account: Callable[[str], errors.ApiError],
+        archived_account: Callable[[str], errors.ApiError],
+        token: str | None = None,
+        import_id: str | None = None,
+    ) -> None:
+        """One transaction: each slip and its identity, every balance item the slips move (`plan`,
+        merged) and, for an import, the import's count of created slips."""
+        ops: list[TxOp] = []
+        stamp = slips[0].item["created_at"] if slips else ""
+        if import_id is not None:
+            ops.append(
+                self.update_op(  # unconditional: this run's count, atomically with its slips
+                    ledger,
+                    import_sk(import_id),
+                    "ADD #created :n SET #upd = :now",
+                    lambda item: errors.Conflict("the import could not be recorded"),
+                    names={"#created": "created", "#upd": "updated_at"},
+                    values={":n": len(slips), ":now": stamp},
+                )
+            )
+        for new in slips:
+            slip_id = new.item["id"]
+            ops.append(
+                self.put_op(
+                    ledger,
+                    _identity(new.item, origin=new.origin, fingerprint=new.fingerprint, token=new.request_token),
+                    "attribute_not_exists(SK)",
+                    functools.partial(SlipIdTaken, slip_id),
+                )
+            )
+            ops.append(
+                self.put_op(ledger, new.item, "attribute_not_exists(SK)", functools.partial(_slip_at_key, slip_id))
+            )
+        ops += self.balance_ops(
+            ledger,
+            plan,
+            active_accounts=frozenset(plan.accounts),
+            missing_account=missing_account,
+            archived_account=archived_account,
+        )
+        self.transact(ops, token)
+
+    def change_slip(
+        self,
+        ledger: str,
+        current: Item,
+        new: Item,
+        plan: Plan,
+        *,
+        newly_named: frozenset[str],
+        missing_account: Callable[[str], errors.ApiError],
+        archived_account: Callable[[str], errors.ApiError],
+        token: str | None = None,
+    ) -> None:
+        """One transaction: the slip rewritten if still at its version (moved when its date
+        changed), its identity following it, and every balance item the change moves."""
+        expected = int(current["version"])
+        stale = _stale_slip(expected)
+        version = {"names": {"#ver": "version"}, "values": {":expected": expected}}
+        if current["SK"] == new["SK"]:
+            ops = [self.put_op(ledger, new, "#ver = :expected", stale, **version)]
+        else:
+            ops = [
+                self.delete_op(ledger, current["SK"], "#ver = :expected", stale, **version),
+                self.put_op(
+                    ledger,
+                    new,
+                    "attribute_not_exists(SK)",
+                    lambda old: errors.AlreadyExists("a slip already exists at the new key"),
+                ),
+            ]
+        ops.append(self._identity_op(ledger, current, date=new["date"], version=int(new["version"]), deleted=False))
+        ops += self.balance_ops(
+            ledger,
+            plan,
+            active_accounts=newly_named,
+            missing_account=missing_account,
+            archived_account=archived_account,
+        )
+        self.transact(ops, token)
+
+    def delete_slip(
+        self,
+        ledger: str,
+        current: Item,
+        plan: Plan,
+        *,
+        missing_account: Callable[[str], errors.ApiError],
+        archived_account: Callable[[str], errors.ApiError],
+        token: str | None = None,
+    ) -> None:
+        """One transaction: the slip deleted if still at its version, its identity left as a
+        tombstone (its id is never used again), and its effects reversed."""
+        expected = int(current["version"])
+        ops = [
+            self.delete_op(
+                ledger,
+                current["SK"],
+                "#ver = :expected",
+                _stale_slip(expected),
+                names={"#ver": "version"},
+                values={":expected": expected},
+            ),
+            self._identity_op(ledger, current, date=current["date"], version=expected + 1, deleted=True),
+        ]
+        ops += self.balance_ops(ledger, plan, missing_account=missing_account, archived_account=archived_account)
+        self.transact(ops, token)
+
+    def _identity_op(self, ledger: str, slip: Item, *, date: str, version: int, deleted: bool) -> TxOp:
+        """The identity follows its slip; a slip from before identities gets one here."""
+        return self.update_op(
+            ledger,
+            identity_sk(slip["id"]),
+            "SET #type = :type, #sid = :sid, #date = :date, #ver = :ver, #del = :del,"
+            " #origin = if_not_exists(#origin, :origin), #crt = if_not_exists(#crt, :crt)",
+            lambda item: errors.Conflict("the slip's identity could not be updated"),
+            names={
+                "#type": "type",
+                "#sid": "slip_id",
+                "#date": "date",
+                "#ver": "version",
+                "#del": "deleted",
+                "#origin": "origin",
+                "#crt": "created_at",
+            },
+            values={
+                ":type": "slip_id",
+                ":sid": slip["id"],
+                ":date": date,
+                ":ver": version,
+                ":del": deleted,
+                ":origin": _origin_of(slip),
+                ":crt": slip.get("created_at", ""),
+            },
+        )
+
+    def slip_pages(
+        self,
+        ledger: str,
+        lo: str,
+        hi: str,
+        *,
+        account: str | None = None,
+        category: str | None = None,
+        kind: str | None = None,
+        first: int = 100,
+        then: int = 100,
+    ) -> Iterator[SlipPage]:
+        """The slips with SKs in lo..hi, newest date first, one Query page at a time: the slips that
+        match the filters, how many slips the page read, and where it stopped (None: at the end).
+        The first Query reads up to `first` slips, the following ones `then`."""
+        filters, names, values = [], {}, {}
+        if account:
+            filters.append("(#acc = :acc OR #to = :acc)")
+            names.update({"#acc": "account", "#to": "to_account"})
+            values[":acc"] = account
+        if category:
+            filters.append("#cat = :cat")
+            names["#cat"] = "category"
+            values[":cat"] = category
+        if kind:
+            filters.append("#kind = :kind")
+            names["#kind"] = "kind"
+            values[":kind"] = kind
+        kwargs: dict[str, Any] = {
+            "TableName": self.table,
+            "KeyConditionExpression": "PK = :pk AND SK BETWEEN :lo AND :hi",
+            "ExpressionAttributeValues": to_ddb({":pk": pk(ledger), ":lo": lo, ":hi": hi, **values}),
+            "ScanIndexForward": False,
+            "ConsistentRead": True,
+            "Limit": first,
+        }
+        if filters:
+            kwargs["FilterExpression"] = " AND ".join(filters)
+            kwargs["ExpressionAttributeNames"] = names
+        while True:
+            res = self._call(self.client.query, **kwargs)
+            last = res.get("LastEvaluatedKey")
+            yield SlipPage(
+                [from_ddb(raw) for raw in res.get("Items", [])],
+                int(res.get("ScannedCount", 0)),
+                last["SK"]["S"] if last else None,
+            )
+            if not last:
+                return
+            kwargs["ExclusiveStartKey"] = last
+            kwargs["Limit"] = then
+
+    def slips_oldest_first(self, ledger: str, lo: str, hi: str, after: str | None = None) -> Iterator[Item]:
+        """The slips with SKs in lo..hi (after `after`), oldest date first."""
+        return self.query(ledger, between=(lo, hi), forward=True, start_sk=after, page_size=500)
+
+    def ledger_items(self, ledger: str) -> Iterator[Item]:
+        """Every item of the ledger (one partition), in key order."""
+        return self.query(ledger)
+
+    def next_number(self, ledger: str) -> int:
+        return self.reserve_numbers(ledger, 1)[0]
+
+    def reserve_numbers(self, ledger: str, count: int, sk: str = SLIP_SEQ_SK) -> list[int]:
+        """`count` consecutive numbers from the counter in one atomic ADD."""
+        if count <= 0:
+            return []
+        res = self._call(
+            self.client.update_item,
+            TableName=self.table,
+            Key=to_ddb({"PK": pk(ledger), "SK": sk}),
+            UpdateExpression="ADD #v :n",
+            ExpressionAttributeNames={"#v": "value"},
+            ExpressionAttributeValues=to_ddb({":n": count}),
+            ReturnValues="UPDATED_NEW",
+        )
+        last = int(from_ddb(res["Attributes"])["value"])
+        return list(range(last - count + 1, last + 1))
+
+
+def _slip_at_key(slip_id: str, item: Item | None) -> errors.ApiError:
+    return SlipIdTaken(slip_id, None)
+
+
+def _identity(slip: Item, *, origin: str, fingerprint: str | None, token: str | None) -> Item:
+    return {
+        "SK": identity_sk(slip["id"]),
+        "type": "slip_id",
+        "slip_id": slip["id"],
+        "date": slip["date"],
+        "version": int(slip["version"]),
+        "deleted": False,
+        "origin": origin,
+        "fingerprint": fingerprint,
+        "request_token": token,
+        "import_id": slip.get("import_id"),
+        "created_at": slip.get("created_at"),
+    }
+
+
+def identity_of(slip: Item, *, deleted: bool = False) -> Item:
+    """The identity item a slip written before identities should have (no fingerprint: unknown)."""
+    found = _identity(slip, origin=_origin_of(slip), fingerprint=None, token=slip.get("request_token"))
+    found["deleted"] = deleted
+    return found
+
+
+def _origin_of(slip: Item) -> str:
+    return str(slip.get("origin") or ("import" if slip.get("import_id") else "api"))
+
+
+def _stale_slip(expected: int) -> OnFail:
+    def fail(old: Item | None) -> errors.ApiError:
+        if old is None:
+            return errors.NotFound("slip not found")
+        return errors.VersionMismatch(current=int(old["version"]), expected=expected)
+
+    return fail

@@ -1,0 +1,114 @@
+"""Read your writes: every read the handler sends to the ledger table is strongly consistent.
+
+DynamoDB Local always answers consistently, so the difference cannot be seen there: the requests
+themselves are recorded (botocore's before-call event) and each Query / GetItem must carry
+ConsistentRead=true. (TransactGetItems is always consistent.)
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from kakeibo import csvio
+from kakeibo.local import template
+from kakeibo.store import Store
+from tests.events import Client
+
+READS = {"Query", "GetItem", "Scan", "BatchGetItem"}
+LUNCH = {"kind": "expense", "amount": 500, "account": "cash", "category": "食費"}
+RENT = {
+    "slip": {"kind": "expense", "amount": 800, "account": "bank", "category": "家賃"},
+    "rule": {"freq": "monthly", "by_month_day": 27, "start": "2026-11-01"},
+    "shift": "previous_business_day",
+}
+
+
+@dataclass
+class Recorder:
+    table: str
+    calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+
+    def __call__(self, model: Any, params: dict[str, Any], **kwargs: Any) -> None:
+        if model.name not in READS:
+            return
+        body = json.loads(params.get("body") or b"{}")
+        if body.get("TableName") == self.table:
+            self.calls.append((model.name, body))
+
+
+@pytest.fixture
+def recorder(store: Store) -> Iterator[Recorder]:
+    seen = Recorder(store.table)
+    store.client.meta.events.register("before-call.dynamodb", seen)
+    yield seen
+    store.client.meta.events.unregister("before-call.dynamodb", seen)
+
+
+def test_every_route_reads_consistently(api: Client, store: Store, recorder: Recorder) -> None:
+    # Given a ledger with accounts, slips, a budget and an import
+    api.account("cash", 20_000)
+    api.account("bank", 100_000, type="bank")
+    made = api.slip(date="2026-11-03", **LUNCH)
+    api.slip(date="2026-11-04", kind="transfer", amount=1000, account="bank", to_account="cash")
+    slip = made.json
+    where = f"/slips/{slip['date']}/{slip['id']}"
+    csv = "date,kind,amount,account,to_account,category,memo\n2026-11-05,expense,100,cash,,食費,\n"
+    rent = api.post("/recurrences", RENT).header("Location") or ""
+    # When every route is called, one at a time
+    requests: list[tuple[str, str, dict[str, Any]]] = [
+        ("GET /accounts", "/accounts", {}),
+        ("GET /accounts/{id}", "/accounts/cash", {}),
+        ("GET /accounts/{id}/history", "/accounts/cash/history", {"query": {"from": "2026-11-01", "to": "2026-11-30"}}),
+        ("PATCH /accounts/{id}", "/accounts/cash", {"body": {"name": "財布"}, "headers": {"If-Match": '"1"'}}),
+        ("POST /accounts", "/accounts", {"body": {"id": "card", "name": "Card", "type": "credit"}}),
+        ("GET /slips", "/slips", {}),
+        ("GET /slips", "/slips", {"query": {"account": "cash", "kind": "expense"}}),
+        ("GET /slips/{id}", f"/slips/{slip['id']}", {}),
+        ("GET /slips/{date}/{id}", where, {}),
+        ("PATCH /slips/{date}/{id}", where, {"body": {"amount": 600}, "headers": {"If-Match": '"1"'}}),
+        (
+            "PUT /slips/{date}/{id}",
+            where,
+            {"body": {**LUNCH, "date": slip["date"], "amount": 700}, "headers": {"If-Match": '"2"'}},
+        ),
+        ("GET /balances", "/balances", {}),
+        ("GET /balances", "/balances", {"query": {"date": "2026-11-03"}}),
+        ("GET /reports/monthly", "/reports/monthly", {"query": {"month": "2026-11"}}),
+        ("PUT /budgets/{month}/{category}", "/budgets/2026-11/食費", {"body": {"limit": 30000}}),
+        ("GET /budgets", "/budgets", {"query": {"month": "2026-11"}}),
+        ("POST /imports", "/imports", {"raw": csv, "headers": {"Content-Type": "text/csv"}}),
+        ("GET /imports/{id}", f"/imports/{csvio.parse(csv.encode()).sha256}", {}),
+        ("GET /slips.csv", "/slips.csv", {}),
+        ("POST /recurrences", "/recurrences", {"body": RENT}),
+        ("GET /recurrences", "/recurrences", {}),
+        ("GET /recurrences/{id}", rent, {}),
+        ("GET /recurrences/{id}/occurrences", f"{rent}/occurrences", {"query": {"from": "2026-11-01"}}),
+        ("POST /recurrences/run", "/recurrences/run", {"query": {"until": "2026-12-31"}}),
+        ("PATCH /recurrences/{id}", rent, {"body": {"slip": {"amount": 900}}, "headers": {"If-Match": '"1"'}}),
+        ("DELETE /recurrences/{id}", rent, {"headers": {"If-Match": '"2"'}}),
+        ("POST /ledger/verify", "/ledger/verify", {}),
+        ("DELETE /slips/{date}/{id}", where, {"headers": {"If-Match": '"3"'}}),
+        ("POST /ledger/rebuild", "/ledger/rebuild", {}),
+    ]
+    reads: dict[str, list[tuple[str, dict[str, Any]]]] = {}
+    for route, path, kw in requests:
+        recorder.calls.clear()
+        method = route.split()[0]
+        reply = api.request(method, path, kw.pop("body", None), **kw)
+        assert reply.status < 300, (route, reply)
+        reads.setdefault(route, []).extend(recorder.calls)
+    # Then every route that reads the ledger was exercised, and every Query and GetItem it sent
+    # asked for a strongly consistent read
+    covered = {route.key for route in template.routes()} - {"GET /health", "GET /openapi.json", "GET /swagger"}
+    covered -= {"POST /slips"}  # creates read nothing but the counter's answer
+    assert covered <= set(reads)
+    for route, calls in reads.items():
+        for operation, params in calls:
+            assert params.get("ConsistentRead") is True, (route, operation, params)
+    assert any(calls for calls in reads.values())
+    assert reads["GET /slips"] and reads["GET /balances"] and reads["GET /reports/monthly"]

@@ -1,0 +1,113 @@
+"""The Lambda package as it would be deployed: built by `make package` for this machine, then loaded
+alone (no venv, no sources) in a fresh interpreter that handles real requests on DynamoDB Local."""
+
+from __future__ import annotations
+
+import json
+import platform
+import subprocess
+import sys
+from importlib.util import source_hash
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kakeibo.local.front import Front
+
+ROOT = Path(__file__).resolve().parents[2]
+ARCH = platform.machine().replace("aarch64", "arm64")
+PACKAGE = ROOT / "build" / f"lambda-{ARCH}"
+UNCHECKED_HASH = 0b01  # PEP 552 flags: hash-based, source not checked
+
+# Runs in `python -I -S`: the standard library and the package directory, nothing else.
+CHILD = """
+import json, sys
+sys.path.insert(0, sys.argv[1])
+from kakeibo.handler import lambda_handler
+
+class Context:
+    function_name = "LedgerFunction"
+    memory_limit_in_mb = 512
+    invoked_function_arn = "arn:aws:lambda:us-east-1:123456789012:function:LedgerFunction"
+    aws_request_id = "package-test"
+    def get_remaining_time_in_millis(self):
+        return 10_000
+
+replies = [lambda_handler(event, Context()) for event in json.load(sys.stdin)]
+loaded = sorted({m.__file__ for m in list(sys.modules.values()) if getattr(m, "__file__", None)})
+print(json.dumps({"replies": replies, "files": loaded}))
+"""
+
+
+@pytest.fixture(scope="module")
+def package() -> Path:
+    built = subprocess.run(
+        ["make", "--no-print-directory", "host-package"], cwd=ROOT, capture_output=True, text=True, check=False
+    )
+    assert built.returncode == 0, built.stdout[-2000:] + built.stderr[-2000:]
+    return PACKAGE
+
+
+def event(method: str, path: str, user: str, body: Any) -> dict[str, Any]:
+    front = Front(lambda event, context: {})
+    matched = front.match(method, path)
+    assert matched is not None
+    route, params = matched
+    headers = {"authorization": f"Bearer {user}", "content-type": "application/json"}
+    return front.event(route, params=params, target=path, headers=headers, body=json.dumps(body).encode(), sub=user)
+
+
+def test_the_package_alone_handles_requests_on_dynamodb_local(package: Path, local_env: str, user: str) -> None:
+    # Given an account and a slip sent as API Gateway events
+    events = [
+        event("POST", "/accounts", user, {"id": "cash", "name": "Cash", "type": "cash", "opening_balance": 1000}),
+        event("POST", "/slips", user, {"date": "2026-04-01", "kind": "expense", "amount": 300, "account": "cash"}),
+        event("GET", "/accounts/cash", user, None),
+    ]
+    # When a fresh interpreter with only the package on its path handles them
+    done = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", CHILD, str(package)],
+        input=json.dumps(events),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    # Then the slip is created and the balance moved
+    statuses = [reply["statusCode"] for reply in out["replies"]]
+    assert statuses == [201, 201, 200], out["replies"]
+    assert json.loads(out["replies"][2]["body"])["balance"] == 700
+    # And every module it ran came from the package or the standard library, never from the venv
+    stdlib = Path(json.__file__).parents[1]
+    outside = [f for f in out["files"] if not (Path(f).is_relative_to(package) or Path(f).is_relative_to(stdlib))]
+    assert outside == [], outside
+
+
+def test_the_package_holds_no_dev_code_and_a_trusted_pyc_for_every_module(package: Path) -> None:
+    # Given the built package
+    sources = sorted(package.rglob("*.py"))
+    assert (package / "kakeibo" / "handler.py") in sources
+    # Then it ships no dev-only code: no local front, no tests, no console scripts
+    assert not (package / "kakeibo" / "local").exists()
+    assert not [p for p in package.rglob("*") if p.is_dir() and p.name in ("tests", "test", "bin")]
+    # And nothing the function cannot load: botocore's models of services other than DynamoDB
+    assert {p.name for p in (package / "botocore" / "data").iterdir() if p.is_dir()} == {"dynamodb"}
+    # And every module has its bytecode for the runtime's Python (3.13), trusted without a source check
+    tag = "cpython-313"
+    missing, checked = [], []
+    for source in sources:
+        compiled = source.parent / "__pycache__" / f"{source.stem}.{tag}.pyc"
+        if not compiled.exists():
+            missing.append(source)
+            continue
+        flags = int.from_bytes(compiled.read_bytes()[4:8], "little")
+        if flags != UNCHECKED_HASH:
+            checked.append(compiled)
+    assert missing == [] and checked == []
+    # And the bytecode is exactly what compiling the sources gives (no stale .pyc from an old build)
+    handler = package / "kakeibo" / "handler.py"
+    pyc = (package / "kakeibo" / "__pycache__" / f"handler.{tag}.pyc").read_bytes()
+    assert pyc[8:16] == source_hash(handler.read_bytes())

@@ -1,0 +1,179 @@
+"""Errors people can read: Japanese with `Accept-Language: ja`, English otherwise, the same code and
+members in both, fields in words, accounts by their name, never a pattern or a validator's phrase."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kakeibo import messages
+from tests.events import Client
+
+SRC = Path(__file__).resolve().parents[2] / "src" / "kakeibo"
+JA = {"Accept-Language": "ja"}
+LUNCH = {"date": "2026-11-03", "kind": "expense", "amount": 1200, "account": "wallet", "category": "食費"}
+# errors whose detail is always worded from their typed members, whatever text they are raised with
+WORDED_FROM_MEMBERS = {"InsufficientFunds", "BudgetExceeded"}
+TECHNICAL = re.compile(r"\^|\\d|String should|Input should|Value error|pattern|Field required")
+
+
+@pytest.fixture
+def wallet(api: Client) -> Client:
+    made = api.post("/accounts", {"id": "wallet", "name": "財布", "type": "cash", "opening_balance": 4620})
+    assert made.status == 201
+    return api
+
+
+def both(api: Client, method: str, path: str, body: Any = None, **kw: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The same refused request, asked for in English and in Japanese."""
+    headers = kw.pop("headers", {})
+    en = api.request(method, path, body, headers={**headers, "Accept-Language": "en-US,en;q=0.9"}, **kw)
+    ja = api.request(method, path, body, headers={**headers, **JA}, **kw)
+    assert en.status == ja.status >= 400
+    assert ja.header("Content-Language") == "ja" and en.header("Content-Language") == "en"
+    # the code and every typed member are the same; only title and detail are worded per language
+    strip = ("title", "detail")
+    assert {k: v for k, v in en.json.items() if k not in strip} == {k: v for k, v in ja.json.items() if k not in strip}
+    assert not TECHNICAL.search(en.json["detail"]) and not TECHNICAL.search(ja.json["detail"]), (en.json, ja.json)
+    return en.json, ja.json
+
+
+def test_insufficient_funds_names_the_account_and_the_yen(wallet: Client) -> None:
+    # Given a wallet (財布) holding 4,620 yen
+    # When a 5,000 yen expense is recorded
+    en, ja = both(wallet, "POST", "/slips", {**LUNCH, "amount": 5000})
+    # Then both languages name the account by its name and show yen
+    assert ja["detail"] == "財布の残高 ¥4,620 では ¥5,000 を支払えません"
+    assert ja["title"] == "残高不足"
+    assert en["detail"] == "財布 has ¥4,620: it cannot pay ¥5,000"
+    assert en["account"] == "wallet" and en["account_name"] == "財布"
+    assert (en["balance"], en["needed"]) == (4620, 5000)
+
+
+def test_field_errors_are_worded_per_field(wallet: Client) -> None:
+    # When the date is not YYYY-MM-DD and the amount is a float
+    en, ja = both(wallet, "POST", "/slips", {**LUNCH, "date": "2026/11/03"})
+    # Then the detail says so in words
+    assert ja["detail"] == "日付は YYYY-MM-DD で指定してください（例: 2026-11-21）"
+    assert en["detail"] == "write date as YYYY-MM-DD (e.g. 2026-11-21)"
+    assert ja["errors"][0]["loc"] == ["body", "date"]
+    _, ja = both(wallet, "POST", "/slips", {**LUNCH, "amount": 0, "memo": 3})
+    assert ja["detail"] == "金額は 1 以上で指定してください。メモは文字列で指定してください"
+    _, ja = both(wallet, "POST", "/slips", {**LUNCH, "date": "2026-02-30", "colour": "red"})
+    assert (
+        "日付には実在する日付を指定してください" in ja["detail"] and "「colour」という項目はありません" in ja["detail"]
+    )
+    _, ja = both(wallet, "POST", "/slips", {"date": "2026-11-03", "kind": "expense", "account": "wallet"})
+    assert ja["detail"] == "金額を指定してください"
+    _, ja = both(wallet, "POST", "/slips", {**LUNCH, "kind": "transfer", "category": None})
+    assert ja["detail"] == "振替には振替先の口座（to_account）が必要です"
+
+
+def test_budget_stale_version_and_queries_in_japanese(wallet: Client) -> None:
+    # Given a strict 3,000 yen food budget
+    assert wallet.put("/budgets/2026-11/食費", {"limit": 3000, "strict": True}).status == 201
+    # When an expense passes it
+    en, ja = both(wallet, "POST", "/slips", {**LUNCH, "amount": 3500})
+    assert ja["detail"] == "2026年11月の「食費」の予算は残り ¥3,000 です（¥3,500 必要です）"
+    assert en["remaining"] == 3000 and en["needed"] == 3500
+    # When a slip is changed with a stale If-Match
+    made = wallet.post("/slips", {**LUNCH, "amount": 100})
+    where = made.header("Location") or ""
+    assert wallet.patch(where, {"amount": 200}, headers={"If-Match": '"1"'}).status == 200
+    en, ja = both(wallet, "PATCH", where, {"amount": 300}, headers={"If-Match": '"1"'})
+    assert (en["current"], en["expected"]) == (2, 1)
+    assert ja["detail"].startswith("ほかの人が先に変更しました")
+    # When If-Match is unquoted, Then 400 shows how to write one, in both languages
+    en, ja = both(wallet, "PATCH", where, {"amount": 300}, headers={"If-Match": "2"})
+    assert 'If-Match: "3"' in en["detail"] and 'If-Match: "3"' in ja["detail"] and "ETag" in ja["detail"]
+    # When a query is malformed
+    _, ja = both(wallet, "GET", "/slips", query={"from": "11/01"})
+    assert ja["detail"] == "開始日は YYYY-MM-DD で指定してください（例: 2026-11-01）"
+    _, ja = both(wallet, "GET", "/slips", query={"from": "2026-11-30", "to": "2026-11-01"})
+    assert ja["detail"] == "開始日（from）が終了日（to）より後になっています"
+
+
+@pytest.mark.parametrize(
+    ("header", "lang"),
+    [
+        (None, "en"),
+        ("ja", "ja"),
+        ("ja-JP", "ja"),
+        ("ja-JP,ja;q=0.9,en-US;q=0.8,en;q=0.7", "ja"),
+        ("en-US,en;q=0.9,ja;q=0.8", "en"),
+        ("en;q=0.5, ja;q=0.9", "ja"),
+        ("ja;q=0, en", "en"),
+        ("fr-FR, ja;q=0.1", "ja"),
+        ("fr", "en"),
+        ("*", "en"),
+        ("ja;q=bogus", "en"),
+        ("garbage;;;", "en"),
+    ],
+)
+def test_accept_language_honours_q_values(header: str | None, lang: str) -> None:
+    assert messages.language(header) == lang
+
+
+def _raised_details() -> list[tuple[str, str, str]]:
+    """(where, code class, the detail with every interpolated value as X) of each raise site."""
+    found = []
+    for path in sorted(SRC.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.args):
+                continue
+            if not (isinstance(node.func.value, ast.Name) and node.func.value.id == "errors"):
+                continue
+            if node.func.attr in WORDED_FROM_MEMBERS and node.keywords:
+                continue
+            arg = node.args[0]
+            if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                text = arg.value
+            elif isinstance(arg, ast.JoinedStr) and not any(
+                isinstance(n, ast.Name) and n.id == "exc" for n in ast.walk(arg)
+            ):
+                text = "".join(v.value if isinstance(v, ast.Constant) else "X" for v in arg.values)
+            else:
+                continue  # composed at run time (from members, or from an exception: tested below)
+            found.append((f"{path.name}:{node.lineno}", node.func.attr, text))
+    return found
+
+
+def test_every_detail_raised_as_text_has_japanese() -> None:
+    # Given every error the code raises with a literal or formatted detail
+    raised = _raised_details()
+    assert len(raised) > 40
+    # Then the catalogue words each one in Japanese
+    missing = [(where, text) for where, _, text in raised if messages.translate(text) is None]
+    assert not missing, missing
+
+
+def test_every_code_has_a_japanese_title() -> None:
+    from kakeibo import errors
+
+    codes = {cls.code for cls in vars(errors).values() if isinstance(cls, type) and issubclass(cls, errors.ApiError)}
+    assert codes <= set(messages.TITLES), codes - set(messages.TITLES)
+
+
+@pytest.mark.parametrize(
+    ("path", "query"),
+    [
+        ("/balances", {"date": "2026-02-30"}),
+        ("/balances", {"date": "1800-01-01"}),
+        ("/reports/monthly", {"month": "2026-13"}),
+        ("/reports/monthly", {"month": "0999-01"}),
+        ("/budgets", {"month": "2026-00"}),
+    ],
+)
+def test_query_values_that_are_not_real_dates_are_worded(api: Client, path: str, query: dict[str, str]) -> None:
+    _, ja = both(api, "GET", path, query=query)
+    assert ja["code"] == "bad_request" and ja["detail"] != messages.TITLES["bad_request"][1]
+    assert re.search(r"実在する日付|存在しない月|年は", ja["detail"]), ja
+
+
+def test_a_budget_month_that_does_not_exist_is_worded(api: Client) -> None:
+    _, ja = both(api, "PUT", "/budgets/2026-13/食費", {"limit": 1})
+    assert ja["detail"] == "存在しない月が指定されています"

@@ -1,0 +1,161 @@
+"""The stack as CloudFormation receives it (template.yaml transformed by SAM's own translator):
+it keeps its users, its CORS origins are a list, the function runs published SnapStart versions
+behind an alias, and its resource policy stays small however many routes the API gets."""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+import pytest
+from samtranslator.translator.transform import transform
+
+from kakeibo.local import template
+
+POLICY_LIMIT = 20 * 1024  # Lambda's cap on a function's resource-based policy
+# Realistic resolved values for the size estimate (names as CloudFormation generates them).
+FUNCTION_ARN = "arn:aws:lambda:ap-northeast-1:123456789012:function:kakeibo-api-LedgerFunction-AbCdEfGhIjKl:live"
+API_ARN = "arn:aws:execute-api:ap-northeast-1:123456789012:a1b2c3d4e5"
+
+
+class _NoManagedPolicies:
+    def load(self) -> dict[str, str]:
+        return {}
+
+
+def transformed(source: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+    """What `sam deploy` hands CloudFormation (CodeUri as `sam package` rewrites it)."""
+    monkeypatch.setenv("AWS_DEFAULT_REGION", "ap-northeast-1")
+    doc = copy.deepcopy(source)
+    doc["Resources"]["LedgerFunction"]["Properties"]["CodeUri"] = "s3://deploy-bucket/ledger.zip"
+    result: dict[str, Any] = transform(doc, {}, _NoManagedPolicies())
+    return result
+
+
+@pytest.fixture
+def stack(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+    return transformed(template.load(), monkeypatch)
+
+
+def of_type(stack: dict[str, Any], kind: str) -> dict[str, dict[str, Any]]:
+    return {name: r for name, r in stack["Resources"].items() if r["Type"] == kind}
+
+
+def policy_statement(permission: dict[str, Any], source_arn: str) -> dict[str, Any]:
+    """The statement Lambda adds to the function's policy for one AWS::Lambda::Permission."""
+    props = permission["Properties"]
+    return {
+        "Sid": "kakeibo-api-LedgerInvokePermission-AbCdEfGhIjKl",
+        "Effect": "Allow",
+        "Principal": {"Service": props["Principal"]},
+        "Action": props["Action"],
+        "Resource": FUNCTION_ARN,
+        "Condition": {"ArnLike": {"AWS:SourceArn": source_arn}},
+    }
+
+
+def policy_size(stack: dict[str, Any]) -> int:
+    """Estimated bytes of the function's resource policy: one statement per permission."""
+    statements = []
+    for permission in of_type(stack, "AWS::Lambda::Permission").values():
+        source = permission["Properties"]["SourceArn"]
+        text = source["Fn::Sub"] if isinstance(source, dict) else source
+        arn = text.replace("arn:${AWS::Partition}:execute-api:${AWS::Region}:${AWS::AccountId}:${HttpApi}", API_ARN)
+        statements.append(policy_statement(permission, arn))
+    return len(json.dumps({"Version": "2012-10-17", "Id": "default", "Statement": statements}))
+
+
+def with_ledger_routes(source: dict[str, Any]) -> dict[str, Any]:
+    """The template with every private route also under /ledgers/{ledger} (shared ledgers)."""
+    doubled = copy.deepcopy(source)
+    for name, resource in source["Resources"].items():
+        if resource["Type"] == "AWS::ApiGatewayV2::Route" and resource["Properties"]["AuthorizationType"] != "NONE":
+            method, path = resource["Properties"]["RouteKey"].split(" ", 1)
+            copied = copy.deepcopy(resource)
+            copied["Properties"]["RouteKey"] = f"{method} /ledgers/{{ledger}}{path}"
+            doubled["Resources"][f"Ledger{name}"] = copied
+    return doubled
+
+
+def test_users_and_ledgers_survive_stack_deletion_and_replacement(stack: dict[str, Any]) -> None:
+    # Then the user pool, its client and the ledger table are retained on delete and on replacement
+    for name in ("UserPool", "UserPoolClient", "LedgerTable"):
+        resource = stack["Resources"][name]
+        assert resource.get("DeletionPolicy") == "Retain", name
+        assert resource.get("UpdateReplacePolicy") == "Retain", name
+
+
+def test_cors_origins_reach_api_gateway_as_a_list(stack: dict[str, Any]) -> None:
+    # Given the HTTP API's CORS configuration as CloudFormation receives it
+    (api,) = of_type(stack, "AWS::ApiGatewayV2::Api").values()
+    cors = api["Properties"]["CorsConfiguration"]
+    # Then the origins are a list: literally, or a CommaDelimitedList parameter (a list once resolved)
+    origins = cors["AllowOrigins"]
+    if isinstance(origins, dict):
+        assert set(origins) == {"Ref"}
+        assert stack["Parameters"][origins["Ref"]]["Type"] == "CommaDelimitedList"
+        assert len(template.parameters(stack)[origins["Ref"]].split(",")) == 2
+    else:
+        assert isinstance(origins, list) and all(isinstance(o, str) and "," not in o for o in origins)
+    for field in ("AllowHeaders", "AllowMethods", "ExposeHeaders"):
+        assert isinstance(cors[field], list) and cors[field], field
+
+
+def test_every_route_reaches_the_live_alias_through_one_integration_and_one_permission(
+    stack: dict[str, Any],
+) -> None:
+    # Given the function, its published version and alias, and the API's routes
+    (function,) = of_type(stack, "AWS::Lambda::Function").values()
+    (alias_name,) = of_type(stack, "AWS::Lambda::Alias")
+    assert len(of_type(stack, "AWS::Lambda::Version")) == 1
+    assert function["Properties"]["Runtime"] == "python3.13"
+    assert function["Properties"]["SnapStart"] == {"ApplyOn": "PublishedVersions"}
+    (integration_name, integration), *others = of_type(stack, "AWS::ApiGatewayV2::Integration").items()
+    assert others == []
+    # Then the one integration invokes the alias (the SnapStart version), not $LATEST
+    alias = stack["Resources"][alias_name]["Properties"]["Name"]
+    assert integration["Properties"]["IntegrationUri"] == {"Fn::Sub": f"${{LedgerFunction.Arn}}:{alias}"}
+    assert integration["DependsOn"] == "LedgerInvokePermission"
+    assert integration["Properties"]["PayloadFormatVersion"] == "2.0"
+    # And every route targets it, private ones through the JWT authorizer
+    routes = of_type(stack, "AWS::ApiGatewayV2::Route")
+    assert len(routes) == len(template.routes()) > 20
+    for route in routes.values():
+        props = route["Properties"]
+        assert props["Target"] == {"Fn::Sub": f"integrations/${{{integration_name}}}"}
+        assert props["AuthorizationType"] in ("NONE", "JWT")
+        assert props["AuthorizationType"] == "NONE" or props["AuthorizerId"] == {"Ref": "JwtAuthorizer"}
+    # And exactly one invoke permission exists, for the alias, from this API only
+    (permission,) = of_type(stack, "AWS::Lambda::Permission").values()
+    assert permission["Properties"]["FunctionName"] == {"Ref": alias_name}
+    assert permission["Properties"]["Principal"] == "apigateway.amazonaws.com"
+    assert "${HttpApi}/*" in permission["Properties"]["SourceArn"]["Fn::Sub"]
+
+
+def test_the_resource_policy_stays_small_when_the_routes_double(
+    stack: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given the template with every ledger route repeated under /ledgers/{ledger}
+    doubled = transformed(with_ledger_routes(template.load()), monkeypatch)
+    routes = len(of_type(doubled, "AWS::ApiGatewayV2::Route"))
+    assert routes > 1.8 * len(of_type(stack, "AWS::ApiGatewayV2::Route"))
+    # Then there is still one permission and the policy is far below Lambda's 20 KB
+    assert len(of_type(doubled, "AWS::Lambda::Permission")) == 1
+    assert policy_size(doubled) == policy_size(stack) < POLICY_LIMIT / 20
+    # While one permission per route (SAM's HttpApi events) would stop the API at some 50 routes,
+    # fewer than shared ledgers, members, invitations and recurrences will need
+    (permission,) = of_type(stack, "AWS::Lambda::Permission").values()
+    one = policy_statement(permission, f"{API_ARN}/*/GET/ledgers/{{ledger}}/slips/{{date}}/{{id}}")
+    assert POLICY_LIMIT // len(json.dumps(one)) < 60
+
+
+def test_a_route_declared_as_a_function_event_is_refused() -> None:
+    # Given a route added the SAM way, as an event of the function (one permission per event)
+    source = copy.deepcopy(template.load())
+    source["Resources"]["LedgerFunction"]["Properties"]["Events"] = {
+        "ListLedgers": {"Type": "HttpApi", "Properties": {"ApiId": {"Ref": "HttpApi"}, "Path": "/ledgers"}}
+    }
+    # Then reading the routes says how to declare it instead of silently skipping it
+    with pytest.raises(ValueError, match=r"AWS::ApiGatewayV2::Route"):
+        template.routes(source)
