@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from kakeibo.ledger import AccountItem, CategoryMonthItem, DayItem, Entry, ItemKey, recompute
+from kakeibo.ledger import AccountItem, CategoryMonthItem, DayItem, Entry, ItemKey, SubcategoryMonthItem, recompute
 from kakeibo.store import Store
 
 
@@ -19,7 +19,15 @@ def check(store: Store, who: str) -> list[str]:
     slips = [i for i in items if i["SK"].startswith("SLIP#")]
     accounts = {i["id"]: i for i in items if i["SK"].startswith("ACCOUNT#")}
     entries = [
-        Entry(s["date"], s["kind"], int(s["amount"]), s["account"], s.get("to_account"), s.get("category"))
+        Entry(
+            s["date"],
+            s["kind"],
+            int(s["amount"]),
+            s["account"],
+            s.get("to_account"),
+            s.get("category"),
+            s.get("subcategory"),
+        )
         for s in slips
     ]
     expected = recompute(entries, {a: int(i["opening_balance"]) for a, i in accounts.items()})
@@ -31,6 +39,10 @@ def check(store: Store, who: str) -> list[str]:
         elif sk.startswith("DAY#"):
             fields = ("delta", "count", "income", "expense")
             actual[DayItem(item["account"], item["date"])] = {f: int(item.get(f, 0)) for f in fields}
+        elif sk.startswith("MONTH#") and "#SUB#" in sk:
+            fields = ("income", "expense", "count")
+            key = SubcategoryMonthItem(item["month"], item["category"], item["subcategory"])
+            actual[key] = {f: int(item.get(f, 0)) for f in fields}
         elif sk.startswith("MONTH#"):
             fields = ("income", "expense", "count")
             actual[CategoryMonthItem(item["month"], item["category"])] = {f: int(item.get(f, 0)) for f in fields}

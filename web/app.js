@@ -53,6 +53,7 @@ const state = {
   editing: null, // {id, date, etag, base}
   attempted: null, // the changes (a merge patch) a 412 stopped, for "re-apply"
   idempotency: null, // {body, key}: a retried identical POST reuses its key
+  previewed: null, // {file, createAccounts}: the import a dry run showed, ready to commit
   seq: {},
 };
 state.api = new Api(state.config);
@@ -329,9 +330,13 @@ function renderReport() {
       : h('p', { class: 'empty', text: 'この月の収支はまだありません。' }),
   );
   $('report-rows').replaceChildren(
-    ...chartRows(report.by_category).map((c) =>
+    ...chartRows(report.by_category).flatMap((c) => [
       h('tr', {}, h('th', { scope: 'row', text: categoryLabel(c.category) }), h('td', { class: 'num', text: yen(c.expense) }), h('td', { class: 'num', text: yen(c.income) })),
-    ),
+      // its subcategories (外食, 食料品, …; the rest without one last), when its slips use them
+      ...(c.subcategories ?? []).map((s) =>
+        h('tr', { class: 'sub' }, h('th', { scope: 'row', text: `└ ${s.subcategory ?? 'その他'}` }), h('td', { class: 'num', text: yen(s.expense) }), h('td', { class: 'num', text: yen(s.income) })),
+      ),
+    ]),
   );
   renderCategories();
 }
@@ -743,17 +748,104 @@ async function submitBudget(event) {
 
 // ---- CSV import --------------------------------------------------------------------------------
 
+const IMPORT_FORMATS = { kakeibo: 'この API の形式', mf: 'マネーフォワード ME', zaim: 'Zaim' };
+const IMPORT_ACTIONS = { create: '追加', not_counted: '追加（集計対象外）', duplicate: '取込済み', error: 'エラー' };
+
+/** POST /imports with the page's options; `dryRun` asks what would happen and writes nothing. */
+function sendImport(file, createAccounts, dryRun = false) {
+  const path = `/imports${query({ create_accounts: createAccounts ? 'true' : '', dry_run: dryRun ? 'true' : '' })}`;
+  return state.api.request('POST', path, { body: file, contentType: 'text/csv' });
+}
+
+function chosenFile() {
+  const file = $('import-file').files[0];
+  if (!file) fail(new FieldError($('import-file'), 'CSV ファイルを選んでください'));
+  return file;
+}
+
+async function previewImport() {
+  clearError();
+  const file = chosenFile();
+  if (!file) return;
+  const createAccounts = $('import-create-accounts').checked;
+  await busy($('import-preview'), async () => {
+    try {
+      const { data } = await sendImport(file, createAccounts, true);
+      state.previewed = { file, createAccounts };
+      renderPreview(file.name, data, createAccounts);
+    } catch (error) {
+      showError(error);
+    }
+  });
+}
+
+function renderPreview(name, report, createAccounts) {
+  const counts = [
+    `追加 ${report.create} 件`,
+    report.not_counted ? `集計対象外として追加 ${report.not_counted} 件` : '',
+    report.duplicate ? `取込済み ${report.duplicate} 件` : '',
+    report.error ? `エラー ${report.error} 件` : '',
+  ].filter(Boolean);
+  $('import-dry-summary').textContent =
+    `${name}（${IMPORT_FORMATS[report.format] ?? report.format}）: ${counts.join('、')}。まだ何も書き込んでいません。`;
+  const unknown = report.unknown_accounts ?? [];
+  $('import-dry-accounts').textContent = unknown.length
+    ? `${createAccounts ? '作成する口座' : '登録されていない口座'}: ` +
+      unknown.map((a) => `${a.name}（${TYPE_LABELS[a.type] ?? a.type}、ID ${a.id}）`).join('、')
+    : '';
+  $('import-dry-accounts').hidden = unknown.length === 0;
+  const toCreate = new Map(unknown.map((a) => [a.id, a.name]));
+  const label = (id) => toCreate.get(id) ?? accountName(id);
+  const rows = (report.items ?? []).map((item) => {
+    const slip = item.slip ?? {};
+    const what = slip.kind === 'transfer' ? `${label(slip.account)} → ${label(slip.to_account)}` : [
+      label(slip.account ?? ''),
+      [slip.category, slip.subcategory].filter(Boolean).join(' / '),
+    ].filter(Boolean).join(' ');
+    return h(
+      'tr',
+      { class: `import-${item.action}` },
+      h('td', { class: 'num', text: String(item.line) }),
+      h('td', { text: IMPORT_ACTIONS[item.action] ?? item.action }),
+      h('td', { text: slip.date ?? '' }),
+      h('td', { text: what }),
+      h('td', { class: 'num', text: slip.amount === undefined ? '' : yen(slip.kind === 'expense' ? -slip.amount : slip.amount) }),
+      h('td', { text: item.message ?? slip.memo ?? '' }),
+    );
+  });
+  $('import-dry-rows').querySelector('tbody').replaceChildren(...rows);
+  $('import-commit').hidden = report.create + report.not_counted === 0;
+  $('import-report').hidden = true;
+  $('import-dry-run').hidden = false;
+  say($('import-dry-summary').textContent);
+}
+
+async function commitPreviewed() {
+  clearError();
+  const previewed = state.previewed;
+  if (!previewed) return;
+  await busy($('import-commit'), async () => {
+    try {
+      const { data } = await sendImport(previewed.file, previewed.createAccounts);
+      state.previewed = null;
+      $('import-dry-run').hidden = true;
+      renderImport(previewed.file.name, data);
+      await refreshAll();
+    } catch (error) {
+      showError(error);
+    }
+  });
+}
+
 async function submitImport(event) {
   event.preventDefault();
   clearError();
-  const file = $('import-file').files[0];
-  if (!file) {
-    fail(new FieldError($('import-file'), 'CSV ファイルを選んでください'));
-    return;
-  }
+  const file = chosenFile();
+  if (!file) return;
   await busy($('import-submit'), async () => {
     try {
-      const { data } = await state.api.request('POST', '/imports', { body: file, contentType: 'text/csv' });
+      const { data } = await sendImport(file, $('import-create-accounts').checked);
+      $('import-dry-run').hidden = true;
       renderImport(file.name, data);
       await refreshAll();
     } catch (error) {
@@ -831,6 +923,8 @@ function bind() {
   $('account-form').addEventListener('submit', submitAccount);
   $('budget-form').addEventListener('submit', submitBudget);
   $('import-form').addEventListener('submit', submitImport);
+  $('import-preview').addEventListener('click', previewImport);
+  $('import-commit').addEventListener('click', commitPreviewed);
   $('settings-form').addEventListener('submit', submitSettings);
   $('conflict-close').addEventListener('click', hideConflict);
   $('conflict-reapply').addEventListener('click', reapply);

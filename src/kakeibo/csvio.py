@@ -10,7 +10,8 @@ makes imports exactly-once: `external_id` when it already is a valid slip id (so
 external_id is the slip id, re-imports onto the very same slips), a hash of it otherwise, and for
 rows without one the file's content hash and the row's line.
 
-Writing: the same header and columns, external_id = slip id.
+Writing: the same header and columns, external_id = slip id, and subcategory last when some
+slip of the page has one (it is optional in the header both ways).
 """
 
 from __future__ import annotations
@@ -33,7 +34,9 @@ from kakeibo.models import ImportRow
 
 COLUMNS = ("date", "kind", "amount", "account", "to_account", "category", "memo")
 EXTERNAL_ID = "external_id"
+SUBCATEGORY = "subcategory"
 EXPORT_COLUMNS = (*COLUMNS, EXTERNAL_ID)
+OPTIONAL_COLUMNS = (EXTERNAL_ID, SUBCATEGORY)
 
 UTF8, SHIFT_JIS = "utf-8", "shift_jis"
 # Shift_JIS as Windows and Japanese banks write it is CP932 (a superset: NEC/IBM extensions such
@@ -49,6 +52,9 @@ class Row:
     line: int  # physical line where the row starts (the header is line 1)
     slip_id: str
     slip: ImportRow
+    # False: the source app did not count it as income or expense (Money Forward's 計算対象=0,
+    # Zaim's 集計に含めない); it is imported as a transfer against a clearing account instead
+    counted: bool = True
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -116,11 +122,20 @@ def parse(data: bytes, charset: str | None = None) -> CsvFile:
     """Decode and validate a whole file. Problems with the file itself (encoding, header, CSV
     syntax) raise; problems with single rows are collected with their line numbers."""
     raw, encoding = decode(data, charset)
-    text = normalise(raw)
-    parsed = CsvFile(hashlib.sha256(text.encode("utf-8")).hexdigest(), encoding)
+    return parse_text(normalise(raw), encoding)
+
+
+def content_hash(text: str) -> str:
+    """The import id of a file: sha256 of its normalised text."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def parse_text(text: str, encoding: str) -> CsvFile:
+    """`parse` of text already decoded and normalised."""
+    parsed = CsvFile(content_hash(text), encoding)
     seen: dict[str, int] = {}
     columns: tuple[str, ...] | None = None
-    for line, fields in _records(text):
+    for line, fields in records(text):
         if columns is None:
             columns = _header(fields)
             continue
@@ -144,7 +159,7 @@ def parse(data: bytes, charset: str | None = None) -> CsvFile:
     return parsed
 
 
-def _records(text: str) -> Iterator[tuple[int, list[str]]]:
+def records(text: str) -> Iterator[tuple[int, list[str]]]:
     """(line where the record starts, fields), skipping blank lines. RFC 4180: a quoted field may
     hold commas, quotes (doubled) and line breaks, so a memo with a newline and a date in it reads
     back as it was written."""
@@ -168,7 +183,7 @@ def _header(fields: list[str]) -> tuple[str, ...]:
     names = tuple(unicodedata.normalize("NFKC", f).strip().lower() for f in fields)
     while names and not names[-1]:  # trailing empty cells, as spreadsheets write them
         names = names[:-1]
-    allowed = set(EXPORT_COLUMNS)
+    allowed = {*COLUMNS, *OPTIONAL_COLUMNS}
     problems = []
     if missing := [c for c in COLUMNS if c not in names]:
         problems.append("missing " + ", ".join(missing))
@@ -177,7 +192,7 @@ def _header(fields: list[str]) -> tuple[str, ...]:
     if len(set(names)) != len(names):
         problems.append("repeated columns")
     if problems:
-        expected = ",".join(COLUMNS) + f"[,{EXTERNAL_ID}]"
+        expected = ",".join(COLUMNS) + "".join(f"[,{c}]" for c in OPTIONAL_COLUMNS)
         raise errors.ValidationFailed(
             f"line 1 must be the header {expected}: " + "; ".join(problems),
             errors=[{"loc": ["body", "header"], "msg": "; ".join(problems)}],
@@ -202,7 +217,7 @@ def _row(columns: tuple[str, ...], fields: list[str]) -> ImportRow:
     try:
         return ImportRow.model_validate(values)
     except ValidationError as exc:
-        raise ValueError(_describe(exc)) from None
+        raise ValueError(describe(exc)) from None
 
 
 def _amount(text: str) -> int:
@@ -213,7 +228,8 @@ def _amount(text: str) -> int:
     return int(plain.replace(",", ""))
 
 
-def _describe(exc: ValidationError) -> str:
+def describe(exc: ValidationError) -> str:
+    """A model's validation errors as one line: `field: problem; ...`."""
     parts = []
     for err in exc.errors(include_url=False, include_input=False, include_context=False):
         where = ".".join(str(p) for p in err["loc"])
@@ -241,24 +257,25 @@ def _b32(data: bytes) -> str:
 # ---- writing ----------------------------------------------------------------------------------
 
 
-def header_line() -> str:
-    return _line(EXPORT_COLUMNS)
+def header_line(*, subcategory: bool = False) -> str:
+    return _line((*EXPORT_COLUMNS, SUBCATEGORY) if subcategory else EXPORT_COLUMNS)
 
 
-def slip_line(slip: Mapping[str, Any]) -> str:
+def slip_line(slip: Mapping[str, Any], *, subcategory: bool = False) -> str:
     """One exported slip; external_id is its id, so importing the export is idempotent."""
-    return _line(
-        [
-            slip["date"],
-            slip["kind"],
-            str(int(slip["amount"])),
-            slip["account"],
-            slip.get("to_account") or "",
-            slip.get("category") or "",
-            slip.get("memo") or "",
-            slip["id"],
-        ]
-    )
+    values = [
+        slip["date"],
+        slip["kind"],
+        str(int(slip["amount"])),
+        slip["account"],
+        slip.get("to_account") or "",
+        slip.get("category") or "",
+        slip.get("memo") or "",
+        slip["id"],
+    ]
+    if subcategory:
+        values.append(slip.get("subcategory") or "")
+    return _line(values)
 
 
 def _line(values: Iterable[str]) -> str:

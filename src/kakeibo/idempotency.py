@@ -108,11 +108,17 @@ def _retryable(response: Response) -> bool:
 def _payload(event: dict[str, Any]) -> Any:
     body = event.get("body") or ""
     if event.get("isBase64Encoded"):
-        return {"base64": body}
-    try:
-        return {"json": json.loads(body)}
-    except ValueError:
-        return {"text": body}
+        payload: dict[str, Any] = {"base64": body}
+    else:
+        try:
+            payload = {"json": json.loads(body)}
+        except ValueError:
+            payload = {"text": body}
+    # The query is part of what was asked (POST /imports?dry_run=true must never be replayed as
+    # the import itself); left out when empty, so requests without one hash as they always did.
+    if params := event.get("queryStringParameters"):
+        payload["query"] = sorted(params.items())
+    return payload
 
 
 def run_once(event: dict[str, Any], context: Any, resolve: Callable[[], Response]) -> Response:

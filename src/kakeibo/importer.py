@@ -28,6 +28,7 @@ from typing import Any
 
 from kakeibo import csvio, errors, ledger
 from kakeibo.csvio import Row, RowError
+from kakeibo.importformats.prepare import Options, prepare, preview
 from kakeibo.ledger import AccountItem
 from kakeibo.services.common import now_iso
 from kakeibo.services.slips import fingerprint, new_slip_item, slip_range, slip_view
@@ -52,11 +53,21 @@ class Tally:
 
 
 def import_csv(
-    store: Store, who: str, data: bytes, charset: str | None = None, *, time_left: TimeLeft | None = None
+    store: Store,
+    who: str,
+    data: bytes,
+    charset: str | None = None,
+    *,
+    time_left: TimeLeft | None = None,
+    options: Options | None = None,
 ) -> dict[str, Any]:
-    """Import a CSV file. Returns counts; status 'partial' if time ran out (send it again)."""
-    parsed = csvio.parse(data, charset)
-    accounts = {a["id"]: a for a in store.accounts(who)}
+    """Import a CSV file (ours, or another app's: importformats). Returns counts; status 'partial'
+    if time ran out (send it again). A dry run answers what each row would do and writes nothing."""
+    options = options or Options()
+    prepared = prepare(store, who, data, charset, options)
+    if options.dry_run:
+        return preview(store, who, prepared, _account_problem)
+    parsed, accounts = prepared.file, prepared.accounts
     tally = Tally(errors=list(parsed.errors))
     queue = []
     for row in parsed.valid:
@@ -104,6 +115,7 @@ def import_csv(
         "failed": len(report),
         "pending": pending,
         "errors": report[:MAX_ANSWERED_ERRORS],
+        **prepared.summary(),
     }
 
 
@@ -309,14 +321,17 @@ def export_csv(
 ) -> tuple[str, str | None]:
     """(CSV text, cursor of the next page or None), oldest first, in the import format."""
     lo, hi, start = slip_range(date_from, date_to, cursor)
-    parts = [csvio.header_line()]
-    size = len(parts[0])
-    last: str | None = None
+    slips: list[dict[str, Any]] = []
+    size = len(csvio.header_line(subcategory=True))
+    next_cursor: str | None = None
     for item in store.slips_oldest_first(who, lo, hi, after=start):
-        line = csvio.slip_line(slip_view(item))
-        if last is not None and size + len(line.encode("utf-8")) > MAX_EXPORT_BYTES:
-            return "".join(parts), encode_cursor({"sk": last})
-        parts.append(line)
+        slip = slip_view(item)
+        line = csvio.slip_line(slip, subcategory=True)  # the longest the line can be
+        if slips and size + len(line.encode("utf-8")) > MAX_EXPORT_BYTES:
+            next_cursor = encode_cursor({"sk": slips[-1]["SK"]})
+            break
+        slips.append({**slip, "SK": item["SK"]})
         size += len(line.encode("utf-8"))
-        last = item["SK"]
-    return "".join(parts), None
+    subcategory = any(s.get("subcategory") for s in slips)
+    lines = [csvio.slip_line(s, subcategory=subcategory) for s in slips]
+    return csvio.header_line(subcategory=subcategory) + "".join(lines), next_cursor

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 Kind = Literal["expense", "income", "transfer"]
 KINDS: tuple[Kind, ...] = ("expense", "income", "transfer")
@@ -28,6 +28,7 @@ class Entry:
     account: str
     to_account: str | None = None  # transfers only
     category: str | None = None  # not for transfers
+    subcategory: str | None = None  # within category; not for transfers
 
     @property
     def month(self) -> str:
@@ -51,12 +52,22 @@ class CategoryMonthItem:
     category: str
 
 
-ItemKey = AccountItem | DayItem | CategoryMonthItem
+@dataclass(frozen=True, slots=True, order=True)
+class SubcategoryMonthItem:
+    """A month's totals of one subcategory of a category (the category's own item has them all)."""
+
+    month: str
+    category: str
+    subcategory: str
+
+
+ItemKey = AccountItem | DayItem | CategoryMonthItem | SubcategoryMonthItem
 
 # Numeric fields each item kind carries, all maintained with ADD.
 ACCOUNT_FIELDS = ("balance",)
 DAY_FIELDS = ("delta", "count", "income", "expense")
 CATEGORY_FIELDS = ("income", "expense", "count")
+SUBCATEGORY_FIELDS = CATEGORY_FIELDS
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,6 +127,8 @@ def effects(entry: Entry, sign: int = 1) -> dict[ItemKey, dict[str, int]]:
     _add(out[AccountItem(entry.account)], balance=signed)
     _add(out[DayItem(entry.account, entry.date)], delta=signed, count=sign, **{entry.kind: amount})
     _add(out[CategoryMonthItem(entry.month, category)], count=sign, **{entry.kind: amount})
+    if entry.subcategory is not None:
+        _add(out[SubcategoryMonthItem(entry.month, category, entry.subcategory)], count=sign, **{entry.kind: amount})
     return dict(out)
 
 
@@ -143,6 +156,8 @@ def _sort_key(key: ItemKey) -> tuple[str, ...]:
         return ("0", key.account)
     if isinstance(key, DayItem):
         return ("1", key.account, key.date)
+    if isinstance(key, SubcategoryMonthItem):
+        return ("3", key.month, key.category, key.subcategory)
     return ("2", key.month, key.category)
 
 
@@ -162,6 +177,36 @@ def plan(old: Entry | None, new: Entry | None, *, old_date: str | None = None) -
     if new is None:
         return Plan("delete", changes, accounts)
     return Plan("move" if old.date != new.date else "update", changes, accounts)
+
+
+def by_category(totals: Mapping[ItemKey, Mapping[str, int]]) -> list[dict[str, Any]]:
+    """A month's report by category, each broken down by subcategory, from its month x category
+    and month x subcategory items (`{"income", "expense"}` each). The category's slips without a
+    subcategory appear as subcategory None, so the parts always add up to the category's total.
+    A category none of whose slips has a subcategory has no breakdown."""
+    out: list[dict[str, Any]] = []
+    subs: dict[str, list[SubcategoryMonthItem]] = defaultdict(list)
+    for key in totals:
+        if isinstance(key, SubcategoryMonthItem):
+            subs[key.category].append(key)
+    for key in sorted(k for k in totals if isinstance(k, CategoryMonthItem)):
+        income, expense = totals[key].get("income", 0), totals[key].get("expense", 0)
+        if not (income or expense):
+            continue
+        parts: list[dict[str, Any]] = []
+        rest_income, rest_expense = income, expense
+        for sub in sorted(subs[key.category]):
+            sub_income, sub_expense = totals[sub].get("income", 0), totals[sub].get("expense", 0)
+            if sub_income or sub_expense:
+                parts.append({"subcategory": sub.subcategory, "income": sub_income, "expense": sub_expense})
+                rest_income, rest_expense = rest_income - sub_income, rest_expense - sub_expense
+        if parts and (rest_income or rest_expense):
+            parts.append({"subcategory": None, "income": rest_income, "expense": rest_expense})
+        line: dict[str, Any] = {"category": key.category, "income": income, "expense": expense}
+        if parts:  # only categories whose slips use subcategories carry the breakdown
+            line["subcategories"] = parts
+        out.append(line)
+    return out
 
 
 def accounts_touched(entry: Entry) -> tuple[str, ...]:
@@ -188,6 +233,7 @@ FIELDS: dict[type, tuple[str, ...]] = {
     AccountItem: ACCOUNT_FIELDS,
     DayItem: DAY_FIELDS,
     CategoryMonthItem: (*CATEGORY_FIELDS, "spent", "remaining"),
+    SubcategoryMonthItem: SUBCATEGORY_FIELDS,
 }
 
 

@@ -179,6 +179,7 @@ _VALUE_ERRORS: list[tuple[str, str, str]] = [
         "振替先の口座は振替元と別の口座にしてください",
     ),
     (r"a transfer has no category", "a transfer has no category", "振替にはカテゴリを付けられません"),
+    (r"a subcategory needs a category", "a subcategory needs a category", "内訳にはカテゴリも指定してください"),
     (
         r"to_account is only for transfers, not (?P<kind>\w+)",
         "to_account is only for transfers, not for {kind}",
@@ -443,6 +444,7 @@ TRANSLATIONS: dict[str, str] = {
         "家計簿への変更が重なりました。少し待ってからもう一度お試しください"
     ),
     "day total could not be updated": "日ごとの集計を更新できませんでした。もう一度お試しください",
+    "subcategory total could not be updated": "内訳ごとの集計を更新できませんでした。もう一度お試しください",
     "the ledger is being rebuilt; retry shortly": "家計簿を再集計中です。少し待ってからもう一度お試しください",
     "the {name} lock is held; retry shortly": _BUSY,
     "the {name} lock is held by another process": _BUSY,
@@ -464,14 +466,17 @@ TRANSLATIONS: dict[str, str] = {
     "the file is not valid {charset} (byte {at}); check the charset parameter": (
         "ファイルが {charset} として読めません（{at} バイト目）。charset の指定を確認してください"
     ),
-    "line {line}: a quote opened here swallows the following lines": (
-        '{line} 行目: ここで開いた引用符（"）が閉じられていません'
-    ),
     "line {line}: the CSV is malformed ({why})": "{line} 行目: CSV の形式が正しくありません",
     "the file is empty: the first line must be the header {header}": (
         "ファイルが空です。1 行目は見出し行 {header} にしてください"
     ),
     "line 1 must be the header {header}: {why}": "1 行目は見出し行 {header} にしてください（{why}）",
+    "line 1 is {problem}; expected one of: {ours}[,external_id][,subcategory] (this API), {mf} (Money Forward ME"
+    " 収入・支出詳細), {zaim} (Zaim)": (
+        "1 行目が読める見出し行ではありません。この API の {ours}[,external_id][,subcategory]、"
+        "Money Forward ME（収入・支出詳細）の {mf}、Zaim の {zaim} のいずれかにしてください"
+    ),
+    "line 1 must be {app}'s header {header}: {why}": "1 行目は {app} の見出し行 {header} にしてください（{why}）",
     "the import kept colliding with concurrent changes; send the file again": (
         "取り込み中にほかの変更と重なりました。もう一度ファイルを送ってください"
     ),

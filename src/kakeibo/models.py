@@ -188,10 +188,15 @@ class SlipIn(Strict):
     account: AccountId
     to_account: AccountId | None = None
     category: Category | None = None
+    subcategory: Category | None = Field(
+        default=None, description="Within category (e.g. 食費 > 外食); reports break categories down by it"
+    )
     memo: Memo | None = None
 
     @model_validator(mode="after")
     def _shape(self) -> SlipIn:
+        if self.subcategory is not None and self.category is None:
+            raise ValueError("a subcategory needs a category")
         if self.kind == "transfer":
             if self.to_account is None:
                 raise ValueError("a transfer needs to_account")
@@ -205,7 +210,7 @@ class SlipIn(Strict):
 
     def entry(self) -> Entry:
         category = None if self.kind == "transfer" else (self.category or UNCATEGORIZED)
-        return Entry(self.date, self.kind, self.amount, self.account, self.to_account, category)
+        return Entry(self.date, self.kind, self.amount, self.account, self.to_account, category, self.subcategory)
 
 
 ExternalId = Annotated[str, Field(min_length=1, max_length=128, examples=["smbc-20261103-0001"]), _text()]
@@ -226,6 +231,7 @@ class SlipPatch(Strict):
     account: AccountId | None = None
     to_account: AccountId | None = None
     category: Category | None = None
+    subcategory: Category | None = None
     memo: Memo | None = None
 
 
@@ -238,6 +244,7 @@ class Slip(Model):
     account: str
     to_account: str | None = None
     category: str | None = None
+    subcategory: str | None = None
     memo: str | None = None
     version: int
     created_at: str
@@ -262,10 +269,19 @@ class Balances(Model):
     items: list[BalanceItem]
 
 
+class SubcategoryTotal(Model):
+    subcategory: str | None = Field(description="null: the category's slips without a subcategory")
+    income: int
+    expense: int
+
+
 class CategoryTotal(Model):
     category: str
     income: int
     expense: int
+    subcategories: list[SubcategoryTotal] | None = Field(
+        default=None, description="the category broken down by subcategory; absent when none of its slips has one"
+    )
 
 
 class AccountTotal(Model):
@@ -317,6 +333,16 @@ class ImportRowError(Model):
     message: str
 
 
+ImportFormat = Literal["kakeibo", "mf", "zaim"]
+
+
+class UnknownAccount(Model):
+    name: str = Field(description="as the file names it (matched after NFKC normalisation and trimming)")
+    id: str = Field(description="the id it is (or would be) created with")
+    type: AccountType = Field(description="guessed from the name")
+    rows: int = Field(description="rows naming it")
+
+
 class ImportResult(Model):
     import_id: str = Field(description="sha256 of the file's normalised content")
     status: Literal["complete", "partial"] = Field(
@@ -330,6 +356,43 @@ class ImportResult(Model):
     pending: int = Field(description="rows left for the next request (partial only)")
     errors: list[ImportRowError] = Field(
         description="the first 100 refused rows, by line (all of them, up to 1000: GET /imports/{import_id})"
+    )
+    format: ImportFormat = Field(description="the file's format, detected from its header or forced with ?format=")
+    unknown_accounts: list[UnknownAccount] = Field(
+        description="accounts the file names that the ledger did not have (created with create_accounts=true)"
+    )
+    accounts_created: list[str] = Field(description="ids of the accounts this request created")
+
+
+ImportAction = Literal["create", "not_counted", "duplicate", "error"]
+
+
+class PreviewRow(Model):
+    line: int = Field(description="line where the row starts (a Money Forward transfer pair: its outgoing side)")
+    action: ImportAction = Field(
+        description="create; not_counted: created as a transfer against a clearing account, the app did not "
+        "count it as income or expense; duplicate: imported before; error: refused (message says why)"
+    )
+    message: str | None = None
+    slip_id: str | None = None
+    slip: dict[str, Any] | None = Field(default=None, description="the slip it would create")
+
+
+class ImportPreview(Model):
+    import_id: str
+    dry_run: Literal[True]
+    format: ImportFormat
+    encoding: Literal["utf-8", "shift_jis"]
+    rows: int
+    create: int
+    not_counted: int
+    duplicate: int
+    error: int
+    unknown_accounts: list[UnknownAccount]
+    accounts_created: list[str] = Field(description="always empty: a dry run creates nothing")
+    items: list[PreviewRow] = Field(
+        description="the first rows, by line: up to 2000, fewer when long memos would pass 300 KB; "
+        "the counts cover every row"
     )
 
 

@@ -63,15 +63,17 @@ def test_a_burst_waits_in_the_listen_backlog_until_the_front_accepts(front: Fron
     server = serve(front, "127.0.0.1", free_port())
     server.quiet = True
     clients: list[socket.socket] = []
+    serving: threading.Thread | None = None
+    deadline = time.monotonic() + 180  # a connection the backlog could not hold would hang: fail instead
     try:
         # When 64 clients connect and send their request
         for _ in range(64):
-            client = socket.create_connection(server.server_address[:2], timeout=30)
+            client = socket.create_connection(server.server_address[:2], timeout=max(1.0, deadline - time.monotonic()))
             client.sendall(b"GET /health HTTP/1.1\r\nHost: local\r\nConnection: close\r\n\r\n")
             clients.append(client)
         # Then every connection was taken by the backlog, and once the front accepts, each is answered
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        deadline = time.monotonic() + 180  # a connection the backlog dropped would hang: fail instead
+        serving = threading.Thread(target=server.serve_forever, daemon=True)
+        serving.start()
         for client in clients:
             client.settimeout(max(1.0, deadline - time.monotonic()))
             answer = b""
@@ -81,7 +83,8 @@ def test_a_burst_waits_in_the_listen_backlog_until_the_front_accepts(front: Fron
     finally:
         for client in clients:
             client.close()
-        server.shutdown()
+        if serving is not None:
+            server.shutdown()
         server.server_close()
 
 

@@ -162,10 +162,13 @@ def test_clients_hanging_up_are_one_quiet_line_each(capsys: pytest.CaptureFixtur
         # And another hangs up halfway through sending its body
         half = _raw_request(url, "POST /health HTTP/1.1\r\nHost: local\r\nContent-Length: 100\r\n\r\n{")
         half.close()
+        # And another gives up in the middle of its request line
+        _reset(_raw_request(url, "GET /hea"))
         # Then each is one line in the log, and no traceback
-        err = _stderr_until(capsys, lambda seen: seen.count("hung up") >= 2)
+        err = _stderr_until(capsys, lambda seen: seen.count("hung up") >= 3)
     assert "hung up before its 200 answer was sent" in err, err
     assert "hung up while sending its request: POST /health" in err, err
+    assert "hung up: ConnectionResetError" in err, err
     assert "Traceback" not in err, err
 
 

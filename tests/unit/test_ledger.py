@@ -15,6 +15,8 @@ from kakeibo.ledger import (
     DayItem,
     Entry,
     ItemKey,
+    SubcategoryMonthItem,
+    by_category,
     merge,
     plan,
     recompute,
@@ -22,6 +24,7 @@ from kakeibo.ledger import (
 
 ACCOUNTS = ["cash", "suica", "bank", "card"]
 CATEGORIES = ["食費", "交通費", "日用品", "給与"]
+SUBCATEGORIES = [None, None, "外食", "食料品"]
 
 dates = st.dates(min_value=dt.date(2025, 12, 25), max_value=dt.date(2026, 2, 5)).map(dt.date.isoformat)
 amounts = st.integers(min_value=1, max_value=10**12)
@@ -34,7 +37,8 @@ def entries(draw: st.DrawFn) -> Entry:
     if kind == "transfer":
         to = draw(st.sampled_from([a for a in ACCOUNTS if a != account]))
         return Entry(draw(dates), "transfer", draw(amounts), account, to, None)
-    return Entry(draw(dates), kind, draw(amounts), account, None, draw(st.sampled_from(CATEGORIES)))
+    category = draw(st.sampled_from(CATEGORIES))
+    return Entry(draw(dates), kind, draw(amounts), account, None, category, draw(st.sampled_from(SUBCATEGORIES)))
 
 
 def apply(state: dict[ItemKey, Counter[str]], changes: tuple) -> None:  # type: ignore[type-arg]
@@ -135,3 +139,30 @@ def test_merge_drops_items_that_net_to_zero() -> None:
     a = {AccountItem("cash"): {"balance": 5}}
     b = {AccountItem("cash"): {"balance": -5}, DayItem("cash", "2026-01-01"): {"delta": 1}}
     assert [c.key for c in merge([a, b])] == [DayItem("cash", "2026-01-01")]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(entries(), max_size=12))
+def test_subcategory_totals_are_their_slips_and_the_report_parts_add_up(slips: list[Entry]) -> None:
+    # Given any slips, some with a subcategory
+    state = recompute(slips, {})
+    # Then each month x subcategory item holds exactly its slips' income and expense
+    for key, value in state.items():
+        if isinstance(key, SubcategoryMonthItem):
+            mine = [
+                e for e in slips if (e.month, e.category, e.subcategory) == (key.month, key.category, key.subcategory)
+            ]
+            assert value.get("income", 0) == sum(e.amount for e in mine if e.kind == "income")
+            assert value.get("expense", 0) == sum(e.amount for e in mine if e.kind == "expense")
+            assert value.get("count", 0) == len(mine)
+    # And in the report of every month, a category's subcategories add up to the category
+    for month in {e.month for e in slips}:
+        totals = {k: v for k, v in state.items() if getattr(k, "month", None) == month}
+        for line in by_category(totals):
+            parts = line.get("subcategories", [])
+            if parts:
+                assert sum(p["income"] for p in parts) == line["income"]
+                assert sum(p["expense"] for p in parts) == line["expense"]
+                assert len({p["subcategory"] for p in parts}) == len(parts)
+            else:  # no breakdown only when none of the category's slips that month has a subcategory
+                assert all(e.subcategory is None for e in slips if e.month == month and e.category == line["category"])

@@ -430,6 +430,53 @@ async function run(context) {
     await page.close();
   });
 
+  await step('a Money Forward ME file: the dry run is shown, nothing written until it is confirmed', async () => {
+    const page = await context.newPage();
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    // a ledger of its own (the household flow's ledger is checked afterwards), with its wallet
+    const mover = `${args.user}-mf`;
+    const auth = { Authorization: `Bearer ${mover}` };
+    const wallet = { id: 'wallet', name: '財布', type: 'cash', opening_balance: 5000 };
+    const made = await fetch(`${BASE}/accounts`, { method: 'POST', headers: { ...auth, 'Content-Type': 'application/json' }, body: JSON.stringify(wallet) });
+    check(made.status === 201, `account: ${made.status}`);
+    const accounts = async () => (await (await fetch(`${BASE}/accounts`, { headers: auth })).json()).items.map((a) => a.name);
+    await page.goto(`${BASE}/#${MONTH}`);
+    await page.waitForSelector('body[data-ready="true"]', { timeout: WAIT });
+    await page.click('#settings summary');
+    await page.fill('#user', mover);
+    await page.click('#settings-form button[type="submit"]');
+    await until('switched ledger', () => text(page, '#who'), mover);
+    await page.click('#settings summary'); // close it again
+    await until('import panel', () => visible(page, '#import-panel'), true);
+    const file =
+      '"計算対象","日付","内容","金額（円）","保有金融機関","大項目","中項目","メモ","振替","ID"\r\n' +
+      '"1","2026/11/20","ドラッグストア","-300","財布","日用品","消耗品","","0","e2e-mf-1"\r\n' +
+      '"1","2026/11/21","カフェ, 駅前","-450","楽天カード","交際費","カフェ","","0","e2e-mf-2"\r\n';
+    await page.setInputFiles('#import-file', { name: '収入・支出詳細.csv', mimeType: 'text/csv', buffer: Buffer.from(file) });
+    await page.check('#import-create-accounts');
+    await page.click('#import-preview');
+    await until('dry run shown', () => visible(page, '#import-dry-run'), true);
+    const summary = await text(page, '#import-dry-summary');
+    check(summary.includes('マネーフォワード ME') && summary.includes('追加 2 件'), `dry run: ${summary}`);
+    check((await text(page, '#import-dry-accounts')).includes('楽天カード（クレジット'), 'the account to create');
+    const cells = await page.locator('#import-dry-rows tbody tr td:nth-of-type(2)').allInnerTexts();
+    check(JSON.stringify(cells) === JSON.stringify(['追加', '追加']), `rows: ${JSON.stringify(cells)}`);
+    const card = await text(page, '#import-dry-rows tbody tr:nth-of-type(2) td:nth-of-type(4)');
+    check(card.startsWith('楽天カード 交際費 / カフェ'), `the new account by its name: ${card}`);
+    check(!(await accounts()).includes('楽天カード'), 'a dry run writes nothing');
+    await shot(page, '7-import-dry-run');
+    await page.click('#import-commit');
+    await until('import report', () => visible(page, '#import-report'), true);
+    const done = await text(page, '#import-summary');
+    check(done.includes('2 行中 2 件を追加'), `import: ${done}`);
+    check(!(await visible(page, '#import-dry-run')), 'the dry run is put away once committed');
+    check((await accounts()).includes('楽天カード'), 'the account was created');
+    // and the month's totals break the categories down by the file's 中項目
+    const subs = () => page.locator('#report-rows tr.sub th').allTextContents();
+    await until('subcategory rows', async () => JSON.stringify(await subs()), JSON.stringify(['└ カフェ', '└ 消耗品']));
+    await page.close();
+  });
+
   await step('no uncaught script errors in any tab', async () => {
     check(problems.length === 0, problems.join('; '));
   });

@@ -20,7 +20,8 @@ from kakeibo.http import (
     raw_body,
     time_left,
 )
-from kakeibo.models import DATE_PATTERN, ImportReport, ImportResult
+from kakeibo.importformats.prepare import Options
+from kakeibo.models import DATE_PATTERN, ImportFormat, ImportPreview, ImportReport, ImportResult
 from kakeibo.store import get_store
 
 router = Router()
@@ -31,7 +32,8 @@ HEADER = ",".join(csvio.EXPORT_COLUMNS)
 CSV_BODY = {
     "required": True,
     "description": f"UTF-8 (BOM or not) or Shift_JIS/CP932, up to 5 MB. Header: {HEADER} "
-    "(external_id optional). Set the charset parameter, or it is detected.",
+    "(external_id and subcategory optional). Set the charset parameter, or it is detected. Money "
+    "Forward ME and Zaim exports are read as they are.",
     "content": {
         CSV: {
             # the file's bytes, as they are (UTF-8 or Shift_JIS): binary, so generated clients send them untouched
@@ -51,18 +53,38 @@ CSV_BODY = {
     "up to 1000 at GET /imports/{import_id}). Each row is one slip identity: sending the same file again "
     "(or one that overlaps it, with external_id, or an export) creates only what is missing, and never "
     "brings back a slip deleted since. 202: time ran out before the end of the file; send it again to "
-    "import the rest.",
+    "import the rest. Also reads Money Forward ME's 収入・支出詳細 and Zaim's exports (detected from the "
+    "header); their accounts are matched by name or id. dry_run=true writes nothing and answers what each "
+    "row would do.",
     responses={
-        200: ok_response(ImportResult, "Imported"),
+        200: {
+            "description": "Imported (ImportResult), or what would be (ImportPreview, dry_run=true)",
+            "content": {"application/json": {"model": ImportResult | ImportPreview}},
+        },
         202: ok_response(ImportResult, "Partly imported: send the file again"),
         **problem_responses(400, 401, 409, 413, 415, 422, 423),
     },
     openapi_extensions={"requestBody": CSV_BODY},
 )
-def import_csv(idempotency_key: IdempotencyKeyHeader = None) -> Response[str]:
+def import_csv(
+    format: Annotated[
+        ImportFormat | None,
+        Query(description="kakeibo (this API's), mf (Money Forward ME) or zaim; default: detected from the header"),
+    ] = None,
+    create_accounts: Annotated[
+        bool, Query(description="create the accounts the file names that the ledger does not have")
+    ] = False,
+    dry_run: Annotated[bool, Query(description="write nothing; answer what each row would do")] = False,
+    idempotency_key: IdempotencyKeyHeader = None,
+) -> Response[str]:
     who = identity(router)
     charset = csvio.charset_of(router.current_event.headers.get("content-type"))
-    result = importer.import_csv(get_store(), who, raw_body(router), charset, time_left=time_left(router))
+    options = Options(format=format, create_accounts=create_accounts, dry_run=dry_run)
+    result = importer.import_csv(
+        get_store(), who, raw_body(router), charset, time_left=time_left(router), options=options
+    )
+    if dry_run:
+        return json_response(200, result)
     return json_response(200 if result["status"] == "complete" else 202, result)
 
 

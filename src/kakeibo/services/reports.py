@@ -1,20 +1,21 @@
-"""Monthly reports: totals by category and by account."""
+"""Monthly reports: totals by category (each broken down by subcategory) and by account."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from kakeibo.store import (
-    Store,
-)
+from kakeibo import ledger
+from kakeibo.ledger import ItemKey
+from kakeibo.store import Store, derived_key
 
 
 def monthly_report(store: Store, who: str, month: str) -> dict[str, Any]:
-    by_category = []
-    for item in store.month_categories(who, month):
-        income, expense = int(item.get("income", 0)), int(item.get("expense", 0))
-        if income or expense:
-            by_category.append({"category": item["category"], "income": income, "expense": expense})
+    totals: dict[ItemKey, dict[str, int]] = {}
+    for item in store.month_totals(who, month):  # categories and subcategories
+        key = derived_key(item["SK"])
+        if key is not None:
+            totals[key] = {"income": int(item.get("income", 0)), "expense": int(item.get("expense", 0))}
+    by_category = ledger.by_category(totals)
     by_account = []
     for account in store.account_ids(who):
         income = expense = net = 0

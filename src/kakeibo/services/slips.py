@@ -28,7 +28,7 @@ from kakeibo.store import (
     slip_sk,
 )
 
-SLIP_FIELDS = ("date", "kind", "amount", "account", "to_account", "category", "memo")
+SLIP_FIELDS = ("date", "kind", "amount", "account", "to_account", "category", "subcategory", "memo")
 
 _CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 
@@ -49,6 +49,7 @@ def slip_view(item: Item) -> dict[str, Any]:
         "account": item["account"],
         "to_account": item.get("to_account"),
         "category": item.get("category"),
+        "subcategory": item.get("subcategory"),
         "memo": item.get("memo"),
         "version": int(item["version"]),
         "created_at": item["created_at"],
@@ -64,6 +65,7 @@ def entry_of(item: Item) -> Entry:
         account=item["account"],
         to_account=item.get("to_account"),
         category=item.get("category"),
+        subcategory=item.get("subcategory"),
     )
 
 
@@ -98,6 +100,8 @@ def _slip_item(body: SlipIn, entry: Entry, **meta: Any) -> Item:
         "category": entry.category,
         "memo": body.memo,
     }
+    if body.subcategory is not None:  # absent, not null: slips written before subcategories look alike
+        item["subcategory"] = body.subcategory
     item.update(meta)
     return item
 
@@ -219,6 +223,10 @@ def merge_patch(current: Item, patch: dict[str, Any]) -> SlipIn:
     merged.update(patch)
     if merged.get("kind") == "transfer" and "kind" in patch and "category" not in patch:
         merged["category"] = None  # turning into a transfer drops the category
+    if "category" in patch and "subcategory" not in patch and patch["category"] != current.get("category"):
+        merged["subcategory"] = None  # a subcategory belongs to its category
+    if merged.get("category") is None:
+        merged["subcategory"] = None
     if merged.get("kind") != "transfer" and "kind" in patch and "to_account" not in patch:
         merged["to_account"] = None
     clean = {k: v for k, v in merged.items() if v is not None}

@@ -1,4 +1,5 @@
-"""The balance items a slip change moves (accounts, day totals, month x category), each with
+"""The balance items a slip change moves (accounts, day totals, month x category and x
+subcategory), each with
 the guard it needs: funds, strict budgets, and the fence a ledger rebuild puts on accounts."""
 
 from __future__ import annotations
@@ -7,10 +8,10 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from kakeibo import errors
-from kakeibo.ledger import AccountItem, CategoryMonthItem, DayItem, ItemChange, ItemKey, Plan
+from kakeibo.ledger import AccountItem, CategoryMonthItem, DayItem, ItemChange, ItemKey, Plan, SubcategoryMonthItem
 from kakeibo.store.codec import Item, to_ddb
 from kakeibo.store.core import OnFail, StoreCore, TxOp, seconds_until
-from kakeibo.store.keys import account_sk, category_sk, day_sk, pk
+from kakeibo.store.keys import account_sk, category_sk, day_sk, month_prefix, pk, subcategory_sk
 
 # A rebuild marks every account item with its token and an expiry (epoch ms). Every slip
 # transaction's operation on an account carries FENCE, so no slip change can interleave with a
@@ -38,6 +39,10 @@ class BalanceOps(StoreCore):
     def month_categories(self, ledger: str, month: str) -> Iterator[Item]:
         """The month x category items of a month (totals, and budgets where one is set)."""
         return self.query(ledger, begins_with=f"MONTH#{month}#CAT#")
+
+    def month_totals(self, ledger: str, month: str) -> Iterator[Item]:
+        """Every month x category and month x subcategory item of a month."""
+        return self.query(ledger, begins_with=month_prefix(month))
 
     def balance_ops(
         self,
@@ -130,6 +135,17 @@ class BalanceOps(StoreCore):
                 names=names,
                 values=values,
             )
+        if isinstance(key, SubcategoryMonthItem):
+            names.update(SUBCATEGORY_NAMES)
+            values.update(subcategory_values(key))
+            return self.update_op(
+                ledger,
+                subcategory_sk(key.month, key.category, key.subcategory),
+                f"SET {SUBCATEGORY_SETS} ADD " + ", ".join(adds),
+                lambda item: errors.Conflict("subcategory total could not be updated"),
+                names=names,
+                values=values,
+            )
         return self._category_op(ledger, key, change, names=names, values=values, adds=adds)
 
     def _category_op(
@@ -166,6 +182,16 @@ class BalanceOps(StoreCore):
             names=names,
             values=values,
         )
+
+
+SUBCATEGORY_NAMES = {"#cat": "category", "#sub": "subcategory", "#month": "month", "#type": "type"}
+
+SUBCATEGORY_SETS = "#cat = :cat, #sub = :sub, #month = :month, #type = :type"
+
+
+def subcategory_values(key: SubcategoryMonthItem) -> dict[str, Any]:
+    """The identifying fields a month x subcategory item carries (set on every write)."""
+    return {":cat": key.category, ":sub": key.subcategory, ":month": key.month, ":type": "subcategory_month"}
 
 
 def _account_failure(

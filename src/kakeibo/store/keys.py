@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from kakeibo.ledger import AccountItem, CategoryMonthItem, DayItem, ItemKey
+from kakeibo.ledger import AccountItem, CategoryMonthItem, DayItem, ItemKey, SubcategoryMonthItem
 
 
 def pk(ledger: str) -> str:
@@ -41,6 +41,16 @@ def category_sk(month: str, category: str) -> str:
     return f"MONTH#{month}#CAT#{category}"
 
 
+def subcategory_sk(month: str, category: str, subcategory: str) -> str:
+    """Neither name may contain '#' (models.Category), so the SK splits back unambiguously."""
+    return f"MONTH#{month}#SUB#{category}#{subcategory}"
+
+
+def month_prefix(month: str) -> str:
+    """Every month x category and month x subcategory item of a month."""
+    return f"MONTH#{month}#"
+
+
 def import_sk(sha256: str) -> str:
     return f"IMPORT#{sha256}"
 
@@ -57,17 +67,21 @@ def lock_sk(name: str) -> str:
 
 
 def derived_sk(key: ItemKey) -> str:
-    """The SK of a balance item (account, day total, month x category)."""
+    """The SK of a balance item (account, day total, month x category, month x subcategory)."""
     if isinstance(key, AccountItem):
         return account_sk(key.account)
     if isinstance(key, DayItem):
         return day_sk(key.account, key.date)
+    if isinstance(key, SubcategoryMonthItem):
+        return subcategory_sk(key.month, key.category, key.subcategory)
     return category_sk(key.month, key.category)
 
 
 _DAY_SK_RE = re.compile(r"^DAY#([^#]+)#(\d{4}-\d{2}-\d{2})$")
 
 _CATEGORY_SK_RE = re.compile(r"^MONTH#(\d{4}-\d{2})#CAT#([^#]+)$")
+
+_SUBCATEGORY_SK_RE = re.compile(r"^MONTH#(\d{4}-\d{2})#SUB#([^#]+)#([^#]+)$")
 
 
 def derived_key(sk: str) -> ItemKey | None:
@@ -78,6 +92,8 @@ def derived_key(sk: str) -> ItemKey | None:
         return DayItem(found.group(1), found.group(2))
     if found := _CATEGORY_SK_RE.match(sk):
         return CategoryMonthItem(found.group(1), found.group(2))
+    if found := _SUBCATEGORY_SK_RE.match(sk):
+        return SubcategoryMonthItem(found.group(1), found.group(2), found.group(3))
     return None
 
 

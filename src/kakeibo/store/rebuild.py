@@ -7,8 +7,15 @@ from collections.abc import Mapping
 from typing import Any
 
 from kakeibo import errors
-from kakeibo.ledger import AccountItem, DayItem, ItemKey
-from kakeibo.store.balances import FENCE_NAMES, REBUILD_MARK, BalanceOps
+from kakeibo.ledger import AccountItem, DayItem, ItemKey, SubcategoryMonthItem
+from kakeibo.store.balances import (
+    FENCE_NAMES,
+    REBUILD_MARK,
+    SUBCATEGORY_NAMES,
+    SUBCATEGORY_SETS,
+    BalanceOps,
+    subcategory_values,
+)
 from kakeibo.store.codec import Item, to_ddb
 from kakeibo.store.core import TxOp
 from kakeibo.store.keys import account_sk, derived_sk, pk
@@ -57,6 +64,10 @@ class RebuildOps(LockOps, BalanceOps):
             names.update({"#acc": "account", "#date": "date", "#type": "type"})
             exprs.update({":acc": key.account, ":date": key.date, ":type": "day"})
             sets += ["#acc = :acc", "#date = :date", "#type = :type"]
+        elif isinstance(key, SubcategoryMonthItem):
+            names.update(SUBCATEGORY_NAMES)
+            exprs.update(subcategory_values(key))
+            sets.append(SUBCATEGORY_SETS)
         else:
             names.update({"#cat": "category", "#month": "month", "#type": "type"})
             names.update({"#rem": "remaining", "#limit": "limit"})

@@ -1,0 +1,133 @@
+"""Another app's account names -> this ledger's accounts. Pure: no HTTP, no boto3.
+
+An app names an account by its display name (三井住友銀行, モバイルSuica, 財布). It matches an
+account of the ledger whose name is the same after NFKC normalisation and trimming (full-width
+and half-width forms are one), or whose id it is. Names that match none are the file's unknown
+accounts: listed, and created on request with
+- an id derived from the name, deterministically (the same name always proposes the same id):
+  its ASCII letters and digits, lowercased and joined with '-', plus 8 hex digits of the name's
+  SHA-256 (so two names never share an id, and Japanese-only names still get a valid one):
+  モバイルSuica -> suica-1a2b3c4d, 三井住友銀行 -> acct-5e6f7a8b;
+- a type guessed from well-known words (see `guess_type`), else `other`;
+- negative balances allowed: the file does not say what an account held before its first row
+  (set its opening balance and allow_negative afterwards).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import ValidationError
+
+from kakeibo.csvio import CsvFile, Row, RowError, describe
+from kakeibo.importformats.source import SourceFile, SourceRow
+from kakeibo.models import ImportRow
+
+_WORDS = re.compile(r"[A-Za-z0-9]+", re.ASCII)
+# checked in this order: the first group with a word in the name gives its type
+_TYPES = (
+    ("cash", ("財布", "現金", "さいふ", "wallet", "cash")),
+    ("bank", ("銀行", "信用金庫", "信金", "ゆうちょ", "bank")),
+    ("credit", ("カード", "クレジット", "card")),
+    ("emoney", ("suica", "pasmo", "icoca", "nanaco", "waon", "edy", "paypay", "楽天ペイ", "d払い", "電子マネー")),
+)
+
+
+def name_key(name: str) -> str:
+    return unicodedata.normalize("NFKC", name).strip()
+
+
+def account_id_for(name: str) -> str:
+    key = name_key(name)
+    digest = hashlib.sha256(key.encode("utf-8")).hexdigest()[:8]
+    words = "-".join(_WORDS.findall(key)).lower()[:40].strip("-")
+    return f"{words or 'acct'}-{digest}"
+
+
+def guess_type(name: str) -> str:
+    key = name_key(name).lower()
+    for kind, words in _TYPES:
+        if any(word in key for word in words):
+            return kind
+    return "other"
+
+
+@dataclass
+class Resolved:
+    file: CsvFile
+    unknown: list[dict[str, Any]] = field(default_factory=list)  # {name, id, type, rows}
+
+
+class Directory:
+    """The ledger's accounts, looked up by id or by normalised display name."""
+
+    def __init__(self, accounts: Iterable[Mapping[str, Any]]) -> None:
+        self.ids: set[str] = set()
+        self.names: dict[str, str] = {}
+        for account in sorted(accounts, key=lambda a: str(a["id"])):
+            self.ids.add(account["id"])
+            self.names.setdefault(name_key(account["name"]), account["id"])
+
+    def find(self, name: str) -> str | None:
+        key = name_key(name)
+        if key in self.names:
+            return self.names[key]
+        return key if key in self.ids else None
+
+
+def resolve(source: SourceFile, accounts: Iterable[Mapping[str, Any]], *, create: bool) -> Resolved:
+    """The file's rows as the importer's rows. A row naming an unknown account is refused unless
+    `create` (then it names the id the account will be created with)."""
+    directory = Directory(accounts)
+    out = Resolved(CsvFile(source.sha256, source.encoding, rows=source.count, errors=list(source.errors)))
+    unknown: dict[str, dict[str, Any]] = {}
+    for row in source.rows:
+        ids: list[str | None] = []
+        missing = []
+        for name in (row.account, row.to_account):
+            if name is None:
+                ids.append(None)
+                continue
+            found = directory.find(name)
+            if found is None:
+                key = name_key(name)
+                entry = unknown.setdefault(
+                    key, {"name": name.strip(), "id": account_id_for(name), "type": guess_type(name), "rows": 0}
+                )
+                entry["rows"] += 1
+                missing.append(name)
+                found = entry["id"]
+            ids.append(found)
+        if missing and not create:
+            names = ", ".join(f"'{n}'" for n in missing)
+            message = f"account {names} is not in the ledger: create it, or import with create_accounts=true"
+            out.file.errors.append(RowError(row.line, message))
+            continue
+        try:
+            slip = _slip(row, ids[0], ids[1])
+        except ValidationError as exc:
+            out.file.errors.append(RowError(row.line, describe(exc)))
+            continue
+        out.file.valid.append(Row(row.line, row.slip_id, slip, counted=row.counted))
+    out.unknown = list(unknown.values())
+    return out
+
+
+def _slip(row: SourceRow, account: str | None, to_account: str | None) -> ImportRow:
+    values = {
+        "date": row.date,
+        "kind": row.kind,
+        "amount": row.amount,
+        "account": account,
+        "to_account": to_account,
+        "category": row.category,
+        "subcategory": row.subcategory,
+        "memo": row.memo,
+        "external_id": row.external_id,
+    }
+    return ImportRow.model_validate({k: v for k, v in values.items() if v is not None})

@@ -1,0 +1,121 @@
+"""Before an import writes: the file read in its format, its accounts matched (and created on
+request), and — for a dry run — what each row would do, without writing anything."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Callable
+from contextlib import suppress
+from dataclasses import dataclass, field
+from typing import Any
+
+from kakeibo import errors
+from kakeibo.csvio import CsvFile, Row
+from kakeibo.importformats import accounts as matching
+from kakeibo.importformats import detect
+from kakeibo.models import AccountCreate
+from kakeibo.services import accounts as account_service
+from kakeibo.store import Item, Store
+
+MAX_PREVIEW_ROWS = 2000
+# The rows listed stay well inside DynamoDB's 400 KB item, where Powertools keeps the answer of a
+# request sent with an Idempotency-Key: as a JSON string inside JSON, each non-ASCII character
+# escaped to 6 bytes (a row with a 500-character Japanese memo takes about 3 KB there).
+MAX_PREVIEW_BYTES = 300_000
+AccountProblem = Callable[[Row, dict[str, Item]], str | None]
+
+
+@dataclass(frozen=True)
+class Options:
+    format: str | None = None  # None: detected from the header
+    create_accounts: bool = False
+    dry_run: bool = False
+
+
+@dataclass
+class Prepared:
+    format: str
+    file: CsvFile
+    accounts: dict[str, Item]  # the ledger's accounts by id (after any were created)
+    unknown: list[dict[str, Any]] = field(default_factory=list)
+    created: list[str] = field(default_factory=list)
+
+    def summary(self) -> dict[str, Any]:
+        return {"format": self.format, "unknown_accounts": self.unknown, "accounts_created": self.created}
+
+
+def prepare(store: Store, who: str, data: bytes, charset: str | None, options: Options) -> Prepared:
+    source = detect.read(data, charset, options.format)
+    listing = account_service.list_accounts(store, who)
+    if isinstance(source, CsvFile):
+        return Prepared(detect.KAKEIBO, source, _by_id(listing))
+    resolved = matching.resolve(source, listing, create=options.create_accounts)
+    created: list[str] = []
+    if options.create_accounts and resolved.unknown and not options.dry_run:
+        created = _create(store, who, resolved.unknown)
+        listing = account_service.list_accounts(store, who)
+        resolved = matching.resolve(source, listing, create=False)
+    accounts = _by_id(listing)
+    if options.dry_run and options.create_accounts:  # as they would be once created
+        accounts.update({u["id"]: {"id": u["id"], "name": u["name"], "archived": False} for u in resolved.unknown})
+    return Prepared(source.format, resolved.file, accounts, resolved.unknown, created)
+
+
+def _by_id(listing: list[dict[str, Any]]) -> dict[str, Item]:
+    return {a["id"]: a for a in listing}
+
+
+def _create(store: Store, who: str, unknown: list[dict[str, Any]]) -> list[str]:
+    created = []
+    for account in unknown:
+        body = AccountCreate(id=account["id"], name=account["name"][:100], type=account["type"], allow_negative=True)
+        with suppress(errors.AlreadyExists):  # a concurrent import of the same file made it
+            account_service.create_account(store, who, body)
+            created.append(account["id"])
+    return created
+
+
+def preview(store: Store, who: str, prepared: Prepared, problem: AccountProblem) -> dict[str, Any]:
+    """What importing the file would do, row by row; writes nothing. Rows already imported (by
+    this file or an overlapping one) are duplicates; rows an app did not count as income or
+    expense are not_counted (imported as transfers against a clearing account). Refusals that
+    depend on the money at the time of writing (insufficient funds, a strict budget) are found
+    only by the import itself."""
+    parsed = prepared.file
+    existing = store.used_slip_ids(who) if parsed.valid else set()  # identities (live or deleted), legacy ROW# marks
+    items: list[dict[str, Any]] = [{"line": e.line, "action": "error", "message": e.message} for e in parsed.errors]
+    for row in parsed.valid:
+        reason = problem(row, prepared.accounts)
+        slip = row.slip.model_dump(exclude_none=True, exclude={"external_id"})
+        if reason is not None:
+            items.append({"line": row.line, "action": "error", "message": reason, "slip": slip})
+            continue
+        counted = "create" if row.counted else "not_counted"
+        action = "duplicate" if row.slip_id in existing else counted
+        items.append({"line": row.line, "action": action, "slip_id": row.slip_id, "slip": slip})
+    items.sort(key=lambda i: i["line"])
+    counts = Counter(i["action"] for i in items)
+    return {
+        "import_id": parsed.sha256,
+        "dry_run": True,
+        "encoding": parsed.encoding,
+        "rows": parsed.rows,
+        "create": counts["create"],
+        "not_counted": counts["not_counted"],
+        "duplicate": counts["duplicate"],
+        "error": counts["error"],
+        **prepared.summary(),
+        "items": _listed(items),
+    }
+
+
+def _listed(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The first rows, by line: at most MAX_PREVIEW_ROWS, and no more than fit in MAX_PREVIEW_BYTES
+    as they are stored (the answer's body, itself a string in the stored JSON)."""
+    size = 0
+    for count, item in enumerate(items[:MAX_PREVIEW_ROWS]):
+        size += len(json.dumps(json.dumps(item, ensure_ascii=False, separators=(",", ":"))))
+        if size > MAX_PREVIEW_BYTES:
+            return items[:count]
+    return items[:MAX_PREVIEW_ROWS]
