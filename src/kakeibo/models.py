@@ -455,6 +455,7 @@ class SlipTemplate(Strict):
     account: AccountId
     to_account: AccountId | None = None
     category: Category | None = None
+    subcategory: Category | None = None
     memo: Memo | None = None
 
     @model_validator(mode="after")
@@ -510,6 +511,7 @@ class SlipTemplatePatch(Strict):
     account: AccountId | None = None
     to_account: AccountId | None = None
     category: Category | None = None
+    subcategory: Category | None = None
     memo: Memo | None = None
 
 
@@ -555,6 +557,7 @@ class RecurringSlip(Model):
     account: str
     to_account: str | None = None
     category: str | None = None
+    subcategory: str | None = None
     memo: str | None = None
 
 

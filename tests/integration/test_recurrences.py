@@ -423,3 +423,19 @@ def test_a_ledger_holds_a_bounded_number_of_recurrences(api: Client, monkeypatch
     refused = api.post("/recurrences", rent())
     assert refused.status == 409 and refused.json["limit"] == 2
     assert len(api.get("/recurrences").json["items"]) == 2
+
+
+def test_a_subcategory_is_posted_with_every_occurrence(api: Client) -> None:
+    # Given a phone bill kept under 通信費 > 携帯
+    api.account("bank", 100_000, type="bank")
+    bill = rent(5_000)
+    bill["slip"] = {"kind": "expense", "amount": 5_000, "account": "bank", "category": "通信費", "subcategory": "携帯"}
+    made = define(api, bill)
+    assert made["slip"]["subcategory"] == "携帯"
+    # When it runs, Then each slip carries the subcategory
+    assert run(api, "2026-12-31")["posted"] == 2
+    items = api.get("/slips", query={"limit": 100}).json["items"]
+    assert {(s["category"], s["subcategory"]) for s in items} == {("通信費", "携帯")}
+    # And a subcategory without a category is refused, as on a slip
+    orphan = api.patch(f"/recurrences/{made['id']}", {"slip": {"category": None}}, headers={"If-Match": '"1"'})
+    assert orphan.status == 422
