@@ -18,15 +18,15 @@ from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 import kakeibo.snapstart  # noqa: F401 - registers the SnapStart runtime hooks
-from kakeibo import __version__, errors, idempotency, messages
+from kakeibo import __version__, errors, idempotency, jobs, messages
 from kakeibo.event import header
 from kakeibo.event import sub as event_sub
 from kakeibo.http import JSON, PROBLEM_JSON, if_match_required, problem_headers, problem_json, problem_response
-from kakeibo.routes import accounts, budgets, health, imports, maintenance, reports, slips
+from kakeibo.routes import accounts, budgets, health, imports, maintenance, recurrences, reports, slips
 
 logger = Logger()
 app = APIGatewayHttpResolver(enable_validation=True)
-for module in (health, accounts, slips, reports, budgets, imports, maintenance):
+for module in (health, accounts, slips, reports, budgets, imports, maintenance, recurrences):
     app.include_router(module.router)
 
 # Routes that need no identity; template.yaml gives exactly these `Auth: {Authorizer: NONE}`.
@@ -36,7 +36,7 @@ JSON_TYPES = ("application/json", "application/merge-patch+json")
 # Routes whose body is not JSON: their media types and size limit. The route reads the raw bytes.
 RAW_BODY_ROUTES = {"POST /imports": (("text/csv",), imports.MAX_CSV_BODY)}
 # POST routes that take no body (an empty JSON object is tolerated).
-NO_BODY_ROUTES = frozenset({"POST /ledger/verify", "POST /ledger/rebuild"})
+NO_BODY_ROUTES = frozenset({"POST /ledger/verify", "POST /ledger/rebuild", "POST /recurrences/run"})
 
 # How the API describes itself. The OpenAPI document models (some hundred pydantic classes) are a
 # large share of a cold start and only /openapi.json and /swagger need them: imported on first use.
@@ -193,6 +193,8 @@ def _reject_constant(name: str) -> Any:
 
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP)
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    if jobs.is_job(event):  # the daily schedule, not an HTTP request
+        return jobs.run(event, context)
     idempotent = event.get("routeKey") in idempotency.IDEMPOTENT_ROUTES
     # Idempotency-Key means something only where the document declares it; elsewhere it is ignored
     refused = precheck(event) or (idempotency.check_key(event) if idempotent else None)

@@ -29,7 +29,7 @@ from kakeibo.store import idempotency_persistence
 
 Response = dict[str, Any]
 
-IDEMPOTENT_ROUTES = frozenset({"POST /accounts", "POST /slips", "POST /imports"})
+IDEMPOTENT_ROUTES = frozenset({"POST /accounts", "POST /slips", "POST /imports", "POST /recurrences"})
 KEY_RE = re.compile(r"^[\x21-\x7e]{1,255}$")
 RETRYABLE_CODES = frozenset({"conflict", "locked", "internal_error"})
 

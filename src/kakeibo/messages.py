@@ -412,6 +412,18 @@ TRANSLATIONS: dict[str, str] = {
     "the slip is being changed; retry": "伝票がちょうど変更されています。もう一度お試しください",
     "the slip's identity could not be updated": "伝票の識別情報を更新できませんでした。もう一度お試しください",
     "import '{id}' not found": "取り込み「{id}」が見つかりません",
+    # recurrences
+    "recurrence not found": "繰り返し伝票が見つかりません",
+    "recurrence '{id}' already exists": "繰り返し伝票「{id}」はすでにあります",
+    "the recurrence is at version {current}, not {expected}": (
+        "ほかの人が先に繰り返し伝票を変更しました（現在の版は {current}、送られた版は {expected}）。"
+        "読み込み直してください"
+    ),
+    "a ledger holds at most {limit} recurrences": "繰り返し伝票は {limit} 件までです",
+    "the patched recurrence is not valid": "変更後の繰り返し伝票が正しくありません",
+    "the recurrence is busy being run; retry": (
+        "繰り返し伝票を計上している最中です。少し待ってからもう一度お試しください"
+    ),
     # queries
     "'from' is after 'to'": "開始日（from）が終了日（to）より後になっています",
     "at most {days} days per request": "一度に取得できるのは {days} 日分までです",

@@ -7,7 +7,16 @@ import re
 import unicodedata
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, StrictInt, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+    ValidationError,
+    model_validator,
+)
 
 from kakeibo.ledger import UNCATEGORIZED, Entry, Kind
 
@@ -438,3 +447,177 @@ class LedgerRebuild(Model):
 class Health(Model):
     status: Literal["ok"]
     version: str
+
+
+# ---- recurrences ------------------------------------------------------------------------------
+
+Weekday = Literal["MO", "TU", "WE", "TH", "FR", "SA", "SU"]
+MonthDay = (
+    Annotated[StrictInt, Field(ge=-1, le=31, description="1-31, or -1 for the month's last day")] | Literal["last"]
+)
+ShiftName = Literal["none", "previous_business_day", "next_business_day"]
+MAX_RECURRENCE_COUNT = 10_000
+
+
+class SlipTemplate(Strict):
+    """What every occurrence posts: a POST /slips body without its date."""
+
+    kind: Kind
+    amount: Amount
+    account: AccountId
+    to_account: AccountId | None = None
+    category: Category | None = None
+    subcategory: Category | None = None
+    memo: Memo | None = None
+
+    @model_validator(mode="after")
+    def _shape(self) -> SlipTemplate:
+        try:
+            SlipIn.model_validate({"date": "2000-01-01", **self.model_dump(exclude_none=True)})
+        except ValidationError as exc:  # the same rules as a slip: transfers, categories
+            raise ValueError(exc.errors()[0]["msg"].removeprefix("Value error, ")) from None
+        return self
+
+
+class RuleIn(Strict):
+    freq: Literal["daily", "weekly", "monthly", "yearly"]
+    interval: Annotated[StrictInt, Field(ge=1, le=1000)] = 1
+    by_weekday: Annotated[list[Weekday], Field(min_length=1, max_length=7)] | None = Field(
+        default=None, description="weekly only; default: the start's weekday"
+    )
+    by_month_day: MonthDay | Annotated[list[MonthDay], Field(min_length=1, max_length=31)] | None = Field(
+        default=None,
+        description="monthly / yearly; default: the start's day. A day the month lacks is its last day",
+    )
+    start: Date
+    until: Date | None = None
+    count: Annotated[StrictInt, Field(ge=1, le=MAX_RECURRENCE_COUNT)] | None = Field(
+        default=None, description="how many occurrences are scheduled in all, counted from start"
+    )
+
+    @model_validator(mode="after")
+    def _shape(self) -> RuleIn:
+        if self.until is not None and self.count is not None:
+            raise ValueError("give until or count, not both")
+        if self.until is not None and self.until < self.start:
+            raise ValueError("until is before start")
+        if self.by_weekday is not None and self.freq != "weekly":
+            raise ValueError("by_weekday is for weekly rules")
+        if self.by_month_day is not None and self.freq not in ("monthly", "yearly"):
+            raise ValueError("by_month_day is for monthly and yearly rules")
+        days = self.by_month_day if isinstance(self.by_month_day, list) else [self.by_month_day]
+        if any(day == 0 for day in days):
+            raise ValueError("by_month_day is 1-31, -1 or 'last'")
+        return self
+
+
+class RecurrenceIn(Strict):
+    slip: SlipTemplate
+    rule: RuleIn
+    shift: ShiftName = "none"
+
+
+class SlipTemplatePatch(Strict):
+    kind: Kind | None = None
+    amount: Amount | None = None
+    account: AccountId | None = None
+    to_account: AccountId | None = None
+    category: Category | None = None
+    subcategory: Category | None = None
+    memo: Memo | None = None
+
+
+class RulePatch(Strict):
+    freq: Literal["daily", "weekly", "monthly", "yearly"] | None = None
+    interval: Annotated[StrictInt, Field(ge=1, le=1000)] | None = None
+    by_weekday: Annotated[list[Weekday], Field(min_length=1, max_length=7)] | None = None
+    by_month_day: MonthDay | Annotated[list[MonthDay], Field(min_length=1, max_length=31)] | None = None
+    start: Date | None = None
+    until: Date | None = None
+    count: Annotated[StrictInt, Field(ge=1, le=MAX_RECURRENCE_COUNT)] | None = None
+
+
+class RecurrencePatch(Strict):
+    """JSON merge patch (RFC 7396): nested objects merge, null removes an optional field."""
+
+    slip: SlipTemplatePatch | None = None
+    rule: RulePatch | None = None
+    shift: ShiftName | None = None
+
+
+class Rule(Model):
+    freq: str
+    interval: int
+    by_weekday: list[str] | None = None
+    by_month_day: int | str | list[int | str] | None = None
+    start: str
+    until: str | None = None
+    count: int | None = None
+
+
+class OccurrenceError(Model):
+    date: str = Field(description="the day the occurrence posts on")
+    scheduled: str
+    code: str = Field(examples=["insufficient_funds"])
+    detail: str
+    at: str
+
+
+class RecurringSlip(Model):
+    kind: Kind
+    amount: int
+    account: str
+    to_account: str | None = None
+    category: str | None = None
+    subcategory: str | None = None
+    memo: str | None = None
+
+
+class Recurrence(Model):
+    id: str
+    slip: RecurringSlip
+    rule: Rule
+    shift: ShiftName
+    next_due: str | None = Field(description="the day the next occurrence posts on; null: the rule has ended")
+    next_scheduled: str | None
+    posted_through: str | None = Field(description="scheduled date of the last occurrence posted")
+    last_error: OccurrenceError | None = Field(description="why the occurrence at next_due could not be posted")
+    version: int
+    created_at: str
+    updated_at: str
+
+
+class RecurrenceList(Model):
+    items: list[Recurrence]
+
+
+class OccurrenceView(Model):
+    scheduled: str
+    date: str
+    shifted: bool
+    status: Literal["posted", "failed", "pending"]
+    slip_id: str
+
+
+class OccurrenceList(Model):
+    id: str
+    from_: str = Field(alias="from")
+    to: str
+    items: list[OccurrenceView]
+
+    model_config = ConfigDict(populate_by_name=True)
+
+
+class RunFailure(Model):
+    recurrence: str
+    date: str
+    scheduled: str
+    code: str
+    detail: str
+
+
+class RunResult(Model):
+    until: str
+    complete: bool = Field(description="false: time ran out; run it again to post the rest")
+    posted: int = Field(description="slips this run created")
+    failed: list[RunFailure]

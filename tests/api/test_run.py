@@ -4,6 +4,7 @@ DynamoDB Local), a function instance that dies is replaced."""
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import re
 import signal
@@ -173,3 +174,32 @@ def test_a_port_in_use_is_a_clear_error(tmp_path: Path) -> None:
     assert result.returncode == 1
     assert f"port {port} is already in use" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_due_recurring_slips_are_posted_at_start_up(tmp_path: Path) -> None:
+    from kakeibo.settings import today
+
+    port, ddb_port = free_port(), free_port()
+    auth = {"Authorization": "Bearer hanako"}
+    start = (today() - dt.timedelta(days=3)).isoformat()
+    # Given a recurrence whose only occurrence is already due, defined while the server runs
+    with running(tmp_path, port, ddb_port):
+        base = f"http://127.0.0.1:{port}"
+        account = {"id": "bank", "name": "銀行", "type": "bank", "opening_balance": 100_000}
+        assert requests.post(f"{base}/accounts", json=account, headers=auth, timeout=10).status_code == 201
+        body = {
+            "slip": {"kind": "expense", "amount": 5000, "account": "bank", "category": "通信費"},
+            "rule": {"freq": "daily", "start": start, "count": 1},
+        }
+        assert requests.post(f"{base}/recurrences", json=body, headers=auth, timeout=10).status_code == 201
+    # When the server starts again
+    with running(tmp_path, port, ddb_port) as (_, output):
+        base = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 60
+        items: list[dict[str, object]] = []
+        while time.monotonic() < deadline and not items:
+            items = requests.get(f"{base}/slips", headers=auth, timeout=10).json()["items"]
+            time.sleep(0.2)
+        # Then the start-up run has posted it, once
+        assert [(s["date"], s["amount"]) for s in items] == [(start, 5000)]
+        output.wait_for(r"recurring slips due by \d{4}-\d{2}-\d{2}: 1 posted")

@@ -21,6 +21,11 @@ from tests.events import Client
 
 READS = {"Query", "GetItem", "Scan", "BatchGetItem"}
 LUNCH = {"kind": "expense", "amount": 500, "account": "cash", "category": "食費"}
+RENT = {
+    "slip": {"kind": "expense", "amount": 800, "account": "bank", "category": "家賃"},
+    "rule": {"freq": "monthly", "by_month_day": 27, "start": "2026-11-01"},
+    "shift": "previous_business_day",
+}
 
 
 @dataclass
@@ -53,6 +58,7 @@ def test_every_route_reads_consistently(api: Client, store: Store, recorder: Rec
     slip = made.json
     where = f"/slips/{slip['date']}/{slip['id']}"
     csv = "date,kind,amount,account,to_account,category,memo\n2026-11-05,expense,100,cash,,食費,\n"
+    rent = api.post("/recurrences", RENT).header("Location") or ""
     # When every route is called, one at a time
     requests: list[tuple[str, str, dict[str, Any]]] = [
         ("GET /accounts", "/accounts", {}),
@@ -79,6 +85,13 @@ def test_every_route_reads_consistently(api: Client, store: Store, recorder: Rec
         ("POST /imports", "/imports", {"raw": csv, "headers": {"Content-Type": "text/csv"}}),
         ("GET /imports/{id}", f"/imports/{csvio.parse(csv.encode()).sha256}", {}),
         ("GET /slips.csv", "/slips.csv", {}),
+        ("POST /recurrences", "/recurrences", {"body": RENT}),
+        ("GET /recurrences", "/recurrences", {}),
+        ("GET /recurrences/{id}", rent, {}),
+        ("GET /recurrences/{id}/occurrences", f"{rent}/occurrences", {"query": {"from": "2026-11-01"}}),
+        ("POST /recurrences/run", "/recurrences/run", {"query": {"until": "2026-12-31"}}),
+        ("PATCH /recurrences/{id}", rent, {"body": {"slip": {"amount": 900}}, "headers": {"If-Match": '"1"'}}),
+        ("DELETE /recurrences/{id}", rent, {"headers": {"If-Match": '"2"'}}),
         ("POST /ledger/verify", "/ledger/verify", {}),
         ("DELETE /slips/{date}/{id}", where, {"headers": {"If-Match": '"3"'}}),
         ("POST /ledger/rebuild", "/ledger/rebuild", {}),

@@ -31,12 +31,20 @@ def alice(api: Client) -> dict[str, Any]:
     imported = api.post("/imports", raw=csv, headers={"Content-Type": "text/csv"})
     assert imported.status in (200, 201)
     cursor = api.get("/slips", query={"limit": 2}).json["next_cursor"]
+    rent = {
+        "slip": {"kind": "expense", "amount": 500, "account": "cash", "category": "家賃"},
+        "rule": {"freq": "monthly", "by_month_day": 27, "start": "2026-11-01"},
+        "shift": "previous_business_day",
+    }
+    recurring = api.post("/recurrences", rent)
+    assert recurring.status == 201, recurring
     return {
         "slip": made[0].header("Location"),
         "slip_id": made[0].json["id"],
         "import": f"/imports/{imported.json['import_id']}",
         "cursor": cursor,
         "balances": api.balances(),
+        "recurrence": recurring.header("Location"),
     }
 
 
@@ -49,6 +57,8 @@ def test_every_route_is_covered_here() -> None:
         "GET /balances", "GET /reports/monthly", "GET /reports/yearly", "PUT /budgets/{month}/{category}",
         "GET /budgets",
         "POST /imports", "GET /imports/{id}", "GET /slips.csv", "POST /ledger/verify", "POST /ledger/rebuild",
+        "POST /recurrences", "GET /recurrences", "GET /recurrences/{id}", "PATCH /recurrences/{id}",
+        "DELETE /recurrences/{id}", "GET /recurrences/{id}/occurrences", "POST /recurrences/run",
     }  # fmt: skip
     assert {route.key for route in template.routes()} == covered
 
@@ -79,6 +89,10 @@ def test_bob_can_neither_see_nor_touch_alices_ledger(
     export = bob.get("/slips.csv")
     assert export.status == 200 and export.raw.decode("utf-8-sig").strip().count("\n") == 0  # header only
     assert bob.post("/ledger/verify").json["ok"] is True
+    recurrence = alice["recurrence"]
+    assert bob.get("/recurrences").json == {"items": []}
+    assert bob.get(recurrence).status == 404
+    assert bob.get(recurrence + "/occurrences").status == 404
     # Writes aimed at Alice's items: 404, or they land in Bob's own ledger
     assert bob.patch("/accounts/cash", {"name": "mine"}, headers={"If-Match": '"1"'}).status == 404
     assert bob.patch(slip, {"amount": 1}, headers={"If-Match": '"1"'}).status == 404
@@ -92,9 +106,18 @@ def test_bob_can_neither_see_nor_touch_alices_ledger(
     assert imported["created"] == 0 and imported["errors"]
     assert bob.put(FOOD, {"limit": 1}).status == 201  # Bob's own budget, not Alice's
     assert bob.post("/ledger/rebuild").status in (200, 202)
+    assert bob.patch(recurrence, {"slip": {"amount": 1}}, headers={"If-Match": '"1"'}).status == 404
+    assert bob.delete(recurrence, headers={"If-Match": '"1"'}).status == 404
+    ran = bob.post("/recurrences/run", query={"until": "2027-12-31"})
+    assert ran.status == 200 and ran.json["posted"] == 0  # Bob has none; Alice's are not his to run
+    spend_monthly = {"slip": {"kind": "expense", "amount": 1, "account": "cash"},
+                     "rule": {"freq": "daily", "start": "2026-11-01"}}  # fmt: skip
+    assert bob.post("/recurrences", spend_monthly).status == 422  # Alice's account does not exist for Bob
     # Then Alice's ledger is exactly as it was, and consistent
     assert api.balances() == alice["balances"]
     assert api.get(slip).json["version"] == 1
+    assert api.get(recurrence).json["version"] == 1
+    assert api.get(recurrence).json["posted_through"] is None
     assert api.get(f"/slips/{alice['slip_id']}").status == 200 and api.get(alice["import"]).status == 200
     assert api.get("/budgets", query={"month": "2026-11"}).json["items"][0]["limit"] == 30_000
     assert invariants.check(store, user) == []

@@ -3,6 +3,7 @@ the handler answers each of them (against moto) without a server error."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -37,7 +38,15 @@ EXPECTED = {
     "export_csv": 200,
     "verify_ledger": 200,
     "rebuild_ledger": 200,
+    "create_recurrence": 201,
+    "list_recurrences": 200,
+    "get_recurrence": 200,
+    "patch_recurrence": 200,
+    "delete_recurrence": 204,
+    "list_occurrences": 200,
+    "run_recurrences": 200,
 }
+RECURRENCE_ID = "01KAJ0000000000000000000RC"
 
 
 def _keys(value: Any, prefix: str = "") -> set[str]:
@@ -91,6 +100,13 @@ def test_handler_answers_every_sample(aws: None, name: str) -> None:
 
         body = SlipIn(date="2026-11-20", kind="expense", amount=1200, account="cash", category="食費")
         service.create_slip(get_store(), "local", body, slip_id="01KAJ0000000000000000000AB")
+    if name in ("get_recurrence", "patch_recurrence", "delete_recurrence", "list_occurrences"):
+        from kakeibo.models import RecurrenceIn
+        from kakeibo.services import recurrences
+        from kakeibo.store import get_store
+
+        rent = RecurrenceIn.model_validate(json.loads(sample("create_recurrence")["body"]))
+        recurrences.create_recurrence(get_store(), "local", rent, recurrence_id=RECURRENCE_ID)
     if name == "get_import":  # the import the sample names: the import_csv sample's file
         assert lambda_handler(sample("import_csv"), LambdaContext(aws_request_id="test"))["statusCode"] == 200
     # When the sample event is handed to the function as `sam local invoke -e` would

@@ -125,6 +125,16 @@ def test_every_documented_example_is_accepted(api: Client, spec: dict[str, Any])
         reply = send(api, "PATCH", "/accounts/card", media, value, {"If-Match": etag})
         assert reply.status == 200, (name, reply)
     accepted.add(("patch", "/accounts/{id}"))
+    for media, name, value in body_examples(ops["post", "/recurrences"]):
+        reply = send(api, "POST", "/recurrences", media, value)
+        assert reply.status == 201, (name, reply)
+    accepted.add(("post", "/recurrences"))
+    for media, name, value in body_examples(ops["patch", "/recurrences/{id}"]):
+        _, _, rent = body_examples(ops["post", "/recurrences"])[0]
+        made = send(api, "POST", "/recurrences", "application/json", rent)
+        reply = send(api, "PATCH", made.header("Location") or "", media, value, {"If-Match": made.etag or ""})
+        assert reply.status == 200, (name, reply)
+    accepted.add(("patch", "/recurrences/{id}"))
     # And no operation's examples were left out
     assert {key for key in with_body if body_examples(ops[key])} <= accepted
 

@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from kakeibo.local import template
 from kakeibo.settings import Settings
+from kakeibo.store.recurrences import DUE_INDEX, DUE_PK, DUE_SK
 
 ROOT = Path(__file__).resolve().parents[2]
 # Read by Powertools itself, not by our settings.
@@ -75,13 +78,68 @@ def test_tables_are_defined_for_production() -> None:
 
 def test_policies_name_only_the_two_tables_and_no_wildcards() -> None:
     function = template.load()["Resources"]["LedgerFunction"]["Properties"]
+    due_index = {"Fn::Sub": "${LedgerTable.Arn}/index/" + DUE_INDEX}
     for policy in function["Policies"]:
         for statement in policy["Statement"]:
             assert all("*" not in action for action in statement["Action"])
             assert statement["Resource"] in (
                 {"Fn::GetAtt": ["LedgerTable", "Arn"]},
                 {"Fn::GetAtt": ["IdempotencyTable", "Arn"]},
+                due_index,
             )
+            if statement["Resource"] == due_index:  # the index is only ever queried
+                assert statement["Action"] == ["dynamodb:Query"]
+
+
+def test_due_index_is_the_one_the_code_queries() -> None:
+    # Given the ledger table of the template
+    table = template.load()["Resources"]["LedgerTable"]["Properties"]
+    # Then it has the sparse due index, keyed on the attributes recurrence items carry
+    (index,) = table["GlobalSecondaryIndexes"]
+    assert index["IndexName"] == DUE_INDEX
+    assert index["KeySchema"] == [
+        {"AttributeName": DUE_PK, "KeyType": "HASH"},
+        {"AttributeName": DUE_SK, "KeyType": "RANGE"},
+    ]
+    assert index["Projection"] == {"ProjectionType": "KEYS_ONLY"}
+
+
+def _transformed() -> dict[str, Any]:
+    """The template as CloudFormation receives it after SAM's transform (offline)."""
+    import copy
+
+    from samtranslator.translator.transform import transform
+
+    class NoManagedPolicies:
+        def load(self) -> dict[str, str]:
+            return {}
+
+    source = copy.deepcopy(template.load())
+    source["Resources"]["LedgerFunction"]["Properties"]["CodeUri"] = "s3://bucket/key"
+    os.environ.setdefault("AWS_DEFAULT_REGION", "ap-northeast-1")
+    result: dict[str, Any] = transform(source, {}, NoManagedPolicies())
+    return result
+
+
+def test_daily_schedule_invokes_the_job_in_tokyo_time_with_an_invoke_only_role() -> None:
+    from kakeibo import jobs
+
+    # Given the template after SAM's transform
+    resources = _transformed()["Resources"]
+    (schedule,) = [r["Properties"] for r in resources.values() if r["Type"] == "AWS::Scheduler::Schedule"]
+    # Then the schedule runs daily on Tokyo time and sends the event the handler takes for the job
+    assert schedule["ScheduleExpression"].startswith("cron(") and schedule["ScheduleExpression"].endswith("* * ? *)")
+    assert schedule["ScheduleExpressionTimezone"] == "Asia/Tokyo"
+    target = schedule["Target"]
+    alias = {"Ref": "LedgerFunctionAliaslive"}  # the published version (SnapStart), as the API invokes
+    assert target["Arn"] == alias
+    assert jobs.is_job(json.loads(target["Input"]))
+    # And its role may do one thing: invoke this function
+    role = resources[target["RoleArn"]["Fn::GetAtt"][0]]["Properties"]
+    assert role["AssumeRolePolicyDocument"]["Statement"][0]["Principal"] == {"Service": ["scheduler.amazonaws.com"]}
+    statements = [s for p in role["Policies"] for s in p["PolicyDocument"]["Statement"]]
+    assert "ManagedPolicyArns" not in role
+    assert statements == [{"Action": "lambda:InvokeFunction", "Effect": "Allow", "Resource": alias}]
 
 
 def test_encryption_retention_and_throttling_are_configured() -> None:

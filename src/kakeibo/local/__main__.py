@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import os
 import signal
 import sys
@@ -37,6 +38,38 @@ def _log(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
+DAILY_AT = dt.time(0, 5)  # as the schedule in template.yaml: 00:05 in the ledger's time zone
+
+
+def seconds_to_next_run(now: dt.datetime) -> float:
+    """Seconds from `now` until the next daily run (00:05 in the ledger's time zone)."""
+    from kakeibo.settings import get_settings
+
+    zone = get_settings().time_zone
+    local = now.astimezone(zone)
+    target = dt.datetime.combine(local.date(), DAILY_AT, tzinfo=zone)
+    if target <= local:
+        target += dt.timedelta(days=1)
+    return (target - local).total_seconds()
+
+
+def post_due_daily(stop: threading.Event) -> None:
+    """The daily job of AWS's schedule, locally: at start-up, then every day at 00:05 ledger time."""
+    from kakeibo.services import recurrences
+    from kakeibo.store import get_store
+
+    while True:
+        try:
+            result = recurrences.post_due(get_store())
+            failed = f", {len(result['failed'])} could not be written" if result["failed"] else ""
+            print(f"recurring slips due by {result['until']}: {result['posted']} posted{failed}")
+        except Exception as exc:  # the server keeps serving; tomorrow's run tries again
+            print(f"recurring slips: the daily run failed: {exc!r}", file=sys.stderr)
+        sys.stdout.flush()
+        if stop.wait(seconds_to_next_run(dt.datetime.now(dt.UTC))):
+            return
+
+
 def run(port: int, ddb_port: int, data_dir: Path, host: str) -> int:
     try:
         size = concurrency()
@@ -68,6 +101,7 @@ def run(port: int, ddb_port: int, data_dir: Path, host: str) -> int:
         signal.signal(signal.SIGTERM, on_signal)
         thread = threading.Thread(target=server.serve_forever, daemon=True)
         thread.start()
+        threading.Thread(target=post_due_daily, args=(stop,), daemon=True, name="recurrences").start()
         print(f"Kakeibo API on http://{host}:{port}  (Swagger UI: http://{host}:{port}/swagger)")
         print(f"serving with {size} function instances (FUNCTION_CONCURRENCY), pids {', '.join(map(str, pool.pids()))}")
         print(f"DynamoDB Local on {ddb.endpoint}, data in {data_dir.resolve()}  -- Ctrl-C to stop")

@@ -35,6 +35,8 @@ def create_tables(client: DynamoDBClient, names: dict[str, str] | None = None) -
                 if exc.response["Error"]["Code"] != "ResourceInUseException":
                     raise
             client.get_waiter("table_exists").wait(TableName=name, WaiterConfig={"Delay": 1})
+        else:
+            _add_missing_indexes(client, name, props)
         ttl = props.get("TimeToLiveSpecification")
         if ttl and ttl.get("Enabled"):
             try:
@@ -46,3 +48,19 @@ def create_tables(client: DynamoDBClient, names: dict[str, str] | None = None) -
                 if exc.response["Error"]["Code"] != "ValidationException":
                     raise
     return names
+
+
+def _add_missing_indexes(client: DynamoDBClient, name: str, props: dict[str, Any]) -> None:
+    """A table kept from an earlier version (make run's DATA_DIR) gains the indexes added since."""
+    wanted = props.get("GlobalSecondaryIndexes") or []
+    present = {i["IndexName"] for i in client.describe_table(TableName=name)["Table"].get("GlobalSecondaryIndexes", [])}
+    for index in wanted:
+        if index["IndexName"] in present:
+            continue
+        keys = {k["AttributeName"] for k in index["KeySchema"]}
+        client.update_table(
+            TableName=name,
+            AttributeDefinitions=[a for a in props["AttributeDefinitions"] if a["AttributeName"] in keys],
+            GlobalSecondaryIndexUpdates=[{"Create": index}],
+        )
+        client.get_waiter("table_exists").wait(TableName=name, WaiterConfig={"Delay": 1})

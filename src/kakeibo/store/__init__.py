@@ -33,10 +33,12 @@ from kakeibo.store.keys import (
     import_sk,
     lock_sk,
     pk,
+    recurrence_sk,
     slip_sk,
 )
 from kakeibo.store.locks import Lease
 from kakeibo.store.rebuild import RebuildOps
+from kakeibo.store.recurrences import ProgressConflict, RecurrenceOps
 from kakeibo.store.slips import ORIGINS, NewSlip, SlipIdTaken, SlipOps, SlipPage, identity_of
 
 if TYPE_CHECKING:
@@ -56,6 +58,7 @@ __all__ = [
     "Lease",
     "NewSlip",
     "OnFail",
+    "ProgressConflict",
     "RetryPolicy",
     "SlipIdTaken",
     "SlipPage",
@@ -78,12 +81,13 @@ __all__ = [
     "import_sk",
     "lock_sk",
     "pk",
+    "recurrence_sk",
     "slip_sk",
     "to_ddb",
 ]
 
 
-class Store(SlipOps, AccountOps, BudgetOps, ImportOps, RebuildOps):
+class Store(SlipOps, AccountOps, BudgetOps, ImportOps, RebuildOps, RecurrenceOps):
     """The ledger table: every operation the services use."""
 
 

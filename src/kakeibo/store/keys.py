@@ -146,3 +146,7 @@ def derived_key(sk: str) -> ItemKey | None:
     if found := _SUBCATEGORY_SK_RE.match(sk):
         return SubcategoryMonthItem(found.group(1), found.group(2), found.group(3))
     return None
+
+
+def recurrence_sk(recurrence_id: str) -> str:
+    return f"RECUR#{recurrence_id}"

@@ -1,0 +1,443 @@
+"""Recurring slips: define them, preview their dates, and post what is due through the one create path.
+
+Each occurrence is a slip whose id comes from (recurrence, scheduled date) and which is created by
+`services.slips.create_slip`, so running twice, from many processes at once, or after the recurrence was
+edited posts it once. An occurrence that cannot be written (insufficient funds, an archived account,
+a strict budget...) is kept as `last_error`; the recurrence does not move past it, and the next run
+tries it again. Editing a recurrence changes the occurrences not posted yet, never the slips posted.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import ValidationError
+
+from kakeibo import errors, recurrence
+from kakeibo.idempotency import derived_id
+from kakeibo.models import RecurrenceIn, SlipIn
+from kakeibo.recurrence import Occurrence
+from kakeibo.services.accounts import get_account
+from kakeibo.services.common import check_version, now_iso, query_date, validation_errors
+from kakeibo.services.slips import create_slip, new_slip_id
+from kakeibo.settings import today
+from kakeibo.store import Item, ProgressConflict, SlipIdTaken, Store, identity_sk
+
+TimeLeft = Callable[[], float]
+MIN_SECONDS_LEFT = 2.0  # stop starting new work with less than this left
+MAX_POSTS_PER_RECURRENCE = 500  # per run; a long backlog continues on the next run
+MAX_PREVIEW_DAYS = 1830
+MAX_RECURRENCES = 200  # per ledger: a run goes through all of them
+PROGRESS_ATTEMPTS = 5
+
+
+# ---- definitions ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Definition:
+    """A stored recurrence as the schedule sees it."""
+
+    id: str
+    version: int
+    slip: dict[str, Any]
+    rule: dict[str, Any]
+    shift: recurrence.Shift
+    posted_through: dt.date | None
+    last_error: dict[str, Any] | None
+
+    @classmethod
+    def of(cls, item: Item) -> Definition:
+        posted = item.get("posted_through")
+        return cls(
+            id=item["id"],
+            version=int(item["version"]),
+            slip=json.loads(item["slip"]),
+            rule=json.loads(item["rule"]),
+            shift=item["shift"],
+            posted_through=dt.date.fromisoformat(posted) if posted else None,
+            last_error=json.loads(item["last_error"]) if item.get("last_error") else None,
+        )
+
+    @property
+    def schedule(self) -> recurrence.Rule:
+        return schedule_rule(self.rule)
+
+    def next(self, after: dt.date | None) -> Occurrence | None:
+        return recurrence.next_occurrence(self.schedule, self.shift, after=after)
+
+
+def schedule_rule(rule: dict[str, Any]) -> recurrence.Rule:
+    days = rule.get("by_month_day")
+    if days is not None and not isinstance(days, list):
+        days = [days]
+    return recurrence.Rule(
+        freq=rule["freq"],
+        start=dt.date.fromisoformat(rule["start"]),
+        interval=int(rule.get("interval", 1)),
+        by_weekday=tuple(recurrence.WEEKDAYS.index(w) for w in rule.get("by_weekday") or ()),
+        by_month_day=tuple(recurrence.LAST_DAY if d == "last" else int(d) for d in days or ()),
+        until=dt.date.fromisoformat(rule["until"]) if rule.get("until") else None,
+        count=rule.get("count"),
+    )
+
+
+def _definition_fields(body: RecurrenceIn) -> dict[str, Any]:
+    return {
+        "slip": json.dumps(body.slip.model_dump(exclude_none=True), ensure_ascii=False, sort_keys=True),
+        "rule": json.dumps(body.rule.model_dump(exclude_none=True), ensure_ascii=False, sort_keys=True),
+        "shift": body.shift,
+    }
+
+
+def _progress_fields(next_occurrence: Occurrence | None) -> dict[str, Any]:
+    return {
+        "next_scheduled": next_occurrence.scheduled.isoformat() if next_occurrence else None,
+        "next_due": next_occurrence.date.isoformat() if next_occurrence else None,
+    }
+
+
+def recurrence_view(item: Item) -> dict[str, Any]:
+    return {
+        "id": item["id"],
+        "slip": json.loads(item["slip"]),
+        "rule": json.loads(item["rule"]),
+        "shift": item["shift"],
+        "next_due": item.get("next_due"),
+        "next_scheduled": item.get("next_scheduled"),
+        "posted_through": item.get("posted_through"),
+        "last_error": json.loads(item["last_error"]) if item.get("last_error") else None,
+        "version": int(item["version"]),
+        "created_at": item["created_at"],
+        "updated_at": item["updated_at"],
+    }
+
+
+def _valid_id(recurrence_id: str) -> bool:
+    return 1 <= len(recurrence_id) <= 64 and recurrence_id.isascii() and recurrence_id.isalnum()
+
+
+def _read(store: Store, who: str, recurrence_id: str) -> Item:
+    item = store.read_recurrence(who, recurrence_id) if _valid_id(recurrence_id) else None
+    if item is None:
+        raise errors.NotFound("recurrence not found")
+    return item
+
+
+def create_recurrence(
+    store: Store,
+    who: str,
+    body: RecurrenceIn,
+    *,
+    recurrence_id: str | None = None,
+    request_token: str | None = None,
+) -> dict[str, Any]:
+    """Store a new recurrence. With a request token (Idempotency-Key) its id derives from the token,
+    so a retry answers the recurrence the first attempt created instead of making a second one."""
+    if sum(1 for _ in store.list_recurrences(who, keys_only=True)) >= MAX_RECURRENCES:
+        raise errors.Conflict(f"a ledger holds at most {MAX_RECURRENCES} recurrences", limit=MAX_RECURRENCES)
+    _check_accounts(store, who, body)
+    definition = _definition_fields(body)
+    fingerprint = hashlib.sha256(json.dumps(definition, sort_keys=True).encode()).hexdigest()
+    if request_token:
+        recurrence_id = recurrence_id or derived_id(f"recurrence\n{request_token}")
+    recurrence_id = recurrence_id or new_slip_id()
+    first = recurrence.next_occurrence(schedule_rule(json.loads(definition["rule"])), body.shift)
+    stamp = now_iso()
+    item: Item = {
+        "type": "recurrence",
+        "id": recurrence_id,
+        **definition,
+        **_progress_fields(first),
+        "version": 1,
+        "created_at": stamp,
+        "updated_at": stamp,
+        "request_token": request_token,
+        "fingerprint": fingerprint,
+    }
+    try:
+        store.insert_recurrence(who, {k: v for k, v in item.items() if v is not None})
+    except errors.AlreadyExists:
+        existing = store.read_recurrence(who, recurrence_id)
+        if request_token and existing and existing.get("request_token") == request_token:
+            if existing.get("fingerprint") != fingerprint:
+                raise errors.IdempotencyKeyReused(
+                    "this Idempotency-Key was used with a different request body; use a new key"
+                ) from None
+            return recurrence_view(existing)
+        raise
+    return recurrence_view(item)
+
+
+def _check_accounts(store: Store, who: str, body: RecurrenceIn) -> None:
+    """The accounts the slip names exist and are open now (each run checks again, in its transaction)."""
+    for field_name in ("account", "to_account"):
+        account = getattr(body.slip, field_name)
+        if account is None:
+            continue
+        try:
+            archived = get_account(store, who, account)["archived"]
+        except errors.NotFound:
+            archived = None
+        if archived is not False:
+            problem = "does not exist" if archived is None else "is archived"
+            message = f"account '{account}' {problem}"
+            raise errors.ValidationFailed(message, errors=[{"loc": ["body", "slip", field_name], "msg": message}])
+
+
+def get_recurrence(store: Store, who: str, recurrence_id: str) -> dict[str, Any]:
+    return recurrence_view(_read(store, who, recurrence_id))
+
+
+def list_recurrences(store: Store, who: str) -> list[dict[str, Any]]:
+    return [recurrence_view(item) for item in store.list_recurrences(who)]
+
+
+def merge(target: Any, patch: Any) -> Any:
+    """RFC 7396 JSON merge patch."""
+    if not isinstance(patch, dict):
+        return patch
+    out = dict(target) if isinstance(target, dict) else {}
+    for key, value in patch.items():
+        if value is None:
+            out.pop(key, None)
+        else:
+            out[key] = merge(out.get(key), value)
+    return out
+
+
+def patch_recurrence(
+    store: Store, who: str, recurrence_id: str, patch: dict[str, Any], *, expected: int | None
+) -> dict[str, Any]:
+    """Change the definition (If-Match). Occurrences already posted stay as they are; the next one is
+    the new rule's first occurrence scheduled after the last one posted."""
+    for _ in range(PROGRESS_ATTEMPTS):
+        item = _read(store, who, recurrence_id)
+        current = Definition.of(item)
+        version = check_version(current.version, expected)
+        merged = merge({"slip": current.slip, "rule": current.rule, "shift": current.shift}, patch)
+        try:
+            body = RecurrenceIn.model_validate(merged)
+        except ValidationError as exc:
+            raise errors.ValidationFailed(
+                "the patched recurrence is not valid", errors=validation_errors(exc, prefix="body")
+            ) from exc
+        fields = _definition_fields(body)
+        if all(item[name] == value for name, value in fields.items()):
+            return recurrence_view(item)
+        if fields["slip"] != item["slip"]:
+            _check_accounts(store, who, body)
+        upcoming = recurrence.next_occurrence(
+            schedule_rule(body.rule.model_dump()), body.shift, after=current.posted_through
+        )
+        fields.update(_progress_fields(upcoming))
+        fields.update({"last_error": None, "updated_at": now_iso()})
+        try:
+            updated = store.replace_definition(
+                who,
+                recurrence_id,
+                fields,
+                version=version,
+                posted_through=item.get("posted_through"),
+            )
+        except ProgressConflict:
+            continue  # a run posted meanwhile: recompute from where it got
+        return recurrence_view(updated)
+    raise errors.Conflict("the recurrence is busy being run; retry", retry_after=1)
+
+
+def delete_recurrence(store: Store, who: str, recurrence_id: str, *, expected: int | None) -> None:
+    _read(store, who, recurrence_id)
+    store.delete_recurrence(who, recurrence_id, version=expected)
+
+
+def occurrences(
+    store: Store, who: str, recurrence_id: str, date_from: str | None, date_to: str | None
+) -> dict[str, Any]:
+    """The occurrences posting between from and to: scheduled and shifted dates, and whether each
+    is posted, failed (last_error) or pending. Costs one read, whatever the range."""
+    start = query_date("from", date_from) if date_from else today()
+    end = query_date("to", date_to) if date_to else start + dt.timedelta(days=365)
+    if start > end:
+        raise errors.BadRequest("'from' is after 'to'")
+    if (end - start).days >= MAX_PREVIEW_DAYS:
+        raise errors.BadRequest(f"at most {MAX_PREVIEW_DAYS} days per request")
+    current = Definition.of(_read(store, who, recurrence_id))
+    failed = current.last_error["scheduled"] if current.last_error else None
+    items = []
+    for occurrence in recurrence.preview(current.schedule, current.shift, start, end):
+        scheduled = occurrence.scheduled.isoformat()
+        if current.posted_through is not None and occurrence.scheduled <= current.posted_through:
+            status = "posted"
+        elif scheduled == failed:
+            status = "failed"
+        else:
+            status = "pending"
+        items.append(
+            {
+                "scheduled": scheduled,
+                "date": occurrence.date.isoformat(),
+                "shifted": occurrence.date != occurrence.scheduled,
+                "status": status,
+                "slip_id": recurrence.occurrence_slip_id(current.id, occurrence.scheduled),
+            }
+        )
+    return {"id": current.id, "from": start.isoformat(), "to": end.isoformat(), "items": items}
+
+
+# ---- runs -----------------------------------------------------------------------------------
+
+
+@dataclass
+class RunTally:
+    until: dt.date
+    complete: bool = True
+    posted: int = 0
+    failed: list[dict[str, Any]] = field(default_factory=list)
+
+    def result(self) -> dict[str, Any]:
+        return {
+            "until": self.until.isoformat(),
+            "complete": self.complete,
+            "posted": self.posted,
+            "failed": self.failed,
+        }
+
+
+def already_posted(store: Store, who: str, slip_id: str) -> bool:
+    """Whether the occurrence's slip was created already: the one place a run asks.
+
+    It reads the slip's identity item (`ID#{slip_id}`), which follows the slip when its date is
+    changed and stays as a tombstone when it is deleted: a slip posted once is never posted again,
+    wherever it went. The create is the guard that cannot be raced: the identity is written
+    `attribute_not_exists` in the slip's own transaction, and a taken id raises `SlipIdTaken`."""
+    return store.get(who, identity_sk(slip_id)) is not None
+
+
+def _out_of_time(time_left: TimeLeft | None) -> bool:
+    return time_left is not None and time_left() < MIN_SECONDS_LEFT
+
+
+def run_ledger(store: Store, who: str, until: str | None, *, time_left: TimeLeft | None = None) -> dict[str, Any]:
+    """POST /recurrences/run: post every occurrence of this ledger due on or before `until`."""
+    day = query_date("until", until) if until else today()
+    tally = RunTally(day)
+    for item in store.list_recurrences(who):
+        if _out_of_time(time_left):
+            tally.complete = False
+            break
+        run_recurrence(store, who, item, tally, time_left=time_left)
+    return tally.result()
+
+
+def post_due(store: Store, until: dt.date | None = None, *, time_left: TimeLeft | None = None) -> dict[str, Any]:
+    """The daily job: post what is due in every ledger, found through the due index (no scan; a ledger
+    without recurrences costs nothing). Stopped by time, the next run resumes: whatever is posted has
+    left the index's due range."""
+    tally = RunTally(until or today())
+    bound = tally.until.isoformat()
+    for ledger, recurrence_id in store.due_recurrences(bound):
+        if _out_of_time(time_left):
+            tally.complete = False
+            break
+        item = store.read_recurrence(ledger, recurrence_id)
+        if item is None or not item.get("next_due") or item["next_due"] > bound:
+            continue  # the index is eventually consistent: changed since
+        run_recurrence(store, ledger, item, tally, time_left=time_left)
+    return tally.result()
+
+
+def run_recurrence(store: Store, who: str, item: Item, tally: RunTally, *, time_left: TimeLeft | None = None) -> None:
+    """Post the recurrence's occurrences due by `tally.until`, in order, stopping at the first that
+    fails (kept as last_error, tried again next run), then save how far it got."""
+    current = Definition.of(item)
+    posted_through = current.posted_through
+    error: dict[str, Any] | None = None
+    for count, occurrence in enumerate(
+        recurrence.due(current.schedule, current.shift, tally.until, after=posted_through)
+    ):
+        if count >= MAX_POSTS_PER_RECURRENCE or _out_of_time(time_left):
+            tally.complete = False
+            break
+        error = _post(store, who, current, occurrence, tally)
+        if error is not None:
+            tally.failed.append(
+                {"recurrence": current.id, **{k: error[k] for k in ("date", "scheduled", "code", "detail")}}
+            )
+            break
+        posted_through = occurrence.scheduled
+    if posted_through == current.posted_through and _same_error(error, current.last_error):
+        return  # nothing new to say
+    _save_progress(store, who, current, posted_through, error)
+
+
+def _post(
+    store: Store, who: str, current: Definition, occurrence: Occurrence, tally: RunTally
+) -> dict[str, Any] | None:
+    """Create the occurrence's slip unless it exists; the error to keep if it cannot be written."""
+    slip_id = recurrence.occurrence_slip_id(current.id, occurrence.scheduled)
+    if already_posted(store, who, slip_id):
+        return None
+    try:
+        body = SlipIn.model_validate({**current.slip, "date": occurrence.date.isoformat()})
+        create_slip(store, who, body, slip_id=slip_id, origin="recurrence")
+    except SlipIdTaken:
+        return None  # another run created it a moment ago
+    except errors.ApiError as exc:
+        return _error(occurrence, exc.code, exc.detail)
+    except ValidationError as exc:
+        return _error(occurrence, "validation_error", str(exc.errors()[0]["msg"]))
+    tally.posted += 1
+    return None
+
+
+def _error(occurrence: Occurrence, code: str, detail: str) -> dict[str, Any]:
+    return {
+        "date": occurrence.date.isoformat(),
+        "scheduled": occurrence.scheduled.isoformat(),
+        "code": code,
+        "detail": detail,
+        "at": now_iso(),
+    }
+
+
+def _same_error(new: dict[str, Any] | None, old: dict[str, Any] | None) -> bool:
+    def key(error: dict[str, Any] | None) -> tuple[Any, ...] | None:
+        return None if error is None else (error["scheduled"], error["code"], error["detail"])
+
+    return key(new) == key(old)
+
+
+def _save_progress(
+    store: Store, who: str, current: Definition, posted_through: dt.date | None, error: dict[str, Any] | None
+) -> None:
+    """Record how far the run got. If the definition was edited meanwhile, what was posted stays
+    posted and the next occurrence comes from the new rule; if another run got further, it stands."""
+    for _ in range(PROGRESS_ATTEMPTS):
+        upcoming = current.next(posted_through)
+        try:
+            store.record_progress(
+                who,
+                current.id,
+                version=current.version,
+                posted_through=posted_through.isoformat() if posted_through else None,
+                next_scheduled=upcoming.scheduled.isoformat() if upcoming else None,
+                next_due=upcoming.date.isoformat() if upcoming else None,
+                last_error=json.dumps(error, ensure_ascii=False) if error else None,
+            )
+            return
+        except ProgressConflict:
+            item = store.read_recurrence(who, current.id)
+            if item is None:
+                return  # deleted meanwhile: its slips stay, there is nothing to record
+            latest = Definition.of(item)
+            if latest.version == current.version:
+                return  # another run is further on
+            current, error = latest, None
+            if latest.posted_through is not None and (posted_through is None or latest.posted_through > posted_through):
+                posted_through = latest.posted_through

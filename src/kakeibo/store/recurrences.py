@@ -1,0 +1,207 @@
+"""Recurrences: their items, conditions and the due-date index. The only module that knows how
+recurrences are stored.
+
+`RECUR#{id}` holds the definition (slip template, rule, shift, `version`), and the progress of its
+runs: `posted_through` (scheduled date of the last occurrence posted), `next_scheduled` /
+`next_due` (the next occurrence) and `last_error`. While it has a next occurrence it also carries
+`DuePK` / `DueSK` (`DUE`, `{next_due}#{ledger}#{id}`): the sparse index `DueIndex` on them lists
+what is due across every ledger, in date order, without scanning the table. A finished
+recurrence, and every other item, is not in the index at all.
+
+Runs change only the progress and never `version` (the ETag covers the definition); progress only
+moves forward, and only for the definition it was computed from.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from kakeibo import errors
+from kakeibo.store.codec import Item, to_ddb
+from kakeibo.store.core import StoreCore
+from kakeibo.store.keys import pk, recurrence_sk
+
+DUE_INDEX = "DueIndex"
+DUE_PK, DUE_SK = "DuePK", "DueSK"
+DUE_PARTITION = "DUE"
+PREFIX = recurrence_sk("")
+
+
+class ProgressConflict(Exception):
+    """The recurrence changed (edited, deleted, or another run got further) since it was read."""
+
+
+def _due_keys(ledger: str, recurrence_id: str, next_due: str | None) -> dict[str, str | None]:
+    if next_due is None:
+        return {DUE_PK: None, DUE_SK: None}
+    return {DUE_PK: DUE_PARTITION, DUE_SK: f"{next_due}#{ledger}#{recurrence_id}"}
+
+
+def _sets_and_removes(fields: Mapping[str, Any]) -> tuple[str, dict[str, str], dict[str, Any]]:
+    """An UpdateExpression that SETs the fields with values and REMOVEs those that are None."""
+    names: dict[str, str] = {}
+    values: dict[str, Any] = {}
+    sets, removes = [], []
+    for i, (name, value) in enumerate(fields.items()):
+        names[f"#u{i}"] = name
+        if value is None:
+            removes.append(f"#u{i}")
+        else:
+            values[f":u{i}"] = value
+            sets.append(f"#u{i} = :u{i}")
+    expression = ""
+    if sets:
+        expression += "SET " + ", ".join(sets)
+    if removes:
+        expression += " REMOVE " + ", ".join(removes)
+    return expression.strip(), names, values
+
+
+class RecurrenceOps(StoreCore):
+    """Recurrence definitions, the progress of their runs, and what is due across every ledger."""
+
+    def insert_recurrence(self, ledger: str, item: Item) -> None:
+        """Store a new recurrence; AlreadyExists if its id is taken."""
+        fields = {**item, **_due_keys(ledger, item["id"], item.get("next_due"))}
+        self.transact(
+            [
+                self.put_op(
+                    ledger,
+                    {"SK": recurrence_sk(item["id"]), **fields},
+                    "attribute_not_exists(SK)",
+                    lambda old: errors.AlreadyExists(f"recurrence '{item['id']}' already exists", id=item["id"]),
+                )
+            ]
+        )
+
+    def read_recurrence(self, ledger: str, recurrence_id: str) -> Item | None:
+        return self.get(ledger, recurrence_sk(recurrence_id), consistent=True)
+
+    def list_recurrences(self, ledger: str, *, keys_only: bool = False) -> Iterator[Item]:
+        return self.query(ledger, begins_with=PREFIX, consistent=True, projection="SK" if keys_only else None)
+
+    def replace_definition(
+        self,
+        ledger: str,
+        recurrence_id: str,
+        fields: Mapping[str, Any],
+        *,
+        version: int,
+        posted_through: str | None,
+    ) -> Item:
+        """Write a new definition (and the progress recomputed for it), bumping `version`, only if the item
+        is still at `version` and no run has posted anything since it was read. VersionMismatch / NotFound
+        if the definition changed; ProgressConflict if only the progress did (read again and retry)."""
+        data = {**fields, **_due_keys(ledger, recurrence_id, fields.get("next_due"))}
+        expression, names, values = _sets_and_removes(data)
+        names.update({"#ver": "version", "#pt": "posted_through"})
+        values.update({":v": version, ":one": 1})
+        condition = "attribute_exists(SK) AND #ver = :v AND "
+        if posted_through is None:
+            condition += "attribute_not_exists(#pt)"
+        else:
+            condition += "#pt = :pt"
+            values[":pt"] = posted_through
+
+        def fail(old: Item | None) -> errors.ApiError:
+            if old is None:
+                return errors.NotFound("recurrence not found")
+            current = int(old["version"])
+            if current != version:
+                return errors.VersionMismatch(
+                    f"the recurrence is at version {current}, not {version}", current=current, expected=version
+                )
+            raise ProgressConflict
+
+        return self.conditional_update(
+            ledger,
+            recurrence_sk(recurrence_id),
+            f"{expression} ADD #ver :one",
+            condition,
+            fail,
+            names=names,
+            values=values,
+        )
+
+    def delete_recurrence(self, ledger: str, recurrence_id: str, *, version: int | None) -> None:
+        """Delete the definition (slips it posted stay); at `version` only, if given."""
+        condition, values = "attribute_exists(SK)", {}
+        names: dict[str, str] = {}
+        if version is not None:
+            condition += " AND #ver = :v"
+            names["#ver"], values[":v"] = "version", version
+
+        def fail(old: Item | None) -> errors.ApiError:
+            if old is None:
+                return errors.NotFound("recurrence not found")
+            current = int(old["version"])
+            return errors.VersionMismatch(
+                f"the recurrence is at version {current}, not {version}", current=current, expected=version
+            )
+
+        self.transact(
+            [
+                self.delete_op(
+                    ledger, recurrence_sk(recurrence_id), condition, fail, names=names or None, values=values or None
+                )
+            ]
+        )
+
+    def record_progress(
+        self,
+        ledger: str,
+        recurrence_id: str,
+        *,
+        version: int,
+        posted_through: str | None,
+        next_scheduled: str | None,
+        next_due: str | None,
+        last_error: str | None,
+    ) -> None:
+        """Save how far runs have got, for the definition at `version`, never moving backwards.
+        ProgressConflict if the definition changed, the item is gone or another run is further."""
+        fields = {
+            "posted_through": posted_through,
+            "next_scheduled": next_scheduled,
+            "next_due": next_due,
+            "last_error": last_error,
+            **_due_keys(ledger, recurrence_id, next_due),
+        }
+        expression, names, values = _sets_and_removes(fields)
+        names.update({"#ver": "version", "#pt": "posted_through"})
+        values[":v"] = version
+        condition = "attribute_exists(SK) AND #ver = :v"
+        if posted_through is None:
+            condition += " AND attribute_not_exists(#pt)"
+        else:
+            condition += " AND (attribute_not_exists(#pt) OR #pt <= :pt)"
+            values[":pt"] = posted_through
+
+        def fail(old: Item | None) -> errors.ApiError:
+            raise ProgressConflict
+
+        self.conditional_update(
+            ledger, recurrence_sk(recurrence_id), expression, condition, fail, names=names, values=values
+        )
+
+    def due_recurrences(self, until: str) -> Iterator[tuple[str, str]]:
+        """(ledger, recurrence id) of every recurrence, in any ledger, with an occurrence posting on or
+        before `until`, earliest first: one Query of the sparse due index (pages followed lazily)."""
+        kwargs: dict[str, Any] = {
+            "TableName": self.table,
+            "IndexName": DUE_INDEX,
+            # DueSK is "{date}#...": every key dated `until` or earlier sorts below "{until}$" ('$' follows '#')
+            "KeyConditionExpression": "#dpk = :due AND #dsk < :hi",
+            "ExpressionAttributeNames": {"#dpk": DUE_PK, "#dsk": DUE_SK},
+            "ExpressionAttributeValues": to_ddb({":due": DUE_PARTITION, ":hi": f"{until}$"}),
+        }
+        while True:
+            res = self._call(self.client.query, **kwargs)
+            for raw in res.get("Items", []):
+                ledger = raw["PK"]["S"].removeprefix(pk(""))
+                yield ledger, raw["SK"]["S"].removeprefix(PREFIX)
+            last = res.get("LastEvaluatedKey")
+            if not last:
+                return
+            kwargs["ExclusiveStartKey"] = last

@@ -1,0 +1,200 @@
+"""The daily job (EventBridge Scheduler in AWS, a timer under `make run`): it finds what is due in
+every ledger through the sparse due index, never by scanning, and posts each occurrence once.
+
+The due index spans every ledger, so these tests run on tables of their own."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import boto3
+import pytest
+
+from kakeibo import jobs
+from kakeibo.local.bootstrap import create_tables
+from kakeibo.local.front import LambdaContext
+from kakeibo.services import recurrences as recurrence_service
+from kakeibo.store import Store, get_store, pk
+from tests import invariants
+from tests.conftest import reset_caches
+from tests.events import EVENTS_DIR, Client, sample
+from tests.integration.test_recurrences import dates, define, rent
+
+
+@pytest.fixture
+def store(local_env: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[Store]:
+    """Fresh tables from the template, for this test alone."""
+    suffix = uuid.uuid4().hex[:10]
+    names = {"LedgerTable": f"LedgerTable-{suffix}", "IdempotencyTable": f"IdempotencyTable-{suffix}"}
+    client = boto3.client("dynamodb", endpoint_url=local_env, region_name="us-east-1")
+    create_tables(client, names)
+    monkeypatch.setenv("TABLE_NAME", names["LedgerTable"])
+    monkeypatch.setenv("IDEMPOTENCY_TABLE_NAME", names["IdempotencyTable"])
+    reset_caches()
+    yield get_store()
+    for name in names.values():
+        client.delete_table(TableName=name)
+
+
+class Calls:
+    """Every DynamoDB call the store's client makes (botocore before-call hook): operation and body."""
+
+    def __init__(self, store: Store) -> None:
+        self.seen: list[tuple[str, bytes]] = []
+        self.client = store.client
+        self.client.meta.events.register("before-call.dynamodb.*", self._record)
+
+    def _record(self, event_name: str, params: dict[str, Any], **kwargs: Any) -> None:
+        self.seen.append((event_name.rsplit(".", 1)[-1], params.get("body") or b""))
+
+    def close(self) -> None:
+        self.client.meta.events.unregister("before-call.dynamodb.*", self._record)
+
+    def touching(self, ledger: str) -> list[str]:
+        key = f'"{pk(ledger)}"'.encode()
+        return [op for op, body in self.seen if key in body]
+
+
+@pytest.fixture
+def calls(store: Store) -> Iterator[Calls]:
+    recorder = Calls(store)
+    yield recorder
+    recorder.close()
+
+
+def household(name: str) -> Client:
+    client = Client(f"{name}-{uuid.uuid4().hex[:8]}")
+    client.account("bank", 1_000_000, type="bank")
+    return client
+
+
+def test_the_job_posts_every_ledgers_due_occurrences_and_never_reads_a_ledger_without_any(
+    store: Store, calls: Calls
+) -> None:
+    # Given two households with recurrences, and one with slips but no recurrence
+    alice, bob, carol = household("alice"), household("bob"), household("carol")
+    define(alice, rent())
+    define(bob, rent(1000, freq="weekly", by_month_day=None, by_weekday=["MO"]) | {"shift": "next_business_day"})
+    assert carol.slip(date="2026-11-27", kind="expense", amount=100, account="bank").status == 201
+    calls.seen.clear()
+    # When the daily job runs for 2026-12-31
+    result = recurrence_service.post_due(store, dt.date(2026, 12, 31))
+    job_calls = list(calls.seen)
+    # Then it posted what was due in both ledgers
+    assert result["complete"] and result["failed"] == []
+    assert dates(alice) == ["2026-11-27", "2026-12-25"]
+    # weekly on Mondays from 2026-11-02; 11-23 (勤労感謝の日) moves to the 24th
+    assert dates(bob)[:4] == ["2026-11-02", "2026-11-09", "2026-11-16", "2026-11-24"]
+    assert len(dates(bob)) == 9
+    assert result["posted"] == 2 + 9
+    # And it found them with one query of the due index, never touching Carol's ledger
+    assert job_calls[0][0] == "Query" and b'"DueIndex"' in job_calls[0][1]
+    assert "Scan" not in {op for op, _ in job_calls}
+    calls.seen = job_calls
+    assert calls.touching(carol.user or "") == []
+    assert calls.touching(alice.user or "") and calls.touching(bob.user or "")
+    # When it runs again for the same day, it posts nothing, at the cost of that one query
+    calls.seen.clear()
+    assert recurrence_service.post_due(store, dt.date(2026, 12, 31))["posted"] == 0
+    assert [op for op, _ in calls.seen] == ["Query"]
+    for who in (alice, bob, carol):
+        assert invariants.check(store, who.user or "") == []
+
+
+def test_with_no_recurrences_anywhere_the_job_costs_one_query(store: Store, calls: Calls) -> None:
+    carol = household("carol")
+    calls.seen.clear()
+    result = recurrence_service.post_due(store, dt.date(2026, 12, 31))
+    assert result == {"until": "2026-12-31", "complete": True, "posted": 0, "failed": []}
+    assert [op for op, _ in calls.seen] == ["Query"]
+    assert calls.touching(carol.user or "") == []
+
+
+def test_a_job_out_of_time_stops_and_the_next_resumes_where_it_stopped(store: Store) -> None:
+    # Given three households with rent due
+    households = [household(f"h{i}") for i in range(3)]
+    for client in households:
+        define(client, rent())
+    # When the first run gets time for only the first recurrence's first occurrence
+    budget = iter([10.0, 10.0])
+    first = recurrence_service.post_due(store, dt.date(2026, 12, 31), time_left=lambda: next(budget, 0.0))
+    # Then it reports it is not complete, and what it posted stays posted
+    assert first["complete"] is False and first["posted"] == 1
+    # When the next run has time
+    second = recurrence_service.post_due(store, dt.date(2026, 12, 31))
+    # Then it posts the rest, and nothing twice
+    assert second["complete"] and second["posted"] == 5
+    for client in households:
+        assert dates(client) == ["2026-11-27", "2026-12-25"]
+
+
+def test_a_failing_occurrence_stays_due_and_a_later_job_posts_it(store: Store) -> None:
+    poor = Client(f"poor-{uuid.uuid4().hex[:8]}")
+    poor.account("bank", 10_000, type="bank")
+    made = define(poor, rent())
+    failed = recurrence_service.post_due(store, dt.date(2026, 11, 27))
+    assert [f["code"] for f in failed["failed"]] == ["insufficient_funds"]
+    assert poor.get(f"/recurrences/{made['id']}").json["next_due"] == "2026-11-27"
+    assert poor.slip(date="2026-11-27", kind="income", amount=100_000, account="bank").status == 201
+    later = recurrence_service.post_due(store, dt.date(2026, 11, 28))
+    assert later["posted"] == 1 and later["failed"] == []
+    assert poor.get(f"/recurrences/{made['id']}").json["last_error"] is None
+
+
+def test_the_scheduled_event_runs_the_job_through_the_handler(store: Store) -> None:
+    from kakeibo.handler import lambda_handler
+
+    # Given rent due on 2026-11-27, and the schedule's event for 00:05 that day in Tokyo
+    client = household("sched")
+    define(client, rent())
+    event = json.loads((EVENTS_DIR / "schedule" / "post_due_recurrences.json").read_text(encoding="utf-8"))
+    assert jobs.is_job(event) and not jobs.is_job(sample("run_recurrences"))
+    # When the function receives it
+    summary = lambda_handler(event, LambdaContext(aws_request_id="sched"))
+    # Then the job ran for that day
+    assert summary == {"until": "2026-11-27", "posted": 1, "failed": 0}
+    assert dates(client) == ["2026-11-27"]
+
+
+def test_a_scheduled_run_out_of_time_fails_so_that_lambda_retries_it(store: Store) -> None:
+    from kakeibo.handler import lambda_handler
+
+    class Late(LambdaContext):
+        def get_remaining_time_in_millis(self) -> int:
+            return 500
+
+    define(household("late"), rent())
+    with pytest.raises(jobs.JobIncomplete):
+        lambda_handler({"job": jobs.POST_DUE_RECURRENCES, "scheduled_time": "2026-12-01T00:00:00Z"}, Late("late"))
+
+
+def test_a_local_table_from_before_the_due_index_gains_it(local_env: str) -> None:
+    # Given a ledger table made without the due index (make run's data from an earlier version)
+    from kakeibo.local import template
+
+    client = boto3.client("dynamodb", endpoint_url=local_env, region_name="us-east-1")
+    props = template.tables()["LedgerTable"]
+    name = f"LedgerTable-old-{uuid.uuid4().hex[:8]}"
+    client.create_table(
+        TableName=name,
+        AttributeDefinitions=[a for a in props["AttributeDefinitions"] if a["AttributeName"] in ("PK", "SK")],
+        KeySchema=props["KeySchema"],
+        BillingMode="PAY_PER_REQUEST",
+    )
+    names = {"LedgerTable": name, "IdempotencyTable": f"IdempotencyTable-old-{uuid.uuid4().hex[:8]}"}
+    try:
+        # When the tables are bootstrapped again
+        create_tables(client, names)
+        create_tables(client, names)  # and once more: nothing left to add
+        # Then the index is there and answers
+        indexes = client.describe_table(TableName=name)["Table"]["GlobalSecondaryIndexes"]
+        assert [i["IndexName"] for i in indexes] == ["DueIndex"]
+        found = list(Store(client, name).due_recurrences("2026-12-31"))
+        assert found == []
+    finally:
+        for table in names.values():
+            client.delete_table(TableName=table)
