@@ -138,9 +138,9 @@ def test_data_survives_a_restart_and_ctrl_c_stops_everything(tmp_path: Path) -> 
         assert balances["items"] == [{"account": "cash", "balance": 700}]
 
 
-def test_a_bad_function_concurrency_is_a_clear_error(tmp_path: Path) -> None:
-    env = {**os.environ, "FUNCTION_CONCURRENCY": "lots", "PORT": str(free_port()), "DATA_DIR": str(tmp_path)}
-    result = subprocess.run(
+def _run_once(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """`python -m kakeibo.local run` expected to stop by itself (a refused setting or port)."""
+    return subprocess.run(
         [sys.executable, "-m", "kakeibo.local", "run"],
         check=False,
         cwd=ROOT,
@@ -149,6 +149,11 @@ def test_a_bad_function_concurrency_is_a_clear_error(tmp_path: Path) -> None:
         text=True,
         timeout=60,
     )
+
+
+def test_a_bad_function_concurrency_is_a_clear_error(tmp_path: Path) -> None:
+    env = {**os.environ, "FUNCTION_CONCURRENCY": "lots", "PORT": str(free_port()), "DATA_DIR": str(tmp_path)}
+    result = _run_once(env)
     assert result.returncode == 1
     assert "FUNCTION_CONCURRENCY must be a whole number from 1 to 64, not 'lots'" in result.stderr
     assert "Traceback" not in result.stderr
@@ -162,15 +167,7 @@ def test_a_port_in_use_is_a_clear_error(tmp_path: Path) -> None:
         taken.listen()
         port = taken.getsockname()[1]
         env = {**os.environ, "PORT": str(port), "DDB_PORT": str(free_port()), "DATA_DIR": str(tmp_path)}
-        result = subprocess.run(
-            [sys.executable, "-m", "kakeibo.local", "run"],
-            check=False,
-            cwd=ROOT,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
+        result = _run_once(env)
     assert result.returncode == 1
     assert f"port {port} is already in use" in result.stderr
     assert "Traceback" not in result.stderr
