@@ -134,8 +134,13 @@ function clearError() {
   }
 }
 
-function say(text) {
-  $('status').textContent = text;
+/** A success or progress message: it replaces any error shown, so the two never contradict. */
+function say(text, link) {
+  if (text) {
+    $('error').hidden = true;
+    $('error').textContent = '';
+  }
+  $('status').replaceChildren(text, ...(link ? [' ', h('a', { href: link.href, text: link.text })] : []));
 }
 
 /** A validation failure in the page itself, before anything is sent. */
@@ -243,6 +248,25 @@ async function detectRoutes() {
   state.routes = await state.api.routes();
   // Without an OpenAPI document, offer the import and find out from its answer.
   $('import-panel').hidden = Boolean(state.routes && !state.routes.has('/imports'));
+}
+
+/** Forget the shown ledger (another identity is about to load, or could not). */
+function clearLedger() {
+  for (const kind of Object.keys(state.seq)) newest(kind); // answers still on their way are dropped
+  state.accounts = [];
+  state.current = new Map();
+  state.asOfBalances = new Map();
+  state.slips = [];
+  state.slipsTruncated = false;
+  state.report = { month: state.month, income: 0, expense: 0, net: 0, by_category: [] };
+  state.budgets = [];
+  renderAccounts();
+  renderSlips();
+  renderReport();
+  renderBudgets();
+  $('import-report').hidden = true;
+  $('import-dry-run').hidden = true;
+  state.previewed = null;
 }
 
 // ---- rendering ---------------------------------------------------------------------------------
@@ -387,6 +411,9 @@ function setMonth(month, { reload = true } = {}) {
   if (!isMonth(month)) return;
   state.month = month;
   state.asOf = monthRange(month).to;
+  // What was said about the month before (its as-of status, the last import) no longer applies.
+  say('');
+  $('import-report').hidden = true;
   if (location.hash !== `#${month}`) history.replaceState(null, '', `#${month}`);
   if (!state.editing) $('slip-date').value = defaultDay(month);
   renderMonth();
@@ -542,7 +569,13 @@ async function saveEdit(wanted) {
       ifMatch: etag,
     });
     const moved = data.date !== date ? `（日付を ${shortDay(date)} → ${shortDay(data.date)} に変更）` : '';
-    say(`保存しました: ${slipSummary(data)}${moved}`);
+    const away = monthOf(data.date);
+    if (away !== state.month) {
+      // It leaves this month's list: say where it went, with a way there.
+      say(`保存しました: ${slipSummary(data)}${moved}。この伝票は${monthLabel(away)}に移りました。`, { href: `#${away}`, text: `${monthLabel(away)}を表示` });
+    } else {
+      say(`保存しました: ${slipSummary(data)}${moved}`);
+    }
     resetSlipForm();
     hideConflict();
     await refreshAll();
@@ -903,9 +936,11 @@ async function submitSettings(event) {
   state.config = { user, base, token: $('token').value.trim() };
   saveConfig(state.config);
   state.api = new Api(state.config);
+  $('settings').open = false; // it covers the balances; the answer shows below
   renderSettings();
   resetSlipForm();
   hideConflict();
+  clearLedger(); // nothing of the previous identity's ledger stays on screen, even if this one fails
   await detectRoutes();
   if (await refreshAll()) say('接続先を保存して読み込みました');
 }

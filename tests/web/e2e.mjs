@@ -109,6 +109,20 @@ async function editSlip(page, fields = {}, { save = true } = {}) {
   if (save) await page.click('#slip-submit');
 }
 
+/** How many pixels the page is wider than its viewport (0 when it fits). */
+const overflowOf = (page) => page.evaluate(() => Math.max(0, document.documentElement.scrollWidth - document.documentElement.clientWidth));
+
+/** The page fits its window at 1280 px and at 390 px (a phone) in its current state; screenshots of both. */
+async function fitsBothWidths(page, name) {
+  for (const [width, height] of [[1280, 900], [390, 844]]) {
+    await page.setViewportSize({ width, height });
+    const overflow = await overflowOf(page);
+    check(overflow === 0, `${name}: the page is ${overflow}px wider than a ${width}px window`);
+    await shot(page, `${name}-${width}`);
+  }
+  await page.setViewportSize({ width: 1280, height: 900 });
+}
+
 /** One row of the conflict table: [as read, now, yours]. */
 const conflictRow = (page, field) =>
   page.locator(`#conflict-table tr[data-field="${field}"] td`).allInnerTexts().then((t) => t.map((x) => x.trim()));
@@ -157,7 +171,7 @@ async function run(context) {
     await a.click('#settings-form button[type="submit"]');
     await until('status after saving the connection', () => text(a, '#status'), '接続先を保存して読み込みました');
     check((await text(a, '#who')) === args.user, 'the header names the user');
-    await a.click('#settings summary'); // close it again
+    check(!(await a.locator('#settings').evaluate((d) => d.open)), 'the connection popover closed after saving');
     check(await visible(a, '#accounts-empty'), 'a new ledger asks for an account first');
   });
 
@@ -446,7 +460,6 @@ async function run(context) {
     await page.fill('#user', mover);
     await page.click('#settings-form button[type="submit"]');
     await until('switched ledger', () => text(page, '#who'), mover);
-    await page.click('#settings summary'); // close it again
     await until('import panel', () => visible(page, '#import-panel'), true);
     const file =
       '"計算対象","日付","内容","金額（円）","保有金融機関","大項目","中項目","メモ","振替","ID"\r\n' +
@@ -474,6 +487,100 @@ async function run(context) {
     // and the month's totals break the categories down by the file's 中項目
     const subs = () => page.locator('#report-rows tr.sub th').allTextContents();
     await until('subcategory rows', async () => JSON.stringify(await subs()), JSON.stringify(['└ カフェ', '└ 消耗品']));
+    await page.close();
+  });
+
+  await step('messages never go stale: month change, moved slip, error vs success, bad token; every state fits 1280 and 390 px', async () => {
+    const page = await context.newPage();
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    page.on('dialog', (dialog) => dialog.accept());
+    // Given a ledger of its own with a wallet, one slip on 11/20 and a budget for 交通費
+    const owner = `${args.user}-msg`;
+    const auth = { Authorization: `Bearer ${owner}`, 'Content-Type': 'application/json' };
+    const post = (path, body, method = 'POST') => fetch(`${BASE}${path}`, { method, headers: auth, body: JSON.stringify(body) });
+    check((await post('/accounts', { id: 'wallet', name: '財布', type: 'cash', opening_balance: 50000 })).status === 201, 'account');
+    check((await post('/slips', { date: `${MONTH}-20`, kind: 'expense', amount: 640, account: 'wallet', category: '交通費', memo: '移す伝票' })).status === 201, 'slip');
+    if (routes.has('/budgets')) {
+      const made = await post(`/budgets/${MONTH}/${encodeURIComponent('交通費')}`, { limit: 12000, strict: false }, 'PUT');
+      check(made.status === 201 || made.status === 200, `budget: ${made.status}`);
+    }
+    const longId = 'f'.repeat(64);
+    await page.route('**/imports', (route) =>
+      route.fulfill({ status: 200, json: { import_id: longId, rows: 1, created: 1, skipped: 0, errors: [] } }),
+    );
+    await page.goto(`${BASE}/#${MONTH}`);
+    await page.waitForSelector('body[data-ready="true"]', { timeout: WAIT });
+    await page.click('#settings summary');
+    await page.fill('#user', owner);
+    await page.click('#settings-form button[type="submit"]');
+    await until('switched ledger', () => text(page, '#who'), owner);
+    check(!(await page.locator('#settings').evaluate((d) => d.open)), 'the popover closed after saving');
+    await until('the slip listed', () => row(page, '移す伝票').count(), 1);
+
+    // The phone budget table: the category on one line, the button on one line
+    if (routes.has('/budgets')) {
+      await page.setViewportSize({ width: 390, height: 844 });
+      const one = (selector) => page.locator(selector).evaluate((n) => n.getClientRects().length > 0 && n.getBoundingClientRect().height < parseFloat(getComputedStyle(n).lineHeight) * 1.9 + 2);
+      check(await one('#budget-rows tr[data-category="交通費"] th'), '交通費 is on one line on a phone');
+      check(await one('#budget-rows tr[data-category="交通費"] button'), 'the budget button is on one line on a phone');
+      await page.setViewportSize({ width: 1280, height: 900 });
+    }
+
+    // An import's report with a 64-character id wraps instead of widening the page
+    await page.setInputFiles('#import-file', { name: 'a.csv', mimeType: 'text/csv', buffer: Buffer.from('date,kind,amount,account\n') });
+    await page.click('#import-submit');
+    await until('import report', () => visible(page, '#import-report'), true);
+    check((await text(page, '#import-summary')).includes(longId), 'the import id shown');
+    await fitsBothWidths(page, '8-import-long-id');
+
+    // Month change: the as-of status and the import report belong to the old month and go
+    await page.fill('#asof-date', `${MONTH}-15`);
+    await page.click('#asof-form button[type="submit"]');
+    await until('as-of status', () => text(page, '#status'), '11/15(日)時点の残高を表示しました');
+    await page.click('#month-next');
+    await until('status cleared on month change', () => text(page, '#status'), '');
+    check(!(await visible(page, '#import-report')), 'the last import report is put away on month change');
+    await page.click('#month-prev');
+    await until('back in November', () => row(page, '移す伝票').count(), 1);
+
+    // Error and success are never shown together
+    await page.fill('#slip-amount', '');
+    await page.click('#slip-submit');
+    await until('a form error', () => visible(page, '#error'), true);
+    await page.fill('#asof-date', `${MONTH}-15`);
+    await page.click('#asof-form button[type="submit"]');
+    await until('as-of status', () => text(page, '#status'), '11/15(日)時点の残高を表示しました');
+    check(!(await visible(page, '#error')), 'the error went when success was said');
+
+    // A slip moved to December says where it went, with a way there
+    await row(page, '移す伝票').locator('button.edit').click();
+    await until('form in edit mode', () => text(page, '#slip-form-title').then((t) => t.startsWith('伝票を編集')), true);
+    await page.fill('#slip-date', '2026-12-03');
+    await page.click('#slip-submit');
+    await until('moved message', () => text(page, '#status').then((t) => t.includes('この伝票は2026年12月に移りました')), true);
+    await until('it left November\'s list', () => row(page, '移す伝票').count(), 0);
+    await fitsBothWidths(page, '9-moved');
+    await page.click('#status a');
+    await until('December shown', () => page.inputValue('#month'), '2026-12');
+    await until('the slip in December', () => row(page, '移す伝票').count(), 1);
+
+    // A bad token: its error, and nothing of the previous ledger left on screen
+    await page.route('**/*', (route) =>
+      route.request().headers().authorization === 'Bearer bad-token'
+        ? route.fulfill({ status: 401, json: { message: 'Unauthorized' } })
+        : route.fallback(),
+    );
+    await page.click('#settings summary');
+    await page.fill('#token', 'bad-token');
+    await page.click('#settings-form button[type="submit"]');
+    await until('401 shown', () => text(page, '#error').then((t) => t.startsWith('認証が必要です')), true);
+    check(!(await page.locator('#settings').evaluate((d) => d.open)), 'the popover closed after saving');
+    check((await page.locator('#slip-rows tr').count()) === 0, 'no slips of the previous ledger');
+    check((await page.locator('#balance-rows tr').count()) === 0, 'no balances of the previous ledger');
+    check((await page.locator('#budget-rows tr').count()) === 0, 'no budgets of the previous ledger');
+    check(!(await text(page, '#status')), 'no success message beside the error');
+    await fitsBothWidths(page, '10-bad-token');
+    await page.evaluate(() => localStorage.clear()); // the other tabs' identity is not this one's business
     await page.close();
   });
 
