@@ -266,6 +266,7 @@ function clearLedger() {
   renderBudgets();
   $('import-report').hidden = true;
   $('import-dry-run').hidden = true;
+  $('account-details').open = false; // opened again if the new ledger really has no account
   state.previewed = null;
 }
 
@@ -304,6 +305,9 @@ function renderAccounts() {
   $('accounts-empty').hidden = state.accounts.length > 0;
   $('balance-table').hidden = state.accounts.length === 0;
   if (!state.accounts.length) $('account-details').open = true;
+  $('account-manage-details').hidden = state.accounts.length === 0;
+  fillAccountSelect($('manage-account'), state.accounts);
+  fillManageForm();
 }
 
 function amountCell(slip) {
@@ -726,6 +730,81 @@ async function submitAccount(event) {
   });
 }
 
+/** The manage form shows the chosen account as last read. */
+function fillManageForm() {
+  const account = state.accounts.find((a) => a.id === $('manage-account').value);
+  if (!account) return;
+  $('manage-name').value = account.name;
+  $('manage-negative').checked = Boolean(account.allow_negative);
+  $('manage-archived').checked = Boolean(account.archived);
+}
+
+async function submitManage(event) {
+  event.preventDefault();
+  clearError();
+  const account = state.accounts.find((a) => a.id === $('manage-account').value);
+  if (!account) return;
+  const name = $('manage-name').value.trim();
+  if (!name) {
+    fail(new FieldError($('manage-name'), '名前を入力してください'));
+    return;
+  }
+  const wanted = { name, allow_negative: $('manage-negative').checked, archived: $('manage-archived').checked };
+  const patch = Object.fromEntries(Object.entries(wanted).filter(([key, value]) => value !== Boolean(account[key]) && value !== account[key]));
+  if (!Object.keys(patch).length) {
+    say('変更はありません');
+    return;
+  }
+  await busy($('manage-submit'), async () => {
+    try {
+      const { data } = await state.api.request('PATCH', `/accounts/${segment(account.id)}`, {
+        json: patch,
+        contentType: 'application/merge-patch+json',
+        ifMatch: etagOf(account.version),
+      });
+      say(`口座を保存しました: ${data.name}${data.archived ? '（アーカイブ）' : ''}`);
+      await refreshAll(); // slips name their accounts; an archived one leaves the slip form
+    } catch (error) {
+      if (error instanceof ApiError && (error.status === 412 || error.status === 404)) {
+        // Not overwritten: show what it is now, and leave the choice to the person.
+        await loadAccounts().catch(() => {});
+        showError(new Error(`保存できませんでした: 口座「${account.name}」は別の画面で先に変更されていました。最新の内容を読み込みました。もう一度確かめて保存してください。`));
+      } else {
+        showError(error, error instanceof ApiError && error.status === 422 ? $('manage-name') : undefined);
+      }
+    }
+  });
+}
+
+// ---- export ------------------------------------------------------------------------------------
+
+/** The month's slips as CSV (the import format), every page of it, saved as a file. */
+async function exportCsv() {
+  clearError();
+  const { from, to } = monthRange(state.month);
+  await busy($('export-csv'), async () => {
+    try {
+      let path = `/slips.csv${query({ from, to })}`;
+      let csv = '';
+      for (let page = 0; path && page < MAX_PAGES; page += 1) {
+        const { text, link } = await state.api.request('GET', path);
+        // later pages repeat the header line
+        csv += page === 0 ? text : text.slice(text.indexOf('\n') + 1);
+        path = /<([^>]+)>;\s*rel="next"/.exec(link ?? '')?.[1] ?? null;
+      }
+      const url = URL.createObjectURL(new Blob([csv], { type: 'text/csv' }));
+      const a = h('a', { href: url, download: `slips-${state.month}.csv` });
+      document.body.append(a);
+      a.click();
+      a.remove();
+      setTimeout(() => URL.revokeObjectURL(url), 10_000);
+      say(`${monthLabel(state.month)}の伝票を CSV で書き出しました`);
+    } catch (error) {
+      showError(error);
+    }
+  });
+}
+
 // ---- budgets -----------------------------------------------------------------------------------
 
 function editBudget(budget) {
@@ -775,6 +854,37 @@ async function submitBudget(event) {
       } else {
         showError(error);
       }
+    }
+  });
+}
+
+/** Last month's budgets into this month, in one action; categories already set here are kept. */
+async function copyBudgets() {
+  clearError();
+  const previous = shiftMonth(state.month, -1);
+  await busy($('budget-copy'), async () => {
+    try {
+      const { data } = await state.api.get(`/budgets${query({ month: previous })}`);
+      const here = new Set(state.budgets.map((b) => b.category));
+      const todo = (data.items ?? []).filter((b) => !here.has(b.category));
+      let copied = 0;
+      let kept = (data.items ?? []).length - todo.length;
+      for (const b of todo) {
+        try {
+          // no If-Match: created only if still absent (428 when another screen set it meanwhile)
+          await state.api.request('PUT', `/budgets/${state.month}/${segment(b.category)}`, { json: { limit: b.limit, strict: Boolean(b.strict) } });
+          copied += 1;
+        } catch (error) {
+          if (error instanceof ApiError && (error.status === 412 || error.status === 428)) kept += 1;
+          else throw error;
+        }
+      }
+      await loadBudgets();
+      if (!(data.items ?? []).length) say(`${monthLabel(previous)}の予算はありません`);
+      else say(`${monthLabel(previous)}の予算を ${copied} 件コピーしました${kept ? `（${kept} 件はこの月に設定済みのため変えていません）` : ''}`);
+    } catch (error) {
+      await loadBudgets().catch(() => {});
+      showError(error);
     }
   });
 }
@@ -957,6 +1067,10 @@ function bind() {
   });
   $('account-form').addEventListener('submit', submitAccount);
   $('budget-form').addEventListener('submit', submitBudget);
+  $('budget-copy').addEventListener('click', copyBudgets);
+  $('account-manage-form').addEventListener('submit', submitManage);
+  $('manage-account').addEventListener('change', fillManageForm);
+  $('export-csv').addEventListener('click', exportCsv);
   $('import-form').addEventListener('submit', submitImport);
   $('import-preview').addEventListener('click', previewImport);
   $('import-commit').addEventListener('click', commitPreviewed);

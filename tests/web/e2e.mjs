@@ -584,6 +584,76 @@ async function run(context) {
     await page.close();
   });
 
+  await step('accounts renamed, allowed negative, archived (412 not overwritten); budgets copied from last month; the month exported', async () => {
+    const page = await context.newPage();
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    // Given a ledger with two accounts, a slip, last month's budgets and one of them already set this month
+    const owner = `${args.user}-acct`;
+    const auth = { Authorization: `Bearer ${owner}`, 'Content-Type': 'application/json' };
+    const call = (method, path, body, extra = {}) =>
+      fetch(`${BASE}${path}`, { method, headers: { ...auth, ...extra }, body: body === undefined ? undefined : JSON.stringify(body) });
+    check((await call('POST', '/accounts', { id: 'wallet', name: '財布', type: 'cash', opening_balance: 1000 })).status === 201, 'wallet');
+    check((await call('POST', '/accounts', { id: 'bank', name: '銀行', type: 'bank', opening_balance: 0 })).status === 201, 'bank');
+    check((await call('POST', '/slips', { date: `${MONTH}-03`, kind: 'expense', amount: 300, account: 'wallet', category: '食費', memo: 'export-me' })).status === 201, 'slip');
+    for (const [month, category, limit, strict] of [['2026-10', '食費', 30000, true], ['2026-10', '交通費', 5000, false], [MONTH, '交通費', 8000, false]]) {
+      const made = await call('PUT', `/budgets/${month}/${encodeURIComponent(category)}`, { limit, strict });
+      check(made.status === 201 || made.status === 200, `budget ${month} ${category}: ${made.status}`);
+    }
+    await page.goto(`${BASE}/#${MONTH}`);
+    await page.waitForSelector('body[data-ready="true"]', { timeout: WAIT });
+    await page.click('#settings summary');
+    await page.fill('#user', owner);
+    await page.click('#settings-form button[type="submit"]');
+    await until('switched ledger', () => text(page, '#who'), owner);
+    await until('the slip listed', () => row(page, 'export-me').count(), 1);
+
+    // Rename the wallet and allow it to go negative (PATCH with If-Match)
+    await page.click('#account-manage-details summary');
+    await page.selectOption('#manage-account', 'wallet');
+    check((await page.inputValue('#manage-name')) === '財布', 'the form holds the account');
+    await page.fill('#manage-name', '小銭入れ');
+    await page.check('#manage-negative');
+    await page.click('#manage-submit');
+    await until('renamed in the balances', () => text(page, '#balance-rows tr[data-account="wallet"] .name'), '小銭入れ');
+    await until('renamed on the slip', () => text(page, '#slip-rows tr td.account'), '小銭入れ');
+    const wallet = await (await call('GET', '/accounts/wallet')).json();
+    check(wallet.name === '小銭入れ' && wallet.allow_negative === true, `wallet: ${JSON.stringify(wallet)}`);
+
+    // Another screen renames it meanwhile: this page's save is refused (412) and shows the current name
+    const other = await call('PATCH', '/accounts/wallet', { name: 'よその名前' }, { 'If-Match': `"${wallet.version}"` });
+    check(other.status === 200, `the other rename: ${other.status}`);
+    await page.fill('#manage-name', '私の名前');
+    await page.click('#manage-submit');
+    await until('412 shown', () => text(page, '#error').then((t) => t.includes('先に変更されていました')), true);
+    await until('the current name in the form', () => page.inputValue('#manage-name'), 'よその名前');
+    check((await (await call('GET', '/accounts/wallet')).json()).name === 'よその名前', 'nothing overwritten');
+
+    // Archive the bank: marked in the balances, gone from the slip form
+    await page.selectOption('#manage-account', 'bank');
+    await page.check('#manage-archived');
+    await page.click('#manage-submit');
+    await until('archived row', () => page.locator('#balance-rows tr[data-account="bank"]').getAttribute('class'), 'archived');
+    check(!(await page.locator('#slip-account option[value="bank"]').count()), 'an archived account takes no new slips');
+    check(!(await visible(page, '#error')), 'the earlier error went with the success');
+
+    // Budgets: last month's copied in one action, this month's own kept
+    await page.click('#budget-copy');
+    await until('copied budget', () => text(page, '#budget-rows tr[data-category="食費"] td.remaining'), '￥29,700');
+    check((await text(page, '#budget-rows tr[data-category="食費"] th')).includes('厳格'), 'strictness copied');
+    check((await text(page, '#budget-rows tr[data-category="交通費"] td.remaining')) === '￥8,000', 'this month\'s own budget kept');
+    const status = await text(page, '#status');
+    check(status.includes('1 件コピー') && status.includes('1 件はこの月に設定済み'), `status: ${status}`);
+    await fitsBothWidths(page, '11-accounts-budgets');
+
+    // Export: the month's slips as the import format, downloaded as a file
+    const [download] = await Promise.all([page.waitForEvent('download', { timeout: WAIT }), page.click('#export-csv')]);
+    check(download.suggestedFilename() === `slips-${MONTH}.csv`, `file: ${download.suggestedFilename()}`);
+    const csv = await new Response((await download.createReadStream())).text();
+    const lines = csv.trim().split(/\r?\n/);
+    check(lines[0].startsWith('date,kind,amount,account') && lines.length === 2 && lines[1].includes('export-me'), `csv: ${csv}`);
+    await page.close();
+  });
+
   await step('no uncaught script errors in any tab', async () => {
     check(problems.length === 0, problems.join('; '));
   });
