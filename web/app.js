@@ -3,7 +3,7 @@
 // what changed, reloads, and leaves it to the person to re-apply their edit: nothing is overwritten.
 
 import { Api, ApiError, DEFAULT_USER, etagOf, loadConfig, normaliseBase, query, saveConfig, segment } from './api.js';
-import { categoryChart, chartRows } from './chart.js';
+import { categoryChart, chartRows, historyChart, trendChart } from './chart.js';
 import {
   FIELD_LABELS,
   KIND_LABELS,
@@ -12,8 +12,10 @@ import {
   categoryLabel,
   defaultDay,
   fieldText,
+  filterSlips,
   isDate,
   isMonth,
+  longDay,
   mergePatch,
   monthLabel,
   monthOf,
@@ -54,6 +56,10 @@ const state = {
   attempted: null, // the changes (a merge patch) a 412 stopped, for "re-apply"
   idempotency: null, // {body, key}: a retried identical POST reuses its key
   previewed: null, // {file, createAccounts}: the import a dry run showed, ready to commit
+  filters: { account: '', category: '', kind: '', text: '' },
+  yearly: null,
+  recurrences: [],
+  history: null, // the account whose balance history is shown
   seq: {},
 };
 state.api = new Api(state.config);
@@ -171,7 +177,7 @@ function slipSummary(slip) {
 // ---- loading -----------------------------------------------------------------------------------
 
 async function refreshAll() {
-  const results = await Promise.allSettled([loadAccounts(), loadSlips(), loadReport(), loadBudgets()]);
+  const results = await Promise.allSettled([loadAccounts(), loadSlips(), loadReport(), loadBudgets(), loadTrends(), loadRecurrences(), loadHistory()]);
   const failed = results.find((r) => r.status === 'rejected');
   if (failed) showError(failed.reason);
   return !failed;
@@ -244,6 +250,79 @@ async function loadBudgets() {
   }
 }
 
+/** An optional panel's data: hidden when the API lacks the route (declared, or answering 404 with no code). */
+async function optional(panel, route, load) {
+  if (state.routes && !state.routes.has(route)) {
+    $(panel).hidden = true;
+    return;
+  }
+  try {
+    await load();
+    $(panel).hidden = false;
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404 && !error.code) {
+      $(panel).hidden = true;
+      return;
+    }
+    throw error;
+  }
+}
+
+function loadTrends() {
+  const isNewest = newest('trends');
+  const year = state.month.slice(0, 4);
+  return optional('trends-panel', '/reports/yearly', async () => {
+    const { data } = await state.api.get(`/reports/yearly${query({ year })}`);
+    if (!isNewest()) return;
+    state.yearly = data;
+    renderTrends();
+  });
+}
+
+function loadRecurrences() {
+  const isNewest = newest('recurrences');
+  return optional('recurrences-panel', '/recurrences', async () => {
+    const { data } = await state.api.get('/recurrences');
+    if (!isNewest()) return;
+    state.recurrences = data.items ?? [];
+    renderRecurrences();
+  });
+}
+
+/** The shown account's daily balance over the month on screen. */
+async function loadHistory() {
+  const isNewest = newest('history');
+  const id = state.history;
+  if (!id) {
+    $('history').hidden = true;
+    return;
+  }
+  const { from, to } = monthRange(state.month);
+  const { data } = await state.api.get(`/accounts/${segment(id)}/history${query({ from, to })}`);
+  if (!isNewest()) return;
+  const name = accountName(id);
+  $('history-title').textContent = `${name}の残高の推移（${monthLabel(state.month)}）`;
+  $('history-chart').replaceChildren(historyChart(data.items, { title: `${name}の残高の推移` }));
+  $('history-table').querySelector('tbody').replaceChildren(
+    ...data.items
+      .filter((p) => p.delta !== 0)
+      .map((p) => h('tr', {}, h('th', { scope: 'row', text: shortDay(p.date) }), h('td', { class: 'num', text: yen(p.delta) }), h('td', { class: 'num', text: yen(p.balance) }))),
+  );
+  $('history').hidden = false;
+}
+
+async function showHistory(id) {
+  clearError();
+  state.history = id;
+  try {
+    await loadHistory();
+    $('history-close').focus();
+  } catch (error) {
+    state.history = null;
+    showError(error);
+  }
+}
+
 async function detectRoutes() {
   state.routes = await state.api.routes();
   // Without an OpenAPI document, offer the import and find out from its answer.
@@ -267,6 +346,12 @@ function clearLedger() {
   $('import-report').hidden = true;
   $('import-dry-run').hidden = true;
   $('account-details').open = false; // opened again if the new ledger really has no account
+  state.history = null;
+  $('history').hidden = true;
+  state.yearly = null;
+  state.recurrences = [];
+  renderRecurrences();
+  $('trends-panel').hidden = true;
   state.previewed = null;
 }
 
@@ -294,6 +379,7 @@ function renderAccounts() {
       h('th', { scope: 'row' }, h('span', { class: 'name', text: a.name }), h('small', { text: ` ${TYPE_LABELS[a.type] ?? a.type}${a.archived ? '・アーカイブ' : ''}` })),
       h('td', { class: 'num current', text: yen(state.current.get(a.id) ?? a.balance) }),
       h('td', { class: 'num asof', text: state.asOf ? yen(state.asOfBalances.get(a.id) ?? 0) : '—' }),
+      h('td', { class: 'row-actions' }, h('button', { type: 'button', class: 'history small', 'aria-label': `残高の推移: ${a.name}`, text: '推移', onclick: () => showHistory(a.id) })),
     ),
   );
   $('balance-rows').replaceChildren(...rows);
@@ -307,6 +393,8 @@ function renderAccounts() {
   if (!state.accounts.length) $('account-details').open = true;
   $('account-manage-details').hidden = state.accounts.length === 0;
   fillAccountSelect($('manage-account'), state.accounts);
+  fillAccountSelect($('filter-account'), state.accounts, { placeholder: 'すべて' });
+  fillAccountSelect($('rec-account'), state.accounts.filter((a) => !a.archived));
   fillManageForm();
 }
 
@@ -318,7 +406,10 @@ function amountCell(slip) {
 function renderSlips() {
   const truncated = state.slipsTruncated;
   state.slipsShown = true;
-  const rows = state.slips.map((slip) => {
+  const shown = filterSlips(state.slips, state.filters);
+  const filtering = shown.length !== state.slips.length;
+  renderFilterCategories();
+  const rows = shown.map((slip) => {
     const where = slip.kind === 'transfer' ? `${accountName(slip.account)} → ${accountName(slip.to_account)}` : accountName(slip.account);
     const summary = slipSummary(slip);
     return h(
@@ -339,11 +430,131 @@ function renderSlips() {
     );
   });
   $('slip-rows').replaceChildren(...rows);
-  $('slips-empty').hidden = rows.length > 0;
+  $('slips-empty').hidden = state.slips.length > 0;
+  $('slips-filtered-empty').hidden = !(state.slips.length > 0 && rows.length === 0);
   $('slip-table').hidden = rows.length === 0;
-  $('slip-caption').textContent = `${monthLabel(state.month)}の伝票 ${rows.length} 件${truncated ? '（一部のみ表示）' : ''}`;
+  $('slip-caption').textContent = filtering
+    ? `${monthLabel(state.month)}の伝票 ${state.slips.length} 件中、条件に合う ${rows.length} 件`
+    : `${monthLabel(state.month)}の伝票 ${rows.length} 件${truncated ? '（一部のみ表示）' : ''}`;
   if (truncated) say(`伝票が多いため、最初の ${rows.length} 件だけを表示しています`);
   renderCategories();
+}
+
+/** The category filter offers the month's categories (and keeps a chosen one). */
+function renderFilterCategories() {
+  const select = $('filter-category');
+  const keep = state.filters.category;
+  const categories = new Set(state.slips.filter((s) => s.category).map((s) => s.category));
+  if (keep) categories.add(keep);
+  select.replaceChildren(h('option', { value: '', text: 'すべて' }), ...[...categories].sort().map((c) => h('option', { value: c, text: categoryLabel(c) })));
+  select.value = keep;
+}
+
+function readFilters() {
+  state.filters = {
+    account: $('filter-account').value,
+    category: $('filter-category').value,
+    kind: $('filter-kind').value,
+    text: $('filter-text').value.trim(),
+  };
+  renderSlips();
+}
+
+function renderTrends() {
+  const y = state.yearly;
+  $('trends-year').textContent = `${y.year}年`;
+  $('trends-income').textContent = yen(y.income);
+  $('trends-expense').textContent = yen(y.expense);
+  $('trends-net').textContent = yen(y.net);
+  $('trends-net').className = y.net < 0 ? 'expense' : 'income';
+  $('trends-chart').replaceChildren(trendChart(y.months, { title: `${y.year}年の月ごとの収支` }));
+  $('trends-table').querySelector('tbody').replaceChildren(
+    ...y.months.map((m) =>
+      h(
+        'tr',
+        { dataset: { month: m.month } },
+        h('th', { scope: 'row', text: monthLabel(m.month) }),
+        h('td', { class: 'num income', text: yen(m.income) }),
+        h('td', { class: 'num expense', text: yen(m.expense) }),
+        h('td', { class: 'num', text: yen(m.net) }),
+      ),
+    ),
+  );
+}
+
+const FREQ_LABELS = { daily: '毎日', weekly: '毎週', monthly: '毎月', yearly: '毎年' };
+const SHIFT_LABELS = { none: '', previous_business_day: '・休日は前の営業日', next_business_day: '・休日は次の営業日' };
+
+function ruleText(r) {
+  const every = r.rule.interval > 1 ? `${r.rule.interval}${{ daily: '日', weekly: '週', monthly: 'か月', yearly: '年' }[r.rule.freq]}ごと` : FREQ_LABELS[r.rule.freq];
+  return `${every}（${shortDay(r.rule.start)}から${r.rule.until ? `${shortDay(r.rule.until)}まで` : ''}）${SHIFT_LABELS[r.shift] ?? ''}`;
+}
+
+function renderRecurrences() {
+  const rows = state.recurrences.map((r) => {
+    const slip = r.slip;
+    const what = [KIND_LABELS[slip.kind], slip.kind === 'transfer' ? `${accountName(slip.account)}→${accountName(slip.to_account)}` : categoryLabel(slip.category ?? UNCATEGORIZED), slip.memo].filter(Boolean).join(' ');
+    return h(
+      'tr',
+      { dataset: { id: r.id } },
+      h('td', { class: 'what' }, what, h('small', { text: accountName(slip.account) })),
+      h('td', { class: `num ${slip.kind}`, text: yen(slip.amount) }),
+      h('td', { text: ruleText(r) }),
+      h(
+        'td',
+        { class: 'next' },
+        r.next_due ? shortDay(r.next_due) : '終了',
+        r.last_error ? h('p', { class: 'recurrence-error', role: 'note', text: `${shortDay(r.last_error.date)}の分を記帳できませんでした: ${r.last_error.detail}` }) : null,
+      ),
+    );
+  });
+  $('recurrence-rows').replaceChildren(...rows);
+  $('recurrences-empty').hidden = rows.length > 0;
+  $('recurrence-table').hidden = rows.length === 0;
+}
+
+async function submitRecurrence(event) {
+  event.preventDefault();
+  clearError();
+  let amount;
+  const start = $('rec-start').value;
+  try {
+    try {
+      amount = parseAmount($('rec-amount').value);
+    } catch (error) {
+      throw new FieldError($('rec-amount'), error.message);
+    }
+    if (!$('rec-account').value) throw new FieldError($('rec-account'), '口座を選んでください');
+    if (!isDate(start)) throw new FieldError($('rec-start'), '開始日を正しく入力してください');
+  } catch (error) {
+    fail(error);
+    return;
+  }
+  const slip = { kind: $('rec-kind').value, amount, account: $('rec-account').value };
+  const category = $('rec-category').value.trim();
+  const memo = $('rec-memo').value.trim();
+  if (category) slip.category = category;
+  if (memo) slip.memo = memo;
+  const body = { slip, rule: { freq: $('rec-freq').value, start }, shift: $('rec-shift').value };
+  await busy($('rec-submit'), async () => {
+    try {
+      const { data } = await state.api.request('POST', '/recurrences', { json: body, headers: { 'Idempotency-Key': uuid() } });
+      // The next dates it will post on (a holiday moved to a business day says so)
+      const { data: next } = await state.api.get(`/recurrences/${segment(data.id)}/occurrences${query({ from: start })}`);
+      const dates = next.items.slice(0, 6);
+      $('rec-preview-title').textContent = `くり返しを追加しました。次の記帳日（${dates.length} 回分）:`;
+      $('rec-preview-dates').replaceChildren(
+        ...dates.map((o) => h('li', { text: `${longDay(o.date)}${o.shifted ? `（${shortDay(o.scheduled)}が休日のため）` : ''}` })),
+      );
+      $('rec-preview').hidden = false;
+      say(`くり返しを追加しました: ${memo || category || KIND_LABELS[slip.kind]} ${yen(amount)}`);
+      $('recurrence-form').reset();
+      $('rec-start').value = today();
+      await refreshAll();
+    } catch (error) {
+      showError(error, error instanceof ApiError && error.status === 422 ? $('rec-amount') : undefined);
+    }
+  });
 }
 
 function renderReport() {
@@ -1071,6 +1282,13 @@ function bind() {
   $('account-manage-form').addEventListener('submit', submitManage);
   $('manage-account').addEventListener('change', fillManageForm);
   $('export-csv').addEventListener('click', exportCsv);
+  $('filter-form').addEventListener('input', readFilters);
+  $('filter-form').addEventListener('submit', (event) => event.preventDefault());
+  $('recurrence-form').addEventListener('submit', submitRecurrence);
+  $('history-close').addEventListener('click', () => {
+    state.history = null;
+    $('history').hidden = true;
+  });
   $('import-form').addEventListener('submit', submitImport);
   $('import-preview').addEventListener('click', previewImport);
   $('import-commit').addEventListener('click', commitPreviewed);
@@ -1109,6 +1327,7 @@ async function main() {
   const fromHash = location.hash.slice(1);
   setMonth(isMonth(fromHash) ? fromHash : monthOf(today()), { reload: false });
   syncKind();
+  $('rec-start').value = today();
   await detectRoutes();
   await refreshAll();
   document.body.dataset.ready = 'true';

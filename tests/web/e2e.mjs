@@ -654,6 +654,100 @@ async function run(context) {
     await page.close();
   });
 
+  await step('filters and memo search over the month; the year\'s trends; an account\'s balance history; recurring slips', async () => {
+    const page = await context.newPage();
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    const owner = `${args.user}-find`;
+    const auth = { Authorization: `Bearer ${owner}`, 'Content-Type': 'application/json' };
+    const call = (method, path, body) => fetch(`${BASE}${path}`, { method, headers: auth, body: body === undefined ? undefined : JSON.stringify(body) });
+    check((await call('POST', '/accounts', { id: 'wallet', name: '財布', type: 'cash', opening_balance: 100000 })).status === 201, 'wallet');
+    check((await call('POST', '/accounts', { id: 'bank', name: '銀行', type: 'bank', opening_balance: 500000 })).status === 201, 'bank');
+    const slips = [
+      { date: '2026-10-15', kind: 'expense', amount: 5000, account: 'wallet', category: '食費', memo: '先月' },
+      { date: `${MONTH}-02`, kind: 'expense', amount: 1200, account: 'wallet', category: '食費', memo: 'スーパー 特売' },
+      { date: `${MONTH}-04`, kind: 'expense', amount: 640, account: 'wallet', category: '交通費', memo: '電車' },
+      { date: `${MONTH}-10`, kind: 'income', amount: 300000, account: 'bank', category: '給与', memo: '11月分' },
+      { date: `${MONTH}-11`, kind: 'transfer', amount: 20000, account: 'bank', to_account: 'wallet', memo: 'おろした' },
+    ];
+    for (const slip of slips) check((await call('POST', '/slips', slip)).status === 201, `slip ${slip.memo}`);
+    let failing = false;
+    if (routes.has('/recurrences')) {
+      // A recurrence that cannot post (more than the wallet holds): its last_error is shown
+      const made = await call('POST', '/recurrences', { slip: { kind: 'expense', amount: 9000000, account: 'wallet', category: '住居費', memo: '払えない' }, rule: { freq: 'monthly', start: `${MONTH}-01` } });
+      check(made.status === 201, `recurrence: ${made.status}`);
+      const ran = await call('POST', `/recurrences/run?until=${MONTH}-05`);
+      check(ran.status === 200, `run: ${ran.status}`);
+      failing = true;
+    }
+    await page.goto(`${BASE}/#${MONTH}`);
+    await page.waitForSelector('body[data-ready="true"]', { timeout: WAIT });
+    await page.click('#settings summary');
+    await page.fill('#user', owner);
+    await page.click('#settings-form button[type="submit"]');
+    await until('switched ledger', () => text(page, '#who'), owner);
+    const memos = () => page.locator('#slip-rows tr td.memo').allInnerTexts().then((t) => t.sort().join('|'));
+    await until('the month listed', memos, ['11月分', 'おろした', 'スーパー 特売', '電車'].sort().join('|'));
+
+    // Filters over the month: memo words, kind, account (either side of a transfer), category
+    await page.fill('#filter-text', 'スーパー');
+    await until('memo search', memos, 'スーパー 特売');
+    check((await text(page, '#slip-caption')).includes('4 件中、条件に合う 1 件'), 'the caption says how many match');
+    await page.fill('#filter-text', '');
+    await page.selectOption('#filter-kind', 'income');
+    await until('income only', memos, '11月分');
+    await page.selectOption('#filter-kind', '');
+    await page.selectOption('#filter-account', 'wallet');
+    await until('the wallet\'s slips', memos, ['おろした', 'スーパー 特売', '電車'].sort().join('|'));
+    await page.selectOption('#filter-category', '交通費');
+    await until('wallet and 交通費', memos, '電車');
+    await page.fill('#filter-text', 'ない言葉');
+    await until('nothing matches', () => visible(page, '#slips-filtered-empty'), true);
+    await page.fill('#filter-text', '');
+    await page.selectOption('#filter-category', '');
+    await page.selectOption('#filter-account', '');
+    await until('all again', () => page.locator('#slip-rows tr').count(), 4);
+
+    // The year's trends (GET /reports/yearly)
+    check(routes.has('/reports/yearly'), 'the API declares /reports/yearly');
+    await until('trends panel', () => visible(page, '#trends-panel'), true);
+    const month = (m, col) => page.locator(`#trends-table tr[data-month="${m}"] td`).nth(col).textContent();
+    await until('November income', () => month('2026-11', 0), '￥300,000');
+    check((await month('2026-10', 1)) === '￥5,000', 'October\'s spending');
+    check((await page.locator('#trends-chart svg > title').textContent()).includes('11月 収入 ￥300,000 支出 ￥1,840'), 'the chart states its numbers');
+
+    // An account's balance history over the month (GET /accounts/{id}/history)
+    await page.locator('#balance-rows tr[data-account="wallet"] button.history').click();
+    await until('history shown', () => visible(page, '#history'), true);
+    check((await text(page, '#history-title')).startsWith('財布の残高の推移'), 'named for the account');
+    const points = await page.locator('#history-chart polyline').getAttribute('points');
+    check(points.split(' ').length === 30, `one point a day: ${points.split(' ').length}`);
+    check((await page.locator('#history-chart svg > title').textContent()).includes('最低 ￥93,160'), 'the lowest balance in the title');
+    await page.click('#history-chart ~ details summary');
+    const historyRows = await page.locator('#history-table tbody tr').allInnerTexts();
+    check(historyRows.length === 3 && historyRows[2].includes('￥113,160'), `history table: ${JSON.stringify(historyRows)}`);
+
+    // Recurring slips: listed with last_error; a new one previews its next dates (holidays shifted)
+    if (routes.has('/recurrences')) {
+      await until('recurrences panel', () => visible(page, '#recurrences-panel'), true);
+      check(failing && (await text(page, '#recurrence-rows .recurrence-error')).includes('記帳できませんでした'), 'last_error shown');
+      await page.fill('#rec-amount', '80,000');
+      await page.selectOption('#rec-account', 'bank');
+      await page.fill('#rec-category', '住居費');
+      await page.fill('#rec-memo', '家賃');
+      await page.selectOption('#rec-freq', 'monthly');
+      await page.fill('#rec-start', '2026-12-27');
+      await page.selectOption('#rec-shift', 'next_business_day');
+      await page.click('#rec-submit');
+      await until('preview', () => visible(page, '#rec-preview'), true);
+      const first = await page.locator('#rec-preview-dates li').first().innerText();
+      check(first.startsWith('2026年12月28日(月)') && first.includes('12/27(日)が休日のため'), `first date: ${first}`);
+      await until('listed', () => page.locator('#recurrence-rows tr').count(), 2);
+      check((await text(page, '#recurrence-rows')).includes('家賃'), 'the new recurrence listed');
+    }
+    await fitsBothWidths(page, '12-filters-trends-history');
+    await page.close();
+  });
+
   await step('no uncaught script errors in any tab', async () => {
     check(problems.length === 0, problems.join('; '));
   });
