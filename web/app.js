@@ -1105,10 +1105,22 @@ async function copyBudgets() {
 const IMPORT_FORMATS = { kakeibo: 'この API の形式', mf: 'マネーフォワード ME', zaim: 'Zaim' };
 const IMPORT_ACTIONS = { create: '追加', not_counted: '追加（集計対象外）', duplicate: '取込済み', error: 'エラー' };
 
-/** POST /imports with the page's options; `dryRun` asks what would happen and writes nothing. */
-function sendImport(file, createAccounts, dryRun = false) {
+/**
+ * POST /imports with the page's options; `dryRun` asks what would happen and writes nothing. While
+ * the file is sent and read, a progress bar says so (a large file takes a while).
+ */
+async function sendImport(file, createAccounts, dryRun = false) {
   const path = `/imports${query({ create_accounts: createAccounts ? 'true' : '', dry_run: dryRun ? 'true' : '' })}`;
-  return state.api.request('POST', path, { body: file, contentType: 'text/csv' });
+  const kb = Math.max(1, Math.round(file.size / 1024));
+  $('import-progress-text').textContent = `${file.name}（${kb} KB）を${dryRun ? '確認' : '取り込み'}中…`;
+  $('import-progress').hidden = false;
+  $('import-panel').setAttribute('aria-busy', 'true');
+  try {
+    return await state.api.request('POST', path, { body: file, contentType: 'text/csv' });
+  } finally {
+    $('import-progress').hidden = true;
+    $('import-panel').removeAttribute('aria-busy');
+  }
 }
 
 function chosenFile() {

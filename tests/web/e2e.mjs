@@ -403,6 +403,10 @@ async function run(context) {
     const page = await context.newPage();
     page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
     const sent = [];
+    let release;
+    const released = new Promise((resolve) => {
+      release = resolve;
+    });
     await page.route('**/openapi.json', async (route) => {
       const real = await route.fetch();
       const doc = await real.json();
@@ -417,6 +421,7 @@ async function run(context) {
         auth: await request.headerValue('authorization'),
         body: request.postData(),
       });
+      await released; // held until the page has shown its progress
       await route.fulfill({
         status: 200,
         json: { import_id: 'imp-1', rows: 3, created: 2, skipped: 0, errors: [{ line: 4, message: 'amount: must be a whole number of yen' }] },
@@ -428,7 +433,12 @@ async function run(context) {
     const csv = 'date,kind,amount,account,to_account,category,memo\n2026-11-01,expense,500,wallet,,食費,パン\n2026-11-02,income,1000,wallet,,臨時,\n2026-11-03,expense,1.5,wallet,,食費,\n';
     await page.setInputFiles('#import-file', { name: '明細.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
     await page.click('#import-submit');
+    // While the file is on its way, the page says so
+    await until('progress shown', () => visible(page, '#import-progress'), true);
+    check((await text(page, '#import-progress-text')).includes('明細.csv') && (await page.getAttribute('#import-panel', 'aria-busy')) === 'true', 'progress names the file');
+    release();
     await until('import report', () => visible(page, '#import-report'), true);
+    check(!(await visible(page, '#import-progress')), 'progress put away when done');
     const summary = await text(page, '#import-summary');
     check(summary.includes('3 行中 2 件を追加') && summary.includes('1 行はエラー'), `summary: ${summary}`);
     check(
