@@ -755,6 +755,31 @@ async function run(context) {
       check((await text(page, '#recurrence-rows')).includes('家賃'), 'the new recurrence listed');
     }
     await fitsBothWidths(page, '12-filters-trends-history');
+    // In light and dark mode alike, text keeps its contrast (WCAG AA, 4.5:1) against the panels
+    for (const colorScheme of ['light', 'dark']) {
+      await page.emulateMedia({ colorScheme });
+      const contrast = await page.evaluate(() => {
+        const rgb = (c) => c.match(/\d+(\.\d+)?/g).slice(0, 3).map(Number);
+        const lum = (c) => {
+          const [r, g, b] = rgb(c).map((v) => {
+            const x = v / 255;
+            return x <= 0.03928 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4;
+          });
+          return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+        };
+        const ratio = (a, b) => (Math.max(lum(a), lum(b)) + 0.05) / (Math.min(lum(a), lum(b)) + 0.05);
+        const panel = getComputedStyle(document.querySelector('.panel')).backgroundColor;
+        const worst = {};
+        for (const selector of ['#slip-rows td.memo', '#trends-title', 'label[for="filter-text"]', '#recurrence-rows .recurrence-error', 'td.expense', 'td.income', 'small']) {
+          const node = document.querySelector(selector);
+          if (node) worst[selector] = Math.round(ratio(getComputedStyle(node).color, panel) * 10) / 10;
+        }
+        return worst;
+      });
+      check(Object.keys(contrast).length >= 5, `elements checked: ${JSON.stringify(contrast)}`);
+      check(Object.values(contrast).every((r) => r >= 4.5), `${colorScheme} contrast below 4.5: ${JSON.stringify(contrast)}`);
+      await shot(page, `13-${colorScheme}`);
+    }
     await page.close();
   });
 
