@@ -54,6 +54,7 @@ const state = {
   routes: null, // Set of the API's paths, or null when unknown
   editing: null, // {id, date, etag, base}
   attempted: null, // the changes (a merge patch) a 412 stopped, for "re-apply"
+  attemptedAccount: null, // {id, patch}: an account change a 412 stopped, for "re-apply"
   idempotency: null, // {body, key}: a retried identical POST reuses its key
   previewed: null, // {file, createAccounts}: the import a dry run showed, ready to commit
   filters: { account: '', category: '', kind: '', text: '' },
@@ -877,6 +878,7 @@ function showConflict(base, current, patch, action, lead) {
       h('td', { class: 'mine', text: mine(field) }),
     ),
   );
+  $('conflict-title').textContent = 'この伝票は先に変更されていました';
   $('conflict-text').textContent = lead;
   $('conflict-table').querySelector('tbody').replaceChildren(...rows);
   $('conflict-table').hidden = rows.length === 0;
@@ -888,9 +890,23 @@ function showConflict(base, current, patch, action, lead) {
 function hideConflict() {
   $('conflict').hidden = true;
   state.attempted = null;
+  state.attemptedAccount = null;
 }
 
 function reapply() {
+  const account = state.attemptedAccount;
+  if (account) {
+    // Only the fields this person changed go back into the account form, on top of the current account.
+    $('manage-account').value = account.id;
+    fillManageForm();
+    if ('name' in account.patch) $('manage-name').value = account.patch.name;
+    if ('allow_negative' in account.patch) $('manage-negative').checked = account.patch.allow_negative;
+    if ('archived' in account.patch) $('manage-archived').checked = account.patch.archived;
+    hideConflict();
+    say('あなたの入力を戻しました。内容を確かめて「口座を保存」を押してください');
+    $('manage-submit').focus();
+    return;
+  }
   if (!state.attempted || !state.editing) return;
   // Only the fields this person changed go back in: what the other screen changed stays.
   setSlipForm({ ...state.editing.base, ...state.attempted });
@@ -974,17 +990,53 @@ async function submitManage(event) {
         ifMatch: etagOf(account.version),
       });
       say(`口座を保存しました: ${data.name}${data.archived ? '（アーカイブ）' : ''}`);
+      if (state.attemptedAccount || !$('conflict').hidden) hideConflict();
       await refreshAll(); // slips name their accounts; an archived one leaves the slip form
     } catch (error) {
       if (error instanceof ApiError && (error.status === 412 || error.status === 404)) {
-        // Not overwritten: show what it is now, and leave the choice to the person.
+        // Not overwritten: show what it is now beside what was tried, and leave the choice to the person.
         await loadAccounts().catch(() => {});
-        showError(new Error(`保存できませんでした: 口座「${account.name}」は別の画面で先に変更されていました。最新の内容を読み込みました。もう一度確かめて保存してください。`));
+        const current = state.accounts.find((a) => a.id === account.id) ?? null;
+        showError(new Error(`保存できませんでした: 口座「${account.name}」は別の画面で先に変更されていました`));
+        showAccountConflict(account, current, patch);
       } else {
         showError(error, error instanceof ApiError && error.status === 422 ? $('manage-name') : undefined);
       }
     }
   });
+}
+
+const ACCOUNT_FIELDS = { name: '名前', allow_negative: 'マイナス残高', archived: 'アーカイブ' };
+
+function showAccountConflict(base, current, patch) {
+  const value = (field, account) => {
+    if (!account) return '（なし）';
+    if (field === 'name') return account.name;
+    return account[field] ? 'はい' : 'いいえ';
+  };
+  const fields = Object.keys(ACCOUNT_FIELDS).filter((f) => f in patch || value(f, base) !== value(f, current));
+  $('conflict-title').textContent = 'この口座は先に変更されていました';
+  $('conflict-text').textContent = current
+    ? '別の画面で先に変更されていました。あなたの保存は行っていません。最新の内容を読み込みました。'
+    : 'この口座は見つかりません。あなたの保存は行っていません。';
+  $('conflict-table').querySelector('tbody').replaceChildren(
+    ...fields.map((field) =>
+      h(
+        'tr',
+        { dataset: { field } },
+        h('th', { scope: 'row', text: ACCOUNT_FIELDS[field] }),
+        h('td', { class: 'before', text: value(field, base) }),
+        h('td', { class: value(field, base) !== value(field, current) ? 'now changed' : 'now', text: value(field, current) }),
+        h('td', { class: 'mine', text: field in patch ? value(field, { ...base, ...patch }) : '（変更なし）' }),
+      ),
+    ),
+  );
+  $('conflict-table').hidden = fields.length === 0;
+  state.attempted = null;
+  state.attemptedAccount = current ? { id: current.id, patch } : null;
+  $('conflict-reapply').hidden = !current;
+  $('conflict').hidden = false;
+  $('conflict').focus();
 }
 
 // ---- export ------------------------------------------------------------------------------------

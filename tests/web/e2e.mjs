@@ -637,6 +637,15 @@ async function run(context) {
     await until('412 shown', () => text(page, '#error').then((t) => t.includes('先に変更されていました')), true);
     await until('the current name in the form', () => page.inputValue('#manage-name'), 'よその名前');
     check((await (await call('GET', '/accounts/wallet')).json()).name === 'よその名前', 'nothing overwritten');
+    await until('conflict panel', () => visible(page, '#conflict'), true);
+    check((await text(page, '#conflict-title')) === 'この口座は先に変更されていました', 'the panel names an account');
+    await until('name row', () => conflictRow(page, 'name'), ['小銭入れ', 'よその名前', '私の名前']);
+    // Re-applying puts this person's name back in the form; saving it now carries the current version
+    await page.click('#conflict-reapply');
+    check((await page.inputValue('#manage-name')) === '私の名前', 'the name tried is back in the form');
+    await page.click('#manage-submit');
+    await until('renamed after the conflict', () => text(page, '#balance-rows tr[data-account="wallet"] .name'), '私の名前');
+    check(!(await visible(page, '#conflict')), 'the conflict panel put away');
 
     // Archive the bank: marked in the balances, gone from the slip form
     await page.selectOption('#manage-account', 'bank');
