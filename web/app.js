@@ -1357,6 +1357,11 @@ function bind() {
   $('import-preview').addEventListener('click', previewImport);
   $('import-commit').addEventListener('click', commitPreviewed);
   $('settings-form').addEventListener('submit', submitSettings);
+  $('settings').addEventListener('keydown', (event) => {
+    if (event.key !== 'Escape' || !$('settings').open) return;
+    $('settings').open = false; // Escape closes the popover, focus back on its summary
+    $('settings').querySelector('summary').focus();
+  });
   $('conflict-close').addEventListener('click', hideConflict);
   $('conflict-reapply').addEventListener('click', reapply);
   $('month').addEventListener('change', () => setMonth($('month').value));

@@ -526,6 +526,14 @@ async function run(context) {
     await until('switched ledger', () => text(page, '#who'), owner);
     check(!(await page.locator('#settings').evaluate((d) => d.open)), 'the popover closed after saving');
     await until('the slip listed', () => row(page, '移す伝票').count(), 1);
+    // From the keyboard: Enter opens it, Escape closes it and leaves focus on its summary
+    await page.focus('#settings summary');
+    await page.keyboard.press('Enter');
+    await until('popover open', () => page.locator('#settings').evaluate((d) => d.open), true);
+    await page.focus('#user');
+    await page.keyboard.press('Escape');
+    await until('popover closed by Escape', () => page.locator('#settings').evaluate((d) => d.open), false);
+    check(await page.evaluate(() => document.activeElement?.matches('#settings summary')), 'focus back on the summary');
 
     // The phone budget table: the category on one line, the button on one line
     if (routes.has('/budgets')) {
