@@ -92,7 +92,7 @@ def _run_e2e(node: str, browser: str, url: str, user: str) -> tuple[int, dict[st
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=240,
+        timeout=420,
         check=False,
         env={**os.environ, "CHROMIUM": browser},
     )

@@ -19,7 +19,7 @@ const { values: args } = parseArgs({
     user: { type: 'string', default: `e2e-${Date.now()}` },
     out: { type: 'string', default: 'test-output/web' },
     chromium: { type: 'string', default: process.env.CHROMIUM || '/usr/bin/chromium' },
-    timeout: { type: 'string', default: '150' },
+    timeout: { type: 'string', default: '300' },
   },
 });
 if (!args.url) {
