@@ -143,6 +143,8 @@ export class Api {
       data,
       etag: response.headers.get('ETag'),
       location: response.headers.get('Location'),
+      link: response.headers.get('Link'),
+      text,
     };
   }
 

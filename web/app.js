@@ -3,7 +3,7 @@
 // what changed, reloads, and leaves it to the person to re-apply their edit: nothing is overwritten.
 
 import { Api, ApiError, DEFAULT_USER, etagOf, loadConfig, normaliseBase, query, saveConfig, segment } from './api.js';
-import { categoryChart, chartRows } from './chart.js';
+import { categoryChart, chartRows, historyChart, trendChart } from './chart.js';
 import {
   FIELD_LABELS,
   KIND_LABELS,
@@ -12,8 +12,10 @@ import {
   categoryLabel,
   defaultDay,
   fieldText,
+  filterSlips,
   isDate,
   isMonth,
+  longDay,
   mergePatch,
   monthLabel,
   monthOf,
@@ -52,8 +54,13 @@ const state = {
   routes: null, // Set of the API's paths, or null when unknown
   editing: null, // {id, date, etag, base}
   attempted: null, // the changes (a merge patch) a 412 stopped, for "re-apply"
+  attemptedAccount: null, // {id, patch}: an account change a 412 stopped, for "re-apply"
   idempotency: null, // {body, key}: a retried identical POST reuses its key
   previewed: null, // {file, createAccounts}: the import a dry run showed, ready to commit
+  filters: { account: '', category: '', kind: '', text: '' },
+  yearly: null,
+  recurrences: [],
+  history: null, // the account whose balance history is shown
   seq: {},
 };
 state.api = new Api(state.config);
@@ -134,8 +141,13 @@ function clearError() {
   }
 }
 
-function say(text) {
-  $('status').textContent = text;
+/** A success or progress message: it replaces any error shown, so the two never contradict. */
+function say(text, link) {
+  if (text) {
+    $('error').hidden = true;
+    $('error').textContent = '';
+  }
+  $('status').replaceChildren(text, ...(link ? [' ', h('a', { href: link.href, text: link.text })] : []));
 }
 
 /** A validation failure in the page itself, before anything is sent. */
@@ -166,7 +178,7 @@ function slipSummary(slip) {
 // ---- loading -----------------------------------------------------------------------------------
 
 async function refreshAll() {
-  const results = await Promise.allSettled([loadAccounts(), loadSlips(), loadReport(), loadBudgets()]);
+  const results = await Promise.allSettled([loadAccounts(), loadSlips(), loadReport(), loadBudgets(), loadTrends(), loadRecurrences(), loadHistory()]);
   const failed = results.find((r) => r.status === 'rejected');
   if (failed) showError(failed.reason);
   return !failed;
@@ -239,10 +251,109 @@ async function loadBudgets() {
   }
 }
 
+/** An optional panel's data: hidden when the API lacks the route (declared, or answering 404 with no code). */
+async function optional(panel, route, load) {
+  if (state.routes && !state.routes.has(route)) {
+    $(panel).hidden = true;
+    return;
+  }
+  try {
+    await load();
+    $(panel).hidden = false;
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404 && !error.code) {
+      $(panel).hidden = true;
+      return;
+    }
+    throw error;
+  }
+}
+
+function loadTrends() {
+  const isNewest = newest('trends');
+  const year = state.month.slice(0, 4);
+  return optional('trends-panel', '/reports/yearly', async () => {
+    const { data } = await state.api.get(`/reports/yearly${query({ year })}`);
+    if (!isNewest()) return;
+    state.yearly = data;
+    renderTrends();
+  });
+}
+
+function loadRecurrences() {
+  const isNewest = newest('recurrences');
+  return optional('recurrences-panel', '/recurrences', async () => {
+    const { data } = await state.api.get('/recurrences');
+    if (!isNewest()) return;
+    state.recurrences = data.items ?? [];
+    renderRecurrences();
+  });
+}
+
+/** The shown account's daily balance over the month on screen. */
+async function loadHistory() {
+  const isNewest = newest('history');
+  const id = state.history;
+  if (!id) {
+    $('history').hidden = true;
+    return;
+  }
+  const { from, to } = monthRange(state.month);
+  const { data } = await state.api.get(`/accounts/${segment(id)}/history${query({ from, to })}`);
+  if (!isNewest()) return;
+  const name = accountName(id);
+  $('history-title').textContent = `${name}の残高の推移（${monthLabel(state.month)}）`;
+  $('history-chart').replaceChildren(historyChart(data.items, { title: `${name}の残高の推移` }));
+  $('history-table').querySelector('tbody').replaceChildren(
+    ...data.items
+      .filter((p) => p.delta !== 0)
+      .map((p) => h('tr', {}, h('th', { scope: 'row', text: shortDay(p.date) }), h('td', { class: 'num', text: yen(p.delta) }), h('td', { class: 'num', text: yen(p.balance) }))),
+  );
+  $('history').hidden = false;
+}
+
+async function showHistory(id) {
+  clearError();
+  state.history = id;
+  try {
+    await loadHistory();
+    $('history-close').focus();
+  } catch (error) {
+    state.history = null;
+    showError(error);
+  }
+}
+
 async function detectRoutes() {
   state.routes = await state.api.routes();
   // Without an OpenAPI document, offer the import and find out from its answer.
   $('import-panel').hidden = Boolean(state.routes && !state.routes.has('/imports'));
+}
+
+/** Forget the shown ledger (another identity is about to load, or could not). */
+function clearLedger() {
+  for (const kind of Object.keys(state.seq)) newest(kind); // answers still on their way are dropped
+  state.accounts = [];
+  state.current = new Map();
+  state.asOfBalances = new Map();
+  state.slips = [];
+  state.slipsTruncated = false;
+  state.report = { month: state.month, income: 0, expense: 0, net: 0, by_category: [] };
+  state.budgets = [];
+  renderAccounts();
+  renderSlips();
+  renderReport();
+  renderBudgets();
+  $('import-report').hidden = true;
+  $('import-dry-run').hidden = true;
+  $('account-details').open = false; // opened again if the new ledger really has no account
+  state.history = null;
+  $('history').hidden = true;
+  state.yearly = null;
+  state.recurrences = [];
+  renderRecurrences();
+  $('trends-panel').hidden = true;
+  state.previewed = null;
 }
 
 // ---- rendering ---------------------------------------------------------------------------------
@@ -269,6 +380,7 @@ function renderAccounts() {
       h('th', { scope: 'row' }, h('span', { class: 'name', text: a.name }), h('small', { text: ` ${TYPE_LABELS[a.type] ?? a.type}${a.archived ? '・アーカイブ' : ''}` })),
       h('td', { class: 'num current', text: yen(state.current.get(a.id) ?? a.balance) }),
       h('td', { class: 'num asof', text: state.asOf ? yen(state.asOfBalances.get(a.id) ?? 0) : '—' }),
+      h('td', { class: 'row-actions' }, h('button', { type: 'button', class: 'history small', 'aria-label': `残高の推移: ${a.name}`, text: '推移', onclick: () => showHistory(a.id) })),
     ),
   );
   $('balance-rows').replaceChildren(...rows);
@@ -280,6 +392,11 @@ function renderAccounts() {
   $('accounts-empty').hidden = state.accounts.length > 0;
   $('balance-table').hidden = state.accounts.length === 0;
   if (!state.accounts.length) $('account-details').open = true;
+  $('account-manage-details').hidden = state.accounts.length === 0;
+  fillAccountSelect($('manage-account'), state.accounts);
+  fillAccountSelect($('filter-account'), state.accounts, { placeholder: 'すべて' });
+  fillAccountSelect($('rec-account'), state.accounts.filter((a) => !a.archived));
+  fillManageForm();
 }
 
 function amountCell(slip) {
@@ -290,7 +407,10 @@ function amountCell(slip) {
 function renderSlips() {
   const truncated = state.slipsTruncated;
   state.slipsShown = true;
-  const rows = state.slips.map((slip) => {
+  const shown = filterSlips(state.slips, state.filters);
+  const filtering = shown.length !== state.slips.length;
+  renderFilterCategories();
+  const rows = shown.map((slip) => {
     const where = slip.kind === 'transfer' ? `${accountName(slip.account)} → ${accountName(slip.to_account)}` : accountName(slip.account);
     const summary = slipSummary(slip);
     return h(
@@ -311,11 +431,131 @@ function renderSlips() {
     );
   });
   $('slip-rows').replaceChildren(...rows);
-  $('slips-empty').hidden = rows.length > 0;
+  $('slips-empty').hidden = state.slips.length > 0;
+  $('slips-filtered-empty').hidden = !(state.slips.length > 0 && rows.length === 0);
   $('slip-table').hidden = rows.length === 0;
-  $('slip-caption').textContent = `${monthLabel(state.month)}の伝票 ${rows.length} 件${truncated ? '（一部のみ表示）' : ''}`;
+  $('slip-caption').textContent = filtering
+    ? `${monthLabel(state.month)}の伝票 ${state.slips.length} 件中、条件に合う ${rows.length} 件`
+    : `${monthLabel(state.month)}の伝票 ${rows.length} 件${truncated ? '（一部のみ表示）' : ''}`;
   if (truncated) say(`伝票が多いため、最初の ${rows.length} 件だけを表示しています`);
   renderCategories();
+}
+
+/** The category filter offers the month's categories (and keeps a chosen one). */
+function renderFilterCategories() {
+  const select = $('filter-category');
+  const keep = state.filters.category;
+  const categories = new Set(state.slips.filter((s) => s.category).map((s) => s.category));
+  if (keep) categories.add(keep);
+  select.replaceChildren(h('option', { value: '', text: 'すべて' }), ...[...categories].sort().map((c) => h('option', { value: c, text: categoryLabel(c) })));
+  select.value = keep;
+}
+
+function readFilters() {
+  state.filters = {
+    account: $('filter-account').value,
+    category: $('filter-category').value,
+    kind: $('filter-kind').value,
+    text: $('filter-text').value.trim(),
+  };
+  renderSlips();
+}
+
+function renderTrends() {
+  const y = state.yearly;
+  $('trends-year').textContent = `${y.year}年`;
+  $('trends-income').textContent = yen(y.income);
+  $('trends-expense').textContent = yen(y.expense);
+  $('trends-net').textContent = yen(y.net);
+  $('trends-net').className = y.net < 0 ? 'expense' : 'income';
+  $('trends-chart').replaceChildren(trendChart(y.months, { title: `${y.year}年の月ごとの収支` }));
+  $('trends-table').querySelector('tbody').replaceChildren(
+    ...y.months.map((m) =>
+      h(
+        'tr',
+        { dataset: { month: m.month } },
+        h('th', { scope: 'row', text: monthLabel(m.month) }),
+        h('td', { class: 'num income', text: yen(m.income) }),
+        h('td', { class: 'num expense', text: yen(m.expense) }),
+        h('td', { class: 'num', text: yen(m.net) }),
+      ),
+    ),
+  );
+}
+
+const FREQ_LABELS = { daily: '毎日', weekly: '毎週', monthly: '毎月', yearly: '毎年' };
+const SHIFT_LABELS = { none: '', previous_business_day: '・休日は前の営業日', next_business_day: '・休日は次の営業日' };
+
+function ruleText(r) {
+  const every = r.rule.interval > 1 ? `${r.rule.interval}${{ daily: '日', weekly: '週', monthly: 'か月', yearly: '年' }[r.rule.freq]}ごと` : FREQ_LABELS[r.rule.freq];
+  return `${every}（${shortDay(r.rule.start)}から${r.rule.until ? `${shortDay(r.rule.until)}まで` : ''}）${SHIFT_LABELS[r.shift] ?? ''}`;
+}
+
+function renderRecurrences() {
+  const rows = state.recurrences.map((r) => {
+    const slip = r.slip;
+    const what = [KIND_LABELS[slip.kind], slip.kind === 'transfer' ? `${accountName(slip.account)}→${accountName(slip.to_account)}` : categoryLabel(slip.category ?? UNCATEGORIZED), slip.memo].filter(Boolean).join(' ');
+    return h(
+      'tr',
+      { dataset: { id: r.id } },
+      h('td', { class: 'what' }, what, h('small', { text: accountName(slip.account) })),
+      h('td', { class: `num ${slip.kind}`, text: yen(slip.amount) }),
+      h('td', { text: ruleText(r) }),
+      h(
+        'td',
+        { class: 'next' },
+        r.next_due ? shortDay(r.next_due) : '終了',
+        r.last_error ? h('p', { class: 'recurrence-error', role: 'note', text: `${shortDay(r.last_error.date)}の分を記帳できませんでした: ${r.last_error.detail}` }) : null,
+      ),
+    );
+  });
+  $('recurrence-rows').replaceChildren(...rows);
+  $('recurrences-empty').hidden = rows.length > 0;
+  $('recurrence-table').hidden = rows.length === 0;
+}
+
+async function submitRecurrence(event) {
+  event.preventDefault();
+  clearError();
+  let amount;
+  const start = $('rec-start').value;
+  try {
+    try {
+      amount = parseAmount($('rec-amount').value);
+    } catch (error) {
+      throw new FieldError($('rec-amount'), error.message);
+    }
+    if (!$('rec-account').value) throw new FieldError($('rec-account'), '口座を選んでください');
+    if (!isDate(start)) throw new FieldError($('rec-start'), '開始日を正しく入力してください');
+  } catch (error) {
+    fail(error);
+    return;
+  }
+  const slip = { kind: $('rec-kind').value, amount, account: $('rec-account').value };
+  const category = $('rec-category').value.trim();
+  const memo = $('rec-memo').value.trim();
+  if (category) slip.category = category;
+  if (memo) slip.memo = memo;
+  const body = { slip, rule: { freq: $('rec-freq').value, start }, shift: $('rec-shift').value };
+  await busy($('rec-submit'), async () => {
+    try {
+      const { data } = await state.api.request('POST', '/recurrences', { json: body, headers: { 'Idempotency-Key': uuid() } });
+      // The next dates it will post on (a holiday moved to a business day says so)
+      const { data: next } = await state.api.get(`/recurrences/${segment(data.id)}/occurrences${query({ from: start })}`);
+      const dates = next.items.slice(0, 6);
+      $('rec-preview-title').textContent = `くり返しを追加しました。次の記帳日（${dates.length} 回分）:`;
+      $('rec-preview-dates').replaceChildren(
+        ...dates.map((o) => h('li', { text: `${longDay(o.date)}${o.shifted ? `（${shortDay(o.scheduled)}が休日のため）` : ''}` })),
+      );
+      $('rec-preview').hidden = false;
+      say(`くり返しを追加しました: ${memo || category || KIND_LABELS[slip.kind]} ${yen(amount)}`);
+      $('recurrence-form').reset();
+      $('rec-start').value = today();
+      await refreshAll();
+    } catch (error) {
+      showError(error, error instanceof ApiError && error.status === 422 ? $('rec-amount') : undefined);
+    }
+  });
 }
 
 function renderReport() {
@@ -387,6 +627,9 @@ function setMonth(month, { reload = true } = {}) {
   if (!isMonth(month)) return;
   state.month = month;
   state.asOf = monthRange(month).to;
+  // What was said about the month before (its as-of status, the last import) no longer applies.
+  say('');
+  $('import-report').hidden = true;
   if (location.hash !== `#${month}`) history.replaceState(null, '', `#${month}`);
   if (!state.editing) $('slip-date').value = defaultDay(month);
   renderMonth();
@@ -542,7 +785,13 @@ async function saveEdit(wanted) {
       ifMatch: etag,
     });
     const moved = data.date !== date ? `（日付を ${shortDay(date)} → ${shortDay(data.date)} に変更）` : '';
-    say(`保存しました: ${slipSummary(data)}${moved}`);
+    const away = monthOf(data.date);
+    if (away !== state.month) {
+      // It leaves this month's list: say where it went, with a way there.
+      say(`保存しました: ${slipSummary(data)}${moved}。この伝票は${monthLabel(away)}に移りました。`, { href: `#${away}`, text: `${monthLabel(away)}を表示` });
+    } else {
+      say(`保存しました: ${slipSummary(data)}${moved}`);
+    }
     resetSlipForm();
     hideConflict();
     await refreshAll();
@@ -629,6 +878,7 @@ function showConflict(base, current, patch, action, lead) {
       h('td', { class: 'mine', text: mine(field) }),
     ),
   );
+  $('conflict-title').textContent = 'この伝票は先に変更されていました';
   $('conflict-text').textContent = lead;
   $('conflict-table').querySelector('tbody').replaceChildren(...rows);
   $('conflict-table').hidden = rows.length === 0;
@@ -640,9 +890,23 @@ function showConflict(base, current, patch, action, lead) {
 function hideConflict() {
   $('conflict').hidden = true;
   state.attempted = null;
+  state.attemptedAccount = null;
 }
 
 function reapply() {
+  const account = state.attemptedAccount;
+  if (account) {
+    // Only the fields this person changed go back into the account form, on top of the current account.
+    $('manage-account').value = account.id;
+    fillManageForm();
+    if ('name' in account.patch) $('manage-name').value = account.patch.name;
+    if ('allow_negative' in account.patch) $('manage-negative').checked = account.patch.allow_negative;
+    if ('archived' in account.patch) $('manage-archived').checked = account.patch.archived;
+    hideConflict();
+    say('あなたの入力を戻しました。内容を確かめて「口座を保存」を押してください');
+    $('manage-submit').focus();
+    return;
+  }
   if (!state.attempted || !state.editing) return;
   // Only the fields this person changed go back in: what the other screen changed stays.
   setSlipForm({ ...state.editing.base, ...state.attempted });
@@ -689,6 +953,117 @@ async function submitAccount(event) {
     } catch (error) {
       const field = error instanceof ApiError && error.code === 'already_exists' ? $('account-id') : undefined;
       showError(error, field);
+    }
+  });
+}
+
+/** The manage form shows the chosen account as last read. */
+function fillManageForm() {
+  const account = state.accounts.find((a) => a.id === $('manage-account').value);
+  if (!account) return;
+  $('manage-name').value = account.name;
+  $('manage-negative').checked = Boolean(account.allow_negative);
+  $('manage-archived').checked = Boolean(account.archived);
+}
+
+async function submitManage(event) {
+  event.preventDefault();
+  clearError();
+  const account = state.accounts.find((a) => a.id === $('manage-account').value);
+  if (!account) return;
+  const name = $('manage-name').value.trim();
+  if (!name) {
+    fail(new FieldError($('manage-name'), '名前を入力してください'));
+    return;
+  }
+  const wanted = { name, allow_negative: $('manage-negative').checked, archived: $('manage-archived').checked };
+  const patch = Object.fromEntries(Object.entries(wanted).filter(([key, value]) => value !== Boolean(account[key]) && value !== account[key]));
+  if (!Object.keys(patch).length) {
+    say('変更はありません');
+    return;
+  }
+  await busy($('manage-submit'), async () => {
+    try {
+      const { data } = await state.api.request('PATCH', `/accounts/${segment(account.id)}`, {
+        json: patch,
+        contentType: 'application/merge-patch+json',
+        ifMatch: etagOf(account.version),
+      });
+      say(`口座を保存しました: ${data.name}${data.archived ? '（アーカイブ）' : ''}`);
+      if (state.attemptedAccount || !$('conflict').hidden) hideConflict();
+      await refreshAll(); // slips name their accounts; an archived one leaves the slip form
+    } catch (error) {
+      if (error instanceof ApiError && (error.status === 412 || error.status === 404)) {
+        // Not overwritten: show what it is now beside what was tried, and leave the choice to the person.
+        await loadAccounts().catch(() => {});
+        const current = state.accounts.find((a) => a.id === account.id) ?? null;
+        showError(new Error(`保存できませんでした: 口座「${account.name}」は別の画面で先に変更されていました`));
+        showAccountConflict(account, current, patch);
+      } else {
+        showError(error, error instanceof ApiError && error.status === 422 ? $('manage-name') : undefined);
+      }
+    }
+  });
+}
+
+const ACCOUNT_FIELDS = { name: '名前', allow_negative: 'マイナス残高', archived: 'アーカイブ' };
+
+function showAccountConflict(base, current, patch) {
+  const value = (field, account) => {
+    if (!account) return '（なし）';
+    if (field === 'name') return account.name;
+    return account[field] ? 'はい' : 'いいえ';
+  };
+  const fields = Object.keys(ACCOUNT_FIELDS).filter((f) => f in patch || value(f, base) !== value(f, current));
+  $('conflict-title').textContent = 'この口座は先に変更されていました';
+  $('conflict-text').textContent = current
+    ? '別の画面で先に変更されていました。あなたの保存は行っていません。最新の内容を読み込みました。'
+    : 'この口座は見つかりません。あなたの保存は行っていません。';
+  $('conflict-table').querySelector('tbody').replaceChildren(
+    ...fields.map((field) =>
+      h(
+        'tr',
+        { dataset: { field } },
+        h('th', { scope: 'row', text: ACCOUNT_FIELDS[field] }),
+        h('td', { class: 'before', text: value(field, base) }),
+        h('td', { class: value(field, base) !== value(field, current) ? 'now changed' : 'now', text: value(field, current) }),
+        h('td', { class: 'mine', text: field in patch ? value(field, { ...base, ...patch }) : '（変更なし）' }),
+      ),
+    ),
+  );
+  $('conflict-table').hidden = fields.length === 0;
+  state.attempted = null;
+  state.attemptedAccount = current ? { id: current.id, patch } : null;
+  $('conflict-reapply').hidden = !current;
+  $('conflict').hidden = false;
+  $('conflict').focus();
+}
+
+// ---- export ------------------------------------------------------------------------------------
+
+/** The month's slips as CSV (the import format), every page of it, saved as a file. */
+async function exportCsv() {
+  clearError();
+  const { from, to } = monthRange(state.month);
+  await busy($('export-csv'), async () => {
+    try {
+      let path = `/slips.csv${query({ from, to })}`;
+      let csv = '';
+      for (let page = 0; path && page < MAX_PAGES; page += 1) {
+        const { text, link } = await state.api.request('GET', path);
+        // later pages repeat the header line
+        csv += page === 0 ? text : text.slice(text.indexOf('\n') + 1);
+        path = /<([^>]+)>;\s*rel="next"/.exec(link ?? '')?.[1] ?? null;
+      }
+      const url = URL.createObjectURL(new Blob([csv], { type: 'text/csv' }));
+      const a = h('a', { href: url, download: `slips-${state.month}.csv` });
+      document.body.append(a);
+      a.click();
+      a.remove();
+      setTimeout(() => URL.revokeObjectURL(url), 10_000);
+      say(`${monthLabel(state.month)}の伝票を CSV で書き出しました`);
+    } catch (error) {
+      showError(error);
     }
   });
 }
@@ -746,15 +1121,58 @@ async function submitBudget(event) {
   });
 }
 
+/** Last month's budgets into this month, in one action; categories already set here are kept. */
+async function copyBudgets() {
+  clearError();
+  const previous = shiftMonth(state.month, -1);
+  await busy($('budget-copy'), async () => {
+    try {
+      const { data } = await state.api.get(`/budgets${query({ month: previous })}`);
+      const here = new Set(state.budgets.map((b) => b.category));
+      const todo = (data.items ?? []).filter((b) => !here.has(b.category));
+      let copied = 0;
+      let kept = (data.items ?? []).length - todo.length;
+      for (const b of todo) {
+        try {
+          // no If-Match: created only if still absent (428 when another screen set it meanwhile)
+          await state.api.request('PUT', `/budgets/${state.month}/${segment(b.category)}`, { json: { limit: b.limit, strict: Boolean(b.strict) } });
+          copied += 1;
+        } catch (error) {
+          if (error instanceof ApiError && (error.status === 412 || error.status === 428)) kept += 1;
+          else throw error;
+        }
+      }
+      await loadBudgets();
+      if (!(data.items ?? []).length) say(`${monthLabel(previous)}の予算はありません`);
+      else say(`${monthLabel(previous)}の予算を ${copied} 件コピーしました${kept ? `（${kept} 件はこの月に設定済みのため変えていません）` : ''}`);
+    } catch (error) {
+      await loadBudgets().catch(() => {});
+      showError(error);
+    }
+  });
+}
+
 // ---- CSV import --------------------------------------------------------------------------------
 
 const IMPORT_FORMATS = { kakeibo: 'この API の形式', mf: 'マネーフォワード ME', zaim: 'Zaim' };
 const IMPORT_ACTIONS = { create: '追加', not_counted: '追加（集計対象外）', duplicate: '取込済み', error: 'エラー' };
 
-/** POST /imports with the page's options; `dryRun` asks what would happen and writes nothing. */
-function sendImport(file, createAccounts, dryRun = false) {
+/**
+ * POST /imports with the page's options; `dryRun` asks what would happen and writes nothing. While
+ * the file is sent and read, a progress bar says so (a large file takes a while).
+ */
+async function sendImport(file, createAccounts, dryRun = false) {
   const path = `/imports${query({ create_accounts: createAccounts ? 'true' : '', dry_run: dryRun ? 'true' : '' })}`;
-  return state.api.request('POST', path, { body: file, contentType: 'text/csv' });
+  const kb = Math.max(1, Math.round(file.size / 1024));
+  $('import-progress-text').textContent = `${file.name}（${kb} KB）を${dryRun ? '確認' : '取り込み'}中…`;
+  $('import-progress').hidden = false;
+  $('import-panel').setAttribute('aria-busy', 'true');
+  try {
+    return await state.api.request('POST', path, { body: file, contentType: 'text/csv' });
+  } finally {
+    $('import-progress').hidden = true;
+    $('import-panel').removeAttribute('aria-busy');
+  }
 }
 
 function chosenFile() {
@@ -903,9 +1321,11 @@ async function submitSettings(event) {
   state.config = { user, base, token: $('token').value.trim() };
   saveConfig(state.config);
   state.api = new Api(state.config);
+  $('settings').open = false; // it covers the balances; the answer shows below
   renderSettings();
   resetSlipForm();
   hideConflict();
+  clearLedger(); // nothing of the previous identity's ledger stays on screen, even if this one fails
   await detectRoutes();
   if (await refreshAll()) say('接続先を保存して読み込みました');
 }
@@ -922,10 +1342,26 @@ function bind() {
   });
   $('account-form').addEventListener('submit', submitAccount);
   $('budget-form').addEventListener('submit', submitBudget);
+  $('budget-copy').addEventListener('click', copyBudgets);
+  $('account-manage-form').addEventListener('submit', submitManage);
+  $('manage-account').addEventListener('change', fillManageForm);
+  $('export-csv').addEventListener('click', exportCsv);
+  $('filter-form').addEventListener('input', readFilters);
+  $('filter-form').addEventListener('submit', (event) => event.preventDefault());
+  $('recurrence-form').addEventListener('submit', submitRecurrence);
+  $('history-close').addEventListener('click', () => {
+    state.history = null;
+    $('history').hidden = true;
+  });
   $('import-form').addEventListener('submit', submitImport);
   $('import-preview').addEventListener('click', previewImport);
   $('import-commit').addEventListener('click', commitPreviewed);
   $('settings-form').addEventListener('submit', submitSettings);
+  $('settings').addEventListener('keydown', (event) => {
+    if (event.key !== 'Escape' || !$('settings').open) return;
+    $('settings').open = false; // Escape closes the popover, focus back on its summary
+    $('settings').querySelector('summary').focus();
+  });
   $('conflict-close').addEventListener('click', hideConflict);
   $('conflict-reapply').addEventListener('click', reapply);
   $('month').addEventListener('change', () => setMonth($('month').value));
@@ -960,6 +1396,7 @@ async function main() {
   const fromHash = location.hash.slice(1);
   setMonth(isMonth(fromHash) ? fromHash : monthOf(today()), { reload: false });
   syncKind();
+  $('rec-start').value = today();
   await detectRoutes();
   await refreshAll();
   document.body.dataset.ready = 'true';

@@ -84,3 +84,58 @@ export function categoryChart(byCategory, { title = '分類別の収支' } = {})
   }
   return svg;
 }
+
+/**
+ * Income and expense month by month (a year's report's `months`) as paired bars on one scale, with
+ * the numbers in the title for screen readers.
+ */
+export function trendChart(months, { title = '月ごとの収支' } = {}) {
+  const width = 460;
+  const height = 200;
+  const top = 10;
+  const bottom = 22;
+  const max = Math.max(1, ...months.flatMap((m) => [m.income, m.expense]));
+  const slot = width / Math.max(months.length, 1);
+  const bar = Math.max(2, slot / 2 - 3);
+  const scale = (v) => ((height - top - bottom) * v) / max;
+  const svg = el('svg', { viewBox: `0 0 ${width} ${height}`, width: '100%', role: 'img', class: 'chart trend' });
+  svg.append(el('title', {}, `${title}: ${months.map((m) => `${Number(m.month.slice(5))}月 収入 ${yen(m.income)} 支出 ${yen(m.expense)}`).join('、')}`));
+  months.forEach((m, i) => {
+    const x = i * slot + 2;
+    const g = el('g', { class: 'trend-month', 'data-month': m.month });
+    g.append(
+      el('rect', { class: 'bar-income', x, y: height - bottom - scale(m.income), width: bar, height: scale(m.income) }),
+      el('rect', { class: 'bar-expense', x: x + bar + 1, y: height - bottom - scale(m.expense), width: bar, height: scale(m.expense) }),
+      el('text', { class: 'chart-value', x: x + bar, y: height - 6, 'text-anchor': 'middle' }, `${Number(m.month.slice(5))}月`),
+    );
+    svg.append(g);
+  });
+  return svg;
+}
+
+/** Points [{date, balance}] scaled into a width × height box (y grows downwards); pure, for tests. */
+export function linePoints(items, width, height) {
+  if (!items.length) return [];
+  const values = items.map((p) => p.balance);
+  const low = Math.min(...values);
+  const high = Math.max(...values);
+  const span = high - low || 1;
+  const step = items.length > 1 ? width / (items.length - 1) : 0;
+  return items.map((p, i) => [Math.round(i * step * 10) / 10, Math.round((height - ((p.balance - low) * height) / span) * 10) / 10]);
+}
+
+/** An account's daily balance as a line, its first, lowest, highest and last values in the title. */
+export function historyChart(items, { title = '残高の推移' } = {}) {
+  const width = 460;
+  const height = 160;
+  const pad = 8;
+  const svg = el('svg', { viewBox: `0 0 ${width} ${height + 2 * pad}`, width: '100%', role: 'img', class: 'chart history' });
+  const values = items.map((p) => p.balance);
+  const summary = items.length
+    ? `${items[0].date} ${yen(values[0])} → ${items.at(-1).date} ${yen(values.at(-1))}（最低 ${yen(Math.min(...values))}、最高 ${yen(Math.max(...values))}）`
+    : 'データなし';
+  svg.append(el('title', {}, `${title}: ${summary}`));
+  const points = linePoints(items, width - 2 * pad, height).map(([x, y]) => `${x + pad},${y + pad}`);
+  svg.append(el('polyline', { class: 'history-line', points: points.join(' '), fill: 'none' }));
+  return svg;
+}

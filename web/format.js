@@ -182,3 +182,19 @@ export function mergePatch(base, wanted) {
   for (const { field, after } of slipChanges(base, target)) patch[field] = after;
   return patch;
 }
+
+/**
+ * The slips matching the filters: account (either side of a transfer), category, kind, and words in
+ * the memo or category (every word must appear; case and full/half width ignored). Empty filters match all.
+ */
+export function filterSlips(slips, { account = '', category = '', kind = '', text = '' } = {}) {
+  const fold = (s) => (s ?? '').normalize('NFKC').toLowerCase();
+  const words = fold(text).split(/\s+/).filter(Boolean);
+  return slips.filter(
+    (s) =>
+      (!account || s.account === account || s.to_account === account) &&
+      (!category || (s.category ?? '') === category) &&
+      (!kind || s.kind === kind) &&
+      words.every((w) => fold(s.memo).includes(w) || fold(s.category).includes(w) || fold(s.subcategory).includes(w)),
+  );
+}

@@ -92,7 +92,7 @@ def _run_e2e(node: str, browser: str, url: str, user: str) -> tuple[int, dict[st
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=240,
+        timeout=420,
         check=False,
         env={**os.environ, "CHROMIUM": browser},
     )
@@ -121,6 +121,11 @@ def test_household_flow_in_a_real_browser(node: str, browser: str, front_url: st
         "4-phone.png",
         "5-budgets.png",
         "6-import.png",
+        "8-import-long-id-390.png",
+        "9-moved-390.png",
+        "10-bad-token-390.png",
+        "11-accounts-budgets-390.png",
+        "12-filters-trends-history-390.png",
     }
     assert all(p.stat().st_size > 10_000 for p in shots), shots
 

@@ -19,7 +19,7 @@ const { values: args } = parseArgs({
     user: { type: 'string', default: `e2e-${Date.now()}` },
     out: { type: 'string', default: 'test-output/web' },
     chromium: { type: 'string', default: process.env.CHROMIUM || '/usr/bin/chromium' },
-    timeout: { type: 'string', default: '150' },
+    timeout: { type: 'string', default: '300' },
   },
 });
 if (!args.url) {
@@ -109,6 +109,20 @@ async function editSlip(page, fields = {}, { save = true } = {}) {
   if (save) await page.click('#slip-submit');
 }
 
+/** How many pixels the page is wider than its viewport (0 when it fits). */
+const overflowOf = (page) => page.evaluate(() => Math.max(0, document.documentElement.scrollWidth - document.documentElement.clientWidth));
+
+/** The page fits its window at 1280 px and at 390 px (a phone) in its current state; screenshots of both. */
+async function fitsBothWidths(page, name) {
+  for (const [width, height] of [[1280, 900], [390, 844]]) {
+    await page.setViewportSize({ width, height });
+    const overflow = await overflowOf(page);
+    check(overflow === 0, `${name}: the page is ${overflow}px wider than a ${width}px window`);
+    await shot(page, `${name}-${width}`);
+  }
+  await page.setViewportSize({ width: 1280, height: 900 });
+}
+
 /** One row of the conflict table: [as read, now, yours]. */
 const conflictRow = (page, field) =>
   page.locator(`#conflict-table tr[data-field="${field}"] td`).allInnerTexts().then((t) => t.map((x) => x.trim()));
@@ -157,7 +171,7 @@ async function run(context) {
     await a.click('#settings-form button[type="submit"]');
     await until('status after saving the connection', () => text(a, '#status'), '接続先を保存して読み込みました');
     check((await text(a, '#who')) === args.user, 'the header names the user');
-    await a.click('#settings summary'); // close it again
+    check(!(await a.locator('#settings').evaluate((d) => d.open)), 'the connection popover closed after saving');
     check(await visible(a, '#accounts-empty'), 'a new ledger asks for an account first');
   });
 
@@ -389,6 +403,10 @@ async function run(context) {
     const page = await context.newPage();
     page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
     const sent = [];
+    let release;
+    const released = new Promise((resolve) => {
+      release = resolve;
+    });
     await page.route('**/openapi.json', async (route) => {
       const real = await route.fetch();
       const doc = await real.json();
@@ -403,6 +421,7 @@ async function run(context) {
         auth: await request.headerValue('authorization'),
         body: request.postData(),
       });
+      await released; // held until the page has shown its progress
       await route.fulfill({
         status: 200,
         json: { import_id: 'imp-1', rows: 3, created: 2, skipped: 0, errors: [{ line: 4, message: 'amount: must be a whole number of yen' }] },
@@ -414,7 +433,12 @@ async function run(context) {
     const csv = 'date,kind,amount,account,to_account,category,memo\n2026-11-01,expense,500,wallet,,食費,パン\n2026-11-02,income,1000,wallet,,臨時,\n2026-11-03,expense,1.5,wallet,,食費,\n';
     await page.setInputFiles('#import-file', { name: '明細.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
     await page.click('#import-submit');
+    // While the file is on its way, the page says so
+    await until('progress shown', () => visible(page, '#import-progress'), true);
+    check((await text(page, '#import-progress-text')).includes('明細.csv') && (await page.getAttribute('#import-panel', 'aria-busy')) === 'true', 'progress names the file');
+    release();
     await until('import report', () => visible(page, '#import-report'), true);
+    check(!(await visible(page, '#import-progress')), 'progress put away when done');
     const summary = await text(page, '#import-summary');
     check(summary.includes('3 行中 2 件を追加') && summary.includes('1 行はエラー'), `summary: ${summary}`);
     check(
@@ -446,7 +470,6 @@ async function run(context) {
     await page.fill('#user', mover);
     await page.click('#settings-form button[type="submit"]');
     await until('switched ledger', () => text(page, '#who'), mover);
-    await page.click('#settings summary'); // close it again
     await until('import panel', () => visible(page, '#import-panel'), true);
     const file =
       '"計算対象","日付","内容","金額（円）","保有金融機関","大項目","中項目","メモ","振替","ID"\r\n' +
@@ -474,6 +497,306 @@ async function run(context) {
     // and the month's totals break the categories down by the file's 中項目
     const subs = () => page.locator('#report-rows tr.sub th').allTextContents();
     await until('subcategory rows', async () => JSON.stringify(await subs()), JSON.stringify(['└ カフェ', '└ 消耗品']));
+    await page.close();
+  });
+
+  await step('messages never go stale: month change, moved slip, error vs success, bad token; every state fits 1280 and 390 px', async () => {
+    const page = await context.newPage();
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    page.on('dialog', (dialog) => dialog.accept());
+    // Given a ledger of its own with a wallet, one slip on 11/20 and a budget for 交通費
+    const owner = `${args.user}-msg`;
+    const auth = { Authorization: `Bearer ${owner}`, 'Content-Type': 'application/json' };
+    const post = (path, body, method = 'POST') => fetch(`${BASE}${path}`, { method, headers: auth, body: JSON.stringify(body) });
+    check((await post('/accounts', { id: 'wallet', name: '財布', type: 'cash', opening_balance: 50000 })).status === 201, 'account');
+    check((await post('/slips', { date: `${MONTH}-20`, kind: 'expense', amount: 640, account: 'wallet', category: '交通費', memo: '移す伝票' })).status === 201, 'slip');
+    if (routes.has('/budgets')) {
+      const made = await post(`/budgets/${MONTH}/${encodeURIComponent('交通費')}`, { limit: 12000, strict: false }, 'PUT');
+      check(made.status === 201 || made.status === 200, `budget: ${made.status}`);
+    }
+    const longId = 'f'.repeat(64);
+    await page.route('**/imports', (route) =>
+      route.fulfill({ status: 200, json: { import_id: longId, rows: 1, created: 1, skipped: 0, errors: [] } }),
+    );
+    await page.goto(`${BASE}/#${MONTH}`);
+    await page.waitForSelector('body[data-ready="true"]', { timeout: WAIT });
+    await page.click('#settings summary');
+    await page.fill('#user', owner);
+    await page.click('#settings-form button[type="submit"]');
+    await until('switched ledger', () => text(page, '#who'), owner);
+    check(!(await page.locator('#settings').evaluate((d) => d.open)), 'the popover closed after saving');
+    await until('the slip listed', () => row(page, '移す伝票').count(), 1);
+    // From the keyboard: Enter opens it, Escape closes it and leaves focus on its summary
+    await page.focus('#settings summary');
+    await page.keyboard.press('Enter');
+    await until('popover open', () => page.locator('#settings').evaluate((d) => d.open), true);
+    await page.focus('#user');
+    await page.keyboard.press('Escape');
+    await until('popover closed by Escape', () => page.locator('#settings').evaluate((d) => d.open), false);
+    check(await page.evaluate(() => document.activeElement?.matches('#settings summary')), 'focus back on the summary');
+
+    // The phone budget table: the category on one line, the button on one line
+    if (routes.has('/budgets')) {
+      await page.setViewportSize({ width: 390, height: 844 });
+      const one = (selector) => page.locator(selector).evaluate((n) => n.getClientRects().length > 0 && n.getBoundingClientRect().height < parseFloat(getComputedStyle(n).lineHeight) * 1.9 + 2);
+      check(await one('#budget-rows tr[data-category="交通費"] th'), '交通費 is on one line on a phone');
+      check(await one('#budget-rows tr[data-category="交通費"] button'), 'the budget button is on one line on a phone');
+      await page.setViewportSize({ width: 1280, height: 900 });
+    }
+
+    // An import's report with a 64-character id wraps instead of widening the page
+    await page.setInputFiles('#import-file', { name: 'a.csv', mimeType: 'text/csv', buffer: Buffer.from('date,kind,amount,account\n') });
+    await page.click('#import-submit');
+    await until('import report', () => visible(page, '#import-report'), true);
+    check((await text(page, '#import-summary')).includes(longId), 'the import id shown');
+    await fitsBothWidths(page, '8-import-long-id');
+
+    // Month change: the as-of status and the import report belong to the old month and go
+    await page.fill('#asof-date', `${MONTH}-15`);
+    await page.click('#asof-form button[type="submit"]');
+    await until('as-of status', () => text(page, '#status'), '11/15(日)時点の残高を表示しました');
+    await page.click('#month-next');
+    await until('status cleared on month change', () => text(page, '#status'), '');
+    check(!(await visible(page, '#import-report')), 'the last import report is put away on month change');
+    await page.click('#month-prev');
+    await until('back in November', () => row(page, '移す伝票').count(), 1);
+
+    // Error and success are never shown together
+    await page.fill('#slip-amount', '');
+    await page.click('#slip-submit');
+    await until('a form error', () => visible(page, '#error'), true);
+    await page.fill('#asof-date', `${MONTH}-15`);
+    await page.click('#asof-form button[type="submit"]');
+    await until('as-of status', () => text(page, '#status'), '11/15(日)時点の残高を表示しました');
+    check(!(await visible(page, '#error')), 'the error went when success was said');
+
+    // A slip moved to December says where it went, with a way there
+    await row(page, '移す伝票').locator('button.edit').click();
+    await until('form in edit mode', () => text(page, '#slip-form-title').then((t) => t.startsWith('伝票を編集')), true);
+    await page.fill('#slip-date', '2026-12-03');
+    await page.click('#slip-submit');
+    await until('moved message', () => text(page, '#status').then((t) => t.includes('この伝票は2026年12月に移りました')), true);
+    await until('it left November\'s list', () => row(page, '移す伝票').count(), 0);
+    await fitsBothWidths(page, '9-moved');
+    await page.click('#status a');
+    await until('December shown', () => page.inputValue('#month'), '2026-12');
+    await until('the slip in December', () => row(page, '移す伝票').count(), 1);
+
+    // A bad token: its error, and nothing of the previous ledger left on screen
+    await page.route('**/*', (route) =>
+      route.request().headers().authorization === 'Bearer bad-token'
+        ? route.fulfill({ status: 401, json: { message: 'Unauthorized' } })
+        : route.fallback(),
+    );
+    await page.click('#settings summary');
+    await page.fill('#token', 'bad-token');
+    await page.click('#settings-form button[type="submit"]');
+    await until('401 shown', () => text(page, '#error').then((t) => t.startsWith('認証が必要です')), true);
+    check(!(await page.locator('#settings').evaluate((d) => d.open)), 'the popover closed after saving');
+    check((await page.locator('#slip-rows tr').count()) === 0, 'no slips of the previous ledger');
+    check((await page.locator('#balance-rows tr').count()) === 0, 'no balances of the previous ledger');
+    check((await page.locator('#budget-rows tr').count()) === 0, 'no budgets of the previous ledger');
+    check(!(await text(page, '#status')), 'no success message beside the error');
+    await fitsBothWidths(page, '10-bad-token');
+    await page.evaluate(() => localStorage.clear()); // the other tabs' identity is not this one's business
+    await page.close();
+  });
+
+  await step('accounts renamed, allowed negative, archived (412 not overwritten); budgets copied from last month; the month exported', async () => {
+    const page = await context.newPage();
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    // Given a ledger with two accounts, a slip, last month's budgets and one of them already set this month
+    const owner = `${args.user}-acct`;
+    const auth = { Authorization: `Bearer ${owner}`, 'Content-Type': 'application/json' };
+    const call = (method, path, body, extra = {}) =>
+      fetch(`${BASE}${path}`, { method, headers: { ...auth, ...extra }, body: body === undefined ? undefined : JSON.stringify(body) });
+    check((await call('POST', '/accounts', { id: 'wallet', name: '財布', type: 'cash', opening_balance: 1000 })).status === 201, 'wallet');
+    check((await call('POST', '/accounts', { id: 'bank', name: '銀行', type: 'bank', opening_balance: 0 })).status === 201, 'bank');
+    check((await call('POST', '/slips', { date: `${MONTH}-03`, kind: 'expense', amount: 300, account: 'wallet', category: '食費', memo: 'export-me' })).status === 201, 'slip');
+    for (const [month, category, limit, strict] of [['2026-10', '食費', 30000, true], ['2026-10', '交通費', 5000, false], [MONTH, '交通費', 8000, false]]) {
+      const made = await call('PUT', `/budgets/${month}/${encodeURIComponent(category)}`, { limit, strict });
+      check(made.status === 201 || made.status === 200, `budget ${month} ${category}: ${made.status}`);
+    }
+    await page.goto(`${BASE}/#${MONTH}`);
+    await page.waitForSelector('body[data-ready="true"]', { timeout: WAIT });
+    await page.click('#settings summary');
+    await page.fill('#user', owner);
+    await page.click('#settings-form button[type="submit"]');
+    await until('switched ledger', () => text(page, '#who'), owner);
+    await until('the slip listed', () => row(page, 'export-me').count(), 1);
+
+    // Rename the wallet and allow it to go negative (PATCH with If-Match)
+    await page.click('#account-manage-details summary');
+    await page.selectOption('#manage-account', 'wallet');
+    check((await page.inputValue('#manage-name')) === '財布', 'the form holds the account');
+    await page.fill('#manage-name', '小銭入れ');
+    await page.check('#manage-negative');
+    await page.click('#manage-submit');
+    await until('renamed in the balances', () => text(page, '#balance-rows tr[data-account="wallet"] .name'), '小銭入れ');
+    await until('renamed on the slip', () => text(page, '#slip-rows tr td.account'), '小銭入れ');
+    const wallet = await (await call('GET', '/accounts/wallet')).json();
+    check(wallet.name === '小銭入れ' && wallet.allow_negative === true, `wallet: ${JSON.stringify(wallet)}`);
+
+    // Another screen renames it meanwhile: this page's save is refused (412) and shows the current name
+    const other = await call('PATCH', '/accounts/wallet', { name: 'よその名前' }, { 'If-Match': `"${wallet.version}"` });
+    check(other.status === 200, `the other rename: ${other.status}`);
+    await page.fill('#manage-name', '私の名前');
+    await page.click('#manage-submit');
+    await until('412 shown', () => text(page, '#error').then((t) => t.includes('先に変更されていました')), true);
+    await until('the current name in the form', () => page.inputValue('#manage-name'), 'よその名前');
+    check((await (await call('GET', '/accounts/wallet')).json()).name === 'よその名前', 'nothing overwritten');
+    await until('conflict panel', () => visible(page, '#conflict'), true);
+    check((await text(page, '#conflict-title')) === 'この口座は先に変更されていました', 'the panel names an account');
+    await until('name row', () => conflictRow(page, 'name'), ['小銭入れ', 'よその名前', '私の名前']);
+    // Re-applying puts this person's name back in the form; saving it now carries the current version
+    await page.click('#conflict-reapply');
+    check((await page.inputValue('#manage-name')) === '私の名前', 'the name tried is back in the form');
+    await page.click('#manage-submit');
+    await until('renamed after the conflict', () => text(page, '#balance-rows tr[data-account="wallet"] .name'), '私の名前');
+    check(!(await visible(page, '#conflict')), 'the conflict panel put away');
+
+    // Archive the bank: marked in the balances, gone from the slip form
+    await page.selectOption('#manage-account', 'bank');
+    await page.check('#manage-archived');
+    await page.click('#manage-submit');
+    await until('archived row', () => page.locator('#balance-rows tr[data-account="bank"]').getAttribute('class'), 'archived');
+    check(!(await page.locator('#slip-account option[value="bank"]').count()), 'an archived account takes no new slips');
+    check(!(await visible(page, '#error')), 'the earlier error went with the success');
+
+    // Budgets: last month's copied in one action, this month's own kept
+    await page.click('#budget-copy');
+    await until('copied budget', () => text(page, '#budget-rows tr[data-category="食費"] td.remaining'), '￥29,700');
+    check((await text(page, '#budget-rows tr[data-category="食費"] th')).includes('厳格'), 'strictness copied');
+    check((await text(page, '#budget-rows tr[data-category="交通費"] td.remaining')) === '￥8,000', 'this month\'s own budget kept');
+    const status = await text(page, '#status');
+    check(status.includes('1 件コピー') && status.includes('1 件はこの月に設定済み'), `status: ${status}`);
+    await fitsBothWidths(page, '11-accounts-budgets');
+
+    // Export: the month's slips as the import format, downloaded as a file
+    const [download] = await Promise.all([page.waitForEvent('download', { timeout: WAIT }), page.click('#export-csv')]);
+    check(download.suggestedFilename() === `slips-${MONTH}.csv`, `file: ${download.suggestedFilename()}`);
+    const csv = await new Response((await download.createReadStream())).text();
+    const lines = csv.trim().split(/\r?\n/);
+    check(lines[0].startsWith('date,kind,amount,account') && lines.length === 2 && lines[1].includes('export-me'), `csv: ${csv}`);
+    await page.close();
+  });
+
+  await step('filters and memo search over the month; the year\'s trends; an account\'s balance history; recurring slips', async () => {
+    const page = await context.newPage();
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    const owner = `${args.user}-find`;
+    const auth = { Authorization: `Bearer ${owner}`, 'Content-Type': 'application/json' };
+    const call = (method, path, body) => fetch(`${BASE}${path}`, { method, headers: auth, body: body === undefined ? undefined : JSON.stringify(body) });
+    check((await call('POST', '/accounts', { id: 'wallet', name: '財布', type: 'cash', opening_balance: 100000 })).status === 201, 'wallet');
+    check((await call('POST', '/accounts', { id: 'bank', name: '銀行', type: 'bank', opening_balance: 500000 })).status === 201, 'bank');
+    const slips = [
+      { date: '2026-10-15', kind: 'expense', amount: 5000, account: 'wallet', category: '食費', memo: '先月' },
+      { date: `${MONTH}-02`, kind: 'expense', amount: 1200, account: 'wallet', category: '食費', memo: 'スーパー 特売' },
+      { date: `${MONTH}-04`, kind: 'expense', amount: 640, account: 'wallet', category: '交通費', memo: '電車' },
+      { date: `${MONTH}-10`, kind: 'income', amount: 300000, account: 'bank', category: '給与', memo: '11月分' },
+      { date: `${MONTH}-11`, kind: 'transfer', amount: 20000, account: 'bank', to_account: 'wallet', memo: 'おろした' },
+    ];
+    for (const slip of slips) check((await call('POST', '/slips', slip)).status === 201, `slip ${slip.memo}`);
+    let failing = false;
+    if (routes.has('/recurrences')) {
+      // A recurrence that cannot post (more than the wallet holds): its last_error is shown
+      const made = await call('POST', '/recurrences', { slip: { kind: 'expense', amount: 9000000, account: 'wallet', category: '住居費', memo: '払えない' }, rule: { freq: 'monthly', start: `${MONTH}-01` } });
+      check(made.status === 201, `recurrence: ${made.status}`);
+      const ran = await call('POST', `/recurrences/run?until=${MONTH}-05`);
+      check(ran.status === 200, `run: ${ran.status}`);
+      failing = true;
+    }
+    await page.goto(`${BASE}/#${MONTH}`);
+    await page.waitForSelector('body[data-ready="true"]', { timeout: WAIT });
+    await page.click('#settings summary');
+    await page.fill('#user', owner);
+    await page.click('#settings-form button[type="submit"]');
+    await until('switched ledger', () => text(page, '#who'), owner);
+    const memos = () => page.locator('#slip-rows tr td.memo').allInnerTexts().then((t) => t.sort().join('|'));
+    await until('the month listed', memos, ['11月分', 'おろした', 'スーパー 特売', '電車'].sort().join('|'));
+
+    // Filters over the month: memo words, kind, account (either side of a transfer), category
+    await page.fill('#filter-text', 'スーパー');
+    await until('memo search', memos, 'スーパー 特売');
+    check((await text(page, '#slip-caption')).includes('4 件中、条件に合う 1 件'), 'the caption says how many match');
+    await page.fill('#filter-text', '');
+    await page.selectOption('#filter-kind', 'income');
+    await until('income only', memos, '11月分');
+    await page.selectOption('#filter-kind', '');
+    await page.selectOption('#filter-account', 'wallet');
+    await until('the wallet\'s slips', memos, ['おろした', 'スーパー 特売', '電車'].sort().join('|'));
+    await page.selectOption('#filter-category', '交通費');
+    await until('wallet and 交通費', memos, '電車');
+    await page.fill('#filter-text', 'ない言葉');
+    await until('nothing matches', () => visible(page, '#slips-filtered-empty'), true);
+    await page.fill('#filter-text', '');
+    await page.selectOption('#filter-category', '');
+    await page.selectOption('#filter-account', '');
+    await until('all again', () => page.locator('#slip-rows tr').count(), 4);
+
+    // The year's trends (GET /reports/yearly)
+    check(routes.has('/reports/yearly'), 'the API declares /reports/yearly');
+    await until('trends panel', () => visible(page, '#trends-panel'), true);
+    const month = (m, col) => page.locator(`#trends-table tr[data-month="${m}"] td`).nth(col).textContent();
+    await until('November income', () => month('2026-11', 0), '￥300,000');
+    check((await month('2026-10', 1)) === '￥5,000', 'October\'s spending');
+    check((await page.locator('#trends-chart svg > title').textContent()).includes('11月 収入 ￥300,000 支出 ￥1,840'), 'the chart states its numbers');
+
+    // An account's balance history over the month (GET /accounts/{id}/history)
+    await page.locator('#balance-rows tr[data-account="wallet"] button.history').click();
+    await until('history shown', () => visible(page, '#history'), true);
+    check((await text(page, '#history-title')).startsWith('財布の残高の推移'), 'named for the account');
+    const points = await page.locator('#history-chart polyline').getAttribute('points');
+    check(points.split(' ').length === 30, `one point a day: ${points.split(' ').length}`);
+    check((await page.locator('#history-chart svg > title').textContent()).includes('最低 ￥93,160'), 'the lowest balance in the title');
+    await page.click('#history-chart ~ details summary');
+    const historyRows = await page.locator('#history-table tbody tr').allInnerTexts();
+    check(historyRows.length === 3 && historyRows[2].includes('￥113,160'), `history table: ${JSON.stringify(historyRows)}`);
+
+    // Recurring slips: listed with last_error; a new one previews its next dates (holidays shifted)
+    if (routes.has('/recurrences')) {
+      await until('recurrences panel', () => visible(page, '#recurrences-panel'), true);
+      check(failing && (await text(page, '#recurrence-rows .recurrence-error')).includes('記帳できませんでした'), 'last_error shown');
+      await page.fill('#rec-amount', '80,000');
+      await page.selectOption('#rec-account', 'bank');
+      await page.fill('#rec-category', '住居費');
+      await page.fill('#rec-memo', '家賃');
+      await page.selectOption('#rec-freq', 'monthly');
+      await page.fill('#rec-start', '2026-12-27');
+      await page.selectOption('#rec-shift', 'next_business_day');
+      await page.click('#rec-submit');
+      await until('preview', () => visible(page, '#rec-preview'), true);
+      const first = await page.locator('#rec-preview-dates li').first().innerText();
+      check(first.startsWith('2026年12月28日(月)') && first.includes('12/27(日)が休日のため'), `first date: ${first}`);
+      await until('listed', () => page.locator('#recurrence-rows tr').count(), 2);
+      check((await text(page, '#recurrence-rows')).includes('家賃'), 'the new recurrence listed');
+    }
+    await fitsBothWidths(page, '12-filters-trends-history');
+    // In light and dark mode alike, text keeps its contrast (WCAG AA, 4.5:1) against the panels
+    for (const colorScheme of ['light', 'dark']) {
+      await page.emulateMedia({ colorScheme });
+      const contrast = await page.evaluate(() => {
+        const rgb = (c) => c.match(/\d+(\.\d+)?/g).slice(0, 3).map(Number);
+        const lum = (c) => {
+          const [r, g, b] = rgb(c).map((v) => {
+            const x = v / 255;
+            return x <= 0.03928 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4;
+          });
+          return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+        };
+        const ratio = (a, b) => (Math.max(lum(a), lum(b)) + 0.05) / (Math.min(lum(a), lum(b)) + 0.05);
+        const panel = getComputedStyle(document.querySelector('.panel')).backgroundColor;
+        const worst = {};
+        for (const selector of ['#slip-rows td.memo', '#trends-title', 'label[for="filter-text"]', '#recurrence-rows .recurrence-error', 'td.expense', 'td.income', 'small']) {
+          const node = document.querySelector(selector);
+          if (node) worst[selector] = Math.round(ratio(getComputedStyle(node).color, panel) * 10) / 10;
+        }
+        return worst;
+      });
+      check(Object.keys(contrast).length >= 5, `elements checked: ${JSON.stringify(contrast)}`);
+      check(Object.values(contrast).every((r) => r >= 4.5), `${colorScheme} contrast below 4.5: ${JSON.stringify(contrast)}`);
+      await shot(page, `13-${colorScheme}`);
+    }
     await page.close();
   });
 

@@ -15,10 +15,11 @@ import {
   saveConfig,
   segment,
 } from '../../web/api.js';
-import { chartGroups, chartRows, shorten } from '../../web/chart.js';
+import { chartGroups, chartRows, linePoints, shorten } from '../../web/chart.js';
 import {
   defaultDay,
   fieldText,
+  filterSlips,
   isDate,
   isMonth,
   mergePatch,
@@ -172,6 +173,56 @@ describe('chart', () => {
   test('long labels are shortened by characters, not bytes', () => {
     assert.equal(shorten('食費'), '食費');
     assert.equal(shorten('子どもの習い事と教材'), '子どもの習…');
+  });
+});
+
+describe('filters', () => {
+  const slips = [
+    { id: 'a', kind: 'expense', account: 'wallet', to_account: null, category: '食費', memo: 'スーパー 特売' },
+    { id: 'b', kind: 'expense', account: 'card', to_account: null, category: '交通費', memo: 'ＪＲ 定期' },
+    { id: 'c', kind: 'transfer', account: 'bank', to_account: 'wallet', category: null, memo: null },
+    { id: 'd', kind: 'income', account: 'bank', to_account: null, category: '給与', subcategory: '基本給', memo: '' },
+  ];
+  const ids = (filters) => filterSlips(slips, filters).map((s) => s.id);
+
+  test('no filter keeps every slip', () => {
+    assert.deepEqual(ids({}), ['a', 'b', 'c', 'd']);
+  });
+
+  test('an account matches either side of a transfer', () => {
+    assert.deepEqual(ids({ account: 'wallet' }), ['a', 'c']);
+  });
+
+  test('category and kind narrow together', () => {
+    assert.deepEqual(ids({ kind: 'expense', category: '交通費' }), ['b']);
+    assert.deepEqual(ids({ kind: 'income', category: '交通費' }), []);
+  });
+
+  test('every word of the search must appear, width and case folded, in memo, category or subcategory', () => {
+    assert.deepEqual(ids({ text: 'jr　定期' }), ['b']); // half-width, lower case, an ideographic space
+    assert.deepEqual(ids({ text: 'スーパー 定期' }), []);
+    assert.deepEqual(ids({ text: '基本' }), ['d']);
+    assert.deepEqual(ids({ text: '食費' }), ['a']);
+  });
+});
+
+describe('balance history line', () => {
+  test('points span the box; the lowest balance at the bottom, the highest at the top', () => {
+    const items = [
+      { date: '2026-11-01', balance: 100 },
+      { date: '2026-11-02', balance: 50 },
+      { date: '2026-11-03', balance: 150 },
+    ];
+    assert.deepEqual(linePoints(items, 200, 100), [
+      [0, 50],
+      [100, 100],
+      [200, 0],
+    ]);
+  });
+
+  test('a flat or empty series does not divide by zero', () => {
+    assert.deepEqual(linePoints([{ date: 'd', balance: 7 }], 200, 100), [[0, 100]]);
+    assert.deepEqual(linePoints([], 200, 100), []);
   });
 });
 
