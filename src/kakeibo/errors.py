@@ -45,6 +45,12 @@ class Unauthorized(ApiError):
     status, code, title = 401, "unauthorized", "Unauthorized"
 
 
+class Forbidden(ApiError):
+    """A member of the ledger whose role does not allow this (a non-member gets NotFound)."""
+
+    status, code, title = 403, "forbidden", "Forbidden"
+
+
 class NotFound(ApiError):
     status, code, title = 404, "not_found", "Not found"
 

@@ -22,11 +22,11 @@ from kakeibo import __version__, errors, idempotency, jobs, messages
 from kakeibo.event import header
 from kakeibo.event import sub as event_sub
 from kakeibo.http import JSON, PROBLEM_JSON, if_match_required, problem_headers, problem_json, problem_response
-from kakeibo.routes import accounts, budgets, health, imports, maintenance, recurrences, reports, slips
+from kakeibo.routes import accounts, budgets, health, imports, ledgers, maintenance, recurrences, reports, slips
 
 logger = Logger()
 app = APIGatewayHttpResolver(enable_validation=True)
-for module in (health, accounts, slips, reports, budgets, imports, maintenance, recurrences):
+for module in (health, accounts, slips, reports, budgets, imports, maintenance, recurrences, ledgers):
     app.include_router(module.router)
 
 # Routes that need no identity; template.yaml gives exactly these `Auth: {Authorizer: NONE}`.

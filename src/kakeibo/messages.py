@@ -342,6 +342,11 @@ TRANSLATIONS: dict[str, str] = {
     "a valid bearer token is required": "有効な Authorization: Bearer <トークン> を送ってください",
     "no such route": "この URL の API はありません",
     "not found": "見つかりません",
+    # shared ledgers
+    "only an owner of the ledger may do this": "この家計簿のオーナーだけができる操作です",
+    "the personal ledger has no name to change": "個人の家計簿の名前は変更できません",
+    "a ledger with this id already exists": "この ID の家計簿はすでにあります",
+    "already a member of this ledger": "すでにこの家計簿のメンバーです",
     "the body is not valid JSON": "本文が JSON として読めません",
     "the body is not valid base64": "本文が base64 として読めません",
     "a JSON body is required": "本文に JSON を送ってください",

@@ -40,6 +40,11 @@ class UnauthorizedProblem(ProblemBase):
     code: Literal["unauthorized"]
 
 
+class ForbiddenProblem(ProblemBase):
+    code: Literal["forbidden"]
+    role: str | None = Field(default=None, description="the caller's role in the ledger")
+
+
 class NotFoundProblem(ProblemBase):
     code: Literal["not_found"]
 
@@ -126,6 +131,7 @@ BY_CODE: dict[str, type[ProblemBase]] = {
     for model in (
         BadRequestProblem,
         UnauthorizedProblem,
+        ForbiddenProblem,
         NotFoundProblem,
         AlreadyExistsProblem,
         InsufficientFundsProblem,

@@ -45,7 +45,12 @@ EXPECTED = {
     "delete_recurrence": 204,
     "list_occurrences": 200,
     "run_recurrences": 200,
+    "create_ledger": 201,
+    "list_ledgers": 200,
+    "get_ledger": 200,
+    "patch_ledger": 200,
 }
+SHARED_LEDGER_ID = "01KAJ0000000000000000000HH"
 RECURRENCE_ID = "01KAJ0000000000000000000RC"
 
 
@@ -107,6 +112,10 @@ def test_handler_answers_every_sample(aws: None, name: str) -> None:
 
         rent = RecurrenceIn.model_validate(json.loads(sample("create_recurrence")["body"]))
         recurrences.create_recurrence(get_store(), "local", rent, recurrence_id=RECURRENCE_ID)
+    if name == "patch_ledger":  # the shared ledger the sample renames, owned by "local"
+        from kakeibo.store import get_store
+
+        get_store().create_ledger(SHARED_LEDGER_ID, "山田家", "local", now="2026-11-21T09:00:00.000+09:00")
     if name == "get_import":  # the import the sample names: the import_csv sample's file
         assert lambda_handler(sample("import_csv"), LambdaContext(aws_request_id="test"))["statusCode"] == 200
     # When the sample event is handed to the function as `sam local invoke -e` would

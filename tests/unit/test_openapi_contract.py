@@ -135,6 +135,15 @@ def test_every_documented_example_is_accepted(api: Client, spec: dict[str, Any])
         reply = send(api, "PATCH", made.header("Location") or "", media, value, {"If-Match": made.etag or ""})
         assert reply.status == 200, (name, reply)
     accepted.add(("patch", "/recurrences/{id}"))
+    for media, name, value in body_examples(ops["post", "/ledgers"]):
+        reply = send(api, "POST", "/ledgers", media, value)
+        assert reply.status == 201, (name, reply)
+    accepted.add(("post", "/ledgers"))
+    for media, name, value in body_examples(ops["patch", "/ledgers/{ledger}"]):
+        made = send(api, "POST", "/ledgers", "application/json", {"name": "山田家"})
+        renamed = send(api, "PATCH", made.header("Location") or "", media, value, {"If-Match": made.etag or ""})
+        assert renamed.status == 200, (name, renamed)
+    accepted.add(("patch", "/ledgers/{ledger}"))
     # And no operation's examples were left out
     assert {key for key in with_body if body_examples(ops[key])} <= accepted
 
@@ -152,6 +161,7 @@ def _concrete(path: str, slip: Reply) -> str:
         .replace("{id}", where[3] if "/slips/" in path else "cash")
         .replace("{month}", "2026-11")
         .replace("{category}", "食費")
+        .replace("{ledger}", "me")
     )
 
 

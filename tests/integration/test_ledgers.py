@@ -1,0 +1,107 @@
+"""Shared household ledgers as resources: create, list, read with members, rename (owner, If-Match).
+A non-member learns nothing: every answer about a ledger they are not in is 404."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+
+from kakeibo.store import Store
+from tests.events import Client
+
+
+def _household(api: Client, name: str = "山田家") -> str:
+    made = api.post("/ledgers", {"name": name})
+    assert made.status == 201, made
+    return str(made.json["id"])
+
+
+def test_an_owner_creates_lists_reads_and_renames_a_ledger(api: Client, user: str) -> None:
+    # When Hanako creates a household ledger
+    made = api.post("/ledgers", {"name": "山田家"})
+    # Then she owns it, at version 1, and it is where Location says
+    assert made.status == 201, made
+    ledger = made.json["id"]
+    assert made.json == {"id": ledger, "name": "山田家", "role": "owner", "version": 1}
+    assert made.etag == '"1"' and made.header("Location") == f"/ledgers/{ledger}"
+    # And her ledgers are her personal one first, then the household
+    listed = api.get("/ledgers").json["items"]
+    assert listed == [
+        {"id": "me", "name": None, "role": "owner", "version": None},
+        {"id": ledger, "name": "山田家", "role": "owner", "version": 1},
+    ]
+    # And the ledger shows her as its only member, with an ETag
+    read = api.get(f"/ledgers/{ledger}")
+    assert read.status == 200 and read.etag == '"1"'
+    assert read.json == {"id": ledger, "name": "山田家", "role": "owner", "members": [{"user": user, "role": "owner"}],
+                         "version": 1}  # fmt: skip
+    # When she renames it without If-Match, with a stale one, then with the current one
+    assert api.patch(f"/ledgers/{ledger}", {"name": "x"}).status == 428
+    stale = api.patch(f"/ledgers/{ledger}", {"name": "x"}, headers={"If-Match": '"7"'})
+    assert stale.status == 412 and stale.json["code"] == "version_mismatch" and stale.json["current"] == 1
+    renamed = api.patch(f"/ledgers/{ledger}", {"name": "山田家（実家）"}, headers={"If-Match": '"1"'})
+    # Then only the last one changes it
+    assert renamed.status == 200 and renamed.etag == '"2"'
+    assert api.get(f"/ledgers/{ledger}").json["name"] == "山田家（実家）"
+    assert api.get("/ledgers").json["items"][1]["name"] == "山田家（実家）"
+
+
+def test_the_personal_ledger_is_me(api: Client, user: str) -> None:
+    read = api.get("/ledgers/me")
+    assert read.status == 200
+    assert read.json["members"] == [{"user": user, "role": "owner"}] and read.json["id"] == "me"
+    refused = api.patch("/ledgers/me", {"name": "x"}, headers={"If-Match": read.etag or ""})
+    assert refused.status == 409 and refused.json["code"] == "conflict"
+
+
+@pytest.mark.parametrize("body", [{}, {"name": ""}, {"name": "x" * 101}, {"name": "a", "owner": "b"}, {"name": 1}])
+def test_a_bad_ledger_body_is_refused_and_creates_nothing(api: Client, body: dict[str, object]) -> None:
+    assert api.post("/ledgers", body).status == 422
+    assert [item["id"] for item in api.get("/ledgers").json["items"]] == ["me"]
+
+
+def test_a_non_member_gets_404_for_every_ledger_and_id(api: Client, other_api: Client, user: str) -> None:
+    # Given Hanako's household ledger
+    ledger = _household(api)
+    # When Bob, who is not a member, asks about it, or names Hanako's sub, or a forged id
+    for target in (ledger, user, f"LEDGER#{user}", ledger.lower(), "0" * 26, "*", uuid.uuid4().hex):
+        read = other_api.get(f"/ledgers/{target}")
+        renamed = other_api.patch(f"/ledgers/{target}", {"name": "mine"}, headers={"If-Match": '"1"'})
+        # Then it does not exist for him
+        assert read.status == 404 and read.json["code"] == "not_found", target
+        assert renamed.status == 404 and renamed.json["code"] == "not_found", target
+    # And his own list shows only his personal ledger, and Hanako's is unchanged
+    assert [item["id"] for item in other_api.get("/ledgers").json["items"]] == ["me"]
+    assert api.get(f"/ledgers/{ledger}").json["name"] == "山田家"
+    assert api.get(f"/ledgers/{ledger}").json["version"] == 1
+
+
+@pytest.mark.parametrize("role", ["editor", "viewer"])
+def test_only_an_owner_renames(api: Client, other_api: Client, store: Store, other_user: str, role: str) -> None:
+    # Given Taro, a member of Hanako's ledger who is not an owner
+    ledger = _household(api)
+    store.add_member(ledger, other_user, role, added_by=api.user or "", now="2026-11-21T09:00:00.000+09:00")
+    # Then he sees the ledger, its members and his role
+    read = other_api.get(f"/ledgers/{ledger}")
+    assert read.status == 200 and read.json["role"] == role
+    assert {m["user"]: m["role"] for m in read.json["members"]} == {api.user: "owner", other_user: role}
+    assert other_api.get("/ledgers").json["items"][1] == {"id": ledger, "name": "山田家", "role": role, "version": 1}
+    # When he tries to rename it
+    refused = other_api.patch(f"/ledgers/{ledger}", {"name": "太郎家"}, headers={"If-Match": '"1"'})
+    # Then it is forbidden (he is a member: the ledger's existence is no secret to him), and nothing changed
+    assert refused.status == 403 and refused.json["code"] == "forbidden" and refused.json["role"] == role
+    assert other_api.get(f"/ledgers/{ledger}", headers={"Accept-Language": "ja"}).json["name"] == "山田家"
+    ja = other_api.patch(f"/ledgers/{ledger}", {"name": "x"}, headers={"If-Match": '"1"', "Accept-Language": "ja"})
+    assert ja.json["detail"] == "この家計簿のオーナーだけができる操作です"
+
+
+def test_a_member_is_added_once(api: Client, store: Store, other_user: str) -> None:
+    ledger = _household(api)
+    store.add_member(ledger, other_user, "editor", added_by="x", now="2026-11-21T09:00:00.000+09:00")
+    with pytest.raises(Exception, match="already a member"):
+        store.add_member(ledger, other_user, "viewer", added_by="x", now="2026-11-21T09:00:00.000+09:00")
+    with pytest.raises(Exception, match="not found"):
+        store.add_member("0" * 26, other_user, "viewer", added_by="x", now="2026-11-21T09:00:00.000+09:00")
+    assert store.member(ledger, other_user)["role"] == "editor"  # type: ignore[index]
+    assert [m["ledger"] for m in store.memberships(other_user)] == [ledger]
