@@ -36,7 +36,9 @@ JSON_TYPES = ("application/json", "application/merge-patch+json")
 # Routes whose body is not JSON: their media types and size limit. The route reads the raw bytes.
 RAW_BODY_ROUTES = {"POST /imports": (("text/csv",), imports.MAX_CSV_BODY)}
 # POST routes that take no body (an empty JSON object is tolerated).
-NO_BODY_ROUTES = frozenset({"POST /ledger/verify", "POST /ledger/rebuild", "POST /recurrences/run"})
+NO_BODY_ROUTES = frozenset(
+    {"POST /ledger/verify", "POST /ledger/rebuild", "POST /recurrences/run", "POST /invitations/{token}/accept"}
+)
 
 # How the API describes itself. The OpenAPI document models (some hundred pydantic classes) are a
 # large share of a cold start and only /openapi.json and /swagger need them: imported on first use.

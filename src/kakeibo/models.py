@@ -659,3 +659,19 @@ class LedgerDetail(Model):
     role: Role = Field(description="your role")
     members: list[Member]
     version: int
+
+
+class InvitationIn(Strict):
+    role: Role
+
+
+class Invitation(Model):
+    token: str = Field(description="send it to the person invited: POST /invitations/{token}/accept, once")
+    ledger: str
+    role: Role
+    expires_at: str
+
+
+class Acceptance(Model):
+    ledger: str
+    role: Role

@@ -104,6 +104,11 @@ def test_every_route_reads_consistently(api: Client, store: Store, recorder: Rec
         ("GET /ledgers/{ledger}", household, {}),
         ("PATCH /ledgers/{ledger}", household, {"body": {"name": "山田家（実家）"}, "headers": {"If-Match": '"1"'}}),
     ]
+    invitation = api.post(household + "/invitations", {"role": "viewer"}).json["token"]
+    requests += [
+        ("POST /ledgers/{ledger}/invitations", f"{household}/invitations", {"body": {"role": "editor"}}),
+        ("POST /invitations/{token}/accept", f"/invitations/{invitation}/accept", {"user": f"{api.user}-guest"}),
+    ]
     for route, path, kw in requests:
         recorder.calls.clear()
         method = route.split()[0]

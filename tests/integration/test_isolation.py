@@ -63,6 +63,7 @@ def test_every_route_is_covered_here() -> None:
         "POST /recurrences", "GET /recurrences", "GET /recurrences/{id}", "PATCH /recurrences/{id}",
         "DELETE /recurrences/{id}", "GET /recurrences/{id}/occurrences", "POST /recurrences/run",
         "POST /ledgers", "GET /ledgers", "GET /ledgers/{ledger}", "PATCH /ledgers/{ledger}",
+        "POST /ledgers/{ledger}/invitations", "POST /invitations/{token}/accept",
     }  # fmt: skip
     assert {route.key for route in template.routes()} == covered
 
@@ -104,6 +105,8 @@ def test_bob_can_neither_see_nor_touch_alices_ledger(
     # Writes aimed at Alice's items: 404, or they land in Bob's own ledger
     assert bob.patch(alice["ledger"], {"name": "mine"}, headers={"If-Match": '"1"'}).status == 404
     assert bob.post("/ledgers", {"name": "ボブ家"}).status == 201  # Bob's own ledger, Alice is not in it
+    assert bob.post(alice["ledger"] + "/invitations", {"role": "owner"}).status == 404
+    assert bob.post(f"/invitations/{'A' * 32}/accept").status == 404  # a guessed token names nothing
     assert bob.patch("/accounts/cash", {"name": "mine"}, headers={"If-Match": '"1"'}).status == 404
     assert bob.patch(slip, {"amount": 1}, headers={"If-Match": '"1"'}).status == 404
     assert bob.put(slip, {"date": "2026-11-01", "kind": "income", "amount": 1, "account": "cash"},

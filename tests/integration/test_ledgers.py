@@ -4,6 +4,7 @@ A non-member learns nothing: every answer about a ledger they are not in is 404.
 from __future__ import annotations
 
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -105,3 +106,78 @@ def test_a_member_is_added_once(api: Client, store: Store, other_user: str) -> N
         store.add_member("0" * 26, other_user, "viewer", added_by="x", now="2026-11-21T09:00:00.000+09:00")
     assert store.member(ledger, other_user)["role"] == "editor"  # type: ignore[index]
     assert [m["ledger"] for m in store.memberships(other_user)] == [ledger]
+
+
+def _invite(api: Client, ledger: str, role: str = "editor") -> str:
+    made = api.post(f"/ledgers/{ledger}/invitations", {"role": role})
+    assert made.status == 201, made
+    assert made.json["ledger"] == ledger and made.json["role"] == role and made.json["expires_at"].endswith("Z")
+    return str(made.json["token"])
+
+
+def test_an_invitation_makes_a_member_once(api: Client, other_api: Client, user: str, other_user: str) -> None:
+    # Given Hanako's ledger and an invitation as editor
+    ledger = _household(api)
+    token = _invite(api, ledger)
+    # When Taro accepts it
+    accepted = other_api.post(f"/invitations/{token}/accept")
+    # Then he is an editor of the ledger, on his list and on the member list
+    assert accepted.status == 200 and accepted.json == {"ledger": ledger, "role": "editor"}
+    assert other_api.get("/ledgers").json["items"][1]["id"] == ledger
+    members = {m["user"]: m["role"] for m in api.get(f"/ledgers/{ledger}").json["members"]}
+    assert members == {user: "owner", other_user: "editor"}
+    # And the token is spent: for him and for anyone else
+    again = other_api.post(f"/invitations/{token}/accept")
+    assert again.status == 410 and again.json["code"] == "gone"
+    assert Client(f"third-{uuid.uuid4().hex[:8]}").post(f"/invitations/{token}/accept").status == 410
+    # And an unknown token does not exist
+    assert other_api.post(f"/invitations/{'x' * 32}/accept").status == 404
+    assert other_api.post("/invitations/short/accept").status == 404
+
+
+def test_only_an_owner_invites(api: Client, other_api: Client, store: Store, other_user: str) -> None:
+    ledger = _household(api)
+    outsider = Client(f"outsider-{uuid.uuid4().hex[:8]}")
+    assert outsider.post(f"/ledgers/{ledger}/invitations", {"role": "owner"}).status == 404
+    store.add_member(ledger, other_user, "editor", added_by="x", now="2026-11-21T09:00:00.000+09:00")
+    refused = other_api.post(f"/ledgers/{ledger}/invitations", {"role": "owner"})
+    assert refused.status == 403 and refused.json["code"] == "forbidden"
+    assert api.post("/ledgers/me/invitations", {"role": "viewer"}).status == 409
+    assert api.post(f"/ledgers/{ledger}/invitations", {"role": "admin"}).status == 422
+
+
+def test_an_expired_invitation_is_gone(api: Client, other_api: Client, store: Store, other_user: str) -> None:
+    ledger = _household(api)
+    token = "E" * 32
+    store.create_invitation(token, ledger, "viewer", created_by=api.user or "", expires_at_ms=store.now_ms() - 1,
+                            now="2026-11-21T09:00:00.000+09:00")  # fmt: skip
+    refused = other_api.post(f"/invitations/{token}/accept")
+    assert refused.status == 410 and refused.json["code"] == "gone"
+    assert store.member(ledger, other_user) is None
+
+
+def test_a_member_accepting_again_is_told_so(api: Client, other_api: Client, store: Store, other_user: str) -> None:
+    ledger = _household(api)
+    first, second = _invite(api, ledger), _invite(api, ledger, "viewer")
+    assert other_api.post(f"/invitations/{first}/accept").status == 200
+    again = other_api.post(f"/invitations/{second}/accept")
+    assert again.status == 409 and again.json["code"] == "already_exists"
+    assert store.member(ledger, other_user)["role"] == "editor"  # type: ignore[index]
+    assert api.post(f"/invitations/{first}/accept").status == 410
+
+
+def test_concurrent_accepts_of_one_token_make_one_member(api: Client, store: Store) -> None:
+    # Given one invitation and eight people holding it
+    ledger = _household(api)
+    token = _invite(api, ledger)
+    people = [Client(f"guest-{i}-{uuid.uuid4().hex[:8]}") for i in range(8)]
+    # When they all accept it at once
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        replies = list(pool.map(lambda c: c.post(f"/invitations/{token}/accept"), people))
+    # Then exactly one became a member; every other was told the invitation is gone (or to retry)
+    statuses = sorted(r.status for r in replies)
+    assert statuses.count(200) == 1 and all(s in (200, 410, 409) for s in statuses), statuses
+    assert all(r.json["code"] in ("gone", "conflict") for r in replies if r.status != 200)
+    members = [m for m in store.members(ledger) if m["role"] != "owner"]
+    winner = next(c for c, r in zip(people, replies, strict=True) if r.status == 200)
+    assert [m["user"] for m in members] == [winner.user]

@@ -144,6 +144,11 @@ def test_every_documented_example_is_accepted(api: Client, spec: dict[str, Any])
         renamed = send(api, "PATCH", made.header("Location") or "", media, value, {"If-Match": made.etag or ""})
         assert renamed.status == 200, (name, renamed)
     accepted.add(("patch", "/ledgers/{ledger}"))
+    for media, name, value in body_examples(ops["post", "/ledgers/{ledger}/invitations"]):
+        made = send(api, "POST", "/ledgers", "application/json", {"name": "山田家"})
+        invited = send(api, "POST", f"{made.header('Location')}/invitations", media, value)
+        assert invited.status == 201, (name, invited)
+    accepted.add(("post", "/ledgers/{ledger}/invitations"))
     # And no operation's examples were left out
     assert {key for key in with_body if body_examples(ops[key])} <= accepted
 

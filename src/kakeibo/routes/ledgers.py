@@ -18,7 +18,7 @@ from kakeibo.http import (
     ok_response,
     problem_responses,
 )
-from kakeibo.models import Ledger, LedgerDetail, LedgerIn, LedgerList, LedgerPatch
+from kakeibo.models import Acceptance, Invitation, InvitationIn, Ledger, LedgerDetail, LedgerIn, LedgerList, LedgerPatch
 from kakeibo.services import ledgers
 from kakeibo.store import get_store
 
@@ -85,3 +85,36 @@ def patch_ledger(
     expected = if_match(if_match_header)
     renamed = ledgers.rename_ledger(get_store(), who, ledger, patch, expected)
     return json_response(200, renamed, etag=renamed["version"])
+
+
+INVITATION_EXAMPLES: dict[str, Any] = {
+    "editor": {"summary": "A partner who records slips", "value": {"role": "editor"}},
+    "viewer": {"summary": "Someone who only reads", "value": {"role": "viewer"}},
+}
+
+
+@router.post(
+    "/ledgers/<ledger>/invitations",
+    tags=TAGS,
+    summary="Invite someone to a shared ledger with a role (owner): a one-time token, valid 7 days",
+    operation_id="createInvitation",
+    responses={
+        201: ok_response(Invitation, "Created"),
+        **problem_responses(400, 401, 403, 404, 409, 413, 415, 422),
+    },
+)
+def create_invitation(
+    ledger: str, invitation: Annotated[InvitationIn, Body(openapi_examples=INVITATION_EXAMPLES)]
+) -> Response[str]:
+    return json_response(201, ledgers.invite(get_store(), identity(router), ledger, invitation))
+
+
+@router.post(
+    "/invitations/<token>/accept",
+    tags=TAGS,
+    summary="Accept an invitation: you become a member of its ledger (once; used or expired: 410)",
+    operation_id="acceptInvitation",
+    responses={200: ok_response(Acceptance), **problem_responses(400, 401, 404, 409, 410, 413, 415)},
+)
+def accept_invitation(token: str) -> Response[str]:
+    return json_response(200, ledgers.accept(get_store(), identity(router), token))

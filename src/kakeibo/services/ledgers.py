@@ -8,12 +8,14 @@ non-member is told nothing: every answer about a ledger they are not in is 404.
 
 from __future__ import annotations
 
+import datetime as dt
 import re
+import secrets
 from dataclasses import dataclass
 from typing import Any
 
 from kakeibo import errors
-from kakeibo.models import LedgerIn, LedgerPatch
+from kakeibo.models import InvitationIn, LedgerIn, LedgerPatch
 from kakeibo.services.common import now_iso
 from kakeibo.services.slips import new_slip_id
 from kakeibo.store import Item, Store
@@ -21,6 +23,7 @@ from kakeibo.store import Item, Store
 PERSONAL = "me"
 SHARED_ID_RE = re.compile(r"^[0-9A-HJKMNP-TV-Z]{26}$")
 WRITERS = frozenset({"owner", "editor"})
+TOKEN_RE = re.compile(r"^[A-Za-z0-9_-]{32}$")
 
 
 @dataclass(frozen=True)
@@ -95,3 +98,26 @@ def rename_ledger(store: Store, user: str, ledger: str, body: LedgerPatch, expec
 
     meta = store.rename_ledger(ledger, body.name, expected, stale)
     return {"id": ledger, "name": meta["name"], "role": access.role, "version": int(meta["version"])}
+
+
+INVITATION_DAYS = 7
+
+
+def invite(store: Store, user: str, ledger: str, body: InvitationIn) -> dict[str, Any]:
+    """A one-time token that makes whoever accepts it (within a week) a member with `body.role`."""
+    access = resolve(store, user, ledger)
+    require_owner(access)
+    if access.personal:
+        raise errors.Conflict("the personal ledger cannot be shared; create a shared ledger")
+    now_ms = store.now_ms()
+    expires_ms = now_ms + INVITATION_DAYS * 86_400_000
+    token = secrets.token_urlsafe(24)
+    store.create_invitation(token, ledger, body.role, created_by=user, expires_at_ms=expires_ms, now=now_iso())
+    expires_at = dt.datetime.fromtimestamp(expires_ms / 1000, dt.UTC).isoformat(timespec="seconds")
+    return {"token": token, "ledger": ledger, "role": body.role, "expires_at": expires_at.replace("+00:00", "Z")}
+
+
+def accept(store: Store, user: str, token: str) -> dict[str, Any]:
+    if not TOKEN_RE.match(token):
+        raise errors.NotFound("not found")
+    return store.accept_invitation(token, user, now_ms=store.now_ms(), now=now_iso())

@@ -172,3 +172,8 @@ def user_pk(user: str) -> str:
 
 def membership_sk(ledger_id: str) -> str:
     return f"LEDGER#{ledger_id}"
+
+
+def invitation_pk(token: str) -> str:
+    """An invitation, found by its token alone (the one who accepts it is not yet a member)."""
+    return f"INVITE#{token}"

@@ -13,7 +13,7 @@ from typing import Any
 from kakeibo import errors
 from kakeibo.store.codec import Item, from_ddb, to_ddb
 from kakeibo.store.core import ConditionFailed, OnFail, StoreCore, TxOp
-from kakeibo.store.keys import META_SK, household_pk, member_sk, membership_sk, user_pk
+from kakeibo.store.keys import META_SK, household_pk, invitation_pk, member_sk, membership_sk, user_pk
 
 
 class LedgerOps(StoreCore):
@@ -56,6 +56,89 @@ class LedgerOps(StoreCore):
         )
         self.transact([exists, self._new_item_op(member, already), self._new_item_op(mine, already)])
         return {key: value for key, value in member.items() if key not in ("PK", "SK")}
+
+    def create_invitation(
+        self, token: str, ledger_id: str, role: str, *, created_by: str, expires_at_ms: int, now: str
+    ) -> Item:
+        """A one-time invitation to a ledger, written only while its creator is still an owner of it."""
+        invite = {"PK": invitation_pk(token), "SK": META_SK, "ledger": ledger_id, "role": role,
+                  "created_by": created_by, "created_at": now, "expires_at_ms": expires_at_ms}  # fmt: skip
+
+        def taken(_: Item | None) -> errors.ApiError:
+            return errors.Conflict("the invitation could not be made; retry")
+
+        def not_owner(current: Item | None) -> errors.ApiError:
+            if current is None:
+                return errors.NotFound("not found")
+            return errors.Forbidden("only an owner of the ledger may do this", role=str(current.get("role")))
+
+        self.transact(
+            [self._new_item_op(invite, taken), self._role_check(ledger_id, created_by, ("owner",), not_owner)]
+        )
+        return {key: value for key, value in invite.items() if key not in ("PK", "SK")}
+
+    def accept_invitation(self, token: str, user: str, *, now_ms: int, now: str) -> Item:
+        """Use an invitation once: it is marked used, and the caller becomes a member, in one transaction.
+        Of concurrent accepts only one can find it unused."""
+        invite = self._get_raw(invitation_pk(token), META_SK)
+        if invite is None:
+            raise errors.NotFound("not found")
+        ledger_id, role = str(invite["ledger"]), str(invite["role"])
+
+        def spent(current: Item | None) -> errors.ApiError:
+            if current is None:
+                return errors.NotFound("not found")
+            return errors.Gone("this invitation was already used or has expired")
+
+        def already(_: Item | None) -> errors.ApiError:
+            return errors.AlreadyExists("already a member of this ledger")
+
+        def missing(_: Item | None) -> errors.ApiError:
+            return errors.Gone("this invitation was already used or has expired")
+
+        use = TxOp(
+            "Update",
+            {
+                "TableName": self.table,
+                "Key": to_ddb({"PK": invitation_pk(token), "SK": META_SK}),
+                "UpdateExpression": "SET #used_by = :user, #used_at = :now",
+                "ConditionExpression": "attribute_exists(PK) AND attribute_not_exists(#used_by) AND #exp > :now_ms",
+                "ExpressionAttributeNames": {"#used_by": "used_by", "#used_at": "used_at", "#exp": "expires_at_ms"},
+                "ExpressionAttributeValues": to_ddb({":user": user, ":now": now, ":now_ms": now_ms}),
+                "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
+            },
+            spent,
+        )
+        member = {"PK": household_pk(ledger_id), "SK": member_sk(user), "user": user, "role": role,
+                  "version": 1, "added_by": str(invite["created_by"]), "added_at": now}  # fmt: skip
+        mine = {"PK": user_pk(user), "SK": membership_sk(ledger_id), "ledger": ledger_id, "role": role}
+        exists = TxOp(
+            "ConditionCheck",
+            {
+                "TableName": self.table,
+                "Key": to_ddb({"PK": household_pk(ledger_id), "SK": META_SK}),
+                "ConditionExpression": "attribute_exists(PK)",
+            },
+            missing,
+        )
+        self.transact([use, exists, self._new_item_op(member, already), self._new_item_op(mine, already)])
+        return {"ledger": ledger_id, "role": role}
+
+    def _role_check(self, ledger_id: str, user: str, roles: tuple[str, ...], on_fail: OnFail) -> TxOp:
+        """A ConditionCheck that `user` is still a member of the ledger with one of `roles`."""
+        names = {f":r{i}": role for i, role in enumerate(roles)}
+        return TxOp(
+            "ConditionCheck",
+            {
+                "TableName": self.table,
+                "Key": to_ddb({"PK": household_pk(ledger_id), "SK": member_sk(user)}),
+                "ConditionExpression": f"attribute_exists(PK) AND #role IN ({', '.join(names)})",
+                "ExpressionAttributeNames": {"#role": "role"},
+                "ExpressionAttributeValues": to_ddb(names),
+                "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
+            },
+            on_fail,
+        )
 
     def _new_item_op(self, item: Item, on_fail: OnFail) -> TxOp:
         body: dict[str, Any] = {
