@@ -67,6 +67,12 @@ class BudgetExceeded(ApiError):
     status, code, title = 409, "budget_exceeded", "Budget exceeded"
 
 
+class LastOwner(ApiError):
+    """A ledger always keeps an owner: the last one can neither leave nor be demoted."""
+
+    status, code, title = 409, "last_owner", "Last owner"
+
+
 class Conflict(ApiError):
     status, code, title = 409, "conflict", "Conflict"
 

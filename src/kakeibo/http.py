@@ -205,7 +205,7 @@ PROBLEM_CODES: dict[int, tuple[str, tuple[str, ...]]] = {
     404: ("Not found (or not in your ledger)", ("not_found",)),
     409: (
         "Conflict with the current state",
-        ("already_exists", "insufficient_funds", "budget_exceeded", "conflict", "request_in_progress"),
+        ("already_exists", "insufficient_funds", "budget_exceeded", "last_owner", "conflict", "request_in_progress"),
     ),
     410: ("Gone for good: the slip this Idempotency-Key created was deleted", ("gone",)),
     412: ("If-Match is stale", ("version_mismatch",)),

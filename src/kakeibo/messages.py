@@ -347,6 +347,10 @@ TRANSLATIONS: dict[str, str] = {
     "the personal ledger has no name to change": "個人の家計簿の名前は変更できません",
     "a ledger with this id already exists": "この ID の家計簿はすでにあります",
     "already a member of this ledger": "すでにこの家計簿のメンバーです",
+    "a ledger keeps at least one owner: make someone else owner first": (
+        "家計簿にはオーナーが 1 人以上必要です。先にほかの人をオーナーにしてください"
+    ),
+    "the member's role changed meanwhile; retry": "メンバーの役割が同時に変更されました。もう一度お試しください",
     "the invitation could not be made; retry": "招待を作れませんでした。もう一度お試しください",
     "this invitation was already used or has expired": "この招待はすでに使われたか、期限が切れています",
     "the personal ledger cannot be shared; create a shared ledger": (

@@ -651,6 +651,11 @@ class LedgerList(Model):
 class Member(Model):
     user: str
     role: Role
+    version: int | None = Field(default=None, description="the member's version: If-Match of a role change")
+
+
+class MemberIn(Strict):
+    role: Role
 
 
 class LedgerDetail(Model):

@@ -72,6 +72,10 @@ class BudgetExceededProblem(ProblemBase):
     needed: int
 
 
+class LastOwnerProblem(ProblemBase):
+    code: Literal["last_owner"]
+
+
 class ConflictProblem(ProblemBase):
     code: Literal["conflict"]
     retry_after: int | None = Field(default=None, description=RETRY_AFTER)
@@ -136,6 +140,7 @@ BY_CODE: dict[str, type[ProblemBase]] = {
         AlreadyExistsProblem,
         InsufficientFundsProblem,
         BudgetExceededProblem,
+        LastOwnerProblem,
         ConflictProblem,
         RequestInProgressProblem,
         GoneProblem,

@@ -108,6 +108,16 @@ def test_every_route_reads_consistently(api: Client, store: Store, recorder: Rec
     requests += [
         ("POST /ledgers/{ledger}/invitations", f"{household}/invitations", {"body": {"role": "editor"}}),
         ("POST /invitations/{token}/accept", f"/invitations/{invitation}/accept", {"user": f"{api.user}-guest"}),
+        (
+            "PUT /ledgers/{ledger}/members/{user}",
+            f"{household}/members/{api.user}-guest",
+            {"body": {"role": "editor"}, "headers": {"If-Match": '"1"'}},
+        ),
+        (
+            "DELETE /ledgers/{ledger}/members/{user}",
+            f"{household}/members/{api.user}-guest",
+            {"headers": {"If-Match": '"2"'}},
+        ),
     ]
     for route, path, kw in requests:
         recorder.calls.clear()

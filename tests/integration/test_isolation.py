@@ -64,6 +64,7 @@ def test_every_route_is_covered_here() -> None:
         "DELETE /recurrences/{id}", "GET /recurrences/{id}/occurrences", "POST /recurrences/run",
         "POST /ledgers", "GET /ledgers", "GET /ledgers/{ledger}", "PATCH /ledgers/{ledger}",
         "POST /ledgers/{ledger}/invitations", "POST /invitations/{token}/accept",
+        "PUT /ledgers/{ledger}/members/{user}", "DELETE /ledgers/{ledger}/members/{user}",
     }  # fmt: skip
     assert {route.key for route in template.routes()} == covered
 
@@ -101,12 +102,17 @@ def test_bob_can_neither_see_nor_touch_alices_ledger(
     assert [item["id"] for item in bob.get("/ledgers").json["items"]] == ["me"]
     assert bob.get(alice["ledger"]).status == 404
     assert bob.get(f"/ledgers/{user}").status == 404  # Alice's personal ledger is hers alone: "me" to her
-    assert bob.get("/ledgers/me").json["members"] == [{"user": other_user, "role": "owner"}]
+    assert bob.get("/ledgers/me").json["members"] == [{"user": other_user, "role": "owner", "version": None}]
     # Writes aimed at Alice's items: 404, or they land in Bob's own ledger
     assert bob.patch(alice["ledger"], {"name": "mine"}, headers={"If-Match": '"1"'}).status == 404
     assert bob.post("/ledgers", {"name": "ボブ家"}).status == 201  # Bob's own ledger, Alice is not in it
     assert bob.post(alice["ledger"] + "/invitations", {"role": "owner"}).status == 404
     assert bob.post(f"/invitations/{'A' * 32}/accept").status == 404  # a guessed token names nothing
+    for member in (user, other_user):  # neither Alice's role nor a seat for himself
+        assert (
+            bob.put(f"{alice['ledger']}/members/{member}", {"role": "owner"}, headers={"If-Match": '"1"'}).status == 404
+        )
+        assert bob.delete(f"{alice['ledger']}/members/{member}", headers={"If-Match": '"1"'}).status == 404
     assert bob.patch("/accounts/cash", {"name": "mine"}, headers={"If-Match": '"1"'}).status == 404
     assert bob.patch(slip, {"amount": 1}, headers={"If-Match": '"1"'}).status == 404
     assert bob.put(slip, {"date": "2026-11-01", "kind": "income", "amount": 1, "account": "cash"},
@@ -134,7 +140,7 @@ def test_bob_can_neither_see_nor_touch_alices_ledger(
     assert api.get(f"/slips/{alice['slip_id']}").status == 200 and api.get(alice["import"]).status == 200
     assert api.get("/budgets", query={"month": "2026-11"}).json["items"][0]["limit"] == 30_000
     assert [item["name"] for item in api.get("/ledgers").json["items"]] == [None, "山田家"]
-    assert api.get(alice["ledger"]).json["members"] == [{"user": user, "role": "owner"}]
+    assert api.get(alice["ledger"]).json["members"] == [{"user": user, "role": "owner", "version": 1}]
     assert invariants.check(store, user) == []
     assert invariants.check(store, other_user) == []
 

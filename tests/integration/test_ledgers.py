@@ -35,8 +35,8 @@ def test_an_owner_creates_lists_reads_and_renames_a_ledger(api: Client, user: st
     # And the ledger shows her as its only member, with an ETag
     read = api.get(f"/ledgers/{ledger}")
     assert read.status == 200 and read.etag == '"1"'
-    assert read.json == {"id": ledger, "name": "山田家", "role": "owner", "members": [{"user": user, "role": "owner"}],
-                         "version": 1}  # fmt: skip
+    owner = {"user": user, "role": "owner", "version": 1}
+    assert read.json == {"id": ledger, "name": "山田家", "role": "owner", "members": [owner], "version": 1}
     # When she renames it without If-Match, with a stale one, then with the current one
     assert api.patch(f"/ledgers/{ledger}", {"name": "x"}).status == 428
     stale = api.patch(f"/ledgers/{ledger}", {"name": "x"}, headers={"If-Match": '"7"'})
@@ -51,7 +51,7 @@ def test_an_owner_creates_lists_reads_and_renames_a_ledger(api: Client, user: st
 def test_the_personal_ledger_is_me(api: Client, user: str) -> None:
     read = api.get("/ledgers/me")
     assert read.status == 200
-    assert read.json["members"] == [{"user": user, "role": "owner"}] and read.json["id"] == "me"
+    assert read.json["members"] == [{"user": user, "role": "owner", "version": None}] and read.json["id"] == "me"
     refused = api.patch("/ledgers/me", {"name": "x"}, headers={"If-Match": read.etag or ""})
     assert refused.status == 409 and refused.json["code"] == "conflict"
 
@@ -181,3 +181,82 @@ def test_concurrent_accepts_of_one_token_make_one_member(api: Client, store: Sto
     members = [m for m in store.members(ledger) if m["role"] != "owner"]
     winner = next(c for c, r in zip(people, replies, strict=True) if r.status == 200)
     assert [m["user"] for m in members] == [winner.user]
+
+
+def _join(api: Client, ledger: str, role: str) -> Client:
+    guest = Client(f"{role}-{uuid.uuid4().hex[:8]}")
+    assert guest.post(f"/invitations/{_invite(api, ledger, role)}/accept").status == 200
+    return guest
+
+
+def _members(api: Client, ledger: str) -> dict[str, tuple[str, int]]:
+    return {m["user"]: (m["role"], m["version"]) for m in api.get(f"/ledgers/{ledger}").json["members"]}
+
+
+def test_roles_change_with_if_match_and_a_ledger_keeps_an_owner(api: Client, user: str) -> None:
+    # Given Hanako's ledger with Taro as editor
+    ledger = _household(api)
+    taro = _join(api, ledger, "editor")
+    where = f"/ledgers/{ledger}/members/{taro.user}"
+    # When Hanako makes him a viewer: without If-Match, stale, then current
+    assert api.put(where, {"role": "viewer"}).status == 428
+    assert api.put(where, {"role": "viewer"}, headers={"If-Match": '"5"'}).status == 412
+    changed = api.put(where, {"role": "viewer"}, headers={"If-Match": '"1"'})
+    # Then only the current one applies, and Taro's own list says so
+    assert changed.status == 200 and changed.json == {"user": taro.user, "role": "viewer", "version": 2}
+    assert changed.etag == '"2"'
+    assert taro.get("/ledgers").json["items"][1]["role"] == "viewer"
+    # And a viewer (or editor) cannot change roles, not even his own
+    refused = taro.put(where, {"role": "owner"}, headers={"If-Match": '"2"'})
+    assert refused.status == 403 and refused.json["code"] == "forbidden"
+    # When Hanako, the only owner, demotes herself or leaves
+    mine = f"/ledgers/{ledger}/members/{user}"
+    demoted = api.put(mine, {"role": "editor"}, headers={"If-Match": '"1"'})
+    left = api.delete(mine, headers={"If-Match": '"1"'})
+    # Then both are refused: the ledger keeps its owner
+    assert demoted.status == 409 and demoted.json["code"] == "last_owner"
+    assert left.status == 409 and left.json["code"] == "last_owner"
+    assert _members(api, ledger)[user] == ("owner", 1)
+    # When she makes Taro an owner, she can step down
+    assert api.put(where, {"role": "owner"}, headers={"If-Match": '"2"'}).status == 200
+    assert api.put(mine, {"role": "viewer"}, headers={"If-Match": '"1"'}).status == 200
+    assert _members(taro, ledger) == {user: ("viewer", 2), taro.user: ("owner", 3)}
+
+
+def test_members_are_removed_by_an_owner_or_leave(api: Client, user: str) -> None:
+    ledger = _household(api)
+    taro, grandma = _join(api, ledger, "editor"), _join(api, ledger, "viewer")
+    # A member cannot remove another
+    refused = grandma.delete(f"/ledgers/{ledger}/members/{taro.user}", headers={"If-Match": '"1"'})
+    assert refused.status == 403
+    # A member leaves: the ledger is gone for him, as for any non-member
+    assert taro.delete(f"/ledgers/{ledger}/members/{taro.user}", headers={"If-Match": '"1"'}).status == 204
+    assert taro.get(f"/ledgers/{ledger}").status == 404
+    assert [item["id"] for item in taro.get("/ledgers").json["items"]] == ["me"]
+    assert taro.post(f"/ledgers/{ledger}/invitations", {"role": "owner"}).status == 404
+    # An owner removes a member (If-Match: the member's version)
+    assert api.delete(f"/ledgers/{ledger}/members/{grandma.user}", headers={"If-Match": '"9"'}).status == 412
+    assert api.delete(f"/ledgers/{ledger}/members/{grandma.user}", headers={"If-Match": '"1"'}).status == 204
+    assert grandma.get(f"/ledgers/{ledger}").status == 404
+    assert api.delete(f"/ledgers/{ledger}/members/{grandma.user}", headers={"If-Match": '"1"'}).status == 404
+    assert _members(api, ledger) == {user: ("owner", 1)}
+
+
+def test_two_owners_demoting_each_other_at_once_leave_one_owner(api: Client, user: str) -> None:
+    # Given a ledger with two owners
+    ledger = _household(api)
+    taro = _join(api, ledger, "owner")
+    # When each demotes the other at the same moment
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        replies = list(
+            pool.map(
+                lambda pair: pair[0].put(
+                    f"/ledgers/{ledger}/members/{pair[1]}", {"role": "viewer"}, headers={"If-Match": '"1"'}
+                ),
+                [(api, taro.user), (taro, user)],
+            )
+        )
+    # Then the ledger still has exactly one owner, and nothing answered 5xx
+    assert all(r.status < 500 for r in replies)
+    roles = [role for role, _ in _members(api if replies[0].status == 200 else taro, ledger).values()]
+    assert sorted(roles) == ["owner", "viewer"], (replies, roles)

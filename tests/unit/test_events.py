@@ -51,6 +51,8 @@ EXPECTED = {
     "patch_ledger": 200,
     "create_invitation": 201,
     "accept_invitation": 200,
+    "put_member": 200,
+    "delete_member": 204,
 }
 SHARED_LEDGER_ID = "01KAJ0000000000000000000HH"
 RECURRENCE_ID = "01KAJ0000000000000000000RC"
@@ -114,10 +116,12 @@ def test_handler_answers_every_sample(aws: None, name: str) -> None:
 
         rent = RecurrenceIn.model_validate(json.loads(sample("create_recurrence")["body"]))
         recurrences.create_recurrence(get_store(), "local", rent, recurrence_id=RECURRENCE_ID)
-    if name in ("patch_ledger", "create_invitation"):  # the shared ledger the sample names, owned by "local"
+    if name in ("patch_ledger", "create_invitation", "put_member", "delete_member"):  # owned by "local"
         from kakeibo.store import get_store
 
         get_store().create_ledger(SHARED_LEDGER_ID, "山田家", "local", now="2026-11-21T09:00:00.000+09:00")
+        if name in ("put_member", "delete_member"):  # Taro, the member the sample names
+            get_store().add_member(SHARED_LEDGER_ID, "taro", "editor", added_by="local", now="2026-11-21T09:00:00Z")
     if name == "accept_invitation":  # Hanako's ledger, and the invitation the sample accepts
         from kakeibo.store import get_store
 

@@ -149,6 +149,15 @@ def test_every_documented_example_is_accepted(api: Client, spec: dict[str, Any])
         invited = send(api, "POST", f"{made.header('Location')}/invitations", media, value)
         assert invited.status == 201, (name, invited)
     accepted.add(("post", "/ledgers/{ledger}/invitations"))
+    for media, name, value in body_examples(ops["put", "/ledgers/{ledger}/members/{user}"]):
+        made = send(api, "POST", "/ledgers", "application/json", {"name": "山田家"})
+        token = send(api, "POST", f"{made.header('Location')}/invitations", "application/json", {"role": "editor"})
+        guest = Client(f"{api.user}-guest")
+        assert send(guest, "POST", f"/invitations/{token.json['token']}/accept", "application/json", {}).status == 200
+        where = f"{made.header('Location')}/members/{guest.user}"
+        reply = send(api, "PUT", where, media, value, {"If-Match": '"1"'})
+        assert reply.status == 200, (name, reply)
+    accepted.add(("put", "/ledgers/{ledger}/members/{user}"))
     # And no operation's examples were left out
     assert {key for key in with_body if body_examples(ops[key])} <= accepted
 
@@ -167,6 +176,7 @@ def _concrete(path: str, slip: Reply) -> str:
         .replace("{month}", "2026-11")
         .replace("{category}", "食費")
         .replace("{ledger}", "me")
+        .replace("{user}", "someone")
     )
 
 

@@ -15,10 +15,22 @@ from kakeibo.http import (
     identity,
     if_match,
     json_response,
+    no_content,
     ok_response,
     problem_responses,
 )
-from kakeibo.models import Acceptance, Invitation, InvitationIn, Ledger, LedgerDetail, LedgerIn, LedgerList, LedgerPatch
+from kakeibo.models import (
+    Acceptance,
+    Invitation,
+    InvitationIn,
+    Ledger,
+    LedgerDetail,
+    LedgerIn,
+    LedgerList,
+    LedgerPatch,
+    Member,
+    MemberIn,
+)
 from kakeibo.services import ledgers
 from kakeibo.store import get_store
 
@@ -118,3 +130,43 @@ def create_invitation(
 )
 def accept_invitation(token: str) -> Response[str]:
     return json_response(200, ledgers.accept(get_store(), identity(router), token))
+
+
+ROLE_EXAMPLES: dict[str, Any] = {"viewer": {"summary": "Read only from now on", "value": {"role": "viewer"}}}
+
+
+@router.put(
+    "/ledgers/<ledger>/members/<user>",
+    tags=TAGS,
+    summary="Change a member's role (owner, If-Match: the member's version); the last owner stays owner",
+    operation_id="putMember",
+    responses={
+        200: ok_response(Member, headers=ETAG),
+        **problem_responses(400, 401, 403, 404, 409, 412, 413, 415, 422, 428),
+    },
+)
+def put_member(
+    ledger: str,
+    user: str,
+    member: Annotated[MemberIn, Body(openapi_examples=ROLE_EXAMPLES)],
+    if_match_header: IfMatchHeader,
+) -> Response[str]:
+    who = identity(router)
+    expected = if_match(if_match_header)
+    changed = ledgers.change_role(get_store(), who, ledger, user, member, expected=expected)
+    return json_response(200, changed, etag=changed["version"])
+
+
+@router.delete(
+    "/ledgers/<ledger>/members/<user>",
+    tags=TAGS,
+    summary="Remove a member (owner), or leave (yourself); If-Match: the member's version",
+    description="The last owner cannot leave (409 last_owner): make someone else owner first.",
+    operation_id="deleteMember",
+    responses={204: no_content("Removed"), **problem_responses(400, 401, 403, 404, 409, 412, 428)},
+)
+def delete_member(ledger: str, user: str, if_match_header: IfMatchHeader) -> Response[str]:
+    who = identity(router)
+    expected = if_match(if_match_header)
+    ledgers.remove_member(get_store(), who, ledger, user, expected=expected)
+    return Response(status_code=204, body="")

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kakeibo import errors
-from kakeibo.models import InvitationIn, LedgerIn, LedgerPatch
+from kakeibo.models import InvitationIn, LedgerIn, LedgerPatch, MemberIn
 from kakeibo.services.common import now_iso
 from kakeibo.services.slips import new_slip_id
 from kakeibo.store import Item, Store
@@ -75,12 +75,12 @@ def list_ledgers(store: Store, user: str) -> dict[str, Any]:
 def get_ledger(store: Store, user: str, ledger: str) -> dict[str, Any]:
     access = resolve(store, user, ledger)
     if access.personal:
-        return {"id": PERSONAL, "name": None, "role": "owner", "members": [{"user": user, "role": "owner"}],
-                "version": 1}  # fmt: skip
+        owner = {"user": user, "role": "owner", "version": None}
+        return {"id": PERSONAL, "name": None, "role": "owner", "members": [owner], "version": 1}
     meta = store.ledger_meta(ledger)
     if meta is None:
         raise errors.NotFound("not found")
-    members = [{"user": m["user"], "role": m["role"]} for m in store.members(ledger)]
+    members = [{"user": m["user"], "role": m["role"], "version": int(m["version"])} for m in store.members(ledger)]
     return {"id": ledger, "name": meta["name"], "role": access.role, "members": members,
             "version": int(meta["version"])}  # fmt: skip
 
@@ -121,3 +121,28 @@ def accept(store: Store, user: str, token: str) -> dict[str, Any]:
     if not TOKEN_RE.match(token):
         raise errors.NotFound("not found")
     return store.accept_invitation(token, user, now_ms=store.now_ms(), now=now_iso())
+
+
+def _shared(access: Access) -> None:
+    if access.personal:
+        raise errors.Conflict("the personal ledger cannot be shared; create a shared ledger")
+
+
+def change_role(
+    store: Store, user: str, ledger: str, member: str, body: MemberIn, *, expected: int | None
+) -> dict[str, Any]:
+    """An owner changes a member's role (their own too, while another owner remains)."""
+    access = resolve(store, user, ledger)
+    require_owner(access)
+    _shared(access)
+    changed = store.change_role(ledger, member, body.role, by=user, expected=expected)
+    return {"user": member, "role": changed["role"], "version": int(changed["version"])}
+
+
+def remove_member(store: Store, user: str, ledger: str, member: str, *, expected: int | None) -> None:
+    """An owner removes a member, or a member leaves. The last owner can do neither."""
+    access = resolve(store, user, ledger)
+    if member != user:
+        require_owner(access)
+    _shared(access)
+    store.remove_member(ledger, member, by=user, expected=expected)

@@ -22,7 +22,7 @@ class LedgerOps(StoreCore):
     def create_ledger(self, ledger_id: str, name: str, owner: str, *, now: str) -> Item:
         """The ledger, its owner's member item and the owner's reverse item, in one transaction."""
         meta = {"PK": household_pk(ledger_id), "SK": META_SK, "id": ledger_id, "name": name, "version": 1,
-                "created_by": owner, "created_at": now}  # fmt: skip
+                "created_by": owner, "created_at": now, "owners": 1}  # fmt: skip
         member = {"PK": household_pk(ledger_id), "SK": member_sk(owner), "user": owner, "role": "owner",
                   "version": 1, "added_by": owner, "added_at": now}  # fmt: skip
         mine = {"PK": user_pk(owner), "SK": membership_sk(ledger_id), "ledger": ledger_id, "role": "owner"}
@@ -45,15 +45,7 @@ class LedgerOps(StoreCore):
         def missing(_: Item | None) -> errors.ApiError:
             return errors.NotFound("not found")
 
-        exists = TxOp(
-            "ConditionCheck",
-            {
-                "TableName": self.table,
-                "Key": to_ddb({"PK": household_pk(ledger_id), "SK": META_SK}),
-                "ConditionExpression": "attribute_exists(PK)",
-            },
-            missing,
-        )
+        exists = self._owners_op(ledger_id, 1 if role == "owner" else 0, missing)
         self.transact([exists, self._new_item_op(member, already), self._new_item_op(mine, already)])
         return {key: value for key, value in member.items() if key not in ("PK", "SK")}
 
@@ -112,17 +104,137 @@ class LedgerOps(StoreCore):
         member = {"PK": household_pk(ledger_id), "SK": member_sk(user), "user": user, "role": role,
                   "version": 1, "added_by": str(invite["created_by"]), "added_at": now}  # fmt: skip
         mine = {"PK": user_pk(user), "SK": membership_sk(ledger_id), "ledger": ledger_id, "role": role}
-        exists = TxOp(
-            "ConditionCheck",
+        exists = self._owners_op(ledger_id, 1 if role == "owner" else 0, missing)
+        self.transact([use, exists, self._new_item_op(member, already), self._new_item_op(mine, already)])
+        return {"ledger": ledger_id, "role": role}
+
+    def change_role(self, ledger_id: str, user: str, role: str, *, by: str, expected: int | None) -> Item:
+        """A member's new role (If-Match on their member item), kept in step on their reverse item.
+        The ledger's owner count moves in the same transaction: the last owner cannot be demoted."""
+        current = self.member(ledger_id, user)
+        if current is None:
+            raise errors.NotFound("not found")
+        old = str(current["role"])
+        delta = (role == "owner") - (old == "owner")
+        values: dict[str, Any] = {":role": role, ":old": old, ":one": 1}
+        condition = "attribute_exists(PK) AND #role = :old"
+        if expected is not None:
+            condition += " AND #ver = :expected"
+            values[":expected"] = expected
+        if user == by:  # changing one's own role: the owner check rides on the same item
+            condition += " AND #role = :owner"
+            values[":owner"] = "owner"
+
+        def refused(found: Item | None) -> errors.ApiError:
+            if found is None:
+                return errors.NotFound("not found")
+            if user == by and found.get("role") != "owner":
+                return errors.Forbidden("only an owner of the ledger may do this", role=str(found.get("role")))
+            return errors.VersionMismatch(current=int(found["version"]), expected=expected)
+
+        ops = [
+            TxOp(
+                "Update",
+                {
+                    "TableName": self.table,
+                    "Key": to_ddb({"PK": household_pk(ledger_id), "SK": member_sk(user)}),
+                    "UpdateExpression": "SET #role = :role ADD #ver :one",
+                    "ConditionExpression": condition,
+                    "ExpressionAttributeNames": {"#role": "role", "#ver": "version"},
+                    "ExpressionAttributeValues": to_ddb(values),
+                    "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
+                },
+                refused,
+            ),
+            self._reverse_role_op(ledger_id, user, role),
+        ]
+        if delta:
+            ops.append(self._owners_op(ledger_id, delta, _last_owner))
+        if user != by:
+            ops.append(self._role_check(ledger_id, by, ("owner",), _not_owner))
+        self.transact(ops)
+        return {**current, "role": role, "version": int(current["version"]) + 1}
+
+    def remove_member(self, ledger_id: str, user: str, *, by: str, expected: int | None) -> None:
+        """A member removed by an owner, or leaving (If-Match: the member's version). The last owner
+        cannot leave."""
+        current = self.member(ledger_id, user)
+        if current is None:
+            raise errors.NotFound("not found")
+        old = str(current["role"])
+
+        values: dict[str, Any] = {":old": old}
+        condition = "attribute_exists(PK) AND #role = :old"
+        if expected is not None:
+            condition += " AND #ver = :expected"
+            values[":expected"] = expected
+
+        def changed(found: Item | None) -> errors.ApiError:
+            if found is None:
+                return errors.NotFound("not found")
+            if expected is not None and int(found["version"]) != expected:
+                return errors.VersionMismatch(current=int(found["version"]), expected=expected)
+            return errors.Conflict("the member's role changed meanwhile; retry", retry_after=1)
+
+        ops = [
+            TxOp(
+                "Delete",
+                {
+                    "TableName": self.table,
+                    "Key": to_ddb({"PK": household_pk(ledger_id), "SK": member_sk(user)}),
+                    "ConditionExpression": condition,
+                    "ExpressionAttributeNames": {"#role": "role", "#ver": "version"}
+                    if expected is not None
+                    else {"#role": "role"},
+                    "ExpressionAttributeValues": to_ddb(values),
+                    "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
+                },
+                changed,
+            ),
+            TxOp(
+                "Delete",
+                {"TableName": self.table, "Key": to_ddb({"PK": user_pk(user), "SK": membership_sk(ledger_id)})},
+                changed,
+            ),
+        ]
+        if old == "owner":
+            ops.append(self._owners_op(ledger_id, -1, _last_owner))
+        if user != by:
+            ops.append(self._role_check(ledger_id, by, ("owner",), _not_owner))
+        self.transact(ops)
+
+    def _reverse_role_op(self, ledger_id: str, user: str, role: str) -> TxOp:
+        return TxOp(
+            "Update",
+            {
+                "TableName": self.table,
+                "Key": to_ddb({"PK": user_pk(user), "SK": membership_sk(ledger_id)}),
+                "UpdateExpression": "SET #role = :role",
+                "ExpressionAttributeNames": {"#role": "role"},
+                "ExpressionAttributeValues": to_ddb({":role": role}),
+            },
+            _not_found,
+        )
+
+    def _owners_op(self, ledger_id: str, delta: int, on_fail: OnFail) -> TxOp:
+        """The ledger's owner count moved by `delta`; never below one. The ledger must exist."""
+        condition = "attribute_exists(PK)" + (" AND #owners > :one" if delta < 0 else "")
+        values: dict[str, Any] = {":d": delta}
+        if delta < 0:
+            values[":one"] = 1
+        return TxOp(
+            "Update",
             {
                 "TableName": self.table,
                 "Key": to_ddb({"PK": household_pk(ledger_id), "SK": META_SK}),
-                "ConditionExpression": "attribute_exists(PK)",
+                "UpdateExpression": "ADD #owners :d",
+                "ConditionExpression": condition,
+                "ExpressionAttributeNames": {"#owners": "owners"},
+                "ExpressionAttributeValues": to_ddb(values),
+                "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
             },
-            missing,
+            on_fail,
         )
-        self.transact([use, exists, self._new_item_op(member, already), self._new_item_op(mine, already)])
-        return {"ledger": ledger_id, "role": role}
 
     def _role_check(self, ledger_id: str, user: str, roles: tuple[str, ...], on_fail: OnFail) -> TxOp:
         """A ConditionCheck that `user` is still a member of the ledger with one of `roles`."""
@@ -207,3 +319,19 @@ class LedgerOps(StoreCore):
         except ConditionFailed as failed:
             raise on_fail(failed.item) from failed
         return from_ddb(res["Attributes"])
+
+
+def _not_found(_: Item | None) -> errors.ApiError:
+    return errors.NotFound("not found")
+
+
+def _last_owner(current: Item | None) -> errors.ApiError:
+    if current is None:
+        return errors.NotFound("not found")
+    return errors.LastOwner("a ledger keeps at least one owner: make someone else owner first")
+
+
+def _not_owner(current: Item | None) -> errors.ApiError:
+    if current is None:
+        return errors.NotFound("not found")
+    return errors.Forbidden("only an owner of the ledger may do this", role=str(current.get("role")))
