@@ -260,3 +260,20 @@ def test_two_owners_demoting_each_other_at_once_leave_one_owner(api: Client, use
     assert all(r.status < 500 for r in replies)
     roles = [role for role, _ in _members(api if replies[0].status == 200 else taro, ledger).values()]
     assert sorted(roles) == ["owner", "viewer"], (replies, roles)
+
+
+def test_an_invitation_from_someone_no_longer_an_owner_grants_nothing(api: Client, user: str) -> None:
+    # Given Hanako's invitation, then Hanako removed by Taro, a new owner
+    ledger = _household(api)
+    token = _invite(api, ledger, "viewer")
+    taro = _join(api, ledger, "owner")
+    assert taro.delete(f"/ledgers/{ledger}/members/{user}", headers={"If-Match": '"1"'}).status == 204
+    # When someone accepts Hanako's invitation
+    guest = Client(f"guest-{uuid.uuid4().hex[:8]}")
+    refused = guest.post(f"/invitations/{token}/accept")
+    # Then it is gone, and they are no member
+    assert refused.status == 410 and refused.json["code"] == "gone"
+    assert guest.get(f"/ledgers/{ledger}").status == 404
+    # And an owner accepting their own invitation is told they are a member already
+    own = _invite(taro, ledger)
+    assert taro.post(f"/invitations/{own}/accept").status == 409

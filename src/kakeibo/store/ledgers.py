@@ -105,7 +105,14 @@ class LedgerOps(StoreCore):
                   "version": 1, "added_by": str(invite["created_by"]), "added_at": now}  # fmt: skip
         mine = {"PK": user_pk(user), "SK": membership_sk(ledger_id), "ledger": ledger_id, "role": role}
         exists = self._owners_op(ledger_id, 1 if role == "owner" else 0, missing)
-        self.transact([use, exists, self._new_item_op(member, already), self._new_item_op(mine, already)])
+        inviter = str(invite["created_by"])
+        if "used_by" in invite or int(invite["expires_at_ms"]) <= now_ms:
+            raise errors.Gone("this invitation was already used or has expired")
+        if inviter == user:
+            raise errors.AlreadyExists("already a member of this ledger")
+        # An invitation is worth only as much as its author: one no longer an owner grants nothing
+        still_owner = self._role_check(ledger_id, inviter, ("owner",), missing)
+        self.transact([use, exists, self._new_item_op(member, already), self._new_item_op(mine, already), still_owner])
         return {"ledger": ledger_id, "role": role}
 
     def change_role(self, ledger_id: str, user: str, role: str, *, by: str, expected: int | None) -> Item:
