@@ -22,7 +22,6 @@ from kakeibo.store import Item, Store
 
 PERSONAL = "me"
 SHARED_ID_RE = re.compile(r"^[0-9A-HJKMNP-TV-Z]{26}$")
-WRITERS = frozenset({"owner", "editor"})
 TOKEN_RE = re.compile(r"^[A-Za-z0-9_-]{32}$")
 
 
