@@ -45,6 +45,12 @@ class Unauthorized(ApiError):
     status, code, title = 401, "unauthorized", "Unauthorized"
 
 
+class Forbidden(ApiError):
+    """A member of the ledger whose role does not allow this (a non-member gets NotFound)."""
+
+    status, code, title = 403, "forbidden", "Forbidden"
+
+
 class NotFound(ApiError):
     status, code, title = 404, "not_found", "Not found"
 
@@ -59,6 +65,12 @@ class InsufficientFunds(ApiError):
 
 class BudgetExceeded(ApiError):
     status, code, title = 409, "budget_exceeded", "Budget exceeded"
+
+
+class LastOwner(ApiError):
+    """A ledger always keeps an owner: the last one can neither leave nor be demoted."""
+
+    status, code, title = 409, "last_owner", "Last owner"
 
 
 class Conflict(ApiError):

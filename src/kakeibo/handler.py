@@ -22,11 +22,11 @@ from kakeibo import __version__, errors, idempotency, jobs, messages
 from kakeibo.event import header
 from kakeibo.event import sub as event_sub
 from kakeibo.http import JSON, PROBLEM_JSON, if_match_required, problem_headers, problem_json, problem_response
-from kakeibo.routes import accounts, budgets, health, imports, maintenance, recurrences, reports, slips
+from kakeibo.routes import accounts, budgets, health, imports, ledgers, maintenance, recurrences, reports, slips
 
 logger = Logger()
 app = APIGatewayHttpResolver(enable_validation=True)
-for module in (health, accounts, slips, reports, budgets, imports, maintenance, recurrences):
+for module in (health, accounts, slips, reports, budgets, imports, maintenance, recurrences, ledgers):
     app.include_router(module.router)
 
 # Routes that need no identity; template.yaml gives exactly these `Auth: {Authorizer: NONE}`.
@@ -36,7 +36,9 @@ JSON_TYPES = ("application/json", "application/merge-patch+json")
 # Routes whose body is not JSON: their media types and size limit. The route reads the raw bytes.
 RAW_BODY_ROUTES = {"POST /imports": (("text/csv",), imports.MAX_CSV_BODY)}
 # POST routes that take no body (an empty JSON object is tolerated).
-NO_BODY_ROUTES = frozenset({"POST /ledger/verify", "POST /ledger/rebuild", "POST /recurrences/run"})
+NO_BODY_ROUTES = frozenset(
+    {"POST /ledger/verify", "POST /ledger/rebuild", "POST /recurrences/run", "POST /invitations/{token}/accept"}
+)
 
 # How the API describes itself. The OpenAPI document models (some hundred pydantic classes) are a
 # large share of a cold start and only /openapi.json and /swagger need them: imported on first use.

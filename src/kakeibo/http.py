@@ -201,10 +201,11 @@ def request_token(router: BaseRouter, idempotency_key: str | None) -> str | None
 PROBLEM_CODES: dict[int, tuple[str, tuple[str, ...]]] = {
     400: ("Malformed request: JSON, query, cursor or header", ("bad_request",)),
     401: ("No identity: no token (API Gateway answers), or one without a usable subject", ("unauthorized",)),
+    403: ("Your role in this ledger does not allow it (viewers read only; owners manage the ledger)", ("forbidden",)),
     404: ("Not found (or not in your ledger)", ("not_found",)),
     409: (
         "Conflict with the current state",
-        ("already_exists", "insufficient_funds", "budget_exceeded", "conflict", "request_in_progress"),
+        ("already_exists", "insufficient_funds", "budget_exceeded", "last_owner", "conflict", "request_in_progress"),
     ),
     410: ("Gone for good: the slip this Idempotency-Key created was deleted", ("gone",)),
     412: ("If-Match is stale", ("version_mismatch",)),

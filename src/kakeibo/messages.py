@@ -342,6 +342,20 @@ TRANSLATIONS: dict[str, str] = {
     "a valid bearer token is required": "有効な Authorization: Bearer <トークン> を送ってください",
     "no such route": "この URL の API はありません",
     "not found": "見つかりません",
+    # shared ledgers
+    "only an owner of the ledger may do this": "この家計簿のオーナーだけができる操作です",
+    "the personal ledger has no name to change": "個人の家計簿の名前は変更できません",
+    "a ledger with this id already exists": "この ID の家計簿はすでにあります",
+    "already a member of this ledger": "すでにこの家計簿のメンバーです",
+    "a ledger keeps at least one owner: make someone else owner first": (
+        "家計簿にはオーナーが 1 人以上必要です。先にほかの人をオーナーにしてください"
+    ),
+    "the member's role changed meanwhile; retry": "メンバーの役割が同時に変更されました。もう一度お試しください",
+    "the invitation could not be made; retry": "招待を作れませんでした。もう一度お試しください",
+    "this invitation was already used or has expired": "この招待はすでに使われたか、期限が切れています",
+    "the personal ledger cannot be shared; create a shared ledger": (
+        "個人の家計簿は共有できません。共有の家計簿を作ってください"
+    ),
     "the body is not valid JSON": "本文が JSON として読めません",
     "the body is not valid base64": "本文が base64 として読めません",
     "a JSON body is required": "本文に JSON を送ってください",

@@ -621,3 +621,62 @@ class RunResult(Model):
     complete: bool = Field(description="false: time ran out; run it again to post the rest")
     posted: int = Field(description="slips this run created")
     failed: list[RunFailure]
+
+
+# ---- shared ledgers ---------------------------------------------------------------------------
+
+Role = Literal["owner", "editor", "viewer"]
+LEDGER_ID_PATTERN = r"^(me|[0-9A-HJKMNP-TV-Z]{26})$"
+
+
+class LedgerIn(Strict):
+    name: Name
+
+
+class LedgerPatch(Strict):
+    name: Name
+
+
+class Ledger(Model):
+    id: str = Field(description='"me" for your personal ledger, else the shared ledger\'s id')
+    name: str | None = Field(description="null for the personal ledger")
+    role: Role
+    version: int | None = Field(default=None, description="the ledger's version (shared ledgers)")
+
+
+class LedgerList(Model):
+    items: list[Ledger]
+
+
+class Member(Model):
+    user: str
+    role: Role
+    version: int | None = Field(default=None, description="the member's version: If-Match of a role change")
+
+
+class MemberIn(Strict):
+    role: Role
+
+
+class LedgerDetail(Model):
+    id: str
+    name: str | None
+    role: Role = Field(description="your role")
+    members: list[Member]
+    version: int
+
+
+class InvitationIn(Strict):
+    role: Role
+
+
+class Invitation(Model):
+    token: str = Field(description="send it to the person invited: POST /invitations/{token}/accept, once")
+    ledger: str
+    role: Role
+    expires_at: str
+
+
+class Acceptance(Model):
+    ledger: str
+    role: Role

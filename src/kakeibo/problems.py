@@ -40,6 +40,11 @@ class UnauthorizedProblem(ProblemBase):
     code: Literal["unauthorized"]
 
 
+class ForbiddenProblem(ProblemBase):
+    code: Literal["forbidden"]
+    role: str | None = Field(default=None, description="the caller's role in the ledger")
+
+
 class NotFoundProblem(ProblemBase):
     code: Literal["not_found"]
 
@@ -65,6 +70,10 @@ class BudgetExceededProblem(ProblemBase):
     spent: int
     remaining: int
     needed: int
+
+
+class LastOwnerProblem(ProblemBase):
+    code: Literal["last_owner"]
 
 
 class ConflictProblem(ProblemBase):
@@ -126,10 +135,12 @@ BY_CODE: dict[str, type[ProblemBase]] = {
     for model in (
         BadRequestProblem,
         UnauthorizedProblem,
+        ForbiddenProblem,
         NotFoundProblem,
         AlreadyExistsProblem,
         InsufficientFundsProblem,
         BudgetExceededProblem,
+        LastOwnerProblem,
         ConflictProblem,
         RequestInProgressProblem,
         GoneProblem,

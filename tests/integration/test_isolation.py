@@ -38,7 +38,10 @@ def alice(api: Client) -> dict[str, Any]:
     }
     recurring = api.post("/recurrences", rent)
     assert recurring.status == 201, recurring
+    household = api.post("/ledgers", {"name": "山田家"})
+    assert household.status == 201, household
     return {
+        "ledger": household.header("Location"),
         "slip": made[0].header("Location"),
         "slip_id": made[0].json["id"],
         "import": f"/imports/{imported.json['import_id']}",
@@ -59,6 +62,9 @@ def test_every_route_is_covered_here() -> None:
         "POST /imports", "GET /imports/{id}", "GET /slips.csv", "POST /ledger/verify", "POST /ledger/rebuild",
         "POST /recurrences", "GET /recurrences", "GET /recurrences/{id}", "PATCH /recurrences/{id}",
         "DELETE /recurrences/{id}", "GET /recurrences/{id}/occurrences", "POST /recurrences/run",
+        "POST /ledgers", "GET /ledgers", "GET /ledgers/{ledger}", "PATCH /ledgers/{ledger}",
+        "POST /ledgers/{ledger}/invitations", "POST /invitations/{token}/accept",
+        "PUT /ledgers/{ledger}/members/{user}", "DELETE /ledgers/{ledger}/members/{user}",
     }  # fmt: skip
     assert {route.key for route in template.routes()} == covered
 
@@ -93,7 +99,20 @@ def test_bob_can_neither_see_nor_touch_alices_ledger(
     assert bob.get("/recurrences").json == {"items": []}
     assert bob.get(recurrence).status == 404
     assert bob.get(recurrence + "/occurrences").status == 404
+    assert [item["id"] for item in bob.get("/ledgers").json["items"]] == ["me"]
+    assert bob.get(alice["ledger"]).status == 404
+    assert bob.get(f"/ledgers/{user}").status == 404  # Alice's personal ledger is hers alone: "me" to her
+    assert bob.get("/ledgers/me").json["members"] == [{"user": other_user, "role": "owner", "version": None}]
     # Writes aimed at Alice's items: 404, or they land in Bob's own ledger
+    assert bob.patch(alice["ledger"], {"name": "mine"}, headers={"If-Match": '"1"'}).status == 404
+    assert bob.post("/ledgers", {"name": "ボブ家"}).status == 201  # Bob's own ledger, Alice is not in it
+    assert bob.post(alice["ledger"] + "/invitations", {"role": "owner"}).status == 404
+    assert bob.post(f"/invitations/{'A' * 32}/accept").status == 404  # a guessed token names nothing
+    for member in (user, other_user):  # neither Alice's role nor a seat for himself
+        assert (
+            bob.put(f"{alice['ledger']}/members/{member}", {"role": "owner"}, headers={"If-Match": '"1"'}).status == 404
+        )
+        assert bob.delete(f"{alice['ledger']}/members/{member}", headers={"If-Match": '"1"'}).status == 404
     assert bob.patch("/accounts/cash", {"name": "mine"}, headers={"If-Match": '"1"'}).status == 404
     assert bob.patch(slip, {"amount": 1}, headers={"If-Match": '"1"'}).status == 404
     assert bob.put(slip, {"date": "2026-11-01", "kind": "income", "amount": 1, "account": "cash"},
@@ -120,6 +139,8 @@ def test_bob_can_neither_see_nor_touch_alices_ledger(
     assert api.get(recurrence).json["posted_through"] is None
     assert api.get(f"/slips/{alice['slip_id']}").status == 200 and api.get(alice["import"]).status == 200
     assert api.get("/budgets", query={"month": "2026-11"}).json["items"][0]["limit"] == 30_000
+    assert [item["name"] for item in api.get("/ledgers").json["items"]] == [None, "山田家"]
+    assert api.get(alice["ledger"]).json["members"] == [{"user": user, "role": "owner", "version": 1}]
     assert invariants.check(store, user) == []
     assert invariants.check(store, other_user) == []
 

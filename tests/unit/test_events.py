@@ -45,7 +45,16 @@ EXPECTED = {
     "delete_recurrence": 204,
     "list_occurrences": 200,
     "run_recurrences": 200,
+    "create_ledger": 201,
+    "list_ledgers": 200,
+    "get_ledger": 200,
+    "patch_ledger": 200,
+    "create_invitation": 201,
+    "accept_invitation": 200,
+    "put_member": 200,
+    "delete_member": 204,
 }
+SHARED_LEDGER_ID = "01KAJ0000000000000000000HH"
 RECURRENCE_ID = "01KAJ0000000000000000000RC"
 
 
@@ -107,6 +116,21 @@ def test_handler_answers_every_sample(aws: None, name: str) -> None:
 
         rent = RecurrenceIn.model_validate(json.loads(sample("create_recurrence")["body"]))
         recurrences.create_recurrence(get_store(), "local", rent, recurrence_id=RECURRENCE_ID)
+    if name in ("patch_ledger", "create_invitation", "put_member", "delete_member"):  # owned by "local"
+        from kakeibo.store import get_store
+
+        get_store().create_ledger(SHARED_LEDGER_ID, "山田家", "local", now="2026-11-21T09:00:00.000+09:00")
+        if name in ("put_member", "delete_member"):  # Taro, the member the sample names
+            get_store().add_member(SHARED_LEDGER_ID, "taro", "editor", added_by="local", now="2026-11-21T09:00:00Z")
+    if name == "accept_invitation":  # Hanako's ledger, and the invitation the sample accepts
+        from kakeibo.store import get_store
+
+        store, now = get_store(), "2026-11-21T09:00:00.000+09:00"
+        store.create_ledger(SHARED_LEDGER_ID, "山田家", "hanako", now=now)
+        token = sample(name)["pathParameters"]["token"]
+        store.create_invitation(
+            token, SHARED_LEDGER_ID, "editor", created_by="hanako", expires_at_ms=4 * 10**12, now=now
+        )
     if name == "get_import":  # the import the sample names: the import_csv sample's file
         assert lambda_handler(sample("import_csv"), LambdaContext(aws_request_id="test"))["statusCode"] == 200
     # When the sample event is handed to the function as `sam local invoke -e` would

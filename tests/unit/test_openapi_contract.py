@@ -135,6 +135,29 @@ def test_every_documented_example_is_accepted(api: Client, spec: dict[str, Any])
         reply = send(api, "PATCH", made.header("Location") or "", media, value, {"If-Match": made.etag or ""})
         assert reply.status == 200, (name, reply)
     accepted.add(("patch", "/recurrences/{id}"))
+    for media, name, value in body_examples(ops["post", "/ledgers"]):
+        reply = send(api, "POST", "/ledgers", media, value)
+        assert reply.status == 201, (name, reply)
+    accepted.add(("post", "/ledgers"))
+    for media, name, value in body_examples(ops["patch", "/ledgers/{ledger}"]):
+        made = send(api, "POST", "/ledgers", "application/json", {"name": "山田家"})
+        renamed = send(api, "PATCH", made.header("Location") or "", media, value, {"If-Match": made.etag or ""})
+        assert renamed.status == 200, (name, renamed)
+    accepted.add(("patch", "/ledgers/{ledger}"))
+    for media, name, value in body_examples(ops["post", "/ledgers/{ledger}/invitations"]):
+        made = send(api, "POST", "/ledgers", "application/json", {"name": "山田家"})
+        invited = send(api, "POST", f"{made.header('Location')}/invitations", media, value)
+        assert invited.status == 201, (name, invited)
+    accepted.add(("post", "/ledgers/{ledger}/invitations"))
+    for media, name, value in body_examples(ops["put", "/ledgers/{ledger}/members/{user}"]):
+        made = send(api, "POST", "/ledgers", "application/json", {"name": "山田家"})
+        token = send(api, "POST", f"{made.header('Location')}/invitations", "application/json", {"role": "editor"})
+        guest = Client(f"{api.user}-guest")
+        assert send(guest, "POST", f"/invitations/{token.json['token']}/accept", "application/json", {}).status == 200
+        where = f"{made.header('Location')}/members/{guest.user}"
+        reply = send(api, "PUT", where, media, value, {"If-Match": '"1"'})
+        assert reply.status == 200, (name, reply)
+    accepted.add(("put", "/ledgers/{ledger}/members/{user}"))
     # And no operation's examples were left out
     assert {key for key in with_body if body_examples(ops[key])} <= accepted
 
@@ -152,6 +175,8 @@ def _concrete(path: str, slip: Reply) -> str:
         .replace("{id}", where[3] if "/slips/" in path else "cash")
         .replace("{month}", "2026-11")
         .replace("{category}", "食費")
+        .replace("{ledger}", "me")
+        .replace("{user}", "someone")
     )
 
 

@@ -36,6 +36,7 @@ from kakeibo.store.keys import (
     recurrence_sk,
     slip_sk,
 )
+from kakeibo.store.ledgers import LedgerOps
 from kakeibo.store.locks import Lease
 from kakeibo.store.rebuild import RebuildOps
 from kakeibo.store.recurrences import ProgressConflict, RecurrenceOps
@@ -87,7 +88,7 @@ __all__ = [
 ]
 
 
-class Store(SlipOps, AccountOps, BudgetOps, ImportOps, RebuildOps, RecurrenceOps):
+class Store(SlipOps, AccountOps, BudgetOps, ImportOps, RebuildOps, RecurrenceOps, LedgerOps):
     """The ledger table: every operation the services use."""
 
 

@@ -150,3 +150,30 @@ def derived_key(sk: str) -> ItemKey | None:
 
 def recurrence_sk(recurrence_id: str) -> str:
     return f"RECUR#{recurrence_id}"
+
+
+# Shared household ledgers live in a partition namespace of their own: a personal ledger's PK is
+# built from a JWT `sub`, which may be any printable string, so no `sub` can ever name one of these.
+META_SK = "META"
+
+
+def household_pk(ledger_id: str) -> str:
+    return f"HOUSEHOLD#{ledger_id}"
+
+
+def member_sk(user: str) -> str:
+    return f"MEMBER#{user}"
+
+
+def user_pk(user: str) -> str:
+    """The partition listing the shared ledgers a user belongs to (one item per ledger)."""
+    return f"USER#{user}"
+
+
+def membership_sk(ledger_id: str) -> str:
+    return f"LEDGER#{ledger_id}"
+
+
+def invitation_pk(token: str) -> str:
+    """An invitation, found by its token alone (the one who accepts it is not yet a member)."""
+    return f"INVITE#{token}"

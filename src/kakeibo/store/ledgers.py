@@ -1,0 +1,344 @@
+"""Shared household ledgers: the ledger item, its members, and each user's list of ledgers.
+
+A shared ledger's items live under `HOUSEHOLD#{id}`: `META` (name, version) and one `MEMBER#{user}`
+per member (role, version, added_by). Each member also has `USER#{user}` / `LEDGER#{id}` (role), so
+"my ledgers" is one Query. Both member items are written in the same transaction. The personal
+ledger (`me`, the caller's JWT `sub`) has neither: its owner is implicit.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kakeibo import errors
+from kakeibo.store.codec import Item, from_ddb, to_ddb
+from kakeibo.store.core import ConditionFailed, OnFail, StoreCore, TxOp
+from kakeibo.store.keys import META_SK, household_pk, invitation_pk, member_sk, membership_sk, user_pk
+
+
+class LedgerOps(StoreCore):
+    """Shared ledgers and their memberships."""
+
+    def create_ledger(self, ledger_id: str, name: str, owner: str, *, now: str) -> Item:
+        """The ledger, its owner's member item and the owner's reverse item, in one transaction."""
+        meta = {"PK": household_pk(ledger_id), "SK": META_SK, "id": ledger_id, "name": name, "version": 1,
+                "created_by": owner, "created_at": now, "owners": 1}  # fmt: skip
+        member = {"PK": household_pk(ledger_id), "SK": member_sk(owner), "user": owner, "role": "owner",
+                  "version": 1, "added_by": owner, "added_at": now}  # fmt: skip
+        mine = {"PK": user_pk(owner), "SK": membership_sk(ledger_id), "ledger": ledger_id, "role": "owner"}
+
+        def taken(_: Item | None) -> errors.ApiError:
+            return errors.AlreadyExists("a ledger with this id already exists")
+
+        self.transact([self._new_item_op(item, taken) for item in (meta, member, mine)])
+        return {key: value for key, value in meta.items() if key not in ("PK", "SK")}
+
+    def add_member(self, ledger_id: str, user: str, role: str, *, added_by: str, now: str) -> Item:
+        """A new member of an existing ledger: their member item and reverse item, in one transaction."""
+        member = {"PK": household_pk(ledger_id), "SK": member_sk(user), "user": user, "role": role,
+                  "version": 1, "added_by": added_by, "added_at": now}  # fmt: skip
+        mine = {"PK": user_pk(user), "SK": membership_sk(ledger_id), "ledger": ledger_id, "role": role}
+
+        def already(_: Item | None) -> errors.ApiError:
+            return errors.AlreadyExists("already a member of this ledger")
+
+        def missing(_: Item | None) -> errors.ApiError:
+            return errors.NotFound("not found")
+
+        exists = self._owners_op(ledger_id, 1 if role == "owner" else 0, missing)
+        self.transact([exists, self._new_item_op(member, already), self._new_item_op(mine, already)])
+        return {key: value for key, value in member.items() if key not in ("PK", "SK")}
+
+    def create_invitation(
+        self, token: str, ledger_id: str, role: str, *, created_by: str, expires_at_ms: int, now: str
+    ) -> Item:
+        """A one-time invitation to a ledger, written only while its creator is still an owner of it."""
+        invite = {"PK": invitation_pk(token), "SK": META_SK, "ledger": ledger_id, "role": role,
+                  "created_by": created_by, "created_at": now, "expires_at_ms": expires_at_ms}  # fmt: skip
+
+        def taken(_: Item | None) -> errors.ApiError:
+            return errors.Conflict("the invitation could not be made; retry")
+
+        def not_owner(current: Item | None) -> errors.ApiError:
+            if current is None:
+                return errors.NotFound("not found")
+            return errors.Forbidden("only an owner of the ledger may do this", role=str(current.get("role")))
+
+        self.transact(
+            [self._new_item_op(invite, taken), self._role_check(ledger_id, created_by, ("owner",), not_owner)]
+        )
+        return {key: value for key, value in invite.items() if key not in ("PK", "SK")}
+
+    def accept_invitation(self, token: str, user: str, *, now_ms: int, now: str) -> Item:
+        """Use an invitation once: it is marked used, and the caller becomes a member, in one transaction.
+        Of concurrent accepts only one can find it unused."""
+        invite = self._get_raw(invitation_pk(token), META_SK)
+        if invite is None:
+            raise errors.NotFound("not found")
+        ledger_id, role = str(invite["ledger"]), str(invite["role"])
+
+        def spent(current: Item | None) -> errors.ApiError:
+            if current is None:
+                return errors.NotFound("not found")
+            return errors.Gone("this invitation was already used or has expired")
+
+        def already(_: Item | None) -> errors.ApiError:
+            return errors.AlreadyExists("already a member of this ledger")
+
+        def missing(_: Item | None) -> errors.ApiError:
+            return errors.Gone("this invitation was already used or has expired")
+
+        use = TxOp(
+            "Update",
+            {
+                "TableName": self.table,
+                "Key": to_ddb({"PK": invitation_pk(token), "SK": META_SK}),
+                "UpdateExpression": "SET #used_by = :user, #used_at = :now",
+                "ConditionExpression": "attribute_exists(PK) AND attribute_not_exists(#used_by) AND #exp > :now_ms",
+                "ExpressionAttributeNames": {"#used_by": "used_by", "#used_at": "used_at", "#exp": "expires_at_ms"},
+                "ExpressionAttributeValues": to_ddb({":user": user, ":now": now, ":now_ms": now_ms}),
+                "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
+            },
+            spent,
+        )
+        member = {"PK": household_pk(ledger_id), "SK": member_sk(user), "user": user, "role": role,
+                  "version": 1, "added_by": str(invite["created_by"]), "added_at": now}  # fmt: skip
+        mine = {"PK": user_pk(user), "SK": membership_sk(ledger_id), "ledger": ledger_id, "role": role}
+        exists = self._owners_op(ledger_id, 1 if role == "owner" else 0, missing)
+        inviter = str(invite["created_by"])
+        if "used_by" in invite or int(invite["expires_at_ms"]) <= now_ms:
+            raise errors.Gone("this invitation was already used or has expired")
+        if inviter == user:
+            raise errors.AlreadyExists("already a member of this ledger")
+        # An invitation is worth only as much as its author: one no longer an owner grants nothing
+        still_owner = self._role_check(ledger_id, inviter, ("owner",), missing)
+        self.transact([use, exists, self._new_item_op(member, already), self._new_item_op(mine, already), still_owner])
+        return {"ledger": ledger_id, "role": role}
+
+    def change_role(self, ledger_id: str, user: str, role: str, *, by: str, expected: int | None) -> Item:
+        """A member's new role (If-Match on their member item), kept in step on their reverse item.
+        The ledger's owner count moves in the same transaction: the last owner cannot be demoted."""
+        current = self.member(ledger_id, user)
+        if current is None:
+            raise errors.NotFound("not found")
+        old = str(current["role"])
+        delta = (role == "owner") - (old == "owner")
+        values: dict[str, Any] = {":role": role, ":old": old, ":one": 1}
+        condition = "attribute_exists(PK) AND #role = :old"
+        if expected is not None:
+            condition += " AND #ver = :expected"
+            values[":expected"] = expected
+        if user == by:  # changing one's own role: the owner check rides on the same item
+            condition += " AND #role = :owner"
+            values[":owner"] = "owner"
+
+        def refused(found: Item | None) -> errors.ApiError:
+            if found is None:
+                return errors.NotFound("not found")
+            if user == by and found.get("role") != "owner":
+                return errors.Forbidden("only an owner of the ledger may do this", role=str(found.get("role")))
+            return errors.VersionMismatch(current=int(found["version"]), expected=expected)
+
+        ops = [
+            TxOp(
+                "Update",
+                {
+                    "TableName": self.table,
+                    "Key": to_ddb({"PK": household_pk(ledger_id), "SK": member_sk(user)}),
+                    "UpdateExpression": "SET #role = :role ADD #ver :one",
+                    "ConditionExpression": condition,
+                    "ExpressionAttributeNames": {"#role": "role", "#ver": "version"},
+                    "ExpressionAttributeValues": to_ddb(values),
+                    "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
+                },
+                refused,
+            ),
+            self._reverse_role_op(ledger_id, user, role),
+        ]
+        if delta:
+            ops.append(self._owners_op(ledger_id, delta, _last_owner))
+        if user != by:
+            ops.append(self._role_check(ledger_id, by, ("owner",), _not_owner))
+        self.transact(ops)
+        return {**current, "role": role, "version": int(current["version"]) + 1}
+
+    def remove_member(self, ledger_id: str, user: str, *, by: str, expected: int | None) -> None:
+        """A member removed by an owner, or leaving (If-Match: the member's version). The last owner
+        cannot leave."""
+        current = self.member(ledger_id, user)
+        if current is None:
+            raise errors.NotFound("not found")
+        old = str(current["role"])
+
+        values: dict[str, Any] = {":old": old}
+        condition = "attribute_exists(PK) AND #role = :old"
+        if expected is not None:
+            condition += " AND #ver = :expected"
+            values[":expected"] = expected
+
+        def changed(found: Item | None) -> errors.ApiError:
+            if found is None:
+                return errors.NotFound("not found")
+            if expected is not None and int(found["version"]) != expected:
+                return errors.VersionMismatch(current=int(found["version"]), expected=expected)
+            return errors.Conflict("the member's role changed meanwhile; retry", retry_after=1)
+
+        ops = [
+            TxOp(
+                "Delete",
+                {
+                    "TableName": self.table,
+                    "Key": to_ddb({"PK": household_pk(ledger_id), "SK": member_sk(user)}),
+                    "ConditionExpression": condition,
+                    "ExpressionAttributeNames": {"#role": "role", "#ver": "version"}
+                    if expected is not None
+                    else {"#role": "role"},
+                    "ExpressionAttributeValues": to_ddb(values),
+                    "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
+                },
+                changed,
+            ),
+            TxOp(
+                "Delete",
+                {"TableName": self.table, "Key": to_ddb({"PK": user_pk(user), "SK": membership_sk(ledger_id)})},
+                changed,
+            ),
+        ]
+        if old == "owner":
+            ops.append(self._owners_op(ledger_id, -1, _last_owner))
+        if user != by:
+            ops.append(self._role_check(ledger_id, by, ("owner",), _not_owner))
+        self.transact(ops)
+
+    def _reverse_role_op(self, ledger_id: str, user: str, role: str) -> TxOp:
+        return TxOp(
+            "Update",
+            {
+                "TableName": self.table,
+                "Key": to_ddb({"PK": user_pk(user), "SK": membership_sk(ledger_id)}),
+                "UpdateExpression": "SET #role = :role",
+                "ExpressionAttributeNames": {"#role": "role"},
+                "ExpressionAttributeValues": to_ddb({":role": role}),
+            },
+            _not_found,
+        )
+
+    def _owners_op(self, ledger_id: str, delta: int, on_fail: OnFail) -> TxOp:
+        """The ledger's owner count moved by `delta`; never below one. The ledger must exist."""
+        condition = "attribute_exists(PK)" + (" AND #owners > :one" if delta < 0 else "")
+        values: dict[str, Any] = {":d": delta}
+        if delta < 0:
+            values[":one"] = 1
+        return TxOp(
+            "Update",
+            {
+                "TableName": self.table,
+                "Key": to_ddb({"PK": household_pk(ledger_id), "SK": META_SK}),
+                "UpdateExpression": "ADD #owners :d",
+                "ConditionExpression": condition,
+                "ExpressionAttributeNames": {"#owners": "owners"},
+                "ExpressionAttributeValues": to_ddb(values),
+                "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
+            },
+            on_fail,
+        )
+
+    def _role_check(self, ledger_id: str, user: str, roles: tuple[str, ...], on_fail: OnFail) -> TxOp:
+        """A ConditionCheck that `user` is still a member of the ledger with one of `roles`."""
+        names = {f":r{i}": role for i, role in enumerate(roles)}
+        return TxOp(
+            "ConditionCheck",
+            {
+                "TableName": self.table,
+                "Key": to_ddb({"PK": household_pk(ledger_id), "SK": member_sk(user)}),
+                "ConditionExpression": f"attribute_exists(PK) AND #role IN ({', '.join(names)})",
+                "ExpressionAttributeNames": {"#role": "role"},
+                "ExpressionAttributeValues": to_ddb(names),
+                "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
+            },
+            on_fail,
+        )
+
+    def _new_item_op(self, item: Item, on_fail: OnFail) -> TxOp:
+        body: dict[str, Any] = {
+            "TableName": self.table,
+            "Item": to_ddb(item),
+            "ConditionExpression": "attribute_not_exists(PK)",
+            "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
+        }
+        return TxOp("Put", body, on_fail)
+
+    def _get_raw(self, partition: str, sk: str) -> Item | None:
+        res = self._call(
+            self.client.get_item,
+            TableName=self.table,
+            Key=to_ddb({"PK": partition, "SK": sk}),
+            ConsistentRead=True,
+        )
+        return from_ddb(res["Item"]) if "Item" in res else None
+
+    def _query_raw(self, partition: str, prefix: str) -> list[Item]:
+        kwargs: dict[str, Any] = {
+            "TableName": self.table,
+            "KeyConditionExpression": "PK = :pk AND begins_with(SK, :prefix)",
+            "ExpressionAttributeValues": to_ddb({":pk": partition, ":prefix": prefix}),
+            "ConsistentRead": True,
+        }
+        out: list[Item] = []
+        while True:
+            res = self._call(self.client.query, **kwargs)
+            out.extend(from_ddb(raw) for raw in res.get("Items", []))
+            if not res.get("LastEvaluatedKey"):
+                return out
+            kwargs["ExclusiveStartKey"] = res["LastEvaluatedKey"]
+
+    def ledger_meta(self, ledger_id: str) -> Item | None:
+        return self._get_raw(household_pk(ledger_id), META_SK)
+
+    def member(self, ledger_id: str, user: str) -> Item | None:
+        """A user's member item in a shared ledger (consistent), or None if not a member."""
+        return self._get_raw(household_pk(ledger_id), member_sk(user))
+
+    def members(self, ledger_id: str) -> list[Item]:
+        return self._query_raw(household_pk(ledger_id), member_sk(""))
+
+    def memberships(self, user: str) -> list[Item]:
+        """The shared ledgers a user belongs to, in id (creation) order."""
+        return self._query_raw(user_pk(user), membership_sk(""))
+
+    def rename_ledger(self, ledger_id: str, name: str, expected: int | None, on_fail: OnFail) -> Item:
+        """A new name, only if the ledger is at version `expected` (None: any version)."""
+        condition = "attribute_exists(SK)" + ("" if expected is None else " AND #ver = :expected")
+        values: dict[str, Any] = {":name": name, ":one": 1}
+        if expected is not None:
+            values[":expected"] = expected
+        try:
+            res = self._write(
+                self.client.update_item,
+                Key=to_ddb({"PK": household_pk(ledger_id), "SK": META_SK}),
+                UpdateExpression="SET #name = :name ADD #ver :one",
+                ConditionExpression=condition,
+                ExpressionAttributeNames={"#name": "name", "#ver": "version"},
+                ExpressionAttributeValues=to_ddb(values),
+                ReturnValues="ALL_NEW",
+                ReturnValuesOnConditionCheckFailure="ALL_OLD",
+            )
+        except ConditionFailed as failed:
+            raise on_fail(failed.item) from failed
+        return from_ddb(res["Attributes"])
+
+
+def _not_found(_: Item | None) -> errors.ApiError:
+    return errors.NotFound("not found")
+
+
+def _last_owner(current: Item | None) -> errors.ApiError:
+    if current is None:
+        return errors.NotFound("not found")
+    return errors.LastOwner("a ledger keeps at least one owner: make someone else owner first")
+
+
+def _not_owner(current: Item | None) -> errors.ApiError:
+    if current is None:
+        return errors.NotFound("not found")
+    return errors.Forbidden("only an owner of the ledger may do this", role=str(current.get("role")))

@@ -1,0 +1,279 @@
+"""Shared household ledgers as resources: create, list, read with members, rename (owner, If-Match).
+A non-member learns nothing: every answer about a ledger they are not in is 404."""
+
+from __future__ import annotations
+
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from kakeibo.store import Store
+from tests.events import Client
+
+
+def _household(api: Client, name: str = "山田家") -> str:
+    made = api.post("/ledgers", {"name": name})
+    assert made.status == 201, made
+    return str(made.json["id"])
+
+
+def test_an_owner_creates_lists_reads_and_renames_a_ledger(api: Client, user: str) -> None:
+    # When Hanako creates a household ledger
+    made = api.post("/ledgers", {"name": "山田家"})
+    # Then she owns it, at version 1, and it is where Location says
+    assert made.status == 201, made
+    ledger = made.json["id"]
+    assert made.json == {"id": ledger, "name": "山田家", "role": "owner", "version": 1}
+    assert made.etag == '"1"' and made.header("Location") == f"/ledgers/{ledger}"
+    # And her ledgers are her personal one first, then the household
+    listed = api.get("/ledgers").json["items"]
+    assert listed == [
+        {"id": "me", "name": None, "role": "owner", "version": None},
+        {"id": ledger, "name": "山田家", "role": "owner", "version": 1},
+    ]
+    # And the ledger shows her as its only member, with an ETag
+    read = api.get(f"/ledgers/{ledger}")
+    assert read.status == 200 and read.etag == '"1"'
+    owner = {"user": user, "role": "owner", "version": 1}
+    assert read.json == {"id": ledger, "name": "山田家", "role": "owner", "members": [owner], "version": 1}
+    # When she renames it without If-Match, with a stale one, then with the current one
+    assert api.patch(f"/ledgers/{ledger}", {"name": "x"}).status == 428
+    stale = api.patch(f"/ledgers/{ledger}", {"name": "x"}, headers={"If-Match": '"7"'})
+    assert stale.status == 412 and stale.json["code"] == "version_mismatch" and stale.json["current"] == 1
+    renamed = api.patch(f"/ledgers/{ledger}", {"name": "山田家（実家）"}, headers={"If-Match": '"1"'})
+    # Then only the last one changes it
+    assert renamed.status == 200 and renamed.etag == '"2"'
+    assert api.get(f"/ledgers/{ledger}").json["name"] == "山田家（実家）"
+    assert api.get("/ledgers").json["items"][1]["name"] == "山田家（実家）"
+
+
+def test_the_personal_ledger_is_me(api: Client, user: str) -> None:
+    read = api.get("/ledgers/me")
+    assert read.status == 200
+    assert read.json["members"] == [{"user": user, "role": "owner", "version": None}] and read.json["id"] == "me"
+    refused = api.patch("/ledgers/me", {"name": "x"}, headers={"If-Match": read.etag or ""})
+    assert refused.status == 409 and refused.json["code"] == "conflict"
+
+
+@pytest.mark.parametrize("body", [{}, {"name": ""}, {"name": "x" * 101}, {"name": "a", "owner": "b"}, {"name": 1}])
+def test_a_bad_ledger_body_is_refused_and_creates_nothing(api: Client, body: dict[str, object]) -> None:
+    assert api.post("/ledgers", body).status == 422
+    assert [item["id"] for item in api.get("/ledgers").json["items"]] == ["me"]
+
+
+def test_a_non_member_gets_404_for_every_ledger_and_id(api: Client, other_api: Client, user: str) -> None:
+    # Given Hanako's household ledger
+    ledger = _household(api)
+    # When Bob, who is not a member, asks about it, or names Hanako's sub, or a forged id
+    for target in (ledger, user, f"LEDGER#{user}", ledger.lower(), "0" * 26, "*", uuid.uuid4().hex):
+        read = other_api.get(f"/ledgers/{target}")
+        renamed = other_api.patch(f"/ledgers/{target}", {"name": "mine"}, headers={"If-Match": '"1"'})
+        # Then it does not exist for him
+        assert read.status == 404 and read.json["code"] == "not_found", target
+        assert renamed.status == 404 and renamed.json["code"] == "not_found", target
+    # And his own list shows only his personal ledger, and Hanako's is unchanged
+    assert [item["id"] for item in other_api.get("/ledgers").json["items"]] == ["me"]
+    assert api.get(f"/ledgers/{ledger}").json["name"] == "山田家"
+    assert api.get(f"/ledgers/{ledger}").json["version"] == 1
+
+
+@pytest.mark.parametrize("role", ["editor", "viewer"])
+def test_only_an_owner_renames(api: Client, other_api: Client, store: Store, other_user: str, role: str) -> None:
+    # Given Taro, a member of Hanako's ledger who is not an owner
+    ledger = _household(api)
+    store.add_member(ledger, other_user, role, added_by=api.user or "", now="2026-11-21T09:00:00.000+09:00")
+    # Then he sees the ledger, its members and his role
+    read = other_api.get(f"/ledgers/{ledger}")
+    assert read.status == 200 and read.json["role"] == role
+    assert {m["user"]: m["role"] for m in read.json["members"]} == {api.user: "owner", other_user: role}
+    assert other_api.get("/ledgers").json["items"][1] == {"id": ledger, "name": "山田家", "role": role, "version": 1}
+    # When he tries to rename it
+    refused = other_api.patch(f"/ledgers/{ledger}", {"name": "太郎家"}, headers={"If-Match": '"1"'})
+    # Then it is forbidden (he is a member: the ledger's existence is no secret to him), and nothing changed
+    assert refused.status == 403 and refused.json["code"] == "forbidden" and refused.json["role"] == role
+    assert other_api.get(f"/ledgers/{ledger}", headers={"Accept-Language": "ja"}).json["name"] == "山田家"
+    ja = other_api.patch(f"/ledgers/{ledger}", {"name": "x"}, headers={"If-Match": '"1"', "Accept-Language": "ja"})
+    assert ja.json["detail"] == "この家計簿のオーナーだけができる操作です"
+
+
+def test_a_member_is_added_once(api: Client, store: Store, other_user: str) -> None:
+    ledger = _household(api)
+    store.add_member(ledger, other_user, "editor", added_by="x", now="2026-11-21T09:00:00.000+09:00")
+    with pytest.raises(Exception, match="already a member"):
+        store.add_member(ledger, other_user, "viewer", added_by="x", now="2026-11-21T09:00:00.000+09:00")
+    with pytest.raises(Exception, match="not found"):
+        store.add_member("0" * 26, other_user, "viewer", added_by="x", now="2026-11-21T09:00:00.000+09:00")
+    assert store.member(ledger, other_user)["role"] == "editor"  # type: ignore[index]
+    assert [m["ledger"] for m in store.memberships(other_user)] == [ledger]
+
+
+def _invite(api: Client, ledger: str, role: str = "editor") -> str:
+    made = api.post(f"/ledgers/{ledger}/invitations", {"role": role})
+    assert made.status == 201, made
+    assert made.json["ledger"] == ledger and made.json["role"] == role and made.json["expires_at"].endswith("Z")
+    return str(made.json["token"])
+
+
+def test_an_invitation_makes_a_member_once(api: Client, other_api: Client, user: str, other_user: str) -> None:
+    # Given Hanako's ledger and an invitation as editor
+    ledger = _household(api)
+    token = _invite(api, ledger)
+    # When Taro accepts it
+    accepted = other_api.post(f"/invitations/{token}/accept")
+    # Then he is an editor of the ledger, on his list and on the member list
+    assert accepted.status == 200 and accepted.json == {"ledger": ledger, "role": "editor"}
+    assert other_api.get("/ledgers").json["items"][1]["id"] == ledger
+    members = {m["user"]: m["role"] for m in api.get(f"/ledgers/{ledger}").json["members"]}
+    assert members == {user: "owner", other_user: "editor"}
+    # And the token is spent: for him and for anyone else
+    again = other_api.post(f"/invitations/{token}/accept")
+    assert again.status == 410 and again.json["code"] == "gone"
+    assert Client(f"third-{uuid.uuid4().hex[:8]}").post(f"/invitations/{token}/accept").status == 410
+    # And an unknown token does not exist
+    assert other_api.post(f"/invitations/{'x' * 32}/accept").status == 404
+    assert other_api.post("/invitations/short/accept").status == 404
+
+
+def test_only_an_owner_invites(api: Client, other_api: Client, store: Store, other_user: str) -> None:
+    ledger = _household(api)
+    outsider = Client(f"outsider-{uuid.uuid4().hex[:8]}")
+    assert outsider.post(f"/ledgers/{ledger}/invitations", {"role": "owner"}).status == 404
+    store.add_member(ledger, other_user, "editor", added_by="x", now="2026-11-21T09:00:00.000+09:00")
+    refused = other_api.post(f"/ledgers/{ledger}/invitations", {"role": "owner"})
+    assert refused.status == 403 and refused.json["code"] == "forbidden"
+    assert api.post("/ledgers/me/invitations", {"role": "viewer"}).status == 409
+    assert api.post(f"/ledgers/{ledger}/invitations", {"role": "admin"}).status == 422
+
+
+def test_an_expired_invitation_is_gone(api: Client, other_api: Client, store: Store, other_user: str) -> None:
+    ledger = _household(api)
+    token = "E" * 32
+    store.create_invitation(token, ledger, "viewer", created_by=api.user or "", expires_at_ms=store.now_ms() - 1,
+                            now="2026-11-21T09:00:00.000+09:00")  # fmt: skip
+    refused = other_api.post(f"/invitations/{token}/accept")
+    assert refused.status == 410 and refused.json["code"] == "gone"
+    assert store.member(ledger, other_user) is None
+
+
+def test_a_member_accepting_again_is_told_so(api: Client, other_api: Client, store: Store, other_user: str) -> None:
+    ledger = _household(api)
+    first, second = _invite(api, ledger), _invite(api, ledger, "viewer")
+    assert other_api.post(f"/invitations/{first}/accept").status == 200
+    again = other_api.post(f"/invitations/{second}/accept")
+    assert again.status == 409 and again.json["code"] == "already_exists"
+    assert store.member(ledger, other_user)["role"] == "editor"  # type: ignore[index]
+    assert api.post(f"/invitations/{first}/accept").status == 410
+
+
+def test_concurrent_accepts_of_one_token_make_one_member(api: Client, store: Store) -> None:
+    # Given one invitation and eight people holding it
+    ledger = _household(api)
+    token = _invite(api, ledger)
+    people = [Client(f"guest-{i}-{uuid.uuid4().hex[:8]}") for i in range(8)]
+    # When they all accept it at once
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        replies = list(pool.map(lambda c: c.post(f"/invitations/{token}/accept"), people))
+    # Then exactly one became a member; every other was told the invitation is gone (or to retry)
+    statuses = sorted(r.status for r in replies)
+    assert statuses.count(200) == 1 and all(s in (200, 410, 409) for s in statuses), statuses
+    assert all(r.json["code"] in ("gone", "conflict") for r in replies if r.status != 200)
+    members = [m for m in store.members(ledger) if m["role"] != "owner"]
+    winner = next(c for c, r in zip(people, replies, strict=True) if r.status == 200)
+    assert [m["user"] for m in members] == [winner.user]
+
+
+def _join(api: Client, ledger: str, role: str) -> Client:
+    guest = Client(f"{role}-{uuid.uuid4().hex[:8]}")
+    assert guest.post(f"/invitations/{_invite(api, ledger, role)}/accept").status == 200
+    return guest
+
+
+def _members(api: Client, ledger: str) -> dict[str, tuple[str, int]]:
+    return {m["user"]: (m["role"], m["version"]) for m in api.get(f"/ledgers/{ledger}").json["members"]}
+
+
+def test_roles_change_with_if_match_and_a_ledger_keeps_an_owner(api: Client, user: str) -> None:
+    # Given Hanako's ledger with Taro as editor
+    ledger = _household(api)
+    taro = _join(api, ledger, "editor")
+    where = f"/ledgers/{ledger}/members/{taro.user}"
+    # When Hanako makes him a viewer: without If-Match, stale, then current
+    assert api.put(where, {"role": "viewer"}).status == 428
+    assert api.put(where, {"role": "viewer"}, headers={"If-Match": '"5"'}).status == 412
+    changed = api.put(where, {"role": "viewer"}, headers={"If-Match": '"1"'})
+    # Then only the current one applies, and Taro's own list says so
+    assert changed.status == 200 and changed.json == {"user": taro.user, "role": "viewer", "version": 2}
+    assert changed.etag == '"2"'
+    assert taro.get("/ledgers").json["items"][1]["role"] == "viewer"
+    # And a viewer (or editor) cannot change roles, not even his own
+    refused = taro.put(where, {"role": "owner"}, headers={"If-Match": '"2"'})
+    assert refused.status == 403 and refused.json["code"] == "forbidden"
+    # When Hanako, the only owner, demotes herself or leaves
+    mine = f"/ledgers/{ledger}/members/{user}"
+    demoted = api.put(mine, {"role": "editor"}, headers={"If-Match": '"1"'})
+    left = api.delete(mine, headers={"If-Match": '"1"'})
+    # Then both are refused: the ledger keeps its owner
+    assert demoted.status == 409 and demoted.json["code"] == "last_owner"
+    assert left.status == 409 and left.json["code"] == "last_owner"
+    assert _members(api, ledger)[user] == ("owner", 1)
+    # When she makes Taro an owner, she can step down
+    assert api.put(where, {"role": "owner"}, headers={"If-Match": '"2"'}).status == 200
+    assert api.put(mine, {"role": "viewer"}, headers={"If-Match": '"1"'}).status == 200
+    assert _members(taro, ledger) == {user: ("viewer", 2), taro.user: ("owner", 3)}
+
+
+def test_members_are_removed_by_an_owner_or_leave(api: Client, user: str) -> None:
+    ledger = _household(api)
+    taro, grandma = _join(api, ledger, "editor"), _join(api, ledger, "viewer")
+    # A member cannot remove another
+    refused = grandma.delete(f"/ledgers/{ledger}/members/{taro.user}", headers={"If-Match": '"1"'})
+    assert refused.status == 403
+    # A member leaves: the ledger is gone for him, as for any non-member
+    assert taro.delete(f"/ledgers/{ledger}/members/{taro.user}", headers={"If-Match": '"1"'}).status == 204
+    assert taro.get(f"/ledgers/{ledger}").status == 404
+    assert [item["id"] for item in taro.get("/ledgers").json["items"]] == ["me"]
+    assert taro.post(f"/ledgers/{ledger}/invitations", {"role": "owner"}).status == 404
+    # An owner removes a member (If-Match: the member's version)
+    assert api.delete(f"/ledgers/{ledger}/members/{grandma.user}", headers={"If-Match": '"9"'}).status == 412
+    assert api.delete(f"/ledgers/{ledger}/members/{grandma.user}", headers={"If-Match": '"1"'}).status == 204
+    assert grandma.get(f"/ledgers/{ledger}").status == 404
+    assert api.delete(f"/ledgers/{ledger}/members/{grandma.user}", headers={"If-Match": '"1"'}).status == 404
+    assert _members(api, ledger) == {user: ("owner", 1)}
+
+
+def test_two_owners_demoting_each_other_at_once_leave_one_owner(api: Client, user: str) -> None:
+    # Given a ledger with two owners
+    ledger = _household(api)
+    taro = _join(api, ledger, "owner")
+    # When each demotes the other at the same moment
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        replies = list(
+            pool.map(
+                lambda pair: pair[0].put(
+                    f"/ledgers/{ledger}/members/{pair[1]}", {"role": "viewer"}, headers={"If-Match": '"1"'}
+                ),
+                [(api, taro.user), (taro, user)],
+            )
+        )
+    # Then the ledger still has exactly one owner, and nothing answered 5xx
+    assert all(r.status < 500 for r in replies)
+    roles = [role for role, _ in _members(api if replies[0].status == 200 else taro, ledger).values()]
+    assert sorted(roles) == ["owner", "viewer"], (replies, roles)
+
+
+def test_an_invitation_from_someone_no_longer_an_owner_grants_nothing(api: Client, user: str) -> None:
+    # Given Hanako's invitation, then Hanako removed by Taro, a new owner
+    ledger = _household(api)
+    token = _invite(api, ledger, "viewer")
+    taro = _join(api, ledger, "owner")
+    assert taro.delete(f"/ledgers/{ledger}/members/{user}", headers={"If-Match": '"1"'}).status == 204
+    # When someone accepts Hanako's invitation
+    guest = Client(f"guest-{uuid.uuid4().hex[:8]}")
+    refused = guest.post(f"/invitations/{token}/accept")
+    # Then it is gone, and they are no member
+    assert refused.status == 410 and refused.json["code"] == "gone"
+    assert guest.get(f"/ledgers/{ledger}").status == 404
+    # And an owner accepting their own invitation is told they are a member already
+    own = _invite(taro, ledger)
+    assert taro.post(f"/invitations/{own}/accept").status == 409
