@@ -319,10 +319,24 @@ class StoreCore:
         values: dict[str, Any],
     ) -> Item:
         """One UpdateItem under a condition; the new item, or `on_fail(current item or None)` raised."""
+        return self.conditional_update_at(pk(ledger), sk, update, condition, on_fail, names=names, values=values)
+
+    def conditional_update_at(
+        self,
+        partition: str,
+        sk: str,
+        update: str,
+        condition: str,
+        on_fail: OnFail,
+        *,
+        names: dict[str, str],
+        values: dict[str, Any],
+    ) -> Item:
+        """`conditional_update` on an item under any partition key (e.g. a shared ledger's)."""
         try:
             res = self._write(
                 self.client.update_item,
-                Key=to_ddb({"PK": pk(ledger), "SK": sk}),
+                Key=to_ddb({"PK": partition, "SK": sk}),
                 UpdateExpression=update,
                 ConditionExpression=condition,
                 ExpressionAttributeNames=names,

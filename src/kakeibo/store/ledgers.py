@@ -12,7 +12,7 @@ from typing import Any
 
 from kakeibo import errors
 from kakeibo.store.codec import Item, from_ddb, to_ddb
-from kakeibo.store.core import ConditionFailed, OnFail, StoreCore, TxOp
+from kakeibo.store.core import OnFail, StoreCore, TxOp
 from kakeibo.store.keys import META_SK, household_pk, invitation_pk, member_sk, membership_sk, user_pk
 
 
@@ -312,20 +312,15 @@ class LedgerOps(StoreCore):
         values: dict[str, Any] = {":name": name, ":one": 1}
         if expected is not None:
             values[":expected"] = expected
-        try:
-            res = self._write(
-                self.client.update_item,
-                Key=to_ddb({"PK": household_pk(ledger_id), "SK": META_SK}),
-                UpdateExpression="SET #name = :name ADD #ver :one",
-                ConditionExpression=condition,
-                ExpressionAttributeNames={"#name": "name", "#ver": "version"},
-                ExpressionAttributeValues=to_ddb(values),
-                ReturnValues="ALL_NEW",
-                ReturnValuesOnConditionCheckFailure="ALL_OLD",
-            )
-        except ConditionFailed as failed:
-            raise on_fail(failed.item) from failed
-        return from_ddb(res["Attributes"])
+        return self.conditional_update_at(
+            household_pk(ledger_id),
+            META_SK,
+            "SET #name = :name ADD #ver :one",
+            condition,
+            on_fail,
+            names={"#name": "name", "#ver": "version"},
+            values=values,
+        )
 
 
 def _not_found(_: Item | None) -> errors.ApiError:
