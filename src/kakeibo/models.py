@@ -224,10 +224,10 @@ class ImportRow(SlipIn):
     external_id: ExternalId | None = None
 
 
-class SlipPatch(Strict):
-    """JSON merge patch (RFC 7396) of a slip: absent = unchanged, null = remove (optional fields)."""
+class SlipTemplatePatch(Strict):
+    """JSON merge patch (RFC 7396) of a slip's fields but its date (a recurring slip's template):
+    absent = unchanged, null = remove (optional fields)."""
 
-    date: Date | None = None
     kind: Kind | None = None
     amount: Amount | None = None
     account: AccountId | None = None
@@ -235,6 +235,12 @@ class SlipPatch(Strict):
     category: Category | None = None
     subcategory: Category | None = None
     memo: Memo | None = None
+
+
+class SlipPatch(SlipTemplatePatch):
+    """JSON merge patch (RFC 7396) of a slip: absent = unchanged, null = remove (optional fields)."""
+
+    date: Date | None = None
 
 
 class Slip(Model):
@@ -517,16 +523,6 @@ class RecurrenceIn(Strict):
     slip: SlipTemplate
     rule: RuleIn
     shift: ShiftName = "none"
-
-
-class SlipTemplatePatch(Strict):
-    kind: Kind | None = None
-    amount: Amount | None = None
-    account: AccountId | None = None
-    to_account: AccountId | None = None
-    category: Category | None = None
-    subcategory: Category | None = None
-    memo: Memo | None = None
 
 
 class RulePatch(Strict):
