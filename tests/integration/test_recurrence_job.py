@@ -18,7 +18,7 @@ from kakeibo import jobs
 from kakeibo.local.bootstrap import create_tables
 from kakeibo.local.front import LambdaContext
 from kakeibo.services import recurrences as recurrence_service
-from kakeibo.store import Store, get_store, pk
+from kakeibo.store import SharedLedger, Store, get_store, pk
 from tests import invariants
 from tests.conftest import reset_caches
 from tests.events import EVENTS_DIR, Client, sample
@@ -198,3 +198,25 @@ def test_a_local_table_from_before_the_due_index_gains_it(local_env: str) -> Non
     finally:
         for table in names.values():
             client.delete_table(TableName=table)
+
+
+def test_the_job_posts_a_households_recurrences_as_their_authors(store: Store) -> None:
+    # Given Hanako's household, where Taro (editor) defined the rent
+    hanako = Client(f"hanako-{uuid.uuid4().hex[:8]}")
+    ledger = hanako.post("/ledgers", {"name": "山田家"}).json["id"]
+    base = f"/ledgers/{ledger}"
+    bank = {"id": "bank", "name": "銀行", "type": "bank", "opening_balance": 1_000_000}
+    assert hanako.post(f"{base}/accounts", bank).status == 201
+    token = hanako.post(f"{base}/invitations", {"role": "editor"}).json["token"]
+    taro = Client(f"taro-{uuid.uuid4().hex[:8]}")
+    assert taro.post(f"/invitations/{token}/accept").status == 200
+    assert taro.post(f"{base}/recurrences", rent()).status == 201
+    # When the daily job runs
+    result = recurrence_service.post_due(store, dt.date(2026, 12, 31))
+    # Then the household's rent is posted there, recorded as Taro's, and nowhere else
+    assert result["posted"] == 2 and result["failed"] == []
+    posted = hanako.get(f"{base}/slips").json["items"]
+    assert sorted(s["date"] for s in posted) == ["2026-11-27", "2026-12-25"]
+    assert {(s["created_by"], s["updated_by"]) for s in posted} == {(taro.user, taro.user)}
+    assert hanako.get("/slips").json["items"] == [] and taro.get("/slips").json["items"] == []
+    assert invariants.check(store, SharedLedger(ledger)) == []
