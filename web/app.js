@@ -218,7 +218,8 @@ async function refreshAll() {
   if (failed) {
     showError(failed.reason);
     // a shared ledger answering 404 or 403: the caller may have been removed, or their role changed
-    if (failed.reason instanceof ApiError && failed.reason.code && [403, 404].includes(failed.reason.status)) await recheckMembership();
+    const refused = (r) => r.status === 'rejected' && r.reason instanceof ApiError && r.reason.code && [403, 404].includes(r.reason.status);
+    if (results.some(refused)) await recheckMembership();
   }
   return !failed;
 }

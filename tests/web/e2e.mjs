@@ -888,7 +888,7 @@ async function run(context) {
     const shared = routes.has('/ledgers/{ledger}/slips');
     if (shared) {
       await h.bringToFront();
-      await h.click('#account-details summary').catch(() => {}); // open already when there is no account
+      if (!(await h.locator('#account-details').evaluate((d) => d.open))) await h.click('#account-details summary');
       await h.fill('#account-id', 'wallet');
       await h.fill('#account-name', '家の財布');
       await h.fill('#account-opening', '30000');
@@ -981,15 +981,21 @@ async function run(context) {
     await ok(h, `${jiro.user}を外しました`);
     await until('jiro gone', () => members(h), [`${hanako.user}:オーナー`, `${taro.user}:閲覧者`].sort());
     await fitsBothWidths(h, '19-members');
-    // Jiro's page, reloaded, is back on his own ledger (the shared one is no longer his to see)
+    // Jiro's open page, at its next load, finds the ledger gone (404) and goes back to his own
     await j.bringToFront();
+    await j.click('#month-next');
+    await until('jiro told', () => text(j, '#error'), 'この共有の家計簿のメンバーではなくなりました。自分の家計簿を表示しています');
+    check((await j.inputValue('#ledger')) === 'me' && (await options(j)).length === 1, 'jiro sees his own ledger only');
+    check((await j.locator('#slip-rows tr').count()) === 0, 'nothing of the shared ledger left on his screen');
+    await fitsBothWidths(j, '20-removed');
     await j.reload();
     await j.waitForSelector('body[data-ready="true"]', { timeout: WAIT });
-    check((await j.inputValue('#ledger')) === 'me' && (await options(j)).length === 1, 'jiro sees his own ledger only');
-    // Taro, now a viewer, sees no slip form; he leaves the ledger himself
+    check((await j.inputValue('#ledger')) === 'me', 'and it stays so');
+    // Taro's open page, at its next load, reads his new role: no slip form any more; he leaves himself
     await t.bringToFront();
-    await t.reload();
-    await t.waitForSelector('body[data-ready="true"]', { timeout: WAIT });
+    check(await visible(t, '#slip-form'), 'taro was an editor when his page loaded');
+    await t.click('#month-next');
+    await until('taro a viewer now', () => text(t, '#ledger-role'), 'あなたは閲覧者（見るだけ）');
     check(!(await visible(t, '#slip-form')), 'taro, a viewer now, has no slip form');
     await t.click('#ledger-leave');
     await ok(t, '「山田家」から抜けました');
