@@ -153,6 +153,8 @@ function showError(error, field) {
   box.textContent = errorText(error);
   box.hidden = false;
   $('status').textContent = '';
+  // A write refused for the caller's role (changed since the page read it): offer what it allows now.
+  if (error instanceof ApiError && error.status === 403 && error.code) recheckMembership();
   if (field) {
     field.setAttribute('aria-invalid', 'true');
     field.setAttribute('aria-errormessage', 'error');
@@ -211,7 +213,12 @@ async function refreshAll() {
   const main = document.querySelector('main');
   refreshing += 1;
   main.setAttribute('aria-busy', 'true'); // every panel is being read again
-  const results = await Promise.allSettled([loadAccounts(), loadSlips(), loadReport(), loadBudgets(), loadTrends(), loadRecurrences(), loadHistory(), loadHousehold()]);
+  // An API that declares no ledger routes under /ledgers/{ledger}: a shared ledger has members only
+  const dataless = state.ledger !== PERSONAL && state.routes && !state.routes.has('/ledgers/{ledger}/slips');
+  const loads = dataless
+    ? [loadHousehold(), Promise.reject(new Error('この API は共有の家計簿の伝票・口座・予算にまだ対応していません（メンバーと招待は使えます）'))]
+    : [loadAccounts(), loadSlips(), loadReport(), loadBudgets(), loadTrends(), loadRecurrences(), loadHistory(), loadHousehold()];
+  const results = await Promise.allSettled(loads);
   refreshing -= 1;
   if (!refreshing) main.removeAttribute('aria-busy');
   const failed = results.find((r) => r.status === 'rejected');
@@ -1796,6 +1803,11 @@ function bind() {
   $('invite-copy').addEventListener('click', copyInvite);
   $('accept-form').addEventListener('submit', submitAccept);
   $('ledger-leave').addEventListener('click', leaveLedger);
+  $('ledger-members-link').addEventListener('click', (event) => {
+    event.preventDefault(); // the address keeps the month
+    $('household-panel').scrollIntoView({ block: 'start' });
+    $('household-title').focus();
+  });
   $('asof-form').addEventListener('submit', async (event) => {
     event.preventDefault();
     clearError();

@@ -948,6 +948,7 @@ async function run(context) {
     check((await j.inputValue('#ledger')) === ledger, 'the viewer\'s page remembers the ledger chosen');
     check((await text(j, '#ledger-role')) === 'あなたは閲覧者（見るだけ）', await text(j, '#ledger-role'));
     if (shared) await until('the viewer reads the slips', () => j.locator('#slip-rows tr').count(), 2);
+    else check((await text(j, '#error')).includes('まだ対応していません'), `an API without the ledger's routes says so: ${await text(j, '#error')}`);
     const writable = await j.evaluate(() => {
       const shown = (n) => n.checkVisibility(); // (false inside a closed <details> too)
       const forms = [...document.querySelectorAll('main form')].filter(shown).map((f) => f.id).sort();
@@ -991,10 +992,17 @@ async function run(context) {
     await j.reload();
     await j.waitForSelector('body[data-ready="true"]', { timeout: WAIT });
     check((await j.inputValue('#ledger')) === 'me', 'and it stays so');
-    // Taro's open page, at its next load, reads his new role: no slip form any more; he leaves himself
+    // Taro's open page still offers an editor's writes: the next one is refused (403, the API's words)
+    // and the page reads his role again; without a write, its next load does the same
     await t.bringToFront();
     check(await visible(t, '#slip-form'), 'taro was an editor when his page loaded');
-    await t.click('#month-next');
+    if (shared) {
+      await addSlip(t, { date: `${MONTH}-09`, amount: '300', category: '日用品', memo: 'もう書けない' });
+      await until('refused', () => visible(t, '#error'), true);
+      check(!(await text(t, '#error')).startsWith('権限がありません') && !(await text(t, '#error')).startsWith('エラー'), `the API's detail: ${await text(t, '#error')}`);
+    } else {
+      await t.click('#month-next');
+    }
     await until('taro a viewer now', () => text(t, '#ledger-role'), 'あなたは閲覧者（見るだけ）');
     check(!(await visible(t, '#slip-form')), 'taro, a viewer now, has no slip form');
     await t.click('#ledger-leave');
