@@ -1470,6 +1470,7 @@ function renderHousehold() {
       ? '個人の家計簿を表示しています。家族と一緒に付けるには、共有の家計簿を作ってメンバーを招待するか、受け取った招待で参加してください。'
       : '';
     state.filters.by = '';
+    $('filter-by').replaceChildren(); // nothing to filter by on a ledger of one
     return;
   }
   const owner = household.role === 'owner';
