@@ -790,7 +790,7 @@ async function run(context) {
         const ratio = (a, b) => (Math.max(lum(a), lum(b)) + 0.05) / (Math.min(lum(a), lum(b)) + 0.05);
         const panel = getComputedStyle(document.querySelector('.panel')).backgroundColor;
         const worst = {};
-        for (const selector of ['#slip-rows td.memo', '#trends-title', 'label[for="filter-text"]', '#recurrence-rows .recurrence-error', 'td.expense', 'td.income', 'small']) {
+        for (const selector of ['#slip-rows td.memo', '#trends-title', 'label[for="filter-text"]', '#recurrence-rows .recurrence-error', 'td.expense', 'td.income', 'small', '#household-text', '#accept-help', 'label[for="ledger"]', '#roles-help']) {
           const node = document.querySelector(selector);
           if (node) worst[selector] = Math.round(ratio(getComputedStyle(node).color, panel) * 10) / 10;
         }
