@@ -92,7 +92,8 @@ class Twin:
 
     @property
     def rename(self) -> dict[str, str]:
-        return {f"LEDGER#{self.ours}": f"LEDGER#{self.floor}"}
+        # the partition, and the user id slips record as their author (created_by / updated_by)
+        return {f"LEDGER#{self.ours}": f"LEDGER#{self.floor}", self.ours: self.floor}
 
 
 class Context:

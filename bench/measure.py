@@ -162,4 +162,6 @@ def _verify_twin(ctx: Context, name: str, twin: Twin) -> dict[str, Any]:
 
 
 def _items(ctx: Context, who: str) -> list[dict[str, Any]]:
-    return [{k: v for k, v in i.items() if k != "PK"} for i in ctx.store.query(who, consistent=True)]
+    """The ledger's items, less what names the ledger itself (its key, its owner as their author)."""
+    named = ("PK", "created_by", "updated_by")
+    return [{k: v for k, v in i.items() if k not in named} for i in ctx.store.query(who, consistent=True)]

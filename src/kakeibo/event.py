@@ -18,3 +18,26 @@ def sub(event: dict[str, Any]) -> str | None:
     claims = (((event.get("requestContext") or {}).get("authorizer") or {}).get("jwt") or {}).get("claims") or {}
     value = claims.get("sub")
     return value if isinstance(value, str) and value else None
+
+
+# Every ledger route is also served under this prefix, for the ledger it names (`me`: the caller's).
+LEDGER_PREFIX = "/ledgers/{ledger}"
+PERSONAL = "me"
+
+
+def route(event: dict[str, Any]) -> str:
+    """The route a request asks for, as `METHOD /path`: a route under `/ledgers/{ledger}` is named
+    as the unprefixed route it repeats (`POST /ledgers/{ledger}/slips` -> `POST /slips`)."""
+    key = str(event.get("routeKey", ""))
+    method, _, path = key.partition(" ")
+    if path.startswith(LEDGER_PREFIX + "/"):
+        return f"{method} {path.removeprefix(LEDGER_PREFIX)}"
+    return key
+
+
+def ledger(event: dict[str, Any]) -> str:
+    """The ledger a ledger route is for: the `{ledger}` of a prefixed route, else `me`."""
+    path = str(event.get("routeKey", "")).partition(" ")[2]
+    if not path.startswith(LEDGER_PREFIX + "/"):
+        return PERSONAL
+    return str((event.get("pathParameters") or {}).get("ledger") or PERSONAL)

@@ -20,6 +20,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 import kakeibo.snapstart  # noqa: F401 - registers the SnapStart runtime hooks
 from kakeibo import __version__, errors, idempotency, jobs, messages
 from kakeibo.event import header
+from kakeibo.event import route as event_route
 from kakeibo.event import sub as event_sub
 from kakeibo.http import JSON, PROBLEM_JSON, if_match_required, problem_headers, problem_json, problem_response
 from kakeibo.routes import accounts, budgets, health, imports, ledgers, maintenance, recurrences, reports, slips
@@ -145,7 +146,7 @@ def _from_validation(exc: RequestValidationError) -> errors.ApiError:
 
 def precheck(event: dict[str, Any]) -> errors.ApiError | None:
     """What API Gateway and the handler must refuse before any route runs. Normalises JSON bodies."""
-    route = event.get("routeKey", "")
+    route = event_route(event)
     if route not in PUBLIC_ROUTES and event_sub(event) is None:
         return errors.Unauthorized("a bearer token is required")
     method = route.split(" ", 1)[0]
@@ -197,7 +198,7 @@ def _reject_constant(name: str) -> Any:
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     if jobs.is_job(event):  # the daily schedule, not an HTTP request
         return jobs.run(event, context)
-    idempotent = event.get("routeKey") in idempotency.IDEMPOTENT_ROUTES
+    idempotent = idempotency.is_idempotent(event)
     # Idempotency-Key means something only where the document declares it; elsewhere it is ignored
     refused = precheck(event) or (idempotency.check_key(event) if idempotent else None)
     if refused is not None:

@@ -10,12 +10,13 @@ from typing import Annotated, Any
 
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.api_gateway import BaseRouter
-from aws_lambda_powertools.event_handler.openapi.params import Header
+from aws_lambda_powertools.event_handler.openapi.params import Header, Query
 from aws_lambda_powertools.event_handler.openapi.types import OpenAPIResponse, OpenAPIResponseHeader
 from pydantic import BaseModel
 
 from kakeibo import errors
 from kakeibo.idempotency import request_token as derive_token
+from kakeibo.idempotency import scope as idempotency_scope
 from kakeibo.messages import Lang
 
 # Declared so that the OpenAPI description (Swagger UI, generated clients) shows them.
@@ -33,6 +34,14 @@ IdempotencyKeyHeader = Annotated[
     Header(
         alias="Idempotency-Key",
         description="Any unique string (1-255 printable ASCII); a retry with the same key is answered once",
+    ),
+]
+
+ByQuery = Annotated[
+    str | None,
+    Query(
+        pattern=r"^[\x21-\x7e]{1,128}$",
+        description="Only slips created or last changed by this member (their user id)",
     ),
 ]
 
@@ -193,8 +202,9 @@ def request_token(router: BaseRouter, idempotency_key: str | None) -> str | None
     """The ClientRequestToken an Idempotency-Key derives for this caller and route (None without a key)."""
     if not idempotency_key:
         return None
-    route = str(router.current_event.raw_event.get("routeKey", ""))
-    return derive_token(identity(router), route, idempotency_key)
+    identity(router)  # a usable subject, or 401
+    whose, route = idempotency_scope(router.current_event.raw_event)
+    return derive_token(whose, route, idempotency_key)
 
 
 # The codes each problem status carries; their bodies are typed in problems.py (the document adds them).

@@ -1,6 +1,7 @@
 """Idempotency-Key for POST requests: Powertools Idempotency on the IdempotencyTable.
 
-A key is scoped to the caller's ledger and the route, so two ledgers may use the same key. The
+A key is scoped to the ledger, the caller and the route (`scope`): two ledgers, or two members of
+one shared ledger, may use the same key. `/ledgers/me/slips` is the route `/slips` repeats. The
 request body is the validated payload: the same key with a different body is 422
 `idempotency_key_reused`. While the first request runs, a duplicate gets 409 `request_in_progress`.
 The first outcome — status, body, ETag, Location — is stored and replayed, unless it was a retryable
@@ -22,7 +23,9 @@ from functools import cache
 from typing import Any
 
 from kakeibo import errors
-from kakeibo.event import header
+from kakeibo.event import PERSONAL, header
+from kakeibo.event import ledger as event_ledger
+from kakeibo.event import route as event_route
 from kakeibo.event import sub as event_sub
 from kakeibo.settings import get_settings
 from kakeibo.store import idempotency_persistence
@@ -42,8 +45,21 @@ class _Retryable(Exception):
         self.response = response
 
 
+def scope(event: dict[str, Any]) -> tuple[str, str]:
+    """(whose keys, which route) an Idempotency-Key of this request belongs to. A personal ledger's
+    keys are its owner's (their `sub`, as always); a shared ledger's are each member's own; a route
+    under `/ledgers/{ledger}` is the route it repeats."""
+    user = event_sub(event) or ""
+    ledger = event_ledger(event)
+    return (user if ledger == PERSONAL else f"{ledger}\n{user}"), event_route(event)
+
+
+def is_idempotent(event: dict[str, Any]) -> bool:
+    return scope(event)[1] in IDEMPOTENT_ROUTES
+
+
 def request_token(ledger: str, route: str, key: str) -> str:
-    """A ClientRequestToken (<= 36 characters) that only this ledger + route + key produce."""
+    """A ClientRequestToken (<= 36 characters) that only this ledger (+ member) + route + key produce."""
     digest = hashlib.sha256(f"{ledger}\n{route}\n{key}".encode()).digest()
     return base64.b32encode(digest).decode().rstrip("=")[:32]
 
@@ -122,7 +138,7 @@ def _payload(event: dict[str, Any]) -> Any:
 
 
 def run_once(event: dict[str, Any], context: Any, resolve: Callable[[], Response]) -> Response:
-    """Resolve the request at most once per (ledger, route, Idempotency-Key)."""
+    """Resolve the request at most once per (ledger, member, route, Idempotency-Key)."""
     from aws_lambda_powertools.utilities.idempotency.exceptions import (  # noqa: PLC0415 - loaded on use
         IdempotencyAlreadyInProgressError,
         IdempotencyPersistenceLayerError,
@@ -132,9 +148,10 @@ def run_once(event: dict[str, Any], context: Any, resolve: Callable[[], Response
     run, config = _idempotent()
     if context is not None and hasattr(context, "get_remaining_time_in_millis"):
         config.register_lambda_context(context)
+    whose, route = scope(event)
     request = {
-        "ledger": event_sub(event),
-        "route": event.get("routeKey"),
+        "ledger": whose,
+        "route": route,
         "key": header(event, "idempotency-key"),
         "payload": _payload(event),
     }

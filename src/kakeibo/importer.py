@@ -32,9 +32,9 @@ from kakeibo.importformats.prepare import Options, prepare, preview
 from kakeibo.ledger import AccountItem
 from kakeibo.services.common import now_iso
 from kakeibo.services.slips import fingerprint, new_slip_item, slip_range, slip_view
-from kakeibo.store import Item, NewSlip, SlipIdTaken, Store, encode_cursor, identity_sk, slip_sk
+from kakeibo.store import Item, NewSlip, SlipIdTaken, Store, author_of, encode_cursor, identity_sk, slip_sk
 
-MAX_TX_ITEMS = 100  # TransactWriteItems' limit
+MAX_TX_ITEMS = 100 - 1  # TransactWriteItems' limit, less a shared ledger's check on the importing member
 MAX_LISTED_ERRORS = 1000  # kept with the import (GET /imports/{id})
 MAX_ANSWERED_ERRORS = 100  # in the POST answer, which Powertools stores with its Idempotency-Key
 MAX_MESSAGE = 200  # characters kept of a row's message: 1000 of them fit in the import's item
@@ -265,6 +265,7 @@ class _Writer:
                 row.slip_id,
                 stamp=stamp,
                 no=self.numbers[row.slip_id],
+                by=author_of(self.who),
                 import_id=self.sha256,
             )
             slips.append(NewSlip(item, origin="import", fingerprint=fingerprint(row.slip)))
@@ -317,14 +318,18 @@ def export_csv(
     *,
     date_from: str | None = None,
     date_to: str | None = None,
+    by: str | None = None,
     cursor: str | None = None,
 ) -> tuple[str, str | None]:
-    """(CSV text, cursor of the next page or None), oldest first, in the import format."""
+    """(CSV text, cursor of the next page or None), oldest first, in the import format; with `by`,
+    only the slips that member created or changed last."""
     lo, hi, start = slip_range(date_from, date_to, cursor)
     slips: list[dict[str, Any]] = []
     size = len(csvio.header_line(subcategory=True))
     next_cursor: str | None = None
     for item in store.slips_oldest_first(who, lo, hi, after=start):
+        if by and by not in (item.get("created_by"), item.get("updated_by")):
+            continue
         slip = slip_view(item)
         line = csvio.slip_line(slip, subcategory=True)  # the longest the line can be
         if slips and size + len(line.encode("utf-8")) > MAX_EXPORT_BYTES:

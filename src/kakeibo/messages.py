@@ -344,6 +344,10 @@ TRANSLATIONS: dict[str, str] = {
     "not found": "見つかりません",
     # shared ledgers
     "only an owner of the ledger may do this": "この家計簿のオーナーだけができる操作です",
+    "a viewer of this ledger can read it but not change it": "閲覧者はこの家計簿を見られますが、変更はできません",
+    "your role in this ledger does not allow this": "この家計簿でのあなたの役割ではこの操作はできません",
+    "your role in this ledger does not allow this change": "この家計簿でのあなたの役割ではこの変更はできません",
+    "the change could not be written; retry": "変更を書き込めませんでした。やり直してください",
     "the personal ledger has no name to change": "個人の家計簿の名前は変更できません",
     "a ledger with this id already exists": "この ID の家計簿はすでにあります",
     "already a member of this ledger": "すでにこの家計簿のメンバーです",

@@ -251,6 +251,8 @@ class Slip(Model):
     version: int
     created_at: str
     updated_at: str
+    created_by: str | None = Field(description="Who recorded it (a user id; null on older slips)")
+    updated_by: str | None = Field(description="Who changed it last (a user id; null on older slips)")
 
 
 class SlipList(Model):

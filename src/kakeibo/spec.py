@@ -11,7 +11,9 @@ Powertools cannot express is settled here, so that the document says exactly wha
 - PATCH bodies are JSON merge patches: their media type is `application/merge-patch+json` (the API
   reads `application/json` the same way, as the body's description says; listing both media types
   makes openapi-python-client 0.29 generate a module that fails to import);
-- an optional header is a string that may be left out, not a string-or-null.
+- an optional header is a string that may be left out, not a string-or-null;
+- a ledger route repeated under `/ledgers/{ledger}` declares that path parameter (its function reads
+  the ledger from the request, not from an argument).
 """
 
 from __future__ import annotations
@@ -24,6 +26,13 @@ from pydantic.json_schema import models_json_schema
 from kakeibo.problems import BY_CODE
 
 COMPONENTS = "#/components/schemas/"
+LEDGER_PARAMETER = {
+    "name": "ledger",
+    "in": "path",
+    "required": True,
+    "description": "A shared ledger's id (from POST /ledgers), or `me`: your personal ledger",
+    "schema": {"type": "string", "pattern": "^(me|[0-9A-HJKMNP-TV-Z]{26})$", "examples": ["me"]},
+}
 MERGE_PATCH = "application/merge-patch+json"
 # What API Gateway itself answers (e.g. 401 when no token is sent), before the function runs.
 GATEWAY_ERROR = {
@@ -47,6 +56,11 @@ def finish(document: dict[str, Any], public_routes: frozenset[str]) -> dict[str,
                 operation["security"] = []
             if method == "patch":
                 _merge_patch(operation)
+            parameters = operation.setdefault("parameters", [])
+            if "{ledger}" in path and not any(p.get("name") == "ledger" and p.get("in") == "path" for p in parameters):
+                parameters.insert(0, dict(LEDGER_PARAMETER))
+            if not parameters:
+                del operation["parameters"]
             for parameter in operation.get("parameters", []):
                 if parameter.get("in") == "header" and not parameter.get("required"):
                     parameter["schema"] = _not_null(parameter.get("schema", {}))

@@ -12,6 +12,7 @@ from kakeibo.local import template
 from kakeibo.store import Store
 from tests import invariants
 from tests.events import Client
+from tests.integration.test_ledger_roles import PREFIX, ROUTES
 
 FOOD = "/budgets/2026-11/" + quote("食費")
 
@@ -66,7 +67,9 @@ def test_every_route_is_covered_here() -> None:
         "POST /ledgers/{ledger}/invitations", "POST /invitations/{token}/accept",
         "PUT /ledgers/{ledger}/members/{user}", "DELETE /ledgers/{ledger}/members/{user}",
     }  # fmt: skip
-    assert {route.key for route in template.routes()} == covered
+    # and every ledger route again under /ledgers/{ledger}, for every kind of caller: test_ledger_roles.py
+    repeated = {f"{key.split(' ', 1)[0]} {PREFIX}{key.split(' ', 1)[1]}" for key in ROUTES}
+    assert {route.key for route in template.routes()} == covered | repeated
 
 
 def test_bob_can_neither_see_nor_touch_alices_ledger(

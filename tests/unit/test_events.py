@@ -10,7 +10,7 @@ import pytest
 
 from kakeibo.local import template
 from kakeibo.local.events import http_event
-from tests.events import Client, sample, samples
+from tests.events import EVENTS_DIR, sample, samples
 
 EXPECTED = {
     "health": 200,
@@ -55,6 +55,10 @@ EXPECTED = {
     "delete_member": 204,
 }
 SHARED_LEDGER_ID = "01KAJ0000000000000000000HH"
+# Every ledger route's sample again under /ledgers/{ledger}, for the shared ledger "local" owns
+IN_LEDGER = {f"{name}_in_ledger": status for name, status in EXPECTED.items()
+             if (EVENTS_DIR / f"{name}_in_ledger.json").exists()}  # fmt: skip
+EXPECTED.update(IN_LEDGER)
 RECURRENCE_ID = "01KAJ0000000000000000000RC"
 
 
@@ -98,41 +102,47 @@ def test_handler_answers_every_sample(aws: None, name: str) -> None:
     from kakeibo.handler import lambda_handler
     from kakeibo.local.front import LambdaContext
 
-    # Given the ledger the samples talk about ("local"): an account, and the sample slip
-    client = Client("local")
+    # Given the ledger the samples talk about ("local"'s, or the shared one "local" owns): an account,
+    # and the sample slip
+    from kakeibo.services.ledgers import EDITORS
+    from kakeibo.store import SharedLedger, get_store
+
+    store, now = get_store(), "2026-11-21T09:00:00.000+09:00"
+    shared = name in IN_LEDGER
+    name = name.removesuffix("_in_ledger")
+    who = SharedLedger(SHARED_LEDGER_ID, "local", EDITORS) if shared else "local"
+    if shared or name in ("patch_ledger", "create_invitation", "put_member", "delete_member"):  # owned by "local"
+        store.create_ledger(SHARED_LEDGER_ID, "山田家", "local", now=now)
+        if name in ("put_member", "delete_member"):  # Taro, the member the sample names
+            store.add_member(SHARED_LEDGER_ID, "taro", "editor", added_by="local", now=now)
     if name != "create_account":
-        client.account("cash", 20000)
+        from kakeibo.models import AccountCreate
+        from kakeibo.services import accounts
+
+        cash = AccountCreate(id="cash", name="Cash", type="cash", opening_balance=20000)
+        accounts.create_account(store, who, cash)
     if name in ("get_slip", "get_slip_by_id", "replace_slip", "patch_slip", "delete_slip"):
         from kakeibo.models import SlipIn
         from kakeibo.services import slips as service
-        from kakeibo.store import get_store
 
         body = SlipIn(date="2026-11-20", kind="expense", amount=1200, account="cash", category="食費")
-        service.create_slip(get_store(), "local", body, slip_id="01KAJ0000000000000000000AB")
+        service.create_slip(store, who, body, slip_id="01KAJ0000000000000000000AB")
     if name in ("get_recurrence", "patch_recurrence", "delete_recurrence", "list_occurrences"):
         from kakeibo.models import RecurrenceIn
         from kakeibo.services import recurrences
-        from kakeibo.store import get_store
 
         rent = RecurrenceIn.model_validate(json.loads(sample("create_recurrence")["body"]))
-        recurrences.create_recurrence(get_store(), "local", rent, recurrence_id=RECURRENCE_ID)
-    if name in ("patch_ledger", "create_invitation", "put_member", "delete_member"):  # owned by "local"
-        from kakeibo.store import get_store
-
-        get_store().create_ledger(SHARED_LEDGER_ID, "山田家", "local", now="2026-11-21T09:00:00.000+09:00")
-        if name in ("put_member", "delete_member"):  # Taro, the member the sample names
-            get_store().add_member(SHARED_LEDGER_ID, "taro", "editor", added_by="local", now="2026-11-21T09:00:00Z")
+        recurrences.create_recurrence(store, who, rent, recurrence_id=RECURRENCE_ID)
     if name == "accept_invitation":  # Hanako's ledger, and the invitation the sample accepts
-        from kakeibo.store import get_store
-
-        store, now = get_store(), "2026-11-21T09:00:00.000+09:00"
         store.create_ledger(SHARED_LEDGER_ID, "山田家", "hanako", now=now)
         token = sample(name)["pathParameters"]["token"]
         store.create_invitation(
             token, SHARED_LEDGER_ID, "editor", created_by="hanako", expires_at_ms=4 * 10**12, now=now
         )
     if name == "get_import":  # the import the sample names: the import_csv sample's file
-        assert lambda_handler(sample("import_csv"), LambdaContext(aws_request_id="test"))["statusCode"] == 200
+        first = sample("import_csv_in_ledger" if shared else "import_csv")
+        assert lambda_handler(first, LambdaContext(aws_request_id="test"))["statusCode"] == 200
+    name = f"{name}_in_ledger" if shared else name
     # When the sample event is handed to the function as `sam local invoke -e` would
     result = lambda_handler(sample(name), LambdaContext(aws_request_id="test"))
     # Then it answers as the route promises

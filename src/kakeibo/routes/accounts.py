@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from aws_lambda_powertools.event_handler import Response
-from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Body, Query
 
 from kakeibo.http import (
@@ -13,7 +12,6 @@ from kakeibo.http import (
     LOCATION,
     IdempotencyKeyHeader,
     IfMatchHeader,
-    identity,
     if_match,
     json_response,
     ok_response,
@@ -28,11 +26,12 @@ from kakeibo.models import (
     AccountList,
     AccountPatch,
 )
+from kakeibo.routes.scope import EDITORS, LedgerRouter, ledger_scope
 from kakeibo.services import accounts, balances, common
 from kakeibo.settings import today
 from kakeibo.store import get_store
 
-router = Router()
+router = LedgerRouter()
 TAGS = ["accounts"]
 ACCOUNT_EXAMPLES: dict[str, Any] = {
     "cash": {
@@ -68,10 +67,11 @@ def create_account(
     account: Annotated[AccountCreate, Body(openapi_examples=ACCOUNT_EXAMPLES)],
     idempotency_key: IdempotencyKeyHeader = None,
 ) -> Response[str]:
+    scope = ledger_scope(router, EDITORS)
     created = accounts.create_account(
-        get_store(), identity(router), account, request_token=request_token(router, idempotency_key)
+        get_store(), scope.key, account, request_token=request_token(router, idempotency_key)
     )
-    return json_response(201, created, etag=created["version"], location=f"/accounts/{created['id']}")
+    return json_response(201, created, etag=created["version"], location=scope.url(f"/accounts/{created['id']}"))
 
 
 @router.get(
@@ -82,7 +82,7 @@ def create_account(
     responses={200: ok_response(AccountList), **problem_responses(401, 409)},
 )
 def list_accounts() -> Response[str]:
-    return json_response(200, {"items": accounts.list_accounts(get_store(), identity(router))})
+    return json_response(200, {"items": accounts.list_accounts(get_store(), ledger_scope(router).key)})
 
 
 @router.get(
@@ -93,7 +93,7 @@ def list_accounts() -> Response[str]:
     responses={200: ok_response(Account, headers=ETAG), **problem_responses(401, 404, 409)},
 )
 def get_account(id: str) -> Response[str]:
-    account = accounts.get_account(get_store(), identity(router), id)
+    account = accounts.get_account(get_store(), ledger_scope(router).key, id)
     return json_response(200, account, etag=account["version"])
 
 
@@ -112,7 +112,7 @@ def patch_account(
     patch: Annotated[AccountPatch, Body(openapi_examples=ACCOUNT_PATCH_EXAMPLES)],
     if_match_header: IfMatchHeader,
 ) -> Response[str]:
-    who = identity(router)
+    who = ledger_scope(router, EDITORS).key
     expected = if_match(if_match_header)
     account = accounts.patch_account(get_store(), who, id, patch, expected)
     return json_response(200, account, etag=account["version"])
@@ -132,7 +132,7 @@ def account_history(
     date_from: Annotated[str | None, Query(alias="from", pattern=DATE_PATTERN)] = None,
     date_to: Annotated[str | None, Query(alias="to", pattern=DATE_PATTERN)] = None,
 ) -> Response[str]:
-    who = identity(router)
+    who = ledger_scope(router).key
     end = date_to or today().isoformat()
     start = date_from or common.days_before(end, 30)
     return json_response(200, balances.history(get_store(), who, id, start, end))

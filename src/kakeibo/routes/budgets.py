@@ -6,23 +6,22 @@ from typing import Annotated, Any
 from urllib.parse import unquote
 
 from aws_lambda_powertools.event_handler import Response
-from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Body, Query
 
 from kakeibo.http import (
     ETAG,
     OptionalIfMatchHeader,
-    identity,
     json_response,
     ok_response,
     optional_if_match,
     problem_responses,
 )
 from kakeibo.models import MONTH_PATTERN, Budget, BudgetIn, BudgetList
+from kakeibo.routes.scope import EDITORS, LedgerRouter, ledger_scope
 from kakeibo.services import budgets, common
 from kakeibo.store import get_store
 
-router = Router()
+router = LedgerRouter()
 TAGS = ["budgets"]
 BUDGET_EXAMPLES: dict[str, Any] = {
     "food": {"summary": "30,000 yen a month, refusing expenses past it", "value": {"limit": 30000, "strict": True}},
@@ -47,7 +46,7 @@ def put_budget(
     budget: Annotated[BudgetIn, Body(openapi_examples=BUDGET_EXAMPLES)],
     if_match_header: OptionalIfMatchHeader = None,
 ) -> Response[str]:
-    who = identity(router)
+    who = ledger_scope(router, EDITORS).key
     # API Gateway's own, decoded, view of the path; the resolver's match may still be percent-encoded
     category = (router.current_event.get("pathParameters") or {}).get("category") or unquote(category)
     sent, expected = optional_if_match(if_match_header)
@@ -65,6 +64,6 @@ def put_budget(
     responses={200: ok_response(BudgetList), **problem_responses(400, 401, 409)},
 )
 def list_budgets(month: Annotated[str, Query(pattern=MONTH_PATTERN)]) -> Response[str]:
-    who = identity(router)
+    who = ledger_scope(router).key
     common.query_month(month)
     return json_response(200, budgets.list_budgets(get_store(), who, month))

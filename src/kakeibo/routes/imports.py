@@ -6,14 +6,13 @@ from typing import Annotated
 from urllib.parse import urlencode
 
 from aws_lambda_powertools.event_handler import Response
-from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Query
 
 from kakeibo import csvio, importer
 from kakeibo.http import (
+    ByQuery,
     IdempotencyKeyHeader,
     header_doc,
-    identity,
     json_response,
     ok_response,
     problem_responses,
@@ -22,9 +21,10 @@ from kakeibo.http import (
 )
 from kakeibo.importformats.prepare import Options
 from kakeibo.models import DATE_PATTERN, ImportFormat, ImportPreview, ImportReport, ImportResult
+from kakeibo.routes.scope import EDITORS, LedgerRouter, ledger_scope
 from kakeibo.store import get_store
 
-router = Router()
+router = LedgerRouter()
 TAGS = ["imports"]
 CSV = "text/csv"
 MAX_CSV_BODY = 5 * 1024 * 1024
@@ -77,7 +77,7 @@ def import_csv(
     dry_run: Annotated[bool, Query(description="write nothing; answer what each row would do")] = False,
     idempotency_key: IdempotencyKeyHeader = None,
 ) -> Response[str]:
-    who = identity(router)
+    who = ledger_scope(router, EDITORS).key
     charset = csvio.charset_of(router.current_event.headers.get("content-type"))
     options = Options(format=format, create_accounts=create_accounts, dry_run=dry_run)
     result = importer.import_csv(
@@ -96,7 +96,7 @@ def import_csv(
     responses={200: ok_response(ImportReport), **problem_responses(401, 404, 409)},
 )
 def get_import(id: str) -> Response[str]:
-    return json_response(200, importer.get_import(get_store(), identity(router), id))
+    return json_response(200, importer.get_import(get_store(), ledger_scope(router).key, id))
 
 
 @router.get(
@@ -120,13 +120,17 @@ def get_import(id: str) -> Response[str]:
 def export_csv(
     date_from: Annotated[str | None, Query(alias="from", pattern=DATE_PATTERN)] = None,
     date_to: Annotated[str | None, Query(alias="to", pattern=DATE_PATTERN)] = None,
+    by: ByQuery = None,
     cursor: Annotated[str | None, Query(max_length=512)] = None,
 ) -> Response[str]:
-    who = identity(router)
-    body, next_cursor = importer.export_csv(get_store(), who, date_from=date_from, date_to=date_to, cursor=cursor)
+    scope = ledger_scope(router)
+    who = scope.key
+    body, next_cursor = importer.export_csv(
+        get_store(), who, date_from=date_from, date_to=date_to, by=by, cursor=cursor
+    )
     headers = {"Content-Disposition": 'attachment; filename="slips.csv"'}
     if next_cursor:
-        params = {k: v for k, v in (("from", date_from), ("to", date_to)) if v}
+        params = {k: v for k, v in (("from", date_from), ("to", date_to), ("by", by)) if v}
         query = urlencode({**params, "cursor": next_cursor})
-        headers["Link"] = f'</slips.csv?{query}>; rel="next"'
+        headers["Link"] = f'<{scope.url("/slips.csv")}?{query}>; rel="next"'
     return Response(status_code=200, content_type=f"{CSV}; charset=utf-8", body=body, headers=headers)

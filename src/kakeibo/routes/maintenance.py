@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from aws_lambda_powertools.event_handler import Response
-from aws_lambda_powertools.event_handler.api_gateway import Router
 
 from kakeibo import integrity
-from kakeibo.http import identity, json_response, ok_response, problem_responses, time_left
+from kakeibo.http import json_response, ok_response, problem_responses, time_left
 from kakeibo.models import LedgerCheck, LedgerRebuild
+from kakeibo.routes.scope import OWNERS, LedgerRouter, ledger_scope
 from kakeibo.store import get_store
 
-router = Router()
+router = LedgerRouter()
 TAGS = ["ledger"]
 
 
@@ -22,7 +22,7 @@ TAGS = ["ledger"]
     responses={200: ok_response(LedgerCheck), **problem_responses(400, 401, 409, 413, 415)},
 )
 def verify() -> Response[str]:
-    return json_response(200, integrity.verify(get_store(), identity(router)))
+    return json_response(200, integrity.verify(get_store(), ledger_scope(router).key))
 
 
 @router.post(
@@ -38,5 +38,5 @@ def verify() -> Response[str]:
     },
 )
 def rebuild() -> Response[str]:
-    result = integrity.rebuild(get_store(), identity(router), time_left=time_left(router))
+    result = integrity.rebuild(get_store(), ledger_scope(router, OWNERS).key, time_left=time_left(router))
     return json_response(200 if result["complete"] else 202, result)

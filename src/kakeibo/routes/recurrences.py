@@ -6,7 +6,6 @@ from types import ModuleType
 from typing import Annotated, Any
 
 from aws_lambda_powertools.event_handler import Response
-from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Body, Query
 
 from kakeibo.http import (
@@ -14,7 +13,6 @@ from kakeibo.http import (
     LOCATION,
     IdempotencyKeyHeader,
     IfMatchHeader,
-    identity,
     if_match,
     json_response,
     no_content,
@@ -32,9 +30,10 @@ from kakeibo.models import (
     RecurrencePatch,
     RunResult,
 )
+from kakeibo.routes.scope import EDITORS, LedgerRouter, Scope, ledger_scope
 from kakeibo.store import get_store
 
-router = Router()
+router = LedgerRouter()
 TAGS = ["recurrences"]
 RECURRENCE_EXAMPLES: dict[str, Any] = {
     "rent": {
@@ -84,8 +83,8 @@ def _service() -> ModuleType:
     return recurrences
 
 
-def _location(item: dict[str, Any]) -> str:
-    return f"/recurrences/{item['id']}"
+def _location(scope: Scope, item: dict[str, Any]) -> str:
+    return scope.url(f"/recurrences/{item['id']}")
 
 
 @router.post(
@@ -104,9 +103,11 @@ def create_recurrence(
     body: Annotated[RecurrenceIn, Body(openapi_examples=RECURRENCE_EXAMPLES)],
     idempotency_key: IdempotencyKeyHeader = None,
 ) -> Response[str]:
-    who = identity(router)
-    created = _service().create_recurrence(get_store(), who, body, request_token=request_token(router, idempotency_key))
-    return json_response(201, created, etag=created["version"], location=_location(created))
+    scope = ledger_scope(router, EDITORS)
+    created = _service().create_recurrence(
+        get_store(), scope.key, body, request_token=request_token(router, idempotency_key)
+    )
+    return json_response(201, created, etag=created["version"], location=_location(scope, created))
 
 
 @router.get(
@@ -117,7 +118,7 @@ def create_recurrence(
     responses={200: ok_response(RecurrenceList), **problem_responses(401, 409)},
 )
 def list_recurrences() -> Response[str]:
-    return json_response(200, {"items": _service().list_recurrences(get_store(), identity(router))})
+    return json_response(200, {"items": _service().list_recurrences(get_store(), ledger_scope(router).key)})
 
 
 @router.post(
@@ -135,7 +136,7 @@ def list_recurrences() -> Response[str]:
     },
 )
 def run_recurrences(until: Annotated[str | None, Query(pattern=DATE_PATTERN)] = None) -> Response[str]:
-    result = _service().run_ledger(get_store(), identity(router), until, time_left=time_left(router))
+    result = _service().run_ledger(get_store(), ledger_scope(router, EDITORS).key, until, time_left=time_left(router))
     return json_response(200 if result["complete"] else 202, result)
 
 
@@ -147,7 +148,7 @@ def run_recurrences(until: Annotated[str | None, Query(pattern=DATE_PATTERN)] = 
     responses={200: ok_response(Recurrence, headers=ETAG), **problem_responses(401, 404, 409)},
 )
 def get_recurrence(id: str) -> Response[str]:
-    item = _service().get_recurrence(get_store(), identity(router), id)
+    item = _service().get_recurrence(get_store(), ledger_scope(router).key, id)
     return json_response(200, item, etag=item["version"])
 
 
@@ -166,7 +167,7 @@ def patch_recurrence(
     patch: Annotated[RecurrencePatch, Body(openapi_examples=RECURRENCE_PATCH_EXAMPLES)],
     if_match_header: IfMatchHeader,
 ) -> Response[str]:
-    who = identity(router)
+    who = ledger_scope(router, EDITORS).key
     expected = if_match(if_match_header)
     changes = patch.model_dump(exclude_unset=True)
     item = _service().patch_recurrence(get_store(), who, id, changes, expected=expected)
@@ -181,7 +182,7 @@ def patch_recurrence(
     responses={204: no_content("Deleted"), **problem_responses(400, 401, 404, 409, 412, 428)},
 )
 def delete_recurrence(id: str, if_match_header: IfMatchHeader) -> Response[str]:
-    who = identity(router)
+    who = ledger_scope(router, EDITORS).key
     expected = if_match(if_match_header)
     _service().delete_recurrence(get_store(), who, id, expected=expected)
     return Response(status_code=204, body="")
@@ -201,5 +202,5 @@ def list_occurrences(
     date_from: Annotated[str | None, Query(alias="from", pattern=DATE_PATTERN)] = None,
     date_to: Annotated[str | None, Query(alias="to", pattern=DATE_PATTERN)] = None,
 ) -> Response[str]:
-    result = _service().occurrences(get_store(), identity(router), id, date_from, date_to)
+    result = _service().occurrences(get_store(), ledger_scope(router).key, id, date_from, date_to)
     return json_response(200, result)

@@ -5,15 +5,15 @@ from __future__ import annotations
 from typing import Annotated
 
 from aws_lambda_powertools.event_handler import Response
-from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Query
 
-from kakeibo.http import identity, json_response, ok_response, problem_responses
+from kakeibo.http import json_response, ok_response, problem_responses
 from kakeibo.models import DATE_PATTERN, MONTH_PATTERN, YEAR_PATTERN, Balances, MonthlyReport, YearlyReport
+from kakeibo.routes.scope import LedgerRouter, ledger_scope
 from kakeibo.services import balances, common, reports
 from kakeibo.store import get_store
 
-router = Router()
+router = LedgerRouter()
 
 
 @router.get(
@@ -24,7 +24,7 @@ router = Router()
     responses={200: ok_response(Balances), **problem_responses(400, 401, 409)},
 )
 def get_balances(date: Annotated[str | None, Query(pattern=DATE_PATTERN)] = None) -> Response[str]:
-    who = identity(router)
+    who = ledger_scope(router).key
     if date is not None:
         common.query_date("date", date)
     return json_response(200, balances.balances(get_store(), who, date))
@@ -38,7 +38,7 @@ def get_balances(date: Annotated[str | None, Query(pattern=DATE_PATTERN)] = None
     responses={200: ok_response(MonthlyReport), **problem_responses(400, 401, 409)},
 )
 def monthly(month: Annotated[str, Query(pattern=MONTH_PATTERN)]) -> Response[str]:
-    who = identity(router)
+    who = ledger_scope(router).key
     common.query_month(month)
     return json_response(200, reports.monthly_report(get_store(), who, month))
 
@@ -51,5 +51,5 @@ def monthly(month: Annotated[str, Query(pattern=MONTH_PATTERN)]) -> Response[str
     responses={200: ok_response(YearlyReport), **problem_responses(400, 401, 409)},
 )
 def yearly(year: Annotated[str, Query(pattern=YEAR_PATTERN, examples=["2026"])]) -> Response[str]:
-    who = identity(router)
+    who = ledger_scope(router).key
     return json_response(200, reports.yearly_report(get_store(), who, year))

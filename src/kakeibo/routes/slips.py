@@ -5,16 +5,15 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from aws_lambda_powertools.event_handler import Response
-from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Body, Query
 
 from kakeibo.http import (
     CONTENT_LOCATION,
     ETAG,
     LOCATION,
+    ByQuery,
     IdempotencyKeyHeader,
     IfMatchHeader,
-    identity,
     if_match,
     json_response,
     no_content,
@@ -24,10 +23,11 @@ from kakeibo.http import (
 )
 from kakeibo.ledger import Kind
 from kakeibo.models import ACCOUNT_ID_PATTERN, DATE_PATTERN, Slip, SlipIn, SlipList, SlipPatch
+from kakeibo.routes.scope import EDITORS, LedgerRouter, Scope, ledger_scope
 from kakeibo.services import slips as service
 from kakeibo.store import get_store
 
-router = Router()
+router = LedgerRouter()
 TAGS = ["slips"]
 # Each one is accepted as it is, given the accounts of POST /accounts' examples (a test sends them).
 SLIP_EXAMPLES: dict[str, Any] = {
@@ -59,8 +59,8 @@ SLIP_PATCH_EXAMPLES: dict[str, Any] = {
 MOVED = "The slip (a new date moves it: Location names where it is now)"
 
 
-def _location(slip: dict[str, Any]) -> str:
-    return f"/slips/{slip['date']}/{slip['id']}"
+def _location(scope: Scope, slip: dict[str, Any]) -> str:
+    return scope.url(f"/slips/{slip['date']}/{slip['id']}")
 
 
 @router.post(
@@ -79,9 +79,9 @@ def _location(slip: dict[str, Any]) -> str:
 def create_slip(
     slip: Annotated[SlipIn, Body(openapi_examples=SLIP_EXAMPLES)], idempotency_key: IdempotencyKeyHeader = None
 ) -> Response[str]:
-    who = identity(router)
-    created = service.create_slip(get_store(), who, slip, request_token=request_token(router, idempotency_key))
-    return json_response(201, created, etag=created["version"], location=_location(created))
+    scope = ledger_scope(router, EDITORS)
+    created = service.create_slip(get_store(), scope.key, slip, request_token=request_token(router, idempotency_key))
+    return json_response(201, created, etag=created["version"], location=_location(scope, created))
 
 
 @router.get(
@@ -98,17 +98,19 @@ def list_slips(
     account: Annotated[str | None, Query(pattern=ACCOUNT_ID_PATTERN)] = None,
     category: Annotated[str | None, Query(min_length=1, max_length=50)] = None,
     kind: Annotated[Kind | None, Query()] = None,
+    by: ByQuery = None,
     limit: Annotated[int, Query(ge=1, le=100)] = 50,
     cursor: Annotated[str | None, Query(max_length=512)] = None,
 ) -> Response[str]:
     items, next_cursor = service.list_slips(
         get_store(),
-        identity(router),
+        ledger_scope(router).key,
         date_from=date_from,
         date_to=date_to,
         account=account,
         category=category,
         kind=kind,
+        by=by,
         limit=limit,
         cursor=cursor,
     )
@@ -123,8 +125,9 @@ def list_slips(
     responses={200: ok_response(Slip, headers={**ETAG, **CONTENT_LOCATION}), **problem_responses(401, 404, 409)},
 )
 def get_slip_by_id(id: str) -> Response[str]:
-    slip = service.get_slip_by_id(get_store(), identity(router), id)
-    return json_response(200, slip, etag=slip["version"], headers={"Content-Location": _location(slip)})
+    scope = ledger_scope(router)
+    slip = service.get_slip_by_id(get_store(), scope.key, id)
+    return json_response(200, slip, etag=slip["version"], headers={"Content-Location": _location(scope, slip)})
 
 
 @router.get(
@@ -135,7 +138,7 @@ def get_slip_by_id(id: str) -> Response[str]:
     responses={200: ok_response(Slip, headers=ETAG), **problem_responses(401, 404, 409)},
 )
 def get_slip(date: str, id: str) -> Response[str]:
-    slip = service.get_slip(get_store(), identity(router), date, id)
+    slip = service.get_slip(get_store(), ledger_scope(router).key, date, id)
     return json_response(200, slip, etag=slip["version"])
 
 
@@ -152,10 +155,10 @@ def get_slip(date: str, id: str) -> Response[str]:
 def replace_slip(
     date: str, id: str, slip: Annotated[SlipIn, Body(openapi_examples=SLIP_EXAMPLES)], if_match_header: IfMatchHeader
 ) -> Response[str]:
-    who = identity(router)
+    scope = ledger_scope(router, EDITORS)
     expected = if_match(if_match_header)
-    updated = service.update_slip(get_store(), who, date, id, expected=expected, body=slip)
-    return json_response(200, updated, etag=updated["version"], location=_location(updated))
+    updated = service.update_slip(get_store(), scope.key, date, id, expected=expected, body=slip)
+    return json_response(200, updated, etag=updated["version"], location=_location(scope, updated))
 
 
 @router.patch(
@@ -176,11 +179,11 @@ def patch_slip(
     patch: Annotated[SlipPatch, Body(openapi_examples=SLIP_PATCH_EXAMPLES)],
     if_match_header: IfMatchHeader,
 ) -> Response[str]:
-    who = identity(router)
+    scope = ledger_scope(router, EDITORS)
     expected = if_match(if_match_header)
     changes = patch.model_dump(exclude_unset=True)
-    updated = service.update_slip(get_store(), who, date, id, expected=expected, patch=changes)
-    return json_response(200, updated, etag=updated["version"], location=_location(updated))
+    updated = service.update_slip(get_store(), scope.key, date, id, expected=expected, patch=changes)
+    return json_response(200, updated, etag=updated["version"], location=_location(scope, updated))
 
 
 @router.delete(
@@ -191,7 +194,7 @@ def patch_slip(
     responses={204: no_content("Deleted"), **problem_responses(400, 401, 404, 409, 412, 423, 428)},
 )
 def delete_slip(date: str, id: str, if_match_header: IfMatchHeader) -> Response[str]:
-    who = identity(router)
+    who = ledger_scope(router, EDITORS).key
     expected = if_match(if_match_header)
     service.delete_slip(get_store(), who, date, id, expected=expected)
     return Response(status_code=204, body="")

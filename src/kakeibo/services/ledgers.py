@@ -18,9 +18,14 @@ from kakeibo import errors
 from kakeibo.models import InvitationIn, LedgerIn, LedgerPatch, MemberIn
 from kakeibo.services.common import now_iso
 from kakeibo.services.slips import new_slip_id
-from kakeibo.store import Item, Store
+from kakeibo.store import Item, SharedLedger, Store
 
 PERSONAL = "me"
+# Who may do what (DESIGN §7): reads are for every member; slips, accounts, budgets, imports and
+# recurrences for owners and editors; the ledger itself (and its rebuild) for owners.
+MEMBERS = ("owner", "editor", "viewer")
+EDITORS = ("owner", "editor")
+OWNERS = ("owner",)
 SHARED_ID_RE = re.compile(r"^[0-9A-HJKMNP-TV-Z]{26}$")
 TOKEN_RE = re.compile(r"^[A-Za-z0-9_-]{32}$")
 
@@ -32,6 +37,7 @@ class Access:
     ledger: str  # "me" or a shared ledger id, as the API names it
     role: str
     member: Item | None  # the caller's member item (None for the personal ledger)
+    key: str = ""  # the ledger as the store takes it (the owner's `sub`, or a SharedLedger)
 
     @property
     def personal(self) -> bool:
@@ -46,6 +52,25 @@ def resolve(store: Store, user: str, ledger: str) -> Access:
     if member is None:
         raise errors.NotFound("not found")
     return Access(ledger, str(member["role"]), member)
+
+
+def open_ledger(store: Store, user: str, ledger: str, roles: tuple[str, ...] = MEMBERS) -> Access:
+    """The caller's access to a ledger's data for something `roles` may do: 404 to a non-member,
+    403 to a member whose role may not. A shared ledger's store reference carries the caller and,
+    for a write, the roles every write transaction checks again on the member item."""
+    access = resolve(store, user, ledger)
+    if access.role not in roles:
+        raise errors.Forbidden(_FORBIDDEN.get(roles, "your role in this ledger does not allow this"), role=access.role)
+    if access.personal:
+        return Access(PERSONAL, access.role, None, user)
+    checked = roles if roles != MEMBERS else ()
+    return Access(access.ledger, access.role, access.member, SharedLedger(access.ledger, user, checked))
+
+
+_FORBIDDEN = {
+    EDITORS: "a viewer of this ledger can read it but not change it",
+    OWNERS: "only an owner of the ledger may do this",
+}
 
 
 def require_owner(access: Access) -> None:

@@ -26,7 +26,7 @@ from kakeibo.services.accounts import get_account
 from kakeibo.services.common import check_version, now_iso, query_date, validation_errors
 from kakeibo.services.slips import create_slip, new_slip_id
 from kakeibo.settings import today
-from kakeibo.store import Item, ProgressConflict, SlipIdTaken, Store, identity_sk
+from kakeibo.store import Item, ProgressConflict, SharedLedger, SlipIdTaken, Store, author_of, identity_sk
 
 TimeLeft = Callable[[], float]
 MIN_SECONDS_LEFT = 2.0  # stop starting new work with less than this left
@@ -157,6 +157,7 @@ def create_recurrence(
         "version": 1,
         "created_at": stamp,
         "updated_at": stamp,
+        "created_by": author_of(who),
         "request_token": request_token,
         "fingerprint": fingerprint,
     }
@@ -348,7 +349,9 @@ def post_due(store: Store, until: dt.date | None = None, *, time_left: TimeLeft 
         item = store.read_recurrence(ledger, recurrence_id)
         if item is None or not item.get("next_due") or item["next_due"] > bound:
             continue  # the index is eventually consistent: changed since
-        run_recurrence(store, ledger, item, tally, time_left=time_left)
+        author = item.get("created_by")
+        posting = SharedLedger(ledger, str(author)) if isinstance(ledger, SharedLedger) and author else ledger
+        run_recurrence(store, posting, item, tally, time_left=time_left)  # a shared ledger's: by its author
     return tally.result()
 
 

@@ -22,6 +22,7 @@ from kakeibo.store import (
     NewSlip,
     SlipIdTaken,
     Store,
+    author_of,
     decode_cursor,
     encode_cursor,
     identity_sk,
@@ -54,6 +55,8 @@ def slip_view(item: Item) -> dict[str, Any]:
         "version": int(item["version"]),
         "created_at": item["created_at"],
         "updated_at": item["updated_at"],
+        "created_by": item.get("created_by"),
+        "updated_by": item.get("updated_by"),
     }
 
 
@@ -113,9 +116,12 @@ def fingerprint(body: SlipIn) -> str:
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
-def new_slip_item(body: SlipIn, slip_id: str, *, stamp: str, no: int, **meta: Any) -> Item:
-    """The item of a slip about to be created (version 1)."""
-    return _slip_item(body, body.entry(), id=slip_id, no=no, version=1, created_at=stamp, updated_at=stamp, **meta)
+def new_slip_item(body: SlipIn, slip_id: str, *, stamp: str, no: int, by: str | None, **meta: Any) -> Item:
+    """The item of a slip about to be created (version 1) by `by` (None: nobody known)."""
+    return _slip_item(
+        body, body.entry(), id=slip_id, no=no, version=1, created_at=stamp, updated_at=stamp,
+        created_by=by, updated_by=by, **meta,
+    )  # fmt: skip
 
 
 def create_slip(
@@ -139,7 +145,8 @@ def create_slip(
         slip_id = slip_id or derived_id(request_token)
     slip_id = slip_id or new_slip_id()
     entry = body.entry()
-    item = new_slip_item(body, slip_id, stamp=now_iso(), no=store.next_number(who), request_token=request_token)
+    stamp, no = now_iso(), store.next_number(who)
+    item = new_slip_item(body, slip_id, stamp=stamp, no=no, by=author_of(who), request_token=request_token)
     new = NewSlip(item, origin=origin, fingerprint=fingerprint(body), request_token=request_token)
 
     def write(token: str) -> None:
@@ -265,6 +272,8 @@ def update_slip(
         version=version + 1,
         created_at=current["created_at"],
         updated_at=now_iso(),
+        created_by=current.get("created_by"),
+        updated_by=author_of(who),
     )
     for extra in ("import_id", "request_token"):
         if extra in current:
@@ -349,6 +358,7 @@ def list_slips(
     account: str | None = None,
     category: str | None = None,
     kind: str | None = None,
+    by: str | None = None,
     limit: int = 50,
     cursor: str | None = None,
 ) -> tuple[list[dict[str, Any]], str | None]:
@@ -375,11 +385,11 @@ def list_slips(
         found.extend(ordered)
         bucket.clear()
 
-    if account or category or kind:
+    if account or category or kind or by:
         first = then = min(100, MAX_LIST_READ)
     else:  # a little past the page, so that its last day is usually read whole by one Query
         first, then = limit + 1 + limit // 10 + 5, 25
-    pages = store.slip_pages(who, lo, hi, account=account, category=category, kind=kind, first=first, then=then)
+    pages = store.slip_pages(who, lo, hi, account=account, category=category, kind=kind, by=by, first=first, then=then)
     for page in pages:
         read += page.read
         for item in page.items:

@@ -135,6 +135,7 @@ class BalanceOps(StoreCore):
                         "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
                     },
                     _account_failure(account, 0, missing_account, archived_account, now),
+                    ledger,
                 )
             )
         return ops

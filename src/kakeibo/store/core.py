@@ -32,7 +32,7 @@ from botocore.exceptions import (
 from kakeibo import errors
 from kakeibo.settings import get_settings
 from kakeibo.store.codec import Item, from_ddb, to_ddb
-from kakeibo.store.keys import pk
+from kakeibo.store.keys import SharedLedger, household_pk, member_sk, pk
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
@@ -64,6 +64,7 @@ class TxOp:
     kind: str  # Put | Update | Delete | ConditionCheck
     body: dict[str, Any]
     on_fail: OnFail
+    ledger: str | None = None  # the ledger whose item it writes (a shared one brings its member check)
 
     def request(self) -> dict[str, Any]:
         return {self.kind: self.body}
@@ -211,6 +212,7 @@ class StoreCore:
         """One TransactWriteItems call; conflicts and throttling retried with the same token."""
         if not ops:
             return
+        ops = [*ops, *self._member_guards(ops)]
         request: dict[str, Any] = {
             "TransactItems": [op.request() for op in ops],
             "ClientRequestToken": (token or str(uuid.uuid4()))[:36],
@@ -233,6 +235,35 @@ class StoreCore:
 
         # A lost answer is retried as is: with the same token DynamoDB applies it at most once.
         self._retrying(send)
+
+    def _member_guards(self, ops: Sequence[TxOp]) -> list[TxOp]:
+        """For each shared ledger the transaction writes on behalf of a member: a ConditionCheck
+        that the member still holds an allowed role, so a removal or demotion that commits first
+        makes this write fail (404 for a removed member, 403 for a demoted one)."""
+        guards: dict[tuple[str, str], TxOp] = {}
+        for op in ops:
+            ledger = op.ledger
+            if isinstance(ledger, SharedLedger) and ledger.roles and ledger.author:
+                key = (str(ledger), ledger.author)
+                if key not in guards:
+                    guards[key] = self.role_check(str(ledger), ledger.author, ledger.roles, _not_a_member)
+        return list(guards.values())
+
+    def role_check(self, ledger_id: str, user: str, roles: tuple[str, ...], on_fail: OnFail) -> TxOp:
+        """A ConditionCheck that `user` is still a member of a shared ledger with one of `roles`."""
+        names = {f":r{i}": role for i, role in enumerate(roles)}
+        return TxOp(
+            "ConditionCheck",
+            {
+                "TableName": self.table,
+                "Key": to_ddb({"PK": household_pk(ledger_id), "SK": member_sk(user)}),
+                "ConditionExpression": f"attribute_exists(PK) AND #role IN ({', '.join(names)})",
+                "ExpressionAttributeNames": {"#role": "role"},
+                "ExpressionAttributeValues": to_ddb(names),
+                "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
+            },
+            on_fail,
+        )
 
     def _retrying(self, call: Callable[[], Any]) -> Any:
         """Retry what botocore does not: transactions cancelled only by conflicts or throttling,
@@ -275,7 +306,7 @@ class StoreCore:
             "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
         }
         _expressions(body, **expr)
-        return TxOp("Put", body, on_fail)
+        return TxOp("Put", body, on_fail, ledger)
 
     def delete_op(self, ledger: str, sk: str, condition: str, on_fail: OnFail, **expr: Any) -> TxOp:
         body: dict[str, Any] = {
@@ -285,7 +316,7 @@ class StoreCore:
             "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
         }
         _expressions(body, **expr)
-        return TxOp("Delete", body, on_fail)
+        return TxOp("Delete", body, on_fail, ledger)
 
     def update_op(
         self,
@@ -305,7 +336,7 @@ class StoreCore:
         if condition:
             body["ConditionExpression"] = condition
         _expressions(body, **expr)
-        return TxOp("Update", body, on_fail)
+        return TxOp("Update", body, on_fail, ledger)
 
     def conditional_update(
         self,
@@ -318,7 +349,15 @@ class StoreCore:
         names: dict[str, str],
         values: dict[str, Any],
     ) -> Item:
-        """One UpdateItem under a condition; the new item, or `on_fail(current item or None)` raised."""
+        """One UpdateItem under a condition; the new item, or `on_fail(current item or None)` raised.
+        On a shared ledger written by a member it is a transaction with their member check, and the
+        item is read back (consistently) after it."""
+        if _guarded(ledger):
+            self.transact([self.update_op(ledger, sk, update, on_fail, condition, names=names, values=values)])
+            written = self.get(ledger, sk)
+            if written is None:  # deleted between the two calls
+                raise on_fail(None)
+            return written
         return self.conditional_update_at(pk(ledger), sk, update, condition, on_fail, names=names, values=values)
 
     def conditional_update_at(
@@ -375,6 +414,9 @@ class StoreCore:
         values: dict[str, Any],
     ) -> None:
         """One unconditional UpdateItem (bookkeeping items; conditional ones: `conditional_update`)."""
+        if _guarded(ledger):
+            self.transact([self.update_op(ledger, sk, expression, _unexpected, names=names, values=values)])
+            return
         self._call(
             self.client.update_item,
             TableName=self.table,
@@ -401,6 +443,21 @@ class StoreCore:
                 old: dict[str, Any] | None = exc.response.get("Item")  # type: ignore[assignment]
                 raise ConditionFailed(from_ddb(old) if old else None) from exc
             raise
+
+
+def _guarded(ledger: str) -> bool:
+    return isinstance(ledger, SharedLedger) and bool(ledger.roles and ledger.author)
+
+
+def _not_a_member(current: Item | None) -> errors.ApiError:
+    """A writer's member check failed: gone from the ledger (404, as for any non-member) or demoted."""
+    if current is None:
+        return errors.NotFound("not found")
+    return errors.Forbidden("your role in this ledger does not allow this change", role=str(current.get("role")))
+
+
+def _unexpected(current: Item | None) -> errors.ApiError:
+    return errors.Conflict("the change could not be written; retry", retry_after=1)
 
 
 class ConditionFailed(Exception):

@@ -20,8 +20,45 @@ from kakeibo.ledger import (
 )
 
 
+class SharedLedger(str):
+    """A shared ledger's id as the store takes it: its items live under `HOUSEHOLD#{id}`.
+
+    `author` is who writes through it (slips record them) and `roles` the roles allowed to: while
+    `roles` is set, every write transaction on the ledger checks, in the transaction itself, that the
+    author's member item still holds one of them (a member removed or demoted meanwhile cannot
+    commit). A plain `str` is a personal ledger: the JWT `sub` of its only owner.
+    """
+
+    author: str | None
+    roles: tuple[str, ...]
+
+    def __new__(cls, ledger_id: str, author: str | None = None, roles: tuple[str, ...] = ()) -> SharedLedger:
+        made = super().__new__(cls, ledger_id)
+        made.author = author
+        made.roles = roles
+        return made
+
+
 def pk(ledger: str) -> str:
+    if isinstance(ledger, SharedLedger):
+        return household_pk(ledger)
     return f"LEDGER#{ledger}"
+
+
+def ledger_of_pk(partition: str) -> str | None:
+    """The ledger (personal `sub` or SharedLedger) whose items sit under `partition`, if any."""
+    if partition.startswith("LEDGER#"):
+        return partition.removeprefix("LEDGER#")
+    if partition.startswith("HOUSEHOLD#"):
+        return SharedLedger(partition.removeprefix("HOUSEHOLD#"))
+    return None
+
+
+def author_of(ledger: str) -> str | None:
+    """Who writes through this ledger reference: the author of a shared one, the owner of a personal one."""
+    if isinstance(ledger, SharedLedger):
+        return ledger.author
+    return str(ledger)
 
 
 def account_sk(account: str) -> str:

@@ -64,9 +64,7 @@ class LedgerOps(StoreCore):
                 return errors.NotFound("not found")
             return errors.Forbidden("only an owner of the ledger may do this", role=str(current.get("role")))
 
-        self.transact(
-            [self._new_item_op(invite, taken), self._role_check(ledger_id, created_by, ("owner",), not_owner)]
-        )
+        self.transact([self._new_item_op(invite, taken), self.role_check(ledger_id, created_by, ("owner",), not_owner)])
         return {key: value for key, value in invite.items() if key not in ("PK", "SK")}
 
     def accept_invitation(self, token: str, user: str, *, now_ms: int, now: str) -> Item:
@@ -111,7 +109,7 @@ class LedgerOps(StoreCore):
         if inviter == user:
             raise errors.AlreadyExists("already a member of this ledger")
         # An invitation is worth only as much as its author: one no longer an owner grants nothing
-        still_owner = self._role_check(ledger_id, inviter, ("owner",), missing)
+        still_owner = self.role_check(ledger_id, inviter, ("owner",), missing)
         self.transact([use, exists, self._new_item_op(member, already), self._new_item_op(mine, already), still_owner])
         return {"ledger": ledger_id, "role": role}
 
@@ -158,7 +156,7 @@ class LedgerOps(StoreCore):
         if delta:
             ops.append(self._owners_op(ledger_id, delta, _last_owner))
         if user != by:
-            ops.append(self._role_check(ledger_id, by, ("owner",), _not_owner))
+            ops.append(self.role_check(ledger_id, by, ("owner",), _not_owner))
         self.transact(ops)
         return {**current, "role": role, "version": int(current["version"]) + 1}
 
@@ -207,7 +205,7 @@ class LedgerOps(StoreCore):
         if old == "owner":
             ops.append(self._owners_op(ledger_id, -1, _last_owner))
         if user != by:
-            ops.append(self._role_check(ledger_id, by, ("owner",), _not_owner))
+            ops.append(self.role_check(ledger_id, by, ("owner",), _not_owner))
         self.transact(ops)
 
     def _reverse_role_op(self, ledger_id: str, user: str, role: str) -> TxOp:
@@ -238,22 +236,6 @@ class LedgerOps(StoreCore):
                 "ConditionExpression": condition,
                 "ExpressionAttributeNames": {"#owners": "owners"},
                 "ExpressionAttributeValues": to_ddb(values),
-                "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
-            },
-            on_fail,
-        )
-
-    def _role_check(self, ledger_id: str, user: str, roles: tuple[str, ...], on_fail: OnFail) -> TxOp:
-        """A ConditionCheck that `user` is still a member of the ledger with one of `roles`."""
-        names = {f":r{i}": role for i, role in enumerate(roles)}
-        return TxOp(
-            "ConditionCheck",
-            {
-                "TableName": self.table,
-                "Key": to_ddb({"PK": household_pk(ledger_id), "SK": member_sk(user)}),
-                "ConditionExpression": f"attribute_exists(PK) AND #role IN ({', '.join(names)})",
-                "ExpressionAttributeNames": {"#role": "role"},
-                "ExpressionAttributeValues": to_ddb(names),
                 "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
             },
             on_fail,

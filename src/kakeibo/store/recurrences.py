@@ -20,7 +20,7 @@ from typing import Any
 from kakeibo import errors
 from kakeibo.store.codec import Item, to_ddb
 from kakeibo.store.core import StoreCore
-from kakeibo.store.keys import pk, recurrence_sk
+from kakeibo.store.keys import ledger_of_pk, recurrence_sk
 
 DUE_INDEX = "DueIndex"
 DUE_PK, DUE_SK = "DuePK", "DueSK"
@@ -199,8 +199,9 @@ class RecurrenceOps(StoreCore):
         while True:
             res = self._call(self.client.query, **kwargs)
             for raw in res.get("Items", []):
-                ledger = raw["PK"]["S"].removeprefix(pk(""))
-                yield ledger, raw["SK"]["S"].removeprefix(PREFIX)
+                ledger = ledger_of_pk(raw["PK"]["S"])
+                if ledger is not None:
+                    yield ledger, raw["SK"]["S"].removeprefix(PREFIX)
             last = res.get("LastEvaluatedKey")
             if not last:
                 return

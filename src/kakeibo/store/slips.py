@@ -207,6 +207,7 @@ class SlipOps(BalanceOps):
         account: str | None = None,
         category: str | None = None,
         kind: str | None = None,
+        by: str | None = None,
         first: int = 100,
         then: int = 100,
     ) -> Iterator[SlipPage]:
@@ -226,6 +227,10 @@ class SlipOps(BalanceOps):
             filters.append("#kind = :kind")
             names["#kind"] = "kind"
             values[":kind"] = kind
+        if by:
+            filters.append("(#cby = :by OR #uby = :by)")
+            names.update({"#cby": "created_by", "#uby": "updated_by"})
+            values[":by"] = by
         kwargs: dict[str, Any] = {
             "TableName": self.table,
             "KeyConditionExpression": "PK = :pk AND SK BETWEEN :lo AND :hi",

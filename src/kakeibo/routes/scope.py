@@ -1,0 +1,86 @@
+"""Ledger routes: each one served twice, for the caller's personal ledger and under
+`/ledgers/{ledger}` for any ledger they belong to; and the ledger a request reaches, with its role.
+
+`LedgerRouter` registers a route at its path and at `/ledgers/{ledger}` + path (operationId +
+`InLedger`). A route function asks `ledger_scope(router, WRITE)` for the ledger it works on: the
+caller's membership is read consistently (a non-member gets 404, a role that may not do it 403) and
+the store reference it gets carries the caller and the allowed roles, so every write transaction
+checks the membership again, atomically with the write.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from aws_lambda_powertools.event_handler.api_gateway import BaseRouter, Router
+
+from kakeibo.event import LEDGER_PREFIX
+from kakeibo.event import ledger as event_ledger
+from kakeibo.http import identity, problem_responses
+from kakeibo.services.ledgers import EDITORS, MEMBERS, OWNERS, Access, open_ledger
+from kakeibo.store import get_store
+
+__all__ = ["EDITORS", "MEMBERS", "OWNERS", "LedgerRouter", "Scope", "ledger_scope"]
+
+_ROUTE = inspect.signature(Router.route)
+_PREFIX = LEDGER_PREFIX.replace("{ledger}", "<ledger>")  # the resolver's spelling of a path parameter
+
+
+class LedgerRouter(Router):
+    """A Router whose every route also exists under `/ledgers/{ledger}`."""
+
+    def route(self, *args: Any, **kwargs: Any) -> Callable[[Any], Any]:
+        bound = _ROUTE.bind(self, *args, **kwargs)
+        options = {name: value for name, value in bound.arguments.items() if name != "self"}
+        plain = super().route(**options)
+        scoped_options = dict(options, rule=_PREFIX + options["rule"], responses=_scoped_responses(options))
+        if options.get("operation_id"):
+            scoped_options["operation_id"] = f"{options['operation_id']}InLedger"
+        scoped = super().route(**scoped_options)
+
+        def register(func: Any) -> Any:
+            scoped(func)
+            return plain(func)
+
+        return register
+
+
+# Under /ledgers/{ledger} a route may also answer 404 (not a member: the ledger "does not exist") and,
+# for a change, 403 (a viewer's write, an editor's rebuild). POST /ledger/verify only reads.
+_READS = frozenset({"GET", "POST /ledger/verify"})
+
+
+def _scoped_responses(options: dict[str, Any]) -> dict[int, Any]:
+    method = options["method"] if isinstance(options["method"], str) else options["method"][0]
+    changes = method not in _READS and f"{method} {options['rule']}" not in _READS
+    extra = problem_responses(403, 404) if changes else problem_responses(404)
+    return {**(options.get("responses") or {}), **extra}
+
+
+@dataclass(frozen=True)
+class Scope:
+    """The ledger a request works on: `key` for the store, `base` for the URLs it answers with."""
+
+    user: str
+    access: Access
+    base: str  # "" for an unprefixed route, else "/ledgers/{ledger}" as the request named it
+
+    @property
+    def key(self) -> str:
+        return self.access.key
+
+    def url(self, path: str) -> str:
+        return self.base + path
+
+
+def ledger_scope(router: BaseRouter, roles: tuple[str, ...] = MEMBERS) -> Scope:
+    """The ledger this request is for, if the caller may do this there (404 / 403 otherwise)."""
+    user = identity(router)
+    event = router.current_event.raw_event
+    ledger = event_ledger(event)
+    prefixed = str(event.get("routeKey", "")).partition(" ")[2].startswith(LEDGER_PREFIX + "/")
+    access = open_ledger(get_store(), user, ledger, roles)
+    return Scope(user, access, f"/ledgers/{ledger}" if prefixed else "")

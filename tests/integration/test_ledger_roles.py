@@ -1,0 +1,233 @@
+"""Every ledger route under /ledgers/{ledger}, for every kind of caller: the owner and an editor
+may change the ledger (only the owner rebuilds it), a viewer reads and every change is 403, and a
+removed member or somebody who never was one gets 404 for everything, as if it did not exist.
+
+The route table below is checked against template.yaml: a new ledger route without a line here fails.
+"""
+
+from __future__ import annotations
+
+import itertools
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from kakeibo.local import template
+from kakeibo.store import SharedLedger, Store
+from tests import invariants
+from tests.events import Client, Reply
+
+PREFIX = "/ledgers/{ledger}"
+CSV = "date,kind,amount,account,to_account,category,memo\n2026-11-07,expense,300,cash,,食費,coffee\n"
+RENT = {
+    "slip": {"kind": "expense", "amount": 500, "account": "cash", "category": "家賃"},
+    "rule": {"freq": "monthly", "by_month_day": 27, "start": "2026-11-01"},
+}
+_serial = itertools.count()
+
+
+@dataclass
+class Household:
+    base: str
+    owner: Client
+    slip: Reply
+    import_id: str
+    recurrence: Reply
+
+    def lunch(self) -> Reply:
+        """A fresh slip for a change to act on (made by the owner)."""
+        made = self.owner.post(f"{self.base}/slips", _lunch())
+        assert made.status == 201, made
+        return made
+
+    def rent(self) -> Reply:
+        made = self.owner.post(f"{self.base}/recurrences", RENT)
+        assert made.status == 201, made
+        return made
+
+
+def _lunch(**extra: Any) -> dict[str, Any]:
+    return {"date": "2026-11-03", "kind": "expense", "amount": 120, "account": "cash", "category": "食費", **extra}
+
+
+Call = Callable[[Household, Client], Reply]
+
+
+def _patch_slip(h: Household, c: Client) -> Reply:
+    slip = h.lunch()
+    return c.patch(slip.header("Location") or "", {"amount": 130}, headers={"If-Match": slip.etag or ""})
+
+
+def _put_slip(h: Household, c: Client) -> Reply:
+    slip = h.lunch()
+    return c.put(slip.header("Location") or "", _lunch(amount=140), headers={"If-Match": slip.etag or ""})
+
+
+def _delete_slip(h: Household, c: Client) -> Reply:
+    slip = h.lunch()
+    return c.delete(slip.header("Location") or "", headers={"If-Match": slip.etag or ""})
+
+
+def _patch_recurrence(h: Household, c: Client) -> Reply:
+    rent = h.rent()
+    return c.patch(rent.header("Location") or "", {"slip": {"amount": 600}}, headers={"If-Match": rent.etag or ""})
+
+
+def _delete_recurrence(h: Household, c: Client) -> Reply:
+    rent = h.rent()
+    return c.delete(rent.header("Location") or "", headers={"If-Match": rent.etag or ""})
+
+
+def _patch_account(h: Household, c: Client) -> Reply:
+    etag = h.owner.get(f"{h.base}/accounts/cash").etag or ""
+    return c.patch(f"{h.base}/accounts/cash", {"name": f"現金{next(_serial)}"}, headers={"If-Match": etag})
+
+
+def _create_account(h: Household, c: Client) -> Reply:
+    return c.post(f"{h.base}/accounts", {"id": f"a{next(_serial)}", "name": "口座", "type": "bank"})
+
+
+def _put_budget(h: Household, c: Client) -> Reply:
+    return c.put(f"{h.base}/budgets/2026-11/cat{next(_serial)}", {"limit": 1000})
+
+
+# unprefixed route -> (a request of it, whether it only reads)
+ROUTES: dict[str, tuple[Call, bool]] = {
+    "POST /accounts": (_create_account, False),
+    "GET /accounts": (lambda h, c: c.get(f"{h.base}/accounts"), True),
+    "GET /accounts/{id}": (lambda h, c: c.get(f"{h.base}/accounts/cash"), True),
+    "PATCH /accounts/{id}": (_patch_account, False),
+    "GET /accounts/{id}/history": (lambda h, c: c.get(f"{h.base}/accounts/cash/history"), True),
+    "POST /slips": (lambda h, c: c.post(f"{h.base}/slips", _lunch()), False),
+    "GET /slips": (lambda h, c: c.get(f"{h.base}/slips"), True),
+    "GET /slips/{id}": (lambda h, c: c.get(f"{h.base}/slips/{h.slip.json['id']}"), True),
+    "GET /slips/{date}/{id}": (lambda h, c: c.get(h.slip.header("Location") or ""), True),
+    "PUT /slips/{date}/{id}": (_put_slip, False),
+    "PATCH /slips/{date}/{id}": (_patch_slip, False),
+    "DELETE /slips/{date}/{id}": (_delete_slip, False),
+    "GET /balances": (lambda h, c: c.get(f"{h.base}/balances"), True),
+    "GET /reports/monthly": (lambda h, c: c.get(f"{h.base}/reports/monthly", query={"month": "2026-11"}), True),
+    "GET /reports/yearly": (lambda h, c: c.get(f"{h.base}/reports/yearly", query={"year": "2026"}), True),
+    "PUT /budgets/{month}/{category}": (_put_budget, False),
+    "GET /budgets": (lambda h, c: c.get(f"{h.base}/budgets", query={"month": "2026-11"}), True),
+    "POST /imports": (lambda h, c: c.post(f"{h.base}/imports", raw=CSV, headers={"Content-Type": "text/csv"}), False),
+    "GET /imports/{id}": (lambda h, c: c.get(f"{h.base}/imports/{h.import_id}"), True),
+    "GET /slips.csv": (lambda h, c: c.get(f"{h.base}/slips.csv"), True),
+    "POST /ledger/verify": (lambda h, c: c.post(f"{h.base}/ledger/verify"), True),
+    "POST /ledger/rebuild": (lambda h, c: c.post(f"{h.base}/ledger/rebuild"), False),
+    "POST /recurrences": (lambda h, c: c.post(f"{h.base}/recurrences", RENT), False),
+    "GET /recurrences": (lambda h, c: c.get(f"{h.base}/recurrences"), True),
+    "GET /recurrences/{id}": (lambda h, c: c.get(h.recurrence.header("Location") or ""), True),
+    "PATCH /recurrences/{id}": (_patch_recurrence, False),
+    "DELETE /recurrences/{id}": (_delete_recurrence, False),
+    "GET /recurrences/{id}/occurrences": (lambda h, c: c.get(f"{h.recurrence.header('Location')}/occurrences"), True),
+    "POST /recurrences/run": (lambda h, c: c.post(f"{h.base}/recurrences/run", query={"until": "2026-11-30"}), False),
+}
+OWNER_ONLY = {"POST /ledger/rebuild"}
+
+
+def test_every_ledger_route_is_served_under_a_ledger_and_listed_here() -> None:
+    keys = {route.key for route in template.routes()}
+    prefixed = {key.replace(PREFIX, "", 1) for key in keys if key.split(" ", 1)[1].startswith(PREFIX + "/")}
+    ledger_management = {"POST /invitations", "PUT /members/{user}", "DELETE /members/{user}"}
+    assert prefixed - ledger_management == set(ROUTES)
+    assert set(ROUTES) <= keys  # and each is also served unprefixed, for the caller's personal ledger
+
+
+@pytest.fixture
+def household(api: Client) -> Household:
+    made = api.post("/ledgers", {"name": "山田家"})
+    assert made.status == 201, made
+    base = f"/ledgers/{made.json['id']}"
+    for account, kind, opening in (("cash", "cash", 1_000_000), ("bank", "bank", 1_000_000)):
+        assert api.post(f"{base}/accounts", {"id": account, "name": account, "type": kind,
+                                             "opening_balance": opening}).status == 201  # fmt: skip
+    slip = api.post(f"{base}/slips", _lunch())
+    imported = api.post(f"{base}/imports", raw=CSV, headers={"Content-Type": "text/csv"})
+    rent = api.post(f"{base}/recurrences", RENT)
+    assert slip.status == 201 and imported.status == 200 and rent.status == 201, (slip, imported, rent)
+    return Household(base, api, slip, imported.json["import_id"], rent)
+
+
+def _member(household: Household, role: str) -> Client:
+    invited = household.owner.post(f"{household.base}/invitations", {"role": role})
+    guest = Client(f"{role}-{uuid.uuid4().hex[:8]}")
+    assert guest.post(f"/invitations/{invited.json['token']}/accept").status == 200
+    return guest
+
+
+def _expected(role: str, route: str, reads: bool) -> set[int]:
+    if role in ("removed", "stranger"):
+        return {404}
+    if reads or (role == "owner") or (role == "editor" and route not in OWNER_ONLY):
+        return {200, 201, 202, 204}
+    return {403}
+
+
+@pytest.mark.parametrize("role", ["stranger", "removed", "viewer", "editor", "owner"])
+def test_what_each_caller_may_do_on_every_ledger_route(
+    household: Household, other_api: Client, role: str, store: Store
+) -> None:
+    # Given a caller of this kind
+    if role == "owner":
+        caller = household.owner
+    elif role == "stranger":
+        caller = other_api
+    elif role == "removed":
+        caller = _member(household, "editor")
+        assert household.owner.delete(f"{household.base}/members/{caller.user}",
+                                      headers={"If-Match": '"1"'}).status == 204  # fmt: skip
+    else:
+        caller = _member(household, role)
+    before = household.owner.get(f"{household.base}/balances").json
+    refused = []
+    # When they call every ledger route of the household
+    for route, (call, reads) in ROUTES.items():
+        reply = call(household, caller)
+        expected = _expected(role, route, reads)
+        # Then each answers as their role allows, never with a server error
+        assert reply.status < 500, (route, reply)
+        if reply.status not in expected:
+            refused.append((route, reply))
+        elif reply.status in (403, 404):
+            assert reply.json["code"] == ("forbidden" if reply.status == 403 else "not_found"), (route, reply)
+    assert not refused, refused
+    # And a refused caller changed nothing (the owner's own fresh slips aside, balances stand)
+    ledger_id = household.base.rsplit("/", 1)[1]
+    if role in ("removed", "stranger", "viewer"):
+        slips = household.owner.get(f"{household.base}/slips", query={"limit": 100}).json["items"]
+        assert all(s["created_by"] == household.owner.user and s["updated_by"] == household.owner.user for s in slips)
+        accounts = household.owner.get(f"{household.base}/accounts").json["items"]
+        assert [a["id"] for a in accounts] == ["bank", "cash"]
+    else:
+        assert household.owner.get(f"{household.base}/balances").json != before
+    assert invariants.check(store, SharedLedger(ledger_id)) == []
+
+
+def test_forged_ledgers_and_cursors_reach_nothing(household: Household, other_api: Client, user: str) -> None:
+    # Given Bob's own household, with a slip
+    bobs = other_api.post("/ledgers", {"name": "ボブ家"}).json["id"]
+    other_api.post(f"/ledgers/{bobs}/accounts", {"id": "cash", "name": "c", "type": "cash", "opening_balance": 9})
+    assert other_api.post(f"/ledgers/{bobs}/slips", _lunch(amount=1)).status == 201
+    hanako = household.owner
+    hanakos = household.base.rsplit("/", 1)[1]
+    # When Bob names Hanako's ledger by her id, her personal ledger by her user id, or keys of the table
+    for ledger in (hanakos, user, f"LEDGER%23{user}", f"HOUSEHOLD%23{hanakos}", hanakos.lower(), "ME", "*"):
+        # Then there is nothing there
+        assert other_api.get(f"/ledgers/{ledger}/slips").status == 404, ledger
+        assert other_api.post(f"/ledgers/{ledger}/slips", _lunch()).status == 404, ledger
+    # And a cursor from Hanako's ledger pages Bob's own ledger only
+    for _ in range(3):
+        hanako.post(f"{household.base}/slips", _lunch())
+    cursor = hanako.get(f"{household.base}/slips", query={"limit": 1}).json["next_cursor"]
+    assert cursor
+    seen = other_api.get(f"/ledgers/{bobs}/slips", query={"cursor": cursor})
+    assert seen.status in (200, 400), seen
+    if seen.status == 200:
+        assert all(s["created_by"] == other_api.user for s in seen.json["items"])
+    # And Hanako's "me" is her personal ledger, not the household
+    assert hanako.get("/ledgers/me/slips").json["items"] == []
+    assert other_api.get("/ledgers/me/slips").json["items"] == []
