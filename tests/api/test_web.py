@@ -163,7 +163,7 @@ def test_household_flow_in_a_real_browser(node: str, browser: str, front_url: st
     # anyone's personal ledger: Hanako's (edited by Taro, then her change re-applied) and Taro's
     if "/ledgers/{ledger}/slips" in http.get("/openapi.json").json()["paths"]:
         month = {"from": "2026-11-01", "to": "2026-11-30"}
-        slips = hanako.get(f"/ledgers/{ledger}/slips", params=month).json()["items"]
+        slips = sorted(hanako.get(f"/ledgers/{ledger}/slips", params=month).json()["items"], key=lambda s: s["date"])
         assert [(s["amount"], s["memo"], s["created_by"], s["updated_by"]) for s in slips] == [
             (2600, "八百屋と魚屋", f"{user}-hanako", f"{user}-hanako"),
             (800, "バス", f"{user}-taro", f"{user}-taro"),
