@@ -1,5 +1,6 @@
 // The web page in a real browser (Debian's Chromium, headless, driven by playwright-core) against the
-// local front: a household's flow from an empty ledger, including a 412 provoked from a second tab.
+// local front: a household's flow from an empty ledger, including a 412 provoked from a second tab,
+// and a shared ledger of three people (each in a browser context of their own).
 //
 //   node tests/web/e2e.mjs --url http://127.0.0.1:3000 --user someone --out test-output/web
 //
@@ -907,6 +908,10 @@ async function run(context) {
       await t.selectOption('#filter-by', taro.user);
       await until('only taro\'s slip', () => t.locator('#slip-rows tr td.memo').allInnerTexts(), ['バス']);
       check((await text(t, '#slip-caption')).includes(`記入者: ${taro.user}（あなた）`), await text(t, '#slip-caption'));
+      // The export follows the ledger and the member chosen
+      const [download] = await Promise.all([t.waitForEvent('download', { timeout: WAIT }), t.click('#export-csv')]);
+      const csv = (await new Response(await download.createReadStream()).text()).trim().split(/\r?\n/);
+      check(csv.length === 2 && csv[0].startsWith('date,kind,amount,account') && csv[1].includes(',バス,'), `csv: ${csv}`);
       await t.selectOption('#filter-by', '');
       await until('both again', () => t.locator('#slip-rows tr').count(), 2);
       await fitsBothWidths(t, '16-shared-slips');
