@@ -1519,6 +1519,7 @@ async function switchLedger(id, { announce = true } = {}) {
   state.ledger = id;
   storeLedger(id);
   state.filters.by = '';
+  state.idempotency = null; // a retry belongs to the ledger it was first sent to
   resetSlipForm();
   hideConflict();
   clearLedger();
