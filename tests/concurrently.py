@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import random
+from collections.abc import Sequence
 from typing import Any
 
 from tests.events import Reply
@@ -56,3 +58,22 @@ def fan_out(
     for proc in procs:
         proc.join(timeout=30)
     return [results[i] for i in range(len(requests))]
+
+
+def random_slip(
+    rng: random.Random, dates: Sequence[str], accounts: Sequence[str], categories: Sequence[str]
+) -> dict[str, Any]:
+    """A random slip body for concurrent writers: mostly expenses, some income and transfers."""
+    kind = rng.choice(["expense", "expense", "income", "transfer"])
+    account = rng.choice(accounts)
+    fields: dict[str, Any] = {
+        "date": rng.choice(dates),
+        "kind": kind,
+        "amount": rng.randint(1, 3000),
+        "account": account,
+    }
+    if kind == "transfer":
+        fields["to_account"] = rng.choice([a for a in accounts if a != account])
+    else:
+        fields["category"] = rng.choice(categories)
+    return fields

@@ -10,7 +10,7 @@ from typing import Any
 
 from kakeibo.store import Store, to_ddb
 from tests import invariants
-from tests.concurrently import fan_out
+from tests.concurrently import fan_out, random_slip
 from tests.events import Client
 
 WORKERS = 8
@@ -21,19 +21,7 @@ CATEGORIES = ["食費", "交通費"]
 
 
 def _random_fields(rng: random.Random) -> dict[str, Any]:
-    kind = rng.choice(["expense", "expense", "income", "transfer"])
-    account = rng.choice(ACCOUNTS)
-    fields: dict[str, Any] = {
-        "date": rng.choice(DATES),
-        "kind": kind,
-        "amount": rng.randint(1, 3000),
-        "account": account,
-    }
-    if kind == "transfer":
-        fields["to_account"] = rng.choice([a for a in ACCOUNTS if a != account])
-    else:
-        fields["category"] = rng.choice(CATEGORIES)
-    return fields
+    return random_slip(rng, DATES, ACCOUNTS, CATEGORIES)
 
 
 def worker(who: str, seed: int, shared: list[str]) -> Counter[str]:

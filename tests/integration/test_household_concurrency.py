@@ -16,6 +16,7 @@ from typing import Any
 
 from kakeibo.store import SharedLedger, Store
 from tests import invariants
+from tests.concurrently import random_slip
 from tests.events import Client
 
 WRITERS = 8
@@ -26,19 +27,7 @@ ACCOUNTS = ["cash", "suica", "bank"]
 
 
 def _fields(rng: random.Random) -> dict[str, Any]:
-    kind = rng.choice(["expense", "expense", "income", "transfer"])
-    account = rng.choice(ACCOUNTS)
-    fields: dict[str, Any] = {
-        "date": rng.choice(DATES),
-        "kind": kind,
-        "amount": rng.randint(1, 3000),
-        "account": account,
-    }
-    if kind == "transfer":
-        fields["to_account"] = rng.choice([a for a in ACCOUNTS if a != account])
-    else:
-        fields["category"] = rng.choice(["食費", "日用品"])
-    return fields
+    return random_slip(rng, DATES, ACCOUNTS, ["食費", "日用品"])
 
 
 def writer(user: str, base: str, seed: int, deletes: bool) -> Counter[str]:

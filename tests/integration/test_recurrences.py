@@ -306,6 +306,14 @@ def test_a_failed_occurrence_is_kept_and_posted_on_a_later_run(
     )
     kept = api.get(path).json
     assert kept["last_error"]["code"] == code and kept["last_error"]["date"] == "2026-11-27"
+    assert "context" not in kept["last_error"]
+    # And it reads in Japanese when asked, worded like the problem the write met
+    japanese = api.get(path, headers={"Accept-Language": "ja"}).json["last_error"]
+    listed = api.get("/recurrences", headers={"Accept-Language": "ja"}).json["items"][0]["last_error"]
+    assert japanese == listed and japanese["code"] == code and japanese["detail"] != kept["last_error"]["detail"]
+    assert any("\u3040" <= ch <= "\u9fff" for ch in japanese["detail"]), japanese
+    if given == "insufficient_funds":
+        assert "¥" in japanese["detail"]  # from the error's members: the balance and the amount
     assert (kept["next_due"], kept["posted_through"]) == ("2026-11-27", None)
     assert dates(api) == []
     statuses = api.get(f"{path}/occurrences", query={"from": "2026-11-01", "to": "2026-12-31"}).json["items"]

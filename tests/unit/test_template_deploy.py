@@ -14,6 +14,7 @@ from samtranslator.translator.transform import transform
 from kakeibo.local import template
 
 POLICY_LIMIT = 20 * 1024  # Lambda's cap on a function's resource-based policy
+ROUTES_PER_API = 300  # API Gateway's quota of routes per HTTP API
 # Realistic resolved values for the size estimate (names as CloudFormation generates them).
 FUNCTION_ARN = "arn:aws:lambda:ap-northeast-1:123456789012:function:kakeibo-api-LedgerFunction-AbCdEfGhIjKl:live"
 API_ARN = "arn:aws:execute-api:ap-northeast-1:123456789012:a1b2c3d4e5"
@@ -121,6 +122,7 @@ def test_every_route_reaches_the_live_alias_through_one_integration_and_one_perm
     # And every route targets it, private ones through the JWT authorizer
     routes = of_type(stack, "AWS::ApiGatewayV2::Route")
     assert len(routes) == len(template.routes()) > 20
+    assert len(routes) <= ROUTES_PER_API  # every ledger route twice (also under /ledgers/{ledger}) included
     for route in routes.values():
         props = route["Properties"]
         assert props["Target"] == {"Fn::Sub": f"integrations/${{{integration_name}}}"}

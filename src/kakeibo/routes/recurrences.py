@@ -8,6 +8,8 @@ from typing import Annotated, Any
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Body, Query
 
+from kakeibo import messages
+from kakeibo.event import header
 from kakeibo.http import (
     ETAG,
     LOCATION,
@@ -83,6 +85,11 @@ def _service() -> ModuleType:
     return recurrences
 
 
+def _lang() -> messages.Lang:
+    """The language a kept failure's detail is worded in (Accept-Language, as for problems)."""
+    return messages.language(header(router.current_event.raw_event, "accept-language"))
+
+
 def _location(scope: Scope, item: dict[str, Any]) -> str:
     return scope.url(f"/recurrences/{item['id']}")
 
@@ -118,7 +125,7 @@ def create_recurrence(
     responses={200: ok_response(RecurrenceList), **problem_responses(401, 409)},
 )
 def list_recurrences() -> Response[str]:
-    return json_response(200, {"items": _service().list_recurrences(get_store(), ledger_scope(router).key)})
+    return json_response(200, {"items": _service().list_recurrences(get_store(), ledger_scope(router).key, _lang())})
 
 
 @router.post(
@@ -136,7 +143,9 @@ def list_recurrences() -> Response[str]:
     },
 )
 def run_recurrences(until: Annotated[str | None, Query(pattern=DATE_PATTERN)] = None) -> Response[str]:
-    result = _service().run_ledger(get_store(), ledger_scope(router, EDITORS).key, until, time_left=time_left(router))
+    result = _service().run_ledger(
+        get_store(), ledger_scope(router, EDITORS).key, until, time_left=time_left(router), lang=_lang()
+    )
     return json_response(200 if result["complete"] else 202, result)
 
 
@@ -148,7 +157,7 @@ def run_recurrences(until: Annotated[str | None, Query(pattern=DATE_PATTERN)] = 
     responses={200: ok_response(Recurrence, headers=ETAG), **problem_responses(401, 404, 409)},
 )
 def get_recurrence(id: str) -> Response[str]:
-    item = _service().get_recurrence(get_store(), ledger_scope(router).key, id)
+    item = _service().get_recurrence(get_store(), ledger_scope(router).key, id, _lang())
     return json_response(200, item, etag=item["version"])
 
 

@@ -8,6 +8,7 @@ non-member is told nothing: every answer about a ledger they are not in is 404.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import re
 import secrets
@@ -37,7 +38,7 @@ class Access:
     ledger: str  # "me" or a shared ledger id, as the API names it
     role: str
     member: Item | None  # the caller's member item (None for the personal ledger)
-    key: str = ""  # the ledger as the store takes it (the owner's `sub`, or a SharedLedger)
+    key: str  # the ledger as the store takes it: the owner's `sub`, or a SharedLedger with the caller
 
     @property
     def personal(self) -> bool:
@@ -47,11 +48,11 @@ class Access:
 def resolve(store: Store, user: str, ledger: str) -> Access:
     """The caller's access to a ledger, read consistently. Not a member (or no such ledger): 404."""
     if ledger == PERSONAL:
-        return Access(PERSONAL, "owner", None)
+        return Access(PERSONAL, "owner", None, user)
     member = store.member(ledger, user) if SHARED_ID_RE.match(ledger) else None
     if member is None:
         raise errors.NotFound("not found")
-    return Access(ledger, str(member["role"]), member)
+    return Access(ledger, str(member["role"]), member, SharedLedger(ledger, user))
 
 
 def open_ledger(store: Store, user: str, ledger: str, roles: tuple[str, ...] = MEMBERS) -> Access:
@@ -61,10 +62,9 @@ def open_ledger(store: Store, user: str, ledger: str, roles: tuple[str, ...] = M
     access = resolve(store, user, ledger)
     if access.role not in roles:
         raise errors.Forbidden(_FORBIDDEN.get(roles, "your role in this ledger does not allow this"), role=access.role)
-    if access.personal:
-        return Access(PERSONAL, access.role, None, user)
-    checked = roles if roles != MEMBERS else ()
-    return Access(access.ledger, access.role, access.member, SharedLedger(access.ledger, user, checked))
+    if access.personal or roles == MEMBERS:  # a read: nothing to check again
+        return access
+    return dataclasses.replace(access, key=SharedLedger(access.ledger, user, roles))
 
 
 _FORBIDDEN = {

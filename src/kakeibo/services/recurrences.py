@@ -18,7 +18,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from kakeibo import errors, recurrence
+from kakeibo import errors, messages, recurrence
 from kakeibo.idempotency import derived_id
 from kakeibo.models import RecurrenceIn, SlipIn
 from kakeibo.recurrence import Occurrence
@@ -102,7 +102,17 @@ def _progress_fields(next_occurrence: Occurrence | None) -> dict[str, Any]:
     }
 
 
-def recurrence_view(item: Item) -> dict[str, Any]:
+def worded(error: dict[str, Any] | None, lang: messages.Lang) -> dict[str, Any] | None:
+    """A kept failure as the caller reads it: its detail in their language (from its code and
+    members, as a problem's is), without the members it was worded from."""
+    if error is None:
+        return None
+    out = {k: v for k, v in error.items() if k != "context"}
+    out["detail"] = messages.detail(str(error["code"]), str(error["detail"]), error.get("context") or {}, lang)
+    return out
+
+
+def recurrence_view(item: Item, lang: messages.Lang = "en") -> dict[str, Any]:
     return {
         "id": item["id"],
         "slip": json.loads(item["slip"]),
@@ -111,7 +121,7 @@ def recurrence_view(item: Item) -> dict[str, Any]:
         "next_due": item.get("next_due"),
         "next_scheduled": item.get("next_scheduled"),
         "posted_through": item.get("posted_through"),
-        "last_error": json.loads(item["last_error"]) if item.get("last_error") else None,
+        "last_error": worded(json.loads(item["last_error"]) if item.get("last_error") else None, lang),
         "version": int(item["version"]),
         "created_at": item["created_at"],
         "updated_at": item["updated_at"],
@@ -191,12 +201,12 @@ def _check_accounts(store: Store, who: str, body: RecurrenceIn) -> None:
             raise errors.ValidationFailed(message, errors=[{"loc": ["body", "slip", field_name], "msg": message}])
 
 
-def get_recurrence(store: Store, who: str, recurrence_id: str) -> dict[str, Any]:
-    return recurrence_view(_read(store, who, recurrence_id))
+def get_recurrence(store: Store, who: str, recurrence_id: str, lang: messages.Lang = "en") -> dict[str, Any]:
+    return recurrence_view(_read(store, who, recurrence_id), lang)
 
 
-def list_recurrences(store: Store, who: str) -> list[dict[str, Any]]:
-    return [recurrence_view(item) for item in store.list_recurrences(who)]
+def list_recurrences(store: Store, who: str, lang: messages.Lang = "en") -> list[dict[str, Any]]:
+    return [recurrence_view(item, lang) for item in store.list_recurrences(who)]
 
 
 def merge(target: Any, patch: Any) -> Any:
@@ -301,12 +311,12 @@ class RunTally:
     posted: int = 0
     failed: list[dict[str, Any]] = field(default_factory=list)
 
-    def result(self) -> dict[str, Any]:
+    def result(self, lang: messages.Lang = "en") -> dict[str, Any]:
         return {
             "until": self.until.isoformat(),
             "complete": self.complete,
             "posted": self.posted,
-            "failed": self.failed,
+            "failed": [worded(failure, lang) for failure in self.failed],
         }
 
 
@@ -324,7 +334,9 @@ def _out_of_time(time_left: TimeLeft | None) -> bool:
     return time_left is not None and time_left() < MIN_SECONDS_LEFT
 
 
-def run_ledger(store: Store, who: str, until: str | None, *, time_left: TimeLeft | None = None) -> dict[str, Any]:
+def run_ledger(
+    store: Store, who: str, until: str | None, *, time_left: TimeLeft | None = None, lang: messages.Lang = "en"
+) -> dict[str, Any]:
     """POST /recurrences/run: post every occurrence of this ledger due on or before `until`."""
     day = query_date("until", until) if until else today()
     tally = RunTally(day)
@@ -333,7 +345,7 @@ def run_ledger(store: Store, who: str, until: str | None, *, time_left: TimeLeft
             tally.complete = False
             break
         run_recurrence(store, who, item, tally, time_left=time_left)
-    return tally.result()
+    return tally.result(lang)
 
 
 def post_due(store: Store, until: dt.date | None = None, *, time_left: TimeLeft | None = None) -> dict[str, Any]:
@@ -370,7 +382,7 @@ def run_recurrence(store: Store, who: str, item: Item, tally: RunTally, *, time_
         error = _post(store, who, current, occurrence, tally)
         if error is not None:
             tally.failed.append(
-                {"recurrence": current.id, **{k: error[k] for k in ("date", "scheduled", "code", "detail")}}
+                {"recurrence": current.id, **{k: error[k] for k in ("date", "scheduled", "code", "detail", "context")}}
             )
             break
         posted_through = occurrence.scheduled
@@ -392,19 +404,21 @@ def _post(
     except SlipIdTaken:
         return None  # another run created it a moment ago
     except errors.ApiError as exc:
-        return _error(occurrence, exc.code, exc.detail)
+        return _error(occurrence, exc.code, exc.detail, exc.context)
     except ValidationError as exc:
         return _error(occurrence, "validation_error", str(exc.errors()[0]["msg"]))
     tally.posted += 1
     return None
 
 
-def _error(occurrence: Occurrence, code: str, detail: str) -> dict[str, Any]:
+def _error(occurrence: Occurrence, code: str, detail: str, context: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A failure to keep: the English detail, and the members that word it in any language."""
     return {
         "date": occurrence.date.isoformat(),
         "scheduled": occurrence.scheduled.isoformat(),
         "code": code,
         "detail": detail,
+        "context": json.loads(json.dumps(context or {}, ensure_ascii=False, default=str)),
         "at": now_iso(),
     }
 
