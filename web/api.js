@@ -174,3 +174,29 @@ export const query = (params) => {
 
 /** A path segment; categories are free text (Japanese, spaces, slashes). */
 export const segment = (value) => encodeURIComponent(value);
+
+/** The caller's personal ledger: the unprefixed routes. */
+export const PERSONAL = 'me';
+
+/** A data route of `ledger`: unprefixed for the personal ledger, under /ledgers/{ledger} for a shared one. */
+export function ledgerPath(ledger, path) {
+  return !ledger || ledger === PERSONAL ? path : `/ledgers/${segment(ledger)}${path}`;
+}
+
+const INVITE_TOKEN = /^[A-Za-z0-9_-]{32}$/;
+
+/**
+ * The invitation token in what someone pasted: the token itself, or a link to this page ending in
+ * `#invite=<token>`. Null when it is neither.
+ */
+export function inviteTokenOf(text) {
+  const value = (text ?? '').trim();
+  if (INVITE_TOKEN.test(value)) return value;
+  const match = /[#&?]invite=([A-Za-z0-9_-]+)/.exec(value);
+  return match && INVITE_TOKEN.test(match[1]) ? match[1] : null;
+}
+
+/** A link to this page that offers `token` to whoever opens it. */
+export function inviteLink(token, where = globalThis.location) {
+  return `${where.origin}${where.pathname}#invite=${token}`;
+}

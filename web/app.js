@@ -1,20 +1,40 @@
-// The page: a month of slips, balances (now and as of a day), totals by category, budgets, CSV import.
+// The page: a month of slips, balances (now and as of a day), totals by category, budgets, CSV import,
+// in the caller's personal ledger or a shared household ledger (members, roles, invitations).
 // Every write carries the ETag it was based on (If-Match); when the API answers 412 the page shows
 // what changed, reloads, and leaves it to the person to re-apply their edit: nothing is overwritten.
 
-import { Api, ApiError, DEFAULT_USER, etagOf, loadConfig, normaliseBase, query, saveConfig, segment } from './api.js';
+import {
+  Api,
+  ApiError,
+  DEFAULT_USER,
+  PERSONAL,
+  etagOf,
+  inviteLink,
+  inviteTokenOf,
+  ledgerPath,
+  loadConfig,
+  normaliseBase,
+  query,
+  saveConfig,
+  segment,
+} from './api.js';
 import { categoryChart, chartRows, historyChart, trendChart } from './chart.js';
 import {
   FIELD_LABELS,
   KIND_LABELS,
+  ROLE_LABELS,
+  ROLES,
   TYPE_LABELS,
   UNCATEGORIZED,
+  authorText,
+  canWrite,
   categoryLabel,
   defaultDay,
   fieldText,
   filterSlips,
   isDate,
   isMonth,
+  ledgerLabel,
   longDay,
   mergePatch,
   monthLabel,
@@ -38,6 +58,9 @@ const STATUS_LEADS = { 401: '認証が必要です', 403: '権限がありませ
 
 const $ = (id) => document.getElementById(id);
 
+/** A data route in the ledger shown: unprefixed for the personal one, else under /ledgers/{ledger}. */
+const at = (path) => ledgerPath(state.ledger, path);
+
 const state = {
   config: loadConfig(),
   api: null,
@@ -57,7 +80,12 @@ const state = {
   attemptedAccount: null, // {id, patch}: an account change a 412 stopped, for "re-apply"
   idempotency: null, // {body, key}: a retried identical POST reuses its key
   previewed: null, // {file, createAccounts}: the import a dry run showed, ready to commit
-  filters: { account: '', category: '', kind: '', text: '' },
+  filters: { account: '', category: '', kind: '', text: '', by: '' },
+  ledger: PERSONAL, // the ledger shown: 'me' or a shared ledger's id
+  ledgers: null, // GET /ledgers: [{id, name, role}], personal first; null when this API has none
+  household: null, // GET /ledgers/{ledger}: {id, name, role, members: [{user, role, version}]}
+  role: 'owner', // the caller's role in the ledger shown: what the page offers
+  me: null, // the caller's user id (the API's name for them), from GET /ledgers/me
   yearly: null,
   recurrences: [],
   history: null, // the account whose balance history is shown
@@ -125,6 +153,8 @@ function showError(error, field) {
   box.textContent = errorText(error);
   box.hidden = false;
   $('status').textContent = '';
+  // A write refused for the caller's role (changed since the page read it): offer what it allows now.
+  if (error instanceof ApiError && error.status === 403 && error.code) recheckMembership();
   if (field) {
     field.setAttribute('aria-invalid', 'true');
     field.setAttribute('aria-errormessage', 'error');
@@ -177,10 +207,27 @@ function slipSummary(slip) {
 
 // ---- loading -----------------------------------------------------------------------------------
 
+let refreshing = 0;
+
 async function refreshAll() {
-  const results = await Promise.allSettled([loadAccounts(), loadSlips(), loadReport(), loadBudgets(), loadTrends(), loadRecurrences(), loadHistory()]);
+  const main = document.querySelector('main');
+  refreshing += 1;
+  main.setAttribute('aria-busy', 'true'); // every panel is being read again
+  // An API that declares no ledger routes under /ledgers/{ledger}: a shared ledger has members only
+  const dataless = state.ledger !== PERSONAL && state.routes && !state.routes.has('/ledgers/{ledger}/slips');
+  const loads = dataless
+    ? [loadHousehold(), Promise.reject(new Error('この API は共有の家計簿の伝票・口座・予算にまだ対応していません（メンバーと招待は使えます）'))]
+    : [loadAccounts(), loadSlips(), loadReport(), loadBudgets(), loadTrends(), loadRecurrences(), loadHistory(), loadHousehold()];
+  const results = await Promise.allSettled(loads);
+  refreshing -= 1;
+  if (!refreshing) main.removeAttribute('aria-busy');
   const failed = results.find((r) => r.status === 'rejected');
-  if (failed) showError(failed.reason);
+  if (failed) {
+    showError(failed.reason);
+    // a shared ledger answering 404 or 403: the caller may have been removed, or their role changed
+    const refused = (r) => r.status === 'rejected' && r.reason instanceof ApiError && r.reason.code && [403, 404].includes(r.reason.status);
+    if (results.some(refused)) await recheckMembership();
+  }
   return !failed;
 }
 
@@ -188,9 +235,9 @@ async function loadAccounts() {
   const isNewest = newest('accounts');
   const asOf = state.asOf;
   const [accounts, current, past] = await Promise.all([
-    state.api.get('/accounts'),
-    state.api.get('/balances'),
-    asOf ? state.api.get(`/balances${query({ date: asOf })}`) : null,
+    state.api.get(at('/accounts')),
+    state.api.get(at('/balances')),
+    asOf ? state.api.get(at(`/balances${query({ date: asOf })}`)) : null,
   ]);
   if (!isNewest()) return;
   state.accounts = accounts.data.items;
@@ -211,7 +258,7 @@ async function loadSlips() {
       truncated = true;
       break;
     }
-    const { data } = await state.api.get(`/slips${query({ from, to, limit: PAGE_SIZE, cursor })}`);
+    const { data } = await state.api.get(at(`/slips${query({ from, to, by: state.filters.by, limit: PAGE_SIZE, cursor })}`));
     items.push(...data.items);
     cursor = data.next_cursor;
     if (!cursor) break;
@@ -224,7 +271,7 @@ async function loadSlips() {
 
 async function loadReport() {
   const isNewest = newest('report');
-  const { data } = await state.api.get(`/reports/monthly${query({ month: state.month })}`);
+  const { data } = await state.api.get(at(`/reports/monthly${query({ month: state.month })}`));
   if (!isNewest()) return;
   state.report = data;
   renderReport();
@@ -237,7 +284,7 @@ async function loadBudgets() {
     return;
   }
   try {
-    const { data } = await state.api.get(`/budgets${query({ month: state.month })}`);
+    const { data } = await state.api.get(at(`/budgets${query({ month: state.month })}`));
     if (!isNewest()) return;
     state.budgets = data.items ?? [];
     $('budgets-panel').hidden = false;
@@ -273,7 +320,7 @@ function loadTrends() {
   const isNewest = newest('trends');
   const year = state.month.slice(0, 4);
   return optional('trends-panel', '/reports/yearly', async () => {
-    const { data } = await state.api.get(`/reports/yearly${query({ year })}`);
+    const { data } = await state.api.get(at(`/reports/yearly${query({ year })}`));
     if (!isNewest()) return;
     state.yearly = data;
     renderTrends();
@@ -283,7 +330,7 @@ function loadTrends() {
 function loadRecurrences() {
   const isNewest = newest('recurrences');
   return optional('recurrences-panel', '/recurrences', async () => {
-    const { data } = await state.api.get('/recurrences');
+    const { data } = await state.api.get(at('/recurrences'));
     if (!isNewest()) return;
     state.recurrences = data.items ?? [];
     renderRecurrences();
@@ -299,7 +346,7 @@ async function loadHistory() {
     return;
   }
   const { from, to } = monthRange(state.month);
-  const { data } = await state.api.get(`/accounts/${segment(id)}/history${query({ from, to })}`);
+  const { data } = await state.api.get(at(`/accounts/${segment(id)}/history${query({ from, to })}`));
   if (!isNewest()) return;
   const name = accountName(id);
   $('history-title').textContent = `${name}の残高の推移（${monthLabel(state.month)}）`;
@@ -354,6 +401,8 @@ function clearLedger() {
   renderRecurrences();
   $('trends-panel').hidden = true;
   state.previewed = null;
+  state.household = null;
+  renderHousehold();
 }
 
 // ---- rendering ---------------------------------------------------------------------------------
@@ -390,6 +439,9 @@ function renderAccounts() {
   $('total-asof').textContent = state.asOf ? yen(sum(state.asOfBalances)) : '—';
   $('asof-head').textContent = state.asOf ? `${shortDay(state.asOf)}時点` : '基準日';
   $('accounts-empty').hidden = state.accounts.length > 0;
+  $('accounts-empty').textContent = canWrite(state.role)
+    ? 'まず口座（財布、銀行、Suica など）を追加してください。'
+    : 'この家計簿にはまだ口座がありません。';
   $('balance-table').hidden = state.accounts.length === 0;
   if (!state.accounts.length) $('account-details').open = true;
   $('account-manage-details').hidden = state.accounts.length === 0;
@@ -421,12 +473,13 @@ function renderSlips() {
       h('td', { class: 'category', 'data-label': '分類', text: slip.kind === 'transfer' ? '—' : categoryLabel(slip.category) }),
       h('td', { class: 'account', 'data-label': '口座', text: where }),
       h('td', { class: 'memo', 'data-label': 'メモ', text: slip.memo ?? '' }),
+      h('td', { class: 'author', 'data-label': '記入', text: authorText(slip, memberName) }),
       amountCell(slip),
       h(
         'td',
         { class: 'row-actions' },
-        h('button', { type: 'button', class: 'edit', 'aria-label': `編集: ${summary}`, text: '編集', onclick: () => startEdit(slip) }),
-        h('button', { type: 'button', class: 'delete danger', 'aria-label': `削除: ${summary}`, text: '削除', onclick: () => deleteSlip(slip) }),
+        h('button', { type: 'button', class: 'edit write', 'aria-label': `編集: ${summary}`, text: '編集', onclick: () => startEdit(slip) }),
+        h('button', { type: 'button', class: 'delete danger write', 'aria-label': `削除: ${summary}`, text: '削除', onclick: () => deleteSlip(slip) }),
       ),
     );
   });
@@ -434,9 +487,10 @@ function renderSlips() {
   $('slips-empty').hidden = state.slips.length > 0;
   $('slips-filtered-empty').hidden = !(state.slips.length > 0 && rows.length === 0);
   $('slip-table').hidden = rows.length === 0;
+  const by = state.filters.by ? `（記入者: ${memberName(state.filters.by)}）` : '';
   $('slip-caption').textContent = filtering
-    ? `${monthLabel(state.month)}の伝票 ${state.slips.length} 件中、条件に合う ${rows.length} 件`
-    : `${monthLabel(state.month)}の伝票 ${rows.length} 件${truncated ? '（一部のみ表示）' : ''}`;
+    ? `${monthLabel(state.month)}の伝票${by} ${state.slips.length} 件中、条件に合う ${rows.length} 件`
+    : `${monthLabel(state.month)}の伝票${by} ${rows.length} 件${truncated ? '（一部のみ表示）' : ''}`;
   if (truncated) say(`伝票が多いため、最初の ${rows.length} 件だけを表示しています`);
   renderCategories();
 }
@@ -452,13 +506,18 @@ function renderFilterCategories() {
 }
 
 function readFilters() {
+  const by = $('filter-by').value;
+  const reload = by !== state.filters.by;
   state.filters = {
     account: $('filter-account').value,
     category: $('filter-category').value,
     kind: $('filter-kind').value,
     text: $('filter-text').value.trim(),
+    by,
   };
-  renderSlips();
+  // the member filter is the API's (?by=): the month is read again; the others apply to what is loaded
+  if (reload) loadSlips().catch(showError);
+  else renderSlips();
 }
 
 function renderTrends() {
@@ -539,9 +598,9 @@ async function submitRecurrence(event) {
   const body = { slip, rule: { freq: $('rec-freq').value, start }, shift: $('rec-shift').value };
   await busy($('rec-submit'), async () => {
     try {
-      const { data } = await state.api.request('POST', '/recurrences', { json: body, headers: { 'Idempotency-Key': uuid() } });
+      const { data } = await state.api.request('POST', at('/recurrences'), { json: body, headers: { 'Idempotency-Key': uuid() } });
       // The next dates it will post on (a holiday moved to a business day says so)
-      const { data: next } = await state.api.get(`/recurrences/${segment(data.id)}/occurrences${query({ from: start })}`);
+      const { data: next } = await state.api.get(at(`/recurrences/${segment(data.id)}/occurrences${query({ from: start })}`));
       const dates = next.items.slice(0, 6);
       $('rec-preview-title').textContent = `くり返しを追加しました。次の記帳日（${dates.length} 回分）:`;
       $('rec-preview-dates').replaceChildren(
@@ -595,7 +654,7 @@ function renderBudgets() {
         'td',
         { 'data-label': '進み具合' },
         h('meter', { min: 0, max: Math.max(b.limit, 1), low: Math.round(b.limit * 0.7), high: Math.round(b.limit * 0.9), optimum: 0, value: Math.min(b.spent, Math.max(b.limit, 1)), 'aria-label': `${categoryLabel(b.category)}: ${yen(b.spent)} / ${yen(b.limit)}` }),
-        h('button', { type: 'button', class: 'small', 'aria-label': `予算を変更: ${categoryLabel(b.category)}`, text: '変更', onclick: () => editBudget(b) }),
+        h('button', { type: 'button', class: 'small write', 'aria-label': `予算を変更: ${categoryLabel(b.category)}`, text: '変更', onclick: () => editBudget(b) }),
       ),
     );
   });
@@ -709,7 +768,7 @@ function resetSlipForm() {
 async function startEdit(slip) {
   clearError();
   try {
-    const { data, etag } = await state.api.get(`/slips/${slip.date}/${segment(slip.id)}`);
+    const { data, etag } = await state.api.get(at(`/slips/${slip.date}/${segment(slip.id)}`));
     beginEdit(data, etag);
     $('slip-date').focus();
     $('slip-form').scrollIntoView({ block: 'nearest' });
@@ -744,7 +803,7 @@ async function createSlip(slip) {
   // The same slip sent again after a failed attempt reuses its Idempotency-Key: never two slips.
   if (state.idempotency?.body !== text) state.idempotency = { body: text, key: uuid() };
   try {
-    const { data } = await state.api.request('POST', '/slips', {
+    const { data } = await state.api.request('POST', at('/slips'), {
       json: body,
       headers: { 'Idempotency-Key': state.idempotency.key },
     });
@@ -779,7 +838,7 @@ async function saveEdit(wanted) {
     return;
   }
   try {
-    const { data } = await state.api.request('PATCH', `/slips/${date}/${segment(id)}`, {
+    const { data } = await state.api.request('PATCH', at(`/slips/${date}/${segment(id)}`), {
       json: patch,
       contentType: 'application/merge-patch+json',
       ifMatch: etag,
@@ -808,7 +867,7 @@ async function deleteSlip(slip) {
   clearError();
   if (!window.confirm(`この伝票を削除しますか？\n${slipSummary(slip)}`)) return;
   try {
-    await state.api.request('DELETE', `/slips/${slip.date}/${segment(slip.id)}`, { ifMatch: etagOf(slip.version) });
+    await state.api.request('DELETE', at(`/slips/${slip.date}/${segment(slip.id)}`), { ifMatch: etagOf(slip.version) });
     say(`削除しました: ${slipSummary(slip)}`);
     if (state.editing?.id === slip.id) resetSlipForm();
     await refreshAll();
@@ -829,7 +888,7 @@ async function conflict(base, patch, action) {
   let current = null;
   let etag = null;
   try {
-    ({ data: current, etag } = await state.api.get(`/slips/${base.date}/${segment(base.id)}`));
+    ({ data: current, etag } = await state.api.get(at(`/slips/${base.date}/${segment(base.id)}`)));
   } catch (error) {
     if (!(error instanceof ApiError && error.status === 404)) {
       showError(error);
@@ -939,7 +998,7 @@ async function submitAccount(event) {
   if ($('account-negative').checked) body.allow_negative = true;
   await busy($('account-submit'), async () => {
     try {
-      const { data } = await state.api.request('POST', '/accounts', { json: body });
+      const { data } = await state.api.request('POST', at('/accounts'), { json: body });
       say(`口座を追加しました: ${data.name}（${yen(data.balance)}）`);
       $('account-form').reset();
       $('account-opening').value = '0';
@@ -984,7 +1043,7 @@ async function submitManage(event) {
   }
   await busy($('manage-submit'), async () => {
     try {
-      const { data } = await state.api.request('PATCH', `/accounts/${segment(account.id)}`, {
+      const { data } = await state.api.request('PATCH', at(`/accounts/${segment(account.id)}`), {
         json: patch,
         contentType: 'application/merge-patch+json',
         ifMatch: etagOf(account.version),
@@ -1047,7 +1106,7 @@ async function exportCsv() {
   const { from, to } = monthRange(state.month);
   await busy($('export-csv'), async () => {
     try {
-      let path = `/slips.csv${query({ from, to })}`;
+      let path = at(`/slips.csv${query({ from, to, by: state.filters.by })}`);
       let csv = '';
       for (let page = 0; path && page < MAX_PAGES; page += 1) {
         const { text, link } = await state.api.request('GET', path);
@@ -1099,7 +1158,7 @@ async function submitBudget(event) {
   const ifMatch = existing ? etagOf(existing.version) : undefined;
   await busy($('budget-submit'), async () => {
     try {
-      await state.api.request('PUT', `/budgets/${state.month}/${segment(category)}`, {
+      await state.api.request('PUT', at(`/budgets/${state.month}/${segment(category)}`), {
         json: { limit, strict: $('budget-strict').checked },
         ifMatch,
       });
@@ -1127,7 +1186,7 @@ async function copyBudgets() {
   const previous = shiftMonth(state.month, -1);
   await busy($('budget-copy'), async () => {
     try {
-      const { data } = await state.api.get(`/budgets${query({ month: previous })}`);
+      const { data } = await state.api.get(at(`/budgets${query({ month: previous })}`));
       const here = new Set(state.budgets.map((b) => b.category));
       const todo = (data.items ?? []).filter((b) => !here.has(b.category));
       let copied = 0;
@@ -1135,7 +1194,7 @@ async function copyBudgets() {
       for (const b of todo) {
         try {
           // no If-Match: created only if still absent (428 when another screen set it meanwhile)
-          await state.api.request('PUT', `/budgets/${state.month}/${segment(b.category)}`, { json: { limit: b.limit, strict: Boolean(b.strict) } });
+          await state.api.request('PUT', at(`/budgets/${state.month}/${segment(b.category)}`), { json: { limit: b.limit, strict: Boolean(b.strict) } });
           copied += 1;
         } catch (error) {
           if (error instanceof ApiError && (error.status === 412 || error.status === 428)) kept += 1;
@@ -1162,7 +1221,7 @@ const IMPORT_ACTIONS = { create: '追加', not_counted: '追加（集計対象�
  * the file is sent and read, a progress bar says so (a large file takes a while).
  */
 async function sendImport(file, createAccounts, dryRun = false) {
-  const path = `/imports${query({ create_accounts: createAccounts ? 'true' : '', dry_run: dryRun ? 'true' : '' })}`;
+  const path = at(`/imports${query({ create_accounts: createAccounts ? 'true' : '', dry_run: dryRun ? 'true' : '' })}`);
   const kb = Math.max(1, Math.round(file.size / 1024));
   $('import-progress-text').textContent = `${file.name}（${kb} KB）を${dryRun ? '確認' : '取り込み'}中…`;
   $('import-progress').hidden = false;
@@ -1293,6 +1352,367 @@ function renderImport(name, report) {
   say($('import-summary').textContent);
 }
 
+// ---- shared ledgers ---------------------------------------------------------------------------
+
+const LEDGER_KEY = 'kakeibo.ledger';
+
+function storedLedger() {
+  try {
+    return localStorage.getItem(LEDGER_KEY) || PERSONAL;
+  } catch {
+    return PERSONAL;
+  }
+}
+
+function storeLedger(id) {
+  try {
+    if (id === PERSONAL) localStorage.removeItem(LEDGER_KEY);
+    else localStorage.setItem(LEDGER_KEY, id);
+  } catch {
+    // storage disabled: the choice lasts for this page only
+  }
+}
+
+/** How a member is named on the page: "あなた" for the caller. */
+function memberName(user) {
+  return user && user === state.me ? `${user}（あなた）` : user;
+}
+
+const shownLedger = () => state.ledgers?.find((l) => l.id === state.ledger) ?? null;
+const ledgerName = (ledger) => (ledger?.id === PERSONAL ? '自分の家計簿' : `「${ledger?.name ?? ledger?.id ?? ''}」`);
+
+/** What the caller's role allows, on the whole page: a viewer is offered no write, only owners manage members. */
+function applyRole(role) {
+  state.role = role;
+  document.body.dataset.role = role;
+  if (!canWrite(role) && state.editing) resetSlipForm();
+  const note = $('ledger-role');
+  note.hidden = state.ledger === PERSONAL;
+  note.textContent = state.ledger === PERSONAL ? '' : `あなたは${ROLE_LABELS[role] ?? role}${canWrite(role) ? '' : '（見るだけ）'}`;
+  $('accounts-empty').textContent = canWrite(role) ? 'まず口座（財布、銀行、Suica など）を追加してください。' : 'この家計簿にはまだ口座がありません。';
+}
+
+/** The caller's ledgers (personal first) and who they are; keeps the one shown if it is still theirs. */
+async function loadLedgers() {
+  if (state.routes && !state.routes.has('/ledgers')) {
+    withoutLedgers();
+    return;
+  }
+  const isNewest = newest('ledgers');
+  let list;
+  let mine;
+  try {
+    [list, mine] = await Promise.all([state.api.get('/ledgers'), state.api.get(`/ledgers/${PERSONAL}`)]);
+  } catch (error) {
+    if (!(error instanceof ApiError && error.status === 404 && !error.code)) throw error;
+    withoutLedgers(); // an API without shared ledgers (API Gateway's 404): the personal one alone
+    return;
+  }
+  if (!isNewest()) return;
+  state.ledgers = list.data.items;
+  state.me = mine.data.members?.[0]?.user ?? null;
+  if (!shownLedger()) {
+    state.ledger = PERSONAL; // not (or no longer) theirs
+    storeLedger(PERSONAL);
+  }
+  $('ledger-nav').hidden = false;
+  $('household-panel').hidden = false;
+  renderLedgers();
+  applyRole(shownLedger()?.role ?? 'owner');
+}
+
+function withoutLedgers() {
+  state.ledgers = null;
+  state.ledger = PERSONAL;
+  $('ledger-nav').hidden = true;
+  $('household-panel').hidden = true;
+  applyRole('owner');
+}
+
+function renderLedgers() {
+  const select = $('ledger');
+  select.replaceChildren(...(state.ledgers ?? []).map((l) => h('option', { value: l.id, text: ledgerLabel(l) })));
+  select.value = state.ledger;
+}
+
+/** The shown ledger's members (a shared one), with what the caller may do about each. */
+async function loadHousehold() {
+  const isNewest = newest('household');
+  if (!state.ledgers || state.ledger === PERSONAL) {
+    state.household = null;
+    renderHousehold();
+    return;
+  }
+  const { data, etag } = await state.api.get(`/ledgers/${segment(state.ledger)}`);
+  if (!isNewest()) return;
+  state.household = { ...data, etag };
+  if (data.role !== state.role) {
+    // the role changed since the list was read: offer what it allows now
+    const listed = shownLedger();
+    if (listed) listed.role = data.role;
+    renderLedgers();
+    applyRole(data.role);
+  }
+  renderHousehold();
+}
+
+function renderHousehold() {
+  const household = state.household;
+  const shared = Boolean(household);
+  $('slip-table').classList.toggle('shared', shared);
+  $('filter-by-row').hidden = !shared;
+  $('members').hidden = !shared;
+  $('invite-form').hidden = !shared;
+  if (!shared) {
+    $('invite-result').hidden = true;
+    $('household-title').textContent = '家族と共有';
+    $('household-text').textContent = state.ledgers
+      ? '個人の家計簿を表示しています。家族と一緒に付けるには、共有の家計簿を作ってメンバーを招待するか、受け取った招待で参加してください。'
+      : '';
+    state.filters.by = '';
+    $('filter-by').replaceChildren(); // nothing to filter by on a ledger of one
+    return;
+  }
+  const owner = household.role === 'owner';
+  // A role being chosen survives a reload of the list, unless the member's role changed meanwhile.
+  const choosing = new Map(
+    [...$('member-rows').querySelectorAll('tr')].map((r) => [`${r.dataset.user} ${r.dataset.role}`, r.querySelector('select')?.value]),
+  );
+  $('household-title').textContent = `メンバー: ${household.name}`;
+  $('household-text').textContent = `${household.members.length} 人で付けています。あなたは${ROLE_LABELS[household.role]}です。`;
+  $('member-rows').replaceChildren(
+    ...household.members.map((m) => {
+      const self = m.user === state.me;
+      const actions = [];
+      if (owner) {
+        const select = h(
+          'select',
+          { class: 'member-role', 'aria-label': `${m.user}の役割` },
+          ...ROLES.map((r) => h('option', { value: r, text: ROLE_LABELS[r] })),
+        );
+        select.value = choosing.get(`${m.user} ${m.role}`) ?? m.role;
+        actions.push(
+          select,
+          h('button', { type: 'button', class: 'small member-save', 'aria-label': `役割を変更: ${m.user}`, text: '変更', onclick: () => changeRole(m, select.value) }),
+        );
+        if (!self) actions.push(h('button', { type: 'button', class: 'small danger member-remove', 'aria-label': `外す: ${m.user}`, text: '外す', onclick: () => removeMember(m) }));
+      }
+      return h(
+        'tr',
+        { dataset: { user: m.user, role: m.role }, class: self ? 'self' : undefined },
+        h('th', { scope: 'row', text: memberName(m.user) }),
+        h('td', { class: 'role', text: ROLE_LABELS[m.role] ?? m.role }),
+        h('td', { class: 'row-actions' }, ...actions),
+      );
+    }),
+  );
+  // The member filter (?by=) offers the members; a chosen one stays even if they have left.
+  const select = $('filter-by');
+  const users = household.members.map((m) => m.user);
+  if (state.filters.by && !users.includes(state.filters.by)) users.push(state.filters.by);
+  select.replaceChildren(h('option', { value: '', text: 'すべて' }), ...users.map((u) => h('option', { value: u, text: memberName(u) })));
+  select.value = state.filters.by;
+}
+
+/** Show another ledger: nothing of the previous one stays on screen, every panel reloads from it. */
+async function switchLedger(id, { announce = true } = {}) {
+  state.ledger = id;
+  storeLedger(id);
+  state.filters.by = '';
+  state.idempotency = null; // a retry belongs to the ledger it was first sent to
+  resetSlipForm();
+  hideConflict();
+  clearLedger();
+  $('invite-result').hidden = true;
+  renderLedgers();
+  applyRole(shownLedger()?.role ?? 'owner');
+  const ok = await refreshAll();
+  if (ok && announce) say(`${ledgerName(shownLedger())}を表示しています`);
+  return ok;
+}
+
+/** After a refusal that may mean the caller's membership changed (403, 404): read it again. */
+async function recheckMembership() {
+  if (state.ledger === PERSONAL || !state.ledgers) return;
+  try {
+    await loadLedgers();
+    if (state.ledger === PERSONAL) {
+      // no longer a member: their data is not ours to show
+      await switchLedger(PERSONAL, { announce: false });
+      showError(new Error('この共有の家計簿のメンバーではなくなりました。自分の家計簿を表示しています'));
+    } else {
+      await loadHousehold();
+    }
+  } catch {
+    // the error already shown says enough
+  }
+}
+
+/** Who is asking and which of their ledgers to show (the last one chosen, if still theirs). */
+async function identify() {
+  state.ledger = storedLedger();
+  try {
+    await loadLedgers();
+    return true;
+  } catch (error) {
+    state.ledger = PERSONAL;
+    state.ledgers = null;
+    renderLedgers();
+    showError(error);
+    return false;
+  }
+}
+
+async function submitLedger(event) {
+  event.preventDefault();
+  clearError();
+  const name = $('ledger-name').value.trim();
+  if (!name) {
+    fail(new FieldError($('ledger-name'), '名前を入力してください'));
+    return;
+  }
+  await busy($('ledger-create-submit'), async () => {
+    try {
+      const { data } = await state.api.request('POST', '/ledgers', { json: { name } });
+      $('ledger-create-form').reset();
+      $('ledger-create-details').open = false;
+      await loadLedgers();
+      await switchLedger(data.id, { announce: false });
+      say(`共有の家計簿「${data.name}」を作りました。「招待する」で家族を招待できます`);
+      $('invite-role').focus();
+    } catch (error) {
+      showError(error, error instanceof ApiError && error.status === 422 ? $('ledger-name') : undefined);
+    }
+  });
+}
+
+async function submitInvite(event) {
+  event.preventDefault();
+  clearError();
+  const role = $('invite-role').value;
+  await busy($('invite-submit'), async () => {
+    try {
+      const { data } = await state.api.request('POST', `/ledgers/${segment(state.ledger)}/invitations`, { json: { role } });
+      const until = new Date(data.expires_at).toLocaleString('ja-JP', { dateStyle: 'long', timeStyle: 'short' });
+      $('invite-text').textContent =
+        `${ROLE_LABELS[data.role]}として${ledgerName(shownLedger())}に招待するリンクです。招待したい人に渡してください（${until}まで、1 回だけ使えます）。`;
+      $('invite-link').value = inviteLink(data.token);
+      $('invite-token').value = data.token;
+      $('invite-result').hidden = false;
+      say(`${ROLE_LABELS[data.role]}の招待を作りました`);
+      $('invite-link').focus();
+      $('invite-link').select();
+    } catch (error) {
+      showError(error);
+      if (error instanceof ApiError && (error.status === 403 || error.status === 404)) await recheckMembership();
+    }
+  });
+}
+
+async function copyInvite() {
+  const link = $('invite-link').value;
+  try {
+    await navigator.clipboard.writeText(link);
+    say('招待リンクをコピーしました');
+  } catch {
+    // no clipboard here (http, or refused): leave it selected to copy by hand
+    $('invite-link').focus();
+    $('invite-link').select();
+    say('招待リンクを選択しました。コピーして渡してください');
+  }
+}
+
+/** A token arrived in the page's address (#invite=…): offer it; joining stays the person's choice. */
+function offerInvite(token) {
+  $('accept-token').value = token;
+  $('household-panel').scrollIntoView({ block: 'start' });
+  $('accept-submit').focus();
+  say('共有の家計簿への招待があります。参加するには「参加する」を押してください');
+}
+
+async function submitAccept(event) {
+  event.preventDefault();
+  clearError();
+  const token = inviteTokenOf($('accept-token').value);
+  if (!token) {
+    fail(new FieldError($('accept-token'), '招待のリンクかトークン（英数字 32 文字）を貼り付けてください'));
+    return;
+  }
+  await busy($('accept-submit'), async () => {
+    try {
+      const { data } = await state.api.request('POST', `/invitations/${segment(token)}/accept`);
+      $('accept-form').reset();
+      await loadLedgers();
+      await switchLedger(data.ledger, { announce: false });
+      say(`${ledgerName(shownLedger())}に${ROLE_LABELS[data.role]}として参加しました`);
+    } catch (error) {
+      showError(error, $('accept-token'));
+    }
+  });
+}
+
+async function changeRole(member, role) {
+  clearError();
+  if (role === member.role) {
+    say('役割は変わっていません');
+    return;
+  }
+  try {
+    await state.api.request('PUT', `/ledgers/${segment(state.ledger)}/members/${segment(member.user)}`, {
+      json: { role },
+      ifMatch: etagOf(member.version),
+    });
+    say(`${memberName(member.user)}を${ROLE_LABELS[role]}にしました`);
+    if (member.user === state.me) await loadLedgers();
+    await loadHousehold();
+  } catch (error) {
+    await memberRefused(error, member);
+  }
+}
+
+async function removeMember(member) {
+  clearError();
+  if (!window.confirm(`${member.user}をこの家計簿から外しますか？`)) return;
+  try {
+    await state.api.request('DELETE', `/ledgers/${segment(state.ledger)}/members/${segment(member.user)}`, { ifMatch: etagOf(member.version) });
+    say(`${member.user}を外しました`);
+    await loadHousehold();
+  } catch (error) {
+    await memberRefused(error, member);
+  }
+}
+
+async function leaveLedger() {
+  clearError();
+  const ledger = shownLedger();
+  const self = state.household?.members.find((m) => m.user === state.me);
+  if (!ledger || !self) return;
+  if (!window.confirm(`${ledgerName(ledger)}から抜けますか？ もう一度参加するには招待が必要です。`)) return;
+  await busy($('ledger-leave'), async () => {
+    try {
+      await state.api.request('DELETE', `/ledgers/${segment(ledger.id)}/members/${segment(self.user)}`, { ifMatch: etagOf(self.version) });
+      await loadLedgers();
+      await switchLedger(PERSONAL, { announce: false });
+      say(`${ledgerName(ledger)}から抜けました。自分の家計簿を表示しています`);
+    } catch (error) {
+      await memberRefused(error, self);
+    }
+  });
+}
+
+/** A member change refused: the API's reason shown; on 412 (changed meanwhile) the members reloaded. */
+async function memberRefused(error, member) {
+  $('member-rows').replaceChildren(); // the refused choice is not kept on screen
+  renderHousehold();
+  if (error instanceof ApiError && error.status === 412) {
+    showError(new Error(`${member.user}は別の画面で先に変更されていました。最新のメンバーを読み込みました（${error.detail}）`));
+    await loadHousehold().catch(() => {});
+  } else {
+    showError(error);
+    if (error instanceof ApiError && (error.status === 403 || error.status === 404)) await recheckMembership();
+  }
+}
+
 // ---- settings ----------------------------------------------------------------------------------
 
 function renderSettings() {
@@ -1327,7 +1747,7 @@ async function submitSettings(event) {
   hideConflict();
   clearLedger(); // nothing of the previous identity's ledger stays on screen, even if this one fails
   await detectRoutes();
-  if (await refreshAll()) say('接続先を保存して読み込みました');
+  if ((await identify()) && (await refreshAll())) say('接続先を保存して読み込みました');
 }
 
 // ---- start -------------------------------------------------------------------------------------
@@ -1369,8 +1789,26 @@ function bind() {
   $('month-next').addEventListener('click', () => setMonth(shiftMonth(state.month, 1)));
   $('month-today').addEventListener('click', () => setMonth(monthOf(today())));
   window.addEventListener('hashchange', () => {
+    const invited = inviteTokenOf(location.hash);
+    if (invited) {
+      history.replaceState(null, '', `#${state.month}`);
+      offerInvite(invited);
+      return;
+    }
     const month = location.hash.slice(1);
     if (isMonth(month) && month !== state.month) setMonth(month);
+  });
+  $('ledger').addEventListener('change', () => switchLedger($('ledger').value));
+  $('ledger-nav').addEventListener('submit', (event) => event.preventDefault());
+  $('ledger-create-form').addEventListener('submit', submitLedger);
+  $('invite-form').addEventListener('submit', submitInvite);
+  $('invite-copy').addEventListener('click', copyInvite);
+  $('accept-form').addEventListener('submit', submitAccept);
+  $('ledger-leave').addEventListener('click', leaveLedger);
+  $('ledger-members-link').addEventListener('click', (event) => {
+    event.preventDefault(); // the address keeps the month
+    $('household-panel').scrollIntoView({ block: 'start' });
+    $('household-title').focus();
   });
   $('asof-form').addEventListener('submit', async (event) => {
     event.preventDefault();
@@ -1394,11 +1832,13 @@ async function main() {
   bind();
   renderSettings();
   const fromHash = location.hash.slice(1);
+  const invited = inviteTokenOf(location.hash); // a link to join a shared ledger: #invite=<token>
   setMonth(isMonth(fromHash) ? fromHash : monthOf(today()), { reload: false });
   syncKind();
   $('rec-start').value = today();
   await detectRoutes();
-  await refreshAll();
+  if (await identify()) await refreshAll();
+  if (invited) offerInvite(invited);
   document.body.dataset.ready = 'true';
 }
 

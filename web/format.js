@@ -198,3 +198,22 @@ export function filterSlips(slips, { account = '', category = '', kind = '', tex
       words.every((w) => fold(s.memo).includes(w) || fold(s.category).includes(w) || fold(s.subcategory).includes(w)),
   );
 }
+
+/** What each role of a shared ledger may do (DESIGN §7): viewers only read. */
+export const ROLE_LABELS = { owner: 'オーナー', editor: '編集者', viewer: '閲覧者' };
+export const ROLES = ['owner', 'editor', 'viewer'];
+
+export const canWrite = (role) => role === 'owner' || role === 'editor';
+
+/** A ledger as the switcher names it: the personal one, or a shared one's name with the caller's role. */
+export function ledgerLabel(ledger) {
+  if (ledger.id === 'me') return '自分の家計簿（個人）';
+  return `${ledger.name ?? ledger.id}（${ROLE_LABELS[ledger.role] ?? ledger.role}）`;
+}
+
+/** Who wrote a slip, for its row: the creator, and who changed it last when that is someone else. */
+export function authorText(slip, name = (user) => user) {
+  if (!slip.created_by) return slip.updated_by ? `更新: ${name(slip.updated_by)}` : '';
+  const updated = slip.updated_by && slip.updated_by !== slip.created_by ? `（更新: ${name(slip.updated_by)}）` : '';
+  return `${name(slip.created_by)}${updated}`;
+}

@@ -92,7 +92,7 @@ def _run_e2e(node: str, browser: str, url: str, user: str) -> tuple[int, dict[st
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=420,
+        timeout=540,
         check=False,
         env={**os.environ, "CHROMIUM": browser},
     )
@@ -126,6 +126,10 @@ def test_household_flow_in_a_real_browser(node: str, browser: str, front_url: st
         "10-bad-token-390.png",
         "11-accounts-budgets-390.png",
         "12-filters-trends-history-390.png",
+        "14-ledger-created-390.png",
+        "15-invited-390.png",
+        "18-viewer-390.png",
+        "19-members-390.png",
     }
     assert all(p.stat().st_size > 10_000 for p in shots), shots
 
@@ -143,3 +147,27 @@ def test_household_flow_in_a_real_browser(node: str, browser: str, front_url: st
     assert http.get("/balances", params={"date": "2026-11-04"}).json()["items"] == [
         {"account": "wallet", "balance": 10000}
     ]
+
+    # And the household the page shared is what its three people did: Hanako created 山田家 and is its
+    # only member left (Jiro removed by her, Taro demoted to viewer and then gone by his own choice)
+    hanako, taro, jiro = (Http(front_url, f"{user}-{name}") for name in ("hanako", "taro", "jiro"))
+    shared = [lg for lg in hanako.get("/ledgers").json()["items"] if lg["id"] != "me"]
+    assert [(lg["name"], lg["role"]) for lg in shared] == [("山田家", "owner")]
+    ledger = shared[0]["id"]
+    members = hanako.get(f"/ledgers/{ledger}").json()["members"]
+    assert [(m["user"], m["role"]) for m in members] == [(f"{user}-hanako", "owner")]
+    for gone in (taro, jiro):
+        assert [lg["id"] for lg in gone.get("/ledgers").json()["items"]] == ["me"]
+        assert gone.get(f"/ledgers/{ledger}").status_code == 404
+    # And where the API serves a ledger's routes under /ledgers/{ledger}, the slips went there, not to
+    # anyone's personal ledger: Hanako's (edited by Taro, then her change re-applied) and Taro's
+    if "/ledgers/{ledger}/slips" in http.get("/openapi.json").json()["paths"]:
+        month = {"from": "2026-11-01", "to": "2026-11-30"}
+        slips = sorted(hanako.get(f"/ledgers/{ledger}/slips", params=month).json()["items"], key=lambda s: s["date"])
+        assert [(s["amount"], s["memo"], s["created_by"], s["updated_by"]) for s in slips] == [
+            (2600, "八百屋と魚屋", f"{user}-hanako", f"{user}-hanako"),
+            (800, "バス", f"{user}-taro", f"{user}-taro"),
+        ]
+        assert hanako.get("/slips", params=month).json()["items"] == []
+        assert taro.get("/slips", params=month).json()["items"] == []
+        assert {"16-shared-slips-390.png", "17-shared-conflict-390.png"} <= {p.name for p in shots}

@@ -1,5 +1,6 @@
 // The web page in a real browser (Debian's Chromium, headless, driven by playwright-core) against the
-// local front: a household's flow from an empty ledger, including a 412 provoked from a second tab.
+// local front: a household's flow from an empty ledger, including a 412 provoked from a second tab,
+// and a shared ledger of three people (each in a browser context of their own).
 //
 //   node tests/web/e2e.mjs --url http://127.0.0.1:3000 --user someone --out test-output/web
 //
@@ -19,7 +20,8 @@ const { values: args } = parseArgs({
     user: { type: 'string', default: `e2e-${Date.now()}` },
     out: { type: 'string', default: 'test-output/web' },
     chromium: { type: 'string', default: process.env.CHROMIUM || '/usr/bin/chromium' },
-    timeout: { type: 'string', default: '300' },
+    timeout: { type: 'string', default: '420' },
+    only: { type: 'string', default: '' }, // run only the steps whose name contains this (while working on one)
   },
 });
 if (!args.url) {
@@ -45,6 +47,7 @@ const steps = [];
 const screenshots = [];
 const problems = []; // uncaught page errors: any one fails the run
 let browserContext = null;
+const extraBrowsers = []; // browsers of the other people of a household
 
 function log(record) {
   process.stdout.write(`${JSON.stringify(record)}\n`);
@@ -57,6 +60,7 @@ function check(condition, message) {
 }
 
 async function step(name, work) {
+  if (args.only && !name.includes(args.only)) return;
   const started = Date.now();
   try {
     await work();
@@ -787,7 +791,7 @@ async function run(context) {
         const ratio = (a, b) => (Math.max(lum(a), lum(b)) + 0.05) / (Math.min(lum(a), lum(b)) + 0.05);
         const panel = getComputedStyle(document.querySelector('.panel')).backgroundColor;
         const worst = {};
-        for (const selector of ['#slip-rows td.memo', '#trends-title', 'label[for="filter-text"]', '#recurrence-rows .recurrence-error', 'td.expense', 'td.income', 'small']) {
+        for (const selector of ['#slip-rows td.memo', '#trends-title', 'label[for="filter-text"]', '#recurrence-rows .recurrence-error', 'td.expense', 'td.income', 'small', '#household-text', '#accept-help', 'label[for="ledger"]', '#roles-help']) {
           const node = document.querySelector(selector);
           if (node) worst[selector] = Math.round(ratio(getComputedStyle(node).color, panel) * 10) / 10;
         }
@@ -798,6 +802,219 @@ async function run(context) {
       await shot(page, `13-${colorScheme}`);
     }
     await page.close();
+  });
+
+  await step('a household shares a ledger: create, invite an editor (link) and a viewer (token), roles, a viewer sees no write controls, two members editing one slip see the conflict panel, leave', async () => {
+    // Three people, each in a browser profile of their own (their own localStorage: who they are, the ledger chosen)
+    const browser = await chromium.launch({ executablePath: args.chromium, headless: true, args: LAUNCH_FLAGS });
+    extraBrowsers.push(browser);
+    const person = async (name) => {
+      const user = `${args.user}-${name}`;
+      const context = await browser.newContext({ locale: 'ja-JP', timezoneId: 'Asia/Tokyo', viewport: { width: 1280, height: 900 } });
+      await context.addInitScript((u) => localStorage.setItem('kakeibo.user', u), user);
+      const page = await openPage(context);
+      check((await text(page, '#who')) === user, `${name}'s page speaks as ${user}`);
+      return { user, page };
+    };
+    const hanako = await person('hanako');
+    const taro = await person('taro');
+    const jiro = await person('jiro');
+    const h = hanako.page;
+    const t = taro.page;
+    const j = jiro.page;
+    const options = (page) => page.locator('#ledger option').allInnerTexts();
+    const members = (page) => page.locator('#member-rows tr').evaluateAll((rows) => rows.map((r) => `${r.dataset.user}:${r.querySelector('td.role').textContent}`).sort());
+    const ok = (page, expected) => until('status', () => text(page, '#status').then((s) => s.includes(expected) || s), true);
+
+    // Hanako starts with her personal ledger only, and creates the household's
+    check(JSON.stringify(await options(h)) === JSON.stringify(['自分の家計簿（個人）']), `ledgers: ${await options(h)}`);
+    check(!(await visible(h, '#members')), 'a personal ledger lists no members');
+    await h.click('#ledger-create-details summary');
+    await h.fill('#ledger-name', '山田家');
+    await h.click('#ledger-create-submit');
+    await ok(h, '共有の家計簿「山田家」を作りました');
+    check(JSON.stringify(await options(h)) === JSON.stringify(['自分の家計簿（個人）', '山田家（オーナー）']), `ledgers: ${await options(h)}`);
+    const ledger = await h.inputValue('#ledger');
+    check(/^[0-9A-Z]{26}$/.test(ledger), `the shared ledger is chosen: ${ledger}`);
+    await until('hanako the only member', () => members(h), [`${hanako.user}:オーナー`]);
+    check((await text(h, '#ledger-role')) === 'あなたはオーナー', 'the header says her role');
+    await fitsBothWidths(h, '14-ledger-created');
+
+    // She invites Taro as an editor: a link to pass on
+    await h.selectOption('#invite-role', 'editor');
+    await h.click('#invite-submit');
+    await until('invitation shown', () => visible(h, '#invite-result'), true);
+    const link = await h.inputValue('#invite-link');
+    const token = await h.inputValue('#invite-token');
+    check(/^[A-Za-z0-9_-]{32}$/.test(token) && link === `${BASE}/#invite=${token}`, `link: ${link}`);
+    check((await text(h, '#invite-text')).includes('編集者として「山田家」に招待する'), await text(h, '#invite-text'));
+    await fitsBothWidths(h, '15-invited');
+
+    // Taro opens the link: the token is offered, and joining is his choice
+    await t.goto(link);
+    await t.waitForSelector('body[data-ready="true"]', { timeout: WAIT });
+    check((await t.inputValue('#accept-token')) === token, 'the token from the link is in the form');
+    check((await text(t, '#status')).includes('招待があります'), 'he is told about it');
+    check(await t.evaluate(() => document.activeElement?.id === 'accept-submit'), 'the join button has the focus');
+    check((await t.inputValue('#ledger')) === 'me', 'nothing joined before he says so');
+    await t.keyboard.press('Enter');
+    await ok(t, '「山田家」に編集者として参加しました');
+    check((await t.inputValue('#ledger')) === ledger, 'his page now shows the shared ledger');
+    check(JSON.stringify(await options(t)) === JSON.stringify(['自分の家計簿（個人）', '山田家（編集者）']), `taro's ledgers: ${await options(t)}`);
+    await until('two members seen by taro', () => members(t), [`${hanako.user}:オーナー`, `${taro.user}:編集者`].sort());
+    check(!(await visible(t, '#invite-form')) && !(await t.locator('#member-rows select').count()), 'an editor manages no members');
+
+    // Jiro is invited as a viewer and pastes the bare token
+    await h.bringToFront();
+    await h.selectOption('#invite-role', 'viewer');
+    await h.click('#invite-submit');
+    await until('a second invitation', () => h.inputValue('#invite-token').then((v) => v !== token && v.length === 32), true);
+    const viewerToken = await h.inputValue('#invite-token');
+    await j.bringToFront();
+    await j.fill('#accept-token', viewerToken);
+    await j.click('#accept-submit');
+    await ok(j, '「山田家」に閲覧者として参加しました');
+    // The token is spent: pasting it again is refused with the API's own words (410 gone)
+    await j.fill('#accept-token', ` ${viewerToken} `);
+    await j.click('#accept-submit');
+    await until('gone shown', () => visible(j, '#error'), true);
+    const gone = await text(j, '#error');
+    check(gone.length > 0 && !gone.startsWith('エラー') && !/^[A-Za-z]/.test(gone), `the API's detail, in Japanese: ${gone}`);
+    // A paste that is no token is caught before anything is sent
+    await j.fill('#accept-token', 'https://example.com/#invite=short');
+    await j.click('#accept-submit');
+    await until('bad token', () => text(j, '#error'), '招待のリンクかトークン（英数字 32 文字）を貼り付けてください');
+
+    // Slips of the shared ledger (its routes under /ledgers/{ledger}/...)
+    const shared = routes.has('/ledgers/{ledger}/slips');
+    if (shared) {
+      await h.bringToFront();
+      if (!(await h.locator('#account-details').evaluate((d) => d.open))) await h.click('#account-details summary');
+      await h.fill('#account-id', 'wallet');
+      await h.fill('#account-name', '家の財布');
+      await h.fill('#account-opening', '30000');
+      await h.click('#account-submit');
+      await until('the shared wallet', () => balance(h, 'wallet', 'current'), '￥30,000');
+      await addSlip(h, { date: `${MONTH}-07`, amount: '2400', category: '食費', memo: '八百屋' });
+      await until('hanako\'s slip listed', () => text(h, '#slip-rows tr td.author'), `${hanako.user}（あなた）`);
+      // Taro sees it, with who wrote it; he adds one of his own
+      await t.bringToFront();
+      await t.selectOption('#ledger', 'me');
+      await t.selectOption('#ledger', ledger); // switching reloads every panel from that ledger
+      await until('taro sees the slip', () => text(t, '#slip-rows tr td.author'), hanako.user);
+      await addSlip(t, { date: `${MONTH}-08`, amount: '800', category: '交通費', memo: 'バス' });
+      await until('two slips for taro', () => t.locator('#slip-rows tr').count(), 2);
+      // The member filter asks the API for one member's slips (?by=)
+      await t.selectOption('#filter-by', taro.user);
+      await until('only taro\'s slip', () => t.locator('#slip-rows tr td.memo').allInnerTexts(), ['バス']);
+      check((await text(t, '#slip-caption')).includes(`記入者: ${taro.user}（あなた）`), await text(t, '#slip-caption'));
+      // The export follows the ledger and the member chosen
+      const [download] = await Promise.all([t.waitForEvent('download', { timeout: WAIT }), t.click('#export-csv')]);
+      const csv = (await new Response(await download.createReadStream()).text()).trim().split(/\r?\n/);
+      check(csv.length === 2 && csv[0].startsWith('date,kind,amount,account') && csv[1].includes(',バス,'), `csv: ${csv}`);
+      await t.selectOption('#filter-by', '');
+      await until('both again', () => t.locator('#slip-rows tr').count(), 2);
+      await fitsBothWidths(t, '16-shared-slips');
+
+      // Two members edit the same slip: Hanako opens it, Taro saves first, Hanako's save shows the conflict
+      await h.bringToFront();
+      await h.click('#month-next');
+      await h.click('#month-prev'); // her list reloaded: Taro's slip is there too
+      await until('hanako sees both', () => h.locator('#slip-rows tr').count(), 2);
+      await h.bringToFront();
+      await row(h, '八百屋').locator('button.edit').click();
+      await until('hanako editing', () => text(h, '#slip-form-title').then((x) => x.startsWith('伝票を編集')), true);
+      await t.bringToFront();
+      await row(t, '八百屋').locator('button.edit').click();
+      await until('taro editing', () => text(t, '#slip-form-title').then((x) => x.startsWith('伝票を編集')), true);
+      await t.fill('#slip-amount', '2600');
+      await t.click('#slip-submit');
+      await until('taro saved', () => text(t, '#status').then((x) => x.startsWith('保存しました')), true);
+      // Who wrote it, and who changed it last
+      await until('created by hanako, changed by taro', () => text(t, '#slip-rows tr[data-date="2026-11-07"] td.author'), `${hanako.user}（更新: ${taro.user}（あなた））`);
+      await h.bringToFront();
+      await h.fill('#slip-memo', '八百屋と魚屋');
+      await h.click('#slip-submit');
+      await until('conflict panel for hanako', () => visible(h, '#conflict'), true);
+      await until('amount row', () => conflictRow(h, 'amount'), ['￥2,400', '￥2,600', '（変更なし）']);
+      await until('memo row', () => conflictRow(h, 'memo'), ['八百屋', '八百屋', '八百屋と魚屋']);
+      await fitsBothWidths(h, '17-shared-conflict');
+      await h.click('#conflict-reapply');
+      await h.click('#slip-submit');
+      await until('re-applied', () => text(h, '#slip-rows tr[data-date="2026-11-07"] td.memo'), '八百屋と魚屋');
+      check((await text(h, '#slip-rows tr[data-date="2026-11-07"] td.amount')) === '-￥2,600', 'taro\'s amount kept');
+      check((await text(h, '#slip-rows tr[data-date="2026-11-07"] td.author')) === `${hanako.user}（あなた）`, 'she wrote it and changed it last: one name');
+    }
+
+    // The viewer's page: the ledger's data, and no write control anywhere
+    await j.bringToFront();
+    await j.reload();
+    await j.waitForSelector('body[data-ready="true"]', { timeout: WAIT });
+    check((await j.inputValue('#ledger')) === ledger, 'the viewer\'s page remembers the ledger chosen');
+    check((await text(j, '#ledger-role')) === 'あなたは閲覧者（見るだけ）', await text(j, '#ledger-role'));
+    if (shared) await until('the viewer reads the slips', () => j.locator('#slip-rows tr').count(), 2);
+    else check((await text(j, '#error')).includes('まだ対応していません'), `an API without the ledger's routes says so: ${await text(j, '#error')}`);
+    const writable = await j.evaluate(() => {
+      const shown = (n) => n.checkVisibility(); // (false inside a closed <details> too)
+      const forms = [...document.querySelectorAll('main form')].filter(shown).map((f) => f.id).sort();
+      const buttons = [...document.querySelectorAll('main button')].filter(shown).map((b) => b.id || b.className || b.textContent).sort();
+      return { forms, buttons };
+    });
+    check(JSON.stringify(writable.forms) === JSON.stringify(['accept-form', 'asof-form', 'filter-form']), `forms a viewer sees: ${writable.forms}`);
+    check(writable.buttons.every((b) => ['accept-submit', 'history small', 'history-close', 'ledger-leave', 'export-csv', '表示'].includes(b)), `buttons a viewer sees: ${writable.buttons}`);
+    if (shared) check(writable.buttons.includes('history small'), 'the viewer still reads balance histories');
+    await fitsBothWidths(j, '18-viewer');
+
+    // The owner manages roles with If-Match: Taro becomes a viewer; his page follows on its next load
+    await h.bringToFront();
+    await h.click('#month-next');
+    await h.click('#month-prev'); // every panel reloads, the members too
+    await h.waitForSelector('main:not([aria-busy])');
+    await until('three members', () => members(h), [`${hanako.user}:オーナー`, `${jiro.user}:閲覧者`, `${taro.user}:編集者`].sort());
+    await h.locator(`#member-rows tr[data-user="${taro.user}"] select`).selectOption('viewer');
+    await h.locator(`#member-rows tr[data-user="${taro.user}"] button.member-save`).click();
+    await ok(h, `${taro.user}を閲覧者にしました`);
+    await until('taro is a viewer', () => members(h), [`${hanako.user}:オーナー`, `${jiro.user}:閲覧者`, `${taro.user}:閲覧者`].sort());
+    // The last owner cannot demote herself: the API's 409 is shown, nothing changes
+    await h.locator(`#member-rows tr[data-user="${hanako.user}"] select`).selectOption('editor');
+    await h.locator(`#member-rows tr[data-user="${hanako.user}"] button.member-save`).click();
+    await until('last owner refused', () => visible(h, '#error'), true);
+    check(!(await text(h, '#error')).startsWith('エラー'), `the API's detail: ${await text(h, '#error')}`);
+    check((await text(h, `#member-rows tr[data-user="${hanako.user}"] td.role`)) === 'オーナー', 'still owner');
+    check((await h.locator(`#member-rows tr[data-user="${hanako.user}"] select`).inputValue()) === 'owner', 'the refused choice is not left on screen');
+    // She removes Jiro
+    await h.locator(`#member-rows tr[data-user="${jiro.user}"] button.member-remove`).click();
+    await ok(h, `${jiro.user}を外しました`);
+    await until('jiro gone', () => members(h), [`${hanako.user}:オーナー`, `${taro.user}:閲覧者`].sort());
+    await fitsBothWidths(h, '19-members');
+    // Jiro's open page, at its next load, finds the ledger gone (404) and goes back to his own
+    await j.bringToFront();
+    await j.click('#month-next');
+    await until('jiro told', () => text(j, '#error'), 'この共有の家計簿のメンバーではなくなりました。自分の家計簿を表示しています');
+    check((await j.inputValue('#ledger')) === 'me' && (await options(j)).length === 1, 'jiro sees his own ledger only');
+    check((await j.locator('#slip-rows tr').count()) === 0, 'nothing of the shared ledger left on his screen');
+    await fitsBothWidths(j, '20-removed');
+    await j.reload();
+    await j.waitForSelector('body[data-ready="true"]', { timeout: WAIT });
+    check((await j.inputValue('#ledger')) === 'me', 'and it stays so');
+    // Taro's open page still offers an editor's writes: the next one is refused (403, the API's words)
+    // and the page reads his role again; without a write, its next load does the same
+    await t.bringToFront();
+    check(await visible(t, '#slip-form'), 'taro was an editor when his page loaded');
+    if (shared) {
+      await addSlip(t, { date: `${MONTH}-09`, amount: '300', category: '日用品', memo: 'もう書けない' });
+      await until('refused', () => visible(t, '#error'), true);
+      check(!(await text(t, '#error')).startsWith('権限がありません') && !(await text(t, '#error')).startsWith('エラー'), `the API's detail: ${await text(t, '#error')}`);
+    } else {
+      await t.click('#month-next');
+    }
+    await until('taro a viewer now', () => text(t, '#ledger-role'), 'あなたは閲覧者（見るだけ）');
+    check(!(await visible(t, '#slip-form')), 'taro, a viewer now, has no slip form');
+    await t.click('#ledger-leave');
+    await ok(t, '「山田家」から抜けました');
+    check((await t.inputValue('#ledger')) === 'me', 'his page is back on his own ledger');
+    for (const page of [h, t, j]) await page.context().close();
+    await browser.close();
   });
 
   await step('no uncaught script errors in any tab', async () => {
@@ -832,6 +1049,7 @@ async function main() {
     }
   } finally {
     await context?.close().catch(() => {});
+    for (const browser of extraBrowsers) await browser.close().catch(() => {});
     rmSync(profile, { recursive: true, force: true });
     clearTimeout(deadline);
   }

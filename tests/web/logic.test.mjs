@@ -8,6 +8,9 @@ import {
   Api,
   ApiError,
   etagVersion,
+  inviteLink,
+  inviteTokenOf,
+  ledgerPath,
   loadConfig,
   normaliseBase,
   preferredLanguage,
@@ -17,11 +20,14 @@ import {
 } from '../../web/api.js';
 import { chartGroups, chartRows, linePoints, shorten } from '../../web/chart.js';
 import {
+  authorText,
+  canWrite,
   defaultDay,
   fieldText,
   filterSlips,
   isDate,
   isMonth,
+  ledgerLabel,
   mergePatch,
   monthLabel,
   monthRange,
@@ -340,5 +346,49 @@ describe('API client', () => {
     assert.throws(() => normaliseBase('not a url'), /URL/);
     assert.equal(query({ from: '2026-11-01', cursor: null, limit: 100 }), '?from=2026-11-01&limit=100');
     assert.equal(segment('食費/外食'), '%E9%A3%9F%E8%B2%BB%2F%E5%A4%96%E9%A3%9F');
+  });
+});
+
+describe('shared ledgers', () => {
+  test('data routes stay unprefixed for the personal ledger and go under /ledgers/{ledger} for a shared one', () => {
+    assert.equal(ledgerPath('me', '/slips?from=2026-11-01'), '/slips?from=2026-11-01');
+    assert.equal(ledgerPath(undefined, '/accounts'), '/accounts');
+    assert.equal(ledgerPath('01JD7Q2W3E4R5T6Y7U8I9O0P1A', '/slips/2026-11-03/X'), '/ledgers/01JD7Q2W3E4R5T6Y7U8I9O0P1A/slips/2026-11-03/X');
+  });
+
+  test('an invitation is found in a pasted token or a link, and nothing else passes for one', () => {
+    const token = 'Ab_9-'.repeat(6) + 'xy'; // 32 characters of the token alphabet
+    const where = { origin: 'https://kakeibo.example', pathname: '/' };
+    // Given a link made for the token, the bare token, or either with spaces around it
+    const link = inviteLink(token, where);
+    assert.equal(link, `https://kakeibo.example/#invite=${token}`);
+    // Then the token comes back out of each
+    assert.equal(inviteTokenOf(link), token);
+    assert.equal(inviteTokenOf(`  ${token}\n`), token);
+    assert.equal(inviteTokenOf(`#invite=${token}`), token);
+    // And what is not a whole token is refused
+    assert.equal(inviteTokenOf(''), null);
+    assert.equal(inviteTokenOf(token.slice(1)), null);
+    assert.equal(inviteTokenOf(`${token}x`), null);
+    assert.equal(inviteTokenOf('https://kakeibo.example/#invite=short'), null);
+    assert.equal(inviteTokenOf(`https://kakeibo.example/#invite=${token}x`), null);
+    // A link pasted from a message with its punctuation still gives the token
+    assert.equal(inviteTokenOf(`参加してね: ${link}。`), token);
+    assert.equal(inviteTokenOf('#2026-11'), null);
+  });
+
+  test('only owners and editors write; the switcher names each ledger with the caller\'s role', () => {
+    assert.deepEqual(['owner', 'editor', 'viewer', undefined].map(canWrite), [true, true, false, false]);
+    assert.equal(ledgerLabel({ id: 'me', name: null, role: 'owner' }), '自分の家計簿（個人）');
+    assert.equal(ledgerLabel({ id: '01JD', name: '山田家', role: 'viewer' }), '山田家（閲覧者）');
+  });
+
+  test('a slip names who wrote it, and who changed it last when that is someone else', () => {
+    const name = (u) => (u === 'hanako' ? 'hanako（あなた）' : u);
+    assert.equal(authorText({ created_by: 'hanako', updated_by: 'hanako' }, name), 'hanako（あなた）');
+    assert.equal(authorText({ created_by: 'hanako', updated_by: 'taro' }, name), 'hanako（あなた）（更新: taro）');
+    assert.equal(authorText({ created_by: 'taro', updated_by: null }), 'taro');
+    assert.equal(authorText({ created_by: null, updated_by: null }), ''); // slips from before
+    assert.equal(authorText({}), '');
   });
 });
