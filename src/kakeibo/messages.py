@@ -344,6 +344,7 @@ TRANSLATIONS: dict[str, str] = {
     "not found": "見つかりません",
     # shared ledgers
     "only an owner of the ledger may do this": "この家計簿のオーナーだけができる操作です",
+    "no budget for this month and category": "この月・この分類の予算はありません",
     "a viewer of this ledger can read it but not change it": "閲覧者はこの家計簿を見られますが、変更はできません",
     "your role in this ledger does not allow this": "この家計簿でのあなたの役割ではこの操作はできません",
     "your role in this ledger does not allow this change": "この家計簿でのあなたの役割ではこの変更はできません",

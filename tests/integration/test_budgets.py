@@ -146,3 +146,27 @@ def test_ten_concurrent_expenses_against_a_strict_budget(cash: Client, store: St
     food = budgets(cash)["食費"]
     assert (food["spent"], food["remaining"]) == (900, 100)
     assert invariants.check(store, user) == []
+
+
+def test_a_budget_is_removed_with_if_match_and_what_was_spent_stays(cash: Client, store: Store, user: str) -> None:
+    # Given a strict food budget that an expense has used up
+    made = cash.put(FOOD, {"limit": 1000, "strict": True})
+    assert cash.post("/slips", expense(1000)).status == 201
+    assert cash.post("/slips", expense(1)).status == 409
+    # When it is removed without If-Match, or with a stale one: refused, nothing changes
+    assert cash.delete(FOOD).status == 428
+    assert cash.delete(FOOD, headers={"If-Match": '"7"'}).status == 412
+    assert budgets(cash)["食費"]["limit"] == 1000
+    # When it is removed with its ETag
+    assert cash.delete(FOOD, headers={"If-Match": made.etag or ""}).status == 204
+    # Then it is no longer listed, it limits nothing, and the month still counts what was spent
+    assert budgets(cash) == {}
+    assert cash.post("/slips", expense(500)).status == 201
+    report = cash.get("/reports/monthly", query={"month": "2026-11"}).json
+    assert report["expense"] == 1500
+    # And removing it again is 404; setting it again starts without If-Match, from what is spent now
+    assert cash.delete(FOOD, headers={"If-Match": "*"}).status == 404
+    again = cash.put(FOOD, {"limit": 2000, "strict": True})
+    assert again.status == 201 and again.json["spent"] == 1500 and again.json["remaining"] == 500
+    assert cash.post("/slips", expense(501)).status == 409
+    assert invariants.check(store, user) == []

@@ -59,6 +59,7 @@ def test_every_route_is_covered_here() -> None:
         "GET /accounts/{id}/history", "POST /slips", "GET /slips", "GET /slips/{id}", "GET /slips/{date}/{id}",
         "PUT /slips/{date}/{id}", "PATCH /slips/{date}/{id}", "DELETE /slips/{date}/{id}",
         "GET /balances", "GET /reports/monthly", "GET /reports/yearly", "PUT /budgets/{month}/{category}",
+        "DELETE /budgets/{month}/{category}",
         "GET /budgets",
         "POST /imports", "GET /imports/{id}", "GET /slips.csv", "POST /ledger/verify", "POST /ledger/rebuild",
         "POST /recurrences", "GET /recurrences", "GET /recurrences/{id}", "PATCH /recurrences/{id}",
@@ -126,6 +127,7 @@ def test_bob_can_neither_see_nor_touch_alices_ledger(
     csv = "date,kind,amount,account,to_account,category,memo\n2026-11-07,expense,300,cash,,食費,x\n"
     imported = bob.post("/imports", raw=csv, headers={"Content-Type": "text/csv"}).json
     assert imported["created"] == 0 and imported["errors"]
+    assert bob.delete(FOOD, headers={"If-Match": "*"}).status == 404  # Alice's budget is not there for Bob
     assert bob.put(FOOD, {"limit": 1}).status == 201  # Bob's own budget, not Alice's
     assert bob.post("/ledger/rebuild").status in (200, 202)
     assert bob.patch(recurrence, {"slip": {"amount": 1}}, headers={"If-Match": '"1"'}).status == 404

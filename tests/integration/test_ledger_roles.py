@@ -94,6 +94,13 @@ def _put_budget(h: Household, c: Client) -> Reply:
     return c.put(f"{h.base}/budgets/2026-11/cat{next(_serial)}", {"limit": 1000})
 
 
+def _delete_budget(h: Household, c: Client) -> Reply:
+    made = _put_budget(h, h.owner)
+    assert made.status == 201, made
+    where = f"{h.base}/budgets/2026-11/{made.json['category']}"
+    return c.delete(where, headers={"If-Match": made.etag or ""})
+
+
 # unprefixed route -> (a request of it, whether it only reads)
 ROUTES: dict[str, tuple[Call, bool]] = {
     "POST /accounts": (_create_account, False),
@@ -112,6 +119,7 @@ ROUTES: dict[str, tuple[Call, bool]] = {
     "GET /reports/monthly": (lambda h, c: c.get(f"{h.base}/reports/monthly", query={"month": "2026-11"}), True),
     "GET /reports/yearly": (lambda h, c: c.get(f"{h.base}/reports/yearly", query={"year": "2026"}), True),
     "PUT /budgets/{month}/{category}": (_put_budget, False),
+    "DELETE /budgets/{month}/{category}": (_delete_budget, False),
     "GET /budgets": (lambda h, c: c.get(f"{h.base}/budgets", query={"month": "2026-11"}), True),
     "POST /imports": (lambda h, c: c.post(f"{h.base}/imports", raw=CSV, headers={"Content-Type": "text/csv"}), False),
     "GET /imports/{id}": (lambda h, c: c.get(f"{h.base}/imports/{h.import_id}"), True),

@@ -32,6 +32,7 @@ EXPECTED = {
     "monthly_report": 200,
     "yearly_report": 200,
     "put_budget": 201,
+    "delete_budget": 204,
     "list_budgets": 200,
     "import_csv": 200,
     "get_import": 200,
@@ -133,6 +134,11 @@ def test_handler_answers_every_sample(aws: None, name: str) -> None:
 
         rent = RecurrenceIn.model_validate(json.loads(sample("create_recurrence")["body"]))
         recurrences.create_recurrence(store, who, rent, recurrence_id=RECURRENCE_ID)
+    if name == "delete_budget":  # the budget the sample removes, at version 1
+        from kakeibo.models import BudgetIn
+        from kakeibo.services import budgets
+
+        budgets.put_budget(store, who, "2026-11", "食費", body=BudgetIn(limit=30000), expected=None, if_match=False)
     if name == "accept_invitation":  # Hanako's ledger, and the invitation the sample accepts
         store.create_ledger(SHARED_LEDGER_ID, "山田家", "hanako", now=now)
         token = sample(name)["pathParameters"]["token"]

@@ -10,8 +10,11 @@ from aws_lambda_powertools.event_handler.openapi.params import Body, Query
 
 from kakeibo.http import (
     ETAG,
+    IfMatchHeader,
     OptionalIfMatchHeader,
+    if_match,
     json_response,
+    no_content,
     ok_response,
     optional_if_match,
     problem_responses,
@@ -67,3 +70,17 @@ def list_budgets(month: Annotated[str, Query(pattern=MONTH_PATTERN)]) -> Respons
     who = ledger_scope(router).key
     common.query_month(month)
     return json_response(200, budgets.list_budgets(get_store(), who, month))
+
+
+@router.delete(
+    "/budgets/<month>/<category>",
+    tags=TAGS,
+    summary="Remove a category's monthly budget (If-Match required); what was spent stays",
+    operation_id="deleteBudget",
+    responses={204: no_content("Removed"), **problem_responses(400, 401, 404, 409, 412, 422, 428)},
+)
+def delete_budget(month: str, category: str, if_match_header: IfMatchHeader) -> Response[str]:
+    who = ledger_scope(router, EDITORS).key
+    category = (router.current_event.get("pathParameters") or {}).get("category") or unquote(category)
+    budgets.delete_budget(get_store(), who, month, category, expected=if_match(if_match_header))
+    return Response(status_code=204, body="")

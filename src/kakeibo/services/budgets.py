@@ -42,6 +42,17 @@ def valid_category(category: str) -> str:
         ) from exc
 
 
+def _checked(month: str, category: str) -> str:
+    """The category of a budget path, once month and category are known to be valid."""
+    try:
+        check_month(month)
+    except ValueError as exc:
+        raise errors.ValidationFailed(
+            f"month {exc}", errors=[{"loc": ["path", "month"], "msg": str(exc), "type": "value_error"}]
+        ) from None
+    return valid_category(category)
+
+
 def put_budget(
     store: Store,
     who: str,
@@ -53,13 +64,7 @@ def put_budget(
     if_match: bool,
 ) -> tuple[dict[str, Any], bool]:
     """Create (no If-Match) or change (If-Match) a budget. Returns (budget, created)."""
-    try:
-        check_month(month)
-    except ValueError as exc:
-        raise errors.ValidationFailed(
-            f"month {exc}", errors=[{"loc": ["path", "month"], "msg": str(exc), "type": "value_error"}]
-        ) from None
-    category = valid_category(category)
+    category = _checked(month, category)
 
     def fail(old: Item | None) -> errors.ApiError:
         if old is None or "limit" not in old:
@@ -89,3 +94,18 @@ def put_budget(
 def list_budgets(store: Store, who: str, month: str) -> dict[str, Any]:
     items = [budget_view(item) for item in store.month_categories(who, month) if "limit" in item]
     return {"month": month, "items": items}
+
+
+def delete_budget(store: Store, who: str, month: str, category: str, *, expected: int | None) -> None:
+    """Remove a budget (If-Match: its version, or `*`). What was spent stays in the month's totals."""
+    category = _checked(month, category)
+
+    def fail(old: Item | None) -> errors.ApiError:
+        if old is None or "limit" not in old:
+            return errors.NotFound("no budget for this month and category")
+        current = int(old.get("budget_version", 0))
+        return errors.VersionMismatch(
+            f"the budget is at version {current}, not {expected}", current=current, expected=expected
+        )
+
+    store.remove_budget(who, month, category, expected=expected, on_fail=fail)

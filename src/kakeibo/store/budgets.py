@@ -62,3 +62,28 @@ class BudgetOps(StoreCore):
             names=names,
             values=values,
         )
+
+    def remove_budget(self, ledger: str, month: str, category: str, *, expected: int | None, on_fail: OnFail) -> Item:
+        """Remove a month x category budget (its limit and strictness), at `expected` budget version
+        (None: whatever it is). Its totals stay; `remaining` is what it is without a limit."""
+        names = {
+            "#limit": "limit",
+            "#strict": "strict",
+            "#rem": "remaining",
+            "#spent": "spent",
+            "#bv": "budget_version",
+        }
+        values: dict[str, Any] = {":zero": 0, ":one": 1}
+        condition = "attribute_exists(#limit)"
+        if expected is not None:
+            condition += " AND #bv = :v"
+            values[":v"] = expected
+        return self.conditional_update(
+            ledger,
+            category_sk(month, category),
+            "REMOVE #limit, #strict SET #rem = :zero - if_not_exists(#spent, :zero) ADD #bv :one",
+            condition,
+            on_fail,
+            names=names,
+            values=values,
+        )
