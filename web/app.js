@@ -654,7 +654,12 @@ function renderBudgets() {
         'td',
         { 'data-label': '進み具合' },
         h('meter', { min: 0, max: Math.max(b.limit, 1), low: Math.round(b.limit * 0.7), high: Math.round(b.limit * 0.9), optimum: 0, value: Math.min(b.spent, Math.max(b.limit, 1)), 'aria-label': `${categoryLabel(b.category)}: ${yen(b.spent)} / ${yen(b.limit)}` }),
-        h('button', { type: 'button', class: 'small write', 'aria-label': `予算を変更: ${categoryLabel(b.category)}`, text: '変更', onclick: () => editBudget(b) }),
+        h(
+          'span',
+          { class: 'row-buttons' },
+          h('button', { type: 'button', class: 'small edit write', 'aria-label': `予算を変更: ${categoryLabel(b.category)}`, text: '変更', onclick: () => editBudget(b) }),
+          h('button', { type: 'button', class: 'small delete danger write', 'aria-label': `予算を削除: ${categoryLabel(b.category)}`, text: '削除', onclick: (event) => deleteBudget(b, event.currentTarget) }),
+        ),
       ),
     );
   });
@@ -1173,6 +1178,34 @@ async function submitBudget(event) {
         const what = existing ? '変更されていました' : '設定されていました';
         showError(new Error(`「${category}」の予算は別の画面で先に${what}。上書きせずに最新の内容を読み込みました: ${error.detail}`));
         await loadBudgets();
+      } else {
+        showError(error);
+      }
+    }
+  });
+}
+
+/** Remove a budget at the version it was listed at; what was spent stays in the month's totals. */
+async function deleteBudget(budget, button) {
+  clearError();
+  const month = state.month;
+  const name = `${monthLabel(month)}の「${categoryLabel(budget.category)}」の予算`;
+  if (!window.confirm(`${name}（${yen(budget.limit)}）を削除しますか？\n使った額は記録に残ります。`)) return;
+  await busy(button, async () => {
+    try {
+      await state.api.request('DELETE', at(`/budgets/${month}/${segment(budget.category)}`), { ifMatch: etagOf(budget.version) });
+      say(`${name}を削除しました`);
+      await loadBudgets();
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 404 && !error.code) {
+        showError(new Error('この API には予算の削除がありません'));
+      } else if (error instanceof ApiError && (error.status === 412 || error.status === 404)) {
+        // Changed (412) or already removed (404) on another screen: nothing removed, the list read again
+        const what = error.status === 412 ? '変更されていました。削除せずに' : '削除されていました。';
+        showError(new Error(`${name}は別の画面で先に${what}最新の内容を読み込みました: ${error.detail}`));
+        await loadBudgets().catch(showError);
+        // on a shared ledger a 404 may instead mean the caller is no longer a member
+        if (error.status === 404) await recheckMembership();
       } else {
         showError(error);
       }

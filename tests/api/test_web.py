@@ -130,6 +130,7 @@ def test_household_flow_in_a_real_browser(node: str, browser: str, front_url: st
         "15-invited-390.png",
         "18-viewer-390.png",
         "19-members-390.png",
+        "21-budget-removed-390.png",
     }
     assert all(p.stat().st_size > 10_000 for p in shots), shots
 
@@ -147,6 +148,14 @@ def test_household_flow_in_a_real_browser(node: str, browser: str, front_url: st
     assert http.get("/balances", params={"date": "2026-11-04"}).json()["items"] == [
         {"account": "wallet", "balance": 10000}
     ]
+    # And of the two budgets a page removed one from (after a stale attempt on the other was refused),
+    # only the other is left, at the limit another screen gave it; the spending under the removed one stays
+    budgeted = Http(front_url, f"{user}-budget")
+    left = budgeted.get("/budgets", params={"month": "2026-11"}).json()["items"]
+    assert [(b["category"], b["limit"]) for b in left] == [("日用品", 4000)]
+    assert budgeted.delete("/budgets/2026-11/食費", headers={"If-Match": "*"}).status_code == 404
+    report = budgeted.get("/reports/monthly", params={"month": "2026-11"}).json()
+    assert report["expense"] == 500
 
     # And the household the page shared is what its three people did: Hanako created 山田家 and is its
     # only member left (Jiro removed by her, Taro demoted to viewer and then gone by his own choice)

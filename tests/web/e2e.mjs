@@ -151,6 +151,16 @@ async function openPage(context, { width = 1280, height = 900 } = {}) {
   return page;
 }
 
+/** In `page` (a new tab): the page of this month, switched to `user`'s ledger through the user field. */
+async function openAs(page, user) {
+  await page.goto(`${BASE}/#${MONTH}`);
+  await page.waitForSelector('body[data-ready="true"]', { timeout: WAIT });
+  await page.click('#settings summary');
+  await page.fill('#user', user);
+  await page.click('#settings-form button[type="submit"]');
+  await until('switched ledger', () => text(page, '#who'), user);
+}
+
 async function routesOfApi() {
   const response = await fetch(`${BASE}/openapi.json`);
   check(response.ok, `GET /openapi.json answered ${response.status}`);
@@ -382,7 +392,7 @@ async function run(context) {
     check(error.includes('「食費」の予算は残り ¥1,000 です（¥1,500 必要です）'), `error shown: ${error}`);
     check((await remaining()) === '￥1,000', 'remaining unchanged');
     // Changed with If-Match (the version it was listed at)
-    await a.locator('#budget-rows tr[data-category="食費"] button').click();
+    await a.locator('#budget-rows tr[data-category="食費"] button.edit').click();
     check((await a.inputValue('#budget-limit')) === '3000', 'the form holds the budget');
     await a.fill('#budget-limit', '4000');
     await a.click('#budget-submit');
@@ -468,12 +478,7 @@ async function run(context) {
     const made = await fetch(`${BASE}/accounts`, { method: 'POST', headers: { ...auth, 'Content-Type': 'application/json' }, body: JSON.stringify(wallet) });
     check(made.status === 201, `account: ${made.status}`);
     const accounts = async () => (await (await fetch(`${BASE}/accounts`, { headers: auth })).json()).items.map((a) => a.name);
-    await page.goto(`${BASE}/#${MONTH}`);
-    await page.waitForSelector('body[data-ready="true"]', { timeout: WAIT });
-    await page.click('#settings summary');
-    await page.fill('#user', mover);
-    await page.click('#settings-form button[type="submit"]');
-    await until('switched ledger', () => text(page, '#who'), mover);
+    await openAs(page, mover);
     await until('import panel', () => visible(page, '#import-panel'), true);
     const file =
       '"計算対象","日付","内容","金額（円）","保有金融機関","大項目","中項目","メモ","振替","ID"\r\n' +
@@ -522,12 +527,7 @@ async function run(context) {
     await page.route('**/imports', (route) =>
       route.fulfill({ status: 200, json: { import_id: longId, rows: 1, created: 1, skipped: 0, errors: [] } }),
     );
-    await page.goto(`${BASE}/#${MONTH}`);
-    await page.waitForSelector('body[data-ready="true"]', { timeout: WAIT });
-    await page.click('#settings summary');
-    await page.fill('#user', owner);
-    await page.click('#settings-form button[type="submit"]');
-    await until('switched ledger', () => text(page, '#who'), owner);
+    await openAs(page, owner);
     check(!(await page.locator('#settings').evaluate((d) => d.open)), 'the popover closed after saving');
     await until('the slip listed', () => row(page, '移す伝票').count(), 1);
     // From the keyboard: Enter opens it, Escape closes it and leaves focus on its summary
@@ -544,7 +544,8 @@ async function run(context) {
       await page.setViewportSize({ width: 390, height: 844 });
       const one = (selector) => page.locator(selector).evaluate((n) => n.getClientRects().length > 0 && n.getBoundingClientRect().height < parseFloat(getComputedStyle(n).lineHeight) * 1.9 + 2);
       check(await one('#budget-rows tr[data-category="交通費"] th'), '交通費 is on one line on a phone');
-      check(await one('#budget-rows tr[data-category="交通費"] button'), 'the budget button is on one line on a phone');
+      check(await one('#budget-rows tr[data-category="交通費"] button.edit'), 'the budget\'s change button is on one line on a phone');
+      check(await one('#budget-rows tr[data-category="交通費"] button.delete'), 'the budget\'s delete button is on one line on a phone');
       await page.setViewportSize({ width: 1280, height: 900 });
     }
 
@@ -621,12 +622,7 @@ async function run(context) {
       const made = await call('PUT', `/budgets/${month}/${encodeURIComponent(category)}`, { limit, strict });
       check(made.status === 201 || made.status === 200, `budget ${month} ${category}: ${made.status}`);
     }
-    await page.goto(`${BASE}/#${MONTH}`);
-    await page.waitForSelector('body[data-ready="true"]', { timeout: WAIT });
-    await page.click('#settings summary');
-    await page.fill('#user', owner);
-    await page.click('#settings-form button[type="submit"]');
-    await until('switched ledger', () => text(page, '#who'), owner);
+    await openAs(page, owner);
     await until('the slip listed', () => row(page, 'export-me').count(), 1);
 
     // Rename the wallet and allow it to go negative (PATCH with If-Match)
@@ -685,6 +681,66 @@ async function run(context) {
     await page.close();
   });
 
+  await step('budget removed from the page: a dismissed confirmation sends nothing, a stale one is refused (412), a fresh one removes it', async () => {
+    check(routes.has('/budgets'), 'the API declares /budgets');
+    const page = await context.newPage();
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    const deletes = [];
+    page.on('request', (request) => {
+      if (request.method() === 'DELETE') deletes.push(request.url());
+    });
+    // Given a ledger with a slip of 食費 and two budgets this month
+    const owner = `${args.user}-budget`;
+    const auth = { Authorization: `Bearer ${owner}`, 'Content-Type': 'application/json' };
+    const call = (method, path, body, extra = {}) =>
+      fetch(`${BASE}${path}`, { method, headers: { ...auth, ...extra }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const path = (category) => `/budgets/${MONTH}/${encodeURIComponent(category)}`;
+    const listed = async () => ((await (await call('GET', `/budgets?month=${MONTH}`)).json()).items ?? []).map((b) => `${b.category}:${b.limit}:${b.spent}`);
+    check((await call('POST', '/accounts', { id: 'wallet', name: '財布', type: 'cash', opening_balance: 10000 })).status === 201, 'wallet');
+    check((await call('POST', '/slips', { date: `${MONTH}-04`, kind: 'expense', amount: 500, account: 'wallet', category: '食費', memo: 'パン' })).status === 201, 'slip');
+    for (const [category, limit] of [['食費', 20000], ['日用品', 3000]]) {
+      check((await call('PUT', path(category), { limit, strict: false })).status === 201, `budget ${category}`);
+    }
+    await openAs(page, owner);
+    const categories = () => page.locator('#budget-rows tr').evaluateAll((rows) => rows.map((r) => r.dataset.category));
+    await until('both budgets listed', categories, ['日用品', '食費']);
+    const remove = (category) => page.getByRole('button', { name: `予算を削除: ${category}` });
+
+    // A dismissed confirmation: nothing sent, nothing removed
+    let asked = '';
+    page.once('dialog', (dialog) => {
+      asked = dialog.message();
+      dialog.dismiss();
+    });
+    await remove('食費').click();
+    await until('the confirmation asked', () => asked.includes('2026年11月の「食費」の予算'), true);
+    check(deletes.length === 0, `sent after a dismissed confirmation: ${deletes}`);
+    check(JSON.stringify(await categories()) === JSON.stringify(['日用品', '食費']), 'both budgets still listed');
+
+    // Another screen changes 日用品 meanwhile: this page's delete is refused (412), nothing removed, the list read again
+    const [daily] = (await (await call('GET', `/budgets?month=${MONTH}`)).json()).items.filter((b) => b.category === '日用品');
+    check((await call('PUT', path('日用品'), { limit: 4000, strict: false }, { 'If-Match': `"${daily.version}"` })).status === 200, 'the other change');
+    page.once('dialog', (dialog) => dialog.accept());
+    await remove('日用品').click();
+    await until('412 shown', () => text(page, '#error').then((t) => t.includes('「日用品」の予算は別の画面で先に変更されていました')), true);
+    await until('the current limit listed', () => text(page, '#budget-rows tr[data-category="日用品"] td:nth-of-type(1)'), '￥4,000');
+    check(deletes.length === 1, `one refused delete sent: ${deletes}`);
+    check(JSON.stringify(await listed()) === JSON.stringify(['日用品:4000:0', '食費:20000:500']), `nothing removed: ${await listed()}`);
+
+    // A fresh delete: confirmed, removed from the table and from the API; what was spent stays
+    page.once('dialog', (dialog) => dialog.accept());
+    await remove('食費').click();
+    await until('removed message', () => text(page, '#status'), '2026年11月の「食費」の予算を削除しました');
+    await until('gone from the table', categories, ['日用品']);
+    check(!(await visible(page, '#error')), 'the earlier error went with the success');
+    check(deletes.length === 2 && deletes[1].endsWith(path('食費')), `the delete sent: ${deletes}`);
+    check(JSON.stringify(await listed()) === JSON.stringify(['日用品:4000:0']), `budgets through the API: ${await listed()}`);
+    const slips = (await (await call('GET', `/slips?from=${MONTH}-01&to=${MONTH}-30`)).json()).items;
+    check(slips.length === 1 && slips[0].memo === 'パン', 'the slip under the budget stays');
+    await fitsBothWidths(page, '21-budget-removed');
+    await page.close();
+  });
+
   await step('filters and memo search over the month; the year\'s trends; an account\'s balance history; recurring slips', async () => {
     const page = await context.newPage();
     page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
@@ -710,12 +766,7 @@ async function run(context) {
       check(ran.status === 200, `run: ${ran.status}`);
       failing = true;
     }
-    await page.goto(`${BASE}/#${MONTH}`);
-    await page.waitForSelector('body[data-ready="true"]', { timeout: WAIT });
-    await page.click('#settings summary');
-    await page.fill('#user', owner);
-    await page.click('#settings-form button[type="submit"]');
-    await until('switched ledger', () => text(page, '#who'), owner);
+    await openAs(page, owner);
     const memos = () => page.locator('#slip-rows tr td.memo').allInnerTexts().then((t) => t.sort().join('|'));
     await until('the month listed', memos, ['11月分', 'おろした', 'スーパー 特売', '電車'].sort().join('|'));
 
