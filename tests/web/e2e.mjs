@@ -32,7 +32,7 @@ if (!args.url) {
 const BASE = args.url.replace(/\/+$/, '');
 const MONTH = '2026-11';
 const OUT = resolve(args.out);
-const WAIT = 10_000; // one UI expectation
+const WAIT = 30_000; // one UI expectation (an upper bound: a loaded machine may be slow)
 const LAUNCH_FLAGS = [
   '--no-sandbox',
   '--disable-gpu',
