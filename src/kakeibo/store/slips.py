@@ -11,8 +11,9 @@ from kakeibo import errors
 from kakeibo.ledger import Plan
 from kakeibo.store.balances import BalanceOps
 from kakeibo.store.codec import Item, from_ddb, to_ddb
-from kakeibo.store.core import OnFail, TxOp
-from kakeibo.store.keys import SLIP_SEQ_SK, identity_sk, import_sk, pk
+from kakeibo.store.core import ConditionFailed, OnFail, TxOp
+from kakeibo.store.keys import SLIP_SEQ_SK, identity_sk, import_sk, pk, slip_index_sks
+from kakeibo.store.slip_index import INDEXED, SlipIndexOps
 
 
 @dataclass(frozen=True)
@@ -46,7 +47,7 @@ class SlipIdTaken(errors.AlreadyExists):
         self.identity = identity
 
 
-class SlipOps(BalanceOps):
+class SlipOps(SlipIndexOps, BalanceOps):
     """Slip writes, each one transaction with every balance item it moves.
 
     Every slip has an identity item, ID#{slip_id}, written in the transaction that creates the slip
@@ -95,6 +96,7 @@ class SlipOps(BalanceOps):
             ops.append(
                 self.put_op(ledger, new.item, "attribute_not_exists(SK)", functools.partial(_slip_at_key, slip_id))
             )
+            ops += self.index_ops(ledger, put=slip_index_sks(new.item))
         ops += self.balance_ops(
             ledger,
             plan,
@@ -134,6 +136,8 @@ class SlipOps(BalanceOps):
                 ),
             ]
         ops.append(self._identity_op(ledger, current, date=new["date"], version=int(new["version"]), deleted=False))
+        before, after = slip_index_sks(current), slip_index_sks(new)
+        ops += self.index_ops(ledger, put=after - before, delete=before - after)
         ops += self.balance_ops(
             ledger,
             plan,
@@ -166,6 +170,7 @@ class SlipOps(BalanceOps):
                 values={":expected": expected},
             ),
             self._identity_op(ledger, current, date=current["date"], version=expected + 1, deleted=True),
+            *self.index_ops(ledger, delete=slip_index_sks(current)),
         ]
         ops += self.balance_ops(ledger, plan, missing_account=missing_account, archived_account=archived_account)
         self.transact(ops, token)
@@ -267,20 +272,40 @@ class SlipOps(BalanceOps):
         return self.reserve_numbers(ledger, 1)[0]
 
     def reserve_numbers(self, ledger: str, count: int, sk: str = SLIP_SEQ_SK) -> list[int]:
-        """`count` consecutive numbers from the counter in one atomic ADD."""
+        """`count` consecutive numbers from the counter in one atomic ADD.
+
+        The slip counter is created marked `indexed` (a new ledger's every slip has index items): the
+        ADD is conditioned on the counter existing, and only a ledger's very first numbering, which
+        fails it, creates the counter with the mark. A counter from before the index has no mark
+        until a rebuild has indexed its slips."""
         if count <= 0:
             return []
-        res = self._call(
-            self.client.update_item,
-            TableName=self.table,
-            Key=to_ddb({"PK": pk(ledger), "SK": sk}),
-            UpdateExpression="ADD #v :n",
-            ExpressionAttributeNames={"#v": "value"},
-            ExpressionAttributeValues=to_ddb({":n": count}),
-            ReturnValues="UPDATED_NEW",
-        )
-        last = int(from_ddb(res["Attributes"])["value"])
-        return list(range(last - count + 1, last + 1))
+        names, values = {"#v": "value"}, {":n": count}
+        update, condition = "ADD #v :n", "attribute_exists(#v)"
+        if sk != SLIP_SEQ_SK:
+            condition = ""
+        for _ in range(3):
+            kwargs: dict[str, Any] = {"ConditionExpression": condition} if condition else {}
+            try:
+                res = self._write(
+                    self.client.update_item,
+                    Key=to_ddb({"PK": pk(ledger), "SK": sk}),
+                    UpdateExpression=update,
+                    ExpressionAttributeNames=names,
+                    ExpressionAttributeValues=to_ddb(values),
+                    ReturnValues="UPDATED_NEW",
+                    **kwargs,
+                )
+            except ConditionFailed:  # the first numbering (or a race with it): alternate
+                created = condition == "attribute_exists(#v)"
+                update = "ADD #v :n SET #ix = :true" if created else "ADD #v :n"
+                condition = "attribute_not_exists(#v)" if created else "attribute_exists(#v)"
+                names = {"#v": "value", "#ix": INDEXED} if created else {"#v": "value"}
+                values = {":n": count, ":true": True} if created else {":n": count}
+                continue
+            last = int(from_ddb(res["Attributes"])["value"])
+            return list(range(last - count + 1, last + 1))
+        raise errors.Conflict("the ledger is busy; retry shortly", retry_after=1)
 
 
 def _slip_at_key(slip_id: str, item: Item | None) -> errors.ApiError:
