@@ -42,8 +42,8 @@ def test_calls_per_operation(api: Client, store: Store, calls: Counter[str]) -> 
     api.account("suica", 1_000, type="emoney")
     sizes = _transaction_sizes(store)
 
-    # When the ledger's first slip is created: the counter (created marked as indexed: its ADD,
-    # conditioned on an existing counter, is refused once), then one transaction
+    # When the ledger's first slip is created: the counter, its mark (a new ledger's slips are all
+    # indexed), then one transaction
     calls.clear()
     first = api.slip(date="2026-11-02", kind="expense", amount=100, account="cash", category="食費")
     assert first.status == 201

@@ -11,7 +11,7 @@ from kakeibo import errors
 from kakeibo.ledger import Plan
 from kakeibo.store.balances import BalanceOps
 from kakeibo.store.codec import Item, from_ddb, to_ddb
-from kakeibo.store.core import ConditionFailed, OnFail, TxOp
+from kakeibo.store.core import OnFail, TxOp
 from kakeibo.store.keys import SLIP_SEQ_SK, identity_sk, import_sk, pk, slip_index_sks
 from kakeibo.store.slip_index import INDEXED, SlipIndexOps
 
@@ -274,38 +274,31 @@ class SlipOps(SlipIndexOps, BalanceOps):
     def reserve_numbers(self, ledger: str, count: int, sk: str = SLIP_SEQ_SK) -> list[int]:
         """`count` consecutive numbers from the counter in one atomic ADD.
 
-        The slip counter is created marked `indexed` (a new ledger's every slip has index items): the
-        ADD is conditioned on the counter existing, and only a ledger's very first numbering, which
-        fails it, creates the counter with the mark. A counter from before the index has no mark
-        until a rebuild has indexed its slips."""
+        A ledger's very first slip number also marks its slip counter `indexed`: every slip of a new
+        ledger has index items. A counter from before the index has no mark until a rebuild has
+        indexed its slips (and a ledger whose first numbering did not get to mark it, likewise)."""
         if count <= 0:
             return []
-        names, values = {"#v": "value"}, {":n": count}
-        update, condition = "ADD #v :n", "attribute_exists(#v)"
-        if sk != SLIP_SEQ_SK:
-            condition = ""
-        for _ in range(3):
-            kwargs: dict[str, Any] = {"ConditionExpression": condition} if condition else {}
-            try:
-                res = self._write(
-                    self.client.update_item,
-                    Key=to_ddb({"PK": pk(ledger), "SK": sk}),
-                    UpdateExpression=update,
-                    ExpressionAttributeNames=names,
-                    ExpressionAttributeValues=to_ddb(values),
-                    ReturnValues="UPDATED_NEW",
-                    **kwargs,
-                )
-            except ConditionFailed:  # the first numbering (or a race with it): alternate
-                created = condition == "attribute_exists(#v)"
-                update = "ADD #v :n SET #ix = :true" if created else "ADD #v :n"
-                condition = "attribute_not_exists(#v)" if created else "attribute_exists(#v)"
-                names = {"#v": "value", "#ix": INDEXED} if created else {"#v": "value"}
-                values = {":n": count, ":true": True} if created else {":n": count}
-                continue
-            last = int(from_ddb(res["Attributes"])["value"])
-            return list(range(last - count + 1, last + 1))
-        raise errors.Conflict("the ledger is busy; retry shortly", retry_after=1)
+        res = self._call(
+            self.client.update_item,
+            TableName=self.table,
+            Key=to_ddb({"PK": pk(ledger), "SK": sk}),
+            UpdateExpression="ADD #v :n",
+            ExpressionAttributeNames={"#v": "value"},
+            ExpressionAttributeValues=to_ddb({":n": count}),
+            ReturnValues="UPDATED_NEW",
+        )
+        last = int(from_ddb(res["Attributes"])["value"])
+        if sk == SLIP_SEQ_SK and last == count:  # the counter was created by this ADD
+            self._call(
+                self.client.update_item,
+                TableName=self.table,
+                Key=to_ddb({"PK": pk(ledger), "SK": sk}),
+                UpdateExpression="SET #ix = :true",
+                ExpressionAttributeNames={"#ix": INDEXED},
+                ExpressionAttributeValues=to_ddb({":true": True}),
+            )
+        return list(range(last - count + 1, last + 1))
 
 
 def _slip_at_key(slip_id: str, item: Item | None) -> errors.ApiError:
