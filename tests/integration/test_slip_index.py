@@ -179,7 +179,7 @@ def test_index_items_follow_each_change_in_its_transaction(api: Client, store: S
     assert index() == set()
 
 
-def test_a_member_whose_id_looks_like_a_key_sees_only_their_own_slips(api: Client, store: Store) -> None:
+def test_a_member_id_or_category_that_looks_like_a_key_reaches_no_other_value(api: Client, store: Store) -> None:
     # Given a household with two members, one whose id is the other's followed by '#' and a date
     household = api.post("/ledgers", {"name": "山田家"}).header("Location") or ""
     ledger = household.rsplit("/", 1)[-1]
@@ -195,6 +195,8 @@ def test_a_member_whose_id_looks_like_a_key_sees_only_their_own_slips(api: Clien
     # Then each list holds that member's slip only
     assert listed(api, {"by": plain.user}, household) == [mine]
     assert listed(api, {"by": tricky.user}, household) == [theirs]
+    # And a category asked for with '#' in it (none can be stored) lists nothing, not 食費's slips
+    assert listed(api, {"category": "食費#2026-11-03#"}, household) == []
 
 
 def test_a_shared_ledger_import_keeps_each_transaction_within_100_items(api: Client, store: Store) -> None:

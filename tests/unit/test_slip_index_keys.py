@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from kakeibo.store.keys import index_entry, index_range, index_sk, is_index_sk, slip_index_sks
 
 USERS = st.text(alphabet=st.characters(min_codepoint=0x21, max_codepoint=0x7E), min_size=1, max_size=128)
-CATEGORIES = st.text(st.characters(blacklist_characters="#", blacklist_categories=("Cs",)), min_size=1, max_size=50)
+CATEGORIES = st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=50)  # as a query may ask
 DATES = st.dates().map(lambda d: d.isoformat()).filter(lambda d: len(d) == 10)
 NUMBERS = st.integers(1, 10**10 - 1)
 IDS = st.text(alphabet="0123456789ABCDEFGHJKMNPQRSTVWXYZ", min_size=1, max_size=64)

@@ -132,21 +132,20 @@ def months_range(first: str, last: str) -> tuple[str, str]:
 # exactly its page. `XA#{account}#{date}#{no}#{slip_id}` for each account a slip touches (a transfer:
 # both), `XC#{category}#...`, `XK#{kind}#...`, `XB#{user}#...` for each of created_by/updated_by.
 # Within a value the keys sort by date, then slip number (10 digits), as lists are ordered. Account
-# ids are slugs, categories hold no '#', kinds are a fixed set; a user id (any printable ASCII, '#'
-# included) is escaped so that no user's keys can fall inside another's range.
+# ids are slugs and stored categories hold no '#', but a user id (any printable ASCII) may, and so may
+# a category asked for in a query: every value has '%' and '#' escaped, so that no value's range can
+# hold another value's keys.
 INDEX_FIELDS = {"account": "XA", "category": "XC", "kind": "XK", "by": "XB"}
 
 NO_DIGITS = 10
 
 
-def _index_value(field: str, value: str) -> str:
-    if field == "by":
-        return value.replace("%", "%25").replace("#", "%23")
-    return value
+def _index_value(value: str) -> str:
+    return value.replace("%", "%25").replace("#", "%23")
 
 
 def index_sk(field: str, value: str, date: str, no: int, slip_id: str) -> str:
-    return f"{INDEX_FIELDS[field]}#{_index_value(field, value)}#{date}#{no:0{NO_DIGITS}d}#{slip_id}"
+    return f"{INDEX_FIELDS[field]}#{_index_value(value)}#{date}#{no:0{NO_DIGITS}d}#{slip_id}"
 
 
 def index_range(
@@ -154,7 +153,7 @@ def index_range(
 ) -> tuple[str, str]:
     """The SK range of the index items of `field` = `value` dated date_from..date_to (inclusive) and,
     with `below` = (day, no), only those before that day's slip number `no` (the whole day if None)."""
-    head = f"{INDEX_FIELDS[field]}#{_index_value(field, value)}#"
+    head = f"{INDEX_FIELDS[field]}#{_index_value(value)}#"
     hi = f"{head}{date_to or '9999-99-99'}#~"
     if below is not None:
         day, no = below

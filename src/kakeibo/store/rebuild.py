@@ -111,7 +111,7 @@ class RebuildOps(LockOps, SlipIndexOps, BalanceOps):
             lease.ledger,
             SLIP_SEQ_SK,
             "SET #ix = :true",
-            lambda item: errors.Conflict("the slip counter disappeared during the rebuild"),
+            lambda item: errors.Conflict(f"{SLIP_SEQ_SK} changed during the rebuild"),
             condition="attribute_exists(SK)",
             names={"#ix": INDEXED},
             values={":true": True},
