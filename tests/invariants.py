@@ -21,7 +21,8 @@ from kakeibo.ledger import (
     recompute,
 )
 from kakeibo.services.balances import balances
-from kakeibo.store import Store
+from kakeibo.store import INDEXED, SLIP_SEQ_SK, Store, slip_index_sks
+from kakeibo.store.keys import is_index_sk
 
 
 def ledger_items(store: Store, who: str) -> list[dict[str, Any]]:
@@ -67,7 +68,7 @@ def check(store: Store, who: str) -> list[str]:
         elif sk.startswith("AYEAR#"):
             fields = (*ROLLUP_FIELDS, *MONTH_OF_YEAR_FIELDS)
             actual[AccountYearItem(item["account"], item["year"])] = {f: int(item.get(f, 0)) for f in fields}
-    problems = []
+    problems = _index_problems(items, slips)
     for key in sorted(set(expected) | set(actual), key=repr):
         want = {k: v for k, v in expected.get(key, {}).items() if v}
         got = {k: v for k, v in actual.get(key, {}).items() if v}
@@ -97,6 +98,19 @@ def check(store: Store, who: str) -> list[str]:
         for account, want in running_by.items():
             if read.get(account) != want:
                 problems.append(f"{account}: balance as of {date} reads {read.get(account)}, day totals say {want}")
+    return problems
+
+
+def _index_problems(items: list[dict[str, Any]], slips: list[dict[str, Any]]) -> list[str]:
+    """The slip index is exactly what the slips say (each slip's items, nothing else), and the
+    ledger's counter says so (filtered lists read the index)."""
+    want = {sk for slip in slips for sk in slip_index_sks(slip)}
+    have = {i["SK"] for i in items if is_index_sk(i["SK"])}
+    problems = [f"index item missing: {sk}" for sk in sorted(want - have)]
+    problems += [f"index item of no slip: {sk}" for sk in sorted(have - want)]
+    counter = next((i for i in items if i["SK"] == SLIP_SEQ_SK), None)
+    if counter is not None and counter.get(INDEXED) is not True:
+        problems.append("the slip counter does not say the ledger is indexed")
     return problems
 
 

@@ -2,13 +2,16 @@
 
 Each ledger is built through the importer (POST /imports of the household's CSV, resent while the
 answer is `partial`) and verified. For each size and each read — balances as of a date, an
-account's history over a year, the yearly report — the handler is timed (p50 over the iterations)
+account's history over a year, the yearly report, a filtered slip list page (an account's 50
+latest slips, a category's 50 latest) — the handler is timed (p50 over the iterations)
 with the DynamoDB calls it made and the read capacity they consumed (the calls sent again once with
 ReturnConsumedCapacity=TOTAL). The floor is the least DynamoDB work that answers the question,
 timed straight through boto3 on the same ledger — not a replay of our calls:
 - as of D: one GetItem (an account, with its balance) + one Query (a month's day totals of it);
 - history over a year: one GetItem + one Query of the account's day totals over the year;
-- yearly report: one Query of the year's month x category items.
+- yearly report: one Query of the year's month x category items;
+- a filtered list page: one Query of the slip index returning the page's keys (no more) and one
+  consistent BatchGetItem of those slips.
 Targets: each read on 10 years within 1.5x of the same read on 1 month; as-of on 10 years within
 2x of the floor.
 """
@@ -19,6 +22,7 @@ import datetime as dt
 import time
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import quote
 
 from bench.api import BenchError, Reply
 from bench.context import Context
@@ -27,13 +31,16 @@ from bench.registry import register
 from bench.scenario import HISTORY_END, history_slips
 from bench.stats import ratio, summary
 from bench.verify import verify
-from kakeibo.store import account_sk, day_sk, pk, to_ddb
+from kakeibo.store import account_sk, day_sk, pk, slip_sk, to_ddb
+from kakeibo.store.keys import index_entry, index_range
 
 ACCOUNTS = (("cash", "cash", 50_000), ("bank", "bank", 1_000_000), ("card", "credit", 0))
 COLUMNS = ("date", "kind", "amount", "account", "to_account", "category", "memo")
 AS_OF = HISTORY_END.isoformat()
 YEAR_FROM = (HISTORY_END - dt.timedelta(days=364)).isoformat()
-READ_NAMES = ("asof", "history", "yearly")
+READ_NAMES = ("asof", "history", "yearly", "list_account", "list_category")
+PAGE = 50
+LISTS = {"list_account": ("account", "cash"), "list_category": ("category", "食費")}
 
 
 def _csv(slips: list[dict[str, Any]]) -> str:
@@ -109,7 +116,22 @@ def _floors(ctx: Context, who: str) -> dict[str, list[tuple[str, dict[str, Any]]
             ("Query", _query(ctx, who, day_sk("cash", YEAR_FROM), day_sk("cash", AS_OF))),
         ],
         "yearly": [("Query", _query(ctx, who, f"MONTH#{year}-01#CAT#", f"MONTH#{year}-12#CAT$"))],
+        **{name: _list_floor(ctx, who, field, value) for name, (field, value) in LISTS.items()},
     }
+
+
+def _list_floor(ctx: Context, who: str, field: str, value: str) -> list[tuple[str, dict[str, Any]]]:
+    """The page's index items (one Query, newest first, exactly the page), then its slips (one
+    consistent BatchGetItem): the keys are looked up once here, so the floor is the two calls."""
+    lo, hi = index_range(field, value, None, None)
+    query = {**_query(ctx, who, lo, hi), "ScanIndexForward": False, "Limit": PAGE}
+    found = ctx.client.query(**query)["Items"]
+    keys = []
+    for raw in found:
+        date, _, slip_id = index_entry(raw["SK"]["S"])
+        keys.append(to_ddb({"PK": pk(who), "SK": slip_sk(date, slip_id)}))
+    batch = {"RequestItems": {ctx.store.table: {"Keys": keys, "ConsistentRead": True}}}
+    return [("Query", query), ("BatchGetItem", batch)]
 
 
 def _targets() -> dict[str, str]:
@@ -117,6 +139,7 @@ def _targets() -> dict[str, str]:
         "asof": f"/balances?date={AS_OF}",
         "history": f"/accounts/cash/history?from={YEAR_FROM}&to={AS_OF}",
         "yearly": f"/reports/yearly?year={AS_OF[:4]}",
+        **{name: f"/slips?{field}={quote(value)}&limit={PAGE}" for name, (field, value) in LISTS.items()},
     }
 
 
@@ -128,7 +151,12 @@ def _send(ctx: Context, steps: list[tuple[str, dict[str, Any]]], **extra: Any) -
 
 
 def _method(operation: str) -> str:
-    return {"GetItem": "get_item", "Query": "query", "TransactGetItems": "transact_get_items"}[operation]
+    return {
+        "GetItem": "get_item",
+        "Query": "query",
+        "TransactGetItems": "transact_get_items",
+        "BatchGetItem": "batch_get_item",
+    }[operation]
 
 
 def _timed(fn: Callable[[], Any]) -> int:
@@ -189,14 +217,14 @@ def _count(operations: Any) -> dict[str, int]:
 def render(r: dict[str, Any]) -> list[str]:
     lines = [
         "Reads by ledger age (p50 ms through the handler; DynamoDB calls and RCU per request; floor = least work)",
-        f"  {'read':8} {'ledger':>10} {'slips':>6} {'p50 ms':>8} {'calls':>5} {'RCU':>6} "
+        f"  {'read':13} {'ledger':>10} {'slips':>6} {'p50 ms':>8} {'calls':>5} {'RCU':>6} "
         f"{'floor ms':>8} {'floor RCU':>9} {'x floor':>7} {'x 1 month':>9}",
     ]
     for name in READS_SHOWN:
         for size in r["sizes"]:
             m = size["reads"][name]
             lines.append(
-                f"  {name:8} {size['label']:>10} {size['slips']:6} {m['ours']['p50_ms']:8.2f} {m['calls']:5} "
+                f"  {name:13} {size['label']:>10} {size['slips']:6} {m['ours']['p50_ms']:8.2f} {m['calls']:5} "
                 f"{m['rcu']:6.1f} {m['floor']['p50_ms']:8.2f} {m['floor_rcu']:9.1f} {m['ratio']:7.2f} "
                 f"{m['vs_first']:9.2f}"
             )

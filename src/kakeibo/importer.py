@@ -10,9 +10,9 @@ What "exactly once" rests on:
   racing each other cannot both create a row. (ROW#{slip_id} items, which marked imported rows
   before slips had identities, still count as imported.)
 
-Rows are written in batches: one TransactWriteItems of many slips, their identity items, the
-IMPORT item's counter and their balance effects merged per item (ledger.merge), at most 100 items. A
-batch refused because some of its rows already exist is retried without them. A batch refused
+Rows are written in batches: one TransactWriteItems of many slips, their identity and index items,
+the IMPORT item's counter and their balance effects merged per item (ledger.merge), at most 100
+items. A batch refused because some of its rows already exist is retried without them. A batch refused
 for a reason that belongs to a row (insufficient funds, a budget, an archived account) is retried
 one row per transaction, so only that row is refused. Rows that would overdraw an account are
 held back and retried after the rest of the file (money may arrive later in the file); those that
@@ -32,7 +32,17 @@ from kakeibo.importformats.prepare import Options, prepare, preview
 from kakeibo.ledger import AccountItem
 from kakeibo.services.common import now_iso
 from kakeibo.services.slips import fingerprint, new_slip_item, slip_range, slip_view
-from kakeibo.store import Item, NewSlip, SlipIdTaken, Store, author_of, encode_cursor, identity_sk, slip_sk
+from kakeibo.store import (
+    Item,
+    NewSlip,
+    SlipIdTaken,
+    Store,
+    author_of,
+    encode_cursor,
+    identity_sk,
+    slip_index_sks,
+    slip_sk,
+)
 
 MAX_TX_ITEMS = 100 - 1  # TransactWriteItems' limit, less a shared ledger's check on the importing member
 MAX_LISTED_ERRORS = 1000  # kept with the import (GET /imports/{id})
@@ -198,7 +208,7 @@ class _Writer:
     def run(self, rows: Sequence[Row], time_left: TimeLeft | None) -> int:
         """Write `rows`; the number left unwritten because time ran out (0 when done)."""
         done = 0
-        for batch in batches(rows):
+        for batch in batches(rows, author_of(self.who)):
             if time_left is not None and time_left() < MIN_SECONDS_LEFT:
                 return len(rows) - done
             self.write(batch)
@@ -292,19 +302,24 @@ def _archived(account: str) -> errors.ApiError:
     return errors.ValidationFailed(f"account '{account}' is archived")
 
 
-def batches(rows: Sequence[Row]) -> Iterator[list[Row]]:
-    """Consecutive rows, as many per batch as fit in one transaction: the IMPORT counter, a slip
-    and its identity item per row, and every balance item the batch touches (counted before merging)."""
+def batches(rows: Sequence[Row], author: str | None) -> Iterator[list[Row]]:
+    """Consecutive rows, as many per batch as fit in one transaction: the IMPORT counter, a slip,
+    its identity item and its index items per row, and every balance item the batch touches
+    (counted before merging)."""
     batch: list[Row] = []
     keys: set[ledger.ItemKey] = set()
+    own = 0  # items of the batch's rows themselves: slips, identities, index items
     for row in rows:
         entry = row.slip.entry()
         touched = set(ledger.effects(entry)) | {AccountItem(a) for a in ledger.accounts_touched(entry)}
-        if batch and 1 + 2 * (len(batch) + 1) + len(keys | touched) > MAX_TX_ITEMS:
+        item = new_slip_item(row.slip, row.slip_id, stamp="", no=0, by=author)
+        size = 2 + len(slip_index_sks(item))
+        if batch and 1 + own + size + len(keys | touched) > MAX_TX_ITEMS:
             yield batch
-            batch, keys = [], set()
+            batch, keys, own = [], set(), 0
         batch.append(row)
         keys |= touched
+        own += size
     if batch:
         yield batch
 

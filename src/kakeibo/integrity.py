@@ -16,7 +16,11 @@ rebuild: repairs them, without ever interleaving with a slip change:
 Budgets survive: a month x category item keeps limit and strict; remaining = limit - spent.
 A complete rebuild also marks every account's month and year items complete (store.ROLLUPS_MARK):
 a ledger written before those items existed is read by day totals until then.
-The same pass writes the identity item of every slip written before slips had one (store.identity_of).
+The same pass writes the identity item of every slip written before slips had one (store.identity_of),
+and makes the slip index exactly what the slips say (store.slip_index_sks): it puts the index items
+that are missing, deletes those no slip has, and then marks the ledger `indexed` (filtered lists
+read the index from then on). verify reports a missing index item as `present` expected 1 actual 0,
+one too many as expected 0 actual 1, and a ledger not marked indexed as `indexed` expected 1.
 """
 
 from __future__ import annotations
@@ -30,7 +34,20 @@ from typing import Any
 from kakeibo import errors, ledger
 from kakeibo.ledger import AccountItem, CategoryMonthItem, ItemKey, Mismatch
 from kakeibo.services.slips import entry_of
-from kakeibo.store import LEDGER_LOCK, Item, Lease, Store, TxOp, derived_key, derived_sk, identity_of
+from kakeibo.store import (
+    INDEXED,
+    LEDGER_LOCK,
+    SLIP_SEQ_SK,
+    Item,
+    Lease,
+    Store,
+    TxOp,
+    derived_key,
+    derived_sk,
+    identity_of,
+    slip_index_sks,
+)
+from kakeibo.store.keys import is_index_sk
 
 LEASE_SECONDS = 60.0  # longer than any invocation (Lambda timeout <= API Gateway's 30 s)
 MAX_LISTED = 1000
@@ -47,6 +64,8 @@ class Snapshot:
     slips: list[Item] = field(default_factory=list)
     identities: set[str] = field(default_factory=set)  # slip ids that have an identity item
     import_rows: list[Item] = field(default_factory=list)  # ROW# marks of imports before identities
+    index: set[str] = field(default_factory=set)  # the slip index items stored
+    counter: Item | None = None  # the slip counter (SEQ#slip), if any slip was ever numbered
 
     @cached_property
     def expected(self) -> dict[ItemKey, dict[str, int]]:
@@ -54,6 +73,18 @@ class Snapshot:
 
     def mismatches(self) -> list[Mismatch]:
         return ledger.diff(self.expected, self.stored)
+
+    @cached_property
+    def expected_index(self) -> set[str]:
+        return {sk for slip in self.slips for sk in slip_index_sks(slip)}
+
+    def index_problems(self) -> list[IndexProblem]:
+        """Index items missing or in excess, and a counter that does not (yet) say `indexed`."""
+        found = [IndexProblem(sk, "present", 1, 0) for sk in sorted(self.expected_index - self.index)]
+        found += [IndexProblem(sk, "present", 0, 1) for sk in sorted(self.index - self.expected_index)]
+        if self.counter is not None and self.counter.get(INDEXED) is not True:
+            found.append(IndexProblem(SLIP_SEQ_SK, INDEXED, 1, 0))
+        return found
 
     def missing_identities(self) -> list[Item]:
         """The identity items that slips written before identities existed should have: one per
@@ -84,6 +115,12 @@ def read(store: Store, who: str) -> Snapshot:
         if sk.startswith("ROW#"):
             snap.import_rows.append(item)
             continue
+        if is_index_sk(sk):
+            snap.index.add(sk)
+            continue
+        if sk == SLIP_SEQ_SK:
+            snap.counter = item
+            continue
         key = derived_key(sk)
         if key is None:
             continue
@@ -95,26 +132,41 @@ def read(store: Store, who: str) -> Snapshot:
     return snap
 
 
-def view(found: Sequence[Mismatch]) -> dict[str, Any]:
-    return {
-        "mismatch_count": len(found),
-        "mismatches": [
-            {"item": derived_sk(m.key), "field": m.field, "expected": m.expected, "actual": m.actual}
-            for m in found[:MAX_LISTED]
-        ],
-    }
+@dataclass(frozen=True)
+class IndexProblem:
+    """A slip index item missing (expected 1) or in excess (expected 0), or the counter's mark."""
+
+    item: str
+    field: str
+    expected: int
+    actual: int
+
+
+def view(found: Sequence[Mismatch], index: Sequence[IndexProblem] = ()) -> dict[str, Any]:
+    listed = [
+        {"item": derived_sk(m.key), "field": m.field, "expected": m.expected, "actual": m.actual}
+        for m in found[:MAX_LISTED]
+    ]
+    listed += [
+        {"item": p.item, "field": p.field, "expected": p.expected, "actual": p.actual}
+        for p in index[: max(0, MAX_LISTED - len(listed))]
+    ]
+    return {"mismatch_count": len(found) + len(index), "mismatches": listed}
 
 
 def verify(store: Store, who: str) -> dict[str, Any]:
-    found = read(store, who).mismatches()
-    if found:  # confirm: a slip written during the first read must not be reported
+    snap = read(store, who)
+    found, index = snap.mismatches(), snap.index_problems()
+    if found or index:  # confirm: a slip written during the first read must not be reported
 
         def signature(m: Mismatch) -> tuple[Any, ...]:
             return (m.key, m.field, None if m.actual is None else m.actual - m.expected)
 
-        again = {signature(m) for m in found}
-        found = [m for m in read(store, who).mismatches() if signature(m) in again]
-    return {"ok": not found, **view(found)}
+        again, seen = {signature(m) for m in found}, set(index)
+        snap = read(store, who)
+        found = [m for m in snap.mismatches() if signature(m) in again]
+        index = [p for p in snap.index_problems() if p in seen]
+    return {"ok": not found and not index, **view(found, index)}
 
 
 def rebuild(store: Store, who: str, *, time_left: TimeLeft | None = None) -> dict[str, Any]:
@@ -134,11 +186,17 @@ def rebuild(store: Store, who: str, *, time_left: TimeLeft | None = None) -> dic
             key=derived_sk,
         )
         backfill = [store.backfill_identity_op(lease, found) for found in snap.missing_identities()]
+        index = store.index_ops(who, put=snap.expected_index - snap.index, delete=snap.index - snap.expected_index)
         ops = backfill + [store.set_balance_op(lease, key, _all_fields(key, expected.get(key, {}))) for key in keys]
+        ops += index
         written = _in_batches(store, lease, ops, time_left)
         if written == len(ops):
-            # every month and year item is right by now: reads may trust them from here on
-            _in_batches(store, lease, [store.rollups_complete_op(lease, a) for a in accounts], time_left)
+            # every month and year item is right by now: reads may trust them from here on; and
+            # every slip has its index items: filtered lists may read the index
+            done = [store.rollups_complete_op(lease, a) for a in accounts]
+            if snap.counter is not None and snap.counter.get(INDEXED) is not True:
+                done.append(store.indexed_op(lease))
+            _in_batches(store, lease, done, time_left)
     finally:
         try:
             for account in accounts:
@@ -150,7 +208,14 @@ def rebuild(store: Store, who: str, *, time_left: TimeLeft | None = None) -> dic
                 store.release_lock(lease)
     complete = written == len(ops)
     identities = min(written, len(backfill))
-    return {"complete": complete, "written": written - identities, "identities": identities, **view(found)}
+    indexed = max(0, written - (len(ops) - len(index)))
+    return {
+        "complete": complete,
+        "written": written - identities - indexed,
+        "identities": identities,
+        "index": indexed,
+        **view(found, snap.index_problems()),
+    }
 
 
 def _all_fields(key: ItemKey, values: dict[str, int]) -> dict[str, int]:

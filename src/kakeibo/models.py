@@ -448,6 +448,7 @@ class LedgerRebuild(Model):
     complete: bool = Field(description="false: time ran out; run it again to finish")
     written: int = Field(description="balance items rewritten")
     identities: int = Field(default=0, description="identity items written for slips that had none")
+    index: int = Field(default=0, description="slip index items written or removed (filtered lists read them)")
     mismatch_count: int
     mismatches: list[LedgerMismatch] = Field(description="what was found (and rewritten)")
 

@@ -60,12 +60,13 @@ def test_quick_bench_reports_every_section(tmp_path: Path) -> None:
     assert [size["label"] for size in ages["sizes"]] == ["1 month", "3 years", "10 years"]
     assert ages["sizes"][0]["slips"] < ages["sizes"][1]["slips"] < ages["sizes"][2]["slips"]
     for size in ages["sizes"]:
-        for read in ("asof", "history", "yearly"):
+        for read in ("asof", "history", "yearly", "list_account", "list_category"):
             measured = size["reads"][read]
             assert measured["ours"]["n"] > 0 and measured["floor"]["n"] > 0
             assert measured["calls"] >= measured["floor_calls"] >= 1
             assert measured["rcu"] > 0 and measured["floor_rcu"] > 0
         assert size["reads"]["asof"]["calls"] == 3  # whatever the ledger's age
+        assert size["reads"]["list_account"]["calls"] == 2  # the index, then the page's slips
 
     # And the CSV import was timed both ways, every row created once, nothing drifting
     imports = doc["sections"]["imports"]

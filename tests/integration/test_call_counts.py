@@ -1,5 +1,6 @@
 """The cost of each operation in DynamoDB calls: create = counter + 1 transaction;
-update / delete = 1 consistent read + 1 transaction. Balance items ride in that transaction."""
+update / delete = 1 consistent read + 1 transaction. Balance and index items ride in that
+transaction."""
 
 from __future__ import annotations
 
@@ -41,16 +42,23 @@ def test_calls_per_operation(api: Client, store: Store, calls: Counter[str]) -> 
     api.account("suica", 1_000, type="emoney")
     sizes = _transaction_sizes(store)
 
+    # When the ledger's first slip is created: the counter, its mark (a new ledger's slips are all
+    # indexed), then one transaction
+    calls.clear()
+    first = api.slip(date="2026-11-02", kind="expense", amount=100, account="cash", category="食費")
+    assert first.status == 201
+    assert calls == Counter({"UpdateItem": 2, "TransactWriteItems": 1})
+
     # When a slip is created: the counter, then one transaction (slip + identity + account + day +
-    # category + the account's month and year)
+    # category + the account's month and year + 4 index items: account, category, kind, author)
     calls.clear()
     made = api.slip(date="2026-11-03", kind="expense", amount=500, account="cash", category="食費")
     assert made.status == 201
     assert calls == Counter({"UpdateItem": 1, "TransactWriteItems": 1})
-    assert sizes[-1] == 7
+    assert sizes[-1] == 11
 
     # When its amount changes: one read, one transaction (slip + identity + account + day + category
-    # + month + year)
+    # + month + year; its index items stay as they are)
     calls.clear()
     where = made.header("Location") or ""
     changed = api.patch(where, {"amount": 700}, headers={"If-Match": made.etag or ""})
@@ -59,11 +67,12 @@ def test_calls_per_operation(api: Client, store: Store, calls: Counter[str]) -> 
 
     # When its date changes: one read, one transaction (delete + put + identity + 2 days + the
     # account's month, whose day fields move; account, year and category net 0, the account still
-    # checked: no slip change may interleave with a ledger rebuild)
+    # checked: no slip change may interleave with a ledger rebuild; its 4 index items deleted and
+    # put under the new date)
     calls.clear()
     moved = api.patch(where, {"date": "2026-11-04"}, headers={"If-Match": changed.etag or ""})
     assert calls == Counter({"GetItem": 1, "TransactWriteItems": 1})
-    assert sizes[-1] == 7
+    assert sizes[-1] == 15
 
     # When only the memo changes: one read, one transaction with the slip, its identity (version) and
     # its account's rebuild check
@@ -74,18 +83,18 @@ def test_calls_per_operation(api: Client, store: Store, calls: Counter[str]) -> 
     assert sizes[-1] == 3
 
     # When it is deleted: one read, one transaction (slip + tombstone identity + account + day +
-    # category + month + year)
+    # category + month + year + its 4 index items)
     calls.clear()
     assert api.delete(where, headers={"If-Match": memo.etag or ""}).status == 204
     assert calls == Counter({"GetItem": 1, "TransactWriteItems": 1})
-    assert sizes[-1] == 7
+    assert sizes[-1] == 11
 
     # When a transfer is made: counter + one transaction (slip + identity + 2 x (account + day +
-    # month + year))
+    # month + year) + index items: both accounts, its kind, its author)
     calls.clear()
     api.slip(date="2026-11-05", kind="transfer", amount=100, account="cash", to_account="suica")
     assert calls == Counter({"UpdateItem": 1, "TransactWriteItems": 1})
-    assert sizes[-1] == 10
+    assert sizes[-1] == 14
 
     # When a request is refused by validation, DynamoDB is not called at all
     calls.clear()

@@ -1,8 +1,8 @@
 """Read your writes: every read the handler sends to the ledger table is strongly consistent.
 
 DynamoDB Local always answers consistently, so the difference cannot be seen there: the requests
-themselves are recorded (botocore's before-call event) and each Query / GetItem must carry
-ConsistentRead=true. (TransactGetItems is always consistent.)
+themselves are recorded (botocore's before-call event) and each Query / GetItem / BatchGetItem must
+carry ConsistentRead=true. (TransactGetItems is always consistent.)
 """
 
 from __future__ import annotations
@@ -37,6 +37,9 @@ class Recorder:
         if model.name not in READS:
             return
         body = json.loads(params.get("body") or b"{}")
+        if model.name == "BatchGetItem":  # ConsistentRead is asked per table
+            body = body.get("RequestItems", {}).get(self.table, {"TableName": None})
+            body["TableName"] = body.get("TableName", self.table)
         if body.get("TableName") == self.table:
             self.calls.append((model.name, body))
 
@@ -151,3 +154,4 @@ def test_every_route_reads_consistently(api: Client, store: Store, recorder: Rec
             assert params.get("ConsistentRead") is True, (route, operation, params)
     assert any(calls for calls in reads.values())
     assert reads["GET /slips"] and reads["GET /balances"] and reads["GET /reports/monthly"]
+    assert any(operation == "BatchGetItem" for operation, _ in reads["GET /slips"])  # a filtered list

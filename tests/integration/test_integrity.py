@@ -13,7 +13,9 @@ import pytest
 
 from kakeibo import errors, integrity
 from kakeibo.store import LEDGER_LOCK, Store, pk, to_ddb
+from tests import invariants
 from tests.events import Client
+from tests.legacy import unindex
 
 
 def corrupt(store: Store, user: str, sk: str, expression: str, **values: Any) -> None:
@@ -289,3 +291,37 @@ def test_a_failing_unmark_still_frees_the_other_accounts_and_the_lock(
     assert store.get(user, "ACCOUNT#suica", consistent=True).get("rebuild") is None  # type: ignore[union-attr]
     monkeypatch.setattr(store, "unmark", real)
     assert integrity.rebuild(store, user)["complete"] is True
+
+
+def test_a_ledger_written_before_the_slip_index_is_indexed_by_rebuild(api: Client, store: Store, user: str) -> None:
+    # Given a ledger whose slips were written before the slip index (no index items, an unmarked
+    # counter), and a stray index item that no slip has
+    november(api)
+    assert unindex(store, user) == 20
+    store.client.put_item(TableName=store.table, Item=to_ddb({"PK": pk(user), "SK": "XC#食費#2026-11-09#0000000099#X"}))
+    before = [s["id"] for s in api.get("/slips", query={"category": "食費"}).json["items"]]
+    # When it is verified
+    found = api.post("/ledger/verify").json
+    # Then each missing index item, the stray one and the counter's mark are named
+    problems = {(m["item"].split("#")[0], m["expected"], m["actual"]) for m in found["mismatches"]}
+    assert not found["ok"] and found["mismatch_count"] == 22
+    assert problems == {("XA", 1, 0), ("XC", 1, 0), ("XK", 1, 0), ("XB", 1, 0), ("XC", 0, 1), ("SEQ", 1, 0)}
+    # And filtered lists still answer right meanwhile, from the slips themselves
+    assert len(before) == 2
+    # When it is rebuilt
+    rebuilt = api.post("/ledger/rebuild")
+    # Then the index is what the slips say, the ledger verifies, and lists read the index
+    assert rebuilt.status == 200 and rebuilt.json["index"] == 21 and rebuilt.json["complete"], rebuilt
+    assert api.post("/ledger/verify").json == {"ok": True, "mismatch_count": 0, "mismatches": []}
+    assert invariants.check(store, user) == []
+    operations: list[str] = []
+
+    def seen(model: Any, **kwargs: Any) -> None:
+        operations.append(model.name)
+
+    store.client.meta.events.register("before-call.dynamodb", seen)
+    try:
+        after = [s["id"] for s in api.get("/slips", query={"category": "食費"}).json["items"]]
+    finally:
+        store.client.meta.events.unregister("before-call.dynamodb", seen)
+    assert after == before and operations == ["Query", "BatchGetItem"]

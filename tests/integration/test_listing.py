@@ -13,6 +13,7 @@ import pytest
 from kakeibo.services import slips as service
 from kakeibo.store import Store
 from tests.events import Client
+from tests.legacy import unindex
 
 
 def all_pages(api: Client, query: dict[str, Any]) -> Iterator[dict[str, Any]]:
@@ -46,15 +47,17 @@ def test_same_day_slips_list_by_number_across_pages(api: Client) -> None:
     assert [s["id"] for s in paged] == [s["id"] for s in whole]
 
 
-def test_a_filtered_list_reads_a_bounded_number_of_slips_per_request(
-    api: Client, store: Store, monkeypatch: pytest.MonkeyPatch
+def test_a_filtered_list_on_a_ledger_not_yet_indexed_reads_a_bounded_number_of_slips_per_request(
+    api: Client, store: Store, user: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # Given 40 cash slips over 20 days, and one bank slip older than all of them
+    # Given 40 cash slips over 20 days, and one bank slip older than all of them, written before
+    # the slip index (no rebuild since)
     api.account("cash", 100_000)
     api.account("bank", 100_000, type="bank")
     api.slip(date="2026-10-01", kind="expense", amount=999, account="bank")
     for i in range(40):
         api.slip(date=f"2026-11-{1 + i // 2:02d}", kind="expense", amount=10, account="cash")
+    assert unindex(store, user) > 0
     monkeypatch.setattr(service, "MAX_LIST_READ", 10)
     queries: Counter[str] = Counter()
     read: list[int] = []
@@ -68,13 +71,14 @@ def test_a_filtered_list_reads_a_bounded_number_of_slips_per_request(
     for page in all_pages(api, {"account": "bank", "limit": 50}):
         pages.append(page)
         queries[len(pages)] = len(read)
-    # Then no request read more than the cap and one day's rest; a cursor carried on each time
+    # Then no request read more than the cap and one day's rest (plus one look at the index, which
+    # finds the ledger not indexed yet); a cursor carried on each time
     assert len(pages) >= 4
     assert all(not page["items"] for page in pages[:-1])
     assert [s["amount"] for s in pages[-1]["items"]] == [999]
     assert sum(read) <= 41 + 2 * len(pages)
     steps = [queries[1], *(queries[i + 1] - queries[i] for i in range(1, len(pages)))]
-    assert max(steps) <= 2
+    assert max(steps) <= 3
 
 
 def test_a_forged_cursor_is_400(api: Client) -> None:

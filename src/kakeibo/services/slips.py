@@ -20,6 +20,7 @@ from kakeibo.services.common import check_version, new_token, now_iso, query_dat
 from kakeibo.store import (
     Item,
     NewSlip,
+    SlipFilter,
     SlipIdTaken,
     Store,
     author_of,
@@ -326,7 +327,7 @@ def slip_range(date_from: str | None, date_to: str | None, cursor: str | None) -
     return lo, hi, start
 
 
-MAX_LIST_READ = 1000  # slips read per request by a filtered list; a cursor continues
+MAX_LIST_READ = 1000  # slips (index entries) read per request by a filtered list; a cursor continues
 
 
 def list_cursor(date_from: str | None, date_to: str | None, cursor: str | None) -> tuple[str, int | None] | None:
@@ -363,11 +364,35 @@ def list_slips(
     cursor: str | None = None,
 ) -> tuple[list[dict[str, Any]], str | None]:
     """Newest day first; within a day, the latest slip number first. A day is listed only once
-    all its slips are read, so the order holds across pages. A filtered list reads at most
-    MAX_LIST_READ slips (plus the rest of a day it started) and may answer fewer than `limit`
-    items with a cursor to continue."""
+    all its slips are read, so the order holds across pages. A filtered list reads the slip index
+    (about its page's worth; with several filters, at most MAX_LIST_READ entries); on a ledger not
+    yet indexed it reads at most MAX_LIST_READ slips (plus the rest of a day it started). Either
+    may answer fewer than `limit` items with a cursor to continue."""
     lo, hi, _ = slip_range(date_from, date_to, None)
     resume = list_cursor(date_from, date_to, cursor)
+    filters = SlipFilter(account=account, category=category, kind=kind, by=by)
+    if filters:
+        page = store.indexed_slips(
+            who, filters, date_from=date_from, date_to=date_to, below=resume, limit=limit, max_read=MAX_LIST_READ
+        )
+        if page is not None:
+            after = page.resume and encode_cursor({"day": page.resume[0], "below": page.resume[1]})
+            return [slip_view(i) for i in page.items], after
+    return _list_reading_slips(store, who, (lo, hi), resume=resume, filters=filters, limit=limit)
+
+
+def _list_reading_slips(
+    store: Store,
+    who: str,
+    span: tuple[str, str],
+    *,
+    resume: tuple[str, int | None] | None,
+    filters: SlipFilter,
+    limit: int,
+) -> tuple[list[dict[str, Any]], str | None]:
+    """A list read from the slips themselves (unfiltered, or a ledger not yet indexed)."""
+    lo, hi = span
+    account, category, kind, by = filters.account, filters.category, filters.kind, filters.by
     if resume:
         hi = min(hi, f"SLIP#{resume[0]}#~")
     found: list[Item] = []  # the slips of the days read to their end, in order

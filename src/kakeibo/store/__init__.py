@@ -36,12 +36,14 @@ from kakeibo.store.keys import (
     lock_sk,
     pk,
     recurrence_sk,
+    slip_index_sks,
     slip_sk,
 )
 from kakeibo.store.ledgers import LedgerOps
 from kakeibo.store.locks import Lease
 from kakeibo.store.rebuild import RebuildOps
 from kakeibo.store.recurrences import ProgressConflict, RecurrenceOps
+from kakeibo.store.slip_index import INDEXED, IndexedPage, SlipFilter
 from kakeibo.store.slips import ORIGINS, NewSlip, SlipIdTaken, SlipOps, SlipPage, identity_of
 
 if TYPE_CHECKING:
@@ -51,12 +53,14 @@ __all__ = [
     "ACCOUNT_COUNT_SK",
     "FENCE",
     "FENCE_NAMES",
+    "INDEXED",
     "LEDGER_LOCK",
     "ORIGINS",
     "REBUILD_EXPIRES",
     "REBUILD_MARK",
     "ROLLUPS_MARK",
     "SLIP_SEQ_SK",
+    "IndexedPage",
     "Item",
     "Lease",
     "NewSlip",
@@ -64,6 +68,7 @@ __all__ = [
     "ProgressConflict",
     "RetryPolicy",
     "SharedLedger",
+    "SlipFilter",
     "SlipIdTaken",
     "SlipPage",
     "Store",
@@ -87,6 +92,7 @@ __all__ = [
     "lock_sk",
     "pk",
     "recurrence_sk",
+    "slip_index_sks",
     "slip_sk",
     "to_ddb",
 ]

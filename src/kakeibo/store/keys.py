@@ -8,6 +8,8 @@ caller's identity only.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from typing import Any
 
 from kakeibo.ledger import (
     AccountItem,
@@ -124,6 +126,63 @@ def months_range(first: str, last: str) -> tuple[str, str]:
     """The SK range of the month x category and month x subcategory items of months `first` to
     `last` (inclusive)."""
     return f"MONTH#{first}#", f"MONTH#{last}{RANGE_END}"
+
+
+# Slip index: one key-only item per (filter, value) a slip answers to, so a filtered list Queries
+# exactly its page. `XA#{account}#{date}#{no}#{slip_id}` for each account a slip touches (a transfer:
+# both), `XC#{category}#...`, `XK#{kind}#...`, `XB#{user}#...` for each of created_by/updated_by.
+# Within a value the keys sort by date, then slip number (10 digits), as lists are ordered. Account
+# ids are slugs and stored categories hold no '#', but a user id (any printable ASCII) may, and so may
+# a category asked for in a query: every value has '%' and '#' escaped, so that no value's range can
+# hold another value's keys.
+INDEX_FIELDS = {"account": "XA", "category": "XC", "kind": "XK", "by": "XB"}
+
+NO_DIGITS = 10
+
+
+def _index_value(value: str) -> str:
+    return value.replace("%", "%25").replace("#", "%23")
+
+
+def index_sk(field: str, value: str, date: str, no: int, slip_id: str) -> str:
+    return f"{INDEX_FIELDS[field]}#{_index_value(value)}#{date}#{no:0{NO_DIGITS}d}#{slip_id}"
+
+
+def index_range(
+    field: str, value: str, date_from: str | None, date_to: str | None, below: tuple[str, int | None] | None = None
+) -> tuple[str, str]:
+    """The SK range of the index items of `field` = `value` dated date_from..date_to (inclusive) and,
+    with `below` = (day, no), only those before that day's slip number `no` (the whole day if None)."""
+    head = f"{INDEX_FIELDS[field]}#{_index_value(value)}#"
+    hi = f"{head}{date_to or '9999-99-99'}#~"
+    if below is not None:
+        day, no = below
+        hi = min(hi, f"{head}{day}#~" if no is None else f"{head}{day}#{no:0{NO_DIGITS}d}")
+    return f"{head}{date_from or '0000-00-00'}#", hi
+
+
+def index_entry(sk: str) -> tuple[str, int, str]:
+    """(date, no, slip_id) of an index item (the value part may not be split on, so from the right)."""
+    _, date, no, slip_id = sk.rsplit("#", 3)
+    return date, int(no), slip_id
+
+
+def slip_index_sks(slip: Mapping[str, Any]) -> frozenset[str]:
+    """The index items a slip has: a pure function of the slip item."""
+    date, no, slip_id = slip["date"], int(slip["no"]), slip["id"]
+    values: set[tuple[str, str]] = {("kind", slip["kind"]), ("account", slip["account"])}
+    optional = (("account", "to_account"), ("category", "category"), ("by", "created_by"), ("by", "updated_by"))
+    for field, name in optional:
+        if slip.get(name):
+            values.add((field, slip[name]))
+    return frozenset(index_sk(field, value, date, no, slip_id) for field, value in values)
+
+
+def is_index_sk(sk: str) -> bool:
+    return sk[:3] in _INDEX_HEADS
+
+
+_INDEX_HEADS = frozenset(f"{head}#" for head in INDEX_FIELDS.values())
 
 
 def import_sk(sha256: str) -> str:

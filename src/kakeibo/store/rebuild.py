@@ -20,11 +20,12 @@ from kakeibo.store.balances import (
 )
 from kakeibo.store.codec import Item, to_ddb
 from kakeibo.store.core import TxOp
-from kakeibo.store.keys import account_sk, derived_sk, pk
+from kakeibo.store.keys import SLIP_SEQ_SK, account_sk, derived_sk, pk
 from kakeibo.store.locks import Lease, LockOps
+from kakeibo.store.slip_index import INDEXED, SlipIndexOps
 
 
-class RebuildOps(LockOps, BalanceOps):
+class RebuildOps(LockOps, SlipIndexOps, BalanceOps):
     """Writes made under the ledger lock."""
 
     def mark_op(self, lease: Lease, account: str) -> TxOp:
@@ -102,6 +103,18 @@ class RebuildOps(LockOps, BalanceOps):
             condition="attribute_exists(SK) AND #rb = :token",
             names={"#ru": ROLLUPS_MARK, "#rb": REBUILD_MARK},
             values={":true": True, ":token": lease.owner},
+        )
+
+    def indexed_op(self, lease: Lease) -> TxOp:
+        """Mark the ledger's slips all indexed (a rebuild has written every index item)."""
+        return self.update_op(
+            lease.ledger,
+            SLIP_SEQ_SK,
+            "SET #ix = :true",
+            lambda item: errors.Conflict(f"{SLIP_SEQ_SK} changed during the rebuild"),
+            condition="attribute_exists(SK)",
+            names={"#ix": INDEXED},
+            values={":true": True},
         )
 
     def backfill_identity_op(self, lease: Lease, identity: Item) -> TxOp:

@@ -12,7 +12,8 @@ from kakeibo.ledger import Plan
 from kakeibo.store.balances import BalanceOps
 from kakeibo.store.codec import Item, from_ddb, to_ddb
 from kakeibo.store.core import OnFail, TxOp
-from kakeibo.store.keys import SLIP_SEQ_SK, identity_sk, import_sk, pk
+from kakeibo.store.keys import SLIP_SEQ_SK, identity_sk, import_sk, pk, slip_index_sks
+from kakeibo.store.slip_index import INDEXED, SlipIndexOps
 
 
 @dataclass(frozen=True)
@@ -46,7 +47,7 @@ class SlipIdTaken(errors.AlreadyExists):
         self.identity = identity
 
 
-class SlipOps(BalanceOps):
+class SlipOps(SlipIndexOps, BalanceOps):
     """Slip writes, each one transaction with every balance item it moves.
 
     Every slip has an identity item, ID#{slip_id}, written in the transaction that creates the slip
@@ -95,6 +96,7 @@ class SlipOps(BalanceOps):
             ops.append(
                 self.put_op(ledger, new.item, "attribute_not_exists(SK)", functools.partial(_slip_at_key, slip_id))
             )
+            ops += self.index_ops(ledger, put=slip_index_sks(new.item))
         ops += self.balance_ops(
             ledger,
             plan,
@@ -134,6 +136,8 @@ class SlipOps(BalanceOps):
                 ),
             ]
         ops.append(self._identity_op(ledger, current, date=new["date"], version=int(new["version"]), deleted=False))
+        before, after = slip_index_sks(current), slip_index_sks(new)
+        ops += self.index_ops(ledger, put=after - before, delete=before - after)
         ops += self.balance_ops(
             ledger,
             plan,
@@ -166,6 +170,7 @@ class SlipOps(BalanceOps):
                 values={":expected": expected},
             ),
             self._identity_op(ledger, current, date=current["date"], version=expected + 1, deleted=True),
+            *self.index_ops(ledger, delete=slip_index_sks(current)),
         ]
         ops += self.balance_ops(ledger, plan, missing_account=missing_account, archived_account=archived_account)
         self.transact(ops, token)
@@ -267,7 +272,11 @@ class SlipOps(BalanceOps):
         return self.reserve_numbers(ledger, 1)[0]
 
     def reserve_numbers(self, ledger: str, count: int, sk: str = SLIP_SEQ_SK) -> list[int]:
-        """`count` consecutive numbers from the counter in one atomic ADD."""
+        """`count` consecutive numbers from the counter in one atomic ADD.
+
+        A ledger's very first slip number also marks its slip counter `indexed`: every slip of a new
+        ledger has index items. A counter from before the index has no mark until a rebuild has
+        indexed its slips (and a ledger whose first numbering did not get to mark it, likewise)."""
         if count <= 0:
             return []
         res = self._call(
@@ -280,6 +289,15 @@ class SlipOps(BalanceOps):
             ReturnValues="UPDATED_NEW",
         )
         last = int(from_ddb(res["Attributes"])["value"])
+        if sk == SLIP_SEQ_SK and last == count:  # the counter was created by this ADD
+            self._call(
+                self.client.update_item,
+                TableName=self.table,
+                Key=to_ddb({"PK": pk(ledger), "SK": sk}),
+                UpdateExpression="SET #ix = :true",
+                ExpressionAttributeNames={"#ix": INDEXED},
+                ExpressionAttributeValues=to_ddb({":true": True}),
+            )
         return list(range(last - count + 1, last + 1))
 
 
