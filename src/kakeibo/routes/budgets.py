@@ -32,6 +32,12 @@ BUDGET_EXAMPLES: dict[str, Any] = {
 }
 
 
+def _category(matched: str) -> str:
+    """The category as the caller wrote it: API Gateway's decoded path parameter, else the route's
+    match (still percent-encoded when the local front or a test passes the raw path)."""
+    return (router.current_event.get("pathParameters") or {}).get("category") or unquote(matched)
+
+
 @router.put(
     "/budgets/<month>/<category>",
     tags=TAGS,
@@ -51,7 +57,7 @@ def put_budget(
 ) -> Response[str]:
     who = ledger_scope(router, EDITORS).key
     # API Gateway's own, decoded, view of the path; the resolver's match may still be percent-encoded
-    category = (router.current_event.get("pathParameters") or {}).get("category") or unquote(category)
+    category = _category(category)
     sent, expected = optional_if_match(if_match_header)
     saved, created = budgets.put_budget(
         get_store(), who, month, category, body=budget, expected=expected, if_match=sent
@@ -81,6 +87,6 @@ def list_budgets(month: Annotated[str, Query(pattern=MONTH_PATTERN)]) -> Respons
 )
 def delete_budget(month: str, category: str, if_match_header: IfMatchHeader) -> Response[str]:
     who = ledger_scope(router, EDITORS).key
-    category = (router.current_event.get("pathParameters") or {}).get("category") or unquote(category)
+    category = _category(category)
     budgets.delete_budget(get_store(), who, month, category, expected=if_match(if_match_header))
     return Response(status_code=204, body="")

@@ -8,6 +8,15 @@ from kakeibo.store.codec import Item
 from kakeibo.store.core import OnFail, StoreCore
 from kakeibo.store.keys import category_sk
 
+# The attributes a budget write touches on its month x category item.
+_NAMES = {
+    "#limit": "limit",
+    "#strict": "strict",
+    "#rem": "remaining",
+    "#spent": "spent",
+    "#bv": "budget_version",
+}
+
 
 class BudgetOps(StoreCore):
     """Budget writes."""
@@ -26,16 +35,7 @@ class BudgetOps(StoreCore):
     ) -> Item:
         """Set a month x category budget. `remaining` becomes limit - spent in the same atomic update,
         so a slip transaction racing with it sees either the old or the new limit, never a mix."""
-        names = {
-            "#limit": "limit",
-            "#strict": "strict",
-            "#rem": "remaining",
-            "#spent": "spent",
-            "#bv": "budget_version",
-            "#cat": "category",
-            "#month": "month",
-            "#type": "type",
-        }
+        names = {**_NAMES, "#cat": "category", "#month": "month", "#type": "type"}
         values: dict[str, Any] = {
             ":l": limit,
             ":s": strict,
@@ -66,13 +66,7 @@ class BudgetOps(StoreCore):
     def remove_budget(self, ledger: str, month: str, category: str, *, expected: int | None, on_fail: OnFail) -> Item:
         """Remove a month x category budget (its limit and strictness), at `expected` budget version
         (None: whatever it is). Its totals stay; `remaining` is what it is without a limit."""
-        names = {
-            "#limit": "limit",
-            "#strict": "strict",
-            "#rem": "remaining",
-            "#spent": "spent",
-            "#bv": "budget_version",
-        }
+        names = dict(_NAMES)
         values: dict[str, Any] = {":zero": 0, ":one": 1}
         condition = "attribute_exists(#limit)"
         if expected is not None:
