@@ -15,6 +15,7 @@ from bench.recorder import Call, CallRecorder, Replay, replay
 from kakeibo.local import template
 from kakeibo.local.bootstrap import create_tables
 from kakeibo.local.dynamodb import DynamoDBLocal, free_port
+from kakeibo.store.keys import index_head
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench" / "results"
@@ -92,8 +93,13 @@ class Twin:
 
     @property
     def rename(self) -> dict[str, str]:
-        # the partition, and the user id slips record as their author (created_by / updated_by)
-        return {f"LEDGER#{self.ours}": f"LEDGER#{self.floor}", self.ours: self.floor}
+        # the partition, the user id slips record as their author (created_by / updated_by), and the
+        # prefix of that author's slip index items
+        return {
+            f"LEDGER#{self.ours}": f"LEDGER#{self.floor}",
+            self.ours: self.floor,
+            index_head("by", self.ours): index_head("by", self.floor),
+        }
 
 
 class Context:

@@ -19,6 +19,7 @@ from bench.context import Context, Twin
 from bench.recorder import Call, mean_cost, mentions, wcu
 from bench.stats import ratio, summary
 from bench.verify import verify
+from kakeibo.store.keys import index_head
 
 
 @dataclass(frozen=True)
@@ -162,6 +163,14 @@ def _verify_twin(ctx: Context, name: str, twin: Twin) -> dict[str, Any]:
 
 
 def _items(ctx: Context, who: str) -> list[dict[str, Any]]:
-    """The ledger's items, less what names the ledger itself (its key, its owner as their author)."""
+    """The ledger's items, less what names the ledger itself (its key, its owner as their author, the
+    owner's slip index items' prefix), in key order."""
     named = ("PK", "created_by", "updated_by")
-    return [{k: v for k, v in i.items() if k not in named} for i in ctx.store.query(who, consistent=True)]
+    mine = index_head("by", who)
+    items = []
+    for item in ctx.store.query(who, consistent=True):
+        kept = {k: v for k, v in item.items() if k not in named}
+        if kept["SK"].startswith(mine):
+            kept["SK"] = index_head("by", "") + kept["SK"][len(mine) :]
+        items.append(kept)
+    return sorted(items, key=lambda i: i["SK"])

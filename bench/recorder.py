@@ -241,7 +241,8 @@ def _size_now(client: Any, write: Write) -> int:
 
 
 def replay(client: Any, calls: Sequence[Call], rename: dict[str, str] | None = None) -> Replay:
-    """The same calls, optionally against another ledger (exact-string renames), with fresh tokens."""
+    """The same calls, optionally against another ledger, with fresh tokens. A rename maps a whole
+    string; one whose key ends with '#' maps a key prefix (e.g. a member's slip index items)."""
     steps = []
     for call in calls:
         params = _renamed(call.params, rename) if rename else json.loads(json.dumps(call.params))
@@ -253,7 +254,12 @@ def replay(client: Any, calls: Sequence[Call], rename: dict[str, str] | None = N
 
 def _renamed(value: Any, rename: dict[str, str]) -> Any:
     if isinstance(value, str):
-        return rename.get(value, value)
+        if value in rename:
+            return rename[value]
+        for old, new in rename.items():
+            if old.endswith("#") and value.startswith(old):
+                return new + value[len(old) :]
+        return value
     if isinstance(value, dict):
         return {k: _renamed(v, rename) for k, v in value.items()}
     if isinstance(value, list):

@@ -144,8 +144,13 @@ def _index_value(value: str) -> str:
     return value.replace("%", "%25").replace("#", "%23")
 
 
+def index_head(field: str, value: str) -> str:
+    """The SK prefix every index item of `field` = `value` starts with."""
+    return f"{INDEX_FIELDS[field]}#{_index_value(value)}#"
+
+
 def index_sk(field: str, value: str, date: str, no: int, slip_id: str) -> str:
-    return f"{INDEX_FIELDS[field]}#{_index_value(value)}#{date}#{no:0{NO_DIGITS}d}#{slip_id}"
+    return f"{index_head(field, value)}{date}#{no:0{NO_DIGITS}d}#{slip_id}"
 
 
 def index_range(
@@ -153,7 +158,7 @@ def index_range(
 ) -> tuple[str, str]:
     """The SK range of the index items of `field` = `value` dated date_from..date_to (inclusive) and,
     with `below` = (day, no), only those before that day's slip number `no` (the whole day if None)."""
-    head = f"{INDEX_FIELDS[field]}#{_index_value(value)}#"
+    head = index_head(field, value)
     hi = f"{head}{date_to or '9999-99-99'}#~"
     if below is not None:
         day, no = below
