@@ -221,3 +221,13 @@ def test_rebuild_gives_older_slips_their_identities(cash: Client, store: Store, 
     # And a second rebuild has nothing left to write
     assert cash.post("/ledger/rebuild").json["identities"] == 0
     assert invariants.check(store, user) == []
+
+
+def test_a_prefix_read_returns_only_keys_with_the_prefix(cash: Client, store: Store, user: str) -> None:
+    # Given a ledger with an account and an item keyed exactly at the end of the accounts' key range
+    store.client.put_item(TableName=store.table, Item={"PK": {"S": f"LEDGER#{user}"}, "SK": {"S": "ACCOUNT$"}})
+    # When its accounts are read by prefix
+    keys = [item["SK"] for item in store.query(user, begins_with="ACCOUNT#")]
+    # Then the bound's item is not among them, and the accounts are
+    assert "ACCOUNT$" not in keys
+    assert keys and all(k.startswith("ACCOUNT#") for k in keys)

@@ -32,7 +32,7 @@ from botocore.exceptions import (
 from kakeibo import errors
 from kakeibo.settings import get_settings
 from kakeibo.store.codec import Item, from_ddb, to_ddb
-from kakeibo.store.keys import SharedLedger, household_pk, member_sk, pk
+from kakeibo.store.keys import SharedLedger, household_pk, member_sk, pk, prefix_range
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
@@ -175,9 +175,8 @@ class StoreCore:
         a page reloaded right after a write must show it."""
         expr_values: dict[str, Any] = {":pk": pk(ledger), **(values or {})}
         if begins_with is not None:
-            cond = "PK = :pk AND begins_with(SK, :prefix)"
-            expr_values[":prefix"] = begins_with
-        elif between is not None:
+            between = prefix_range(begins_with)
+        if between is not None:
             cond = "PK = :pk AND SK BETWEEN :lo AND :hi"
             expr_values[":lo"], expr_values[":hi"] = between
         else:
@@ -202,7 +201,9 @@ class StoreCore:
         while True:
             res = self._call(self.client.query, **kwargs)
             for raw in res.get("Items", []):
-                yield from_ddb(raw)
+                item = from_ddb(raw)
+                if begins_with is None or item["SK"].startswith(begins_with):
+                    yield item
             last = res.get("LastEvaluatedKey")
             if not last:
                 return

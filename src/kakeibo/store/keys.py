@@ -278,3 +278,11 @@ def membership_sk(ledger_id: str) -> str:
 def invitation_pk(token: str) -> str:
     """An invitation, found by its token alone (the one who accepts it is not yet a member)."""
     return f"INVITE#{token}"
+
+
+def prefix_range(prefix: str) -> tuple[str, str]:
+    """The SK range (inclusive) of the keys that start with `prefix`: up to the first string past all
+    of them, which a reader drops if an item has exactly that key. A key range rather than
+    begins_with: the same index range on DynamoDB, and DynamoDB Local serves begins_with by reading
+    the whole partition."""
+    return prefix, prefix[:-1] + chr(ord(prefix[-1]) + 1)

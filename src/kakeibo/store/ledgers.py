@@ -13,7 +13,7 @@ from typing import Any
 from kakeibo import errors
 from kakeibo.store.codec import Item, from_ddb, to_ddb
 from kakeibo.store.core import OnFail, StoreCore, TxOp
-from kakeibo.store.keys import META_SK, household_pk, invitation_pk, member_sk, membership_sk, user_pk
+from kakeibo.store.keys import META_SK, household_pk, invitation_pk, member_sk, membership_sk, prefix_range, user_pk
 
 
 class LedgerOps(StoreCore):
@@ -262,14 +262,16 @@ class LedgerOps(StoreCore):
     def _query_raw(self, partition: str, prefix: str) -> list[Item]:
         kwargs: dict[str, Any] = {
             "TableName": self.table,
-            "KeyConditionExpression": "PK = :pk AND begins_with(SK, :prefix)",
-            "ExpressionAttributeValues": to_ddb({":pk": partition, ":prefix": prefix}),
+            "KeyConditionExpression": "PK = :pk AND SK BETWEEN :lo AND :hi",
+            "ExpressionAttributeValues": to_ddb(
+                dict(zip((":pk", ":lo", ":hi"), (partition, *prefix_range(prefix)), strict=True))
+            ),
             "ConsistentRead": True,
         }
         out: list[Item] = []
         while True:
             res = self._call(self.client.query, **kwargs)
-            out.extend(from_ddb(raw) for raw in res.get("Items", []))
+            out.extend(item for item in map(from_ddb, res.get("Items", [])) if item["SK"].startswith(prefix))
             if not res.get("LastEvaluatedKey"):
                 return out
             kwargs["ExclusiveStartKey"] = res["LastEvaluatedKey"]
