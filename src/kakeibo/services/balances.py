@@ -51,11 +51,14 @@ class Rollups:
     months: list[Item]
 
 
-def rollup_reads(store: Store, who: str, start: str, end: str) -> list[Callable[[], list[Item]]]:
-    """The two Queries that read `Rollups` for start..end, to run with others (`together`)."""
+def rollup_reads(
+    store: Store, who: str, start: str, end: str, account: str | None = None
+) -> list[Callable[[], list[Item]]]:
+    """The two Queries that read `Rollups` for start..end (of every account, or of one), to run with
+    others (`together`)."""
     return [
-        lambda: list(store.account_years(who, "0000", start[:4])),
-        lambda: list(store.account_months(who, start[:7], end[:7])),
+        lambda: list(store.account_years(who, "0000", start[:4], account)),
+        lambda: list(store.account_months(who, start[:7], end[:7], account)),
     ]
 
 
@@ -129,7 +132,7 @@ def history(store: Store, who: str, account: str, date_from: str, date_to: str) 
     if (end - start).days >= MAX_HISTORY_DAYS:
         raise errors.BadRequest(f"at most {MAX_HISTORY_DAYS} days per request")
     found, years, months = together(
-        lambda: [account_item(store, who, account)], *rollup_reads(store, who, date_from, date_to)
+        lambda: [account_item(store, who, account)], *rollup_reads(store, who, date_from, date_to, account)
     )
     acct = found[0]
     opening = int(acct["opening_balance"])

@@ -88,13 +88,15 @@ class BalanceOps(StoreCore):
         inclusive): one Query."""
         return self.query(ledger, between=months_range(first, last))
 
-    def account_months(self, ledger: str, first: str, last: str) -> Iterator[Item]:
-        """Every account's month items (totals and day fields) of months first..last: one Query."""
-        return self.query(ledger, between=account_months_range(first, last))
+    def account_months(self, ledger: str, first: str, last: str, account: str | None = None) -> Iterator[Item]:
+        """Every account's (or one account's) month items (totals and day fields) of months
+        first..last: one Query."""
+        return self.query(ledger, between=account_months_range(first, last), **_of_account(account))
 
-    def account_years(self, ledger: str, first: str, last: str) -> Iterator[Item]:
-        """Every account's year items of years first..last (YYYY, inclusive): one Query."""
-        return self.query(ledger, between=account_years_range(first, last))
+    def account_years(self, ledger: str, first: str, last: str, account: str | None = None) -> Iterator[Item]:
+        """Every account's (or one account's) year items of years first..last (YYYY, inclusive): one
+        Query."""
+        return self.query(ledger, between=account_years_range(first, last), **_of_account(account))
 
     def balance_ops(
         self,
@@ -293,3 +295,11 @@ def _budget_failure(key: CategoryMonthItem, need: int) -> OnFail:
         )
 
     return fail
+
+
+def _of_account(account: str | None) -> dict[str, Any]:
+    """A rollup Query's filter to one account: the items are keyed period first, so the Query reads
+    every account's items of the span and answers only that account's (fewer bytes sent back)."""
+    if account is None:
+        return {}
+    return {"filter_expression": "#acct = :acct", "names": {"#acct": "account"}, "values": {":acct": account}}
