@@ -38,3 +38,13 @@ def test_handler_import_leaves_docs_and_validators_for_later() -> None:
     # Then the OpenAPI document models are not imported yet (they are a large share of the import)
     # And our models build their validators on first use (most only ever describe responses)
     assert json.loads(done.stdout) == [False, False, False]
+
+
+def test_handler_import_leaves_the_importer_and_the_repair_code_for_later() -> None:
+    # Given a fresh interpreter (a Lambda cold start)
+    lazy = ["kakeibo.importer", "kakeibo.importformats.prepare", "kakeibo.integrity"]
+    code = f"import json, sys; import kakeibo.handler; print(json.dumps([m in sys.modules for m in {lazy!r}]))"
+    # When it imports the handler
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
+    # Then the CSV importer, its file formats and verify/rebuild are not loaded: only their routes need them
+    assert json.loads(done.stdout) == [False, False, False]

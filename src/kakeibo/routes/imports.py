@@ -8,7 +8,7 @@ from urllib.parse import urlencode
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Query
 
-from kakeibo import csvio, importer
+from kakeibo import csvio
 from kakeibo.http import (
     ByQuery,
     IdempotencyKeyHeader,
@@ -19,7 +19,6 @@ from kakeibo.http import (
     raw_body,
     time_left,
 )
-from kakeibo.importformats.prepare import Options
 from kakeibo.models import DATE_PATTERN, ImportFormat, ImportPreview, ImportReport, ImportResult
 from kakeibo.routes.scope import EDITORS, LedgerRouter, ledger_scope
 from kakeibo.store import get_store
@@ -77,6 +76,9 @@ def import_csv(
     dry_run: Annotated[bool, Query(description="write nothing; answer what each row would do")] = False,
     idempotency_key: IdempotencyKeyHeader = None,
 ) -> Response[str]:
+    from kakeibo import importer  # noqa: PLC0415 - the importer and its formats load on the first import
+    from kakeibo.importformats.prepare import Options  # noqa: PLC0415
+
     who = ledger_scope(router, EDITORS).key
     charset = csvio.charset_of(router.current_event.headers.get("content-type"))
     options = Options(format=format, create_accounts=create_accounts, dry_run=dry_run)
@@ -96,6 +98,8 @@ def import_csv(
     responses={200: ok_response(ImportReport), **problem_responses(401, 404, 409)},
 )
 def get_import(id: str) -> Response[str]:
+    from kakeibo import importer  # noqa: PLC0415 - loaded on first use
+
     return json_response(200, importer.get_import(get_store(), ledger_scope(router).key, id))
 
 
@@ -123,6 +127,8 @@ def export_csv(
     by: ByQuery = None,
     cursor: Annotated[str | None, Query(max_length=512)] = None,
 ) -> Response[str]:
+    from kakeibo import importer  # noqa: PLC0415 - loaded on first use
+
     scope = ledger_scope(router)
     who = scope.key
     body, next_cursor = importer.export_csv(

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from aws_lambda_powertools.event_handler import Response
 
-from kakeibo import integrity
 from kakeibo.http import json_response, ok_response, problem_responses, time_left
 from kakeibo.models import LedgerCheck, LedgerRebuild
 from kakeibo.routes.scope import OWNERS, LedgerRouter, ledger_scope
@@ -22,6 +21,8 @@ TAGS = ["ledger"]
     responses={200: ok_response(LedgerCheck), **problem_responses(400, 401, 409, 413, 415)},
 )
 def verify() -> Response[str]:
+    from kakeibo import integrity  # noqa: PLC0415 - only this route and rebuild need it
+
     return json_response(200, integrity.verify(get_store(), ledger_scope(router).key))
 
 
@@ -38,5 +39,7 @@ def verify() -> Response[str]:
     },
 )
 def rebuild() -> Response[str]:
+    from kakeibo import integrity  # noqa: PLC0415 - only this route and verify need it
+
     result = integrity.rebuild(get_store(), ledger_scope(router, OWNERS).key, time_left=time_left(router))
     return json_response(200 if result["complete"] else 202, result)
