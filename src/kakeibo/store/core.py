@@ -17,7 +17,7 @@ import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 
 import boto3
 from botocore.config import Config
@@ -55,6 +55,21 @@ def dynamodb_client() -> DynamoDBClient:
 
 
 OnFail = Callable[[Item | None], errors.ApiError]
+
+
+class QueryOptions(TypedDict, total=False):
+    """What `StoreCore.query_at` takes besides the partition."""
+
+    begins_with: str | None
+    between: tuple[str, str] | None
+    forward: bool
+    consistent: bool
+    projection: str | None
+    names: dict[str, str] | None
+    filter_expression: str | None
+    values: dict[str, Any] | None
+    start_sk: str | None
+    page_size: int | None
 
 
 @dataclass
@@ -148,17 +163,25 @@ class StoreCore:
             raise
 
     def get(self, ledger: str, sk: str, *, consistent: bool = True) -> Item | None:
+        return self.get_at(pk(ledger), sk, consistent=consistent)
+
+    def get_at(self, partition: str, sk: str, *, consistent: bool = True) -> Item | None:
+        """One item of any partition (a ledger's, a user's, an invitation's)."""
         res = self._call(
             self.client.get_item,
             TableName=self.table,
-            Key=to_ddb({"PK": pk(ledger), "SK": sk}),
+            Key=to_ddb({"PK": partition, "SK": sk}),
             ConsistentRead=consistent,
         )
         return from_ddb(res["Item"]) if "Item" in res else None
 
-    def query(
+    def query(self, ledger: str, **options: Unpack[QueryOptions]) -> Iterator[Item]:
+        """Items of one ledger in SK order (`query_at` its partition)."""
+        return self.query_at(pk(ledger), **options)
+
+    def query_at(
         self,
-        ledger: str,
+        partition: str,
         *,
         begins_with: str | None = None,
         between: tuple[str, str] | None = None,
@@ -171,9 +194,9 @@ class StoreCore:
         start_sk: str | None = None,
         page_size: int | None = None,
     ) -> Iterator[Item]:
-        """Items of one ledger in SK order, following pages lazily. Strongly consistent unless told:
-        a page reloaded right after a write must show it."""
-        expr_values: dict[str, Any] = {":pk": pk(ledger), **(values or {})}
+        """Items of one partition in SK order, following pages lazily. Strongly consistent unless
+        told: a page reloaded right after a write must show it."""
+        expr_values: dict[str, Any] = {":pk": partition, **(values or {})}
         if begins_with is not None:
             between = prefix_range(begins_with)
         if between is not None:
@@ -197,7 +220,7 @@ class StoreCore:
         if page_size:
             kwargs["Limit"] = page_size
         if start_sk:
-            kwargs["ExclusiveStartKey"] = to_ddb({"PK": pk(ledger), "SK": start_sk})
+            kwargs["ExclusiveStartKey"] = to_ddb({"PK": partition, "SK": start_sk})
         while True:
             res = self._call(self.client.query, **kwargs)
             for raw in res.get("Items", []):

@@ -11,9 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 from kakeibo import errors
-from kakeibo.store.codec import Item, from_ddb, to_ddb
+from kakeibo.store.codec import Item, to_ddb
 from kakeibo.store.core import OnFail, StoreCore, TxOp
-from kakeibo.store.keys import META_SK, household_pk, invitation_pk, member_sk, membership_sk, prefix_range, user_pk
+from kakeibo.store.keys import META_SK, household_pk, invitation_pk, member_sk, membership_sk, user_pk
 
 
 class LedgerOps(StoreCore):
@@ -70,7 +70,7 @@ class LedgerOps(StoreCore):
     def accept_invitation(self, token: str, user: str, *, now_ms: int, now: str) -> Item:
         """Use an invitation once: it is marked used, and the caller becomes a member, in one transaction.
         Of concurrent accepts only one can find it unused."""
-        invite = self._get_raw(invitation_pk(token), META_SK)
+        invite = self.get_at(invitation_pk(token), META_SK)
         if invite is None:
             raise errors.NotFound("not found")
         ledger_id, role = str(invite["ledger"]), str(invite["role"])
@@ -250,45 +250,19 @@ class LedgerOps(StoreCore):
         }
         return TxOp("Put", body, on_fail)
 
-    def _get_raw(self, partition: str, sk: str) -> Item | None:
-        res = self._call(
-            self.client.get_item,
-            TableName=self.table,
-            Key=to_ddb({"PK": partition, "SK": sk}),
-            ConsistentRead=True,
-        )
-        return from_ddb(res["Item"]) if "Item" in res else None
-
-    def _query_raw(self, partition: str, prefix: str) -> list[Item]:
-        kwargs: dict[str, Any] = {
-            "TableName": self.table,
-            "KeyConditionExpression": "PK = :pk AND SK BETWEEN :lo AND :hi",
-            "ExpressionAttributeValues": to_ddb(
-                dict(zip((":pk", ":lo", ":hi"), (partition, *prefix_range(prefix)), strict=True))
-            ),
-            "ConsistentRead": True,
-        }
-        out: list[Item] = []
-        while True:
-            res = self._call(self.client.query, **kwargs)
-            out.extend(item for item in map(from_ddb, res.get("Items", [])) if item["SK"].startswith(prefix))
-            if not res.get("LastEvaluatedKey"):
-                return out
-            kwargs["ExclusiveStartKey"] = res["LastEvaluatedKey"]
-
     def ledger_meta(self, ledger_id: str) -> Item | None:
-        return self._get_raw(household_pk(ledger_id), META_SK)
+        return self.get_at(household_pk(ledger_id), META_SK)
 
     def member(self, ledger_id: str, user: str) -> Item | None:
         """A user's member item in a shared ledger (consistent), or None if not a member."""
-        return self._get_raw(household_pk(ledger_id), member_sk(user))
+        return self.get_at(household_pk(ledger_id), member_sk(user))
 
     def members(self, ledger_id: str) -> list[Item]:
-        return self._query_raw(household_pk(ledger_id), member_sk(""))
+        return list(self.query_at(household_pk(ledger_id), begins_with=member_sk("")))
 
     def memberships(self, user: str) -> list[Item]:
         """The shared ledgers a user belongs to, in id (creation) order."""
-        return self._query_raw(user_pk(user), membership_sk(""))
+        return list(self.query_at(user_pk(user), begins_with=membership_sk("")))
 
     def rename_ledger(self, ledger_id: str, name: str, expected: int | None, on_fail: OnFail) -> Item:
         """A new name, only if the ledger is at version `expected` (None: any version)."""
