@@ -22,7 +22,15 @@ from kakeibo import __version__, errors, idempotency, jobs, messages
 from kakeibo.event import header
 from kakeibo.event import route as event_route
 from kakeibo.event import sub as event_sub
-from kakeibo.http import JSON, PROBLEM_JSON, if_match_required, problem_headers, problem_json, problem_response
+from kakeibo.http import (
+    JSON,
+    PROBLEM_JSON,
+    caller_language,
+    if_match_required,
+    problem_headers,
+    problem_json,
+    problem_response,
+)
 from kakeibo.routes import accounts, budgets, health, imports, ledgers, maintenance, recurrences, reports, slips
 
 logger = Logger()
@@ -89,14 +97,10 @@ def _log_refusal(error: errors.ApiError) -> None:
     logger.info("request refused", extra={"code": error.code, "status": error.status})
 
 
-def _language(event: dict[str, Any]) -> messages.Lang:
-    return messages.language(header(event, "accept-language"))
-
-
 @app.exception_handler(errors.ApiError)
 def api_error(error: errors.ApiError) -> Response[str]:
     _log_refusal(error)
-    return problem_response(error, _language(app.current_event.raw_event))
+    return problem_response(error, caller_language(app.current_event.raw_event))
 
 
 @app.exception_handler(RequestValidationError)
@@ -117,7 +121,9 @@ def not_found(exc: Exception) -> Response[str]:
 @app.exception_handler(Exception)
 def unexpected(exc: Exception) -> Response[str]:
     logger.exception("unexpected error", extra={"code": "internal_error"})
-    return problem_response(errors.ApiError("an unexpected error occurred"), _language(app.current_event.raw_event))
+    return problem_response(
+        errors.ApiError("an unexpected error occurred"), caller_language(app.current_event.raw_event)
+    )
 
 
 # The limits pydantic reports with a field error that a client (and the wording) may use.
@@ -214,7 +220,7 @@ def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, A
 def _refusal(error: errors.ApiError, event: dict[str, Any]) -> dict[str, Any]:
     """A refusal before the resolver runs, in the proxy response format the resolver would build."""
     _log_refusal(error)
-    lang = _language(event)
+    lang = caller_language(event)
     return {
         "statusCode": error.status,
         "headers": {"Content-Type": PROBLEM_JSON, **problem_headers(error, lang)},

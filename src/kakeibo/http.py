@@ -15,9 +15,10 @@ from aws_lambda_powertools.event_handler.openapi.types import OpenAPIResponse, O
 from pydantic import BaseModel
 
 from kakeibo import errors
+from kakeibo.event import header
 from kakeibo.idempotency import request_token as derive_token
 from kakeibo.idempotency import scope as idempotency_scope
-from kakeibo.messages import Lang
+from kakeibo.messages import Lang, language
 
 # Declared so that the OpenAPI description (Swagger UI, generated clients) shows them.
 IF_MATCH_DOC = (
@@ -82,6 +83,11 @@ def json_response(
         body=json.dumps(payload, ensure_ascii=False, separators=(",", ":")),
         headers=out,
     )
+
+
+def caller_language(event: dict[str, Any]) -> Lang:
+    """The language the caller reads (their Accept-Language): problems and kept failures are worded in it."""
+    return language(header(event, "accept-language"))
 
 
 def problem_json(error: errors.ApiError, lang: Lang = "en") -> str:

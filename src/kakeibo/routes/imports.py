@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from types import ModuleType
 from typing import Annotated
 from urllib.parse import urlencode
 
@@ -43,6 +44,14 @@ CSV_BODY = {
 }
 
 
+def _importer() -> ModuleType:
+    """The importer, its file formats and the export, loaded on first use: a cold start serving
+    other routes does not pay for them."""
+    from kakeibo import importer  # noqa: PLC0415
+
+    return importer
+
+
 @router.post(
     "/imports",
     tags=TAGS,
@@ -76,12 +85,10 @@ def import_csv(
     dry_run: Annotated[bool, Query(description="write nothing; answer what each row would do")] = False,
     idempotency_key: IdempotencyKeyHeader = None,
 ) -> Response[str]:
-    from kakeibo import importer  # noqa: PLC0415 - the importer and its formats load on the first import
-    from kakeibo.importformats.prepare import Options  # noqa: PLC0415
-
+    importer = _importer()
     who = ledger_scope(router, EDITORS).key
     charset = csvio.charset_of(router.current_event.headers.get("content-type"))
-    options = Options(format=format, create_accounts=create_accounts, dry_run=dry_run)
+    options = importer.Options(format=format, create_accounts=create_accounts, dry_run=dry_run)
     result = importer.import_csv(
         get_store(), who, raw_body(router), charset, time_left=time_left(router), options=options
     )
@@ -98,9 +105,7 @@ def import_csv(
     responses={200: ok_response(ImportReport), **problem_responses(401, 404, 409)},
 )
 def get_import(id: str) -> Response[str]:
-    from kakeibo import importer  # noqa: PLC0415 - loaded on first use
-
-    return json_response(200, importer.get_import(get_store(), ledger_scope(router).key, id))
+    return json_response(200, _importer().get_import(get_store(), ledger_scope(router).key, id))
 
 
 @router.get(
@@ -127,11 +132,9 @@ def export_csv(
     by: ByQuery = None,
     cursor: Annotated[str | None, Query(max_length=512)] = None,
 ) -> Response[str]:
-    from kakeibo import importer  # noqa: PLC0415 - loaded on first use
-
     scope = ledger_scope(router)
     who = scope.key
-    body, next_cursor = importer.export_csv(
+    body, next_cursor = _importer().export_csv(
         get_store(), who, date_from=date_from, date_to=date_to, by=by, cursor=cursor
     )
     headers = {"Content-Disposition": 'attachment; filename="slips.csv"'}

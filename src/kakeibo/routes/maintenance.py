@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from types import ModuleType
+
 from aws_lambda_powertools.event_handler import Response
 
 from kakeibo.http import json_response, ok_response, problem_responses, time_left
@@ -13,6 +15,13 @@ router = LedgerRouter()
 TAGS = ["ledger"]
 
 
+def _integrity() -> ModuleType:
+    """Verify and rebuild, loaded on first use: a cold start serving other routes does not pay for them."""
+    from kakeibo import integrity  # noqa: PLC0415
+
+    return integrity
+
+
 @router.post(
     "/ledger/verify",
     tags=TAGS,
@@ -21,9 +30,7 @@ TAGS = ["ledger"]
     responses={200: ok_response(LedgerCheck), **problem_responses(400, 401, 409, 413, 415)},
 )
 def verify() -> Response[str]:
-    from kakeibo import integrity  # noqa: PLC0415 - only this route and rebuild need it
-
-    return json_response(200, integrity.verify(get_store(), ledger_scope(router).key))
+    return json_response(200, _integrity().verify(get_store(), ledger_scope(router).key))
 
 
 @router.post(
@@ -39,7 +46,5 @@ def verify() -> Response[str]:
     },
 )
 def rebuild() -> Response[str]:
-    from kakeibo import integrity  # noqa: PLC0415 - only this route and verify need it
-
-    result = integrity.rebuild(get_store(), ledger_scope(router, OWNERS).key, time_left=time_left(router))
+    result = _integrity().rebuild(get_store(), ledger_scope(router, OWNERS).key, time_left=time_left(router))
     return json_response(200 if result["complete"] else 202, result)

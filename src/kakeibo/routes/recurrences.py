@@ -9,12 +9,12 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Body, Query
 
 from kakeibo import messages
-from kakeibo.event import header
 from kakeibo.http import (
     ETAG,
     LOCATION,
     IdempotencyKeyHeader,
     IfMatchHeader,
+    caller_language,
     if_match,
     json_response,
     no_content,
@@ -86,8 +86,8 @@ def _service() -> ModuleType:
 
 
 def _lang() -> messages.Lang:
-    """The language a kept failure's detail is worded in (Accept-Language, as for problems)."""
-    return messages.language(header(router.current_event.raw_event, "accept-language"))
+    """The language a kept failure's detail is worded in (the caller's, as for problems)."""
+    return caller_language(router.current_event.raw_event)
 
 
 def _location(scope: Scope, item: dict[str, Any]) -> str:
