@@ -11,6 +11,7 @@ from bench.verify import verify
 from kakeibo.models import AccountCreate, SlipIn
 from kakeibo.services import accounts
 from kakeibo.services import slips as slip_service
+from kakeibo.store import WriteContext
 
 DAY = "2025-06-10"
 NEXT_DAY = "2025-06-11"
@@ -89,10 +90,10 @@ def history(ctx: Context) -> dict[str, Any]:
             ("card", "credit", 0),
         ):
             body = AccountCreate(id=account, name=account.title(), type=kind, opening_balance=opening)
-            accounts.create_account(ctx.store, who, body)
+            accounts.create_account(ctx.store, WriteContext.personal(who), body)
         slips = history_slips(ctx.sizes.history_days)
         for slip in slips:
-            slip_service.create_slip(ctx.store, who, SlipIn.model_validate(slip))
+            slip_service.create_slip(ctx.store, WriteContext.personal(who), SlipIn.model_validate(slip))
         checked = verify(ctx.store, who)
         if checked["mismatched_items"] or checked["slips"] != len(slips):
             raise BenchError(f"history ledger does not verify: {checked['mismatches']}")

@@ -27,6 +27,7 @@ from bench.stats import percentile
 from kakeibo import handler
 from kakeibo.models import SlipIn
 from kakeibo.services import slips as service
+from kakeibo.store import WriteContext
 
 
 class Recorded:
@@ -146,14 +147,21 @@ def run(ctx: Context) -> dict[str, Any]:
         "create": _layers(
             ctx,
             lambda i: ctx.api.event("POST", "/slips", user=twin.ours, body=slip_body(i)),
-            lambda i: service.create_slip(ctx.store, twin.ours, SlipIn.model_validate(slip_body(i))),
+            lambda i: service.create_slip(
+                ctx.store, WriteContext.personal(twin.ours), SlipIn.model_validate(slip_body(i))
+            ),
             count,
         ),
         "update": _layers(
             ctx,
             put,
             lambda i: service.update_slip(
-                ctx.store, twin.ours, date, slip_id, expected=1, body=SlipIn.model_validate(put_body(i))
+                ctx.store,
+                WriteContext.personal(twin.ours),
+                date,
+                slip_id,
+                expected=1,
+                body=SlipIn.model_validate(put_body(i)),
             ),
             count,
         ),

@@ -77,6 +77,35 @@ class Conflict(ApiError):
     status, code, title = 409, "conflict", "Conflict"
 
 
+class AlreadyUndone(ApiError):
+    """A journal entry is undone once: its undo is an entry of its own, which can be undone in turn."""
+
+    status, code, title = 409, "already_undone", "Already undone"
+
+
+class NotUndoable(ApiError):
+    """An entry whose inverse the API does not apply (memberships, invitations, the ledger itself)."""
+
+    status, code, title = 409, "not_undoable", "Not undoable"
+
+
+class ReadAgain(Conflict):
+    """What a write read changed before it committed, and the caller named no version (no If-Match,
+    or `*`): the write applies to whatever is current, so it reads again (services' `on_current`);
+    409 if it keeps changing."""
+
+    def __init__(self) -> None:
+        super().__init__("it kept changing while this change was written; retry", retry_after=1)
+
+
+class NoLongerMember(NotFound):
+    """The writer's member item is gone at commit (removed meanwhile): 404, as for any non-member."""
+
+
+class RoleRevoked(Forbidden):
+    """The writer's member item no longer holds a role that may write this (demoted meanwhile)."""
+
+
 class RequestInProgress(ApiError):
     status, code, title = 409, "request_in_progress", "Request in progress"
 

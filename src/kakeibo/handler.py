@@ -31,11 +31,23 @@ from kakeibo.http import (
     problem_json,
     problem_response,
 )
-from kakeibo.routes import accounts, budgets, health, imports, ledgers, maintenance, recurrences, reports, slips
+from kakeibo.routes import (
+    accounts,
+    budgets,
+    health,
+    imports,
+    journal,
+    ledgers,
+    maintenance,
+    recurrences,
+    reports,
+    slips,
+)
 
 logger = Logger()
 app = APIGatewayHttpResolver(enable_validation=True)
-for module in (health, accounts, slips, reports, budgets, imports, maintenance, recurrences, ledgers):
+# journal before slips: /slips/{id}/history must win over /slips/{date}/{id}
+for module in (health, accounts, journal, slips, reports, budgets, imports, maintenance, recurrences, ledgers):
     app.include_router(module.router)
 
 # Routes that need no identity; template.yaml gives exactly these `Auth: {Authorizer: NONE}`.
@@ -46,7 +58,13 @@ JSON_TYPES = ("application/json", "application/merge-patch+json")
 RAW_BODY_ROUTES = {"POST /imports": (("text/csv",), imports.MAX_CSV_BODY)}
 # POST routes that take no body (an empty JSON object is tolerated).
 NO_BODY_ROUTES = frozenset(
-    {"POST /ledger/verify", "POST /ledger/rebuild", "POST /recurrences/run", "POST /invitations/{token}/accept"}
+    {
+        "POST /ledger/verify",
+        "POST /ledger/rebuild",
+        "POST /recurrences/run",
+        "POST /invitations/{token}/accept",
+        "POST /changes/{seq}/undo",
+    }
 )
 
 # How the API describes itself. The OpenAPI document models (some hundred pydantic classes) are a

@@ -31,20 +31,23 @@ from kakeibo.csvio import Row, RowError
 from kakeibo.importformats.prepare import Options, prepare, preview
 from kakeibo.ledger import AccountItem
 from kakeibo.services.common import now_iso
-from kakeibo.services.slips import fingerprint, new_slip_item, slip_range, slip_view
+from kakeibo.services.slips import fingerprint, new_slip_item, slip_change, slip_range, slip_view
 from kakeibo.store import (
+    GUARD_ITEMS,
+    JOURNAL_ITEMS,
     Item,
     NewSlip,
     SlipIdTaken,
     Store,
-    author_of,
+    WriteContext,
     encode_cursor,
     identity_sk,
     slip_index_sks,
     slip_sk,
 )
 
-MAX_TX_ITEMS = 100 - 1  # TransactWriteItems' limit, less a shared ledger's check on the importing member
+# TransactWriteItems' limit, less a shared ledger's check on the importing member and the journal's head and entry
+MAX_TX_ITEMS = 100 - GUARD_ITEMS - JOURNAL_ITEMS
 MAX_LISTED_ERRORS = 1000  # kept with the import (GET /imports/{id})
 MAX_ANSWERED_ERRORS = 100  # in the POST answer, which Powertools stores with its Idempotency-Key
 MAX_MESSAGE = 200  # characters kept of a row's message: 1000 of them fit in the import's item
@@ -64,7 +67,7 @@ class Tally:
 
 def import_csv(
     store: Store,
-    who: str,
+    ctx: WriteContext,
     data: bytes,
     charset: str | None = None,
     *,
@@ -74,7 +77,9 @@ def import_csv(
     """Import a CSV file (ours, or another app's: importformats). Returns counts; status 'partial'
     if time ran out (send it again). A dry run answers what each row would do and writes nothing."""
     options = options or Options()
-    prepared = prepare(store, who, data, charset, options)
+    ctx = ctx.as_origin("import")
+    who = ctx.ledger
+    prepared = prepare(store, ctx, data, charset, options)
     if options.dry_run:
         return preview(store, who, prepared, _account_problem)
     parsed, accounts = prepared.file, prepared.accounts
@@ -88,8 +93,8 @@ def import_csv(
             queue.append(row)
     queue.sort(key=lambda r: (r.slip.date, r.line))
     known = store.used_slip_ids(who)
-    writer = _Writer(store, who, parsed.sha256, known, tally)
-    _started(store, who, parsed)
+    writer = _Writer(store, ctx, parsed.sha256, known, tally)
+    _started(store, ctx, parsed)
     try:
         for _ in range(MAX_PASSES):
             before = tally.created
@@ -98,7 +103,7 @@ def import_csv(
             queue = [row for row, _ in tally.held]
             tally.held.clear()
     except errors.Locked as exc:
-        _finished(store, who, parsed, tally, status="partial")
+        _finished(store, ctx, parsed, tally, status="partial")
         raise errors.Locked(
             f"{exc.detail}; {tally.created} rows were imported so far: send the file again later",
             retry_after=int(exc.headers.get("Retry-After", "1")),
@@ -107,14 +112,14 @@ def import_csv(
         ) from exc
     except Exception:
         with suppress(errors.ApiError):  # the failure the caller must see is the one that stopped us
-            _finished(store, who, parsed, tally, status="interrupted")
+            _finished(store, ctx, parsed, tally, status="interrupted")
         raise
     if _pending(parsed, tally) == len(tally.held):  # every row was tried: held ones are refused
         tally.errors += [RowError(row.line, reason) for row, reason in tally.held]
         tally.held.clear()
     pending = _pending(parsed, tally)
     status = "partial" if pending else "complete"
-    report = _finished(store, who, parsed, tally, status=status)
+    report = _finished(store, ctx, parsed, tally, status=status)
     return {
         "import_id": parsed.sha256,
         "status": status,
@@ -173,16 +178,18 @@ def _account_problem(row: Row, accounts: dict[str, Item]) -> str | None:
     return None
 
 
-def _started(store: Store, who: str, parsed: csvio.CsvFile) -> None:
-    store.import_started(who, parsed.sha256, rows=parsed.rows, encoding=parsed.encoding, now=now_iso())
+def _started(store: Store, ctx: WriteContext, parsed: csvio.CsvFile) -> None:
+    store.import_started(ctx, parsed.sha256, rows=parsed.rows, encoding=parsed.encoding, now=now_iso())
 
 
-def _finished(store: Store, who: str, parsed: csvio.CsvFile, tally: Tally, *, status: str) -> list[dict[str, Any]]:
+def _finished(
+    store: Store, ctx: WriteContext, parsed: csvio.CsvFile, tally: Tally, *, status: str
+) -> list[dict[str, Any]]:
     """Record the outcome of this run (`created` is not here: each batch ADDs its own, atomically).
     Returns the refused rows as listed: at most MAX_LISTED_ERRORS, messages cut to MAX_MESSAGE."""
     listed = [{"line": e.line, "message": e.message[:MAX_MESSAGE]} for e in sorted(tally.errors)[:MAX_LISTED_ERRORS]]
     store.import_finished(
-        who,
+        ctx,
         parsed.sha256,
         status=status,
         skipped=tally.skipped,
@@ -197,9 +204,10 @@ def _finished(store: Store, who: str, parsed: csvio.CsvFile, tally: Tally, *, st
 class _Writer:
     """Writes rows in batches and sorts each into created / skipped / held / errors."""
 
-    def __init__(self, store: Store, who: str, sha256: str, known: set[str], tally: Tally) -> None:
+    def __init__(self, store: Store, ctx: WriteContext, sha256: str, known: set[str], tally: Tally) -> None:
         self.store = store
-        self.who = who
+        self.ctx = ctx
+        self.who = ctx.ledger
         self.sha256 = sha256
         self.known = known  # slip ids already imported (ROW items seen), by any file
         self.tally = tally
@@ -208,7 +216,7 @@ class _Writer:
     def run(self, rows: Sequence[Row], time_left: TimeLeft | None) -> int:
         """Write `rows`; the number left unwritten because time ran out (0 when done)."""
         done = 0
-        for batch in batches(rows, author_of(self.who)):
+        for batch in batches(rows, self.ctx.actor):
             if time_left is not None and time_left() < MIN_SECONDS_LEFT:
                 return len(rows) - done
             self.write(batch)
@@ -275,7 +283,7 @@ class _Writer:
                 row.slip_id,
                 stamp=stamp,
                 no=self.numbers[row.slip_id],
-                by=author_of(self.who),
+                by=self.ctx.actor,
                 import_id=self.sha256,
             )
             slips.append(NewSlip(item, origin="import", fingerprint=fingerprint(row.slip)))
@@ -285,9 +293,10 @@ class _Writer:
             tuple(sorted(accounts)),
         )
         self.store.create_slips(
-            self.who,
+            self.ctx,
             slips,
             plan,
+            changes=[slip_change(None, new.item) for new in slips],
             missing_account=_missing,
             archived_account=_archived,
             import_id=self.sha256,

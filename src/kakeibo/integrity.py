@@ -35,6 +35,7 @@ from kakeibo import errors, ledger
 from kakeibo.ledger import AccountItem, CategoryMonthItem, ItemKey, Mismatch
 from kakeibo.services.slips import entry_of
 from kakeibo.store import (
+    GUARD_ITEMS,
     INDEXED,
     LEDGER_LOCK,
     SLIP_SEQ_SK,
@@ -42,6 +43,7 @@ from kakeibo.store import (
     Lease,
     Store,
     TxOp,
+    WriteContext,
     derived_key,
     derived_sk,
     identity_of,
@@ -166,17 +168,26 @@ def verify(store: Store, who: str) -> dict[str, Any]:
         snap = read(store, who)
         found = [m for m in snap.mismatches() if signature(m) in again]
         index = [p for p in snap.index_problems() if p in seen]
-    return {"ok": not found and not index, **view(found, index)}
+    from kakeibo.services import journal  # noqa: PLC0415 - the journal's views are the services'
+
+    replayed = journal.check(store, who)
+    if replayed["mismatches"]:  # a change committed while it was read is not a mismatch: read again
+        replayed = journal.check(store, who)
+    ok = not found and not index and not replayed["mismatches"]
+    return {"ok": ok, **view(found, index), "journal": replayed}
 
 
-def rebuild(store: Store, who: str, *, time_left: TimeLeft | None = None) -> dict[str, Any]:
+def rebuild(store: Store, ctx: WriteContext, *, time_left: TimeLeft | None = None) -> dict[str, Any]:
     """Rewrite every balance item that differs from the slips, under the ledger lock; give every
-    slip written before slips had identity items its identity (and deleted imported rows theirs)."""
+    slip written before slips had identity items its identity (and deleted imported rows theirs).
+    It changes no entity: the journal is never rewritten (each batch is bookkeeping under the
+    owner's guard)."""
+    who = ctx.ledger
     lease = store.acquire_lock(who, LEDGER_LOCK, ttl=LEASE_SECONDS)
     accounts: list[str] = []
     try:
         accounts = store.account_ids(who)
-        _in_batches(store, lease, [store.mark_op(lease, a) for a in accounts])
+        _in_batches(store, ctx, lease, [store.mark_op(lease, a) for a in accounts])
         snap = read(store, who)
         found = snap.mismatches()
         expected = snap.expected
@@ -189,14 +200,14 @@ def rebuild(store: Store, who: str, *, time_left: TimeLeft | None = None) -> dic
         index = store.index_ops(who, put=snap.expected_index - snap.index, delete=snap.index - snap.expected_index)
         ops = backfill + [store.set_balance_op(lease, key, _all_fields(key, expected.get(key, {}))) for key in keys]
         ops += index
-        written = _in_batches(store, lease, ops, time_left)
+        written = _in_batches(store, ctx, lease, ops, time_left)
         if written == len(ops):
             # every month and year item is right by now: reads may trust them from here on; and
             # every slip has its index items: filtered lists may read the index
             done = [store.rollups_complete_op(lease, a) for a in accounts]
             if snap.counter is not None and snap.counter.get(INDEXED) is not True:
                 done.append(store.indexed_op(lease))
-            _in_batches(store, lease, done, time_left)
+            _in_batches(store, ctx, lease, done, time_left)
     finally:
         try:
             for account in accounts:
@@ -222,14 +233,17 @@ def _all_fields(key: ItemKey, values: dict[str, int]) -> dict[str, int]:
     return {name: values.get(name, 0) for name in ledger.FIELDS[type(key)]}
 
 
-def _in_batches(store: Store, lease: Lease, ops: Sequence[TxOp], time_left: TimeLeft | None = None) -> int:
-    """Run `ops` in transactions that each also check the lease is ours. Returns how many ran."""
-    size = 99  # plus the lease check: TransactWriteItems takes 100
+def _in_batches(
+    store: Store, ctx: WriteContext, lease: Lease, ops: Sequence[TxOp], time_left: TimeLeft | None = None
+) -> int:
+    """Run `ops` in transactions that each also check the lease is ours (and the owner's role).
+    Returns how many ran."""
+    size = 100 - 1 - GUARD_ITEMS  # plus the lease check and the guard: TransactWriteItems takes 100
     for start in range(0, len(ops), size):
         if time_left is not None and time_left() < MIN_SECONDS_LEFT:
             return start
         try:
-            store.transact([store.lock_held_op(lease), *ops[start : start + size]])
+            store.record(ctx, [store.lock_held_op(lease), *ops[start : start + size]])
         except errors.Conflict as exc:
             raise errors.Conflict(f"the rebuild stopped: {exc.detail}; run it again") from exc
     return len(ops)

@@ -59,6 +59,8 @@ TITLES: dict[str, tuple[str, str]] = {
     "budget_exceeded": ("Budget exceeded", "予算超過"),
     "conflict": ("Conflict", "競合しました"),
     "request_in_progress": ("Request in progress", "処理中です"),
+    "already_undone": ("Already undone", "すでに元に戻されています"),
+    "not_undoable": ("Not undoable", "この変更は元に戻せません"),
     "gone": ("Gone", "もう使えません"),
     "last_owner": ("Last owner", "最後のオーナーは抜けられません"),
     "version_mismatch": ("Version mismatch", "ほかの変更と重なりました"),
@@ -501,6 +503,28 @@ TRANSLATIONS: dict[str, str] = {
         "取り込み中にほかの変更と重なりました。もう一度ファイルを送ってください"
     ),
     "a row of this batch was already imported": "この行はすでに取り込まれています",
+    # the journal, history and undo
+    "change not found": "その変更は見つかりません",
+    "this change was already undone": "この変更はすでに元に戻されています",
+    "slip '{id}' changed since that entry": "伝票 {id} はその変更のあとにさらに変更されています",
+    "{entity} '{id}' changed since that entry": "{entity} {id} はその変更のあとにさらに変更されています",
+    "it kept changing while this change was written; retry": (
+        "書き込み中にほかの変更が続きました。もう一度お試しください"
+    ),
+    "'since' is after the last change ({head})": "'since' が最新の変更番号（{head}）より後です",
+    "changes to members, invitations and the ledger itself are not undone; make the change again instead": (
+        "メンバー・招待・家計簿そのものの変更は元に戻せません。あらためて変更してください"
+    ),
+    "an account's creation is not undone; archive the account instead": (
+        "口座の作成は元に戻せません。代わりに口座をアーカイブしてください"
+    ),
+    "this entry undid nothing that can be undone": "この変更には元に戻せる内容がありません",
+    "this recurrence has no author to post as; edit it to post as you": (
+        "この繰り返しには登録者がいません。編集すると、あなたの登録として記帳されます"
+    ),
+    "the member this recurrence posts as is no longer an editor; an editor can edit it to post as them": (
+        "この繰り返しを登録したメンバーはもう編集者ではありません。編集者が編集すると、その人の登録として記帳されます"
+    ),
     "the import could not be recorded": "取り込みを記録できませんでした。もう一度ファイルを送ってください",
     "{why}; {created} rows were imported so far: send the file again later": (
         "ここまでに {created} 行を取り込みました。少し待ってから、同じファイルをもう一度送ってください"

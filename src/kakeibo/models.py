@@ -438,10 +438,24 @@ class LedgerMismatch(Model):
     actual: int | None = Field(description="null: the account item itself is missing")
 
 
+class JournalMismatch(Model):
+    type: str
+    id: str
+    journal: dict[str, Any] | None = Field(description="The entity as its last journal entry left it")
+    actual: dict[str, Any] | None = Field(description="The entity as the ledger holds it")
+
+
+class JournalCheck(Model):
+    entries: int
+    head: int
+    mismatches: list[JournalMismatch] = Field(description="Entities the journal, replayed, does not match")
+
+
 class LedgerCheck(Model):
     ok: bool
     mismatch_count: int
     mismatches: list[LedgerMismatch]
+    journal: JournalCheck | None = None
 
 
 class LedgerRebuild(Model):
@@ -679,3 +693,54 @@ class Invitation(Model):
 class Acceptance(Model):
     ledger: str
     role: Role
+
+
+# ---- the journal ------------------------------------------------------------------------------
+
+ChangeType = Literal["slip", "account", "budget", "recurrence", "member", "ledger", "invitation"]
+
+
+class EntityChange(Model):
+    type: ChangeType
+    id: str = Field(description="The entity's id (a budget's is `{month}/{category}`; a member's their user id)")
+    op: Literal["create", "update", "delete"]
+    version: int | None = Field(description="The entity's version after the change (a delete: its tombstone's)")
+    before: dict[str, Any] | None = Field(description="Its public view before (null: it did not exist)")
+    after: dict[str, Any] | None = Field(description="Its public view after (null: deleted)")
+
+
+class JournalEntry(Model):
+    seq: int = Field(description="Commit order in the ledger: 1, 2, 3... without gaps")
+    at: str
+    by: str | None = Field(description="The member whose change it is")
+    origin: Literal["api", "import", "recurrence", "undo", "job"]
+    request_id: str | None = None
+    changes: list[EntityChange]
+    undone_by: int | None = Field(default=None, description="The seq of the entry that undid this one")
+
+
+class ChangeList(Model):
+    changes: list[JournalEntry]
+    knowledge: int = Field(description="Send it as `since` next time: the last seq answered (the head when none)")
+    has_more: bool
+
+
+class SlipHistoryItem(Model):
+    seq: int
+    at: str
+    by: str | None
+    origin: str
+    op: Literal["create", "update", "delete"]
+    version: int | None
+    date: str | None
+    changed: dict[str, list[Any]] = Field(description="field -> [old, new]")
+
+
+class SlipHistory(Model):
+    id: str
+    items: list[SlipHistoryItem]
+
+
+class UndoResult(Model):
+    undone: int
+    entry: JournalEntry | None

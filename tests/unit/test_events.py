@@ -105,17 +105,20 @@ def test_handler_answers_every_sample(aws: None, name: str) -> None:
 
     # Given the ledger the samples talk about ("local"'s, or the shared one "local" owns): an account,
     # and the sample slip
+    from kakeibo.models import InvitationIn, LedgerIn
+    from kakeibo.services import ledgers
     from kakeibo.services.ledgers import EDITORS
-    from kakeibo.store import SharedLedger, get_store
+    from kakeibo.store import Change, WriteContext, get_store
 
     store, now = get_store(), "2026-11-21T09:00:00.000+09:00"
     shared = name in IN_LEDGER
     name = name.removesuffix("_in_ledger")
-    who = SharedLedger(SHARED_LEDGER_ID, "local", EDITORS) if shared else "local"
+    who = WriteContext.member(SHARED_LEDGER_ID, "local", EDITORS) if shared else WriteContext.personal("local")
     if shared or name in ("patch_ledger", "create_invitation", "put_member", "delete_member"):  # owned by "local"
-        store.create_ledger(SHARED_LEDGER_ID, "山田家", "local", now=now)
+        ledgers.create_ledger(store, "local", LedgerIn(name="山田家"), ledger_id=SHARED_LEDGER_ID)
         if name in ("put_member", "delete_member"):  # Taro, the member the sample names
-            store.add_member(SHARED_LEDGER_ID, "taro", "editor", added_by="local", now=now)
+            invited = ledgers.invite(store, "local", SHARED_LEDGER_ID, InvitationIn(role="editor"))
+            ledgers.accept(store, "taro", invited["token"])
     if name != "create_account":
         from kakeibo.models import AccountCreate
         from kakeibo.services import accounts
@@ -140,10 +143,16 @@ def test_handler_answers_every_sample(aws: None, name: str) -> None:
 
         budgets.put_budget(store, who, "2026-11", "食費", body=BudgetIn(limit=30000), expected=None, if_match=False)
     if name == "accept_invitation":  # Hanako's ledger, and the invitation the sample accepts
-        store.create_ledger(SHARED_LEDGER_ID, "山田家", "hanako", now=now)
+        ledgers.create_ledger(store, "hanako", LedgerIn(name="山田家"), ledger_id=SHARED_LEDGER_ID)
         token = sample(name)["pathParameters"]["token"]
+        invitation = Change("invitation", ledgers.invitation_id(token), "create", 1, None, {"role": "editor"})
         store.create_invitation(
-            token, SHARED_LEDGER_ID, "editor", created_by="hanako", expires_at_ms=4 * 10**12, now=now
+            WriteContext.member(SHARED_LEDGER_ID, "hanako", ("owner",)),
+            token,
+            "editor",
+            expires_at_ms=4 * 10**12,
+            now=now,
+            changes=[invitation],
         )
     if name == "get_import":  # the import the sample names: the import_csv sample's file
         first = sample("import_csv_in_ledger" if shared else "import_csv")

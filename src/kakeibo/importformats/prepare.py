@@ -16,7 +16,7 @@ from kakeibo.importformats import accounts as matching
 from kakeibo.importformats import detect
 from kakeibo.models import AccountCreate
 from kakeibo.services import accounts as account_service
-from kakeibo.store import Item, Store
+from kakeibo.store import Item, Store, WriteContext
 
 MAX_PREVIEW_ROWS = 2000
 # The rows listed stay well inside DynamoDB's 400 KB item, where Powertools keeps the answer of a
@@ -45,7 +45,8 @@ class Prepared:
         return {"format": self.format, "unknown_accounts": self.unknown, "accounts_created": self.created}
 
 
-def prepare(store: Store, who: str, data: bytes, charset: str | None, options: Options) -> Prepared:
+def prepare(store: Store, ctx: WriteContext, data: bytes, charset: str | None, options: Options) -> Prepared:
+    who = ctx.ledger
     source = detect.read(data, charset, options.format)
     listing = account_service.list_accounts(store, who)
     if isinstance(source, CsvFile):
@@ -53,7 +54,7 @@ def prepare(store: Store, who: str, data: bytes, charset: str | None, options: O
     resolved = matching.resolve(source, listing, create=options.create_accounts)
     created: list[str] = []
     if options.create_accounts and resolved.unknown and not options.dry_run:
-        created = _create(store, who, resolved.unknown)
+        created = _create(store, ctx, resolved.unknown)
         listing = account_service.list_accounts(store, who)
         resolved = matching.resolve(source, listing, create=False)
     accounts = _by_id(listing)
@@ -66,12 +67,12 @@ def _by_id(listing: list[dict[str, Any]]) -> dict[str, Item]:
     return {a["id"]: a for a in listing}
 
 
-def _create(store: Store, who: str, unknown: list[dict[str, Any]]) -> list[str]:
+def _create(store: Store, ctx: WriteContext, unknown: list[dict[str, Any]]) -> list[str]:
     created = []
     for account in unknown:
         body = AccountCreate(id=account["id"], name=account["name"][:100], type=account["type"], allow_negative=True)
         with suppress(errors.AlreadyExists):  # a concurrent import of the same file made it
-            account_service.create_account(store, who, body)
+            account_service.create_account(store, ctx, body)
             created.append(account["id"])
     return created
 

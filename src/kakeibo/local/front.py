@@ -89,7 +89,9 @@ def _problem(status: int, detail: str, code: str) -> tuple[int, dict[str, str], 
 class Front:
     def __init__(self, function: Function, *, web_root: Path | None = None) -> None:
         self.function = function
-        self.routes = template.routes()
+        # API Gateway picks the most specific route: literal segments win over variables
+        # (`GET /slips/{id}/history` before `GET /slips/{date}/{id}`)
+        self.routes = sorted(template.routes(), key=lambda r: -sum(1 for p in r.path.split("/") if p and "{" not in p))
         self.cors = template.cors()
         self.web_root = web_root
 

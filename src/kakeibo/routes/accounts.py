@@ -69,7 +69,7 @@ def create_account(
 ) -> Response[str]:
     scope = ledger_scope(router, EDITORS)
     created = accounts.create_account(
-        get_store(), scope.key, account, request_token=request_token(router, idempotency_key)
+        get_store(), scope.writer, account, request_token=request_token(router, idempotency_key)
     )
     return json_response(201, created, etag=created["version"], location=scope.url(f"/accounts/{created['id']}"))
 
@@ -112,9 +112,9 @@ def patch_account(
     patch: Annotated[AccountPatch, Body(openapi_examples=ACCOUNT_PATCH_EXAMPLES)],
     if_match_header: IfMatchHeader,
 ) -> Response[str]:
-    who = ledger_scope(router, EDITORS).key
+    writer = ledger_scope(router, EDITORS).writer
     expected = if_match(if_match_header)
-    account = accounts.patch_account(get_store(), who, id, patch, expected)
+    account = accounts.patch_account(get_store(), writer, id, patch, expected)
     return json_response(200, account, etag=account["version"])
 
 

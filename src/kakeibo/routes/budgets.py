@@ -55,12 +55,12 @@ def put_budget(
     budget: Annotated[BudgetIn, Body(openapi_examples=BUDGET_EXAMPLES)],
     if_match_header: OptionalIfMatchHeader = None,
 ) -> Response[str]:
-    who = ledger_scope(router, EDITORS).key
+    writer = ledger_scope(router, EDITORS).writer
     # API Gateway's own, decoded, view of the path; the resolver's match may still be percent-encoded
     category = _category(category)
     sent, expected = optional_if_match(if_match_header)
     saved, created = budgets.put_budget(
-        get_store(), who, month, category, body=budget, expected=expected, if_match=sent
+        get_store(), writer, month, category, body=budget, expected=expected, if_match=sent
     )
     return json_response(201 if created else 200, saved, etag=saved["version"])
 
@@ -86,7 +86,7 @@ def list_budgets(month: Annotated[str, Query(pattern=MONTH_PATTERN)]) -> Respons
     responses={204: no_content("Removed"), **problem_responses(400, 401, 404, 409, 412, 422, 428)},
 )
 def delete_budget(month: str, category: str, if_match_header: IfMatchHeader) -> Response[str]:
-    who = ledger_scope(router, EDITORS).key
+    writer = ledger_scope(router, EDITORS).writer
     category = _category(category)
-    budgets.delete_budget(get_store(), who, month, category, expected=if_match(if_match_header))
+    budgets.delete_budget(get_store(), writer, month, category, expected=if_match(if_match_header))
     return Response(status_code=204, body="")

@@ -86,11 +86,11 @@ def import_csv(
     idempotency_key: IdempotencyKeyHeader = None,
 ) -> Response[str]:
     importer = _importer()
-    who = ledger_scope(router, EDITORS).key
+    writer = ledger_scope(router, EDITORS).writer
     charset = csvio.charset_of(router.current_event.headers.get("content-type"))
     options = importer.Options(format=format, create_accounts=create_accounts, dry_run=dry_run)
     result = importer.import_csv(
-        get_store(), who, raw_body(router), charset, time_left=time_left(router), options=options
+        get_store(), writer, raw_body(router), charset, time_left=time_left(router), options=options
     )
     if dry_run:
         return json_response(200, result)

@@ -46,5 +46,5 @@ def verify() -> Response[str]:
     },
 )
 def rebuild() -> Response[str]:
-    result = _integrity().rebuild(get_store(), ledger_scope(router, OWNERS).key, time_left=time_left(router))
+    result = _integrity().rebuild(get_store(), ledger_scope(router, OWNERS).writer, time_left=time_left(router))
     return json_response(200 if result["complete"] else 202, result)

@@ -112,7 +112,7 @@ def create_recurrence(
 ) -> Response[str]:
     scope = ledger_scope(router, EDITORS)
     created = _service().create_recurrence(
-        get_store(), scope.key, body, request_token=request_token(router, idempotency_key)
+        get_store(), scope.writer, body, request_token=request_token(router, idempotency_key)
     )
     return json_response(201, created, etag=created["version"], location=_location(scope, created))
 
@@ -176,10 +176,10 @@ def patch_recurrence(
     patch: Annotated[RecurrencePatch, Body(openapi_examples=RECURRENCE_PATCH_EXAMPLES)],
     if_match_header: IfMatchHeader,
 ) -> Response[str]:
-    who = ledger_scope(router, EDITORS).key
+    writer = ledger_scope(router, EDITORS).writer
     expected = if_match(if_match_header)
     changes = patch.model_dump(exclude_unset=True)
-    item = _service().patch_recurrence(get_store(), who, id, changes, expected=expected)
+    item = _service().patch_recurrence(get_store(), writer, id, changes, expected=expected)
     return json_response(200, item, etag=item["version"])
 
 
@@ -191,9 +191,9 @@ def patch_recurrence(
     responses={204: no_content("Deleted"), **problem_responses(400, 401, 404, 409, 412, 428)},
 )
 def delete_recurrence(id: str, if_match_header: IfMatchHeader) -> Response[str]:
-    who = ledger_scope(router, EDITORS).key
+    writer = ledger_scope(router, EDITORS).writer
     expected = if_match(if_match_header)
-    _service().delete_recurrence(get_store(), who, id, expected=expected)
+    _service().delete_recurrence(get_store(), writer, id, expected=expected)
     return Response(status_code=204, body="")
 
 

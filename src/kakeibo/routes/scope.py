@@ -21,7 +21,7 @@ from kakeibo.event import LEDGER_PREFIX
 from kakeibo.event import ledger as event_ledger
 from kakeibo.http import identity, problem_responses
 from kakeibo.services.ledgers import EDITORS, MEMBERS, OWNERS, Access, open_ledger
-from kakeibo.store import get_store
+from kakeibo.store import WriteContext, get_store
 
 __all__ = ["EDITORS", "MEMBERS", "OWNERS", "LedgerRouter", "Scope", "ledger_scope"]
 
@@ -68,9 +68,17 @@ class Scope:
     access: Access
     base: str  # "" for an unprefixed route, else "/ledgers/{ledger}" as the request named it
 
+    request_id: str | None = None
+
     @property
     def key(self) -> str:
+        """The ledger as the store reads it."""
         return self.access.key
+
+    @property
+    def writer(self) -> WriteContext:
+        """The caller's write context: the ledger, the caller, the role guard, this request's id."""
+        return self.access.writer(request_id=self.request_id)
 
     def url(self, path: str) -> str:
         return self.base + path
@@ -83,4 +91,5 @@ def ledger_scope(router: BaseRouter, roles: tuple[str, ...] = MEMBERS) -> Scope:
     ledger = event_ledger(event)
     prefixed = str(event.get("routeKey", "")).partition(" ")[2].startswith(LEDGER_PREFIX + "/")
     access = open_ledger(get_store(), user, ledger, roles)
-    return Scope(user, access, f"/ledgers/{ledger}" if prefixed else "")
+    request_id = (event.get("requestContext") or {}).get("requestId")
+    return Scope(user, access, f"/ledgers/{ledger}" if prefixed else "", str(request_id) if request_id else None)

@@ -80,7 +80,7 @@ def create_slip(
     slip: Annotated[SlipIn, Body(openapi_examples=SLIP_EXAMPLES)], idempotency_key: IdempotencyKeyHeader = None
 ) -> Response[str]:
     scope = ledger_scope(router, EDITORS)
-    created = service.create_slip(get_store(), scope.key, slip, request_token=request_token(router, idempotency_key))
+    created = service.create_slip(get_store(), scope.writer, slip, request_token=request_token(router, idempotency_key))
     return json_response(201, created, etag=created["version"], location=_location(scope, created))
 
 
@@ -157,7 +157,7 @@ def replace_slip(
 ) -> Response[str]:
     scope = ledger_scope(router, EDITORS)
     expected = if_match(if_match_header)
-    updated = service.update_slip(get_store(), scope.key, date, id, expected=expected, body=slip)
+    updated = service.update_slip(get_store(), scope.writer, date, id, expected=expected, body=slip)
     return json_response(200, updated, etag=updated["version"], location=_location(scope, updated))
 
 
@@ -182,7 +182,7 @@ def patch_slip(
     scope = ledger_scope(router, EDITORS)
     expected = if_match(if_match_header)
     changes = patch.model_dump(exclude_unset=True)
-    updated = service.update_slip(get_store(), scope.key, date, id, expected=expected, patch=changes)
+    updated = service.update_slip(get_store(), scope.writer, date, id, expected=expected, patch=changes)
     return json_response(200, updated, etag=updated["version"], location=_location(scope, updated))
 
 
@@ -194,7 +194,7 @@ def patch_slip(
     responses={204: no_content("Deleted"), **problem_responses(400, 401, 404, 409, 412, 423, 428)},
 )
 def delete_slip(date: str, id: str, if_match_header: IfMatchHeader) -> Response[str]:
-    who = ledger_scope(router, EDITORS).key
+    writer = ledger_scope(router, EDITORS).writer
     expected = if_match(if_match_header)
-    service.delete_slip(get_store(), who, date, id, expected=expected)
+    service.delete_slip(get_store(), writer, date, id, expected=expected)
     return Response(status_code=204, body="")

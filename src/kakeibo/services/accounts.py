@@ -6,11 +6,13 @@ from typing import Any
 
 from kakeibo import errors
 from kakeibo.models import ACCOUNT_ID_RE, AccountCreate, AccountPatch
-from kakeibo.services.common import check_version, now_iso
+from kakeibo.services.common import check_version, now_iso, on_current
 from kakeibo.store import (
     ROLLUPS_MARK,
+    Change,
     Item,
     Store,
+    WriteContext,
     account_sk,
 )
 
@@ -32,7 +34,26 @@ def account_view(item: Item) -> dict[str, Any]:
     }
 
 
-def create_account(store: Store, who: str, body: AccountCreate, *, request_token: str | None = None) -> dict[str, Any]:
+def account_record(item: Item | None) -> dict[str, Any] | None:
+    """An account as the journal keeps it: its definition (its balance is what its slips make it)."""
+    if item is None:
+        return None
+    view = account_view(item)
+    del view["balance"]
+    return view
+
+
+def account_change(before: Item | None, after: Item | None) -> Change:
+    old, new = account_record(before), account_record(after)
+    op = "create" if old is None else "delete" if new is None else "update"
+    record = new or old or {}
+    return Change("account", str(record["id"]), op, int(record["version"]), old, new)
+
+
+def create_account(
+    store: Store, ctx: WriteContext, body: AccountCreate, *, request_token: str | None = None
+) -> dict[str, Any]:
+    who = ctx.ledger
     count = len(store.account_ids(who))
     if count >= MAX_ACCOUNTS:
         raise errors.Conflict(f"a ledger holds at most {MAX_ACCOUNTS} accounts", limit=MAX_ACCOUNTS)
@@ -53,7 +74,7 @@ def create_account(store: Store, who: str, body: AccountCreate, *, request_token
         "request_token": request_token,
     }
     try:
-        store.create_account(who, item, counted=count, limit=MAX_ACCOUNTS)
+        store.create_account(ctx, item, counted=count, limit=MAX_ACCOUNTS, changes=[account_change(None, item)])
     except errors.AlreadyExists:
         existing = store.get(who, account_sk(body.id))
         if request_token and existing and existing.get("request_token") == request_token:
@@ -78,17 +99,51 @@ def list_accounts(store: Store, who: str) -> list[dict[str, Any]]:
     return [account_view(i) for i in store.accounts(who)]
 
 
-def patch_account(store: Store, who: str, account: str, patch: AccountPatch, expected: int | None) -> dict[str, Any]:
-    current = get_account(store, who, account)
-    version = check_version(current["version"], expected)
-    changes = patch.model_dump(exclude_unset=True)
-    if all(current[k] == v for k, v in changes.items()):
-        return current
+def patch_account(
+    store: Store, ctx: WriteContext, account: str, patch: AccountPatch, expected: int | None
+) -> dict[str, Any]:
+    fields = patch.model_dump(exclude_unset=True)
+
+    def attempt() -> dict[str, Any]:
+        current = account_item(store, ctx.ledger, account)
+        check_version(int(current["version"]), expected)
+        return change_account(store, ctx, current, fields, expected=expected)
+
+    return on_current(attempt)
+
+
+def change_account(
+    store: Store,
+    ctx: WriteContext,
+    current: Item,
+    fields: dict[str, Any],
+    *,
+    expected: int | None,
+    undoes: int | None = None,
+) -> dict[str, Any]:
+    """The one change path of an account (as read): its fields set, its version bumped, journaled."""
+    view = account_view(current)
+    if all(view[k] == v for k, v in fields.items()):
+        return view
+    account, version = str(current["id"]), int(current["version"])
 
     def fail(old: Item | None) -> errors.ApiError:
         if old is None:
             return errors.NotFound(f"account '{account}' not found")
-        return errors.VersionMismatch(current=int(old["version"]), expected=version)
+        if expected is None:
+            return errors.ReadAgain()
+        return errors.VersionMismatch(current=int(old["version"]), expected=expected)
 
-    updated = store.update_versioned(who, account_sk(account), {**changes, "updated_at": now_iso()}, version, fail)
+    stamp = now_iso()
+    updated = {**current, **fields, "updated_at": stamp, "version": version + 1}
+    store.change_account(
+        ctx,
+        account,
+        {**fields, "updated_at": stamp},
+        expected=version,
+        on_fail=fail,
+        changes=[account_change(current, updated)],
+        at=stamp,
+        undoes=undoes,
+    )
     return account_view(updated)

@@ -8,10 +8,8 @@ from pydantic import ValidationError
 
 from kakeibo import errors
 from kakeibo.models import BudgetIn, SlipIn, check_month
-from kakeibo.store import (
-    Item,
-    Store,
-)
+from kakeibo.services.common import now_iso, on_current
+from kakeibo.store import Change, Item, OnFail, Store, WriteContext
 
 
 def budget_view(item: Item) -> dict[str, Any]:
@@ -53,42 +51,98 @@ def _checked(month: str, category: str) -> str:
     return valid_category(category)
 
 
+def budget_record(item: Item | None) -> dict[str, Any] | None:
+    """A budget as the journal keeps it: what its writer set (what was spent is the slips')."""
+    if item is None or "limit" not in item:
+        return None
+    return {
+        "month": item["month"],
+        "category": item["category"],
+        "limit": int(item["limit"]),
+        "strict": bool(item.get("strict", False)),
+        "version": int(item.get("budget_version", 0)),
+    }
+
+
+def budget_change(month: str, category: str, before: Item | None, after: Item | None) -> Change:
+    old, new = budget_record(before), budget_record(after)
+    op = "create" if old is None else "delete" if new is None else "update"
+    version = new["version"] if new else (old["version"] + 1 if old else None)
+    return Change("budget", f"{month}/{category}", op, version, old, new)
+
+
 def put_budget(
     store: Store,
-    who: str,
+    ctx: WriteContext,
     month: str,
     category: str,
     *,
     body: BudgetIn,
     expected: int | None,
     if_match: bool,
+    undoes: int | None = None,
 ) -> tuple[dict[str, Any], bool]:
     """Create (no If-Match) or change (If-Match) a budget. Returns (budget, created)."""
     category = _checked(month, category)
+    return on_current(
+        lambda: _put_budget(store, ctx, month, category, body=body, expected=expected, if_match=if_match, undoes=undoes)
+    )
 
-    def fail(old: Item | None) -> errors.ApiError:
-        if old is None or "limit" not in old:
-            return errors.VersionMismatch("there is no budget to change yet", current=None, expected=expected)
-        current = int(old.get("budget_version", 0))
-        if not if_match:
-            return errors.PreconditionRequired(
-                "this budget exists: send If-Match with its ETag to change it", current=current
-            )
-        return errors.VersionMismatch(
-            f"the budget is at version {current}, not {expected}", current=current, expected=expected
+
+def _put_budget(
+    store: Store,
+    ctx: WriteContext,
+    month: str,
+    category: str,
+    *,
+    body: BudgetIn,
+    expected: int | None,
+    if_match: bool,
+    undoes: int | None,
+) -> tuple[dict[str, Any], bool]:
+    current = store.budget_item(ctx.ledger, month, category)
+    exists = current is not None and "limit" in current
+    seen = int(current.get("budget_version", 0)) if current else 0
+    if if_match and not exists:
+        raise errors.VersionMismatch("there is no budget to change yet", current=None, expected=expected)
+    if not if_match and exists:
+        raise errors.PreconditionRequired("this budget exists: send If-Match with its ETag to change it", current=seen)
+    if expected is not None and seen != expected:
+        raise errors.VersionMismatch(
+            f"the budget is at version {seen}, not {expected}", current=seen, expected=expected
         )
-
-    item = store.put_budget(
-        who,
+    base: Item = dict(current or {"month": month, "category": category, "spent": 0})
+    after = {**base, "month": month, "category": category, "limit": body.limit, "strict": body.strict,
+             "budget_version": seen + 1}  # fmt: skip
+    if "spent" not in after:
+        after["spent"] = 0
+    store.put_budget(
+        ctx,
         month,
         category,
         limit=body.limit,
         strict=body.strict,
-        expected=expected,
-        must_exist=if_match,
-        on_fail=fail,
+        seen=seen,
+        on_fail=_moved(expected),
+        changes=[budget_change(month, category, current, after)],
+        at=now_iso(),
+        undoes=undoes,
     )
-    return budget_view(item), not if_match
+    return budget_view(after), not if_match
+
+
+def _moved(expected: int | None) -> OnFail:
+    """The budget changed between its read and the write: stale for an If-Match, else read again."""
+
+    def fail(old: Item | None) -> errors.ApiError:
+        current = int(old.get("budget_version", 0)) if old else 0
+        if expected is not None and current != expected:
+            return errors.VersionMismatch(
+                f"the budget is at version {current}, not {expected}", current=current, expected=expected
+            )
+        return errors.ReadAgain()
+
+    return fail
 
 
 def list_budgets(store: Store, who: str, month: str) -> dict[str, Any]:
@@ -96,16 +150,33 @@ def list_budgets(store: Store, who: str, month: str) -> dict[str, Any]:
     return {"month": month, "items": items}
 
 
-def delete_budget(store: Store, who: str, month: str, category: str, *, expected: int | None) -> None:
+def delete_budget(
+    store: Store, ctx: WriteContext, month: str, category: str, *, expected: int | None, undoes: int | None = None
+) -> None:
     """Remove a budget (If-Match: its version, or `*`). What was spent stays in the month's totals."""
     category = _checked(month, category)
+    on_current(lambda: _delete_budget(store, ctx, (month, category), expected, undoes))
 
-    def fail(old: Item | None) -> errors.ApiError:
-        if old is None or "limit" not in old:
-            return errors.NotFound("no budget for this month and category")
-        current = int(old.get("budget_version", 0))
-        return errors.VersionMismatch(
-            f"the budget is at version {current}, not {expected}", current=current, expected=expected
+
+def _delete_budget(
+    store: Store, ctx: WriteContext, key: tuple[str, str], expected: int | None, undoes: int | None
+) -> None:
+    month, category = key
+    current = store.budget_item(ctx.ledger, month, category)
+    if current is None or "limit" not in current:
+        raise errors.NotFound("no budget for this month and category")
+    seen = int(current.get("budget_version", 0))
+    if expected is not None and seen != expected:
+        raise errors.VersionMismatch(
+            f"the budget is at version {seen}, not {expected}", current=seen, expected=expected
         )
-
-    store.remove_budget(who, month, category, expected=expected, on_fail=fail)
+    store.remove_budget(
+        ctx,
+        month,
+        category,
+        seen=seen,
+        on_fail=_moved(expected),
+        changes=[budget_change(month, category, current, None)],
+        at=now_iso(),
+        undoes=undoes,
+    )

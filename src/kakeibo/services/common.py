@@ -4,12 +4,27 @@ from __future__ import annotations
 
 import datetime as dt
 import uuid
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
 from kakeibo import errors
 from kakeibo.models import check_month, parse_date
+
+T = TypeVar("T")
+CURRENT_ATTEMPTS = 4
+
+
+def on_current(attempt: Callable[[], T]) -> T:
+    """Run a read-then-write that applies to the current version: again when it changed meanwhile,
+    then 409 conflict (never a 412 naming a version the caller did not send)."""
+    for _ in range(CURRENT_ATTEMPTS - 1):
+        try:
+            return attempt()
+        except errors.ReadAgain:
+            continue
+    return attempt()
 
 
 def now_iso() -> str:

@@ -8,8 +8,8 @@ non-member is told nothing: every answer about a ledger they are not in is 404.
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
+import hashlib
 import re
 import secrets
 from dataclasses import dataclass
@@ -17,9 +17,9 @@ from typing import Any
 
 from kakeibo import errors
 from kakeibo.models import InvitationIn, LedgerIn, LedgerPatch, MemberIn
-from kakeibo.services.common import now_iso
+from kakeibo.services.common import check_version, now_iso, on_current
 from kakeibo.services.slips import new_slip_id
-from kakeibo.store import Item, SharedLedger, Store
+from kakeibo.store import Change, Item, SharedLedger, Store, WriteContext
 
 PERSONAL = "me"
 # Who may do what (DESIGN §7): reads are for every member; slips, accounts, budgets, imports and
@@ -38,33 +38,40 @@ class Access:
     ledger: str  # "me" or a shared ledger id, as the API names it
     role: str
     member: Item | None  # the caller's member item (None for the personal ledger)
-    key: str  # the ledger as the store takes it: the owner's `sub`, or a SharedLedger with the caller
+    key: str  # the ledger as the store takes it: the owner's `sub`, or a SharedLedger
+    user: str  # the caller
+    roles: tuple[str, ...] = MEMBERS  # the roles that may do what the caller came to do
 
     @property
     def personal(self) -> bool:
         return self.ledger == PERSONAL
 
+    def writer(self, *, request_id: str | None = None, origin: str = "api") -> WriteContext:
+        """The caller's write context: on a shared ledger every transaction checks again, atomically,
+        that they still hold one of the roles this was allowed to."""
+        if self.personal:
+            return WriteContext.personal(self.user, origin=origin, request_id=request_id)
+        return WriteContext.member(self.ledger, self.user, self.roles, origin=origin, request_id=request_id)
+
 
 def resolve(store: Store, user: str, ledger: str) -> Access:
     """The caller's access to a ledger, read consistently. Not a member (or no such ledger): 404."""
     if ledger == PERSONAL:
-        return Access(PERSONAL, "owner", None, user)
+        return Access(PERSONAL, "owner", None, user, user)
     member = store.member(ledger, user) if SHARED_ID_RE.match(ledger) else None
     if member is None:
         raise errors.NotFound("not found")
-    return Access(ledger, str(member["role"]), member, SharedLedger(ledger, user))
+    return Access(ledger, str(member["role"]), member, SharedLedger(ledger), user)
 
 
 def open_ledger(store: Store, user: str, ledger: str, roles: tuple[str, ...] = MEMBERS) -> Access:
     """The caller's access to a ledger's data for something `roles` may do: 404 to a non-member,
-    403 to a member whose role may not. A shared ledger's store reference carries the caller and,
-    for a write, the roles every write transaction checks again on the member item."""
+    403 to a member whose role may not. Its `writer` carries the roles every write transaction
+    checks again on the member item."""
     access = resolve(store, user, ledger)
     if access.role not in roles:
         raise errors.Forbidden(_FORBIDDEN.get(roles, "your role in this ledger does not allow this"), role=access.role)
-    if access.personal or roles == MEMBERS:  # a read: nothing to check again
-        return access
-    return dataclasses.replace(access, key=SharedLedger(access.ledger, user, roles))
+    return Access(access.ledger, access.role, access.member, access.key, user, roles)
 
 
 _FORBIDDEN = {
@@ -78,8 +85,40 @@ def require_owner(access: Access) -> None:
         raise errors.Forbidden("only an owner of the ledger may do this", role=access.role)
 
 
-def create_ledger(store: Store, user: str, body: LedgerIn) -> dict[str, Any]:
-    meta = store.create_ledger(new_slip_id(), body.name, user, now=now_iso())
+def ledger_record(meta: Item | None) -> dict[str, Any] | None:
+    return None if meta is None else {"id": meta["id"], "name": meta["name"], "version": int(meta["version"])}
+
+
+def member_record(member: Item | None) -> dict[str, Any] | None:
+    if member is None:
+        return None
+    return {"user": member["user"], "role": member["role"], "version": int(member["version"])}
+
+
+def member_change(before: Item | None, after: Item | None) -> Change:
+    old, new = member_record(before), member_record(after)
+    op = "create" if old is None else "delete" if new is None else "update"
+    record = new or old or {}
+    version = int(record["version"]) + (1 if new is None else 0)
+    return Change("member", str(record["user"]), op, version, old, new)
+
+
+def invitation_id(token: str) -> str:
+    """An invitation as the journal names it: never its token (every member reads the journal)."""
+    return hashlib.sha256(token.encode()).hexdigest()[:16]
+
+
+def create_ledger(
+    store: Store, user: str, body: LedgerIn, *, ledger_id: str | None = None, request_id: str | None = None
+) -> dict[str, Any]:
+    ledger_id, stamp = ledger_id or new_slip_id(), now_iso()
+    ctx = WriteContext.founding(ledger_id, user, request_id=request_id)
+    owner = {"user": user, "role": "owner", "version": 1}
+    changes = [
+        Change("ledger", ledger_id, "create", 1, None, {"id": ledger_id, "name": body.name, "version": 1}),
+        member_change(None, owner),
+    ]
+    meta = store.create_ledger(ctx, body.name, now=stamp, changes=changes)
     return {"id": meta["id"], "name": meta["name"], "role": "owner", "version": int(meta["version"])}
 
 
@@ -109,18 +148,33 @@ def get_ledger(store: Store, user: str, ledger: str) -> dict[str, Any]:
             "version": int(meta["version"])}  # fmt: skip
 
 
-def rename_ledger(store: Store, user: str, ledger: str, body: LedgerPatch, expected: int | None) -> dict[str, Any]:
+def rename_ledger(
+    store: Store, user: str, ledger: str, body: LedgerPatch, expected: int | None, *, request_id: str | None = None
+) -> dict[str, Any]:
     access = resolve(store, user, ledger)
     require_owner(access)
     if access.personal:
         raise errors.Conflict("the personal ledger has no name to change")
+    ctx = WriteContext.member(ledger, user, OWNERS, request_id=request_id)
 
     def stale(current: Item | None) -> errors.ApiError:
         if current is None:
             return errors.NotFound("not found")
+        if expected is None:
+            return errors.ReadAgain()
         return errors.VersionMismatch(current=int(current["version"]), expected=expected)
 
-    meta = store.rename_ledger(ledger, body.name, expected, stale)
+    def attempt() -> dict[str, Any]:
+        meta = store.ledger_meta(ledger)
+        if meta is None:
+            raise errors.NotFound("not found")
+        seen = check_version(int(meta["version"]), expected)
+        after = {**meta, "name": body.name, "version": seen + 1}
+        change = Change("ledger", ledger, "update", seen + 1, ledger_record(meta), ledger_record(after))
+        store.rename_ledger(ctx, body.name, seen=seen, on_fail=stale, changes=[change], at=now_iso())
+        return after
+
+    meta = on_current(attempt)
     return {"id": ledger, "name": meta["name"], "role": access.role, "version": int(meta["version"])}
 
 
@@ -136,15 +190,32 @@ def invite(store: Store, user: str, ledger: str, body: InvitationIn) -> dict[str
     now_ms = store.now_ms()
     expires_ms = now_ms + INVITATION_DAYS * 86_400_000
     token = secrets.token_urlsafe(24)
-    store.create_invitation(token, ledger, body.role, created_by=user, expires_at_ms=expires_ms, now=now_iso())
     expires_at = dt.datetime.fromtimestamp(expires_ms / 1000, dt.UTC).isoformat(timespec="seconds")
+    record = {"id": invitation_id(token), "role": body.role, "created_by": user,
+              "expires_at": expires_at.replace("+00:00", "Z")}  # fmt: skip
+    store.create_invitation(
+        WriteContext.member(ledger, user, OWNERS),
+        token,
+        body.role,
+        expires_at_ms=expires_ms,
+        now=now_iso(),
+        changes=[Change("invitation", record["id"], "create", 1, None, record)],
+    )
     return {"token": token, "ledger": ledger, "role": body.role, "expires_at": expires_at.replace("+00:00", "Z")}
 
 
 def accept(store: Store, user: str, token: str) -> dict[str, Any]:
     if not TOKEN_RE.match(token):
         raise errors.NotFound("not found")
-    return store.accept_invitation(token, user, now_ms=store.now_ms(), now=now_iso())
+    invite = store.invitation(token)
+    if invite is None:
+        raise errors.NotFound("not found")
+    ledger_id, inviter = str(invite["ledger"]), str(invite["created_by"])
+    ctx = WriteContext.invited(ledger_id, user, inviter)
+    member = {"user": user, "role": str(invite["role"]), "version": 1}
+    return store.accept_invitation(
+        ctx, token, invite, now_ms=store.now_ms(), now=now_iso(), changes=[member_change(None, member)]
+    )
 
 
 def _shared(access: Access) -> None:
@@ -159,7 +230,19 @@ def change_role(
     access = resolve(store, user, ledger)
     require_owner(access)
     _shared(access)
-    changed = store.change_role(ledger, member, body.role, by=user, expected=expected)
+    ctx = WriteContext.member(ledger, user, OWNERS)
+
+    def attempt() -> Item:
+        current = store.member(ledger, member)
+        if current is None:
+            raise errors.NotFound("not found")
+        check_version(int(current["version"]), expected)
+        after = {**current, "role": body.role, "version": int(current["version"]) + 1}
+        return store.change_role(
+            ctx, current, body.role, expected=expected, changes=[member_change(current, after)], at=now_iso()
+        )
+
+    changed = on_current(attempt)
     return {"user": member, "role": changed["role"], "version": int(changed["version"])}
 
 
@@ -169,4 +252,13 @@ def remove_member(store: Store, user: str, ledger: str, member: str, *, expected
     if member != user:
         require_owner(access)
     _shared(access)
-    store.remove_member(ledger, member, by=user, expected=expected)
+    ctx = WriteContext.member(ledger, user, OWNERS if member != user else MEMBERS)
+
+    def attempt() -> None:
+        current = store.member(ledger, member)
+        if current is None:
+            raise errors.NotFound("not found")
+        check_version(int(current["version"]), expected)
+        store.remove_member(ctx, current, expected=expected, changes=[member_change(current, None)], at=now_iso())
+
+    on_current(attempt)

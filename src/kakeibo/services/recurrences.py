@@ -23,10 +23,23 @@ from kakeibo.idempotency import derived_id
 from kakeibo.models import RecurrenceIn, SlipIn
 from kakeibo.recurrence import Occurrence
 from kakeibo.services.accounts import get_account
-from kakeibo.services.common import check_version, now_iso, query_date, validation_errors
+from kakeibo.services.common import check_version, now_iso, on_current, query_date, validation_errors
 from kakeibo.services.slips import create_slip, new_slip_id
 from kakeibo.settings import today
-from kakeibo.store import Item, ProgressConflict, SharedLedger, SlipIdTaken, Store, author_of, identity_sk
+from kakeibo.store import (
+    Bookkeeping,
+    Change,
+    Item,
+    ProgressConflict,
+    SharedLedger,
+    SlipIdTaken,
+    Store,
+    WriteContext,
+    identity_sk,
+)
+
+# Who may post a recurrence's slips: its author must still be an owner or editor of a shared ledger.
+POSTERS = ("owner", "editor")
 
 TimeLeft = Callable[[], float]
 MIN_SECONDS_LEFT = 2.0  # stop starting new work with less than this left
@@ -128,6 +141,46 @@ def recurrence_view(item: Item, lang: messages.Lang = "en") -> dict[str, Any]:
     }
 
 
+def recurrence_record(item: Item | None) -> dict[str, Any] | None:
+    """A recurrence as the journal keeps it: its definition (how far runs got is not a change)."""
+    if item is None:
+        return None
+    return {
+        "id": item["id"],
+        "slip": json.loads(item["slip"]),
+        "rule": json.loads(item["rule"]),
+        "shift": item["shift"],
+        "version": int(item["version"]),
+        "created_at": item["created_at"],
+        "updated_at": item["updated_at"],
+        "created_by": item.get("created_by"),
+        "updated_by": item.get("updated_by"),
+    }
+
+
+def recurrence_change(before: Item | None, after: Item | None) -> Change:
+    old, new = recurrence_record(before), recurrence_record(after)
+    op = "create" if old is None else "delete" if new is None else "update"
+    record = new or old or {}
+    version = int(record["version"]) + (1 if new is None else 0)
+    return Change("recurrence", str(record["id"]), op, version, old, new)
+
+
+def author(item: Item) -> str | None:
+    """Whose write a recurrence's posts are: the member who last defined it (created or edited it)."""
+    found = item.get("updated_by") or item.get("created_by")
+    return str(found) if found else None
+
+
+def posting_context(ledger: str, item: Item) -> WriteContext | None:
+    """The context a recurrence posts in: its author's, who must still be an editor (or owner) of a
+    shared ledger when each post commits. None if it has no author to post as."""
+    if isinstance(ledger, SharedLedger):
+        who = author(item)
+        return WriteContext.member(ledger, who, POSTERS, origin="recurrence") if who else None
+    return WriteContext.personal(str(ledger), origin="recurrence")
+
+
 def _valid_id(recurrence_id: str) -> bool:
     return 1 <= len(recurrence_id) <= 64 and recurrence_id.isascii() and recurrence_id.isalnum()
 
@@ -141,7 +194,7 @@ def _read(store: Store, who: str, recurrence_id: str) -> Item:
 
 def create_recurrence(
     store: Store,
-    who: str,
+    ctx: WriteContext,
     body: RecurrenceIn,
     *,
     recurrence_id: str | None = None,
@@ -149,6 +202,7 @@ def create_recurrence(
 ) -> dict[str, Any]:
     """Store a new recurrence. With a request token (Idempotency-Key) its id derives from the token,
     so a retry answers the recurrence the first attempt created instead of making a second one."""
+    who = ctx.ledger
     if sum(1 for _ in store.list_recurrences(who, keys_only=True)) >= MAX_RECURRENCES:
         raise errors.Conflict(f"a ledger holds at most {MAX_RECURRENCES} recurrences", limit=MAX_RECURRENCES)
     _check_accounts(store, who, body)
@@ -167,12 +221,13 @@ def create_recurrence(
         "version": 1,
         "created_at": stamp,
         "updated_at": stamp,
-        "created_by": author_of(who),
+        "created_by": ctx.actor,
         "request_token": request_token,
         "fingerprint": fingerprint,
     }
     try:
-        store.insert_recurrence(who, {k: v for k, v in item.items() if v is not None})
+        stored = {k: v for k, v in item.items() if v is not None}
+        store.insert_recurrence(ctx, stored, changes=[recurrence_change(None, stored)])
     except errors.AlreadyExists:
         existing = store.read_recurrence(who, recurrence_id)
         if request_token and existing and existing.get("request_token") == request_token:
@@ -223,10 +278,18 @@ def merge(target: Any, patch: Any) -> Any:
 
 
 def patch_recurrence(
-    store: Store, who: str, recurrence_id: str, patch: dict[str, Any], *, expected: int | None
+    store: Store,
+    ctx: WriteContext,
+    recurrence_id: str,
+    patch: dict[str, Any],
+    *,
+    expected: int | None,
+    undoes: int | None = None,
 ) -> dict[str, Any]:
     """Change the definition (If-Match). Occurrences already posted stay as they are; the next one is
-    the new rule's first occurrence scheduled after the last one posted."""
+    the new rule's first occurrence scheduled after the last one posted. Whoever edits it becomes the
+    member its slips are posted as."""
+    who = ctx.ledger
     for _ in range(PROGRESS_ATTEMPTS):
         item = _read(store, who, recurrence_id)
         current = Definition.of(item)
@@ -247,14 +310,17 @@ def patch_recurrence(
             schedule_rule(body.rule.model_dump()), body.shift, after=current.posted_through
         )
         fields.update(_progress_fields(upcoming))
-        fields.update({"last_error": None, "updated_at": now_iso()})
+        fields.update({"last_error": None, "updated_at": now_iso(), "updated_by": ctx.actor})
+        updated = {k: v for k, v in {**item, **fields, "version": version + 1}.items() if v is not None}
         try:
-            updated = store.replace_definition(
-                who,
+            store.replace_definition(
+                ctx,
                 recurrence_id,
                 fields,
                 version=version,
                 posted_through=item.get("posted_through"),
+                changes=[recurrence_change(item, updated)],
+                undoes=undoes,
             )
         except ProgressConflict:
             continue  # a run posted meanwhile: recompute from where it got
@@ -262,9 +328,59 @@ def patch_recurrence(
     raise errors.Conflict("the recurrence is busy being run; retry", retry_after=1)
 
 
-def delete_recurrence(store: Store, who: str, recurrence_id: str, *, expected: int | None) -> None:
-    _read(store, who, recurrence_id)
-    store.delete_recurrence(who, recurrence_id, version=expected)
+def redefine(
+    store: Store, ctx: WriteContext, recurrence_id: str, definition: dict[str, Any], *, version: int, undoes: int
+) -> None:
+    """The definition replaced whole (undo of an edit), at `version`."""
+    current = Definition.of(_read(store, ctx.ledger, recurrence_id))
+    patch: dict[str, Any] = {"shift": definition["shift"]}
+    for part, now in (("slip", current.slip), ("rule", current.rule)):
+        wanted = definition[part]
+        patch[part] = {key: wanted.get(key) for key in {*now, *wanted}}  # absent keys removed
+    patch_recurrence(store, ctx, recurrence_id, patch, expected=version, undoes=undoes)
+
+
+def remove_recurrence(store: Store, ctx: WriteContext, recurrence_id: str, *, version: int, undoes: int) -> None:
+    """The recurrence deleted at `version` (undo of its creation); the slips it posted stay."""
+    item = _read(store, ctx.ledger, recurrence_id)
+    store.delete_recurrence(
+        ctx, recurrence_id, version=version, expected=version, changes=[recurrence_change(item, None)],
+        at=now_iso(), undoes=undoes,
+    )  # fmt: skip
+
+
+def restore_recurrence(store: Store, ctx: WriteContext, record: dict[str, Any], *, undoes: int) -> None:
+    """A deleted recurrence back with its own id (undo of its delete). Occurrences it posted before
+    keep their slips: their ids are taken, so runs skip them."""
+    body = RecurrenceIn.model_validate({"slip": record["slip"], "rule": record["rule"], "shift": record["shift"]})
+    definition = _definition_fields(body)
+    first = recurrence.next_occurrence(schedule_rule(json.loads(definition["rule"])), body.shift)
+    stamp = now_iso()
+    item: Item = {
+        "type": "recurrence",
+        "id": record["id"],
+        **definition,
+        **_progress_fields(first),
+        "version": int(record["version"]) + 2,  # past the delete's own version
+        "created_at": record["created_at"],
+        "updated_at": stamp,
+        "created_by": record.get("created_by"),
+        "updated_by": ctx.actor,
+    }
+    stored = {k: v for k, v in item.items() if v is not None}
+    store.insert_recurrence(ctx, stored, changes=[recurrence_change(None, stored)], undoes=undoes)
+
+
+def delete_recurrence(store: Store, ctx: WriteContext, recurrence_id: str, *, expected: int | None) -> None:
+    def attempt() -> None:
+        item = _read(store, ctx.ledger, recurrence_id)
+        version = check_version(int(item["version"]), expected)
+        store.delete_recurrence(
+            ctx, recurrence_id, version=version, expected=expected, changes=[recurrence_change(item, None)],
+            at=now_iso(),
+        )  # fmt: skip
+
+    on_current(attempt)
 
 
 def occurrences(
@@ -344,7 +460,7 @@ def run_ledger(
         if _out_of_time(time_left):
             tally.complete = False
             break
-        run_recurrence(store, who, item, tally, time_left=time_left)
+        run_recurrence(store, who, item, tally, time_left=time_left)  # posted as each one's author
     return tally.result(lang)
 
 
@@ -361,16 +477,17 @@ def post_due(store: Store, until: dt.date | None = None, *, time_left: TimeLeft 
         item = store.read_recurrence(ledger, recurrence_id)
         if item is None or not item.get("next_due") or item["next_due"] > bound:
             continue  # the index is eventually consistent: changed since
-        author = item.get("created_by")
-        posting = SharedLedger(ledger, str(author)) if isinstance(ledger, SharedLedger) and author else ledger
-        run_recurrence(store, posting, item, tally, time_left=time_left)  # a shared ledger's: by its author
+        run_recurrence(store, ledger, item, tally, time_left=time_left)
     return tally.result()
 
 
 def run_recurrence(store: Store, who: str, item: Item, tally: RunTally, *, time_left: TimeLeft | None = None) -> None:
-    """Post the recurrence's occurrences due by `tally.until`, in order, stopping at the first that
-    fails (kept as last_error, tried again next run), then save how far it got."""
+    """Post the recurrence's occurrences due by `tally.until`, in order, as its author, stopping at
+    the first that fails (kept as last_error, tried again next run), then save how far it got. Each
+    post commits only while the recurrence is still at the version it was read at: once an edit or
+    a delete has answered, nothing of the old definition is posted."""
     current = Definition.of(item)
+    poster = posting_context(who, item)
     posted_through = current.posted_through
     error: dict[str, Any] | None = None
     for count, occurrence in enumerate(
@@ -379,7 +496,10 @@ def run_recurrence(store: Store, who: str, item: Item, tally: RunTally, *, time_
         if count >= MAX_POSTS_PER_RECURRENCE or _out_of_time(time_left):
             tally.complete = False
             break
-        error = _post(store, who, current, occurrence, tally)
+        try:
+            error = _post(store, poster, current, occurrence, tally)
+        except ProgressConflict:
+            return  # edited or deleted meanwhile: the next run goes on from the new definition
         if error is not None:
             tally.failed.append(
                 {"recurrence": current.id, **{k: error[k] for k in ("date", "scheduled", "code", "detail", "context")}}
@@ -392,17 +512,26 @@ def run_recurrence(store: Store, who: str, item: Item, tally: RunTally, *, time_
 
 
 def _post(
-    store: Store, who: str, current: Definition, occurrence: Occurrence, tally: RunTally
+    store: Store, poster: WriteContext | None, current: Definition, occurrence: Occurrence, tally: RunTally
 ) -> dict[str, Any] | None:
     """Create the occurrence's slip unless it exists; the error to keep if it cannot be written."""
+    if poster is None:
+        return _error(occurrence, "forbidden", "this recurrence has no author to post as; edit it to post as you")
     slip_id = recurrence.occurrence_slip_id(current.id, occurrence.scheduled)
-    if already_posted(store, who, slip_id):
+    if already_posted(store, poster.ledger, slip_id):
         return None
+    unchanged = store.recurrence_unchanged_op(poster.ledger, current.id, current.version)
     try:
         body = SlipIn.model_validate({**current.slip, "date": occurrence.date.isoformat()})
-        create_slip(store, who, body, slip_id=slip_id, origin="recurrence")
+        create_slip(store, poster, body, slip_id=slip_id, conditions=(unchanged,))
     except SlipIdTaken:
         return None  # another run created it a moment ago
+    except (errors.NoLongerMember, errors.RoleRevoked):
+        return _error(
+            occurrence,
+            "forbidden",
+            "the member this recurrence posts as is no longer an editor; an editor can edit it to post as them",
+        )
     except errors.ApiError as exc:
         return _error(occurrence, exc.code, exc.detail, exc.context)
     except ValidationError as exc:
@@ -439,7 +568,7 @@ def _save_progress(
         upcoming = current.next(posted_through)
         try:
             store.record_progress(
-                who,
+                Bookkeeping(who),
                 current.id,
                 version=current.version,
                 posted_through=posted_through.isoformat() if posted_through else None,

@@ -16,14 +16,16 @@ from kakeibo import errors, ledger
 from kakeibo.idempotency import derived_id
 from kakeibo.ledger import Entry
 from kakeibo.models import SlipIn, parse_date
-from kakeibo.services.common import check_version, new_token, now_iso, query_date, validation_errors
+from kakeibo.services.common import check_version, new_token, now_iso, on_current, query_date, validation_errors
 from kakeibo.store import (
+    Change,
     Item,
     NewSlip,
     SlipFilter,
     SlipIdTaken,
     Store,
-    author_of,
+    TxOp,
+    WriteContext,
     decode_cursor,
     encode_cursor,
     identity_sk,
@@ -59,6 +61,16 @@ def slip_view(item: Item) -> dict[str, Any]:
         "created_by": item.get("created_by"),
         "updated_by": item.get("updated_by"),
     }
+
+
+def slip_change(before: Item | None, after: Item | None) -> Change:
+    """A slip's change as the journal keeps it: its public views before and after."""
+    old = slip_view(before) if before is not None else None
+    new = slip_view(after) if after is not None else None
+    op = "create" if old is None else "delete" if new is None else "update"
+    slip_id = (new or old or {})["id"]
+    version = new["version"] if new else (old["version"] + 1 if old else None)
+    return Change("slip", slip_id, op, version, old, new)
 
 
 def entry_of(item: Item) -> Entry:
@@ -127,12 +139,12 @@ def new_slip_item(body: SlipIn, slip_id: str, *, stamp: str, no: int, by: str | 
 
 def create_slip(
     store: Store,
-    who: str,
+    ctx: WriteContext,
     body: SlipIn,
     *,
     slip_id: str | None = None,
     request_token: str | None = None,
-    origin: str = "api",
+    conditions: tuple[TxOp, ...] = (),
 ) -> dict[str, Any]:
     """Create one slip: the one way slips come to be (POST /slips, recurrences; imports batch
     the same store operation). One transaction: the slip, its identity and every balance it moves.
@@ -145,19 +157,22 @@ def create_slip(
     if request_token:
         slip_id = slip_id or derived_id(request_token)
     slip_id = slip_id or new_slip_id()
+    who = ctx.ledger
     entry = body.entry()
     stamp, no = now_iso(), store.next_number(who)
-    item = new_slip_item(body, slip_id, stamp=stamp, no=no, by=author_of(who), request_token=request_token)
-    new = NewSlip(item, origin=origin, fingerprint=fingerprint(body), request_token=request_token)
+    item = new_slip_item(body, slip_id, stamp=stamp, no=no, by=ctx.actor, request_token=request_token)
+    new = NewSlip(item, origin=ctx.origin, fingerprint=fingerprint(body), request_token=request_token)
 
     def write(token: str) -> None:
         store.create_slips(
-            who,
+            ctx,
             [new],
             ledger.plan(None, entry),
+            changes=[slip_change(None, item)],
             missing_account=_missing_account(entry),
             archived_account=_archived_account(entry),
             token=token,
+            conditions=conditions,
         )
 
     try:
@@ -221,6 +236,10 @@ def _valid_key(date: str, slip_id: str) -> bool:
     return _valid_id(slip_id)
 
 
+def valid_id(slip_id: str) -> bool:
+    return _valid_id(slip_id)
+
+
 def _valid_id(slip_id: str) -> bool:
     return 1 <= len(slip_id) <= 64 and slip_id.isascii() and slip_id.isalnum()
 
@@ -248,7 +267,7 @@ def merge_patch(current: Item, patch: dict[str, Any]) -> SlipIn:
 
 def update_slip(
     store: Store,
-    who: str,
+    ctx: WriteContext,
     date: str,
     slip_id: str,
     *,
@@ -257,10 +276,42 @@ def update_slip(
     patch: dict[str, Any] | None = None,
     token: str | None = None,
 ) -> dict[str, Any]:
-    """PUT (body) or PATCH (patch): one transaction; a new date moves the slip to a new key."""
-    current = _read_slip(store, who, date, slip_id)
-    version = check_version(int(current["version"]), expected)
+    """PUT (body) or PATCH (patch): one transaction; a new date moves the slip to a new key. Without
+    a version (If-Match: *) it applies to the slip as it is when it commits."""
+    return on_current(
+        lambda: _update_slip(store, ctx, (date, slip_id), expected=expected, body=body, patch=patch, token=token)
+    )
+
+
+def _update_slip(
+    store: Store,
+    ctx: WriteContext,
+    key: tuple[str, str],
+    *,
+    expected: int | None,
+    body: SlipIn | None,
+    patch: dict[str, Any] | None,
+    token: str | None,
+) -> dict[str, Any]:
+    current = _read_slip(store, ctx.ledger, *key)
+    check_version(int(current["version"]), expected)
     new = body if body is not None else merge_patch(current, patch or {})
+    return write_slip(store, ctx, current, new, expected=expected, token=token)
+
+
+def write_slip(
+    store: Store,
+    ctx: WriteContext,
+    current: Item,
+    new: SlipIn,
+    *,
+    expected: int | None,
+    token: str | None = None,
+    undoes: int | None = None,
+) -> dict[str, Any]:
+    """The one change path of a slip: `current` (as read) becomes `new`, in one transaction."""
+    version = int(current["version"])
+    slip_id = current["id"]
     old_entry, new_entry = entry_of(current), new.entry()
     unchanged = old_entry == new_entry and current.get("memo") == new.memo
     if unchanged:
@@ -274,38 +325,114 @@ def update_slip(
         created_at=current["created_at"],
         updated_at=now_iso(),
         created_by=current.get("created_by"),
-        updated_by=author_of(who),
+        updated_by=ctx.actor,
     )
     for extra in ("import_id", "request_token"):
         if extra in current:
             item[extra] = current[extra]
     newly_named = set(ledger.accounts_touched(new_entry)) - set(ledger.accounts_touched(old_entry))
     store.change_slip(
-        who,
+        ctx,
         current,
         item,
         ledger.plan(old_entry, new_entry),
         newly_named=frozenset(newly_named),
+        changes=[slip_change(current, item)],
         missing_account=_missing_account(new_entry),
         archived_account=_archived_account(new_entry),
         token=token or new_token(),
+        stale=_stale(expected),
+        undoes=undoes,
     )
     return slip_view(item)
 
 
+def _stale(expected: int | None) -> Callable[[Item | None], errors.ApiError]:
+    """The slip was not at the version read when its change committed: 412 naming the version the
+    caller sent, or, when they sent none (If-Match: *), read again."""
+
+    def fail(old: Item | None) -> errors.ApiError:
+        if old is None:
+            return errors.NotFound("slip not found")
+        if expected is None:
+            return errors.ReadAgain()
+        return errors.VersionMismatch(current=int(old["version"]), expected=expected)
+
+    return fail
+
+
 def delete_slip(
-    store: Store, who: str, date: str, slip_id: str, *, expected: int | None, token: str | None = None
+    store: Store, ctx: WriteContext, date: str, slip_id: str, *, expected: int | None, token: str | None = None
 ) -> None:
-    current = _read_slip(store, who, date, slip_id)
-    check_version(int(current["version"]), expected)
+    def attempt() -> None:
+        current = _read_slip(store, ctx.ledger, date, slip_id)
+        check_version(int(current["version"]), expected)
+        remove_slip(store, ctx, current, expected=expected, token=token)
+
+    on_current(attempt)
+
+
+def remove_slip(
+    store: Store,
+    ctx: WriteContext,
+    current: Item,
+    *,
+    expected: int | None,
+    token: str | None = None,
+    undoes: int | None = None,
+) -> None:
+    """The one delete path of a slip (as read): one transaction, its identity left as a tombstone."""
     old_entry = entry_of(current)
-    store.delete_slip(
-        who,
-        current,
+    store.delete_slips(
+        ctx,
+        [current],
         ledger.plan(old_entry, None),
+        at=now_iso(),
+        changes=[slip_change(current, None)],
         missing_account=_missing_account(old_entry),
         archived_account=_archived_account(old_entry),
         token=token or new_token(),
+        stale=_stale(expected),
+        undoes=undoes,
+    )
+
+
+def remove_slips(store: Store, ctx: WriteContext, currents: list[Item], *, undoes: int, at: str) -> None:
+    """Several slips (as read) deleted in one transaction: an import batch or a recurring post undone."""
+    entries = [entry_of(c) for c in currents]
+    accounts = sorted({a for e in entries for a in ledger.accounts_touched(e)})
+    plan = ledger.Plan("delete", ledger.merge(ledger.effects(e, -1) for e in entries), tuple(accounts))
+    store.delete_slips(
+        ctx,
+        currents,
+        plan,
+        at=at,
+        changes=[slip_change(c, None) for c in currents],
+        missing_account=_missing_account(entries[0]),
+        archived_account=_archived_account(entries[0]),
+        stale=_stale(None),
+        undoes=undoes,
+    )
+
+
+def restore_slip(store: Store, ctx: WriteContext, view: dict[str, Any], *, tombstone: int, undoes: int) -> None:
+    """A deleted slip back with its own id and number, as the entry that deleted it saw it."""
+    body = SlipIn.model_validate({k: view[k] for k in SLIP_FIELDS if view.get(k) is not None})
+    entry = body.entry()
+    stamp = now_iso()
+    item = _slip_item(
+        body, entry, id=view["id"], no=int(view["no"]), version=tombstone + 1, created_at=view["created_at"],
+        updated_at=stamp, created_by=view.get("created_by"), updated_by=ctx.actor,
+    )  # fmt: skip
+    store.restore_slip(
+        ctx,
+        item,
+        ledger.plan(None, entry),
+        tombstone_version=tombstone,
+        changes=[slip_change(None, item)],
+        missing_account=_missing_account(entry),
+        archived_account=_archived_account(entry),
+        undoes=undoes,
     )
 
 

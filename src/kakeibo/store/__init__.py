@@ -19,6 +19,18 @@ from kakeibo.store.codec import Item, from_ddb, to_ddb
 from kakeibo.store.core import OnFail, RetryPolicy, TxOp, dynamodb_client
 from kakeibo.store.cursors import decode_cursor, encode_cursor
 from kakeibo.store.imports import ImportOps
+from kakeibo.store.journal import (
+    CHANGE_TYPES,
+    GUARD_ITEMS,
+    JOURNAL_ITEMS,
+    Bookkeeping,
+    Change,
+    Guard,
+    JournalOps,
+    WriteContext,
+    change_seq,
+    entry_changes,
+)
 from kakeibo.store.keys import (
     ACCOUNT_COUNT_SK,
     LEDGER_LOCK,
@@ -26,7 +38,6 @@ from kakeibo.store.keys import (
     SharedLedger,
     account_id,
     account_sk,
-    author_of,
     category_sk,
     day_sk,
     derived_key,
@@ -51,15 +62,21 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ACCOUNT_COUNT_SK",
+    "CHANGE_TYPES",
     "FENCE",
     "FENCE_NAMES",
+    "GUARD_ITEMS",
     "INDEXED",
+    "JOURNAL_ITEMS",
     "LEDGER_LOCK",
     "ORIGINS",
     "REBUILD_EXPIRES",
     "REBUILD_MARK",
     "ROLLUPS_MARK",
     "SLIP_SEQ_SK",
+    "Bookkeeping",
+    "Change",
+    "Guard",
     "IndexedPage",
     "Item",
     "Lease",
@@ -73,16 +90,18 @@ __all__ = [
     "SlipPage",
     "Store",
     "TxOp",
+    "WriteContext",
     "account_id",
     "account_sk",
-    "author_of",
     "category_sk",
+    "change_seq",
     "day_sk",
     "decode_cursor",
     "derived_key",
     "derived_sk",
     "dynamodb_client",
     "encode_cursor",
+    "entry_changes",
     "from_ddb",
     "get_store",
     "idempotency_persistence",
@@ -98,7 +117,7 @@ __all__ = [
 ]
 
 
-class Store(SlipOps, AccountOps, BudgetOps, ImportOps, RebuildOps, RecurrenceOps, LedgerOps):
+class Store(SlipOps, AccountOps, BudgetOps, ImportOps, RebuildOps, RecurrenceOps, LedgerOps, JournalOps):
     """The ledger table: every operation the services use."""
 
 

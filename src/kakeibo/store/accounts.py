@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
 
 from kakeibo import errors
 from kakeibo.store.codec import Item
+from kakeibo.store.core import OnFail
+from kakeibo.store.journal import Change, JournalOps, WriteContext
 from kakeibo.store.keys import ACCOUNT_COUNT_SK, LEDGER_LOCK, account_id, account_sk
 from kakeibo.store.locks import LockOps
 
 
-class AccountOps(LockOps):
+class AccountOps(LockOps, JournalOps):
     """The ledger's accounts."""
 
     def accounts(self, ledger: str) -> Iterator[Item]:
@@ -25,9 +28,13 @@ class AccountOps(LockOps):
         """Every account as one consistent snapshot (TransactGetItems): balances that add up."""
         return [i for i in self.transact_get(ledger, [account_sk(a) for a in self.account_ids(ledger)]) if i]
 
-    def create_account(self, ledger: str, item: Item, *, counted: int, limit: int) -> None:
+    def create_account(
+        self, ctx: WriteContext, item: Item, *, counted: int, limit: int, changes: Sequence[Change]
+    ) -> int:
         """One transaction: the account (a new id), the ledger's account count (under `limit`;
-        started from `counted` on a ledger that has none yet), and no rebuild holding the ledger."""
+        started from `counted` on a ledger that has none yet), no rebuild holding the ledger, and
+        the journal entry."""
+        ledger = ctx.ledger
         account = item["id"]
         ops = [
             self.put_op(
@@ -48,4 +55,33 @@ class AccountOps(LockOps):
             # never while a rebuild holds the ledger: slips on an account it has not fenced could interleave
             self.lock_free_op(ledger, LEDGER_LOCK),
         ]
-        self.transact(ops)
+        return self.commit(ctx, ops, changes, at=item["created_at"])
+
+    def change_account(
+        self,
+        ctx: WriteContext,
+        account: str,
+        sets: Mapping[str, Any],
+        *,
+        expected: int,
+        on_fail: OnFail,
+        changes: Sequence[Change],
+        at: str,
+        undoes: int | None = None,
+    ) -> int:
+        """SET an account's fields and bump its `version`, only if it is at version `expected`."""
+        names = {f"#c{i}": k for i, k in enumerate(sets)}
+        values: dict[str, Any] = {f":c{i}": v for i, v in enumerate(sets.values())}
+        values.update({":expected": expected, ":one": 1})
+        names["#ver"] = "version"
+        assignments = ", ".join(f"#c{i} = :c{i}" for i in range(len(sets)))
+        op = self.update_op(
+            ctx.ledger,
+            account_sk(account),
+            f"SET {assignments} ADD #ver :one",
+            on_fail,
+            "attribute_exists(SK) AND #ver = :expected",
+            names=names,
+            values=values,
+        )
+        return self.commit(ctx, [op], changes, at=at, undoes=undoes)

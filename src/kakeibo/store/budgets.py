@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from kakeibo.store.codec import Item
-from kakeibo.store.core import OnFail, StoreCore
+from kakeibo.store.core import OnFail
+from kakeibo.store.journal import Change, JournalOps, WriteContext
 from kakeibo.store.keys import category_sk
 
 # The attributes a budget write touches on its month x category item.
@@ -18,23 +20,30 @@ _NAMES = {
 }
 
 
-class BudgetOps(StoreCore):
-    """Budget writes."""
+class BudgetOps(JournalOps):
+    """Budget writes: each one transaction with its journal entry."""
+
+    def budget_item(self, ledger: str, month: str, category: str) -> Item | None:
+        """The month x category item a budget lives on (consistent), if any."""
+        return self.get(ledger, category_sk(month, category))
 
     def put_budget(
         self,
-        ledger: str,
+        ctx: WriteContext,
         month: str,
         category: str,
         *,
         limit: int,
         strict: bool,
-        expected: int | None,
-        must_exist: bool,
+        seen: int,
         on_fail: OnFail,
-    ) -> Item:
-        """Set a month x category budget. `remaining` becomes limit - spent in the same atomic update,
-        so a slip transaction racing with it sees either the old or the new limit, never a mix."""
+        changes: Sequence[Change],
+        at: str,
+        undoes: int | None = None,
+    ) -> int:
+        """Set a month x category budget, only if its budget version is still `seen` (0: never set).
+        `remaining` becomes limit - spent in the same atomic update, so a slip transaction racing
+        with it sees either the old or the new limit, never a mix."""
         names = {**_NAMES, "#cat": "category", "#month": "month", "#type": "type"}
         values: dict[str, Any] = {
             ":l": limit,
@@ -45,39 +54,50 @@ class BudgetOps(StoreCore):
             ":month": month,
             ":type": "category_month",
         }
-        if expected is not None:
-            condition = "#bv = :v"
-            values[":v"] = expected
-        elif must_exist:
-            condition = "attribute_exists(#limit)"
-        else:
-            condition = "attribute_not_exists(#limit)"
-        return self.conditional_update(
-            ledger,
+        condition = _at_version(seen, values)
+        op = self.update_op(
+            ctx.ledger,
             category_sk(month, category),
             "SET #limit = :l, #strict = :s, #rem = :l - if_not_exists(#spent, :zero), "
             "#cat = :cat, #month = :month, #type = :type ADD #bv :one",
-            condition,
             on_fail,
+            condition,
             names=names,
             values=values,
         )
+        return self.commit(ctx, [op], changes, at=at, undoes=undoes)
 
-    def remove_budget(self, ledger: str, month: str, category: str, *, expected: int | None, on_fail: OnFail) -> Item:
-        """Remove a month x category budget (its limit and strictness), at `expected` budget version
-        (None: whatever it is). Its totals stay; `remaining` is what it is without a limit."""
+    def remove_budget(
+        self,
+        ctx: WriteContext,
+        month: str,
+        category: str,
+        *,
+        seen: int,
+        on_fail: OnFail,
+        changes: Sequence[Change],
+        at: str,
+        undoes: int | None = None,
+    ) -> int:
+        """Remove a month x category budget (its limit and strictness) at budget version `seen`. Its
+        totals stay; `remaining` is what it is without a limit."""
         names = dict(_NAMES)
         values: dict[str, Any] = {":zero": 0, ":one": 1}
-        condition = "attribute_exists(#limit)"
-        if expected is not None:
-            condition += " AND #bv = :v"
-            values[":v"] = expected
-        return self.conditional_update(
-            ledger,
+        condition = "attribute_exists(#limit) AND " + _at_version(seen, values)
+        op = self.update_op(
+            ctx.ledger,
             category_sk(month, category),
             "REMOVE #limit, #strict SET #rem = :zero - if_not_exists(#spent, :zero) ADD #bv :one",
-            condition,
             on_fail,
+            condition,
             names=names,
             values=values,
         )
+        return self.commit(ctx, [op], changes, at=at, undoes=undoes)
+
+
+def _at_version(seen: int, values: dict[str, Any]) -> str:
+    if seen == 0:
+        return "attribute_not_exists(#bv)"
+    values[":seen"] = seen
+    return "#bv = :seen"

@@ -14,7 +14,7 @@ import math
 import random
 import time
 import uuid
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING, Any, TypedDict, Unpack
@@ -32,7 +32,7 @@ from botocore.exceptions import (
 from kakeibo import errors
 from kakeibo.settings import get_settings
 from kakeibo.store.codec import Item, from_ddb, to_ddb
-from kakeibo.store.keys import SharedLedger, household_pk, member_sk, pk, prefix_range
+from kakeibo.store.keys import household_pk, member_sk, pk, prefix_range
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
@@ -232,11 +232,11 @@ class StoreCore:
                 return
             kwargs["ExclusiveStartKey"] = last
 
-    def transact(self, ops: Sequence[TxOp], token: str | None = None) -> None:
-        """One TransactWriteItems call; conflicts and throttling retried with the same token."""
+    def _transact(self, ops: Sequence[TxOp], token: str | None = None) -> None:
+        """One TransactWriteItems call; conflicts and throttling retried with the same token. Only the
+        write context (journal.py) calls it: every write goes through `commit` or `record`."""
         if not ops:
             return
-        ops = [*ops, *self._member_guards(ops)]
         request: dict[str, Any] = {
             "TransactItems": [op.request() for op in ops],
             "ClientRequestToken": (token or str(uuid.uuid4()))[:36],
@@ -259,19 +259,6 @@ class StoreCore:
 
         # A lost answer is retried as is: with the same token DynamoDB applies it at most once.
         self._retrying(send)
-
-    def _member_guards(self, ops: Sequence[TxOp]) -> list[TxOp]:
-        """For each shared ledger the transaction writes on behalf of a member: a ConditionCheck
-        that the member still holds an allowed role, so a removal or demotion that commits first
-        makes this write fail (404 for a removed member, 403 for a demoted one)."""
-        guards: dict[tuple[str, str], TxOp] = {}
-        for op in ops:
-            ledger = op.ledger
-            if isinstance(ledger, SharedLedger) and ledger.roles and ledger.author:
-                key = (str(ledger), ledger.author)
-                if key not in guards:
-                    guards[key] = self.role_check(str(ledger), ledger.author, ledger.roles, _not_a_member)
-        return list(guards.values())
 
     def role_check(self, ledger_id: str, user: str, roles: tuple[str, ...], on_fail: OnFail) -> TxOp:
         """A ConditionCheck that `user` is still a member of a shared ledger with one of `roles`."""
@@ -362,28 +349,6 @@ class StoreCore:
         _expressions(body, **expr)
         return TxOp("Update", body, on_fail, ledger)
 
-    def conditional_update(
-        self,
-        ledger: str,
-        sk: str,
-        update: str,
-        condition: str,
-        on_fail: OnFail,
-        *,
-        names: dict[str, str],
-        values: dict[str, Any],
-    ) -> Item:
-        """One UpdateItem under a condition; the new item, or `on_fail(current item or None)` raised.
-        On a shared ledger written by a member it is a transaction with their member check, and the
-        item is read back (consistently) after it."""
-        if _guarded(ledger):
-            self.transact([self.update_op(ledger, sk, update, on_fail, condition, names=names, values=values)])
-            written = self.get(ledger, sk)
-            if written is None:  # deleted between the two calls
-                raise on_fail(None)
-            return written
-        return self.conditional_update_at(pk(ledger), sk, update, condition, on_fail, names=names, values=values)
-
     def conditional_update_at(
         self,
         partition: str,
@@ -395,7 +360,8 @@ class StoreCore:
         names: dict[str, str],
         values: dict[str, Any],
     ) -> Item:
-        """`conditional_update` on an item under any partition key (e.g. a shared ledger's)."""
+        """One UpdateItem under a condition, outside any ledger's journal (locks, rebuild marks): the new
+        item, or `on_fail(current item or None)` raised."""
         try:
             res = self._write(
                 self.client.update_item,
@@ -410,45 +376,6 @@ class StoreCore:
         except ConditionFailed as failed:
             raise on_fail(failed.item) from failed
         return from_ddb(res["Attributes"])
-
-    def update_versioned(self, ledger: str, sk: str, sets: Mapping[str, Any], expected: int, on_fail: OnFail) -> Item:
-        """SET fields and bump `version`, only if the item exists at version `expected`."""
-        names = {f"#c{i}": k for i, k in enumerate(sets)}
-        values: dict[str, Any] = {f":c{i}": v for i, v in enumerate(sets.values())}
-        values.update({":expected": expected, ":one": 1})
-        names["#ver"] = "version"
-        assignments = ", ".join(f"#c{i} = :c{i}" for i in range(len(sets)))
-        return self.conditional_update(
-            ledger,
-            sk,
-            f"SET {assignments} ADD #ver :one",
-            "attribute_exists(SK) AND #ver = :expected",
-            on_fail,
-            names=names,
-            values=values,
-        )
-
-    def update(
-        self,
-        ledger: str,
-        sk: str,
-        expression: str,
-        *,
-        names: dict[str, str],
-        values: dict[str, Any],
-    ) -> None:
-        """One unconditional UpdateItem (bookkeeping items; conditional ones: `conditional_update`)."""
-        if _guarded(ledger):
-            self.transact([self.update_op(ledger, sk, expression, _unexpected, names=names, values=values)])
-            return
-        self._call(
-            self.client.update_item,
-            TableName=self.table,
-            Key=to_ddb({"PK": pk(ledger), "SK": sk}),
-            UpdateExpression=expression,
-            ExpressionAttributeNames=names,
-            ExpressionAttributeValues=to_ddb(values),
-        )
 
     def _conditional(self, fn: Callable[..., Any], **kwargs: Any) -> bool:
         """One conditional write: True if applied, False if its condition failed."""
@@ -467,17 +394,6 @@ class StoreCore:
                 old: dict[str, Any] | None = exc.response.get("Item")  # type: ignore[assignment]
                 raise ConditionFailed(from_ddb(old) if old else None) from exc
             raise
-
-
-def _guarded(ledger: str) -> bool:
-    return isinstance(ledger, SharedLedger) and bool(ledger.roles and ledger.author)
-
-
-def _not_a_member(current: Item | None) -> errors.ApiError:
-    """A writer's member check failed: gone from the ledger (404, as for any non-member) or demoted."""
-    if current is None:
-        return errors.NotFound("not found")
-    return errors.Forbidden("your role in this ledger does not allow this change", role=str(current.get("role")))
 
 
 def _unexpected(current: Item | None) -> errors.ApiError:

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from kakeibo import errors
 from kakeibo.store.codec import Item
-from kakeibo.store.core import StoreCore
+from kakeibo.store.journal import Bookkeeping, JournalOps, WriteContext
 from kakeibo.store.keys import import_sk
 
 
-class ImportOps(StoreCore):
+class ImportOps(JournalOps):
     """Import bookkeeping."""
 
     def used_slip_ids(self, ledger: str) -> set[str]:
@@ -18,9 +19,11 @@ class ImportOps(StoreCore):
         used = {i["SK"].removeprefix("ID#") for i in self.query(ledger, begins_with="ID#", projection="SK")}
         return used | {i["SK"].removeprefix("ROW#") for i in self.query(ledger, begins_with="ROW#", projection="SK")}
 
-    def import_started(self, ledger: str, import_id: str, *, rows: int, encoding: str, now: str) -> None:
-        self.update(
-            ledger,
+    def import_started(
+        self, ctx: WriteContext | Bookkeeping, import_id: str, *, rows: int, encoding: str, now: str
+    ) -> None:
+        self._bookkeep(
+            ctx,
             import_sk(import_id),
             "SET #type = :type, #id = :id, #status = :running, #rows = :rows, #enc = :enc, #upd = :now,"
             " #crt = if_not_exists(#crt, :now) ADD #runs :one",
@@ -47,7 +50,7 @@ class ImportOps(StoreCore):
 
     def import_finished(
         self,
-        ledger: str,
+        ctx: WriteContext | Bookkeeping,
         import_id: str,
         *,
         status: str,
@@ -58,8 +61,8 @@ class ImportOps(StoreCore):
         now: str,
     ) -> None:
         """The outcome of a run (its `created` count is ADDed by each batch's transaction)."""
-        self.update(
-            ledger,
+        self._bookkeep(
+            ctx,
             import_sk(import_id),
             "SET #status = :status, #skipped = :skipped, #failed = :failed, #pending = :pending,"
             " #errors = :errors, #upd = :now",
@@ -83,3 +86,18 @@ class ImportOps(StoreCore):
 
     def get_import(self, ledger: str, import_id: str) -> Item | None:
         return self.get(ledger, import_sk(import_id))
+
+    def _bookkeep(
+        self,
+        ctx: WriteContext | Bookkeeping,
+        sk: str,
+        expression: str,
+        *,
+        names: dict[str, str],
+        values: dict[str, Any],
+    ) -> None:
+        self.record(ctx, [self.update_op(ctx.ledger, sk, expression, _unrecorded, names=names, values=values)])
+
+
+def _unrecorded(current: Item | None) -> errors.ApiError:
+    return errors.Conflict("the import could not be recorded")

@@ -25,20 +25,12 @@ from kakeibo.ledger import (
 class SharedLedger(str):
     """A shared ledger's id as the store takes it: its items live under `HOUSEHOLD#{id}`.
 
-    `author` is who writes through it (slips record them) and `roles` the roles allowed to: while
-    `roles` is set, every write transaction on the ledger checks, in the transaction itself, that the
-    author's member item still holds one of them (a member removed or demoted meanwhile cannot
-    commit). A plain `str` is a personal ledger: the JWT `sub` of its only owner.
+    It only says which partition; who writes and with which role travels in the write context
+    (store/journal.py), never on the id. A plain `str` is a personal ledger: the JWT `sub` of its
+    only owner.
     """
 
-    author: str | None
-    roles: tuple[str, ...]
-
-    def __new__(cls, ledger_id: str, author: str | None = None, roles: tuple[str, ...] = ()) -> SharedLedger:
-        made = super().__new__(cls, ledger_id)
-        made.author = author
-        made.roles = roles
-        return made
+    __slots__ = ()
 
 
 def pk(ledger: str) -> str:
@@ -54,13 +46,6 @@ def ledger_of_pk(partition: str) -> str | None:
     if partition.startswith("HOUSEHOLD#"):
         return SharedLedger(partition.removeprefix("HOUSEHOLD#"))
     return None
-
-
-def author_of(ledger: str) -> str | None:
-    """Who writes through this ledger reference: the author of a shared one, the owner of a personal one."""
-    if isinstance(ledger, SharedLedger):
-        return ledger.author
-    return str(ledger)
 
 
 def account_sk(account: str) -> str:
@@ -278,6 +263,19 @@ def membership_sk(ledger_id: str) -> str:
 def invitation_pk(token: str) -> str:
     """An invitation, found by its token alone (the one who accepts it is not yet a member)."""
     return f"INVITE#{token}"
+
+
+JOURNAL_SK = "JOURNAL"  # the ledger's journal head: the seq of its last entry
+CHANGE_DIGITS = 12
+
+
+def change_sk(seq: int) -> str:
+    """A journal entry: zero-padded, so key order is seq order."""
+    return f"CHG#{seq:0{CHANGE_DIGITS}d}"
+
+
+def change_seq(sk: str) -> int:
+    return int(sk.removeprefix("CHG#"))
 
 
 def prefix_range(prefix: str) -> tuple[str, str]:

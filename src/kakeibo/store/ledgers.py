@@ -8,19 +8,22 @@ ledger (`me`, the caller's JWT `sub`) has neither: its owner is implicit.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from kakeibo import errors
 from kakeibo.store.codec import Item, to_ddb
-from kakeibo.store.core import OnFail, StoreCore, TxOp
+from kakeibo.store.core import OnFail, TxOp
+from kakeibo.store.journal import Change, JournalOps, WriteContext
 from kakeibo.store.keys import META_SK, household_pk, invitation_pk, member_sk, membership_sk, user_pk
 
 
-class LedgerOps(StoreCore):
+class LedgerOps(JournalOps):
     """Shared ledgers and their memberships."""
 
-    def create_ledger(self, ledger_id: str, name: str, owner: str, *, now: str) -> Item:
+    def create_ledger(self, ctx: WriteContext, name: str, *, now: str, changes: Sequence[Change]) -> Item:
         """The ledger, its owner's member item and the owner's reverse item, in one transaction."""
+        ledger_id, owner = str(ctx.ledger), ctx.actor
         meta = {"PK": household_pk(ledger_id), "SK": META_SK, "id": ledger_id, "name": name, "version": 1,
                 "created_by": owner, "created_at": now, "owners": 1}  # fmt: skip
         member = {"PK": household_pk(ledger_id), "SK": member_sk(owner), "user": owner, "role": "owner",
@@ -30,49 +33,34 @@ class LedgerOps(StoreCore):
         def taken(_: Item | None) -> errors.ApiError:
             return errors.AlreadyExists("a ledger with this id already exists")
 
-        self.transact([self._new_item_op(item, taken) for item in (meta, member, mine)])
+        self.commit(ctx, [self._new_item_op(item, taken) for item in (meta, member, mine)], changes, at=now)
         return {key: value for key, value in meta.items() if key not in ("PK", "SK")}
 
-    def add_member(self, ledger_id: str, user: str, role: str, *, added_by: str, now: str) -> Item:
-        """A new member of an existing ledger: their member item and reverse item, in one transaction."""
-        member = {"PK": household_pk(ledger_id), "SK": member_sk(user), "user": user, "role": role,
-                  "version": 1, "added_by": added_by, "added_at": now}  # fmt: skip
-        mine = {"PK": user_pk(user), "SK": membership_sk(ledger_id), "ledger": ledger_id, "role": role}
-
-        def already(_: Item | None) -> errors.ApiError:
-            return errors.AlreadyExists("already a member of this ledger")
-
-        def missing(_: Item | None) -> errors.ApiError:
-            return errors.NotFound("not found")
-
-        exists = self._owners_op(ledger_id, 1 if role == "owner" else 0, missing)
-        self.transact([exists, self._new_item_op(member, already), self._new_item_op(mine, already)])
-        return {key: value for key, value in member.items() if key not in ("PK", "SK")}
-
     def create_invitation(
-        self, token: str, ledger_id: str, role: str, *, created_by: str, expires_at_ms: int, now: str
+        self, ctx: WriteContext, token: str, role: str, *, expires_at_ms: int, now: str, changes: Sequence[Change]
     ) -> Item:
-        """A one-time invitation to a ledger, written only while its creator is still an owner of it."""
+        """A one-time invitation to a ledger, written only while its creator is still an owner of it
+        (the context's guard)."""
+        ledger_id, created_by = str(ctx.ledger), ctx.actor
         invite = {"PK": invitation_pk(token), "SK": META_SK, "ledger": ledger_id, "role": role,
                   "created_by": created_by, "created_at": now, "expires_at_ms": expires_at_ms}  # fmt: skip
 
         def taken(_: Item | None) -> errors.ApiError:
             return errors.Conflict("the invitation could not be made; retry")
 
-        def not_owner(current: Item | None) -> errors.ApiError:
-            if current is None:
-                return errors.NotFound("not found")
-            return errors.Forbidden("only an owner of the ledger may do this", role=str(current.get("role")))
-
-        self.transact([self._new_item_op(invite, taken), self.role_check(ledger_id, created_by, ("owner",), not_owner)])
+        self.commit(ctx, [self._new_item_op(invite, taken)], changes, at=now)
         return {key: value for key, value in invite.items() if key not in ("PK", "SK")}
 
-    def accept_invitation(self, token: str, user: str, *, now_ms: int, now: str) -> Item:
-        """Use an invitation once: it is marked used, and the caller becomes a member, in one transaction.
-        Of concurrent accepts only one can find it unused."""
-        invite = self.get_at(invitation_pk(token), META_SK)
-        if invite is None:
-            raise errors.NotFound("not found")
+    def invitation(self, token: str) -> Item | None:
+        return self.get_at(invitation_pk(token), META_SK)
+
+    def accept_invitation(
+        self, ctx: WriteContext, token: str, invite: Item, *, now_ms: int, now: str, changes: Sequence[Change]
+    ) -> Item:
+        """Use an invitation once: it is marked used, and the caller (the context's actor) becomes a
+        member, in one transaction, while its author is still an owner (the context's guard). Of
+        concurrent accepts only one can find it unused."""
+        user = ctx.actor
         ledger_id, role = str(invite["ledger"]), str(invite["role"])
 
         def spent(current: Item | None) -> errors.ApiError:
@@ -108,24 +96,24 @@ class LedgerOps(StoreCore):
             raise errors.Gone("this invitation was already used or has expired")
         if inviter == user:
             raise errors.AlreadyExists("already a member of this ledger")
-        # An invitation is worth only as much as its author: one no longer an owner grants nothing
-        still_owner = self.role_check(ledger_id, inviter, ("owner",), missing)
-        self.transact([use, exists, self._new_item_op(member, already), self._new_item_op(mine, already), still_owner])
+        # An invitation is worth only as much as its author: the context's guard is its author's owner role
+        ops = [use, exists, self._new_item_op(member, already), self._new_item_op(mine, already)]
+        self.commit(ctx, ops, changes, at=now)
         return {"ledger": ledger_id, "role": role}
 
-    def change_role(self, ledger_id: str, user: str, role: str, *, by: str, expected: int | None) -> Item:
-        """A member's new role (If-Match on their member item), kept in step on their reverse item.
-        The ledger's owner count moves in the same transaction: the last owner cannot be demoted."""
-        current = self.member(ledger_id, user)
-        if current is None:
-            raise errors.NotFound("not found")
+    def change_role(
+        self, ctx: WriteContext, current: Item, role: str, *, expected: int | None, changes: Sequence[Change], at: str
+    ) -> Item:
+        """A member's new role (If-Match on their member item; `current` read just before), kept in
+        step on their reverse item. The ledger's owner count moves in the same transaction: the last
+        owner cannot be demoted. The changer's owner role is the context's guard (on their own item,
+        the condition of its update)."""
+        ledger_id, by, user = str(ctx.ledger), ctx.actor, str(current["user"])
         old = str(current["role"])
         delta = (role == "owner") - (old == "owner")
         values: dict[str, Any] = {":role": role, ":old": old, ":one": 1}
-        condition = "attribute_exists(PK) AND #role = :old"
-        if expected is not None:
-            condition += " AND #ver = :expected"
-            values[":expected"] = expected
+        condition = "attribute_exists(PK) AND #role = :old AND #ver = :seen"
+        values[":seen"] = int(current["version"])
         if user == by:  # changing one's own role: the owner check rides on the same item
             condition += " AND #role = :owner"
             values[":owner"] = "owner"
@@ -135,6 +123,8 @@ class LedgerOps(StoreCore):
                 return errors.NotFound("not found")
             if user == by and found.get("role") != "owner":
                 return errors.Forbidden("only an owner of the ledger may do this", role=str(found.get("role")))
+            if expected is None:
+                return errors.ReadAgain()
             return errors.VersionMismatch(current=int(found["version"]), expected=expected)
 
         ops = [
@@ -155,31 +145,26 @@ class LedgerOps(StoreCore):
         ]
         if delta:
             ops.append(self._owners_op(ledger_id, delta, _last_owner))
-        if user != by:
-            ops.append(self.role_check(ledger_id, by, ("owner",), _not_owner))
-        self.transact(ops)
+        self.commit(ctx, ops, changes, at=at)
         return {**current, "role": role, "version": int(current["version"]) + 1}
 
-    def remove_member(self, ledger_id: str, user: str, *, by: str, expected: int | None) -> None:
-        """A member removed by an owner, or leaving (If-Match: the member's version). The last owner
-        cannot leave."""
-        current = self.member(ledger_id, user)
-        if current is None:
-            raise errors.NotFound("not found")
+    def remove_member(
+        self, ctx: WriteContext, current: Item, *, expected: int | None, changes: Sequence[Change], at: str
+    ) -> None:
+        """A member removed by an owner (the context's guard), or leaving (If-Match: the member's
+        version; `current` read just before). The last owner cannot leave."""
+        ledger_id, user = str(ctx.ledger), str(current["user"])
         old = str(current["role"])
 
-        values: dict[str, Any] = {":old": old}
-        condition = "attribute_exists(PK) AND #role = :old"
-        if expected is not None:
-            condition += " AND #ver = :expected"
-            values[":expected"] = expected
+        values: dict[str, Any] = {":old": old, ":seen": int(current["version"])}
+        condition = "attribute_exists(PK) AND #role = :old AND #ver = :seen"
 
         def changed(found: Item | None) -> errors.ApiError:
             if found is None:
                 return errors.NotFound("not found")
             if expected is not None and int(found["version"]) != expected:
                 return errors.VersionMismatch(current=int(found["version"]), expected=expected)
-            return errors.Conflict("the member's role changed meanwhile; retry", retry_after=1)
+            return errors.ReadAgain()
 
         ops = [
             TxOp(
@@ -188,9 +173,7 @@ class LedgerOps(StoreCore):
                     "TableName": self.table,
                     "Key": to_ddb({"PK": household_pk(ledger_id), "SK": member_sk(user)}),
                     "ConditionExpression": condition,
-                    "ExpressionAttributeNames": {"#role": "role", "#ver": "version"}
-                    if expected is not None
-                    else {"#role": "role"},
+                    "ExpressionAttributeNames": {"#role": "role", "#ver": "version"},
                     "ExpressionAttributeValues": to_ddb(values),
                     "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
                 },
@@ -204,9 +187,7 @@ class LedgerOps(StoreCore):
         ]
         if old == "owner":
             ops.append(self._owners_op(ledger_id, -1, _last_owner))
-        if user != by:
-            ops.append(self.role_check(ledger_id, by, ("owner",), _not_owner))
-        self.transact(ops)
+        self.commit(ctx, ops, changes, at=at)
 
     def _reverse_role_op(self, ledger_id: str, user: str, role: str) -> TxOp:
         return TxOp(
@@ -264,21 +245,20 @@ class LedgerOps(StoreCore):
         """The shared ledgers a user belongs to, in id (creation) order."""
         return list(self.query_at(user_pk(user), begins_with=membership_sk("")))
 
-    def rename_ledger(self, ledger_id: str, name: str, expected: int | None, on_fail: OnFail) -> Item:
-        """A new name, only if the ledger is at version `expected` (None: any version)."""
-        condition = "attribute_exists(SK)" + ("" if expected is None else " AND #ver = :expected")
-        values: dict[str, Any] = {":name": name, ":one": 1}
-        if expected is not None:
-            values[":expected"] = expected
-        return self.conditional_update_at(
-            household_pk(ledger_id),
+    def rename_ledger(
+        self, ctx: WriteContext, name: str, *, seen: int, on_fail: OnFail, changes: Sequence[Change], at: str
+    ) -> None:
+        """A new name, only if the ledger is still at version `seen` (read just before)."""
+        op = self.update_op(
+            ctx.ledger,
             META_SK,
             "SET #name = :name ADD #ver :one",
-            condition,
             on_fail,
+            "attribute_exists(SK) AND #ver = :seen",
             names={"#name": "name", "#ver": "version"},
-            values=values,
+            values={":name": name, ":one": 1, ":seen": seen},
         )
+        self.commit(ctx, [op], changes, at=at)
 
 
 def _not_found(_: Item | None) -> errors.ApiError:
@@ -289,9 +269,3 @@ def _last_owner(current: Item | None) -> errors.ApiError:
     if current is None:
         return errors.NotFound("not found")
     return errors.LastOwner("a ledger keeps at least one owner: make someone else owner first")
-
-
-def _not_owner(current: Item | None) -> errors.ApiError:
-    if current is None:
-        return errors.NotFound("not found")
-    return errors.Forbidden("only an owner of the ledger may do this", role=str(current.get("role")))

@@ -14,13 +14,14 @@ moves forward, and only for the definition it was computed from.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from kakeibo import errors
 from kakeibo.store.codec import Item, to_ddb
-from kakeibo.store.core import StoreCore
-from kakeibo.store.keys import ledger_of_pk, recurrence_sk
+from kakeibo.store.core import TxOp
+from kakeibo.store.journal import Bookkeeping, Change, JournalOps, WriteContext
+from kakeibo.store.keys import ledger_of_pk, pk, recurrence_sk
 
 DUE_INDEX = "DueIndex"
 DUE_PK, DUE_SK = "DuePK", "DueSK"
@@ -58,21 +59,41 @@ def _sets_and_removes(fields: Mapping[str, Any]) -> tuple[str, dict[str, str], d
     return expression.strip(), names, values
 
 
-class RecurrenceOps(StoreCore):
+class RecurrenceOps(JournalOps):
     """Recurrence definitions, the progress of their runs, and what is due across every ledger."""
 
-    def insert_recurrence(self, ledger: str, item: Item) -> None:
-        """Store a new recurrence; AlreadyExists if its id is taken."""
+    def insert_recurrence(
+        self, ctx: WriteContext, item: Item, *, changes: Sequence[Change], undoes: int | None = None
+    ) -> int:
+        """Store a new recurrence (or one deleted, back: `undoes`); AlreadyExists if its id is taken."""
+        ledger = ctx.ledger
         fields = {**item, **_due_keys(ledger, item["id"], item.get("next_due"))}
-        self.transact(
-            [
-                self.put_op(
-                    ledger,
-                    {"SK": recurrence_sk(item["id"]), **fields},
-                    "attribute_not_exists(SK)",
-                    lambda old: errors.AlreadyExists(f"recurrence '{item['id']}' already exists", id=item["id"]),
-                )
-            ]
+        op = self.put_op(
+            ledger,
+            {"SK": recurrence_sk(item["id"]), **fields},
+            "attribute_not_exists(SK)",
+            lambda old: errors.AlreadyExists(f"recurrence '{item['id']}' already exists", id=item["id"]),
+        )
+        return self.commit(ctx, [op], changes, at=item["updated_at"], undoes=undoes)
+
+    def recurrence_unchanged_op(self, ledger: str, recurrence_id: str, version: int) -> TxOp:
+        """A ConditionCheck that the recurrence is still defined at `version`: an occurrence is posted
+        only from the definition it was computed from (ProgressConflict once it was edited or deleted)."""
+
+        def fail(old: Item | None) -> errors.ApiError:
+            raise ProgressConflict
+
+        return TxOp(
+            "ConditionCheck",
+            {
+                "TableName": self.table,
+                "Key": to_ddb({"PK": pk(ledger), "SK": recurrence_sk(recurrence_id)}),
+                "ConditionExpression": "#ver = :v",
+                "ExpressionAttributeNames": {"#ver": "version"},
+                "ExpressionAttributeValues": to_ddb({":v": version}),
+                "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
+            },
+            fail,
         )
 
     def read_recurrence(self, ledger: str, recurrence_id: str) -> Item | None:
@@ -83,16 +104,19 @@ class RecurrenceOps(StoreCore):
 
     def replace_definition(
         self,
-        ledger: str,
+        ctx: WriteContext,
         recurrence_id: str,
         fields: Mapping[str, Any],
         *,
         version: int,
         posted_through: str | None,
-    ) -> Item:
+        changes: Sequence[Change],
+        undoes: int | None = None,
+    ) -> int:
         """Write a new definition (and the progress recomputed for it), bumping `version`, only if the item
         is still at `version` and no run has posted anything since it was read. VersionMismatch / NotFound
         if the definition changed; ProgressConflict if only the progress did (read again and retry)."""
+        ledger = ctx.ledger
         data = {**fields, **_due_keys(ledger, recurrence_id, fields.get("next_due"))}
         expression, names, values = _sets_and_removes(data)
         names.update({"#ver": "version", "#pt": "posted_through"})
@@ -114,43 +138,45 @@ class RecurrenceOps(StoreCore):
                 )
             raise ProgressConflict
 
-        return self.conditional_update(
-            ledger,
-            recurrence_sk(recurrence_id),
-            f"{expression} ADD #ver :one",
-            condition,
-            fail,
-            names=names,
-            values=values,
-        )
+        op = self.update_op(
+            ledger, recurrence_sk(recurrence_id), f"{expression} ADD #ver :one", fail, condition,
+            names=names, values=values,
+        )  # fmt: skip
+        return self.commit(ctx, [op], changes, at=str(fields["updated_at"]), undoes=undoes)
 
-    def delete_recurrence(self, ledger: str, recurrence_id: str, *, version: int | None) -> None:
-        """Delete the definition (slips it posted stay); at `version` only, if given."""
-        condition, values = "attribute_exists(SK)", {}
-        names: dict[str, str] = {}
-        if version is not None:
-            condition += " AND #ver = :v"
-            names["#ver"], values[":v"] = "version", version
+    def delete_recurrence(
+        self,
+        ctx: WriteContext,
+        recurrence_id: str,
+        *,
+        version: int,
+        expected: int | None,
+        changes: Sequence[Change],
+        at: str,
+        undoes: int | None = None,
+    ) -> int:
+        """Delete the definition (slips it posted stay) if it is still at `version` (read just before;
+        `expected`: what the caller named, None for any)."""
+        ledger = ctx.ledger
+        condition, values = "attribute_exists(SK) AND #ver = :v", {":v": version}
+        names = {"#ver": "version"}
 
         def fail(old: Item | None) -> errors.ApiError:
             if old is None:
                 return errors.NotFound("recurrence not found")
             current = int(old["version"])
+            if expected is None:
+                return errors.ReadAgain()
             return errors.VersionMismatch(
-                f"the recurrence is at version {current}, not {version}", current=current, expected=version
+                f"the recurrence is at version {current}, not {expected}", current=current, expected=expected
             )
 
-        self.transact(
-            [
-                self.delete_op(
-                    ledger, recurrence_sk(recurrence_id), condition, fail, names=names or None, values=values or None
-                )
-            ]
-        )
+        op = self.delete_op(ledger, recurrence_sk(recurrence_id), condition, fail, names=names, values=values)
+        return self.commit(ctx, [op], changes, at=at, undoes=undoes)
 
     def record_progress(
         self,
-        ledger: str,
+        ctx: Bookkeeping,
         recurrence_id: str,
         *,
         version: int,
@@ -166,7 +192,7 @@ class RecurrenceOps(StoreCore):
             "next_scheduled": next_scheduled,
             "next_due": next_due,
             "last_error": last_error,
-            **_due_keys(ledger, recurrence_id, next_due),
+            **_due_keys(ctx.ledger, recurrence_id, next_due),
         }
         expression, names, values = _sets_and_removes(fields)
         names.update({"#ver": "version", "#pt": "posted_through"})
@@ -181,9 +207,10 @@ class RecurrenceOps(StoreCore):
         def fail(old: Item | None) -> errors.ApiError:
             raise ProgressConflict
 
-        self.conditional_update(
-            ledger, recurrence_sk(recurrence_id), expression, condition, fail, names=names, values=values
-        )
+        self.record(
+            ctx, [self.update_op(ctx.ledger, recurrence_sk(recurrence_id), expression, fail, condition, names=names,
+                                 values=values)]
+        )  # fmt: skip
 
     def due_recurrences(self, until: str) -> Iterator[tuple[str, str]]:
         """(ledger, recurrence id) of every recurrence, in any ledger, with an occurrence posting on or

@@ -12,6 +12,7 @@ from kakeibo.ledger import Plan
 from kakeibo.store.balances import BalanceOps
 from kakeibo.store.codec import Item, from_ddb, to_ddb
 from kakeibo.store.core import OnFail, TxOp
+from kakeibo.store.journal import Change, JournalOps, WriteContext
 from kakeibo.store.keys import SLIP_SEQ_SK, identity_sk, import_sk, pk, slip_index_sks
 from kakeibo.store.slip_index import INDEXED, SlipIndexOps
 
@@ -47,7 +48,7 @@ class SlipIdTaken(errors.AlreadyExists):
         self.identity = identity
 
 
-class SlipOps(SlipIndexOps, BalanceOps):
+class SlipOps(SlipIndexOps, BalanceOps, JournalOps):
     """Slip writes, each one transaction with every balance item it moves.
 
     Every slip has an identity item, ID#{slip_id}, written in the transaction that creates the slip
@@ -59,18 +60,22 @@ class SlipOps(SlipIndexOps, BalanceOps):
 
     def create_slips(
         self,
-        ledger: str,
+        ctx: WriteContext,
         slips: Sequence[NewSlip],
         plan: Plan,
         *,
+        changes: Sequence[Change],
         missing_account: Callable[[str], errors.ApiError],
         archived_account: Callable[[str], errors.ApiError],
         token: str | None = None,
         import_id: str | None = None,
-    ) -> None:
+        conditions: Sequence[TxOp] = (),
+    ) -> int:
         """One transaction: each slip and its identity, every balance item the slips move (`plan`,
-        merged) and, for an import, the import's count of created slips."""
-        ops: list[TxOp] = []
+        merged), for an import the import's count of created slips, `conditions` (e.g. that a
+        recurrence is still at the version it posts from) and the journal entry. Its seq."""
+        ledger = ctx.ledger
+        ops: list[TxOp] = list(conditions)
         stamp = slips[0].item["created_at"] if slips else ""
         if import_id is not None:
             ops.append(
@@ -104,24 +109,29 @@ class SlipOps(SlipIndexOps, BalanceOps):
             missing_account=missing_account,
             archived_account=archived_account,
         )
-        self.transact(ops, token)
+        return self.commit(ctx, ops, changes, token=token, at=stamp)
 
     def change_slip(
         self,
-        ledger: str,
+        ctx: WriteContext,
         current: Item,
         new: Item,
         plan: Plan,
         *,
         newly_named: frozenset[str],
+        changes: Sequence[Change],
         missing_account: Callable[[str], errors.ApiError],
         archived_account: Callable[[str], errors.ApiError],
         token: str | None = None,
-    ) -> None:
+        stale: OnFail | None = None,
+        undoes: int | None = None,
+    ) -> int:
         """One transaction: the slip rewritten if still at its version (moved when its date
-        changed), its identity following it, and every balance item the change moves."""
+        changed), its identity following it, every balance item the change moves and the journal
+        entry (`undoes`: the entry it reverses). Its seq."""
+        ledger = ctx.ledger
         expected = int(current["version"])
-        stale = _stale_slip(expected)
+        stale = stale or _stale_slip(expected)
         version = {"names": {"#ver": "version"}, "values": {":expected": expected}}
         if current["SK"] == new["SK"]:
             ops = [self.put_op(ledger, new, "#ver = :expected", stale, **version)]
@@ -145,35 +155,96 @@ class SlipOps(SlipIndexOps, BalanceOps):
             missing_account=missing_account,
             archived_account=archived_account,
         )
-        self.transact(ops, token)
+        return self.commit(ctx, ops, changes, token=token, at=new["updated_at"], undoes=undoes)
 
-    def delete_slip(
+    def delete_slips(
         self,
-        ledger: str,
-        current: Item,
+        ctx: WriteContext,
+        currents: Sequence[Item],
         plan: Plan,
         *,
+        at: str,
+        changes: Sequence[Change],
         missing_account: Callable[[str], errors.ApiError],
         archived_account: Callable[[str], errors.ApiError],
         token: str | None = None,
-    ) -> None:
-        """One transaction: the slip deleted if still at its version, its identity left as a
-        tombstone (its id is never used again), and its effects reversed."""
-        expected = int(current["version"])
-        ops = [
-            self.delete_op(
-                ledger,
-                current["SK"],
-                "#ver = :expected",
-                _stale_slip(expected),
-                names={"#ver": "version"},
-                values={":expected": expected},
-            ),
-            self._identity_op(ledger, current, date=current["date"], version=expected + 1, deleted=True),
-            *self.index_ops(ledger, delete=slip_index_sks(current)),
-        ]
+        stale: OnFail | None = None,
+        undoes: int | None = None,
+    ) -> int:
+        """One transaction: the slips deleted if still at their versions, their identities left as
+        tombstones (an id is never used again), their effects (`plan`, merged) reversed, and the
+        journal entry."""
+        ledger = ctx.ledger
+        ops: list[TxOp] = []
+        for current in currents:
+            expected = int(current["version"])
+            ops += [
+                self.delete_op(
+                    ledger,
+                    current["SK"],
+                    "#ver = :expected",
+                    stale or _stale_slip(expected),
+                    names={"#ver": "version"},
+                    values={":expected": expected},
+                ),
+                self._identity_op(ledger, current, date=current["date"], version=expected + 1, deleted=True),
+                *self.index_ops(ledger, delete=slip_index_sks(current)),
+            ]
         ops += self.balance_ops(ledger, plan, missing_account=missing_account, archived_account=archived_account)
-        self.transact(ops, token)
+        return self.commit(ctx, ops, changes, token=token, at=at, undoes=undoes)
+
+    def restore_slip(
+        self,
+        ctx: WriteContext,
+        item: Item,
+        plan: Plan,
+        *,
+        tombstone_version: int,
+        changes: Sequence[Change],
+        missing_account: Callable[[str], errors.ApiError],
+        archived_account: Callable[[str], errors.ApiError],
+        undoes: int,
+    ) -> int:
+        """A deleted slip back, with its own id (undo of a delete): one transaction that puts it
+        where it was, brings its identity back to life if it is still the tombstone the delete left
+        (`tombstone_version`), and moves every balance item again."""
+        ledger = ctx.ledger
+        slip_id = item["id"]
+
+        def moved_on(current: Item | None) -> errors.ApiError:
+            version = int(current["version"]) if current else None
+            return errors.VersionMismatch(
+                f"slip '{slip_id}' changed since that entry", entity="slip", id=slip_id,
+                current=version, expected=tombstone_version,
+            )  # fmt: skip
+
+        ops = [
+            self.update_op(
+                ledger,
+                identity_sk(slip_id),
+                "SET #date = :date, #ver = :ver, #del = :false",
+                moved_on,
+                "#del = :true AND #ver = :tomb",
+                names={"#date": "date", "#ver": "version", "#del": "deleted"},
+                values={
+                    ":date": item["date"],
+                    ":ver": int(item["version"]),
+                    ":false": False,
+                    ":true": True,
+                    ":tomb": tombstone_version,
+                },
+            ),
+            self.put_op(ledger, item, "attribute_not_exists(SK)", functools.partial(_slip_at_key, slip_id)),
+            *self.index_ops(ledger, put=slip_index_sks(item)),
+        ]
+        ops += self.balance_ops(
+            ledger,
+            plan,
+            active_accounts=frozenset(plan.accounts),
+            missing_account=missing_account,
+            archived_account=archived_account,
+        )
+        return self.commit(ctx, ops, changes, at=item["updated_at"], undoes=undoes)
 
     def _identity_op(self, ledger: str, slip: Item, *, date: str, version: int, deleted: bool) -> TxOp:
         """The identity follows its slip; a slip from before identities gets one here."""

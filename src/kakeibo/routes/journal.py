@@ -1,0 +1,65 @@
+"""/changes and a slip's history: the ledger journal read, and one of its entries undone."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from aws_lambda_powertools.event_handler import Response
+from aws_lambda_powertools.event_handler.openapi.params import Query
+
+from kakeibo import errors
+from kakeibo.http import json_response, ok_response, problem_responses
+from kakeibo.models import ChangeList, SlipHistory, UndoResult
+from kakeibo.routes.scope import EDITORS, LedgerRouter, ledger_scope
+from kakeibo.services import journal as service
+from kakeibo.store import get_store
+
+router = LedgerRouter()
+TAGS = ["journal"]
+
+
+@router.get(
+    "/changes",
+    tags=TAGS,
+    summary="What changed since a seq (delta sync)",
+    description="Entries with seq > `since`, in commit order. Keep `knowledge` and send it as `since` next "
+    "time; `has_more` says a next page follows. Replaying every entry from 0 reproduces the ledger's "
+    "slips, accounts, budgets and recurrences, deletes included.",
+    operation_id="listChanges",
+    responses={200: ok_response(ChangeList), **problem_responses(400, 401, 409)},
+)
+def list_changes(
+    since: Annotated[str | None, Query(max_length=20, description="a seq a previous answer gave as knowledge")] = None,
+    limit: Annotated[int, Query(ge=1, le=service.MAX_CHANGES)] = 100,
+) -> Response[str]:
+    who = ledger_scope(router).key
+    return json_response(200, service.changes(get_store(), who, since=service.parse_since(since), limit=limit))
+
+
+@router.get(
+    "/slips/<id>/history",
+    tags=TAGS,
+    summary="A slip's whole life: who changed which fields, when (across moves and deletes)",
+    operation_id="getSlipHistory",
+    responses={200: ok_response(SlipHistory), **problem_responses(401, 404, 409)},
+)
+def slip_history(id: str) -> Response[str]:
+    return json_response(200, service.slip_history(get_store(), ledger_scope(router).key, id))
+
+
+@router.post(
+    "/changes/<seq>/undo",
+    tags=TAGS,
+    summary="Undo one journal entry (editors)",
+    description="Applies the inverse of entry `seq` in one transaction, only if every entity it changed is "
+    "still at the version it left (412 naming the entity otherwise; nothing changes). An import batch or a "
+    "recurring post is undone whole; undoing a delete restores the slip with its own id. Twice: 409 "
+    "already_undone. Changes to members, invitations and the ledger itself: 409 not_undoable.",
+    operation_id="undoChange",
+    responses={200: ok_response(UndoResult), **problem_responses(400, 401, 404, 409, 412, 422, 423)},
+)
+def undo_change(seq: str) -> Response[str]:
+    writer = ledger_scope(router, EDITORS).writer
+    if not (seq.isascii() and seq.isdigit() and len(seq) <= 12):
+        raise errors.NotFound("change not found")
+    return json_response(200, service.undo(get_store(), writer, int(seq)))
