@@ -511,6 +511,9 @@ TRANSLATIONS: dict[str, str] = {
     "it kept changing while this change was written; retry": (
         "書き込み中にほかの変更が続きました。もう一度お試しください"
     ),
+    "'since' must be a whole number (a seq a previous answer gave as knowledge)": (
+        "'since' には整数（前回の応答の knowledge）を指定してください"
+    ),
     "'since' is after the last change ({head})": "'since' が最新の変更番号（{head}）より後です",
     "changes to members, invitations and the ledger itself are not undone; make the change again instead": (
         "メンバー・招待・家計簿そのものの変更は元に戻せません。あらためて変更してください"

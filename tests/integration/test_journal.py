@@ -417,3 +417,30 @@ def test_verify_checks_the_journal_against_the_ledger(api: Client, store: Store)
     # Then verify finds it consistent
     checked = api.post("/ledger/verify").json
     assert checked["ok"] is True and checked["journal"]["entries"] == 2 and checked["journal"]["mismatches"] == []
+
+
+def test_if_match_star_applies_to_the_current_version_and_never_names_one_not_sent(api: Client) -> None:
+    # Given a slip
+    api.account("cash", 100_000)
+    lunch = api.slip(date="2026-11-03", kind="expense", amount=100, account="cash")
+    where = lunch.header("Location") or ""
+    statuses: list[int] = []
+    lock = threading.Lock()
+
+    def patch(n: int) -> None:
+        reply = api.patch(where, {"amount": 200 + n}, headers={"If-Match": "*"})
+        with lock:
+            statuses.append(reply.status)
+
+    # When 12 PATCHes with If-Match: * run at once
+    threads = [threading.Thread(target=patch, args=(n,)) for n in range(12)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    # Then none is a 412 (the caller named no version): each applied, or 409 if it kept losing
+    assert 412 not in statuses and set(statuses) <= {200, 409} and statuses.count(200) >= 1
+    # And the journal holds exactly the ones that answered 200, in order, versions 2, 3, ...
+    entries, _ = all_changes(api)
+    updates = [c for e in entries for c in e["changes"] if c["op"] == "update"]
+    assert [c["version"] for c in updates] == list(range(2, 2 + statuses.count(200)))

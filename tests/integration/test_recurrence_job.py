@@ -220,3 +220,31 @@ def test_the_job_posts_a_households_recurrences_as_their_authors(store: Store) -
     assert {(s["created_by"], s["updated_by"]) for s in posted} == {(taro.user, taro.user)}
     assert hanako.get("/slips").json["items"] == [] and taro.get("/slips").json["items"] == []
     assert invariants.check(store, SharedLedger(ledger)) == []
+
+
+def test_the_job_never_posts_as_a_member_who_was_removed(store: Store) -> None:
+    # Given Taro (editor) defined the rent in Hanako's household, then Hanako removed him
+    hanako = Client(f"hanako-{uuid.uuid4().hex[:8]}")
+    ledger = hanako.post("/ledgers", {"name": "山田家"}).json["id"]
+    base = f"/ledgers/{ledger}"
+    bank = {"id": "bank", "name": "銀行", "type": "bank", "opening_balance": 1_000_000}
+    assert hanako.post(f"{base}/accounts", bank).status == 201
+    token = hanako.post(f"{base}/invitations", {"role": "editor"}).json["token"]
+    taro = Client(f"taro-{uuid.uuid4().hex[:8]}")
+    assert taro.post(f"/invitations/{token}/accept").status == 200
+    made = taro.post(f"{base}/recurrences", rent()).json
+    assert hanako.delete(f"{base}/members/{taro.user}", headers={"If-Match": "*"}).status == 204
+    # When the daily job runs
+    result = recurrence_service.post_due(store, dt.date(2026, 12, 31))
+    # Then nothing is posted as Taro: the recurrence keeps the reason as its last error
+    assert result["posted"] == 0 and len(result["failed"]) == 1
+    assert hanako.get(f"{base}/slips").json["items"] == []
+    kept = hanako.get(f"{base}/recurrences/{made['id']}").json
+    assert kept["last_error"]["code"] == "forbidden" and "no longer an editor" in kept["last_error"]["detail"]
+    # And once an editor (Hanako) edits it, its posts are hers
+    patch = {"slip": {"memo": "家賃（大家さんへ）"}}
+    assert hanako.patch(f"{base}/recurrences/{made['id']}", patch, headers={"If-Match": "*"}).status == 200
+    again = recurrence_service.post_due(store, dt.date(2026, 12, 31))
+    assert again["posted"] == 2
+    posted = hanako.get(f"{base}/slips").json["items"]
+    assert {s["created_by"] for s in posted} == {hanako.user}

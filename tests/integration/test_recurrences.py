@@ -212,7 +212,9 @@ def test_an_edit_changes_what_comes_not_what_was_posted(api: Client) -> None:
     assert api.get(path).json["version"] == 2
 
 
-def test_a_run_racing_an_edit_keeps_what_it_posted_and_the_edit(api: Client, store: Store, user: str) -> None:
+def test_a_run_that_read_before_an_edit_posts_nothing_of_the_old_definition(
+    api: Client, store: Store, user: str
+) -> None:
     # Given a run that read the recurrence just before an edit changed its day to the 25th
     api.account("bank", 1_000_000, type="bank")
     made = define(api, rent())
@@ -220,17 +222,29 @@ def test_a_run_racing_an_edit_keeps_what_it_posted_and_the_edit(api: Client, sto
     assert stale is not None
     edit = api.patch(f"/recurrences/{made['id']}", {"rule": {"by_month_day": 25}}, headers={"If-Match": '"1"'})
     assert edit.status == 200
-    # When that run finishes, posting what it saw due (November 27th, under the old rule)
+    # When that run goes on with what it saw due (November 27th, under the old rule)
     tally = recurrence_service.RunTally(dt.date(2026, 11, 30))
     recurrence_service.run_recurrence(store, user, stale, tally)
-    # Then the slip stays posted, the edit stands, and the next occurrence is the new rule's after it
-    assert tally.posted == 1 and dates(api) == ["2026-11-27"]
+    # Then nothing of the old definition is posted: each post checks the version it was read at
+    assert tally.posted == 0 and dates(api) == []
     now = api.get(f"/recurrences/{made['id']}").json
-    assert (now["version"], now["rule"]["by_month_day"]) == (2, 25)
-    assert (now["posted_through"], now["next_scheduled"], now["next_due"]) == ("2026-11-27", "2026-12-25", "2026-12-25")
-    # And later runs post nothing twice
-    assert run(api, "2026-12-31")["posted"] == 1
-    assert dates(api) == ["2026-11-27", "2026-12-25"]
+    assert (now["version"], now["rule"]["by_month_day"], now["next_due"]) == (2, 25, "2026-11-25")
+    # And the next run posts under the new rule, once
+    assert run(api, "2026-12-31")["posted"] == 2
+    assert dates(api) == ["2026-11-25", "2026-12-25"]
+
+
+def test_a_run_after_a_delete_posts_nothing(api: Client, store: Store, user: str) -> None:
+    # Given a run that read the recurrence just before it was deleted
+    api.account("bank", 1_000_000, type="bank")
+    made = define(api, rent())
+    stale = store.read_recurrence(user, made["id"])
+    assert stale is not None
+    assert api.delete(f"/recurrences/{made['id']}", headers={"If-Match": '"1"'}).status == 204
+    # When that run goes on, then it posts nothing
+    tally = recurrence_service.RunTally(dt.date(2026, 12, 31))
+    recurrence_service.run_recurrence(store, user, stale, tally)
+    assert tally.posted == 0 and dates(api) == []
 
 
 def test_an_edit_racing_a_run_is_computed_from_where_the_run_got(

@@ -54,6 +54,9 @@ EXPECTED = {
     "accept_invitation": 200,
     "put_member": 200,
     "delete_member": 204,
+    "list_changes": 200,
+    "slip_history": 200,
+    "undo_change": 200,
 }
 SHARED_LEDGER_ID = "01KAJ0000000000000000000HH"
 # Every ledger route's sample again under /ledgers/{ledger}, for the shared ledger "local" owns
@@ -125,7 +128,15 @@ def test_handler_answers_every_sample(aws: None, name: str) -> None:
 
         cash = AccountCreate(id="cash", name="Cash", type="cash", opening_balance=20000)
         accounts.create_account(store, who, cash)
-    if name in ("get_slip", "get_slip_by_id", "replace_slip", "patch_slip", "delete_slip"):
+    if name in (
+        "get_slip",
+        "get_slip_by_id",
+        "replace_slip",
+        "patch_slip",
+        "delete_slip",
+        "slip_history",
+        "undo_change",
+    ):
         from kakeibo.models import SlipIn
         from kakeibo.services import slips as service
 

@@ -56,7 +56,7 @@ def slip_history(id: str) -> Response[str]:
     "recurring post is undone whole; undoing a delete restores the slip with its own id. Twice: 409 "
     "already_undone. Changes to members, invitations and the ledger itself: 409 not_undoable.",
     operation_id="undoChange",
-    responses={200: ok_response(UndoResult), **problem_responses(400, 401, 404, 409, 412, 422, 423)},
+    responses={200: ok_response(UndoResult), **problem_responses(400, 401, 404, 409, 412, 413, 415, 422, 423)},
 )
 def undo_change(seq: str) -> Response[str]:
     writer = ledger_scope(router, EDITORS).writer
