@@ -127,6 +127,16 @@ async function fitsBothWidths(page, name) {
   await page.setViewportSize({ width: 1280, height: 900 });
 }
 
+/** How many lines each node's text takes. */
+const linesOf = (locator) =>
+  locator.evaluateAll((nodes) =>
+    nodes.map((node) => {
+      const range = document.createRange();
+      range.selectNodeContents(node);
+      return new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top))).size;
+    }),
+  );
+
 /** One row of the conflict table: [as read, now, yours]. */
 const conflictRow = (page, field) =>
   page.locator(`#conflict-table tr[data-field="${field}"] td`).allInnerTexts().then((t) => t.map((x) => x.trim()));
@@ -749,6 +759,7 @@ async function run(context) {
     const call = (method, path, body) => fetch(`${BASE}${path}`, { method, headers: auth, body: body === undefined ? undefined : JSON.stringify(body) });
     check((await call('POST', '/accounts', { id: 'wallet', name: '財布', type: 'cash', opening_balance: 100000 })).status === 201, 'wallet');
     check((await call('POST', '/accounts', { id: 'bank', name: '銀行', type: 'bank', opening_balance: 500000 })).status === 201, 'bank');
+    check((await call('POST', '/accounts', { id: 'suica', name: 'Suica', type: 'emoney', opening_balance: 2000 })).status === 201, 'suica');
     const slips = [
       { date: '2026-10-15', kind: 'expense', amount: 5000, account: 'wallet', category: '食費', memo: '先月' },
       { date: `${MONTH}-02`, kind: 'expense', amount: 1200, account: 'wallet', category: '食費', memo: 'スーパー 特売' },
@@ -812,6 +823,7 @@ async function run(context) {
     if (routes.has('/recurrences')) {
       await until('recurrences panel', () => visible(page, '#recurrences-panel'), true);
       check(failing && (await text(page, '#recurrence-rows .recurrence-error')).includes('記帳できませんでした'), 'last_error shown');
+      await page.click('#rec-details summary');
       await page.fill('#rec-amount', '80,000');
       await page.selectOption('#rec-account', 'bank');
       await page.fill('#rec-category', '住居費');
@@ -825,6 +837,33 @@ async function run(context) {
       check(first.startsWith('2026年12月28日(月)') && first.includes('12/27(日)が休日のため'), `first date: ${first}`);
       await until('listed', () => page.locator('#recurrence-rows tr').count(), 2);
       check((await text(page, '#recurrence-rows')).includes('家賃'), 'the new recurrence listed');
+
+      // The accounts answering after the recurring slips: the table names them all the same, once they arrive
+      let release;
+      const released = new Promise((resolve) => {
+        release = resolve;
+      });
+      await page.route(/\/accounts$/, async (route) => {
+        await released;
+        await route.fallback();
+      });
+      await page.reload();
+      await until('recurrences drawn before the accounts came', () => page.locator('#recurrence-rows tr').count(), 2);
+      const accountsOf = () => page.locator('#recurrence-rows small.account').allInnerTexts().then((t) => t.sort().join('|'));
+      check((await accountsOf()) === 'bank|wallet', `before the accounts: ${await accountsOf()}`);
+      release();
+      await until('accounts named in the recurrences', accountsOf, '財布|銀行');
+      await page.waitForSelector('body[data-ready="true"]', { timeout: WAIT });
+      await page.unroute(/\/accounts$/);
+      // A date, an account type never break inside a word, at 1280 or 390 px
+      for (const [width, height] of [[1280, 900], [390, 844]]) {
+        await page.setViewportSize({ width, height });
+        for (const selector of ['#recurrence-rows td.next time', '#recurrence-rows td.rule time', '#balance-rows tr[data-account="suica"] small']) {
+          const lines = await linesOf(page.locator(selector));
+          check(lines.length > 0 && lines.every((n) => n === 1), `${selector} on one line at ${width}px: ${lines}`);
+        }
+      }
+      await page.setViewportSize({ width: 1280, height: 900 });
     }
     await fitsBothWidths(page, '12-filters-trends-history');
     // In light and dark mode alike, text keeps its contrast (WCAG AA, 4.5:1) against the panels
