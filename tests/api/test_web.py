@@ -45,6 +45,7 @@ def test_the_front_serves_the_page_beside_the_api(anonymous: Http) -> None:
     # When a browser asks for / and the page's files
     page = anonymous.get("/")
     script = anonymous.get("/app.js")
+    view = anonymous.get("/views/slips.js")  # a view's module, in a folder of its own
     # Then they come from web/, with types a browser runs as a module
     assert page.status_code == 200
     assert page.headers["Content-Type"] == "text/html; charset=utf-8"
@@ -52,6 +53,10 @@ def test_the_front_serves_the_page_beside_the_api(anonymous: Http) -> None:
     assert '<script type="module" src="app.js"></script>' in page.text
     assert script.status_code == 200
     assert script.headers["Content-Type"].startswith("text/javascript")
+    assert view.status_code == 200
+    assert view.headers["Content-Type"] == "text/javascript; charset=utf-8"
+    assert "export function mount" in view.text
+    assert anonymous.get("/views/../../pyproject.toml").status_code == 404
     # And the API's own routes are untouched by them
     assert anonymous.get("/health").json()["status"] == "ok"
     assert anonymous.get("/accounts").status_code == 401
@@ -59,8 +64,9 @@ def test_the_front_serves_the_page_beside_the_api(anonymous: Http) -> None:
 
 def test_the_page_loads_nothing_from_elsewhere() -> None:
     # Given every file of the page
-    sources = {p.name: p.read_text(encoding="utf-8") for p in (ROOT / "web").iterdir() if p.is_file()}
-    assert {"index.html", "app.js", "api.js", "format.js", "chart.js", "style.css"} <= set(sources)
+    web = ROOT / "web"
+    sources = {p.relative_to(web).as_posix(): p.read_text(encoding="utf-8") for p in web.rglob("*") if p.is_file()}
+    assert {"index.html", "app.js", "api.js", "format.js", "chart.js", "style.css", "views/slips.js"} <= set(sources)
     # Then none of them pulls a script, style or font from another host (no CDN)
     for name, text in sources.items():
         assert not re.search(r"""(src|href)=["']https?://""", text), name

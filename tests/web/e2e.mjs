@@ -8,6 +8,7 @@
 // tests/api/test_web.py runs it against a fresh front and then checks the ledger through the API.
 
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -30,6 +31,7 @@ if (!args.url) {
 }
 
 const BASE = args.url.replace(/\/+$/, '');
+const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js'); // axe-core, from npm (package.json)
 const MONTH = '2026-11';
 const OUT = resolve(args.out);
 const WAIT = 30_000; // one UI expectation (an upper bound: a loaded machine may be slow)
@@ -116,16 +118,88 @@ async function editSlip(page, fields = {}, { save = true } = {}) {
 /** How many pixels the page is wider than its viewport (0 when it fits). */
 const overflowOf = (page) => page.evaluate(() => Math.max(0, document.documentElement.scrollWidth - document.documentElement.clientWidth));
 
-/** The page fits its window at 1280 px and at 390 px (a phone) in its current state; screenshots of both. */
+/**
+ * axe-core on the page as it is now (every view shown, at the current width): any serious or
+ * critical violation fails the step, named with the view it was found in.
+ */
+async function accessible(page, name) {
+  if (!(await page.evaluate(() => Boolean(window.axe)))) await page.addScriptTag({ path: AXE });
+  const found = await page.evaluate(async () => {
+    const { violations } = await window.axe.run(document, { resultTypes: ['violations'] });
+    const viewOf = (selector) => {
+      const node = document.querySelector(selector);
+      return node?.closest('section[id], header, footer, .messages')?.id || node?.closest('header, footer, .messages')?.className || 'page';
+    };
+    return violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => ({ rule: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 6).map((n) => `${viewOf(n.target[0])}: ${n.target.join(' ')}`) }));
+  });
+  const width = page.viewportSize().width;
+  check(found.length === 0, `${name} at ${width}px: axe-core finds ${JSON.stringify(found, null, 1)}`);
+}
+
+/**
+ * The page fits its window at 1280 px and at 390 px (a phone) in its current state, and axe-core
+ * finds nothing serious in it at either width; screenshots of both.
+ */
 async function fitsBothWidths(page, name) {
   for (const [width, height] of [[1280, 900], [390, 844]]) {
     await page.setViewportSize({ width, height });
     const overflow = await overflowOf(page);
     check(overflow === 0, `${name}: the page is ${overflow}px wider than a ${width}px window`);
+    await accessible(page, name);
     await shot(page, `${name}-${width}`);
   }
   await page.setViewportSize({ width: 1280, height: 900 });
 }
+
+/**
+ * From the keyboard alone: Tab from the top of the page reaches every control shown, and each one
+ * shows that it has the focus (an outline of 2px or more).
+ */
+async function keyboardReachesEverything(page, name) {
+  const total = await page.evaluate(() => {
+    const shown = [...document.querySelectorAll('a[href], button, input, select, textarea, summary')].filter(
+      (n) => n.checkVisibility() && !n.disabled && n.tabIndex >= 0,
+    );
+    shown.forEach((n, i) => (n.dataset.control = String(i)));
+    document.activeElement?.blur();
+    window.scrollTo(0, 0);
+    return shown.length;
+  });
+  const reached = new Set();
+  const unmarked = new Set();
+  // a date input takes a Tab per part (year, month, day): a few more presses than controls
+  for (let press = 0; press < total * 4 && reached.size < total; press += 1) {
+    await page.keyboard.press('Tab');
+    const focus = await page.evaluate(() => {
+      const node = document.activeElement;
+      const style = getComputedStyle(node);
+      const marked = style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) >= 2;
+      return { id: node.dataset?.control ?? null, what: node.id || node.getAttribute('aria-label') || node.textContent.trim().slice(0, 20), marked };
+    });
+    if (focus.id === null) continue;
+    reached.add(focus.id);
+    if (!focus.marked) unmarked.add(focus.what);
+  }
+  const missed = await page.evaluate(
+    (seen) => [...document.querySelectorAll('[data-control]')].filter((n) => !seen.includes(n.dataset.control)).map((n) => n.id || n.outerHTML.slice(0, 80)),
+    [...reached],
+  );
+  check(missed.length === 0, `${name}: not reached by Tab: ${JSON.stringify(missed)}`);
+  check(unmarked.size === 0, `${name}: no visible focus on ${JSON.stringify([...unmarked])}`);
+  return total;
+}
+
+/** How many lines each node's text takes. */
+const linesOf = (locator) =>
+  locator.evaluateAll((nodes) =>
+    nodes.map((node) => {
+      const range = document.createRange();
+      range.selectNodeContents(node);
+      return new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top))).size;
+    }),
+  );
 
 /** One row of the conflict table: [as read, now, yours]. */
 const conflictRow = (page, field) =>
@@ -465,6 +539,7 @@ async function run(context) {
     check(sent[0].auth === `Bearer ${args.user}`, 'the import carries the identity');
     await until('import button ready again', () => page.isEnabled('#import-submit'), true);
     await shot(page, '6-import');
+    await fitsBothWidths(page, '6-import');
     await page.close();
   });
 
@@ -497,6 +572,7 @@ async function run(context) {
     check(card.startsWith('楽天カード 交際費 / カフェ'), `the new account by its name: ${card}`);
     check(!(await accounts()).includes('楽天カード'), 'a dry run writes nothing');
     await shot(page, '7-import-dry-run');
+    await fitsBothWidths(page, '7-import-dry-run');
     await page.click('#import-commit');
     await until('import report', () => visible(page, '#import-report'), true);
     const done = await text(page, '#import-summary');
@@ -741,6 +817,37 @@ async function run(context) {
     await page.close();
   });
 
+  await step('balances today and planned: a slip dated after today (rent recorded ahead) is shown apart, and said so', async () => {
+    const page = await context.newPage();
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    await page.clock.setFixedTime(new Date('2026-11-15T12:00:00+09:00')); // the browser's today: 11/15
+    const owner = `${args.user}-plan`;
+    const auth = { Authorization: `Bearer ${owner}`, 'Content-Type': 'application/json' };
+    const post = (path, body) => fetch(`${BASE}${path}`, { method: 'POST', headers: auth, body: JSON.stringify(body) });
+    check((await post('/accounts', { id: 'bank', name: '銀行', type: 'bank', opening_balance: 300000 })).status === 201, 'bank');
+    check((await post('/accounts', { id: 'suica', name: 'Suica', type: 'emoney', opening_balance: 2000 })).status === 201, 'suica');
+    check((await post('/slips', { date: `${MONTH}-05`, kind: 'expense', amount: 1000, account: 'bank', category: '通信費', memo: '電話' })).status === 201, 'slip');
+    check((await post('/slips', { date: `${MONTH}-25`, kind: 'expense', amount: 80000, account: 'bank', category: '住居費', memo: '家賃' })).status === 201, 'rent');
+    await openAs(page, owner);
+    await until('today\'s column', () => visible(page, '#today-head'), true);
+    check((await text(page, '#today-head')) === '今日 11/15(日)', `today's column: ${await text(page, '#today-head')}`);
+    check((await text(page, '#current-head')) === '予定込み', `the other column: ${await text(page, '#current-head')}`);
+    check((await balance(page, 'bank', 'today')) === '￥299,000', 'today: the rent not yet');
+    check((await balance(page, 'bank', 'current')) === '￥219,000', 'planned: the rent too');
+    check((await balance(page, 'bank', 'asof')) === '￥219,000', 'as of the month\'s end');
+    check((await balance(page, 'suica', 'today')) === '￥2,000' && (await balance(page, 'suica', 'current')) === '￥2,000', 'an account without plans');
+    check((await text(page, '#total-today')) === '￥301,000' && (await text(page, '#total-current')) === '￥221,000', 'the totals of both');
+    check((await text(page, '#balance-note')).includes('明日以降の日付の伝票'), `the note: ${await text(page, '#balance-note')}`);
+    await fitsBothWidths(page, '23-planned');
+    // On the day after the rent nothing is planned: one column again, named 現在
+    await page.clock.setFixedTime(new Date('2026-11-26T12:00:00+09:00'));
+    await page.click('#month-today'); // reads the month again
+    await until('one column', () => visible(page, '#today-head'), false);
+    check((await text(page, '#current-head')) === '現在' && !(await visible(page, '#balance-note')), 'no note');
+    check((await balance(page, 'bank', 'current')) === '￥219,000', 'the balance');
+    await page.close();
+  });
+
   await step('filters and memo search over the month; the year\'s trends; an account\'s balance history; recurring slips', async () => {
     const page = await context.newPage();
     page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
@@ -749,6 +856,7 @@ async function run(context) {
     const call = (method, path, body) => fetch(`${BASE}${path}`, { method, headers: auth, body: body === undefined ? undefined : JSON.stringify(body) });
     check((await call('POST', '/accounts', { id: 'wallet', name: '財布', type: 'cash', opening_balance: 100000 })).status === 201, 'wallet');
     check((await call('POST', '/accounts', { id: 'bank', name: '銀行', type: 'bank', opening_balance: 500000 })).status === 201, 'bank');
+    check((await call('POST', '/accounts', { id: 'suica', name: 'Suica', type: 'emoney', opening_balance: 2000 })).status === 201, 'suica');
     const slips = [
       { date: '2026-10-15', kind: 'expense', amount: 5000, account: 'wallet', category: '食費', memo: '先月' },
       { date: `${MONTH}-02`, kind: 'expense', amount: 1200, account: 'wallet', category: '食費', memo: 'スーパー 特売' },
@@ -812,6 +920,7 @@ async function run(context) {
     if (routes.has('/recurrences')) {
       await until('recurrences panel', () => visible(page, '#recurrences-panel'), true);
       check(failing && (await text(page, '#recurrence-rows .recurrence-error')).includes('記帳できませんでした'), 'last_error shown');
+      await page.click('#rec-details summary');
       await page.fill('#rec-amount', '80,000');
       await page.selectOption('#rec-account', 'bank');
       await page.fill('#rec-category', '住居費');
@@ -825,8 +934,48 @@ async function run(context) {
       check(first.startsWith('2026年12月28日(月)') && first.includes('12/27(日)が休日のため'), `first date: ${first}`);
       await until('listed', () => page.locator('#recurrence-rows tr').count(), 2);
       check((await text(page, '#recurrence-rows')).includes('家賃'), 'the new recurrence listed');
+
+      // The accounts answering after the recurring slips: the table names them all the same, once they arrive
+      let release;
+      const released = new Promise((resolve) => {
+        release = resolve;
+      });
+      await page.route(/\/accounts$/, async (route) => {
+        await released;
+        await route.fallback();
+      });
+      await page.reload();
+      await until('recurrences drawn before the accounts came', () => page.locator('#recurrence-rows tr').count(), 2);
+      const accountsOf = () => page.locator('#recurrence-rows small.account').allInnerTexts().then((t) => t.sort().join('|'));
+      check((await accountsOf()) === 'bank|wallet', `before the accounts: ${await accountsOf()}`);
+      release();
+      await until('accounts named in the recurrences', accountsOf, '財布|銀行');
+      await page.waitForSelector('body[data-ready="true"]', { timeout: WAIT });
+      await page.unroute(/\/accounts$/);
+      // A date, an account type never break inside a word, at 1280 or 390 px
+      for (const [width, height] of [[1280, 900], [390, 844]]) {
+        await page.setViewportSize({ width, height });
+        for (const selector of ['#recurrence-rows td.next time', '#recurrence-rows td.rule time', '#balance-rows tr[data-account="suica"] small']) {
+          const lines = await linesOf(page.locator(selector));
+          check(lines.length > 0 && lines.every((n) => n === 1), `${selector} on one line at ${width}px: ${lines}`);
+        }
+      }
+      await page.setViewportSize({ width: 1280, height: 900 });
+      await page.locator('#balance-rows tr[data-account="wallet"] button.history').click(); // shown again after the reload
+      await until('history shown again', () => visible(page, '#history'), true);
     }
     await fitsBothWidths(page, '12-filters-trends-history');
+    // Every form and table of the page opened (folded ones too, and the connection popover): every
+    // view passes axe-core at both widths, and the keyboard reaches every control with a visible focus
+    await page.evaluate(() => {
+      for (const details of document.querySelectorAll('details')) details.open = true;
+    });
+    await fitsBothWidths(page, '22-everything-open');
+    const controls = await keyboardReachesEverything(page, 'everything open');
+    check(controls >= 60, `controls checked from the keyboard: ${controls}`);
+    await page.evaluate(() => {
+      for (const details of document.querySelectorAll('details')) details.open = false;
+    });
     // In light and dark mode alike, text keeps its contrast (WCAG AA, 4.5:1) against the panels
     for (const colorScheme of ['light', 'dark']) {
       await page.emulateMedia({ colorScheme });
@@ -850,6 +999,7 @@ async function run(context) {
       });
       check(Object.keys(contrast).length >= 5, `elements checked: ${JSON.stringify(contrast)}`);
       check(Object.values(contrast).every((r) => r >= 4.5), `${colorScheme} contrast below 4.5: ${JSON.stringify(contrast)}`);
+      await accessible(page, `13-${colorScheme}`); // axe-core's contrast rules in either scheme too
       await shot(page, `13-${colorScheme}`);
     }
     await page.close();

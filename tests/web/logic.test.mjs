@@ -1,4 +1,4 @@
-// The page's pure logic (web/*.js), with Node's own test runner: money, dates, merge patches,
+// The page's pure logic (web/*.js, and the shared state the views read), with Node's own test runner: money, dates, merge patches,
 // conflict diffs, the API client's headers and error handling. Run by tests/api/test_web.py.
 
 import assert from 'node:assert/strict';
@@ -37,6 +37,7 @@ import {
   slipChanges,
   yen,
 } from '../../web/format.js';
+import { accountName, at, dropPending, emit, memberName, newest, on, state } from '../../web/state.js';
 
 const slip = {
   id: '01JD',
@@ -390,5 +391,38 @@ describe('shared ledgers', () => {
     assert.equal(authorText({ created_by: 'taro', updated_by: null }), 'taro');
     assert.equal(authorText({ created_by: null, updated_by: null }), ''); // slips from before
     assert.equal(authorText({}), '');
+  });
+});
+
+describe('the shared state of the views (state.js)', () => {
+  test('a notice reaches every view listening for it, in the order they listened', () => {
+    const heard = [];
+    on('test-accounts', (detail) => heard.push(`slips ${detail}`));
+    on('test-accounts', (detail) => heard.push(`recurrences ${detail}`));
+    emit('test-accounts', 2);
+    emit('test-nobody-listens');
+    assert.deepEqual(heard, ['slips 2', 'recurrences 2']);
+  });
+
+  test('only the newest load of a kind may draw; a ledger switch drops every load on its way', () => {
+    const first = newest('slips');
+    const second = newest('slips');
+    const report = newest('report');
+    assert.deepEqual([first(), second(), report()], [false, true, true]);
+    dropPending();
+    assert.deepEqual([second(), report()], [false, false]);
+  });
+
+  test('accounts and members by their names; routes of the ledger shown', () => {
+    state.accounts = [{ id: 'bank', name: '銀行' }];
+    assert.equal(accountName('bank'), '銀行');
+    assert.equal(accountName('gone'), 'gone'); // not (yet) read: its id
+    state.me = 'hanako';
+    assert.equal(memberName('hanako'), 'hanako（あなた）');
+    assert.equal(memberName('taro'), 'taro');
+    state.ledger = 'me';
+    assert.equal(at('/slips'), '/slips');
+    state.ledger = '01JD';
+    assert.equal(at('/slips'), '/ledgers/01JD/slips');
   });
 });

@@ -33,6 +33,15 @@ from kakeibo.local.events import http_event, identity_from_authorization
 Handler = Callable[[dict[str, Any], Any], dict[str, Any]]
 MAX_PAYLOAD = 10 * 1024 * 1024  # API Gateway's own limit
 BACKLOG = 128  # pending connections the listening socket holds (Python's default is 5)
+WEB_TYPES = {
+    ".html": "text/html",
+    ".js": "text/javascript",
+    ".mjs": "text/javascript",
+    ".css": "text/css",
+    ".json": "application/json",
+    ".svg": "image/svg+xml",
+    ".png": "image/png",
+}
 
 
 @dataclass
@@ -190,7 +199,10 @@ class Front:
         target = (root / unquote(relative)).resolve()
         if not target.is_relative_to(root) or not target.is_file():
             return None
-        kind = mimetypes.guess_type(target.name)[0] or "application/octet-stream"
+        # The page's own types first: a system's MIME table may call .js text/plain (browsers then
+        # refuse to run it as a module); anything else as the table says.
+        kind = WEB_TYPES.get(target.suffix.lower()) or mimetypes.guess_type(target.name)[0]
+        kind = kind or "application/octet-stream"
         if kind.startswith("text/") or kind in ("application/javascript", "application/json"):
             kind += "; charset=utf-8"
         return 200, {"Content-Type": kind, "Cache-Control": "no-cache"}, target.read_bytes()

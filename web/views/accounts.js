@@ -1,0 +1,296 @@
+// 口座と残高: every account with its balance today, with future-dated slips (予定込み) when there
+// are any, and as of a chosen day; add an account; rename / allow negative / archive one (If-Match,
+// a 412 shows the conflict panel); an account's daily balance over the month (推移).
+
+import { ApiError, etagOf, query, segment } from '../api.js';
+import { historyChart } from '../chart.js';
+import { conflictShown, hideConflict, offerReapply, showConflict } from '../conflict.js';
+import { TYPE_LABELS, canWrite, isDate, monthLabel, monthRange, parseAmount, shortDay, today, yen } from '../format.js';
+import { accountName, at, emit, newest, on, state } from '../state.js';
+import { $, FieldError, busy, clearError, fail, fillAccountSelect, h, on422, say, showError } from '../ui.js';
+
+const ACCOUNT_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+const ACCOUNT_FIELDS = { name: '名前', allow_negative: 'マイナス残高', archived: 'アーカイブ' };
+
+let ctx;
+
+export function mount(root, context) {
+  ctx = context;
+  $('account-form').addEventListener('submit', submitAccount);
+  $('account-manage-form').addEventListener('submit', submitManage);
+  $('manage-account').addEventListener('change', fillManageForm);
+  $('history-close').addEventListener('click', () => {
+    state.history = null;
+    $('history').hidden = true;
+  });
+  $('asof-form').addEventListener('submit', submitAsOf);
+  on('role', renderEmpty);
+}
+
+/** The accounts, their balances (all recorded, today, as of the day chosen) and the history shown. */
+export function load() {
+  return Promise.all([loadAccounts(), loadHistory()]);
+}
+
+async function loadAccounts() {
+  const isNewest = newest('accounts');
+  const asOf = state.asOf;
+  const day = today();
+  const [accounts, current, present, past] = await Promise.all([
+    state.api.get(at('/accounts')),
+    state.api.get(at('/balances')),
+    state.api.get(at(`/balances${query({ date: day })}`)),
+    asOf ? state.api.get(at(`/balances${query({ date: asOf })}`)) : null,
+  ]);
+  if (!isNewest()) return;
+  const balances = (answer) => new Map((answer?.data.items ?? []).map((i) => [i.account, i.balance]));
+  state.accounts = accounts.data.items;
+  state.current = balances(current);
+  state.today = day;
+  state.todayBalances = balances(present);
+  state.asOfBalances = balances(past);
+  render();
+  emit('accounts');
+}
+
+export function clear() {
+  state.accounts = [];
+  state.current = new Map();
+  state.todayBalances = new Map();
+  state.asOfBalances = new Map();
+  state.history = null;
+  $('history').hidden = true;
+  render();
+  $('account-details').open = false; // opened again if the new ledger really has no account
+  emit('accounts');
+}
+
+/** Whether any account's balance counts slips dated after today (rent recorded ahead, say). */
+const hasPlanned = () => state.accounts.some((a) => (state.todayBalances.get(a.id) ?? 0) !== (state.current.get(a.id) ?? a.balance));
+
+export function render() {
+  const planned = hasPlanned();
+  const heads = {
+    today: state.today ? `今日 ${shortDay(state.today)}` : '今日',
+    current: planned ? '予定込み' : '現在',
+    asof: state.asOf ? `${shortDay(state.asOf)}時点` : '基準日',
+  };
+  const rows = state.accounts.map((a) =>
+    h(
+      'tr',
+      { dataset: { account: a.id }, class: a.archived ? 'archived' : undefined },
+      h('th', { scope: 'row' }, h('span', { class: 'name', text: a.name }), h('small', { class: 'nowrap', text: `${TYPE_LABELS[a.type] ?? a.type}${a.archived ? '・アーカイブ' : ''}` })),
+      h('td', { class: 'num today', 'data-label': heads.today, text: yen(state.todayBalances.get(a.id) ?? 0) }),
+      h('td', { class: 'num current', 'data-label': heads.current, text: yen(state.current.get(a.id) ?? a.balance) }),
+      h('td', { class: 'num asof', 'data-label': heads.asof, text: state.asOf ? yen(state.asOfBalances.get(a.id) ?? 0) : '—' }),
+      h('td', { class: 'row-actions' }, h('button', { type: 'button', class: 'history small', 'aria-label': `残高の推移: ${a.name}`, text: '推移', onclick: () => showHistory(a.id) })),
+    ),
+  );
+  $('balance-rows').replaceChildren(...rows);
+  const sum = (map) => state.accounts.reduce((total, a) => total + (map.get(a.id) ?? 0), 0);
+  const totals = { today: sum(state.todayBalances), current: sum(state.current), asof: state.asOf ? sum(state.asOfBalances) : null };
+  for (const [column, total] of Object.entries(totals)) {
+    $(`${column}-head`).textContent = heads[column];
+    $(`total-${column}`).textContent = total === null ? '—' : yen(total);
+    $(`total-${column}`).dataset.label = heads[column]; // a phone shows each balance with its heading
+  }
+  // With slips dated after today, "now" is two numbers: today's, and with what is planned.
+  $('balance-table').classList.toggle('planned', planned);
+  $('balance-note').hidden = !planned;
+  $('balance-note').textContent = planned
+    ? `「予定込み」は明日以降の日付の伝票（先に記帳した家賃など）も引いた残高、「今日」は${state.today ? shortDay(state.today) : '今日'}の終わりまでの残高です。`
+    : '';
+  $('balance-table').hidden = state.accounts.length === 0;
+  renderEmpty();
+  if (!state.accounts.length) $('account-details').open = true;
+  $('account-manage-details').hidden = state.accounts.length === 0;
+  fillAccountSelect($('manage-account'), state.accounts);
+  fillManageForm();
+}
+
+function renderEmpty() {
+  $('accounts-empty').hidden = state.accounts.length > 0;
+  $('accounts-empty').textContent = canWrite(state.role)
+    ? 'まず口座（財布、銀行、Suica など）を追加してください。'
+    : 'この家計簿にはまだ口座がありません。';
+}
+
+async function submitAsOf(event) {
+  event.preventDefault();
+  clearError();
+  const value = $('asof-date').value;
+  if (value && !isDate(value)) {
+    fail(new FieldError($('asof-date'), '基準日を正しく入力してください'));
+    return;
+  }
+  state.asOf = value || null;
+  try {
+    await loadAccounts();
+    say(state.asOf ? `${shortDay(state.asOf)}時点の残高を表示しました` : '現在の残高を表示しました');
+  } catch (error) {
+    showError(error);
+  }
+}
+
+// ---- history -----------------------------------------------------------------------------------
+
+/** The shown account's daily balance over the month on screen. */
+async function loadHistory() {
+  const isNewest = newest('history');
+  const id = state.history;
+  if (!id) {
+    $('history').hidden = true;
+    return;
+  }
+  const { from, to } = monthRange(state.month);
+  const { data } = await state.api.get(at(`/accounts/${segment(id)}/history${query({ from, to })}`));
+  if (!isNewest()) return;
+  const name = accountName(id);
+  $('history-title').textContent = `${name}の残高の推移（${monthLabel(state.month)}）`;
+  $('history-chart').replaceChildren(historyChart(data.items, { title: `${name}の残高の推移` }));
+  $('history-table').querySelector('tbody').replaceChildren(
+    ...data.items
+      .filter((p) => p.delta !== 0)
+      .map((p) => h('tr', {}, h('th', { scope: 'row', text: shortDay(p.date) }), h('td', { class: 'num', text: yen(p.delta) }), h('td', { class: 'num', text: yen(p.balance) }))),
+  );
+  $('history').hidden = false;
+}
+
+async function showHistory(id) {
+  clearError();
+  state.history = id;
+  try {
+    await loadHistory();
+    $('history-close').focus();
+  } catch (error) {
+    state.history = null;
+    showError(error);
+  }
+}
+
+// ---- add ---------------------------------------------------------------------------------------
+
+async function submitAccount(event) {
+  event.preventDefault();
+  clearError();
+  const id = $('account-id').value.trim();
+  const name = $('account-name').value.trim();
+  let opening;
+  try {
+    if (!ACCOUNT_ID.test(id)) throw new FieldError($('account-id'), 'ID は英数字で始まる 64 文字までの英数字・_ . - にしてください');
+    if (!name) throw new FieldError($('account-name'), '名前を入力してください');
+    try {
+      opening = parseAmount($('account-opening').value || '0', { allowNegative: true, allowZero: true });
+    } catch (error) {
+      throw new FieldError($('account-opening'), error.message);
+    }
+  } catch (error) {
+    fail(error);
+    return;
+  }
+  const body = { id, name, type: $('account-type').value, opening_balance: opening };
+  if ($('account-negative').checked) body.allow_negative = true;
+  await busy($('account-submit'), async () => {
+    try {
+      const { data } = await state.api.request('POST', at('/accounts'), { json: body });
+      say(`口座を追加しました: ${data.name}（${yen(data.balance)}）`);
+      $('account-form').reset();
+      $('account-opening').value = '0';
+      const first = state.accounts.length === 0;
+      await loadAccounts();
+      if (first) {
+        $('account-details').open = false;
+        ctx.firstAccount(data.id);
+      }
+    } catch (error) {
+      const field = error instanceof ApiError && error.code === 'already_exists' ? $('account-id') : undefined;
+      showError(error, field);
+    }
+  });
+}
+
+// ---- manage ------------------------------------------------------------------------------------
+
+/** The manage form shows the chosen account as last read. */
+function fillManageForm() {
+  const account = state.accounts.find((a) => a.id === $('manage-account').value);
+  if (!account) return;
+  $('manage-name').value = account.name;
+  $('manage-negative').checked = Boolean(account.allow_negative);
+  $('manage-archived').checked = Boolean(account.archived);
+}
+
+async function submitManage(event) {
+  event.preventDefault();
+  clearError();
+  const account = state.accounts.find((a) => a.id === $('manage-account').value);
+  if (!account) return;
+  const name = $('manage-name').value.trim();
+  if (!name) {
+    fail(new FieldError($('manage-name'), '名前を入力してください'));
+    return;
+  }
+  const wanted = { name, allow_negative: $('manage-negative').checked, archived: $('manage-archived').checked };
+  const patch = Object.fromEntries(Object.entries(wanted).filter(([key, value]) => value !== Boolean(account[key]) && value !== account[key]));
+  if (!Object.keys(patch).length) {
+    say('変更はありません');
+    return;
+  }
+  await busy($('manage-submit'), async () => {
+    try {
+      const { data } = await state.api.request('PATCH', at(`/accounts/${segment(account.id)}`), {
+        json: patch,
+        contentType: 'application/merge-patch+json',
+        ifMatch: etagOf(account.version),
+      });
+      say(`口座を保存しました: ${data.name}${data.archived ? '（アーカイブ）' : ''}`);
+      if (conflictShown()) hideConflict();
+      await ctx.refresh(); // slips name their accounts; an archived one leaves the slip form
+    } catch (error) {
+      if (error instanceof ApiError && (error.status === 412 || error.status === 404)) {
+        // Not overwritten: show what it is now beside what was tried, and leave the choice to the person.
+        await loadAccounts().catch(() => {});
+        const current = state.accounts.find((a) => a.id === account.id) ?? null;
+        showError(new Error(`保存できませんでした: 口座「${account.name}」は別の画面で先に変更されていました`));
+        showAccountConflict(account, current, patch);
+      } else {
+        showError(error, on422(error, $('manage-name')));
+      }
+    }
+  });
+}
+
+function showAccountConflict(base, current, patch) {
+  const value = (field, account) => {
+    if (!account) return '（なし）';
+    if (field === 'name') return account.name;
+    return account[field] ? 'はい' : 'いいえ';
+  };
+  const fields = Object.keys(ACCOUNT_FIELDS).filter((f) => f in patch || value(f, base) !== value(f, current));
+  showConflict({
+    title: 'この口座は先に変更されていました',
+    lead: current
+      ? '別の画面で先に変更されていました。あなたの保存は行っていません。最新の内容を読み込みました。'
+      : 'この口座は見つかりません。あなたの保存は行っていません。',
+    rows: fields.map((field) => ({
+      field,
+      label: ACCOUNT_FIELDS[field],
+      before: value(field, base),
+      now: value(field, current),
+      changed: value(field, base) !== value(field, current),
+      mine: field in patch ? value(field, { ...base, ...patch }) : '（変更なし）',
+    })),
+  });
+  if (current) offerReapply(() => reapply(current.id, patch));
+}
+
+/** Only the fields this person changed go back into the account form, on top of the current account. */
+function reapply(id, patch) {
+  $('manage-account').value = id;
+  fillManageForm();
+  if ('name' in patch) $('manage-name').value = patch.name;
+  if ('allow_negative' in patch) $('manage-negative').checked = patch.allow_negative;
+  if ('archived' in patch) $('manage-archived').checked = patch.archived;
+  say('あなたの入力を戻しました。内容を確かめて「口座を保存」を押してください');
+  $('manage-submit').focus();
+}

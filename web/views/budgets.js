@@ -1,0 +1,176 @@
+// 予算: the month's budgets with what was spent and what remains; set or change one (If-Match),
+// remove one, copy last month's. A budget set, changed or removed on another screen meanwhile is
+// never overwritten: the page says so and reads the budgets again.
+
+import { ApiError, etagOf, query, segment } from '../api.js';
+import { categoryLabel, monthLabel, parseAmount, shiftMonth, yen } from '../format.js';
+import { at, emit, newest, on, state } from '../state.js';
+import { $, FieldError, busy, clearError, fail, h, optional, say, showError } from '../ui.js';
+
+let ctx;
+let panel;
+
+export function mount(root, context) {
+  ctx = context;
+  panel = root;
+  $('budget-form').addEventListener('submit', submitBudget);
+  $('budget-copy').addEventListener('click', copyBudgets);
+  on('month', (month) => {
+    $('budgets-month').textContent = monthLabel(month);
+  });
+}
+
+export function load() {
+  const isNewest = newest('budgets');
+  return optional(panel, '/budgets', async () => {
+    const { data } = await state.api.get(at(`/budgets${query({ month: state.month })}`));
+    if (!isNewest()) return;
+    state.budgets = data.items ?? [];
+    render();
+  });
+}
+
+export function clear() {
+  state.budgets = [];
+  render();
+}
+
+export function render() {
+  const rows = state.budgets.map((b) => {
+    const over = b.remaining < 0;
+    const name = categoryLabel(b.category);
+    return h(
+      'tr',
+      { dataset: { category: b.category }, class: over ? 'over' : undefined },
+      h('th', { scope: 'row' }, name, b.strict ? h('span', { class: 'badge', text: '厳格' }) : null),
+      h('td', { class: 'num', 'data-label': '予算', text: yen(b.limit) }),
+      h('td', { class: 'num', 'data-label': '使った額', text: yen(b.spent) }),
+      h('td', { class: `num remaining ${over ? 'expense' : ''}`, 'data-label': '残り', text: yen(b.remaining) }),
+      h(
+        'td',
+        { 'data-label': '進み具合' },
+        h('meter', { min: 0, max: Math.max(b.limit, 1), low: Math.round(b.limit * 0.7), high: Math.round(b.limit * 0.9), optimum: 0, value: Math.min(b.spent, Math.max(b.limit, 1)), 'aria-label': `${name}: ${yen(b.spent)} / ${yen(b.limit)}` }),
+        h(
+          'span',
+          { class: 'row-buttons' },
+          h('button', { type: 'button', class: 'small edit write', 'aria-label': `予算を変更: ${name}`, text: '変更', onclick: () => editBudget(b) }),
+          h('button', { type: 'button', class: 'small delete danger write', 'aria-label': `予算を削除: ${name}`, text: '削除', onclick: (event) => deleteBudget(b, event.currentTarget) }),
+        ),
+      ),
+    );
+  });
+  $('budget-rows').replaceChildren(...rows);
+  $('budgets-empty').hidden = rows.length > 0;
+  $('budget-table').hidden = rows.length === 0;
+  emit('budgets');
+}
+
+function editBudget(budget) {
+  $('budget-category').value = budget.category;
+  $('budget-limit').value = budget.limit;
+  $('budget-strict').checked = Boolean(budget.strict);
+  $('budget-limit').focus();
+}
+
+async function submitBudget(event) {
+  event.preventDefault();
+  clearError();
+  const category = $('budget-category').value.trim();
+  let limit;
+  try {
+    if (!category) throw new FieldError($('budget-category'), '分類を入力してください');
+    try {
+      limit = parseAmount($('budget-limit').value, { allowZero: true });
+    } catch (error) {
+      throw new FieldError($('budget-limit'), error.message);
+    }
+  } catch (error) {
+    fail(error);
+    return;
+  }
+  const existing = state.budgets.find((b) => b.category === category);
+  // A budget is created without If-Match, and changed only with the version it was read at: if
+  // another screen created or changed it meanwhile, the API refuses (428 / 412) and we reload.
+  const ifMatch = existing ? etagOf(existing.version) : undefined;
+  await busy($('budget-submit'), async () => {
+    try {
+      await state.api.request('PUT', at(`/budgets/${state.month}/${segment(category)}`), {
+        json: { limit, strict: $('budget-strict').checked },
+        ifMatch,
+      });
+      say(`${monthLabel(state.month)}の「${category}」の予算を ${yen(limit)} にしました`);
+      $('budget-form').reset();
+      await load();
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 404 && !error.code) {
+        panel.hidden = true;
+        showError(new Error('この API には予算の機能がありません'));
+      } else if (error instanceof ApiError && (error.status === 412 || error.status === 428)) {
+        const what = existing ? '変更されていました' : '設定されていました';
+        showError(new Error(`「${category}」の予算は別の画面で先に${what}。上書きせずに最新の内容を読み込みました: ${error.detail}`));
+        await load();
+      } else {
+        showError(error);
+      }
+    }
+  });
+}
+
+/** Remove a budget at the version it was listed at; what was spent stays in the month's totals. */
+async function deleteBudget(budget, button) {
+  clearError();
+  const month = state.month;
+  const name = `${monthLabel(month)}の「${categoryLabel(budget.category)}」の予算`;
+  if (!window.confirm(`${name}（${yen(budget.limit)}）を削除しますか？\n使った額は記録に残ります。`)) return;
+  await busy(button, async () => {
+    try {
+      await state.api.request('DELETE', at(`/budgets/${month}/${segment(budget.category)}`), { ifMatch: etagOf(budget.version) });
+      say(`${name}を削除しました`);
+      await load();
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 404 && !error.code) {
+        showError(new Error('この API には予算の削除がありません'));
+      } else if (error instanceof ApiError && (error.status === 412 || error.status === 404)) {
+        // Changed (412) or already removed (404) on another screen: nothing removed, the list read again
+        const what = error.status === 412 ? '変更されていました。削除せずに' : '削除されていました。';
+        showError(new Error(`${name}は別の画面で先に${what}最新の内容を読み込みました: ${error.detail}`));
+        await load().catch(showError);
+        // on a shared ledger a 404 may instead mean the caller is no longer a member
+        if (error.status === 404) await ctx.recheckMembership();
+      } else {
+        showError(error);
+      }
+    }
+  });
+}
+
+/** Last month's budgets into this month, in one action; categories already set here are kept. */
+async function copyBudgets() {
+  clearError();
+  const previous = shiftMonth(state.month, -1);
+  await busy($('budget-copy'), async () => {
+    try {
+      const { data } = await state.api.get(at(`/budgets${query({ month: previous })}`));
+      const here = new Set(state.budgets.map((b) => b.category));
+      const todo = (data.items ?? []).filter((b) => !here.has(b.category));
+      let copied = 0;
+      let kept = (data.items ?? []).length - todo.length;
+      for (const b of todo) {
+        try {
+          // no If-Match: created only if still absent (428 when another screen set it meanwhile)
+          await state.api.request('PUT', at(`/budgets/${state.month}/${segment(b.category)}`), { json: { limit: b.limit, strict: Boolean(b.strict) } });
+          copied += 1;
+        } catch (error) {
+          if (error instanceof ApiError && (error.status === 412 || error.status === 428)) kept += 1;
+          else throw error;
+        }
+      }
+      await load();
+      if (!(data.items ?? []).length) say(`${monthLabel(previous)}の予算はありません`);
+      else say(`${monthLabel(previous)}の予算を ${copied} 件コピーしました${kept ? `（${kept} 件はこの月に設定済みのため変えていません）` : ''}`);
+    } catch (error) {
+      await load().catch(() => {});
+      showError(error);
+    }
+  });
+}

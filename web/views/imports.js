@@ -1,0 +1,172 @@
+// CSV 取込: a file of slips (this API's format, Money Forward ME, Zaim) checked first with a dry
+// run that writes nothing, then imported (POST /imports); the report says what was added, skipped
+// as already imported, or refused and why. Shown unless the API says it has no /imports.
+
+import { ApiError, query } from '../api.js';
+import { TYPE_LABELS, yen } from '../format.js';
+import { accountName, at, on, state } from '../state.js';
+import { $, FieldError, busy, clearError, fail, h, say, showError } from '../ui.js';
+
+const IMPORT_FORMATS = { kakeibo: 'この API の形式', mf: 'マネーフォワード ME', zaim: 'Zaim' };
+const IMPORT_ACTIONS = { create: '追加', not_counted: '追加（集計対象外）', duplicate: '取込済み', error: 'エラー' };
+
+let ctx;
+let panel;
+
+export function mount(root, context) {
+  ctx = context;
+  panel = root;
+  $('import-form').addEventListener('submit', submitImport);
+  $('import-preview').addEventListener('click', previewImport);
+  $('import-commit').addEventListener('click', commitPreviewed);
+  // Without an OpenAPI document, offer the import and find out from its answer.
+  on('routes', () => {
+    panel.hidden = Boolean(state.routes && !state.routes.has('/imports'));
+  });
+  // What was said about the last import belongs to the month it was made in.
+  on('month', () => {
+    $('import-report').hidden = true;
+  });
+}
+
+export function clear() {
+  $('import-report').hidden = true;
+  $('import-dry-run').hidden = true;
+  state.previewed = null;
+}
+
+/**
+ * POST /imports with the page's options; `dryRun` asks what would happen and writes nothing. While
+ * the file is sent and read, a progress bar says so (a large file takes a while).
+ */
+async function sendImport(file, createAccounts, dryRun = false) {
+  const path = at(`/imports${query({ create_accounts: createAccounts ? 'true' : '', dry_run: dryRun ? 'true' : '' })}`);
+  const kb = Math.max(1, Math.round(file.size / 1024));
+  $('import-progress-text').textContent = `${file.name}（${kb} KB）を${dryRun ? '確認' : '取り込み'}中…`;
+  $('import-progress').hidden = false;
+  panel.setAttribute('aria-busy', 'true');
+  try {
+    return await state.api.request('POST', path, { body: file, contentType: 'text/csv' });
+  } finally {
+    $('import-progress').hidden = true;
+    panel.removeAttribute('aria-busy');
+  }
+}
+
+function chosenFile() {
+  const file = $('import-file').files[0];
+  if (!file) fail(new FieldError($('import-file'), 'CSV ファイルを選んでください'));
+  return file;
+}
+
+async function previewImport() {
+  clearError();
+  const file = chosenFile();
+  if (!file) return;
+  const createAccounts = $('import-create-accounts').checked;
+  await busy($('import-preview'), async () => {
+    try {
+      const { data } = await sendImport(file, createAccounts, true);
+      state.previewed = { file, createAccounts };
+      renderPreview(file.name, data, createAccounts);
+    } catch (error) {
+      showError(error);
+    }
+  });
+}
+
+function renderPreview(name, report, createAccounts) {
+  const counts = [
+    `追加 ${report.create} 件`,
+    report.not_counted ? `集計対象外として追加 ${report.not_counted} 件` : '',
+    report.duplicate ? `取込済み ${report.duplicate} 件` : '',
+    report.error ? `エラー ${report.error} 件` : '',
+  ].filter(Boolean);
+  $('import-dry-summary').textContent =
+    `${name}（${IMPORT_FORMATS[report.format] ?? report.format}）: ${counts.join('、')}。まだ何も書き込んでいません。`;
+  const unknown = report.unknown_accounts ?? [];
+  $('import-dry-accounts').textContent = unknown.length
+    ? `${createAccounts ? '作成する口座' : '登録されていない口座'}: ` +
+      unknown.map((a) => `${a.name}（${TYPE_LABELS[a.type] ?? a.type}、ID ${a.id}）`).join('、')
+    : '';
+  $('import-dry-accounts').hidden = unknown.length === 0;
+  const toCreate = new Map(unknown.map((a) => [a.id, a.name]));
+  const label = (id) => toCreate.get(id) ?? accountName(id);
+  const rows = (report.items ?? []).map((item) => {
+    const slip = item.slip ?? {};
+    const what = slip.kind === 'transfer' ? `${label(slip.account)} → ${label(slip.to_account)}` : [
+      label(slip.account ?? ''),
+      [slip.category, slip.subcategory].filter(Boolean).join(' / '),
+    ].filter(Boolean).join(' ');
+    return h(
+      'tr',
+      { class: `import-${item.action}` },
+      h('td', { class: 'num', text: String(item.line) }),
+      h('td', { class: 'nowrap', text: IMPORT_ACTIONS[item.action] ?? item.action }),
+      h('td', { class: 'nowrap', text: slip.date ?? '' }),
+      h('td', { text: what }),
+      h('td', { class: 'num', text: slip.amount === undefined ? '' : yen(slip.kind === 'expense' ? -slip.amount : slip.amount) }),
+      h('td', { text: item.message ?? slip.memo ?? '' }),
+    );
+  });
+  $('import-dry-rows').querySelector('tbody').replaceChildren(...rows);
+  $('import-commit').hidden = report.create + report.not_counted === 0;
+  $('import-report').hidden = true;
+  $('import-dry-run').hidden = false;
+  say($('import-dry-summary').textContent);
+}
+
+async function commitPreviewed() {
+  clearError();
+  const previewed = state.previewed;
+  if (!previewed) return;
+  await busy($('import-commit'), async () => {
+    try {
+      const { data } = await sendImport(previewed.file, previewed.createAccounts);
+      state.previewed = null;
+      $('import-dry-run').hidden = true;
+      renderImport(previewed.file.name, data);
+      await ctx.refresh();
+    } catch (error) {
+      showError(error);
+    }
+  });
+}
+
+async function submitImport(event) {
+  event.preventDefault();
+  clearError();
+  const file = chosenFile();
+  if (!file) return;
+  await busy($('import-submit'), async () => {
+    try {
+      const { data } = await sendImport(file, $('import-create-accounts').checked);
+      $('import-dry-run').hidden = true;
+      renderImport(file.name, data);
+      await ctx.refresh();
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 404 && !error.code) {
+        panel.hidden = true;
+        showError(new Error('この API には CSV 取込がありません'));
+      } else {
+        showError(error);
+      }
+    }
+  });
+}
+
+function renderImport(name, report) {
+  const errors = report.errors ?? [];
+  $('import-summary').textContent =
+    `${name}: ${report.rows} 行中 ${report.created} 件を追加` +
+    (report.skipped ? `、${report.skipped} 件は取込済みのためスキップ` : '') +
+    (errors.length ? `、${errors.length} 行はエラー` : '') +
+    `（取込 ID ${report.import_id}）`;
+  const table = $('import-errors');
+  table.querySelector('tbody').replaceChildren(
+    ...errors.map((e) => h('tr', {}, h('td', { class: 'num', text: String(e.line) }), h('td', { text: e.message }))),
+  );
+  table.hidden = errors.length === 0;
+  $('import-report').hidden = false;
+  say($('import-summary').textContent);
+}

@@ -1,0 +1,473 @@
+// 伝票: the month's slips — the slip form (add, edit with If-Match), the list with its filters and
+// member filter, delete, the month as CSV. A save refused because another screen changed the slip
+// (412, or 404 when it was deleted or moved) shows the conflict panel: nothing is overwritten.
+
+import { ApiError, etagOf, query, segment } from '../api.js';
+import { hideConflict, offerReapply, showConflict } from '../conflict.js';
+import {
+  FIELD_LABELS,
+  KIND_LABELS,
+  UNCATEGORIZED,
+  authorText,
+  canWrite,
+  categoryLabel,
+  defaultDay,
+  fieldText,
+  filterSlips,
+  isDate,
+  mergePatch,
+  monthLabel,
+  monthOf,
+  monthRange,
+  parseAmount,
+  shortDay,
+  slipChanges,
+  yen,
+} from '../format.js';
+import { accountName, at, emit, memberName, newest, on, state } from '../state.js';
+import { $, FieldError, busy, clearError, fail, fillAccountSelect, h, say, showError, uuid } from '../ui.js';
+
+const PAGE_SIZE = 100;
+const MAX_PAGES = 50;
+
+let ctx;
+
+export function mount(root, context) {
+  ctx = context;
+  $('slip-form').addEventListener('submit', submitSlip);
+  $('slip-kind').addEventListener('change', syncKind);
+  $('slip-cancel').addEventListener('click', () => {
+    resetForm();
+    hideConflict();
+    clearError();
+  });
+  $('export-csv').addEventListener('click', exportCsv);
+  $('filter-form').addEventListener('input', readFilters);
+  $('filter-form').addEventListener('submit', (event) => event.preventDefault());
+  syncKind();
+  on('accounts', () => {
+    fillAccounts();
+    if (state.slipsShown) render(); // slips name their accounts
+  });
+  on('household', renderMembers);
+  on('role', (role) => {
+    if (!canWrite(role) && state.editing) resetForm();
+  });
+  on('month', (month) => {
+    $('slips-month').textContent = monthLabel(month);
+    if (!state.editing) $('slip-date').value = defaultDay(month);
+  });
+}
+
+export async function load() {
+  const isNewest = newest('slips');
+  const { from, to } = monthRange(state.month);
+  const items = [];
+  let cursor = null;
+  let truncated = false;
+  for (let page = 0; ; page += 1) {
+    if (page === MAX_PAGES) {
+      truncated = true;
+      break;
+    }
+    const { data } = await state.api.get(at(`/slips${query({ from, to, by: state.filters.by, limit: PAGE_SIZE, cursor })}`));
+    items.push(...data.items);
+    cursor = data.next_cursor;
+    if (!cursor) break;
+  }
+  if (!isNewest()) return;
+  state.slips = items;
+  state.slipsTruncated = truncated;
+  render();
+}
+
+/** Nothing of the ledger shown before: no slips, an empty form, no retry pending. */
+export function clear() {
+  state.slips = [];
+  state.slipsTruncated = false;
+  state.filters.by = '';
+  state.idempotency = null; // a retry belongs to the ledger it was first sent to
+  resetForm();
+  render();
+}
+
+// ---- the list ----------------------------------------------------------------------------------
+
+function slipSummary(slip) {
+  const what = slip.kind === 'transfer' ? `${accountName(slip.account)}→${accountName(slip.to_account)}` : categoryLabel(slip.category);
+  return `${shortDay(slip.date)} ${what} ${yen(slip.amount)}`;
+}
+
+function amountCell(slip) {
+  const sign = slip.kind === 'expense' ? '-' : slip.kind === 'income' ? '+' : '';
+  return h('td', { class: `num amount ${slip.kind}`, 'data-label': '金額', text: `${sign}${yen(slip.amount)}` });
+}
+
+export function render() {
+  const truncated = state.slipsTruncated;
+  state.slipsShown = true;
+  const shown = filterSlips(state.slips, state.filters);
+  const filtering = shown.length !== state.slips.length;
+  renderFilterCategories();
+  const rows = shown.map((slip) => {
+    const where = slip.kind === 'transfer' ? `${accountName(slip.account)} → ${accountName(slip.to_account)}` : accountName(slip.account);
+    const summary = slipSummary(slip);
+    return h(
+      'tr',
+      { dataset: { id: slip.id, date: slip.date }, class: state.editing?.id === slip.id ? 'editing' : undefined },
+      h('td', { class: 'date', 'data-label': '日付' }, h('time', { datetime: slip.date, text: shortDay(slip.date) })),
+      h('td', { class: `kind ${slip.kind}`, 'data-label': '種類', text: KIND_LABELS[slip.kind] }),
+      h('td', { class: 'category', 'data-label': '分類', text: slip.kind === 'transfer' ? '—' : categoryLabel(slip.category) }),
+      h('td', { class: 'account', 'data-label': '口座', text: where }),
+      h('td', { class: 'memo', 'data-label': 'メモ', text: slip.memo ?? '' }),
+      h('td', { class: 'author', 'data-label': '記入', text: authorText(slip, memberName) }),
+      amountCell(slip),
+      h(
+        'td',
+        { class: 'row-actions' },
+        h('button', { type: 'button', class: 'edit write', 'aria-label': `編集: ${summary}`, text: '編集', onclick: () => startEdit(slip) }),
+        h('button', { type: 'button', class: 'delete danger write', 'aria-label': `削除: ${summary}`, text: '削除', onclick: () => deleteSlip(slip) }),
+      ),
+    );
+  });
+  $('slip-rows').replaceChildren(...rows);
+  $('slips-empty').hidden = state.slips.length > 0;
+  $('slips-filtered-empty').hidden = !(state.slips.length > 0 && rows.length === 0);
+  $('slip-table').hidden = rows.length === 0;
+  const by = state.filters.by ? `（記入者: ${memberName(state.filters.by)}）` : '';
+  $('slip-caption').textContent = filtering
+    ? `${monthLabel(state.month)}の伝票${by} ${state.slips.length} 件中、条件に合う ${rows.length} 件`
+    : `${monthLabel(state.month)}の伝票${by} ${rows.length} 件${truncated ? '（一部のみ表示）' : ''}`;
+  if (truncated) say(`伝票が多いため、最初の ${rows.length} 件だけを表示しています`);
+  emit('slips');
+}
+
+/** The form and the filters offer the ledger's accounts; archived ones only on a slip that uses them. */
+function fillAccounts() {
+  const inUse = new Set(state.editing ? [state.editing.base.account, state.editing.base.to_account] : []);
+  const choosable = state.accounts.filter((a) => !a.archived || inUse.has(a.id));
+  fillAccountSelect($('slip-account'), choosable, { placeholder: choosable.length ? undefined : '口座がありません' });
+  fillAccountSelect($('slip-to-account'), choosable);
+  fillAccountSelect($('filter-account'), state.accounts, { placeholder: 'すべて' });
+}
+
+/** A new ledger's first account: chosen for the next slip, the amount next to type. */
+export function useAccount(id) {
+  $('slip-account').value = id;
+  $('slip-amount').focus();
+}
+
+/** The category filter offers the month's categories (and keeps a chosen one). */
+function renderFilterCategories() {
+  const select = $('filter-category');
+  const keep = state.filters.category;
+  const categories = new Set(state.slips.filter((s) => s.category).map((s) => s.category));
+  if (keep) categories.add(keep);
+  select.replaceChildren(h('option', { value: '', text: 'すべて' }), ...[...categories].sort().map((c) => h('option', { value: c, text: categoryLabel(c) })));
+  select.value = keep;
+}
+
+/** On a shared ledger: who wrote each slip, and the member filter (?by=); a chosen member stays even if they left. */
+function renderMembers() {
+  const household = state.household;
+  $('slip-table').classList.toggle('shared', Boolean(household));
+  $('filter-by-row').hidden = !household;
+  const select = $('filter-by');
+  if (!household) {
+    state.filters.by = '';
+    select.replaceChildren(); // nothing to filter by on a ledger of one
+    return;
+  }
+  const users = household.members.map((m) => m.user);
+  if (state.filters.by && !users.includes(state.filters.by)) users.push(state.filters.by);
+  select.replaceChildren(h('option', { value: '', text: 'すべて' }), ...users.map((u) => h('option', { value: u, text: memberName(u) })));
+  select.value = state.filters.by;
+}
+
+function readFilters() {
+  const by = $('filter-by').value;
+  const reload = by !== state.filters.by;
+  state.filters = {
+    account: $('filter-account').value,
+    category: $('filter-category').value,
+    kind: $('filter-kind').value,
+    text: $('filter-text').value.trim(),
+    by,
+  };
+  // the member filter is the API's (?by=): the month is read again; the others apply to what is loaded
+  if (reload) load().catch(showError);
+  else render();
+}
+
+/** The month's slips as CSV (the import format), every page of it, saved as a file. */
+async function exportCsv() {
+  clearError();
+  const { from, to } = monthRange(state.month);
+  await busy($('export-csv'), async () => {
+    try {
+      let path = at(`/slips.csv${query({ from, to, by: state.filters.by })}`);
+      let csv = '';
+      for (let page = 0; path && page < MAX_PAGES; page += 1) {
+        const { text, link } = await state.api.request('GET', path);
+        // later pages repeat the header line
+        csv += page === 0 ? text : text.slice(text.indexOf('\n') + 1);
+        path = /<([^>]+)>;\s*rel="next"/.exec(link ?? '')?.[1] ?? null;
+      }
+      const url = URL.createObjectURL(new Blob([csv], { type: 'text/csv' }));
+      const a = h('a', { href: url, download: `slips-${state.month}.csv` });
+      document.body.append(a);
+      a.click();
+      a.remove();
+      setTimeout(() => URL.revokeObjectURL(url), 10_000);
+      say(`${monthLabel(state.month)}の伝票を CSV で書き出しました`);
+    } catch (error) {
+      showError(error);
+    }
+  });
+}
+
+// ---- the form ----------------------------------------------------------------------------------
+
+/** The form as a slip the API accepts; throws FieldError naming the field to fix. */
+function readForm() {
+  const raw = {
+    date: $('slip-date').value,
+    kind: $('slip-kind').value,
+    amount: $('slip-amount').value,
+    account: $('slip-account').value,
+    to_account: $('slip-to-account').value,
+    category: $('slip-category').value,
+    memo: $('slip-memo').value,
+  };
+  if (!isDate(raw.date)) throw new FieldError($('slip-date'), '日付を正しく入力してください');
+  let amount;
+  try {
+    amount = parseAmount(raw.amount);
+  } catch (error) {
+    throw new FieldError($('slip-amount'), error.message);
+  }
+  if (!raw.account) throw new FieldError($('slip-account'), '口座を選んでください（先に口座を追加）');
+  const slip = { date: raw.date, kind: raw.kind, amount, account: raw.account, to_account: null, category: null, memo: raw.memo.trim() || null };
+  if (raw.kind === 'transfer') {
+    if (!raw.to_account || raw.to_account === raw.account) throw new FieldError($('slip-to-account'), '振替先には別の口座を選んでください');
+    slip.to_account = raw.to_account;
+  } else {
+    slip.category = raw.category.trim() || null;
+  }
+  return slip;
+}
+
+function setForm(values) {
+  $('slip-date').value = values.date ?? '';
+  $('slip-kind').value = values.kind ?? 'expense';
+  $('slip-amount').value = values.amount ?? '';
+  if (values.account) $('slip-account').value = values.account;
+  if (values.to_account) $('slip-to-account').value = values.to_account;
+  const category = values.category ?? '';
+  $('slip-category').value = category === UNCATEGORIZED ? '' : category;
+  $('slip-memo').value = values.memo ?? '';
+  syncKind();
+}
+
+function syncKind() {
+  const transfer = $('slip-kind').value === 'transfer';
+  $('slip-to-account-row').hidden = !transfer;
+  $('slip-category-row').hidden = transfer;
+  $('slip-account-label').textContent = transfer ? '振替元' : '口座';
+}
+
+function setEditing(editing) {
+  state.editing = editing;
+  $('slip-form-title').textContent = editing ? `伝票を編集（No. ${editing.base.no}）` : '伝票を追加';
+  $('slip-submit').textContent = editing ? '保存' : '追加';
+  $('slip-cancel').hidden = !editing;
+  $('slip-form').classList.toggle('is-editing', Boolean(editing));
+  for (const row of $('slip-rows').children) row.classList.toggle('editing', row.dataset.id === editing?.id);
+}
+
+export function resetForm() {
+  const keep = { account: $('slip-account').value, kind: $('slip-kind').value === 'transfer' ? 'expense' : $('slip-kind').value };
+  setEditing(null);
+  setForm({ date: defaultDay(state.month), kind: keep.kind, account: keep.account });
+}
+
+async function startEdit(slip) {
+  clearError();
+  try {
+    const { data, etag } = await state.api.get(at(`/slips/${slip.date}/${segment(slip.id)}`));
+    beginEdit(data, etag);
+    $('slip-date').focus();
+    $('slip-form').scrollIntoView({ block: 'nearest' });
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) await conflict(slip, null, 'open');
+    else showError(error);
+  }
+}
+
+function beginEdit(slip, etag) {
+  setEditing({ id: slip.id, date: slip.date, etag: etag ?? etagOf(slip.version), base: slip });
+  fillAccounts(); // an archived account the slip uses is offered while it is edited
+  setForm(slip);
+  if (slip.kind !== 'transfer') $('slip-to-account').value = '';
+}
+
+async function submitSlip(event) {
+  event.preventDefault();
+  clearError();
+  let wanted;
+  try {
+    wanted = readForm();
+  } catch (error) {
+    fail(error);
+    return;
+  }
+  await busy($('slip-submit'), () => (state.editing ? saveEdit(wanted) : createSlip(wanted)));
+}
+
+/** The form field a 422's first error names, if any. */
+function fieldOf(error) {
+  if (!(error instanceof ApiError && error.status === 422)) return undefined;
+  const loc = error.problem?.errors?.[0]?.loc ?? [];
+  const name = loc.find((part) => part in FIELD_LABELS);
+  return name ? document.querySelector(`#slip-form [name="${name}"]`) : undefined;
+}
+
+async function createSlip(slip) {
+  const body = Object.fromEntries(Object.entries(slip).filter(([, v]) => v !== null));
+  const text = JSON.stringify(body);
+  // The same slip sent again after a failed attempt reuses its Idempotency-Key: never two slips.
+  if (state.idempotency?.body !== text) state.idempotency = { body: text, key: uuid() };
+  try {
+    const { data } = await state.api.request('POST', at('/slips'), {
+      json: body,
+      headers: { 'Idempotency-Key': state.idempotency.key },
+    });
+    state.idempotency = null;
+    say(`追加しました: ${slipSummary(data)}（No. ${data.no}）`);
+    $('slip-amount').value = '';
+    $('slip-memo').value = '';
+    if (monthOf(data.date) !== state.month) ctx.setMonth(monthOf(data.date), { reload: false });
+    await ctx.refresh();
+    $('slip-amount').focus();
+  } catch (error) {
+    if (error instanceof ApiError && error.status !== 0) state.idempotency = null;
+    showError(error, fieldOf(error));
+  }
+}
+
+async function saveEdit(wanted) {
+  const { id, date, etag, base } = state.editing;
+  // An emptied category is "uncategorized" on the server: not a change.
+  const target = { ...wanted, category: wanted.kind === 'transfer' ? null : wanted.category ?? UNCATEGORIZED };
+  const patch = mergePatch(base, target);
+  if (!Object.keys(patch).length) {
+    say('変更はありません');
+    resetForm();
+    return;
+  }
+  try {
+    const { data } = await state.api.request('PATCH', at(`/slips/${date}/${segment(id)}`), {
+      json: patch,
+      contentType: 'application/merge-patch+json',
+      ifMatch: etag,
+    });
+    const moved = data.date !== date ? `（日付を ${shortDay(date)} → ${shortDay(data.date)} に変更）` : '';
+    const away = monthOf(data.date);
+    if (away !== state.month) {
+      // It leaves this month's list: say where it went, with a way there.
+      say(`保存しました: ${slipSummary(data)}${moved}。この伝票は${monthLabel(away)}に移りました。`, { href: `#${away}`, text: `${monthLabel(away)}を表示` });
+    } else {
+      say(`保存しました: ${slipSummary(data)}${moved}`);
+    }
+    resetForm();
+    hideConflict();
+    await ctx.refresh();
+  } catch (error) {
+    if (error instanceof ApiError && (error.status === 412 || error.status === 404)) {
+      await conflict(base, patch, 'edit');
+    } else {
+      showError(error, fieldOf(error));
+    }
+  }
+}
+
+async function deleteSlip(slip) {
+  clearError();
+  if (!window.confirm(`この伝票を削除しますか？\n${slipSummary(slip)}`)) return;
+  try {
+    await state.api.request('DELETE', at(`/slips/${slip.date}/${segment(slip.id)}`), { ifMatch: etagOf(slip.version) });
+    say(`削除しました: ${slipSummary(slip)}`);
+    if (state.editing?.id === slip.id) resetForm();
+    await ctx.refresh();
+  } catch (error) {
+    if (error instanceof ApiError && (error.status === 412 || error.status === 404)) await conflict(slip, null, 'delete');
+    else showError(error);
+  }
+}
+
+// ---- conflicts (412, or the slip gone from under us) -------------------------------------------
+
+/**
+ * Someone changed the slip since `base` was read. Read what it is now, show the difference, reload
+ * everything, and put the current version in the form: the person decides whether to re-apply
+ * their own changes (`patch`, only the fields they changed) on top of it.
+ */
+async function conflict(base, patch, action) {
+  let current = null;
+  let etag = null;
+  try {
+    ({ data: current, etag } = await state.api.get(at(`/slips/${base.date}/${segment(base.id)}`)));
+  } catch (error) {
+    if (!(error instanceof ApiError && error.status === 404)) {
+      showError(error);
+      return;
+    }
+  }
+  await ctx.refresh();
+  if (!current) {
+    // Deleted, or its date changed (which moves it): look for it in the month just reloaded.
+    current = state.slips.find((s) => s.id === base.id) ?? null;
+    etag = current ? etagOf(current.version) : null;
+  }
+  const verb = { edit: '保存', delete: '削除', open: '編集' }[action];
+  const lead = current
+    ? `別の画面で、この伝票（No. ${base.no}）が先に変更されていました。あなたの${verb}は行っていません。最新の内容を読み込みました。`
+    : `この伝票（No. ${base.no}）は別の画面で削除されたか、別の月に移されました。あなたの${verb}は行っていません。`;
+  showError(new Error(`${verb}できませんでした: ${current ? '先に変更されていました' : '伝票が見つかりません'}`));
+  showConflict({ title: 'この伝票は先に変更されていました', lead, rows: conflictRows(base, current, patch, action) });
+  if (action !== 'delete' || state.editing?.id === base.id) {
+    if (current) {
+      beginEdit(current, etag);
+      offerReapply(patch ? () => reapply(current.id, patch) : null);
+    } else {
+      resetForm();
+    }
+  }
+}
+
+function conflictRows(base, current, patch, action) {
+  const theirs = new Set(slipChanges(base, current).map((c) => c.field));
+  const fields = [...new Set([...theirs, ...Object.keys(patch ?? {})])];
+  const text = (field, slip) => (slip ? fieldText(field, slip[field], accountName) : '（なし）');
+  const mine = (field) => {
+    if (action === 'delete') return '削除';
+    if (!patch) return '—';
+    return field in patch ? text(field, patch) : '（変更なし）';
+  };
+  return fields.map((field) => ({
+    field,
+    label: FIELD_LABELS[field],
+    before: text(field, base),
+    now: text(field, current),
+    changed: theirs.has(field),
+    mine: mine(field),
+  }));
+}
+
+/** Only the fields this person changed go back in: what the other screen changed stays. */
+function reapply(id, patch) {
+  if (state.editing?.id !== id) return;
+  setForm({ ...state.editing.base, ...patch });
+  say('あなたの入力を戻しました。内容を確かめて「保存」を押してください');
+  $('slip-submit').focus();
+}
