@@ -8,7 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from kakeibo.store import Store
+from kakeibo.store import Change, Store, WriteContext
 from tests.events import Client
 
 
@@ -82,7 +82,7 @@ def test_a_non_member_gets_404_for_every_ledger_and_id(api: Client, other_api: C
 def test_only_an_owner_renames(api: Client, other_api: Client, store: Store, other_user: str, role: str) -> None:
     # Given Taro, a member of Hanako's ledger who is not an owner
     ledger = _household(api)
-    store.add_member(ledger, other_user, role, added_by=api.user or "", now="2026-11-21T09:00:00.000+09:00")
+    _add(api, ledger, other_user, role)
     # Then he sees the ledger, its members and his role
     read = other_api.get(f"/ledgers/{ledger}")
     assert read.status == 200 and read.json["role"] == role
@@ -97,13 +97,16 @@ def test_only_an_owner_renames(api: Client, other_api: Client, store: Store, oth
     assert ja.json["detail"] == "この家計簿のオーナーだけができる操作です"
 
 
+def _add(api: Client, ledger: str, user: str, role: str) -> None:
+    """`user` made a member with `role` (an invitation from the owner `api`, accepted)."""
+    assert Client(user).post(f"/invitations/{_invite(api, ledger, role)}/accept").status == 200
+
+
 def test_a_member_is_added_once(api: Client, store: Store, other_user: str) -> None:
     ledger = _household(api)
-    store.add_member(ledger, other_user, "editor", added_by="x", now="2026-11-21T09:00:00.000+09:00")
-    with pytest.raises(Exception, match="already a member"):
-        store.add_member(ledger, other_user, "viewer", added_by="x", now="2026-11-21T09:00:00.000+09:00")
-    with pytest.raises(Exception, match="not found"):
-        store.add_member("0" * 26, other_user, "viewer", added_by="x", now="2026-11-21T09:00:00.000+09:00")
+    _add(api, ledger, other_user, "editor")
+    again = Client(other_user).post(f"/invitations/{_invite(api, ledger, 'viewer')}/accept")
+    assert again.status == 409 and again.json["code"] == "already_exists"
     assert store.member(ledger, other_user)["role"] == "editor"  # type: ignore[index]
     assert [m["ledger"] for m in store.memberships(other_user)] == [ledger]
 
@@ -139,7 +142,7 @@ def test_only_an_owner_invites(api: Client, other_api: Client, store: Store, oth
     ledger = _household(api)
     outsider = Client(f"outsider-{uuid.uuid4().hex[:8]}")
     assert outsider.post(f"/ledgers/{ledger}/invitations", {"role": "owner"}).status == 404
-    store.add_member(ledger, other_user, "editor", added_by="x", now="2026-11-21T09:00:00.000+09:00")
+    _add(api, ledger, other_user, "editor")
     refused = other_api.post(f"/ledgers/{ledger}/invitations", {"role": "owner"})
     assert refused.status == 403 and refused.json["code"] == "forbidden"
     assert api.post("/ledgers/me/invitations", {"role": "viewer"}).status == 409
@@ -149,8 +152,10 @@ def test_only_an_owner_invites(api: Client, other_api: Client, store: Store, oth
 def test_an_expired_invitation_is_gone(api: Client, other_api: Client, store: Store, other_user: str) -> None:
     ledger = _household(api)
     token = "E" * 32
-    store.create_invitation(token, ledger, "viewer", created_by=api.user or "", expires_at_ms=store.now_ms() - 1,
-                            now="2026-11-21T09:00:00.000+09:00")  # fmt: skip
+    owner = WriteContext.member(ledger, api.user or "", ("owner",))
+    made = Change("invitation", "expired", "create", 1, None, {"role": "viewer"})
+    store.create_invitation(owner, token, "viewer", expires_at_ms=store.now_ms() - 1,
+                            now="2026-11-21T09:00:00.000+09:00", changes=[made])  # fmt: skip
     refused = other_api.post(f"/invitations/{token}/accept")
     assert refused.status == 410 and refused.json["code"] == "gone"
     assert store.member(ledger, other_user) is None

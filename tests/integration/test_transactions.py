@@ -92,11 +92,12 @@ def test_duplicate_slip_id_is_already_exists(cash: Client, store: Store, user: s
     from kakeibo import errors
     from kakeibo.models import SlipIn
     from kakeibo.services import slips as service
+    from kakeibo.store import WriteContext
 
     body = SlipIn.model_validate(LUNCH)
-    service.create_slip(store, user, body, slip_id="01KAJ0000000000000000000AB")
+    service.create_slip(store, WriteContext.personal(user), body, slip_id="01KAJ0000000000000000000AB")
     with pytest.raises(errors.AlreadyExists):
-        service.create_slip(store, user, body, slip_id="01KAJ0000000000000000000AB")
+        service.create_slip(store, WriteContext.personal(user), body, slip_id="01KAJ0000000000000000000AB")
     assert cash.balances()["cash"] == 4000
     assert invariants.check(store, user) == []
 
@@ -111,7 +112,10 @@ def test_client_request_token_makes_a_replayed_transaction_a_no_op(cash: Client,
     store.client.meta.events.register(
         "provide-client-params.dynamodb.TransactWriteItems", lambda params, **kw: sent.append(params)
     )
-    service.create_slip(store, user, body, slip_id="01KAJ0000000000000000000CD", request_token="tok-123")
+    from kakeibo.store import WriteContext
+
+    made = WriteContext.personal(user)
+    service.create_slip(store, made, body, slip_id="01KAJ0000000000000000000CD", request_token="tok-123")
     # When exactly the same request is sent again within DynamoDB's window
     store.client.transact_write_items(**sent[-1])
     # Then DynamoDB treats it as the same transaction: the money moved once

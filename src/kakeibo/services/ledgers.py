@@ -213,9 +213,13 @@ def accept(store: Store, user: str, token: str) -> dict[str, Any]:
     ledger_id, inviter = str(invite["ledger"]), str(invite["created_by"])
     ctx = WriteContext.invited(ledger_id, user, inviter)
     member = {"user": user, "role": str(invite["role"]), "version": 1}
-    return store.accept_invitation(
-        ctx, token, invite, now_ms=store.now_ms(), now=now_iso(), changes=[member_change(None, member)]
-    )
+    try:
+        return store.accept_invitation(
+            ctx, token, invite, now_ms=store.now_ms(), now=now_iso(), changes=[member_change(None, member)]
+        )
+    except (errors.NoLongerMember, errors.RoleRevoked):
+        # an invitation is worth what its author is: one no longer an owner grants nothing
+        raise errors.Gone("this invitation was already used or has expired") from None
 
 
 def _shared(access: Access) -> None:
