@@ -13,7 +13,7 @@ from kakeibo import errors
 from kakeibo.models import SlipIn
 from kakeibo.services.ledgers import EDITORS
 from kakeibo.services.slips import create_slip
-from kakeibo.store import SharedLedger, Store
+from kakeibo.store import SharedLedger, Store, WriteContext
 from tests import invariants
 from tests.events import Client
 
@@ -139,7 +139,7 @@ def test_a_non_member_and_a_removed_member_find_nothing(household: dict[str, Any
 def test_a_write_checks_membership_inside_its_transaction(household: dict[str, Any], store: Store) -> None:
     # Given Taro's request passed the membership read as an editor...
     taro, hanako, base = household["taro"], household["hanako"], household["base"]
-    as_taro = SharedLedger(household["id"], taro.user, EDITORS)
+    as_taro = WriteContext.member(household["id"], taro.user, EDITORS)
     # ...when he is removed before its transaction commits
     assert hanako.delete(f"{base}/members/{taro.user}", headers={"If-Match": '"1"'}).status == 204
     # Then the transaction itself refuses the write (404, as for a stranger): no slip, no balance moved
@@ -149,7 +149,7 @@ def test_a_write_checks_membership_inside_its_transaction(household: dict[str, A
     assert hanako.get(f"{base}/accounts/cash").json["balance"] == 30000
     # And a member demoted to viewer meanwhile gets 403 from the transaction
     grandma = household["grandma"]
-    as_grandma = SharedLedger(household["id"], grandma.user, EDITORS)
+    as_grandma = WriteContext.member(household["id"], grandma.user, EDITORS)
     with pytest.raises(errors.Forbidden):
         create_slip(store, as_grandma, SlipIn.model_validate(_lunch()))
 
@@ -197,17 +197,17 @@ def test_a_member_removed_while_their_request_runs_commits_nothing(
     before = store.query(SharedLedger(household["id"]), consistent=True)
     snapshot = [item for item in before if not item["SK"].startswith(("MEMBER#", "META", "SEQ#"))]
     # Given the editor's request has read his membership, and the owner removes him before it writes
-    real = type(store).transact
+    real = type(store)._transact
 
     def removed_first(self: Store, ops: Any, token: str | None = None) -> None:
         if any(getattr(op, "ledger", None) is not None and getattr(op.ledger, "author", None) == editor.user
                for op in ops):  # fmt: skip
-            monkeypatch.setattr(type(store), "transact", real)
+            monkeypatch.setattr(type(store), "_transact", real)
             gone = hanako.delete(f"{base}/members/{editor.user}", headers={"If-Match": '"1"'})
             assert gone.status == 204, gone
         real(self, ops, token)
 
-    monkeypatch.setattr(type(store), "transact", removed_first)
+    monkeypatch.setattr(type(store), "_transact", removed_first)
     method, path, body, headers = WRITES[write](base, slip.header("Location"), slip.etag)
     reply = editor.request(method, path, body, headers=headers)
     # Then his write is refused by its own transaction, as a stranger's is: 404, and nothing changed
