@@ -13,7 +13,9 @@ from kakeibo import errors
 from kakeibo.models import SlipIn
 from kakeibo.services.ledgers import EDITORS
 from kakeibo.services.slips import create_slip
-from kakeibo.store import SharedLedger, Store, WriteContext
+from kakeibo.store import Item, SharedLedger, Store, WriteContext, entry_changes
+from kakeibo.store.codec import to_ddb
+from kakeibo.store.keys import household_pk, member_sk
 from tests import invariants
 from tests.events import Client
 
@@ -194,23 +196,35 @@ def test_a_member_removed_while_their_request_runs_commits_nothing(
     editor = Client(f"jiro-{uuid.uuid4().hex[:8]}")
     token = hanako.post(f"{base}/invitations", {"role": "editor"}).json["token"]
     assert editor.post(f"/invitations/{token}/accept").status == 200
-    before = store.query(SharedLedger(household["id"]), consistent=True)
-    snapshot = [item for item in before if not item["SK"].startswith(("MEMBER#", "META", "SEQ#"))]
+    before = list(store.query(SharedLedger(household["id"]), consistent=True))
     # Given the editor's request has read his membership, and the owner removes him before it writes
     real = type(store)._transact
+    his_check = to_ddb({"PK": household_pk(household["id"]), "SK": member_sk(editor.user or "")})
+    removed: list[int] = []
 
     def removed_first(self: Store, ops: Any, token: str | None = None) -> None:
-        if any(getattr(op, "ledger", None) is not None and getattr(op.ledger, "author", None) == editor.user
-               for op in ops):  # fmt: skip
+        if any(op.kind == "ConditionCheck" and op.body.get("Key") == his_check for op in ops):  # his write's guard
             monkeypatch.setattr(type(store), "_transact", real)
             gone = hanako.delete(f"{base}/members/{editor.user}", headers={"If-Match": '"1"'})
             assert gone.status == 204, gone
+            removed.append(gone.status)
         real(self, ops, token)
 
     monkeypatch.setattr(type(store), "_transact", removed_first)
     method, path, body, headers = WRITES[write](base, slip.header("Location"), slip.etag)
     reply = editor.request(method, path, body, headers=headers)
     # Then his write is refused by its own transaction, as a stranger's is: 404, and nothing changed
+    assert removed == [204]
     assert reply.status == 404 and reply.json["code"] == "not_found", reply
-    after = store.query(SharedLedger(household["id"]), consistent=True)
-    assert [item for item in after if not item["SK"].startswith(("MEMBER#", "META", "SEQ#"))] == snapshot
+    after = list(store.query(SharedLedger(household["id"]), consistent=True))
+    assert _data(after) == _data(before)
+    # And the journal holds the owner's removal of him, and no entry of his
+    new = [entry for entry in after if entry["SK"].startswith("CHG#") and entry not in before]
+    assert [(entry["by"], [(c["type"], c["id"], c["op"]) for c in entry_changes(entry)]) for entry in new] == [
+        (hanako.user, [("member", editor.user, "delete")])
+    ]
+
+
+def _data(items: list[Item]) -> list[Item]:
+    """A ledger's items but its members, its META, its counters and its journal (head and entries)."""
+    return [item for item in items if not item["SK"].startswith(("MEMBER#", "META", "SEQ#", "JOURNAL", "CHG#"))]
