@@ -42,12 +42,25 @@ from kakeibo.routes import (
     recurrences,
     reports,
     slips,
+    webhooks,
 )
 
 logger = Logger()
 app = APIGatewayHttpResolver(enable_validation=True)
 # journal before slips: /slips/{id}/history must win over /slips/{date}/{id}
-for module in (health, accounts, journal, slips, reports, budgets, imports, maintenance, recurrences, ledgers):
+for module in (
+    health,
+    accounts,
+    journal,
+    slips,
+    reports,
+    budgets,
+    imports,
+    maintenance,
+    recurrences,
+    ledgers,
+    webhooks,
+):
     app.include_router(module.router)
 
 # Routes that need no identity; template.yaml gives exactly these `Auth: {Authorizer: NONE}`.

@@ -503,6 +503,16 @@ TRANSLATIONS: dict[str, str] = {
         "取り込み中にほかの変更と重なりました。もう一度ファイルを送ってください"
     ),
     "a row of this batch was already imported": "この行はすでに取り込まれています",
+    # webhooks
+    "webhook not found": "Webhook が見つかりません",
+    "a webhook with this id already exists": "この ID の Webhook はすでにあります",
+    "a ledger has at most {limit} webhooks": "1 つの家計簿に登録できる Webhook は {limit} 件までです",
+    "the webhook URL is not a valid URL": "Webhook の URL が正しくありません",
+    "the webhook URL must use https": "Webhook の URL は https にしてください",
+    "the webhook URL points to a private, loopback, link-local or metadata address": (
+        "Webhook の URL がプライベート・ループバック・リンクローカル・メタデータのアドレスを指しています"
+    ),
+    "the webhook URL's host does not resolve": "Webhook の URL のホスト名を解決できません",
     # the journal, history and undo
     "change not found": "その変更は見つかりません",
     "this change was already undone": "この変更はすでに元に戻されています",
@@ -515,8 +525,8 @@ TRANSLATIONS: dict[str, str] = {
         "'since' には整数（前回の応答の knowledge）を指定してください"
     ),
     "'since' is after the last change ({head})": "'since' が最新の変更番号（{head}）より後です",
-    "changes to members, invitations and the ledger itself are not undone; make the change again instead": (
-        "メンバー・招待・家計簿そのものの変更は元に戻せません。あらためて変更してください"
+    "changes to members, invitations, webhooks and the ledger are not undone; make them again instead": (
+        "メンバー・招待・Webhook・家計簿そのものの変更は元に戻せません。あらためて変更してください"
     ),
     "an account's creation is not undone; archive the account instead": (
         "口座の作成は元に戻せません。代わりに口座をアーカイブしてください"

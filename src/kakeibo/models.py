@@ -697,7 +697,7 @@ class Acceptance(Model):
 
 # ---- the journal ------------------------------------------------------------------------------
 
-ChangeType = Literal["slip", "account", "budget", "recurrence", "member", "ledger", "invitation"]
+ChangeType = Literal["slip", "account", "budget", "recurrence", "member", "ledger", "invitation", "webhook"]
 
 
 class EntityChange(Model):
@@ -744,3 +744,47 @@ class SlipHistory(Model):
 class UndoResult(Model):
     undone: int
     entry: JournalEntry | None
+
+
+# ---- webhooks ---------------------------------------------------------------------------------
+
+
+class WebhookIn(Strict):
+    url: str = Field(min_length=8, max_length=2048, description="https, to a public address")
+    description: str | None = Field(default=None, max_length=200)
+
+
+class Webhook(Model):
+    id: str
+    url: str
+    description: str | None
+    created_at: str
+    created_by: str | None
+    delivered: int = Field(description="The seq of the last journal entry it has received")
+
+
+class WebhookCreated(Webhook):
+    secret: str = Field(description="Shown once: verify each delivery's Kakeibo-Signature with it")
+
+
+class WebhookList(Model):
+    items: list[Webhook]
+
+
+class DeliveryAttempt(Model):
+    at: str
+    status: int | None = Field(description="The receiver's HTTP status (null: no answer)")
+    error: str | None
+    ms: int
+
+
+class Delivery(Model):
+    seq: int
+    attempts: int
+    delivered: bool
+    first_at: str
+    last: DeliveryAttempt
+
+
+class DeliveryList(Model):
+    items: list[Delivery]

@@ -27,6 +27,8 @@ class Settings(BaseModel):
     dynamodb_endpoint_url: str = Field(default="", validation_alias="DYNAMODB_ENDPOINT_URL")
     # The household's time zone: what "today" means (default dates). An IANA name.
     ledger_time_zone: str = Field(default="Asia/Tokyo", validation_alias="LEDGER_TIME_ZONE")
+    # Locally only: webhooks may also call http://127.0.0.1 (template parameter WebhookAllowLoopback).
+    webhook_allow_loopback: bool = Field(default=False, validation_alias="WEBHOOK_ALLOW_LOOPBACK")
 
     @field_validator("ledger_time_zone")
     @classmethod

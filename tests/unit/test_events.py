@@ -57,7 +57,12 @@ EXPECTED = {
     "list_changes": 200,
     "slip_history": 200,
     "undo_change": 200,
+    "create_webhook": 201,
+    "list_webhooks": 200,
+    "delete_webhook": 204,
+    "list_webhook_deliveries": 200,
 }
+WEBHOOK_ID = "01KAJ0000000000000000000WH"
 SHARED_LEDGER_ID = "01KAJ0000000000000000000HH"
 # Every ledger route's sample again under /ledgers/{ledger}, for the shared ledger "local" owns
 IN_LEDGER = {f"{name}_in_ledger": status for name, status in EXPECTED.items()
@@ -117,7 +122,8 @@ def test_handler_answers_every_sample(aws: None, name: str) -> None:
     shared = name in IN_LEDGER
     name = name.removesuffix("_in_ledger")
     who = WriteContext.member(SHARED_LEDGER_ID, "local", EDITORS) if shared else WriteContext.personal("local")
-    if shared or name in ("patch_ledger", "create_invitation", "put_member", "delete_member"):  # owned by "local"
+    owned = ("patch_ledger", "create_invitation", "put_member", "delete_member")
+    if shared or name in owned or "webhook" in name:  # owned by "local"
         ledgers.create_ledger(store, "local", LedgerIn(name="山田家"), ledger_id=SHARED_LEDGER_ID)
         if name in ("put_member", "delete_member"):  # Taro, the member the sample names
             invited = ledgers.invite(store, "local", SHARED_LEDGER_ID, InvitationIn(role="editor"))
@@ -165,6 +171,11 @@ def test_handler_answers_every_sample(aws: None, name: str) -> None:
             now=now,
             changes=[invitation],
         )
+    if name in ("delete_webhook", "list_webhook_deliveries"):  # the webhook the sample names
+        item = {"type": "webhook", "id": WEBHOOK_ID, "url": "https://93.184.215.14/hooks", "secret": "s",
+                "created_at": now, "created_by": "local"}  # fmt: skip
+        made = Change("webhook", WEBHOOK_ID, "create", 1, None, {"id": WEBHOOK_ID})
+        store.create_webhook(WriteContext.member(SHARED_LEDGER_ID, "local", ("owner",)), item, changes=[made], count=0)
     if name == "get_import":  # the import the sample names: the import_csv sample's file
         first = sample("import_csv_in_ledger" if shared else "import_csv")
         assert lambda_handler(first, LambdaContext(aws_request_id="test"))["statusCode"] == 200

@@ -29,7 +29,8 @@ def transformed(source: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> dict
     """What `sam deploy` hands CloudFormation (CodeUri as `sam package` rewrites it)."""
     monkeypatch.setenv("AWS_DEFAULT_REGION", "ap-northeast-1")
     doc = copy.deepcopy(source)
-    doc["Resources"]["LedgerFunction"]["Properties"]["CodeUri"] = "s3://deploy-bucket/ledger.zip"
+    for name in ("LedgerFunction", "WebhookSenderFunction"):
+        doc["Resources"][name]["Properties"]["CodeUri"] = "s3://deploy-bucket/ledger.zip"
     result: dict[str, Any] = transform(doc, {}, _NoManagedPolicies())
     return result
 
@@ -107,7 +108,7 @@ def test_every_route_reaches_the_live_alias_through_one_integration_and_one_perm
     stack: dict[str, Any],
 ) -> None:
     # Given the function, its published version and alias, and the API's routes
-    (function,) = of_type(stack, "AWS::Lambda::Function").values()
+    function = of_type(stack, "AWS::Lambda::Function")["LedgerFunction"]
     (alias_name,) = of_type(stack, "AWS::Lambda::Alias")
     assert len(of_type(stack, "AWS::Lambda::Version")) == 1
     assert function["Properties"]["Runtime"] == "python3.13"
@@ -161,3 +162,36 @@ def test_a_route_declared_as_a_function_event_is_refused() -> None:
     # Then reading the routes says how to declare it instead of silently skipping it
     with pytest.raises(ValueError, match=r"AWS::ApiGatewayV2::Route"):
         template.routes(source)
+
+
+def test_the_webhook_sender_reads_only_journal_entries_with_least_privilege(stack: dict[str, Any]) -> None:
+    # Given the sender's event source mapping and role, as CloudFormation receives them
+    (mapping,) = of_type(stack, "AWS::Lambda::EventSourceMapping").values()
+    props = mapping["Properties"]
+    # Then it reads the ledger table's stream, only new journal items pass its filter
+    assert props["EventSourceArn"] == {"Fn::GetAtt": ["LedgerTable", "StreamArn"]}
+    (pattern,) = [json.loads(f["Pattern"]) for f in props["FilterCriteria"]["Filters"]]
+    assert pattern == {"eventName": ["INSERT"], "dynamodb": {"Keys": {"SK": {"S": [{"prefix": "CHG#"}]}}}}
+    # And failures are reported per record, retried in order, then described in the dead-letter queue
+    assert props["FunctionResponseTypes"] == ["ReportBatchItemFailures"]
+    assert props["BisectBatchOnFunctionError"] is False and props["MaximumRetryAttempts"] > 0
+    dlq = {"Fn::GetAtt": ["WebhookDeadLetterQueue", "Arn"]}
+    assert props["DestinationConfig"]["OnFailure"]["Destination"] == dlq
+    # And its role may read the stream, query and update the table, send to the queue: nothing else
+    role = of_type(stack, "AWS::IAM::Role")["WebhookSenderFunctionRole"]["Properties"]
+    actions = {
+        action
+        for policy in role["Policies"]
+        for statement in policy["PolicyDocument"]["Statement"]
+        for action in ([statement["Action"]] if isinstance(statement["Action"], str) else statement["Action"])
+    }
+    assert actions == {
+        "dynamodb:Query",
+        "dynamodb:UpdateItem",
+        "dynamodb:DescribeStream",
+        "dynamodb:GetRecords",
+        "dynamodb:GetShardIterator",
+        "dynamodb:ListStreams",
+        "sqs:SendMessage",
+    }
+    assert not [arn for arn in role.get("ManagedPolicyArns", []) if "Admin" in str(arn) or "FullAccess" in str(arn)]

@@ -18,10 +18,12 @@ from kakeibo.local.bootstrap import create_tables
 from kakeibo.local.dynamodb import DynamoDBLocal, LocalStackError, port_free
 from kakeibo.local.front import Front, FunctionFailed, serve
 from kakeibo.local.instances import Pool, concurrency
+from kakeibo.local.streams import StreamReader
 
 
 def local_environment(endpoint: str) -> dict[str, str]:
-    env = template.environment(overrides={"DynamoDbEndpointUrl": endpoint})
+    loopback = "1" if os.environ.get("WEBHOOK_ALLOW_LOOPBACK", "") in ("1", "true") else "0"
+    env = template.environment(overrides={"DynamoDbEndpointUrl": endpoint, "WebhookAllowLoopback": loopback})
     env.setdefault("AWS_REGION", os.environ.get("AWS_REGION", "us-east-1"))
     return env
 
@@ -102,9 +104,14 @@ def run(port: int, ddb_port: int, data_dir: Path, host: str) -> int:
         thread = threading.Thread(target=server.serve_forever, daemon=True)
         thread.start()
         threading.Thread(target=post_due_daily, args=(stop,), daemon=True, name="recurrences").start()
+        # the webhook sender, on DynamoDB Local's stream: the same code AWS runs from DynamoDB Streams
+        reader = StreamReader(ddb.endpoint, os.environ["TABLE_NAME"], data_dir / "webhook-stream.json")
+        threading.Thread(target=reader.run, args=(stop,), daemon=True, name="webhooks").start()
         print(f"Kakeibo API on http://{host}:{port}  (Swagger UI: http://{host}:{port}/swagger)")
         print(f"serving with {size} function instances (FUNCTION_CONCURRENCY), pids {', '.join(map(str, pool.pids()))}")
         print(f"DynamoDB Local on {ddb.endpoint}, data in {data_dir.resolve()}  -- Ctrl-C to stop")
+        if os.environ.get("WEBHOOK_ALLOW_LOOPBACK") == "1":
+            print("webhooks may call http://127.0.0.1 (WEBHOOK_ALLOW_LOOPBACK=1)")
         sys.stdout.flush()
         stop.wait()
         print("\nstopping...")

@@ -17,6 +17,7 @@ _CREATE_KEYS = (
     "BillingMode",
     "GlobalSecondaryIndexes",
     "LocalSecondaryIndexes",
+    "StreamSpecification",
 )
 
 
@@ -29,6 +30,8 @@ def create_tables(client: DynamoDBClient, names: dict[str, str] | None = None) -
         name = names[logical]
         if name not in existing:
             request: dict[str, Any] = {k: props[k] for k in _CREATE_KEYS if k in props}
+            if "StreamSpecification" in request:  # CloudFormation's shape -> the API's
+                request["StreamSpecification"] = {"StreamEnabled": True, **request["StreamSpecification"]}
             try:
                 client.create_table(TableName=name, **request)
             except ClientError as exc:
@@ -37,6 +40,7 @@ def create_tables(client: DynamoDBClient, names: dict[str, str] | None = None) -
             client.get_waiter("table_exists").wait(TableName=name, WaiterConfig={"Delay": 1})
         else:
             _add_missing_indexes(client, name, props)
+            _add_missing_stream(client, name, props)
         ttl = props.get("TimeToLiveSpecification")
         if ttl and ttl.get("Enabled"):
             try:
@@ -64,3 +68,15 @@ def _add_missing_indexes(client: DynamoDBClient, name: str, props: dict[str, Any
             GlobalSecondaryIndexUpdates=[{"Create": index}],
         )
         client.get_waiter("table_exists").wait(TableName=name, WaiterConfig={"Delay": 1})
+
+
+def _add_missing_stream(client: DynamoDBClient, name: str, props: dict[str, Any]) -> None:
+    """A table kept from an earlier version gains the stream the template has since declared."""
+    wanted = props.get("StreamSpecification")
+    if not wanted:
+        return
+    current: dict[str, Any] = dict(client.describe_table(TableName=name)["Table"].get("StreamSpecification") or {})
+    if current.get("StreamEnabled"):
+        return
+    view = wanted["StreamViewType"]
+    client.update_table(TableName=name, StreamSpecification={"StreamEnabled": True, "StreamViewType": view})

@@ -149,7 +149,7 @@ def undo(store: Store, ctx: WriteContext, seq: int) -> dict[str, Any]:
     found = entry_changes(entry)
     if any(c["type"] not in UNDOABLE for c in found):
         raise errors.NotUndoable(
-            "changes to members, invitations and the ledger itself are not undone; make the change again instead"
+            "changes to members, invitations, webhooks and the ledger are not undone; make them again instead"
         )
     undo_ctx = ctx.as_origin("undo")
     if len(found) == 1:

@@ -56,6 +56,7 @@ from kakeibo.store.rebuild import RebuildOps
 from kakeibo.store.recurrences import ProgressConflict, RecurrenceOps
 from kakeibo.store.slip_index import INDEXED, IndexedPage, SlipFilter
 from kakeibo.store.slips import ORIGINS, NewSlip, SlipIdTaken, SlipOps, SlipPage, identity_of
+from kakeibo.store.webhooks import MAX_WEBHOOKS, WebhookOps
 
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.idempotency import DynamoDBPersistenceLayer
@@ -69,6 +70,7 @@ __all__ = [
     "INDEXED",
     "JOURNAL_ITEMS",
     "LEDGER_LOCK",
+    "MAX_WEBHOOKS",
     "ORIGINS",
     "REBUILD_EXPIRES",
     "REBUILD_MARK",
@@ -117,7 +119,7 @@ __all__ = [
 ]
 
 
-class Store(SlipOps, AccountOps, BudgetOps, ImportOps, RebuildOps, RecurrenceOps, LedgerOps, JournalOps):
+class Store(SlipOps, AccountOps, BudgetOps, ImportOps, RebuildOps, RecurrenceOps, LedgerOps, WebhookOps, JournalOps):
     """The ledger table: every operation the services use."""
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import random
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,7 +37,7 @@ from kakeibo.store.keys import (
 )
 
 ORIGINS = ("api", "import", "recurrence", "undo", "job")
-CHANGE_TYPES = ("slip", "account", "budget", "recurrence", "member", "ledger", "invitation")
+CHANGE_TYPES = ("slip", "account", "budget", "recurrence", "member", "ledger", "invitation", "webhook")
 OPS = ("create", "update", "delete")
 HEAD_ATTEMPTS = 60  # head conflicts retried inside the request (jittered) before a 409
 HEAD_MAX_DELAY = 0.2
@@ -204,7 +204,7 @@ class JournalOps(StoreCore):
     def commit(
         self,
         ctx: WriteContext,
-        ops: Sequence[TxOp],
+        ops: Sequence[TxOp] | Callable[[int], Sequence[TxOp]],
         changes: Sequence[Change],
         *,
         token: str | None = None,
@@ -212,7 +212,8 @@ class JournalOps(StoreCore):
         undoes: int | None = None,
     ) -> int:
         """One transaction: `ops`, the writer's guard and the journal entry of `changes`. The seq of
-        the entry it wrote. A head conflict is retried here on the new head."""
+        the entry it wrote. A head conflict is retried here on the new head. `ops` may be built from
+        the seq the entry gets (an item that must know the entry that made it)."""
         if not changes:
             raise ValueError("a change commits with what it changed")
         body = json.dumps([c.as_dict() for c in changes], ensure_ascii=False, separators=(",", ":"))
@@ -234,8 +235,9 @@ class JournalOps(StoreCore):
             if undoes is not None:
                 journal.append(self._undone_op(ctx.ledger, undoes, seq))
             attempt_token = first_token if attempt == 0 else str(uuid.uuid5(uuid.NAMESPACE_URL, f"{first_token}/{seq}"))
+            built = ops(seq) if callable(ops) else ops
             try:
-                self._transact([*journal, *ops, *self._guard(ctx, ops)], attempt_token)
+                self._transact([*journal, *built, *self._guard(ctx, built)], attempt_token)
             except _HeadMoved as moved:
                 seen = moved.seq
                 self._saw_head(ctx.ledger, seen)

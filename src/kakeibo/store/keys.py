@@ -265,6 +265,15 @@ def invitation_pk(token: str) -> str:
     return f"INVITE#{token}"
 
 
+def webhook_sk(webhook_id: str) -> str:
+    return f"WEBHOOK#{webhook_id}"
+
+
+def delivery_sk(webhook_id: str, seq: int) -> str:
+    """One journal entry's delivery to one webhook: its attempts (newest first by seq in a Query)."""
+    return f"DELIVERY#{webhook_id}#{seq:012d}"
+
+
 JOURNAL_SK = "JOURNAL"  # the ledger's journal head: the seq of its last entry
 CHANGE_DIGITS = 12
 

@@ -1,0 +1,82 @@
+"""/ledgers/{ledger}/webhooks: an owner's webhooks, each journal entry POSTed to them, signed."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from aws_lambda_powertools.event_handler import Response
+from aws_lambda_powertools.event_handler.api_gateway import Router
+from aws_lambda_powertools.event_handler.openapi.params import Body
+
+from kakeibo.http import identity, json_response, no_content, ok_response, problem_responses
+from kakeibo.models import DeliveryList, WebhookCreated, WebhookIn, WebhookList
+from kakeibo.services import webhooks as service
+from kakeibo.services.ledgers import OWNERS, open_ledger
+from kakeibo.store import get_store
+
+router = Router()
+TAGS = ["webhooks"]
+WEBHOOK_EXAMPLES: dict[str, Any] = {
+    "dashboard": {
+        "summary": "A family dashboard told of every change",
+        "value": {"url": "https://93.184.215.14/hooks/kakeibo", "description": "家族のダッシュボード"},
+    }
+}
+
+
+def _owner(ledger: str) -> Any:
+    return open_ledger(get_store(), identity(router), ledger, OWNERS)
+
+
+@router.post(
+    "/ledgers/<ledger>/webhooks",
+    tags=TAGS,
+    summary="Send every change of the ledger to a URL (owner): the secret is shown once",
+    description="Each journal entry is POSTed as JSON, in seq order, at least once, with Kakeibo-Event-Id "
+    '`{ledger}:{seq}` and Kakeibo-Signature `t={unix},v1={hex HMAC-SHA256(secret, "{t}.{body}")}`. The URL '
+    "must be https and resolve to public addresses only; redirects are not followed.",
+    operation_id="createWebhook",
+    responses={
+        201: ok_response(WebhookCreated, "Created"),
+        **problem_responses(400, 401, 403, 404, 409, 413, 415, 422),
+    },
+)
+def create_webhook(
+    ledger: str, webhook: Annotated[WebhookIn, Body(openapi_examples=WEBHOOK_EXAMPLES)]
+) -> Response[str]:
+    access = _owner(ledger)
+    return json_response(201, service.create(get_store(), access.writer(), webhook))
+
+
+@router.get(
+    "/ledgers/<ledger>/webhooks",
+    tags=TAGS,
+    summary="The ledger's webhooks (owner), without their secrets",
+    operation_id="listWebhooks",
+    responses={200: ok_response(WebhookList), **problem_responses(401, 403, 404, 409)},
+)
+def list_webhooks(ledger: str) -> Response[str]:
+    return json_response(200, service.list_webhooks(get_store(), _owner(ledger).key))
+
+
+@router.delete(
+    "/ledgers/<ledger>/webhooks/<id>",
+    tags=TAGS,
+    summary="Stop sending to a webhook (owner)",
+    operation_id="deleteWebhook",
+    responses={204: no_content("Deleted"), **problem_responses(401, 403, 404, 409)},
+)
+def delete_webhook(ledger: str, id: str) -> Response[str]:
+    service.delete(get_store(), _owner(ledger).writer(), id)
+    return Response(status_code=204, body="")
+
+
+@router.get(
+    "/ledgers/<ledger>/webhooks/<id>/deliveries",
+    tags=TAGS,
+    summary="A webhook's latest deliveries: attempts, status, errors (owner)",
+    operation_id="listWebhookDeliveries",
+    responses={200: ok_response(DeliveryList), **problem_responses(401, 403, 404, 409)},
+)
+def list_deliveries(ledger: str, id: str) -> Response[str]:
+    return json_response(200, service.deliveries(get_store(), _owner(ledger).key, id))

@@ -1,0 +1,167 @@
+"""Sending a journal entry to a webhook: the signature, which addresses may be called, the POST.
+
+The signature is Stripe's scheme: `Kakeibo-Signature: t={unix},v1={hex HMAC-SHA256(secret, "{t}.{body}")}`
+over the exact bytes sent, and `Kakeibo-Event-Id: {ledger}:{seq}` identifies the entry (a receiver
+drops repeats by it: delivery is at least once).
+
+Server-side request forgery: a webhook URL must be https and every address its host resolves to
+must be public (no private, loopback, link-local, multicast, reserved or cloud metadata address);
+checked when the webhook is made and again at each delivery, and the connection goes to the very
+address that was checked (no second lookup that could answer otherwise). Redirects are not
+followed: a 3xx is a failed delivery. Locally `WEBHOOK_ALLOW_LOOPBACK=1` also allows
+`http://127.0.0.1:{port}` (a receiver on the same machine), and nothing else.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import http.client
+import ipaddress
+import socket
+import ssl
+import time
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from kakeibo.settings import get_settings
+
+USER_AGENT = "kakeibo-webhooks/1"
+TIMEOUT_SECONDS = 5.0
+# Cloud metadata services answer on these (AWS IMDS v4 and v6, and the ECS task metadata endpoint).
+METADATA = {
+    ipaddress.ip_address("169.254.169.254"),
+    ipaddress.ip_address("169.254.170.2"),
+    ipaddress.ip_address("fd00:ec2::254"),
+}
+
+
+class RefusedUrl(ValueError):
+    """A URL a webhook may not call, and why (in English; the catalogue words it)."""
+
+
+def loopback_allowed() -> bool:
+    return get_settings().webhook_allow_loopback
+
+
+def sign(secret: str, body: bytes, timestamp: int) -> str:
+    mac = hmac.new(secret.encode(), f"{timestamp}.".encode() + body, hashlib.sha256).hexdigest()
+    return f"t={timestamp},v1={mac}"
+
+
+def verify(secret: str, body: bytes, header: str, *, now: float, tolerance: int = 300) -> bool:
+    """What a receiver does with the header (used by the tests, and shown in README)."""
+    parts = dict(p.split("=", 1) for p in header.split(",") if "=" in p)
+    try:
+        timestamp = int(parts["t"])
+    except (KeyError, ValueError):
+        return False
+    expected = sign(secret, body, timestamp).split("v1=", 1)[1]
+    return abs(now - timestamp) <= tolerance and hmac.compare_digest(expected, parts.get("v1", ""))
+
+
+@dataclass(frozen=True)
+class Target:
+    """A checked URL: where to connect (the address that was checked) and what to ask for."""
+
+    scheme: str
+    host: str
+    port: int
+    path: str
+    address: str
+
+
+def _public(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped:
+        address = address.ipv4_mapped
+    return address not in METADATA and address.is_global and not address.is_multicast
+
+
+def check_url(url: str, *, resolve: bool = True) -> Target:
+    """The URL as a Target if a webhook may call it; RefusedUrl otherwise."""
+    if not isinstance(url, str) or len(url) > 2048 or any(c.isspace() for c in url):
+        raise RefusedUrl("the webhook URL is not a valid URL")
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        raise RefusedUrl("the webhook URL is not a valid URL") from None
+    host = parts.hostname or ""
+    if parts.scheme not in ("https", "http") or not host or parts.username or parts.password:
+        raise RefusedUrl("the webhook URL is not a valid URL")
+    path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    if parts.scheme == "http":
+        if not (loopback_allowed() and host == "127.0.0.1"):
+            raise RefusedUrl("the webhook URL must use https")
+        return Target("http", host, port or 80, path, host)
+    if loopback_allowed() and host == "127.0.0.1":
+        return Target("https", host, port or 443, path, host)
+    try:
+        literal = ipaddress.ip_address(host)
+    except ValueError:
+        literal = None
+    if literal is not None:
+        if not _public(literal):
+            raise RefusedUrl("the webhook URL points to a private, loopback, link-local or metadata address")
+        return Target("https", host, port or 443, path, host)
+    if not resolve:
+        return Target("https", host, port or 443, path, "")
+    try:
+        found = {info[4][0] for info in socket.getaddrinfo(host, port or 443, type=socket.SOCK_STREAM)}
+    except (OSError, UnicodeError):
+        raise RefusedUrl("the webhook URL's host does not resolve") from None
+    addresses = [ipaddress.ip_address(str(a).split("%", 1)[0]) for a in sorted(found)]
+    if not addresses or not all(_public(a) for a in addresses):
+        raise RefusedUrl("the webhook URL points to a private, loopback, link-local or metadata address")
+    return Target("https", host, port or 443, path, str(addresses[0]))
+
+
+class _Pinned(http.client.HTTPSConnection):
+    """HTTPS to the checked address, with the URL's host name for TLS (SNI and certificate)."""
+
+    def __init__(self, target: Target, timeout: float) -> None:
+        super().__init__(target.host, target.port, timeout=timeout, context=ssl.create_default_context())
+        self._address = target.address
+
+    def connect(self) -> None:
+        sock = socket.create_connection((self._address, self.port), self.timeout)
+        self.sock = self._context.wrap_socket(sock, server_hostname=self.host)  # type: ignore[attr-defined]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    ok: bool
+    status: int | None
+    error: str | None
+    millis: int
+
+
+def post(url: str, body: bytes, headers: dict[str, str], *, timeout: float = TIMEOUT_SECONDS) -> Outcome:
+    """One POST of `body` to a webhook: ok on 2xx; never follows a redirect; never raises."""
+    started = time.monotonic()
+
+    def done(ok: bool, status: int | None, error: str | None) -> Outcome:
+        return Outcome(ok, status, error, int((time.monotonic() - started) * 1000))
+
+    try:
+        target = check_url(url)
+    except RefusedUrl as exc:
+        return done(False, None, str(exc))
+    connection: http.client.HTTPConnection
+    if target.scheme == "http":
+        connection = http.client.HTTPConnection(target.address, target.port, timeout=timeout)
+    else:
+        connection = _Pinned(target, timeout)
+    try:
+        connection.request("POST", target.path, body=body, headers={**headers, "Host": target.host,
+                                                                    "User-Agent": USER_AGENT})  # fmt: skip
+        response = connection.getresponse()
+        response.read(65536)
+        status = response.status
+    except (OSError, http.client.HTTPException) as exc:
+        return done(False, None, f"{type(exc).__name__}: {exc}"[:200])
+    finally:
+        connection.close()
+    if 200 <= status < 300:
+        return done(True, status, None)
+    return done(False, status, "redirects are not followed" if 300 <= status < 400 else f"HTTP {status}")
