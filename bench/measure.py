@@ -169,6 +169,10 @@ def _items(ctx: Context, who: str) -> list[dict[str, Any]]:
     mine = index_head("by", who)
     items = []
     for item in ctx.store.query(who, consistent=True):
+        if item["SK"] == "JOURNAL" or item["SK"].startswith("CHG#"):
+            # the journal: the same entries in the same order (who, when and the views name the ledger)
+            items.append({"SK": item["SK"], "seq": item["seq"], "origin": item.get("origin")})
+            continue
         kept = {k: v for k, v in item.items() if k not in named}
         if kept["SK"].startswith(mine):
             kept["SK"] = index_head("by", "") + kept["SK"][len(mine) :]

@@ -259,6 +259,10 @@ def _renamed(value: Any, rename: dict[str, str]) -> Any:
         for old, new in rename.items():
             if old.endswith("#") and value.startswith(old):
                 return new + value[len(old) :]
+        if value.startswith(("[", "{")):  # a JSON document kept as a string (a journal entry's changes)
+            for old, new in rename.items():
+                if not old.endswith("#"):
+                    value = value.replace(json.dumps(old)[1:-1], json.dumps(new)[1:-1])
         return value
     if isinstance(value, dict):
         return {k: _renamed(v, rename) for k, v in value.items()}

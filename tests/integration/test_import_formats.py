@@ -8,7 +8,7 @@ import json
 from typing import Any
 
 from kakeibo import integrity
-from kakeibo.store import Store
+from kakeibo.store import Store, WriteContext
 from tests import invariants
 from tests.events import Client
 
@@ -339,11 +339,11 @@ def test_an_import_out_of_time_answers_202_and_the_next_send_finishes(api: Clien
     mf_household(api)
     november = mf(*MF_NOVEMBER)
     options = Options(create_accounts=True)
-    partial = importer.import_csv(store, user, november, time_left=lambda: 0.0, options=options)
+    partial = importer.import_csv(store, WriteContext.personal(user), november, time_left=lambda: 0.0, options=options)
     # Then nothing of it is written yet and every slip of the file is pending
     assert (partial["status"], partial["rows"], partial["created"], partial["pending"]) == ("partial", 14, 0, 14)
     # When it is sent again with time to spare, Then it completes and the balances are the hand-worked ones
-    done = importer.import_csv(store, user, november, options=options)
+    done = importer.import_csv(store, WriteContext.personal(user), november, options=options)
     assert (done["status"], done["created"], done["skipped"], done["pending"]) == ("complete", 14, 0, 0)
     assert by_name(api)["三井住友銀行"] == 660_000
     assert by_name(api)["楽天カード"] == -15_620

@@ -12,7 +12,7 @@ from urllib.parse import quote
 import pytest
 
 from kakeibo import errors, integrity
-from kakeibo.store import LEDGER_LOCK, Store, pk, to_ddb
+from kakeibo.store import LEDGER_LOCK, Bookkeeping, Store, WriteContext, pk, to_ddb
 from tests import invariants
 from tests.events import Client
 from tests.legacy import unindex
@@ -44,7 +44,11 @@ def test_verify_is_ok_on_a_consistent_ledger(api: Client) -> None:
     november(api)
     reply = api.post("/ledger/verify")
     assert reply.status == 200
-    assert reply.json == {"ok": True, "mismatch_count": 0, "mismatches": []}
+    body = reply.json
+    journal = body.pop("journal")
+    assert body == {"ok": True, "mismatch_count": 0, "mismatches": []}
+    # And the journal, replayed, is the ledger: one entry per account and slip written
+    assert journal["mismatches"] == [] and journal["entries"] == journal["head"] > 0
 
 
 def test_verify_names_each_corrupted_item_and_rebuild_repairs_them(api: Client, store: Store, user: str) -> None:
@@ -154,7 +158,7 @@ def test_slip_changes_during_a_rebuild_get_423_and_never_interleave(api: Client,
     paused = Paused(store.client)
     result: dict[str, Any] = {}
     rebuild = threading.Thread(
-        target=lambda: result.update(integrity.rebuild(Store(paused, store.table), user))  # type: ignore[arg-type]
+        target=lambda: result.update(integrity.rebuild(Store(paused, store.table), WriteContext.personal(user)))  # type: ignore[arg-type]
     )
     rebuild.start()
     try:
@@ -201,7 +205,7 @@ def test_marks_of_a_rebuild_that_died_expire_and_the_next_rebuild_takes_over(
     # Given a rebuild that marked the accounts and died without cleaning up (short lease)
     november(api)
     lease = store.acquire_lock(user, LEDGER_LOCK, ttl=1.5)
-    store.transact([store.mark_op(lease, "cash"), store.mark_op(lease, "suica")])
+    store.record(Bookkeeping(user), [store.mark_op(lease, "cash"), store.mark_op(lease, "suica")])
     blocked = api.slip(date="2026-11-09", kind="expense", amount=100, account="cash")
     assert blocked.status == 423 and blocked.header("Retry-After") in ("1", "2")
     assert api.post("/ledger/rebuild").status == 423
@@ -229,7 +233,7 @@ def test_a_rebuild_that_lost_its_lease_writes_nothing(api: Client, store: Store,
     late.set_balance_op = stall_then_write  # type: ignore[method-assign]
     # When it tries to write: refused, it says why, and it cleaned up after itself
     with pytest.raises(errors.Conflict, match="lock was lost"):
-        integrity.rebuild(late, user)
+        integrity.rebuild(late, WriteContext.personal(user))
     assert store.get(user, "DAY#cash#2026-11-03")["delta"] == 0  # type: ignore[index]
     assert store.get(user, "LOCK#ledger") is None
     assert api.slip(date="2026-11-09", kind="expense", amount=100, account="cash").status == 201
@@ -264,8 +268,8 @@ def test_verify_does_not_report_what_a_concurrent_write_showed_only_once(store: 
     # When it is verified, the first read seeing the half-applied change
     client = HalfApplied(store.client)
     report = integrity.verify(Store(client, store.table), user)  # type: ignore[arg-type]
-    # Then only the real fault is reported, confirmed by a second read
-    assert client.reads == 2
+    # Then only the real fault is reported, confirmed by a second read (the third reads the journal)
+    assert client.reads == 3
     assert [(m["item"], m["field"]) for m in report["mismatches"]] == [("ACCOUNT#suica", "balance")]
 
 
@@ -285,12 +289,12 @@ def test_a_failing_unmark_still_frees_the_other_accounts_and_the_lock(
 
     monkeypatch.setattr(store, "unmark", flaky)
     # When it runs
-    integrity.rebuild(store, user)
+    integrity.rebuild(store, WriteContext.personal(user))
     # Then every other account was unmarked and the lock released: the next rebuild can start
     assert calls == ["cash", "suica"]
     assert store.get(user, "ACCOUNT#suica", consistent=True).get("rebuild") is None  # type: ignore[union-attr]
     monkeypatch.setattr(store, "unmark", real)
-    assert integrity.rebuild(store, user)["complete"] is True
+    assert integrity.rebuild(store, WriteContext.personal(user))["complete"] is True
 
 
 def test_a_ledger_written_before_the_slip_index_is_indexed_by_rebuild(api: Client, store: Store, user: str) -> None:
@@ -312,7 +316,8 @@ def test_a_ledger_written_before_the_slip_index_is_indexed_by_rebuild(api: Clien
     rebuilt = api.post("/ledger/rebuild")
     # Then the index is what the slips say, the ledger verifies, and lists read the index
     assert rebuilt.status == 200 and rebuilt.json["index"] == 21 and rebuilt.json["complete"], rebuilt
-    assert api.post("/ledger/verify").json == {"ok": True, "mismatch_count": 0, "mismatches": []}
+    verified = api.post("/ledger/verify").json
+    assert verified["ok"] is True and verified["mismatches"] == [] and verified["journal"]["mismatches"] == []
     assert invariants.check(store, user) == []
     operations: list[str] = []
 

@@ -4,7 +4,7 @@ repaired by rebuild like every other balance item."""
 from __future__ import annotations
 
 from kakeibo import integrity
-from kakeibo.store import Store
+from kakeibo.store import Store, WriteContext
 from tests import invariants
 from tests.events import Client
 
@@ -24,18 +24,24 @@ def test_verify_finds_a_damaged_or_missing_subcategory_total_and_rebuild_repairs
     assert item is not None and (item["expense"], item["income"], item["count"]) == (2000, 300, 3)
     assert integrity.verify(store, user)["ok"]
     # When the subcategory total is damaged
-    store.update(user, SK, "SET #e = :v", names={"#e": "expense"}, values={":v": 1})
+    store.client.update_item(
+        TableName=store.table,
+        Key={"PK": {"S": f"LEDGER#{user}"}, "SK": {"S": SK}},
+        UpdateExpression="SET #e = :v",
+        ExpressionAttributeNames={"#e": "expense"},
+        ExpressionAttributeValues={":v": {"N": "1"}},
+    )
     # Then verify names it
     found = integrity.verify(store, user)
     assert found["mismatches"] == [{"item": SK, "field": "expense", "expected": 2000, "actual": 1}]
     # And rebuild writes it back
-    rebuilt = integrity.rebuild(store, user)
+    rebuilt = integrity.rebuild(store, WriteContext.personal(user))
     assert (rebuilt["complete"], rebuilt["written"]) == (True, 1)
     assert integrity.verify(store, user)["ok"]
     # When it is lost altogether, Then verify sees every field missing and rebuild recreates it
     store.client.delete_item(TableName=store.table, Key={"PK": {"S": f"LEDGER#{user}"}, "SK": {"S": SK}})
     assert {m["field"] for m in integrity.verify(store, user)["mismatches"]} == {"income", "expense", "count"}
-    integrity.rebuild(store, user)
+    integrity.rebuild(store, WriteContext.personal(user))
     assert integrity.verify(store, user)["ok"] and invariants.check(store, user) == []
     report = api.get("/reports/monthly", query={"month": "2026-11"}).json
     assert report["by_category"][0]["subcategories"] == [{"subcategory": "外食", "income": 300, "expense": 2000}]
