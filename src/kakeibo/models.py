@@ -717,6 +717,7 @@ class JournalEntry(Model):
     request_id: str | None = None
     changes: list[EntityChange]
     undone_by: int | None = Field(default=None, description="The seq of the entry that undid this one")
+    undoes: int | None = Field(default=None, description="The seq of the entry this one undid (origin undo)")
 
 
 class ChangeList(Model):

@@ -226,6 +226,8 @@ def test_undo_each_kind_of_slip_change(api: Client) -> None:
     # Then the slip is back where and as it was, and the undo is an entry of its own
     assert undone.status == 200, undone
     assert undone.json["undone"] == 3 and undone.json["entry"]["origin"] == "undo"
+    assert undone.json["entry"]["undoes"] == 3
+    assert api.get("/changes", query={"since": "2", "limit": "1"}).json["changes"][0]["undone_by"] == 4
     back = api.get(f"/slips/{slip_id}").json
     assert (back["date"], back["amount"], back["version"]) == ("2026-11-03", 1200, 3)
     assert api.balances()["cash"] == 8800

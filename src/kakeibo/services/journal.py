@@ -56,17 +56,17 @@ def parse_since(value: str | None) -> int:
 
 def changes(store: Store, who: str, *, since: int, limit: int) -> dict[str, Any]:
     """GET /changes: the entries after `since`, in order; `knowledge` is the last seq answered (the
-    head when none), and `has_more` says whether more follow it."""
-    head = store.journal_head(who)
-    if since > head:
-        raise errors.BadRequest(f"'since' is after the last change ({head})", since=since, head=head)
+    head when none), and `has_more` says whether more follow it. One Query; the head is read only
+    when nothing follows `since` (to tell "up to date" from "beyond the head")."""
     found = [entry_view(item) for item in store.journal_entries(who, after=since, limit=limit + 1)]
+    if not found:
+        head = store.journal_head(who)
+        if since > head:
+            raise errors.BadRequest(f"'since' is after the last change ({head})", since=since, head=head)
+        return {"changes": [], "knowledge": since, "has_more": False}
     more = len(found) > limit
     found = found[:limit]
-    knowledge = found[-1]["seq"] if found else since
-    if not found:
-        knowledge = max(since, head) if since == head else since
-    return {"changes": found, "knowledge": knowledge, "has_more": more}
+    return {"changes": found, "knowledge": found[-1]["seq"], "has_more": more}
 
 
 def _entries(store: Store, who: str) -> Iterator[Item]:

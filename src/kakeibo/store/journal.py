@@ -230,6 +230,7 @@ class JournalOps(StoreCore):
                 "origin": ctx.origin,
                 "request_id": ctx.request_id,
                 "changes": body,
+                "undoes": undoes,
             }
             journal = [self._head_op(ctx.ledger, seen, seq, at), self._entry_op(ctx.ledger, entry)]
             if undoes is not None:
