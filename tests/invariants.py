@@ -17,6 +17,7 @@ from kakeibo.ledger import (
     DayItem,
     Entry,
     ItemKey,
+    Line,
     SubcategoryMonthItem,
     recompute,
 )
@@ -43,6 +44,9 @@ def check(store: Store, who: str) -> list[str]:
             s.get("to_account"),
             s.get("category"),
             s.get("subcategory"),
+            tuple(
+                Line(int(line["amount"]), line["category"], line.get("subcategory")) for line in s.get("lines") or ()
+            ),
         )
         for s in slips
     ]

@@ -126,6 +126,12 @@ class ValidationFailed(ApiError):
     status, code, title = 422, "validation_error", "Validation error"
 
 
+class LinesSumMismatch(ValidationFailed):
+    """A split slip whose lines do not add up to its amount."""
+
+    status, code, title = 422, "lines_sum_mismatch", "Lines do not sum to the amount"
+
+
 class IdempotencyKeyReused(ApiError):
     status, code, title = 422, "idempotency_key_reused", "Idempotency key reused"
 

@@ -158,7 +158,7 @@ def unexpected(exc: Exception) -> Response[str]:
 
 
 # The limits pydantic reports with a field error that a client (and the wording) may use.
-_ERROR_LIMITS = ("ge", "gt", "le", "lt", "min_length", "max_length", "expected")
+_ERROR_LIMITS = ("ge", "gt", "le", "lt", "min_length", "max_length", "expected", "total", "amount")
 
 
 def _from_validation(exc: RequestValidationError) -> errors.ApiError:
@@ -178,6 +178,8 @@ def _from_validation(exc: RequestValidationError) -> errors.ApiError:
         return errors.BadRequest(messages.field_errors(found, "en"), errors=found)
     if found and all(e["loc"][:1] == ["path"] for e in found):
         return errors.NotFound("not found")
+    if any(e["type"] == "lines_sum_mismatch" for e in found):
+        return errors.LinesSumMismatch(messages.field_errors(found, "en"), errors=found)
     return errors.ValidationFailed(messages.field_errors(found, "en"), errors=found)
 
 

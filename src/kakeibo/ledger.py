@@ -18,6 +18,15 @@ KINDS: tuple[Kind, ...] = ("expense", "income", "transfer")
 UNCATEGORIZED = "uncategorized"
 
 
+@dataclass(frozen=True, slots=True, order=True)
+class Line:
+    """One line of a split slip: its share of the amount, in a category of its own."""
+
+    amount: int
+    category: str
+    subcategory: str | None = None
+
+
 @dataclass(frozen=True, slots=True)
 class Entry:
     """The part of a slip that moves money. Memo and the like do not matter here."""
@@ -27,8 +36,9 @@ class Entry:
     amount: int  # > 0, minor currency unit
     account: str
     to_account: str | None = None  # transfers only
-    category: str | None = None  # not for transfers
+    category: str | None = None  # not for transfers; None for a split slip (its lines have them)
     subcategory: str | None = None  # within category; not for transfers
+    lines: tuple[Line, ...] = ()  # a split slip's lines (2 or more, summing to amount): never a transfer
 
     @property
     def month(self) -> str:
@@ -153,13 +163,17 @@ def effects(entry: Entry, sign: int = 1) -> dict[ItemKey, dict[str, int]]:
         _add(out[DayItem(entry.account, entry.date)], delta=-amount, count=sign)
         _add(out[DayItem(entry.to_account, entry.date)], delta=amount, count=sign)
         return _with_rollups(out)
-    category = entry.category or UNCATEGORIZED
     signed = -amount if entry.kind == "expense" else amount
     _add(out[AccountItem(entry.account)], balance=signed)
     _add(out[DayItem(entry.account, entry.date)], delta=signed, count=sign, **{entry.kind: amount})
-    _add(out[CategoryMonthItem(entry.month, category)], count=sign, **{entry.kind: amount})
-    if entry.subcategory is not None:
-        _add(out[SubcategoryMonthItem(entry.month, category, entry.subcategory)], count=sign, **{entry.kind: amount})
+    # the account moves once; each line counts in its own category (a plain slip is one line)
+    lines = entry.lines or (Line(entry.amount, entry.category or UNCATEGORIZED, entry.subcategory),)
+    for line in lines:
+        part = sign * line.amount
+        _add(out[CategoryMonthItem(entry.month, line.category)], count=sign, **{entry.kind: part})
+        if line.subcategory is not None:
+            sub = SubcategoryMonthItem(entry.month, line.category, line.subcategory)
+            _add(out[sub], count=sign, **{entry.kind: part})
     return _with_rollups(out)
 
 
@@ -252,6 +266,30 @@ def by_category(totals: Mapping[ItemKey, Mapping[str, int]]) -> list[dict[str, A
             line["subcategories"] = parts
         out.append(line)
     return out
+
+
+# The most lines a split slip may have: what keeps the largest transaction a slip change can make
+# within DynamoDB's 100 items. The worst case is a change of a split slip to another account, date
+# (month and year) and author with every line in new categories and subcategories:
+#   slip delete + put, identity                                       3
+#   old and new account, day, account month, account year            8
+#   per line, old and new: category month, subcategory month         4 per line
+#   slip index: kind, account, created_by, updated_by, old and new    8
+#   per line, old and new: its category's index item                 2 per line
+#   the journal head and entry, the writer's role check              3
+#   a recurrence's version check (a recurring post)                  1
+# 23 + 6 x lines <= 100 - RESERVED_ITEMS (room kept for the slip's receipts).
+MAX_TX_ITEMS = 100
+FIXED_ITEMS = 23
+ITEMS_PER_LINE = 6
+RESERVED_ITEMS = 11
+
+
+def worst_case_items(lines: int) -> int:
+    return FIXED_ITEMS + ITEMS_PER_LINE * lines
+
+
+MAX_LINES = (MAX_TX_ITEMS - RESERVED_ITEMS - FIXED_ITEMS) // ITEMS_PER_LINE
 
 
 def accounts_touched(entry: Entry) -> tuple[str, ...]:

@@ -60,6 +60,9 @@ TITLES: dict[str, tuple[str, str]] = {
     "conflict": ("Conflict", "競合しました"),
     "request_in_progress": ("Request in progress", "処理中です"),
     "already_undone": ("Already undone", "すでに元に戻されています"),
+    "too_long": ("{f} may have at most {max_length} items", "{f}は {max_length} 件までにしてください"),
+    "too_short": ("{f} needs at least {min_length} items", "{f}は {min_length} 件以上にしてください"),
+    "lines_sum_mismatch": ("Lines do not sum to the amount", "分割の明細の合計が金額と一致しません"),
     "not_undoable": ("Not undoable", "この変更は元に戻せません"),
     "gone": ("Gone", "もう使えません"),
     "last_owner": ("Last owner", "最後のオーナーは抜けられません"),
@@ -93,6 +96,7 @@ FIELDS: dict[str, tuple[str, str]] = {
     "category": ("category", "カテゴリ"),
     "subcategory": ("subcategory", "内訳"),
     "memo": ("memo", "メモ"),
+    "lines": ("lines", "分割の明細"),
     "id": ("id", "ID"),
     "name": ("name", "名前"),
     "type": ("type", "口座の種類"),
@@ -200,11 +204,23 @@ _VALUE_ERRORS: list[tuple[str, str, str]] = [
         "口座「{account}」はアーカイブ済みです",
     ),
     (r"invalid category", "the category is not valid", "カテゴリが正しくありません"),
+    (r"a transfer has no lines", "a transfer cannot be split into lines", "振替は分割できません"),
+    (
+        r"a split slip has no category of its own: its lines have them",
+        "a split slip has no category of its own: its lines have them",
+        "分割した伝票にはカテゴリを付けず、各明細にカテゴリを指定してください",
+    ),
 ]
 
 _BY_TYPE: dict[str, tuple[str, str]] = {
     "missing": ("{f} is required", "{f}を指定してください"),
     "extra_forbidden": ("{f} is not a field of this request", "{f}という項目はありません"),
+    "too_long": ("{f} may have at most {max_length} items", "{f}は {max_length} 件までにしてください"),
+    "too_short": ("{f} needs at least {min_length} items", "{f}は {min_length} 件以上にしてください"),
+    "lines_sum_mismatch": (
+        "the lines sum to {total}, not the slip's amount {amount}",
+        "分割の明細の合計（{total}）が金額（{amount}）と一致しません",
+    ),
     "int_type": ("{f} must be a whole number", "{f}は整数で指定してください"),
     "int_parsing": ("{f} must be a whole number", "{f}は整数で指定してください"),
     "int_from_float": ("{f} must be a whole number", "{f}は整数で指定してください"),
@@ -331,6 +347,7 @@ DETAILS: dict[str, Detail] = {
     "budget_exceeded": _budget_exceeded,
     "version_mismatch": _version_mismatch,
     "validation_error": _field_detail,
+    "lines_sum_mismatch": _field_detail,
     "bad_request": _bad_query,
 }
 

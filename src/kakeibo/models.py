@@ -17,8 +17,9 @@ from pydantic import (
     ValidationError,
     model_validator,
 )
+from pydantic_core import PydanticCustomError
 
-from kakeibo.ledger import UNCATEGORIZED, Entry, Kind
+from kakeibo.ledger import MAX_LINES, UNCATEGORIZED, Entry, Kind, Line
 
 MAX_AMOUNT = 10**12
 MIN_YEAR, MAX_YEAR = 1900, 2999
@@ -183,6 +184,43 @@ class AccountHistory(Model):
 # ---- slips ------------------------------------------------------------------------------------
 
 
+class LineIn(Strict):
+    """One line of a split slip: part of its amount in a category of its own."""
+
+    amount: Amount
+    category: Category
+    subcategory: Category | None = None
+    memo: Memo | None = None
+
+
+Lines = Annotated[
+    list[LineIn],
+    Field(
+        min_length=2,
+        max_length=MAX_LINES,
+        description=f"A split: 2 to {MAX_LINES} lines whose amounts sum exactly to the slip's amount "
+        "(the slip then has no category of its own). Expense and income only.",
+    ),
+]
+
+
+def check_lines(kind: str, amount: int | None, category: str | None, lines: list[LineIn] | None) -> None:
+    """A split slip's rules (the same for a slip, a recurring slip's template and an import row)."""
+    if lines is None:
+        return
+    if kind == "transfer":
+        raise ValueError("a transfer has no lines")
+    if category is not None:
+        raise ValueError("a split slip has no category of its own: its lines have them")
+    total = sum(line.amount for line in lines)
+    if amount is not None and total != amount:
+        raise PydanticCustomError(
+            "lines_sum_mismatch",
+            "the lines sum to {total}, not the slip's amount {amount}",
+            {"total": total, "amount": amount},
+        )
+
+
 class SlipIn(Strict):
     date: Date
     kind: Kind
@@ -194,6 +232,7 @@ class SlipIn(Strict):
         default=None, description="Within category (e.g. 食費 > 外食); reports break categories down by it"
     )
     memo: Memo | None = None
+    lines: Lines | None = None
 
     @model_validator(mode="after")
     def _shape(self) -> SlipIn:
@@ -208,9 +247,13 @@ class SlipIn(Strict):
                 raise ValueError("a transfer has no category")
         elif self.to_account is not None:
             raise ValueError(f"to_account is only for transfers, not {self.kind}")
+        check_lines(self.kind, self.amount, self.category, self.lines)
         return self
 
     def entry(self) -> Entry:
+        if self.lines:
+            parts = tuple(Line(line.amount, line.category, line.subcategory) for line in self.lines)
+            return Entry(self.date, self.kind, self.amount, self.account, None, None, None, parts)
         category = None if self.kind == "transfer" else (self.category or UNCATEGORIZED)
         return Entry(self.date, self.kind, self.amount, self.account, self.to_account, category, self.subcategory)
 
@@ -235,6 +278,7 @@ class SlipTemplatePatch(Strict):
     category: Category | None = None
     subcategory: Category | None = None
     memo: Memo | None = None
+    lines: Lines | None = None
 
 
 class SlipPatch(SlipTemplatePatch):
@@ -254,6 +298,7 @@ class Slip(Model):
     category: str | None = None
     subcategory: str | None = None
     memo: str | None = None
+    lines: list[LineIn] | None = Field(default=None, description="A split slip's lines (null: not split)")
     version: int
     created_at: str
     updated_at: str
@@ -492,13 +537,17 @@ class SlipTemplate(Strict):
     category: Category | None = None
     subcategory: Category | None = None
     memo: Memo | None = None
+    lines: Lines | None = None
 
     @model_validator(mode="after")
     def _shape(self) -> SlipTemplate:
         try:
             SlipIn.model_validate({"date": "2000-01-01", **self.model_dump(exclude_none=True)})
-        except ValidationError as exc:  # the same rules as a slip: transfers, categories
-            raise ValueError(exc.errors()[0]["msg"].removeprefix("Value error, ")) from None
+        except ValidationError as exc:  # the same rules as a slip: transfers, categories, lines
+            first = exc.errors()[0]
+            if first["type"] == "lines_sum_mismatch":
+                raise PydanticCustomError("lines_sum_mismatch", first["msg"], first.get("ctx")) from None
+            raise ValueError(first["msg"].removeprefix("Value error, ")) from None
         return self
 
 

@@ -10,6 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kakeibo.ledger import (
+    MAX_LINES,
+    RESERVED_ITEMS,
     ROLLUP_FIELDS,
     AccountItem,
     AccountMonthItem,
@@ -18,11 +20,14 @@ from kakeibo.ledger import (
     DayItem,
     Entry,
     ItemKey,
+    Line,
     SubcategoryMonthItem,
     by_category,
+    effects,
     merge,
     plan,
     recompute,
+    worst_case_items,
 )
 
 ACCOUNTS = ["cash", "suica", "bank", "card"]
@@ -212,3 +217,62 @@ def test_subcategory_totals_are_their_slips_and_the_report_parts_add_up(slips: l
                 assert len({p["subcategory"] for p in parts}) == len(parts)
             else:  # no breakdown only when none of the category's slips that month has a subcategory
                 assert all(e.subcategory is None for e in slips if e.month == month and e.category == line["category"])
+
+
+@st.composite
+def splits(draw: st.DrawFn) -> Entry:
+    parts = draw(
+        st.lists(
+            st.tuples(st.integers(1, 10**9), st.sampled_from(CATEGORIES), st.sampled_from(SUBCATEGORIES)),
+            min_size=2,
+            max_size=MAX_LINES,
+        )
+    )
+    lines = tuple(Line(amount, category, sub) for amount, category, sub in parts)
+    kind = draw(st.sampled_from(["expense", "income"]))
+    return Entry(draw(dates), kind, sum(line.amount for line in lines), draw(st.sampled_from(ACCOUNTS)), lines=lines)
+
+
+@given(splits())
+def test_a_split_moves_its_account_once_and_each_line_as_a_slip_of_its_own_would(split: Entry) -> None:
+    # Given a split slip, and the same lines as separate slips of the same day and account
+    alone = [
+        Entry(split.date, split.kind, line.amount, split.account, category=line.category, subcategory=line.subcategory)
+        for line in split.lines
+    ]
+    together = effects(split)
+    apart = recompute(alone, {})
+    # Then the account, its day, month and year move by the whole amount, once (one slip: count 1)
+    for key in (AccountItem(split.account), DayItem(split.account, split.date)):
+        assert {k: v for k, v in together[key].items() if k != "count"} == {
+            k: v for k, v in apart[key].items() if k != "count"
+        }
+    assert together[DayItem(split.account, split.date)]["count"] == 1
+    # And every category and subcategory month item gets exactly what the lines as slips would give
+    categories = [k for k in apart if isinstance(k, CategoryMonthItem | SubcategoryMonthItem)]
+    assert {k: together[k] for k in categories} == {k: apart[k] for k in categories}
+    assert {k for k in together if isinstance(k, CategoryMonthItem | SubcategoryMonthItem)} == set(categories)
+
+
+@given(splits(), splits())
+def test_changing_a_split_into_another_leaves_nothing_behind(old: Entry, new: Entry) -> None:
+    # Given a split changed into another (lines, amount, date, account)
+    changed = plan(old, new)
+    # Then applying the change to what the old one made gives what the new one makes alone
+    total: dict[ItemKey, dict[str, int]] = defaultdict(dict)
+    for key, deltas in effects(old).items():
+        for name, value in deltas.items():
+            total[key][name] = total[key].get(name, 0) + value
+    for change in changed.changes:
+        for name, value in change.deltas.items():
+            total[change.key][name] = total[change.key].get(name, 0) + value
+    cleaned = {k: {n: v for n, v in d.items() if v} for k, d in total.items()}
+    assert {k: v for k, v in cleaned.items() if v} == {
+        k: {n: v for n, v in d.items() if v} for k, d in effects(new).items() if any(d.values())
+    }
+
+
+def test_the_line_limit_keeps_the_worst_case_within_one_transaction() -> None:
+    # The documented bound: at least 10 lines, and their worst-case change within 100 items
+    assert MAX_LINES >= 10
+    assert worst_case_items(MAX_LINES) + RESERVED_ITEMS <= 100 < worst_case_items(MAX_LINES + 1) + RESERVED_ITEMS

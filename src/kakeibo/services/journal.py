@@ -22,7 +22,7 @@ from kakeibo.services.common import now_iso
 from kakeibo.store import Item, Store, WriteContext, account_sk, entry_changes, identity_sk, recurrence_sk, slip_sk
 
 MAX_CHANGES = 500  # entries per page of GET /changes
-SLIP_FIELDS = ("date", "kind", "amount", "account", "to_account", "category", "subcategory", "memo")
+SLIP_FIELDS = ("date", "kind", "amount", "account", "to_account", "category", "subcategory", "memo", "lines")
 ACCOUNT_FIELDS = ("name", "allow_negative", "archived")
 UNDOABLE = ("slip", "account", "budget", "recurrence")
 

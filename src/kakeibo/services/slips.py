@@ -32,7 +32,8 @@ from kakeibo.store import (
     slip_sk,
 )
 
-SLIP_FIELDS = ("date", "kind", "amount", "account", "to_account", "category", "subcategory", "memo")
+SLIP_FIELDS = ("date", "kind", "amount", "account", "to_account", "category", "subcategory", "memo", "lines")
+LINE_FIELDS = ("amount", "category", "subcategory", "memo")
 
 _CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 
@@ -55,6 +56,7 @@ def slip_view(item: Item) -> dict[str, Any]:
         "category": item.get("category"),
         "subcategory": item.get("subcategory"),
         "memo": item.get("memo"),
+        "lines": lines_view(item),
         "version": int(item["version"]),
         "created_at": item["created_at"],
         "updated_at": item["updated_at"],
@@ -73,7 +75,27 @@ def slip_change(before: Item | None, after: Item | None) -> Change:
     return Change("slip", slip_id, op, version, old, new)
 
 
+def lines_view(item: Item) -> list[dict[str, Any]] | None:
+    """A split slip's lines as the API shows them (None: not split)."""
+    stored = item.get("lines")
+    if not stored:
+        return None
+    return [
+        {name: (int(line[name]) if name == "amount" else line.get(name)) for name in LINE_FIELDS} for line in stored
+    ]
+
+
+def _stored_lines(body: SlipIn) -> list[dict[str, Any]] | None:
+    if not body.lines:
+        return None
+    return [line.model_dump(exclude_none=True) for line in body.lines]
+
+
 def entry_of(item: Item) -> Entry:
+    lines = tuple(
+        ledger.Line(int(line["amount"]), str(line["category"]), line.get("subcategory"))
+        for line in item.get("lines") or ()
+    )
     return Entry(
         date=item["date"],
         kind=item["kind"],
@@ -82,6 +104,7 @@ def entry_of(item: Item) -> Entry:
         to_account=item.get("to_account"),
         category=item.get("category"),
         subcategory=item.get("subcategory"),
+        lines=lines,
     )
 
 
@@ -118,13 +141,19 @@ def _slip_item(body: SlipIn, entry: Entry, **meta: Any) -> Item:
     }
     if body.subcategory is not None:  # absent, not null: slips written before subcategories look alike
         item["subcategory"] = body.subcategory
+    lines = _stored_lines(body)
+    if lines:  # a split: its lines, and their categories for a list filtered by category
+        item["lines"] = lines
+        item["line_categories"] = sorted({line["category"] for line in lines})
     item.update(meta)
     return item
 
 
 def fingerprint(body: SlipIn) -> str:
     """sha256 of the slip's fields as canonical JSON: the same request body gives the same value."""
-    fields = {name: getattr(body, name) for name in SLIP_FIELDS if getattr(body, name) is not None}
+    fields: dict[str, Any] = {name: getattr(body, name) for name in SLIP_FIELDS if getattr(body, name) is not None}
+    if body.lines:
+        fields["lines"] = _stored_lines(body)
     canonical = json.dumps(fields, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
@@ -248,6 +277,10 @@ def merge_patch(current: Item, patch: dict[str, Any]) -> SlipIn:
     """RFC 7396 over the slip's fields, then validated as a whole slip."""
     merged = {k: current.get(k) for k in SLIP_FIELDS}
     merged.update(patch)
+    if patch.get("lines") is not None:  # split: the lines have the categories
+        merged["category"] = merged["subcategory"] = None
+    elif (patch.get("category") is not None or merged.get("kind") == "transfer") and "lines" not in patch:
+        merged["lines"] = None  # one category again (or a transfer): no lines
     if merged.get("kind") == "transfer" and "kind" in patch and "category" not in patch:
         merged["category"] = None  # turning into a transfer drops the category
     if "category" in patch and "subcategory" not in patch and patch["category"] != current.get("category"):
@@ -313,7 +346,9 @@ def write_slip(
     version = int(current["version"])
     slip_id = current["id"]
     old_entry, new_entry = entry_of(current), new.entry()
-    unchanged = old_entry == new_entry and current.get("memo") == new.memo
+    unchanged = (
+        old_entry == new_entry and current.get("memo") == new.memo and current.get("lines") == _stored_lines(new)
+    )
     if unchanged:
         return slip_view(current)
     item = _slip_item(

@@ -165,6 +165,8 @@ def slip_index_sks(slip: Mapping[str, Any]) -> frozenset[str]:
     for field, name in optional:
         if slip.get(name):
             values.add((field, slip[name]))
+    for line in slip.get("lines") or ():  # a split slip is listed under each of its lines' categories
+        values.add(("category", line["category"]))
     return frozenset(index_sk(field, value, date, no, slip_id) for field, value in values)
 
 

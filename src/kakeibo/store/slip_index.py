@@ -47,7 +47,7 @@ class SlipFilter:
     def matches(self, slip: Item) -> bool:
         return (
             (not self.account or self.account in (slip.get("account"), slip.get("to_account")))
-            and (not self.category or slip.get("category") == self.category)
+            and (not self.category or self.category in (slip.get("category"), *(slip.get("line_categories") or ())))
             and (not self.kind or slip.get("kind") == self.kind)
             and (not self.by or self.by in (slip.get("created_by"), slip.get("updated_by")))
         )

@@ -295,9 +295,9 @@ class SlipOps(SlipIndexOps, BalanceOps, JournalOps):
             filters.append("(#acc = :acc OR #to = :acc)")
             names.update({"#acc": "account", "#to": "to_account"})
             values[":acc"] = account
-        if category:
-            filters.append("#cat = :cat")
-            names["#cat"] = "category"
+        if category:  # a split slip's lines' categories too
+            filters.append("(#cat = :cat OR contains(#lcats, :cat))")
+            names.update({"#cat": "category", "#lcats": "line_categories"})
             values[":cat"] = category
         if kind:
             filters.append("#kind = :kind")

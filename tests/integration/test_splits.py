@@ -1,0 +1,226 @@
+"""Split slips on DynamoDB Local: one payment, several categories — moved once, counted per line."""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from kakeibo import ledger
+from kakeibo.store import Store
+from tests import invariants
+from tests.events import Client
+
+SUPERMARKET = {
+    "date": "2026-11-14",
+    "kind": "expense",
+    "amount": 3000,
+    "account": "cash",
+    "memo": "スーパー",
+    "lines": [
+        {"amount": 1800, "category": "食費", "subcategory": "食料品"},
+        {"amount": 900, "category": "日用品"},
+        {"amount": 300, "category": "食費", "subcategory": "おやつ", "memo": "アイス"},
+    ],
+}
+
+
+def test_a_split_moves_the_account_once_and_each_line_in_its_category(api: Client, store: Store, user: str) -> None:
+    # Given cash and a strict-free month
+    api.account("cash", 10_000)
+    # When the supermarket receipt is recorded as one split slip
+    made = api.slip(**SUPERMARKET)
+    # Then it is one slip with its lines and no category of its own; cash moved once
+    assert made.status == 201, made
+    assert made.json["category"] is None and [line["amount"] for line in made.json["lines"]] == [1800, 900, 300]
+    assert made.json["lines"][2]["memo"] == "アイス"
+    assert api.balances()["cash"] == 7000
+    # And each line counts in its own category (and subcategory), merged where they share one
+    report = api.get("/reports/monthly", query={"month": "2026-11"}).json
+    by_category = {c["category"]: c for c in report["by_category"]}
+    assert by_category["食費"]["expense"] == 2100 and by_category["日用品"]["expense"] == 900
+    subs = {s["subcategory"]: s["expense"] for s in by_category["食費"]["subcategories"]}
+    assert subs == {"食料品": 1800, "おやつ": 300}
+    # And a list filtered by a line's category finds it
+    for category in ("食費", "日用品"):
+        found = api.get("/slips", query={"category": category}).json["items"]
+        assert [s["id"] for s in found] == [made.json["id"]]
+    assert api.get("/slips", query={"category": "交通費"}).json["items"] == []
+    assert invariants.check(store, user) == []
+    assert api.post("/ledger/verify").json["ok"] is True
+
+
+def test_budgets_count_each_line_and_a_strict_one_refuses_the_whole_slip(api: Client, store: Store, user: str) -> None:
+    # Given a strict budget of 1,000 for 日用品
+    api.account("cash", 10_000)
+    assert api.put("/budgets/2026-11/日用品", {"limit": 1000, "strict": True}).status == 201
+    # When a split puts 900 there, then it fits and the budget says so
+    assert api.slip(**SUPERMARKET).status == 201
+    budget = api.get("/budgets", query={"month": "2026-11"}).json["items"][0]
+    assert (budget["spent"], budget["remaining"]) == (900, 100)
+    # When another split would put 200 more there, then the whole slip is refused: nothing moves
+    refused = api.slip(**{**SUPERMARKET, "amount": 700, "lines": [
+        {"amount": 500, "category": "食費"}, {"amount": 200, "category": "日用品"}]})  # fmt: skip
+    assert refused.status == 409 and refused.json["code"] == "budget_exceeded"
+    assert api.balances()["cash"] == 7000 and len(api.get("/slips").json["items"]) == 1
+    assert invariants.check(store, user) == []
+
+
+def test_lines_are_replaced_whole_and_a_move_moves_them_all(api: Client, store: Store, user: str) -> None:
+    api.account("cash", 10_000)
+    made = api.slip(**SUPERMARKET)
+    where, etag = made.header("Location") or "", made.etag or ""
+    # When PATCH replaces the lines and moves the slip to January
+    lines = [{"amount": 2000, "category": "外食"}, {"amount": 1000, "category": "交際費"}]
+    moved = api.patch(where, {"lines": lines, "date": "2027-01-05"}, headers={"If-Match": etag})
+    assert moved.status == 200, moved
+    assert [(line["category"], line["amount"]) for line in moved.json["lines"]] == [("外食", 2000), ("交際費", 1000)]
+    # Then November has none of it, January all of it
+    assert api.get("/reports/monthly", query={"month": "2026-11"}).json["by_category"] == []
+    january = {
+        c["category"]: c["expense"] for c in api.get("/reports/monthly", query={"month": "2027-01"}).json["by_category"]
+    }
+    assert january == {"外食": 2000, "交際費": 1000}
+    # When a category is set again, the split is gone: one category, all of the amount
+    plain = api.patch(moved.header("Location") or "", {"category": "外食"}, headers={"If-Match": moved.etag or ""})
+    assert plain.status == 200 and plain.json["lines"] is None and plain.json["category"] == "外食"
+    assert invariants.check(store, user) == []
+    # And the journal recorded the lines before and after
+    entries = api.get("/changes").json["changes"]
+    change = entries[-2]["changes"][0]
+    assert change["before"]["lines"][0]["category"] == "食費" and change["after"]["lines"][0]["category"] == "外食"
+
+
+def test_bad_lines_are_refused_and_nothing_is_written(api: Client) -> None:
+    api.account("cash", 10_000)
+    bad: list[tuple[dict[str, Any], str]] = [
+        ({**SUPERMARKET, "amount": 2999}, "lines_sum_mismatch"),
+        ({**SUPERMARKET, "lines": SUPERMARKET["lines"][:1], "amount": 1800}, "validation_error"),
+        (
+            {**SUPERMARKET, "lines": [{"amount": 3000, "category": "食費"}, {"amount": 0, "category": "日用品"}]},
+            "validation_error",
+        ),
+        (
+            {**SUPERMARKET, "lines": [{"amount": 3100, "category": "食費"}, {"amount": -100, "category": "日用品"}]},
+            "validation_error",
+        ),
+        ({**SUPERMARKET, "category": "食費"}, "validation_error"),
+        (
+            {
+                "date": "2026-11-14",
+                "kind": "transfer",
+                "amount": 3000,
+                "account": "cash",
+                "to_account": "bank",
+                "lines": SUPERMARKET["lines"],
+            },
+            "validation_error",
+        ),
+        (
+            {
+                **SUPERMARKET,
+                "amount": 100 * (ledger.MAX_LINES + 1),
+                "lines": [{"amount": 100, "category": f"c{i}"} for i in range(ledger.MAX_LINES + 1)],
+            },
+            "validation_error",
+        ),
+    ]
+    for body, code in bad:
+        refused = api.slip(**body)
+        assert refused.status == 422 and refused.json["code"] == code, (body, refused)
+    too_many = api.post("/slips", bad[-1][0], headers={"Accept-Language": "ja"})
+    assert too_many.json["detail"] == f"分割の明細は {ledger.MAX_LINES} 件までにしてください", too_many.json["detail"]
+    mismatch = api.post("/slips", bad[0][0], headers={"Accept-Language": "ja"})
+    assert mismatch.json["detail"] == "分割の明細の合計（3,000）が金額（2,999）と一致しません", mismatch.json["detail"]
+    assert api.get("/slips").json["items"] == [] and api.balances()["cash"] == 10_000
+
+
+def test_the_largest_split_change_fits_one_transaction(local_env: str, store: Store) -> None:
+    # Given a household where Taro records a split of the most lines, every one with a subcategory
+    hanako = Client(f"hanako-{uuid.uuid4().hex[:8]}")
+    ledger_id = hanako.post("/ledgers", {"name": "山田家"}).json["id"]
+    base = f"/ledgers/{ledger_id}"
+    for account in ("cash", "card"):
+        body = {"id": account, "name": account, "type": "credit", "opening_balance": 0}
+        assert hanako.post(f"{base}/accounts", body).status == 201
+    token = hanako.post(f"{base}/invitations", {"role": "editor"}).json["token"]
+    taro = Client(f"taro-{uuid.uuid4().hex[:8]}")
+    assert taro.post(f"/invitations/{token}/accept").status == 200
+    n = ledger.MAX_LINES
+    lines = [{"amount": 100, "category": f"old{i}", "subcategory": f"s{i}"} for i in range(n)]
+    made = taro.post(f"{base}/slips", {"date": "2026-12-31", "kind": "expense", "amount": 100 * n, "account": "cash",
+                                       "lines": lines})  # fmt: skip
+    assert made.status == 201, made
+    sizes: list[int] = []
+    store.client.meta.events.register(
+        "provide-client-params.dynamodb.TransactWriteItems",
+        lambda params, **kw: sizes.append(len(params["TransactItems"])),
+    )
+    # When Hanako moves it to another account, day, month and year, with every line in new categories
+    new_lines = [{"amount": 100, "category": f"new{i}", "subcategory": f"t{i}"} for i in range(n)]
+    patch = {"date": "2027-01-01", "account": "card", "lines": new_lines}
+    moved = hanako.patch(made.header("Location") or "", patch, headers={"If-Match": made.etag or ""})
+    # Then it is one transaction within DynamoDB's 100 items, and no larger than the documented bound
+    assert moved.status == 200, moved
+    assert sizes and max(sizes) <= ledger.worst_case_items(n) <= 100, sizes
+
+
+def test_a_strict_budget_race_admits_exactly_what_fits(api: Client, store: Store, user: str) -> None:
+    # Given room for three 1,000 lines in 日用品
+    api.account("cash", 100_000)
+    assert api.put("/budgets/2026-11/日用品", {"limit": 3000, "strict": True}).status == 201
+    statuses: list[int] = []
+    lock = threading.Lock()
+
+    def write() -> None:
+        reply = api.slip(date="2026-11-20", kind="expense", amount=1500, account="cash", lines=[
+            {"amount": 1000, "category": "日用品"}, {"amount": 500, "category": "食費"}])  # fmt: skip
+        with lock:
+            statuses.append(reply.status)
+
+    # When six writers record such a split at once
+    threads = [threading.Thread(target=write) for _ in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    # Then exactly three are in, the others refused for the budget
+    assert sorted(statuses) == [201, 201, 201, 409, 409, 409], statuses
+    assert api.get("/budgets", query={"month": "2026-11"}).json["items"][0]["spent"] == 3000
+    assert invariants.check(store, user) == []
+
+
+LINE = st.fixed_dictionaries(
+    {"amount": st.integers(1, 5000), "category": st.sampled_from(["食費", "日用品", "外食"])},
+    optional={"subcategory": st.sampled_from(["a", "b"])},
+)
+DATES = st.sampled_from(["2026-11-30", "2026-12-01", "2026-12-31", "2027-01-01"])
+
+
+@settings(max_examples=10, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    first=st.lists(LINE, min_size=2, max_size=4),
+    edits=st.lists(st.tuples(st.lists(LINE, min_size=2, max_size=4), DATES, st.booleans()), max_size=4),
+)
+def test_rollups_equal_the_slips_after_random_split_edits(
+    local_env: str, store: Store, first: list[dict[str, Any]], edits: list[Any]
+) -> None:
+    # Given a split slip
+    api = Client(f"split-{uuid.uuid4().hex[:10]}")
+    api.account("cash", 10**9)
+    made = api.slip(date="2026-11-30", kind="expense", amount=sum(x["amount"] for x in first), account="cash",
+                    lines=first)  # fmt: skip
+    assert made.status == 201, made
+    where, etag = made.header("Location") or "", made.etag or ""
+    # When its lines, amounts and date change again and again (sometimes to one category)
+    for lines, date, plain in edits:
+        patch: dict[str, Any] = {"date": date, "amount": sum(x["amount"] for x in lines)}
+        patch.update({"category": "雑費", "lines": None} if plain else {"lines": lines})
+        changed = api.patch(where, patch, headers={"If-Match": etag})
+        assert changed.status == 200, changed
+        where, etag = changed.header("Location") or "", changed.etag or ""
+    # Then every balance and rollup is what the slips say
+    assert invariants.check(store, api.user or "") == []
