@@ -20,6 +20,7 @@ from kakeibo.store import Store
 from tests.events import Client
 
 READS = {"Query", "GetItem", "Scan", "BatchGetItem"}
+RENAME = "RENAME"  # in a path: the seq of the ledger's account rename, looked up when the request is sent
 LUNCH = {"kind": "expense", "amount": 500, "account": "cash", "category": "食費"}
 RENT = {
     "slip": {"kind": "expense", "amount": 800, "account": "bank", "category": "家賃"},
@@ -106,6 +107,9 @@ def _ledger_requests(api: Client, base: str) -> list[tuple[str, str, dict[str, A
         ("POST /ledger/verify", f"{base}/ledger/verify", {}),
         ("DELETE /slips/{date}/{id}", where, {"headers": {"If-Match": '"3"'}}),
         ("POST /ledger/rebuild", f"{base}/ledger/rebuild", {}),
+        ("GET /changes", f"{base}/changes", {"query": {"since": "0"}}),
+        ("GET /slips/{id}/history", f"{base}/slips/{slip['id']}/history", {}),
+        ("POST /changes/{seq}/undo", f"{base}/changes/{RENAME}/undo", {}),  # the account's rename
     ]
     if base:
         return [(f"{r.split(' ', 1)[0]} /ledgers/{{ledger}}{r.split(' ', 1)[1]}", path, kw) for r, path, kw in requests]
@@ -137,7 +141,21 @@ def test_every_route_reads_consistently(api: Client, store: Store, recorder: Rec
             {"headers": {"If-Match": '"2"'}},
         ),
     ]
-    for route, path, kw in requests:
+    hook = api.post(f"{household}/webhooks", {"url": "https://93.184.215.14/hook"}).json["id"]
+    requests += [
+        ("POST /ledgers/{ledger}/webhooks", f"{household}/webhooks", {"body": {"url": "https://93.184.215.14/h2"}}),
+        ("GET /ledgers/{ledger}/webhooks", f"{household}/webhooks", {}),
+        ("GET /ledgers/{ledger}/webhooks/{id}/deliveries", f"{household}/webhooks/{hook}/deliveries", {}),
+        ("DELETE /ledgers/{ledger}/webhooks/{id}", f"{household}/webhooks/{hook}", {}),
+    ]
+    for route, asked, kw in requests:
+        path = asked
+        if RENAME in path:
+            changes = api.get(path.split("/changes/")[0] + "/changes").json["changes"]
+            renamed = [
+                e["seq"] for e in changes if e["changes"][0]["type"] == "account" and e["changes"][0]["op"] == "update"
+            ]
+            path = path.replace(RENAME, str(renamed[0]))
         recorder.calls.clear()
         method = route.split()[0]
         reply = api.request(method, path, kw.pop("body", None), **kw)

@@ -67,6 +67,10 @@ def test_every_route_is_covered_here() -> None:
         "POST /ledgers", "GET /ledgers", "GET /ledgers/{ledger}", "PATCH /ledgers/{ledger}",
         "POST /ledgers/{ledger}/invitations", "POST /invitations/{token}/accept",
         "PUT /ledgers/{ledger}/members/{user}", "DELETE /ledgers/{ledger}/members/{user}",
+        "GET /changes", "GET /slips/{id}/history", "POST /changes/{seq}/undo",
+        # an owner's webhooks: test_webhooks.py (editors 403, strangers 404)
+        "POST /ledgers/{ledger}/webhooks", "GET /ledgers/{ledger}/webhooks", "DELETE /ledgers/{ledger}/webhooks/{id}",
+        "GET /ledgers/{ledger}/webhooks/{id}/deliveries",
     }  # fmt: skip
     # and every ledger route again under /ledgers/{ledger}, for every kind of caller: test_ledger_roles.py
     repeated = {f"{key.split(' ', 1)[0]} {PREFIX}{key.split(' ', 1)[1]}" for key in ROUTES}
@@ -104,6 +108,11 @@ def test_bob_can_neither_see_nor_touch_alices_ledger(
     assert bob.get(recurrence).status == 404
     assert bob.get(recurrence + "/occurrences").status == 404
     assert [item["id"] for item in bob.get("/ledgers").json["items"]] == ["me"]
+    assert bob.get("/changes").json["changes"] == []
+    assert bob.get(f"/slips/{alice['slip_id']}/history").status == 404
+    assert bob.post("/changes/1/undo").status == 404  # none of Bob's; Alice's first is not his
+    assert bob.get(f"{alice['ledger']}/changes").status == 404
+    assert bob.get(f"{alice['ledger']}/webhooks").status == 404
     assert bob.get(alice["ledger"]).status == 404
     assert bob.get(f"/ledgers/{user}").status == 404  # Alice's personal ledger is hers alone: "me" to her
     assert bob.get("/ledgers/me").json["members"] == [{"user": other_user, "role": "owner", "version": None}]

@@ -101,6 +101,12 @@ def _delete_budget(h: Household, c: Client) -> Reply:
     return c.delete(where, headers={"If-Match": made.etag or ""})
 
 
+def _undo(h: Household, c: Client) -> Reply:
+    slip = h.lunch()
+    seq = h.owner.get(f"{h.base}/slips/{slip.json['id']}/history").json["items"][-1]["seq"]
+    return c.post(f"{h.base}/changes/{seq}/undo")
+
+
 # unprefixed route -> (a request of it, whether it only reads)
 ROUTES: dict[str, tuple[Call, bool]] = {
     "POST /accounts": (_create_account, False),
@@ -133,6 +139,9 @@ ROUTES: dict[str, tuple[Call, bool]] = {
     "DELETE /recurrences/{id}": (_delete_recurrence, False),
     "GET /recurrences/{id}/occurrences": (lambda h, c: c.get(f"{h.recurrence.header('Location')}/occurrences"), True),
     "POST /recurrences/run": (lambda h, c: c.post(f"{h.base}/recurrences/run", query={"until": "2026-11-30"}), False),
+    "GET /changes": (lambda h, c: c.get(f"{h.base}/changes"), True),
+    "GET /slips/{id}/history": (lambda h, c: c.get(f"{h.base}/slips/{h.slip.json['id']}/history"), True),
+    "POST /changes/{seq}/undo": (_undo, False),
 }
 OWNER_ONLY = {"POST /ledger/rebuild"}
 
@@ -141,6 +150,7 @@ def test_every_ledger_route_is_served_under_a_ledger_and_listed_here() -> None:
     keys = {route.key for route in template.routes()}
     prefixed = {key.replace(PREFIX, "", 1) for key in keys if key.split(" ", 1)[1].startswith(PREFIX + "/")}
     ledger_management = {"POST /invitations", "PUT /members/{user}", "DELETE /members/{user}"}
+    ledger_management |= {"POST /webhooks", "GET /webhooks", "DELETE /webhooks/{id}", "GET /webhooks/{id}/deliveries"}
     assert prefixed - ledger_management == set(ROUTES)
     assert set(ROUTES) <= keys  # and each is also served unprefixed, for the caller's personal ledger
 
