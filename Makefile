@@ -14,11 +14,12 @@ export PORT DDB_PORT DATA_DIR
 PYTHON ?= $(shell for p in python3.13 "$$(pyenv root 2>/dev/null)/versions/3.13.0/bin/python3.13" python3.12 python3.11 python3; do \
             command -v "$$p" >/dev/null 2>&1 && "$$p" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null && { echo "$$p"; break; }; done)
 
-.PHONY: help setup run-setup package host-package run test lint typecheck unit integration api web browser bench clean java
+.PHONY: help setup run-setup package host-package run stop test lint typecheck unit integration api web browser bench clean java
 .DEFAULT_GOAL := help
 
 help:
 	@echo "make run    - serve the API and its web page on http://127.0.0.1:$(PORT) with DynamoDB Local (data in $(DATA_DIR))"
+	@echo "make stop   - stop that make run (as Ctrl-C does: DynamoDB Local shut down and waited for)"
 	@echo "make test   - lint, type-check, unit, integration and API tests, the web page in Chromium"
 	@echo "make web    - only the web page's tests"
 	@echo "make bench  - benchmarks (results in bench/results/)"
@@ -98,6 +99,12 @@ browser:
 
 run: run-setup
 	$(PY) -m kakeibo.local run
+
+# Stop a `make run` (of this DATA_DIR) as Ctrl-C does: SIGTERM, then DynamoDB Local is stopped and waited for.
+stop:
+	@pid=$$(cat "$(DATA_DIR)/run.pid" 2>/dev/null) && kill -TERM "$$pid" 2>/dev/null && \
+	  while [ -n "$$(ps -o stat= -p "$$pid" 2>/dev/null | grep -v '^Z')" ]; do sleep 0.2; done && \
+	  echo "stopped" || echo "nothing to stop in $(DATA_DIR)"
 
 LINT_DIRS := src tests bench
 

@@ -244,6 +244,7 @@ def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, A
         return _refusal(refused, event)
     if idempotent and header(event, "idempotency-key"):
         try:
+            idempotency.authorize(event)
             return idempotency.run_once(event, context, lambda: app.resolve(event, context))
         except errors.ApiError as error:
             return _refusal(error, event)

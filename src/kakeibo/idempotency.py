@@ -4,9 +4,15 @@ A key is scoped to the ledger, the caller and the route (`scope`): two ledgers, 
 one shared ledger, may use the same key. `/ledgers/me/slips` is the route `/slips` repeats. The
 request body is the validated payload: the same key with a different body is 422
 `idempotency_key_reused`. While the first request runs, a duplicate gets 409 `request_in_progress`.
-The first outcome — status, body, ETag, Location — is stored and replayed, unless it was a retryable
-failure (conflict, lock, server error) or an import cut short by time (202): that is raised out of
-the idempotent function so Powertools forgets it, and the caller may try again with the same key.
+
+An outcome is kept under the key — status, body, ETag, Location — only when the request was carried
+out: a 200/201, or a refusal the change itself decided (insufficient funds, a budget exceeded, an id
+already taken, a slip since deleted: 409/410). Anything else — a refusal of the key itself
+(`idempotency_key_reused`), validation (400/422), authorization (401/403/404), a retryable failure
+(conflict, lock, 5xx) or an import cut short by time (202) — is raised out of the idempotent
+function so Powertools keeps no record of it, and the original request retried with the same key
+is answered as if the refusal never happened. Membership is checked before any replay
+(`authorize`): a member removed since gets 404, never the stored answer.
 
 The same key also derives the DynamoDB ClientRequestToken (and, for slips, the slip id), so a retry
 after a lost response is a no-op inside DynamoDB as well.
@@ -34,10 +40,11 @@ Response = dict[str, Any]
 
 IDEMPOTENT_ROUTES = frozenset({"POST /accounts", "POST /slips", "POST /imports", "POST /recurrences"})
 KEY_RE = re.compile(r"^[\x21-\x7e]{1,255}$")
-RETRYABLE_CODES = frozenset({"conflict", "locked", "internal_error"})
+# Refusals decided by the change itself (its transaction, or the slip identity the key names)
+KEPT_REFUSALS = frozenset({"insufficient_funds", "budget_exceeded", "already_exists", "gone"})
 
 
-class _Retryable(Exception):
+class _NotKept(Exception):
     """Carries a response that must not be remembered as the key's outcome."""
 
     def __init__(self, response: Response) -> None:
@@ -97,8 +104,8 @@ def _idempotent() -> tuple[Callable[..., Response], Any]:
 
     def run(request: dict[str, Any], resolve: Callable[[], Response]) -> Response:
         response = resolve()
-        if _retryable(response):
-            raise _Retryable(response)
+        if not kept(response):
+            raise _NotKept(response)
         return response
 
     decorate = idempotent_function(
@@ -108,17 +115,29 @@ def _idempotent() -> tuple[Callable[..., Response], Any]:
     return runner, config
 
 
-def _retryable(response: Response) -> bool:
+def kept(response: Response) -> bool:
+    """Is this the outcome of a request that was carried out (kept under its key, replayed)?"""
     status = int(response.get("statusCode", 200))
-    if status >= 500 or status == 202:  # 202: an import cut short by time; the same request continues it
-        return True
-    if status in (409, 423):
+    if status in (200, 201):
+        return True  # 202: an import cut short by time; the same request continues it
+    if status in (409, 410):
         try:
             code = json.loads(response.get("body") or "{}").get("code")
         except (ValueError, AttributeError):
-            return True
-        return code in RETRYABLE_CODES
+            return False
+        return code in KEPT_REFUSALS
     return False
+
+
+def authorize(event: dict[str, Any]) -> None:
+    """The caller may write this ledger (404 to a non-member, 403 to a viewer): checked before any
+    stored answer is replayed, as the route itself checks it before any write."""
+    from kakeibo.services.ledgers import EDITORS, open_ledger  # noqa: PLC0415 - loaded on use
+    from kakeibo.store import get_store  # noqa: PLC0415
+
+    ledger = event_ledger(event)
+    if ledger != PERSONAL:
+        open_ledger(get_store(), event_sub(event) or "", ledger, EDITORS)
 
 
 def _payload(event: dict[str, Any]) -> Any:
@@ -157,8 +176,8 @@ def run_once(event: dict[str, Any], context: Any, resolve: Callable[[], Response
     }
     try:
         return run(request=request, resolve=resolve)
-    except _Retryable as retry:
-        return retry.response
+    except _NotKept as refused:
+        return refused.response
     except IdempotencyAlreadyInProgressError:
         raise errors.RequestInProgress(
             "a request with this Idempotency-Key is still running; retry shortly", retry_after=1

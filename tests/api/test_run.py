@@ -200,3 +200,32 @@ def test_due_recurring_slips_are_posted_at_start_up(tmp_path: Path) -> None:
         # Then the start-up run has posted it, once
         assert [(s["date"], s["amount"]) for s in items] == [(start, 5000)]
         output.wait_for(r"recurring slips due by \d{4}-\d{2}-\d{2}: 1 posted")
+
+
+def test_make_stop_stops_dynamodb_local_gracefully_and_keeps_every_write(tmp_path: Path) -> None:
+    port, ddb_port = free_port(), free_port()
+    auth = {"Authorization": "Bearer hanako"}
+    base = f"http://127.0.0.1:{port}"
+    # Given the stack, and a burst of writes each acknowledged just before the stop
+    with running(tmp_path, port, ddb_port) as (proc, _):
+        account = {"id": "cash", "name": "財布", "type": "cash", "opening_balance": 100_000}
+        assert requests.post(f"{base}/accounts", json=account, headers=auth, timeout=10).status_code == 201
+        slip = {"date": "2026-11-03", "kind": "expense", "amount": 1, "account": "cash"}
+        for _ in range(30):
+            assert requests.post(f"{base}/slips", json=slip, headers=auth, timeout=10).status_code == 201
+        # When `make stop` stops it (SIGTERM to the pid it wrote), right after the last write
+        stopped = subprocess.run(
+            ["make", "--no-print-directory", "stop", f"DATA_DIR={tmp_path}"],
+            cwd=ROOT,
+            check=False,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert stopped.returncode == 0 and "stopped" in stopped.stdout, stopped
+        assert proc.wait(timeout=30) == 0
+    # Then DynamoDB Local is gone, and the next run finds every acknowledged write
+    assert _port_closed(ddb_port) and not (tmp_path / "run.pid").exists()
+    with running(tmp_path, port, ddb_port):
+        balances = requests.get(f"{base}/balances", headers=auth, timeout=10).json()
+        assert balances["items"] == [{"account": "cash", "balance": 100_000 - 30}]

@@ -95,6 +95,8 @@ def run(port: int, ddb_port: int, data_dir: Path, host: str) -> int:
         web = template.ROOT / "web"
         server = serve(Front(pool, web_root=web if web.is_dir() else None), host, port)
         stop = threading.Event()
+        pid_file = data_dir / "run.pid"  # `make stop` sends SIGTERM to it
+        pid_file.write_text(str(os.getpid()), encoding="utf-8")
 
         def on_signal(signum: int, frame: FrameType | None) -> None:
             stop.set()
@@ -117,6 +119,7 @@ def run(port: int, ddb_port: int, data_dir: Path, host: str) -> int:
         print("\nstopping...")
         server.shutdown()
         server.server_close()
+        pid_file.unlink(missing_ok=True)
         return 0
     except FunctionFailed as exc:
         print(f"error: {exc.detail}", file=sys.stderr)

@@ -78,7 +78,11 @@ class DynamoDBLocal:
         else:
             self.data_dir.mkdir(parents=True, exist_ok=True)
             args += ["-dbPath", str(self.data_dir.resolve())]
-        self.process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=str(jar.parent))
+        # A session of its own: Ctrl-C in the terminal reaches `make run`, which stops it with SIGTERM
+        # and waits (stop()), rather than reaching Java in the middle of a write.
+        self.process = subprocess.Popen(
+            args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=str(jar.parent), start_new_session=True
+        )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
@@ -95,9 +99,9 @@ class DynamoDBLocal:
     def stop(self) -> None:
         if self.process is None or self.process.poll() is not None:
             return
-        self.process.terminate()
+        self.process.terminate()  # SIGTERM: DynamoDB Local finishes and closes its database file
         try:
-            self.process.wait(timeout=10)
+            self.process.wait(timeout=30)
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()
