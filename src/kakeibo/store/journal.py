@@ -311,10 +311,10 @@ class JournalOps(StoreCore):
         """The entries with seq > `after`, in seq order (at most `limit`)."""
         lo, hi = change_sk(after + 1), "CHG#~"
         page = min(limit, 1000) if limit else 1000
-        for count, item in enumerate(self.query(ledger, between=(lo, hi), page_size=page)):
-            if limit is not None and count >= limit:
-                return
+        for count, item in enumerate(self.query(ledger, between=(lo, hi), page_size=page), start=1):
             yield item
+            if limit is not None and count >= limit:
+                return  # before the generator asks for a page it would not use
 
     def journal_entry(self, ledger: str, seq: int) -> Item | None:
         return self.get(ledger, change_sk(seq))
