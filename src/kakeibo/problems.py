@@ -118,6 +118,20 @@ class IdempotencyKeyReusedProblem(ProblemBase):
     code: Literal["idempotency_key_reused"]
 
 
+class LinesSumMismatchProblem(ProblemBase):
+    code: Literal["lines_sum_mismatch"]
+    errors: list[FieldError] | None = None
+
+
+class AlreadyUndoneProblem(ProblemBase):
+    code: Literal["already_undone"]
+    undone_by: int | None = Field(default=None, description="the seq of the entry that undid it")
+
+
+class NotUndoableProblem(ProblemBase):
+    code: Literal["not_undoable"]
+
+
 class LockedProblem(ProblemBase):
     code: Literal["locked"]
     retry_after: int = Field(description=RETRY_AFTER)
@@ -149,6 +163,9 @@ BY_CODE: dict[str, type[ProblemBase]] = {
         UnsupportedMediaTypeProblem,
         ValidationProblem,
         IdempotencyKeyReusedProblem,
+        LinesSumMismatchProblem,
+        AlreadyUndoneProblem,
+        NotUndoableProblem,
         LockedProblem,
         PreconditionRequiredProblem,
     )
