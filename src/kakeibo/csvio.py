@@ -35,8 +35,9 @@ from kakeibo.models import ImportRow
 COLUMNS = ("date", "kind", "amount", "account", "to_account", "category", "memo")
 EXTERNAL_ID = "external_id"
 SUBCATEGORY = "subcategory"
+LINE, SLIP_MEMO = "line", "slip_memo"  # a split slip: one row per line, numbered, sharing external_id
 EXPORT_COLUMNS = (*COLUMNS, EXTERNAL_ID)
-OPTIONAL_COLUMNS = (EXTERNAL_ID, SUBCATEGORY)
+OPTIONAL_COLUMNS = (EXTERNAL_ID, SUBCATEGORY, LINE, SLIP_MEMO)
 
 UTF8, SHIFT_JIS = "utf-8", "shift_jis"
 # Shift_JIS as Windows and Japanese banks write it is CP932 (a superset: NEC/IBM extensions such
@@ -134,6 +135,7 @@ def parse_text(text: str, encoding: str) -> CsvFile:
     """`parse` of text already decoded and normalised."""
     parsed = CsvFile(content_hash(text), encoding)
     seen: dict[str, int] = {}
+    split_rows: list[tuple[int, ImportRow]] = []
     columns: tuple[str, ...] | None = None
     for line, fields in records(text):
         if columns is None:
@@ -144,6 +146,9 @@ def parse_text(text: str, encoding: str) -> CsvFile:
             row = _row(columns, fields)
         except ValueError as exc:
             parsed.errors.append(RowError(line, str(exc)))
+            continue
+        if row.line is not None:
+            split_rows.append((line, row))
             continue
         slip_id = slip_id_for(parsed.sha256, line, row.external_id)
         if slip_id in seen:
@@ -156,7 +161,58 @@ def parse_text(text: str, encoding: str) -> CsvFile:
             "the file is empty: the first line must be the header " + ",".join(COLUMNS),
             errors=[{"loc": ["body", "header"], "msg": "missing"}],
         )
+    for row_or_error in _join_lines(parsed.sha256, split_rows):
+        if isinstance(row_or_error, RowError):
+            parsed.errors.append(row_or_error)
+        elif row_or_error.slip_id in seen:
+            parsed.errors.append(RowError(row_or_error.line, "external_id repeats another row's"))
+        else:
+            seen[row_or_error.slip_id] = row_or_error.line
+            parsed.valid.append(row_or_error)
+    parsed.valid.sort(key=lambda r: r.line)
     return parsed
+
+
+def _join_lines(file_sha256: str, rows: list[tuple[int, ImportRow]]) -> Iterator[Row | RowError]:
+    """The rows of split slips (a `line` number each) joined into their slips, by external_id."""
+    groups: dict[str, list[tuple[int, ImportRow]]] = {}
+    for line, row in rows:
+        if row.external_id is None:
+            yield RowError(line, "line: a split slip's rows need the slip's external_id")
+            continue
+        groups.setdefault(row.external_id, []).append((line, row))
+    for external_id, members in groups.items():
+        first_line, first = members[0]
+        shared = {(r.date, r.kind, r.account, r.to_account, r.slip_memo) for _, r in members}
+        numbers = sorted(r.line or 0 for _, r in members)
+        if len(shared) != 1:
+            yield RowError(first_line, "line: the rows of one split slip must share date, kind, account and slip_memo")
+            continue
+        if numbers != list(range(1, len(members) + 1)):
+            yield RowError(first_line, "line: a split slip's lines are numbered 1, 2, 3... once each")
+            continue
+        ordered = sorted(members, key=lambda m: m[1].line or 0)
+        lines = [
+            {
+                k: v
+                for k, v in {
+                    "amount": r.amount,
+                    "category": r.category or "",
+                    "subcategory": r.subcategory,
+                    "memo": r.memo,
+                }.items()
+                if v is not None
+            }
+            for _, r in ordered
+        ]
+        body = {"date": first.date, "kind": first.kind, "account": first.account, "external_id": external_id,
+                "amount": sum(r.amount for _, r in members), "memo": first.slip_memo, "lines": lines}  # fmt: skip
+        try:
+            slip = ImportRow.model_validate({k: v for k, v in body.items() if v is not None})
+        except ValidationError as exc:
+            yield RowError(first_line, describe(exc))
+            continue
+        yield Row(first_line, slip_id_for(file_sha256, first_line, external_id), slip)
 
 
 def records(text: str) -> Iterator[tuple[int, list[str]]]:
@@ -212,6 +268,10 @@ def _row(columns: tuple[str, ...], fields: list[str]) -> ImportRow:
             values[name] = value
     if "amount" in values:
         values["amount"] = _amount(values["amount"])
+    if LINE in values:
+        if not values[LINE].isascii() or not values[LINE].isdigit():
+            raise ValueError("line: must be a whole number (1, 2, 3... within a split slip)")
+        values[LINE] = int(values[LINE])
     if "kind" in values:
         values["kind"] = values["kind"].lower()
     try:
@@ -257,12 +317,26 @@ def _b32(data: bytes) -> str:
 # ---- writing ----------------------------------------------------------------------------------
 
 
-def header_line(*, subcategory: bool = False) -> str:
-    return _line((*EXPORT_COLUMNS, SUBCATEGORY) if subcategory else EXPORT_COLUMNS)
+def header_line(*, subcategory: bool = False, lines: bool = False) -> str:
+    columns = (*EXPORT_COLUMNS, SUBCATEGORY) if subcategory or lines else EXPORT_COLUMNS
+    return _line((*columns, LINE, SLIP_MEMO) if lines else columns)
 
 
-def slip_line(slip: Mapping[str, Any], *, subcategory: bool = False) -> str:
-    """One exported slip; external_id is its id, so importing the export is idempotent."""
+def slip_line(slip: Mapping[str, Any], *, subcategory: bool = False, lines: bool = False) -> str:
+    """One exported slip; external_id is its id, so importing the export is idempotent. A split slip
+    is one row per line (`lines`: the line number and the slip's own memo last)."""
+    if slip.get("lines"):
+        out = []
+        for number, part in enumerate(slip["lines"], start=1):
+            row = {**slip, "amount": part["amount"], "category": part["category"], "memo": part.get("memo"),
+                   "subcategory": part.get("subcategory"), "lines": None}  # fmt: skip
+            out.append(_values(row, subcategory=True, extra=(str(number), slip.get("memo") or "")))
+        return "".join(out)
+    extra = ("", "") if lines else ()
+    return _values(slip, subcategory=subcategory or lines, extra=extra)
+
+
+def _values(slip: Mapping[str, Any], *, subcategory: bool, extra: tuple[str, ...]) -> str:
     values = [
         slip["date"],
         slip["kind"],
@@ -275,7 +349,7 @@ def slip_line(slip: Mapping[str, Any], *, subcategory: bool = False) -> str:
     ]
     if subcategory:
         values.append(slip.get("subcategory") or "")
-    return _line(values)
+    return _line([*values, *extra])
 
 
 def _line(values: Iterable[str]) -> str:

@@ -355,12 +355,13 @@ def export_csv(
         if by and by not in (item.get("created_by"), item.get("updated_by")):
             continue
         slip = slip_view(item)
-        line = csvio.slip_line(slip, subcategory=True)  # the longest the line can be
+        line = csvio.slip_line(slip, subcategory=True, lines=True)  # the longest the line can be
         if slips and size + len(line.encode("utf-8")) > MAX_EXPORT_BYTES:
             next_cursor = encode_cursor({"sk": slips[-1]["SK"]})
             break
         slips.append({**slip, "SK": item["SK"]})
         size += len(line.encode("utf-8"))
     subcategory = any(s.get("subcategory") for s in slips)
-    lines = [csvio.slip_line(s, subcategory=subcategory) for s in slips]
-    return csvio.header_line(subcategory=subcategory) + "".join(lines), next_cursor
+    split = any(s.get("lines") for s in slips)  # one row per line, numbered
+    lines = [csvio.slip_line(s, subcategory=subcategory, lines=split) for s in slips]
+    return csvio.header_line(subcategory=subcategory, lines=split) + "".join(lines), next_cursor

@@ -262,9 +262,13 @@ ExternalId = Annotated[str, Field(min_length=1, max_length=128, examples=["smbc-
 
 
 class ImportRow(SlipIn):
-    """One CSV row: exactly a POST /slips body (same rules), plus the source's own transaction id."""
+    """One CSV row: exactly a POST /slips body (same rules), plus the source's own transaction id.
+    A row with `line` is one line of a split slip: the rows sharing its external_id are the slip
+    (amount, category, subcategory and memo the line's; `slip_memo` the slip's own memo)."""
 
     external_id: ExternalId | None = None
+    line: Annotated[StrictInt, Field(ge=1, le=MAX_LINES)] | None = None
+    slip_memo: Memo | None = None
 
 
 class SlipTemplatePatch(Strict):

@@ -224,3 +224,32 @@ def test_rollups_equal_the_slips_after_random_split_edits(
         where, etag = changed.header("Location") or "", changed.etag or ""
     # Then every balance and rollup is what the slips say
     assert invariants.check(store, api.user or "") == []
+
+
+def test_export_writes_a_row_per_line_and_importing_it_restores_the_split_once(
+    api: Client, other_api: Client, store: Store, other_user: str
+) -> None:
+    # Given a split slip and a plain one
+    api.account("cash", 10_000)
+    split = api.slip(**SUPERMARKET).json
+    api.slip(date="2026-11-15", kind="expense", amount=500, account="cash", category="外食", memo="ランチ")
+    # When the ledger is exported
+    export = api.get("/slips.csv").raw.decode("utf-8-sig")
+    rows = export.strip().splitlines()
+    # Then the split is one row per line, numbered, with the slip's id and its own memo
+    assert rows[0] == "date,kind,amount,account,to_account,category,memo,external_id,subcategory,line,slip_memo"
+    assert rows[1:4] == [
+        f"2026-11-14,expense,1800,cash,,食費,,{split['id']},食料品,1,スーパー",
+        f"2026-11-14,expense,900,cash,,日用品,,{split['id']},,2,スーパー",
+        f"2026-11-14,expense,300,cash,,食費,アイス,{split['id']},おやつ,3,スーパー",
+    ]
+    # When another ledger imports that file, twice
+    other_api.account("cash", 10_000)
+    first = other_api.post("/imports", raw=export, headers={"Content-Type": "text/csv"}).json
+    again = other_api.post("/imports", raw=export, headers={"Content-Type": "text/csv"}).json
+    # Then the split is restored exactly, once
+    assert (first["created"], first["failed"], again["created"]) == (2, 0, 0), first
+    restored = other_api.get(f"/slips/{split['id']}").json
+    assert (restored["amount"], restored["memo"], restored["lines"]) == (3000, "スーパー", split["lines"])
+    assert other_api.balances()["cash"] == 10_000 - 3000 - 500
+    assert invariants.check(store, other_user) == []

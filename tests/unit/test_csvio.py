@@ -240,3 +240,35 @@ def test_a_memo_with_a_line_break_and_a_date_reads_back_as_written() -> None:
     # Then both rows are there, the memo intact, and the second row keeps its own line
     assert parsed.errors == []
     assert [(r.line, r.slip.memo, r.slip_id) for r in parsed.valid] == [(2, memo, "S1"), (4, "次", "S2")]
+
+
+SPLIT_HEADER = "date,kind,amount,account,to_account,category,memo,external_id,subcategory,line,slip_memo\n"
+
+
+def test_rows_of_a_split_slip_become_one_slip() -> None:
+    text = (
+        SPLIT_HEADER
+        + "2026-11-14,expense,1800,cash,,食費,,S1,食料品,1,スーパー\n"
+        + "2026-11-14,expense,900,cash,,日用品,,S1,,2,スーパー\n"
+    )
+    parsed = csvio.parse(text.encode())
+    (row,) = parsed.valid
+    assert parsed.errors == [] and row.line == 2 and row.slip.amount == 2700 and row.slip.memo == "スーパー"
+    assert [(line.amount, line.category, line.subcategory) for line in row.slip.lines or []] == [
+        (1800, "食費", "食料品"),
+        (900, "日用品", None),
+    ]
+
+
+def test_split_rows_that_do_not_make_a_slip_are_row_errors() -> None:
+    cases = [
+        # no external_id
+        "2026-11-14,expense,1800,cash,,食費,,,食料品,1,\n2026-11-14,expense,900,cash,,日用品,,,,2,\n",
+        "2026-11-14,expense,1800,cash,,食費,,S1,,1,\n2026-11-14,expense,900,cash,,日用品,,S1,,3,\n",  # 1, 3
+        "2026-11-14,expense,1800,cash,,食費,,S1,,1,\n2026-11-15,expense,900,cash,,日用品,,S1,,2,\n",  # two dates
+        "2026-11-14,expense,1800,cash,,食費,,S1,,1,\n",  # one line only
+        "2026-11-14,expense,1800,cash,,食費,,S1,,x,\n",  # not a number
+    ]
+    for rows in cases:
+        parsed = csvio.parse((SPLIT_HEADER + rows).encode())
+        assert parsed.valid == [] and parsed.errors, rows
