@@ -253,3 +253,23 @@ def test_export_writes_a_row_per_line_and_importing_it_restores_the_split_once(
     assert (restored["amount"], restored["memo"], restored["lines"]) == (3000, "スーパー", split["lines"])
     assert other_api.balances()["cash"] == 10_000 - 3000 - 500
     assert invariants.check(store, other_user) == []
+
+
+def test_a_recurring_split_posts_split_slips(api: Client, store: Store, user: str) -> None:
+    # Given a monthly split (the utilities bill: electricity and water on one payment)
+    api.account("bank", 100_000, type="bank")
+    bill = {"kind": "expense", "amount": 9000, "account": "bank",
+            "lines": [{"amount": 6000, "category": "電気代"}, {"amount": 3000, "category": "水道代"}]}  # fmt: skip
+    made = api.post(
+        "/recurrences", {"slip": bill, "rule": {"freq": "monthly", "by_month_day": 10, "start": "2026-11-01"}}
+    )
+    assert made.status == 201, made
+    # A template whose lines do not sum is refused like a slip
+    bad = {**bill, "amount": 9001}
+    refused = api.post("/recurrences", {"slip": bad, "rule": {"freq": "monthly", "start": "2026-11-01"}})
+    assert refused.status == 422 and refused.json["code"] == "lines_sum_mismatch"
+    # When it runs, then each occurrence is a split slip
+    assert api.post("/recurrences/run", query={"until": "2026-12-31"}).json["posted"] == 2
+    posted = api.get("/slips").json["items"]
+    assert [[line["category"] for line in s["lines"]] for s in posted] == [["電気代", "水道代"]] * 2
+    assert invariants.check(store, user) == []
