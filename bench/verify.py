@@ -10,7 +10,15 @@ from __future__ import annotations
 from typing import Any
 
 from kakeibo import ledger
-from kakeibo.ledger import AccountItem, AccountMonthItem, AccountYearItem, CategoryMonthItem, DayItem, ItemKey
+from kakeibo.ledger import (
+    AccountItem,
+    AccountMonthItem,
+    AccountYearItem,
+    CategoryMonthItem,
+    DayItem,
+    ItemKey,
+    SubcategoryMonthItem,
+)
 from kakeibo.services.slips import entry_of
 from kakeibo.store import Store, derived_key
 
@@ -39,12 +47,17 @@ def verify(store: Store, who: str, *, categories: bool = True) -> dict[str, Any]
             stored[DayItem(item["account"], item["date"])] = item
         elif categories and sk.startswith("MONTH#") and "#CAT#" in sk:
             stored[CategoryMonthItem(item["month"], item["category"])] = item
-        elif categories and isinstance(key := derived_key(sk), AccountMonthItem | AccountYearItem):
+        elif categories and isinstance(
+            key := derived_key(sk), AccountMonthItem | AccountYearItem | SubcategoryMonthItem
+        ):
             stored[key] = item
     mismatches: list[dict[str, Any]] = []
     drift = day_drift = 0
     for key in sorted(set(expected) | set(stored), key=repr):
-        if isinstance(key, CategoryMonthItem | AccountMonthItem | AccountYearItem) and not categories:
+        if (
+            isinstance(key, CategoryMonthItem | SubcategoryMonthItem | AccountMonthItem | AccountYearItem)
+            and not categories
+        ):
             continue
         want, have = expected.get(key, {}), stored.get(key, {})
         fields: tuple[str, ...] = DAY_FIELDS
@@ -52,7 +65,7 @@ def verify(store: Store, who: str, *, categories: bool = True) -> dict[str, Any]
             fields = ("balance",)
         elif isinstance(key, CategoryMonthItem):
             fields = CATEGORY_FIELDS
-        elif isinstance(key, AccountMonthItem | AccountYearItem):
+        elif isinstance(key, AccountMonthItem | AccountYearItem | SubcategoryMonthItem):
             fields = ledger.FIELDS[type(key)]
         for name in fields:
             w, h = int(want.get(name, 0)), int(have.get(name, 0))

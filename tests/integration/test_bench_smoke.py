@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-OPS = ("create", "update", "move", "delete", "list", "changes", "asof")
+OPS = ("create", "split", "update", "move", "delete", "list", "changes", "asof")
 
 
 def test_quick_bench_reports_every_section(tmp_path: Path) -> None:
