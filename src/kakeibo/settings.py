@@ -27,6 +27,8 @@ class Settings(BaseModel):
     dynamodb_endpoint_url: str = Field(default="", validation_alias="DYNAMODB_ENDPOINT_URL")
     # The household's time zone: what "today" means (default dates). An IANA name.
     ledger_time_zone: str = Field(default="Asia/Tokyo", validation_alias="LEDGER_TIME_ZONE")
+    # Partitions of the due index (DueIndex): a ledger's due items go to one of them (template: DueShards).
+    due_shards: int = Field(default=16, ge=1, le=1000, validation_alias="DUE_SHARDS")
     # Locally only: webhooks may also call http://127.0.0.1 (template parameter WebhookAllowLoopback).
     webhook_allow_loopback: bool = Field(default=False, validation_alias="WEBHOOK_ALLOW_LOOPBACK")
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import threading
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -18,7 +19,9 @@ from kakeibo import jobs
 from kakeibo.local.bootstrap import create_tables
 from kakeibo.local.front import LambdaContext
 from kakeibo.services import recurrences as recurrence_service
+from kakeibo.settings import get_settings
 from kakeibo.store import SharedLedger, Store, get_store, pk
+from kakeibo.store.recurrences import due_shard
 from tests import invariants
 from tests.conftest import reset_caches
 from tests.events import EVENTS_DIR, Client, sample
@@ -97,21 +100,59 @@ def test_the_job_posts_every_ledgers_due_occurrences_and_never_reads_a_ledger_wi
     calls.seen = job_calls
     assert calls.touching(carol.user or "") == []
     assert calls.touching(alice.user or "") and calls.touching(bob.user or "")
-    # When it runs again for the same day, it posts nothing, at the cost of that one query
+    # When it runs again for the same day, it posts nothing, at the cost of the due index's queries
     calls.seen.clear()
     assert recurrence_service.post_due(store, dt.date(2026, 12, 31))["posted"] == 0
-    assert [op for op, _ in calls.seen] == ["Query"]
+    assert [op for op, _ in calls.seen] == ["Query"] * (1 + get_settings().due_shards + 1)
     for who in (alice, bob, carol):
         assert invariants.check(store, who.user or "") == []
 
 
-def test_with_no_recurrences_anywhere_the_job_costs_one_query(store: Store, calls: Calls) -> None:
+def test_with_no_recurrences_anywhere_the_job_costs_one_query_per_shard(store: Store, calls: Calls) -> None:
     carol = household("carol")
     calls.seen.clear()
     result = recurrence_service.post_due(store, dt.date(2026, 12, 31))
     assert result == {"until": "2026-12-31", "complete": True, "posted": 0, "failed": []}
-    assert [op for op, _ in calls.seen] == ["Query"]
+    # the items left from before the shards (none), then each shard and that old partition, once
+    shards = get_settings().due_shards
+    assert [op for op, _ in calls.seen] == ["Query"] * (1 + shards + 1)
+    assert all(b'"DueIndex"' in body for _, body in calls.seen)
     assert calls.touching(carol.user or "") == []
+
+
+def test_every_due_item_is_found_once_across_the_shards_and_old_ones_are_moved(store: Store) -> None:
+    # Given forty households with rent due, and one recurrence keyed as before the shards
+    homes = [household(f"home{n}") for n in range(40)]
+    for home in homes:
+        assert home.post("/recurrences", rent()).status == 201
+    old = homes[0].get("/recurrences").json["items"][0]["id"]
+    store.client.update_item(
+        TableName=store.table,
+        Key={"PK": {"S": pk(homes[0].user or "")}, "SK": {"S": f"RECUR#{old}"}},
+        UpdateExpression="SET DuePK = :old",
+        ExpressionAttributeValues={":old": {"S": "DUE"}},
+    )
+    # When the due index is read, then every recurrence is there exactly once, whatever its shard
+    found = list(store.due_recurrences("2026-11-30"))
+    assert sorted(ledger for ledger, _ in found) == sorted(h.user or "" for h in homes)
+    shards = {due_shard(h.user or "", get_settings().due_shards) for h in homes}
+    assert len(shards) > 1  # spread over several partitions
+    # And the old item is moved to its shard once (a second pass has nothing left to move)
+    assert store.rekey_due() == 1 and store.rekey_due() == 0
+    assert sorted(ledger for ledger, _ in store.due_recurrences("2026-11-30")) == sorted(h.user or "" for h in homes)
+    # And the job posts each one once, even run twice at once
+    results: list[dict[str, object]] = []
+
+    def job() -> None:
+        results.append(recurrence_service.post_due(store, dt.date(2026, 11, 30)))
+
+    threads = [threading.Thread(target=job) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sum(int(r["posted"]) for r in results) == 40  # type: ignore[call-overload]
+    assert all(len(h.get("/slips").json["items"]) == 1 for h in homes)
 
 
 def test_a_job_out_of_time_stops_and_the_next_resumes_where_it_stopped(store: Store) -> None:

@@ -470,6 +470,7 @@ def post_due(store: Store, until: dt.date | None = None, *, time_left: TimeLeft 
     left the index's due range."""
     tally = RunTally(until or today())
     bound = tally.until.isoformat()
+    store.rekey_due()  # due items from before the shards move to theirs (none left: one Query)
     for ledger, recurrence_id in store.due_recurrences(bound):
         if _out_of_time(time_left):
             tally.complete = False

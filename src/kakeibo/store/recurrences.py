@@ -4,8 +4,11 @@ recurrences are stored.
 `RECUR#{id}` holds the definition (slip template, rule, shift, `version`), and the progress of its
 runs: `posted_through` (scheduled date of the last occurrence posted), `next_scheduled` /
 `next_due` (the next occurrence) and `last_error`. While it has a next occurrence it also carries
-`DuePK` / `DueSK` (`DUE`, `{next_due}#{ledger}#{id}`): the sparse index `DueIndex` on them lists
-what is due across every ledger, in date order, without scanning the table. A finished
+`DuePK` / `DueSK` (`DUE#{shard}`, `{next_due}#{ledger}#{id}`): the sparse index `DueIndex` on them
+lists what is due across every ledger, in date order within each shard, without scanning the
+table. The shard comes from the ledger (`due_shard`), so one index partition takes 1/N of the due
+writes and reads (N = DUE_SHARDS). Items written before the shards carry `DUE`: they are still read,
+and `rekey_due` moves them (idempotent; every write of a recurrence moves its own). A finished
 recurrence, and every other item, is not in the index at all.
 
 Runs change only the progress and never `version` (the ETag covers the definition); progress only
@@ -14,10 +17,14 @@ moves forward, and only for the definition it was computed from.
 
 from __future__ import annotations
 
+import hashlib
+import heapq
 from collections.abc import Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from kakeibo import errors
+from kakeibo.settings import get_settings
 from kakeibo.store.codec import Item, to_ddb
 from kakeibo.store.core import TxOp
 from kakeibo.store.journal import Bookkeeping, Change, JournalOps, WriteContext
@@ -25,8 +32,15 @@ from kakeibo.store.keys import ledger_of_pk, pk, recurrence_sk
 
 DUE_INDEX = "DueIndex"
 DUE_PK, DUE_SK = "DuePK", "DueSK"
-DUE_PARTITION = "DUE"
+DUE_PARTITION = "DUE"  # before the shards: read, and re-keyed by rekey_due
 PREFIX = recurrence_sk("")
+MAX_PARALLEL_SHARDS = 8
+
+
+def due_shard(ledger: str, shards: int) -> str:
+    """The due index partition of a ledger's items: stable, spread evenly over `shards`."""
+    digest = hashlib.sha256(pk(ledger).encode()).digest()
+    return f"{DUE_PARTITION}#{int.from_bytes(digest[:4], 'big') % shards:03d}"
 
 
 class ProgressConflict(Exception):
@@ -36,7 +50,7 @@ class ProgressConflict(Exception):
 def _due_keys(ledger: str, recurrence_id: str, next_due: str | None) -> dict[str, str | None]:
     if next_due is None:
         return {DUE_PK: None, DUE_SK: None}
-    return {DUE_PK: DUE_PARTITION, DUE_SK: f"{next_due}#{ledger}#{recurrence_id}"}
+    return {DUE_PK: due_shard(ledger, get_settings().due_shards), DUE_SK: f"{next_due}#{ledger}#{recurrence_id}"}
 
 
 def _sets_and_removes(fields: Mapping[str, Any]) -> tuple[str, dict[str, str], dict[str, Any]]:
@@ -214,22 +228,66 @@ class RecurrenceOps(JournalOps):
 
     def due_recurrences(self, until: str) -> Iterator[tuple[str, str]]:
         """(ledger, recurrence id) of every recurrence, in any ledger, with an occurrence posting on or
-        before `until`, earliest first: one Query of the sparse due index (pages followed lazily)."""
+        before `until`, earliest first: the due index's shards (and the partition from before them)
+        read in parallel, at most MAX_PARALLEL_SHARDS at a time, merged by date."""
+        shards = get_settings().due_shards
+        partitions = [DUE_PARTITION, *(f"{DUE_PARTITION}#{n:03d}" for n in range(shards))]
+        with ThreadPoolExecutor(max_workers=min(MAX_PARALLEL_SHARDS, len(partitions))) as pool:
+            found = list(pool.map(lambda partition: list(self._due_in(partition, until)), partitions))
+        for due_sk, ledger, recurrence_id in heapq.merge(*found):
+            del due_sk
+            yield ledger, recurrence_id
+
+    def _due_in(self, partition: str, until: str) -> Iterator[tuple[str, str, str]]:
+        """(DueSK, ledger, recurrence id) of one due partition, dated `until` or earlier, in order."""
         kwargs: dict[str, Any] = {
             "TableName": self.table,
             "IndexName": DUE_INDEX,
             # DueSK is "{date}#...": every key dated `until` or earlier sorts below "{until}$" ('$' follows '#')
             "KeyConditionExpression": "#dpk = :due AND #dsk < :hi",
             "ExpressionAttributeNames": {"#dpk": DUE_PK, "#dsk": DUE_SK},
-            "ExpressionAttributeValues": to_ddb({":due": DUE_PARTITION, ":hi": f"{until}$"}),
+            "ExpressionAttributeValues": to_ddb({":due": partition, ":hi": f"{until}$"}),
         }
         while True:
             res = self._call(self.client.query, **kwargs)
             for raw in res.get("Items", []):
                 ledger = ledger_of_pk(raw["PK"]["S"])
                 if ledger is not None:
-                    yield ledger, raw["SK"]["S"].removeprefix(PREFIX)
+                    yield raw[DUE_SK]["S"], ledger, raw["SK"]["S"].removeprefix(PREFIX)
             last = res.get("LastEvaluatedKey")
             if not last:
                 return
             kwargs["ExclusiveStartKey"] = last
+
+    def rekey_due(self, limit: int = 1000) -> int:
+        """Move up to `limit` due items from before the shards to their shard. Idempotent and safe
+        while writes go on: each move is conditioned on the item still carrying the old key (a write
+        meanwhile has moved it already, or finished it). How many it moved."""
+        shards = get_settings().due_shards
+        moved = 0
+        for raw in self._legacy_due(limit):
+            ledger = ledger_of_pk(raw["PK"]["S"])
+            if ledger is None:
+                continue
+            moved += self._conditional(
+                self.client.update_item,
+                Key={"PK": raw["PK"], "SK": raw["SK"]},
+                UpdateExpression="SET #dpk = :shard",
+                ConditionExpression="#dpk = :old",
+                ExpressionAttributeNames={"#dpk": DUE_PK},
+                ExpressionAttributeValues=to_ddb({":shard": due_shard(ledger, shards), ":old": DUE_PARTITION}),
+            )
+        return moved
+
+    def _legacy_due(self, limit: int) -> list[dict[str, Any]]:
+        res = self._call(
+            self.client.query,
+            TableName=self.table,
+            IndexName=DUE_INDEX,
+            KeyConditionExpression="#dpk = :due",
+            ExpressionAttributeNames={"#dpk": DUE_PK},
+            ExpressionAttributeValues=to_ddb({":due": DUE_PARTITION}),
+            Limit=limit,
+        )
+        items: list[dict[str, Any]] = res.get("Items", [])
+        return items
