@@ -362,6 +362,7 @@ TRANSLATIONS: dict[str, str] = {
         "個人の家計簿は共有できません。共有の家計簿を作ってください"
     ),
     "the body is not valid JSON": "本文が JSON として読めません",
+    "the body names '{key}' more than once": "本文に「{key}」が 2 回以上含まれています。1 回だけにしてください",
     "the body is not valid base64": "本文が base64 として読めません",
     "a JSON body is required": "本文に JSON を送ってください",
     "{route} takes no body": "{route} には本文を付けないでください",
