@@ -12,6 +12,13 @@ rows without one the file's content hash and the row's line.
 
 Writing: the same header and columns, external_id = slip id, and subcategory last when some
 slip of the page has one (it is optional in the header both ways).
+
+Formulas: a spreadsheet opening an export runs a cell that starts with = + - @, TAB or CR as a
+formula, so a category `=HYPERLINK(...)` planted by one member would run on another's machine.
+Such a cell is written with a leading single quote (OWASP's rule), and so is a cell that starts
+with a quote followed by one of those characters or by another quote; reading removes exactly
+that one quote again. Writing and reading are inverse for every text, so export -> import is
+exact, and a hand-made cell such as `'76` or `-割引後` reads as it is.
 """
 
 from __future__ import annotations
@@ -45,6 +52,8 @@ _CODECS = {"utf-8": UTF8, "utf-8-sig": UTF8, "ascii": UTF8, "shift_jis": SHIFT_J
 _PYTHON_CODEC = {UTF8: "utf-8-sig", SHIFT_JIS: "cp932"}
 _AMOUNT_RE = re.compile(r"^(?:\d{1,3}(?:,\d{3})+|\d+)$", re.ASCII)
 _SLIP_ID_RE = re.compile(r"^[A-Za-z0-9]{1,64}$", re.ASCII)
+FORMULA_STARTS = frozenset("=+-@\t\r")
+_QUOTE = "'"
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,7 +216,7 @@ def _row(columns: tuple[str, ...], fields: list[str]) -> ImportRow:
         raise ValueError(f"expected {len(columns)} fields, found {len(fields)}")
     values: dict[str, Any] = {}
     for name, raw in zip(columns, fields, strict=True):
-        value = raw.strip()
+        value = unquote_cell(raw.strip())
         if value:
             values[name] = value
     if "amount" in values:
@@ -278,7 +287,21 @@ def slip_line(slip: Mapping[str, Any], *, subcategory: bool = False) -> str:
     return _line(values)
 
 
+def quote_cell(value: str) -> str:
+    """A cell a spreadsheet will show as text, never run as a formula (see the module's doc)."""
+    if value[:1] in FORMULA_STARTS or (value[:1] == _QUOTE and value[1:2] in FORMULA_STARTS | {_QUOTE}):
+        return _QUOTE + value
+    return value
+
+
+def unquote_cell(value: str) -> str:
+    """The cell `quote_cell` was given: the inverse of it, for any text."""
+    if value[:1] == _QUOTE and value[1:2] and value[1:2] in FORMULA_STARTS | {_QUOTE}:
+        return value[1:]
+    return value
+
+
 def _line(values: Iterable[str]) -> str:
     out = io.StringIO()
-    csv.writer(out, lineterminator="\r\n").writerow(values)
+    csv.writer(out, lineterminator="\r\n").writerow([quote_cell(v) for v in values])
     return out.getvalue()

@@ -240,3 +240,38 @@ def test_a_memo_with_a_line_break_and_a_date_reads_back_as_written() -> None:
     # Then both rows are there, the memo intact, and the second row keeps its own line
     assert parsed.errors == []
     assert [(r.line, r.slip.memo, r.slip_id) for r in parsed.valid] == [(2, memo, "S1"), (4, "次", "S2")]
+
+
+FORMULA_LIKE = [
+    '=HYPERLINK("http://evil","x")',
+    "+cmd|calc!A0",
+    "-5% 値引き",  # a legitimate leading minus
+    "-1200",
+    "@SUM(A1:A9)",
+    "'quoted",  # a leading quote of the user's own
+    "''=x",
+    "'=x",
+    "a=b",
+]
+
+
+@pytest.mark.parametrize("text", FORMULA_LIKE)
+def test_export_neutralises_formula_cells_and_reads_them_back_exactly(text: str) -> None:
+    # Given a slip whose category and memo a spreadsheet could take for a formula
+    slip = {"id": "S1", "date": "2026-11-03", "kind": "expense", "amount": 1200, "account": "cash",
+            "category": text, "memo": text}  # fmt: skip
+    # When it is exported
+    exported = csvio.header_line() + csvio.slip_line(slip)
+    # Then no cell starts with = + - @, TAB or CR (OWASP's CSV injection rule)
+    (_, (_, fields)) = list(csvio.records(exported))
+    assert not [f for f in fields if f[:1] in ("=", "+", "-", "@", "\t", "\r")]
+    # And importing the export gives back exactly what was written
+    (row,) = csvio.parse(exported.encode()).valid
+    assert (row.slip.category, row.slip.memo) == (text, text)
+
+
+def test_a_hand_made_file_keeps_its_leading_quotes_and_minus_signs() -> None:
+    # Given a file not written by the export: a memo starting with a quote, one with a minus
+    text = HEADER + "2026-11-03,expense,300,cash,,食費,'76 ヴィンテージ,\n2026-11-04,expense,300,cash,,食費,-割引後,\n"
+    # When it is read, Then the cells are as written
+    assert [r.slip.memo for r in csvio.parse(text.encode()).valid] == ["'76 ヴィンテージ", "-割引後"]

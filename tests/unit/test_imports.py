@@ -226,3 +226,27 @@ def test_openapi_declares_every_status_of_the_new_routes_and_423_on_writes(api: 
     for path, method in [("/slips", "post"), ("/slips/{date}/{id}", "put"), ("/slips/{date}/{id}", "patch"),
                          ("/slips/{date}/{id}", "delete"), ("/accounts", "post")]:  # fmt: skip
         assert "423" in statuses(path, method), (path, method)
+
+
+def test_an_export_runs_no_formula_and_imports_back_exactly(api: Client, other_api: Client) -> None:
+    # Given slips whose category and memo a spreadsheet would run as formulas, and a negative-looking memo
+    for client in (api, other_api):
+        client.account("cash", 50000)
+    planted = [
+        ('=HYPERLINK("http://evil","x")', "+cmd|calc!A0"),
+        ("@SUM(A1)", "-5% 値引き"),
+        ("'=x", "'quoted"),
+    ]
+    for category, memo in planted:
+        reply = api.slip(date="2026-11-03", kind="expense", amount=100, account="cash", category=category, memo=memo)
+        assert reply.status == 201, reply
+    # When they are exported
+    exported = api.get("/slips.csv").raw
+    # Then every such cell starts with a quote, as text
+    text = exported.decode()
+    assert "'=HYPERLINK" in text and "'+cmd|calc!A0" in text and "'@SUM(A1)" in text and "'-5% 値引き" in text
+    # And importing the export into another ledger gives back exactly the same categories and memos
+    status, body = upload(other_api, exported)
+    assert status == 200 and body["created"] == 3, body
+    imported = {(s["category"], s["memo"]) for s in other_api.get("/slips").json["items"]}
+    assert imported == set(planted)

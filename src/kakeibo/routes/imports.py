@@ -113,7 +113,10 @@ def get_import(id: str) -> Response[str]:
     tags=TAGS,
     summary="Export slips as CSV (the import format; external_id = slip id), oldest first",
     operation_id="exportSlips",
-    description='Large exports come in pages: a `Link: <...>; rel="next"` header names the next one.',
+    description='Large exports come in pages: a `Link: <...>; rel="next"` header names the next one. '
+    "A cell that starts with = + - @, TAB or CR (or with a quote before one of them) is written with a "
+    "leading single quote, so a spreadsheet shows it as text instead of running it as a formula; "
+    "POST /imports removes that quote again, so an export imports back exactly.",
     responses={
         200: {
             "description": "CSV (UTF-8)",
