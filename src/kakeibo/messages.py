@@ -498,6 +498,9 @@ TRANSLATIONS: dict[str, str] = {
         "Money Forward ME（収入・支出詳細）の {mf}、Zaim の {zaim} のいずれかにしてください"
     ),
     "line 1 must be {app}'s header {header}: {why}": "1 行目は {app} の見出し行 {header} にしてください（{why}）",
+    "account '{name}' could be any of the accounts {ids}: name one of them by its id": (
+        "口座「{name}」に当てはまる口座が複数あります（{ids}）。どれか 1 つを ID で指定してください"
+    ),
     "the import kept colliding with concurrent changes; send the file again": (
         "取り込み中にほかの変更と重なりました。もう一度ファイルを送ってください"
     ),
