@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from kakeibo import integrity
+from kakeibo import csvio, integrity
 from kakeibo.store import Store
 from tests import invariants
 from tests.events import Client
@@ -391,7 +391,8 @@ def test_a_dry_run_counts_deleted_slips_and_older_imports_as_duplicates(api: Cli
     header = "date,kind,amount,account,to_account,category,memo,external_id\n"
     first = api.post("/imports", raw=header + "2026-11-01,expense,100,cash,,食費,パン,r1\n", headers=CSV)
     assert first.status == 200 and first.json["created"] == 1, first
-    assert api.delete("/slips/2026-11-01/r1", headers={"If-Match": '"1"'}).status == 204
+    r1 = csvio.slip_id_for("", 0, "r1")
+    assert api.delete(f"/slips/2026-11-01/{r1}", headers={"If-Match": '"1"'}).status == 204
     store.client.put_item(
         TableName=store.table,
         Item={

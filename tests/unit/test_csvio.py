@@ -166,20 +166,26 @@ def test_identical_rows_get_distinct_ids_and_a_rerun_gets_the_same_ids() -> None
 
 
 @pytest.mark.parametrize(
-    ("external_id", "verbatim"),
+    ("external_id", "kept", "legacy"),
     [
-        ("01KAJ0000000000000000000AB", True),  # a slip id, as exports write it
-        ("TX20261103001", True),
-        ("smbc-2026-11-03/001", False),
-        ("振込-001", False),
-        ("x" * 65, False),
+        ("01KAJ0000000000000000000AB", True, True),  # a generated slip id, as exports write it
+        ("TX20261103001", False, True),  # a valid slip id: it was the slip id before namespacing
+        ("Q2B3XK7FRAM5WZ4YHNJQ6D2V3A", False, True),  # shaped like a recurrence's or a key's slip id
+        ("smbc-2026-11-03/001", False, False),
+        ("振込-001", False, False),
+        ("x" * 65, False, False),
     ],
 )
-def test_external_id_gives_the_slip_id(external_id: str, verbatim: bool) -> None:
+def test_external_id_gives_the_slip_id(external_id: str, kept: bool, legacy: bool) -> None:
     text = HEADER + f"2026-11-03,expense,300,cash,,,,{external_id}\n"
     (row,) = csvio.parse(text.encode()).valid
-    assert (row.slip_id == external_id) is verbatim
+    # Then the slip id is the external_id only when it is a generated id (a ULID); any other is
+    # hashed into the import's own namespace
+    assert (row.slip_id == external_id) is kept
+    assert kept or (row.slip_id.startswith("U") and len(row.slip_id) == 27)
     assert _valid_key("2026-11-03", row.slip_id)
+    # And an external_id that is a slip id is kept as the id an earlier import may have used
+    assert row.legacy_id == (external_id if legacy else None)
     # And it does not depend on the file or the line
     moved = HEADER + "2026-11-01,income,1,cash,,,,\n" + f"2026-11-03,expense,300,cash,,,,{external_id}\n"
     assert csvio.parse(moved.encode()).valid[1].slip_id == row.slip_id
@@ -206,7 +212,7 @@ def test_export_lines_read_back_as_the_same_slips() -> None:
     # Then every field survives and the ids are the slip ids
     assert not parsed.errors
     for row, slip in zip(parsed.valid, slips, strict=True):
-        assert row.slip_id == slip["id"]
+        assert row.slip_id == row.legacy_id == slip["id"]
         for name in ("date", "kind", "amount", "account", "to_account", "category", "memo"):
             assert getattr(row.slip, name) == slip[name]
 
@@ -239,7 +245,7 @@ def test_a_memo_with_a_line_break_and_a_date_reads_back_as_written() -> None:
     parsed = csvio.parse(text.encode(), None)
     # Then both rows are there, the memo intact, and the second row keeps its own line
     assert parsed.errors == []
-    assert [(r.line, r.slip.memo, r.slip_id) for r in parsed.valid] == [(2, memo, "S1"), (4, "次", "S2")]
+    assert [(r.line, r.slip.memo, r.legacy_id) for r in parsed.valid] == [(2, memo, "S1"), (4, "次", "S2")]
 
 
 FORMULA_LIKE = [
