@@ -15,6 +15,7 @@ from pydantic import (
     StrictBool,
     StrictInt,
     ValidationError,
+    WithJsonSchema,
     model_validator,
 )
 
@@ -461,8 +462,11 @@ class Health(Model):
 # ---- recurrences ------------------------------------------------------------------------------
 
 Weekday = Literal["MO", "TU", "WE", "TH", "FR", "SA", "SU"]
+# "last" is described as a one-value enum, not a const: openapi-python-client 0.29 parses a const
+# member of a union without trying the others, so its models refused by_month_day 27.
 MonthDay = (
-    Annotated[StrictInt, Field(ge=-1, le=31, description="1-31, or -1 for the month's last day")] | Literal["last"]
+    Annotated[StrictInt, Field(ge=-1, le=31, description="1-31, or -1 for the month's last day")]
+    | Annotated[Literal["last"], WithJsonSchema({"type": "string", "enum": ["last"]})]
 )
 ShiftName = Literal["none", "previous_business_day", "next_business_day"]
 MAX_RECURRENCE_COUNT = 10_000
