@@ -5,7 +5,7 @@
 // line: {"ok": true, "steps": [...]}; any surprise throws (non-zero exit).
 import createClient from 'openapi-fetch';
 
-import { base, user } from './config.mjs';
+import { base, readmeRecurrence, user } from './config.mjs';
 
 /** @typedef {import('./schema.js').paths} paths */
 /** @typedef {import('./schema.js').components['schemas']} schemas */
@@ -178,6 +178,17 @@ steps.push('create');
   const food = listed.data?.items.find((item) => item.category === '食費');
   check(food?.spent === 1830 && food.remaining === 30000 - 1830, 'budget', listed.data);
   steps.push('budget');
+}
+
+// the README's recurrence body as it is: the fields the server defaults (interval, shift) may be left out
+{
+  const { data, response } = await client.POST('/recurrences', { body: readmeRecurrence });
+  check(response.status === 201 && data?.rule.interval === 1 && data.next_scheduled === '2026-11-27', 'recurrence', data);
+  /** @type {schemas['RecurrenceIn']} */
+  const bare = { slip: { kind: 'expense', amount: 1000, account: 'bank' }, rule: { freq: 'monthly', by_month_day: 'last', start: '2026-11-01' } };
+  const defaulted = await client.POST('/recurrences', { body: bare });
+  check(defaulted.response.status === 201 && defaulted.data?.shift === 'none', 'recurrence', defaulted.data);
+  steps.push('recurrence');
 }
 
 // deleted: 204, no body; then 404

@@ -10,6 +10,7 @@ import importlib
 import io
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -256,7 +257,10 @@ def test_typescript_client_runs_the_main_flow(served_spec: Path, front_url: str,
     (tmp_path / "node_modules").symlink_to(ROOT / "node_modules", target_is_directory=True)
     shutil.copy(FLOW_TS, tmp_path / "flow.mjs")
     (tmp_path / "config.mjs").write_text(
-        f"export const base = {json.dumps(front_url)};\nexport const user = {json.dumps(user)};\n", encoding="utf-8"
+        f"export const base = {json.dumps(front_url)};\nexport const user = {json.dumps(user)};\n"
+        "/** @type {import('./schema.js').components['schemas']['RecurrenceIn']} */\n"
+        f"export const readmeRecurrence = {json.dumps(readme_recurrence(), ensure_ascii=False)};\n",
+        encoding="utf-8",
     )
     (tmp_path / "tsconfig.json").write_text(json.dumps(TSCONFIG), encoding="utf-8")
     # When the flow is type-checked against the generated types, Then tsc finds nothing wrong
@@ -303,5 +307,14 @@ TS_STEPS = [
     "list",
     "balances",
     "budget",
+    "recurrence",
     "delete",
 ]
+
+
+def readme_recurrence() -> Any:
+    """The body the README posts to /recurrences, as it is written there."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    found = re.search(r"-X POST \$API/recurrences .*?\n  -d '(\{.*?\})'", readme, re.DOTALL)
+    assert found, "the README's POST /recurrences example"
+    return json.loads(found.group(1))
