@@ -15,6 +15,8 @@ Powertools cannot express is settled here, so that the document says exactly wha
 - a request body's field with a server default is optional, its default told in its description:
   openapi-typescript makes a component's property with a `default` required (as a response's
   would be), so a body leaving out `interval` or `shift` would not type-check;
+- API Gateway's own 401 body (`GatewayError`) declares that it has no `code`, so a client's error
+  type, the union of every problem of an operation and that body, narrows on `error.code` alone;
 - a ledger route repeated under `/ledgers/{ledger}` declares that path parameter (its function reads
   the ledger from the request, not from an argument).
 """
@@ -41,7 +43,14 @@ MERGE_PATCH = "application/merge-patch+json"
 GATEWAY_ERROR = {
     "title": "GatewayError",
     "type": "object",
-    "properties": {"message": {"type": "string", "examples": ["Unauthorized"]}},
+    "description": "API Gateway's own answer (e.g. 401 to a missing or expired token), sent before the function runs",
+    "properties": {
+        "message": {"type": "string", "examples": ["Unauthorized"]},
+        # Never sent. Declared so that `code` is a member of every error of an operation, with a
+        # literal type no problem has: openapi-fetch's error type then narrows on `error.code` alone.
+        # (Not null: openapi-fetch's Readable<> drops a property whose only type is null.)
+        "code": {"type": "boolean", "enum": [False], "description": "never sent: API Gateway's answers have no code"},
+    },
     "required": ["message"],
 }
 _POWERTOOLS_ONLY = ("HTTPValidationError", "ResponseValidationError", "ValidationError")  # referrers first
