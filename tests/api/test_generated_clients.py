@@ -280,6 +280,56 @@ def test_typescript_client_runs_the_main_flow(served_spec: Path, front_url: str,
     assert json.loads(ran.stdout.strip().splitlines()[-1]) == {"ok": True, "steps": TS_STEPS}
 
 
+def test_the_readme_typescript_example_type_checks_and_runs(
+    served_spec: Path, front_url: str, user: str, tmp_path: Path
+) -> None:
+    _node_tools()
+    # Given the README's TypeScript example, pointed at this server and this user, who has a wallet
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    found = re.search(r"With TypeScript and \[openapi-fetch\].*?```ts\n(.*?)```", readme, re.DOTALL)
+    assert found, "the README's TypeScript example"
+    code = found.group(1).replace("http://127.0.0.1:3000", front_url).replace("Bearer hanako", f"Bearer {user}")
+    made = requests.post(
+        f"{front_url}/accounts",
+        json={"id": "cash", "name": "財布", "type": "cash", "opening_balance": 10000},
+        headers={"Authorization": f"Bearer {user}"},
+        timeout=30,
+    )
+    assert made.status_code == 201, made.text
+    # And kakeibo.d.ts generated as the README says, next to it
+    generated = subprocess.run(
+        [str(BIN / "openapi-typescript"), str(served_spec), "-o", str(tmp_path / "kakeibo.d.ts")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert generated.returncode == 0, generated.stdout + generated.stderr
+    (tmp_path / "node_modules").symlink_to(ROOT / "node_modules", target_is_directory=True)
+    (tmp_path / "readme.ts").write_text(code, encoding="utf-8")
+    (tmp_path / "package.json").write_text('{"type": "module"}', encoding="utf-8")
+    options = {**TSCONFIG["compilerOptions"], "module": "esnext", "moduleResolution": "bundler"}
+    options.update(noEmit=False, allowJs=False, checkJs=False, outDir="out")
+    (tmp_path / "tsconfig.json").write_text(json.dumps({"compilerOptions": options, "files": ["readme.ts"]}))
+    # When it is compiled with tsc (strict), Then it type-checks as it is
+    compiled = subprocess.run(
+        [str(BIN / "tsc"), "-p", str(tmp_path / "tsconfig.json")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert compiled.returncode == 0, compiled.stdout + compiled.stderr
+    # When it runs, Then the CSV is imported as a file (not JSON) and the stale write narrows to its problem
+    ran = subprocess.run(
+        ["node", str(tmp_path / "out" / "readme.js")], capture_output=True, text=True, timeout=300, check=False
+    )
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    *imported, stale = ran.stdout.strip().splitlines()
+    assert imported[0].startswith("200 ") and "  created: 1," in imported, ran.stdout
+    assert stale == "changed meanwhile: it is at version 1", ran.stdout
+
+
 TSCONFIG = {
     "compilerOptions": {
         "allowJs": True,
