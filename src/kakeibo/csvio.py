@@ -38,7 +38,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from kakeibo import errors
+from kakeibo import errors, messages
 from kakeibo.models import ImportRow
 
 COLUMNS = ("date", "kind", "amount", "account", "to_account", "category", "memo")
@@ -243,14 +243,13 @@ def _amount(text: str) -> int:
 
 
 def describe(exc: ValidationError) -> str:
-    """A model's validation errors as one line: `field: problem; ...`."""
+    """A model's validation errors as one line, each worded by the message catalogue in English
+    (`amount must be at least 1; ...`): stored so, and shown in the caller's language by
+    messages.row_message."""
     parts = []
-    for err in exc.errors(include_url=False, include_input=False, include_context=False):
-        where = ".".join(str(p) for p in err["loc"])
-        msg = str(err["msg"]).removeprefix("Value error, ")
-        if err["type"] == "missing":
-            msg = "is required"
-        parts.append(f"{where}: {msg}" if where else msg)
+    for err in exc.errors(include_url=False, include_input=False):
+        item = {"loc": [str(p) for p in err["loc"]], "type": err["type"], "msg": err["msg"], "ctx": err.get("ctx")}
+        parts.append(messages.field_error(item, "en"))
     return "; ".join(parts)
 
 

@@ -28,7 +28,7 @@ from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Any
 
-from kakeibo import csvio, errors, ledger
+from kakeibo import csvio, errors, ledger, messages
 from kakeibo.csvio import Row, RowError
 from kakeibo.importformats.prepare import Options, prepare, preview
 from kakeibo.ledger import AccountItem
@@ -250,12 +250,15 @@ class _Writer:
         return kept
 
     def _refused(self, row: Row, exc: errors.ApiError) -> None:
+        # worded as the problem's detail is (by the catalogue, in English: the report is shown in
+        # the caller's language by messages.row_message)
+        detail = messages.detail(exc.code, exc.detail, exc.context, "en")
         if isinstance(exc, errors.InsufficientFunds):
-            self.tally.held.append((row, f"insufficient funds: {exc.detail}"))
+            self.tally.held.append((row, f"insufficient funds: {detail}"))
         elif isinstance(exc, errors.BudgetExceeded):
-            self.tally.errors.append(RowError(row.line, f"budget exceeded: {exc.detail}"))
+            self.tally.errors.append(RowError(row.line, f"budget exceeded: {detail}"))
         else:
-            self.tally.errors.append(RowError(row.line, exc.detail))
+            self.tally.errors.append(RowError(row.line, detail))
 
     def _existing(self, rows: Sequence[Row]) -> set[str]:
         """Slip ids among `rows` already used (an identity) or taken by an older slip at that key."""

@@ -247,9 +247,7 @@ def test_insufficient_funds_rows_wait_for_later_money_else_become_row_errors(api
     assert reply.status == 200
     body = reply.json
     assert (body["created"], body["failed"], body["pending"], body["status"]) == (4, 1, 0, "complete")
-    assert body["errors"] == [
-        {"line": 5, "message": "insufficient funds: account 'cash' has 700; 5000 would leave it below zero"}
-    ]
+    assert body["errors"] == [{"line": 5, "message": "insufficient funds: Cash has ¥700: it cannot pay ¥5,000"}]
     assert api.balances() == {"cash": 700, "card": -5000}
     memos = sorted(s["memo"] or "" for s in slips_of(api))
     assert memos == ["", "fits", "on credit", "over until the income"]
@@ -359,7 +357,7 @@ def test_a_huge_error_report_with_an_idempotency_key_is_answered_and_kept_in_ful
     report = api.get(f"/imports/{first.json['import_id']}")
     assert report.status == 200, report
     assert [e["line"] for e in report.json["errors"]] == list(range(2, 1002))
-    assert report.json["errors"][0]["message"].startswith("date: is not a real calendar date")
+    assert report.json["errors"][0]["message"].startswith("date is not a real calendar date")
     assert (report.json["failed"], report.json["status"], report.json["runs"]) == (1000, "complete", 1)
     assert api.balances() == {"cash": 1000}
 

@@ -140,7 +140,7 @@ def test_invalid_rows_are_reported_by_line_and_the_rest_are_kept() -> None:
     assert "to_account" in messages[8] and "differ" in messages[9]
     assert messages[10].startswith("account") and messages[11].startswith("category")
     assert messages[14] == "expected 8 fields, found 4"
-    assert messages[16] == "amount: is required"
+    assert messages[16] == "amount is required"
     assert messages[17].startswith("amount") and messages[18].startswith("memo")
 
 

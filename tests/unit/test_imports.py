@@ -64,7 +64,7 @@ def test_unknown_accounts_and_invalid_rows_are_row_errors_the_rest_is_imported(a
     assert body["errors"] == [
         {"line": 3, "message": "account 'wallet' does not exist"},
         {"line": 4, "message": "account 'suica' does not exist"},
-        {"line": 5, "message": "date: is not a real calendar date"},
+        {"line": 5, "message": "date is not a real calendar date"},
     ]
     assert api.balances() == {"cash": 4500}
 
