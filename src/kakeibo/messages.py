@@ -653,6 +653,23 @@ def field_errors_in(items: Sequence[Any], lang: Lang) -> list[Any]:
     return out
 
 
+# ---- words for stored keys ----------------------------------------------------------------------
+
+# Slips filed without a category are stored, counted and budgeted under the key "uncategorized"
+# (ledger.UNCATEGORIZED), as they always were: the key never changes with the language, so reports
+# keep counting older slips with newer ones and a client can send a slip back as it read it. People
+# read it as a label, worded here.
+CATEGORY_LABELS: dict[str, tuple[str, str]] = {"uncategorized": ("Uncategorized", "未分類")}
+
+
+def category_label(category: str | None, lang: Lang) -> str | None:
+    """A category in words: the catalogue's for a reserved key, the category itself otherwise."""
+    if category is None:
+        return None
+    known = CATEGORY_LABELS.get(category)
+    return category if known is None else known[0 if lang == "en" else 1]
+
+
 # ---- the problem body ---------------------------------------------------------------------------
 
 

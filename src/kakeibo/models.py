@@ -253,6 +253,11 @@ class Slip(Model):
     account: str
     to_account: str | None = None
     category: str | None = None
+    category_label: str | None = Field(
+        default=None,
+        description="the category in words, in the language asked for (Accept-Language): "
+        "未分類 / Uncategorized for the key uncategorized, the category itself otherwise",
+    )
     subcategory: str | None = None
     memo: str | None = None
     version: int
@@ -288,6 +293,11 @@ class SubcategoryTotal(Model):
 
 class CategoryTotal(Model):
     category: str
+    category_label: str | None = Field(
+        default=None,
+        description="the category in words, in the language asked for (Accept-Language): "
+        "未分類 / Uncategorized for the key uncategorized, the category itself otherwise",
+    )
     income: int
     expense: int
     subcategories: list[SubcategoryTotal] | None = Field(
@@ -334,6 +344,11 @@ class BudgetIn(Strict):
 class Budget(Model):
     month: str
     category: str
+    category_label: str | None = Field(
+        default=None,
+        description="the category in words, in the language asked for (Accept-Language): "
+        "未分類 / Uncategorized for the key uncategorized, the category itself otherwise",
+    )
     limit: int
     spent: int = Field(description="expenses less refunds (income) in this category and month")
     remaining: int

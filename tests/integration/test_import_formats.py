@@ -73,8 +73,10 @@ def report(api: Client, month: str) -> dict[str, Any]:
 
 
 def totals(api: Client, month: str) -> tuple[int, int, list[Any]]:
+    """The month's income, expense and totals by category (without their labels: the categories here)."""
     got = report(api, month)
-    return got["income"], got["expense"], got["by_category"]
+    by_category = [{k: v for k, v in c.items() if k != "category_label"} for c in got["by_category"]]
+    return got["income"], got["expense"], by_category
 
 
 def by_name(api: Client) -> dict[str, int]:

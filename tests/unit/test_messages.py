@@ -240,3 +240,30 @@ def test_csv_row_errors_are_worded_in_the_callers_language(wallet: Client) -> No
     en = {e["line"]: e["message"] for e in wallet.get(f"/imports/{imported.json['import_id']}").json["errors"]}
     assert en[6] == "expected 8 fields, found 4" and en[2] == "date is not a real calendar date"
     assert not any(JAPANESE.search(m) for line, m in en.items() if line != 9)  # 9 names 財布
+
+
+def test_a_slip_without_a_category_reads_in_the_callers_language_and_keeps_its_key(wallet: Client) -> None:
+    # Given a slip recorded without a category (filed under the stored key "uncategorized", as
+    # slips and monthly totals always were), and one with a category
+    made = wallet.post("/slips", {**LUNCH, "category": None, "amount": 100}, headers=JA)
+    wallet.post("/slips", {**LUNCH, "amount": 200})
+    assert made.status == 201, made
+    # Then the slip keeps the key (a client can send it back unchanged) and says it in words, per language
+    assert (made.json["category"], made.json["category_label"]) == ("uncategorized", "未分類")
+    path = made.header("Location") or ""
+    assert wallet.get(path).json["category_label"] == "Uncategorized"
+    assert wallet.get(path, headers=JA).json["category_label"] == "未分類"
+    # And a named category is its own label
+    listed = wallet.get("/slips", headers=JA).json["items"]
+    labels = sorted((s["category"], s["category_label"]) for s in listed)
+    assert labels == [("uncategorized", "未分類"), ("食費", "食費")]
+    # And the month's report counts both, old key and all, each labelled
+    report = wallet.get("/reports/monthly", query={"month": "2026-11"}, headers=JA).json
+    assert {(c["category"], c["category_label"], c["expense"]) for c in report["by_category"]} == {
+        ("uncategorized", "未分類", 100),
+        ("食費", "食費", 200),
+    }
+    # And a budget on it reads the same way
+    assert wallet.put("/budgets/2026-11/uncategorized", {"limit": 1000}).status == 201
+    budgets = wallet.get("/budgets", query={"month": "2026-11"}, headers=JA).json["items"]
+    assert [(b["category"], b["category_label"], b["spent"]) for b in budgets] == [("uncategorized", "未分類", 100)]

@@ -108,7 +108,7 @@ def test_japanese_categories_are_welcome_and_normalised(cash: Client) -> None:
     b = cash.slip(**{**LUNCH, "category": "か\u3099"}).json
     assert a["category"] == b["category"] == "が"
     report = cash.get("/reports/monthly", query={"month": "2026-11"}).json
-    assert report["by_category"] == [{"category": "が", "income": 0, "expense": 2400}]
+    assert report["by_category"] == [{"category": "が", "category_label": "が", "income": 0, "expense": 2400}]
 
 
 def test_unknown_account_is_422_and_changes_nothing(cash: Client) -> None:
