@@ -23,7 +23,7 @@ help:
 	@echo "make test   - lint, type-check, unit, integration and API tests, the web page in Chromium"
 	@echo "make web    - only the web page's tests"
 	@echo "make bench  - benchmarks (results in bench/results/)"
-	@echo "make package [ARCH=arm64|x86_64] - the Lambda package sam build ships, in build/lambda-ARCH"
+	@echo "make package [ARCH=arm64|x86_64] - the Lambda package sam build ships (default: the template's architecture), in build/lambda-ARCH"
 
 # Two stamps: `make run` installs what running needs (the function's dependencies and the local
 # front's); everything else (SAM CLI, test and lint tools) comes with the first `make test`.
@@ -39,15 +39,16 @@ $(VENV)/.installed: $(VENV)/.run-installed
 	touch $@
 
 # The Lambda package (what `sam build` ships, built by src/Makefile) in build/lambda-$(ARCH).
-# The template deploys arm64; `make package ARCH=$(HOST_ARCH)` builds one this machine can import,
-# which the tests and the bench load on their own (build/boto3-$(ARCH): the cold-start baseline).
+# By default for the architecture the template deploys on (as sam build does); `make package
+# ARCH=$(HOST_ARCH)` builds one this machine can import, which the tests and the bench load on
+# their own (build/boto3-$(ARCH): the cold-start baseline).
 HOST_ARCH := $(shell uname -m | sed -e 's/aarch64/arm64/')
-ARCH ?= arm64
+ARCH ?= $(shell $(PYTHON) src/target_platform.py --arch template.yaml LedgerFunction 2>/dev/null || echo arm64)
 PLATFORM_arm64  := manylinux2014_aarch64
 PLATFORM_x86_64 := manylinux2014_x86_64
 PACKAGE_DIR := build/lambda-$(ARCH)
 BASELINE_DIR := build/boto3-$(ARCH)
-PACKAGE_SOURCES := src/Makefile src/trim_package.py src/requirements.txt $(shell find src/kakeibo -type f -not -path '*/local/*' -not -path '*/__pycache__/*')
+PACKAGE_SOURCES := src/Makefile src/trim_package.py src/target_platform.py src/requirements.txt $(shell find src/kakeibo -type f -not -path '*/local/*' -not -path '*/__pycache__/*')
 
 $(PACKAGE_DIR)/.built: $(PACKAGE_SOURCES) | $(VENV)/.run-installed
 	@test -n "$(PLATFORM_$(ARCH))" || { echo "error: ARCH must be arm64 or x86_64"; exit 1; }

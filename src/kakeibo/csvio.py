@@ -6,12 +6,21 @@ validated with `models.ImportRow`, which is `models.SlipIn` (the POST /slips bod
 `external_id`, so the rules cannot diverge. Rows that fail become `RowError`s with their line.
 
 Each row gets a slip id that is the same every time the same row is read again, which is what
-makes imports exactly-once: `external_id` when it already is a valid slip id (so an export, whose
-external_id is the slip id, re-imports onto the very same slips), a hash of it otherwise, and for
-rows without one the file's content hash and the row's line.
+makes imports exactly-once: a hash of its `external_id` in the import's own namespace (a generated
+slip id, as exports write it, is kept), and for rows without one the file's content hash and the
+row's line (see `slip_id_for`). A row whose external_id is itself a slip id also carries it as
+`legacy_id`: the importer counts the row as imported when that slip exists (an export, whose
+external_id is the slip id, re-imports onto the very same slips), but never creates a slip under it.
 
 Writing: the same header and columns, external_id = slip id, and subcategory last when some
 slip of the page has one (it is optional in the header both ways).
+
+Formulas: a spreadsheet opening an export runs a cell that starts with = + - @, TAB or CR as a
+formula, so a category `=HYPERLINK(...)` planted by one member would run on another's machine.
+Such a cell is written with a leading single quote (OWASP's rule), and so is a cell that starts
+with a quote followed by one of those characters or by another quote; reading removes exactly
+that one quote again. Writing and reading are inverse for every text, so export -> import is
+exact, and a hand-made cell such as `'76` or `-割引後` reads as it is.
 """
 
 from __future__ import annotations
@@ -29,7 +38,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from kakeibo import errors
+from kakeibo import errors, messages
 from kakeibo.models import ImportRow
 
 COLUMNS = ("date", "kind", "amount", "account", "to_account", "category", "memo")
@@ -46,6 +55,9 @@ _CODECS = {"utf-8": UTF8, "utf-8-sig": UTF8, "ascii": UTF8, "shift_jis": SHIFT_J
 _PYTHON_CODEC = {UTF8: "utf-8-sig", SHIFT_JIS: "cp932"}
 _AMOUNT_RE = re.compile(r"^(?:\d{1,3}(?:,\d{3})+|\d+)$", re.ASCII)
 _SLIP_ID_RE = re.compile(r"^[A-Za-z0-9]{1,64}$", re.ASCII)
+_ULID_RE = re.compile(r"^0[0-9A-HJKMNP-TV-Z]{25}$", re.ASCII)  # services.slips.new_slip_id's ids
+FORMULA_STARTS = frozenset("=+-@\t\r")
+_QUOTE = "'"
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +68,8 @@ class Row:
     # False: the source app did not count it as income or expense (Money Forward's 計算対象=0,
     # Zaim's 集計に含めない); it is imported as a transfer against a clearing account instead
     counted: bool = True
+    # another id the same row may already exist under: only looked up, never created (legacy_slip_id)
+    legacy_id: str | None = None
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -155,7 +169,7 @@ def parse_text(text: str, encoding: str) -> CsvFile:
             parsed.errors.append(RowError(line, f"external_id {row.external_id!r} repeats line {seen[slip_id]}"))
             continue
         seen[slip_id] = line
-        parsed.valid.append(Row(line, slip_id, row))
+        parsed.valid.append(Row(line, slip_id, row, legacy_id=legacy_slip_id(row.external_id)))
     if columns is None:
         raise errors.ValidationFailed(
             "the file is empty: the first line must be the header " + ",".join(COLUMNS),
@@ -212,7 +226,9 @@ def _join_lines(file_sha256: str, rows: list[tuple[int, ImportRow]]) -> Iterator
         except ValidationError as exc:
             yield RowError(first_line, describe(exc))
             continue
-        yield Row(first_line, slip_id_for(file_sha256, first_line, external_id), slip)
+        yield Row(
+            first_line, slip_id_for(file_sha256, first_line, external_id), slip, legacy_id=legacy_slip_id(external_id)
+        )
 
 
 def records(text: str) -> Iterator[tuple[int, list[str]]]:
@@ -263,7 +279,7 @@ def _row(columns: tuple[str, ...], fields: list[str]) -> ImportRow:
         raise ValueError(f"expected {len(columns)} fields, found {len(fields)}")
     values: dict[str, Any] = {}
     for name, raw in zip(columns, fields, strict=True):
-        value = raw.strip()
+        value = unquote_cell(raw.strip())
         if value:
             values[name] = value
     if "amount" in values:
@@ -289,25 +305,50 @@ def _amount(text: str) -> int:
 
 
 def describe(exc: ValidationError) -> str:
-    """A model's validation errors as one line: `field: problem; ...`."""
+    """A model's validation errors as one line, each worded by the message catalogue in English
+    (`amount must be at least 1; ...`): stored so, and shown in the caller's language by
+    messages.row_message."""
     parts = []
-    for err in exc.errors(include_url=False, include_input=False, include_context=False):
-        where = ".".join(str(p) for p in err["loc"])
-        msg = str(err["msg"]).removeprefix("Value error, ")
-        if err["type"] == "missing":
-            msg = "is required"
-        parts.append(f"{where}: {msg}" if where else msg)
+    for err in exc.errors(include_url=False, include_input=False):
+        item = {"loc": [str(p) for p in err["loc"]], "type": err["type"], "msg": err["msg"], "ctx": err.get("ctx")}
+        parts.append(messages.field_error(item, "en"))
     return "; ".join(parts)
 
 
 def slip_id_for(file_sha256: str, line: int, external_id: str | None) -> str:
-    """The row's slip id: the same whenever the same row is imported again. ASCII alnum, <= 64."""
+    """The row's slip id: the same whenever the same row is imported again. ASCII alnum, <= 64.
+
+    Each origin of an id has a space of its own, so no value a user supplies can produce an id
+    another origin will derive: Idempotency-Key slips (services/slips.py) and recurring occurrences
+    (recurrence.py) are 26 characters of RFC 4648 base32 (A-Z, 2-7), domain-separated by what they
+    hash; imported rows are "U" + 26 (an external_id, hashed), "I" + 21 (file hash + line),
+    "M"/"Z" + 26 (Money Forward, Zaim rows); generated ids are ULIDs, 26 Crockford characters
+    starting with "0" (a time below 2^45 ms), a shape no hash above produces.
+    An external_id used to become the slip id verbatim whenever it was a valid one, so a row could
+    take a recurrence's occurrence id before it was posted (the occurrence then counted as
+    posted). Now only a ULID is kept verbatim (an export's external_id: the slip keeps its id in
+    the ledger it is imported into, and nothing derives ULIDs, which are random); every other
+    external_id is hashed. Rows imported before keep working through `legacy_slip_id`.
+    """
     if external_id is not None:
-        if _SLIP_ID_RE.match(external_id):
+        if _ULID_RE.match(external_id):
             return external_id
         digest = hashlib.sha256(b"external_id\0" + external_id.encode("utf-8")).digest()
         return "U" + _b32(digest)[:26]
     return "I" + _b32(bytes.fromhex(file_sha256))[:13] + f"{line:08d}"
+
+
+def legacy_slip_id(external_id: str | None) -> str | None:
+    """The id the row had before external_ids were namespaced: the external_id itself, when it is a
+    valid slip id. Backward compatibility without rewriting anything stored: the importer counts a
+    row as already imported when a slip (live or deleted) has either id, and creates it only under
+    `slip_id_for`'s. So a file imported before the change is not imported again, an export (whose
+    external_id is the slip id) still re-imports onto its own slips, and a user-chosen value can
+    at most make its own row a duplicate of an existing slip, never take an id another origin
+    has yet to use."""
+    if external_id is not None and _SLIP_ID_RE.match(external_id):
+        return external_id
+    return None
 
 
 def _b32(data: bytes) -> str:
@@ -352,7 +393,21 @@ def _values(slip: Mapping[str, Any], *, subcategory: bool, extra: tuple[str, ...
     return _line([*values, *extra])
 
 
+def quote_cell(value: str) -> str:
+    """A cell a spreadsheet will show as text, never run as a formula (see the module's doc)."""
+    if value[:1] in FORMULA_STARTS or (value[:1] == _QUOTE and value[1:2] in FORMULA_STARTS | {_QUOTE}):
+        return _QUOTE + value
+    return value
+
+
+def unquote_cell(value: str) -> str:
+    """The cell `quote_cell` was given: the inverse of it, for any text."""
+    if value[:1] == _QUOTE and value[1:2] and value[1:2] in FORMULA_STARTS | {_QUOTE}:
+        return value[1:]
+    return value
+
+
 def _line(values: Iterable[str]) -> str:
     out = io.StringIO()
-    csv.writer(out, lineterminator="\r\n").writerow(values)
+    csv.writer(out, lineterminator="\r\n").writerow([quote_cell(v) for v in values])
     return out.getvalue()

@@ -34,6 +34,8 @@ class ApiError(Exception):
             "code": self.code,
         }
         body.update(self.context)
+        if isinstance(body.get("errors"), list):  # each field error's msg, worded like the detail
+            body["errors"] = messages.field_errors_in(body["errors"], lang)
         return body
 
 

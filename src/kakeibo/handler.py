@@ -213,7 +213,9 @@ def precheck(event: dict[str, Any]) -> errors.ApiError | None:
         return errors.BadRequest("a JSON body is required")
     try:
         text = data.decode("utf-8")
-        parsed = json.loads(text, parse_constant=_reject_constant)
+        parsed = json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_unique_keys)
+    except _RepeatedKey as exc:
+        return errors.BadRequest(f"the body names '{exc.key}' more than once", key=exc.key)
     except (ValueError, RecursionError):
         return errors.BadRequest("the body is not valid JSON")
     if route in NO_BODY_ROUTES and parsed != {}:
@@ -231,6 +233,24 @@ def precheck(event: dict[str, Any]) -> errors.ApiError | None:
 
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
+
+
+class _RepeatedKey(Exception):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object whose keys are all different. RFC 8259 leaves a repeated name's meaning open
+    (parsers keep the first, the last, or fail), so a body that repeats one is refused: which of
+    two amounts was meant is not ours to guess."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _RepeatedKey(key)
+        out[key] = value
+    return out
 
 
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP)

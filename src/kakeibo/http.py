@@ -18,7 +18,7 @@ from kakeibo import errors
 from kakeibo.event import header
 from kakeibo.idempotency import request_token as derive_token
 from kakeibo.idempotency import scope as idempotency_scope
-from kakeibo.messages import Lang, language
+from kakeibo.messages import Lang, category_label, language
 
 # Declared so that the OpenAPI description (Swagger UI, generated clients) shows them.
 IF_MATCH_DOC = (
@@ -88,6 +88,24 @@ def json_response(
 def caller_language(event: dict[str, Any]) -> Lang:
     """The language the caller reads (their Accept-Language): problems and kept failures are worded in it."""
     return language(header(event, "accept-language"))
+
+
+def labelled(body: Any, router: BaseRouter) -> Any:
+    """A view with `category_label` next to every `category`: the category in words, in the
+    caller's language (messages.category_label; the stored key stays as it is)."""
+    lang = caller_language(router.current_event.raw_event)
+
+    def walk(node: Any) -> Any:
+        if isinstance(node, list):
+            return [walk(item) for item in node]
+        if not isinstance(node, dict):
+            return node
+        out = {key: walk(value) for key, value in node.items()}
+        if "category" in node:
+            out["category_label"] = category_label(node["category"], lang)
+        return out
+
+    return walk(body)
 
 
 def problem_json(error: errors.ApiError, lang: Lang = "en") -> str:

@@ -1,7 +1,9 @@
 """CSV import (exactly once per row) and export.
 
 What "exactly once" rests on:
-- every row has a slip id that is the same each time that row is imported (csvio.slip_id_for);
+- every row has a slip id that is the same each time that row is imported (csvio.slip_id_for),
+  in a namespace of its own, and counts as imported when a slip has that id or the id the row had
+  before (csvio.legacy_slip_id);
 - each slip is created through the one create path (store.create_slips): with its identity item
   ID#{slip_id}, both Put with `attribute_not_exists(SK)`, in the same transaction as the slip's
   balance effects. The identity does not depend on the date and outlives a delete (tombstone), so
@@ -26,7 +28,7 @@ from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Any
 
-from kakeibo import csvio, errors, ledger
+from kakeibo import csvio, errors, ledger, messages
 from kakeibo.csvio import Row, RowError
 from kakeibo.importformats.prepare import Options, prepare, preview
 from kakeibo.ledger import AccountItem
@@ -224,7 +226,7 @@ class _Writer:
         return 0
 
     def write(self, rows: Sequence[Row]) -> None:
-        rows = self._drop(rows, {r.slip_id for r in rows} & self.known)
+        rows = self._drop(rows, {r.slip_id for r in rows if already_imported(r, self.known)})
         for _ in range(4):
             if not rows:
                 return
@@ -256,12 +258,15 @@ class _Writer:
         return kept
 
     def _refused(self, row: Row, exc: errors.ApiError) -> None:
+        # worded as the problem's detail is (by the catalogue, in English: the report is shown in
+        # the caller's language by messages.row_message)
+        detail = messages.detail(exc.code, exc.detail, exc.context, "en")
         if isinstance(exc, errors.InsufficientFunds):
-            self.tally.held.append((row, f"insufficient funds: {exc.detail}"))
+            self.tally.held.append((row, f"insufficient funds: {detail}"))
         elif isinstance(exc, errors.BudgetExceeded):
-            self.tally.errors.append(RowError(row.line, f"budget exceeded: {exc.detail}"))
+            self.tally.errors.append(RowError(row.line, f"budget exceeded: {detail}"))
         else:
-            self.tally.errors.append(RowError(row.line, exc.detail))
+            self.tally.errors.append(RowError(row.line, detail))
 
     def _existing(self, rows: Sequence[Row]) -> set[str]:
         """Slip ids among `rows` already used (an identity) or taken by an older slip at that key."""
@@ -301,6 +306,12 @@ class _Writer:
             archived_account=_archived,
             import_id=self.sha256,
         )
+
+
+def already_imported(row: Row, used: set[str]) -> bool:
+    """Whether the row's slip exists (or did): under its id, or under the id it had before
+    external_ids were namespaced (csvio.legacy_slip_id)."""
+    return row.slip_id in used or (row.legacy_id is not None and row.legacy_id in used)
 
 
 def _missing(account: str) -> errors.ApiError:

@@ -381,6 +381,7 @@ TRANSLATIONS: dict[str, str] = {
         "個人の家計簿は共有できません。共有の家計簿を作ってください"
     ),
     "the body is not valid JSON": "本文が JSON として読めません",
+    "the body names '{key}' more than once": "本文に「{key}」が 2 回以上含まれています。1 回だけにしてください",
     "the body is not valid base64": "本文が base64 として読めません",
     "a JSON body is required": "本文に JSON を送ってください",
     "{route} takes no body": "{route} には本文を付けないでください",
@@ -516,6 +517,9 @@ TRANSLATIONS: dict[str, str] = {
         "Money Forward ME（収入・支出詳細）の {mf}、Zaim の {zaim} のいずれかにしてください"
     ),
     "line 1 must be {app}'s header {header}: {why}": "1 行目は {app} の見出し行 {header} にしてください（{why}）",
+    "account '{name}' could be any of the accounts {ids}: name one of them by its id": (
+        "口座「{name}」に当てはまる口座が複数あります（{ids}）。どれか 1 つを ID で指定してください"
+    ),
     "the import kept colliding with concurrent changes; send the file again": (
         "取り込み中にほかの変更と重なりました。もう一度ファイルを送ってください"
     ),
@@ -559,7 +563,43 @@ TRANSLATIONS: dict[str, str] = {
     "{why}; {created} rows were imported so far: send the file again later": (
         "ここまでに {created} 行を取り込みました。少し待ってから、同じファイルをもう一度送ってください"
     ),
+    # rows of an imported file (row errors; the specific before the general)
+    "expected {n} fields, found {m}": "列の数が {m} です（{n} 列にしてください）",
+    "amount: must be a whole number in the currency's minor unit, e.g. 1200": (
+        "金額は 1200 のように、円単位の整数で書いてください"
+    ),
+    "external_id {id} repeats line {line}": "external_id {id} が {line} 行目と重複しています",
+    "ID {id} repeats line {line}": "ID {id} が {line} 行目と重複しています",
+    "account {names} is not in the ledger: create it, or import with create_accounts=true": (
+        "口座 {names} は家計簿にありません。口座を作るか、create_accounts=true で取り込んでください"
+    ),
+    "insufficient funds: {detail}": "残高不足: {detail}",
+    "budget exceeded: {detail}": "予算超過: {detail}",
+    "{name} has {balance}: it cannot pay {needed}": "{name}の残高 {balance} では {needed} を支払えません",
+    "the {month} budget for {category} has {remaining} left; this needs {needed}": (
+        "{month}の「{category}」の予算は残り {remaining} です（{needed} 必要です）"
+    ),
+    "金額（円）: 0 moves no money; there is nothing to record": "金額（円）が 0 なので、記録するものがありません",
+    "保有金融機関: is required (the account the money moved in)": "保有金融機関（お金が動いた口座）を指定してください",
+    "ID: is required (it identifies the row across downloads)": (
+        "ID（ダウンロードをまたいで行を見分けます）を指定してください"
+    ),
+    "残高調整: 0 adjusts nothing; there is nothing to record": "残高調整が 0 なので、記録するものがありません",
+    "方法: {value} must be payment, income, transfer or balance": (
+        "方法 {value} は payment、income、transfer、balance のいずれかにしてください"
+    ),
+    "通貨: {value}: only JPY is supported": "通貨 {value} には対応していません（JPY だけです）",
+    "集計の設定: {value} is not one of Zaim's settings": "集計の設定 {value} は Zaim の設定値ではありません",
+    "date: {value} is not a date YYYY/MM/DD": "日付 {value} は YYYY/MM/DD の形式ではありません",
+    "date: {value} {why}": "日付 {value} は実在する日付ではありません",
+    "{name}: {value} must be 0 or 1": "{name} は 0 か 1 にしてください（{value}）",
+    "{name}: {value} is not a whole number of yen": "{name} の {value} は円単位の整数ではありません",
+    "{name}: must be at most {limit}": "{name} は {limit} 以下にしてください",
+    "{name}: must be a positive amount for {kind}": "{kind} の {name} は正の金額にしてください",
+    "{name}: is required for {kind}": "{kind} には {name} が必要です",
 }
+# Groups whose text is itself an English detail: translated too.
+_NESTED = ("detail",)
 
 
 @cache
@@ -580,8 +620,108 @@ def translate(detail: str) -> str | None:
     for pattern, japanese in _compiled():
         found = pattern.match(detail)
         if found:
-            return japanese.format(**found.groupdict())
+            groups = {k: (translate(v) or v) if k in _NESTED else v for k, v in found.groupdict().items()}
+            return japanese.format(**groups)
+    return field_sentence(detail)
+
+
+@cache
+def _field_sentences() -> list[tuple[re.Pattern[str], str]]:
+    """Every English sentence `field_error` words, as a pattern, with its Japanese: longest first,
+    so that "{f} must be at least {min_length} characters" wins over "{f} must be at least {ge}"."""
+    pairs = [
+        *_BY_TYPE.values(),
+        *((en, ja) for _, en, ja in _VALUE_ERRORS if en),
+        *_FORMATS.values(),
+        ("{f} must not be empty", "{f}を入力してください"),
+        ("{f} is not valid", "{f}の値が正しくありません"),
+    ]
+    out = []
+    for english, japanese in sorted(set(pairs), key=lambda pair: -len(re.sub(r"\{\w+\}", "", pair[0]))):
+        pattern = "".join(
+            f"(?P<{part[1:-1]}>.+?)" if part.startswith("{") else re.escape(part)
+            for part in re.split(r"(\{\w+\})", english)
+            if part
+        )
+        out.append((re.compile(f"^{pattern}$", re.DOTALL), japanese))
+    return out
+
+
+def field_sentence(english: str) -> str | None:
+    """The Japanese of a sentence `field_error` worded in English (e.g. a row error), or None."""
+    for pattern, japanese in _field_sentences():
+        found = pattern.match(english)
+        if not found:
+            continue
+        groups = found.groupdict()
+        if "f" in groups:
+            groups["f"] = _field_ja(groups["f"])
+        if "expected" in groups:
+            groups["expected"] = groups["expected"].replace(", ", "、")
+        for name in ("name", "account"):
+            if name in groups:
+                groups[name] = _field_or(groups[name], "ja")
+        try:
+            return japanese.format(**groups)
+        except (KeyError, IndexError):
+            continue
     return None
+
+
+def _field_ja(english: str) -> str:
+    if english == "the body":
+        return "本文"
+    for en, ja in FIELDS.values():
+        if en == english:
+            return ja
+    return f"「{english}」"
+
+
+def row_message(message: str, lang: Lang) -> str:
+    """A row error of an import (stored in English) in `lang`: the whole message, else each of its
+    "; "-separated parts; what the catalogue cannot word is shown as it is, inside a Japanese frame."""
+    if lang == "en":
+        return message
+    whole = translate(message)
+    if whole is not None:
+        return whole
+    parts = [translate(part) for part in message.split("; ")]
+    if all(parts):
+        return "。".join(p for p in parts if p)
+    return f"この行は取り込めません（{message}）"
+
+
+def field_errors_in(items: Sequence[Any], lang: Lang) -> list[Any]:
+    """A problem's `errors` with each `msg` worded by the catalogue in `lang`: by the kind of
+    mistake where a validator classified it, else by translating its text."""
+    out: list[Any] = []
+    for item in items:
+        if not isinstance(item, Mapping):
+            out.append(item)
+        elif item.get("type"):
+            out.append({**item, "msg": field_error(item, lang)})
+        elif lang == "ja" and isinstance(item.get("msg"), str):
+            out.append({**item, "msg": translate(item["msg"]) or item["msg"]})
+        else:
+            out.append(dict(item))
+    return out
+
+
+# ---- words for stored keys ----------------------------------------------------------------------
+
+# Slips filed without a category are stored, counted and budgeted under the key "uncategorized"
+# (ledger.UNCATEGORIZED), as they always were: the key never changes with the language, so reports
+# keep counting older slips with newer ones and a client can send a slip back as it read it. People
+# read it as a label, worded here.
+CATEGORY_LABELS: dict[str, tuple[str, str]] = {"uncategorized": ("Uncategorized", "未分類")}
+
+
+def category_label(category: str | None, lang: Lang) -> str | None:
+    """A category in words: the catalogue's for a reserved key, the category itself otherwise."""
+    if category is None:
+        return None
+    known = CATEGORY_LABELS.get(category)
+    return category if known is None else known[0 if lang == "en" else 1]
 
 
 # ---- the problem body ---------------------------------------------------------------------------

@@ -15,6 +15,7 @@ from pydantic import (
     StrictBool,
     StrictInt,
     ValidationError,
+    WithJsonSchema,
     model_validator,
 )
 from pydantic_core import PydanticCustomError
@@ -300,6 +301,11 @@ class Slip(Model):
     account: str
     to_account: str | None = None
     category: str | None = None
+    category_label: str | None = Field(
+        default=None,
+        description="the category in words, in the language asked for (Accept-Language): "
+        "未分類 / Uncategorized for the key uncategorized, the category itself otherwise",
+    )
     subcategory: str | None = None
     memo: str | None = None
     lines: list[LineIn] | None = Field(default=None, description="A split slip's lines (null: not split)")
@@ -336,6 +342,11 @@ class SubcategoryTotal(Model):
 
 class CategoryTotal(Model):
     category: str
+    category_label: str | None = Field(
+        default=None,
+        description="the category in words, in the language asked for (Accept-Language): "
+        "未分類 / Uncategorized for the key uncategorized, the category itself otherwise",
+    )
     income: int
     expense: int
     subcategories: list[SubcategoryTotal] | None = Field(
@@ -382,6 +393,11 @@ class BudgetIn(Strict):
 class Budget(Model):
     month: str
     category: str
+    category_label: str | None = Field(
+        default=None,
+        description="the category in words, in the language asked for (Accept-Language): "
+        "未分類 / Uncategorized for the key uncategorized, the category itself otherwise",
+    )
     limit: int
     spent: int = Field(description="expenses less refunds (income) in this category and month")
     remaining: int
@@ -524,8 +540,11 @@ class Health(Model):
 # ---- recurrences ------------------------------------------------------------------------------
 
 Weekday = Literal["MO", "TU", "WE", "TH", "FR", "SA", "SU"]
+# "last" is described as a one-value enum, not a const: openapi-python-client 0.29 parses a const
+# member of a union without trying the others, so its models refused by_month_day 27.
 MonthDay = (
-    Annotated[StrictInt, Field(ge=-1, le=31, description="1-31, or -1 for the month's last day")] | Literal["last"]
+    Annotated[StrictInt, Field(ge=-1, le=31, description="1-31, or -1 for the month's last day")]
+    | Annotated[Literal["last"], WithJsonSchema({"type": "string", "enum": ["last"]})]
 )
 ShiftName = Literal["none", "previous_business_day", "next_business_day"]
 MAX_RECURRENCE_COUNT = 10_000

@@ -34,6 +34,7 @@ class BadRequestProblem(ProblemBase):
     code: Literal["bad_request"]
     errors: list[FieldError] | None = Field(default=None, description="the query parameters that are wrong")
     header: str | None = Field(default=None, description="the request header that is wrong")
+    key: str | None = Field(default=None, description="the key the JSON body names more than once")
 
 
 class UnauthorizedProblem(ProblemBase):

@@ -12,6 +12,11 @@ Powertools cannot express is settled here, so that the document says exactly wha
   reads `application/json` the same way, as the body's description says; listing both media types
   makes openapi-python-client 0.29 generate a module that fails to import);
 - an optional header is a string that may be left out, not a string-or-null;
+- a request body's field with a server default is optional, its default told in its description:
+  openapi-typescript makes a component's property with a `default` required (as a response's
+  would be), so a body leaving out `interval` or `shift` would not type-check;
+- API Gateway's own 401 body (`GatewayError`) declares that it has no `code`, so a client's error
+  type, the union of every problem of an operation and that body, narrows on `error.code` alone;
 - a ledger route repeated under `/ledgers/{ledger}` declares that path parameter (its function reads
   the ledger from the request, not from an argument).
 """
@@ -38,7 +43,14 @@ MERGE_PATCH = "application/merge-patch+json"
 GATEWAY_ERROR = {
     "title": "GatewayError",
     "type": "object",
-    "properties": {"message": {"type": "string", "examples": ["Unauthorized"]}},
+    "description": "API Gateway's own answer (e.g. 401 to a missing or expired token), sent before the function runs",
+    "properties": {
+        "message": {"type": "string", "examples": ["Unauthorized"]},
+        # Never sent. Declared so that `code` is a member of every error of an operation, with a
+        # literal type no problem has: openapi-fetch's error type then narrows on `error.code` alone.
+        # (Not null: openapi-fetch's Readable<> drops a property whose only type is null.)
+        "code": {"type": "boolean", "enum": [False], "description": "never sent: API Gateway's answers have no code"},
+    },
     "required": ["message"],
 }
 _POWERTOOLS_ONLY = ("HTTPValidationError", "ResponseValidationError", "ValidationError")  # referrers first
@@ -70,11 +82,44 @@ def finish(document: dict[str, Any], public_routes: frozenset[str]) -> dict[str,
         ref_template=COMPONENTS + "{model}",
     )
     schemas.update(problem_schemas.get("$defs", {}))
+    _defaults_optional(document, schemas)
     schemas["GatewayError"] = GATEWAY_ERROR
     for name in _POWERTOOLS_ONLY:
         if f'"{COMPONENTS}{name}"' not in json.dumps(document):
             schemas.pop(name, None)
     return document
+
+
+def _defaults_optional(document: dict[str, Any], schemas: dict[str, Any]) -> None:
+    """Request bodies' fields with a server default: optional, the default in words (see above).
+    Only schemas no response uses: a response's field with a default is always there."""
+    requests: set[str] = set()
+    responses: set[str] = set()
+    for operations in document.get("paths", {}).values():
+        for operation in operations.values():
+            _referenced(operation.get("requestBody", {}), schemas, requests)
+            _referenced(operation.get("responses", {}), schemas, responses)
+    for name in sorted(requests - responses):
+        for field in schemas[name].get("properties", {}).values():
+            if "default" in field and field["default"] is not None:
+                default = json.dumps(field.pop("default"), ensure_ascii=False)
+                field["description"] = "; ".join(filter(None, (field.get("description"), f"default: {default}")))
+
+
+def _referenced(node: Any, schemas: dict[str, Any], found: set[str]) -> None:
+    """Every component schema `node` refers to, directly or through others."""
+    if isinstance(node, dict):
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith(COMPONENTS):
+            name = ref.removeprefix(COMPONENTS)
+            if name not in found and name in schemas:
+                found.add(name)
+                _referenced(schemas[name], schemas, found)
+        for value in node.values():
+            _referenced(value, schemas, found)
+    elif isinstance(node, list):
+        for value in node:
+            _referenced(value, schemas, found)
 
 
 def _drop_powertools_422(operation: dict[str, Any]) -> None:

@@ -10,6 +10,7 @@ import importlib
 import io
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -200,6 +201,40 @@ def test_python_client_runs_the_main_flow(python_client: ModuleType, front_url: 
     assert gone.status_code == 404 and isinstance(gone.parsed, m.NotFoundProblem)
 
 
+def _request_examples(spec: dict[str, Any]) -> list[tuple[str, str, Any]]:
+    """(where, schema name, example) for every JSON request-body example of the document."""
+    found = []
+    for path, operations in spec["paths"].items():
+        for method, operation in operations.items():
+            for media, content in operation.get("requestBody", {}).get("content", {}).items():
+                ref = content.get("schema", {}).get("$ref", "")
+                if "json" not in media or not ref:
+                    continue
+                for name, example in (content.get("examples") or {}).items():
+                    found.append((f"{method.upper()} {path} {name}", ref.rsplit("/", 1)[-1], example["value"]))
+    return found
+
+
+MONTH_DAYS = [27, -1, "last", [1, 15, "last"]]
+
+
+def test_python_models_read_every_request_example(python_client: ModuleType, served_spec: Path) -> None:
+    m = _generated("models")
+    spec = json.loads(served_spec.read_text(encoding="utf-8"))
+    examples = _request_examples(spec)
+    assert {name for _, name, _ in examples} >= {"RecurrenceIn", "RecurrencePatch", "SlipIn"}
+    # Given every example the document shows for a JSON request body, When the generated model reads
+    # it, Then it reads without an error and writes back the same JSON
+    for where, name, example in examples:
+        model = getattr(m, name)
+        assert model.from_dict(example).to_dict() == example, where
+    # And each form of by_month_day (a day, -1, "last", a list) reads in a rule and in a rule's patch
+    for day in MONTH_DAYS:
+        rule = {"freq": "monthly", "by_month_day": day, "start": "2026-11-01"}
+        assert m.RuleIn.from_dict(rule).to_dict() == rule
+        assert m.RulePatch.from_dict({"by_month_day": day}).to_dict() == {"by_month_day": day}
+
+
 def _node_tools() -> None:
     for tool in ("openapi-typescript", "tsc"):
         if not (BIN / tool).exists():
@@ -222,7 +257,10 @@ def test_typescript_client_runs_the_main_flow(served_spec: Path, front_url: str,
     (tmp_path / "node_modules").symlink_to(ROOT / "node_modules", target_is_directory=True)
     shutil.copy(FLOW_TS, tmp_path / "flow.mjs")
     (tmp_path / "config.mjs").write_text(
-        f"export const base = {json.dumps(front_url)};\nexport const user = {json.dumps(user)};\n", encoding="utf-8"
+        f"export const base = {json.dumps(front_url)};\nexport const user = {json.dumps(user)};\n"
+        "/** @type {import('./schema.js').components['schemas']['RecurrenceIn']} */\n"
+        f"export const readmeRecurrence = {json.dumps(readme_recurrence(), ensure_ascii=False)};\n",
+        encoding="utf-8",
     )
     (tmp_path / "tsconfig.json").write_text(json.dumps(TSCONFIG), encoding="utf-8")
     # When the flow is type-checked against the generated types, Then tsc finds nothing wrong
@@ -240,6 +278,56 @@ def test_typescript_client_runs_the_main_flow(served_spec: Path, front_url: str,
     )
     assert ran.returncode == 0, ran.stdout + ran.stderr
     assert json.loads(ran.stdout.strip().splitlines()[-1]) == {"ok": True, "steps": TS_STEPS}
+
+
+def test_the_readme_typescript_example_type_checks_and_runs(
+    served_spec: Path, front_url: str, user: str, tmp_path: Path
+) -> None:
+    _node_tools()
+    # Given the README's TypeScript example, pointed at this server and this user, who has a wallet
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    found = re.search(r"With TypeScript and \[openapi-fetch\].*?```ts\n(.*?)```", readme, re.DOTALL)
+    assert found, "the README's TypeScript example"
+    code = found.group(1).replace("http://127.0.0.1:3000", front_url).replace("Bearer hanako", f"Bearer {user}")
+    made = requests.post(
+        f"{front_url}/accounts",
+        json={"id": "cash", "name": "財布", "type": "cash", "opening_balance": 10000},
+        headers={"Authorization": f"Bearer {user}"},
+        timeout=30,
+    )
+    assert made.status_code == 201, made.text
+    # And kakeibo.d.ts generated as the README says, next to it
+    generated = subprocess.run(
+        [str(BIN / "openapi-typescript"), str(served_spec), "-o", str(tmp_path / "kakeibo.d.ts")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert generated.returncode == 0, generated.stdout + generated.stderr
+    (tmp_path / "node_modules").symlink_to(ROOT / "node_modules", target_is_directory=True)
+    (tmp_path / "readme.ts").write_text(code, encoding="utf-8")
+    (tmp_path / "package.json").write_text('{"type": "module"}', encoding="utf-8")
+    options = {**TSCONFIG["compilerOptions"], "module": "esnext", "moduleResolution": "bundler"}
+    options.update(noEmit=False, allowJs=False, checkJs=False, outDir="out")
+    (tmp_path / "tsconfig.json").write_text(json.dumps({"compilerOptions": options, "files": ["readme.ts"]}))
+    # When it is compiled with tsc (strict), Then it type-checks as it is
+    compiled = subprocess.run(
+        [str(BIN / "tsc"), "-p", str(tmp_path / "tsconfig.json")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert compiled.returncode == 0, compiled.stdout + compiled.stderr
+    # When it runs, Then the CSV is imported as a file (not JSON) and the stale write narrows to its problem
+    ran = subprocess.run(
+        ["node", str(tmp_path / "out" / "readme.js")], capture_output=True, text=True, timeout=300, check=False
+    )
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    *imported, stale = ran.stdout.strip().splitlines()
+    assert imported[0].startswith("200 ") and "  created: 1," in imported, ran.stdout
+    assert stale == "changed meanwhile: it is at version 1", ran.stdout
 
 
 TSCONFIG = {
@@ -269,5 +357,14 @@ TS_STEPS = [
     "list",
     "balances",
     "budget",
+    "recurrence",
     "delete",
 ]
+
+
+def readme_recurrence() -> Any:
+    """The body the README posts to /recurrences, as it is written there."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    found = re.search(r"-X POST \$API/recurrences .*?\n  -d '(\{.*?\})'", readme, re.DOTALL)
+    assert found, "the README's POST /recurrences example"
+    return json.loads(found.group(1))

@@ -37,6 +37,7 @@ def test_create_then_change_with_if_match(cash: Client) -> None:
     assert made.json == {
         "month": "2026-11",
         "category": "食費",
+        "category_label": "食費",
         "limit": 30000,
         "spent": 0,
         "remaining": 30000,

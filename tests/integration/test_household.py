@@ -79,7 +79,7 @@ def test_household_month(api: Client) -> None:
     # Then the month report and the history agree
     report = api.get("/reports/monthly", query={"month": "2026-11"}).json
     assert report["expense"] == 1350 and report["income"] == 0
-    assert report["by_category"] == [{"category": "食費", "income": 0, "expense": 1350}]
+    assert report["by_category"] == [{"category": "食費", "category_label": "食費", "income": 0, "expense": 1350}]
     history = api.get("/accounts/cash/history", query={"from": "2026-11-03", "to": "2026-11-05"}).json
     assert [(p["date"], p["balance"]) for p in history["items"]] == [
         ("2026-11-03", 20000),

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from kakeibo.csvio import slip_id_for
 from kakeibo.settings import get_settings
 from kakeibo.store import Store
 from tests import invariants
@@ -157,7 +158,7 @@ def test_reimporting_an_export_after_edits_moves_and_deletes_creates_nothing(
 def test_an_imported_slip_is_one_identity_with_import_origin(cash: Client, store: Store, user: str) -> None:
     text = "date,kind,amount,account,to_account,category,memo,external_id\n2026-11-03,expense,300,cash,,食費,,EXT9\n"
     assert cash.post("/imports", raw=text, headers=CSV).json["created"] == 1
-    identity = store.get(user, "ID#EXT9")
+    identity = store.get(user, f"ID#{slip_id_for('', 0, 'EXT9')}")
     assert identity is not None
     assert (identity["origin"], identity["date"], identity["version"], identity["deleted"]) == (
         "import",

@@ -241,3 +241,24 @@ def test_accounts_match_by_normalised_name_or_id_and_unknown_ones_are_listed() -
     created = accounts.resolve(parsed, ledger, create=True)
     assert isinstance(created.file, CsvFile) and created.file.errors == []
     assert created.file.valid[2].slip.account == accounts.account_id_for("財布")
+
+
+def test_an_exact_account_name_wins_over_a_look_alike_and_two_look_alikes_are_ambiguous() -> None:
+    # Given two accounts whose names differ only in width (NFKC makes them one): half-width ｶﾞ, full-width ガ
+    ledger = [{"id": "a-half", "name": "ｶﾞｽ代"}, {"id": "b-full", "name": "ガス代"}]
+    parsed = read(
+        MF
+        + "1,2026/11/01,ガス,-100,ガス代,水道・光熱費,,,0,a\n"  # exactly the full-width one
+        + "1,2026/11/02,ガス,-200,ｶﾞｽ代,水道・光熱費,,,0,b\n"  # exactly the half-width one
+        + "1,2026/11/03,ガス,-300,ｶﾞス代,水道・光熱費,,,0,c\n"  # like both, exactly neither
+    )
+    # When the file's account names are matched
+    resolved = accounts.resolve(parsed, ledger, create=True)
+    # Then each exact name finds its own account
+    assert [(r.line, r.slip.account) for r in resolved.file.valid] == [(2, "b-full"), (3, "a-half")]
+    # And the row naming a look-alike of both is refused as ambiguous, naming the candidates
+    (error,) = resolved.file.errors
+    assert error.line == 4
+    assert "ｶﾞス代" in error.message and "a-half" in error.message and "b-full" in error.message
+    # And it is not proposed as a new account either
+    assert resolved.unknown == []

@@ -64,7 +64,7 @@ def test_unknown_accounts_and_invalid_rows_are_row_errors_the_rest_is_imported(a
     assert body["errors"] == [
         {"line": 3, "message": "account 'wallet' does not exist"},
         {"line": 4, "message": "account 'suica' does not exist"},
-        {"line": 5, "message": "date: is not a real calendar date"},
+        {"line": 5, "message": "date is not a real calendar date"},
     ]
     assert api.balances() == {"cash": 4500}
 
@@ -226,3 +226,85 @@ def test_openapi_declares_every_status_of_the_new_routes_and_423_on_writes(api: 
     for path, method in [("/slips", "post"), ("/slips/{date}/{id}", "put"), ("/slips/{date}/{id}", "patch"),
                          ("/slips/{date}/{id}", "delete"), ("/accounts", "post")]:  # fmt: skip
         assert "423" in statuses(path, method), (path, method)
+
+
+def test_an_export_runs_no_formula_and_imports_back_exactly(api: Client, other_api: Client) -> None:
+    # Given slips whose category and memo a spreadsheet would run as formulas, and a negative-looking memo
+    for client in (api, other_api):
+        client.account("cash", 50000)
+    planted = [
+        ('=HYPERLINK("http://evil","x")', "+cmd|calc!A0"),
+        ("@SUM(A1)", "-5% 値引き"),
+        ("'=x", "'quoted"),
+    ]
+    for category, memo in planted:
+        reply = api.slip(date="2026-11-03", kind="expense", amount=100, account="cash", category=category, memo=memo)
+        assert reply.status == 201, reply
+    # When they are exported
+    exported = api.get("/slips.csv").raw
+    # Then every such cell starts with a quote, as text
+    text = exported.decode()
+    assert "'=HYPERLINK" in text and "'+cmd|calc!A0" in text and "'@SUM(A1)" in text and "'-5% 値引き" in text
+    # And importing the export into another ledger gives back exactly the same categories and memos
+    status, body = upload(other_api, exported)
+    assert status == 200 and body["created"] == 3, body
+    imported = {(s["category"], s["memo"]) for s in other_api.get("/slips").json["items"]}
+    assert imported == set(planted)
+
+
+RENT = {
+    "slip": {"kind": "expense", "amount": 80_000, "account": "bank", "category": "家賃"},
+    "rule": {"freq": "monthly", "by_month_day": 27, "start": "2026-11-01"},
+    "shift": "none",
+}
+
+
+def test_an_external_id_equal_to_a_recurrences_slip_id_does_not_take_its_place(api: Client) -> None:
+    import datetime as dt
+
+    from kakeibo.recurrence import occurrence_slip_id
+
+    # Given a monthly rent and the slip id its November occurrence will have (ids are computable)
+    api.account("bank", 500_000, type="bank")
+    made = api.post("/recurrences", RENT)
+    assert made.status == 201, made
+    taken = occurrence_slip_id(made.json["id"], dt.date(2026, 11, 27))
+    # When a file whose row carries that id as its external_id is imported first
+    status, body = upload(api, HEADER + f"2026-11-01,expense,100,bank,,雑費,,{taken}\r\n")
+    assert status == 200 and body["created"] == 1, body
+    # And the recurrence runs
+    ran = api.post("/recurrences/run", query={"until": "2026-11-30"})
+    assert ran.status == 200, ran
+    # Then the rent is posted all the same, and the imported row is a slip of its own
+    slips = sorted((s["date"], s["amount"], s["id"]) for s in api.get("/slips").json["items"])
+    assert [(d, a) for d, a, _ in slips] == [("2026-11-01", 100), ("2026-11-27", 80_000)]
+    assert slips[1][2] == taken and slips[0][2] != taken
+    assert api.balances() == {"bank": 500_000 - 100 - 80_000}
+
+
+def test_a_file_imported_before_external_ids_were_namespaced_is_not_imported_again(
+    api: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from kakeibo import csvio
+
+    # Given a file imported when an external_id that was a valid slip id became the slip id itself
+    api.account("cash", 10_000)
+    text = HEADER + "2026-11-03,expense,300,cash,,カフェ,,TX001\r\n2026-11-04,expense,500,cash,,カフェ,,\r\n"
+    namespaced = csvio.slip_id_for
+
+    def as_before(file_sha256: str, line: int, external_id: str | None) -> str:
+        return external_id if external_id == "TX001" else namespaced(file_sha256, line, external_id)
+
+    monkeypatch.setattr(csvio, "slip_id_for", as_before)
+    status, body = upload(api, text)
+    assert status == 200 and body["created"] == 2, body
+    assert "TX001" in {s["id"] for s in api.get("/slips").json["items"]}
+    monkeypatch.setattr(csvio, "slip_id_for", namespaced)
+    # When the same file is imported (and previewed) again after the change
+    preview = api.post("/imports", raw=text, headers=CSV, query={"dry_run": "true"}).json
+    status, body = upload(api, text)
+    # Then nothing is created twice
+    assert preview["duplicate"] == 2 and preview["create"] == 0, preview
+    assert status == 200 and (body["created"], body["skipped"]) == (0, 2), body
+    assert len(api.get("/slips").json["items"]) == 2
+    assert api.balances() == {"cash": 10_000 - 800}

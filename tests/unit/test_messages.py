@@ -35,9 +35,17 @@ def both(api: Client, method: str, path: str, body: Any = None, **kw: Any) -> tu
     ja = api.request(method, path, body, headers={**headers, **JA}, **kw)
     assert en.status == ja.status >= 400
     assert ja.header("Content-Language") == "ja" and en.header("Content-Language") == "en"
-    # the code and every typed member are the same; only title and detail are worded per language
+    # the code and every typed member are the same; only title, detail and each field error's msg
+    # are worded per language
     strip = ("title", "detail")
-    assert {k: v for k, v in en.json.items() if k not in strip} == {k: v for k, v in ja.json.items() if k not in strip}
+
+    def members(body: dict[str, Any]) -> dict[str, Any]:
+        kept = {k: v for k, v in body.items() if k not in strip}
+        if isinstance(kept.get("errors"), list):
+            kept["errors"] = [{k: v for k, v in e.items() if k != "msg"} for e in kept["errors"]]
+        return kept
+
+    assert members(en.json) == members(ja.json)
     assert not TECHNICAL.search(en.json["detail"]) and not TECHNICAL.search(ja.json["detail"]), (en.json, ja.json)
     return en.json, ja.json
 
@@ -178,3 +186,84 @@ def test_query_values_that_are_not_real_dates_are_worded(api: Client, path: str,
 def test_a_budget_month_that_does_not_exist_is_worded(api: Client) -> None:
     _, ja = both(api, "PUT", "/budgets/2026-13/食費", {"limit": 1})
     assert ja["detail"] == "存在しない月が指定されています"
+
+
+JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
+ENGLISH = re.compile(r"\b(?:is|are|must|should|expected|found|required|the|not|has|cannot|repeats|only)\b")
+
+
+def test_each_field_error_says_what_is_wrong_in_the_callers_language(wallet: Client) -> None:
+    # When a slip with an impossible date and a zero amount is posted
+    en, ja = both(wallet, "POST", "/slips", {**LUNCH, "date": "2026-02-30", "amount": 0})
+    # Then each listed field error's msg is the catalogue's sentence, in the language asked for
+    assert [e["msg"] for e in ja["errors"]] == [
+        "日付には実在する日付を指定してください",
+        "金額は 1 以上で指定してください",
+    ]
+    assert [e["msg"] for e in en["errors"]] == ["date is not a real calendar date", "amount must be at least 1"]
+    assert not any(TECHNICAL.search(e["msg"]) for e in en["errors"] + ja["errors"])
+
+
+BAD_ROWS = (
+    "date,kind,amount,account,to_account,category,memo,external_id\n"
+    "2026-02-30,expense,100,wallet,,,,\n"  # 2 impossible date
+    "2026-11-04,expense,-5,wallet,,,,\n"  # 3 not a whole number
+    "2026-11-04,refund,100,wallet,,,,\n"  # 4 unknown kind
+    "2026-11-04,transfer,100,wallet,,,,\n"  # 5 transfer without to_account
+    "2026-11-04,expense,100,wallet\n"  # 6 too few fields
+    "2026-11-04,expense,,wallet,,,,\n"  # 7 amount missing
+    "2026-11-04,expense,100,nowhere,,,,\n"  # 8 unknown account
+    "2026-11-04,expense,9000,wallet,,,,\n"  # 9 more than the wallet holds
+    "2026-11-05,expense,100,wallet,,,,A1\n"  # 10 ok
+    "2026-11-06,expense,100,wallet,,,,A1\n"  # 11 external_id repeated
+)
+
+
+def test_csv_row_errors_are_worded_in_the_callers_language(wallet: Client) -> None:
+    # When a file with bad rows is imported by a caller who reads Japanese
+    csv = {"Content-Type": "text/csv"}
+    imported = wallet.post("/imports", raw=BAD_ROWS, headers={**csv, **JA})
+    assert imported.status == 200, imported
+    # Then every row error is in Japanese, none in English
+    ja = {e["line"]: e["message"] for e in imported.json["errors"]}
+    assert sorted(ja) == [2, 3, 4, 5, 6, 7, 8, 9, 11]
+    for line, message in ja.items():
+        assert JAPANESE.search(message) and not ENGLISH.search(message), (line, message)
+    assert ja[6] == "列の数が 4 です（8 列にしてください）"
+    assert ja[9] == "残高不足: 財布の残高 ¥4,520 では ¥9,000 を支払えません"
+    # And the dry run and the import's report read the same way
+    dry = wallet.post("/imports", raw=BAD_ROWS, headers={**csv, **JA}, query={"dry_run": "true"}).json
+    assert all(JAPANESE.search(i["message"]) for i in dry["items"] if i["action"] == "error"), dry["items"]
+    report = wallet.get(f"/imports/{imported.json['import_id']}", headers=JA).json
+    assert {e["line"]: e["message"] for e in report["errors"]} == ja
+    # And in English they stay English, from the same catalogue
+    en = {e["line"]: e["message"] for e in wallet.get(f"/imports/{imported.json['import_id']}").json["errors"]}
+    assert en[6] == "expected 8 fields, found 4" and en[2] == "date is not a real calendar date"
+    assert not any(JAPANESE.search(m) for line, m in en.items() if line != 9)  # 9 names 財布
+
+
+def test_a_slip_without_a_category_reads_in_the_callers_language_and_keeps_its_key(wallet: Client) -> None:
+    # Given a slip recorded without a category (filed under the stored key "uncategorized", as
+    # slips and monthly totals always were), and one with a category
+    made = wallet.post("/slips", {**LUNCH, "category": None, "amount": 100}, headers=JA)
+    wallet.post("/slips", {**LUNCH, "amount": 200})
+    assert made.status == 201, made
+    # Then the slip keeps the key (a client can send it back unchanged) and says it in words, per language
+    assert (made.json["category"], made.json["category_label"]) == ("uncategorized", "未分類")
+    path = made.header("Location") or ""
+    assert wallet.get(path).json["category_label"] == "Uncategorized"
+    assert wallet.get(path, headers=JA).json["category_label"] == "未分類"
+    # And a named category is its own label
+    listed = wallet.get("/slips", headers=JA).json["items"]
+    labels = sorted((s["category"], s["category_label"]) for s in listed)
+    assert labels == [("uncategorized", "未分類"), ("食費", "食費")]
+    # And the month's report counts both, old key and all, each labelled
+    report = wallet.get("/reports/monthly", query={"month": "2026-11"}, headers=JA).json
+    assert {(c["category"], c["category_label"], c["expense"]) for c in report["by_category"]} == {
+        ("uncategorized", "未分類", 100),
+        ("食費", "食費", 200),
+    }
+    # And a budget on it reads the same way
+    assert wallet.put("/budgets/2026-11/uncategorized", {"limit": 1000}).status == 201
+    budgets = wallet.get("/budgets", query={"month": "2026-11"}, headers=JA).json["items"]
+    assert [(b["category"], b["category_label"], b["spent"]) for b in budgets] == [("uncategorized", "未分類", 100)]

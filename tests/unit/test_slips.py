@@ -108,7 +108,7 @@ def test_japanese_categories_are_welcome_and_normalised(cash: Client) -> None:
     b = cash.slip(**{**LUNCH, "category": "か\u3099"}).json
     assert a["category"] == b["category"] == "が"
     report = cash.get("/reports/monthly", query={"month": "2026-11"}).json
-    assert report["by_category"] == [{"category": "が", "income": 0, "expense": 2400}]
+    assert report["by_category"] == [{"category": "が", "category_label": "が", "income": 0, "expense": 2400}]
 
 
 def test_unknown_account_is_422_and_changes_nothing(cash: Client) -> None:
@@ -306,3 +306,26 @@ def test_a_memo_keeps_other_format_characters(cash: Client) -> None:
     reply = cash.post("/slips", {**LUNCH, "memo": f"家族 {family}"})
     assert reply.status == 201, reply
     assert reply.json["memo"] == f"家族 {family}"
+
+
+@pytest.mark.parametrize(
+    ("raw", "key"),
+    [
+        ('{"date":"2026-11-03","kind":"expense","amount":1,"account":"cash","amount":2}', "amount"),
+        ('{"date":"2026-11-03","kind":"expense","amount":1,"account":"cash","memo":{"a":1,"a":2}}', "a"),
+    ],
+    ids=["top level", "nested"],
+)
+def test_a_body_repeating_a_key_is_400_naming_it_in_the_callers_language(cash: Client, raw: str, key: str) -> None:
+    # Given a body that names a key twice (JSON parsers differ on which value wins)
+    for lang, wording in (("en", f"'{key}'"), ("ja", f"「{key}」")):
+        # When it is posted
+        reply = cash.post("/slips", raw=raw, headers={"Accept-Language": lang})
+        # Then it is refused as a bad request naming the key, in the caller's language
+        assert reply.status == 400, reply
+        assert reply.json["code"] == "bad_request"
+        assert reply.json["key"] == key
+        assert wording in reply.json["detail"]
+    # And nothing was written
+    assert cash.get("/slips").json["items"] == []
+    assert cash.balances() == {"cash": 20000, "suica": 5000}

@@ -18,7 +18,9 @@ def cash(api: Client) -> Client:
 
 
 def report(api: Client, month: str = "2026-11") -> list[dict[str, object]]:
-    return api.get("/reports/monthly", query={"month": month}).json["by_category"]  # type: ignore[no-any-return]
+    """The month's totals by category (without their labels, which are the categories here)."""
+    items = api.get("/reports/monthly", query={"month": month}).json["by_category"]
+    return [{k: v for k, v in item.items() if k != "category_label"} for item in items]
 
 
 def test_report_breaks_a_category_down_and_the_rest_is_null(cash: Client) -> None:

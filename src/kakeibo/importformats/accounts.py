@@ -1,9 +1,12 @@
 """Another app's account names -> this ledger's accounts. Pure: no HTTP, no boto3.
 
-An app names an account by its display name (三井住友銀行, モバイルSuica, 財布). It matches an
-account of the ledger whose name is the same after NFKC normalisation and trimming (full-width
-and half-width forms are one), or whose id it is. Names that match none are the file's unknown
-accounts: listed, and created on request with
+An app names an account by its display name (三井住友銀行, モバイルSuica, 財布). It matches, in
+this order: the account with exactly that name (trimmed); the account with that id; the one
+account whose name is the same after NFKC normalisation (full-width and half-width forms are
+one: ｶﾞ and ガ); the account whose id it is after NFKC. An exact name always wins over a
+look-alike; a name that only looks like two or more accounts (or is exactly the name of two) is
+ambiguous, and its row is refused naming the candidates, never guessed. Names that match none
+are the file's unknown accounts: listed, and created on request with
 - an id derived from the name, deterministically (the same name always proposes the same id):
   its ASCII letters and digits, lowercased and joined with '-', plus 8 hex digits of the name's
   SHA-256 (so two names never share an id, and Japanese-only names still get a valid one):
@@ -63,21 +66,47 @@ class Resolved:
     unknown: list[dict[str, Any]] = field(default_factory=list)  # {name, id, type, rows}
 
 
+class Ambiguous(Exception):
+    """A name that could mean several of the ledger's accounts."""
+
+    def __init__(self, name: str, candidates: list[str]) -> None:
+        super().__init__(name)
+        self.name = name
+        self.candidates = candidates
+
+    @property
+    def message(self) -> str:
+        ids = ", ".join(self.candidates)
+        return f"account '{self.name.strip()}' could be any of the accounts {ids}: name one of them by its id"
+
+
 class Directory:
-    """The ledger's accounts, looked up by id or by normalised display name."""
+    """The ledger's accounts, looked up by exact name, id, or normalised display name."""
 
     def __init__(self, accounts: Iterable[Mapping[str, Any]]) -> None:
         self.ids: set[str] = set()
-        self.names: dict[str, str] = {}
+        self.exact: dict[str, list[str]] = {}
+        self.alike: dict[str, list[str]] = {}
         for account in sorted(accounts, key=lambda a: str(a["id"])):
             self.ids.add(account["id"])
-            self.names.setdefault(name_key(account["name"]), account["id"])
+            self.exact.setdefault(str(account["name"]).strip(), []).append(account["id"])
+            self.alike.setdefault(name_key(account["name"]), []).append(account["id"])
 
     def find(self, name: str) -> str | None:
+        """The account `name` means; None if none; `Ambiguous` if it could be several."""
+        for candidates in (self.exact.get(name.strip()), [name.strip()] if name.strip() in self.ids else None):
+            if candidates:
+                return _one(name, candidates)
         key = name_key(name)
-        if key in self.names:
-            return self.names[key]
+        if key in self.alike:
+            return _one(name, self.alike[key])
         return key if key in self.ids else None
+
+
+def _one(name: str, candidates: list[str]) -> str:
+    if len(candidates) > 1:
+        raise Ambiguous(name, candidates)
+    return candidates[0]
 
 
 def resolve(source: SourceFile, accounts: Iterable[Mapping[str, Any]], *, create: bool) -> Resolved:
@@ -89,11 +118,17 @@ def resolve(source: SourceFile, accounts: Iterable[Mapping[str, Any]], *, create
     for row in source.rows:
         ids: list[str | None] = []
         missing = []
+        ambiguous: list[Ambiguous] = []
         for name in (row.account, row.to_account):
             if name is None:
                 ids.append(None)
                 continue
-            found = directory.find(name)
+            try:
+                found = directory.find(name)
+            except Ambiguous as exc:
+                ambiguous.append(exc)
+                ids.append(None)
+                continue
             if found is None:
                 key = name_key(name)
                 entry = unknown.setdefault(
@@ -103,6 +138,9 @@ def resolve(source: SourceFile, accounts: Iterable[Mapping[str, Any]], *, create
                 missing.append(name)
                 found = entry["id"]
             ids.append(found)
+        if ambiguous:
+            out.file.errors.append(RowError(row.line, "; ".join(a.message for a in ambiguous)))
+            continue
         if missing and not create:
             names = ", ".join(f"'{n}'" for n in missing)
             message = f"account {names} is not in the ledger: create it, or import with create_accounts=true"

@@ -93,7 +93,7 @@ def preview(store: Store, who: str, prepared: Prepared, problem: AccountProblem)
             items.append({"line": row.line, "action": "error", "message": reason, "slip": slip})
             continue
         counted = "create" if row.counted else "not_counted"
-        action = "duplicate" if row.slip_id in existing else counted
+        action = "duplicate" if row.slip_id in existing or row.legacy_id in existing else counted
         items.append({"line": row.line, "action": action, "slip_id": row.slip_id, "slip": slip})
     items.sort(key=lambda i: i["line"])
     counts = Counter(i["action"] for i in items)

@@ -14,6 +14,7 @@ from kakeibo.http import (
     OptionalIfMatchHeader,
     if_match,
     json_response,
+    labelled,
     no_content,
     ok_response,
     optional_if_match,
@@ -62,7 +63,7 @@ def put_budget(
     saved, created = budgets.put_budget(
         get_store(), writer, month, category, body=budget, expected=expected, if_match=sent
     )
-    return json_response(201 if created else 200, saved, etag=saved["version"])
+    return json_response(201 if created else 200, labelled(saved, router), etag=saved["version"])
 
 
 @router.get(
@@ -75,7 +76,7 @@ def put_budget(
 def list_budgets(month: Annotated[str, Query(pattern=MONTH_PATTERN)]) -> Response[str]:
     who = ledger_scope(router).key
     common.query_month(month)
-    return json_response(200, budgets.list_budgets(get_store(), who, month))
+    return json_response(200, labelled(budgets.list_budgets(get_store(), who, month), router))
 
 
 @router.delete(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from types import ModuleType
-from typing import Annotated
+from typing import Annotated, Any
 from urllib.parse import urlencode
 
 from aws_lambda_powertools.event_handler import Response
@@ -13,6 +13,7 @@ from kakeibo import csvio
 from kakeibo.http import (
     ByQuery,
     IdempotencyKeyHeader,
+    caller_language,
     header_doc,
     json_response,
     ok_response,
@@ -20,6 +21,7 @@ from kakeibo.http import (
     raw_body,
     time_left,
 )
+from kakeibo.messages import row_message
 from kakeibo.models import DATE_PATTERN, ImportFormat, ImportPreview, ImportReport, ImportResult
 from kakeibo.routes.scope import EDITORS, LedgerRouter, ledger_scope
 from kakeibo.store import get_store
@@ -92,9 +94,26 @@ def import_csv(
     result = importer.import_csv(
         get_store(), writer, raw_body(router), charset, time_left=time_left(router), options=options
     )
+    result = _worded(result)
     if dry_run:
         return json_response(200, result)
     return json_response(200 if result["status"] == "complete" else 202, result)
+
+
+def _worded(result: dict[str, Any]) -> dict[str, Any]:
+    """An import's answer or report with each row's message in the caller's language (they are
+    kept in English, worded by the catalogue)."""
+    lang = caller_language(router.current_event.raw_event)
+    if lang == "en":
+        return result
+    out = dict(result)
+    for key in ("errors", "items"):
+        if isinstance(out.get(key), list):
+            out[key] = [
+                {**row, "message": row_message(row["message"], lang)} if isinstance(row.get("message"), str) else row
+                for row in out[key]
+            ]
+    return out
 
 
 @router.get(
@@ -105,7 +124,7 @@ def import_csv(
     responses={200: ok_response(ImportReport), **problem_responses(401, 404, 409)},
 )
 def get_import(id: str) -> Response[str]:
-    return json_response(200, _importer().get_import(get_store(), ledger_scope(router).key, id))
+    return json_response(200, _worded(_importer().get_import(get_store(), ledger_scope(router).key, id)))
 
 
 @router.get(
@@ -113,7 +132,10 @@ def get_import(id: str) -> Response[str]:
     tags=TAGS,
     summary="Export slips as CSV (the import format; external_id = slip id), oldest first",
     operation_id="exportSlips",
-    description='Large exports come in pages: a `Link: <...>; rel="next"` header names the next one.',
+    description='Large exports come in pages: a `Link: <...>; rel="next"` header names the next one. '
+    "A cell that starts with = + - @, TAB or CR (or with a quote before one of them) is written with a "
+    "leading single quote, so a spreadsheet shows it as text instead of running it as a formula; "
+    "POST /imports removes that quote again, so an export imports back exactly.",
     responses={
         200: {
             "description": "CSV (UTF-8)",

@@ -7,7 +7,7 @@ from typing import Annotated
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Query
 
-from kakeibo.http import json_response, ok_response, problem_responses
+from kakeibo.http import json_response, labelled, ok_response, problem_responses
 from kakeibo.models import DATE_PATTERN, MONTH_PATTERN, YEAR_PATTERN, Balances, MonthlyReport, YearlyReport
 from kakeibo.routes.scope import LedgerRouter, ledger_scope
 from kakeibo.services import balances, common, reports
@@ -40,7 +40,7 @@ def get_balances(date: Annotated[str | None, Query(pattern=DATE_PATTERN)] = None
 def monthly(month: Annotated[str, Query(pattern=MONTH_PATTERN)]) -> Response[str]:
     who = ledger_scope(router).key
     common.query_month(month)
-    return json_response(200, reports.monthly_report(get_store(), who, month))
+    return json_response(200, labelled(reports.monthly_report(get_store(), who, month), router))
 
 
 @router.get(
@@ -52,4 +52,4 @@ def monthly(month: Annotated[str, Query(pattern=MONTH_PATTERN)]) -> Response[str
 )
 def yearly(year: Annotated[str, Query(pattern=YEAR_PATTERN, examples=["2026"])]) -> Response[str]:
     who = ledger_scope(router).key
-    return json_response(200, reports.yearly_report(get_store(), who, year))
+    return json_response(200, labelled(reports.yearly_report(get_store(), who, year), router))

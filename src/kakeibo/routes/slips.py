@@ -16,6 +16,7 @@ from kakeibo.http import (
     IfMatchHeader,
     if_match,
     json_response,
+    labelled,
     no_content,
     ok_response,
     problem_responses,
@@ -81,7 +82,7 @@ def create_slip(
 ) -> Response[str]:
     scope = ledger_scope(router, EDITORS)
     created = service.create_slip(get_store(), scope.writer, slip, request_token=request_token(router, idempotency_key))
-    return json_response(201, created, etag=created["version"], location=_location(scope, created))
+    return json_response(201, labelled(created, router), etag=created["version"], location=_location(scope, created))
 
 
 @router.get(
@@ -114,7 +115,7 @@ def list_slips(
         limit=limit,
         cursor=cursor,
     )
-    return json_response(200, {"items": items, "next_cursor": next_cursor})
+    return json_response(200, labelled({"items": items, "next_cursor": next_cursor}, router))
 
 
 @router.get(
@@ -127,7 +128,9 @@ def list_slips(
 def get_slip_by_id(id: str) -> Response[str]:
     scope = ledger_scope(router)
     slip = service.get_slip_by_id(get_store(), scope.key, id)
-    return json_response(200, slip, etag=slip["version"], headers={"Content-Location": _location(scope, slip)})
+    return json_response(
+        200, labelled(slip, router), etag=slip["version"], headers={"Content-Location": _location(scope, slip)}
+    )
 
 
 @router.get(
@@ -139,7 +142,7 @@ def get_slip_by_id(id: str) -> Response[str]:
 )
 def get_slip(date: str, id: str) -> Response[str]:
     slip = service.get_slip(get_store(), ledger_scope(router).key, date, id)
-    return json_response(200, slip, etag=slip["version"])
+    return json_response(200, labelled(slip, router), etag=slip["version"])
 
 
 @router.put(
@@ -158,7 +161,7 @@ def replace_slip(
     scope = ledger_scope(router, EDITORS)
     expected = if_match(if_match_header)
     updated = service.update_slip(get_store(), scope.writer, date, id, expected=expected, body=slip)
-    return json_response(200, updated, etag=updated["version"], location=_location(scope, updated))
+    return json_response(200, labelled(updated, router), etag=updated["version"], location=_location(scope, updated))
 
 
 @router.patch(
@@ -183,7 +186,7 @@ def patch_slip(
     expected = if_match(if_match_header)
     changes = patch.model_dump(exclude_unset=True)
     updated = service.update_slip(get_store(), scope.writer, date, id, expected=expected, patch=changes)
-    return json_response(200, updated, etag=updated["version"], location=_location(scope, updated))
+    return json_response(200, labelled(updated, router), etag=updated["version"], location=_location(scope, updated))
 
 
 @router.delete(
