@@ -292,6 +292,16 @@ class SlipPatch(SlipTemplatePatch):
     date: Date | None = None
 
 
+class SlipLine(Model):
+    """A split slip's line as the API answers it."""
+
+    amount: int
+    category: str
+    category_label: str | None = Field(default=None, description="The category in words, in your language")
+    subcategory: str | None = None
+    memo: str | None = None
+
+
 class Slip(Model):
     id: str
     no: int
@@ -308,7 +318,7 @@ class Slip(Model):
     )
     subcategory: str | None = None
     memo: str | None = None
-    lines: list[LineIn] | None = Field(default=None, description="A split slip's lines (null: not split)")
+    lines: list[SlipLine] | None = Field(default=None, description="A split slip's lines (null: not split)")
     version: int
     created_at: str
     updated_at: str

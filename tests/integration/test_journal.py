@@ -64,10 +64,19 @@ def current_state(api: Client, months: set[str]) -> dict[tuple[str, str], dict[s
     return state
 
 
+def _unlabelled(value: Any) -> Any:
+    """A view without `category_label` (the API's words for a category, in the caller's language)."""
+    if isinstance(value, dict):
+        return {k: _unlabelled(v) for k, v in value.items() if k != "category_label"}
+    if isinstance(value, list):
+        return [_unlabelled(v) for v in value]
+    return value
+
+
 def comparable(state: dict[tuple[str, str], dict[str, Any]]) -> dict[tuple[str, str], dict[str, Any]]:
     drop = {"created_by", "updated_by"}  # recurrences' views do not carry them; slips' and records' do
     return {
-        key: {k: v for k, v in value.items() if not (key[0] == "recurrence" and k in drop)}
+        key: _unlabelled({k: v for k, v in value.items() if not (key[0] == "recurrence" and k in drop)})
         for key, value in state.items()
     }
 
