@@ -23,12 +23,14 @@ import { $, h, say, showError } from './ui.js';
 import * as accounts from './views/accounts.js';
 import * as budgets from './views/budgets.js';
 import * as imports from './views/imports.js';
+import * as journal from './views/journal.js';
 import * as ledgers from './views/ledgers.js';
 import * as recurrences from './views/recurrences.js';
 import * as report from './views/report.js';
 import * as settings from './views/settings.js';
 import * as slips from './views/slips.js';
 import * as trends from './views/trends.js';
+import * as webhooks from './views/webhooks.js';
 
 const COMMON_CATEGORIES = ['食費', '日用品', '交通費', '住居費', '水道光熱費', '通信費', '医療費', '娯楽費', '交際費', '衣服', '給与', '賞与'];
 
@@ -43,6 +45,8 @@ const VIEWS = [
   [budgets, 'budgets-panel'],
   [recurrences, 'recurrences-panel'],
   [imports, 'import-panel'],
+  [journal, 'journal-panel'],
+  [webhooks, 'webhooks-panel'],
 ];
 const views = VIEWS.map(([view]) => view);
 

@@ -426,3 +426,57 @@ describe('the shared state of the views (state.js)', () => {
     assert.equal(at('/slips'), '/ledgers/01JD/slips');
   });
 });
+
+describe('the journal view (views/journal.js)', async () => {
+  const { changedText, describeEntry, othersOf } = await import('../../web/views/journal.js');
+  const lunch = { type: 'slip', id: 'S1', op: 'create', version: 1, before: null, after: { amount: 1200, category: '食費' } };
+
+  test('an entry in words: who, what, how much', () => {
+    const entry = { seq: 3, by: 'hanako', origin: 'api', changes: [lunch] };
+    assert.equal(describeEntry(entry, { me: 'taro' }), 'hanako さんが伝票を追加しました（食費 ￥1,200）');
+    assert.equal(describeEntry(entry, { me: 'hanako' }), 'あなたが伝票を追加しました（食費 ￥1,200）');
+  });
+
+  test('an import batch, an undo and a split are said as such', () => {
+    const batch = { by: 'hanako', origin: 'import', changes: [lunch, lunch, lunch] };
+    assert.equal(describeEntry(batch, { me: 'x' }), 'hanako さんが取り込みで伝票ほか 2 件を追加しました（食費 ￥1,200）');
+    const undone = { by: 'taro', origin: 'undo', changes: [{ ...lunch, op: 'delete', after: null, before: lunch.after }] };
+    assert.equal(describeEntry(undone, { me: 'x' }), 'taro さんが伝票を元に戻しました（食費 ￥1,200）');
+    const split = { by: 'taro', origin: 'api', changes: [{ ...lunch, after: { amount: 3000, lines: [{}, {}, {}] } }] };
+    assert.equal(describeEntry(split, { me: 'x' }), 'taro さんが伝票を追加しました（3 分類 ￥3,000）');
+  });
+
+  test('only other members\' entries make a notice', () => {
+    const entries = [{ by: 'me' }, { by: 'hanako' }];
+    assert.deepEqual(othersOf(entries, 'me'), [{ by: 'hanako' }]);
+  });
+
+  test('a slip\'s changed fields in words', () => {
+    assert.equal(changedText({ amount: [1200, 1300] }), ' 金額 ￥1,200 → ￥1,300');
+    assert.equal(changedText({ memo: [null, 'ランチ'], date: ['2026-11-03', '2026-11-04'] }), ' メモ — → ランチ、 日付 2026-11-03 → 2026-11-04');
+  });
+});
+
+describe('the webhooks view (views/webhooks.js)', async () => {
+  const { deliveryText } = await import('../../web/views/webhooks.js');
+
+  test('a delivery in words: delivered, or why not, and how many attempts', () => {
+    assert.equal(deliveryText({ seq: 7, delivered: true, attempts: 1, last: { status: 204 } }), '#7 届きました・1 回');
+    assert.equal(deliveryText({ seq: 8, delivered: false, attempts: 3, last: { status: 500 } }), '#8 届いていません（HTTP 500）・3 回');
+    assert.equal(deliveryText({ seq: 9, delivered: false, attempts: 2, last: { status: null, error: 'timed out' } }), '#9 届いていません（timed out）・2 回');
+  });
+});
+
+describe('which journal entries the page offers to undo', async () => {
+  const { undoable } = await import('../../web/views/journal.js');
+
+  test('slips, budgets, recurrences and account edits; not members, the ledger or an undone one', () => {
+    const of = (type, op = 'create', extra = {}) => ({ changes: [{ type, op }], ...extra });
+    assert.equal(undoable(of('slip')), true);
+    assert.equal(undoable(of('budget', 'update')), true);
+    assert.equal(undoable(of('account', 'update')), true);
+    assert.equal(undoable(of('account', 'create')), false);
+    assert.equal(undoable(of('member')), false);
+    assert.equal(undoable(of('slip', 'create', { undone_by: 9 })), false);
+  });
+});

@@ -126,6 +126,7 @@ export function render() {
         'td',
         { class: 'row-actions' },
         h('button', { type: 'button', class: 'edit write', 'aria-label': `編集: ${summary}`, text: '編集', onclick: () => startEdit(slip) }),
+        h('button', { type: 'button', class: 'history', 'aria-label': `履歴: ${summary}`, text: '履歴', onclick: () => emit('history', slip) }),
         h('button', { type: 'button', class: 'delete danger write', 'aria-label': `削除: ${summary}`, text: '削除', onclick: () => deleteSlip(slip) }),
       ),
     );
