@@ -193,7 +193,7 @@ export function filterSlips(slips, { account = '', category = '', kind = '', tex
   return slips.filter(
     (s) =>
       (!account || s.account === account || s.to_account === account) &&
-      (!category || (s.category ?? '') === category) &&
+      (!category || (s.category ?? '') === category || (s.lines ?? []).some((l) => l.category === category)) &&
       (!kind || s.kind === kind) &&
       words.every((w) => fold(s.memo).includes(w) || fold(s.category).includes(w) || fold(s.subcategory).includes(w)),
   );

@@ -32,15 +32,16 @@ from bench.scenario import HISTORY_END, history_slips
 from bench.stats import ratio, summary
 from bench.verify import verify
 from kakeibo.store import account_sk, day_sk, pk, slip_sk, to_ddb
-from kakeibo.store.keys import index_entry, index_range
+from kakeibo.store.keys import change_sk, index_entry, index_range
 
 ACCOUNTS = (("cash", "cash", 50_000), ("bank", "bank", 1_000_000), ("card", "credit", 0))
 COLUMNS = ("date", "kind", "amount", "account", "to_account", "category", "memo")
 AS_OF = HISTORY_END.isoformat()
 YEAR_FROM = (HISTORY_END - dt.timedelta(days=364)).isoformat()
-READ_NAMES = ("asof", "history", "yearly", "list_account", "list_category")
+READ_NAMES = ("asof", "history", "yearly", "list_account", "list_category", "changes")
 PAGE = 50
 LISTS = {"list_account": ("account", "cash"), "list_category": ("category", "食費")}
+CHANGES = 500  # entries of a delta sync from nothing
 
 
 def _csv(slips: list[dict[str, Any]]) -> str:
@@ -117,7 +118,24 @@ def _floors(ctx: Context, who: str) -> dict[str, list[tuple[str, dict[str, Any]]
         ],
         "yearly": [("Query", _query(ctx, who, f"MONTH#{year}-01#CAT#", f"MONTH#{year}-12#CAT$"))],
         **{name: _list_floor(ctx, who, field, value) for name, (field, value) in LISTS.items()},
+        "changes": _changes_floor(ctx, who),
     }
+
+
+def _changes_floor(ctx: Context, who: str) -> list[tuple[str, dict[str, Any]]]:
+    """Delta sync from nothing: the Query pages that hold the journal's first CHANGES entries (an
+    import batch is one entry of many slips, so a page of entries can pass 1 MB: several pages)."""
+    base = {**_query(ctx, who, change_sk(1), "CHG#~"), "Limit": CHANGES}
+    steps: list[tuple[str, dict[str, Any]]] = []
+    request, seen = dict(base), 0
+    while seen < CHANGES:
+        steps.append(("Query", dict(request)))
+        page = ctx.client.query(**request)
+        seen += len(page["Items"])
+        if "LastEvaluatedKey" not in page:
+            break
+        request = {**base, "ExclusiveStartKey": page["LastEvaluatedKey"], "Limit": CHANGES - seen}
+    return steps
 
 
 def _list_floor(ctx: Context, who: str, field: str, value: str) -> list[tuple[str, dict[str, Any]]]:
@@ -140,6 +158,7 @@ def _targets() -> dict[str, str]:
         "history": f"/accounts/cash/history?from={YEAR_FROM}&to={AS_OF}",
         "yearly": f"/reports/yearly?year={AS_OF[:4]}",
         **{name: f"/slips?{field}={quote(value)}&limit={PAGE}" for name, (field, value) in LISTS.items()},
+        "changes": f"/changes?since=0&limit={CHANGES}",
     }
 
 
@@ -263,5 +282,6 @@ def run(ctx: Context) -> dict[str, Any]:
         "targets": {
             "oldest_within_1_5x": {name: oldest[name]["vs_first"] <= 1.5 for name in READ_NAMES},
             "asof_within_2x_floor": oldest["asof"]["ratio"] <= 2.0,
+            "changes_within_2x_floor": oldest["changes"]["ratio"] <= 2.0,
         },
     }

@@ -1005,6 +1005,42 @@ async function run(context) {
     await page.close();
   });
 
+  await step('内訳を分ける: one receipt across categories, what is left shown as it is typed, edited whole', async () => {
+    const page = await openPage(context);
+    await openAs(page, `${args.user}-split`);
+    if (!(await page.locator('#account-details').evaluate((d) => d.open))) await page.click('#account-details summary');
+    await page.fill('#account-id', 'cash');
+    await page.fill('#account-name', '財布');
+    await page.fill('#account-opening', '10000');
+    await page.click('#account-submit');
+    await until('the wallet', () => balance(page, 'cash', 'current'), '￥10,000');
+    await page.fill('#slip-date', `${MONTH}-14`);
+    await page.fill('#slip-amount', '3000');
+    await page.fill('#slip-category', '食費');
+    await page.click('#slip-split');
+    await page.fill('#slip-line-rows li:nth-child(1) .line-amount', '1800');
+    await page.fill('#slip-line-rows li:nth-child(2) .line-category', '日用品');
+    await until('what is left', () => text(page, '#slip-lines-left'), '残り ￥1,200');
+    await page.fill('#slip-line-rows li:nth-child(2) .line-amount', '1200');
+    await until('it adds up', () => text(page, '#slip-lines-left'), '合計は金額と一致しています');
+    await fitsBothWidths(page, '21-split-form');
+    await page.click('#slip-submit');
+    await until('the split listed', () => text(page, '#slip-rows tr td.category'), '分割: 食費 ￥1,800・日用品 ￥1,200');
+    await until('cash moved once', () => balance(page, 'cash', 'current'), '￥7,000');
+    // Edited whole: lines that do not add up are refused in the page, in words
+    await page.click('#slip-rows tr button.edit');
+    await until('editing the split', () => page.locator('#slip-line-rows li').count(), 2);
+    await page.fill('#slip-line-rows li:nth-child(2) .line-amount', '1000');
+    await page.click('#slip-submit');
+    await until('refused in the page', () => text(page, '#error'), '内訳の合計が金額と一致しません（残り ￥200）');
+    await page.fill('#slip-amount', '2800');
+    await page.click('#slip-submit');
+    await until('saved', () => text(page, '#slip-rows tr td.category'), '分割: 食費 ￥1,800・日用品 ￥1,000');
+    await until('cash follows', () => balance(page, 'cash', 'current'), '￥7,200');
+    await fitsBothWidths(page, '21-split-list');
+    await page.close();
+  });
+
   await step('a household shares a ledger: create, invite an editor (link) and a viewer (token), roles, a viewer sees no write controls, two members editing one slip see the conflict panel, leave', async () => {
     // Three people, each in a browser profile of their own (their own localStorage: who they are, the ledger chosen)
     const browser = await chromium.launch({ executablePath: args.chromium, headless: true, args: LAUNCH_FLAGS });

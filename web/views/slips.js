@@ -36,6 +36,13 @@ export function mount(root, context) {
   ctx = context;
   $('slip-form').addEventListener('submit', submitSlip);
   $('slip-kind').addEventListener('change', syncKind);
+  $('slip-split').addEventListener('click', toggleSplit);
+  $('slip-line-add').addEventListener('click', () => {
+    $('slip-line-rows').append(lineRow());
+    updateLeft();
+    $('slip-line-rows').querySelector('li:last-child .line-amount').focus();
+  });
+  $('slip-amount').addEventListener('input', () => splitShown() && updateLeft());
   $('slip-cancel').addEventListener('click', () => {
     resetForm();
     hideConflict();
@@ -98,6 +105,13 @@ function slipSummary(slip) {
   return `${shortDay(slip.date)} ${what} ${yen(slip.amount)}`;
 }
 
+/** The 分類 cell: a split slip's lines' categories, with their amounts. */
+function categoryCell(slip) {
+  if (slip.kind === 'transfer') return '—';
+  if (slip.lines?.length) return `分割: ${slip.lines.map((l) => `${categoryLabel(l.category)} ${yen(l.amount)}`).join('・')}`;
+  return categoryLabel(slip.category);
+}
+
 function amountCell(slip) {
   const sign = slip.kind === 'expense' ? '-' : slip.kind === 'income' ? '+' : '';
   return h('td', { class: `num amount ${slip.kind}`, 'data-label': '金額', text: `${sign}${yen(slip.amount)}` });
@@ -117,7 +131,7 @@ export function render() {
       { dataset: { id: slip.id, date: slip.date }, class: state.editing?.id === slip.id ? 'editing' : undefined },
       h('td', { class: 'date', 'data-label': '日付' }, h('time', { datetime: slip.date, text: shortDay(slip.date) })),
       h('td', { class: `kind ${slip.kind}`, 'data-label': '種類', text: KIND_LABELS[slip.kind] }),
-      h('td', { class: 'category', 'data-label': '分類', text: slip.kind === 'transfer' ? '—' : categoryLabel(slip.category) }),
+      h('td', { class: 'category', 'data-label': '分類', text: categoryCell(slip) }),
       h('td', { class: 'account', 'data-label': '口座', text: where }),
       h('td', { class: 'memo', 'data-label': 'メモ', text: slip.memo ?? '' }),
       h('td', { class: 'author', 'data-label': '記入', text: authorText(slip, memberName) }),
@@ -252,6 +266,8 @@ function readForm() {
   if (raw.kind === 'transfer') {
     if (!raw.to_account || raw.to_account === raw.account) throw new FieldError($('slip-to-account'), '振替先には別の口座を選んでください');
     slip.to_account = raw.to_account;
+  } else if (splitShown()) {
+    slip.lines = readLines(amount);
   } else {
     slip.category = raw.category.trim() || null;
   }
@@ -268,12 +284,15 @@ function setForm(values) {
   $('slip-category').value = category === UNCATEGORIZED ? '' : category;
   $('slip-memo').value = values.memo ?? '';
   syncKind();
+  showSplit(values.lines?.length ? values.lines : null);
 }
 
 function syncKind() {
   const transfer = $('slip-kind').value === 'transfer';
   $('slip-to-account-row').hidden = !transfer;
-  $('slip-category-row').hidden = transfer;
+  $('slip-category-row').hidden = transfer || splitShown();
+  $('slip-split-row').hidden = transfer;
+  if (transfer && splitShown()) showSplit(null);
   $('slip-account-label').textContent = transfer ? '振替元' : '口座';
 }
 
@@ -347,6 +366,7 @@ async function createSlip(slip) {
     say(`追加しました: ${slipSummary(data)}（No. ${data.no}）`);
     $('slip-amount').value = '';
     $('slip-memo').value = '';
+    showSplit(null);
     if (monthOf(data.date) !== state.month) ctx.setMonth(monthOf(data.date), { reload: false });
     await ctx.refresh();
     $('slip-amount').focus();
@@ -359,8 +379,15 @@ async function createSlip(slip) {
 async function saveEdit(wanted) {
   const { id, date, etag, base } = state.editing;
   // An emptied category is "uncategorized" on the server: not a change.
-  const target = { ...wanted, category: wanted.kind === 'transfer' ? null : wanted.category ?? UNCATEGORIZED };
+  const split = Boolean(wanted.lines);
+  const target = { ...wanted, category: wanted.kind === 'transfer' || split ? null : wanted.category ?? UNCATEGORIZED };
+  delete target.lines;
   const patch = mergePatch(base, target);
+  if (JSON.stringify(plainLines(base.lines)) !== JSON.stringify(wanted.lines ?? null)) {
+    patch.lines = wanted.lines ?? null; // replaced whole
+    if (!split && patch.category === undefined) patch.category = target.category;
+  }
+  if (split) delete patch.category; // the lines have the categories
   if (!Object.keys(patch).length) {
     say('変更はありません');
     resetForm();
@@ -471,4 +498,101 @@ function reapply(id, patch) {
   setForm({ ...state.editing.base, ...patch });
   say('あなたの入力を戻しました。内容を確かめて「保存」を押してください');
   $('slip-submit').focus();
+}
+
+// ---- 内訳を分ける: a split slip's lines ---------------------------------------------------------
+
+const MAX_LINES = 11; // what the API accepts (a slip change stays within one transaction)
+
+/** The lines as the API stores them (without the words it adds for categories). Pure. */
+export function plainLines(lines) {
+  if (!lines?.length) return null;
+  return lines.map((l) => Object.fromEntries(Object.entries({ amount: l.amount, category: l.category, subcategory: l.subcategory ?? null, memo: l.memo ?? null }).filter(([, v]) => v !== null)));
+}
+
+/** What is left of the amount once the lines are counted (negative: the lines are too much). Pure. */
+export function linesLeft(amount, lineAmounts) {
+  return amount - lineAmounts.reduce((sum, x) => sum + (Number.isFinite(x) ? x : 0), 0);
+}
+
+function splitShown() {
+  return !$('slip-lines').hidden;
+}
+
+function lineRow(values = {}) {
+  const n = $('slip-line-rows').children.length + 1;
+  const row = h(
+    'li',
+    { class: 'line-row' },
+    h('input', { class: 'line-amount', inputmode: 'numeric', 'aria-label': `内訳${n}の金額（円）`, placeholder: '金額', value: values.amount ?? '' }),
+    h('input', { class: 'line-category', list: 'category-list', maxlength: '50', 'aria-label': `内訳${n}の分類`, placeholder: '分類', value: values.category && values.category !== UNCATEGORIZED ? values.category : '' }),
+    h('input', { class: 'line-memo', maxlength: '500', 'aria-label': `内訳${n}のメモ`, placeholder: 'メモ', value: values.memo ?? '' }),
+    h('button', { type: 'button', class: 'small line-remove', 'aria-label': `内訳${n}を削除`, text: '削除', onclick: () => {
+      row.remove();
+      updateLeft();
+    } }),
+  );
+  row.addEventListener('input', updateLeft);
+  return row;
+}
+
+function updateLeft() {
+  let amount = 0;
+  try {
+    amount = parseAmount($('slip-amount').value);
+  } catch {
+    amount = 0;
+  }
+  const parts = [...$('slip-line-rows').children].map((row) => {
+    try {
+      return parseAmount(row.querySelector('.line-amount').value);
+    } catch {
+      return NaN;
+    }
+  });
+  const left = linesLeft(amount, parts);
+  $('slip-lines-left').textContent = left === 0 ? '合計は金額と一致しています' : left > 0 ? `残り ${yen(left)}` : `${yen(-left)} 多すぎます`;
+  $('slip-line-add').disabled = parts.length >= MAX_LINES;
+}
+
+/** Show the lines (two to start: the slip's category and the rest), or hide them. */
+export function showSplit(lines) {
+  const on = Boolean(lines);
+  $('slip-lines').hidden = !on;
+  $('slip-category-row').hidden = on || $('slip-kind').value === 'transfer';
+  $('slip-split').textContent = on ? '分けるのをやめる' : '内訳を分ける';
+  $('slip-split').setAttribute('aria-expanded', String(on));
+  $('slip-line-rows').replaceChildren();
+  for (const line of lines ?? []) $('slip-line-rows').append(lineRow(line));
+  if (on) updateLeft();
+}
+
+function toggleSplit() {
+  if (splitShown()) {
+    showSplit(null);
+    return;
+  }
+  showSplit([{ amount: $('slip-amount').value, category: $('slip-category').value }, {}]);
+  $('slip-line-rows').querySelector('li:last-child .line-amount').focus();
+}
+
+/** The lines of the form, checked; throws FieldError naming the line to fix. */
+function readLines(amount) {
+  const rows = [...$('slip-line-rows').children];
+  if (rows.length < 2) throw new FieldError($('slip-line-add'), '内訳は 2 行以上にしてください');
+  const lines = rows.map((row, i) => {
+    let part;
+    try {
+      part = parseAmount(row.querySelector('.line-amount').value);
+    } catch (error) {
+      throw new FieldError(row.querySelector('.line-amount'), `内訳${i + 1}: ${error.message}`);
+    }
+    const category = row.querySelector('.line-category').value.trim();
+    if (!category) throw new FieldError(row.querySelector('.line-category'), `内訳${i + 1}の分類を入力してください`);
+    const memo = row.querySelector('.line-memo').value.trim();
+    return memo ? { amount: part, category, memo } : { amount: part, category };
+  });
+  const left = linesLeft(amount, lines.map((l) => l.amount));
+  if (left !== 0) throw new FieldError(rows[0].querySelector('.line-amount'), `内訳の合計が金額と一致しません（${left > 0 ? `残り ${yen(left)}` : `${yen(-left)} 多すぎます`}）`);
+  return lines;
 }
