@@ -45,6 +45,8 @@ class Sizes:
     import_rows: int  # rows of the CSV file imported in one go
     import_per_row: int  # of those, how many are also written one transaction per row
     age_days: tuple[int, int, int]  # days of slips of the young, middle and old ledgers (ages)
+    due_ledgers: int  # ledgers with 10 due recurrences each, for the daily job (job)
+    job_seconds: float  # how long the job posts before its posting rate is taken
 
     @classmethod
     def full(cls) -> Sizes:
@@ -61,6 +63,8 @@ class Sizes:
             import_rows=10_000,
             import_per_row=1_000,
             age_days=(31, 3 * 365 + 1, 10 * 365 + 2),
+            due_ledgers=2_000,
+            job_seconds=60.0,
         )
 
     @classmethod
@@ -78,6 +82,8 @@ class Sizes:
             import_rows=40,
             import_per_row=10,
             age_days=(5, 20, 40),
+            due_ledgers=20,
+            job_seconds=5.0,
         )
 
 

@@ -27,7 +27,7 @@ def test_quick_bench_reports_every_section(tmp_path: Path) -> None:
 
     # Then every section reported, with the machine it ran on
     assert doc["mode"] == "quick"
-    assert set(doc["sections"]) == {*OPS, "breakdown", "cold", "naive", "imports", "front", "ages"}
+    assert set(doc["sections"]) == {*OPS, "breakdown", "cold", "naive", "imports", "front", "ages", "job"}
     assert {"nproc", "cpu", "memory_gib", "python", "dynamodb_local"} <= set(doc["machine"])
 
     # And each operation has ours and the floor side by side, and its cost against the minimum
@@ -67,6 +67,10 @@ def test_quick_bench_reports_every_section(tmp_path: Path) -> None:
             assert measured["rcu"] > 0 and measured["floor_rcu"] > 0
         assert size["reads"]["asof"]["calls"] == 3  # whatever the ledger's age
         assert size["reads"]["list_account"]["calls"] == 2  # the index, then the page's slips
+
+    # And the daily job found every due recurrence across the shards and posted some
+    job = doc["sections"]["job"]
+    assert job["posted"] > 0 and job["index_read"]["serial_s"] > 0 and job["due"] == job["ledgers"] * 10
 
     # And the CSV import was timed both ways, every row created once, nothing drifting
     imports = doc["sections"]["imports"]
