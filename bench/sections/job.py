@@ -9,6 +9,7 @@ first minute, with the job time that rate gives for all of them.
 from __future__ import annotations
 
 import datetime as dt
+import os
 import time
 from typing import Any
 
@@ -58,6 +59,25 @@ def _seed(ctx: Context) -> list[str]:
     return ledgers
 
 
+def _rekey(ctx: Context, ledgers: list[str], shards: int) -> None:
+    """Every seeded due item moved to its shard among `shards` (as the API would have keyed it)."""
+    for who in ledgers:
+        for n in range(PER_LEDGER):
+            rid = f"R{n:02d}{who[-10:].upper()}"
+            ctx.client.update_item(
+                TableName=ctx.store.table,
+                Key=to_ddb({"PK": pk(who), "SK": recurrence_sk(rid)}),
+                UpdateExpression="SET #d = :s",
+                ExpressionAttributeNames={"#d": DUE_PK},
+                ExpressionAttributeValues=to_ddb({":s": due_shard(who, shards)}),
+            )
+
+
+def _with_shards(shards: int) -> None:
+    os.environ["DUE_SHARDS"] = str(shards)
+    get_settings.cache_clear()
+
+
 def _read_index(ctx: Context, parallel: int) -> tuple[float, int]:
     before = due_index.MAX_PARALLEL_SHARDS
     due_index.MAX_PARALLEL_SHARDS = parallel
@@ -74,7 +94,8 @@ def render(r: dict[str, Any]) -> list[str]:
     return [
         f"Daily job: {r['ledgers']} ledgers x {PER_LEDGER} due recurrences = {r['due']}, "
         f"{r['shards']} due-index shards",
-        f"  reading the due index: {read['serial_s']:.2f} s with one shard at a time, "
+        f"  reading the due index: {read['one_shard_s']:.2f} s on one partition (as before the shards); "
+        f"{read['serial_s']:.2f} s over the shards one at a time, "
         f"{read['parallel_s']:.2f} s with {read['parallel']} at a time ({r['due']} items found each time)",
         f"  posting: {r['posted']} occurrences in {r['posting_s']:.1f} s = {r['posts_per_s']:.0f}/s; "
         f"all {r['due']}: about {r['projected_job_s']:.0f} s in one invocation",
@@ -89,6 +110,22 @@ def run(ctx: Context) -> dict[str, Any]:
     parallel_s, found = _read_index(ctx, 8)
     if found < due or found_serial != found:
         raise BenchError(f"the due index found {found} (serially {found_serial}) of {due}")
+    # the same items on one index partition, as before the shards
+    shards = get_settings().due_shards
+    before = os.environ.get("DUE_SHARDS")
+    try:
+        _with_shards(1)
+        _rekey(ctx, ledgers, 1)
+        one_s, found_one = _read_index(ctx, 1)
+    finally:
+        if before is None:
+            os.environ.pop("DUE_SHARDS", None)
+        else:
+            os.environ["DUE_SHARDS"] = before
+        get_settings.cache_clear()
+        _rekey(ctx, ledgers, shards)
+    if found_one != found:
+        raise BenchError(f"one shard found {found_one} of {found}")
     deadline = time.monotonic() + ctx.sizes.job_seconds
     t0 = time.perf_counter()
     result = recurrence_service.post_due(ctx.store, DAY, time_left=lambda: deadline - time.monotonic() + 2.0)
@@ -102,7 +139,12 @@ def run(ctx: Context) -> dict[str, Any]:
         "ledgers": len(ledgers),
         "due": due,
         "shards": get_settings().due_shards,
-        "index_read": {"serial_s": round(serial_s, 3), "parallel_s": round(parallel_s, 3), "parallel": 8},
+        "index_read": {
+            "one_shard_s": round(one_s, 3),
+            "serial_s": round(serial_s, 3),
+            "parallel_s": round(parallel_s, 3),
+            "parallel": 8,
+        },
         "posted": posted,
         "posting_s": round(posting_s, 2),
         "posts_per_s": round(rate, 1),
