@@ -289,3 +289,40 @@ def test_the_job_never_posts_as_a_member_who_was_removed(store: Store) -> None:
     assert again["posted"] == 2
     posted = hanako.get(f"{base}/slips").json["items"]
     assert {s["created_by"] for s in posted} == {hanako.user}
+
+
+def test_moving_old_due_items_while_they_are_edited_moves_each_once(store: Store) -> None:
+    # Given twelve households' rent keyed as before the shards
+    homes = [household(f"mig{n}") for n in range(12)]
+    made = []
+    for home in homes:
+        reply = home.post("/recurrences", rent())
+        assert reply.status == 201
+        made.append((home, reply.json["id"]))
+    for home, rid in made:
+        store.client.update_item(
+            TableName=store.table,
+            Key={"PK": {"S": pk(home.user or "")}, "SK": {"S": f"RECUR#{rid}"}},
+            UpdateExpression="SET DuePK = :old",
+            ExpressionAttributeValues={":old": {"S": "DUE"}},
+        )
+    # When the move runs while half of them are edited (each edit writes its own new keys)
+    moved: list[int] = []
+
+    def move() -> None:
+        moved.append(store.rekey_due())
+
+    def edit(home: Client, rid: str) -> None:
+        reply = home.patch(f"/recurrences/{rid}", {"slip": {"amount": 81_000}}, headers={"If-Match": '"1"'})
+        assert reply.status == 200, reply
+
+    threads = [threading.Thread(target=move)] + [threading.Thread(target=edit, args=m) for m in made[::2]]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    # Then nothing is left under the old key, and every recurrence is in the index exactly once
+    assert store.rekey_due() == 0
+    found = [ledger for ledger, _ in store.due_recurrences("2026-11-30")]
+    assert sorted(found) == sorted(h.user or "" for h in homes)
+    assert moved[0] <= len(homes)

@@ -32,3 +32,21 @@ def test_a_key_in_the_range_has_the_prefix_or_is_the_bound(prefix: str, key: str
 def test_the_accounts_prefix_ends_before_the_next_key_kind() -> None:
     # Given the accounts' prefix, Then its range ends at the first key past every account
     assert prefix_range("ACCOUNT#") == ("ACCOUNT#", "ACCOUNT$")
+
+
+@given(st.text(min_size=1, max_size=40), st.integers(min_value=1, max_value=1000))
+def test_a_ledgers_due_shard_is_stable_and_one_of_n(ledger: str, shards: int) -> None:
+    from kakeibo.store.recurrences import due_shard
+
+    first = due_shard(ledger, shards)
+    assert first == due_shard(ledger, shards)  # the same ledger, the same partition, always
+    assert first.startswith("DUE#") and 0 <= int(first.removeprefix("DUE#")) < shards
+
+
+def test_due_shards_spread_ledgers_evenly() -> None:
+    from collections import Counter
+
+    from kakeibo.store.recurrences import due_shard
+
+    counts = Counter(due_shard(f"user-{n}", 16) for n in range(16_000))
+    assert len(counts) == 16 and max(counts.values()) < 1.2 * 1000 and min(counts.values()) > 0.8 * 1000
