@@ -10,6 +10,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from kakeibo import ledger
 from kakeibo.store import SharedLedger, Store
 from tests import invariants
 from tests.events import Client
@@ -318,4 +319,29 @@ def test_nets_equal_the_slips_after_random_shares_edits_and_deletes(
         assert changed.status == 200, (patch, changed)
         slips[index % len(slips)] = (changed.header("Location") or "", changed.etag or "")
     # Then the nets sum to 0 and are exactly what the slips and settlements say
+    home.check(store)
+
+
+def test_the_largest_shared_split_change_fits_its_documented_bound(local_env: str, store: Store) -> None:
+    # Given a split of the most lines, paid by Taro for both, every line with a subcategory
+    home = Household("hanako", "taro")
+    taro, hanako = home.uid("taro"), home.uid("hanako")
+    assert home["hanako"].post(f"{home.base}/accounts", {"id": "card", "name": "card", "type": "credit"}).status == 201
+    n = ledger.MAX_LINES
+    lines = [{"amount": 100, "category": f"old{i}", "subcategory": f"s{i}"} for i in range(n)]
+    made = home.slip("taro", date="2026-12-31", amount=100 * n, category=None, lines=lines, paid_by=taro)
+    assert made.status == 201, made
+    sizes: list[int] = []
+    store.client.meta.events.register(
+        "provide-client-params.dynamodb.TransactWriteItems",
+        lambda params, **kw: sizes.append(len(params["TransactItems"])),
+    )
+    # When Hanako moves it to another account, day, month and year, new categories, she paid, custom shares
+    new_lines = [{"amount": 100, "category": f"new{i}", "subcategory": f"t{i}"} for i in range(n)]
+    patch = {"date": "2027-01-01", "account": "card", "lines": new_lines, "paid_by": hanako,
+             "shares": {taro: 100, hanako: 100 * n - 100}}  # fmt: skip
+    moved = home["hanako"].patch(made.header("Location") or "", patch, headers={"If-Match": made.etag or ""})
+    # Then it is one transaction no larger than the documented bound
+    assert moved.status == 200, moved
+    assert sizes and max(sizes) <= ledger.worst_case_items(n) <= 100 - ledger.RESERVED_ITEMS, sizes
     home.check(store)
