@@ -18,6 +18,8 @@ from kakeibo.ledger import (
     Entry,
     ItemKey,
     Line,
+    NetsItem,
+    Settlement,
     SubcategoryMonthItem,
     recompute,
 )
@@ -47,10 +49,13 @@ def check(store: Store, who: str) -> list[str]:
             tuple(
                 Line(int(line["amount"]), line["category"], line.get("subcategory")) for line in s.get("lines") or ()
             ),
+            s.get("paid_by"),
+            tuple(sorted((u, int(a)) for u, a in (s.get("shares") or {}).items() if int(a))),
         )
         for s in slips
     ]
-    expected = recompute(entries, {a: int(i["opening_balance"]) for a, i in accounts.items()})
+    settled = [Settlement(i["payer"], i["payee"], int(i["amount"])) for i in items if i["SK"].startswith("SETTLE#")]
+    expected = recompute(entries, {a: int(i["opening_balance"]) for a, i in accounts.items()}, settled)
     actual: dict[ItemKey, dict[str, int]] = {}
     for item in items:
         sk = item["SK"]
@@ -72,7 +77,13 @@ def check(store: Store, who: str) -> list[str]:
         elif sk.startswith("AYEAR#"):
             fields = (*ROLLUP_FIELDS, *MONTH_OF_YEAR_FIELDS)
             actual[AccountYearItem(item["account"], item["year"])] = {f: int(item.get(f, 0)) for f in fields}
+        elif sk == "OWE":  # who paid, who owes: p#/s#/t# per member
+            actual[NetsItem()] = {f: int(v) for f, v in item.items() if f[:2] in ("p#", "s#", "t#")}
     problems = _index_problems(items, slips)
+    nets = actual.get(NetsItem(), {})
+    total = sum(v if f[:2] != "s#" else -v for f, v in nets.items())  # paid - share + settled, every member
+    if total != 0:
+        problems.append(f"the nets sum to {total}, not 0")
     for key in sorted(set(expected) | set(actual), key=repr):
         want = {k: v for k, v in expected.get(key, {}).items() if v}
         got = {k: v for k, v in actual.get(key, {}).items() if v}

@@ -41,6 +41,7 @@ from kakeibo.routes import (
     maintenance,
     recurrences,
     reports,
+    settlements,
     slips,
     webhooks,
 )
@@ -60,6 +61,7 @@ for module in (
     recurrences,
     ledgers,
     webhooks,
+    settlements,
 ):
     app.include_router(module.router)
 

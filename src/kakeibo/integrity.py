@@ -32,7 +32,7 @@ from functools import cached_property
 from typing import Any
 
 from kakeibo import errors, ledger
-from kakeibo.ledger import AccountItem, CategoryMonthItem, ItemKey, Mismatch
+from kakeibo.ledger import AccountItem, CategoryMonthItem, ItemKey, Mismatch, NetsItem
 from kakeibo.services.slips import entry_of
 from kakeibo.store import (
     GUARD_ITEMS,
@@ -50,7 +50,9 @@ from kakeibo.store import (
     slip_index_sks,
 )
 from kakeibo.store.keys import is_index_sk
+from kakeibo.store.settlements import SETTLEMENT_PREFIX
 
+NETS_SUM = "sum"  # a mismatch on the nets item: its members' nets do not sum to 0
 LEASE_SECONDS = 60.0  # longer than any invocation (Lambda timeout <= API Gateway's 30 s)
 MAX_LISTED = 1000
 MIN_SECONDS_LEFT = 2.0
@@ -68,13 +70,18 @@ class Snapshot:
     import_rows: list[Item] = field(default_factory=list)  # ROW# marks of imports before identities
     index: set[str] = field(default_factory=set)  # the slip index items stored
     counter: Item | None = None  # the slip counter (SEQ#slip), if any slip was ever numbered
+    settlements: list[ledger.Settlement] = field(default_factory=list)  # recorded (shared ledgers)
 
     @cached_property
     def expected(self) -> dict[ItemKey, dict[str, int]]:
-        return ledger.with_budgets(ledger.recompute(self.entries, self.opening), self.limits)
+        return ledger.with_budgets(ledger.recompute(self.entries, self.opening, self.settlements), self.limits)
 
     def mismatches(self) -> list[Mismatch]:
-        return ledger.diff(self.expected, self.stored)
+        found = ledger.diff(self.expected, self.stored)
+        nets = self.stored.get(NetsItem())
+        if nets is not None and ledger.nets_total(nets) != 0:  # the nets of a ledger sum to 0, always
+            found.append(Mismatch(NetsItem(), NETS_SUM, 0, ledger.nets_total(nets)))
+        return found
 
     @cached_property
     def expected_index(self) -> set[str]:
@@ -123,8 +130,14 @@ def read(store: Store, who: str) -> Snapshot:
         if sk == SLIP_SEQ_SK:
             snap.counter = item
             continue
+        if sk.startswith(SETTLEMENT_PREFIX):
+            snap.settlements.append(ledger.Settlement(item["payer"], item["payee"], int(item["amount"])))
+            continue
         key = derived_key(sk)
         if key is None:
+            continue
+        if isinstance(key, NetsItem):  # one field per member and kind (paid, share, settled)
+            snap.stored[key] = {name: int(value) for name, value in item.items() if ledger.is_net_field(name)}
             continue
         if isinstance(key, AccountItem):
             snap.opening[key.account] = int(item.get("opening_balance", 0))
@@ -196,9 +209,13 @@ def rebuild(store: Store, ctx: WriteContext, *, time_left: TimeLeft | None = Non
             {m.key for m in found if m.actual is not None or not isinstance(m.key, AccountItem)},
             key=derived_sk,
         )
+        stored = snap.stored
         backfill = [store.backfill_identity_op(lease, found) for found in snap.missing_identities()]
         index = store.index_ops(who, put=snap.expected_index - snap.index, delete=snap.index - snap.expected_index)
-        ops = backfill + [store.set_balance_op(lease, key, _all_fields(key, expected.get(key, {}))) for key in keys]
+        ops = backfill + [
+            store.set_balance_op(lease, key, _all_fields(key, expected.get(key, {}), stored.get(key, {})))
+            for key in keys
+        ]
         ops += index
         written = _in_batches(store, ctx, lease, ops, time_left)
         if written == len(ops):
@@ -229,8 +246,9 @@ def rebuild(store: Store, ctx: WriteContext, *, time_left: TimeLeft | None = Non
     }
 
 
-def _all_fields(key: ItemKey, values: dict[str, int]) -> dict[str, int]:
-    return {name: values.get(name, 0) for name in ledger.FIELDS[type(key)]}
+def _all_fields(key: ItemKey, values: dict[str, int], stored: dict[str, int]) -> dict[str, int]:
+    """Every field the item should have, and 0 for a member field stored that should not be there."""
+    return {name: values.get(name, 0) for name in ledger.fields_of(key, values, stored)}
 
 
 def _in_batches(

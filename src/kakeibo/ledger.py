@@ -39,6 +39,10 @@ class Entry:
     category: str | None = None  # not for transfers; None for a split slip (its lines have them)
     subcategory: str | None = None  # within category; not for transfers
     lines: tuple[Line, ...] = ()  # a split slip's lines (2 or more, summing to amount): never a transfer
+    # who paid from their own pocket (a member of a shared ledger; expenses only), and each member's
+    # burden: (user, amount) pairs in user order, summing to amount. Both or neither.
+    paid_by: str | None = None
+    shares: tuple[tuple[str, int], ...] = ()
 
     @property
     def month(self) -> str:
@@ -88,7 +92,16 @@ class AccountYearItem:
     year: str  # YYYY
 
 
-ItemKey = AccountItem | DayItem | CategoryMonthItem | SubcategoryMonthItem | AccountMonthItem | AccountYearItem
+@dataclass(frozen=True, slots=True, order=True)
+class NetsItem:
+    """A shared ledger's IOUs: one item per ledger, whatever the number of members, with each member's
+    total paid (`p#{user}`), total share (`s#{user}`) and total settled (`t#{user}`). A member's net
+    is paid - share + settled; the nets of a ledger sum to 0."""
+
+
+ItemKey = (
+    AccountItem | DayItem | CategoryMonthItem | SubcategoryMonthItem | AccountMonthItem | AccountYearItem | NetsItem
+)
 Rollup = AccountMonthItem | AccountYearItem
 
 # Numeric fields each item kind carries, all maintained with ADD.
@@ -151,10 +164,34 @@ class Plan:
         return next((c for c in self.changes if c.key == key), None)
 
 
+PAID, SHARE, SETTLED = "p#", "s#", "t#"
+NET_PREFIXES = (PAID, SHARE, SETTLED)
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Settlement:
+    """`payer` paid `payee` back `amount` outside the ledger: the payer's net rises, the payee's falls."""
+
+    payer: str
+    payee: str
+    amount: int
+
+
+def settlement_effects(settlement: Settlement, sign: int = 1) -> dict[ItemKey, dict[str, int]]:
+    """What a recorded settlement moves: the two members' settled totals, nothing else."""
+    part = sign * settlement.amount
+    return {NetsItem(): {SETTLED + settlement.payer: part, SETTLED + settlement.payee: -part}}
+
+
 def effects(entry: Entry, sign: int = 1) -> dict[ItemKey, dict[str, int]]:
     """The signed contribution of one slip to every item it touches."""
     out: dict[ItemKey, dict[str, int]] = defaultdict(dict)
     amount = sign * entry.amount
+    if entry.paid_by is not None:  # who paid for whom: the ledger's nets, in the same transaction
+        nets = out[NetsItem()]
+        _add(nets, **{PAID + entry.paid_by: amount})
+        for user, share in entry.shares:
+            _add(nets, **{SHARE + user: sign * share})
     if entry.kind == "transfer":
         if entry.to_account is None:
             raise ValueError("a transfer needs to_account")
@@ -217,6 +254,8 @@ def _sort_key(key: ItemKey) -> tuple[str, ...]:
         return ("5", key.year, key.account)
     if isinstance(key, SubcategoryMonthItem):
         return ("3", key.month, key.category, key.subcategory)
+    if isinstance(key, NetsItem):
+        return ("6",)
     return ("2", key.month, key.category)
 
 
@@ -278,9 +317,11 @@ def by_category(totals: Mapping[ItemKey, Mapping[str, int]]) -> list[dict[str, A
 #   per line, old and new: its category's index item                 2 per line
 #   the journal head and entry, the writer's role check              3
 #   a recurrence's version check (a recurring post)                  1
-# 23 + 6 x lines <= 100 - RESERVED_ITEMS (room kept for the slip's receipts).
+#   the ledger's nets (who paid, who owes: one item for every member)  1
+#   the check that paid_by and the share holders are still members   1
+# 25 + 6 x lines <= 100 - RESERVED_ITEMS (room kept for the slip's receipts).
 MAX_TX_ITEMS = 100
-FIXED_ITEMS = 23
+FIXED_ITEMS = 25
 ITEMS_PER_LINE = 6
 RESERVED_ITEMS = 11
 
@@ -298,15 +339,41 @@ def accounts_touched(entry: Entry) -> tuple[str, ...]:
     return (entry.account,)
 
 
-def recompute(entries: Iterable[Entry], opening: Mapping[str, int]) -> dict[ItemKey, dict[str, int]]:
-    """Every derived item's expected value from the slips alone (for verify and rebuild)."""
+def recompute(
+    entries: Iterable[Entry], opening: Mapping[str, int], settlements: Iterable[Settlement] = ()
+) -> dict[ItemKey, dict[str, int]]:
+    """Every derived item's expected value from the slips (and recorded settlements) alone (for
+    verify and rebuild)."""
     total: dict[ItemKey, dict[str, int]] = defaultdict(dict)
     for account, amount in opening.items():
         _add(total[AccountItem(account)], balance=amount)
-    for entry in entries:
-        for key, deltas in effects(entry).items():
+    parts = [effects(entry) for entry in entries] + [settlement_effects(s) for s in settlements]
+    for part in parts:
+        for key, deltas in part.items():
             _add(total[key], **deltas)
     return dict(total)
+
+
+def is_net_field(name: str) -> bool:
+    return name[:2] in NET_PREFIXES and len(name) > 2
+
+
+def nets_total(fields: Mapping[str, int]) -> int:
+    """The sum of every member's net (paid - share + settled): 0 in a ledger that is right."""
+    return sum(member["net"] for member in nets_of(fields).values())
+
+
+def nets_of(fields: Mapping[str, int]) -> dict[str, dict[str, int]]:
+    """Each member's paid, share, settled and net (= paid - share + settled) from a nets item's fields."""
+    out: dict[str, dict[str, int]] = {}
+    names = {PAID: "paid", SHARE: "share", SETTLED: "settled"}
+    for name, value in fields.items():
+        if is_net_field(name):
+            member = out.setdefault(name[2:], {"paid": 0, "share": 0, "settled": 0})
+            member[names[name[:2]]] += int(value)
+    for member in out.values():
+        member["net"] = member["paid"] - member["share"] + member["settled"]
+    return dict(sorted(out.items()))
 
 
 # Fields each derived item kind carries, as `recompute` and the slip transactions maintain them.
@@ -319,7 +386,16 @@ FIELDS: dict[type, tuple[str, ...]] = {
     AccountMonthItem: (*ROLLUP_FIELDS, *DAY_OF_MONTH_FIELDS),
     AccountYearItem: (*ROLLUP_FIELDS, *MONTH_OF_YEAR_FIELDS),
     SubcategoryMonthItem: SUBCATEGORY_FIELDS,
+    NetsItem: (),  # its fields are per member: see fields_of
 }
+
+
+def fields_of(key: ItemKey, *values: Mapping[str, int]) -> tuple[str, ...]:
+    """The fields verify compares on an item: its kind's, or for the nets every member field either
+    side has."""
+    if isinstance(key, NetsItem):
+        return tuple(sorted({name for value in values for name in value if is_net_field(name)}))
+    return FIELDS[type(key)]
 
 
 def with_budgets(
@@ -358,7 +434,7 @@ def diff(
         if have is None and isinstance(key, AccountItem):
             out.append(Mismatch(key, "balance", want.get("balance", 0), None))
             continue
-        for name in FIELDS[type(key)]:
+        for name in fields_of(key, want, have or {}):
             value = (have or {}).get(name, 0)
             if want.get(name, 0) != value:
                 out.append(Mismatch(key, name, want.get(name, 0), value))

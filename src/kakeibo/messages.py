@@ -97,6 +97,8 @@ FIELDS: dict[str, tuple[str, str]] = {
     "subcategory": ("subcategory", "内訳"),
     "memo": ("memo", "メモ"),
     "lines": ("lines", "分割の明細"),
+    "paid_by": ("paid_by", "立て替えた人"),
+    "shares": ("shares", "負担額"),
     "id": ("id", "ID"),
     "name": ("name", "名前"),
     "type": ("type", "口座の種類"),
@@ -560,6 +562,28 @@ TRANSLATIONS: dict[str, str] = {
         "この繰り返しを登録したメンバーはもう編集者ではありません。編集者が編集すると、その人の登録として記帳されます"
     ),
     "the import could not be recorded": "取り込みを記録できませんでした。もう一度ファイルを送ってください",
+    # who paid, who owes
+    "paid_by and shares are for shared ledgers: a personal ledger has nobody to owe": (
+        "立て替え（paid_by・shares）は共有の家計簿だけで使えます。個人の家計簿には精算する相手がいません"
+    ),
+    "shares need paid_by: who paid for them": "負担額（shares）には立て替えた人（paid_by）も指定してください",
+    "only an expense can say who paid for it": "立て替えた人（paid_by）は支出の伝票にだけ指定できます",
+    "'{user}' is not a member of this ledger": "「{user}」はこの家計簿のメンバーではありません",
+    "the shares sum to {total}, not the slip's amount {amount}": (
+        "負担額の合計（{total}）が伝票の金額（{amount}）と一致しません"
+    ),
+    "a member left the ledger while this was written; retry": (
+        "書き込み中にメンバーが家計簿を抜けました。もう一度お試しください"
+    ),
+    "the ledger's nets could not be updated": "立て替えの残高を更新できませんでした。もう一度お試しください",
+    "the settlement could not be recorded; retry": "精算を記録できませんでした。もう一度お試しください",
+    "the nets changed since they were read": (
+        "ほかの人が先に立て替えや精算を記録しました。精算の画面を読み込み直してください"
+    ),
+    "a settlement is not undone; record the opposite settlement instead": (
+        "精算は元に戻せません。逆向きの精算を記録してください"
+    ),
+    "from and to must be two different people": "精算の支払う人（from）と受け取る人（to）は別の人にしてください",
     "{why}; {created} rows were imported so far: send the file again later": (
         "ここまでに {created} 行を取り込みました。少し待ってから、同じファイルをもう一度送ってください"
     ),

@@ -222,6 +222,23 @@ def check_lines(kind: str, amount: int | None, category: str | None, lines: list
         )
 
 
+UserId = Annotated[str, Field(min_length=1, max_length=128, examples=["hanako"]), _text()]
+ShareAmount = Annotated[StrictInt, Field(ge=0, le=MAX_AMOUNT)]
+Shares = Annotated[
+    Literal["equal"] | dict[UserId, ShareAmount],
+    Field(
+        description="Each member's burden of the amount: \"equal\" (split among the ledger's members, the yen "
+        "that do not divide to the first in user order), or `{user: amount}` summing to the amount. Shared "
+        "ledgers, expenses with `paid_by` only.",
+        examples=["equal", {"taro": 2000, "hanako": 1000}],
+    ),
+]
+PAID_BY_DESCRIPTION = (
+    "The member who paid from their own pocket (立替; shared ledgers, expenses only): the slip moves the "
+    "ledger's nets (GET /ledgers/{ledger}/settlement). Without `shares` the amount is shared equally."
+)
+
+
 class SlipIn(Strict):
     date: Date
     kind: Kind
@@ -234,6 +251,8 @@ class SlipIn(Strict):
     )
     memo: Memo | None = None
     lines: Lines | None = None
+    paid_by: UserId | None = Field(default=None, description=PAID_BY_DESCRIPTION)
+    shares: Shares | None = None
 
     @model_validator(mode="after")
     def _shape(self) -> SlipIn:
@@ -290,6 +309,8 @@ class SlipPatch(SlipTemplatePatch):
     """JSON merge patch (RFC 7396) of a slip: absent = unchanged, null = remove (optional fields)."""
 
     date: Date | None = None
+    paid_by: UserId | None = Field(default=None, description=PAID_BY_DESCRIPTION + " null: nobody (shares go too).")
+    shares: Shares | None = None
 
 
 class SlipLine(Model):
@@ -324,6 +345,11 @@ class Slip(Model):
     updated_at: str
     created_by: str | None = Field(description="Who recorded it (a user id; null on older slips)")
     updated_by: str | None = Field(description="Who changed it last (a user id; null on older slips)")
+    paid_by: str | None = Field(default=None, description="Who paid from their own pocket (null: nobody)")
+    shares: dict[str, int] | None = Field(default=None, description="Each member's burden, in yen (null: none)")
+    shares_mode: Literal["equal", "custom"] | None = Field(
+        default=None, description='"equal": the shares are split again among the members when the amount changes'
+    )
 
 
 class SlipList(Model):
@@ -761,6 +787,49 @@ class LedgerDetail(Model):
     version: int
 
 
+class MemberNet(Model):
+    user: str
+    member: bool = Field(description="false: no longer a member; their net stays until it is settled")
+    paid: int = Field(description="What they paid for the household from their own pocket")
+    share: int = Field(description="Their burden of those slips")
+    settled: int = Field(description="Paid back by them, less paid back to them (recorded settlements)")
+    net: int = Field(description="paid - share + settled: > 0 they are owed, < 0 they owe; the nets sum to 0")
+
+
+class SuggestedTransfer(Model):
+    from_: str = Field(alias="from")
+    to: str
+    amount: int
+
+    model_config = ConfigDict(populate_by_name=True)
+
+
+class SettlementView(Model):
+    members: list[MemberNet]
+    suggested: list[SuggestedTransfer] = Field(description="The fewest transfers that bring every net to 0")
+    version: int = Field(description="The nets' version: If-Match of POST /ledgers/{ledger}/settlements")
+
+
+class SettlementIn(Strict):
+    from_: UserId = Field(alias="from", description="Who paid (their net rises by amount)")
+    to: UserId = Field(description="Who was paid (their net falls by amount)")
+    amount: Amount
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=False)
+
+
+class SettlementRecord(Model):
+    id: str
+    from_: str = Field(alias="from")
+    to: str
+    amount: int
+    at: str
+    by: str
+    version: int = Field(description="The nets' version after it")
+
+    model_config = ConfigDict(populate_by_name=True)
+
+
 class InvitationIn(Strict):
     role: Role
 
@@ -779,7 +848,9 @@ class Acceptance(Model):
 
 # ---- the journal ------------------------------------------------------------------------------
 
-ChangeType = Literal["slip", "account", "budget", "recurrence", "member", "ledger", "invitation", "webhook"]
+ChangeType = Literal[
+    "slip", "account", "budget", "recurrence", "member", "ledger", "invitation", "webhook", "settlement"
+]
 
 
 class EntityChange(Model):

@@ -21,6 +21,7 @@ from tests.events import Client
 
 READS = {"Query", "GetItem", "Scan", "BatchGetItem"}
 RENAME = "RENAME"  # in a path: the seq of the ledger's account rename, looked up when the request is sent
+FRESH = "FRESH"  # an If-Match: the settlement's ETag, read when the request is sent
 LUNCH = {"kind": "expense", "amount": 500, "account": "cash", "category": "食費"}
 RENT = {
     "slip": {"kind": "expense", "amount": 800, "account": "bank", "category": "家賃"},
@@ -135,6 +136,12 @@ def test_every_route_reads_consistently(api: Client, store: Store, recorder: Rec
             f"{household}/members/{api.user}-guest",
             {"body": {"role": "editor"}, "headers": {"If-Match": '"1"'}},
         ),
+        ("GET /ledgers/{ledger}/settlement", f"{household}/settlement", {}),
+        (
+            "POST /ledgers/{ledger}/settlements",
+            f"{household}/settlements",
+            {"body": {"from": f"{api.user}-guest", "to": api.user, "amount": 100}, "headers": {"If-Match": FRESH}},
+        ),
         (
             "DELETE /ledgers/{ledger}/members/{user}",
             f"{household}/members/{api.user}-guest",
@@ -156,6 +163,8 @@ def test_every_route_reads_consistently(api: Client, store: Store, recorder: Rec
                 e["seq"] for e in changes if e["changes"][0]["type"] == "account" and e["changes"][0]["op"] == "update"
             ]
             path = path.replace(RENAME, str(renamed[0]))
+        if kw.get("headers", {}).get("If-Match") == FRESH:
+            kw["headers"] = {"If-Match": api.get(path.removesuffix("s")).etag or ""}
         recorder.calls.clear()
         method = route.split()[0]
         reply = api.request(method, path, kw.pop("body", None), **kw)

@@ -71,6 +71,8 @@ def test_every_route_is_covered_here() -> None:
         # an owner's webhooks: test_webhooks.py (editors 403, strangers 404)
         "POST /ledgers/{ledger}/webhooks", "GET /ledgers/{ledger}/webhooks", "DELETE /ledgers/{ledger}/webhooks/{id}",
         "GET /ledgers/{ledger}/webhooks/{id}/deliveries",
+        # who paid, who owes (shared ledgers): test_settlements.py
+        "GET /ledgers/{ledger}/settlement", "POST /ledgers/{ledger}/settlements",
     }  # fmt: skip
     # and every ledger route again under /ledgers/{ledger}, for every kind of caller: test_ledger_roles.py
     repeated = {f"{key.split(' ', 1)[0]} {PREFIX}{key.split(' ', 1)[1]}" for key in ROUTES}
@@ -113,6 +115,7 @@ def test_bob_can_neither_see_nor_touch_alices_ledger(
     assert bob.post("/changes/1/undo").status == 404  # none of Bob's; Alice's first is not his
     assert bob.get(f"{alice['ledger']}/changes").status == 404
     assert bob.get(f"{alice['ledger']}/webhooks").status == 404
+    assert bob.get(f"{alice['ledger']}/settlement").status == 404
     assert bob.get(alice["ledger"]).status == 404
     assert bob.get(f"/ledgers/{user}").status == 404  # Alice's personal ledger is hers alone: "me" to her
     assert bob.get("/ledgers/me").json["members"] == [{"user": other_user, "role": "owner", "version": None}]

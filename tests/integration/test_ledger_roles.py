@@ -151,6 +151,7 @@ def test_every_ledger_route_is_served_under_a_ledger_and_listed_here() -> None:
     prefixed = {key.replace(PREFIX, "", 1) for key in keys if key.split(" ", 1)[1].startswith(PREFIX + "/")}
     ledger_management = {"POST /invitations", "PUT /members/{user}", "DELETE /members/{user}"}
     ledger_management |= {"POST /webhooks", "GET /webhooks", "DELETE /webhooks/{id}", "GET /webhooks/{id}/deliveries"}
+    ledger_management |= {"GET /settlement", "POST /settlements"}  # shared ledgers only
     assert prefixed - ledger_management == set(ROUTES)
     assert set(ROUTES) <= keys  # and each is also served unprefixed, for the caller's personal ledger
 

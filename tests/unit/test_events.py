@@ -61,6 +61,8 @@ EXPECTED = {
     "list_webhooks": 200,
     "delete_webhook": 204,
     "list_webhook_deliveries": 200,
+    "get_settlement": 200,
+    "create_settlement": 201,
 }
 WEBHOOK_ID = "01KAJ0000000000000000000WH"
 SHARED_LEDGER_ID = "01KAJ0000000000000000000HH"
@@ -123,9 +125,9 @@ def test_handler_answers_every_sample(aws: None, name: str) -> None:
     name = name.removesuffix("_in_ledger")
     who = WriteContext.member(SHARED_LEDGER_ID, "local", EDITORS) if shared else WriteContext.personal("local")
     owned = ("patch_ledger", "create_invitation", "put_member", "delete_member")
-    if shared or name in owned or "webhook" in name:  # owned by "local"
+    if shared or name in owned or "webhook" in name or "settlement" in name:  # owned by "local"
         ledgers.create_ledger(store, "local", LedgerIn(name="山田家"), ledger_id=SHARED_LEDGER_ID)
-        if name in ("put_member", "delete_member"):  # Taro, the member the sample names
+        if name in ("put_member", "delete_member", "create_settlement"):  # Taro, the member the sample names
             invited = ledgers.invite(store, "local", SHARED_LEDGER_ID, InvitationIn(role="editor"))
             ledgers.accept(store, "taro", invited["token"])
     if name != "create_account":

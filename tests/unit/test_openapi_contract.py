@@ -168,6 +168,18 @@ def test_every_documented_example_is_accepted(api: Client, spec: dict[str, Any])
         hooked = send(api, "POST", f"{made.header('Location')}/webhooks", media, value)
         assert hooked.status == 201, (name, hooked)
     accepted.add(("post", "/ledgers/{ledger}/webhooks"))
+    for media, name, value in body_examples(ops["post", "/ledgers/{ledger}/settlements"]):
+        # Given Hanako and Taro in a ledger, Taro having paid for both
+        made = send(api, "POST", "/ledgers", "application/json", {"name": "山田家"})
+        base = made.header("Location") or ""
+        members = {who: Client(value[who]) for who in ("from", "to")}
+        for member in members.values():
+            token = send(api, "POST", f"{base}/invitations", "application/json", {"role": "editor"}).json["token"]
+            assert send(member, "POST", f"/invitations/{token}/accept", "application/json", {}).status == 200
+        etag = api.get(f"{base}/settlement").etag or ""
+        reply = send(members["to"], "POST", f"{base}/settlements", media, value, {"If-Match": etag})
+        assert reply.status == 201, (name, reply)
+    accepted.add(("post", "/ledgers/{ledger}/settlements"))
     # And no operation's examples were left out
     # (a route repeated under /ledgers/{ledger} shows the same examples)
     repeated = {

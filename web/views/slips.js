@@ -502,7 +502,7 @@ function reapply(id, patch) {
 
 // ---- 内訳を分ける: a split slip's lines ---------------------------------------------------------
 
-const MAX_LINES = 11; // what the API accepts (a slip change stays within one transaction)
+const MAX_LINES = 10; // what the API accepts (a slip change stays within one transaction)
 
 /** The lines as the API stores them (without the words it adds for categories). Pure. */
 export function plainLines(lines) {

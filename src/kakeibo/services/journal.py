@@ -22,7 +22,9 @@ from kakeibo.services.common import now_iso
 from kakeibo.store import Item, Store, WriteContext, account_sk, entry_changes, identity_sk, recurrence_sk, slip_sk
 
 MAX_CHANGES = 500  # entries per page of GET /changes
-SLIP_FIELDS = ("date", "kind", "amount", "account", "to_account", "category", "subcategory", "memo", "lines")
+SLIP_FIELDS = (
+    "date", "kind", "amount", "account", "to_account", "category", "subcategory", "memo", "lines", "paid_by", "shares",
+)  # fmt: skip
 ACCOUNT_FIELDS = ("name", "allow_negative", "archived")
 UNDOABLE = ("slip", "account", "budget", "recurrence")
 
@@ -147,6 +149,8 @@ def undo(store: Store, ctx: WriteContext, seq: int) -> dict[str, Any]:
     if "undone_by" in entry:
         raise errors.AlreadyUndone("this change was already undone", undone_by=int(entry["undone_by"]))
     found = entry_changes(entry)
+    if any(c["type"] == "settlement" for c in found):
+        raise errors.NotUndoable("a settlement is not undone; record the opposite settlement instead")
     if any(c["type"] not in UNDOABLE for c in found):
         raise errors.NotUndoable(
             "changes to members, invitations, webhooks and the ledger are not undone; make them again instead"
@@ -200,7 +204,9 @@ def _undo_slip(store: Store, ctx: WriteContext, change: dict[str, Any], seq: int
     if change["op"] == "update" and after is not None and before is not None:
         current = _current_slip(store, ctx.ledger, slip_id, int(after["version"]))
         body = SlipIn.model_validate({k: before[k] for k in SLIP_FIELDS if before.get(k) is not None})
-        slip_service.write_slip(store, ctx, current, body, expected=int(after["version"]), undoes=seq)
+        slip_service.write_slip(
+            store, ctx, current, body, expected=int(after["version"]), undoes=seq, shares_mode=before.get("shares_mode")
+        )
         return
     if change["op"] == "delete" and before is not None:
         slip_service.restore_slip(store, ctx, before, tombstone=int(change["version"]), undoes=seq)

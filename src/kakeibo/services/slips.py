@@ -16,7 +16,9 @@ from kakeibo import errors, ledger
 from kakeibo.idempotency import derived_id
 from kakeibo.ledger import Entry
 from kakeibo.models import SlipIn, parse_date
+from kakeibo.services import settlements
 from kakeibo.services.common import check_version, new_token, now_iso, on_current, query_date, validation_errors
+from kakeibo.services.settlements import CUSTOM, Sharing
 from kakeibo.store import (
     Change,
     Item,
@@ -32,7 +34,10 @@ from kakeibo.store import (
     slip_sk,
 )
 
-SLIP_FIELDS = ("date", "kind", "amount", "account", "to_account", "category", "subcategory", "memo", "lines")
+SLIP_FIELDS = (
+    "date", "kind", "amount", "account", "to_account", "category", "subcategory", "memo", "lines", "paid_by", "shares",
+)  # fmt: skip
+SHARING_FIELDS = ("paid_by", "shares", "shares_mode")
 LINE_FIELDS = ("amount", "category", "subcategory", "memo")
 
 _CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
@@ -62,7 +67,16 @@ def slip_view(item: Item) -> dict[str, Any]:
         "updated_at": item["updated_at"],
         "created_by": item.get("created_by"),
         "updated_by": item.get("updated_by"),
+        **_sharing_view(item),
     }
+
+
+def _sharing_view(item: Item) -> dict[str, Any]:
+    """Who paid and each member's share, on the slips that say (absent on the others, as before)."""
+    if not item.get("paid_by"):
+        return {}
+    shares = {str(user): int(amount) for user, amount in sorted(item.get("shares", {}).items())}
+    return {"paid_by": item["paid_by"], "shares": shares, "shares_mode": item.get("shares_mode", CUSTOM)}
 
 
 def slip_change(before: Item | None, after: Item | None) -> Change:
@@ -96,6 +110,8 @@ def entry_of(item: Item) -> Entry:
         ledger.Line(int(line["amount"]), str(line["category"]), line.get("subcategory"))
         for line in item.get("lines") or ()
     )
+    paid_by = item.get("paid_by") or None
+    shares = tuple(sorted((str(u), int(a)) for u, a in (item.get("shares") or {}).items() if int(a))) if paid_by else ()
     return Entry(
         date=item["date"],
         kind=item["kind"],
@@ -105,6 +121,8 @@ def entry_of(item: Item) -> Entry:
         category=item.get("category"),
         subcategory=item.get("subcategory"),
         lines=lines,
+        paid_by=paid_by,
+        shares=shares,
     )
 
 
@@ -127,7 +145,7 @@ def _archived_account(entry: Entry) -> Callable[[str], errors.ApiError]:
     return _account_refusal(entry, "is archived")
 
 
-def _slip_item(body: SlipIn, entry: Entry, **meta: Any) -> Item:
+def _slip_item(body: SlipIn, entry: Entry, sharing: Sharing | None = None, **meta: Any) -> Item:
     item: Item = {
         "SK": slip_sk(body.date, meta["id"]),
         "type": "slip",
@@ -145,6 +163,8 @@ def _slip_item(body: SlipIn, entry: Entry, **meta: Any) -> Item:
     if lines:  # a split: its lines, and their categories for a list filtered by category
         item["lines"] = lines
         item["line_categories"] = sorted({line["category"] for line in lines})
+    if sharing is not None:
+        item.update(sharing.fields())
     item.update(meta)
     return item
 
@@ -158,10 +178,12 @@ def fingerprint(body: SlipIn) -> str:
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
-def new_slip_item(body: SlipIn, slip_id: str, *, stamp: str, no: int, by: str | None, **meta: Any) -> Item:
+def new_slip_item(
+    body: SlipIn, slip_id: str, *, stamp: str, no: int, by: str | None, sharing: Sharing | None = None, **meta: Any
+) -> Item:
     """The item of a slip about to be created (version 1) by `by` (None: nobody known)."""
     return _slip_item(
-        body, body.entry(), id=slip_id, no=no, version=1, created_at=stamp, updated_at=stamp,
+        body, body.entry(), sharing, id=slip_id, no=no, version=1, created_at=stamp, updated_at=stamp,
         created_by=by, updated_by=by, **meta,
     )  # fmt: skip
 
@@ -187,9 +209,12 @@ def create_slip(
         slip_id = slip_id or derived_id(request_token)
     slip_id = slip_id or new_slip_id()
     who = ctx.ledger
-    entry = body.entry()
+    shared = settlements.sharing(store, ctx, body)
+    entry = shared.apply(body.entry()) if shared else body.entry()
+    if shared:
+        conditions = (*conditions, shared.check)
     stamp, no = now_iso(), store.next_number(who)
-    item = new_slip_item(body, slip_id, stamp=stamp, no=no, by=ctx.actor, request_token=request_token)
+    item = new_slip_item(body, slip_id, stamp=stamp, no=no, by=ctx.actor, sharing=shared, request_token=request_token)
     new = NewSlip(item, origin=ctx.origin, fingerprint=fingerprint(body), request_token=request_token)
 
     def write(token: str) -> None:
@@ -275,8 +300,11 @@ def _valid_id(slip_id: str) -> bool:
 
 def merge_patch(current: Item, patch: dict[str, Any]) -> SlipIn:
     """RFC 7396 over the slip's fields, then validated as a whole slip."""
-    merged = {k: current.get(k) for k in SLIP_FIELDS}
+    merged = {k: current.get(k) for k in SLIP_FIELDS if k not in SHARING_FIELDS}
+    merged.update(settlements.sharing_of(current))  # "equal" stays equal: a new amount is split again
     merged.update(patch)
+    if "paid_by" in patch and patch["paid_by"] is None and "shares" not in patch:
+        merged["shares"] = None  # nobody paid for anybody: no shares either
     if patch.get("lines") is not None:  # split: the lines have the categories
         merged["category"] = merged["subcategory"] = None
     elif (patch.get("category") is not None or merged.get("kind") == "transfer") and "lines" not in patch:
@@ -341,19 +369,28 @@ def write_slip(
     expected: int | None,
     token: str | None = None,
     undoes: int | None = None,
+    shares_mode: str | None = None,
 ) -> dict[str, Any]:
-    """The one change path of a slip: `current` (as read) becomes `new`, in one transaction."""
+    """The one change path of a slip: `current` (as read) becomes `new`, in one transaction.
+    `shares_mode`: the mode of shares given as amounts (an undo restoring a slip as it was)."""
     version = int(current["version"])
     slip_id = current["id"]
+    shared = settlements.sharing(store, ctx, new, mode=shares_mode)
     old_entry, new_entry = entry_of(current), new.entry()
+    if shared:
+        new_entry = shared.apply(new_entry)
     unchanged = (
-        old_entry == new_entry and current.get("memo") == new.memo and current.get("lines") == _stored_lines(new)
+        old_entry == new_entry
+        and current.get("memo") == new.memo
+        and current.get("lines") == _stored_lines(new)
+        and {k: current.get(k) for k in SHARING_FIELDS} == _sharing_fields(shared)
     )
     if unchanged:
         return slip_view(current)
     item = _slip_item(
         new,
         new_entry,
+        shared,
         id=slip_id,
         no=current["no"],
         version=version + 1,
@@ -378,8 +415,13 @@ def write_slip(
         token=token or new_token(),
         stale=_stale(expected),
         undoes=undoes,
+        conditions=(shared.check,) if shared else (),
     )
     return slip_view(item)
+
+
+def _sharing_fields(shared: Sharing | None) -> dict[str, Any]:
+    return shared.fields() if shared else dict.fromkeys(SHARING_FIELDS)
 
 
 def _stale(expected: int | None) -> Callable[[Item | None], errors.ApiError]:
@@ -453,10 +495,11 @@ def remove_slips(store: Store, ctx: WriteContext, currents: list[Item], *, undoe
 def restore_slip(store: Store, ctx: WriteContext, view: dict[str, Any], *, tombstone: int, undoes: int) -> None:
     """A deleted slip back with its own id and number, as the entry that deleted it saw it."""
     body = SlipIn.model_validate({k: view[k] for k in SLIP_FIELDS if view.get(k) is not None})
-    entry = body.entry()
+    shared = settlements.sharing(store, ctx, body, mode=view.get("shares_mode"))
+    entry = shared.apply(body.entry()) if shared else body.entry()
     stamp = now_iso()
     item = _slip_item(
-        body, entry, id=view["id"], no=int(view["no"]), version=tombstone + 1, created_at=view["created_at"],
+        body, entry, shared, id=view["id"], no=int(view["no"]), version=tombstone + 1, created_at=view["created_at"],
         updated_at=stamp, created_by=view.get("created_by"), updated_by=ctx.actor,
     )  # fmt: skip
     store.restore_slip(
@@ -468,6 +511,7 @@ def restore_slip(store: Store, ctx: WriteContext, view: dict[str, Any], *, tombs
         missing_account=_missing_account(entry),
         archived_account=_archived_account(entry),
         undoes=undoes,
+        conditions=(shared.check,) if shared else (),
     )
 
 

@@ -54,6 +54,7 @@ from kakeibo.store.ledgers import LedgerOps
 from kakeibo.store.locks import Lease
 from kakeibo.store.rebuild import RebuildOps
 from kakeibo.store.recurrences import ProgressConflict, RecurrenceOps
+from kakeibo.store.settlements import Roster, SettlementOps
 from kakeibo.store.slip_index import INDEXED, IndexedPage, SlipFilter
 from kakeibo.store.slips import ORIGINS, NewSlip, SlipIdTaken, SlipOps, SlipPage, identity_of
 from kakeibo.store.webhooks import MAX_WEBHOOKS, WebhookOps
@@ -86,6 +87,7 @@ __all__ = [
     "OnFail",
     "ProgressConflict",
     "RetryPolicy",
+    "Roster",
     "SharedLedger",
     "SlipFilter",
     "SlipIdTaken",
@@ -119,7 +121,18 @@ __all__ = [
 ]
 
 
-class Store(SlipOps, AccountOps, BudgetOps, ImportOps, RebuildOps, RecurrenceOps, LedgerOps, WebhookOps, JournalOps):
+class Store(
+    SlipOps,
+    SettlementOps,
+    AccountOps,
+    BudgetOps,
+    ImportOps,
+    RebuildOps,
+    RecurrenceOps,
+    LedgerOps,
+    WebhookOps,
+    JournalOps,
+):
     """The ledger table: every operation the services use."""
 
 

@@ -16,6 +16,7 @@ from kakeibo.ledger import (
     DayItem,
     ItemChange,
     ItemKey,
+    NetsItem,
     Plan,
     SubcategoryMonthItem,
 )
@@ -192,6 +193,8 @@ class BalanceOps(StoreCore):
                 names=names,
                 values=values,
             )
+        if isinstance(key, NetsItem):
+            return self.nets_op(ledger, names=names, values=values, adds=adds)
         if isinstance(key, SubcategoryMonthItem):
             names.update(SUBCATEGORY_NAMES)
             values.update(subcategory_values(key))
@@ -204,6 +207,29 @@ class BalanceOps(StoreCore):
                 values=values,
             )
         return self._category_op(ledger, key, change, names=names, values=values, adds=adds)
+
+    def nets_op(
+        self,
+        ledger: str,
+        *,
+        names: dict[str, str],
+        values: dict[str, Any],
+        adds: list[str],
+        condition: str | None = None,
+        on_fail: OnFail | None = None,
+    ) -> TxOp:
+        """The ledger's nets moved (members' fields ADDed) and its version bumped: the settlement's
+        ETag changes with every change of any member's net."""
+        names, values = {**names, "#ver": "version", "#type": "type"}, {**values, ":one": 1, ":type": "nets"}
+        return self.update_op(
+            ledger,
+            derived_sk(NetsItem()),
+            "SET #type = :type ADD " + ", ".join([*adds, "#ver :one"]),
+            on_fail or (lambda item: errors.Conflict("the ledger's nets could not be updated")),
+            condition=condition,
+            names=names,
+            values=values,
+        )
 
     def _category_op(
         self,

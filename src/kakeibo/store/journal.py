@@ -37,7 +37,7 @@ from kakeibo.store.keys import (
 )
 
 ORIGINS = ("api", "import", "recurrence", "undo", "job")
-CHANGE_TYPES = ("slip", "account", "budget", "recurrence", "member", "ledger", "invitation", "webhook")
+CHANGE_TYPES = ("slip", "account", "budget", "recurrence", "member", "ledger", "invitation", "webhook", "settlement")
 OPS = ("create", "update", "delete")
 HEAD_ATTEMPTS = 60  # head conflicts retried inside the request (jittered) before a 409
 HEAD_MAX_DELAY = 0.2

@@ -18,6 +18,7 @@ from kakeibo.ledger import (
     CategoryMonthItem,
     DayItem,
     ItemKey,
+    NetsItem,
     SubcategoryMonthItem,
 )
 
@@ -188,6 +189,16 @@ ACCOUNT_COUNT_SK = "SEQ#accounts"  # how many accounts the ledger holds (the lim
 LEDGER_LOCK = "ledger"  # held by a rebuild: no slip or account may change meanwhile
 
 
+# Who paid, who owes (shared ledgers): one item holds every member's totals (ledger.NetsItem); each
+# recorded settlement is an item of its own, so verify recomputes the settled totals.
+NETS_SK = "OWE"
+DEPARTURES = "departures"  # on a shared ledger's META: how many members have been removed so far
+
+
+def settlement_sk(settlement_id: str) -> str:
+    return f"SETTLE#{settlement_id}"
+
+
 def lock_sk(name: str) -> str:
     return f"LOCK#{name}"
 
@@ -205,6 +216,8 @@ def derived_sk(key: ItemKey) -> str:
         return account_year_sk(key.year, key.account)
     if isinstance(key, SubcategoryMonthItem):
         return subcategory_sk(key.month, key.category, key.subcategory)
+    if isinstance(key, NetsItem):
+        return NETS_SK
     return category_sk(key.month, key.category)
 
 
@@ -221,6 +234,8 @@ _SUBCATEGORY_SK_RE = re.compile(r"^MONTH#(\d{4}-\d{2})#SUB#([^#]+)#([^#]+)$")
 
 def derived_key(sk: str) -> ItemKey | None:
     """The balance item an SK names, or None for any other item (slip, lock, counter...)."""
+    if sk == NETS_SK:
+        return NetsItem()
     if sk.startswith("ACCOUNT#"):
         return AccountItem(sk.removeprefix("ACCOUNT#"))
     if found := _DAY_SK_RE.match(sk):

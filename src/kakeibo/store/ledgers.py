@@ -15,7 +15,7 @@ from kakeibo import errors
 from kakeibo.store.codec import Item, to_ddb
 from kakeibo.store.core import OnFail, TxOp
 from kakeibo.store.journal import Change, JournalOps, WriteContext
-from kakeibo.store.keys import META_SK, household_pk, invitation_pk, member_sk, membership_sk, user_pk
+from kakeibo.store.keys import DEPARTURES, META_SK, household_pk, invitation_pk, member_sk, membership_sk, user_pk
 
 
 class LedgerOps(JournalOps):
@@ -185,8 +185,8 @@ class LedgerOps(JournalOps):
                 changed,
             ),
         ]
-        if old == "owner":
-            ops.append(self._owners_op(ledger_id, -1, _last_owner))
+        # the ledger counts its departures: a slip naming members checks that none left since it read them
+        ops.append(self._owners_op(ledger_id, -1 if old == "owner" else 0, _last_owner, departed=True))
         self.commit(ctx, ops, changes, at=at)
 
     def _reverse_role_op(self, ledger_id: str, user: str, role: str) -> TxOp:
@@ -202,20 +202,26 @@ class LedgerOps(JournalOps):
             _not_found,
         )
 
-    def _owners_op(self, ledger_id: str, delta: int, on_fail: OnFail) -> TxOp:
-        """The ledger's owner count moved by `delta`; never below one. The ledger must exist."""
+    def _owners_op(self, ledger_id: str, delta: int, on_fail: OnFail, *, departed: bool = False) -> TxOp:
+        """The ledger's owner count moved by `delta`; never below one. The ledger must exist. A member
+        `departed`: its departures count rises too (store/settlements.py's roster check)."""
         condition = "attribute_exists(PK)" + (" AND #owners > :one" if delta < 0 else "")
         values: dict[str, Any] = {":d": delta}
+        names = {"#owners": "owners"}
+        update = "ADD #owners :d"
         if delta < 0:
             values[":one"] = 1
+        if departed:
+            update += ", #gone :gone"
+            names["#gone"], values[":gone"] = DEPARTURES, 1
         return TxOp(
             "Update",
             {
                 "TableName": self.table,
                 "Key": to_ddb({"PK": household_pk(ledger_id), "SK": META_SK}),
-                "UpdateExpression": "ADD #owners :d",
+                "UpdateExpression": update,
                 "ConditionExpression": condition,
-                "ExpressionAttributeNames": {"#owners": "owners"},
+                "ExpressionAttributeNames": names,
                 "ExpressionAttributeValues": to_ddb(values),
                 "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
             },

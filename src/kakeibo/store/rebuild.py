@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from kakeibo import errors
-from kakeibo.ledger import AccountItem, CategoryMonthItem, ItemKey, SubcategoryMonthItem
+from kakeibo.ledger import AccountItem, CategoryMonthItem, ItemKey, NetsItem, SubcategoryMonthItem
 from kakeibo.store.balances import (
     FENCE_NAMES,
     REBUILD_MARK,
@@ -59,6 +59,17 @@ class RebuildOps(LockOps, SlipIndexOps, BalanceOps):
         exprs: dict[str, Any] = {f":f{i}": value for i, value in enumerate(fields.values())}
         sets = [f"#f{i} = :f{i}" for i in range(len(fields))]
         condition = None
+        if isinstance(key, NetsItem):  # the nets' version moves: a settlement read before is stale
+            names.update({"#type": "type", "#ver": "version"})
+            exprs.update({":type": "nets", ":one": 1})
+            return self.update_op(
+                lease.ledger,
+                derived_sk(key),
+                "SET " + ", ".join([*sets, "#type = :type"]) + " ADD #ver :one",
+                lambda item: errors.Conflict(f"{derived_sk(key)} changed during the rebuild"),
+                names=names,
+                values=exprs,
+            )
         if isinstance(key, AccountItem):
             condition = "attribute_exists(SK) AND #rb = :token"
             names["#rb"] = REBUILD_MARK

@@ -125,6 +125,7 @@ class SlipOps(SlipIndexOps, BalanceOps, JournalOps):
         token: str | None = None,
         stale: OnFail | None = None,
         undoes: int | None = None,
+        conditions: Sequence[TxOp] = (),
     ) -> int:
         """One transaction: the slip rewritten if still at its version (moved when its date
         changed), its identity following it, every balance item the change moves and the journal
@@ -155,6 +156,7 @@ class SlipOps(SlipIndexOps, BalanceOps, JournalOps):
             missing_account=missing_account,
             archived_account=archived_account,
         )
+        ops += conditions  # e.g. that the members the slip names have not left
         return self.commit(ctx, ops, changes, token=token, at=new["updated_at"], undoes=undoes)
 
     def delete_slips(
@@ -204,6 +206,7 @@ class SlipOps(SlipIndexOps, BalanceOps, JournalOps):
         missing_account: Callable[[str], errors.ApiError],
         archived_account: Callable[[str], errors.ApiError],
         undoes: int,
+        conditions: Sequence[TxOp] = (),
     ) -> int:
         """A deleted slip back, with its own id (undo of a delete): one transaction that puts it
         where it was, brings its identity back to life if it is still the tombstone the delete left
@@ -244,6 +247,7 @@ class SlipOps(SlipIndexOps, BalanceOps, JournalOps):
             missing_account=missing_account,
             archived_account=archived_account,
         )
+        ops += conditions
         return self.commit(ctx, ops, changes, at=item["updated_at"], undoes=undoes)
 
     def _identity_op(self, ledger: str, slip: Item, *, date: str, version: int, deleted: bool) -> TxOp:
