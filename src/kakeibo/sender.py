@@ -42,15 +42,11 @@ def is_entry(record: dict[str, Any]) -> bool:
     return record.get("eventName") == "INSERT" and sk.startswith("CHG#")
 
 
-def ledger_name(ledger: str) -> str:
-    return str(ledger)
-
-
 def payload(ledger: str, entry: Item) -> bytes:
     """The body a webhook receives: the entry as GET /changes answers it, with its ledger."""
     from kakeibo.services.journal import entry_view  # noqa: PLC0415 - the journal's one view
 
-    body = {"ledger": ledger_name(ledger), **entry_view(entry)}
+    body = {"ledger": str(ledger), **entry_view(entry)}
     return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
 
 
@@ -112,7 +108,7 @@ class Sender:
             timestamp = int(self.clock())
             headers = {
                 "Content-Type": "application/json",
-                EVENT_ID: f"{ledger_name(ledger)}:{seq}",
+                EVENT_ID: f"{ledger!s}:{seq}",
                 SIGNATURE: webhooks.sign(str(hook["secret"]), body, timestamp),
             }
             outcome = webhooks.post(str(hook["url"]), body, headers)

@@ -45,9 +45,7 @@ def account_record(item: Item | None) -> dict[str, Any] | None:
 
 def account_change(before: Item | None, after: Item | None) -> Change:
     old, new = account_record(before), account_record(after)
-    op = "create" if old is None else "delete" if new is None else "update"
-    record = new or old or {}
-    return Change("account", str(record["id"]), op, int(record["version"]), old, new)
+    return Change.between("account", str((new or old or {})["id"]), old, new)
 
 
 def create_account(

@@ -65,10 +65,7 @@ def budget_record(item: Item | None) -> dict[str, Any] | None:
 
 
 def budget_change(month: str, category: str, before: Item | None, after: Item | None) -> Change:
-    old, new = budget_record(before), budget_record(after)
-    op = "create" if old is None else "delete" if new is None else "update"
-    version = new["version"] if new else (old["version"] + 1 if old else None)
-    return Change("budget", f"{month}/{category}", op, version, old, new)
+    return Change.between("budget", f"{month}/{category}", budget_record(before), budget_record(after))
 
 
 def put_budget(
@@ -84,51 +81,43 @@ def put_budget(
 ) -> tuple[dict[str, Any], bool]:
     """Create (no If-Match) or change (If-Match) a budget. Returns (budget, created)."""
     category = _checked(month, category)
-    return on_current(
-        lambda: _put_budget(store, ctx, month, category, body=body, expected=expected, if_match=if_match, undoes=undoes)
-    )
+
+    def attempt() -> tuple[dict[str, Any], bool]:
+        current = store.budget_item(ctx.ledger, month, category)
+        exists = current is not None and "limit" in current
+        seen = int(current.get("budget_version", 0)) if current else 0
+        if if_match and not exists:
+            raise errors.VersionMismatch("there is no budget to change yet", current=None, expected=expected)
+        if not if_match and exists:
+            raise errors.PreconditionRequired(
+                "this budget exists: send If-Match with its ETag to change it", current=seen
+            )
+        _check_seen(seen, expected)
+        after = {"spent": 0, **(current or {}), "month": month, "category": category, "limit": body.limit,
+                 "strict": body.strict, "budget_version": seen + 1}  # fmt: skip
+        store.put_budget(
+            ctx,
+            month,
+            category,
+            limit=body.limit,
+            strict=body.strict,
+            seen=seen,
+            on_fail=_moved(expected),
+            changes=[budget_change(month, category, current, after)],
+            at=now_iso(),
+            undoes=undoes,
+        )
+        return budget_view(after), not if_match
+
+    return on_current(attempt)
 
 
-def _put_budget(
-    store: Store,
-    ctx: WriteContext,
-    month: str,
-    category: str,
-    *,
-    body: BudgetIn,
-    expected: int | None,
-    if_match: bool,
-    undoes: int | None,
-) -> tuple[dict[str, Any], bool]:
-    current = store.budget_item(ctx.ledger, month, category)
-    exists = current is not None and "limit" in current
-    seen = int(current.get("budget_version", 0)) if current else 0
-    if if_match and not exists:
-        raise errors.VersionMismatch("there is no budget to change yet", current=None, expected=expected)
-    if not if_match and exists:
-        raise errors.PreconditionRequired("this budget exists: send If-Match with its ETag to change it", current=seen)
+def _check_seen(seen: int, expected: int | None) -> None:
+    """The budget is at the version the caller named (none named: whatever it is)."""
     if expected is not None and seen != expected:
         raise errors.VersionMismatch(
             f"the budget is at version {seen}, not {expected}", current=seen, expected=expected
         )
-    base: Item = dict(current or {"month": month, "category": category, "spent": 0})
-    after = {**base, "month": month, "category": category, "limit": body.limit, "strict": body.strict,
-             "budget_version": seen + 1}  # fmt: skip
-    if "spent" not in after:
-        after["spent"] = 0
-    store.put_budget(
-        ctx,
-        month,
-        category,
-        limit=body.limit,
-        strict=body.strict,
-        seen=seen,
-        on_fail=_moved(expected),
-        changes=[budget_change(month, category, current, after)],
-        at=now_iso(),
-        undoes=undoes,
-    )
-    return budget_view(after), not if_match
 
 
 def _moved(expected: int | None) -> OnFail:
@@ -155,28 +144,22 @@ def delete_budget(
 ) -> None:
     """Remove a budget (If-Match: its version, or `*`). What was spent stays in the month's totals."""
     category = _checked(month, category)
-    on_current(lambda: _delete_budget(store, ctx, (month, category), expected, undoes))
 
-
-def _delete_budget(
-    store: Store, ctx: WriteContext, key: tuple[str, str], expected: int | None, undoes: int | None
-) -> None:
-    month, category = key
-    current = store.budget_item(ctx.ledger, month, category)
-    if current is None or "limit" not in current:
-        raise errors.NotFound("no budget for this month and category")
-    seen = int(current.get("budget_version", 0))
-    if expected is not None and seen != expected:
-        raise errors.VersionMismatch(
-            f"the budget is at version {seen}, not {expected}", current=seen, expected=expected
+    def attempt() -> None:
+        current = store.budget_item(ctx.ledger, month, category)
+        if current is None or "limit" not in current:
+            raise errors.NotFound("no budget for this month and category")
+        seen = int(current.get("budget_version", 0))
+        _check_seen(seen, expected)
+        store.remove_budget(
+            ctx,
+            month,
+            category,
+            seen=seen,
+            on_fail=_moved(expected),
+            changes=[budget_change(month, category, current, None)],
+            at=now_iso(),
+            undoes=undoes,
         )
-    store.remove_budget(
-        ctx,
-        month,
-        category,
-        seen=seen,
-        on_fail=_moved(expected),
-        changes=[budget_change(month, category, current, None)],
-        at=now_iso(),
-        undoes=undoes,
-    )
+
+    on_current(attempt)

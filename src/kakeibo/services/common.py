@@ -27,6 +27,12 @@ def on_current(attempt: Callable[[], T]) -> T:
     return attempt()
 
 
+def valid_id(value: str) -> bool:
+    """An id the API makes or takes for slips, recurrences and webhooks: 1 to 64 ASCII letters and
+    digits (anything else names nothing, and is never sent to the table as a key)."""
+    return 1 <= len(value) <= 64 and value.isascii() and value.isalnum()
+
+
 def now_iso() -> str:
     return dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 

@@ -18,13 +18,11 @@ from kakeibo.services import accounts as account_service
 from kakeibo.services import budgets as budget_service
 from kakeibo.services import recurrences as recurrence_service
 from kakeibo.services import slips as slip_service
-from kakeibo.services.common import now_iso
+from kakeibo.services.common import now_iso, valid_id
+from kakeibo.services.slips import SLIP_FIELDS
 from kakeibo.store import Item, Store, WriteContext, account_sk, entry_changes, identity_sk, recurrence_sk, slip_sk
 
 MAX_CHANGES = 500  # entries per page of GET /changes
-SLIP_FIELDS = (
-    "date", "kind", "amount", "account", "to_account", "category", "subcategory", "memo", "lines", "paid_by", "shares",
-)  # fmt: skip
 ACCOUNT_FIELDS = ("name", "allow_negative", "archived")
 UNDOABLE = ("slip", "account", "budget", "recurrence")
 
@@ -77,7 +75,7 @@ def _entries(store: Store, who: str) -> Iterator[Item]:
 
 def slip_history(store: Store, who: str, slip_id: str) -> dict[str, Any]:
     """A slip's whole life across moves and deletes: who changed which fields, when."""
-    if not slip_service.valid_id(slip_id) or store.get(who, identity_sk(slip_id)) is None:
+    if not valid_id(slip_id) or store.get(who, identity_sk(slip_id)) is None:
         raise errors.NotFound("slip not found")
     items = []
     for entry in _entries(store, who):

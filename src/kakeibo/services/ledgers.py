@@ -97,10 +97,7 @@ def member_record(member: Item | None) -> dict[str, Any] | None:
 
 def member_change(before: Item | None, after: Item | None) -> Change:
     old, new = member_record(before), member_record(after)
-    op = "create" if old is None else "delete" if new is None else "update"
-    record = new or old or {}
-    version = int(record["version"]) + (1 if new is None else 0)
-    return Change("member", str(record["user"]), op, version, old, new)
+    return Change.between("member", str((new or old or {})["user"]), old, new)
 
 
 def invitation_id(token: str) -> str:
@@ -115,7 +112,7 @@ def create_ledger(
     ctx = WriteContext.founding(ledger_id, user, request_id=request_id)
     owner = {"user": user, "role": "owner", "version": 1}
     changes = [
-        Change("ledger", ledger_id, "create", 1, None, {"id": ledger_id, "name": body.name, "version": 1}),
+        Change.between("ledger", ledger_id, None, {"id": ledger_id, "name": body.name, "version": 1}),
         member_change(None, owner),
     ]
     meta = store.create_ledger(ctx, body.name, now=stamp, changes=changes)
@@ -170,7 +167,7 @@ def rename_ledger(
             raise errors.NotFound("not found")
         seen = check_version(int(meta["version"]), expected)
         after = {**meta, "name": body.name, "version": seen + 1}
-        change = Change("ledger", ledger, "update", seen + 1, ledger_record(meta), ledger_record(after))
+        change = Change.between("ledger", ledger, ledger_record(meta), ledger_record(after))
         store.rename_ledger(ctx, body.name, seen=seen, on_fail=stale, changes=[change], at=now_iso())
         return after
 

@@ -23,7 +23,7 @@ from kakeibo.idempotency import derived_id
 from kakeibo.models import RecurrenceIn, SlipIn
 from kakeibo.recurrence import Occurrence
 from kakeibo.services.accounts import get_account
-from kakeibo.services.common import check_version, now_iso, on_current, query_date, validation_errors
+from kakeibo.services.common import check_version, now_iso, on_current, query_date, valid_id, validation_errors
 from kakeibo.services.slips import create_slip, new_slip_id
 from kakeibo.settings import today
 from kakeibo.store import (
@@ -160,10 +160,7 @@ def recurrence_record(item: Item | None) -> dict[str, Any] | None:
 
 def recurrence_change(before: Item | None, after: Item | None) -> Change:
     old, new = recurrence_record(before), recurrence_record(after)
-    op = "create" if old is None else "delete" if new is None else "update"
-    record = new or old or {}
-    version = int(record["version"]) + (1 if new is None else 0)
-    return Change("recurrence", str(record["id"]), op, version, old, new)
+    return Change.between("recurrence", str((new or old or {})["id"]), old, new)
 
 
 def author(item: Item) -> str | None:
@@ -181,12 +178,8 @@ def posting_context(ledger: str, item: Item) -> WriteContext | None:
     return WriteContext.personal(str(ledger), origin="recurrence")
 
 
-def _valid_id(recurrence_id: str) -> bool:
-    return 1 <= len(recurrence_id) <= 64 and recurrence_id.isascii() and recurrence_id.isalnum()
-
-
 def _read(store: Store, who: str, recurrence_id: str) -> Item:
-    item = store.read_recurrence(who, recurrence_id) if _valid_id(recurrence_id) else None
+    item = store.read_recurrence(who, recurrence_id) if valid_id(recurrence_id) else None
     if item is None:
         raise errors.NotFound("recurrence not found")
     return item

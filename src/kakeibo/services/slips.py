@@ -17,7 +17,15 @@ from kakeibo.idempotency import derived_id
 from kakeibo.ledger import Entry
 from kakeibo.models import SlipIn, parse_date
 from kakeibo.services import settlements
-from kakeibo.services.common import check_version, new_token, now_iso, on_current, query_date, validation_errors
+from kakeibo.services.common import (
+    check_version,
+    new_token,
+    now_iso,
+    on_current,
+    query_date,
+    valid_id,
+    validation_errors,
+)
 from kakeibo.services.settlements import CUSTOM, Sharing
 from kakeibo.store import (
     Change,
@@ -83,10 +91,7 @@ def slip_change(before: Item | None, after: Item | None) -> Change:
     """A slip's change as the journal keeps it: its public views before and after."""
     old = slip_view(before) if before is not None else None
     new = slip_view(after) if after is not None else None
-    op = "create" if old is None else "delete" if new is None else "update"
-    slip_id = (new or old or {})["id"]
-    version = new["version"] if new else (old["version"] + 1 if old else None)
-    return Change("slip", slip_id, op, version, old, new)
+    return Change.between("slip", str((new or old or {})["id"]), old, new)
 
 
 def lines_view(item: Item) -> list[dict[str, Any]] | None:
@@ -265,7 +270,7 @@ def _replay(store: Store, who: str, identity: Item, new: NewSlip) -> dict[str, A
 
 def get_slip_by_id(store: Store, who: str, slip_id: str) -> dict[str, Any]:
     """A slip by its id alone, wherever its date has moved it."""
-    found = store.get(who, identity_sk(slip_id)) if _valid_id(slip_id) else None
+    found = store.get(who, identity_sk(slip_id)) if valid_id(slip_id) else None
     if found is None or found.get("deleted"):
         raise errors.NotFound("slip not found")
     return get_slip(store, who, found["date"], slip_id)
@@ -287,15 +292,7 @@ def _valid_key(date: str, slip_id: str) -> bool:
         parse_date(date)
     except ValueError:
         return False
-    return _valid_id(slip_id)
-
-
-def valid_id(slip_id: str) -> bool:
-    return _valid_id(slip_id)
-
-
-def _valid_id(slip_id: str) -> bool:
-    return 1 <= len(slip_id) <= 64 and slip_id.isascii() and slip_id.isalnum()
+    return valid_id(slip_id)
 
 
 def merge_patch(current: Item, patch: dict[str, Any]) -> SlipIn:
@@ -339,25 +336,14 @@ def update_slip(
 ) -> dict[str, Any]:
     """PUT (body) or PATCH (patch): one transaction; a new date moves the slip to a new key. Without
     a version (If-Match: *) it applies to the slip as it is when it commits."""
-    return on_current(
-        lambda: _update_slip(store, ctx, (date, slip_id), expected=expected, body=body, patch=patch, token=token)
-    )
 
+    def attempt() -> dict[str, Any]:
+        current = _read_slip(store, ctx.ledger, date, slip_id)
+        check_version(int(current["version"]), expected)
+        new = body if body is not None else merge_patch(current, patch or {})
+        return write_slip(store, ctx, current, new, expected=expected, token=token)
 
-def _update_slip(
-    store: Store,
-    ctx: WriteContext,
-    key: tuple[str, str],
-    *,
-    expected: int | None,
-    body: SlipIn | None,
-    patch: dict[str, Any] | None,
-    token: str | None,
-) -> dict[str, Any]:
-    current = _read_slip(store, ctx.ledger, *key)
-    check_version(int(current["version"]), expected)
-    new = body if body is not None else merge_patch(current, patch or {})
-    return write_slip(store, ctx, current, new, expected=expected, token=token)
+    return on_current(attempt)
 
 
 def write_slip(

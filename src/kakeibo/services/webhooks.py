@@ -13,7 +13,7 @@ from typing import Any
 
 from kakeibo import errors, webhooks
 from kakeibo.models import WebhookIn
-from kakeibo.services.common import now_iso
+from kakeibo.services.common import now_iso, valid_id
 from kakeibo.services.slips import new_slip_id
 from kakeibo.store import Change, Item, Store, WriteContext
 
@@ -62,12 +62,8 @@ def list_webhooks(store: Store, who: str) -> dict[str, Any]:
     return {"items": [webhook_view(item) for item in store.webhooks(who)]}
 
 
-def _valid_id(webhook_id: str) -> bool:
-    return 1 <= len(webhook_id) <= 64 and webhook_id.isascii() and webhook_id.isalnum()
-
-
 def _read(store: Store, who: str, webhook_id: str) -> Item:
-    found = store.webhook(who, webhook_id) if _valid_id(webhook_id) else None
+    found = store.webhook(who, webhook_id) if valid_id(webhook_id) else None
     if found is None:
         raise errors.NotFound("webhook not found")
     return found

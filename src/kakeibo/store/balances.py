@@ -138,7 +138,6 @@ class BalanceOps(StoreCore):
                         "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
                     },
                     _account_failure(account, 0, missing_account, archived_account, now),
-                    ledger,
                 )
             )
         return ops

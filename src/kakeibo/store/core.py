@@ -79,7 +79,6 @@ class TxOp:
     kind: str  # Put | Update | Delete | ConditionCheck
     body: dict[str, Any]
     on_fail: OnFail
-    ledger: str | None = None  # the ledger whose item it writes (a shared one brings its member check)
 
     def request(self) -> dict[str, Any]:
         return {self.kind: self.body}
@@ -317,7 +316,7 @@ class StoreCore:
             "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
         }
         _expressions(body, **expr)
-        return TxOp("Put", body, on_fail, ledger)
+        return TxOp("Put", body, on_fail)
 
     def delete_op(self, ledger: str, sk: str, condition: str, on_fail: OnFail, **expr: Any) -> TxOp:
         body: dict[str, Any] = {
@@ -327,7 +326,7 @@ class StoreCore:
             "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
         }
         _expressions(body, **expr)
-        return TxOp("Delete", body, on_fail, ledger)
+        return TxOp("Delete", body, on_fail)
 
     def update_op(
         self,
@@ -347,35 +346,7 @@ class StoreCore:
         if condition:
             body["ConditionExpression"] = condition
         _expressions(body, **expr)
-        return TxOp("Update", body, on_fail, ledger)
-
-    def conditional_update_at(
-        self,
-        partition: str,
-        sk: str,
-        update: str,
-        condition: str,
-        on_fail: OnFail,
-        *,
-        names: dict[str, str],
-        values: dict[str, Any],
-    ) -> Item:
-        """One UpdateItem under a condition, outside any ledger's journal (locks, rebuild marks): the new
-        item, or `on_fail(current item or None)` raised."""
-        try:
-            res = self._write(
-                self.client.update_item,
-                Key=to_ddb({"PK": partition, "SK": sk}),
-                UpdateExpression=update,
-                ConditionExpression=condition,
-                ExpressionAttributeNames=names,
-                ExpressionAttributeValues=to_ddb(values),
-                ReturnValues="ALL_NEW",
-                ReturnValuesOnConditionCheckFailure="ALL_OLD",
-            )
-        except ConditionFailed as failed:
-            raise on_fail(failed.item) from failed
-        return from_ddb(res["Attributes"])
+        return TxOp("Update", body, on_fail)
 
     def _conditional(self, fn: Callable[..., Any], **kwargs: Any) -> bool:
         """One conditional write: True if applied, False if its condition failed."""
@@ -394,10 +365,6 @@ class StoreCore:
                 old: dict[str, Any] | None = exc.response.get("Item")  # type: ignore[assignment]
                 raise ConditionFailed(from_ddb(old) if old else None) from exc
             raise
-
-
-def _unexpected(current: Item | None) -> errors.ApiError:
-    return errors.Conflict("the change could not be written; retry", retry_after=1)
 
 
 class ConditionFailed(Exception):

@@ -135,6 +135,16 @@ class Change:
         if self.type not in CHANGE_TYPES or self.op not in OPS:
             raise ValueError(f"unknown change {self.type}/{self.op}")
 
+    @classmethod
+    def between(cls, type: str, entity: str, before: dict[str, Any] | None, after: dict[str, Any] | None) -> Change:
+        """`before` becoming `after` (None: absent). Its version is the one `after` has, or for a
+        delete one past `before`'s (what the entity's tombstone or next life starts from)."""
+        if before is None and after is None:
+            raise ValueError("a change has a before or an after")
+        op = "create" if before is None else "delete" if after is None else "update"
+        version = int(after["version"]) if after is not None else int(before["version"]) + 1  # type: ignore[index]
+        return cls(type, entity, op, version, before, after)
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "type": self.type,

@@ -79,11 +79,11 @@ class SlipIndexOps(StoreCore):
         """Put and delete index items (unconditional: each follows its slip's own condition)."""
         table, partition = self.table, pk(ledger)
         ops = [
-            TxOp("Put", {"TableName": table, "Item": to_ddb({"PK": partition, "SK": sk})}, _index_failed, ledger)
+            TxOp("Put", {"TableName": table, "Item": to_ddb({"PK": partition, "SK": sk})}, _index_failed)
             for sk in sorted(put)
         ]
         ops += [
-            TxOp("Delete", {"TableName": table, "Key": to_ddb({"PK": partition, "SK": sk})}, _index_failed, ledger)
+            TxOp("Delete", {"TableName": table, "Key": to_ddb({"PK": partition, "SK": sk})}, _index_failed)
             for sk in sorted(delete)
         ]
         return ops
