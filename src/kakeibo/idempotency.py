@@ -3,7 +3,9 @@
 A key is scoped to the ledger, the caller and the route (`scope`): two ledgers, or two members of
 one shared ledger, may use the same key. `/ledgers/me/slips` is the route `/slips` repeats. The
 request body is the validated payload: the same key with a different body is 422
-`idempotency_key_reused`. While the first request runs, a duplicate gets 409 `request_in_progress`.
+`idempotency_key_reused`. While the first request runs, a duplicate gets 409 `request_in_progress`,
+and so does another body: the request running may yet end in an answer that is not kept, and the
+key then still belongs to the request it was first used for (store.idempotency_layer).
 
 An outcome is kept under the key — status, body, ETag, Location — only when the request was carried
 out: a 200/201, or a refusal the change itself decided (insufficient funds, a budget exceeded, an id
@@ -164,6 +166,8 @@ def run_once(event: dict[str, Any], context: Any, resolve: Callable[[], Response
         IdempotencyValidationError,
     )
 
+    from kakeibo.store.idempotency_layer import MismatchInProgress  # noqa: PLC0415 - loaded on use
+
     run, config = _idempotent()
     if context is not None and hasattr(context, "get_remaining_time_in_millis"):
         config.register_lambda_context(context)
@@ -178,7 +182,7 @@ def run_once(event: dict[str, Any], context: Any, resolve: Callable[[], Response
         return run(request=request, resolve=resolve)
     except _NotKept as refused:
         return refused.response
-    except IdempotencyAlreadyInProgressError:
+    except (IdempotencyAlreadyInProgressError, MismatchInProgress):
         raise errors.RequestInProgress(
             "a request with this Idempotency-Key is still running; retry shortly", retry_after=1
         ) from None

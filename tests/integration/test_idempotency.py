@@ -136,3 +136,35 @@ def test_fifty_concurrent_posts_with_one_key_make_one_slip(cash: Client, store: 
     assert len(cash.get("/slips").json["items"]) == 1
     assert cash.balances()["cash"] == 18800
     assert invariants.check(store, user) == []
+
+
+def test_another_body_meeting_a_running_request_is_asked_to_wait_not_refused_the_key(
+    cash: Client, store: Store, user: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from kakeibo.services import slips
+
+    real = slips.create_slip
+    met: list[Any] = []
+    other = Client(user)  # another instance of the function
+
+    def meets_another_body(*args: Any, **kwargs: Any) -> Any:
+        # While this request runs (its key's record in progress), another body comes with the key
+        if not met:
+            met.append(other.post("/slips", {**LUNCH, "amount": 999}, headers=key("k-running")))
+        return real(*args, **kwargs)
+
+    # Given a request with a key that meets another body with the same key while it runs
+    monkeypatch.setattr(slips, "create_slip", meets_another_body)
+    first = cash.post("/slips", LUNCH, headers=key("k-running"))
+    monkeypatch.setattr(slips, "create_slip", real)
+    # Then the other body was asked to retry shortly — the running request might yet not keep the key
+    assert met[0].status == 409 and met[0].json["code"] == "request_in_progress", met[0]
+    assert met[0].header("Retry-After") == "1"
+    # And the running request was carried out once
+    assert first.status == 201, first
+    # And once it is kept, the other body is refused the key (422), and nothing more was written
+    late = cash.post("/slips", {**LUNCH, "amount": 999}, headers=key("k-running"))
+    assert late.status == 422 and late.json["code"] == "idempotency_key_reused", late
+    assert len(cash.get("/slips").json["items"]) == 1
+    assert cash.balances()["cash"] == 18800
+    assert invariants.check(store, user) == []

@@ -144,6 +144,6 @@ def get_store() -> Store:
 @cache
 def idempotency_persistence() -> DynamoDBPersistenceLayer:
     """Powertools' idempotency records, on the IdempotencyTable, through our cached client."""
-    from aws_lambda_powertools.utilities.idempotency import DynamoDBPersistenceLayer  # noqa: PLC0415 - loaded on use
+    from kakeibo.store.idempotency_layer import PersistenceLayer  # noqa: PLC0415 - loaded on use
 
-    return DynamoDBPersistenceLayer(table_name=get_settings().idempotency_table_name, boto3_client=dynamodb_client())
+    return PersistenceLayer(table_name=get_settings().idempotency_table_name, boto3_client=dynamodb_client())

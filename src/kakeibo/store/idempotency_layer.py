@@ -1,0 +1,34 @@
+"""Powertools' DynamoDB persistence layer for Idempotency-Keys, with one change.
+
+Powertools compares the body before it looks at the record's status, so a request that meets a
+record of ANOTHER body still in progress would be told the key is taken (422
+`idempotency_key_reused`, "use a new key"). But that request in progress may end in an answer that
+is not kept (a mismatched body, a validation error: its record is deleted), and the key then still
+belongs to the request it was first used for. Told to use a new key, the original's client would
+make a second slip. So a mismatch with a record in progress is `MismatchInProgress`: the caller
+answers 409 `request_in_progress` (retry shortly); a mismatch with a completed record stays 422.
+
+Imported on first use, with Powertools (never at the handler's import).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aws_lambda_powertools.utilities.idempotency import DynamoDBPersistenceLayer
+from aws_lambda_powertools.utilities.idempotency.exceptions import IdempotencyValidationError
+from aws_lambda_powertools.utilities.idempotency.persistence.datarecord import STATUS_CONSTANTS, DataRecord
+
+
+class MismatchInProgress(IdempotencyValidationError):
+    """Another body's request with this key is still running: its outcome is not the key's yet."""
+
+
+class PersistenceLayer(DynamoDBPersistenceLayer):
+    def _validate_payload(self, data_payload: dict[str, Any] | DataRecord, stored_data_record: DataRecord) -> None:
+        try:
+            super()._validate_payload(data_payload, stored_data_record)
+        except IdempotencyValidationError:
+            if stored_data_record.status == STATUS_CONSTANTS["INPROGRESS"]:
+                raise MismatchInProgress("another request with this key is still in progress") from None
+            raise
