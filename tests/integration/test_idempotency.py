@@ -13,6 +13,7 @@ from kakeibo.store import Store
 from tests import invariants
 from tests.concurrently import fan_out
 from tests.events import Client
+from tests.idempotency_records import ExpiredKeys
 
 LUNCH = {"date": "2026-11-03", "kind": "expense", "amount": 1200, "account": "cash", "category": "食費"}
 
@@ -165,6 +166,36 @@ def test_another_body_meeting_a_running_request_is_asked_to_wait_not_refused_the
     # And once it is kept, the other body is refused the key (422), and nothing more was written
     late = cash.post("/slips", {**LUNCH, "amount": 999}, headers=key("k-running"))
     assert late.status == 422 and late.json["code"] == "idempotency_key_reused", late
+    assert len(cash.get("/slips").json["items"]) == 1
+    assert cash.balances()["cash"] == 18800
+    assert invariants.check(store, user) == []
+
+
+def test_a_server_error_is_not_kept_and_the_same_request_is_carried_out_after(
+    cash: Client, store: Store, user: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from kakeibo.services import slips
+
+    records = ExpiredKeys(store)
+    real = slips.create_slip
+    calls: list[int] = []
+
+    def fails_first(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        if len(calls) == 1:
+            raise RuntimeError("the function failed")
+        return real(*args, **kwargs)
+
+    # Given the first attempt fails inside the function (500)
+    monkeypatch.setattr(slips, "create_slip", fails_first)
+    failed = cash.post("/slips", LUNCH, headers=key("k-500"))
+    assert failed.status == 500 and failed.json["code"] == "internal_error", failed
+    # Then the key has no record
+    assert records.made() == set()
+    # And the same request, sent again with the key, is carried out once
+    again = cash.post("/slips", LUNCH, headers=key("k-500"))
+    assert again.status == 201, again
+    assert cash.post("/slips", LUNCH, headers=key("k-500")).json == again.json
     assert len(cash.get("/slips").json["items"]) == 1
     assert cash.balances()["cash"] == 18800
     assert invariants.check(store, user) == []
