@@ -27,7 +27,9 @@ import * as journal from './views/journal.js';
 import * as ledgers from './views/ledgers.js';
 import * as recurrences from './views/recurrences.js';
 import * as report from './views/report.js';
+import * as payer from './views/payer.js';
 import * as settings from './views/settings.js';
+import * as settlement from './views/settlement.js';
 import * as slips from './views/slips.js';
 import * as trends from './views/trends.js';
 import * as webhooks from './views/webhooks.js';
@@ -39,10 +41,12 @@ const VIEWS = [
   [settings, 'settings'],
   [ledgers, 'household-panel'],
   [slips, 'slips-panel'],
+  [payer, 'slip-payer'],
   [accounts, 'balances-panel'],
   [report, 'report-panel'],
   [trends, 'trends-panel'],
   [budgets, 'budgets-panel'],
+  [settlement, 'settlement-panel'],
   [recurrences, 'recurrences-panel'],
   [imports, 'import-panel'],
   [journal, 'journal-panel'],

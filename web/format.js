@@ -34,6 +34,8 @@ export const FIELD_LABELS = {
   to_account: '振替先',
   category: '分類',
   memo: 'メモ',
+  paid_by: '払った人',
+  shares: '負担',
 };
 export const SLIP_FIELDS = ['date', 'kind', 'amount', 'account', 'to_account', 'category', 'memo'];
 export const UNCATEGORIZED = 'uncategorized'; // what the API files an expense or income without one under

@@ -1278,6 +1278,113 @@ async function run(context) {
     await browser.close();
   });
 
+  if (routes.has('/ledgers/{ledger}/settlement')) await step('立替と精算: who paid is chosen on the slip form (equal or custom shares), the 精算 view suggests the transfer, a settlement recorded from a stale view is refused (412) and shown', async () => {
+    const browser = await chromium.launch({ executablePath: args.chromium, headless: true, args: LAUNCH_FLAGS });
+    extraBrowsers.push(browser);
+    const api = async (user, method, path, body, headers = {}) => {
+      const response = await fetch(`${BASE}${path}`, {
+        method,
+        headers: { Authorization: `Bearer ${user}`, 'Content-Type': 'application/json', ...headers },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      return { status: response.status, etag: response.headers.get('etag'), data: response.status === 204 ? null : await response.json() };
+    };
+    // Given a household of two (set up through the API), each with the page open on it
+    const hanako = `${args.user}-pay-hanako`;
+    const taro = `${args.user}-pay-taro`;
+    const made = await api(hanako, 'POST', '/ledgers', { name: '立替の家' });
+    check(made.status === 201, `ledger: ${made.status}`);
+    const base = `/ledgers/${made.data.id}`;
+    check((await api(hanako, 'POST', `${base}/accounts`, { id: 'cash', name: '財布', type: 'cash', opening_balance: 50000 })).status === 201, 'account');
+    const invited = await api(hanako, 'POST', `${base}/invitations`, { role: 'editor' });
+    check((await api(taro, 'POST', `/invitations/${invited.data.token}/accept`)).status === 200, 'taro joins');
+    const person = async (user) => {
+      const context = await browser.newContext({ locale: 'ja-JP', timezoneId: 'Asia/Tokyo', viewport: { width: 1280, height: 900 } });
+      await context.addInitScript(([u, l]) => {
+        localStorage.setItem('kakeibo.user', u);
+        localStorage.setItem('kakeibo.ledger', l);
+      }, [user, made.data.id]);
+      const page = await openPage(context);
+      if ((await page.inputValue('#ledger')) !== made.data.id) {
+        await page.selectOption('#ledger', made.data.id);
+      }
+      await until(`${user} sees the household`, () => page.inputValue('#ledger'), made.data.id);
+      return page;
+    };
+    const h = await person(hanako);
+    const t = await person(taro);
+    const status = (page, expected) => until('status', () => text(page, '#status').then((s) => s.includes(expected) || s), true);
+
+    // When Hanako records a dinner she paid from her own pocket, shared equally
+    await h.bringToFront();
+    await h.fill('#slip-date', `${MONTH}-05`);
+    await h.selectOption('#slip-kind', 'expense');
+    await h.fill('#slip-amount', '3000');
+    await h.fill('#slip-category', '外食');
+    await h.fill('#slip-memo', '家族で夕食');
+    await until('立替 offered on an expense of a shared ledger', () => visible(h, '#slip-payer'), true);
+    await h.selectOption('#slip-paid-by', hanako);
+    await until('equal split previewed', () => text(h, '#slip-shares-left'), `均等: ${hanako}（あなた） ￥1,500・${taro} ￥1,500`);
+    await h.selectOption('#slip-kind', 'transfer');
+    check(!(await visible(h, '#slip-payer')), 'a transfer offers no 立替');
+    await h.selectOption('#slip-kind', 'expense');
+    await h.click('#slip-submit');
+    await status(h, '追加しました');
+    await until('the slip says who paid', () => text(h, '#slip-rows tr:has-text("家族で夕食") td.account'), `財布（${hanako}（あなた）の立替）`);
+    // Then the 精算 view shows who is owed and who owes, and the one transfer that settles it
+    const nets = (page) => page.locator('#settlement-rows tr').evaluateAll((rows) => rows.map((r) => `${r.dataset.user}:${r.querySelector('td.net').textContent}`).sort());
+    await until('hanako is owed 1,500', () => nets(h), [`${hanako}:￥1,500 受け取る`, `${taro}:￥1,500 払う`].sort());
+    await until('one transfer suggested', () => h.locator('#settlement-suggested li span').allInnerTexts(), [`${taro} → ${hanako}（あなた） ￥1,500`]);
+    await fitsBothWidths(h, '40-settlement');
+
+    // And a custom split: Taro's own purchase, mostly his
+    await t.bringToFront();
+    await t.click('#month-next');
+    await t.click('#month-prev');
+    await t.waitForSelector('main:not([aria-busy])');
+    await t.fill('#slip-date', `${MONTH}-06`);
+    await t.fill('#slip-amount', '1000');
+    await t.fill('#slip-category', '日用品');
+    await t.fill('#slip-memo', '洗剤');
+    await t.selectOption('#slip-paid-by', taro);
+    await t.selectOption('#slip-shares-mode', 'custom');
+    await t.fill(`#share-${taro}`, '800');
+    await until('what is left shown as it is typed', () => text(t, '#slip-shares-left'), '負担の残り ￥200');
+    await t.click('#slip-submit');
+    await until('a short split is refused before sending', () => text(t, '#error'), '負担の合計が金額と一致しません（残り ￥200）');
+    await t.fill(`#share-${hanako}`, '２００');
+    await until('the shares add up', () => text(t, '#slip-shares-left'), '負担の合計は金額と一致しています');
+    await fitsBothWidths(t, '41-payer-custom');
+    await t.click('#slip-submit');
+    await status(t, '追加しました');
+    await until('nets follow', () => nets(t), [`${hanako}:￥1,300 受け取る`, `${taro}:￥1,300 払う`].sort());
+    // Editing the slip brings its payer and shares back into the form
+    await t.locator('#slip-rows tr:has-text("洗剤") button.edit').click();
+    await until('payer in the form', () => t.inputValue('#slip-paid-by'), taro);
+    check((await t.inputValue('#slip-shares-mode')) === 'custom' && (await t.inputValue(`#share-${taro}`)) === '800', 'custom shares in the form');
+    await t.click('#slip-cancel');
+
+    // When Taro records the suggested payment, but Hanako recorded it a moment before from her own view
+    t.removeAllListeners('dialog');
+    t.once('dialog', async (dialog) => {
+      const now = await api(hanako, 'GET', `${base}/settlement`);
+      const first = await api(hanako, 'POST', `${base}/settlements`, { from: taro, to: hanako, amount: 1300 }, { 'If-Match': now.etag });
+      check(first.status === 201, `hanako's settlement: ${first.status}`);
+      await dialog.accept();
+    });
+    await t.locator('#settlement-suggested button.settle').click();
+    // Then his stale one is refused, he is told why, and the view shows the nets as they are now
+    await status(t, 'ほかのメンバーが先に精算や立替を記録しました');
+    await until('everyone settled', () => nets(t), [`${hanako}:精算済み`, `${taro}:精算済み`].sort());
+    check(await visible(t, '#settlement-done'), 'said to be settled');
+    const after = await api(hanako, 'GET', `${base}/settlement`);
+    check(after.data.members.every((m) => m.net === 0), `paid once: ${JSON.stringify(after.data.members)}`);
+    await fitsBothWidths(t, '42-settled');
+    t.on('dialog', (dialog) => dialog.accept());
+    for (const page of [h, t]) await page.context().close();
+    await browser.close();
+  });
+
   await step('no uncaught script errors in any tab', async () => {
     check(problems.length === 0, problems.join('; '));
   });

@@ -480,3 +480,42 @@ describe('which journal entries the page offers to undo', async () => {
     assert.equal(undoable(of('slip', 'create', { undone_by: 9 })), false);
   });
 });
+
+describe('立替 on the slip form (views/payer.js)', async () => {
+  const { equalShares, payerPatch, sharesLeft } = await import('../../web/views/payer.js');
+
+  test('equal shares: the yen that do not divide go one each to the first members in user order', () => {
+    assert.deepEqual(equalShares(1000, ['taro', 'hanako', 'jiro']), { hanako: 334, jiro: 333, taro: 333 });
+    assert.deepEqual(equalShares(3000, ['b', 'a']), { a: 1500, b: 1500 });
+    assert.deepEqual(equalShares(500, []), {});
+  });
+
+  test('what the shares leave of the amount', () => {
+    assert.equal(sharesLeft(3000, { a: 1000, b: 1500 }), 500);
+    assert.equal(sharesLeft(3000, { a: 2000, b: 1500 }), -500);
+    assert.equal(sharesLeft(3000, { a: 3000, b: NaN }), 0);
+  });
+
+  test('the payer\'s part of a merge patch: only what changed', () => {
+    const equal = { paid_by: 'hanako', shares: { hanako: 500, taro: 500 }, shares_mode: 'equal' };
+    const custom = { paid_by: 'hanako', shares: { hanako: 200, taro: 800 }, shares_mode: 'custom' };
+    assert.deepEqual(payerPatch({}, { paid_by: null, shares: null }), {});
+    assert.deepEqual(payerPatch(equal, { paid_by: 'hanako', shares: 'equal' }), {});
+    assert.deepEqual(payerPatch(equal, { paid_by: null, shares: null }), { paid_by: null });
+    assert.deepEqual(payerPatch(equal, { paid_by: 'taro', shares: 'equal' }), { paid_by: 'taro', shares: 'equal' });
+    assert.deepEqual(payerPatch(equal, { paid_by: 'hanako', shares: { taro: 1000 } }), { shares: { taro: 1000 } });
+    assert.deepEqual(payerPatch(custom, { paid_by: 'hanako', shares: { taro: 800, hanako: 200 } }), {});
+    assert.deepEqual(payerPatch(custom, { paid_by: 'hanako', shares: 'equal' }), { shares: 'equal' });
+    assert.deepEqual(payerPatch({}, { paid_by: 'taro', shares: { taro: 1000 } }), { paid_by: 'taro', shares: { taro: 1000 } });
+  });
+});
+
+describe('精算 (views/settlement.js)', async () => {
+  const { netText } = await import('../../web/views/settlement.js');
+
+  test('a net in words: owed, owes, settled', () => {
+    assert.equal(netText(1500), '￥1,500 受け取る');
+    assert.equal(netText(-1500), '￥1,500 払う');
+    assert.equal(netText(0), '精算済み');
+  });
+});

@@ -26,6 +26,7 @@ import {
 } from '../format.js';
 import { accountName, at, emit, memberName, newest, on, state } from '../state.js';
 import { $, FieldError, busy, clearError, fail, fillAccountSelect, h, say, showError, uuid } from '../ui.js';
+import { payerPatch, payerText, readPayer, setPayer } from './payer.js';
 
 const PAGE_SIZE = 100;
 const MAX_PAGES = 50;
@@ -124,7 +125,8 @@ export function render() {
   const filtering = shown.length !== state.slips.length;
   renderFilterCategories();
   const rows = shown.map((slip) => {
-    const where = slip.kind === 'transfer' ? `${accountName(slip.account)} → ${accountName(slip.to_account)}` : accountName(slip.account);
+    const paid = payerText(slip);
+    const where = slip.kind === 'transfer' ? `${accountName(slip.account)} → ${accountName(slip.to_account)}` : `${accountName(slip.account)}${paid ? `（${paid}）` : ''}`;
     const summary = slipSummary(slip);
     return h(
       'tr',
@@ -271,7 +273,7 @@ function readForm() {
   } else {
     slip.category = raw.category.trim() || null;
   }
-  return slip;
+  return Object.assign(slip, readPayer(amount));
 }
 
 function setForm(values) {
@@ -285,6 +287,7 @@ function setForm(values) {
   $('slip-memo').value = values.memo ?? '';
   syncKind();
   showSplit(values.lines?.length ? values.lines : null);
+  setPayer(values);
 }
 
 function syncKind() {
@@ -380,7 +383,8 @@ async function saveEdit(wanted) {
   const { id, date, etag, base } = state.editing;
   // An emptied category is "uncategorized" on the server: not a change.
   const split = Boolean(wanted.lines);
-  const target = { ...wanted, category: wanted.kind === 'transfer' || split ? null : wanted.category ?? UNCATEGORIZED };
+  const { paid_by: _paidBy, shares: _shares, ...fields } = wanted;
+  const target = { ...fields, category: wanted.kind === 'transfer' || split ? null : wanted.category ?? UNCATEGORIZED };
   delete target.lines;
   const patch = mergePatch(base, target);
   if (JSON.stringify(plainLines(base.lines)) !== JSON.stringify(wanted.lines ?? null)) {
@@ -388,6 +392,7 @@ async function saveEdit(wanted) {
     if (!split && patch.category === undefined) patch.category = target.category;
   }
   if (split) delete patch.category; // the lines have the categories
+  Object.assign(patch, payerPatch(base, wanted));
   if (!Object.keys(patch).length) {
     say('変更はありません');
     resetForm();
