@@ -36,9 +36,14 @@ def _child(env: dict[str, str], barrier: Any, out: Any, index: int, user: str, r
 
 
 def fan_out(
-    user: str, requests: list[tuple[str, str, Any, dict[str, str] | None]], timeout: float = 180
+    user: str,
+    requests: list[tuple[str, str, Any, dict[str, str] | None]],
+    timeout: float = 180,
+    users: Sequence[str] | None = None,
 ) -> list[Reply]:
-    """Send every (method, path, body, headers) at the same moment, each from its own process."""
+    """Send every (method, path, body, headers) at the same moment, each from its own process: as
+    `user`, or as `users[i]` for the i-th request when given (members of one shared ledger)."""
+    assert users is None or len(users) == len(requests)
     env = {
         k: v
         for k, v in os.environ.items()
@@ -47,7 +52,8 @@ def fan_out(
     barrier = _CTX.Barrier(len(requests))
     out = _CTX.Queue()
     procs = [
-        _CTX.Process(target=_child, args=(env, barrier, out, i, user, request)) for i, request in enumerate(requests)
+        _CTX.Process(target=_child, args=(env, barrier, out, i, users[i] if users else user, request))
+        for i, request in enumerate(requests)
     ]
     for proc in procs:
         proc.start()

@@ -11,7 +11,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from kakeibo.services import journal as journal_service
 from kakeibo.store import Store
+from tests.concurrently import fan_out
 from tests.events import Client
 
 
@@ -142,21 +144,14 @@ def test_concurrent_writers_get_contiguous_seqs_and_each_write_is_there_once(api
     # Given an account
     api.account("cash", 1_000_000)
     made: list[str] = []
-    lock = threading.Lock()
 
-    def writer(n: int) -> None:
-        for i in range(3):
-            reply = api.slip(date="2026-11-10", kind="expense", amount=10 + n, account="cash", memo=f"{n}-{i}")
-            assert reply.status == 201, reply
-            with lock:
-                made.append(reply.json["id"])
-
-    # When 8 writers post at once
-    threads = [threading.Thread(target=writer, args=(n,)) for n in range(8)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    # When 8 writers (each its own process, like Lambda instances) post at once, three times
+    for i in range(3):
+        slips = [{"date": "2026-11-10", "kind": "expense", "amount": 10 + n, "account": "cash", "memo": f"{n}-{i}"}
+                 for n in range(8)]  # fmt: skip
+        replies = fan_out(api.user or "", [("POST", "/slips", slip, None) for slip in slips])
+        assert [r.status for r in replies] == [201] * 8, replies
+        made += [r.json["id"] for r in replies]
 
     # Then seq runs 1..25 without gaps and every acknowledged slip is in exactly one entry
     entries, knowledge = all_changes(api)
@@ -165,8 +160,9 @@ def test_concurrent_writers_get_contiguous_seqs_and_each_write_is_there_once(api
     assert sorted(created) == sorted(made) and len(set(created)) == 24
 
 
-def test_incremental_readers_never_miss_a_seq(api: Client) -> None:
-    # Given a writer adding slips while two readers follow the journal with their knowledge
+def test_incremental_readers_never_miss_a_seq(api: Client, store: Store) -> None:
+    # Given a writer adding slips while two readers follow the journal with their knowledge (the
+    # readers call the service GET /changes answers with, so they overlap the writes for real)
     api.account("cash", 1_000_000)
     done = threading.Event()
     seen: dict[int, list[int]] = {0: [], 1: []}
@@ -175,7 +171,7 @@ def test_incremental_readers_never_miss_a_seq(api: Client) -> None:
         knowledge = 0
         while True:
             finished = done.is_set()
-            page = api.get("/changes", query={"since": str(knowledge)}).json
+            page = journal_service.changes(store, api.user or "", since=knowledge, limit=50)
             seen[n] += [e["seq"] for e in page["changes"]]
             knowledge = page["knowledge"]
             if finished and not page["has_more"]:
@@ -271,20 +267,13 @@ def test_undo_racing_an_edit_leaves_one_winner(api: Client) -> None:
     # Given a slip
     api.account("cash", 10000)
     lunch = api.slip(date="2026-11-03", kind="expense", amount=1200, account="cash")
-    results: list[int] = []
 
-    def undo() -> None:
-        results.append(api.post("/changes/2/undo").status)
-
-    def edit() -> None:
-        results.append(api.patch(lunch.header("Location"), {"amount": 999}, headers={"If-Match": '"1"'}).status)
-
-    # When its creation is undone while it is edited
-    threads = [threading.Thread(target=undo), threading.Thread(target=edit)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    # When its creation is undone while it is edited (two processes, released together)
+    replies = fan_out(api.user or "", [
+        ("POST", "/changes/2/undo", None, None),
+        ("PATCH", lunch.header("Location") or "", {"amount": 999}, {"If-Match": '"1"'}),
+    ])  # fmt: skip
+    results = [r.status for r in replies]
     # Then exactly one of them committed, and the balance says which
     assert sorted(results) in ([200, 412], [200, 404]), results
     cash = api.balances()["cash"]
@@ -435,20 +424,10 @@ def test_if_match_star_applies_to_the_current_version_and_never_names_one_not_se
     api.account("cash", 100_000)
     lunch = api.slip(date="2026-11-03", kind="expense", amount=100, account="cash")
     where = lunch.header("Location") or ""
-    statuses: list[int] = []
-    lock = threading.Lock()
 
-    def patch(n: int) -> None:
-        reply = api.patch(where, {"amount": 200 + n}, headers={"If-Match": "*"})
-        with lock:
-            statuses.append(reply.status)
-
-    # When 12 PATCHes with If-Match: * run at once
-    threads = [threading.Thread(target=patch, args=(n,)) for n in range(12)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    # When 12 PATCHes with If-Match: * run at once, each from its own process
+    replies = fan_out(api.user or "", [("PATCH", where, {"amount": 200 + n}, {"If-Match": "*"}) for n in range(12)])
+    statuses = [r.status for r in replies]
     # Then none is a 412 (the caller named no version): each applied, or 409 if it kept losing
     assert 412 not in statuses and set(statuses) <= {200, 409} and statuses.count(200) >= 1
     # And the journal holds exactly the ones that answered 200, in order, versions 2, 3, ...

@@ -23,6 +23,7 @@ from kakeibo.settings import get_settings
 from kakeibo.store import SharedLedger, Store, get_store, pk
 from kakeibo.store.recurrences import due_shard
 from tests import invariants
+from tests.concurrently import fan_out
 from tests.conftest import reset_caches
 from tests.events import EVENTS_DIR, Client, sample
 from tests.integration.test_recurrences import dates, define, rent
@@ -312,15 +313,14 @@ def test_moving_old_due_items_while_they_are_edited_moves_each_once(store: Store
     def move() -> None:
         moved.append(store.rekey_due())
 
-    def edit(home: Client, rid: str) -> None:
-        reply = home.patch(f"/recurrences/{rid}", {"slip": {"amount": 81_000}}, headers={"If-Match": '"1"'})
-        assert reply.status == 200, reply
-
-    threads = [threading.Thread(target=move)] + [threading.Thread(target=edit, args=m) for m in made[::2]]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    mover = threading.Thread(target=move)
+    mover.start()
+    edits = [
+        ("PATCH", f"/recurrences/{rid}", {"slip": {"amount": 81_000}}, {"If-Match": '"1"'}) for _, rid in made[::2]
+    ]
+    replies = fan_out("", edits, users=[home.user or "" for home, _ in made[::2]])  # each its own process
+    mover.join()
+    assert [r.status for r in replies] == [200] * len(edits), replies
     # Then nothing is left under the old key, and every recurrence is in the index exactly once
     assert store.rekey_due() == 0
     found = [ledger for ledger, _ in store.due_recurrences("2026-11-30")]

@@ -3,7 +3,6 @@ settlement view, settlements under If-Match, and verify/rebuild of the nets."""
 
 from __future__ import annotations
 
-import threading
 import uuid
 from typing import Any
 
@@ -13,6 +12,7 @@ from hypothesis import strategies as st
 from kakeibo import ledger
 from kakeibo.store import SharedLedger, Store
 from tests import invariants
+from tests.concurrently import fan_out
 from tests.events import Client
 
 LUNCH = {"date": "2026-11-03", "kind": "expense", "amount": 3000, "account": "cash", "category": "食費"}
@@ -150,22 +150,10 @@ def test_two_settlements_on_one_etag_only_one_succeeds(local_env: str, store: St
     assert home.slip("taro", amount=3000, paid_by=taro, shares="equal").status == 201
     view = home.settlement()
     body = {"from": hanako, "to": taro, "amount": 1500}
-    statuses: list[int] = []
-    lock = threading.Lock()
-    gate = threading.Barrier(2)
 
-    def settle(who: str) -> None:
-        gate.wait()
-        reply = home[who].post(f"{home.base}/settlements", body, headers={"If-Match": view.etag or ""})
-        with lock:
-            statuses.append(reply.status)
-
-    # When both record the same payment at once, from the same view
-    threads = [threading.Thread(target=settle, args=(who,)) for who in ("taro", "hanako")]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    # When both record the same payment at once, from the same view, each from its own process
+    settle = ("POST", f"{home.base}/settlements", body, {"If-Match": view.etag or ""})
+    statuses = [r.status for r in fan_out(taro, [settle, settle], users=[taro, hanako])]
     # Then exactly one is recorded, the other told the nets moved on
     assert sorted(statuses) == [201, 412], statuses
     assert home.nets() == {taro: 0, hanako: 0}
@@ -178,22 +166,16 @@ def test_eight_writers_sharing_at_once_keep_the_nets_exact(local_env: str, store
     home = Household(*names)
     ids = [home.uid(n) for n in names]
     statuses: list[int] = []
-    lock = threading.Lock()
 
-    def write(i: int) -> None:
-        for j in range(3):
+    # When each of them records three shared expenses, the eight at the same time (own processes)
+    for j in range(3):
+        requests = []
+        for i in range(8):
             shares: Any = "equal" if j % 2 == 0 else {ids[i]: 100 * (j + 1), ids[(i + 1) % 8]: 50}
             amount = 1000 + i if j % 2 == 0 else 100 * (j + 1) + 50
-            reply = home.slip(names[i], amount=amount, paid_by=ids[(i + j) % 8], shares=shares)
-            with lock:
-                statuses.append(reply.status)
-
-    # When each of them records three shared expenses at the same time
-    threads = [threading.Thread(target=write, args=(i,)) for i in range(8)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+            slip = {**LUNCH, "amount": amount, "paid_by": ids[(i + j) % 8], "shares": shares}
+            requests.append(("POST", f"{home.base}/slips", slip, None))
+        statuses += [r.status for r in fan_out(ids[0], requests, users=ids)]
     # Then every one is in, and the nets are exactly what the slips say
     assert statuses == [201] * 24, statuses
     home.check(store)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import threading
 import uuid
 from typing import Any
 
@@ -12,6 +11,7 @@ from hypothesis import strategies as st
 from kakeibo import ledger
 from kakeibo.store import Store
 from tests import invariants
+from tests.concurrently import fan_out
 from tests.events import Client
 
 SUPERMARKET = {
@@ -172,21 +172,11 @@ def test_a_strict_budget_race_admits_exactly_what_fits(api: Client, store: Store
     # Given room for three 1,000 lines in 日用品
     api.account("cash", 100_000)
     assert api.put("/budgets/2026-11/日用品", {"limit": 3000, "strict": True}).status == 201
-    statuses: list[int] = []
-    lock = threading.Lock()
+    split = {"date": "2026-11-20", "kind": "expense", "amount": 1500, "account": "cash",
+             "lines": [{"amount": 1000, "category": "日用品"}, {"amount": 500, "category": "食費"}]}  # fmt: skip
 
-    def write() -> None:
-        reply = api.slip(date="2026-11-20", kind="expense", amount=1500, account="cash", lines=[
-            {"amount": 1000, "category": "日用品"}, {"amount": 500, "category": "食費"}])  # fmt: skip
-        with lock:
-            statuses.append(reply.status)
-
-    # When six writers record such a split at once
-    threads = [threading.Thread(target=write) for _ in range(6)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    # When six writers (each its own process) record such a split at once
+    statuses = [r.status for r in fan_out(api.user or "", [("POST", "/slips", split, None)] * 6)]
     # Then exactly three are in, the others refused for the budget
     assert sorted(statuses) == [201, 201, 201, 409, 409, 409], statuses
     assert api.get("/budgets", query={"month": "2026-11"}).json["items"][0]["spent"] == 3000
