@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kakeibo.services import journal as journal_service
-from kakeibo.store import Store
+from kakeibo.store import Store, identity_sk, pk
 from tests.concurrently import fan_out
 from tests.events import Client
 
@@ -210,6 +210,52 @@ def test_slip_history_across_moves_and_delete(api: Client) -> None:
     assert all(i["by"] == api.user for i in items)
     # And another slip id, or another ledger's, is 404
     assert api.get("/slips/NOSUCHSLIP/history").status == 404
+
+
+def test_a_slip_history_reads_its_own_entries_not_the_journal(api: Client, store: Store) -> None:
+    # Given a slip created, edited, deleted and brought back by undo, among many other changes
+    api.account("cash", 100_000)
+    lunch = api.slip(date="2026-11-03", kind="expense", amount=1200, account="cash")
+    slip_id = lunch.json["id"]
+    for n in range(30):
+        api.slip(date="2026-11-05", kind="expense", amount=1 + n, account="cash")
+    fixed = api.patch(lunch.header("Location"), {"amount": 1300}, headers={"If-Match": lunch.etag})
+    deleted_seq = journal_service.changes(store, api.user or "", since=0, limit=100)["knowledge"] + 1
+    assert api.delete(fixed.header("Location"), headers={"If-Match": fixed.etag}).status == 204
+    assert api.post(f"/changes/{deleted_seq}/undo").status == 200
+    seen: list[str] = []
+
+    def record(event_name: str, **kwargs: Any) -> None:
+        seen.append(event_name.rsplit(".", 1)[-1])
+
+    # When its history is asked for
+    store.client.meta.events.register("before-call.dynamodb.*", record)
+    try:
+        history = journal_service.slip_history(store, api.user or "", slip_id)
+    finally:
+        store.client.meta.events.unregister("before-call.dynamodb.*", record)
+
+    # Then it is its four entries, read by key: the identity, then the entries it lists — no Query
+    assert [i["op"] for i in history["items"]] == ["create", "update", "delete", "create"]
+    assert [i["seq"] for i in history["items"]] == [2, 33, deleted_seq, deleted_seq + 1]
+    assert seen == ["GetItem", "BatchGetItem"]
+
+
+def test_a_slip_whose_identity_lists_no_entries_gets_its_history_from_the_journal(api: Client, store: Store) -> None:
+    # Given a slip whose identity lists its entries only from a later change (written before lists)
+    api.account("cash", 10000)
+    lunch = api.slip(date="2026-11-03", kind="expense", amount=1200, account="cash")
+    slip_id = lunch.json["id"]
+    store.client.update_item(
+        TableName=store.table,
+        Key={"PK": {"S": pk(api.user or "")}, "SK": {"S": identity_sk(slip_id)}},
+        UpdateExpression="REMOVE changes, changes_complete",
+    )
+    api.patch(lunch.header("Location"), {"amount": 1300}, headers={"If-Match": lunch.etag})
+
+    # When its history is asked for, then the journal still tells all of it
+    history = api.get(f"/slips/{slip_id}/history").json
+    assert [i["op"] for i in history["items"]] == ["create", "update"]
 
 
 def test_history_of_another_ledgers_slip_is_404(api: Client, other_api: Client) -> None:

@@ -57,6 +57,9 @@ def dynamodb_client() -> DynamoDBClient:
 OnFail = Callable[[Item | None], errors.ApiError]
 
 
+MAX_BATCH_GET = 100  # keys per BatchGetItem
+
+
 class QueryOptions(TypedDict, total=False):
     """What `StoreCore.query_at` takes besides the partition."""
 
@@ -293,6 +296,28 @@ class StoreCore:
             if attempt + 1 < self.retry.attempts:
                 self.retry.sleep(self.retry.delay(attempt))
         raise errors.Conflict("the ledger is busy with concurrent changes; retry", retry_after=1)
+
+    def batch_get(self, ledger: str, sks: Sequence[str]) -> dict[str, Item]:
+        """The items at `sks` that exist, by SK: strongly consistent reads, 100 keys per call."""
+        if len(sks) == 1:
+            item = self.get(ledger, sks[0])
+            return {sks[0]: item} if item is not None else {}
+        out: dict[str, Item] = {}
+        for begin in range(0, len(sks), MAX_BATCH_GET):
+            keys = [to_ddb({"PK": pk(ledger), "SK": sk}) for sk in sks[begin : begin + MAX_BATCH_GET]]
+            request: dict[str, Any] = {self.table: {"Keys": keys, "ConsistentRead": True}}
+            for attempt in range(self.retry.attempts):
+                res = self._call(self.client.batch_get_item, RequestItems=request)
+                for raw in res.get("Responses", {}).get(self.table, []):
+                    item = from_ddb(raw)
+                    out[item["SK"]] = item
+                request = res.get("UnprocessedKeys") or {}
+                if not request:
+                    break
+                self.retry.sleep(self.retry.delay(attempt))
+            if request:
+                raise errors.Conflict("the ledger is busy; retry shortly", retry_after=1)
+        return out
 
     def transact_get(self, ledger: str, sks: Sequence[str]) -> list[Item | None]:
         """A consistent snapshot of up to 100 items (TransactGetItems)."""

@@ -330,10 +330,9 @@ class JournalOps(StoreCore):
         return self.get(ledger, change_sk(seq))
 
     def entries_of(self, ledger: str, seqs: Sequence[int]) -> list[Item]:
-        """The entries `seqs` (those that exist), in seq order: one consistent snapshot per 100."""
-        wanted = sorted(set(seqs))
-        found = self.transact_get(ledger, [change_sk(s) for s in wanted])
-        return [item for item in found if item]
+        """The entries `seqs` (those that exist), in seq order: consistent reads, 100 per call."""
+        found = self.batch_get(ledger, [change_sk(s) for s in sorted(set(seqs))])
+        return [found[sk] for sk in sorted(found)]
 
 
 def _item_key(op: TxOp) -> dict[str, Any] | None:

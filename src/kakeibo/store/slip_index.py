@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from kakeibo import errors
-from kakeibo.store.codec import Item, from_ddb, to_ddb
-from kakeibo.store.core import StoreCore, TxOp
+from kakeibo.store.codec import Item, to_ddb
+from kakeibo.store.core import MAX_BATCH_GET, StoreCore, TxOp
 from kakeibo.store.keys import SLIP_SEQ_SK, index_entry, index_range, index_sk, pk, slip_sk
 
 # An attribute of the slip counter (SEQ#slip): true when every slip of the ledger has its index
@@ -30,8 +30,6 @@ INDEXED = "indexed"
 # Most selective first, in a household's usual data: a category is a small share of the slips, an
 # account or a member a larger one, a kind (nearly all slips are expenses) the largest.
 SELECTIVITY = ("category", "account", "by", "kind")
-
-MAX_BATCH_GET = 100  # keys per BatchGetItem
 
 
 @dataclass(frozen=True)
@@ -157,28 +155,6 @@ class SlipIndexOps(StoreCore):
         wanted = [*sks, SLIP_SEQ_SK] if with_counter else sks
         got = self.batch_get(ledger, wanted)
         return [got.get(sk) for sk in sks], got.get(SLIP_SEQ_SK)
-
-    def batch_get(self, ledger: str, sks: Sequence[str]) -> dict[str, Item]:
-        """The items at `sks` that exist, by SK: strongly consistent reads, 100 keys per call."""
-        if len(sks) == 1:
-            item = self.get(ledger, sks[0])
-            return {sks[0]: item} if item is not None else {}
-        out: dict[str, Item] = {}
-        for begin in range(0, len(sks), MAX_BATCH_GET):
-            keys = [to_ddb({"PK": pk(ledger), "SK": sk}) for sk in sks[begin : begin + MAX_BATCH_GET]]
-            request: dict[str, Any] = {self.table: {"Keys": keys, "ConsistentRead": True}}
-            for attempt in range(self.retry.attempts):
-                res = self._call(self.client.batch_get_item, RequestItems=request)
-                for raw in res.get("Responses", {}).get(self.table, []):
-                    item = from_ddb(raw)
-                    out[item["SK"]] = item
-                request = res.get("UnprocessedKeys") or {}
-                if not request:
-                    break
-                self.retry.sleep(self.retry.delay(attempt))
-            if request:
-                raise errors.Conflict("the ledger is busy; retry shortly", retry_after=1)
-        return out
 
 
 def _index_failed(item: Item | None) -> errors.ApiError:

@@ -55,7 +55,9 @@ class SlipOps(SlipIndexOps, BalanceOps, JournalOps):
     (attribute_not_exists), updated by every change (date, version) and kept as a tombstone by a
     delete. So a slip id is one slip forever: whoever creates with an id that was ever used (a
     repeated Idempotency-Key, a row imported again, a recurrence run twice) gets SlipIdTaken with
-    what that identity says today.
+    what that identity says today. The identity also lists the seqs of the journal entries that
+    changed the slip (`changes`, appended in each change's own transaction), so a slip's history is
+    read from its entries alone; `changes_complete` says the list began with the slip's creation.
     """
 
     def create_slips(
@@ -88,16 +90,12 @@ class SlipOps(SlipIndexOps, BalanceOps, JournalOps):
                     values={":n": len(slips), ":now": stamp},
                 )
             )
+        identities = [
+            _identity(new.item, origin=new.origin, fingerprint=new.fingerprint, token=new.request_token)
+            for new in slips
+        ]
         for new in slips:
             slip_id = new.item["id"]
-            ops.append(
-                self.put_op(
-                    ledger,
-                    _identity(new.item, origin=new.origin, fingerprint=new.fingerprint, token=new.request_token),
-                    "attribute_not_exists(SK)",
-                    functools.partial(SlipIdTaken, slip_id),
-                )
-            )
             ops.append(
                 self.put_op(ledger, new.item, "attribute_not_exists(SK)", functools.partial(_slip_at_key, slip_id))
             )
@@ -109,7 +107,22 @@ class SlipOps(SlipIndexOps, BalanceOps, JournalOps):
             missing_account=missing_account,
             archived_account=archived_account,
         )
-        return self.commit(ctx, ops, changes, token=token, at=stamp)
+
+        def with_identities(seq: int) -> list[TxOp]:
+            return [
+                *ops,
+                *(
+                    self.put_op(
+                        ledger,
+                        {**identity, "changes": [seq], "changes_complete": True},
+                        "attribute_not_exists(SK)",
+                        functools.partial(SlipIdTaken, identity["slip_id"]),
+                    )
+                    for identity in identities
+                ),
+            ]
+
+        return self.commit(ctx, with_identities, changes, token=token, at=stamp)
 
     def change_slip(
         self,
@@ -146,7 +159,6 @@ class SlipOps(SlipIndexOps, BalanceOps, JournalOps):
                     lambda old: errors.AlreadyExists("a slip already exists at the new key"),
                 ),
             ]
-        ops.append(self._identity_op(ledger, current, date=new["date"], version=int(new["version"]), deleted=False))
         before, after = slip_index_sks(current), slip_index_sks(new)
         ops += self.index_ops(ledger, put=after - before, delete=before - after)
         ops += self.balance_ops(
@@ -157,7 +169,12 @@ class SlipOps(SlipIndexOps, BalanceOps, JournalOps):
             archived_account=archived_account,
         )
         ops += conditions  # e.g. that the members the slip names have not left
-        return self.commit(ctx, ops, changes, token=token, at=new["updated_at"], undoes=undoes)
+
+        def with_identity(seq: int) -> list[TxOp]:
+            version = int(new["version"])
+            return [*ops, self._identity_op(ledger, current, date=new["date"], version=version, deleted=False, seq=seq)]
+
+        return self.commit(ctx, with_identity, changes, token=token, at=new["updated_at"], undoes=undoes)
 
     def delete_slips(
         self,
@@ -178,8 +195,10 @@ class SlipOps(SlipIndexOps, BalanceOps, JournalOps):
         journal entry."""
         ledger = ctx.ledger
         ops: list[TxOp] = []
+        tombstones: list[tuple[Item, int]] = []
         for current in currents:
             expected = int(current["version"])
+            tombstones.append((current, expected + 1))
             ops += [
                 self.delete_op(
                     ledger,
@@ -189,11 +208,20 @@ class SlipOps(SlipIndexOps, BalanceOps, JournalOps):
                     names={"#ver": "version"},
                     values={":expected": expected},
                 ),
-                self._identity_op(ledger, current, date=current["date"], version=expected + 1, deleted=True),
                 *self.index_ops(ledger, delete=slip_index_sks(current)),
             ]
         ops += self.balance_ops(ledger, plan, missing_account=missing_account, archived_account=archived_account)
-        return self.commit(ctx, ops, changes, token=token, at=at, undoes=undoes)
+
+        def with_tombstones(seq: int) -> list[TxOp]:
+            return [
+                *ops,
+                *(
+                    self._identity_op(ledger, slip, date=slip["date"], version=version, deleted=True, seq=seq)
+                    for slip, version in tombstones
+                ),
+            ]
+
+        return self.commit(ctx, with_tombstones, changes, token=token, at=at, undoes=undoes)
 
     def restore_slip(
         self,
@@ -221,22 +249,26 @@ class SlipOps(SlipIndexOps, BalanceOps, JournalOps):
                 current=version, expected=tombstone_version,
             )  # fmt: skip
 
-        ops = [
-            self.update_op(
+        def revived(seq: int) -> TxOp:
+            return self.update_op(
                 ledger,
                 identity_sk(slip_id),
-                "SET #date = :date, #ver = :ver, #del = :false",
+                "SET #date = :date, #ver = :ver, #del = :false, #chg = list_append(if_not_exists(#chg, :none), :seq)",
                 moved_on,
                 "#del = :true AND #ver = :tomb",
-                names={"#date": "date", "#ver": "version", "#del": "deleted"},
+                names={"#date": "date", "#ver": "version", "#del": "deleted", "#chg": "changes"},
                 values={
                     ":date": item["date"],
                     ":ver": int(item["version"]),
                     ":false": False,
                     ":true": True,
                     ":tomb": tombstone_version,
+                    ":none": [],
+                    ":seq": [seq],
                 },
-            ),
+            )
+
+        ops = [
             self.put_op(ledger, item, "attribute_not_exists(SK)", functools.partial(_slip_at_key, slip_id)),
             *self.index_ops(ledger, put=slip_index_sks(item)),
         ]
@@ -248,15 +280,17 @@ class SlipOps(SlipIndexOps, BalanceOps, JournalOps):
             archived_account=archived_account,
         )
         ops += conditions
-        return self.commit(ctx, ops, changes, at=item["updated_at"], undoes=undoes)
+        return self.commit(ctx, lambda seq: [revived(seq), *ops], changes, at=item["updated_at"], undoes=undoes)
 
-    def _identity_op(self, ledger: str, slip: Item, *, date: str, version: int, deleted: bool) -> TxOp:
-        """The identity follows its slip; a slip from before identities gets one here."""
+    def _identity_op(self, ledger: str, slip: Item, *, date: str, version: int, deleted: bool, seq: int) -> TxOp:
+        """The identity follows its slip, and lists the entry `seq`; a slip from before identities
+        gets one here."""
         return self.update_op(
             ledger,
             identity_sk(slip["id"]),
             "SET #type = :type, #sid = :sid, #date = :date, #ver = :ver, #del = :del,"
-            " #origin = if_not_exists(#origin, :origin), #crt = if_not_exists(#crt, :crt)",
+            " #origin = if_not_exists(#origin, :origin), #crt = if_not_exists(#crt, :crt),"
+            " #chg = list_append(if_not_exists(#chg, :none), :seq)",
             lambda item: errors.Conflict("the slip's identity could not be updated"),
             names={
                 "#type": "type",
@@ -266,6 +300,7 @@ class SlipOps(SlipIndexOps, BalanceOps, JournalOps):
                 "#del": "deleted",
                 "#origin": "origin",
                 "#crt": "created_at",
+                "#chg": "changes",
             },
             values={
                 ":type": "slip_id",
@@ -275,6 +310,8 @@ class SlipOps(SlipIndexOps, BalanceOps, JournalOps):
                 ":del": deleted,
                 ":origin": _origin_of(slip),
                 ":crt": slip.get("created_at", ""),
+                ":none": [],
+                ":seq": [seq],
             },
         )
 
