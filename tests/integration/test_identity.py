@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 
 from kakeibo.csvio import slip_id_for
-from kakeibo.settings import get_settings
 from kakeibo.store import Store
 from tests import invariants
 from tests.events import Client
+from tests.idempotency_records import ExpiredKeys
 
 LUNCH = {"date": "2026-11-03", "kind": "expense", "amount": 1200, "account": "cash", "category": "食費"}
 CSV = {"Content-Type": "text/csv"}
@@ -22,25 +22,6 @@ CSV = {"Content-Type": "text/csv"}
 def cash(api: Client) -> Client:
     api.account("cash", 20000)
     return api
-
-
-def _idempotency_records(store: Store) -> set[str]:
-    table = get_settings().idempotency_table_name
-    pages = store.client.get_paginator("scan").paginate(TableName=table, ProjectionExpression="id")
-    return {item["id"]["S"] for page in pages for item in page["Items"]}
-
-
-class ExpiredKeys:
-    """Forget the Powertools records made since this was created, as their expiry would."""
-
-    def __init__(self, store: Store) -> None:
-        self.store = store
-        self.before = _idempotency_records(store)
-
-    def expire(self) -> None:
-        table = get_settings().idempotency_table_name
-        for record in _idempotency_records(self.store) - self.before:
-            self.store.client.delete_item(TableName=table, Key={"id": {"S": record}})
 
 
 def slips_of(api: Client) -> list[dict[str, Any]]:

@@ -242,8 +242,8 @@ def test_a_local_table_from_before_the_due_index_gains_it(local_env: str) -> Non
             client.delete_table(TableName=table)
 
 
-def test_the_job_posts_a_households_recurrences_as_their_authors(store: Store) -> None:
-    # Given Hanako's household, where Taro (editor) defined the rent
+def household_with_an_editor() -> tuple[Client, Client, str]:
+    """Hanako's household with a bank account, and Taro in it as an editor: (hanako, taro, ledger)."""
     hanako = Client(f"hanako-{uuid.uuid4().hex[:8]}")
     ledger = hanako.post("/ledgers", {"name": "山田家"}).json["id"]
     base = f"/ledgers/{ledger}"
@@ -252,6 +252,13 @@ def test_the_job_posts_a_households_recurrences_as_their_authors(store: Store) -
     token = hanako.post(f"{base}/invitations", {"role": "editor"}).json["token"]
     taro = Client(f"taro-{uuid.uuid4().hex[:8]}")
     assert taro.post(f"/invitations/{token}/accept").status == 200
+    return hanako, taro, ledger
+
+
+def test_the_job_posts_a_households_recurrences_as_their_authors(store: Store) -> None:
+    # Given Hanako's household, where Taro (editor) defined the rent
+    hanako, taro, ledger = household_with_an_editor()
+    base = f"/ledgers/{ledger}"
     assert taro.post(f"{base}/recurrences", rent()).status == 201
     # When the daily job runs
     result = recurrence_service.post_due(store, dt.date(2026, 12, 31))
@@ -266,14 +273,8 @@ def test_the_job_posts_a_households_recurrences_as_their_authors(store: Store) -
 
 def test_the_job_never_posts_as_a_member_who_was_removed(store: Store) -> None:
     # Given Taro (editor) defined the rent in Hanako's household, then Hanako removed him
-    hanako = Client(f"hanako-{uuid.uuid4().hex[:8]}")
-    ledger = hanako.post("/ledgers", {"name": "山田家"}).json["id"]
+    hanako, taro, ledger = household_with_an_editor()
     base = f"/ledgers/{ledger}"
-    bank = {"id": "bank", "name": "銀行", "type": "bank", "opening_balance": 1_000_000}
-    assert hanako.post(f"{base}/accounts", bank).status == 201
-    token = hanako.post(f"{base}/invitations", {"role": "editor"}).json["token"]
-    taro = Client(f"taro-{uuid.uuid4().hex[:8]}")
-    assert taro.post(f"/invitations/{token}/accept").status == 200
     made = taro.post(f"{base}/recurrences", rent()).json
     assert hanako.delete(f"{base}/members/{taro.user}", headers={"If-Match": "*"}).status == 204
     # When the daily job runs
