@@ -40,7 +40,9 @@ from kakeibo.store import idempotency_persistence
 
 Response = dict[str, Any]
 
-IDEMPOTENT_ROUTES = frozenset({"POST /accounts", "POST /slips", "POST /imports", "POST /recurrences"})
+IDEMPOTENT_ROUTES = frozenset(
+    {"POST /accounts", "POST /slips", "POST /imports", "POST /recurrences", "POST /settlements"}
+)
 KEY_RE = re.compile(r"^[\x21-\x7e]{1,255}$")
 # Refusals decided by the change itself (its transaction, or the slip identity the key names)
 KEPT_REFUSALS = frozenset({"insufficient_funds", "budget_exceeded", "already_exists", "gone"})

@@ -327,3 +327,27 @@ def test_the_largest_shared_split_change_fits_its_documented_bound(local_env: st
     assert moved.status == 200, moved
     assert sizes and max(sizes) <= ledger.worst_case_items(n) <= 100 - ledger.RESERVED_ITEMS, sizes
     home.check(store)
+
+
+def test_a_settlement_retried_with_its_idempotency_key_is_recorded_once(local_env: str, store: Store) -> None:
+    # Given Hanako owes Taro 1,500, and the settlement's ETag
+    home = Household("taro", "hanako")
+    taro, hanako = home.uid("taro"), home.uid("hanako")
+    assert home.slip("taro", amount=3000, paid_by=taro, shares="equal").status == 201
+    etag = home.settlement().etag or ""
+    body = {"from": hanako, "to": taro, "amount": 1500}
+    headers = {"If-Match": etag, "Idempotency-Key": "paid-back-1"}
+    # When Hanako records that she paid, and sends it again (the first answer was lost)
+    first = home["hanako"].post(f"{home.base}/settlements", body, headers=headers)
+    again = home["hanako"].post(f"{home.base}/settlements", body, headers=headers)
+    # Then the retry gets the same settlement, not a 412, and it counted once
+    assert first.status == again.status == 201, (first, again)
+    assert again.json == first.json
+    assert home.nets() == {taro: 0, hanako: 0}
+    # And without the key the same stale request is refused: the nets moved on
+    stale = home["hanako"].post(f"{home.base}/settlements", body, headers={"If-Match": etag})
+    assert stale.status == 412, stale
+    # And one journal entry records it
+    entries = home["hanako"].get(f"{home.base}/changes").json["changes"]
+    assert [c["type"] for e in entries for c in e["changes"]].count("settlement") == 1
+    home.check(store)

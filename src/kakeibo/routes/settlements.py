@@ -9,7 +9,17 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Body
 
-from kakeibo.http import ETAG, IfMatchHeader, identity, if_match, json_response, ok_response, problem_responses
+from kakeibo.http import (
+    ETAG,
+    IdempotencyKeyHeader,
+    IfMatchHeader,
+    identity,
+    if_match,
+    json_response,
+    ok_response,
+    problem_responses,
+    request_token,
+)
 from kakeibo.models import SettlementIn, SettlementRecord, SettlementView
 from kakeibo.services import settlements as service
 from kakeibo.services.ledgers import EDITORS, MEMBERS, open_ledger
@@ -46,7 +56,8 @@ def get_settlement(ledger: str) -> Response[str]:
     tags=TAGS,
     summary="Record that `from` paid `to` back (editor+, If-Match: the settlement's ETag)",
     description="From's net rises by the amount and to's falls, in one transaction conditioned on the nets' "
-    "version: of two members settling on the same view only one succeeds (412 for the other).",
+    "version: of two members settling on the same view only one succeeds (412 for the other). With an "
+    "Idempotency-Key a retry after a lost answer gets the settlement it recorded, not a 412.",
     operation_id="createSettlement",
     responses={
         201: ok_response(SettlementRecord, "Recorded", headers=ETAG),
@@ -57,11 +68,16 @@ def create_settlement(
     ledger: str,
     settlement: Annotated[SettlementIn, Body(openapi_examples=SETTLEMENT_EXAMPLES)],
     if_match_header: IfMatchHeader,
+    idempotency_key: IdempotencyKeyHeader = None,
 ) -> Response[str]:
     expected = if_match(if_match_header)
     access = open_ledger(get_store(), identity(router), ledger, EDITORS)
     request_id = (router.current_event.raw_event.get("requestContext") or {}).get("requestId")
     made = service.record_settlement(
-        get_store(), access.writer(request_id=str(request_id) if request_id else None), settlement, expected=expected
+        get_store(),
+        access.writer(request_id=str(request_id) if request_id else None),
+        settlement,
+        expected=expected,
+        token=request_token(router, idempotency_key),
     )
     return json_response(201, made, etag=made["version"])

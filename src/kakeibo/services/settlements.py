@@ -171,6 +171,7 @@ def record_settlement(
         seen=seen,
         departures=roster.departures,
         changes=[Change("settlement", settlement_id, "create", seen + 1, None, view)],
+        token=token,
     )
     return view
 

@@ -88,10 +88,12 @@ class SettlementOps(LockOps, BalanceOps, JournalOps):
         seen: int,
         departures: int,
         changes: Sequence[Change],
+        token: str | None = None,
     ) -> int:
         """One transaction: the settlement item, the two members' settled totals moved on the nets
         item if it is still at version `seen` (the caller's If-Match), no member gone since the roster
-        was read, no rebuild holding the ledger, and the journal entry. Its seq."""
+        was read, no rebuild holding the ledger, and the journal entry (`token`: its
+        ClientRequestToken, from an Idempotency-Key). Its seq."""
         (deltas,) = settlement_effects(settlement).values()
         names = {f"#f{i}": name for i, name in enumerate(deltas)}
         values = {f":f{i}": value for i, value in enumerate(deltas.values())}
@@ -115,7 +117,7 @@ class SettlementOps(LockOps, BalanceOps, JournalOps):
             self.lock_free_op(ctx.ledger, LEDGER_LOCK),
             self.roster_check_op(str(ctx.ledger), departures),
         ]
-        return self.commit(ctx, ops, changes, at=str(item["at"]))
+        return self.commit(ctx, ops, changes, token=token, at=str(item["at"]))
 
 
 __all__ = ["DEPARTURES", "Roster", "SettlementOps", "settlement_sk"]
