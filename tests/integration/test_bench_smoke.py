@@ -27,7 +27,10 @@ def test_quick_bench_reports_every_section(tmp_path: Path) -> None:
 
     # Then every section reported, with the machine it ran on
     assert doc["mode"] == "quick"
-    assert set(doc["sections"]) == {*OPS, "breakdown", "cold", "naive", "imports", "front", "ages", "job"}
+    assert set(doc["sections"]) == {
+        *OPS,
+        *("breakdown", "cold", "naive", "imports", "front", "ages", "settlement", "job"),
+    }
     assert {"nproc", "cpu", "memory_gib", "python", "dynamodb_local"} <= set(doc["machine"])
 
     # And each operation has ours and the floor side by side, and its cost against the minimum
@@ -67,6 +70,15 @@ def test_quick_bench_reports_every_section(tmp_path: Path) -> None:
             assert measured["rcu"] > 0 and measured["floor_rcu"] > 0
         assert size["reads"]["asof"]["calls"] == 3  # whatever the ledger's age
         assert size["reads"]["list_account"]["calls"] == 2  # the index, then the page's slips
+
+    # And the settlement was measured on a shared ledger of 1 month and of 10 years, against its floor
+    settlement = doc["sections"]["settlement"]
+    assert [size["label"] for size in settlement["sizes"]] == ["1 month", "10 years"]
+    assert settlement["sizes"][0]["slips"] < settlement["sizes"][1]["slips"]
+    for size in settlement["sizes"]:
+        measured = size["read"]
+        assert measured["ours"]["n"] > 0 and measured["floor"]["n"] > 0
+        assert measured["calls"] >= measured["floor_calls"] == 2
 
     # And the daily job found every due recurrence across the shards and posted some
     job = doc["sections"]["job"]

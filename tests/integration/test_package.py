@@ -84,6 +84,47 @@ def test_the_package_alone_handles_requests_on_dynamodb_local(package: Path, loc
     stdlib = Path(json.__file__).parents[1]
     outside = [f for f in out["files"] if not (Path(f).is_relative_to(package) or Path(f).is_relative_to(stdlib))]
     assert outside == [], outside
+    # And Powertools' resolvers the function does not use were not loaded (AppSync and its asyncio)
+    unused = [f for f in out["files"] if "/asyncio/" in f or "/event_handler/appsync" in f]
+    assert unused == [], unused
+
+
+# Every name the package's Powertools re-exports, looked up in a fresh interpreter: (module, name) ->
+# the module the value comes from.
+EXPORTS_CHILD = """
+import importlib, json, sys
+sys.path.insert(0, sys.argv[1])
+out = {}
+for package in json.loads(sys.argv[2]):
+    module = importlib.import_module(package)
+    for name in module.__all__:
+        value = getattr(module, name)
+        out[f"{package}:{name}"] = getattr(value, "__module__", None)
+print(json.dumps(out))
+"""
+LAZY = ("aws_lambda_powertools.event_handler", "aws_lambda_powertools.utilities.data_classes")
+
+
+def test_the_trimmed_powertools_exports_every_name_it_exported(package: Path) -> None:
+    # Given Powertools' package __init__ files the package rewrites to load their exports on first use
+    rewritten = [package / (name.replace(".", "/") + "/__init__.py") for name in LAZY]
+    assert all("trim_package.py" in path.read_text(encoding="utf-8") for path in rewritten)
+
+    def exports(path: str) -> dict[str, Any]:
+        done = subprocess.run(
+            [sys.executable, "-I", "-S", "-c", EXPORTS_CHILD, path, json.dumps(LAZY)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr[-3000:]
+        return dict(json.loads(done.stdout))
+
+    # When every exported name is looked up in the package and in the installed, untouched Powertools
+    site = Path(__import__("aws_lambda_powertools").__file__).parents[1]
+    # Then the same names give the same objects (by the module that defines them)
+    assert exports(str(package)) == exports(str(site))
 
 
 def test_the_package_holds_no_dev_code_and_a_trusted_pyc_for_every_module(package: Path) -> None:

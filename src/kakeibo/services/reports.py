@@ -52,11 +52,11 @@ def yearly_report(store: Store, who: str, year: str) -> dict[str, Any]:
 
 def _reads(store: Store, who: str, first: str, last: str) -> list[list[Item]]:
     """The month x category and subcategory items, the accounts, and the accounts' month items of
-    months first..last: three Queries, sent at once."""
+    months first..last (only the totals a report shows): three Queries, sent at once."""
     return together(
-        lambda: list(store.months_totals(who, first, last)),
+        lambda: list(store.months_category_totals(who, first, last)),
         lambda: list(store.accounts(who)),
-        lambda: list(store.account_months(who, first, last)),
+        lambda: list(store.account_months_totals(who, first, last)),
     )
 
 

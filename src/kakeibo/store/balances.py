@@ -84,10 +84,19 @@ class BalanceOps(StoreCore):
         """Every month x category and month x subcategory item of a month."""
         return self.query(ledger, begins_with=month_prefix(month))
 
-    def months_totals(self, ledger: str, first: str, last: str) -> Iterator[Item]:
-        """Every month x category and month x subcategory item of months first..last (YYYY-MM,
-        inclusive): one Query."""
-        return self.query(ledger, between=months_range(first, last))
+    def months_category_totals(self, ledger: str, first: str, last: str) -> Iterator[Item]:
+        """The income and expense (and SK) of every month x category and subcategory item of months
+        first..last: one Query, projected (no budgets or counts)."""
+        return self.query(ledger, between=months_range(first, last), **_projected("SK", "income", "expense"))
+
+    def account_months_totals(self, ledger: str, first: str, last: str) -> Iterator[Item]:
+        """Every account's month totals (account, month, income, expense, delta) of months
+        first..last: one Query, projected (without the 31 day fields)."""
+        return self.query(
+            ledger,
+            between=account_months_range(first, last),
+            **_projected("account", "month", "income", "expense", "delta"),
+        )
 
     def account_months(self, ledger: str, first: str, last: str, account: str | None = None) -> Iterator[Item]:
         """Every account's (or one account's) month items (totals and day fields) of months
@@ -328,3 +337,9 @@ def _of_account(account: str | None) -> dict[str, Any]:
     if account is None:
         return {}
     return {"filter_expression": "#acct = :acct", "names": {"#acct": "account"}, "values": {":acct": account}}
+
+
+def _projected(*fields: str) -> dict[str, Any]:
+    """A Query's projection of `fields`, every name through an expression attribute name."""
+    names = {f"#p{i}": name for i, name in enumerate(fields)}
+    return {"projection": ", ".join(names), "names": names}

@@ -1,0 +1,120 @@
+"""settlement: GET /ledgers/{ledger}/settlement on a shared ledger of 1 month and of 10 years.
+
+Each ledger is a household of two (the owner and an editor who accepted an invitation) with the
+ages section's accounts and slips, imported through POST /ledgers/{ledger}/imports, then a few
+slips one member paid for both (`paid_by`, equal `shares`), which move the ledger's nets item. The
+settlement is timed through the handler (p50) beside its floor, the least DynamoDB work that
+answers it, straight through boto3 on the same ledger: one GetItem of the nets item and one Query
+of the members (the roster). Target: on 10 years within 1.5x of 1 month; the ratio to the floor is
+reported.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bench.api import BenchError
+from bench.context import Context
+from bench.registry import register
+from bench.scenario import history_slips
+from bench.sections.ages import ACCOUNTS, _csv, _measure
+from bench.stats import ratio
+from bench.verify import verify
+from kakeibo.store import SharedLedger, to_ddb
+from kakeibo.store.keys import META_SK, NETS_SK, household_pk, member_sk
+
+PAID_FOR_BOTH = 12  # slips one member paid for both
+
+
+def _build(ctx: Context, days: int) -> dict[str, Any]:
+    owner, partner = ctx.ledger(f"settle{days}-a"), ctx.ledger(f"settle{days}-b")
+    ledger_id = ctx.request("POST", "/ledgers", user=owner, body={"name": "山田家"}, expect=201).json["id"]
+    base = f"/ledgers/{ledger_id}"
+    token = ctx.request("POST", f"{base}/invitations", user=owner, body={"role": "editor"}, expect=201).json["token"]
+    ctx.request("POST", f"/invitations/{token}/accept", user=partner, expect=200)
+    for account, kind, opening in ACCOUNTS:
+        body = {"id": account, "name": account.title(), "type": kind, "opening_balance": opening}
+        if kind == "credit":
+            body["allow_negative"] = True
+        ctx.request("POST", f"{base}/accounts", user=owner, body=body, expect=201)
+    slips = history_slips(days)
+    text, sends = _csv(slips), 0
+    while True:
+        event = ctx.api.event(
+            "POST", f"{base}/imports", user=owner, headers={"content-type": "text/csv; charset=utf-8"}
+        )
+        event["body"] = text
+        reply = ctx.api.invoke(event)
+        sends += 1
+        if reply.status not in (200, 201, 202) or sends > 100:
+            raise BenchError(f"POST {base}/imports answered {reply.status}: {reply.body[:300]}")
+        if reply.json["status"] == "complete":
+            break
+    for i in range(PAID_FOR_BOTH):
+        payer = owner if i % 2 == 0 else partner
+        body = {
+            "date": slips[-1]["date"],
+            "kind": "expense",
+            "amount": 1000 + 37 * i,
+            "account": "cash",
+            "category": "食費",
+            "paid_by": payer,
+            "shares": "equal",
+        }
+        ctx.request("POST", f"{base}/slips", user=payer, body=body, expect=201)
+    checked = verify(ctx.store, SharedLedger(ledger_id))
+    if checked["mismatched_items"] or checked["slips"] != len(slips) + PAID_FOR_BOTH:
+        raise BenchError(f"the {days}-day shared ledger does not verify: {checked['mismatches']}")
+    return {"owner": owner, "ledger": ledger_id, "days": days, "slips": len(slips) + PAID_FOR_BOTH}
+
+
+def _floor(ctx: Context, ledger_id: str) -> list[tuple[str, dict[str, Any]]]:
+    """The nets item (GetItem) and the members (the roster's Query): both consistent."""
+    partition = household_pk(ledger_id)
+    nets = {
+        "TableName": ctx.store.table,
+        "Key": to_ddb({"PK": partition, "SK": NETS_SK}),
+        "ConsistentRead": True,
+    }
+    roster = {
+        "TableName": ctx.store.table,
+        "KeyConditionExpression": "PK = :pk AND SK BETWEEN :lo AND :hi",
+        "ExpressionAttributeValues": to_ddb({":pk": partition, ":lo": member_sk(""), ":hi": META_SK}),
+        "ConsistentRead": True,
+    }
+    return [("GetItem", nets), ("Query", roster)]
+
+
+def render(r: dict[str, Any]) -> list[str]:
+    lines = [
+        "Settlement by ledger age (GET /ledgers/{ledger}/settlement, p50 ms through the handler; floor = least work)",
+        f"  {'ledger':>10} {'slips':>6} {'p50 ms':>8} {'calls':>5} {'RCU':>6} {'floor ms':>8} {'floor RCU':>9} "
+        f"{'x floor':>7} {'x 1 month':>9}",
+    ]
+    for size in r["sizes"]:
+        m = size["read"]
+        lines.append(
+            f"  {size['label']:>10} {size['slips']:6} {m['ours']['p50_ms']:8.2f} {m['calls']:5} {m['rcu']:6.1f} "
+            f"{m['floor']['p50_ms']:8.2f} {m['floor_rcu']:9.1f} {m['ratio']:7.2f} {m['vs_first']:9.2f}"
+        )
+    lines.append(f"  target: 10 years within 1.5x of 1 month {r['targets']['oldest_within_1_5x']}")
+    return lines
+
+
+@register("settlement", "settlement by ledger age: 1 month, 10 years", order=63, render=render)
+def run(ctx: Context) -> dict[str, Any]:
+    sizes = []
+    days_of = (ctx.sizes.age_days[0], ctx.sizes.age_days[-1])
+    for label, days in zip(("1 month", "10 years"), days_of, strict=True):
+        data = _build(ctx, days)
+        target = f"/ledgers/{data['ledger']}/settlement"
+        read = _measure(ctx, data["owner"], "settlement", target, _floor(ctx, data["ledger"]))
+        sizes.append({"label": label, "days": days, "slips": data["slips"], "read": read})
+    first = sizes[0]["read"]["ours"]["p50_ms"]
+    for size in sizes:
+        size["read"]["vs_first"] = ratio(size["read"]["ours"]["p50_ms"], first)
+    return {
+        "kind": "settlement",
+        "sizes": sizes,
+        "targets": {"oldest_within_1_5x": sizes[-1]["read"]["vs_first"] <= 1.5},
+    }
