@@ -79,7 +79,8 @@ def shifted(day: dt.date, shift: Shift) -> dt.date:
 # ---- schedule --------------------------------------------------------------------------------
 
 
-def _month_day(year: int, month: int, day: int) -> dt.date:
+def month_day(year: int, month: int, day: int) -> dt.date:
+    """Day `day` of the month (LAST_DAY: its last day; a day it does not have: its last day)."""
     last = ((dt.date(year + month // 12, month % 12 + 1, 1)) - dt.timedelta(days=1)).day
     return dt.date(year, month, last if day == LAST_DAY else min(day, last))
 
@@ -102,12 +103,12 @@ def _candidates(rule: Rule) -> Iterator[dt.date]:
         for n in itertools.count():
             index = start.month - 1 + n * rule.interval
             year, month = start.year + index // 12, index % 12 + 1
-            yield from sorted({_month_day(year, month, d) for d in days})
+            yield from sorted({month_day(year, month, d) for d in days})
     else:
         days = rule.by_month_day or (start.day,)
         for n in itertools.count():
             year = start.year + n * rule.interval
-            yield from sorted({_month_day(year, start.month, d) for d in days})
+            yield from sorted({month_day(year, start.month, d) for d in days})
 
 
 def scheduled_dates(rule: Rule) -> Iterator[dt.date]:

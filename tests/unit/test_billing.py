@@ -1,0 +1,128 @@
+"""Credit-card billing cycles, pure: closing dates clamped to short months, periods that cover every
+day once, payments shifted onto Japanese business days (even into the next year), offsets of two."""
+
+from __future__ import annotations
+
+import datetime as dt
+import itertools
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kakeibo import billing
+from kakeibo.billing import Billing, cycle, cycle_of, cycles, payment_slip_id
+from kakeibo.recurrence import LAST_DAY, is_business_day
+
+DAYS = st.one_of(st.integers(1, 31), st.just(LAST_DAY))
+BILLINGS = st.builds(
+    Billing,
+    closing_day=DAYS,
+    payment_day=DAYS,
+    payment_month_offset=st.sampled_from([1, 2]),
+    shift=st.sampled_from(["none", "previous_business_day", "next_business_day"]),
+)
+MONTHS = st.tuples(st.integers(1990, 2090), st.integers(1, 12))
+
+
+@settings(deadline=None)
+@given(BILLINGS, MONTHS, st.integers(1, 30))
+def test_consecutive_cycles_cover_every_day_once(terms: Billing, start: tuple[int, int], n: int) -> None:
+    # Given n consecutive cycles
+    year, month = start
+    last_index = year * 12 + month - 1 + n
+    found = cycles(terms, f"{year:04d}-{month:02d}", f"{last_index // 12:04d}-{last_index % 12 + 1:02d}")
+    # Then each begins the day after the one before closed, and closes in its own month
+    assert len(found) == n + 1
+    for before, after in itertools.pairwise(found):
+        assert after.period_from == before.closing_date + dt.timedelta(days=1)
+    for c in found:
+        assert c.closing_date.strftime("%Y-%m") == c.month
+        assert c.period_from <= c.closing_date
+
+
+@settings(deadline=None)
+@given(BILLINGS, st.dates(dt.date(1990, 2, 1), dt.date(2090, 12, 31)))
+def test_the_cycle_of_a_day_is_the_one_whose_period_holds_it(terms: Billing, day: dt.date) -> None:
+    found = cycle_of(terms, day)
+    assert found.period_from <= day <= found.closing_date
+
+
+@settings(deadline=None)
+@given(BILLINGS, MONTHS)
+def test_the_payment_is_in_the_offset_month_then_on_a_business_day(terms: Billing, month: tuple[int, int]) -> None:
+    found = cycle(terms, *month)
+    index = month[0] * 12 + month[1] - 1 + terms.payment_month_offset
+    assert (found.scheduled_payment.year, found.scheduled_payment.month) == (index // 12, index % 12 + 1)
+    if terms.shift == "none":
+        assert found.payment_date == found.scheduled_payment
+    else:
+        assert is_business_day(found.payment_date)
+        later = terms.shift == "next_business_day"
+        assert (
+            (found.payment_date >= found.scheduled_payment)
+            if later
+            else (found.payment_date <= found.scheduled_payment)
+        )
+
+
+def test_the_31st_closes_on_the_last_day_of_short_months() -> None:
+    terms = Billing(closing_day=31, payment_day=27)
+    assert cycle(terms, 2026, 2).closing_date == dt.date(2026, 2, 28)
+    assert cycle(terms, 2028, 2).closing_date == dt.date(2028, 2, 29)  # a leap year
+    assert cycle(terms, 2026, 4).closing_date == dt.date(2026, 4, 30)
+    # And the next cycle begins the day after: 1 March, 1 May
+    assert cycle(terms, 2026, 3).period_from == dt.date(2026, 3, 1)
+    assert cycle(terms, 2026, 5).period_from == dt.date(2026, 5, 1)
+
+
+def test_last_and_a_29th_around_february() -> None:
+    last = Billing(closing_day=LAST_DAY, payment_day=LAST_DAY)
+    assert cycle(last, 2028, 1).scheduled_payment == dt.date(2028, 2, 29)
+    assert cycle(last, 2027, 1).scheduled_payment == dt.date(2027, 2, 28)
+    twenty_ninth = Billing(closing_day=29, payment_day=10)
+    # the 29th of February 2027 does not exist: that cycle closes on the 28th, March's covers 1-29 March
+    assert cycle(twenty_ninth, 2027, 2).closing_date == dt.date(2027, 2, 28)
+    assert cycle(twenty_ninth, 2027, 3).period_from == dt.date(2027, 3, 1)
+    assert cycle(twenty_ninth, 2028, 3).period_from == dt.date(2028, 3, 1)  # after 29 February 2028
+
+
+def test_a_payment_shifted_over_new_year_is_debited_in_january() -> None:
+    # Given a card closing on the 15th, paid on the last day of the next month, next business day
+    terms = Billing(closing_day=15, payment_day=LAST_DAY, shift="next_business_day")
+    # When its November 2028 cycle is paid: 31 December 2028 is a Sunday, 1 January a holiday
+    found = cycle(terms, 2028, 11)
+    # Then the payment is debited on Tuesday 2 January 2029
+    assert found.scheduled_payment == dt.date(2028, 12, 31)
+    assert found.payment_date == dt.date(2029, 1, 2)
+
+
+def test_an_offset_of_two_months_and_a_previous_business_day() -> None:
+    # Given closing at month end, paid on the 1st two months later, moved earlier off a weekend
+    terms = Billing(closing_day=LAST_DAY, payment_day=1, payment_month_offset=2, shift="previous_business_day")
+    found = cycle(terms, 2025, 12)
+    # Then the December cycle is scheduled for 1 February 2026 (a Sunday), debited Friday 30 January
+    assert found.scheduled_payment == dt.date(2026, 2, 1)
+    assert found.payment_date == dt.date(2026, 1, 30)
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        ({"closing_day": 0, "payment_day": 27}, "closing_day"),
+        ({"closing_day": 15, "payment_day": 32}, "payment_day"),
+        ({"closing_day": 15, "payment_day": 27, "payment_month_offset": 3}, "payment_month_offset"),
+    ],
+)
+def test_terms_outside_their_range_are_refused(fields: dict[str, int], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        Billing(**fields)  # type: ignore[arg-type]
+
+
+def test_a_cycles_payment_has_one_identity_of_its_own() -> None:
+    closing = dt.date(2026, 11, 15)
+    assert payment_slip_id("visa", closing) == payment_slip_id("visa", closing)
+    assert payment_slip_id("visa", closing) != payment_slip_id("visa", dt.date(2026, 12, 15))
+    assert payment_slip_id("visa", closing) != payment_slip_id("jcb", closing)
+    assert len(payment_slip_id("visa", closing)) == 26
+    assert billing.payment_slip_id.__module__ == "kakeibo.billing"
