@@ -50,26 +50,32 @@ def _csv(slips: list[dict[str, Any]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _build(ctx: Context, days: int) -> dict[str, Any]:
-    who = ctx.ledger(f"age{days}")
+def fill_ledger(ctx: Context, who: str, slips: list[dict[str, Any]], base: str = "") -> int:
+    """The history's accounts, then its slips imported through the handler (sent again while it answers
+    202, as a client does); how many sends it took. `base`: a shared ledger's `/ledgers/{id}`."""
     for account, kind, opening in ACCOUNTS:
         body = {"id": account, "name": account.title(), "type": kind, "opening_balance": opening}
         if kind == "credit":
             body["allow_negative"] = True
-        ctx.request("POST", "/accounts", user=who, body=body, expect=201)
-    slips = history_slips(days)
+        ctx.request("POST", f"{base}/accounts", user=who, body=body, expect=201)
     text = _csv(slips)
     sends = 0
-    ctx.recorder.clear()
     while True:
-        event = ctx.api.event("POST", "/imports", user=who, headers={"content-type": "text/csv; charset=utf-8"})
+        event = ctx.api.event("POST", f"{base}/imports", user=who, headers={"content-type": "text/csv; charset=utf-8"})
         event["body"] = text
         reply = ctx.api.invoke(event)
         sends += 1
         if reply.status not in (200, 201, 202) or sends > 100:
-            raise BenchError(f"POST /imports answered {reply.status}: {reply.body[:300]}")
+            raise BenchError(f"POST {base}/imports answered {reply.status}: {reply.body[:300]}")
         if reply.json["status"] == "complete":
-            break
+            return sends
+
+
+def _build(ctx: Context, days: int) -> dict[str, Any]:
+    who = ctx.ledger(f"age{days}")
+    slips = history_slips(days)
+    ctx.recorder.clear()
+    sends = fill_ledger(ctx, who, slips)
     sizes = [len(c.params["TransactItems"]) for c in ctx.recorder.take() if c.operation == "TransactWriteItems"]
     checked = verify(ctx.store, who)
     if checked["mismatched_items"] or checked["slips"] != len(slips):

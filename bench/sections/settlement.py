@@ -17,7 +17,7 @@ from bench.api import BenchError
 from bench.context import Context
 from bench.registry import register
 from bench.scenario import history_slips
-from bench.sections.ages import ACCOUNTS, _csv, _measure
+from bench.sections.ages import _measure, fill_ledger
 from bench.stats import ratio
 from bench.verify import verify
 from kakeibo.store import SharedLedger, to_ddb
@@ -32,24 +32,8 @@ def _build(ctx: Context, days: int) -> dict[str, Any]:
     base = f"/ledgers/{ledger_id}"
     token = ctx.request("POST", f"{base}/invitations", user=owner, body={"role": "editor"}, expect=201).json["token"]
     ctx.request("POST", f"/invitations/{token}/accept", user=partner, expect=200)
-    for account, kind, opening in ACCOUNTS:
-        body = {"id": account, "name": account.title(), "type": kind, "opening_balance": opening}
-        if kind == "credit":
-            body["allow_negative"] = True
-        ctx.request("POST", f"{base}/accounts", user=owner, body=body, expect=201)
     slips = history_slips(days)
-    text, sends = _csv(slips), 0
-    while True:
-        event = ctx.api.event(
-            "POST", f"{base}/imports", user=owner, headers={"content-type": "text/csv; charset=utf-8"}
-        )
-        event["body"] = text
-        reply = ctx.api.invoke(event)
-        sends += 1
-        if reply.status not in (200, 201, 202) or sends > 100:
-            raise BenchError(f"POST {base}/imports answered {reply.status}: {reply.body[:300]}")
-        if reply.json["status"] == "complete":
-            break
+    fill_ledger(ctx, owner, slips, base)
     for i in range(PAID_FOR_BOTH):
         payer = owner if i % 2 == 0 else partner
         body = {
