@@ -576,7 +576,10 @@ TRANSLATIONS: dict[str, str] = {
         "書き込み中にメンバーが家計簿を抜けました。もう一度お試しください"
     ),
     "the ledger's nets could not be updated": "立て替えの残高を更新できませんでした。もう一度お試しください",
-    "the settlement could not be recorded; retry": "精算を記録できませんでした。もう一度お試しください",
+    "this settlement is recorded already": "この精算はすでに記録されています",
+    "this Idempotency-Key recorded another settlement; use a new key": (
+        "この Idempotency-Key では別の精算が記録されています。新しいキーを使ってください"
+    ),
     "the nets changed since they were read": (
         "ほかの人が先に立て替えや精算を記録しました。精算の画面を読み込み直してください"
     ),

@@ -14,6 +14,7 @@ from kakeibo.store import SharedLedger, Store
 from tests import invariants
 from tests.concurrently import fan_out
 from tests.events import Client
+from tests.idempotency_records import ExpiredKeys
 
 LUNCH = {"date": "2026-11-03", "kind": "expense", "amount": 3000, "account": "cash", "category": "食費"}
 
@@ -337,6 +338,7 @@ def test_a_settlement_retried_with_its_idempotency_key_is_recorded_once(local_en
     etag = home.settlement().etag or ""
     body = {"from": hanako, "to": taro, "amount": 1500}
     headers = {"If-Match": etag, "Idempotency-Key": "paid-back-1"}
+    keys = ExpiredKeys(store)
     # When Hanako records that she paid, and sends it again (the first answer was lost)
     first = home["hanako"].post(f"{home.base}/settlements", body, headers=headers)
     again = home["hanako"].post(f"{home.base}/settlements", body, headers=headers)
@@ -344,6 +346,13 @@ def test_a_settlement_retried_with_its_idempotency_key_is_recorded_once(local_en
     assert first.status == again.status == 201, (first, again)
     assert again.json == first.json
     assert home.nets() == {taro: 0, hanako: 0}
+    # And after the key's record expired, the key still answers its settlement (not 412), and another
+    # body with it is refused
+    keys.expire()
+    later = home["hanako"].post(f"{home.base}/settlements", body, headers=headers)
+    assert later.status == 201 and later.json == first.json, later
+    reused = home["hanako"].post(f"{home.base}/settlements", {**body, "amount": 1499}, headers=headers)
+    assert reused.status == 422 and reused.json["code"] == "idempotency_key_reused", reused
     # And without the key the same stale request is refused: the nets moved on
     stale = home["hanako"].post(f"{home.base}/settlements", body, headers={"If-Match": etag})
     assert stale.status == 412, stale

@@ -57,7 +57,8 @@ def get_settlement(ledger: str) -> Response[str]:
     summary="Record that `from` paid `to` back (editor+, If-Match: the settlement's ETag)",
     description="From's net rises by the amount and to's falls, in one transaction conditioned on the nets' "
     "version: of two members settling on the same view only one succeeds (412 for the other). With an "
-    "Idempotency-Key a retry after a lost answer gets the settlement it recorded, not a 412.",
+    "Idempotency-Key a retry after a lost answer gets the settlement it recorded, not a 412 (also after the "
+    "key's record expired: the settlement's id derives from the key); another body with the key is 422.",
     operation_id="createSettlement",
     responses={
         201: ok_response(SettlementRecord, "Recorded", headers=ETAG),

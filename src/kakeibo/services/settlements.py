@@ -131,6 +131,13 @@ def settlement_view(item: Item) -> dict[str, Any]:
     }
 
 
+def _recorded(item: Item, body: SettlementIn) -> dict[str, Any]:
+    """The settlement an Idempotency-Key already recorded, for the same request; another body -> 422."""
+    if (item["payer"], item["payee"], int(item["amount"])) != (body.from_, body.to, body.amount):
+        raise errors.IdempotencyKeyReused("this Idempotency-Key recorded another settlement; use a new key")
+    return settlement_view(item)
+
+
 def record_settlement(
     store: Store, ctx: WriteContext, body: SettlementIn, *, expected: int | None, token: str | None = None
 ) -> dict[str, Any]:
@@ -141,6 +148,9 @@ def record_settlement(
     payer, payee = body.from_, body.to
     if payer == payee:
         raise _refused(["to"], "from and to must be two different people")
+    settlement_id = hashlib.sha256((token or new_token()).encode()).hexdigest()[:26].upper()
+    if token is not None and (recorded := store.get(ctx.ledger, settlement_sk(settlement_id))) is not None:
+        return _recorded(recorded, body)  # this key's settlement, recorded before its answer was lost
     item = store.nets(ctx.ledger) or {}
     seen = int(item.get("version", 0))
     if expected is not None and expected != seen:
@@ -150,7 +160,6 @@ def record_settlement(
     for field, user in (("from", payer), ("to", payee)):
         if user not in roster.members and not owed.get(user, {}).get("net"):
             raise _refused([field], f"'{user}' is not a member of this ledger")
-    settlement_id = hashlib.sha256((token or new_token()).encode()).hexdigest()[:26].upper()
     at = now_iso()
     record: Item = {
         "SK": settlement_sk(settlement_id),

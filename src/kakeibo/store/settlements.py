@@ -112,7 +112,7 @@ class SettlementOps(LockOps, BalanceOps, JournalOps):
                 ctx.ledger,
                 item,
                 "attribute_not_exists(SK)",
-                lambda _: errors.Conflict("the settlement could not be recorded; retry"),
+                lambda _: errors.AlreadyExists("this settlement is recorded already", id=item["id"]),
             ),
             self.lock_free_op(ctx.ledger, LEDGER_LOCK),
             self.roster_check_op(str(ctx.ledger), departures),
