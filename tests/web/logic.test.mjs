@@ -511,7 +511,13 @@ describe('立替 on the slip form (views/payer.js)', async () => {
 });
 
 describe('精算 (views/settlement.js)', async () => {
-  const { netText } = await import('../../web/views/settlement.js');
+  const { named, netText } = await import('../../web/views/settlement.js');
+
+  test('a member who left with a net open is named 退出済み', () => {
+    const members = [{ user: 'taro', member: true }, { user: 'jiro', member: false }];
+    assert.equal(named('jiro', members), 'jiro（退出済み）');
+    assert.equal(named('taro', members), 'taro');
+  });
 
   test('a net in words: owed, owes, settled', () => {
     assert.equal(netText(1500), '￥1,500 受け取る');

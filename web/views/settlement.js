@@ -20,7 +20,8 @@ export function netText(net) {
   return '精算済み';
 }
 
-function named(user, members) {
+/** How a member of the settlement is named: 退出済み for one who left with a net still open. Pure but for who "you" are. */
+export function named(user, members) {
   const member = members.find((m) => m.user === user);
   return member && !member.member ? `${user}（退出済み）` : memberName(user);
 }
