@@ -7,6 +7,7 @@ from collections import defaultdict
 from typing import Any
 
 from kakeibo.ledger import (
+    DAY_FIELDS,
     DAY_OF_MONTH_FIELDS,
     MONTH_OF_YEAR_FIELDS,
     ROLLUP_FIELDS,
@@ -62,7 +63,7 @@ def check(store: Store, who: str) -> list[str]:
         if sk.startswith("ACCOUNT#"):
             actual[AccountItem(item["id"])] = {"balance": int(item["balance"])}
         elif sk.startswith("DAY#"):
-            fields = ("delta", "count", "income", "expense")
+            fields = DAY_FIELDS
             actual[DayItem(item["account"], item["date"])] = {f: int(item.get(f, 0)) for f in fields}
         elif sk.startswith("MONTH#") and "#SUB#" in sk:
             fields = ("income", "expense", "count")

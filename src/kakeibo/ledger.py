@@ -106,7 +106,9 @@ Rollup = AccountMonthItem | AccountYearItem
 
 # Numeric fields each item kind carries, all maintained with ADD.
 ACCOUNT_FIELDS = ("balance",)
-DAY_FIELDS = ("delta", "count", "income", "expense")
+# transfers_in / transfers_out: what transfers brought and took (a card's payments and its charges
+# to other accounts, such as an IC card's automatic top-up), apart from income and expense.
+DAY_FIELDS = ("delta", "count", "income", "expense", "transfers_in", "transfers_out")
 CATEGORY_FIELDS = ("income", "expense", "count")
 SUBCATEGORY_FIELDS = CATEGORY_FIELDS
 ROLLUP_FIELDS = DAY_FIELDS
@@ -197,8 +199,8 @@ def effects(entry: Entry, sign: int = 1) -> dict[ItemKey, dict[str, int]]:
             raise ValueError("a transfer needs to_account")
         _add(out[AccountItem(entry.account)], balance=-amount)
         _add(out[AccountItem(entry.to_account)], balance=amount)
-        _add(out[DayItem(entry.account, entry.date)], delta=-amount, count=sign)
-        _add(out[DayItem(entry.to_account, entry.date)], delta=amount, count=sign)
+        _add(out[DayItem(entry.account, entry.date)], delta=-amount, count=sign, transfers_out=amount)
+        _add(out[DayItem(entry.to_account, entry.date)], delta=amount, count=sign, transfers_in=amount)
         return _with_rollups(out)
     signed = -amount if entry.kind == "expense" else amount
     _add(out[AccountItem(entry.account)], balance=signed)
