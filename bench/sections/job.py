@@ -17,6 +17,7 @@ from bench.api import BenchError
 from bench.context import Context
 from bench.registry import register
 from kakeibo.models import RecurrenceIn
+from kakeibo.services import daily
 from kakeibo.services import recurrences as recurrence_service
 from kakeibo.settings import get_settings
 from kakeibo.store import pk, recurrence_sk, to_ddb
@@ -128,7 +129,7 @@ def run(ctx: Context) -> dict[str, Any]:
         raise BenchError(f"one shard found {found_one} of {found}")
     deadline = time.monotonic() + ctx.sizes.job_seconds
     t0 = time.perf_counter()
-    result = recurrence_service.post_due(ctx.store, DAY, time_left=lambda: deadline - time.monotonic() + 2.0)
+    result = daily.post_due(ctx.store, DAY, time_left=lambda: deadline - time.monotonic() + 2.0)
     posting_s = time.perf_counter() - t0
     posted = int(result["posted"])
     if posted == 0:

@@ -98,3 +98,52 @@ def payment_slip_id(card: str, closing: dt.date) -> str:
     generated ids, from (card, closing date) only, namespaced apart from every other derived id."""
     digest = hashlib.sha256(f"card-payment\n{card}\n{closing.isoformat()}".encode()).digest()
     return base64.b32encode(digest).decode().rstrip("=")[:26]
+
+
+def following(billing: Billing, current: Cycle) -> Cycle:
+    """The cycle after `current`."""
+    return cycle(billing, *_add_months(current.closing_date.year, current.closing_date.month, 1))
+
+
+def preceding(billing: Billing, current: Cycle) -> Cycle:
+    """The cycle before `current`."""
+    return cycle(billing, *_add_months(current.closing_date.year, current.closing_date.month, -1))
+
+
+def first_to_pay(billing: Billing, paid_through: dt.date | None, today: dt.date) -> Cycle:
+    """The first cycle the daily job is to pay: the one after the last paid (its closing date
+    `paid_through`), or, on a card whose payments were never posted here, the first whose payment is
+    debited today or later (earlier cycles were paid before the card's billing was set)."""
+    if paid_through is not None:
+        return cycle_of(billing, paid_through + dt.timedelta(days=1))
+    current = cycle_of(billing, today)
+    while (earlier := preceding(billing, current)).payment_date >= today:
+        current = earlier
+    while current.payment_date < today:
+        current = following(billing, current)
+    return current
+
+
+# Cycles read before the first asked for, so that payments still outstanding at its closing date
+# are known: a payment is debited at most two months and a business-day shift after its closing.
+LOOKBACK = 3
+
+
+def amounts_due(cycles: list[Cycle], owed: dict[dt.date, int], posted: dict[dt.date, int]) -> dict[dt.date, int]:
+    """Each cycle's amount due (by closing date), `cycles` in order.
+
+    `owed[closing]` is what the card owes at the end of that day (minus its balance then: charges
+    less refunds and every payment dated by then); `posted[closing]` the amount of a cycle's payment
+    slip where one is posted. A cycle owes what the card owes at its closing date, less what earlier
+    cycles' payments still to be debited after that date settle (the posted amount, or what such a
+    cycle owes when its payment is not posted): a slip moved into a cycle after its payment is owed
+    with the next, and nothing is owed twice. Never below zero (a card in credit owes nothing)."""
+    due: dict[dt.date, int] = {}
+    for index, current in enumerate(cycles):
+        outstanding = sum(
+            posted.get(earlier.closing_date, due[earlier.closing_date])
+            for earlier in cycles[:index]
+            if earlier.payment_date > current.closing_date
+        )
+        due[current.closing_date] = max(0, owed[current.closing_date] - outstanding)
+    return due

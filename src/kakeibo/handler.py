@@ -34,6 +34,8 @@ from kakeibo.http import (
 from kakeibo.routes import (
     accounts,
     budgets,
+    cards,
+    daily,
     health,
     imports,
     journal,
@@ -52,6 +54,7 @@ app = APIGatewayHttpResolver(enable_validation=True)
 for module in (
     health,
     accounts,
+    cards,
     journal,
     slips,
     reports,
@@ -59,6 +62,7 @@ for module in (
     imports,
     maintenance,
     recurrences,
+    daily,
     ledgers,
     webhooks,
     settlements,
@@ -77,6 +81,7 @@ NO_BODY_ROUTES = frozenset(
         "POST /ledger/verify",
         "POST /ledger/rebuild",
         "POST /recurrences/run",
+        "POST /jobs/run",
         "POST /invitations/{token}/accept",
         "POST /changes/{seq}/undo",
     }

@@ -1,6 +1,7 @@
 """Scheduled work: the events EventBridge Scheduler sends (template.yaml), not HTTP requests.
 
-The daily schedule sends `{"job": "post_due_recurrences", "scheduled_time": ...}`. API Gateway
+The daily schedule sends `{"job": "post_due_recurrences", "scheduled_time": ...}`: recurring slips
+and card payments due by that day. API Gateway
 never produces such an event (its events always carry `routeKey` and `requestContext`), so no
 request can start a job.
 """
@@ -46,14 +47,14 @@ def scheduled_day(event: dict[str, Any]) -> dt.date | None:
 
 
 def run(event: dict[str, Any], context: Any) -> dict[str, Any]:
-    from kakeibo.services import recurrences  # noqa: PLC0415 - loaded when a job runs, not on every cold start
+    from kakeibo.services import daily  # noqa: PLC0415 - loaded when a job runs, not on every cold start
     from kakeibo.store import get_store  # noqa: PLC0415
 
     remaining = getattr(context, "get_remaining_time_in_millis", None)
     time_left = (lambda: float(remaining()) / 1000) if remaining is not None else None
-    result = recurrences.post_due(get_store(), scheduled_day(event), time_left=time_left)
+    result = daily.post_due(get_store(), scheduled_day(event), time_left=time_left)
     summary = {"until": result["until"], "posted": result["posted"], "failed": len(result["failed"])}
-    logger.info("posted due recurrences", extra={**summary, "complete": result["complete"]})
+    logger.info("posted due recurrences and card payments", extra={**summary, "complete": result["complete"]})
     if not result["complete"]:
         raise JobIncomplete(f"time ran out after {result['posted']} slips; the retry resumes")
     return summary

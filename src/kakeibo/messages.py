@@ -205,6 +205,16 @@ _VALUE_ERRORS: list[tuple[str, str, str]] = [
         "account '{account}' is archived",
         "口座「{account}」はアーカイブ済みです",
     ),
+    (
+        r"account '(?P<account>.*)' is not a bank account",
+        "account '{account}' is not a bank account",
+        "口座「{account}」は銀行口座ではありません。引き落とし口座には銀行口座を指定してください",
+    ),
+    (
+        r"billing is only for credit accounts",
+        "billing is only for credit accounts",
+        "締め日・引き落とし日（billing）はクレジットカードの口座にだけ設定できます",
+    ),
     (r"invalid category", "the category is not valid", "カテゴリが正しくありません"),
     (r"a transfer has no lines", "a transfer cannot be split into lines", "振替は分割できません"),
     (
@@ -428,6 +438,21 @@ TRANSLATIONS: dict[str, str] = {
     "account '{account}' already exists": "口座「{account}」はすでにあります",
     "account '{account}' does not exist": "口座「{account}」はありません",
     "account '{account}' is archived": "口座「{account}」はアーカイブ済みです",
+    "account '{account}' is not a bank account": (
+        "口座「{account}」は銀行口座ではありません。引き落とし口座には銀行口座を指定してください"
+    ),
+    "billing is only for credit accounts": "締め日・引き落とし日（billing）はクレジットカードの口座にだけ設定できます",
+    # credit cards
+    "account '{account}' has no billing: set its closing and payment days first": (
+        "口座「{account}」には締め日と引き落とし日が設定されていません。先に設定してください"
+    ),
+    "at most {months} months per request": "一度に取得できるのは {months} か月分までです",
+    "this card's billing has no member to pay as; set it again to pay as you": (
+        "このカードの引き落とし設定には登録者がいません。設定し直すと、あなたの登録として記帳されます"
+    ),
+    "the member this card pays as is no longer an editor; an editor can set its billing": (
+        "このカードの引き落とし設定をしたメンバーはもう編集者ではありません。編集者が設定し直してください"
+    ),
     "a ledger holds at most {limit} accounts": "口座は {limit} 件までです",
     "slip not found": "伝票が見つかりません",
     "slip '{slip}' already exists": "伝票「{slip}」はすでにあります",

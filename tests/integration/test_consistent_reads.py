@@ -67,6 +67,9 @@ def _ledger_requests(api: Client, base: str) -> list[tuple[str, str, dict[str, A
     where = f"{base}/slips/{slip['date']}/{slip['id']}"
     csv = "date,kind,amount,account,to_account,category,memo\n2026-11-05,expense,100,cash,,食費,\n"
     rent = api.post(f"{base}/recurrences", RENT).header("Location") or ""
+    billing = {"closing_day": 15, "payment_day": 10, "pay_from": "bank"}
+    visa = api.post(f"{base}/accounts", {"id": "visa", "name": "Visa", "type": "credit", "billing": billing})
+    assert visa.status == 201, visa
     requests: list[tuple[str, str, dict[str, Any]]] = [
         ("GET /accounts", f"{base}/accounts", {}),
         ("GET /accounts/{id}", f"{base}/accounts/cash", {}),
@@ -103,6 +106,8 @@ def _ledger_requests(api: Client, base: str) -> list[tuple[str, str, dict[str, A
         ("GET /recurrences/{id}", rent, {}),
         ("GET /recurrences/{id}/occurrences", f"{rent}/occurrences", {"query": {"from": "2026-11-01"}}),
         ("POST /recurrences/run", f"{base}/recurrences/run", {"query": {"until": "2026-12-31"}}),
+        ("GET /accounts/{id}/statements", f"{base}/accounts/visa/statements", {"query": {"from": "2026-10"}}),
+        ("POST /jobs/run", f"{base}/jobs/run", {"query": {"until": "2026-12-31"}}),
         ("PATCH /recurrences/{id}", rent, {"body": {"slip": {"amount": 900}}, "headers": {"If-Match": '"1"'}}),
         ("DELETE /recurrences/{id}", rent, {"headers": {"If-Match": '"2"'}}),
         ("POST /ledger/verify", f"{base}/ledger/verify", {}),

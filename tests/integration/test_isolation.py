@@ -22,6 +22,11 @@ def alice(api: Client) -> dict[str, Any]:
     """Alice's ledger with something on every kind of item."""
     api.account("cash", 50_000)
     api.account("suica", 3_000, type="emoney")
+    api.account("bank", 100_000, type="bank")
+    billing = {"closing_day": 15, "payment_day": 10, "pay_from": "bank"}
+    card = api.post("/accounts", {"id": "card", "name": "カード", "type": "credit", "billing": billing})
+    assert card.status == 201, card
+    api.slip(date="2026-10-20", kind="expense", amount=2_000, account="card", category="日用品")
     api.put(FOOD, {"limit": 30_000, "strict": True})
     made = [
         api.slip(date=f"2026-11-{day:02d}", kind="expense", amount=100 * day, account="cash", category="食費")
@@ -64,6 +69,7 @@ def test_every_route_is_covered_here() -> None:
         "POST /imports", "GET /imports/{id}", "GET /slips.csv", "POST /ledger/verify", "POST /ledger/rebuild",
         "POST /recurrences", "GET /recurrences", "GET /recurrences/{id}", "PATCH /recurrences/{id}",
         "DELETE /recurrences/{id}", "GET /recurrences/{id}/occurrences", "POST /recurrences/run",
+        "GET /accounts/{id}/statements", "POST /jobs/run",
         "POST /ledgers", "GET /ledgers", "GET /ledgers/{ledger}", "PATCH /ledgers/{ledger}",
         "POST /ledgers/{ledger}/invitations", "POST /invitations/{token}/accept",
         "PUT /ledgers/{ledger}/members/{user}", "DELETE /ledgers/{ledger}/members/{user}",
@@ -88,6 +94,7 @@ def test_bob_can_neither_see_nor_touch_alices_ledger(
     assert bob.get("/accounts").json == {"items": []}
     assert bob.get("/accounts/cash").status == 404
     assert bob.get("/accounts/cash/history").status == 404
+    assert bob.get("/accounts/card/statements").status == 404
     assert bob.get("/slips").json == {"items": [], "next_cursor": None}
     assert bob.get("/slips", query={"cursor": alice["cursor"]}).json == {"items": [], "next_cursor": None}
     assert bob.get("/slips", query={"account": "cash", "category": "食費"}).json["items"] == []
@@ -146,6 +153,8 @@ def test_bob_can_neither_see_nor_touch_alices_ledger(
     assert bob.delete(recurrence, headers={"If-Match": '"1"'}).status == 404
     ran = bob.post("/recurrences/run", query={"until": "2027-12-31"})
     assert ran.status == 200 and ran.json["posted"] == 0  # Bob has none; Alice's are not his to run
+    jobs = bob.post("/jobs/run", query={"until": "2027-12-31"})
+    assert jobs.status == 200 and jobs.json["posted"] == 0  # nor are Alice's card payments
     spend_monthly = {"slip": {"kind": "expense", "amount": 1, "account": "cash"},
                      "rule": {"freq": "daily", "start": "2026-11-01"}}  # fmt: skip
     assert bob.post("/recurrences", spend_monthly).status == 422  # Alice's account does not exist for Bob

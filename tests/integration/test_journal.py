@@ -55,7 +55,7 @@ def current_state(api: Client, months: set[str]) -> dict[tuple[str, str], dict[s
         if not cursor:
             break
     for account in api.get("/accounts").json["items"]:
-        state[("account", account["id"])] = {k: v for k, v in account.items() if k != "balance"}
+        state[("account", account["id"])] = {k: v for k, v in account.items() if k not in ("balance", "payments")}
     for month in months:
         for budget in api.get("/budgets", query={"month": month}).json["items"]:
             record = {k: budget[k] for k in ("month", "category", "limit", "strict", "version")}

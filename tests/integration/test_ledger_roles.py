@@ -139,6 +139,8 @@ ROUTES: dict[str, tuple[Call, bool]] = {
     "DELETE /recurrences/{id}": (_delete_recurrence, False),
     "GET /recurrences/{id}/occurrences": (lambda h, c: c.get(f"{h.recurrence.header('Location')}/occurrences"), True),
     "POST /recurrences/run": (lambda h, c: c.post(f"{h.base}/recurrences/run", query={"until": "2026-11-30"}), False),
+    "GET /accounts/{id}/statements": (lambda h, c: c.get(f"{h.base}/accounts/card/statements"), True),
+    "POST /jobs/run": (lambda h, c: c.post(f"{h.base}/jobs/run", query={"until": "2026-11-30"}), False),
     "GET /changes": (lambda h, c: c.get(f"{h.base}/changes"), True),
     "GET /slips/{id}/history": (lambda h, c: c.get(f"{h.base}/slips/{h.slip.json['id']}/history"), True),
     "POST /changes/{seq}/undo": (_undo, False),
@@ -164,6 +166,9 @@ def household(api: Client) -> Household:
     for account, kind, opening in (("cash", "cash", 1_000_000), ("bank", "bank", 1_000_000)):
         assert api.post(f"{base}/accounts", {"id": account, "name": account, "type": kind,
                                              "opening_balance": opening}).status == 201  # fmt: skip
+    billing = {"closing_day": 15, "payment_day": 10, "pay_from": "bank"}
+    card = api.post(f"{base}/accounts", {"id": "card", "name": "カード", "type": "credit", "billing": billing})
+    assert card.status == 201, card
     slip = api.post(f"{base}/slips", _lunch())
     imported = api.post(f"{base}/imports", raw=CSV, headers={"Content-Type": "text/csv"})
     rent = api.post(f"{base}/recurrences", RENT)
@@ -220,7 +225,7 @@ def test_what_each_caller_may_do_on_every_ledger_route(
         slips = household.owner.get(f"{household.base}/slips", query={"limit": 100}).json["items"]
         assert all(s["created_by"] == household.owner.user and s["updated_by"] == household.owner.user for s in slips)
         accounts = household.owner.get(f"{household.base}/accounts").json["items"]
-        assert [a["id"] for a in accounts] == ["bank", "cash"]
+        assert [a["id"] for a in accounts] == ["bank", "card", "cash"]
     else:
         assert household.owner.get(f"{household.base}/balances").json != before
     assert invariants.check(store, SharedLedger(ledger_id)) == []

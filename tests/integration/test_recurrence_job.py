@@ -18,7 +18,7 @@ import pytest
 from kakeibo import jobs
 from kakeibo.local.bootstrap import create_tables
 from kakeibo.local.front import LambdaContext
-from kakeibo.services import recurrences as recurrence_service
+from kakeibo.services import daily
 from kakeibo.settings import get_settings
 from kakeibo.store import SharedLedger, Store, get_store, pk
 from kakeibo.store.recurrences import due_shard
@@ -86,7 +86,7 @@ def test_the_job_posts_every_ledgers_due_occurrences_and_never_reads_a_ledger_wi
     assert carol.slip(date="2026-11-27", kind="expense", amount=100, account="bank").status == 201
     calls.seen.clear()
     # When the daily job runs for 2026-12-31
-    result = recurrence_service.post_due(store, dt.date(2026, 12, 31))
+    result = daily.post_due(store, dt.date(2026, 12, 31))
     job_calls = list(calls.seen)
     # Then it posted what was due in both ledgers
     assert result["complete"] and result["failed"] == []
@@ -103,7 +103,7 @@ def test_the_job_posts_every_ledgers_due_occurrences_and_never_reads_a_ledger_wi
     assert calls.touching(alice.user or "") and calls.touching(bob.user or "")
     # When it runs again for the same day, it posts nothing, at the cost of the due index's queries
     calls.seen.clear()
-    assert recurrence_service.post_due(store, dt.date(2026, 12, 31))["posted"] == 0
+    assert daily.post_due(store, dt.date(2026, 12, 31))["posted"] == 0
     assert [op for op, _ in calls.seen] == ["Query"] * (1 + get_settings().due_shards + 1)
     for who in (alice, bob, carol):
         assert invariants.check(store, who.user or "") == []
@@ -112,7 +112,7 @@ def test_the_job_posts_every_ledgers_due_occurrences_and_never_reads_a_ledger_wi
 def test_with_no_recurrences_anywhere_the_job_costs_one_query_per_shard(store: Store, calls: Calls) -> None:
     carol = household("carol")
     calls.seen.clear()
-    result = recurrence_service.post_due(store, dt.date(2026, 12, 31))
+    result = daily.post_due(store, dt.date(2026, 12, 31))
     assert result == {"until": "2026-12-31", "complete": True, "posted": 0, "failed": []}
     # the items left from before the shards (none), then each shard and that old partition, once
     shards = get_settings().due_shards
@@ -145,7 +145,7 @@ def test_every_due_item_is_found_once_across_the_shards_and_old_ones_are_moved(s
     results: list[dict[str, object]] = []
 
     def job() -> None:
-        results.append(recurrence_service.post_due(store, dt.date(2026, 11, 30)))
+        results.append(daily.post_due(store, dt.date(2026, 11, 30)))
 
     threads = [threading.Thread(target=job) for _ in range(2)]
     for thread in threads:
@@ -163,11 +163,11 @@ def test_a_job_out_of_time_stops_and_the_next_resumes_where_it_stopped(store: St
         define(client, rent())
     # When the first run gets time for only the first recurrence's first occurrence
     budget = iter([10.0, 10.0])
-    first = recurrence_service.post_due(store, dt.date(2026, 12, 31), time_left=lambda: next(budget, 0.0))
+    first = daily.post_due(store, dt.date(2026, 12, 31), time_left=lambda: next(budget, 0.0))
     # Then it reports it is not complete, and what it posted stays posted
     assert first["complete"] is False and first["posted"] == 1
     # When the next run has time
-    second = recurrence_service.post_due(store, dt.date(2026, 12, 31))
+    second = daily.post_due(store, dt.date(2026, 12, 31))
     # Then it posts the rest, and nothing twice
     assert second["complete"] and second["posted"] == 5
     for client in households:
@@ -178,11 +178,11 @@ def test_a_failing_occurrence_stays_due_and_a_later_job_posts_it(store: Store) -
     poor = Client(f"poor-{uuid.uuid4().hex[:8]}")
     poor.account("bank", 10_000, type="bank")
     made = define(poor, rent())
-    failed = recurrence_service.post_due(store, dt.date(2026, 11, 27))
+    failed = daily.post_due(store, dt.date(2026, 11, 27))
     assert [f["code"] for f in failed["failed"]] == ["insufficient_funds"]
     assert poor.get(f"/recurrences/{made['id']}").json["next_due"] == "2026-11-27"
     assert poor.slip(date="2026-11-27", kind="income", amount=100_000, account="bank").status == 201
-    later = recurrence_service.post_due(store, dt.date(2026, 11, 28))
+    later = daily.post_due(store, dt.date(2026, 11, 28))
     assert later["posted"] == 1 and later["failed"] == []
     assert poor.get(f"/recurrences/{made['id']}").json["last_error"] is None
 
@@ -261,7 +261,7 @@ def test_the_job_posts_a_households_recurrences_as_their_authors(store: Store) -
     base = f"/ledgers/{ledger}"
     assert taro.post(f"{base}/recurrences", rent()).status == 201
     # When the daily job runs
-    result = recurrence_service.post_due(store, dt.date(2026, 12, 31))
+    result = daily.post_due(store, dt.date(2026, 12, 31))
     # Then the household's rent is posted there, recorded as Taro's, and nowhere else
     assert result["posted"] == 2 and result["failed"] == []
     posted = hanako.get(f"{base}/slips").json["items"]
@@ -278,7 +278,7 @@ def test_the_job_never_posts_as_a_member_who_was_removed(store: Store) -> None:
     made = taro.post(f"{base}/recurrences", rent()).json
     assert hanako.delete(f"{base}/members/{taro.user}", headers={"If-Match": "*"}).status == 204
     # When the daily job runs
-    result = recurrence_service.post_due(store, dt.date(2026, 12, 31))
+    result = daily.post_due(store, dt.date(2026, 12, 31))
     # Then nothing is posted as Taro: the recurrence keeps the reason as its last error
     assert result["posted"] == 0 and len(result["failed"]) == 1
     assert hanako.get(f"{base}/slips").json["items"] == []
@@ -287,7 +287,7 @@ def test_the_job_never_posts_as_a_member_who_was_removed(store: Store) -> None:
     # And once an editor (Hanako) edits it, its posts are hers
     patch = {"slip": {"memo": "家賃（大家さんへ）"}}
     assert hanako.patch(f"{base}/recurrences/{made['id']}", patch, headers={"If-Match": "*"}).status == 200
-    again = recurrence_service.post_due(store, dt.date(2026, 12, 31))
+    again = daily.post_due(store, dt.date(2026, 12, 31))
     assert again["posted"] == 2
     posted = hanako.get(f"{base}/slips").json["items"]
     assert {s["created_by"] for s in posted} == {hanako.user}

@@ -126,3 +126,52 @@ def test_a_cycles_payment_has_one_identity_of_its_own() -> None:
     assert payment_slip_id("visa", closing) != payment_slip_id("jcb", closing)
     assert len(payment_slip_id("visa", closing)) == 26
     assert billing.payment_slip_id.__module__ == "kakeibo.billing"
+
+
+@settings(deadline=None)
+@given(BILLINGS, st.dates(dt.date(2000, 1, 1), dt.date(2090, 12, 31)))
+def test_the_first_payment_is_the_first_debited_from_today_on(terms: Billing, today: dt.date) -> None:
+    # When a card's billing is set today, with no payment posted yet
+    first = billing.first_to_pay(terms, None, today)
+    # Then its payment is today or later, and the cycle before it was debited before today
+    assert first.payment_date >= today
+    assert billing.preceding(terms, first).payment_date < today
+    # And after a payment, the next is the cycle that follows it
+    assert billing.first_to_pay(terms, first.closing_date, today) == billing.following(terms, first)
+
+
+def _owed(charges: list[tuple[dt.date, int]], payments: dict[dt.date, tuple[dt.date, int]], day: dt.date) -> int:
+    spent = sum(amount for when, amount in charges if when <= day)
+    return spent - sum(amount for when, amount in payments.values() if when <= day)
+
+
+@settings(deadline=None)
+@given(
+    BILLINGS,
+    MONTHS,
+    st.lists(st.tuples(st.integers(0, 400), st.integers(1, 20_000)), max_size=40),
+)
+def test_paying_every_cycle_its_amount_due_pays_each_charge_once(
+    terms: Billing, start: tuple[int, int], moves: list[tuple[int, int]]
+) -> None:
+    # Given charges over a year from the first cycle's first day
+    year, month = start
+    months = cycles(terms, f"{year:04d}-{month:02d}", f"{year + 1:04d}-{month:02d}")
+    first_day = months[0].period_from
+    charges = [(first_day + dt.timedelta(days=offset), amount) for offset, amount in moves]
+    # When each cycle's payment, in order, debits its amount due on its payment day
+    payments: dict[dt.date, tuple[dt.date, int]] = {}
+    for index, current in enumerate(months):
+        known = months[: index + 1]
+        owed = {c.closing_date: _owed(charges, payments, c.closing_date) for c in known}
+        posted = {closing: amount for closing, (_, amount) in payments.items()}
+        due = billing.amounts_due(known, owed, posted)[current.closing_date]
+        assert due >= 0
+        payments[current.closing_date] = (current.payment_date, due)
+    # Then everything charged up to the last closing was paid exactly once: neither more nor less,
+    # and each cycle paid what its own period charged
+    last = months[-1].closing_date
+    assert sum(amount for _, amount in payments.values()) == sum(amount for when, amount in charges if when <= last)
+    for current in months:
+        own = sum(a for when, a in charges if current.period_from <= when <= current.closing_date)
+        assert payments[current.closing_date][1] == own

@@ -46,6 +46,8 @@ EXPECTED = {
     "delete_recurrence": 204,
     "list_occurrences": 200,
     "run_recurrences": 200,
+    "card_statements": 200,
+    "run_jobs": 200,
     "create_ledger": 201,
     "list_ledgers": 200,
     "get_ledger": 200,
@@ -156,6 +158,15 @@ def test_handler_answers_every_sample(aws: None, name: str) -> None:
 
         rent = RecurrenceIn.model_validate(json.loads(sample("create_recurrence")["body"]))
         recurrences.create_recurrence(store, who, rent, recurrence_id=RECURRENCE_ID)
+    if name == "card_statements":  # the card the sample names, closing on the 15th, paid from the bank
+        from kakeibo.models import AccountCreate
+        from kakeibo.services import accounts
+
+        bank = AccountCreate(id="bank", name="Bank", type="bank", opening_balance=100000)
+        accounts.create_account(store, who, bank)
+        billing = {"closing_day": 15, "payment_day": 10, "pay_from": "bank"}
+        card = AccountCreate.model_validate({"id": "card", "name": "Card", "type": "credit", "billing": billing})
+        accounts.create_account(store, who, card)
     if name == "delete_budget":  # the budget the sample removes, at version 1
         from kakeibo.models import BudgetIn
         from kakeibo.services import budgets

@@ -57,16 +57,16 @@ def seconds_to_next_run(now: dt.datetime) -> float:
 
 def post_due_daily(stop: threading.Event) -> None:
     """The daily job of AWS's schedule, locally: at start-up, then every day at 00:05 ledger time."""
-    from kakeibo.services import recurrences
+    from kakeibo.services import daily
     from kakeibo.store import get_store
 
     while True:
         try:
-            result = recurrences.post_due(get_store())
+            result = daily.post_due(get_store())
             failed = f", {len(result['failed'])} could not be written" if result["failed"] else ""
-            print(f"recurring slips due by {result['until']}: {result['posted']} posted{failed}")
+            print(f"recurring slips and card payments due by {result['until']}: {result['posted']} posted{failed}")
         except Exception as exc:  # the server keeps serving; tomorrow's run tries again
-            print(f"recurring slips: the daily run failed: {exc!r}", file=sys.stderr)
+            print(f"the daily run failed: {exc!r}", file=sys.stderr)
         sys.stdout.flush()
         if stop.wait(seconds_to_next_run(dt.datetime.now(dt.UTC))):
             return

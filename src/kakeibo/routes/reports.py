@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Query
@@ -34,13 +34,20 @@ def get_balances(date: Annotated[str | None, Query(pattern=DATE_PATTERN)] = None
     "/reports/monthly",
     tags=["reports"],
     summary="Income, expense and net for a month, by category and by account",
+    description="`basis=date` (the default) counts each slip in the month of its date. `basis=payment` "
+    "counts a credit card's income and expense (cards with billing) in the month its cycle is paid: "
+    "the card's slips of the cycles debited that month, not those dated in it. A card's `net` in "
+    "`by_account` stays its balance change of the month.",
     operation_id="getMonthlyReport",
     responses={200: ok_response(MonthlyReport), **problem_responses(400, 401, 409)},
 )
-def monthly(month: Annotated[str, Query(pattern=MONTH_PATTERN)]) -> Response[str]:
+def monthly(
+    month: Annotated[str, Query(pattern=MONTH_PATTERN)],
+    basis: Annotated[Literal["date", "payment"], Query()] = "date",
+) -> Response[str]:
     who = ledger_scope(router).key
     common.query_month(month)
-    return json_response(200, labelled(reports.monthly_report(get_store(), who, month), router))
+    return json_response(200, labelled(reports.monthly_report(get_store(), who, month, basis), router))
 
 
 @router.get(

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
+import datetime as dt
+import json
+from typing import Any, NoReturn
 
 from kakeibo import errors
+from kakeibo.billing import Billing, first_to_pay
 from kakeibo.models import ACCOUNT_ID_RE, AccountCreate, AccountPatch
+from kakeibo.recurrence import LAST_DAY
 from kakeibo.services.common import check_version, now_iso, on_current
+from kakeibo.settings import today
 from kakeibo.store import (
     ROLLUPS_MARK,
     Change,
@@ -19,6 +24,28 @@ from kakeibo.store import (
 MAX_ACCOUNTS = 100
 
 
+def billing_view(value: Any) -> dict[str, Any] | None:
+    """A card's billing as stored (numbers come back as Decimal), or None."""
+    if not value:
+        return None
+    return {k: int(v) if k in NUMBERS and v != "last" else v for k, v in dict(value).items()}
+
+
+NUMBERS = ("closing_day", "payment_day", "payment_month_offset")
+
+
+def payments_view(item: Item) -> dict[str, Any] | None:
+    if not item.get("billing") or not item.get("next_closing"):
+        return None
+    error = item.get("last_error")
+    return {
+        "next_closing": item["next_closing"],
+        "next_payment": item["next_payment"],
+        "paid_through": item.get("paid_through"),
+        "last_error": {k: v for k, v in json.loads(error).items() if k != "context"} if error else None,
+    }
+
+
 def account_view(item: Item) -> dict[str, Any]:
     return {
         "id": item["id"],
@@ -28,6 +55,8 @@ def account_view(item: Item) -> dict[str, Any]:
         "balance": int(item.get("balance", 0)),
         "allow_negative": bool(item.get("allow_negative", False)),
         "archived": bool(item.get("archived", False)),
+        "billing": billing_view(item.get("billing")),
+        "payments": payments_view(item),
         "version": int(item["version"]),
         "created_at": item["created_at"],
         "updated_at": item["updated_at"],
@@ -39,7 +68,7 @@ def account_record(item: Item | None) -> dict[str, Any] | None:
     if item is None:
         return None
     view = account_view(item)
-    del view["balance"]
+    del view["balance"], view["payments"]
     return view
 
 
@@ -56,6 +85,8 @@ def create_account(
     if count >= MAX_ACCOUNTS:
         raise errors.Conflict(f"a ledger holds at most {MAX_ACCOUNTS} accounts", limit=MAX_ACCOUNTS)
     stamp = now_iso()
+    billing = body.billing.model_dump() if body.billing else None
+    schedule = billing_schedule(store, who, body.id, body.type, billing, paid_through=None) if billing else {}
     item = {
         "SK": account_sk(body.id),
         "type": body.type,
@@ -65,6 +96,9 @@ def create_account(
         "balance": body.opening_balance,
         "allow_negative": body.negative_allowed,
         "archived": False,
+        "billing": billing,
+        "billing_by": ctx.actor if billing else None,
+        **schedule,
         ROLLUPS_MARK: True,  # its month and year items hold every slip from the start
         "version": 1,
         "created_at": stamp,
@@ -124,6 +158,10 @@ def change_account(
     if all(view[k] == v for k, v in fields.items()):
         return view
     account, version = str(current["id"]), int(current["version"])
+    if "billing" in fields:  # a new billing: its payments go on from the last one paid
+        paid = current.get("paid_through")
+        schedule = billing_schedule(store, ctx.ledger, account, current["type"], fields["billing"], paid_through=paid)
+        fields = {**fields, **schedule, "last_error": None, "billing_by": ctx.actor if fields["billing"] else None}
 
     def fail(old: Item | None) -> errors.ApiError:
         if old is None:
@@ -145,3 +183,44 @@ def change_account(
         undoes=undoes,
     )
     return account_view(updated)
+
+
+def billing_schedule(
+    store: Store, who: str, account: str, kind: str, billing: dict[str, Any] | None, *, paid_through: str | None
+) -> dict[str, Any]:
+    """The payment schedule a card's billing gives (all None when billing is removed), once the
+    billing is known to be allowed: on a credit card, paid from an open bank account of the ledger."""
+    if billing is None:
+        return {"next_closing": None, "next_payment": None, "paid_through": None}
+    if kind != "credit":
+        _refuse("billing", "billing is only for credit accounts")
+    source = billing["pay_from"]
+    found = store.get(who, account_sk(source)) if source != account else None
+    if found is None or found.get("archived"):
+        _refuse("pay_from", f"account '{source}' {'is archived' if found else 'does not exist'}")
+    elif found["type"] != "bank":
+        _refuse("pay_from", f"account '{source}' is not a bank account")
+    first = first_to_pay(card_billing(billing), dt.date.fromisoformat(paid_through) if paid_through else None, today())
+    return {
+        "next_closing": first.closing_date.isoformat(),
+        "next_payment": first.payment_date.isoformat(),
+        "paid_through": paid_through,
+    }
+
+
+def card_billing(billing: dict[str, Any]) -> Billing:
+    """The pure billing rule of a stored or requested billing."""
+
+    def day(value: Any) -> int:
+        return LAST_DAY if value == "last" else int(value)
+
+    return Billing(
+        closing_day=day(billing["closing_day"]),
+        payment_day=day(billing["payment_day"]),
+        payment_month_offset=int(billing.get("payment_month_offset", 1)),
+        shift=billing.get("shift", "none"),
+    )
+
+
+def _refuse(field: str, message: str) -> NoReturn:
+    raise errors.ValidationFailed(message, errors=[{"loc": ["body", "billing", field], "msg": message}])

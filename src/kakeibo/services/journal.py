@@ -23,7 +23,7 @@ from kakeibo.services.slips import SLIP_FIELDS
 from kakeibo.store import Item, Store, WriteContext, account_sk, entry_changes, identity_sk, recurrence_sk, slip_sk
 
 MAX_CHANGES = 500  # entries per page of GET /changes
-ACCOUNT_FIELDS = ("name", "allow_negative", "archived")
+ACCOUNT_FIELDS = ("name", "allow_negative", "archived", "billing")
 UNDOABLE = ("slip", "account", "budget", "recurrence")
 
 

@@ -439,40 +439,34 @@ def already_posted(store: Store, who: str, slip_id: str) -> bool:
     return store.get(who, identity_sk(slip_id)) is not None
 
 
-def _out_of_time(time_left: TimeLeft | None) -> bool:
+def out_of_time(time_left: TimeLeft | None) -> bool:
     return time_left is not None and time_left() < MIN_SECONDS_LEFT
+
+
+def run_ledger_recurrences(store: Store, who: str, tally: RunTally, *, time_left: TimeLeft | None = None) -> None:
+    """Every recurrence of the ledger: its occurrences due by `tally.until`."""
+    for item in store.list_recurrences(who):
+        if out_of_time(time_left):
+            tally.complete = False
+            break
+        run_recurrence(store, who, item, tally, time_left=time_left)  # posted as each one's author
 
 
 def run_ledger(
     store: Store, who: str, until: str | None, *, time_left: TimeLeft | None = None, lang: messages.Lang = "en"
 ) -> dict[str, Any]:
     """POST /recurrences/run: post every occurrence of this ledger due on or before `until`."""
-    day = query_date("until", until) if until else today()
-    tally = RunTally(day)
-    for item in store.list_recurrences(who):
-        if _out_of_time(time_left):
-            tally.complete = False
-            break
-        run_recurrence(store, who, item, tally, time_left=time_left)  # posted as each one's author
+    tally = RunTally(query_date("until", until) if until else today())
+    run_ledger_recurrences(store, who, tally, time_left=time_left)
     return tally.result(lang)
 
 
-def post_due(store: Store, until: dt.date | None = None, *, time_left: TimeLeft | None = None) -> dict[str, Any]:
-    """The daily job: post what is due in every ledger, found through the due index (no scan; a ledger
-    without recurrences costs nothing). Stopped by time, the next run resumes: whatever is posted has
-    left the index's due range."""
-    tally = RunTally(until or today())
-    bound = tally.until.isoformat()
-    store.rekey_due()  # due items from before the shards move to theirs (none left: one Query)
-    for ledger, recurrence_id in store.due_recurrences(bound):
-        if _out_of_time(time_left):
-            tally.complete = False
-            break
-        item = store.read_recurrence(ledger, recurrence_id)
-        if item is None or not item.get("next_due") or item["next_due"] > bound:
-            continue  # the index is eventually consistent: changed since
-        run_recurrence(store, ledger, item, tally, time_left=time_left)
-    return tally.result()
+def run_due(store: Store, ledger: str, recurrence_id: str, tally: RunTally, *, time_left: TimeLeft | None) -> None:
+    """The daily job's turn for one recurrence the due index lists."""
+    item = store.read_recurrence(ledger, recurrence_id)
+    if item is None or not item.get("next_due") or item["next_due"] > tally.until.isoformat():
+        return  # the index is eventually consistent: changed since
+    run_recurrence(store, ledger, item, tally, time_left=time_left)
 
 
 def run_recurrence(store: Store, who: str, item: Item, tally: RunTally, *, time_left: TimeLeft | None = None) -> None:
@@ -487,7 +481,7 @@ def run_recurrence(store: Store, who: str, item: Item, tally: RunTally, *, time_
     for count, occurrence in enumerate(
         recurrence.due(current.schedule, current.shift, tally.until, after=posted_through)
     ):
-        if count >= MAX_POSTS_PER_RECURRENCE or _out_of_time(time_left):
+        if count >= MAX_POSTS_PER_RECURRENCE or out_of_time(time_left):
             tally.complete = False
             break
         try:

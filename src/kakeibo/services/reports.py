@@ -15,12 +15,36 @@ from kakeibo.services.balances import account_month_totals, together
 from kakeibo.store import Item, Store, derived_key
 
 
-def monthly_report(store: Store, who: str, month: str) -> dict[str, Any]:
+def monthly_report(store: Store, who: str, month: str, basis: str = "date") -> dict[str, Any]:
+    """A month's totals. On the `payment` basis a credit card's income and expense count in the month
+    its cycle is paid, not the month of each slip (cards with billing; others as dated)."""
     found, accounts, months = _reads(store, who, month, month)
     by_month = _category_totals(found)
     totals = account_month_totals(store, who, (month, month), accounts, months)
+    categories = by_month.get(month, {})
+    if basis == "payment":
+        from kakeibo.services import cards  # noqa: PLC0415 - the cycle arithmetic loads when asked for
+
+        shift = cards.payment_basis(store, who, month, accounts)
+        categories = _shifted(categories, shift.categories)
+        for account, moved in shift.accounts.items():
+            row = totals.setdefault((account, month), {"income": 0, "expense": 0, "net": 0})
+            row["income"] += moved["income"]
+            row["expense"] += moved["expense"]
+        totals = {key: row for key, row in totals.items() if any(row.values())}
     by_account = [{"account": account, **row} for (account, _month), row in sorted(totals.items())]
-    return _report(month, ledger.by_category(by_month.get(month, {})), by_account)
+    return _report(month, ledger.by_category(categories), by_account)
+
+
+def _shifted(
+    totals: dict[ItemKey, dict[str, int]], moved: dict[ItemKey, dict[str, int]]
+) -> dict[ItemKey, dict[str, int]]:
+    out = {key: dict(value) for key, value in totals.items()}
+    for key, change in moved.items():
+        into = out.setdefault(key, {"income": 0, "expense": 0})
+        for name, value in change.items():
+            into[name] = into.get(name, 0) + value
+    return out
 
 
 def yearly_report(store: Store, who: str, year: str) -> dict[str, Any]:

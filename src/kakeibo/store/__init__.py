@@ -15,6 +15,7 @@ from kakeibo.settings import get_settings
 from kakeibo.store.accounts import AccountOps
 from kakeibo.store.balances import FENCE, FENCE_NAMES, REBUILD_EXPIRES, REBUILD_MARK, ROLLUPS_MARK
 from kakeibo.store.budgets import BudgetOps
+from kakeibo.store.cards import CardOps, is_card_sk
 from kakeibo.store.codec import Item, from_ddb, to_ddb
 from kakeibo.store.core import OnFail, RetryPolicy, TxOp, dynamodb_client
 from kakeibo.store.cursors import decode_cursor, encode_cursor
@@ -78,6 +79,7 @@ __all__ = [
     "ROLLUPS_MARK",
     "SLIP_SEQ_SK",
     "Bookkeeping",
+    "CardOps",
     "Change",
     "Guard",
     "IndexedPage",
@@ -112,6 +114,7 @@ __all__ = [
     "identity_of",
     "identity_sk",
     "import_sk",
+    "is_card_sk",
     "lock_sk",
     "pk",
     "recurrence_sk",
@@ -125,6 +128,7 @@ class Store(
     SlipOps,
     SettlementOps,
     AccountOps,
+    CardOps,
     BudgetOps,
     ImportOps,
     RebuildOps,

@@ -6,11 +6,16 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from kakeibo import errors
+from kakeibo.store.cards import card_schedule
 from kakeibo.store.codec import Item
 from kakeibo.store.core import OnFail
 from kakeibo.store.journal import Change, JournalOps, WriteContext
 from kakeibo.store.keys import ACCOUNT_COUNT_SK, LEDGER_LOCK, account_id, account_sk
 from kakeibo.store.locks import LockOps
+from kakeibo.store.recurrences import sets_and_removes
+
+# The schedule a service gives with `billing`; the store adds the due index keys.
+SCHEDULE = ("next_closing", "next_payment", "paid_through")  # with `last_error` cleared
 
 
 class AccountOps(LockOps, JournalOps):
@@ -36,6 +41,9 @@ class AccountOps(LockOps, JournalOps):
         the journal entry."""
         ledger = ctx.ledger
         account = item["id"]
+        if item.get("billing"):
+            item = {**item, **card_schedule(ledger, account, **{k: item[k] for k in SCHEDULE})}
+        item = {k: v for k, v in item.items() if v is not None}
         ops = [
             self.put_op(
                 ledger,
@@ -69,16 +77,18 @@ class AccountOps(LockOps, JournalOps):
         at: str,
         undoes: int | None = None,
     ) -> int:
-        """SET an account's fields and bump its `version`, only if it is at version `expected`."""
-        names = {f"#c{i}": k for i, k in enumerate(sets)}
-        values: dict[str, Any] = {f":c{i}": v for i, v in enumerate(sets.values())}
+        """SET an account's fields (REMOVE those that are None) and bump its `version`, only if it is
+        at version `expected`. A change of billing moves the card in the due index."""
+        fields = dict(sets)
+        if "billing" in fields:
+            fields.update(card_schedule(ctx.ledger, account, **{k: fields.pop(k) for k in SCHEDULE}))
+        expression, names, values = sets_and_removes(fields)
         values.update({":expected": expected, ":one": 1})
         names["#ver"] = "version"
-        assignments = ", ".join(f"#c{i} = :c{i}" for i in range(len(sets)))
         op = self.update_op(
             ctx.ledger,
             account_sk(account),
-            f"SET {assignments} ADD #ver :one",
+            f"{expression} ADD #ver :one",
             on_fail,
             "attribute_exists(SK) AND #ver = :expected",
             names=names,

@@ -36,7 +36,7 @@ from kakeibo.store.keys import (
     pk,
 )
 
-ORIGINS = ("api", "import", "recurrence", "undo", "job")
+ORIGINS = ("api", "import", "recurrence", "card_payment", "undo", "job")
 CHANGE_TYPES = ("slip", "account", "budget", "recurrence", "member", "ledger", "invitation", "webhook", "settlement")
 OPS = ("create", "update", "delete")
 HEAD_ATTEMPTS = 60  # head conflicts retried inside the request (jittered) before a 409

@@ -47,13 +47,15 @@ class ProgressConflict(Exception):
     """The recurrence changed (edited, deleted, or another run got further) since it was read."""
 
 
-def _due_keys(ledger: str, recurrence_id: str, next_due: str | None) -> dict[str, str | None]:
+def due_keys(ledger: str, name: str, next_due: str | None) -> dict[str, str | None]:
+    """The due index keys of an item with work due on `next_due` (None: none, the keys removed).
+    `name` tells the item apart within its ledger's day (a recurrence id, a card's `card:{id}`)."""
     if next_due is None:
         return {DUE_PK: None, DUE_SK: None}
-    return {DUE_PK: due_shard(ledger, get_settings().due_shards), DUE_SK: f"{next_due}#{ledger}#{recurrence_id}"}
+    return {DUE_PK: due_shard(ledger, get_settings().due_shards), DUE_SK: f"{next_due}#{ledger}#{name}"}
 
 
-def _sets_and_removes(fields: Mapping[str, Any]) -> tuple[str, dict[str, str], dict[str, Any]]:
+def sets_and_removes(fields: Mapping[str, Any]) -> tuple[str, dict[str, str], dict[str, Any]]:
     """An UpdateExpression that SETs the fields with values and REMOVEs those that are None."""
     names: dict[str, str] = {}
     values: dict[str, Any] = {}
@@ -81,7 +83,7 @@ class RecurrenceOps(JournalOps):
     ) -> int:
         """Store a new recurrence (or one deleted, back: `undoes`); AlreadyExists if its id is taken."""
         ledger = ctx.ledger
-        fields = {**item, **_due_keys(ledger, item["id"], item.get("next_due"))}
+        fields = {**item, **due_keys(ledger, item["id"], item.get("next_due"))}
         op = self.put_op(
             ledger,
             {"SK": recurrence_sk(item["id"]), **fields},
@@ -131,8 +133,8 @@ class RecurrenceOps(JournalOps):
         is still at `version` and no run has posted anything since it was read. VersionMismatch / NotFound
         if the definition changed; ProgressConflict if only the progress did (read again and retry)."""
         ledger = ctx.ledger
-        data = {**fields, **_due_keys(ledger, recurrence_id, fields.get("next_due"))}
-        expression, names, values = _sets_and_removes(data)
+        data = {**fields, **due_keys(ledger, recurrence_id, fields.get("next_due"))}
+        expression, names, values = sets_and_removes(data)
         names.update({"#ver": "version", "#pt": "posted_through"})
         values.update({":v": version, ":one": 1})
         condition = "attribute_exists(SK) AND #ver = :v AND "
@@ -206,9 +208,9 @@ class RecurrenceOps(JournalOps):
             "next_scheduled": next_scheduled,
             "next_due": next_due,
             "last_error": last_error,
-            **_due_keys(ctx.ledger, recurrence_id, next_due),
+            **due_keys(ctx.ledger, recurrence_id, next_due),
         }
-        expression, names, values = _sets_and_removes(fields)
+        expression, names, values = sets_and_removes(fields)
         names.update({"#ver": "version", "#pt": "posted_through"})
         values[":v"] = version
         condition = "attribute_exists(SK) AND #ver = :v"
@@ -228,18 +230,25 @@ class RecurrenceOps(JournalOps):
 
     def due_recurrences(self, until: str) -> Iterator[tuple[str, str]]:
         """(ledger, recurrence id) of every recurrence, in any ledger, with an occurrence posting on or
-        before `until`, earliest first: the due index's shards (and the partition from before them)
+        before `until`, earliest first."""
+        for ledger, sk in self.due_work(until):
+            if sk.startswith(PREFIX):
+                yield ledger, sk.removeprefix(PREFIX)
+
+    def due_work(self, until: str) -> Iterator[tuple[str, str]]:
+        """(ledger, SK) of every item, in any ledger, with work due on or before `until` (recurrences,
+        card payments), earliest first: the due index's shards (and the partition from before them)
         read in parallel, at most MAX_PARALLEL_SHARDS at a time, merged by date."""
         shards = get_settings().due_shards
         partitions = [DUE_PARTITION, *(f"{DUE_PARTITION}#{n:03d}" for n in range(shards))]
         with ThreadPoolExecutor(max_workers=min(MAX_PARALLEL_SHARDS, len(partitions))) as pool:
             found = list(pool.map(lambda partition: list(self._due_in(partition, until)), partitions))
-        for due_sk, ledger, recurrence_id in heapq.merge(*found):
+        for due_sk, ledger, sk in heapq.merge(*found):
             del due_sk
-            yield ledger, recurrence_id
+            yield ledger, sk
 
     def _due_in(self, partition: str, until: str) -> Iterator[tuple[str, str, str]]:
-        """(DueSK, ledger, recurrence id) of one due partition, dated `until` or earlier, in order."""
+        """(DueSK, ledger, SK) of one due partition, dated `until` or earlier, in order."""
         kwargs: dict[str, Any] = {
             "TableName": self.table,
             "IndexName": DUE_INDEX,
@@ -253,7 +262,7 @@ class RecurrenceOps(JournalOps):
             for raw in res.get("Items", []):
                 ledger = ledger_of_pk(raw["PK"]["S"])
                 if ledger is not None:
-                    yield raw[DUE_SK]["S"], ledger, raw["SK"]["S"].removeprefix(PREFIX)
+                    yield raw[DUE_SK]["S"], ledger, raw["SK"]["S"]
             last = res.get("LastEvaluatedKey")
             if not last:
                 return

@@ -24,7 +24,7 @@ class SlipPage:
     last_sk: str | None  # where the page stopped; None: the range is done
 
 
-ORIGINS = ("api", "import", "recurrence")
+ORIGINS = ("api", "import", "recurrence", "card_payment")
 
 
 @dataclass(frozen=True)

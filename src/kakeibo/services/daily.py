@@ -1,0 +1,44 @@
+"""The daily job's work (recurring slips and card payments), for every ledger through the due index
+or for one ledger on demand (`POST /jobs/run`)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from kakeibo import messages
+from kakeibo.services import cards, recurrences
+from kakeibo.services.common import query_date
+from kakeibo.services.recurrences import RunTally, TimeLeft, out_of_time
+from kakeibo.settings import today
+from kakeibo.store import Store, is_card_sk, recurrence_sk
+
+
+def post_due(store: Store, until: dt.date | None = None, *, time_left: TimeLeft | None = None) -> dict[str, Any]:
+    """Post what is due in every ledger, found through the due index (no scan; a ledger with nothing
+    due costs nothing). Stopped by time, the next run resumes: whatever is posted has left the
+    index's due range."""
+    tally = RunTally(until or today())
+    bound = tally.until.isoformat()
+    store.rekey_due()  # due items from before the shards move to theirs (none left: one Query)
+    for ledger, sk in store.due_work(bound):
+        if out_of_time(time_left):
+            tally.complete = False
+            break
+        if is_card_sk(sk):
+            item = store.get(ledger, sk)
+            if item is not None and item.get("next_payment") and item["next_payment"] <= bound:
+                cards.run_card(store, ledger, item, tally, time_left=time_left)
+        elif sk.startswith(recurrence_sk("")):
+            recurrences.run_due(store, ledger, sk.removeprefix(recurrence_sk("")), tally, time_left=time_left)
+    return tally.result()
+
+
+def run_ledger(
+    store: Store, who: str, until: str | None, *, time_left: TimeLeft | None = None, lang: messages.Lang = "en"
+) -> dict[str, Any]:
+    """POST /jobs/run: what the daily job does, for this ledger, up to `until` (default today)."""
+    tally = RunTally(query_date("until", until) if until else today())
+    recurrences.run_ledger_recurrences(store, who, tally, time_left=time_left)
+    cards.run_ledger_cards(store, who, tally, time_left=time_left)
+    return tally.result(lang)
