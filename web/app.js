@@ -22,6 +22,7 @@ import { dropPending, emit, on, state } from './state.js';
 import { $, h, say, showError } from './ui.js';
 import * as accounts from './views/accounts.js';
 import * as budgets from './views/budgets.js';
+import * as cards from './views/cards.js';
 import * as imports from './views/imports.js';
 import * as journal from './views/journal.js';
 import * as ledgers from './views/ledgers.js';
@@ -43,6 +44,7 @@ const VIEWS = [
   [slips, 'slips-panel'],
   [payer, 'slip-payer'],
   [accounts, 'balances-panel'],
+  [cards, 'cards-panel'],
   [report, 'report-panel'],
   [trends, 'trends-panel'],
   [budgets, 'budgets-panel'],

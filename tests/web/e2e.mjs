@@ -1385,6 +1385,57 @@ async function run(context) {
     await browser.close();
   });
 
+  if (routes.has('/accounts/{id}/statements')) await step('カードの請求: billing set in the account editor (a missing bank refused before sending), the next payment and this cycle shown, the payment posted once', async () => {
+    const page = await context.newPage();
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    // Given a bank and a card, with a charge two months ago and one this month (dates in Tokyo)
+    const owner = `${args.user}-card`;
+    const auth = { Authorization: `Bearer ${owner}`, 'Content-Type': 'application/json' };
+    const call = (method, path, body) => fetch(`${BASE}${path}`, { method, headers: auth, body: body === undefined ? undefined : JSON.stringify(body) });
+    const tokyo = new Intl.DateTimeFormat('en-CA', { timeZone: 'Asia/Tokyo' }).format(new Date());
+    const monthsAgo = (n) => {
+      const index = Number(tokyo.slice(0, 4)) * 12 + Number(tokyo.slice(5, 7)) - 1 - n;
+      return `${String(Math.floor(index / 12)).padStart(4, '0')}-${String((index % 12) + 1).padStart(2, '0')}`;
+    };
+    const lastDay = (month) => new Date(Date.UTC(Number(month.slice(0, 4)), Number(month.slice(5, 7)), 0)).toISOString().slice(0, 10);
+    check((await call('POST', '/accounts', { id: 'bank', name: '銀行', type: 'bank', opening_balance: 100000 })).status === 201, 'bank');
+    check((await call('POST', '/accounts', { id: 'visa', name: 'VISA', type: 'credit' })).status === 201, 'card');
+    check((await call('POST', '/slips', { date: `${monthsAgo(2)}-10`, kind: 'expense', amount: 3000, account: 'visa', category: '日用品' })).status === 201, 'old charge');
+    check((await call('POST', '/slips', { date: `${tokyo.slice(0, 7)}-01`, kind: 'expense', amount: 1200, account: 'visa', category: '食費' })).status === 201, 'charge');
+    await openAs(page, owner);
+    // When the card's billing is set in the account editor: month-end closing, paid at the end of the month after next
+    await page.click('#account-manage-details summary');
+    await page.selectOption('#manage-account', 'visa');
+    await until('the billing form for a card', () => visible(page, '#billing-form'), true);
+    await page.selectOption('#billing-closing', 'last');
+    await page.selectOption('#billing-offset', '2');
+    await page.selectOption('#billing-payment', 'last');
+    await page.selectOption('#billing-shift', 'none');
+    // a card paid from nowhere is refused in the page, nothing sent
+    await page.click('#billing-submit');
+    await until('no bank chosen', () => page.locator('#billing-pay-from').getAttribute('aria-invalid'), 'true');
+    check((await (await call('GET', '/accounts/visa')).json()).billing === null, 'nothing sent');
+    await page.selectOption('#billing-pay-from', 'bank');
+    await page.click('#billing-submit');
+    // Then the card's statements show this cycle so far and the next payment: the charge of two months ago
+    const card = '#card-list article[data-card="visa"]';
+    await until('the card listed', () => visible(page, card), true);
+    const due = lastDay(tokyo.slice(0, 7));
+    await until('the next payment', () => text(page, `${card} dd.next`).then((t) => t.includes('￥3,000')), true);
+    check((await text(page, `${card} dd.open`)).startsWith('￥1,200'), 'this cycle so far');
+    const billing = (await (await call('GET', '/accounts/visa')).json()).billing;
+    check(billing.closing_day === 'last' && billing.payment_month_offset === 2 && billing.pay_from === 'bank', `billing: ${JSON.stringify(billing)}`);
+    await fitsBothWidths(page, '20-cards');
+    // And the payment, run twice, is posted once; the page shows the cycle paid
+    for (let n = 0; n < 2; n += 1) check((await call('POST', `/jobs/run?until=${due}`)).status === 200, 'job');
+    const bank = await (await call('GET', '/accounts/bank')).json();
+    check(bank.balance === 97000, `bank after the payment: ${bank.balance}`);
+    await page.reload();
+    await page.waitForSelector('body[data-ready="true"]', { timeout: WAIT });
+    await until('the cycle paid', () => page.locator(`${card} tr[data-closing="${lastDay(monthsAgo(2))}"]`).getAttribute('data-state'), 'paid');
+    await page.close();
+  });
+
   await step('no uncaught script errors in any tab', async () => {
     check(problems.length === 0, problems.join('; '));
   });

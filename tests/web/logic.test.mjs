@@ -525,3 +525,36 @@ describe('精算 (views/settlement.js)', async () => {
     assert.equal(netText(0), '精算済み');
   });
 });
+
+describe('カードの請求 (views/cards.js)', async () => {
+  const { billingBody, dayLabel, summary } = await import('../../web/views/cards.js');
+
+  test('the billing form becomes the API body: days, 末日, the month offset and the shift', () => {
+    const body = billingBody({ closing: 'last', payment: '27', offset: '2', payFrom: 'bank', shift: 'next_business_day' });
+    assert.deepEqual(body, { closing_day: 'last', payment_day: 27, payment_month_offset: 2, pay_from: 'bank', shift: 'next_business_day' });
+    assert.equal(billingBody({ closing: '15', payment: '10', offset: '1', payFrom: 'bank', shift: 'x' }).shift, 'none');
+  });
+
+  test('a day outside 1-31 or no bank account is refused before anything is sent, naming the field', () => {
+    assert.throws(() => billingBody({ closing: '32', payment: '10', offset: '1', payFrom: 'bank', shift: 'none' }), (e) => e.field === 'closing_day');
+    assert.throws(() => billingBody({ closing: '15', payment: '0', offset: '1', payFrom: 'bank', shift: 'none' }), (e) => e.field === 'payment_day');
+    assert.throws(() => billingBody({ closing: '15', payment: '10', offset: '1', payFrom: '', shift: 'none' }), (e) => e.field === 'pay_from');
+  });
+
+  test('the summary: the cycle running now and the oldest closed cycle still to be debited', () => {
+    const items = [
+      { closing_date: '2026-08-15', payment_date: '2026-09-10', state: 'closed' }, // before the billing was set
+      { closing_date: '2026-09-15', payment_date: '2026-10-10', state: 'paid' },
+      { closing_date: '2026-10-15', payment_date: '2026-11-10', state: 'closed' },
+      { closing_date: '2026-11-15', payment_date: '2026-12-10', state: 'closed' },
+      { closing_date: '2026-12-15', payment_date: '2027-01-12', state: 'open' },
+    ];
+    const { open, next } = summary(items, '2026-11-10');
+    assert.equal(open.closing_date, '2026-12-15');
+    assert.equal(next.closing_date, '2026-10-15');
+    assert.equal(summary(items, '2026-11-11').next.closing_date, '2026-11-15');
+    assert.deepEqual(summary([{ closing_date: '2026-09-15', payment_date: '2026-10-10', state: 'paid' }], '2026-11-01'), { open: null, next: null });
+    assert.equal(dayLabel('last'), '末日');
+    assert.equal(dayLabel(15), '15日');
+  });
+});

@@ -32,7 +32,7 @@ export function describeEntry(entry, { me = null, nameOf = (u) => u } = {}) {
     const where = view.lines?.length ? `${view.lines.length} 分類` : categoryLabel(view.category ?? '');
     detail = `（${[where, yen(view.amount)].filter(Boolean).join(' ')}）`;
   }
-  const origin = entry.origin === 'import' ? '取り込みで' : entry.origin === 'recurrence' ? '繰り返しで' : '';
+  const origin = { import: '取り込みで', recurrence: '繰り返しで', card_payment: 'カードの引き落としで' }[entry.origin] ?? '';
   return `${who}が${origin}${what}${more}を${verb}${detail}`;
 }
 
