@@ -29,7 +29,7 @@ def test_quick_bench_reports_every_section(tmp_path: Path) -> None:
     assert doc["mode"] == "quick"
     assert set(doc["sections"]) == {
         *OPS,
-        *("breakdown", "cold", "naive", "imports", "front", "ages", "settlement", "job"),
+        *("breakdown", "cold", "naive", "imports", "front", "ages", "settlement", "statements", "job"),
     }
     assert {"nproc", "cpu", "memory_gib", "python", "dynamodb_local"} <= set(doc["machine"])
 
@@ -79,6 +79,14 @@ def test_quick_bench_reports_every_section(tmp_path: Path) -> None:
         measured = size["read"]
         assert measured["ours"]["n"] > 0 and measured["floor"]["n"] > 0
         assert measured["calls"] >= measured["floor_calls"] == 2
+
+    # And a card's statements were measured at 1 month and 10 years: the same five calls, whatever the age
+    statements = doc["sections"]["statements"]
+    assert [size["label"] for size in statements["sizes"]] == ["1 month", "10 years"]
+    for size in statements["sizes"]:
+        measured = size["read"]
+        assert measured["ours"]["n"] > 0 and measured["floor"]["n"] > 0
+        assert measured["calls"] == measured["floor_calls"] == 5
 
     # And the daily job found every due recurrence across the shards and posted some
     job = doc["sections"]["job"]
