@@ -270,3 +270,22 @@ def test_the_monthly_report_on_the_payment_basis_counts_card_spending_when_it_is
     assert categories(report("2026-11", "date")) == {}
     # And an unknown basis is refused
     assert api.get("/reports/monthly", query={"month": "2026-10", "basis": "paid"}).status == 400
+
+
+def test_a_billing_change_is_journaled_and_undone(api: Client, on_day: Any) -> None:
+    # Given a card closing on the 15th, its billing then changed to close at the month's end
+    on_day(SET_ON)
+    _card(api)
+    changed = api.patch("/accounts/card", {"billing": {**BILLING, "closing_day": "last", "payment_day": 27}},
+                        headers={"If-Match": '"1"'})  # fmt: skip
+    assert changed.status == 200, changed
+    assert changed.json["payments"]["next_closing"] == "2026-09-30"  # debited 27 October
+    seq = api.get("/changes").json["changes"][-1]
+    assert seq["changes"][0]["type"] == "account"
+    # When the change is undone
+    undone = api.post(f"/changes/{seq['seq']}/undo")
+    # Then the card closes on the 15th again, paid from the cycle the first billing scheduled
+    assert undone.status == 200, undone
+    card = api.get("/accounts/card").json
+    assert card["billing"]["closing_day"] == 15
+    assert card["payments"]["next_closing"] == "2026-09-15"
