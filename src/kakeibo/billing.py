@@ -129,21 +129,30 @@ def first_to_pay(billing: Billing, paid_through: dt.date | None, today: dt.date)
 LOOKBACK = 3
 
 
-def amounts_due(cycles: list[Cycle], owed: dict[dt.date, int], posted: dict[dt.date, int]) -> dict[dt.date, int]:
+def amounts_due(
+    cycles: list[Cycle], owed: dict[dt.date, int], posted: dict[dt.date, int], managed_from: dt.date | None = None
+) -> dict[dt.date, int]:
     """Each cycle's amount due (by closing date), `cycles` in order.
 
     `owed[closing]` is what the card owes at the end of that day (minus its balance then: charges
     less refunds and every payment dated by then); `posted[closing]` the amount of a cycle's payment
-    slip where one is posted. A cycle owes what the card owes at its closing date, less what earlier
-    cycles' payments still to be debited after that date settle (the posted amount, or what such a
-    cycle owes when its payment is not posted): a slip moved into a cycle after its payment is owed
-    with the next, and nothing is owed twice. Never below zero (a card in credit owes nothing)."""
+    slip where one is posted; `managed_from` the closing date of the first cycle whose payment is
+    posted here (earlier ones were paid before, outside: on their payment date, as far as is known).
+
+    A cycle owes what the card owes at its closing date, less what earlier cycles' payments that are
+    not in that balance will settle: a posted payment dated after the closing date (its amount), a
+    payment of a cycle paid here that is not posted yet, whatever its date (what that cycle owes),
+    and a payment made outside after the closing date (what that cycle owes). So a slip moved into a
+    cycle after its payment is owed with the next, nothing is owed twice, and cycles still to come
+    forecast what their payments will be. Never below zero (a card in credit owes nothing)."""
     due: dict[dt.date, int] = {}
     for index, current in enumerate(cycles):
-        outstanding = sum(
-            posted.get(earlier.closing_date, due[earlier.closing_date])
-            for earlier in cycles[:index]
-            if earlier.payment_date > current.closing_date
-        )
+        outstanding = 0
+        for earlier in cycles[:index]:
+            after = earlier.payment_date > current.closing_date
+            if earlier.closing_date in posted:
+                outstanding += posted[earlier.closing_date] if after else 0
+            elif after or (managed_from is not None and earlier.closing_date >= managed_from):
+                outstanding += due[earlier.closing_date]
         due[current.closing_date] = max(0, owed[current.closing_date] - outstanding)
     return due

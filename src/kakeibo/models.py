@@ -243,8 +243,8 @@ class Statement(Model):
     payment_date: str = Field(description="Shifted onto a business day where the billing says so")
     period: Period = Field(description="The days whose slips the cycle holds (after the previous closing date)")
     state: Literal["open", "closed", "paid"] = Field(
-        description="open: the closing date is still to come; closed: its payment is not posted yet; "
-        "paid: its payment slip is posted"
+        description="paid: its payment slip is posted; open: not, and the closing date is today or later; "
+        "closed: not, and the cycle has closed"
     )
     charges: int = Field(description="Expenses and transfers out of the card in the period")
     refunds: int = Field(description="Income to the card in the period (refunds, cashback)")

@@ -165,7 +165,7 @@ def test_paying_every_cycle_its_amount_due_pays_each_charge_once(
         known = months[: index + 1]
         owed = {c.closing_date: _owed(charges, payments, c.closing_date) for c in known}
         posted = {closing: amount for closing, (_, amount) in payments.items()}
-        due = billing.amounts_due(known, owed, posted)[current.closing_date]
+        due = billing.amounts_due(known, owed, posted, months[0].closing_date)[current.closing_date]
         assert due >= 0
         payments[current.closing_date] = (current.payment_date, due)
     # Then everything charged up to the last closing was paid exactly once: neither more nor less,
@@ -175,3 +175,8 @@ def test_paying_every_cycle_its_amount_due_pays_each_charge_once(
     for current in months:
         own = sum(a for when, a in charges if current.period_from <= when <= current.closing_date)
         assert payments[current.closing_date][1] == own
+    # And the amounts forecast before any payment was posted are the ones then paid
+    forecast = billing.amounts_due(
+        months, {c.closing_date: _owed(charges, {}, c.closing_date) for c in months}, {}, months[0].closing_date
+    )
+    assert forecast == {closing: amount for closing, (_, amount) in payments.items()}

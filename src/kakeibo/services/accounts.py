@@ -159,8 +159,10 @@ def change_account(
         return view
     account, version = str(current["id"]), int(current["version"])
     if "billing" in fields:  # a new billing: its payments go on from the last one paid
-        paid = current.get("paid_through")
-        schedule = billing_schedule(store, ctx.ledger, account, current["type"], fields["billing"], paid_through=paid)
+        paid, since = current.get("paid_through"), current.get("payments_from")
+        schedule = billing_schedule(
+            store, ctx.ledger, account, current["type"], fields["billing"], paid_through=paid, payments_from=since
+        )
         fields = {**fields, **schedule, "last_error": None, "billing_by": ctx.actor if fields["billing"] else None}
 
     def fail(old: Item | None) -> errors.ApiError:
@@ -186,12 +188,20 @@ def change_account(
 
 
 def billing_schedule(
-    store: Store, who: str, account: str, kind: str, billing: dict[str, Any] | None, *, paid_through: str | None
+    store: Store,
+    who: str,
+    account: str,
+    kind: str,
+    billing: dict[str, Any] | None,
+    *,
+    paid_through: str | None,
+    payments_from: str | None = None,
 ) -> dict[str, Any]:
     """The payment schedule a card's billing gives (all None when billing is removed), once the
-    billing is known to be allowed: on a credit card, paid from an open bank account of the ledger."""
+    billing is known to be allowed: on a credit card, paid from an open bank account of the ledger.
+    `payments_from` is the closing date of the first cycle paid here: kept from the first billing."""
     if billing is None:
-        return {"next_closing": None, "next_payment": None, "paid_through": None}
+        return {"next_closing": None, "next_payment": None, "paid_through": None, "payments_from": None}
     if kind != "credit":
         _refuse("billing", "billing is only for credit accounts")
     source = billing["pay_from"]
@@ -205,6 +215,7 @@ def billing_schedule(
         "next_closing": first.closing_date.isoformat(),
         "next_payment": first.payment_date.isoformat(),
         "paid_through": paid_through,
+        "payments_from": payments_from or first.closing_date.isoformat(),
     }
 
 

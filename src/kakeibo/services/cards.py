@@ -134,7 +134,8 @@ def _statements(store: Store, who: str, item: Item, cycles: Cycles) -> list[dict
             index += 1
         owed[current.closing_date] = -balance
     posted = _posted_payments(store, who, account, everything)
-    due = billing.amounts_due(everything, owed, posted)
+    managed = item.get("payments_from")
+    due = billing.amounts_due(everything, owed, posted, dt.date.fromisoformat(str(managed)) if managed else None)
     today_ = today()
     out = []
     for current in cycles.wanted:
@@ -145,7 +146,7 @@ def _statements(store: Store, who: str, item: Item, cycles: Cycles) -> list[dict
             return sum(int(d.get(name, 0)) for d in within)
 
         paid = posted.get(current.closing_date)
-        state = "open" if current.closing_date >= today_ else ("paid" if paid is not None else "closed")
+        state = "paid" if paid is not None else ("open" if current.closing_date >= today_ else "closed")
         out.append(
             {
                 "closing_date": hi,
