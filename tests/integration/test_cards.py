@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import random
 from typing import Any
 
 import pytest
@@ -289,3 +290,45 @@ def test_a_billing_change_is_journaled_and_undone(api: Client, on_day: Any) -> N
     card = api.get("/accounts/card").json
     assert card["billing"]["closing_day"] == 15
     assert card["payments"]["next_closing"] == "2026-09-15"
+
+
+def test_statements_equal_a_recomputation_from_the_slips(api: Client, on_day: Any) -> None:
+    # Given four months of card slips of every kind (charges, refunds, top-ups, payments made by hand)
+    on_day(SET_ON)
+    _card(api)
+    rng = random.Random(20261125)
+    start = dt.date(2026, 8, 16)  # the first day of the first cycle paid here (closing 15 September)
+    for n in range(48):
+        day = (start + dt.timedelta(days=rng.randrange(122))).isoformat()
+        kind = rng.choice(["expense", "expense", "expense", "income", "out", "in"])
+        amount = rng.randrange(1, 40) * 100 if kind in ("income", "in") else rng.randrange(10, 200) * 100
+        if kind == "out":
+            body = {"kind": "transfer", "account": "card", "to_account": "suica"}
+        elif kind == "in":
+            body = {"kind": "transfer", "account": "bank", "to_account": "card"}
+        else:
+            body = {"kind": kind, "account": "card", "category": f"c{n % 4}"}
+        made = api.post("/slips", {"date": day, "amount": amount, **body})
+        assert made.status == 201, made
+    # When the statements of those four cycles are read, before any payment is posted
+    cycles = _statements(api, "2026-09", "2026-12")
+    slips: list[dict[str, Any]] = []
+    cursor: str | None = ""
+    while cursor is not None:
+        page = api.get("/slips", query={"account": "card", "limit": 100, **({"cursor": cursor} if cursor else {})}).json
+        slips += page["items"]
+        cursor = page["next_cursor"]
+    # Then each cycle's columns are its period's slips added up, and it owes exactly its own net charges
+    for closing, statement in cycles.items():
+        lo, hi = statement["period"]["from"], statement["period"]["to"]
+        within = [s for s in slips if lo <= s["date"] <= hi]
+
+        def total(test: Any, within: list[dict[str, Any]] = within) -> int:
+            return sum(s["amount"] for s in within if test(s))
+
+        charges = total(lambda s: s["kind"] == "expense" or (s["kind"] == "transfer" and s["account"] == "card"))
+        refunds = total(lambda s: s["kind"] == "income")
+        payments = total(lambda s: s["kind"] == "transfer" and s["to_account"] == "card")
+        assert (statement["charges"], statement["refunds"], statement["payments"]) == (charges, refunds, payments)
+        assert statement["slips_count"] == len(within), closing
+        assert statement["amount_due"] == max(0, charges - refunds - payments), closing

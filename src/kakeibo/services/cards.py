@@ -344,7 +344,7 @@ def _card_slips(store: Store, who: str, account: str, lo: dt.date, hi: dt.date) 
     cursor: str | None = None
     while True:
         page, cursor = list_slips(
-            store, who, date_from=lo.isoformat(), date_to=hi.isoformat(), account=account, limit=200, cursor=cursor
+            store, who, date_from=lo.isoformat(), date_to=hi.isoformat(), account=account, limit=100, cursor=cursor
         )
         yield from (s for s in page if s["account"] == account and s["kind"] in ("income", "expense"))
         if not cursor:
