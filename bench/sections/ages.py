@@ -232,6 +232,23 @@ def _measure(ctx: Context, who: str, name: str, target: str, floor: list[tuple[s
     }
 
 
+def by_age(title: str, r: dict[str, Any]) -> list[str]:
+    """A one-read section's table: each ledger age's p50 through the handler beside its floor."""
+    lines = [
+        f"{title}, p50 ms through the handler; floor = least work)",
+        f"  {'ledger':>10} {'slips':>6} {'p50 ms':>8} {'calls':>5} {'RCU':>6} {'floor ms':>8} {'floor RCU':>9} "
+        f"{'x floor':>7} {'x 1 month':>9}",
+    ]
+    for size in r["sizes"]:
+        m = size["read"]
+        lines.append(
+            f"  {size['label']:>10} {size['slips']:6} {m['ours']['p50_ms']:8.2f} {m['calls']:5} {m['rcu']:6.1f} "
+            f"{m['floor']['p50_ms']:8.2f} {m['floor_rcu']:9.1f} {m['ratio']:7.2f} {m['vs_first']:9.2f}"
+        )
+    lines.append(f"  target: 10 years within 1.5x of 1 month {r['targets']['oldest_within_1_5x']}")
+    return lines
+
+
 def _count(operations: Any) -> dict[str, int]:
     out: dict[str, int] = {}
     for operation in operations:

@@ -17,7 +17,7 @@ from typing import Any
 from bench.context import Context
 from bench.registry import register
 from bench.scenario import HISTORY_END, history_slips
-from bench.sections.ages import _measure, fill_ledger
+from bench.sections.ages import _measure, by_age, fill_ledger
 from bench.stats import ratio
 from kakeibo import billing
 from kakeibo.services.accounts import card_billing
@@ -68,19 +68,7 @@ def _floor(ctx: Context, who: str) -> list[tuple[str, dict[str, Any]]]:
 
 
 def render(r: dict[str, Any]) -> list[str]:
-    lines = [
-        f"Card statements by ledger age (six cycles {FIRST}..{LAST}, p50 ms through the handler; floor = least work)",
-        f"  {'ledger':>10} {'slips':>6} {'p50 ms':>8} {'calls':>5} {'RCU':>6} {'floor ms':>8} {'floor RCU':>9} "
-        f"{'x floor':>7} {'x 1 month':>9}",
-    ]
-    for size in r["sizes"]:
-        m = size["read"]
-        lines.append(
-            f"  {size['label']:>10} {size['slips']:6} {m['ours']['p50_ms']:8.2f} {m['calls']:5} {m['rcu']:6.1f} "
-            f"{m['floor']['p50_ms']:8.2f} {m['floor_rcu']:9.1f} {m['ratio']:7.2f} {m['vs_first']:9.2f}"
-        )
-    lines.append(f"  target: 10 years within 1.5x of 1 month {r['targets']['oldest_within_1_5x']}")
-    return lines
+    return by_age(f"Card statements by ledger age (six cycles {FIRST}..{LAST}", r)
 
 
 @register("statements", "card statements by ledger age: 1 month, 10 years", order=64, render=render)

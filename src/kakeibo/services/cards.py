@@ -16,24 +16,22 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import ValidationError
-
 from kakeibo import billing, errors
 from kakeibo.billing import Cycle
 from kakeibo.ledger import UNCATEGORIZED, CategoryMonthItem, ItemKey, SubcategoryMonthItem
-from kakeibo.models import SlipIn, check_month
+from kakeibo.models import check_month
 from kakeibo.recurrence import LAST_DAY, month_day
 from kakeibo.services.accounts import account_item, card_billing
 from kakeibo.services.balances import Rollups, changes, rollup_reads, together
+from kakeibo.services.postings import kept_error, post, same_error
 from kakeibo.services.recurrences import POSTERS, RunTally, TimeLeft, out_of_time
-from kakeibo.services.slips import create_slip, list_slips
+from kakeibo.services.slips import list_slips
 from kakeibo.settings import today
 from kakeibo.store import (
     Bookkeeping,
     Item,
     ProgressConflict,
     SharedLedger,
-    SlipIdTaken,
     Store,
     WriteContext,
     identity_sk,
@@ -218,7 +216,7 @@ def run_card(store: Store, who: str, item: Item, tally: RunTally, *, time_left: 
     else:
         tally.complete = False
     old_error = json.loads(item["last_error"]) if item.get("last_error") else None
-    if paid_through == item.get("paid_through") and _same(error, old_error):
+    if paid_through == item.get("paid_through") and same_error(error, old_error):
         return
     try:
         store.record_card_progress(
@@ -234,20 +232,18 @@ def run_card(store: Store, who: str, item: Item, tally: RunTally, *, time_left: 
         return  # billing edited or another run further on: the next run goes on from there
 
 
-def _same(new: dict[str, Any] | None, old: dict[str, Any] | None) -> bool:
-    def key(error: dict[str, Any] | None) -> tuple[Any, ...] | None:
-        return None if error is None else (error["scheduled"], error["code"], error["detail"])
-
-    return key(new) == key(old)
-
-
 def _pay(
     store: Store, poster: WriteContext | None, item: Item, cycle: Cycle, *, tally: RunTally
 ) -> dict[str, Any] | None:
     """Post the cycle's payment unless it is posted; the error to keep if it cannot be written."""
     account = str(item["id"])
     if poster is None:
-        return _error(cycle, "forbidden", "this card's billing has no member to pay as; set it again to pay as you")
+        return kept_error(
+            cycle.payment_date,
+            cycle.closing_date,
+            "forbidden",
+            "this card's billing has no member to pay as; set it again to pay as you",
+        )
     slip_id = billing.payment_slip_id(account, cycle.closing_date)
     if store.get(poster.ledger, identity_sk(slip_id)) is not None:
         return None  # posted already (and perhaps edited or deleted since: never posted twice)
@@ -264,32 +260,18 @@ def _pay(
         "to_account": account,
         "memo": f"{PAYMENT_MEMO} {cycle.closing_date.isoformat()}",
     }
-    try:
-        create_slip(store, poster, SlipIn.model_validate(body), slip_id=slip_id)
-    except SlipIdTaken:
-        return None  # another run posted it a moment ago
-    except (errors.NoLongerMember, errors.RoleRevoked):
-        return _error(
-            cycle,
-            "forbidden",
-            "the member this card pays as is no longer an editor; an editor can set its billing again",
-        )
-    except errors.ApiError as exc:
-        return _error(cycle, exc.code, exc.detail, exc.context)
-    except ValidationError as exc:
-        return _error(cycle, "validation_error", str(exc.errors()[0]["msg"]))
-    tally.posted += 1
-    return None
-
-
-def _error(cycle: Cycle, code: str, detail: str, context: dict[str, Any] | None = None) -> dict[str, Any]:
-    return {
-        "date": cycle.payment_date.isoformat(),
-        "scheduled": cycle.closing_date.isoformat(),
-        "code": code,
-        "detail": detail,
-        "context": json.loads(json.dumps(context or {}, ensure_ascii=False, default=str)),
-    }
+    posted = post(
+        store,
+        poster,
+        body,
+        slip_id=slip_id,
+        when=(cycle.payment_date, cycle.closing_date),
+        revoked="the member this card pays as is no longer an editor; an editor can set its billing",
+    )
+    if posted is True:
+        tally.posted += 1
+        return None
+    return posted or None
 
 
 def run_ledger_cards(store: Store, who: str, tally: RunTally, *, time_left: TimeLeft | None = None) -> None:

@@ -20,11 +20,12 @@ from pydantic import ValidationError
 
 from kakeibo import errors, messages, recurrence
 from kakeibo.idempotency import derived_id
-from kakeibo.models import RecurrenceIn, SlipIn
+from kakeibo.models import RecurrenceIn
 from kakeibo.recurrence import Occurrence
 from kakeibo.services.accounts import get_account
 from kakeibo.services.common import check_version, now_iso, on_current, query_date, valid_id, validation_errors
-from kakeibo.services.slips import create_slip, new_slip_id
+from kakeibo.services.postings import kept_error, post, same_error
+from kakeibo.services.slips import new_slip_id
 from kakeibo.settings import today
 from kakeibo.store import (
     Bookkeeping,
@@ -32,7 +33,6 @@ from kakeibo.store import (
     Item,
     ProgressConflict,
     SharedLedger,
-    SlipIdTaken,
     Store,
     WriteContext,
     identity_sk,
@@ -494,7 +494,7 @@ def run_recurrence(store: Store, who: str, item: Item, tally: RunTally, *, time_
             )
             break
         posted_through = occurrence.scheduled
-    if posted_through == current.posted_through and _same_error(error, current.last_error):
+    if posted_through == current.posted_through and same_error(error, current.last_error):
         return  # nothing new to say
     _save_progress(store, who, current, posted_through, error)
 
@@ -503,48 +503,26 @@ def _post(
     store: Store, poster: WriteContext | None, current: Definition, occurrence: Occurrence, tally: RunTally
 ) -> dict[str, Any] | None:
     """Create the occurrence's slip unless it exists; the error to keep if it cannot be written."""
+    when = (occurrence.date, occurrence.scheduled)
     if poster is None:
-        return _error(occurrence, "forbidden", "this recurrence has no author to post as; edit it to post as you")
+        return kept_error(*when, "forbidden", "this recurrence has no author to post as; edit it to post as you")
     slip_id = recurrence.occurrence_slip_id(current.id, occurrence.scheduled)
     if already_posted(store, poster.ledger, slip_id):
         return None
     unchanged = store.recurrence_unchanged_op(poster.ledger, current.id, current.version)
-    try:
-        body = SlipIn.model_validate({**current.slip, "date": occurrence.date.isoformat()})
-        create_slip(store, poster, body, slip_id=slip_id, conditions=(unchanged,))
-    except SlipIdTaken:
-        return None  # another run created it a moment ago
-    except (errors.NoLongerMember, errors.RoleRevoked):
-        return _error(
-            occurrence,
-            "forbidden",
-            "the member this recurrence posts as is no longer an editor; an editor can edit it to post as them",
-        )
-    except errors.ApiError as exc:
-        return _error(occurrence, exc.code, exc.detail, exc.context)
-    except ValidationError as exc:
-        return _error(occurrence, "validation_error", str(exc.errors()[0]["msg"]))
-    tally.posted += 1
-    return None
-
-
-def _error(occurrence: Occurrence, code: str, detail: str, context: dict[str, Any] | None = None) -> dict[str, Any]:
-    """A failure to keep: the English detail, and the members that word it in any language."""
-    return {
-        "date": occurrence.date.isoformat(),
-        "scheduled": occurrence.scheduled.isoformat(),
-        "code": code,
-        "detail": detail,
-        "context": json.loads(json.dumps(context or {}, ensure_ascii=False, default=str)),
-        "at": now_iso(),
-    }
-
-
-def _same_error(new: dict[str, Any] | None, old: dict[str, Any] | None) -> bool:
-    def key(error: dict[str, Any] | None) -> tuple[Any, ...] | None:
-        return None if error is None else (error["scheduled"], error["code"], error["detail"])
-
-    return key(new) == key(old)
+    posted = post(
+        store,
+        poster,
+        {**current.slip, "date": occurrence.date.isoformat()},
+        slip_id=slip_id,
+        conditions=(unchanged,),
+        when=when,
+        revoked="the member this recurrence posts as is no longer an editor; an editor can edit it to post as them",
+    )
+    if posted is True:
+        tally.posted += 1
+        return None
+    return posted or None
 
 
 def _save_progress(

@@ -16,7 +16,7 @@ from kakeibo import errors
 from kakeibo.store.codec import Item
 from kakeibo.store.journal import Bookkeeping, JournalOps
 from kakeibo.store.keys import account_sk
-from kakeibo.store.recurrences import ProgressConflict, due_keys, sets_and_removes
+from kakeibo.store.recurrences import ProgressConflict, due_keys, forward_only, sets_and_removes
 
 PAYMENT_FIELDS = ("next_closing", "next_payment", "paid_through", "last_error")
 
@@ -61,14 +61,7 @@ class CardOps(JournalOps):
             "last_error": last_error,
         }
         expression, names, values = sets_and_removes(fields)
-        names.update({"#ver": "version", "#pt": "paid_through"})
-        values[":v"] = version
-        condition = "attribute_exists(SK) AND #ver = :v"
-        if paid_through is None:
-            condition += " AND attribute_not_exists(#pt)"
-        else:
-            condition += " AND (attribute_not_exists(#pt) OR #pt <= :pt)"
-            values[":pt"] = paid_through
+        condition = forward_only(names, values, version=version, field="paid_through", value=paid_through)
 
         def fail(old: Item | None) -> errors.ApiError:
             raise ProgressConflict

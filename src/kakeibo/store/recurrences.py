@@ -43,6 +43,18 @@ def due_shard(ledger: str, shards: int) -> str:
     return f"{DUE_PARTITION}#{int.from_bytes(digest[:4], 'big') % shards:03d}"
 
 
+def forward_only(names: dict[str, str], values: dict[str, Any], *, version: int, field: str, value: str | None) -> str:
+    """The condition of a run's progress write (its names and values added): the item is at `version`
+    and `field` has not got past `value` (None: it is not set yet)."""
+    names.update({"#ver": "version", "#pt": field})
+    values[":v"] = version
+    condition = "attribute_exists(SK) AND #ver = :v"
+    if value is None:
+        return condition + " AND attribute_not_exists(#pt)"
+    values[":pt"] = value
+    return condition + " AND (attribute_not_exists(#pt) OR #pt <= :pt)"
+
+
 class ProgressConflict(Exception):
     """The recurrence changed (edited, deleted, or another run got further) since it was read."""
 
@@ -211,14 +223,7 @@ class RecurrenceOps(JournalOps):
             **due_keys(ctx.ledger, recurrence_id, next_due),
         }
         expression, names, values = sets_and_removes(fields)
-        names.update({"#ver": "version", "#pt": "posted_through"})
-        values[":v"] = version
-        condition = "attribute_exists(SK) AND #ver = :v"
-        if posted_through is None:
-            condition += " AND attribute_not_exists(#pt)"
-        else:
-            condition += " AND (attribute_not_exists(#pt) OR #pt <= :pt)"
-            values[":pt"] = posted_through
+        condition = forward_only(names, values, version=version, field="posted_through", value=posted_through)
 
         def fail(old: Item | None) -> errors.ApiError:
             raise ProgressConflict
