@@ -199,7 +199,7 @@ def test_due_recurring_slips_are_posted_at_start_up(tmp_path: Path) -> None:
             time.sleep(0.2)
         # Then the start-up run has posted it, once
         assert [(s["date"], s["amount"]) for s in items] == [(start, 5000)]
-        output.wait_for(r"recurring slips due by \d{4}-\d{2}-\d{2}: 1 posted")
+        output.wait_for(r"recurring slips and card payments due by \d{4}-\d{2}-\d{2}: 1 posted")
 
 
 def test_make_stop_stops_dynamodb_local_gracefully_and_keeps_every_write(tmp_path: Path) -> None:
