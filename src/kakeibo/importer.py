@@ -32,6 +32,7 @@ from kakeibo import csvio, errors, ledger, messages
 from kakeibo.csvio import Row, RowError
 from kakeibo.importformats.prepare import Options, prepare, preview
 from kakeibo.ledger import AccountItem
+from kakeibo.services import import_sync
 from kakeibo.services.common import now_iso
 from kakeibo.services.slips import fingerprint, new_slip_item, slip_change, slip_range, slip_view
 from kakeibo.store import (
@@ -63,6 +64,7 @@ TimeLeft = Callable[[], float]
 class Tally:
     created: int = 0
     skipped: int = 0
+    synced: int = 0  # rows the comparison with earlier downloads settled (changed, conflict, replacing)
     errors: list[RowError] = field(default_factory=list)
     held: list[tuple[Row, str]] = field(default_factory=list)  # insufficient funds, for a later pass
 
@@ -93,10 +95,23 @@ def import_csv(
             tally.errors.append(RowError(row.line, problem))
         else:
             queue.append(row)
+    _started(store, ctx, parsed)
+    # rows imported before whose content changed in the app, rows it no longer has
+    sync = import_sync.compare(store, who, prepared.format, queue)
+    done = import_sync.apply(store, ctx, sync, apply_deletions=options.apply_deletions)
+    waiting = {sid for sid in sync.replacing if not done.get(sid, "").startswith("replaced")}
+    settled = set(sync.changed) | set(sync.conflicts) | waiting
+    for row in queue:
+        if row.slip_id in settled:
+            refusal = done.get(row.slip_id)
+            if row.slip_id in sync.changed and refusal not in import_sync.CHANGE_OUTCOMES:
+                tally.errors.append(RowError(row.line, str(refusal)))
+            else:
+                tally.synced += 1
+    queue = [row for row in queue if row.slip_id not in settled]
     queue.sort(key=lambda r: (r.slip.date, r.line))
     known = store.used_slip_ids(who)
-    writer = _Writer(store, ctx, parsed.sha256, known, tally)
-    _started(store, ctx, parsed)
+    writer = _Writer(store, ctx, parsed.sha256, known, tally, marked=prepared.format in import_sync.SYNCED_FORMATS)
     try:
         for _ in range(MAX_PASSES):
             before = tally.created
@@ -132,7 +147,22 @@ def import_csv(
         "failed": len(report),
         "pending": pending,
         "errors": report[:MAX_ANSWERED_ERRORS],
+        **_synced(sync, done),
         **prepared.summary(),
+    }
+
+
+def _synced(sync: import_sync.Sync, done: dict[str, str]) -> dict[str, Any]:
+    """What the comparison with earlier downloads found and did, counted and listed."""
+    listed = import_sync.outcomes(sync, applied=done)
+    deleted = sum(1 for item in sync.missing if done.get(str(item["id"])) == import_sync.DELETED)
+    return {
+        "changed": sum(1 for sid in sync.changed if done.get(sid) == import_sync.CHANGED),
+        "conflicts": len(sync.conflicts),
+        "missing_in_file": len(sync.missing) - deleted,
+        "deleted": deleted,
+        "possibly_replaced": len(sync.replacing),
+        "outcomes": listed,
     }
 
 
@@ -166,8 +196,9 @@ def _is_sha256(value: str) -> bool:
 
 
 def _pending(parsed: csvio.CsvFile, tally: Tally) -> int:
-    """Rows not yet settled (created, skipped or refused); rows held back for funds count here."""
-    return parsed.rows - tally.created - tally.skipped - len(tally.errors)
+    """Rows not yet settled (created, skipped, settled by the comparison or refused); rows held back
+    for funds count here."""
+    return parsed.rows - tally.created - tally.skipped - tally.synced - len(tally.errors)
 
 
 def _account_problem(row: Row, accounts: dict[str, Item]) -> str | None:
@@ -206,7 +237,10 @@ def _finished(
 class _Writer:
     """Writes rows in batches and sorts each into created / skipped / held / errors."""
 
-    def __init__(self, store: Store, ctx: WriteContext, sha256: str, known: set[str], tally: Tally) -> None:
+    def __init__(
+        self, store: Store, ctx: WriteContext, sha256: str, known: set[str], tally: Tally, *, marked: bool
+    ) -> None:
+        self.marked = marked  # slips keep what they were imported as (import_sync)
         self.store = store
         self.ctx = ctx
         self.who = ctx.ledger
@@ -291,6 +325,8 @@ class _Writer:
                 by=self.ctx.actor,
                 import_id=self.sha256,
             )
+            if self.marked:
+                item["imported"] = import_sync.imported_mark(row, 1)
             slips.append(NewSlip(item, origin="import", fingerprint=fingerprint(row.slip)))
         plan = ledger.Plan(
             "create",

@@ -545,6 +545,43 @@ class UnknownAccount(Model):
     rows: int = Field(description="rows naming it")
 
 
+ImportAction = Literal[
+    "create",
+    "not_counted",
+    "duplicate",
+    "error",
+    "changed",
+    "conflict",
+    "missing_in_file",
+    "possibly_replaced",
+    "deleted",
+]
+
+
+class PreviewRow(Model):
+    line: int | None = Field(
+        description="line where the row starts (a Money Forward transfer pair: its outgoing side); null for a "
+        "slip the file lacks"
+    )
+    action: ImportAction = Field(
+        description="create; not_counted: created as a transfer against a clearing account, the app did not "
+        "count it as income or expense; duplicate: imported before, unchanged; error: refused (message says "
+        "why); changed: imported before and changed in the app, applied as an update; conflict: changed in "
+        "the app and edited here since, left as it is; missing_in_file: imported from an earlier download "
+        "and not in this one (deleted with apply_deletions=true: deleted); possibly_replaced: a new Zaim row "
+        "on the day of one no longer in the file (written with apply_deletions=true, which deletes the old)"
+    )
+    message: str | None = None
+    slip_id: str | None = None
+    slip: dict[str, Any] | None = Field(default=None, description="the slip the row describes")
+    current: dict[str, Any] | None = Field(
+        default=None, description="the ledger's slip as it is (changed, conflict, missing, replaced)"
+    )
+    changes: dict[str, list[Any]] | None = Field(
+        default=None, description="changed / conflict: field -> [the ledger's value, the app's value]"
+    )
+
+
 class ImportResult(Model):
     import_id: str = Field(description="sha256 of the file's normalised content")
     status: Literal["complete", "partial"] = Field(
@@ -564,20 +601,17 @@ class ImportResult(Model):
         description="accounts the file names that the ledger did not have (created with create_accounts=true)"
     )
     accounts_created: list[str] = Field(description="ids of the accounts this request created")
-
-
-ImportAction = Literal["create", "not_counted", "duplicate", "error"]
-
-
-class PreviewRow(Model):
-    line: int = Field(description="line where the row starts (a Money Forward transfer pair: its outgoing side)")
-    action: ImportAction = Field(
-        description="create; not_counted: created as a transfer against a clearing account, the app did not "
-        "count it as income or expense; duplicate: imported before; error: refused (message says why)"
+    changed: int = Field(description="slips updated because the app changed their row (Money Forward ME)")
+    conflicts: int = Field(description="rows the app changed whose slip was edited here since: left as they are")
+    missing_in_file: int = Field(description="slips of earlier downloads, in this file's dates, that it lacks")
+    deleted: int = Field(description="of those, deleted by this request (apply_deletions=true)")
+    possibly_replaced: int = Field(description="Zaim rows that may replace a vanished one (see outcomes)")
+    repeated_ids: int = Field(description="Money Forward rows refused because their ID repeats an earlier row's")
+    notices: list[str] = Field(description="what the file as a whole needs the reader to know")
+    outcomes: list[PreviewRow] = Field(
+        description="rows changed, in conflict, possibly replacing another, and slips missing in the file or "
+        "deleted (up to 1000)"
     )
-    message: str | None = None
-    slip_id: str | None = None
-    slip: dict[str, Any] | None = Field(default=None, description="the slip it would create")
 
 
 class ImportPreview(Model):
@@ -590,8 +624,14 @@ class ImportPreview(Model):
     not_counted: int
     duplicate: int
     error: int
+    changed: int
+    conflict: int
+    missing_in_file: int
+    possibly_replaced: int
     unknown_accounts: list[UnknownAccount]
     accounts_created: list[str] = Field(description="always empty: a dry run creates nothing")
+    repeated_ids: int = Field(description="Money Forward rows whose ID repeats an earlier row's")
+    notices: list[str] = Field(description="what the file as a whole needs the reader to know")
     items: list[PreviewRow] = Field(
         description="the first rows, by line: up to 2000, fewer when long memos would pass 300 KB; "
         "the counts cover every row"

@@ -179,8 +179,6 @@ def test_zaim_identity_is_content_and_occurrence() -> None:
     ("row", "message"),
     [
         ("2026-11-04,refund,交通,,PASMO,-,,,,JPY,0,178,0,0,0,", "方法"),
-        ("2026-11-04,payment,交通,,PASMO,-,,,,USD,0,178,0,0,0,", "JPY"),
-        ("2026-11-04,payment,交通,,-,-,,,,JPY,0,178,0,0,0,", "支払元"),
         ("2026-11-04,payment,交通,,PASMO,-,,,,JPY,0,0,0,0,0,", "支出"),
         ("2026-11-04,payment,交通,,PASMO,-,,,,JPY,0,178,0,0,0,たまに", "集計の設定"),
         ("2026-11-04,balance,-,-,-,PASMO,,,,JPY,0,0,0,0,0,", "残高調整"),

@@ -17,13 +17,16 @@ _MF_ONLY = {"計算対象", "保有金融機関", "大項目", "中項目", "金
 _ZAIM_ONLY = {"方法", "カテゴリの内訳", "ジャンル", "支払元", "入金先", "集計の設定", "残高調整"}
 
 
-def read(data: bytes, charset: str | None = None, fmt: str | None = None) -> CsvFile | SourceFile:
-    """The file decoded and parsed by its format: our own (a CsvFile) or another app's."""
+def read(
+    data: bytes, charset: str | None = None, fmt: str | None = None, *, by_content: bool = False
+) -> CsvFile | SourceFile:
+    """The file decoded and parsed by its format: our own (a CsvFile) or another app's
+    (`by_content`: Money Forward rows identified by their content, not their ID)."""
     raw, encoding = csvio.decode(data, charset)
     text = csvio.normalise(raw)
     fmt = fmt or detect(text)
     if fmt == moneyforward.FORMAT:
-        return moneyforward.parse(text, csvio.content_hash(text), encoding)
+        return moneyforward.parse(text, csvio.content_hash(text), encoding, by_content=by_content)
     if fmt == zaim.FORMAT:
         return zaim.parse(text, csvio.content_hash(text), encoding)
     return csvio.parse_text(text, encoding)

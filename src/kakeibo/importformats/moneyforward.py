@@ -13,12 +13,15 @@ Columns: 計算対象,日付,内容,金額（円）,保有金融機関,大項目
   right and the month's income, expense and category totals stay as Money Forward shows them.
 - Otherwise: negative = expense, positive = income; 大項目 = category, 中項目 = subcategory.
 - ID identifies the row: the slip's identity is derived from it (a pair: from its outgoing side).
+  A file whose IDs repeat (edited by hand, or anonymised) can be read by content instead
+  (`by_content`): a row's identity is then its columns but the ID, plus how many identical rows
+  came before it in the file, as Zaim's are.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
-from dataclasses import dataclass
+from collections import Counter, defaultdict
+from dataclasses import dataclass, replace
 
 from kakeibo import csvio
 from kakeibo.csvio import RowError
@@ -60,10 +63,11 @@ class _Row:
     id: str
 
 
-def parse(text: str, sha256: str, encoding: str) -> SourceFile:
+def parse(text: str, sha256: str, encoding: str, *, by_content: bool = False) -> SourceFile:
     out = SourceFile(FORMAT, sha256, encoding)
     found: list[_Row] = []
     seen: dict[str, int] = {}
+    occurrences: Counter[str] = Counter()
     columns: dict[str, int] | None = None
     for line, fields in csvio.records(text):
         if columns is None:
@@ -74,13 +78,22 @@ def parse(text: str, sha256: str, encoding: str) -> SourceFile:
         except ValueError as exc:
             out.errors.append(RowError(line, str(exc)))
             continue
-        if row.id in seen:
+        if by_content:
+            content = "\x1f".join(str(v) for k, v in vars_of(row).items() if k not in ("line", "id"))
+            occurrences[content] += 1
+            row = replace(row, id=f"content:{content}\x1f{occurrences[content]}")
+        elif row.id in seen:
+            out.repeated_ids += 1
             out.errors.append(RowError(line, f"ID {row.id!r} repeats line {seen[row.id]}"))
             continue
         seen[row.id] = line
         found.append(row)
-    out.rows = _slips(found)
+    out.rows = _slips(found, by_content=by_content)
     return out
+
+
+def vars_of(row: _Row) -> dict[str, object]:
+    return {name: getattr(row, name) for name in row.__slots__}
 
 
 def _row(columns: dict[str, int], line: int, fields: list[str]) -> _Row:
@@ -119,8 +132,9 @@ def _row(columns: dict[str, int], line: int, fields: list[str]) -> _Row:
     )
 
 
-def _slips(rows: list[_Row]) -> list[SourceRow]:
-    """One slip per row, except the two sides of a transfer: one slip per pair."""
+def _slips(rows: list[_Row], *, by_content: bool) -> list[SourceRow]:
+    """One slip per row, except the two sides of a transfer: one slip per pair. Read by content, a
+    row has no app id to keep (`external_id`)."""
     partner = _pairs(rows)
     out = []
     for row in rows:
@@ -130,6 +144,8 @@ def _slips(rows: list[_Row]) -> list[SourceRow]:
                 out.append(_pair(row, other))
             continue
         out.append(_single(row))
+    if by_content:
+        out = [replace(row, external_id=None) for row in out]
     return out
 
 

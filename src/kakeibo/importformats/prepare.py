@@ -16,6 +16,7 @@ from kakeibo.importformats import accounts as matching
 from kakeibo.importformats import detect
 from kakeibo.models import AccountCreate
 from kakeibo.services import accounts as account_service
+from kakeibo.services import import_sync
 from kakeibo.store import Item, Store, WriteContext
 
 MAX_PREVIEW_ROWS = 2000
@@ -31,6 +32,8 @@ class Options:
     format: str | None = None  # None: detected from the header
     create_accounts: bool = False
     dry_run: bool = False
+    apply_deletions: bool = False  # delete the rows earlier downloads brought that the file lacks
+    by_content: bool = False  # Money Forward rows identified by their content, not their ID
 
 
 @dataclass
@@ -40,14 +43,27 @@ class Prepared:
     accounts: dict[str, Item]  # the ledger's accounts by id (after any were created)
     unknown: list[dict[str, Any]] = field(default_factory=list)
     created: list[str] = field(default_factory=list)
+    repeated_ids: int = 0
 
     def summary(self) -> dict[str, Any]:
-        return {"format": self.format, "unknown_accounts": self.unknown, "accounts_created": self.created}
+        notices = []
+        if self.repeated_ids:
+            notices.append(
+                f"{self.repeated_ids} rows repeat an ID of an earlier row (a file edited by hand or anonymised): "
+                "they are refused; import the file with identity=content to read its rows by their content"
+            )
+        return {
+            "format": self.format,
+            "unknown_accounts": self.unknown,
+            "accounts_created": self.created,
+            "repeated_ids": self.repeated_ids,
+            "notices": notices,
+        }
 
 
 def prepare(store: Store, ctx: WriteContext, data: bytes, charset: str | None, options: Options) -> Prepared:
     who = ctx.ledger
-    source = detect.read(data, charset, options.format)
+    source = detect.read(data, charset, options.format, by_content=options.by_content)
     listing = account_service.list_accounts(store, who)
     if isinstance(source, CsvFile):
         return Prepared(detect.KAKEIBO, source, _by_id(listing))
@@ -60,7 +76,7 @@ def prepare(store: Store, ctx: WriteContext, data: bytes, charset: str | None, o
     accounts = _by_id(listing)
     if options.dry_run and options.create_accounts:  # as they would be once created
         accounts.update({u["id"]: {"id": u["id"], "name": u["name"], "archived": False} for u in resolved.unknown})
-    return Prepared(source.format, resolved.file, accounts, resolved.unknown, created)
+    return Prepared(source.format, resolved.file, accounts, resolved.unknown, created, source.repeated_ids)
 
 
 def _by_id(listing: list[dict[str, Any]]) -> dict[str, Item]:
@@ -86,29 +102,39 @@ def preview(store: Store, who: str, prepared: Prepared, problem: AccountProblem)
     parsed = prepared.file
     existing = store.used_slip_ids(who) if parsed.valid else set()  # identities (live or deleted), legacy ROW# marks
     items: list[dict[str, Any]] = [{"line": e.line, "action": "error", "message": e.message} for e in parsed.errors]
+    writable = []
     for row in parsed.valid:
         reason = problem(row, prepared.accounts)
-        slip = row.slip.model_dump(exclude_none=True, exclude={"external_id"})
         if reason is not None:
+            slip = row.slip.model_dump(exclude_none=True, exclude={"external_id"})
             items.append({"line": row.line, "action": "error", "message": reason, "slip": slip})
+        else:
+            writable.append(row)
+    sync = import_sync.compare(store, who, prepared.format, writable)
+    synced = import_sync.outcomes(sync)
+    listed = {i["slip_id"] for i in synced}
+    for row in writable:
+        if row.slip_id in listed:
             continue
+        slip = row.slip.model_dump(exclude_none=True, exclude={"external_id"})
         counted = "create" if row.counted else "not_counted"
         action = "duplicate" if row.slip_id in existing or row.legacy_id in existing else counted
         items.append({"line": row.line, "action": action, "slip_id": row.slip_id, "slip": slip})
-    items.sort(key=lambda i: i["line"])
+    items += synced
+    items.sort(key=lambda i: (i["line"] is None, i["line"] or 0))
     counts = Counter(i["action"] for i in items)
     return {
         "import_id": parsed.sha256,
         "dry_run": True,
         "encoding": parsed.encoding,
         "rows": parsed.rows,
-        "create": counts["create"],
-        "not_counted": counts["not_counted"],
-        "duplicate": counts["duplicate"],
-        "error": counts["error"],
+        **{action: counts[action] for action in ACTIONS},
         **prepared.summary(),
         "items": _listed(items),
     }
+
+
+ACTIONS = ("create", "not_counted", "duplicate", "error", "changed", "conflict", "missing_in_file", "possibly_replaced")
 
 
 def _listed(items: list[dict[str, Any]]) -> list[dict[str, Any]]:

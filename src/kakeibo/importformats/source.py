@@ -24,7 +24,8 @@ from kakeibo.models import MAX_AMOUNT, parse_date
 UNKNOWN_COUNTERPART = "振替相手（不明）"  # a Money Forward transfer whose other side is not in the file
 NOT_COUNTED = "集計対象外"  # Money Forward 計算対象=0, Zaim 集計に含めない
 BALANCE_ADJUSTMENT = "残高調整"  # Zaim balance adjustments
-CLEARING_ACCOUNTS = (UNKNOWN_COUNTERPART, NOT_COUNTED, BALANCE_ADJUSTMENT)
+NO_ACCOUNT = "口座指定なし"  # Zaim rows of users who do not track accounts: 支払元 / 入金先 "-"
+CLEARING_ACCOUNTS = (UNKNOWN_COUNTERPART, NOT_COUNTED, BALANCE_ADJUSTMENT, NO_ACCOUNT)
 
 MAX_MEMO = 500
 
@@ -63,6 +64,7 @@ class SourceFile:
     encoding: str
     rows: list[SourceRow] = field(default_factory=list)
     errors: list[RowError] = field(default_factory=list)
+    repeated_ids: int = 0  # rows whose app id another row of the file has already (they are refused)
 
     @property
     def count(self) -> int:
@@ -120,22 +122,36 @@ def memo(*parts: str | None) -> str | None:
     return text[:MAX_MEMO] or None
 
 
+PREFIXES = {"mf": "M", "zaim": "Z"}
+
+
 def identity(source: str, *parts: str) -> str:
     """A slip id (ASCII alnum, 27 chars) that is the same whenever the same parts are given."""
     digest = hashlib.sha256("\0".join((source, *parts)).encode("utf-8")).digest()
-    prefix = {"mf": "M", "zaim": "Z"}[source]
-    return prefix + base64.b32encode(digest).decode("ascii").rstrip("=")[:26]
+    return identity_prefix(source) + base64.b32encode(digest).decode("ascii").rstrip("=")[:26]
+
+
+def identity_prefix(source: str) -> str:
+    """How the ids of one app's rows begin (no generated id begins so: they are 26 characters)."""
+    return PREFIXES[source]
 
 
 def header_index(
-    fields: list[str], columns: tuple[str, ...], aliases: dict[str, str], app: str, header: str
+    fields: list[str],
+    columns: tuple[str, ...],
+    aliases: dict[str, str],
+    app: str,
+    header: str,
+    *,
+    optional: frozenset[str] = frozenset(),
 ) -> dict[str, int]:
-    """Column name -> position, for a format whose columns are all required (in any order)."""
+    """Column name -> position (in any order); every column is required but the `optional` ones
+    (older layouts lack them: they read as blank)."""
     index: dict[str, int] = {}
     for position, raw in enumerate(fields):
         name = column_name(raw)
         index.setdefault(aliases.get(name, name), position)
-    if missing := [c for c in columns if c not in index]:
+    if missing := [c for c in columns if c not in index and c not in optional]:
         problem = "missing " + ", ".join(missing)
         raise errors.ValidationFailed(
             f"line 1 must be {app}'s header {header}: {problem}",

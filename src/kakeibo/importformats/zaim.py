@@ -9,7 +9,11 @@ Columns: 日付,方法,カテゴリ,カテゴリの内訳,支払元,入金先,�
 - 集計の設定 集計に含めない: not counted as income or expense — kept as a transfer against the clearing
   account 集計対象外 so the account's balance stays right; 常に集計に含める and 年の集計にのみ含める
   (counted in the year's totals, which are the sum of its months here) are counted.
-- 通貨 must be JPY (or blank); 通貨変換前の金額 is informational.
+- 支払元 / 入金先 `-` (users who do not track accounts): the clearing account 口座指定なし.
+- 通貨 other than JPY: 収入 / 支出 / 振替 hold the yen amount Zaim counted, which is imported; the
+  currency and 通貨変換前の金額 (the amount before conversion) go to the memo.
+- Older layouts without 残高調整, 通貨変換前の金額 and 集計の設定 (13 or 14 columns) are read: the
+  missing columns are blank.
 - Zaim has no row id: a row's identity is its content (every column) plus how many identical
   rows came before it in the file, so re-importing the same or an overlapping download creates
   nothing twice, and two identical purchases on one day stay two.
@@ -23,6 +27,7 @@ from kakeibo import csvio
 from kakeibo.csvio import RowError
 from kakeibo.importformats.source import (
     BALANCE_ADJUSTMENT,
+    NO_ACCOUNT,
     NOT_COUNTED,
     Origin,
     SourceFile,
@@ -67,6 +72,7 @@ METHODS = {
     "振替": "transfer",
     "残高調整": "balance",
 }
+OPTIONAL = frozenset({"残高調整", "通貨変換前の金額", "集計の設定"})  # absent from 13- and 14-column layouts
 NOT_COUNTED_SETTING = "集計に含めない"
 COUNTED_SETTINGS = {None, "常に集計に含める", "年の集計にのみ含める", NOT_COUNTED_SETTING}
 
@@ -77,9 +83,9 @@ def parse(text: str, sha256: str, encoding: str) -> SourceFile:
     columns: dict[str, int] | None = None
     for line, fields in csvio.records(text):
         if columns is None:
-            columns = header_index(fields, COLUMNS, ALIASES, NAME, HEADER)
+            columns = header_index(fields, COLUMNS, ALIASES, NAME, HEADER, optional=OPTIONAL)
             continue
-        values = {name: _get(fields, columns[name]) for name in COLUMNS}
+        values = {name: _get(fields, columns[name]) if name in columns else None for name in COLUMNS}
         content = "\x1f".join(values[name] or "" for name in COLUMNS)
         occurrences[content] += 1
         slip_id = identity(FORMAT, content, str(occurrences[content]))
@@ -98,14 +104,12 @@ def _row(line: int, slip_id: str, values: dict[str, str | None]) -> SourceRow:
     method = METHODS.get((values["方法"] or "").lower())
     if method is None:
         raise ValueError(f"方法: {values['方法']!r} must be payment, income, transfer or balance")
-    if (values["通貨"] or "JPY").upper() != "JPY":
-        raise ValueError(f"通貨: {values['通貨']!r}: only JPY is supported")
     setting = values["集計の設定"]
     if setting not in COUNTED_SETTINGS:
         raise ValueError(f"集計の設定: {setting!r} is not one of Zaim's settings")
     counted = setting != NOT_COUNTED_SETTING
     date = iso_date(values["日付"])
-    note = memo(values["品目"], values["お店"], values["メモ"])
+    note = memo(values["品目"], values["お店"], values["メモ"], _converted(values))
     origin = Origin(line=line, slip_id=slip_id, date=date, lines=(line,))
     if method == "transfer":
         return SourceRow(
@@ -120,7 +124,9 @@ def _row(line: int, slip_id: str, values: dict[str, str | None]) -> SourceRow:
         change = signed_amount(values["残高調整"], "残高調整")
         if change == 0:
             raise ValueError("残高調整: 0 adjusts nothing; there is nothing to record")
-        account = values["入金先"] or _account(values, "支払元")
+        account = values["入金先"] or values["支払元"]
+        if account is None:
+            raise ValueError("残高調整: names no account (入金先 or 支払元) to adjust")
         source, target = (BALANCE_ADJUSTMENT, account) if change > 0 else (account, BALANCE_ADJUSTMENT)
         return SourceRow(
             kind="transfer",
@@ -166,7 +172,14 @@ def _positive(values: dict[str, str | None], name: str) -> int:
 
 
 def _account(values: dict[str, str | None], name: str) -> str:
-    account = values[name]
-    if account is None:
-        raise ValueError(f"{name}: is required for {values['方法']}")
-    return account
+    """The account a row names; `-` (or blank): the clearing account of rows without one."""
+    return values[name] or NO_ACCOUNT
+
+
+def _converted(values: dict[str, str | None]) -> str | None:
+    """A foreign-currency row's currency and amount before conversion, for its memo."""
+    currency = (values["通貨"] or "JPY").upper()
+    if currency == "JPY":
+        return None
+    before = values["通貨変換前の金額"]
+    return f"{currency} {before}" if before and before.strip("0.,") else currency

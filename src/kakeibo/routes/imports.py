@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from types import ModuleType
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 from urllib.parse import urlencode
 
 from aws_lambda_powertools.event_handler import Response
@@ -85,12 +85,32 @@ def import_csv(
         bool, Query(description="create the accounts the file names that the ledger does not have")
     ] = False,
     dry_run: Annotated[bool, Query(description="write nothing; answer what each row would do")] = False,
+    apply_deletions: Annotated[
+        bool,
+        Query(
+            description="delete the slips earlier downloads of the same app brought that this file lacks "
+            "(within its dates, unedited here), and let a Zaim row replace the one it possibly replaces"
+        ),
+    ] = False,
+    identity: Annotated[
+        Literal["id", "content"],
+        Query(
+            description="id: a Money Forward row is the row of its ID (the default); content: by its content, "
+            "for files whose IDs repeat (edited by hand or anonymised)"
+        ),
+    ] = "id",
     idempotency_key: IdempotencyKeyHeader = None,
 ) -> Response[str]:
     importer = _importer()
     writer = ledger_scope(router, EDITORS).writer
     charset = csvio.charset_of(router.current_event.headers.get("content-type"))
-    options = importer.Options(format=format, create_accounts=create_accounts, dry_run=dry_run)
+    options = importer.Options(
+        format=format,
+        create_accounts=create_accounts,
+        dry_run=dry_run,
+        apply_deletions=apply_deletions,
+        by_content=identity == "content",
+    )
     result = importer.import_csv(
         get_store(), writer, raw_body(router), charset, time_left=time_left(router), options=options
     )
@@ -107,12 +127,14 @@ def _worded(result: dict[str, Any]) -> dict[str, Any]:
     if lang == "en":
         return result
     out = dict(result)
-    for key in ("errors", "items"):
+    for key in ("errors", "items", "outcomes"):
         if isinstance(out.get(key), list):
             out[key] = [
                 {**row, "message": row_message(row["message"], lang)} if isinstance(row.get("message"), str) else row
                 for row in out[key]
             ]
+    if isinstance(out.get("notices"), list):
+        out["notices"] = [row_message(notice, lang) for notice in out["notices"]]
     return out
 
 

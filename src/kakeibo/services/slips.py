@@ -356,9 +356,11 @@ def write_slip(
     token: str | None = None,
     undoes: int | None = None,
     shares_mode: str | None = None,
+    imported: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The one change path of a slip: `current` (as read) becomes `new`, in one transaction.
-    `shares_mode`: the mode of shares given as amounts (an undo restoring a slip as it was)."""
+    `shares_mode`: the mode of shares given as amounts (an undo restoring a slip as it was);
+    `imported`: a change an import makes, what the slip now keeps of the row it comes from."""
     version = int(current["version"])
     slip_id = current["id"]
     shared = settlements.sharing(store, ctx, new, mode=shares_mode)
@@ -385,9 +387,11 @@ def write_slip(
         created_by=current.get("created_by"),
         updated_by=ctx.actor,
     )
-    for extra in ("import_id", "request_token"):
+    for extra in ("import_id", "request_token", "imported"):
         if extra in current:
             item[extra] = current[extra]
+    if imported is not None:
+        item["imported"] = imported
     newly_named = set(ledger.accounts_touched(new_entry)) - set(ledger.accounts_touched(old_entry))
     store.change_slip(
         ctx,

@@ -1,0 +1,245 @@
+"""Keeping up with the app a household still uses: a fresh download of Money Forward ME or Zaim
+compared with what earlier downloads imported.
+
+- Money Forward ME names each row by its `ID`. A row imported before whose content changed in the
+  app is `changed`: applied as an update of its slip under the slip's version, through the one
+  update path. Each imported slip keeps `imported` = {fingerprint of the row's slip, the slip's
+  version then}; a slip edited here since (its version moved on) is `conflict` and left as it is.
+  A slip imported before `imported` was kept counts as unedited while at version 1.
+- Rows of earlier downloads (slips of the same app, dated within the new file's dates) that the new
+  file lacks are `missing_in_file`; they are deleted, through the one delete path, only when asked
+  (`apply_deletions`), and only while unedited here.
+- Zaim has no row id: an edited row is a new row, and its old one vanishes. A new row dated the day
+  of a vanished one, on the same account, is `possibly_replaced` (both shown); it is written only
+  with `apply_deletions`, which then deletes the vanished one and creates the new one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from kakeibo import errors, messages
+from kakeibo.csvio import Row
+from kakeibo.importformats.source import identity_prefix
+from kakeibo.ledger import UNCATEGORIZED
+from kakeibo.models import SlipIn
+from kakeibo.services.slips import SLIP_FIELDS, fingerprint, remove_slip, slip_range, slip_view, write_slip
+from kakeibo.store import Item, Store, WriteContext, identity_sk, slip_sk
+
+SYNCED_FORMATS = ("mf", "zaim")
+MAX_LISTED = 1000  # outcomes listed in an answer (the counts cover every row)
+COMPARED = tuple(name for name in SLIP_FIELDS if name not in ("lines", "paid_by", "shares"))
+
+
+@dataclass
+class Sync:
+    """What a file's rows are against the ledger's earlier imports of the same app."""
+
+    changed: dict[str, tuple[Row, Item]] = field(default_factory=dict)  # slip id -> (the row, the slip now)
+    conflicts: dict[str, tuple[Row, Item]] = field(default_factory=dict)
+    missing: list[Item] = field(default_factory=list)  # slips of earlier downloads the file lacks
+    replacing: dict[str, tuple[Row, Item]] = field(default_factory=dict)  # new row's slip id -> (it, vanished)
+
+    def held(self, apply_deletions: bool) -> set[str]:
+        """Slip ids the import must not create as new rows (a replacement waits for confirmation)."""
+        return set() if apply_deletions else set(self.replacing)
+
+
+def imported_mark(row: Row, version: int) -> dict[str, Any]:
+    """What an imported slip keeps of the row it came from: its content's fingerprint, and the
+    slip's version once it was written from it."""
+    return {"fingerprint": fingerprint(as_slip(row)), "version": version}
+
+
+def as_slip(row: Row) -> SlipIn:
+    """The row's slip as it is compared and written (an expense or income without a category is
+    filed under `uncategorized`, as the ledger keeps it)."""
+    fields = row.slip.model_dump(exclude_none=True, exclude={"external_id", "line", "slip_memo"})
+    return _filed(fields)
+
+
+def _filed(fields: dict[str, Any]) -> SlipIn:
+    if fields["kind"] != "transfer" and not fields.get("lines") and not fields.get("category"):
+        fields["category"] = UNCATEGORIZED
+    return SlipIn.model_validate(fields)
+
+
+def compare(store: Store, who: str, fmt: str, rows: list[Row]) -> Sync:
+    """The file's valid rows against the ledger: reads the rows' identities and slips (BatchGetItem)
+    and the slips dated within the file's dates (one Query)."""
+    out = Sync()
+    if fmt not in SYNCED_FORMATS or not rows:
+        return out
+    identities = store.batch_get(who, [identity_sk(r.slip_id) for r in rows])
+    live = {
+        r.slip_id: identities[identity_sk(r.slip_id)]
+        for r in rows
+        if identity_sk(r.slip_id) in identities and not identities[identity_sk(r.slip_id)].get("deleted")
+    }
+    if fmt == "mf" and live:
+        slips = store.batch_get(who, [slip_sk(str(i["date"]), sid) for sid, i in live.items()])
+        for row in rows:
+            found = live.get(row.slip_id)
+            current = slips.get(slip_sk(str(found["date"]), row.slip_id)) if found else None
+            if current is not None:
+                _classify(row, current, out)
+    lo, hi, _ = slip_range(min(r.slip.date for r in rows), max(r.slip.date for r in rows), None)
+    ids = {r.slip_id for r in rows}
+    prefix = identity_prefix(fmt)
+    vanished = [
+        item
+        for item in store.slips_oldest_first(who, lo, hi)
+        if item.get("import_id") and str(item["id"]).startswith(prefix) and item["id"] not in ids
+    ]
+    if fmt == "zaim":
+        new = [r for r in rows if r.slip_id not in identities]
+        for row in new:
+            match = next((v for v in vanished if v["date"] == row.slip.date and v["account"] == row.slip.account), None)
+            if match is not None:
+                vanished.remove(match)
+                out.replacing[row.slip_id] = (row, match)
+    out.missing = vanished
+    return out
+
+
+def _classify(row: Row, current: Item, out: Sync) -> None:
+    mark = current.get("imported") or {}
+    version = int(current["version"])
+    imported_version = int(mark.get("version", 1))
+    was = mark.get("fingerprint")
+    if was is None and version == 1:  # imported before the mark was kept, and unedited since
+        was = fingerprint(_current_slip(current))
+    now = fingerprint(as_slip(row))
+    if was is None or now == was:
+        return  # the app's row is as imported (or, unknown for an older slip edited here: left alone)
+    if version == imported_version:
+        out.changed[row.slip_id] = (row, current)
+    else:
+        out.conflicts[row.slip_id] = (row, current)
+
+
+def _current_slip(current: Item) -> SlipIn:
+    view = slip_view(current)
+    return _filed({k: view[k] for k in SLIP_FIELDS if view.get(k) is not None})
+
+
+def changes(row: Row, current: Item) -> dict[str, list[Any]]:
+    """The fields the app changed: name -> [as the ledger has it, as the file says]."""
+    view, new = slip_view(current), as_slip(row).model_dump()
+    return {name: [view.get(name), new.get(name)] for name in COMPARED if view.get(name) != new.get(name)}
+
+
+# ---- what is listed ------------------------------------------------------------------------------
+
+
+def outcomes(sync: Sync, *, applied: dict[str, str] | None = None) -> list[dict[str, Any]]:
+    """The rows that are neither new nor as imported, as listed in a dry run and an import's answer
+    (`applied`: slip id -> what the import did to it: changed, deleted, replaced, or a refusal)."""
+    applied = applied or {}
+    listed: list[dict[str, Any]] = []
+    for slip_id, (row, current) in sync.changed.items():
+        fields = changes(row, current)
+        message = applied.get(slip_id) or "changed in the app: " + ", ".join(
+            f"{name} {old} -> {new}" for name, (old, new) in fields.items()
+        )
+        listed.append(_item(row.line, "changed", slip_id, row=row, current=current, message=message, changes=fields))
+    for slip_id, (row, current) in sync.conflicts.items():
+        fields = changes(row, current)
+        message = "edited here since it was imported: left as it is; the app's edit is " + ", ".join(
+            f"{name} {new}" for name, (_, new) in fields.items()
+        )
+        listed.append(_item(row.line, "conflict", slip_id, row=row, current=current, message=message, changes=fields))
+    for slip_id, (row, vanished) in sync.replacing.items():
+        message = applied.get(slip_id) or (
+            f"may replace the slip of {vanished['date']} no longer in the file; import with apply_deletions=true "
+            "to replace it"
+        )
+        listed.append(_item(row.line, "possibly_replaced", slip_id, row=row, current=vanished, message=message))
+    for item in sync.missing:
+        slip_id = str(item["id"])
+        message = applied.get(slip_id) or (
+            "imported from an earlier download and not in this one; import with apply_deletions=true to delete it"
+        )
+        action = "deleted" if applied.get(slip_id) == DELETED else "missing_in_file"
+        listed.append(_item(None, action, slip_id, row=None, current=item, message=message))
+    listed.sort(key=lambda i: (i["line"] is None, i["line"] or 0, i["slip_id"]))
+    return listed[:MAX_LISTED]
+
+
+DELETED = "deleted: it was not in the app's download"
+CHANGED = "changed as in the app"
+CONFLICTED = "edited here meanwhile: left as it is"
+CHANGE_OUTCOMES = (CHANGED, CONFLICTED)
+
+
+def _item(
+    line: int | None,
+    action: str,
+    slip_id: str,
+    *,
+    row: Row | None,
+    current: Item | None,
+    message: str,
+    changes: dict[str, list[Any]] | None = None,
+) -> dict[str, Any]:
+    out: dict[str, Any] = {"line": line, "action": action, "slip_id": slip_id, "message": message}
+    if row is not None:
+        out["slip"] = row.slip.model_dump(exclude_none=True, exclude={"external_id"})
+    if current is not None:
+        out["current"] = slip_view(current)
+    if changes is not None:
+        out["changes"] = changes
+    return out
+
+
+# ---- applying ------------------------------------------------------------------------------------
+
+
+def apply(store: Store, ctx: WriteContext, sync: Sync, *, apply_deletions: bool) -> dict[str, str]:
+    """Write what the comparison found: each change as an update under the slip's version, and, when
+    asked, the deletions and replacements. Slip id -> what became of it (a refusal in its words)."""
+    done: dict[str, str] = {}
+    for slip_id, (row, current) in sync.changed.items():
+        version = int(current["version"])
+        try:
+            write_slip(store, ctx, current, as_slip(row), expected=version, imported=imported_mark(row, version + 1))
+            done[slip_id] = CHANGED
+        except errors.VersionMismatch:
+            done[slip_id] = _raced(store, ctx, row, current)
+        except errors.ApiError as exc:
+            done[slip_id] = messages.detail(exc.code, exc.detail, exc.context, "en")
+    if not apply_deletions:
+        return done
+    for item in sync.missing:
+        done[str(item["id"])] = _delete(store, ctx, item)
+    for slip_id, (_, vanished) in sync.replacing.items():
+        done[slip_id] = _delete(store, ctx, vanished)
+        if done[slip_id] == DELETED:
+            done[slip_id] = f"replaced the slip of {vanished['date']} no longer in the file"
+    return done
+
+
+def _raced(store: Store, ctx: WriteContext, row: Row, read: Item) -> str:
+    """A change that met another write of its slip: another import of the same download applied
+    it (the slip now keeps the row), or the slip was edited here meanwhile."""
+    now = store.batch_get(
+        ctx.ledger, [slip_sk(str(read["date"]), str(read["id"])), slip_sk(row.slip.date, row.slip_id)]
+    )
+    mark: dict[str, Any] = next((dict(item.get("imported") or {}) for item in now.values()), {})
+    return CHANGED if mark.get("fingerprint") == fingerprint(as_slip(row)) else CONFLICTED
+
+
+def _delete(store: Store, ctx: WriteContext, item: Item) -> str:
+    mark = item.get("imported") or {}
+    if int(item["version"]) != int(mark.get("version", 1)):
+        return "edited here since it was imported: not deleted"
+    try:
+        remove_slip(store, ctx, item, expected=int(item["version"]))
+    except errors.VersionMismatch:
+        return "edited here meanwhile: not deleted"
+    except errors.NotFound:
+        return DELETED  # another import deleted it a moment ago
+    except errors.ApiError as exc:
+        return messages.detail(exc.code, exc.detail, exc.context, "en")
+    return DELETED
