@@ -29,7 +29,10 @@ def _child(env: dict[str, str], barrier: Any, out: Any, index: int, user: str, r
     client = Client(user)
     barrier.wait(timeout=120)
     try:
-        reply = client.request(method, path, body, headers=headers)
+        if isinstance(body, bytes):  # a file, sent as it is (a CSV import)
+            reply = client.request(method, path, headers=headers, raw=body)
+        else:
+            reply = client.request(method, path, body, headers=headers)
         out.put((index, reply.status, dict(reply.headers), reply.raw))
     except Exception as exc:  # reported to the test, which fails on it
         out.put((index, 599, {}, repr(exc).encode()))

@@ -622,6 +622,31 @@ TRANSLATIONS: dict[str, str] = {
     ),
     "external_id {id} repeats line {line}": "external_id {id} が {line} 行目と重複しています",
     "ID {id} repeats line {line}": "ID {id} が {line} 行目と重複しています",
+    # an import compared with earlier downloads of the same app
+    "changed in the app": "アプリで変更されていました",
+    "changed as in the app": "アプリでの変更を反映しました",
+    "edited here since it was imported: left as it is, the app has": (
+        "取り込んだあとにこちらで編集されているため、そのままにしました。アプリでの内容"
+    ),
+    "edited here meanwhile: left as it is": "ちょうどこちらで編集されたため、そのままにしました",
+    "may replace the slip of {date} no longer in the file": (
+        "ファイルからなくなった {date} の伝票を置き換えるものかもしれません"
+    ),
+    "import with apply_deletions=true to replace it": "置き換えるには apply_deletions=true で取り込んでください",
+    "replaced the slip of {date} no longer in the file": "ファイルからなくなった {date} の伝票を置き換えました",
+    "imported from an earlier download and not in this one": (
+        "以前のファイルから取り込んだ伝票ですが、このファイルにはありません"
+    ),
+    "import with apply_deletions=true to delete it": "削除するには apply_deletions=true で取り込んでください",
+    "deleted: it was not in the app's download": "アプリのファイルになかったため削除しました",
+    "edited here since it was imported: not deleted": "取り込んだあとにこちらで編集されているため、削除しませんでした",
+    "edited here meanwhile: not deleted": "ちょうどこちらで編集されたため、削除しませんでした",
+    "{count} rows repeat an ID of an earlier row (a file edited by hand or anonymised): they are refused": (
+        "{count} 行が前の行と同じ ID です（手で編集したか匿名化したファイルです）。これらの行は取り込めません"
+    ),
+    "import the file with identity=content to read its rows by their content": (
+        "行の内容で見分けるには identity=content で取り込んでください"
+    ),
     "account {names} is not in the ledger: create it, or import with create_accounts=true": (
         "口座 {names} は家計簿にありません。口座を作るか、create_accounts=true で取り込んでください"
     ),
@@ -741,6 +766,20 @@ def row_message(message: str, lang: Lang) -> str:
     if all(parts):
         return "。".join(p for p in parts if p)
     return f"この行は取り込めません（{message}）"
+
+
+def changes_message(message: str, changes: Mapping[str, Sequence[Any]], lang: Lang) -> str:
+    """An import's row that the app changed, in `lang`: what became of it (the message up to its
+    first "; "), then each field as "name: here -> in the app", the field named in that language."""
+    if lang == "en":
+        return message
+    head = message.split("; ", 1)[0]
+    words = translate(head) or head
+    fields = "、".join(
+        f"{_field_ja(name)}: {'-' if old is None else old} → {'-' if new is None else new}"
+        for name, (old, new) in changes.items()
+    )
+    return f"{words}（{fields}）" if fields else words
 
 
 def field_errors_in(items: Sequence[Any], lang: Lang) -> list[Any]:

@@ -21,7 +21,7 @@ from kakeibo.http import (
     raw_body,
     time_left,
 )
-from kakeibo.messages import row_message
+from kakeibo.messages import Lang, changes_message, row_message
 from kakeibo.models import DATE_PATTERN, ImportFormat, ImportPreview, ImportReport, ImportResult
 from kakeibo.routes.scope import EDITORS, LedgerRouter, ledger_scope
 from kakeibo.store import get_store
@@ -129,13 +129,18 @@ def _worded(result: dict[str, Any]) -> dict[str, Any]:
     out = dict(result)
     for key in ("errors", "items", "outcomes"):
         if isinstance(out.get(key), list):
-            out[key] = [
-                {**row, "message": row_message(row["message"], lang)} if isinstance(row.get("message"), str) else row
-                for row in out[key]
-            ]
+            out[key] = [_worded_row(row, lang) for row in out[key]]
     if isinstance(out.get("notices"), list):
         out["notices"] = [row_message(notice, lang) for notice in out["notices"]]
     return out
+
+
+def _worded_row(row: dict[str, Any], lang: Lang) -> dict[str, Any]:
+    if not isinstance(row.get("message"), str):
+        return row
+    if row.get("changes"):
+        return {**row, "message": changes_message(row["message"], row["changes"], lang)}
+    return {**row, "message": row_message(row["message"], lang)}
 
 
 @router.get(

@@ -140,20 +140,16 @@ def outcomes(sync: Sync, *, applied: dict[str, str] | None = None) -> list[dict[
     listed: list[dict[str, Any]] = []
     for slip_id, (row, current) in sync.changed.items():
         fields = changes(row, current)
-        message = applied.get(slip_id) or "changed in the app: " + ", ".join(
-            f"{name} {old} -> {new}" for name, (old, new) in fields.items()
-        )
+        message = "; ".join((applied.get(slip_id) or "changed in the app", *_described(fields)))
         listed.append(_item(row.line, "changed", slip_id, row=row, current=current, message=message, changes=fields))
     for slip_id, (row, current) in sync.conflicts.items():
         fields = changes(row, current)
-        message = "edited here since it was imported: left as it is; the app's edit is " + ", ".join(
-            f"{name} {new}" for name, (_, new) in fields.items()
-        )
+        message = "; ".join(("edited here since it was imported: left as it is, the app has", *_described(fields)))
         listed.append(_item(row.line, "conflict", slip_id, row=row, current=current, message=message, changes=fields))
     for slip_id, (row, vanished) in sync.replacing.items():
         message = applied.get(slip_id) or (
-            f"may replace the slip of {vanished['date']} no longer in the file; import with apply_deletions=true "
-            "to replace it"
+            f"may replace the slip of {vanished['date']} no longer in the file; "
+            "import with apply_deletions=true to replace it"
         )
         listed.append(_item(row.line, "possibly_replaced", slip_id, row=row, current=vanished, message=message))
     for item in sync.missing:
@@ -165,6 +161,13 @@ def outcomes(sync: Sync, *, applied: dict[str, str] | None = None) -> list[dict[
         listed.append(_item(None, action, slip_id, row=None, current=item, message=message))
     listed.sort(key=lambda i: (i["line"] is None, i["line"] or 0, i["slip_id"]))
     return listed[:MAX_LISTED]
+
+
+def _described(fields: dict[str, list[Any]]) -> list[str]:
+    """Each changed field as "name: here -> in the app" (worded per field in other languages)."""
+    return [
+        f"{name}: {'-' if old is None else old} -> {'-' if new is None else new}" for name, (old, new) in fields.items()
+    ]
 
 
 DELETED = "deleted: it was not in the app's download"
@@ -223,9 +226,8 @@ def apply(store: Store, ctx: WriteContext, sync: Sync, *, apply_deletions: bool)
 def _raced(store: Store, ctx: WriteContext, row: Row, read: Item) -> str:
     """A change that met another write of its slip: another import of the same download applied
     it (the slip now keeps the row), or the slip was edited here meanwhile."""
-    now = store.batch_get(
-        ctx.ledger, [slip_sk(str(read["date"]), str(read["id"])), slip_sk(row.slip.date, row.slip_id)]
-    )
+    where = sorted({slip_sk(str(read["date"]), str(read["id"])), slip_sk(row.slip.date, row.slip_id)})
+    now = store.batch_get(ctx.ledger, where)
     mark: dict[str, Any] = next((dict(item.get("imported") or {}) for item in now.values()), {})
     return CHANGED if mark.get("fingerprint") == fingerprint(as_slip(row)) else CONFLICTED
 
