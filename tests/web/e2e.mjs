@@ -585,6 +585,45 @@ async function run(context) {
     await page.close();
   });
 
+  await step('a later Money Forward download: a row changed in the app (変更) and one it no longer has (ファイルにない), deleted only when ticked', async () => {
+    const page = await context.newPage();
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    // Given a first download imported through the API: 300 at the drugstore, 1,200 for a book
+    const mover = `${args.user}-mf2`;
+    const auth = { Authorization: `Bearer ${mover}` };
+    const wallet = { id: 'wallet', name: '財布', type: 'cash', opening_balance: 5000 };
+    check((await fetch(`${BASE}/accounts`, { method: 'POST', headers: { ...auth, 'Content-Type': 'application/json' }, body: JSON.stringify(wallet) })).status === 201, 'wallet');
+    const header = '"計算対象","日付","内容","金額（円）","保有金融機関","大項目","中項目","メモ","振替","ID"\r\n';
+    const drug = (amount) => `"1","2026/11/20","ドラッグストア","-${amount}","財布","日用品","消耗品","","0","e2e-sync-1"\r\n`;
+    const book = '"1","2026/11/22","本屋","-1200","財布","教養・教育","書籍","","0","e2e-sync-2"\r\n';
+    const first = await fetch(`${BASE}/imports`, { method: 'POST', headers: { ...auth, 'Content-Type': 'text/csv' }, body: header + drug(300) + book });
+    check(first.status === 200, `first download: ${first.status}`);
+    const balance = async () => (await (await fetch(`${BASE}/accounts/wallet`, { headers: auth })).json()).balance;
+    check((await balance()) === 3500, 'after the first download');
+    // When the next download (the drugstore row edited to 350, the book gone) is checked in the page
+    await openAs(page, mover);
+    await until('import panel', () => visible(page, '#import-panel'), true);
+    await page.setInputFiles('#import-file', { name: '収入・支出詳細_2.csv', mimeType: 'text/csv', buffer: Buffer.from(header + drug(350)) });
+    await page.click('#import-preview');
+    await until('dry run shown', () => visible(page, '#import-dry-run'), true);
+    // Then the change and the missing row are shown in their own words, and deleting is a choice
+    const summary = await text(page, '#import-dry-summary');
+    check(summary.includes('アプリで変更 1 件') && summary.includes('ファイルにない 1 件'), `dry run: ${summary}`);
+    const cells = await page.locator('#import-dry-rows tbody tr td:nth-of-type(2)').allInnerTexts();
+    check(JSON.stringify(cells) === JSON.stringify(['変更', 'ファイルにない']), `rows: ${JSON.stringify(cells)}`);
+    check(await visible(page, '#import-deletions'), 'deleting is offered');
+    check(!(await page.isChecked('#import-apply-deletions')), 'and not chosen for the person');
+    await fitsBothWidths(page, '7-import-later-download');
+    // When it is imported with the deletion ticked: 5,000 - 350, the book deleted
+    await page.check('#import-apply-deletions');
+    await page.click('#import-commit');
+    await until('import report', () => visible(page, '#import-report'), true);
+    const done = await text(page, '#import-summary');
+    check(done.includes('1 件をアプリでの変更どおりに更新') && done.includes('1 件を削除'), `import: ${done}`);
+    check((await balance()) === 4650, `after the later download: ${await balance()}`);
+    await page.close();
+  });
+
   await step('messages never go stale: month change, moved slip, error vs success, bad token; every state fits 1280 and 390 px', async () => {
     const page = await context.newPage();
     page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));

@@ -558,3 +558,25 @@ describe('カードの請求 (views/cards.js)', async () => {
     assert.equal(dayLabel(15), '15日');
   });
 });
+
+describe('取込の確認 (views/imports.js)', async () => {
+  const { IMPORT_ACTIONS, previewCounts, writesAnything } = await import('../../web/views/imports.js');
+
+  test('the outcomes of a later download have words of their own', () => {
+    for (const action of ['changed', 'conflict', 'missing_in_file', 'possibly_replaced', 'deleted']) assert.ok(IMPORT_ACTIONS[action], action);
+    assert.equal(IMPORT_ACTIONS.missing_in_file, 'ファイルにない');
+    assert.equal(IMPORT_ACTIONS.possibly_replaced, '置き換え?');
+  });
+
+  test('a dry run in words, zero counts left out', () => {
+    const report = { create: 1, not_counted: 0, duplicate: 2, changed: 1, conflict: 0, missing_in_file: 1, possibly_replaced: 0, error: 0 };
+    assert.deepEqual(previewCounts(report), ['追加 1 件', '取込済み 2 件', 'アプリで変更 1 件', 'ファイルにない 1 件']);
+  });
+
+  test('deletions and replacements are written only when the person asks', () => {
+    const onlyMissing = { create: 0, not_counted: 0, changed: 0, missing_in_file: 2, possibly_replaced: 0 };
+    assert.equal(writesAnything(onlyMissing, false), false);
+    assert.equal(writesAnything(onlyMissing, true), true);
+    assert.equal(writesAnything({ create: 0, not_counted: 0, changed: 1 }, false), true);
+  });
+});

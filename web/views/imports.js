@@ -1,6 +1,9 @@
 // CSV 取込: a file of slips (this API's format, Money Forward ME, Zaim) checked first with a dry
 // run that writes nothing, then imported (POST /imports); the report says what was added, skipped
-// as already imported, or refused and why. Shown unless the API says it has no /imports.
+// as already imported, or refused and why. A later download of the same app is compared with the
+// earlier ones: rows changed in the app (変更), edited here too (競合), slips the file no longer
+// has (ファイルにない) and Zaim rows that may replace one (置き換え?); deleting and replacing happen
+// only when the person ticks it. Shown unless the API says it has no /imports.
 
 import { ApiError, query } from '../api.js';
 import { TYPE_LABELS, yen } from '../format.js';
@@ -8,7 +11,37 @@ import { accountName, at, on, state } from '../state.js';
 import { $, FieldError, busy, clearError, fail, h, say, showError } from '../ui.js';
 
 const IMPORT_FORMATS = { kakeibo: 'この API の形式', mf: 'マネーフォワード ME', zaim: 'Zaim' };
-const IMPORT_ACTIONS = { create: '追加', not_counted: '追加（集計対象外）', duplicate: '取込済み', error: 'エラー' };
+export const IMPORT_ACTIONS = {
+  create: '追加',
+  not_counted: '追加（集計対象外）',
+  duplicate: '取込済み',
+  error: 'エラー',
+  changed: '変更',
+  conflict: '競合',
+  missing_in_file: 'ファイルにない',
+  possibly_replaced: '置き換え?',
+  deleted: '削除',
+};
+
+/** What a dry run found, in words, the zero counts left out. Pure. */
+export function previewCounts(report) {
+  return [
+    `追加 ${report.create} 件`,
+    report.not_counted ? `集計対象外として追加 ${report.not_counted} 件` : '',
+    report.duplicate ? `取込済み ${report.duplicate} 件` : '',
+    report.changed ? `アプリで変更 ${report.changed} 件` : '',
+    report.conflict ? `競合 ${report.conflict} 件` : '',
+    report.missing_in_file ? `ファイルにない ${report.missing_in_file} 件` : '',
+    report.possibly_replaced ? `置き換え? ${report.possibly_replaced} 件` : '',
+    report.error ? `エラー ${report.error} 件` : '',
+  ].filter(Boolean);
+}
+
+/** Whether importing what was previewed would write anything (deletions only when asked). Pure. */
+export function writesAnything(report, applyDeletions) {
+  const always = (report.create ?? 0) + (report.not_counted ?? 0) + (report.changed ?? 0);
+  return always + (applyDeletions ? (report.missing_in_file ?? 0) + (report.possibly_replaced ?? 0) : 0) > 0;
+}
 
 let ctx;
 let panel;
@@ -19,6 +52,9 @@ export function mount(root, context) {
   $('import-form').addEventListener('submit', submitImport);
   $('import-preview').addEventListener('click', previewImport);
   $('import-commit').addEventListener('click', commitPreviewed);
+  $('import-apply-deletions').addEventListener('change', () => {
+    if (state.previewed) $('import-commit').hidden = !writesAnything(state.previewed.report, $('import-apply-deletions').checked);
+  });
   // Without an OpenAPI document, offer the import and find out from its answer.
   on('routes', () => {
     panel.hidden = Boolean(state.routes && !state.routes.has('/imports'));
@@ -39,8 +75,9 @@ export function clear() {
  * POST /imports with the page's options; `dryRun` asks what would happen and writes nothing. While
  * the file is sent and read, a progress bar says so (a large file takes a while).
  */
-async function sendImport(file, createAccounts, dryRun = false) {
-  const path = at(`/imports${query({ create_accounts: createAccounts ? 'true' : '', dry_run: dryRun ? 'true' : '' })}`);
+async function sendImport(file, createAccounts, dryRun = false, applyDeletions = false) {
+  const options = { create_accounts: createAccounts ? 'true' : '', dry_run: dryRun ? 'true' : '', apply_deletions: applyDeletions ? 'true' : '' };
+  const path = at(`/imports${query(options)}`);
   const kb = Math.max(1, Math.round(file.size / 1024));
   $('import-progress-text').textContent = `${file.name}（${kb} KB）を${dryRun ? '確認' : '取り込み'}中…`;
   $('import-progress').hidden = false;
@@ -67,7 +104,7 @@ async function previewImport() {
   await busy($('import-preview'), async () => {
     try {
       const { data } = await sendImport(file, createAccounts, true);
-      state.previewed = { file, createAccounts };
+      state.previewed = { file, createAccounts, report: data };
       renderPreview(file.name, data, createAccounts);
     } catch (error) {
       showError(error);
@@ -76,14 +113,15 @@ async function previewImport() {
 }
 
 function renderPreview(name, report, createAccounts) {
-  const counts = [
-    `追加 ${report.create} 件`,
-    report.not_counted ? `集計対象外として追加 ${report.not_counted} 件` : '',
-    report.duplicate ? `取込済み ${report.duplicate} 件` : '',
-    report.error ? `エラー ${report.error} 件` : '',
-  ].filter(Boolean);
+  const counts = previewCounts(report);
   $('import-dry-summary').textContent =
     `${name}（${IMPORT_FORMATS[report.format] ?? report.format}）: ${counts.join('、')}。まだ何も書き込んでいません。`;
+  const notices = report.notices ?? [];
+  $('import-dry-notices').textContent = notices.join(' ');
+  $('import-dry-notices').hidden = notices.length === 0;
+  const deletable = (report.missing_in_file ?? 0) + (report.possibly_replaced ?? 0);
+  $('import-apply-deletions').checked = false;
+  $('import-deletions').hidden = deletable === 0;
   const unknown = report.unknown_accounts ?? [];
   $('import-dry-accounts').textContent = unknown.length
     ? `${createAccounts ? '作成する口座' : '登録されていない口座'}: ` +
@@ -93,7 +131,7 @@ function renderPreview(name, report, createAccounts) {
   const toCreate = new Map(unknown.map((a) => [a.id, a.name]));
   const label = (id) => toCreate.get(id) ?? accountName(id);
   const rows = (report.items ?? []).map((item) => {
-    const slip = item.slip ?? {};
+    const slip = item.slip ?? item.current ?? {};
     const what = slip.kind === 'transfer' ? `${label(slip.account)} → ${label(slip.to_account)}` : [
       label(slip.account ?? ''),
       [slip.category, slip.subcategory].filter(Boolean).join(' / '),
@@ -101,7 +139,7 @@ function renderPreview(name, report, createAccounts) {
     return h(
       'tr',
       { class: `import-${item.action}` },
-      h('td', { class: 'num', text: String(item.line) }),
+      h('td', { class: 'num', text: item.line === null || item.line === undefined ? '—' : String(item.line) }),
       h('td', { class: 'nowrap', text: IMPORT_ACTIONS[item.action] ?? item.action }),
       h('td', { class: 'nowrap', text: slip.date ?? '' }),
       h('td', { text: what }),
@@ -110,7 +148,7 @@ function renderPreview(name, report, createAccounts) {
     );
   });
   $('import-dry-rows').querySelector('tbody').replaceChildren(...rows);
-  $('import-commit').hidden = report.create + report.not_counted === 0;
+  $('import-commit').hidden = !writesAnything(report, false);
   $('import-report').hidden = true;
   $('import-dry-run').hidden = false;
   say($('import-dry-summary').textContent);
@@ -122,7 +160,7 @@ async function commitPreviewed() {
   if (!previewed) return;
   await busy($('import-commit'), async () => {
     try {
-      const { data } = await sendImport(previewed.file, previewed.createAccounts);
+      const { data } = await sendImport(previewed.file, previewed.createAccounts, false, $('import-apply-deletions').checked);
       state.previewed = null;
       $('import-dry-run').hidden = true;
       renderImport(previewed.file.name, data);
@@ -159,7 +197,12 @@ function renderImport(name, report) {
   const errors = report.errors ?? [];
   $('import-summary').textContent =
     `${name}: ${report.rows} 行中 ${report.created} 件を追加` +
+    (report.changed ? `、${report.changed} 件をアプリでの変更どおりに更新` : '') +
+    (report.deleted ? `、${report.deleted} 件を削除` : '') +
     (report.skipped ? `、${report.skipped} 件は取込済みのためスキップ` : '') +
+    (report.conflicts ? `、${report.conflicts} 件は競合のためそのまま` : '') +
+    (report.missing_in_file ? `、${report.missing_in_file} 件はファイルにない（削除していません）` : '') +
+    (report.possibly_replaced && !report.created ? `、${report.possibly_replaced} 件は置き換えの確認待ち` : '') +
     (errors.length ? `、${errors.length} 行はエラー` : '') +
     `（取込 ID ${report.import_id}）`;
   const table = $('import-errors');
