@@ -665,7 +665,7 @@ TRANSLATIONS: dict[str, str] = {
     "方法: {value} must be payment, income, transfer or balance": (
         "方法 {value} は payment、income、transfer、balance のいずれかにしてください"
     ),
-    "通貨: {value}: only JPY is supported": "通貨 {value} には対応していません（JPY だけです）",
+    "残高調整: names no account (入金先 or 支払元) to adjust": "残高調整: 調整する口座（入金先か支払元）がありません",
     "集計の設定: {value} is not one of Zaim's settings": "集計の設定 {value} は Zaim の設定値ではありません",
     "date: {value} is not a date YYYY/MM/DD": "日付 {value} は YYYY/MM/DD の形式ではありません",
     "date: {value} {why}": "日付 {value} は実在する日付ではありません",

@@ -253,3 +253,81 @@ def test_every_new_outcome_reads_in_japanese(api: Client) -> None:
     for item in items:
         assert not item["message"].startswith("この行は取り込めません"), item["message"]
         assert any("\u3040" <= ch <= "\u30ff" for ch in item["message"]), item["message"]
+
+
+def test_an_excel_re_saved_download_is_the_same_rows_not_changed_ones(api: Client) -> None:
+    # Given the first download imported
+    _household(api)
+    _import(api, FIRST)
+    # When the same rows come back as Excel saves them: no quotes, dates without leading zeros, amounts
+    # with thousands separators quoted, Shift_JIS and CRLF kept
+    resaved = (
+        "計算対象,日付,内容,金額（円）,保有金融機関,大項目,中項目,メモ,振替,ID\r\n"
+        '1,2026/11/3,ローソン,"-3,612",楽天カード,食費,食料品,,0,mf1\r\n'
+        '1,2026/11/5,給与,"250,000",三井住友銀行,収入,給与,,0,mf2\r\n'
+        '1,2026/11/10,東京ガス,"-4,200",三井住友銀行,水道・光熱費,ガス,,0,mf3\r\n'
+    ).encode("cp932")
+    done = _import(api, resaved)
+    # Then every row is as imported: nothing changed, nothing missing, nothing created
+    assert (done["created"], done["skipped"], done["changed"], done["outcomes"]) == (0, 3, 0, [])
+    assert api.balances() == {"bank": 245_800, "card": -3_612}
+
+
+def test_an_import_stopped_while_applying_changes_applies_each_once_when_sent_again(
+    api: Client, store: Store, user: str, monkeypatch: Any
+) -> None:
+    # Given two rows changed in the app since the first download
+    _household(api)
+    _import(api, FIRST)
+    later = mf(LAWSON.replace("-3612", "-3700"), SALARY.replace("250000", "251000"), GAS)
+    # When the import stops after writing the first change (the function dies: the request fails)
+    from kakeibo.services import import_sync
+
+    real, calls = import_sync.write_slip, []
+
+    def dying(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        if len(calls) == 2:
+            raise RuntimeError("the invocation ended")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(import_sync, "write_slip", dying)
+    assert api.post("/imports", raw=later, headers=CSV).status == 500
+    monkeypatch.setattr(import_sync, "write_slip", real)
+    # Then sending the file again applies the change that was not written, and only that one
+    again = _import(api, later)
+    assert again["changed"] == 1 and again["skipped"] == 2
+    assert api.balances() == {"bank": 251_000 - 4_200, "card": -3_700}
+    assert [s["version"] for s in api.get("/slips").json["items"]] == [1, 2, 2]
+    assert invariants.check(store, user) == []
+
+
+def test_every_row_refusal_of_the_apps_files_reads_in_japanese(api: Client) -> None:
+    # Given files with one bad row of every kind each parser refuses
+    _household(api)
+    bad_mf = mf(
+        "2|2026/11/03|x|-100|楽天カード|食費|||0|b1",  # 計算対象 not 0/1
+        "1|2026/13/03|x|-100|楽天カード|食費|||0|b2",  # no such date
+        "1|2026/11/03|x|0|楽天カード|食費|||0|b3",  # 0 yen
+        "1|2026/11/03|x|-1.5|楽天カード|食費|||0|b4",  # not whole yen
+        "1|2026/11/03|x|-100||食費|||0|b5",  # no account
+        "1|2026/11/03|x|-100|楽天カード|食費|||0|",  # no ID
+        "1|2026/11/03|x|-100|楽天カード|食費|||2|b7",  # 振替 not 0/1
+        "1|2026/11/03|x|-100|未登録の口座|食費|||0|b8",  # unknown account
+        "1|2026/11/03|x|-100|楽天カード|食費|||0|b8",  # repeated ID
+    )
+    bad_zaim = zaim(
+        ZAIM_HEADER,
+        "2026-11-04,refund,交通,,楽天カード,-,,,,JPY,0,178,0,0,0,",
+        "2026-11-04,payment,交通,,楽天カード,-,,,,JPY,0,0,0,0,0,",
+        "2026-11-04,payment,交通,,楽天カード,-,,,,JPY,0,178,0,0,0,たまに",
+        "2026-11-04,balance,-,-,-,-,,,,JPY,0,0,0,50,0,",
+    )
+    # When they are imported in Japanese
+    for data in (bad_mf, bad_zaim):
+        reply = api.post("/imports", raw=data, headers={**CSV, "Accept-Language": "ja"})
+        errors = reply.json["errors"]
+        # Then every refusal is worded in Japanese, none in the frame around English text
+        assert errors, reply.json
+        for error in errors:
+            assert not error["message"].startswith("この行は取り込めません"), error
