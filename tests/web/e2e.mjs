@@ -600,27 +600,28 @@ async function run(context) {
     check(first.status === 200, `first download: ${first.status}`);
     const balance = async () => (await (await fetch(`${BASE}/accounts/wallet`, { headers: auth })).json()).balance;
     check((await balance()) === 3500, 'after the first download');
-    // When the next download (the drugstore row edited to 350, the book gone) is checked in the page
+    // When the next download (the drugstore row edited to 350, the book gone, a new row after it) is checked in the page
+    const later = '"1","2026/11/25","コンビニ","-100","財布","食費","食料品","","0","e2e-sync-3"\r\n';
     await openAs(page, mover);
     await until('import panel', () => visible(page, '#import-panel'), true);
-    await page.setInputFiles('#import-file', { name: '収入・支出詳細_2.csv', mimeType: 'text/csv', buffer: Buffer.from(header + drug(350)) });
+    await page.setInputFiles('#import-file', { name: '収入・支出詳細_2.csv', mimeType: 'text/csv', buffer: Buffer.from(header + later + drug(350)) });
     await page.click('#import-preview');
     await until('dry run shown', () => visible(page, '#import-dry-run'), true);
     // Then the change and the missing row are shown in their own words, and deleting is a choice
     const summary = await text(page, '#import-dry-summary');
-    check(summary.includes('アプリで変更 1 件') && summary.includes('ファイルにない 1 件'), `dry run: ${summary}`);
+    check(summary.includes('追加 1 件') && summary.includes('アプリで変更 1 件') && summary.includes('ファイルにない 1 件'), `dry run: ${summary}`);
     const cells = await page.locator('#import-dry-rows tbody tr td:nth-of-type(2)').allInnerTexts();
-    check(JSON.stringify(cells) === JSON.stringify(['変更', 'ファイルにない']), `rows: ${JSON.stringify(cells)}`);
+    check(JSON.stringify(cells) === JSON.stringify(['追加', '変更', 'ファイルにない']), `rows: ${JSON.stringify(cells)}`);
     check(await visible(page, '#import-deletions'), 'deleting is offered');
     check(!(await page.isChecked('#import-apply-deletions')), 'and not chosen for the person');
     await fitsBothWidths(page, '7-import-later-download');
-    // When it is imported with the deletion ticked: 5,000 - 350, the book deleted
+    // When it is imported with the deletion ticked: 5,000 - 350 - 100, the book deleted
     await page.check('#import-apply-deletions');
     await page.click('#import-commit');
     await until('import report', () => visible(page, '#import-report'), true);
     const done = await text(page, '#import-summary');
     check(done.includes('1 件をアプリでの変更どおりに更新') && done.includes('1 件を削除'), `import: ${done}`);
-    check((await balance()) === 4650, `after the later download: ${await balance()}`);
+    check((await balance()) === 4550, `after the later download: ${await balance()}`);
     await page.close();
   });
 
