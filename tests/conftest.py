@@ -33,9 +33,10 @@ settings.load_profile("kakeibo")
 
 def reset_caches() -> None:
     """Settings and clients are cached per process (as in Lambda); tests switch backends."""
-    from kakeibo import idempotency, settings, store
+    from kakeibo import blobs, idempotency, settings, store
 
     settings.get_settings.cache_clear()
+    blobs.reset()
     store.dynamodb_client.cache_clear()
     store.get_store.cache_clear()
     store.idempotency_persistence.cache_clear()

@@ -1,4 +1,5 @@
-"""DynamoDB Local for the integration and API tests: one in-memory instance per test session."""
+"""DynamoDB Local and the local S3 server for the integration and API tests: one in-memory instance
+of each per test session."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import pytest
 from kakeibo.local import template
 from kakeibo.local.bootstrap import create_tables
 from kakeibo.local.dynamodb import DynamoDBLocal, free_port
+from kakeibo.local.s3 import S3Local, create_bucket
 from tests.conftest import reset_caches
 
 
@@ -24,10 +26,28 @@ def dynamodb_local() -> Iterator[DynamoDBLocal]:
         ddb.stop()
 
 
+@pytest.fixture(scope="session")
+def s3_local() -> Iterator[S3Local]:
+    """The S3-compatible server receipts are kept in, with the template's bucket."""
+    server = S3Local(free_port()).start()
+    try:
+        client = boto3.client(
+            "s3", endpoint_url=server.endpoint, region_name="us-east-1", aws_access_key_id="local",
+            aws_secret_access_key="local",
+        )  # fmt: skip
+        for logical in template.buckets():
+            create_bucket(client, template.bucket_name(logical), template.bucket_cors(logical))
+        yield server
+    finally:
+        server.stop()
+
+
 @pytest.fixture
-def local_env(dynamodb_local: DynamoDBLocal, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    """The function's environment (from the template) pointed at the session's DynamoDB Local."""
-    for key, value in template.environment(overrides={"DynamoDbEndpointUrl": dynamodb_local.endpoint}).items():
+def local_env(dynamodb_local: DynamoDBLocal, s3_local: S3Local, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """The function's environment (from the template) pointed at the session's DynamoDB Local and
+    S3 server."""
+    overrides = {"DynamoDbEndpointUrl": dynamodb_local.endpoint, "S3EndpointUrl": s3_local.endpoint}
+    for key, value in template.environment(overrides=overrides).items():
         monkeypatch.setenv(key, value)
     reset_caches()
     yield dynamodb_local.endpoint

@@ -112,6 +112,24 @@ class RequestInProgress(ApiError):
     status, code, title = 409, "request_in_progress", "Request in progress"
 
 
+class UploadInProgress(ApiError):
+    """Another caller holds the live lease on a receipt's upload."""
+
+    status, code, title = 409, "upload_in_progress", "Upload in progress"
+
+
+class UploadMissing(ApiError):
+    """`complete` before the receipt's bytes were uploaded."""
+
+    status, code, title = 409, "upload_missing", "Upload missing"
+
+
+class ChecksumMismatch(ApiError):
+    """The uploaded bytes are not the ones declared (size or sha256)."""
+
+    status, code, title = 422, "checksum_mismatch", "Checksum mismatch"
+
+
 class VersionMismatch(ApiError):
     status, code, title = 412, "version_mismatch", "Version mismatch"
 

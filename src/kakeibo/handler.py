@@ -41,6 +41,7 @@ from kakeibo.routes import (
     journal,
     ledgers,
     maintenance,
+    receipts,
     recurrences,
     reports,
     settlements,
@@ -63,6 +64,7 @@ for module in (
     maintenance,
     recurrences,
     daily,
+    receipts,
     ledgers,
     webhooks,
     settlements,
@@ -82,6 +84,7 @@ NO_BODY_ROUTES = frozenset(
         "POST /ledger/rebuild",
         "POST /recurrences/run",
         "POST /jobs/run",
+        "POST /receipts/{id}/complete",
         "POST /invitations/{token}/accept",
         "POST /changes/{seq}/undo",
     }

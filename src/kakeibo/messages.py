@@ -58,6 +58,9 @@ TITLES: dict[str, tuple[str, str]] = {
     "insufficient_funds": ("Insufficient funds", "残高不足"),
     "budget_exceeded": ("Budget exceeded", "予算超過"),
     "conflict": ("Conflict", "競合しました"),
+    "upload_in_progress": ("Upload in progress", "アップロード中です"),
+    "upload_missing": ("Upload missing", "まだアップロードされていません"),
+    "checksum_mismatch": ("Checksum mismatch", "アップロードされた内容が一致しません"),
     "request_in_progress": ("Request in progress", "処理中です"),
     "already_undone": ("Already undone", "すでに元に戻されています"),
     "too_long": ("{f} may have at most {max_length} items", "{f}は {max_length} 件までにしてください"),
@@ -442,6 +445,23 @@ TRANSLATIONS: dict[str, str] = {
         "口座「{account}」は銀行口座ではありません。引き落とし口座には銀行口座を指定してください"
     ),
     "billing is only for credit accounts": "締め日・引き落とし日（billing）はクレジットカードの口座にだけ設定できます",
+    # receipts
+    "receipt not found": "領収書が見つかりません",
+    "receipt '{receipt}' not found": "領収書「{receipt}」が見つかりません",
+    "receipt '{receipt}' is not stored yet: complete its upload first": (
+        "領収書「{receipt}」はまだ保存されていません。先にアップロードを完了してください"
+    ),
+    "receipt '{receipt}' changed; retry": "領収書「{receipt}」がちょうど変更されました。もう一度お試しください",
+    "the receipt changed": "領収書がちょうど変更されました",
+    "another upload of this receipt is in progress; retry when its lease ends": (
+        "この領収書は別の端末がアップロード中です。少し待ってからもう一度お試しください"
+    ),
+    "the receipt's bytes are not uploaded yet: PUT them to its upload URL first": (
+        "領収書のファイルがまだアップロードされていません。先にアップロード用の URL へ送ってください"
+    ),
+    "the uploaded bytes are not the ones declared (size or sha256); upload the file again": (
+        "アップロードされた内容が申告と一致しません（サイズか sha256）。もう一度アップロードしてください"
+    ),
     # credit cards
     "account '{account}' has no billing: set its closing and payment days first": (
         "口座「{account}」には締め日と引き落とし日が設定されていません。先に設定してください"

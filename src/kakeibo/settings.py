@@ -29,6 +29,9 @@ class Settings(BaseModel):
     ledger_time_zone: str = Field(default="Asia/Tokyo", validation_alias="LEDGER_TIME_ZONE")
     # Partitions of the due index (DueIndex): a ledger's due items go to one of them (template: DueShards).
     due_shards: int = Field(default=16, ge=1, le=1000, validation_alias="DUE_SHARDS")
+    # The bucket receipts are kept in (template: ReceiptsBucket); its endpoint only locally (the S3 server of make run).
+    receipts_bucket: str = Field(default="kakeibo-receipts", validation_alias="RECEIPTS_BUCKET")
+    s3_endpoint_url: str = Field(default="", validation_alias="S3_ENDPOINT_URL")
     # Locally only: webhooks may also call http://127.0.0.1 (template parameter WebhookAllowLoopback).
     webhook_allow_loopback: bool = Field(default=False, validation_alias="WEBHOOK_ALLOW_LOOPBACK")
 

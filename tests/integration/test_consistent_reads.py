@@ -8,6 +8,7 @@ carry ConsistentRead=true. (TransactGetItems is always consistent.)
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,6 +19,7 @@ from kakeibo import csvio
 from kakeibo.local import template
 from kakeibo.store import Store
 from tests.events import Client
+from tests.receipts import receipt_body, uploaded_receipt
 
 READS = {"Query", "GetItem", "Scan", "BatchGetItem"}
 RENAME = "RENAME"  # in a path: the seq of the ledger's account rename, looked up when the request is sent
@@ -67,6 +69,7 @@ def _ledger_requests(api: Client, base: str) -> list[tuple[str, str, dict[str, A
     where = f"{base}/slips/{slip['date']}/{slip['id']}"
     csv = "date,kind,amount,account,to_account,category,memo\n2026-11-05,expense,100,cash,,食費,\n"
     rent = api.post(f"{base}/recurrences", RENT).header("Location") or ""
+    uploaded = uploaded_receipt(api, base)
     billing = {"closing_day": 15, "payment_day": 10, "pay_from": "bank"}
     visa = api.post(f"{base}/accounts", {"id": "visa", "name": "Visa", "type": "credit", "billing": billing})
     assert visa.status == 201, visa
@@ -108,6 +111,9 @@ def _ledger_requests(api: Client, base: str) -> list[tuple[str, str, dict[str, A
         ("POST /recurrences/run", f"{base}/recurrences/run", {"query": {"until": "2026-12-31"}}),
         ("GET /accounts/{id}/statements", f"{base}/accounts/visa/statements", {"query": {"from": "2026-10"}}),
         ("POST /jobs/run", f"{base}/jobs/run", {"query": {"until": "2026-12-31"}}),
+        ("POST /receipts", f"{base}/receipts", {"body": receipt_body(uuid.uuid4().bytes)}),
+        ("POST /receipts/{id}/complete", f"{base}/receipts/{uploaded}/complete", {}),
+        ("GET /receipts/{id}", f"{base}/receipts/{uploaded}", {}),
         ("PATCH /recurrences/{id}", rent, {"body": {"slip": {"amount": 900}}, "headers": {"If-Match": '"1"'}}),
         ("DELETE /recurrences/{id}", rent, {"headers": {"If-Match": '"2"'}}),
         ("POST /ledger/verify", f"{base}/ledger/verify", {}),

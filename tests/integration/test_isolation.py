@@ -13,6 +13,7 @@ from kakeibo.store import Store
 from tests import invariants
 from tests.events import Client
 from tests.integration.test_ledger_roles import PREFIX, ROUTES
+from tests.receipts import stored_receipt
 
 FOOD = "/budgets/2026-11/" + quote("食費")
 
@@ -46,7 +47,9 @@ def alice(api: Client) -> dict[str, Any]:
     assert recurring.status == 201, recurring
     household = api.post("/ledgers", {"name": "山田家"})
     assert household.status == 201, household
+    receipt = stored_receipt(api, b"alice's receipt")
     return {
+        "receipt": f"/receipts/{receipt}",
         "ledger": household.header("Location"),
         "slip": made[0].header("Location"),
         "slip_id": made[0].json["id"],
@@ -70,6 +73,7 @@ def test_every_route_is_covered_here() -> None:
         "POST /recurrences", "GET /recurrences", "GET /recurrences/{id}", "PATCH /recurrences/{id}",
         "DELETE /recurrences/{id}", "GET /recurrences/{id}/occurrences", "POST /recurrences/run",
         "GET /accounts/{id}/statements", "POST /jobs/run",
+        "POST /receipts", "POST /receipts/{id}/complete", "GET /receipts/{id}",
         "POST /ledgers", "GET /ledgers", "GET /ledgers/{ledger}", "PATCH /ledgers/{ledger}",
         "POST /ledgers/{ledger}/invitations", "POST /invitations/{token}/accept",
         "PUT /ledgers/{ledger}/members/{user}", "DELETE /ledgers/{ledger}/members/{user}",
@@ -95,6 +99,8 @@ def test_bob_can_neither_see_nor_touch_alices_ledger(
     assert bob.get("/accounts/cash").status == 404
     assert bob.get("/accounts/cash/history").status == 404
     assert bob.get("/accounts/card/statements").status == 404
+    assert bob.get(alice["receipt"]).status == 404
+    assert bob.post(alice["receipt"] + "/complete").status == 404
     assert bob.get("/slips").json == {"items": [], "next_cursor": None}
     assert bob.get("/slips", query={"cursor": alice["cursor"]}).json == {"items": [], "next_cursor": None}
     assert bob.get("/slips", query={"account": "cash", "category": "食費"}).json["items"] == []

@@ -19,6 +19,7 @@ from kakeibo.local import template
 from kakeibo.store import SharedLedger, Store
 from tests import invariants
 from tests.events import Client, Reply
+from tests.receipts import receipt_body, stored_receipt, uploaded_receipt
 
 PREFIX = "/ledgers/{ledger}"
 CSV = "date,kind,amount,account,to_account,category,memo\n2026-11-07,expense,300,cash,,食費,coffee\n"
@@ -140,6 +141,12 @@ ROUTES: dict[str, tuple[Call, bool]] = {
     "GET /recurrences/{id}/occurrences": (lambda h, c: c.get(f"{h.recurrence.header('Location')}/occurrences"), True),
     "POST /recurrences/run": (lambda h, c: c.post(f"{h.base}/recurrences/run", query={"until": "2026-11-30"}), False),
     "GET /accounts/{id}/statements": (lambda h, c: c.get(f"{h.base}/accounts/card/statements"), True),
+    "POST /receipts": (lambda h, c: c.post(f"{h.base}/receipts", receipt_body(uuid.uuid4().bytes)), False),
+    "POST /receipts/{id}/complete": (
+        lambda h, c: c.post(f"{h.base}/receipts/{uploaded_receipt(h.owner, h.base)}/complete"),
+        False,
+    ),
+    "GET /receipts/{id}": (lambda h, c: c.get(f"{h.base}/receipts/{stored_receipt(h.owner, base=h.base)}"), True),
     "POST /jobs/run": (lambda h, c: c.post(f"{h.base}/jobs/run", query={"until": "2026-11-30"}), False),
     "GET /changes": (lambda h, c: c.get(f"{h.base}/changes"), True),
     "GET /slips/{id}/history": (lambda h, c: c.get(f"{h.base}/slips/{h.slip.json['id']}/history"), True),

@@ -48,6 +48,9 @@ EXPECTED = {
     "run_recurrences": 200,
     "card_statements": 200,
     "run_jobs": 200,
+    "claim_receipt": 201,
+    "complete_receipt": 200,
+    "get_receipt": 200,
     "create_ledger": 201,
     "list_ledgers": 200,
     "get_ledger": 200,
@@ -167,6 +170,22 @@ def test_handler_answers_every_sample(aws: None, name: str) -> None:
         billing = {"closing_day": 15, "payment_day": 10, "pay_from": "bank"}
         card = AccountCreate.model_validate({"id": "card", "name": "Card", "type": "credit", "billing": billing})
         accounts.create_account(store, who, card)
+    if name in ("claim_receipt", "complete_receipt", "get_receipt"):  # the bucket; the receipt uploaded
+        import boto3
+
+        from kakeibo import blobs
+        from kakeibo.models import ReceiptIn
+        from kakeibo.services import receipts
+
+        s3 = boto3.client("s3", region_name="us-east-1")
+        s3.create_bucket(Bucket="kakeibo-receipts")
+        if name != "claim_receipt":
+            data = b"receipt sample"
+            body = ReceiptIn.model_validate(json.loads(sample("claim_receipt")["body"]))
+            receipts.claim(store, who, body)
+            s3.put_object(Bucket="kakeibo-receipts", Key=blobs.key_of(str(who.ledger), body.sha256), Body=data)
+            if name == "get_receipt":
+                receipts.complete(store, who, body.sha256)
     if name == "delete_budget":  # the budget the sample removes, at version 1
         from kakeibo.models import BudgetIn
         from kakeibo.services import budgets

@@ -134,6 +134,10 @@ def test_every_documented_example_is_accepted(api: Client, spec: dict[str, Any])
         reply = send(api, "POST", "/recurrences", media, value)
         assert reply.status == 201, (name, reply)
     accepted.add(("post", "/recurrences"))
+    for media, name, value in body_examples(ops["post", "/receipts"]):
+        reply = send(api, "POST", "/receipts", media, value)
+        assert reply.status == 201 and reply.json["upload"]["method"] == "PUT", (name, reply)
+    accepted.add(("post", "/receipts"))
     for media, name, value in body_examples(ops["patch", "/recurrences/{id}"]):
         _, _, rent = body_examples(ops["post", "/recurrences"])[0]
         made = send(api, "POST", "/recurrences", "application/json", rent)

@@ -76,9 +76,10 @@ def test_tables_are_defined_for_production() -> None:
     }
 
 
-def test_policies_name_only_the_two_tables_and_no_wildcards() -> None:
+def test_policies_name_only_the_two_tables_and_the_receipts_prefix_and_no_wildcard_actions() -> None:
     function = template.load()["Resources"]["LedgerFunction"]["Properties"]
     due_index = {"Fn::Sub": "${LedgerTable.Arn}/index/" + DUE_INDEX}
+    receipts = {"Fn::Sub": "${ReceiptsBucket.Arn}/receipts/*"}
     for policy in function["Policies"]:
         for statement in policy["Statement"]:
             assert all("*" not in action for action in statement["Action"])
@@ -86,9 +87,26 @@ def test_policies_name_only_the_two_tables_and_no_wildcards() -> None:
                 {"Fn::GetAtt": ["LedgerTable", "Arn"]},
                 {"Fn::GetAtt": ["IdempotencyTable", "Arn"]},
                 due_index,
+                receipts,
             )
             if statement["Resource"] == due_index:  # the index is only ever queried
                 assert statement["Action"] == ["dynamodb:Query"]
+            if statement["Resource"] == receipts:  # objects under receipts/ only: put, get (and head), delete
+                assert sorted(statement["Action"]) == ["s3:DeleteObject", "s3:GetObject", "s3:PutObject"]
+
+
+def test_the_receipts_bucket_is_private_encrypted_tls_only_and_aborts_incomplete_uploads() -> None:
+    resources = template.load()["Resources"]
+    bucket = resources["ReceiptsBucket"]["Properties"]
+    assert all(bucket["PublicAccessBlockConfiguration"].values())
+    (encryption,) = bucket["BucketEncryption"]["ServerSideEncryptionConfiguration"]
+    assert encryption["ServerSideEncryptionByDefault"]["SSEAlgorithm"] == "AES256"
+    (rule,) = bucket["LifecycleConfiguration"]["Rules"]
+    assert rule["AbortIncompleteMultipartUpload"]["DaysAfterInitiation"] == 1
+    (cors,) = bucket["CorsConfiguration"]["CorsRules"]
+    assert cors["AllowedOrigins"] == {"Ref": "AllowedOrigins"} and "x-amz-checksum-sha256" in cors["AllowedHeaders"]
+    (deny,) = resources["ReceiptsBucketPolicy"]["Properties"]["PolicyDocument"]["Statement"]
+    assert deny["Effect"] == "Deny" and deny["Condition"] == {"Bool": {"aws:SecureTransport": "false"}}
 
 
 def test_due_index_is_the_one_the_code_queries() -> None:

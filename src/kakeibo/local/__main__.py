@@ -15,22 +15,24 @@ import boto3
 
 from kakeibo.local import template
 from kakeibo.local.bootstrap import create_tables
-from kakeibo.local.dynamodb import DynamoDBLocal, LocalStackError, port_free
+from kakeibo.local.dynamodb import DynamoDBLocal, LocalStackError, free_port, port_free
 from kakeibo.local.front import Front, FunctionFailed, serve
 from kakeibo.local.instances import Pool, concurrency
+from kakeibo.local.s3 import S3Local, create_buckets
 from kakeibo.local.streams import StreamReader
 
 
-def local_environment(endpoint: str) -> dict[str, str]:
+def local_environment(endpoint: str, s3_endpoint: str = "") -> dict[str, str]:
     loopback = "1" if os.environ.get("WEBHOOK_ALLOW_LOOPBACK", "") in ("1", "true") else "0"
-    env = template.environment(overrides={"DynamoDbEndpointUrl": endpoint, "WebhookAllowLoopback": loopback})
+    overrides = {"DynamoDbEndpointUrl": endpoint, "WebhookAllowLoopback": loopback, "S3EndpointUrl": s3_endpoint}
+    env = template.environment(overrides=overrides)
     env.setdefault("AWS_REGION", os.environ.get("AWS_REGION", "us-east-1"))
     return env
 
 
-def prepare_process_env(endpoint: str) -> None:
+def prepare_process_env(endpoint: str, s3_endpoint: str = "") -> None:
     """Environment as the Lambda runtime would set it, plus dummy credentials for DynamoDB Local."""
-    os.environ.update(local_environment(endpoint))
+    os.environ.update(local_environment(endpoint, s3_endpoint))
     os.environ.setdefault("AWS_DEFAULT_REGION", os.environ["AWS_REGION"])
     os.environ.setdefault("AWS_ACCESS_KEY_ID", "local")
     os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "local")
@@ -72,7 +74,16 @@ def post_due_daily(stop: threading.Event) -> None:
             return
 
 
-def run(port: int, ddb_port: int, data_dir: Path, host: str) -> int:
+def _banner(url: str, size: int, pids: list[int], *, ddb: str, s3: str, data_dir: Path) -> None:
+    print(f"Kakeibo API on {url}  (Swagger UI: {url}/swagger)")
+    print(f"serving with {size} function instances (FUNCTION_CONCURRENCY), pids {', '.join(map(str, pids))}")
+    print(f"DynamoDB Local on {ddb}, data in {data_dir.resolve()}  -- Ctrl-C to stop")
+    print(f"S3-compatible server (receipts) on {s3}, in memory (docs/receipts.md)")
+    if os.environ.get("WEBHOOK_ALLOW_LOOPBACK") == "1":
+        print("webhooks may call http://127.0.0.1 (WEBHOOK_ALLOW_LOOPBACK=1)")
+
+
+def run(port: int, ddb_port: int, data_dir: Path, host: str, s3_port: int = 0) -> int:
     try:
         size = concurrency()
     except ValueError as exc:
@@ -88,10 +99,13 @@ def run(port: int, ddb_port: int, data_dir: Path, host: str) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     pool: Pool | None = None
+    s3 = S3Local(s3_port or free_port())
     try:
-        prepare_process_env(ddb.endpoint)
+        s3.start()
+        prepare_process_env(ddb.endpoint, s3.endpoint)
         create_tables(boto3.client("dynamodb", endpoint_url=ddb.endpoint))
-        pool = Pool(size, local_environment(ddb.endpoint), log=_log).start()
+        create_buckets(s3.endpoint)
+        pool = Pool(size, local_environment(ddb.endpoint, s3.endpoint), log=_log).start()
         web = template.ROOT / "web"
         server = serve(Front(pool, web_root=web if web.is_dir() else None), host, port)
         stop = threading.Event()
@@ -109,11 +123,7 @@ def run(port: int, ddb_port: int, data_dir: Path, host: str) -> int:
         # the webhook sender, on DynamoDB Local's stream: the same code AWS runs from DynamoDB Streams
         reader = StreamReader(ddb.endpoint, os.environ["TABLE_NAME"], data_dir / "webhook-stream.json")
         threading.Thread(target=reader.run, args=(stop,), daemon=True, name="webhooks").start()
-        print(f"Kakeibo API on http://{host}:{port}  (Swagger UI: http://{host}:{port}/swagger)")
-        print(f"serving with {size} function instances (FUNCTION_CONCURRENCY), pids {', '.join(map(str, pool.pids()))}")
-        print(f"DynamoDB Local on {ddb.endpoint}, data in {data_dir.resolve()}  -- Ctrl-C to stop")
-        if os.environ.get("WEBHOOK_ALLOW_LOOPBACK") == "1":
-            print("webhooks may call http://127.0.0.1 (WEBHOOK_ALLOW_LOOPBACK=1)")
+        _banner(f"http://{host}:{port}", size, pool.pids(), ddb=ddb.endpoint, s3=s3.endpoint, data_dir=data_dir)
         sys.stdout.flush()
         stop.wait()
         print("\nstopping...")
@@ -121,12 +131,13 @@ def run(port: int, ddb_port: int, data_dir: Path, host: str) -> int:
         server.server_close()
         pid_file.unlink(missing_ok=True)
         return 0
-    except FunctionFailed as exc:
-        print(f"error: {exc.detail}", file=sys.stderr)
+    except (FunctionFailed, LocalStackError) as exc:
+        print(f"error: {getattr(exc, 'detail', exc)}", file=sys.stderr)
         return 1
     finally:
         if pool is not None:
             pool.close()
+        s3.stop()
         ddb.stop()
 
 
@@ -138,8 +149,9 @@ def main(argv: list[str] | None = None) -> int:
     run_p.add_argument("--ddb-port", type=int, default=int(os.environ.get("DDB_PORT", "8000")))
     run_p.add_argument("--data-dir", type=Path, default=Path(os.environ.get("DATA_DIR", ".kakeibo")))
     run_p.add_argument("--host", default=os.environ.get("HOST", "127.0.0.1"))
+    run_p.add_argument("--s3-port", type=int, default=int(os.environ.get("S3_PORT", "0")), help="0: any free port")
     args = parser.parse_args(argv)
-    return run(args.port, args.ddb_port, args.data_dir, args.host)
+    return run(args.port, args.ddb_port, args.data_dir, args.host, args.s3_port)
 
 
 if __name__ == "__main__":

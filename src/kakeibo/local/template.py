@@ -88,6 +88,35 @@ def tables(template: dict[str, Any] | None = None) -> dict[str, dict[str, Any]]:
     }
 
 
+def buckets(template: dict[str, Any] | None = None) -> dict[str, dict[str, Any]]:
+    """The template's S3 buckets by logical id, with their properties."""
+    template = template or load()
+    return {
+        name: dict(resource.get("Properties") or {})
+        for name, resource in template["Resources"].items()
+        if resource.get("Type") == "AWS::S3::Bucket"
+    }
+
+
+def bucket_name(logical: str) -> str:
+    """The name a template bucket has locally (AWS names it from the stack)."""
+    return f"kakeibo-{logical.removesuffix('Bucket').lower()}"
+
+
+def bucket_cors(logical: str, template: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A bucket's CORS rules as the S3 API takes them, the allowed origins resolved."""
+    template = template or load()
+    rules = []
+    for rule in (buckets(template)[logical].get("CorsConfiguration") or {}).get("CorsRules", []):
+        origins = rule["AllowedOrigins"]
+        if isinstance(origins, dict) and "Ref" in origins:
+            origins = parameters(template)[origins["Ref"]].split(",")
+        # CloudFormation's names -> the S3 API's
+        names = {"MaxAge": "MaxAgeSeconds", "ExposedHeaders": "ExposeHeaders", "Id": "ID"}
+        rules.append({names.get(k, k): v for k, v in {**rule, "AllowedOrigins": origins}.items()})
+    return {"CORSRules": rules}
+
+
 def parameters(template: dict[str, Any] | None = None) -> dict[str, str]:
     template = template or load()
     return {name: str(p.get("Default", "")) for name, p in (template.get("Parameters") or {}).items()}
@@ -102,6 +131,7 @@ def environment(
     template = template or load()
     params = {**parameters(template), **(overrides or {})}
     names = table_names or {name: name for name in tables(template)}
+    names = {**{name: bucket_name(name) for name in buckets(template)}, **names}
     variables = template["Globals"]["Function"]["Environment"]["Variables"]
     env = {}
     for key, value in variables.items():

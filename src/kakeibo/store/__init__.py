@@ -54,6 +54,7 @@ from kakeibo.store.keys import (
 from kakeibo.store.ledgers import LedgerOps
 from kakeibo.store.locks import Lease
 from kakeibo.store.rebuild import RebuildOps
+from kakeibo.store.receipts import Claimed, ReceiptOps, is_receipt_sk, receipt_sk
 from kakeibo.store.recurrences import ProgressConflict, RecurrenceOps
 from kakeibo.store.settlements import Roster, SettlementOps
 from kakeibo.store.slip_index import INDEXED, IndexedPage, SlipFilter
@@ -81,6 +82,7 @@ __all__ = [
     "Bookkeeping",
     "CardOps",
     "Change",
+    "Claimed",
     "Guard",
     "IndexedPage",
     "Item",
@@ -88,6 +90,7 @@ __all__ = [
     "NewSlip",
     "OnFail",
     "ProgressConflict",
+    "ReceiptOps",
     "RetryPolicy",
     "Roster",
     "SharedLedger",
@@ -115,8 +118,10 @@ __all__ = [
     "identity_sk",
     "import_sk",
     "is_card_sk",
+    "is_receipt_sk",
     "lock_sk",
     "pk",
+    "receipt_sk",
     "recurrence_sk",
     "slip_index_sks",
     "slip_sk",
@@ -129,6 +134,7 @@ class Store(
     SettlementOps,
     AccountOps,
     CardOps,
+    ReceiptOps,
     BudgetOps,
     ImportOps,
     RebuildOps,

@@ -1,0 +1,100 @@
+"""The receipts bucket: the only module that talks to S3 (presigned URLs, the object's size and
+checksum, deletes). Objects live at `receipts/{ledger}/{sha256}`: the key is the content's hash."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from kakeibo.settings import get_settings
+
+PREFIX = "receipts/"
+MAX_READ = 10 * 1024 * 1024 + 1
+
+
+@cache
+def _client() -> Any:
+    import boto3  # noqa: PLC0415 - receipts only
+    from botocore.config import Config  # noqa: PLC0415
+
+    settings = get_settings()
+    return boto3.client(
+        "s3",
+        endpoint_url=settings.s3_endpoint_url or None,
+        config=Config(signature_version="s3v4", s3={"addressing_style": "path"}),
+    )
+
+
+def key_of(ledger: str, sha256: str) -> str:
+    return f"{PREFIX}{ledger.replace('#', '/')}/{sha256}"
+
+
+def checksum_of(sha256: str) -> str:
+    """The x-amz-checksum-sha256 of content whose hex sha256 is `sha256`: its digest in base64."""
+    return base64.b64encode(bytes.fromhex(sha256)).decode("ascii")
+
+
+def upload_url(key: str, *, size: int, content_type: str, sha256: str, expires: int) -> tuple[str, dict[str, str]]:
+    """A presigned PUT that writes `key` once: the size, content type and checksum are signed, and
+    If-None-Match: * refuses a second write. The headers the client must send with it."""
+    checksum = checksum_of(sha256)
+    url = _client().generate_presigned_url(
+        "put_object",
+        Params={
+            "Bucket": get_settings().receipts_bucket,
+            "Key": key,
+            "ContentType": content_type,
+            "ContentLength": size,
+            "ChecksumSHA256": checksum,
+            "IfNoneMatch": "*",
+        },
+        ExpiresIn=expires,
+    )
+    return url, {"Content-Type": content_type, "x-amz-checksum-sha256": checksum, "If-None-Match": "*"}
+
+
+def download_url(key: str, *, expires: int) -> str:
+    return str(
+        _client().generate_presigned_url(
+            "get_object", Params={"Bucket": get_settings().receipts_bucket, "Key": key}, ExpiresIn=expires
+        )
+    )
+
+
+@dataclass(frozen=True)
+class Found:
+    size: int
+    content_type: str | None
+    sha256: str | None  # hex; None when it could not be known
+
+
+def find(key: str) -> Found | None:
+    """The object at `key` (None if there is none), with the sha256 of its bytes: S3's own checksum
+    where the server keeps one, else read and hashed here (a server that does not verify checksums
+    on upload may hold other bytes than were declared)."""
+    from botocore.exceptions import ClientError  # noqa: PLC0415
+
+    bucket = get_settings().receipts_bucket
+    try:
+        head = _client().head_object(Bucket=bucket, Key=key, ChecksumMode="ENABLED")
+    except ClientError as exc:
+        if exc.response.get("Error", {}).get("Code") in ("404", "NoSuchKey", "NotFound"):
+            return None
+        raise
+    size, content_type = int(head["ContentLength"]), head.get("ContentType")
+    stored = head.get("ChecksumSHA256")
+    if stored and "-" not in stored:
+        return Found(size, content_type, base64.b64decode(stored).hex())
+    body = _client().get_object(Bucket=bucket, Key=key)["Body"].read(MAX_READ)
+    return Found(len(body), content_type, hashlib.sha256(body).hexdigest())
+
+
+def delete(key: str) -> None:
+    _client().delete_object(Bucket=get_settings().receipts_bucket, Key=key)
+
+
+def reset() -> None:
+    _client.cache_clear()

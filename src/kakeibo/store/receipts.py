@@ -1,0 +1,173 @@
+"""Receipts: the item `RECEIPT#{sha256}` of a ledger, which is also the lock of its upload. The
+only module that knows how a receipt is claimed, stored, referenced by slips and swept.
+
+- A claim puts the item `pending` with a lease (epoch ms), only if it does not exist or is pending
+  with an expired lease: one caller at a time holds the upload.
+- `stored` once the object was checked; never back to pending.
+- `refs` counts the slips it is on, kept in the slips' own transactions (`ref_op`), with the
+  condition that it is stored; `slips` lists them.
+- While it is on no slip it carries the due index keys (`DUE#{shard}`, `{expiry}#{ledger}#receipt:…`):
+  the daily job finds receipts to sweep without a scan.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from kakeibo import errors
+from kakeibo.store.codec import Item
+from kakeibo.store.core import TxOp
+from kakeibo.store.journal import Bookkeeping, JournalOps
+from kakeibo.store.recurrences import due_keys
+
+RECEIPT = "RECEIPT#"
+
+
+def receipt_sk(sha256: str) -> str:
+    return f"{RECEIPT}{sha256}"
+
+
+def is_receipt_sk(sk: str) -> bool:
+    return sk.startswith(RECEIPT)
+
+
+class Claimed(Exception):
+    """The receipt exists and is not free to claim: the item as it is."""
+
+    def __init__(self, item: Item | None) -> None:
+        super().__init__("claimed")
+        self.item = item
+
+
+class ReceiptOps(JournalOps):
+    def read_receipt(self, ledger: str, sha256: str) -> Item | None:
+        return self.get(ledger, receipt_sk(sha256))
+
+    def claim_receipt(self, ctx: Bookkeeping, item: Item, *, now_ms: int, sweep_after: str) -> None:
+        """Put the receipt pending under a fresh lease unless another caller holds a live one or it
+        is stored (`Claimed`, with the item as it is)."""
+        sha = item["id"]
+        fields = {**item, "SK": receipt_sk(sha), **_due(ctx.ledger, sha, sweep_after)}
+
+        def fail(old: Item | None) -> errors.ApiError:
+            raise Claimed(old)
+
+        op = self.put_op(
+            ctx.ledger,
+            {k: v for k, v in fields.items() if v is not None},
+            "attribute_not_exists(SK) OR (#state = :pending AND #lease < :now)",
+            fail,
+            names={"#state": "state", "#lease": "lease_until"},
+            values={":pending": "pending", ":now": now_ms},
+        )
+        self.record(ctx, [op])
+
+    def mark_stored(self, ctx: Bookkeeping, sha256: str, *, at: str) -> bool:
+        """pending -> stored (True), or already stored (False)."""
+
+        def fail(old: Item | None) -> errors.ApiError:
+            if old is None:
+                return errors.NotFound("receipt not found")
+            raise AlreadyStored
+
+        op = self.update_op(
+            ctx.ledger,
+            receipt_sk(sha256),
+            "SET #state = :stored, #at = :at REMOVE #lease",
+            fail,
+            "#state = :pending",
+            names={"#state": "state", "#at": "stored_at", "#lease": "lease_until"},
+            values={":stored": "stored", ":pending": "pending", ":at": at},
+        )
+        try:
+            self.record(ctx, [op])
+        except AlreadyStored:
+            return False
+        return True
+
+    def ref_ops(
+        self, ledger: str, added: Iterable[str], removed: Iterable[str], *, slip_id: str, sweep_after: str
+    ) -> list[TxOp]:
+        """A slip's change of receipts, for the slip's own transaction: each added one must be stored
+        (else 404 / 422) and counts the slip; each removed one stops counting it and goes back to the
+        due index, to be swept if no slip takes it up again."""
+        ops = []
+        for sha in added:
+
+            def fail(old: Item | None, sha: str = sha) -> errors.ApiError:
+                if old is None:
+                    return errors.NotFound(f"receipt '{sha}' not found")
+                return errors.ValidationFailed(
+                    f"receipt '{sha}' is not stored yet: complete its upload first", receipt=sha
+                )
+
+            ops.append(
+                self.update_op(
+                    ledger,
+                    receipt_sk(sha),
+                    "ADD #refs :one, #slips :slip REMOVE #dpk, #dsk",
+                    fail,
+                    "#state = :stored",
+                    names={"#refs": "refs", "#slips": "slips", "#state": "state", "#dpk": "DuePK", "#dsk": "DueSK"},
+                    values={":one": 1, ":slip": {slip_id}, ":stored": "stored"},
+                )
+            )
+        for sha in removed:
+            keys = _due(ledger, sha, sweep_after)
+
+            def gone(old: Item | None, sha: str = sha) -> errors.ApiError:
+                return errors.Conflict(f"receipt '{sha}' changed; retry")
+
+            ops.append(
+                self.update_op(
+                    ledger,
+                    receipt_sk(sha),
+                    "ADD #refs :minus DELETE #slips :slip SET #dpk = :dpk, #dsk = :dsk",
+                    gone,
+                    "attribute_exists(SK)",
+                    names={"#refs": "refs", "#slips": "slips", "#dpk": "DuePK", "#dsk": "DueSK"},
+                    values={":minus": -1, ":slip": {slip_id}, ":dpk": keys["DuePK"], ":dsk": keys["DueSK"]},
+                )
+            )
+        return ops
+
+    def forget_receipt(self, ctx: Bookkeeping, sha256: str) -> bool:
+        """Delete the receipt's item if it is still on no slip (True); its object is deleted first."""
+
+        def fail(old: Item | None) -> errors.ApiError:
+            raise AlreadyStored  # taken up by a slip meanwhile (or gone)
+
+        op = self.delete_op(
+            ctx.ledger,
+            receipt_sk(sha256),
+            "attribute_exists(SK) AND (attribute_not_exists(#refs) OR #refs = :zero)",
+            fail,
+            names={"#refs": "refs"},
+            values={":zero": 0},
+        )
+        try:
+            self.record(ctx, [op])
+        except AlreadyStored:
+            return False
+        return True
+
+    def keep_receipt(self, ctx: Bookkeeping, sha256: str) -> None:
+        """A receipt the sweep found on a slip: out of the due index until a slip lets it go."""
+        op = self.update_op(
+            ctx.ledger,
+            receipt_sk(sha256),
+            "REMOVE #dpk, #dsk",
+            lambda old: errors.Conflict("the receipt changed"),
+            "attribute_exists(SK)",
+            names={"#dpk": "DuePK", "#dsk": "DueSK"},
+        )
+        self.record(ctx, [op])
+
+
+class AlreadyStored(Exception):
+    pass
+
+
+def _due(ledger: str, sha256: str, when: str) -> dict[str, Any]:
+    return due_keys(ledger, f"receipt:{sha256}", when)

@@ -1,0 +1,148 @@
+"""Receipts stored once, against the local S3 server over HTTP and DynamoDB Local: what the server
+itself guarantees is proven first, then the API's lease, checks and answers."""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from typing import Any
+
+import pytest
+import requests
+
+from kakeibo.store import Store, receipt_sk
+from tests.concurrently import fan_out
+from tests.events import Client
+
+PHOTO = b"\xff\xd8\xff\xe0" + b"receipt: ramen 980 yen " * 40
+
+
+def _body(data: bytes = PHOTO, content_type: str = "image/jpeg") -> dict[str, Any]:
+    return {"sha256": hashlib.sha256(data).hexdigest(), "size": len(data), "content_type": content_type}
+
+
+def _put(upload: dict[str, Any], data: bytes) -> requests.Response:
+    return requests.put(upload["url"], data=data, headers=upload["headers"], timeout=30)
+
+
+def test_the_server_honours_presigned_put_if_none_match_and_presigned_get(api: Client) -> None:
+    # Given a claimed receipt and its presigned PUT
+    claimed = api.post("/receipts", _body())
+    assert claimed.status == 201, claimed
+    upload = claimed.json["upload"]
+    assert upload["method"] == "PUT" and upload["headers"]["If-None-Match"] == "*"
+    # When the bytes are PUT twice with the headers it names
+    first, second = _put(upload, PHOTO), _put(upload, PHOTO)
+    # Then the first is written and the server itself refuses the second (If-None-Match: *)
+    assert first.status_code == 200, first.text
+    assert second.status_code == 412, second.text
+    # And once complete, the presigned GET gives the bytes back
+    done = api.post(f"/receipts/{claimed.json['id']}/complete")
+    assert done.status == 200 and done.json["state"] == "stored", done
+    assert requests.get(done.json["download"]["url"], timeout=30).content == PHOTO
+
+
+def test_a_receipt_is_uploaded_completed_and_read(api: Client) -> None:
+    # Given a claim
+    claimed = api.post("/receipts", _body())
+    receipt = claimed.json["id"]
+    assert claimed.header("Location") == f"/receipts/{receipt}"
+    assert (claimed.json["state"], claimed.json["size"], claimed.json["expires_at"] is not None) == (
+        "pending", len(PHOTO), True)  # fmt: skip
+    # When it is completed before the upload
+    early = api.post(f"/receipts/{receipt}/complete")
+    # Then 409 upload_missing, and it stays pending
+    assert (early.status, early.json["code"]) == (409, "upload_missing")
+    assert api.get(f"/receipts/{receipt}").json["state"] == "pending"
+    # When uploaded and completed, twice
+    assert _put(claimed.json["upload"], PHOTO).status_code == 200
+    done, again = api.post(f"/receipts/{receipt}/complete"), api.post(f"/receipts/{receipt}/complete")
+    # Then it is stored (complete is idempotent), and claiming it again uploads nothing
+    assert done.json["state"] == again.json["state"] == "stored"
+    reclaimed = api.post("/receipts", _body())
+    assert reclaimed.status == 200 and reclaimed.json["state"] == "stored" and reclaimed.json.get("upload") is None
+    read = api.get(f"/receipts/{receipt}").json
+    assert (read["slips"], read["content_type"], read["stored_at"] is not None) == ([], "image/jpeg", True)
+
+
+def test_bytes_that_are_not_the_ones_declared_never_count_as_stored(api: Client, store: Store, user: str) -> None:
+    # Given a claim for the photo, and other bytes of the same size uploaded to its URL
+    claimed = api.post("/receipts", _body())
+    receipt = claimed.json["id"]
+    forged = PHOTO.replace(b"980", b"098")
+    assert len(forged) == len(PHOTO)
+    _put(claimed.json["upload"], forged)  # the local server does not check the checksum (docs/receipts.md)
+    # When it is completed
+    refused = api.post(f"/receipts/{receipt}/complete")
+    # Then 422 checksum_mismatch, the receipt pending, the wrong bytes deleted
+    assert (refused.status, refused.json["code"]) == (422, "checksum_mismatch")
+    assert api.get(f"/receipts/{receipt}").json["state"] == "pending"
+    # And the right bytes can then be written and completed
+    assert _put(claimed.json["upload"], PHOTO).status_code == 200
+    assert api.post(f"/receipts/{receipt}/complete").json["state"] == "stored"
+
+
+def test_six_concurrent_claims_of_one_new_receipt_get_one_upload_url(local_env: str) -> None:
+    # Given six devices of one household claiming the same new photo at once
+    owner = f"rc-{uuid.uuid4().hex[:8]}"
+    body = _body(PHOTO + uuid.uuid4().bytes)
+    replies = fan_out(owner, [("POST", "/receipts", body, None)] * 6)
+    # Then one gets the upload, the others 409 upload_in_progress with Retry-After
+    statuses = sorted(r.status for r in replies)
+    assert statuses == [201, 409, 409, 409, 409, 409], replies
+    for reply in replies:
+        if reply.status == 409:
+            assert reply.json["code"] == "upload_in_progress" and int(reply.header("Retry-After") or 0) >= 1
+
+
+def test_an_uploader_that_died_leaves_a_lease_another_client_takes_over(api: Client, store: Store, user: str) -> None:
+    # Given a claim whose uploader died before uploading, and its lease then ended
+    data = PHOTO + b"died"
+    first = api.post("/receipts", _body(data))
+    assert first.status == 201
+    assert api.post("/receipts", _body(data)).status == 409  # still leased
+    item = store.read_receipt(user, first.json["id"])
+    assert item is not None
+    store.client.update_item(
+        TableName=store.table,
+        Key={"PK": {"S": f"LEDGER#{user}"}, "SK": {"S": receipt_sk(first.json["id"])}},
+        UpdateExpression="SET lease_until = :past",
+        ExpressionAttributeValues={":past": {"N": "1"}},
+    )
+    # When another client claims it
+    second = api.post("/receipts", _body(data))
+    # Then it gets the upload, completes it, and the bytes are stored once
+    assert second.status == 201, second
+    assert _put(second.json["upload"], data).status_code == 200
+    assert api.post(f"/receipts/{second.json['id']}/complete").json["state"] == "stored"
+    assert _put(first.json["upload"], data).status_code == 412  # the dead uploader's URL writes nothing now
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({**_body(), "content_type": "text/html"}, "content_type"),
+        ({**_body(), "size": 10 * 1024 * 1024 + 1}, "size"),
+        ({**_body(), "sha256": "abc"}, "sha256"),
+        ({**_body(), "sha256": "G" * 64}, "sha256"),
+    ],
+)
+def test_bad_claims_are_422_naming_the_field_and_write_nothing(api: Client, body: dict[str, Any], field: str) -> None:
+    reply = api.post("/receipts", body)
+    assert reply.status == 422, reply
+    assert any(field in error["loc"] for error in reply.json["errors"]), reply.json
+    japanese = api.post("/receipts", body, headers={"Accept-Language": "ja"})
+    assert not japanese.json["detail"].isascii()
+
+
+def test_another_users_receipt_is_not_there(api: Client, other_api: Client) -> None:
+    # Given Alice's stored receipt
+    claimed = api.post("/receipts", _body(PHOTO + b"alice"))
+    _put(claimed.json["upload"], PHOTO + b"alice")
+    api.post(f"/receipts/{claimed.json['id']}/complete")
+    # Then Bob cannot read it or complete it; his own claim of the same bytes is his own receipt
+    assert other_api.get(f"/receipts/{claimed.json['id']}").status == 404
+    assert other_api.post(f"/receipts/{claimed.json['id']}/complete").status == 404
+    bobs = other_api.post("/receipts", _body(PHOTO + b"alice"))
+    assert bobs.status == 201 and "/" + other_api.user + "/" in bobs.json["upload"]["url"].replace("%2F", "/")
+    assert api.get("/receipts/" + "0" * 64).status == 404
