@@ -53,7 +53,12 @@ def run(event: dict[str, Any], context: Any) -> dict[str, Any]:
     remaining = getattr(context, "get_remaining_time_in_millis", None)
     time_left = (lambda: float(remaining()) / 1000) if remaining is not None else None
     result = daily.post_due(get_store(), scheduled_day(event), time_left=time_left)
-    summary = {"until": result["until"], "posted": result["posted"], "failed": len(result["failed"])}
+    summary = {
+        "until": result["until"],
+        "posted": result["posted"],
+        "failed": len(result["failed"]),
+        "swept": result.get("swept", 0),
+    }
     logger.info("posted due recurrences and card payments", extra={**summary, "complete": result["complete"]})
     if not result["complete"]:
         raise JobIncomplete(f"time ran out after {result['posted']} slips; the retry resumes")

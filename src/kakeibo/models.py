@@ -270,6 +270,22 @@ MAX_RECEIPT_BYTES = 10 * 1024 * 1024
 Sha256 = Annotated[str, Field(pattern=r"^[0-9a-f]{64}$", description="hex sha256 of the file's bytes (lowercase)")]
 
 
+MAX_RECEIPTS = 5  # per slip: old and new ones fit the items a slip's transaction keeps for them (ledger)
+
+
+def _distinct(values: list[str]) -> list[str]:
+    if len(set(values)) != len(values):
+        raise ValueError("a receipt is attached once")
+    return sorted(values)
+
+
+Receipts = Annotated[
+    list[Sha256],
+    Field(max_length=MAX_RECEIPTS, description=f"ids of stored receipts (at most {MAX_RECEIPTS})"),
+    AfterValidator(_distinct),
+]
+
+
 class ReceiptIn(Strict):
     sha256: Sha256
     size: Annotated[StrictInt, Field(ge=1, le=MAX_RECEIPT_BYTES, description="bytes, at most 10 MB")]
@@ -371,6 +387,7 @@ class SlipIn(Strict):
     lines: Lines | None = None
     paid_by: UserId | None = Field(default=None, description=PAID_BY_DESCRIPTION)
     shares: Shares | None = None
+    receipts: Receipts | None = None
 
     @model_validator(mode="after")
     def _shape(self) -> Self:
@@ -429,6 +446,7 @@ class SlipPatch(SlipTemplatePatch):
     date: Date | None = None
     paid_by: UserId | None = Field(default=None, description=PAID_BY_DESCRIPTION + " null: nobody (shares go too).")
     shares: Shares | None = None
+    receipts: Receipts | None = Field(default=None, description="the receipts it has, whole; null: none")
 
 
 class SlipLine(Model):
@@ -458,6 +476,7 @@ class Slip(Model):
     subcategory: str | None = None
     memo: str | None = None
     lines: list[SlipLine] | None = Field(default=None, description="A split slip's lines (null: not split)")
+    receipts: list[str] = Field(default_factory=list, description="ids of the receipts attached to it")
     version: int
     created_at: str
     updated_at: str

@@ -3,6 +3,7 @@ itself guarantees is proven first, then the API's lease, checks and answers."""
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import uuid
 from typing import Any
@@ -13,6 +14,7 @@ import requests
 from kakeibo.store import Store, receipt_sk
 from tests.concurrently import fan_out
 from tests.events import Client
+from tests.receipts import stored_receipt
 
 PHOTO = b"\xff\xd8\xff\xe0" + b"receipt: ramen 980 yen " * 40
 
@@ -146,3 +148,94 @@ def test_another_users_receipt_is_not_there(api: Client, other_api: Client) -> N
     bobs = other_api.post("/receipts", _body(PHOTO + b"alice"))
     assert bobs.status == 201 and "/" + other_api.user + "/" in bobs.json["upload"]["url"].replace("%2F", "/")
     assert api.get("/receipts/" + "0" * 64).status == 404
+
+
+def _slip(api: Client, receipts: list[str], **fields: Any) -> Any:
+    body = {"date": "2026-11-20", "kind": "expense", "amount": 980, "account": "cash", "category": "外食",
+            "receipts": receipts, **fields}  # fmt: skip
+    return api.post("/slips", body)
+
+
+def _refs(store: Store, user: str, receipt: str) -> tuple[int, list[str]]:
+    item = store.read_receipt(user, receipt) or {}
+    return int(item.get("refs", 0)), sorted(item.get("slips") or [])
+
+
+def test_receipts_are_attached_in_the_slips_own_transaction_and_counted(api: Client, store: Store, user: str) -> None:
+    # Given two stored receipts and one still pending
+    api.account("cash", 10_000)
+    one, two = stored_receipt(api, b"one"), stored_receipt(api, b"two")
+    pending = api.post("/receipts", _body(b"pending" * 3)).json["id"]
+    # When a slip names a receipt that is not stored, or does not exist
+    not_stored = _slip(api, [one, pending])
+    missing = _slip(api, ["0" * 64])
+    # Then it is refused and nothing is written: no slip, no count
+    assert (not_stored.status, missing.status) == (422, 404), (not_stored, missing)
+    assert api.get("/slips").json["items"] == [] and _refs(store, user, one) == (0, [])
+    assert api.balances() == {"cash": 10_000}
+    # When a slip is made with one receipt, then edited to the other, then a second slip takes the first
+    made = _slip(api, [one])
+    slip = made.json["id"]
+    assert made.status == 201 and made.json["receipts"] == [one]
+    assert _refs(store, user, one) == (1, [slip])
+    edited = api.patch(made.header("Location") or "", {"receipts": [two]}, headers={"If-Match": '"1"'})
+    assert edited.status == 200 and edited.json["receipts"] == [two]
+    assert (_refs(store, user, one), _refs(store, user, two)) == ((0, []), (1, [slip]))
+    other = _slip(api, [one, two]).json["id"]
+    assert _refs(store, user, two) == (2, sorted([slip, other]))
+    assert sorted(api.get(f"/receipts/{two}").json["slips"]) == sorted([slip, other])
+    # And deleting a slip lets its receipts go; undoing the delete takes them up again
+    deleted = api.delete(f"/slips/2026-11-20/{other}", headers={"If-Match": '"1"'})
+    assert deleted.status == 204
+    assert (_refs(store, user, one), _refs(store, user, two)) == ((0, []), (1, [slip]))
+    seq = api.get(f"/slips/{other}/history").json["items"][-1]["seq"]
+    assert api.post(f"/changes/{seq}/undo").status == 200
+    assert _refs(store, user, two) == (2, sorted([slip, other]))
+    # And a slip's history shows its receipts changing
+    history = api.get(f"/slips/{slip}/history").json["items"]
+    assert history[-1]["changed"]["receipts"] == [[one], [two]]
+
+
+def test_concurrent_edits_keep_each_receipts_count_exact(api: Client, store: Store, user: str) -> None:
+    # Given four slips and two receipts
+    api.account("cash", 10_000)
+    first, second = stored_receipt(api, b"first"), stored_receipt(api, b"second")
+    slips = [_slip(api, []).header("Location") or "" for _ in range(4)]
+    # When each slip is edited at once, each attaching both receipts (If-Match: *)
+    patches = [("PATCH", where, {"receipts": [first, second]}, {"If-Match": "*"}) for where in slips]
+    replies = fan_out(api.user, patches)
+    # Then every edit went in, and each receipt counts exactly the four slips
+    assert [r.status for r in replies] == [200] * 4, replies
+    assert _refs(store, user, first)[0] == _refs(store, user, second)[0] == 4
+
+
+def test_the_daily_job_sweeps_receipts_on_no_slip_object_first(
+    api: Client, store: Store, user: str, monkeypatch: Any
+) -> None:
+    # Given a receipt on no slip and one on a slip, both stored more than a day ago
+    api.account("cash", 10_000)
+    loose, kept = stored_receipt(api, b"loose"), stored_receipt(api, b"kept")
+    assert _slip(api, [kept]).status == 201
+    from kakeibo import blobs
+    from kakeibo.services import daily
+
+    later = dt.date.today() + dt.timedelta(days=3)
+    # When the sweep dies between deleting the object and the item
+    real = store.forget_receipt
+
+    def dies_on_loose(ctx: Any, sha256: str) -> bool:
+        if sha256 == loose:
+            raise RuntimeError("the invocation ended")
+        return real(ctx, sha256)
+
+    monkeypatch.setattr(store, "forget_receipt", dies_on_loose)
+    with pytest.raises(RuntimeError):
+        daily.post_due(store, later)
+    # Then the object is gone but the item is there, and the next run finishes it
+    assert blobs.find(blobs.key_of(user, loose)) is None and store.read_receipt(user, loose) is not None
+    monkeypatch.setattr(store, "forget_receipt", real)
+    assert daily.post_due(store, later)["swept"] >= 1
+    assert store.read_receipt(user, loose) is None and api.get(f"/receipts/{loose}").status == 404
+    # And the receipt on a slip is kept, object and all
+    assert api.get(f"/receipts/{kept}").json["state"] == "stored"
+    assert blobs.find(blobs.key_of(user, kept)) is not None

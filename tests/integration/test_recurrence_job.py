@@ -113,7 +113,8 @@ def test_with_no_recurrences_anywhere_the_job_costs_one_query_per_shard(store: S
     carol = household("carol")
     calls.seen.clear()
     result = daily.post_due(store, dt.date(2026, 12, 31))
-    assert result == {"until": "2026-12-31", "complete": True, "posted": 0, "failed": []}
+    assert {k: v for k, v in result.items() if k != "swept"} == {  # other tests' receipts may be swept
+        "until": "2026-12-31", "complete": True, "posted": 0, "failed": []}  # fmt: skip
     # the items left from before the shards (none), then each shard and that old partition, once
     shards = get_settings().due_shards
     assert [op for op, _ in calls.seen] == ["Query"] * (1 + shards + 1)
@@ -198,7 +199,7 @@ def test_the_scheduled_event_runs_the_job_through_the_handler(store: Store) -> N
     # When the function receives it
     summary = lambda_handler(event, LambdaContext(aws_request_id="sched"))
     # Then the job ran for that day
-    assert summary == {"until": "2026-11-27", "posted": 1, "failed": 0}
+    assert {k: v for k, v in summary.items() if k != "swept"} == {"until": "2026-11-27", "posted": 1, "failed": 0}
     assert dates(client) == ["2026-11-27"]
 
 

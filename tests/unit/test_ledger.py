@@ -276,3 +276,11 @@ def test_the_line_limit_keeps_the_worst_case_within_one_transaction() -> None:
     # The documented bound: at least 10 lines, and their worst-case change within 100 items
     assert MAX_LINES >= 10
     assert worst_case_items(MAX_LINES) + RESERVED_ITEMS <= 100 < worst_case_items(MAX_LINES + 1) + RESERVED_ITEMS
+
+
+def test_a_slips_receipts_fit_the_items_its_transaction_keeps_for_them() -> None:
+    # A change of a slip's receipts lets go of every old one and takes up every new one: one item each
+    from kakeibo.ledger import RESERVED_ITEMS
+    from kakeibo.models import MAX_RECEIPTS
+
+    assert 2 * MAX_RECEIPTS <= RESERVED_ITEMS

@@ -1,5 +1,5 @@
-"""The daily job's work (recurring slips and card payments), for every ledger through the due index
-or for one ledger on demand (`POST /jobs/run`)."""
+"""The daily job's work (recurring slips and card payments; and, for every ledger, the receipts on
+no slip for a day swept), through the due index, or for one ledger on demand (`POST /jobs/run`)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from kakeibo.services import cards, recurrences
 from kakeibo.services.common import query_date
 from kakeibo.services.recurrences import RunTally, TimeLeft, out_of_time
 from kakeibo.settings import today
-from kakeibo.store import Store, is_card_sk, recurrence_sk
+from kakeibo.store import Store, is_card_sk, is_receipt_sk, receipt_sk, recurrence_sk
 
 
 def post_due(store: Store, until: dt.date | None = None, *, time_left: TimeLeft | None = None) -> dict[str, Any]:
@@ -21,6 +21,7 @@ def post_due(store: Store, until: dt.date | None = None, *, time_left: TimeLeft 
     tally = RunTally(until or today())
     bound = tally.until.isoformat()
     store.rekey_due()  # due items from before the shards move to theirs (none left: one Query)
+    swept = 0  # receipts on no slip for a day, deleted
     for ledger, sk in store.due_work(bound):
         if out_of_time(time_left):
             tally.complete = False
@@ -31,7 +32,11 @@ def post_due(store: Store, until: dt.date | None = None, *, time_left: TimeLeft 
                 cards.run_card(store, ledger, item, tally, time_left=time_left)
         elif sk.startswith(recurrence_sk("")):
             recurrences.run_due(store, ledger, sk.removeprefix(recurrence_sk("")), tally, time_left=time_left)
-    return tally.result()
+        elif is_receipt_sk(sk):
+            from kakeibo.services import receipts  # noqa: PLC0415 - S3's client only when there is one to sweep
+
+            swept += receipts.sweep(store, ledger, sk.removeprefix(receipt_sk("")), tally.until)
+    return {**tally.result(), "swept": swept}
 
 
 def run_ledger(

@@ -20,7 +20,7 @@ from typing import Any
 
 from kakeibo import blobs, errors
 from kakeibo.models import ReceiptIn
-from kakeibo.settings import utc_now
+from kakeibo.settings import get_settings, utc_now
 from kakeibo.store import Bookkeeping, Item, Store, WriteContext
 from kakeibo.store.receipts import Claimed
 
@@ -35,8 +35,10 @@ def _iso(instant: dt.datetime) -> str:
 
 
 def sweep_day(instant: dt.datetime) -> str:
-    """The day (UTC) from which a receipt on no slip since `instant` may be swept."""
-    return (instant + SWEEP_AFTER).date().isoformat()
+    """The day whose daily run (00:05 in the ledger's time zone) may sweep a receipt on no slip
+    since `instant`: the day after the one SWEEP_AFTER later, so that at least that long has passed."""
+    later = (instant + SWEEP_AFTER).astimezone(get_settings().time_zone).date()
+    return (later + dt.timedelta(days=1)).isoformat()
 
 
 def receipt_view(store: Store, who: str, item: Item, *, upload: dict[str, Any] | None = None) -> dict[str, Any]:

@@ -27,6 +27,7 @@ from kakeibo.services.common import (
     validation_errors,
 )
 from kakeibo.services.settlements import CUSTOM, Sharing
+from kakeibo.settings import utc_now
 from kakeibo.store import (
     Change,
     Item,
@@ -44,6 +45,7 @@ from kakeibo.store import (
 
 SLIP_FIELDS = (
     "date", "kind", "amount", "account", "to_account", "category", "subcategory", "memo", "lines", "paid_by", "shares",
+    "receipts",
 )  # fmt: skip
 SHARING_FIELDS = ("paid_by", "shares", "shares_mode")
 LINE_FIELDS = ("amount", "category", "subcategory", "memo")
@@ -70,6 +72,7 @@ def slip_view(item: Item) -> dict[str, Any]:
         "subcategory": item.get("subcategory"),
         "memo": item.get("memo"),
         "lines": lines_view(item),
+        "receipts": sorted(item.get("receipts") or []),
         "version": int(item["version"]),
         "created_at": item["created_at"],
         "updated_at": item["updated_at"],
@@ -168,10 +171,26 @@ def _slip_item(body: SlipIn, entry: Entry, sharing: Sharing | None = None, **met
     if lines:  # a split: its lines, and their categories for a list filtered by category
         item["lines"] = lines
         item["line_categories"] = sorted({line["category"] for line in lines})
+    if body.receipts:
+        item["receipts"] = list(body.receipts)
     if sharing is not None:
         item.update(sharing.fields())
     item.update(meta)
     return item
+
+
+def receipt_ops(store: Store, ledger: str, slip_id: str, old: Item | None, new: Item | None) -> tuple[TxOp, ...]:
+    """What a slip's change of receipts writes in its own transaction: each newly attached one must
+    be stored and counts the slip, each let go stops counting it (services/receipts)."""
+    before, after = set((old or {}).get("receipts") or []), set((new or {}).get("receipts") or [])
+    if before == after:
+        return ()
+    from kakeibo.services.receipts import sweep_day  # noqa: PLC0415
+
+    later = sweep_day(utc_now())
+    return tuple(
+        store.ref_ops(ledger, sorted(after - before), sorted(before - after), slip_id=slip_id, sweep_after=later)
+    )
 
 
 def fingerprint(body: SlipIn) -> str:
@@ -221,6 +240,7 @@ def create_slip(
     stamp, no = now_iso(), store.next_number(who)
     item = new_slip_item(body, slip_id, stamp=stamp, no=no, by=ctx.actor, sharing=shared, request_token=request_token)
     new = NewSlip(item, origin=ctx.origin, fingerprint=fingerprint(body), request_token=request_token)
+    conditions = (*conditions, *receipt_ops(store, who, slip_id, None, item))
 
     def write(token: str) -> None:
         store.create_slips(
@@ -372,6 +392,7 @@ def write_slip(
         and current.get("memo") == new.memo
         and current.get("lines") == _stored_lines(new)
         and {k: current.get(k) for k in SHARING_FIELDS} == _sharing_fields(shared)
+        and sorted(current.get("receipts") or []) == list(new.receipts or [])
     )
     if unchanged:
         return slip_view(current)
@@ -405,7 +426,7 @@ def write_slip(
         token=token or new_token(),
         stale=_stale(expected),
         undoes=undoes,
-        conditions=(shared.check,) if shared else (),
+        conditions=((shared.check,) if shared else ()) + receipt_ops(store, ctx.ledger, slip_id, current, item),
     )
     return slip_view(item)
 
@@ -461,6 +482,7 @@ def remove_slip(
         token=token or new_token(),
         stale=_stale(expected),
         undoes=undoes,
+        conditions=receipt_ops(store, ctx.ledger, str(current["id"]), current, None),
     )
 
 
@@ -479,6 +501,7 @@ def remove_slips(store: Store, ctx: WriteContext, currents: list[Item], *, undoe
         archived_account=_archived_account(entries[0]),
         stale=_stale(None),
         undoes=undoes,
+        conditions=tuple(op for c in currents for op in receipt_ops(store, ctx.ledger, str(c["id"]), c, None)),
     )
 
 
@@ -501,7 +524,7 @@ def restore_slip(store: Store, ctx: WriteContext, view: dict[str, Any], *, tombs
         missing_account=_missing_account(entry),
         archived_account=_archived_account(entry),
         undoes=undoes,
-        conditions=(shared.check,) if shared else (),
+        conditions=((shared.check,) if shared else ()) + receipt_ops(store, ctx.ledger, view["id"], None, item),
     )
 
 

@@ -189,12 +189,13 @@ class SlipOps(SlipIndexOps, BalanceOps, JournalOps):
         token: str | None = None,
         stale: OnFail | None = None,
         undoes: int | None = None,
+        conditions: Sequence[TxOp] = (),
     ) -> int:
         """One transaction: the slips deleted if still at their versions, their identities left as
-        tombstones (an id is never used again), their effects (`plan`, merged) reversed, and the
-        journal entry."""
+        tombstones (an id is never used again), their effects (`plan`, merged) reversed, `conditions`
+        (e.g. the receipts they let go) and the journal entry."""
         ledger = ctx.ledger
-        ops: list[TxOp] = []
+        ops: list[TxOp] = list(conditions)
         tombstones: list[tuple[Item, int]] = []
         for current in currents:
             expected = int(current["version"])
