@@ -29,6 +29,7 @@ import * as ledgers from './views/ledgers.js';
 import * as recurrences from './views/recurrences.js';
 import * as report from './views/report.js';
 import * as payer from './views/payer.js';
+import * as receipts from './views/receipts.js';
 import * as settings from './views/settings.js';
 import * as settlement from './views/settlement.js';
 import * as slips from './views/slips.js';
@@ -43,6 +44,7 @@ const VIEWS = [
   [ledgers, 'household-panel'],
   [slips, 'slips-panel'],
   [payer, 'slip-payer'],
+  [receipts, 'slip-receipts-field'],
   [accounts, 'balances-panel'],
   [cards, 'cards-panel'],
   [report, 'report-panel'],

@@ -89,6 +89,20 @@ class RequestInProgressProblem(ProblemBase):
     retry_after: int = Field(description=RETRY_AFTER)
 
 
+class UploadInProgressProblem(ProblemBase):
+    code: Literal["upload_in_progress"]
+    retry_after: int = Field(description=RETRY_AFTER + ": when the other caller's lease on the upload ends")
+
+
+class UploadMissingProblem(ProblemBase):
+    code: Literal["upload_missing"]
+
+
+class ChecksumMismatchProblem(ProblemBase):
+    code: Literal["checksum_mismatch"]
+    size: int | None = Field(default=None, description="the size of what was uploaded, in bytes")
+
+
 class GoneProblem(ProblemBase):
     code: Literal["gone"]
     id: str | None = Field(default=None, description="the slip that was deleted")
@@ -158,6 +172,9 @@ BY_CODE: dict[str, type[ProblemBase]] = {
         LastOwnerProblem,
         ConflictProblem,
         RequestInProgressProblem,
+        UploadInProgressProblem,
+        UploadMissingProblem,
+        ChecksumMismatchProblem,
         GoneProblem,
         VersionMismatchProblem,
         PayloadTooLargeProblem,

@@ -12,6 +12,7 @@ import requests
 from kakeibo.local.dynamodb import DynamoDBLocal, free_port
 from kakeibo.local.front import Front, serve
 from kakeibo.local.instances import Pool, concurrency
+from kakeibo.local.s3 import S3Local, create_buckets
 from kakeibo.local.template import ROOT
 
 
@@ -28,11 +29,11 @@ class Http(requests.Session):
 
 
 @pytest.fixture(scope="session")
-def function_pool(dynamodb_local: DynamoDBLocal) -> Iterator[Pool]:
+def function_pool(dynamodb_local: DynamoDBLocal, s3_local: S3Local) -> Iterator[Pool]:
     """The function's instances (FUNCTION_CONCURRENCY, default 4), as `make run` starts them."""
     from kakeibo.local.__main__ import local_environment
 
-    pool = Pool(concurrency(), local_environment(dynamodb_local.endpoint)).start()
+    pool = Pool(concurrency(), local_environment(dynamodb_local.endpoint, s3_local.endpoint)).start()
     yield pool
     pool.close()
 
@@ -59,9 +60,11 @@ def serving(front: Front, *, quiet: bool = True) -> Iterator[str]:
 
 
 @pytest.fixture(scope="session")
-def front_url(front: Front) -> Iterator[str]:
-    """The HTTP front on a free port, for the whole session, in front of the function's instances."""
+def front_url(front: Front, s3_local: S3Local) -> Iterator[str]:
+    """The HTTP front on a free port, for the whole session, in front of the function's instances
+    (the receipts bucket lets the page on it upload, as make run's does)."""
     with serving(front) as url:
+        create_buckets(s3_local.endpoint, origins=(url,))
         yield url
 
 

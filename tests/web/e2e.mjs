@@ -7,6 +7,7 @@
 // Prints one JSON line per step and a final JSON summary; exits 0 only if every step passed.
 // tests/api/test_web.py runs it against a fresh front and then checks the ledger through the API.
 
+import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -1473,6 +1474,46 @@ async function run(context) {
     await page.reload();
     await page.waitForSelector('body[data-ready="true"]', { timeout: WAIT });
     await until('the cycle paid', () => page.locator(`${card} tr[data-closing="${lastDay(monthsAgo(2))}"]`).getAttribute('data-state'), 'paid');
+    await page.close();
+  });
+
+  if (routes.has('/receipts')) await step('領収書: a photo attached to a slip at 390 px, uploaded once (chosen again: still one), opened from its thumbnail', async () => {
+    const page = await context.newPage();
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    const owner = `${args.user}-receipt`;
+    const auth = { Authorization: `Bearer ${owner}`, 'Content-Type': 'application/json' };
+    const call = async (method, path, body) => {
+      const response = await fetch(`${BASE}${path}`, { method, headers: auth, body: body === undefined ? undefined : JSON.stringify(body) });
+      return { status: response.status, data: response.status === 204 ? null : await response.json() };
+    };
+    check((await call('POST', '/accounts', { id: 'wallet', name: '財布', type: 'cash', opening_balance: 5000 })).status === 201, 'wallet');
+    await openAs(page, owner);
+    await page.setViewportSize({ width: 390, height: 844 });
+    // Given a slip being written on a phone
+    await page.fill('#slip-amount', '980');
+    await page.fill('#slip-category', '外食');
+    await page.fill('#slip-memo', 'ラーメン');
+    // When a photo is chosen, then the same photo again (a retry after a dropped connection)
+    const photo = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.from(`receipt ${owner}`.repeat(50))]);
+    const sha = createHash('sha256').update(photo).digest('hex');
+    for (let n = 0; n < 2; n += 1) {
+      await page.setInputFiles('#slip-receipt-file', { name: 'receipt.jpg', mimeType: 'image/jpeg', buffer: photo });
+      await until('the receipt attached', () => page.locator('#slip-receipts li').count(), 1);
+    }
+    await until('its thumbnail opens the original', () => page.locator(`#slip-receipts li[data-receipt="${sha}"] a`).count(), 1);
+    await fitsBothWidths(page, '50-receipt');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.click('#slip-submit');
+    await until('the slip listed', () => row(page, 'ラーメン').count(), 1);
+    // Then the slip has the receipt, the receipt knows the slip, and the bytes are stored once
+    const slips = (await call('GET', '/slips')).data.items;
+    const slip = slips.find((s) => s.memo === 'ラーメン');
+    check(JSON.stringify(slip.receipts) === JSON.stringify([sha]), `slip: ${JSON.stringify(slip)}`);
+    const receipt = (await call('GET', `/receipts/${sha}`)).data;
+    check(receipt.state === 'stored' && JSON.stringify(receipt.slips) === JSON.stringify([slip.id]), `receipt: ${JSON.stringify(receipt)}`);
+    const original = await fetch(receipt.download.url);
+    check(Buffer.from(await original.arrayBuffer()).equals(photo), 'the original is the photo');
+    await page.setViewportSize({ width: 1280, height: 900 });
     await page.close();
   });
 

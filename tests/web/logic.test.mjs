@@ -580,3 +580,23 @@ describe('取込の確認 (views/imports.js)', async () => {
     assert.equal(writesAnything({ create: 0, not_counted: 0, changed: 1 }, false), true);
   });
 });
+
+describe('領収書 (views/receipts.js)', async () => {
+  const { hex, refusal, receiptsPatch, MAX_RECEIPT_BYTES } = await import('../../web/views/receipts.js');
+
+  test('a digest in hex, as the API names receipts', () => {
+    assert.equal(hex(new Uint8Array([0, 15, 255]).buffer), '000fff');
+  });
+
+  test('only photos and PDFs up to 10 MB are sent', () => {
+    assert.equal(refusal({ name: 'r.jpg', type: 'image/jpeg', size: 1000 }), null);
+    assert.match(refusal({ name: 'r.txt', type: 'text/plain', size: 10 }), /PDF/);
+    assert.match(refusal({ name: 'big.pdf', type: 'application/pdf', size: MAX_RECEIPT_BYTES + 1 }), /10 MB/);
+  });
+
+  test('an edit sends the receipts only when they changed, whole', () => {
+    assert.deepEqual(receiptsPatch({ receipts: ['b', 'a'] }, { receipts: ['a', 'b'] }), {});
+    assert.deepEqual(receiptsPatch({ receipts: ['a'] }, {}), { receipts: [] });
+    assert.deepEqual(receiptsPatch({}, { receipts: ['c'] }), { receipts: ['c'] });
+  });
+});

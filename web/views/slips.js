@@ -27,6 +27,7 @@ import {
 import { accountName, at, emit, memberName, newest, on, state } from '../state.js';
 import { $, FieldError, busy, clearError, fail, fillAccountSelect, h, say, showError, uuid } from '../ui.js';
 import { payerPatch, payerText, readPayer, setPayer } from './payer.js';
+import { readReceipts, receiptsPatch, setReceipts } from './receipts.js';
 
 const PAGE_SIZE = 100;
 const MAX_PAGES = 50;
@@ -273,7 +274,7 @@ function readForm() {
   } else {
     slip.category = raw.category.trim() || null;
   }
-  return Object.assign(slip, readPayer(amount));
+  return Object.assign(slip, readPayer(amount), readReceipts());
 }
 
 function setForm(values) {
@@ -288,6 +289,7 @@ function setForm(values) {
   syncKind();
   showSplit(values.lines?.length ? values.lines : null);
   setPayer(values);
+  setReceipts(values);
 }
 
 function syncKind() {
@@ -383,7 +385,7 @@ async function saveEdit(wanted) {
   const { id, date, etag, base } = state.editing;
   // An emptied category is "uncategorized" on the server: not a change.
   const split = Boolean(wanted.lines);
-  const { paid_by: _paidBy, shares: _shares, ...fields } = wanted;
+  const { paid_by: _paidBy, shares: _shares, receipts: _receipts, ...fields } = wanted;
   const target = { ...fields, category: wanted.kind === 'transfer' || split ? null : wanted.category ?? UNCATEGORIZED };
   delete target.lines;
   const patch = mergePatch(base, target);
@@ -392,7 +394,7 @@ async function saveEdit(wanted) {
     if (!split && patch.category === undefined) patch.category = target.category;
   }
   if (split) delete patch.category; // the lines have the categories
-  Object.assign(patch, payerPatch(base, wanted));
+  Object.assign(patch, payerPatch(base, wanted), receiptsPatch(base, wanted));
   if (!Object.keys(patch).length) {
     say('変更はありません');
     resetForm();

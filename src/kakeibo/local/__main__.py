@@ -104,7 +104,7 @@ def run(port: int, ddb_port: int, data_dir: Path, host: str, s3_port: int = 0) -
         s3.start()
         prepare_process_env(ddb.endpoint, s3.endpoint)
         create_tables(boto3.client("dynamodb", endpoint_url=ddb.endpoint))
-        create_buckets(s3.endpoint)
+        create_buckets(s3.endpoint, origins=(f"http://{host}:{port}",))
         pool = Pool(size, local_environment(ddb.endpoint, s3.endpoint), log=_log).start()
         web = template.ROOT / "web"
         server = serve(Front(pool, web_root=web if web.is_dir() else None), host, port)

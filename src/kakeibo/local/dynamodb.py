@@ -83,25 +83,36 @@ class DynamoDBLocal:
         self.process = subprocess.Popen(
             args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=str(jar.parent), start_new_session=True
         )
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                err = (self.process.stderr.read() if self.process.stderr else b"").decode(errors="replace")
-                raise LocalStackError(f"DynamoDB Local exited: {err.strip()[-2000:]}")
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=0.5):
-                    return self
-            except OSError:
-                time.sleep(0.1)
-        self.stop()
-        raise LocalStackError(f"DynamoDB Local did not start within {timeout:.0f}s")
+        listening(self.process, self.port, "DynamoDB Local", timeout)
+        return self
 
     def stop(self) -> None:
-        if self.process is None or self.process.poll() is not None:
-            return
-        self.process.terminate()  # SIGTERM: DynamoDB Local finishes and closes its database file
+        terminate(self.process)  # SIGTERM: DynamoDB Local finishes and closes its database file
+
+
+def listening(process: subprocess.Popen[bytes], port: int, what: str, timeout: float) -> None:
+    """Wait until the server `process` started accepts connections on `port` (else stop it and say why)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            err = (process.stderr.read() if process.stderr else b"").decode(errors="replace")
+            raise LocalStackError(f"{what} exited: {err.strip()[-2000:]}")
         try:
-            self.process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return
+        except OSError:
+            time.sleep(0.1)
+    terminate(process)
+    raise LocalStackError(f"{what} did not start within {timeout:.0f}s")
+
+
+def terminate(process: subprocess.Popen[bytes] | None) -> None:
+    """SIGTERM and wait (SIGKILL after 30 s)."""
+    if process is None or process.poll() is not None:
+        return
+    process.terminate()
+    try:
+        process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()

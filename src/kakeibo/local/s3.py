@@ -4,14 +4,12 @@ differs from S3 is in docs/receipts.md."""
 
 from __future__ import annotations
 
-import socket
 import subprocess
 import sys
-import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from kakeibo.local.dynamodb import LocalStackError, port_free
+from kakeibo.local.dynamodb import LocalStackError, listening, port_free, terminate
 
 
 @dataclass
@@ -30,28 +28,11 @@ class S3Local:
             )
         args = [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(self.port)]
         self.process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                err = (self.process.stderr.read() if self.process.stderr else b"").decode(errors="replace")
-                raise LocalStackError(f"the local S3 server exited: {err.strip()[-2000:]}")
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=0.5):
-                    return self
-            except OSError:
-                time.sleep(0.1)
-        self.stop()
-        raise LocalStackError(f"the local S3 server did not start within {timeout:.0f}s")
+        listening(self.process, self.port, "the local S3 server", timeout)
+        return self
 
     def stop(self) -> None:
-        if self.process is None or self.process.poll() is not None:
-            return
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+        terminate(self.process)
 
 
 def create_bucket(client: Any, name: str, cors: dict[str, Any] | None = None) -> None:
@@ -63,12 +44,16 @@ def create_bucket(client: Any, name: str, cors: dict[str, Any] | None = None) ->
         client.put_bucket_cors(Bucket=name, CORSConfiguration=cors)
 
 
-def create_buckets(endpoint: str) -> None:
-    """Every bucket of template.yaml on the local server at `endpoint`, with its CORS rules."""
+def create_buckets(endpoint: str, origins: tuple[str, ...] = ()) -> None:
+    """Every bucket of template.yaml on the local server at `endpoint`, with its CORS rules (and
+    `origins`: where the page is actually served, which may be another port than the template's)."""
     import boto3
 
     from kakeibo.local import template
 
     client = boto3.client("s3", endpoint_url=endpoint)
     for logical in template.buckets():
-        create_bucket(client, template.bucket_name(logical), template.bucket_cors(logical))
+        cors = template.bucket_cors(logical)
+        for rule in cors.get("CORSRules", []):
+            rule["AllowedOrigins"] = [*rule["AllowedOrigins"], *(o for o in origins if o not in rule["AllowedOrigins"])]
+        create_bucket(client, template.bucket_name(logical), cors)
