@@ -239,3 +239,18 @@ def test_the_daily_job_sweeps_receipts_on_no_slip_object_first(
     # And the receipt on a slip is kept, object and all
     assert api.get(f"/receipts/{kept}").json["state"] == "stored"
     assert blobs.find(blobs.key_of(user, kept)) is not None
+
+
+def test_a_receipt_of_another_ledger_is_not_found_and_the_slip_stays_as_it_was(api: Client, other_api: Client) -> None:
+    # Given Bob's stored receipt, and Alice's slip
+    bobs = stored_receipt(other_api, b"bob's receipt")
+    api.account("cash", 10_000)
+    made = _slip(api, [])
+    # When Alice attaches Bob's receipt, by creating a slip or editing hers
+    created = _slip(api, [bobs])
+    edited = api.patch(made.header("Location") or "", {"receipts": [bobs]}, headers={"If-Match": '"1"'})
+    # Then both are 404 and nothing changed: one slip, at version 1, no receipt; Bob's receipt counts nothing
+    assert (created.status, edited.status) == (404, 404), (created, edited)
+    (slip,) = api.get("/slips").json["items"]
+    assert (slip["version"], slip["receipts"]) == (1, [])
+    assert other_api.get(f"/receipts/{bobs}").json["slips"] == []
