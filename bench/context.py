@@ -1,4 +1,5 @@
-"""What every section shares: DynamoDB Local, the function's environment, the handler, a recorder."""
+"""What every section shares: DynamoDB Local, the local S3 server, the function's environment, the
+handler, a recorder."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from bench.recorder import Call, CallRecorder, Replay, replay
 from kakeibo.local import template
 from kakeibo.local.bootstrap import create_tables
 from kakeibo.local.dynamodb import DynamoDBLocal, free_port
+from kakeibo.local.s3 import S3Local, create_buckets
 from kakeibo.store.keys import index_head
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -116,21 +118,25 @@ class Context:
         self.results: dict[str, dict[str, Any]] = {}
         self.env: dict[str, str] = {}
         self._ddb: DynamoDBLocal | None = None
+        self._s3: S3Local | None = None
         self._cache: dict[str, Any] = {}
 
     # -- lifecycle ------------------------------------------------------------------------------
 
     def start(self) -> Context:
         self._ddb = DynamoDBLocal(free_port()).start()
+        self._s3 = S3Local(free_port()).start()
+        overrides = {"DynamoDbEndpointUrl": self._ddb.endpoint, "S3EndpointUrl": self._s3.endpoint}
         self.env = {
             **AWS_ENV,
-            **template.environment(overrides={"DynamoDbEndpointUrl": self._ddb.endpoint}),
+            **template.environment(overrides=overrides),
             "POWERTOOLS_DEV": "false",
         }
         for var in ("AWS_PROFILE", "AWS_SESSION_TOKEN", "AWS_SECURITY_TOKEN"):
             os.environ.pop(var, None)
         os.environ.update(self.env)
         create_tables(boto3.client("dynamodb", endpoint_url=self._ddb.endpoint))
+        create_buckets(self._s3.endpoint)
         # Imported only now: the function reads its environment when first used, as in Lambda.
         from kakeibo import store  # noqa: PLC0415
         from kakeibo.handler import lambda_handler  # noqa: PLC0415 - its Logger reads the environment
@@ -142,6 +148,9 @@ class Context:
         return self
 
     def close(self) -> None:
+        if self._s3 is not None:
+            self._s3.stop()
+            self._s3 = None
         if self._ddb is not None:
             self._ddb.stop()
             self._ddb = None

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+from contextlib import closing
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -12,7 +13,6 @@ from typing import Any
 from kakeibo.settings import get_settings
 
 PREFIX = "receipts/"
-MAX_READ = 10 * 1024 * 1024 + 1
 
 
 @cache
@@ -71,10 +71,10 @@ class Found:
     sha256: str | None  # hex; None when it could not be known
 
 
-def find(key: str) -> Found | None:
-    """The object at `key` (None if there is none), with the sha256 of its bytes: S3's own checksum
-    where the server keeps one, else read and hashed here (a server that does not verify checksums
-    on upload may hold other bytes than were declared)."""
+def find(key: str, size: int) -> Found | None:
+    """The object at `key` (None if there is none), with the sha256 of its bytes when it has the
+    `size` expected: S3's own checksum where the server keeps one, else read and hashed here (a
+    server that does not verify checksums on upload may hold other bytes than were declared)."""
     from botocore.exceptions import ClientError  # noqa: PLC0415
 
     bucket = get_settings().receipts_bucket
@@ -84,12 +84,17 @@ def find(key: str) -> Found | None:
         if exc.response.get("Error", {}).get("Code") in ("404", "NoSuchKey", "NotFound"):
             return None
         raise
-    size, content_type = int(head["ContentLength"]), head.get("ContentType")
+    found, content_type = int(head["ContentLength"]), head.get("ContentType")
+    if found != size:
+        return Found(found, content_type, None)  # not the bytes declared, whatever they hash to
     stored = head.get("ChecksumSHA256")
     if stored and "-" not in stored:
-        return Found(size, content_type, base64.b64decode(stored).hex())
-    body = _client().get_object(Bucket=bucket, Key=key)["Body"].read(MAX_READ)
-    return Found(len(body), content_type, hashlib.sha256(body).hexdigest())
+        return Found(found, content_type, base64.b64decode(stored).hex())
+    digest = hashlib.sha256()
+    with closing(_client().get_object(Bucket=bucket, Key=key)["Body"]) as body:
+        for chunk in body.iter_chunks(chunk_size=256 * 1024):  # the whole body, as long as it says it is
+            digest.update(chunk)
+    return Found(found, content_type, digest.hexdigest())
 
 
 def delete(key: str) -> None:

@@ -29,7 +29,7 @@ def test_quick_bench_reports_every_section(tmp_path: Path) -> None:
     assert doc["mode"] == "quick"
     assert set(doc["sections"]) == {
         *OPS,
-        *("breakdown", "cold", "naive", "imports", "front", "ages", "settlement", "statements", "job"),
+        *("breakdown", "cold", "naive", "imports", "front", "ages", "settlement", "statements", "receipts", "job"),
     }
     assert {"nproc", "cpu", "memory_gib", "python", "dynamodb_local"} <= set(doc["machine"])
 

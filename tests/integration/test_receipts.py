@@ -232,13 +232,13 @@ def test_the_daily_job_sweeps_receipts_on_no_slip_object_first(
     with pytest.raises(RuntimeError):
         daily.post_due(store, later)
     # Then the object is gone but the item is there, and the next run finishes it
-    assert blobs.find(blobs.key_of(user, loose)) is None and store.read_receipt(user, loose) is not None
+    assert blobs.find(blobs.key_of(user, loose), 5) is None and store.read_receipt(user, loose) is not None
     monkeypatch.setattr(store, "forget_receipt", real)
     assert daily.post_due(store, later)["swept"] >= 1
     assert store.read_receipt(user, loose) is None and api.get(f"/receipts/{loose}").status == 404
     # And the receipt on a slip is kept, object and all
     assert api.get(f"/receipts/{kept}").json["state"] == "stored"
-    assert blobs.find(blobs.key_of(user, kept)) is not None
+    assert blobs.find(blobs.key_of(user, kept), 4) is not None
 
 
 def test_a_receipt_of_another_ledger_is_not_found_and_the_slip_stays_as_it_was(api: Client, other_api: Client) -> None:

@@ -116,7 +116,7 @@ def complete(store: Store, ctx: WriteContext, receipt_id: str) -> dict[str, Any]
     if item["state"] == "stored":
         return receipt_view(store, ctx.ledger, item)
     key = blobs.key_of(str(ctx.ledger), receipt_id)
-    found = blobs.find(key)
+    found = blobs.find(key, int(item["size"]))
     if found is None:
         raise errors.UploadMissing("the receipt's bytes are not uploaded yet: PUT them to its upload URL first")
     if found.size != int(item["size"]) or found.sha256 != receipt_id:
