@@ -254,3 +254,32 @@ def test_a_receipt_of_another_ledger_is_not_found_and_the_slip_stays_as_it_was(a
     (slip,) = api.get("/slips").json["items"]
     assert (slip["version"], slip["receipts"]) == (1, [])
     assert other_api.get(f"/receipts/{bobs}").json["slips"] == []
+
+
+def test_the_local_server_keeps_objects_across_a_restart_in_its_data_directory(tmp_path: Any) -> None:
+    from kakeibo.local.dynamodb import free_port
+    from kakeibo.local.s3 import S3Local, create_bucket
+
+    def client(server: S3Local) -> Any:
+        import boto3
+
+        return boto3.client("s3", endpoint_url=server.endpoint, region_name="us-east-1")
+
+    # Given an object stored on a server with a data directory, which then stops
+    first = S3Local(free_port(), tmp_path).start()
+    try:
+        create_bucket(client(first), "kakeibo-receipts")
+        client(first).put_object(Bucket="kakeibo-receipts", Key="receipts/x/kept", Body=PHOTO)
+        client(first).put_object(Bucket="kakeibo-receipts", Key="receipts/x/gone", Body=b"x")
+        client(first).delete_object(Bucket="kakeibo-receipts", Key="receipts/x/gone")
+    finally:
+        first.stop()
+    # When a server starts again on that directory
+    second = S3Local(free_port(), tmp_path).start()
+    try:
+        # Then the object is there, byte for byte, and the deleted one is not
+        assert client(second).get_object(Bucket="kakeibo-receipts", Key="receipts/x/kept")["Body"].read() == PHOTO
+        listed = client(second).list_objects_v2(Bucket="kakeibo-receipts").get("Contents", [])
+        assert [o["Key"] for o in listed] == ["receipts/x/kept"]
+    finally:
+        second.stop()

@@ -78,7 +78,7 @@ def _banner(url: str, size: int, pids: list[int], *, ddb: str, s3: str, data_dir
     print(f"Kakeibo API on {url}  (Swagger UI: {url}/swagger)")
     print(f"serving with {size} function instances (FUNCTION_CONCURRENCY), pids {', '.join(map(str, pids))}")
     print(f"DynamoDB Local on {ddb}, data in {data_dir.resolve()}  -- Ctrl-C to stop")
-    print(f"S3-compatible server (receipts) on {s3}, in memory (docs/receipts.md)")
+    print(f"S3-compatible server (receipts) on {s3}, data in {(data_dir / 's3').resolve()}")
     if os.environ.get("WEBHOOK_ALLOW_LOOPBACK") == "1":
         print("webhooks may call http://127.0.0.1 (WEBHOOK_ALLOW_LOOPBACK=1)")
 
@@ -99,7 +99,7 @@ def run(port: int, ddb_port: int, data_dir: Path, host: str, s3_port: int = 0) -
         print(f"error: {exc}", file=sys.stderr)
         return 1
     pool: Pool | None = None
-    s3 = S3Local(s3_port or free_port())
+    s3 = S3Local(s3_port or free_port(), data_dir / "s3")
     try:
         s3.start()
         prepare_process_env(ddb.endpoint, s3.endpoint)

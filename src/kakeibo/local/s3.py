@@ -1,20 +1,30 @@
 """Start and stop the local S3-compatible server that keeps receipts (moto's server, from PyPI
 `moto[server]`): a real HTTP server speaking S3's wire protocol, presigned URLs included. Where it
-differs from S3 is in docs/receipts.md."""
+differs from S3 is in docs/receipts.md.
+
+It keeps objects in memory; with a data directory (make run's DATA_DIR) every request that changes
+something is appended to `s3-recording.jsonl` there (moto's recorder) and replayed at the next
+start, so receipts outlive a restart as DynamoDB Local's items do."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+import urllib.request
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from kakeibo.local.dynamodb import LocalStackError, listening, port_free, terminate
+
+RECORDING = "s3-recording.jsonl"
 
 
 @dataclass
 class S3Local:
     port: int
+    data_dir: Path | None = None  # None: in memory only
     process: subprocess.Popen[bytes] | None = field(default=None, init=False)
 
     @property
@@ -27,12 +37,28 @@ class S3Local:
                 f"port {self.port} is already in use; stop what uses it or set S3_PORT to another port"
             )
         args = [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(self.port)]
-        self.process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+        env = dict(os.environ)
+        if self.data_dir is not None:
+            self.data_dir.mkdir(parents=True, exist_ok=True)
+            env["MOTO_RECORDER_FILEPATH"] = str((self.data_dir / RECORDING).resolve())
+        self.process = subprocess.Popen(
+            args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True, env=env
+        )
         listening(self.process, self.port, "the local S3 server", timeout)
+        if self.data_dir is not None:
+            recorder = f"{self.endpoint}/moto-api/recorder"
+            if (self.data_dir / RECORDING).exists():
+                _post(f"{recorder}/replay-recording")  # what earlier runs stored
+            _post(f"{recorder}/start-recording")  # and what this one stores, appended
         return self
 
     def stop(self) -> None:
         terminate(self.process)
+
+
+def _post(url: str) -> None:
+    with urllib.request.urlopen(urllib.request.Request(url, method="POST"), timeout=60) as answer:  # noqa: S310 - our own local server
+        answer.read()
 
 
 def create_bucket(client: Any, name: str, cors: dict[str, Any] | None = None) -> None:
