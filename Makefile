@@ -8,7 +8,8 @@ PY    := $(VENV)/bin/python
 PORT     ?= 3000
 DDB_PORT ?= 8000
 DATA_DIR ?= .kakeibo
-export PORT DDB_PORT DATA_DIR
+S3_PORT  ?= 0
+export PORT DDB_PORT DATA_DIR S3_PORT
 
 # The Lambda runtime is python3.13: prefer a matching interpreter (pyenv's, if any), else python3.
 PYTHON ?= $(shell for p in python3.13 "$$(pyenv root 2>/dev/null)/versions/3.13.0/bin/python3.13" python3.12 python3.11 python3; do \
