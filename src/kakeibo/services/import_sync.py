@@ -29,7 +29,7 @@ from kakeibo.store import Item, Store, WriteContext, identity_sk, slip_sk
 
 SYNCED_FORMATS = ("mf", "zaim")
 MAX_LISTED = 1000  # outcomes listed in an answer (the counts cover every row)
-COMPARED = tuple(name for name in SLIP_FIELDS if name not in ("lines", "paid_by", "shares"))
+COMPARED = tuple(name for name in SLIP_FIELDS if name not in ("lines", "paid_by", "shares", "receipts"))
 
 
 @dataclass
@@ -121,7 +121,7 @@ def _classify(row: Row, current: Item, out: Sync) -> None:
 
 def _current_slip(current: Item) -> SlipIn:
     view = slip_view(current)
-    return _filed({k: view[k] for k in SLIP_FIELDS if view.get(k) is not None})
+    return _filed({k: view[k] for k in SLIP_FIELDS if view.get(k) not in (None, [])})
 
 
 def changes(row: Row, current: Item) -> dict[str, list[Any]]:

@@ -195,7 +195,9 @@ def receipt_ops(store: Store, ledger: str, slip_id: str, old: Item | None, new: 
 
 def fingerprint(body: SlipIn) -> str:
     """sha256 of the slip's fields as canonical JSON: the same request body gives the same value."""
-    fields: dict[str, Any] = {name: getattr(body, name) for name in SLIP_FIELDS if getattr(body, name) is not None}
+    fields: dict[str, Any] = {
+        name: getattr(body, name) for name in SLIP_FIELDS if getattr(body, name) not in (None, [])
+    }  # no receipts is the same as none named: bodies from before receipts keep their fingerprint
     if body.lines:
         fields["lines"] = _stored_lines(body)
     canonical = json.dumps(fields, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
