@@ -5,14 +5,18 @@ from __future__ import annotations
 
 import base64
 import hashlib
-from contextlib import closing
+from collections.abc import Iterator
+from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from kakeibo import errors
 from kakeibo.settings import get_settings
 
 PREFIX = "receipts/"
+UNAVAILABLE = "the receipts storage did not answer; nothing was changed: retry"
+RETRY_SECONDS = 5
 
 
 @cache
@@ -24,8 +28,31 @@ def _client() -> Any:
     return boto3.client(
         "s3",
         endpoint_url=settings.s3_endpoint_url or None,
-        config=Config(signature_version="s3v4", s3={"addressing_style": "path"}),
+        # within a request's seconds: a bucket that does not answer is a 503 the caller retries
+        config=Config(
+            signature_version="s3v4",
+            s3={"addressing_style": "path"},
+            connect_timeout=2,
+            read_timeout=5,
+            retries={"max_attempts": 2, "mode": "standard"},
+        ),
     )
+
+
+@contextmanager
+def answering() -> Iterator[None]:
+    """S3 failing to answer (timeouts, connections refused, its 5xx) as StorageUnavailable."""
+    from botocore.exceptions import BotoCoreError, ClientError  # noqa: PLC0415
+
+    try:
+        yield
+    except BotoCoreError as exc:
+        raise errors.StorageUnavailable(UNAVAILABLE, retry_after=RETRY_SECONDS) from exc
+    except ClientError as exc:
+        status = int(exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode", 0))
+        if status >= 500:
+            raise errors.StorageUnavailable(UNAVAILABLE, retry_after=RETRY_SECONDS) from exc
+        raise
 
 
 def key_of(ledger: str, sha256: str) -> str:
@@ -75,9 +102,14 @@ def find(key: str, size: int) -> Found | None:
     """The object at `key` (None if there is none), with the sha256 of its bytes when it has the
     `size` expected: S3's own checksum where the server keeps one, else read and hashed here (a
     server that does not verify checksums on upload may hold other bytes than were declared)."""
+    bucket = get_settings().receipts_bucket
+    with answering():
+        return _find(bucket, key, size)
+
+
+def _find(bucket: str, key: str, size: int) -> Found | None:
     from botocore.exceptions import ClientError  # noqa: PLC0415
 
-    bucket = get_settings().receipts_bucket
     try:
         head = _client().head_object(Bucket=bucket, Key=key, ChecksumMode="ENABLED")
     except ClientError as exc:
@@ -98,7 +130,8 @@ def find(key: str, size: int) -> Found | None:
 
 
 def delete(key: str) -> None:
-    _client().delete_object(Bucket=get_settings().receipts_bucket, Key=key)
+    with answering():
+        _client().delete_object(Bucket=get_settings().receipts_bucket, Key=key)
 
 
 def reset() -> None:

@@ -130,6 +130,12 @@ class ChecksumMismatch(ApiError):
     status, code, title = 422, "checksum_mismatch", "Checksum mismatch"
 
 
+class StorageUnavailable(ApiError):
+    """The receipts bucket did not answer in time: nothing was changed; retry."""
+
+    status, code, title = 503, "storage_unavailable", "Storage unavailable"
+
+
 class VersionMismatch(ApiError):
     status, code, title = 412, "version_mismatch", "Version mismatch"
 

@@ -61,6 +61,7 @@ TITLES: dict[str, tuple[str, str]] = {
     "upload_in_progress": ("Upload in progress", "アップロード中です"),
     "upload_missing": ("Upload missing", "まだアップロードされていません"),
     "checksum_mismatch": ("Checksum mismatch", "アップロードされた内容が一致しません"),
+    "storage_unavailable": ("Storage unavailable", "保存先が応答しません"),
     "request_in_progress": ("Request in progress", "処理中です"),
     "already_undone": ("Already undone", "すでに元に戻されています"),
     "too_long": ("{f} may have at most {max_length} items", "{f}は {max_length} 件までにしてください"),
@@ -453,6 +454,9 @@ TRANSLATIONS: dict[str, str] = {
     ),
     "receipt '{receipt}' changed; retry": "領収書「{receipt}」がちょうど変更されました。もう一度お試しください",
     "the receipt changed": "領収書がちょうど変更されました",
+    "the receipts storage did not answer; nothing was changed: retry": (
+        "領収書の保存先が応答しませんでした。何も変更していません。少し待ってからもう一度お試しください"
+    ),
     "another upload of this receipt is in progress; retry when its lease ends": (
         "この領収書は別の端末がアップロード中です。少し待ってからもう一度お試しください"
     ),

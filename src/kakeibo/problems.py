@@ -103,6 +103,11 @@ class ChecksumMismatchProblem(ProblemBase):
     size: int | None = Field(default=None, description="the size of what was uploaded, in bytes")
 
 
+class StorageUnavailableProblem(ProblemBase):
+    code: Literal["storage_unavailable"]
+    retry_after: int = Field(description=RETRY_AFTER)
+
+
 class GoneProblem(ProblemBase):
     code: Literal["gone"]
     id: str | None = Field(default=None, description="the slip that was deleted")
@@ -175,6 +180,7 @@ BY_CODE: dict[str, type[ProblemBase]] = {
         UploadInProgressProblem,
         UploadMissingProblem,
         ChecksumMismatchProblem,
+        StorageUnavailableProblem,
         GoneProblem,
         VersionMismatchProblem,
         PayloadTooLargeProblem,

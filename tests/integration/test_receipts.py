@@ -283,3 +283,24 @@ def test_the_local_server_keeps_objects_across_a_restart_in_its_data_directory(t
         assert [o["Key"] for o in listed] == ["receipts/x/kept"]
     finally:
         second.stop()
+
+
+def test_a_bucket_that_does_not_answer_is_a_503_that_changes_nothing(api: Client, monkeypatch: Any) -> None:
+    # Given an uploaded receipt, and then a bucket that refuses connections
+    data = PHOTO + b"outage"
+    claimed = api.post("/receipts", _body(data))
+    _put(claimed.json["upload"], data)
+    from kakeibo.local.dynamodb import free_port
+
+    monkeypatch.setenv("S3_ENDPOINT_URL", f"http://127.0.0.1:{free_port()}")
+    from tests.conftest import reset_caches
+
+    reset_caches()
+    # When the upload is completed
+    reply = api.post(f"/receipts/{claimed.json['id']}/complete")
+    # Then 503 storage_unavailable with Retry-After, in the caller's language too, and it stays pending
+    assert (reply.status, reply.json["code"]) == (503, "storage_unavailable"), reply
+    assert int(reply.header("Retry-After") or 0) >= 1
+    japanese = api.post(f"/receipts/{claimed.json['id']}/complete", headers={"Accept-Language": "ja"})
+    assert not japanese.json["detail"].isascii()
+    assert api.get(f"/receipts/{claimed.json['id']}").json["state"] == "pending"

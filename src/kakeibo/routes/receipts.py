@@ -65,7 +65,7 @@ def claim_receipt(
     description="Idempotent. 409 upload_missing: nothing uploaded yet. 422 checksum_mismatch: the bytes "
     "are not the ones declared; they are deleted and the receipt can be uploaded again.",
     operation_id="completeReceipt",
-    responses={200: ok_response(Receipt), **problem_responses(400, 401, 404, 409, 413, 415, 422)},
+    responses={200: ok_response(Receipt), **problem_responses(400, 401, 404, 409, 413, 415, 422, 503)},
 )
 def complete_receipt(id: str) -> Response[str]:
     scope = ledger_scope(router, EDITORS)

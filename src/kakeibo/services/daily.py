@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from kakeibo import messages
+from kakeibo import errors, messages
 from kakeibo.services import cards, recurrences
 from kakeibo.services.common import query_date
 from kakeibo.services.recurrences import RunTally, TimeLeft, out_of_time
@@ -35,7 +35,10 @@ def post_due(store: Store, until: dt.date | None = None, *, time_left: TimeLeft 
         elif is_receipt_sk(sk):
             from kakeibo.services import receipts  # noqa: PLC0415 - S3's client only when there is one to sweep
 
-            swept += receipts.sweep(store, ledger, sk.removeprefix(receipt_sk("")), tally.until)
+            try:
+                swept += receipts.sweep(store, ledger, sk.removeprefix(receipt_sk("")), tally.until)
+            except errors.StorageUnavailable:
+                continue  # the bucket did not answer: the receipt stays due, the next run sweeps it
     return {**tally.result(), "swept": swept}
 
 
