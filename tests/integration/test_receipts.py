@@ -304,3 +304,29 @@ def test_a_bucket_that_does_not_answer_is_a_503_that_changes_nothing(api: Client
     japanese = api.post(f"/receipts/{claimed.json['id']}/complete", headers={"Accept-Language": "ja"})
     assert not japanese.json["detail"].isascii()
     assert api.get(f"/receipts/{claimed.json['id']}").json["state"] == "pending"
+
+
+def test_a_slip_cannot_take_up_a_receipt_the_sweep_has_retired(
+    api: Client, store: Store, user: str, monkeypatch: Any
+) -> None:
+    # Given a receipt on no slip, due to be swept
+    api.account("cash", 10_000)
+    loose = stored_receipt(api, b"retired one")
+    from kakeibo import blobs
+    from kakeibo.services import daily
+
+    attached: list[int] = []
+    real_delete = blobs.delete
+
+    def delete_while_a_slip_attaches(key: str) -> None:
+        if key.endswith(loose):  # between retiring it and deleting its object, a slip names it
+            attached.append(_slip(api, [loose]).status)
+        real_delete(key)
+
+    monkeypatch.setattr(blobs, "delete", delete_while_a_slip_attaches)
+    # When the daily job sweeps it
+    daily.post_due(store, dt.date.today() + dt.timedelta(days=3))
+    # Then the slip was refused (404), no slip holds a receipt without bytes, and the receipt is gone
+    assert attached == [404]
+    assert api.get("/slips").json["items"] == []
+    assert store.read_receipt(user, loose) is None

@@ -22,7 +22,7 @@ from kakeibo import blobs, errors
 from kakeibo.models import ReceiptIn
 from kakeibo.settings import get_settings, utc_now
 from kakeibo.store import Bookkeeping, Item, Store, WriteContext
-from kakeibo.store.receipts import Claimed
+from kakeibo.store.receipts import RETIRED, Claimed
 
 LEASE_SECONDS = 300
 DOWNLOAD_SECONDS = 300
@@ -101,7 +101,7 @@ def claim(store: Store, ctx: WriteContext, body: ReceiptIn) -> tuple[int, dict[s
 
 def _read(store: Store, who: str, receipt_id: str) -> Item:
     found = store.read_receipt(who, receipt_id) if _valid(receipt_id) else None
-    if found is None:
+    if found is None or found["state"] == RETIRED:  # a retired receipt is being swept: gone
         raise errors.NotFound("receipt not found")
     return found
 
@@ -125,8 +125,10 @@ def complete(store: Store, ctx: WriteContext, receipt_id: str) -> dict[str, Any]
             "the uploaded bytes are not the ones declared (size or sha256); upload the file again",
             size=found.size,
         )
-    store.mark_stored(Bookkeeping(ctx.ledger, ctx.guard), receipt_id, at=_iso(utc_now()))
-    return receipt_view(store, ctx.ledger, _read(store, ctx.ledger, receipt_id))
+    at = _iso(utc_now())
+    if store.mark_stored(Bookkeeping(ctx.ledger, ctx.guard), receipt_id, at=at):
+        return receipt_view(store, ctx.ledger, {**item, "state": "stored", "stored_at": at})
+    return receipt_view(store, ctx.ledger, _read(store, ctx.ledger, receipt_id))  # completed by another call
 
 
 def get_receipt(store: Store, who: str, receipt_id: str) -> dict[str, Any]:
@@ -145,5 +147,9 @@ def sweep(store: Store, ledger: str, receipt_id: str, until: dt.date) -> bool:
     if int(item.get("refs", 0)) > 0:
         store.keep_receipt(Bookkeeping(ledger), receipt_id)
         return False
-    blobs.delete(blobs.key_of(str(ledger), receipt_id))  # the object first: never an object nobody can find
+    # retired first (no slip can take it up from then on), then the object, then the item: a crash
+    # anywhere leaves a retired item the next run finishes, never an attached receipt without bytes
+    if not store.retire_receipt(Bookkeeping(ledger), receipt_id):
+        return False  # a slip took it up meanwhile
+    blobs.delete(blobs.key_of(str(ledger), receipt_id))
     return store.forget_receipt(Bookkeeping(ledger), receipt_id)

@@ -6,6 +6,8 @@ only module that knows how a receipt is claimed, stored, referenced by slips and
 - `stored` once the object was checked; never back to pending.
 - `refs` counts the slips it is on, kept in the slips' own transactions (`ref_op`), with the
   condition that it is stored; `slips` lists them.
+- The sweep retires a receipt on no slip (`retired`: attaching it fails from then on), deletes
+  its object, then its item.
 - While it is on no slip it carries the due index keys (`DUE#{shard}`, `{expiry}#{ledger}#receipt:…`):
   the daily job finds receipts to sweep without a scan.
 """
@@ -22,6 +24,7 @@ from kakeibo.store.journal import Bookkeeping, JournalOps
 from kakeibo.store.recurrences import due_keys
 
 RECEIPT = "RECEIPT#"
+RETIRED = "retired"  # being swept: no slip may take it up, its object is about to go
 
 
 def receipt_sk(sha256: str) -> str:
@@ -69,7 +72,7 @@ class ReceiptOps(JournalOps):
         def fail(old: Item | None) -> errors.ApiError:
             if old is None:
                 return errors.NotFound("receipt not found")
-            raise AlreadyStored
+            raise NotMet
 
         op = self.update_op(
             ctx.ledger,
@@ -82,7 +85,7 @@ class ReceiptOps(JournalOps):
         )
         try:
             self.record(ctx, [op])
-        except AlreadyStored:
+        except NotMet:
             return False
         return True
 
@@ -96,7 +99,7 @@ class ReceiptOps(JournalOps):
         for sha in added:
 
             def fail(old: Item | None, sha: str = sha) -> errors.ApiError:
-                if old is None:
+                if old is None or old.get("state") == RETIRED:
                     return errors.NotFound(f"receipt '{sha}' not found")
                 return errors.ValidationFailed(
                     f"receipt '{sha}' is not stored yet: complete its upload first", receipt=sha
@@ -132,11 +135,32 @@ class ReceiptOps(JournalOps):
             )
         return ops
 
+    def retire_receipt(self, ctx: Bookkeeping, sha256: str) -> bool:
+        """Mark a receipt on no slip as being swept (True); False if a slip holds it (or it is gone)."""
+
+        def fail(old: Item | None) -> errors.ApiError:
+            raise NotMet
+
+        op = self.update_op(
+            ctx.ledger,
+            receipt_sk(sha256),
+            "SET #state = :retired",
+            fail,
+            "attribute_exists(SK) AND (attribute_not_exists(#refs) OR #refs = :zero)",
+            names={"#state": "state", "#refs": "refs"},
+            values={":retired": RETIRED, ":zero": 0},
+        )
+        try:
+            self.record(ctx, [op])
+        except NotMet:
+            return False
+        return True
+
     def forget_receipt(self, ctx: Bookkeeping, sha256: str) -> bool:
         """Delete the receipt's item if it is still on no slip (True); its object is deleted first."""
 
         def fail(old: Item | None) -> errors.ApiError:
-            raise AlreadyStored  # taken up by a slip meanwhile (or gone)
+            raise NotMet  # taken up by a slip meanwhile (or gone)
 
         op = self.delete_op(
             ctx.ledger,
@@ -148,7 +172,7 @@ class ReceiptOps(JournalOps):
         )
         try:
             self.record(ctx, [op])
-        except AlreadyStored:
+        except NotMet:
             return False
         return True
 
@@ -165,8 +189,8 @@ class ReceiptOps(JournalOps):
         self.record(ctx, [op])
 
 
-class AlreadyStored(Exception):
-    pass
+class NotMet(Exception):
+    """The condition of a write that may rightly not apply (already stored, taken up by a slip)."""
 
 
 def _due(ledger: str, sha256: str, when: str) -> dict[str, Any]:
