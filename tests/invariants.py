@@ -25,8 +25,8 @@ from kakeibo.ledger import (
     recompute,
 )
 from kakeibo.services.balances import balances
-from kakeibo.store import INDEXED, SLIP_SEQ_SK, Store, slip_index_sks
-from kakeibo.store.keys import is_index_sk
+from kakeibo.store import INDEX_FORMAT, INDEXED, SLIP_SEQ_SK, Store, slip_index_sks
+from kakeibo.store.keys import is_index_sk, is_legacy_index_sk, item_entries
 
 
 def ledger_items(store: Store, who: str) -> list[dict[str, Any]]:
@@ -118,14 +118,15 @@ def check(store: Store, who: str) -> list[str]:
 
 
 def _index_problems(items: list[dict[str, Any]], slips: list[dict[str, Any]]) -> list[str]:
-    """The slip index is exactly what the slips say (each slip's items, nothing else), and the
-    ledger's counter says so (filtered lists read the index)."""
+    """The slip index is exactly what the slips say (each slip's entries, nothing else, no item of
+    the former layout), and the ledger's counter says so (filtered lists read the index)."""
     want = {sk for slip in slips for sk in slip_index_sks(slip)}
-    have = {i["SK"] for i in items if is_index_sk(i["SK"])}
-    problems = [f"index item missing: {sk}" for sk in sorted(want - have)]
-    problems += [f"index item of no slip: {sk}" for sk in sorted(have - want)]
+    have = {entry for i in items if is_index_sk(i["SK"]) for entry in item_entries(i)}
+    problems = [f"index entry missing: {sk}" for sk in sorted(want - have)]
+    problems += [f"index entry of no slip: {sk}" for sk in sorted(have - want)]
+    problems += [f"index item of the former layout: {i['SK']}" for i in items if is_legacy_index_sk(i["SK"])]
     counter = next((i for i in items if i["SK"] == SLIP_SEQ_SK), None)
-    if counter is not None and counter.get(INDEXED) is not True:
+    if counter is not None and counter.get(INDEXED) != INDEX_FORMAT:
         problems.append("the slip counter does not say the ledger is indexed")
     return problems
 

@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 from kakeibo.store import INDEXED, SLIP_SEQ_SK, Store, pk, to_ddb
-from kakeibo.store.keys import is_index_sk
+from kakeibo.store.keys import is_index_sk, item_entries
 
 
 def unindex(store: Store, who: str) -> int:
     """Strip the ledger's slip index (as if its slips were written before it). Returns how many
-    index items were removed."""
+    index entries were removed."""
     removed = 0
-    for item in list(store.query(who, projection="SK")):
+    for item in list(store.query(who)):
         if is_index_sk(item["SK"]):
             store.client.delete_item(TableName=store.table, Key=to_ddb({"PK": pk(who), "SK": item["SK"]}))
-            removed += 1
+            removed += len(item_entries(item))
     store.client.update_item(
         TableName=store.table,
         Key=to_ddb({"PK": pk(who), "SK": SLIP_SEQ_SK}),

@@ -31,8 +31,8 @@ from bench.registry import register
 from bench.scenario import HISTORY_END, history_slips
 from bench.stats import ratio, summary
 from bench.verify import verify
-from kakeibo.store import account_sk, day_sk, pk, slip_sk, to_ddb
-from kakeibo.store.keys import change_sk, index_entry, index_range
+from kakeibo.store import account_sk, day_sk, from_ddb, pk, slip_sk, to_ddb
+from kakeibo.store.keys import change_sk, index_entry, index_range, item_entries
 
 ACCOUNTS = (("cash", "cash", 50_000), ("bank", "bank", 1_000_000), ("card", "credit", 0))
 COLUMNS = ("date", "kind", "amount", "account", "to_account", "category", "memo")
@@ -145,14 +145,21 @@ def _changes_floor(ctx: Context, who: str) -> list[tuple[str, dict[str, Any]]]:
 
 
 def _list_floor(ctx: Context, who: str, field: str, value: str) -> list[tuple[str, dict[str, Any]]]:
-    """The page's index items (one Query, newest first, exactly the page), then its slips (one
-    consistent BatchGetItem): the keys are looked up once here, so the floor is the two calls."""
+    """The index items that hold the page's entries (one Query, newest first, exactly those items),
+    then its slips (one consistent BatchGetItem): the keys are looked up once here, so the floor is
+    the two calls."""
     lo, hi = index_range(field, value, None, None)
-    query = {**_query(ctx, who, lo, hi), "ScanIndexForward": False, "Limit": PAGE}
-    found = ctx.client.query(**query)["Items"]
+    entries: list[str] = []
+    needed = 0
+    for raw in ctx.client.query(**_query(ctx, who, lo, hi), ScanIndexForward=False, Limit=PAGE)["Items"]:
+        if len(entries) >= PAGE:
+            break
+        needed += 1
+        entries += item_entries(from_ddb(raw))
+    query = {**_query(ctx, who, lo, hi), "ScanIndexForward": False, "Limit": max(needed, 1)}
     keys = []
-    for raw in found:
-        date, _, slip_id = index_entry(raw["SK"]["S"])
+    for entry in entries[:PAGE]:
+        date, _, slip_id = index_entry(entry)
         keys.append(to_ddb({"PK": pk(who), "SK": slip_sk(date, slip_id)}))
     batch = {"RequestItems": {ctx.store.table: {"Keys": keys, "ConsistentRead": True}}}
     return [("Query", query), ("BatchGetItem", batch)]

@@ -12,13 +12,14 @@ What "exactly once" rests on:
   racing each other cannot both create a row. (ROW#{slip_id} items, which marked imported rows
   before slips had identities, still count as imported.)
 
-Rows are written in batches: one TransactWriteItems of many slips, their identity and index items,
-the IMPORT item's counter and their balance effects merged per item (ledger.merge), at most 100
-items. A batch refused because some of its rows already exist is retried without them. A batch refused
-for a reason that belongs to a row (insufficient funds, a budget, an archived account) is retried
-one row per transaction, so only that row is refused. Rows that would overdraw an account are
-held back and retried after the rest of the file (money may arrive later in the file); those that
-still cannot be covered become row errors.
+Rows are written in batches: one TransactWriteItems of many slips, their identity items, the index
+items of their entries (the rows of a day share them), the IMPORT item's counter and their balance
+effects merged per item (ledger.merge), at most 100 items. Slip numbers are taken from the counter
+for NUMBER_AHEAD rows at a time. A batch refused because some of its rows already exist is retried
+without them. A batch refused for a reason that belongs to a row (insufficient funds, a budget, an
+archived account) is retried one row per transaction, so only that row is refused. Rows that would
+overdraw an account are held back and retried after the rest of the file (money may arrive later in
+the file); those that still cannot be covered become row errors.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ from kakeibo.store import (
     slip_index_sks,
     slip_sk,
 )
+from kakeibo.store.keys import entry_parts
 
 # TransactWriteItems' limit, less a shared ledger's check on the importing member and the journal's head and entry
 MAX_TX_ITEMS = 100 - GUARD_ITEMS - JOURNAL_ITEMS
@@ -56,6 +58,7 @@ MAX_ANSWERED_ERRORS = 100  # in the POST answer, which Powertools stores with it
 MAX_MESSAGE = 200  # characters kept of a row's message: 1000 of them fit in the import's item
 MAX_PASSES = 5  # first pass + retries of the rows held back for funds
 MIN_SECONDS_LEFT = 3.0  # stop starting batches when the invocation has less than this left
+NUMBER_AHEAD = 1000  # rows numbered in one counter call (an import stopped short leaves that gap at most)
 MAX_EXPORT_BYTES = 2 * 1024 * 1024  # per page; JSON-escaped in the Lambda response it stays < 6 MB
 TimeLeft = Callable[[], float]
 
@@ -252,11 +255,14 @@ class _Writer:
     def run(self, rows: Sequence[Row], time_left: TimeLeft | None) -> int:
         """Write `rows`; the number left unwritten because time ran out (0 when done)."""
         done = 0
-        for batch in batches(rows, self.ctx.actor):
-            if time_left is not None and time_left() < MIN_SECONDS_LEFT:
-                return len(rows) - done
-            self.write(batch)
-            done += len(batch)
+        for start in range(0, len(rows), NUMBER_AHEAD):
+            chunk = rows[start : start + NUMBER_AHEAD]
+            self._number(chunk)
+            for batch in batches(chunk, self.ctx.actor, self.numbers):
+                if time_left is not None and time_left() < MIN_SECONDS_LEFT:
+                    return len(rows) - done
+                self.write(batch)
+                done += len(batch)
         return 0
 
     def write(self, rows: Sequence[Row]) -> None:
@@ -308,10 +314,15 @@ class _Writer:
         found = self.store.transact_get(self.who, keys)
         return {r.slip_id for i, r in enumerate(rows) if found[2 * i] is not None or found[2 * i + 1] is not None}
 
+    def _number(self, rows: Sequence[Row]) -> None:
+        """Slip numbers for the rows that have none yet: one counter call for all of them (a number
+        is kept for its row through retries; one of a row not written is never used)."""
+        missing = list(dict.fromkeys(r.slip_id for r in rows if r.slip_id not in self.numbers))
+        self.numbers.update(zip(missing, self.store.reserve_numbers(self.who, len(missing)), strict=True))
+
     def _create(self, rows: Sequence[Row]) -> None:
         """The rows' slips in one transaction, through the one create path."""
-        missing = [r.slip_id for r in rows if r.slip_id not in self.numbers]
-        self.numbers.update(zip(missing, self.store.reserve_numbers(self.who, len(missing)), strict=True))
+        self._number(rows)
         stamp = now_iso()
         accounts: set[str] = set()
         slips = []
@@ -358,24 +369,27 @@ def _archived(account: str) -> errors.ApiError:
     return errors.ValidationFailed(f"account '{account}' is archived")
 
 
-def batches(rows: Sequence[Row], author: str | None) -> Iterator[list[Row]]:
-    """Consecutive rows, as many per batch as fit in one transaction: the IMPORT counter, a slip,
-    its identity item and its index items per row, and every balance item the batch touches
-    (counted before merging)."""
+def batches(rows: Sequence[Row], author: str | None, numbers: dict[str, int]) -> Iterator[list[Row]]:
+    """Consecutive rows, as many per batch as fit in one transaction: the IMPORT counter, a slip and
+    its identity item per row, the index items their entries are in (rows of one day share them;
+    `numbers`: each row's slip number) and every balance item the batch touches (counted before
+    merging)."""
     batch: list[Row] = []
     keys: set[ledger.ItemKey] = set()
-    own = 0  # items of the batch's rows themselves: slips, identities, index items
+    index: set[str] = set()
+    own = 0  # items of the batch's rows themselves: slips and identities
     for row in rows:
         entry = row.slip.entry()
         touched = set(ledger.effects(entry)) | {AccountItem(a) for a in ledger.accounts_touched(entry)}
-        item = new_slip_item(row.slip, row.slip_id, stamp="", no=0, by=author)
-        size = 2 + len(slip_index_sks(item))
-        if batch and 1 + own + size + len(keys | touched) > MAX_TX_ITEMS:
+        item = new_slip_item(row.slip, row.slip_id, stamp="", no=numbers[row.slip_id], by=author)
+        items = {entry_parts(e)[0] for e in slip_index_sks(item)}
+        if batch and 1 + own + 2 + len(index | items) + len(keys | touched) > MAX_TX_ITEMS:
             yield batch
-            batch, keys, own = [], set(), 0
+            batch, keys, index, own = [], set(), set(), 0
         batch.append(row)
         keys |= touched
-        own += size
+        index |= items
+        own += 2
     if batch:
         yield batch
 

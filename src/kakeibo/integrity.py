@@ -17,10 +17,12 @@ Budgets survive: a month x category item keeps limit and strict; remaining = lim
 A complete rebuild also marks every account's month and year items complete (store.ROLLUPS_MARK):
 a ledger written before those items existed is read by day totals until then.
 The same pass writes the identity item of every slip written before slips had one (store.identity_of),
-and makes the slip index exactly what the slips say (store.slip_index_sks): it puts the index items
-that are missing, deletes those no slip has, and then marks the ledger `indexed` (filtered lists
-read the index from then on). verify reports a missing index item as `present` expected 1 actual 0,
-one too many as expected 0 actual 1, and a ledger not marked indexed as `indexed` expected 1.
+and makes the slip index exactly what the slips say (store.slip_index_sks): it sets the index entries
+that are missing, removes those no slip has, deletes the items of the former one-item-per-slip
+layout and the items left empty, and then marks the ledger `indexed` (filtered lists read the index
+from then on). verify reports a missing entry as its item and slip number with expected 1 actual 0,
+one too many (and an item of the former layout, as `present`) with expected 0 actual 1, and a ledger
+not marked indexed as `indexed` expected INDEX_FORMAT.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from kakeibo.ledger import AccountItem, CategoryMonthItem, ItemKey, Mismatch, Ne
 from kakeibo.services.slips import entry_of
 from kakeibo.store import (
     GUARD_ITEMS,
+    INDEX_FORMAT,
     INDEXED,
     LEDGER_LOCK,
     SLIP_SEQ_SK,
@@ -49,7 +52,7 @@ from kakeibo.store import (
     identity_of,
     slip_index_sks,
 )
-from kakeibo.store.keys import is_index_sk
+from kakeibo.store.keys import entry_parts, is_index_sk, is_legacy_index_sk, item_entries
 from kakeibo.store.settlements import SETTLEMENT_PREFIX
 
 NETS_SUM = "sum"  # a mismatch on the nets item: its members' nets do not sum to 0
@@ -68,7 +71,9 @@ class Snapshot:
     slips: list[Item] = field(default_factory=list)
     identities: set[str] = field(default_factory=set)  # slip ids that have an identity item
     import_rows: list[Item] = field(default_factory=list)  # ROW# marks of imports before identities
-    index: set[str] = field(default_factory=set)  # the slip index items stored
+    index: set[str] = field(default_factory=set)  # the slip index entries stored
+    legacy_index: set[str] = field(default_factory=set)  # items of the former layout (one per slip)
+    empty_index: set[str] = field(default_factory=set)  # index items that hold no entry
     counter: Item | None = None  # the slip counter (SEQ#slip), if any slip was ever numbered
     settlements: list[ledger.Settlement] = field(default_factory=list)  # recorded (shared ledgers)
 
@@ -88,11 +93,13 @@ class Snapshot:
         return {sk for slip in self.slips for sk in slip_index_sks(slip)}
 
     def index_problems(self) -> list[IndexProblem]:
-        """Index items missing or in excess, and a counter that does not (yet) say `indexed`."""
-        found = [IndexProblem(sk, "present", 1, 0) for sk in sorted(self.expected_index - self.index)]
-        found += [IndexProblem(sk, "present", 0, 1) for sk in sorted(self.index - self.expected_index)]
-        if self.counter is not None and self.counter.get(INDEXED) is not True:
-            found.append(IndexProblem(SLIP_SEQ_SK, INDEXED, 1, 0))
+        """Index entries missing or in excess, items of the former layout, and a counter that does
+        not (yet) say `indexed`."""
+        found = [_entry_problem(entry, 1, 0) for entry in sorted(self.expected_index - self.index)]
+        found += [_entry_problem(entry, 0, 1) for entry in sorted(self.index - self.expected_index)]
+        found += [IndexProblem(sk, "present", 0, 1) for sk in sorted(self.legacy_index)]
+        if self.counter is not None and self.counter.get(INDEXED) != INDEX_FORMAT:
+            found.append(IndexProblem(SLIP_SEQ_SK, INDEXED, INDEX_FORMAT, 0))
         return found
 
     def missing_identities(self) -> list[Item]:
@@ -125,7 +132,13 @@ def read(store: Store, who: str) -> Snapshot:
             snap.import_rows.append(item)
             continue
         if is_index_sk(sk):
-            snap.index.add(sk)
+            entries = item_entries(item)
+            snap.index.update(entries)
+            if not entries:
+                snap.empty_index.add(sk)
+            continue
+        if is_legacy_index_sk(sk):
+            snap.legacy_index.add(sk)
             continue
         if sk == SLIP_SEQ_SK:
             snap.counter = item
@@ -149,12 +162,18 @@ def read(store: Store, who: str) -> Snapshot:
 
 @dataclass(frozen=True)
 class IndexProblem:
-    """A slip index item missing (expected 1) or in excess (expected 0), or the counter's mark."""
+    """A slip index entry missing (expected 1) or in excess (expected 0), as its item and the slip's
+    number; an item of the former layout (`present`, expected 0); or the counter's mark."""
 
     item: str
     field: str
     expected: int
     actual: int
+
+
+def _entry_problem(entry: str, expected: int, actual: int) -> IndexProblem:
+    item_sk, number, _ = entry_parts(entry)
+    return IndexProblem(item_sk, number, expected, actual)
 
 
 def view(found: Sequence[Mismatch], index: Sequence[IndexProblem] = ()) -> dict[str, Any]:
@@ -212,6 +231,7 @@ def rebuild(store: Store, ctx: WriteContext, *, time_left: TimeLeft | None = Non
         stored = snap.stored
         backfill = [store.backfill_identity_op(lease, found) for found in snap.missing_identities()]
         index = store.index_ops(who, put=snap.expected_index - snap.index, delete=snap.index - snap.expected_index)
+        index += store.dropped_index_ops(who, snap.legacy_index | snap.empty_index)
         ops = backfill + [
             store.set_balance_op(lease, key, _all_fields(key, expected.get(key, {}), stored.get(key, {})))
             for key in keys
@@ -222,7 +242,7 @@ def rebuild(store: Store, ctx: WriteContext, *, time_left: TimeLeft | None = Non
             # every month and year item is right by now: reads may trust them from here on; and
             # every slip has its index items: filtered lists may read the index
             done = [store.rollups_complete_op(lease, a) for a in accounts]
-            if snap.counter is not None and snap.counter.get(INDEXED) is not True:
+            if snap.counter is not None and snap.counter.get(INDEXED) != INDEX_FORMAT:
                 done.append(store.indexed_op(lease))
             _in_batches(store, ctx, lease, done, time_left)
     finally:

@@ -12,7 +12,8 @@ from urllib.parse import quote
 import pytest
 
 from kakeibo import errors, integrity
-from kakeibo.store import LEDGER_LOCK, Bookkeeping, Store, WriteContext, pk, to_ddb
+from kakeibo.store import LEDGER_LOCK, Bookkeeping, Store, WriteContext, pk, slip_index_sks, to_ddb
+from kakeibo.store.keys import entry_parts
 from tests import invariants
 from tests.events import Client
 from tests.legacy import unindex
@@ -298,24 +299,33 @@ def test_a_failing_unmark_still_frees_the_other_accounts_and_the_lock(
 
 
 def test_a_ledger_written_before_the_slip_index_is_indexed_by_rebuild(api: Client, store: Store, user: str) -> None:
-    # Given a ledger whose slips were written before the slip index (no index items, an unmarked
-    # counter), and a stray index item that no slip has
+    # Given a ledger whose slips were written before the slip index (no index entries, an unmarked
+    # counter), a stray entry that no slip has, and an item of the index's former one-item-per-slip
+    # layout
     november(api)
     assert unindex(store, user) == 20
+    stray = {"PK": pk(user), "SK": "YC#食費#2026-11-09#0000000003", "99": "X"}
+    store.client.put_item(TableName=store.table, Item=to_ddb(stray))
     store.client.put_item(TableName=store.table, Item=to_ddb({"PK": pk(user), "SK": "XC#食費#2026-11-09#0000000099#X"}))
     before = [s["id"] for s in api.get("/slips", query={"category": "食費"}).json["items"]]
     # When it is verified
     found = api.post("/ledger/verify").json
-    # Then each missing index item, the stray one and the counter's mark are named
+    # Then each missing entry, the stray one, the former layout's item and the counter's mark are named
     problems = {(m["item"].split("#")[0], m["expected"], m["actual"]) for m in found["mismatches"]}
-    assert not found["ok"] and found["mismatch_count"] == 22
-    assert problems == {("XA", 1, 0), ("XC", 1, 0), ("XK", 1, 0), ("XB", 1, 0), ("XC", 0, 1), ("SEQ", 1, 0)}
+    assert not found["ok"] and found["mismatch_count"] == 23
+    assert problems == {
+        ("YA", 1, 0), ("YC", 1, 0), ("YK", 1, 0), ("YB", 1, 0), ("YC", 0, 1), ("XC", 0, 1), ("SEQ", 2, 0),
+    }  # fmt: skip
     # And filtered lists still answer right meanwhile, from the slips themselves
     assert len(before) == 2
     # When it is rebuilt
     rebuilt = api.post("/ledger/rebuild")
     # Then the index is what the slips say, the ledger verifies, and lists read the index
-    assert rebuilt.status == 200 and rebuilt.json["index"] == 21 and rebuilt.json["complete"], rebuilt
+    # (one write per index item: those of the slips' entries, the stray entry's, the former item's delete)
+    slips = [i for i in store.query(user) if i["SK"].startswith("SLIP#")]
+    items = {entry_parts(e)[0] for s in slips for e in slip_index_sks(s)}
+    assert rebuilt.status == 200 and rebuilt.json["index"] == len(items) + 2 and rebuilt.json["complete"], rebuilt
+    assert not any(i["SK"].startswith("XC#") for i in store.query(user, projection="SK"))
     verified = api.post("/ledger/verify").json
     assert verified["ok"] is True and verified["mismatches"] == [] and verified["journal"]["mismatches"] == []
     assert invariants.check(store, user) == []

@@ -57,7 +57,7 @@ from kakeibo.store.rebuild import RebuildOps
 from kakeibo.store.receipts import Claimed, ReceiptOps, is_receipt_sk, receipt_sk
 from kakeibo.store.recurrences import ProgressConflict, RecurrenceOps
 from kakeibo.store.settlements import Roster, SettlementOps
-from kakeibo.store.slip_index import INDEXED, IndexedPage, SlipFilter
+from kakeibo.store.slip_index import INDEX_FORMAT, INDEXED, IndexedPage, SlipFilter
 from kakeibo.store.slips import ORIGINS, NewSlip, SlipIdTaken, SlipOps, SlipPage, identity_of
 from kakeibo.store.webhooks import MAX_WEBHOOKS, WebhookOps
 
@@ -71,6 +71,7 @@ __all__ = [
     "FENCE_NAMES",
     "GUARD_ITEMS",
     "INDEXED",
+    "INDEX_FORMAT",
     "JOURNAL_ITEMS",
     "LEDGER_LOCK",
     "MAX_WEBHOOKS",

@@ -114,14 +114,23 @@ def months_range(first: str, last: str) -> tuple[str, str]:
     return f"MONTH#{first}#", f"MONTH#{last}{RANGE_END}"
 
 
-# Slip index: one key-only item per (filter, value) a slip answers to, so a filtered list Queries
-# exactly its page. `XA#{account}#{date}#{no}#{slip_id}` for each account a slip touches (a transfer:
-# both), `XC#{category}#...`, `XK#{kind}#...`, `XB#{user}#...` for each of created_by/updated_by.
-# Within a value the keys sort by date, then slip number (10 digits), as lists are ordered. Account
-# ids are slugs and stored categories hold no '#', but a user id (any printable ASCII) may, and so may
-# a category asked for in a query: every value has '%' and '#' escaped, so that no value's range can
-# hold another value's keys.
-INDEX_FIELDS = {"account": "XA", "category": "XC", "kind": "XK", "by": "XB"}
+# Slip index: the slips that answer to a (filter, value), a day's slips in a few items. The item
+# `YA#{account}#{date}#{bucket}` holds, as attributes named by slip number, the ids of the slips of
+# that date that touch the account (a transfer: both) and whose numbers fall in the bucket (no // 32,
+# 10 digits); `YC#{category}#...`, `YK#{kind}#...`, `YB#{user}#...` for each of created_by/updated_by.
+# Items sort by date, then bucket, so that slips come in date, then number order, as lists are ordered.
+# A bucket keeps an item small (32 slips at most) and its writes cheap; a batch of slips of one day
+# shares its items. Account ids are slugs and stored categories hold no '#', but a user id (any
+# printable ASCII) may, and so may a category asked for in a query: every value has '%' and '#'
+# escaped, so that no value's range can hold another value's items.
+#
+# An index *entry* (one slip in one item) is written as the string `{item SK}#{no}#{slip_id}`, so
+# that a slip's entries are a set the write paths can compare (slip_index_sks) and turn into item
+# updates (store.index_ops).
+INDEX_FIELDS = {"account": "YA", "category": "YC", "kind": "YK", "by": "YB"}
+# One key-only item per slip and value, before slips were grouped by day: a rebuild deletes them.
+LEGACY_INDEX_FIELDS = ("XA", "XC", "XK", "XB")
+INDEX_BUCKET = 32
 
 NO_DIGITS = 10
 
@@ -135,31 +144,64 @@ def index_head(field: str, value: str) -> str:
     return f"{INDEX_FIELDS[field]}#{_index_value(value)}#"
 
 
+def index_item_sk(field: str, value: str, date: str, no: int) -> str:
+    """The index item that holds slip number `no` of `date` under `field` = `value`."""
+    return f"{index_head(field, value)}{date}#{no // INDEX_BUCKET:0{NO_DIGITS}d}"
+
+
 def index_sk(field: str, value: str, date: str, no: int, slip_id: str) -> str:
-    return f"{index_head(field, value)}{date}#{no:0{NO_DIGITS}d}#{slip_id}"
+    """A slip's index entry under `field` = `value` (see above)."""
+    return f"{index_item_sk(field, value, date, no)}#{no:0{NO_DIGITS}d}#{slip_id}"
 
 
 def index_range(
     field: str, value: str, date_from: str | None, date_to: str | None, below: tuple[str, int | None] | None = None
 ) -> tuple[str, str]:
     """The SK range of the index items of `field` = `value` dated date_from..date_to (inclusive) and,
-    with `below` = (day, no), only those before that day's slip number `no` (the whole day if None)."""
+    with `below` = (day, no), only those up to the item holding that day's slip number `no` (the
+    whole day if None). That item may also hold later slips: entries_before() leaves them out."""
     head = index_head(field, value)
     hi = f"{head}{date_to or '9999-99-99'}#~"
     if below is not None:
         day, no = below
-        hi = min(hi, f"{head}{day}#~" if no is None else f"{head}{day}#{no:0{NO_DIGITS}d}")
+        hi = min(hi, f"{head}{day}#~" if no is None else f"{head}{day}#{no // INDEX_BUCKET:0{NO_DIGITS}d}")
     return f"{head}{date_from or '0000-00-00'}#", hi
 
 
-def index_entry(sk: str) -> tuple[str, int, str]:
-    """(date, no, slip_id) of an index item (the value part may not be split on, so from the right)."""
-    _, date, no, slip_id = sk.rsplit("#", 3)
+def index_entry(entry: str) -> tuple[str, int, str]:
+    """(date, no, slip_id) of an index entry (the value part may not be split on, so from the right)."""
+    _, date, _bucket, no, slip_id = entry.rsplit("#", 4)
     return date, int(no), slip_id
 
 
+def entry_parts(entry: str) -> tuple[str, str, str]:
+    """(item SK, attribute name, slip id) of an index entry: where it is stored and as what."""
+    item_sk, no, slip_id = entry.rsplit("#", 2)
+    return item_sk, str(int(no)), slip_id
+
+
+def item_entries(item: Mapping[str, Any]) -> list[str]:
+    """The entries an index item holds, latest slip number first."""
+    sk = item["SK"]
+    numbers = sorted((int(name) for name in item if name.isdigit()), reverse=True)
+    return [f"{sk}#{no:0{NO_DIGITS}d}#{item[str(no)]}" for no in numbers]
+
+
+def entries_before(entries: list[str], below: tuple[str, int | None] | None) -> list[str]:
+    """The entries that come after the cursor `below` = (day, no) in a newest-first list."""
+    if below is None:
+        return entries
+    day, no = below
+    out = []
+    for entry in entries:
+        date, number, _ = index_entry(entry)
+        if date < day or (date == day and (no is None or number < no)):
+            out.append(entry)
+    return out
+
+
 def slip_index_sks(slip: Mapping[str, Any]) -> frozenset[str]:
-    """The index items a slip has: a pure function of the slip item."""
+    """The index entries a slip has: a pure function of the slip item."""
     date, no, slip_id = slip["date"], int(slip["no"]), slip["id"]
     values: set[tuple[str, str]] = {("kind", slip["kind"]), ("account", slip["account"])}
     optional = (("account", "to_account"), ("category", "category"), ("by", "created_by"), ("by", "updated_by"))
@@ -175,7 +217,12 @@ def is_index_sk(sk: str) -> bool:
     return sk[:3] in _INDEX_HEADS
 
 
+def is_legacy_index_sk(sk: str) -> bool:
+    return sk[:3] in _LEGACY_HEADS
+
+
 _INDEX_HEADS = frozenset(f"{head}#" for head in INDEX_FIELDS.values())
+_LEGACY_HEADS = frozenset(f"{head}#" for head in LEGACY_INDEX_FIELDS)
 
 
 def import_sk(sha256: str) -> str:

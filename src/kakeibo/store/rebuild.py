@@ -22,7 +22,7 @@ from kakeibo.store.codec import Item, to_ddb
 from kakeibo.store.core import TxOp
 from kakeibo.store.keys import SLIP_SEQ_SK, account_sk, derived_sk, pk
 from kakeibo.store.locks import Lease, LockOps
-from kakeibo.store.slip_index import INDEXED, SlipIndexOps
+from kakeibo.store.slip_index import INDEX_FORMAT, INDEXED, SlipIndexOps
 
 
 class RebuildOps(LockOps, SlipIndexOps, BalanceOps):
@@ -121,11 +121,11 @@ class RebuildOps(LockOps, SlipIndexOps, BalanceOps):
         return self.update_op(
             lease.ledger,
             SLIP_SEQ_SK,
-            "SET #ix = :true",
+            "SET #ix = :format",
             lambda item: errors.Conflict(f"{SLIP_SEQ_SK} changed during the rebuild"),
             condition="attribute_exists(SK)",
             names={"#ix": INDEXED},
-            values={":true": True},
+            values={":format": INDEX_FORMAT},
         )
 
     def backfill_identity_op(self, lease: Lease, identity: Item) -> TxOp:

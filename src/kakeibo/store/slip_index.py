@@ -1,15 +1,18 @@
-"""The slip index: key-only items that let a filtered list read in proportion to its page.
+"""The slip index: small items that let a filtered list read in proportion to its page.
 
-Every slip has one index item per (filter, value) it answers to (keys.slip_index_sks): each account
-it touches, its category, its kind, and each member who created or last changed it. They are
-written in the slip's own transaction — a create puts them, a change deletes the ones it no longer
-has and puts the new ones (never the same item twice), a delete removes them — so they are exactly
-as current as the slips.
+Every slip has one index entry per (filter, value) it answers to (keys.slip_index_sks): each account
+it touches, its category, its kind, and each member who created or last changed it. An entry is an
+attribute of the item of that value, day and number bucket (keys.index_item_sk), so the slips of one
+day share a few items. Entries are written in the slip's own transaction — a create sets them, a
+change removes the ones it no longer has and sets the new ones, a delete removes them, each item
+changed by one update however many of its slips the transaction writes — so they are exactly as
+current as the slips.
 
 A filtered list Queries the most selective index it has a value for, newest first (date, then slip
 number), for the page and one more, then reads those slips (BatchGetItem, consistent) and applies
-the other filters to them. A ledger whose slips predate the index (its counter does not say
-`indexed`) is listed the older way until a rebuild has written every slip's index items.
+the other filters to them. A ledger whose counter does not say `indexed` = INDEX_FORMAT (its slips
+predate the index, or were indexed one item per slip) is listed the older way until a rebuild has
+written every slip's entries.
 """
 
 from __future__ import annotations
@@ -19,13 +22,24 @@ from dataclasses import dataclass
 from typing import Any
 
 from kakeibo import errors
-from kakeibo.store.codec import Item, to_ddb
+from kakeibo.store.codec import Item, from_ddb, to_ddb
 from kakeibo.store.core import MAX_BATCH_GET, StoreCore, TxOp
-from kakeibo.store.keys import SLIP_SEQ_SK, index_entry, index_range, index_sk, pk, slip_sk
+from kakeibo.store.keys import (
+    SLIP_SEQ_SK,
+    entries_before,
+    entry_parts,
+    index_entry,
+    index_range,
+    item_entries,
+    pk,
+    slip_sk,
+)
 
-# An attribute of the slip counter (SEQ#slip): true when every slip of the ledger has its index
-# items (a ledger whose first slip was numbered since the index exists, or rebuilt since).
+# An attribute of the slip counter (SEQ#slip): INDEX_FORMAT when every slip of the ledger has its
+# index entries (a ledger whose first slip was numbered since, or rebuilt since). `true` marked the
+# index of one item per slip, which is no longer read.
 INDEXED = "indexed"
+INDEX_FORMAT = 2
 
 # Most selective first, in a household's usual data: a category is a small share of the slips, an
 # account or a member a larger one, a kind (nearly all slips are expenses) the largest.
@@ -74,17 +88,44 @@ class SlipIndexOps(StoreCore):
     """Index writes (inside slip transactions) and the indexed list."""
 
     def index_ops(self, ledger: str, *, put: Iterable[str] = (), delete: Iterable[str] = ()) -> list[TxOp]:
-        """Put and delete index items (unconditional: each follows its slip's own condition)."""
-        table, partition = self.table, pk(ledger)
-        ops = [
-            TxOp("Put", {"TableName": table, "Item": to_ddb({"PK": partition, "SK": sk})}, _index_failed)
-            for sk in sorted(put)
-        ]
-        ops += [
-            TxOp("Delete", {"TableName": table, "Key": to_ddb({"PK": partition, "SK": sk})}, _index_failed)
-            for sk in sorted(delete)
-        ]
+        """Set and remove index entries: one update per item (unconditional: each follows its
+        slip's own condition). All of a transaction's entries go in one call: an item may be
+        written only once in a transaction."""
+        changes: dict[str, tuple[dict[str, str], set[str]]] = {}
+        for entry in put:
+            item_sk, name, slip_id = entry_parts(entry)
+            changes.setdefault(item_sk, ({}, set()))[0][name] = slip_id
+        for entry in delete:
+            item_sk, name, _ = entry_parts(entry)
+            changes.setdefault(item_sk, ({}, set()))[1].add(name)
+        ops = []
+        for item_sk in sorted(changes):
+            sets, removes = changes[item_sk]
+            names: dict[str, str] = {}
+            values: dict[str, Any] = {}
+            clauses = []
+            if sets:
+                for i, (name, slip_id) in enumerate(sorted(sets.items())):
+                    names[f"#s{i}"], values[f":s{i}"] = name, slip_id
+                clauses.append("SET " + ", ".join(f"#s{i} = :s{i}" for i in range(len(sets))))
+            gone = sorted(removes - sets.keys())
+            if gone:
+                names.update({f"#r{i}": name for i, name in enumerate(gone)})
+                clauses.append("REMOVE " + ", ".join(f"#r{i}" for i in range(len(gone))))
+            if clauses:
+                ops.append(
+                    self.update_op(ledger, item_sk, " ".join(clauses), _index_failed, names=names, values=values)
+                )
         return ops
+
+    def dropped_index_ops(self, ledger: str, sks: Iterable[str]) -> list[TxOp]:
+        """Delete index items that hold nothing to read: one item per slip of the former layout
+        (keys.is_legacy_index_sk), or an item whose slips have all gone."""
+        partition = pk(ledger)
+        return [
+            TxOp("Delete", {"TableName": self.table, "Key": to_ddb({"PK": partition, "SK": sk})}, _index_failed)
+            for sk in sorted(sks)
+        ]
 
     def indexed_slips(
         self,
@@ -102,15 +143,16 @@ class SlipIndexOps(StoreCore):
         Examines at most `max_read` index entries; a page that stops short says where to resume."""
         field, value = filters.index()
         exact = filters.exact()
-        lo, hi = index_range(field, value, date_from, date_to, below)
         found: list[Item] = []
         read = 0
+        at = below  # entries are taken after this (day, no)
         start: dict[str, Any] | None = None
         checked = False
         while True:
             need = limit - len(found)
             size = need + 1 if exact else min(MAX_BATCH_GET, max(2 * need, 20))
             size = max(1, min(size, max_read - read + 1))
+            lo, hi = index_range(field, value, date_from, date_to, at)
             kwargs: dict[str, Any] = {
                 "TableName": self.table,
                 "KeyConditionExpression": "PK = :pk AND SK BETWEEN :lo AND :hi",
@@ -122,15 +164,16 @@ class SlipIndexOps(StoreCore):
             if start:
                 kwargs["ExclusiveStartKey"] = start
             res = self._call(self.client.query, **kwargs)
-            entries = [index_entry(raw["SK"]["S"]) for raw in res.get("Items", [])]
+            raw = [entry for item in res.get("Items", []) for entry in item_entries(from_ddb(item))]
+            entries = [index_entry(entry) for entry in entries_before(raw, at)]
             take = entries[: min(need if exact else len(entries), max_read - read)]
             if not take and "LastEvaluatedKey" in res:
-                start = res["LastEvaluatedKey"]
+                start = res["LastEvaluatedKey"]  # items whose slips have all gone, or come before `at`
                 continue
             slips, counter = self._slips_and_counter(ledger, take, with_counter=not checked)
             if not checked:
                 checked = True
-                if counter is not None and counter.get(INDEXED) is not True:
+                if counter is not None and counter.get(INDEXED) != INDEX_FORMAT:
                     return None
             found += [slip for slip in slips if slip is not None and filters.matches(slip)]
             read += len(take)
@@ -140,11 +183,10 @@ class SlipIndexOps(StoreCore):
                 return IndexedPage(found, (found[-1]["date"], int(found[-1]["no"])), read)
             if not beyond:
                 return IndexedPage(found, None, read)
+            date, no, _ = take[-1]
             if read >= max_read:
-                date, no, _ = take[-1]
                 return IndexedPage(found, (date, no), read)
-            date, no, slip_id = take[-1]
-            start = {"PK": {"S": pk(ledger)}, "SK": {"S": index_sk(field, value, date, no, slip_id)}}
+            at, start = (date, no), None
 
     def _slips_and_counter(
         self, ledger: str, entries: Sequence[tuple[str, int, str]], *, with_counter: bool

@@ -14,7 +14,7 @@ from kakeibo.store.codec import Item, from_ddb, to_ddb
 from kakeibo.store.core import OnFail, TxOp
 from kakeibo.store.journal import Change, JournalOps, WriteContext
 from kakeibo.store.keys import SLIP_SEQ_SK, identity_sk, import_sk, pk, slip_index_sks
-from kakeibo.store.slip_index import INDEXED, SlipIndexOps
+from kakeibo.store.slip_index import INDEX_FORMAT, INDEXED, SlipIndexOps
 
 
 @dataclass(frozen=True)
@@ -99,7 +99,7 @@ class SlipOps(SlipIndexOps, BalanceOps, JournalOps):
             ops.append(
                 self.put_op(ledger, new.item, "attribute_not_exists(SK)", functools.partial(_slip_at_key, slip_id))
             )
-            ops += self.index_ops(ledger, put=slip_index_sks(new.item))
+        ops += self.index_ops(ledger, put=frozenset().union(*(slip_index_sks(new.item) for new in slips)))
         ops += self.balance_ops(
             ledger,
             plan,
@@ -209,8 +209,8 @@ class SlipOps(SlipIndexOps, BalanceOps, JournalOps):
                     names={"#ver": "version"},
                     values={":expected": expected},
                 ),
-                *self.index_ops(ledger, delete=slip_index_sks(current)),
             ]
+        ops += self.index_ops(ledger, delete=frozenset().union(*(slip_index_sks(c) for c in currents)))
         ops += self.balance_ops(ledger, plan, missing_account=missing_account, archived_account=archived_account)
 
         def with_tombstones(seq: int) -> list[TxOp]:
@@ -387,9 +387,10 @@ class SlipOps(SlipIndexOps, BalanceOps, JournalOps):
     def reserve_numbers(self, ledger: str, count: int, sk: str = SLIP_SEQ_SK) -> list[int]:
         """`count` consecutive numbers from the counter in one atomic ADD.
 
-        A ledger's very first slip number also marks its slip counter `indexed`: every slip of a new
-        ledger has index items. A counter from before the index has no mark until a rebuild has
-        indexed its slips (and a ledger whose first numbering did not get to mark it, likewise)."""
+        A ledger's very first slip number also marks its slip counter `indexed` (INDEX_FORMAT): every
+        slip of a new ledger has index entries. A counter from before the index (or before its
+        present layout) has no such mark until a rebuild has indexed its slips (and a ledger whose
+        first numbering did not get to mark it, likewise)."""
         if count <= 0:
             return []
         res = self._call(
@@ -407,9 +408,9 @@ class SlipOps(SlipIndexOps, BalanceOps, JournalOps):
                 self.client.update_item,
                 TableName=self.table,
                 Key=to_ddb({"PK": pk(ledger), "SK": sk}),
-                UpdateExpression="SET #ix = :true",
+                UpdateExpression="SET #ix = :format",
                 ExpressionAttributeNames={"#ix": INDEXED},
-                ExpressionAttributeValues=to_ddb({":true": True}),
+                ExpressionAttributeValues=to_ddb({":format": INDEX_FORMAT}),
             )
         return list(range(last - count + 1, last + 1))
 
