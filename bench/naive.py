@@ -91,7 +91,7 @@ class NaiveLedger:
         totals = {"delta": 0, "count": 0, "income": 0, "expense": 0}
         for slip in self.store.query(self.who, begins_with=f"SLIP#{key.date}#"):
             for name, value in ledger.effects(entry_of(slip)).get(key, {}).items():
-                totals[name] += value
+                totals[name] = totals.get(name, 0) + value  # transfers_in / _out on a transfer's day
         item = {"SK": day_sk(key.account, key.date), "type": "day", "account": key.account, "date": key.date}
         self._put({**item, **totals})
 
