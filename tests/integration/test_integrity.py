@@ -340,3 +340,31 @@ def test_a_ledger_written_before_the_slip_index_is_indexed_by_rebuild(api: Clien
     finally:
         store.client.meta.events.unregister("before-call.dynamodb", seen)
     assert after == before and operations == ["Query", "BatchGetItem"]
+
+
+def test_a_ledger_indexed_one_item_per_slip_lists_from_its_slips_until_rebuilt(
+    api: Client, store: Store, user: str
+) -> None:
+    # Given a ledger whose slip counter says it was indexed in the former layout (`indexed: true`),
+    # whose slips have no entries in the present one
+    november(api)
+    unindex(store, user)
+    store.client.update_item(
+        TableName=store.table,
+        Key=to_ddb({"PK": pk(user), "SK": "SEQ#slip"}),
+        UpdateExpression="SET #ix = :true",
+        ExpressionAttributeNames={"#ix": "indexed"},
+        ExpressionAttributeValues={":true": {"BOOL": True}},
+    )
+    everything = api.get("/slips").json["items"]
+    # When its slips are listed by category, Then the list is still right (read from the slips)
+    food = [s["id"] for s in api.get("/slips", query={"category": "食費"}).json["items"]]
+    assert food == [s["id"] for s in everything if s["category"] == "食費"] and len(food) == 2
+    # And verify names the counter's mark: the present layout's number is expected
+    found = api.post("/ledger/verify").json
+    assert {"item": "SEQ#slip", "field": "indexed", "expected": 2, "actual": 0} in found["mismatches"]
+    # When it is rebuilt, Then the counter says the present layout and the list reads the index
+    assert api.post("/ledger/rebuild").json["complete"] is True
+    assert store.get(user, "SEQ#slip", consistent=True)["indexed"] == 2  # type: ignore[index]
+    assert [s["id"] for s in api.get("/slips", query={"category": "食費"}).json["items"]] == food
+    assert api.post("/ledger/verify").json["ok"] is True and invariants.check(store, user) == []

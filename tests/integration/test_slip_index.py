@@ -233,3 +233,30 @@ def test_a_shared_ledger_import_keeps_each_transaction_within_100_items(api: Cli
         s["id"] for s in (p for page in pages(api, {"limit": 100}, household) for p in page["items"])
         if s["category"] == "cat7"
     ]  # fmt: skip
+
+
+def test_an_import_of_one_day_writes_each_index_item_once(api: Client, store: Store, user: str) -> None:
+    # Given a file of 20 expenses of one day in two categories
+    api.account("cash", 100_000)
+    lines = ["date,kind,amount,account,to_account,category,memo"]
+    lines += [f"2026-11-03,expense,{100 + i},cash,,{'食費' if i % 2 else '日用品'},row {i}" for i in range(20)]
+    sent: list[dict[str, Any]] = []
+
+    def seen(params: dict[str, Any], **kwargs: Any) -> None:
+        sent.extend(params["TransactItems"])
+
+    store.client.meta.events.register("provide-client-params.dynamodb.TransactWriteItems", seen)
+    try:
+        # When it is imported
+        reply = api.post("/imports", raw="\n".join(lines).encode(), headers={"Content-Type": "text/csv; charset=utf-8"})
+    finally:
+        store.client.meta.events.unregister("provide-client-params.dynamodb.TransactWriteItems", seen)
+    assert reply.status == 200 and reply.json["created"] == 20, reply
+    # Then each index item was written once, by one update holding all its slips of that day: the
+    # account, each category, the kind and the author, in one or two buckets of slip numbers
+    written = [
+        op["Update"]["Key"]["SK"]["S"] for op in sent if "Update" in op and is_index_sk(op["Update"]["Key"]["SK"]["S"])
+    ]
+    stored = [i for i in store.query(user) if is_index_sk(i["SK"])]
+    assert len(written) == len(set(written)) == len(stored) <= 10
+    assert sum(len(item_entries(i)) for i in stored) == 20 * 4

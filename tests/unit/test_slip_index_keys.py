@@ -9,6 +9,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kakeibo.store import Store
 from kakeibo.store.keys import (
     INDEX_BUCKET,
     entries_before,
@@ -110,3 +111,33 @@ def test_a_day_s_entries_share_items_and_read_back_newest_first(numbers: set[int
         read = [e for sk in sorted(items, reverse=True) if sk.startswith(head) for e in item_entries(items[sk])]
         assert [index_entry(e)[1] for e in read] == sorted(numbers, reverse=True)
         assert set(read) == {e for e in entries if e.startswith(head)}
+
+
+def test_a_transaction_writes_each_index_item_once_setting_and_removing_its_entries() -> None:
+    # Given a slip re-categorised (食費 -> 日用品) in the same transaction as another slip of that
+    # day and bucket is created in 食費, and a third of that day deleted
+    store = Store(None, "LedgerTable")  # type: ignore[arg-type]
+    old, new = slip(id="A", no=5), slip(id="A", no=5, category="日用品", version=2)
+    other, gone = slip(id="B", no=6), slip(id="C", no=7, kind="income", category="給与")
+    before = slip_index_sks(old) | slip_index_sks(gone)
+    after = slip_index_sks(new) | slip_index_sks(other)
+    # When their index writes are made in one call
+    ops = store.index_ops("me", put=after - before, delete=before - after)
+    # Then each item is one unconditional update: 食費's sets B and removes A, 日用品's sets A,
+    # 給与's and income's remove C, and the account and author items (A unchanged there) set B, remove C
+    keys = [op.body["Key"]["SK"]["S"] for op in ops]
+    assert len(keys) == len(set(keys)) and all(
+        op.kind == "Update" and "ConditionExpression" not in op.body for op in ops
+    )
+    by_item = {op.body["Key"]["SK"]["S"].split("#")[1]: op.body for op in ops}
+    food = by_item["食費"]
+    assert food["UpdateExpression"] == "SET #s0 = :s0 REMOVE #r0"
+    assert food["ExpressionAttributeNames"] == {"#s0": "6", "#r0": "5"} and food["ExpressionAttributeValues"] == {
+        ":s0": {"S": "B"}
+    }
+    assert by_item["日用品"]["UpdateExpression"] == "SET #s0 = :s0"
+    assert by_item["給与"]["UpdateExpression"] == "REMOVE #r0" and by_item["給与"]["ExpressionAttributeNames"] == {
+        "#r0": "7"
+    }
+    assert sorted(by_item) == ["cash", "expense", "income", "taro", "日用品", "給与", "食費"]
+    assert by_item["cash"]["ExpressionAttributeNames"] == {"#s0": "6", "#r0": "7"}
