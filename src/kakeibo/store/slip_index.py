@@ -166,7 +166,7 @@ class SlipIndexOps(StoreCore):
             res = self._call(self.client.query, **kwargs)
             raw = [entry for item in res.get("Items", []) for entry in item_entries(from_ddb(item))]
             entries = [index_entry(entry) for entry in entries_before(raw, at)]
-            take = entries[: min(need if exact else len(entries), max_read - read)]
+            take = entries[: min(need if exact else size, max_read - read)]  # an item may hold more
             if not take and "LastEvaluatedKey" in res:
                 start = res["LastEvaluatedKey"]  # items whose slips have all gone, or come before `at`
                 continue
