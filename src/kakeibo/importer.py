@@ -257,7 +257,7 @@ class _Writer:
         done = 0
         for start in range(0, len(rows), NUMBER_AHEAD):
             chunk = rows[start : start + NUMBER_AHEAD]
-            self._number(chunk)
+            self._number([r for r in chunk if not already_imported(r, self.known)])  # re-imports take none
             for batch in batches(chunk, self.ctx.actor, self.numbers):
                 if time_left is not None and time_left() < MIN_SECONDS_LEFT:
                     return len(rows) - done
@@ -372,7 +372,7 @@ def _archived(account: str) -> errors.ApiError:
 def batches(rows: Sequence[Row], author: str | None, numbers: dict[str, int]) -> Iterator[list[Row]]:
     """Consecutive rows, as many per batch as fit in one transaction: the IMPORT counter, a slip and
     its identity item per row, the index items their entries are in (rows of one day share them;
-    `numbers`: each row's slip number) and every balance item the batch touches (counted before
+    `numbers`: the rows' slip numbers) and every balance item the batch touches (counted before
     merging)."""
     batch: list[Row] = []
     keys: set[ledger.ItemKey] = set()
@@ -381,7 +381,9 @@ def batches(rows: Sequence[Row], author: str | None, numbers: dict[str, int]) ->
     for row in rows:
         entry = row.slip.entry()
         touched = set(ledger.effects(entry)) | {AccountItem(a) for a in ledger.accounts_touched(entry)}
-        item = new_slip_item(row.slip, row.slip_id, stamp="", no=numbers[row.slip_id], by=author)
+        # a row already imported has no number: it is counted in bucket 0 of its day (it is dropped
+        # before the write, so the batch can only be smaller than it could have been)
+        item = new_slip_item(row.slip, row.slip_id, stamp="", no=numbers.get(row.slip_id, 0), by=author)
         items = {entry_parts(e)[0] for e in slip_index_sks(item)}
         if batch and 1 + own + 2 + len(index | items) + len(keys | touched) > MAX_TX_ITEMS:
             yield batch

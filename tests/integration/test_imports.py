@@ -271,6 +271,20 @@ def test_a_moved_or_deleted_imported_slip_is_not_imported_again(api: Client) -> 
     assert api.balances() == {"cash": 8800}
 
 
+def test_a_file_sent_again_takes_no_slip_numbers(api: Client, store: Store, user: str) -> None:
+    # Given a file of three rows imported once
+    api.account("cash", 10000)
+    text = HEADER + "".join(f"2026-11-0{d},expense,{100 * d},cash,,食費,,\n" for d in (3, 4, 5))
+    assert api.post("/imports", raw=text, headers={"Content-Type": "text/csv"}).json["created"] == 3
+    counter = store.get(user, "SEQ#slip", consistent=True) or {}
+    # When it is sent again
+    again = api.post("/imports", raw=text, headers={"Content-Type": "text/csv"}).json
+    # Then every row is skipped and the slip counter has not moved: the next slip is numbered 4
+    assert (again["created"], again["skipped"]) == (0, 3)
+    assert (store.get(user, "SEQ#slip", consistent=True) or {})["value"] == counter["value"] == 3
+    assert api.slip(date="2026-11-06", kind="expense", amount=1, account="cash", category="食費").json["no"] == 4
+
+
 def test_out_of_time_returns_partial_and_the_next_run_finishes(api: Client, store: Store, user: str) -> None:
     household(api)
     rows = month_of_rows(150)
