@@ -83,11 +83,7 @@ class ReceiptOps(JournalOps):
             names={"#state": "state", "#at": "stored_at", "#lease": "lease_until"},
             values={":stored": "stored", ":pending": "pending", ":at": at},
         )
-        try:
-            self.record(ctx, [op])
-        except NotMet:
-            return False
-        return True
+        return self._applied(ctx, op)
 
     def ref_ops(
         self, ledger: str, added: Iterable[str], removed: Iterable[str], *, slip_id: str, sweep_after: str
@@ -150,11 +146,7 @@ class ReceiptOps(JournalOps):
             names={"#state": "state", "#refs": "refs"},
             values={":retired": RETIRED, ":zero": 0},
         )
-        try:
-            self.record(ctx, [op])
-        except NotMet:
-            return False
-        return True
+        return self._applied(ctx, op)
 
     def forget_receipt(self, ctx: Bookkeeping, sha256: str) -> bool:
         """Delete the receipt's item if it is still on no slip (True); its object is deleted first."""
@@ -170,11 +162,7 @@ class ReceiptOps(JournalOps):
             names={"#refs": "refs"},
             values={":zero": 0},
         )
-        try:
-            self.record(ctx, [op])
-        except NotMet:
-            return False
-        return True
+        return self._applied(ctx, op)
 
     def keep_receipt(self, ctx: Bookkeeping, sha256: str) -> None:
         """A receipt the sweep found on a slip: out of the due index until a slip lets it go."""
@@ -187,6 +175,14 @@ class ReceiptOps(JournalOps):
             names={"#dpk": "DuePK", "#dsk": "DueSK"},
         )
         self.record(ctx, [op])
+
+    def _applied(self, ctx: Bookkeeping, op: TxOp) -> bool:
+        """Record `op`; False if its condition was not met in a way that is an answer (NotMet)."""
+        try:
+            self.record(ctx, [op])
+        except NotMet:
+            return False
+        return True
 
 
 class NotMet(Exception):
