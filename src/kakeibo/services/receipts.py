@@ -8,9 +8,10 @@ exactly once however often the upload is retried or raced, then attached to slip
 - complete: the object is checked (it exists, its size, its sha256) before the receipt counts as
   stored. Bytes that are not the ones declared are deleted and refused (422): the receipt stays
   pending and its lease can be taken over.
-- A stored receipt on no slip for SWEEP_AFTER is deleted by the daily job: the object first, then
-  the item, so a crash between them leaves an item whose object is gone, which the next run
-  finishes, and never an object nobody can find.
+- A stored receipt on no slip for SWEEP_AFTER is deleted by the daily job: first retired (no slip
+  can take it up from then on), then its object, then its item, so a crash between them leaves a
+  retired item the next run finishes, never an object nobody can find nor a slip whose receipt has
+  no bytes.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ def sweep_day(instant: dt.datetime) -> str:
     return (later + dt.timedelta(days=1)).isoformat()
 
 
-def receipt_view(store: Store, who: str, item: Item, *, upload: dict[str, Any] | None = None) -> dict[str, Any]:
+def receipt_view(who: str, item: Item, *, upload: dict[str, Any] | None = None) -> dict[str, Any]:
     view: dict[str, Any] = {
         "id": item["id"],
         "state": item["state"],
@@ -84,7 +85,7 @@ def claim(store: Store, ctx: WriteContext, body: ReceiptIn) -> tuple[int, dict[s
     except Claimed as taken:
         current = taken.item
         if current is not None and current.get("state") == "stored":
-            return 200, receipt_view(store, ctx.ledger, current)
+            return 200, receipt_view(ctx.ledger, current)
         wait = max(1, (int((current or {}).get("lease_until", 0)) - int(now.timestamp() * 1000)) // 1000 + 1)
         raise errors.UploadInProgress(
             "another upload of this receipt is in progress; retry when its lease ends", retry_after=wait
@@ -96,7 +97,7 @@ def claim(store: Store, ctx: WriteContext, body: ReceiptIn) -> tuple[int, dict[s
         sha256=body.sha256,
         expires=LEASE_SECONDS,
     )
-    return 201, receipt_view(store, ctx.ledger, item, upload={"url": url, "method": "PUT", "headers": headers})
+    return 201, receipt_view(ctx.ledger, item, upload={"url": url, "method": "PUT", "headers": headers})
 
 
 def _read(store: Store, who: str, receipt_id: str) -> Item:
@@ -114,7 +115,7 @@ def complete(store: Store, ctx: WriteContext, receipt_id: str) -> dict[str, Any]
     """POST /receipts/{id}/complete: the object checked, the receipt stored. Idempotent."""
     item = _read(store, ctx.ledger, receipt_id)
     if item["state"] == "stored":
-        return receipt_view(store, ctx.ledger, item)
+        return receipt_view(ctx.ledger, item)
     key = blobs.key_of(str(ctx.ledger), receipt_id)
     found = blobs.find(key, int(item["size"]))
     if found is None:
@@ -127,12 +128,12 @@ def complete(store: Store, ctx: WriteContext, receipt_id: str) -> dict[str, Any]
         )
     at = _iso(utc_now())
     if store.mark_stored(Bookkeeping(ctx.ledger, ctx.guard), receipt_id, at=at):
-        return receipt_view(store, ctx.ledger, {**item, "state": "stored", "stored_at": at})
-    return receipt_view(store, ctx.ledger, _read(store, ctx.ledger, receipt_id))  # completed by another call
+        return receipt_view(ctx.ledger, {**item, "state": "stored", "stored_at": at})
+    return receipt_view(ctx.ledger, _read(store, ctx.ledger, receipt_id))  # completed by another call
 
 
 def get_receipt(store: Store, who: str, receipt_id: str) -> dict[str, Any]:
-    return receipt_view(store, who, _read(store, who, receipt_id))
+    return receipt_view(who, _read(store, who, receipt_id))
 
 
 def sweep(store: Store, ledger: str, receipt_id: str, until: dt.date) -> bool:
