@@ -16,6 +16,7 @@ from kakeibo.settings import get_settings
 
 PREFIX = "receipts/"
 UNAVAILABLE = "the receipts storage did not answer; nothing was changed: retry"
+REFUSED = "the receipts storage refused the request ({storage_code}); nothing was changed: retry later"
 RETRY_SECONDS = 5
 
 
@@ -41,7 +42,9 @@ def _client() -> Any:
 
 @contextmanager
 def answering() -> Iterator[None]:
-    """S3 failing to answer (timeouts, connections refused, its 5xx) as StorageUnavailable."""
+    """S3 failing to answer (timeouts, connections refused, its 5xx), or refusing the function (a 4xx
+    the caller cannot mend: a bucket policy or key that refuses it), as StorageUnavailable. A missing
+    object is the caller's answer and is handled where it is asked for."""
     from botocore.exceptions import BotoCoreError, ClientError  # noqa: PLC0415
 
     try:
@@ -52,7 +55,10 @@ def answering() -> Iterator[None]:
         status = int(exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode", 0))
         if status >= 500:
             raise errors.StorageUnavailable(UNAVAILABLE, retry_after=RETRY_SECONDS) from exc
-        raise
+        code = str(exc.response.get("Error", {}).get("Code") or status)
+        raise errors.StorageUnavailable(
+            REFUSED.format(storage_code=code), retry_after=RETRY_SECONDS, storage_code=code
+        ) from exc
 
 
 def key_of(ledger: str, sha256: str) -> str:

@@ -457,6 +457,9 @@ TRANSLATIONS: dict[str, str] = {
     "the receipts storage did not answer; nothing was changed: retry": (
         "領収書の保存先が応答しませんでした。何も変更していません。少し待ってからもう一度お試しください"
     ),
+    "the receipts storage refused the request ({storage_code}); nothing was changed: retry later": (
+        "領収書の保存先が要求を拒否しました（{storage_code}）。何も変更していません。時間をおいてもう一度お試しください"
+    ),
     "another upload of this receipt is in progress; retry when its lease ends": (
         "この領収書は別の端末がアップロード中です。少し待ってからもう一度お試しください"
     ),

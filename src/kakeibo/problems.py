@@ -106,6 +106,9 @@ class ChecksumMismatchProblem(ProblemBase):
 class StorageUnavailableProblem(ProblemBase):
     code: Literal["storage_unavailable"]
     retry_after: int = Field(description=RETRY_AFTER)
+    storage_code: str | None = Field(
+        default=None, description="when the storage refused the request: its error code (AccessDenied, ...)"
+    )
 
 
 class GoneProblem(ProblemBase):

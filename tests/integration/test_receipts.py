@@ -330,3 +330,36 @@ def test_a_slip_cannot_take_up_a_receipt_the_sweep_has_retired(
     assert attached == [404]
     assert api.get("/slips").json["items"] == []
     assert store.read_receipt(user, loose) is None
+
+
+def test_a_bucket_that_refuses_the_function_is_a_503_that_changes_nothing(api: Client, monkeypatch: Any) -> None:
+    # Given an uploaded receipt, and then a bucket whose policy refuses the function (S3 answers 403)
+    data = PHOTO + b"refused"
+    claimed = api.post("/receipts", _body(data))
+    _put(claimed.json["upload"], data)
+    from botocore.exceptions import ClientError
+
+    from kakeibo import blobs
+
+    class Refusing:
+        def head_object(self, **kwargs: Any) -> Any:
+            denied = {
+                "Error": {"Code": "AccessDenied", "Message": "Access Denied"},
+                "ResponseMetadata": {"HTTPStatusCode": 403},
+            }
+            raise ClientError(denied, "HeadObject")  # type: ignore[arg-type]
+
+    monkeypatch.setattr(blobs, "_client", Refusing)
+    # When the upload is completed
+    reply = api.post(f"/receipts/{claimed.json['id']}/complete")
+    # Then 503 storage_unavailable naming S3's refusal, in the caller's language too, and it stays pending
+    assert (reply.status, reply.json["code"], reply.json["storage_code"]) == (
+        503,
+        "storage_unavailable",
+        "AccessDenied",
+    )
+    assert reply.json["status"] == 503 and "refused" in reply.json["detail"]
+    japanese = api.post(f"/receipts/{claimed.json['id']}/complete", headers={"Accept-Language": "ja"})
+    assert "拒否" in japanese.json["detail"] and "AccessDenied" in japanese.json["detail"]
+    monkeypatch.undo()
+    assert api.get(f"/receipts/{claimed.json['id']}").json["state"] == "pending"
