@@ -55,7 +55,8 @@ def _floor(ctx: Context, who: str) -> list[tuple[str, dict[str, Any]]]:
                 "ExpressionAttributeValues": to_ddb(values), "ConsistentRead": True, **extra}  # fmt: skip
 
     years, months = account_years_range("0000", start[:4]), account_months_range(start[:7], end[:7])
-    identities = [billing.payment_slip_id(CARD, c.closing_date) for c in [earliest, *wanted]]
+    everything = billing.with_lookback(rule, wanted)
+    identities = [billing.payment_slip_id(CARD, c) for c in sorted(billing.payment_closings(rule, everything, ()))]
     keys = [to_ddb({"PK": partition, "SK": identity_sk(i)}) for i in identities]
     card = {"TableName": table, "Key": to_ddb({"PK": partition, "SK": account_sk(CARD)}), "ConsistentRead": True}
     return [

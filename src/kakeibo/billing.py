@@ -129,30 +129,141 @@ def first_to_pay(billing: Billing, paid_through: dt.date | None, today: dt.date)
 LOOKBACK = 3
 
 
+@dataclass(frozen=True)
+class Payment:
+    """A payment slip posted for the cycle closing on `closing`, under whichever billing the card had
+    then, as it stands now (the user may have moved or changed it)."""
+
+    closing: dt.date
+    date: dt.date
+    amount: int
+
+
+@dataclass(frozen=True)
+class Era:
+    """A billing the card had before its current one, and the closing dates of the cycles whose
+    payments were posted under it (`first`..`last`)."""
+
+    billing: Billing
+    first: dt.date
+    last: dt.date
+
+    def closings(self, lo: dt.date, hi: dt.date) -> list[dt.date]:
+        """The closing dates paid under this billing that fall in lo..hi."""
+        lo, hi = max(lo, self.first), min(hi, self.last)
+        if lo > hi:
+            return []
+        return [c.closing_date for c in cycles(self.billing, lo.strftime("%Y-%m"), hi.strftime("%Y-%m"))
+                if lo <= c.closing_date <= hi]  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Managed:
+    """Which of the current billing's cycles are paid here.
+
+    `billing_from`: the closing date of the first cycle of the current billing whose payment the job
+    posts (earlier ones were settled by payments posted under former billings, counted by their own
+    dates). `outside_through`: the day up to which the card's debts were paid outside, before its
+    first billing was set (on their payment dates, as far as is known); None: not known.
+    `paid_through`: the closing date of the last cycle the job has dealt with (posted, or found
+    nothing to pay); a cycle up to it that has no payment slip settles nothing."""
+
+    billing_from: dt.date | None = None
+    outside_through: dt.date | None = None
+    paid_through: dt.date | None = None
+
+
 def amounts_due(
-    cycles: list[Cycle], owed: dict[dt.date, int], posted: dict[dt.date, int], managed_from: dt.date | None = None
+    cycles: list[Cycle],
+    owed: dict[dt.date, int],
+    payments: dict[dt.date, Payment],
+    managed: Managed,
+    deleted: frozenset[dt.date] = frozenset(),
 ) -> dict[dt.date, int]:
-    """Each cycle's amount due (by closing date), `cycles` in order.
+    """Each cycle's amount due (by closing date), `cycles` (of the current billing) in order.
 
     `owed[closing]` is what the card owes at the end of that day (minus its balance then: charges
-    less refunds and every payment dated by then); `posted[closing]` the amount of a cycle's payment
-    slip where one is posted; `managed_from` the closing date of the first cycle whose payment is
-    posted here (earlier ones were paid before, outside: on their payment date, as far as is known).
+    less refunds and every payment dated by then); `payments` the payment slips posted, by the closing
+    date they pay, whatever billing posted them; `deleted` the closing dates whose payment slip was
+    posted and then deleted (or undone).
 
-    A cycle owes what the card owes at its closing date, less what earlier cycles' payments that are
-    not in that balance will settle: a posted payment dated after the closing date (its amount), a
-    payment of a cycle paid here that is not posted yet, whatever its date (what that cycle owes),
-    and a payment made outside after the closing date (what that cycle owes). So a slip moved into a
-    cycle after its payment is owed with the next, nothing is owed twice, and cycles still to come
-    forecast what their payments will be. Never below zero (a card in credit owes nothing)."""
+    A cycle owes what the card owes at its closing date, less what is not in that balance and yet
+    settles it: a payment for an earlier closing date dated after this one (its amount, whichever
+    billing posted it), the payment of an earlier cycle paid here that the job has not reached yet,
+    whatever its date (what that cycle owes), and a payment made outside after the closing date (what that cycle
+    owes). A deleted payment settles nothing: its debt stays in the balance and the next payment pays
+    it. So a slip moved into a cycle after its payment is owed with the next, nothing is owed twice,
+    a billing change neither pays again nor forgets what was paid, and cycles still to come forecast
+    what their payments will be. Never below zero (a card in credit owes nothing)."""
     due: dict[dt.date, int] = {}
     for index, current in enumerate(cycles):
-        outstanding = 0
+        closing = current.closing_date
+        outstanding = sum(p.amount for p in payments.values() if p.closing < closing < p.date)
         for earlier in cycles[:index]:
-            after = earlier.payment_date > current.closing_date
-            if earlier.closing_date in posted:
-                outstanding += posted[earlier.closing_date] if after else 0
-            elif after or (managed_from is not None and earlier.closing_date >= managed_from):
+            if earlier.closing_date in payments or earlier.closing_date in deleted:
+                continue
+            ours = managed.billing_from is not None and earlier.closing_date >= managed.billing_from
+            ours = ours and (managed.paid_through is None or earlier.closing_date > managed.paid_through)
+            outside = managed.outside_through is None or earlier.closing_date <= managed.outside_through
+            if ours or (outside and earlier.payment_date > closing):
                 outstanding += due[earlier.closing_date]
-        due[current.closing_date] = max(0, owed[current.closing_date] - outstanding)
+        due[closing] = max(0, owed[closing] - outstanding)
     return due
+
+
+@dataclass(frozen=True)
+class Former:
+    """A card's billing as it was before a change: its rule, which cycles of it were paid here, and
+    the billings it had before it."""
+
+    billing: Billing
+    managed: Managed
+    eras: tuple[Era, ...] = ()
+
+
+# Former billings a card remembers: a payment is debited at most about three months after its
+# closing, so only the last few can hold payments that count for the cycles still to pay.
+MAX_ERAS = 12
+
+
+def rebill(
+    rule: Billing, today: dt.date, paid_through: dt.date | None, former: Former | None = None
+) -> tuple[Cycle, Managed, tuple[Era, ...]]:
+    """A card's billing set (or changed) today: the first cycle the job pays under it, which cycles
+    of it are paid here, and the former billings whose posted payments still count (by their dates).
+    The billing being replaced becomes one of them for the closing dates paid under it; what was
+    paid outside before the first billing stays as the first billing said."""
+    first = first_to_pay(rule, paid_through, today)
+    eras = list(former.eras) if former else []
+    if former is not None and paid_through is not None:
+        begun = former.managed.billing_from
+        if begun is not None and begun <= paid_through:
+            eras.append(Era(former.billing, begun, paid_through))
+    outside = former.managed.outside_through if former else None
+    managed = Managed(
+        first.closing_date, outside if outside is not None else preceding(rule, first).closing_date, paid_through
+    )
+    return first, managed, tuple(eras[-MAX_ERAS:])
+
+
+def with_lookback(rule: Billing, wanted: list[Cycle]) -> list[Cycle]:
+    """`wanted` (consecutive cycles) preceded by the LOOKBACK cycles whose payments may still be
+    outstanding at the first one's closing date."""
+    earlier: list[Cycle] = []
+    current = wanted[0]
+    for _ in range(LOOKBACK):
+        current = preceding(rule, current)
+        earlier.insert(0, current)
+    return [*earlier, *wanted]
+
+
+def payment_closings(rule: Billing, everything: list[Cycle], eras: tuple[Era, ...] | list[Era]) -> set[dt.date]:
+    """The closing dates whose payments can count for `everything` (a run of cycles with its
+    lookback): those cycles' own, the LOOKBACK before them (whose payments may be dated after the
+    first one's closing date), and those paid under former billings in that span."""
+    span = with_lookback(rule, everything)
+    lo, hi = span[0].period_from, span[-1].closing_date
+    closings = {c.closing_date for c in span}
+    for era in eras:
+        closings.update(era.closings(lo, hi))
+    return closings

@@ -332,3 +332,99 @@ def test_statements_equal_a_recomputation_from_the_slips(api: Client, on_day: An
         assert (statement["charges"], statement["refunds"], statement["payments"]) == (charges, refunds, payments)
         assert statement["slips_count"] == len(within), closing
         assert statement["amount_due"] == max(0, charges - refunds - payments), closing
+
+
+def _run(api: Client, until: str) -> list[int]:
+    """Run the job up to `until`; the amounts it paid, in order."""
+    before = {s["id"] for s in api.get("/slips", query={"account": "bank", "limit": 100}).json["items"]}
+    ran = api.post("/jobs/run", query={"until": until})
+    assert ran.status == 200 and ran.json["failed"] == [], ran.json
+    after = api.get("/slips", query={"account": "bank", "limit": 100}).json["items"]
+    return [s["amount"] for s in sorted(after, key=lambda s: s["date"]) if s["id"] not in before]
+
+
+def _rebill(api: Client, **settings: Any) -> None:
+    version = api.get("/accounts/card").json["version"]
+    changed = api.patch("/accounts/card", {"billing": {**BILLING, **settings}}, headers={"If-Match": f'"{version}"'})
+    assert changed.status == 200, changed
+
+
+def test_a_payment_posted_before_a_billing_change_counts_under_the_new_billing(
+    api: Client, store: Store, user: str, on_day: Any
+) -> None:
+    # Given a card closing on the 15th, paid on the 10th, whose 700 (1,000 less a 300 refund) was paid
+    on_day(SET_ON)
+    _card(api)
+    api.slip(date="2026-11-01", kind="expense", amount=1_000, account="card", category="日用品")
+    api.slip(date="2026-11-05", kind="income", amount=300, account="card", category="返品")
+    api.slip(date="2026-11-20", kind="expense", amount=2_000, account="card", category="食費")
+    api.slip(date="2026-12-20", kind="expense", amount=4_000, account="card", category="外食")
+    on_day(dt.date(2026, 12, 10))
+    assert _run(api, "2026-12-10") == [700]
+    # When its billing changes to closing on the 25th, paid on the 27th, and the job runs to March
+    on_day(dt.date(2026, 12, 11))
+    _rebill(api, closing_day=25, payment_day=27)
+    on_day(dt.date(2027, 3, 31))
+    paid = _run(api, "2027-03-31")
+    # Then the 700 is not paid again: the next payments are the charges not yet paid, each once
+    assert paid == [2_000, 4_000]
+    assert _balance(api, "card") == 0
+    assert invariants.check(store, user) == []
+
+
+def test_a_closing_day_moved_earlier_after_a_payment_pays_each_charge_once(
+    api: Client, store: Store, user: str, on_day: Any
+) -> None:
+    # Given a card closing on the 25th, paid on the 27th, whose October cycle (1,000) was paid
+    on_day(SET_ON)
+    _card(api, closing_day=25, payment_day=27)
+    api.slip(date="2026-10-20", kind="expense", amount=1_000, account="card", category="日用品")
+    api.slip(date="2026-10-30", kind="expense", amount=500, account="card", category="日用品")
+    api.slip(date="2026-11-10", kind="expense", amount=4_800, account="card", category="食費")
+    on_day(dt.date(2026, 11, 27))
+    assert _run(api, "2026-11-27") == [1_000]
+    # When the closing day moves to the 5th (paid on the 10th) and the job runs to February
+    on_day(dt.date(2026, 11, 28))
+    _rebill(api, closing_day=5, payment_day=10)
+    on_day(dt.date(2027, 2, 28))
+    paid = _run(api, "2027-02-28")
+    # Then each charge is paid once: 500 (closing 5 November) and 4,800 (closing 5 December)
+    assert paid == [500, 4_800]
+    assert _balance(api, "card") == 0
+    assert invariants.check(store, user) == []
+
+
+def test_a_deleted_payment_is_paid_by_the_next(api: Client, store: Store, user: str, on_day: Any) -> None:
+    # Given the September and October cycles paid (1,000 and 4,500)
+    on_day(SET_ON)
+    _card(api)
+    _spend(api)
+    on_day(dt.date(2026, 11, 30))
+    assert _run(api, "2026-11-30") == [1_000, 4_500]
+    # When the user deletes the October payment
+    payment = billing.payment_slip_id("card", dt.date(2026, 10, 15))
+    deleted = api.delete(f"/slips/2026-11-10/{payment}", headers={"If-Match": '"1"'})
+    assert deleted.status == 204, deleted
+    # Then the November cycle owes it beside its own 4,000, and December's payment settles both
+    nov = _statements(api)["2026-11-15"]
+    assert (nov["charges"], nov["amount_due"]) == (4_000, 8_500)
+    assert _run(api, "2026-12-31") == [8_500]
+    assert _balance(api, "card") == 0
+    assert invariants.check(store, user) == []
+
+
+def test_an_undone_payment_is_paid_by_the_next(api: Client, store: Store, user: str, on_day: Any) -> None:
+    # Given the September cycle paid
+    on_day(SET_ON)
+    _card(api)
+    api.slip(date="2026-09-10", kind="expense", amount=1_000, account="card", category="日用品")
+    on_day(dt.date(2026, 10, 10))
+    assert _run(api, "2026-10-10") == [1_000]
+    # When its payment is undone from the journal
+    entry = next(c for c in reversed(api.get("/changes").json["changes"]) if c["origin"] == "card_payment")
+    assert api.post(f"/changes/{entry['seq']}/undo").status == 200
+    # Then the next payment pays it
+    on_day(dt.date(2026, 12, 31))
+    assert _run(api, "2026-12-31") == [1_000]
+    assert _balance(api, "card") == 0
+    assert invariants.check(store, user) == []

@@ -3,8 +3,10 @@ day once, payments shifted onto Japanese business days (even into the next year)
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import itertools
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -164,8 +166,8 @@ def test_paying_every_cycle_its_amount_due_pays_each_charge_once(
     for index, current in enumerate(months):
         known = months[: index + 1]
         owed = {c.closing_date: _owed(charges, payments, c.closing_date) for c in known}
-        posted = {closing: amount for closing, (_, amount) in payments.items()}
-        due = billing.amounts_due(known, owed, posted, months[0].closing_date)[current.closing_date]
+        posted = {closing: billing.Payment(closing, when, amount) for closing, (when, amount) in payments.items()}
+        due = billing.amounts_due(known, owed, posted, billing.Managed(months[0].closing_date))[current.closing_date]
         assert due >= 0
         payments[current.closing_date] = (current.payment_date, due)
     # Then everything charged up to the last closing was paid exactly once: neither more nor less,
@@ -177,6 +179,99 @@ def test_paying_every_cycle_its_amount_due_pays_each_charge_once(
         assert payments[current.closing_date][1] == own
     # And the amounts forecast before any payment was posted are the ones then paid
     forecast = billing.amounts_due(
-        months, {c.closing_date: _owed(charges, {}, c.closing_date) for c in months}, {}, months[0].closing_date
-    )
+        months, {c.closing_date: _owed(charges, {}, c.closing_date) for c in months}, {},
+        billing.Managed(months[0].closing_date),
+    )  # fmt: skip
     assert forecast == {closing: amount for closing, (_, amount) in payments.items()}
+
+
+class _Card:
+    """A card as the daily job sees it, kept in memory: its charges, the payment slips posted for it
+    (by the closing date they pay) and its billing's bookkeeping, changed only through billing.py."""
+
+    def __init__(self, rule: Billing, today: dt.date) -> None:
+        self.today = today
+        self.rule = rule
+        self.next, self.managed, self.eras = billing.rebill(rule, today, None)
+        self.paid_through: dt.date | None = None
+        self.charges: list[list[Any]] = []  # [date, amount]
+        self.payments: dict[dt.date, billing.Payment] = {}
+        self.deleted: set[dt.date] = set()
+        assert self.managed.outside_through is not None
+        self.start = self.managed.outside_through + dt.timedelta(days=1)  # debts before were paid outside
+
+    def owed(self, day: dt.date) -> int:
+        spent = sum(amount for when, amount in self.charges if when <= day)
+        return spent - sum(p.amount for p in self.payments.values() if p.date <= day)
+
+    def rebill(self, rule: Billing) -> None:
+        former = billing.Former(self.rule, self.managed, self.eras)
+        self.rule = rule
+        self.next, self.managed, self.eras = billing.rebill(rule, self.today, self.paid_through, former)
+
+    def run(self, until: dt.date) -> None:
+        """What the job does for one card: each cycle due by `until` in order, its payment posted
+        once (a cycle whose payment slip exists, or existed, is never posted again)."""
+        current = self.next
+        while current.payment_date <= until:
+            closing = current.closing_date
+            if closing not in self.payments and closing not in self.deleted:
+                everything = billing.with_lookback(self.rule, [current])
+                known = billing.payment_closings(self.rule, everything, self.eras)
+                due = billing.amounts_due(
+                    everything,
+                    {c.closing_date: self.owed(c.closing_date) for c in everything},
+                    {x: p for x, p in self.payments.items() if x in known},
+                    self.managed,
+                    frozenset(x for x in self.deleted if x in known),
+                )[closing]
+                if due > 0:
+                    paid_for = sum(p.amount for p in self.payments.values() if p.closing <= closing)
+                    charged = sum(amount for when, amount in self.charges if when <= closing)
+                    assert paid_for + due <= charged, "a payment paid for what was not yet charged"
+                    self.payments[closing] = billing.Payment(closing, current.payment_date, due)
+            self.paid_through = closing
+            self.managed = dataclasses.replace(self.managed, paid_through=closing)
+            current = billing.following(self.rule, current)
+        self.next = current
+
+
+STEPS = st.one_of(
+    st.tuples(st.just("charge"), st.integers(-40, 90), st.integers(1, 9_999)),
+    st.tuples(st.just("advance"), st.integers(1, 70), st.just(0)),
+    st.tuples(st.just("rebill"), BILLINGS, st.just(0)),
+    st.tuples(st.just("delete_payment"), st.integers(0, 50), st.just(0)),
+    st.tuples(st.just("move_earlier"), st.integers(0, 50), st.integers(1, 60)),
+)
+
+
+@settings(deadline=None, max_examples=300)
+@given(BILLINGS, st.dates(dt.date(2020, 1, 1), dt.date(2030, 12, 31)), st.lists(STEPS, max_size=30))
+def test_any_billing_changes_payments_moves_and_deletes_pay_every_charge_once(
+    rule: Billing, today: dt.date, steps: list[tuple[str, Any, int]]
+) -> None:
+    # Given a card whose billing is set today, and any sequence of charges (back-dated ones too),
+    # days passing with the job running, billing changes, payments deleted and charges moved earlier
+    card = _Card(rule, today)
+    for step, value, amount in steps:
+        if step == "charge":
+            card.charges.append([max(card.start, card.today + dt.timedelta(days=value)), amount])
+        elif step == "advance":
+            card.today += dt.timedelta(days=value)
+            card.run(card.today)  # (it checks that nothing is paid before it is charged)
+        elif step == "rebill":
+            card.rebill(value)
+        elif step == "delete_payment" and card.payments:
+            closing = sorted(card.payments)[value % len(card.payments)]
+            del card.payments[closing]
+            card.deleted.add(closing)
+        elif step == "move_earlier" and card.charges:
+            charge = card.charges[value % len(card.charges)]
+            charge[0] = max(card.start, charge[0] - dt.timedelta(days=amount))
+    # When time runs on past every charge and the job has run
+    last = max([card.today, *(when for when, _ in card.charges)])
+    card.today = last + dt.timedelta(days=200)
+    card.run(card.today)
+    # Then every charge was paid exactly once: the card owes nothing and is owed nothing
+    assert card.owed(card.today) == 0
+    assert sum(p.amount for p in card.payments.values()) == sum(amount for _, amount in card.charges)

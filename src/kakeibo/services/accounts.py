@@ -7,7 +7,7 @@ import json
 from typing import Any, NoReturn
 
 from kakeibo import errors
-from kakeibo.billing import Billing, first_to_pay
+from kakeibo.billing import Billing, Era, Former, Managed, cycle_of, preceding, rebill
 from kakeibo.models import ACCOUNT_ID_RE, AccountCreate, AccountPatch
 from kakeibo.recurrence import LAST_DAY
 from kakeibo.services.common import check_version, now_iso, on_current
@@ -159,10 +159,10 @@ def change_account(
         return view
     account, version = str(current["id"]), int(current["version"])
     if "billing" in fields:  # a new billing: its payments go on from the last one paid
-        paid, since = current.get("paid_through"), current.get("payments_from")
         schedule = billing_schedule(
-            store, ctx.ledger, account, current["type"], fields["billing"], paid_through=paid, payments_from=since
-        )
+            store, ctx.ledger, account, current["type"], fields["billing"], paid_through=current.get("paid_through"),
+            previous=current,
+        )  # fmt: skip
         fields = {**fields, **schedule, "last_error": None, "billing_by": ctx.actor if fields["billing"] else None}
 
     def fail(old: Item | None) -> errors.ApiError:
@@ -195,13 +195,18 @@ def billing_schedule(
     billing: dict[str, Any] | None,
     *,
     paid_through: str | None,
-    payments_from: str | None = None,
+    previous: Item | None = None,
 ) -> dict[str, Any]:
     """The payment schedule a card's billing gives (all None when billing is removed), once the
     billing is known to be allowed: on a credit card, paid from an open bank account of the ledger.
-    `payments_from` is the closing date of the first cycle paid here: kept from the first billing."""
+
+    `previous` is the card as it was, when its billing changes: the billing it had becomes a former
+    one (an era) for the closing dates paid under it, so that those payments count by their own dates
+    under the new billing; `payments_from` (the first cycle ever paid here) and `outside_through`
+    (what was paid before the first billing) are kept from the first billing."""
     if billing is None:
-        return {"next_closing": None, "next_payment": None, "paid_through": None, "payments_from": None}
+        return {"next_closing": None, "next_payment": None, "paid_through": None, "payments_from": None,
+                "billing_from": None, "outside_through": None, "billing_eras": None}  # fmt: skip
     if kind != "credit":
         _refuse("billing", "billing is only for credit accounts")
     source = billing["pay_from"]
@@ -210,13 +215,56 @@ def billing_schedule(
         _refuse("pay_from", f"account '{source}' {'is archived' if found else 'does not exist'}")
     elif found["type"] != "bank":
         _refuse("pay_from", f"account '{source}' is not a bank account")
-    first = first_to_pay(card_billing(billing), dt.date.fromisoformat(paid_through) if paid_through else None, today())
+    rule = card_billing(billing)
+    old = (previous or {}).get("billing")
+    former = None
+    if previous is not None and old and previous.get("next_closing"):
+        former = Former(card_billing(dict(old)), card_managed(previous), tuple(card_eras(previous)))
+    first, managed, eras = rebill(rule, today(), dt.date.fromisoformat(paid_through) if paid_through else None, former)
     return {
         "next_closing": first.closing_date.isoformat(),
         "next_payment": first.payment_date.isoformat(),
         "paid_through": paid_through,
-        "payments_from": payments_from or first.closing_date.isoformat(),
+        "payments_from": (previous or {}).get("payments_from") if former else first.closing_date.isoformat(),
+        "billing_from": first.closing_date.isoformat(),
+        "outside_through": managed.outside_through.isoformat() if managed.outside_through else None,
+        "billing_eras": [_era_record(era) for era in eras] or None,
     }
+
+
+def _era_record(era: Era) -> dict[str, Any]:
+    rule = era.billing
+    return {
+        "closing_day": "last" if rule.closing_day == LAST_DAY else rule.closing_day,
+        "payment_day": "last" if rule.payment_day == LAST_DAY else rule.payment_day,
+        "payment_month_offset": rule.payment_month_offset,
+        "shift": rule.shift,
+        "first": era.first.isoformat(),
+        "last": era.last.isoformat(),
+    }
+
+
+def card_eras(item: Item) -> list[Era]:
+    """The card's former billings and the closing dates paid under each."""
+    return [
+        Era(card_billing(dict(era)), dt.date.fromisoformat(str(era["first"])), dt.date.fromisoformat(str(era["last"])))
+        for era in item.get("billing_eras") or []
+    ]
+
+
+def card_managed(item: Item) -> Managed:
+    """Which cycles of the card's current billing are paid here (cards stored before `billing_from`
+    and `outside_through` were kept had one billing since `payments_from`)."""
+
+    def day(name: str) -> dt.date | None:
+        value = item.get(name)
+        return dt.date.fromisoformat(str(value)) if value else None
+
+    begun, outside = day("billing_from") or day("payments_from"), day("outside_through")
+    if outside is None and begun is not None and item.get("billing"):
+        rule = card_billing(dict(item["billing"]))
+        outside = preceding(rule, cycle_of(rule, begun)).closing_date
+    return Managed(billing_from=begun, outside_through=outside, paid_through=day("paid_through"))
 
 
 def card_billing(billing: dict[str, Any]) -> Billing:

@@ -21,7 +21,7 @@ from kakeibo.billing import Cycle
 from kakeibo.ledger import UNCATEGORIZED, CategoryMonthItem, ItemKey, SubcategoryMonthItem
 from kakeibo.models import check_month
 from kakeibo.recurrence import LAST_DAY, month_day
-from kakeibo.services.accounts import account_item, card_billing
+from kakeibo.services.accounts import account_item, card_billing, card_eras, card_managed
 from kakeibo.services.balances import Rollups, changes, rollup_reads, together
 from kakeibo.services.postings import kept_error, post, same_error
 from kakeibo.services.recurrences import POSTERS, RunTally, TimeLeft, out_of_time
@@ -71,13 +71,8 @@ def _card(store: Store, who: str, account: str) -> tuple[Item, billing.Billing]:
 
 
 def _cycles(rule: billing.Billing, first: str, last: str) -> Cycles:
-    wanted = billing.cycles(rule, first, last)
-    earlier: list[Cycle] = []
-    current = wanted[0]
-    for _ in range(billing.LOOKBACK):
-        current = billing.preceding(rule, current)
-        earlier.insert(0, current)
-    return Cycles(earlier, wanted)
+    everything = billing.with_lookback(rule, billing.cycles(rule, first, last))
+    return Cycles(everything[: billing.LOOKBACK], everything[billing.LOOKBACK :])
 
 
 def statements(store: Store, who: str, account: str, first: str | None, last: str | None) -> dict[str, Any]:
@@ -131,9 +126,8 @@ def _statements(store: Store, who: str, item: Item, cycles: Cycles) -> list[dict
             balance += running[index][1]
             index += 1
         owed[current.closing_date] = -balance
-    posted = _posted_payments(store, who, account, everything)
-    managed = item.get("payments_from")
-    due = billing.amounts_due(everything, owed, posted, dt.date.fromisoformat(str(managed)) if managed else None)
+    payments, deleted = _payments(store, who, item, everything)
+    due = billing.amounts_due(everything, owed, payments, card_managed(item), deleted)
     today_ = today()
     out = []
     for current in cycles.wanted:
@@ -143,7 +137,8 @@ def _statements(store: Store, who: str, item: Item, cycles: Cycles) -> list[dict
         def total(name: str, within: list[Item] = within) -> int:
             return sum(int(d.get(name, 0)) for d in within)
 
-        paid = posted.get(current.closing_date)
+        payment = payments.get(current.closing_date)
+        paid = payment.amount if payment is not None else None
         state = "paid" if paid is not None else ("open" if current.closing_date >= today_ else "closed")
         out.append(
             {
@@ -163,17 +158,29 @@ def _statements(store: Store, who: str, item: Item, cycles: Cycles) -> list[dict
     return out
 
 
-def _posted_payments(store: Store, who: str, account: str, cycles: list[Cycle]) -> dict[dt.date, int]:
-    """The amount of each cycle's payment slip that is posted (and not deleted since), by closing date."""
-    ids = {billing.payment_slip_id(account, c.closing_date): c.closing_date for c in cycles}
+def _payments(
+    store: Store, who: str, item: Item, cycles: list[Cycle]
+) -> tuple[dict[dt.date, billing.Payment], frozenset[dt.date]]:
+    """The payment slips posted for the closing dates around `cycles` (those of the current billing
+    and those paid under former ones), as they stand, and the closing dates whose payment was deleted."""
+    account = str(item["id"])
+    closings = billing.payment_closings(card_billing(dict(item["billing"])), cycles, card_eras(item))
+    ids = {billing.payment_slip_id(account, closing): closing for closing in closings}
     identities = store.batch_get(who, [identity_sk(i) for i in ids])
+    found = {slip_id: identities.get(identity_sk(slip_id)) for slip_id in ids}
+    deleted = frozenset(ids[i] for i, identity in found.items() if identity is not None and identity.get("deleted"))
     live = {
-        slip_sk(str(found["date"]), slip_id): closing
-        for slip_id, closing in ids.items()
-        if (found := identities.get(identity_sk(slip_id))) is not None and not found.get("deleted")
+        slip_sk(str(identity["date"]), slip_id): ids[slip_id]
+        for slip_id, identity in found.items()
+        if identity is not None and not identity.get("deleted")
     }
     slips = store.batch_get(who, list(live)) if live else {}
-    return {closing: int(slips[sk]["amount"]) for sk, closing in live.items() if sk in slips}
+    payments = {
+        closing: billing.Payment(closing, dt.date.fromisoformat(str(slips[sk]["date"])), int(slips[sk]["amount"]))
+        for sk, closing in live.items()
+        if sk in slips
+    }
+    return payments, deleted
 
 
 # ---- payments --------------------------------------------------------------------------------
