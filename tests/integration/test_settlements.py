@@ -360,3 +360,52 @@ def test_a_settlement_retried_with_its_idempotency_key_is_recorded_once(local_en
     entries = home["hanako"].get(f"{home.base}/changes").json["changes"]
     assert [c["type"] for e in entries for c in e["changes"]].count("settlement") == 1
     home.check(store)
+
+
+def _edit(home: Household, who: str, location: str, patch: dict[str, Any]) -> Any:
+    current = home[who].get(location)
+    edited = home[who].patch(location, patch, headers={"If-Match": current.etag or ""})
+    assert edited.status == 200, edited
+    return edited.json
+
+
+def test_equal_shares_stay_among_the_members_of_the_day_the_slip_was_written(local_env: str, store: Store) -> None:
+    # Given Taro paid 900 for himself and Hanako, shared equally (450 each)
+    home = Household("taro", "hanako", "jiro")
+    taro, hanako, jiro = home.uid("taro"), home.uid("hanako"), home.uid("jiro")
+    member = home["taro"].get(home.base).json["members"]
+    version = next(m["version"] for m in member if m["user"] == jiro)
+    assert home["taro"].delete(f"{home.base}/members/{jiro}", headers={"If-Match": f'"{version}"'}).status == 204
+    dinner = home.slip("taro", amount=900, paid_by=taro, shares="equal")
+    assert dinner.json["shares"] == {taro: 450, hanako: 450}, dinner.json
+    location = dinner.header("Location") or ""
+    # When Jiro joins afterwards and the memo alone is edited
+    token = home["taro"].post(f"{home.base}/invitations", {"role": "editor"}).json["token"]
+    assert home["jiro"].post(f"/invitations/{token}/accept").status == 200
+    edited = _edit(home, "hanako", location, {"memo": "誕生日"})
+    # Then nobody's share changed: Jiro owes nothing for a dinner from before he joined
+    assert edited["shares"] == {taro: 450, hanako: 450}
+    assert home.nets() == {taro: 450, hanako: -450, jiro: 0}
+    # And a new amount is split again among the slip's own sharers
+    assert _edit(home, "taro", location, {"amount": 1000})["shares"] == {taro: 500, hanako: 500}
+    # And only a request that sends shares splits it among today's members
+    resplit = _edit(home, "taro", location, {"shares": "equal"})["shares"]
+    assert set(resplit) == {taro, hanako, jiro} and sorted(resplit.values()) == [333, 333, 334]
+    home.check(store)
+
+
+def test_equal_shares_keep_a_member_who_left_after_the_slip_was_written(local_env: str, store: Store) -> None:
+    # Given Taro paid 900 for himself, Hanako and Jiro (300 each)
+    home = Household("taro", "hanako", "jiro")
+    taro, hanako, jiro = home.uid("taro"), home.uid("hanako"), home.uid("jiro")
+    dinner = home.slip("taro", amount=900, paid_by=taro, shares="equal")
+    location = dinner.header("Location") or ""
+    # When Jiro leaves and the memo of that slip is edited
+    member = home["taro"].get(home.base).json["members"]
+    version = next(m["version"] for m in member if m["user"] == jiro)
+    assert home["taro"].delete(f"{home.base}/members/{jiro}", headers={"If-Match": f'"{version}"'}).status == 204
+    edited = _edit(home, "taro", location, {"memo": "送別会"})
+    # Then Jiro still owes his 300 of it: nothing moved onto the others
+    assert edited["shares"] == {taro: 300, hanako: 300, jiro: 300}
+    assert home.nets() == {taro: 600, hanako: -300, jiro: -300}
+    home.check(store)

@@ -5,7 +5,8 @@ A slip of a shared ledger may say who paid from their own pocket (`paid_by`) and
 burden (`shares`: "equal" or per member). Both are resolved here, at write time, against the members
 read now: "equal" splits the amount among every member (any role), the yen that do not divide going
 to the first in user order, and is stored with its mode, so an edit of the amount splits it again the
-same way. The slip's own transaction moves the ledger's nets (ledger.effects) and checks that nobody
+same way among the same people (the members of the day it was written, not of the day it is
+edited). The slip's own transaction moves the ledger's nets (ledger.effects) and checks that nobody
 it names has left meanwhile (store.roster_check_op).
 """
 
@@ -50,9 +51,23 @@ def _refused(field: list[str], message: str) -> errors.ApiError:
     return errors.ValidationFailed(message, errors=[{"loc": ["body", *field], "msg": message}])
 
 
-def sharing(store: Store, ctx: WriteContext, body: SlipIn, *, mode: str | None = None) -> Sharing | None:
+def sharing(
+    store: Store,
+    ctx: WriteContext,
+    body: SlipIn,
+    *,
+    mode: str | None = None,
+    kept: Item | None = None,
+    reshare: bool = True,
+) -> Sharing | None:
     """The slip's paid_by and shares resolved among the ledger's members now (None: it names none).
-    `mode` keeps the mode a restored slip had (its shares are given as amounts)."""
+    `mode` keeps the mode a restored slip had (its shares are given as amounts).
+
+    `kept` is the slip as stored, when it is being changed: unless the request itself sends `shares`
+    (`reshare`), "equal" stays the split among the slip's own sharers — the members of the day it was
+    written — so an edit of its memo changes nobody's share, and a new amount is split again among
+    them, not among whoever is a member today. People the slip already names may have left since;
+    only the ones a change newly names must be members now."""
     if body.paid_by is None and body.shares is None:
         return None
     if not ctx.shared:
@@ -62,14 +77,18 @@ def sharing(store: Store, ctx: WriteContext, body: SlipIn, *, mode: str | None =
     if body.kind != "expense":
         raise _refused(["paid_by"], "only an expense can say who paid for it")
     roster = store.roster(str(ctx.ledger))
-    if body.paid_by not in roster.members:
+    named = _named(kept)
+    if body.paid_by not in roster.members and body.paid_by not in named:
         raise _refused(["paid_by"], f"'{body.paid_by}' is not a member of this ledger")
     shares = body.shares if body.shares is not None else EQUAL
     if isinstance(shares, str):  # "equal"
-        amounts = settle.equal_shares(body.amount, roster.members)
+        among: list[str] = sorted(roster.members)
+        if kept is not None and not reshare and kept.get("shares_mode") == EQUAL and kept.get("shares"):
+            among = sorted(str(user) for user in kept["shares"])
+        amounts = settle.equal_shares(body.amount, among)
     else:
         for user in sorted(shares):
-            if user not in roster.members:
+            if user not in roster.members and user not in named:
                 raise _refused(["shares", user], f"'{user}' is not a member of this ledger")
         total = sum(shares.values())
         if total != body.amount:
@@ -81,6 +100,13 @@ def sharing(store: Store, ctx: WriteContext, body: SlipIn, *, mode: str | None =
         mode or (EQUAL if isinstance(shares, str) else CUSTOM),
         store.roster_check_op(str(ctx.ledger), roster.departures),
     )
+
+
+def _named(item: Item | None) -> set[str]:
+    """The people a stored slip names: its payer and its sharers."""
+    if item is None or not item.get("paid_by"):
+        return set()
+    return {str(item["paid_by"]), *(str(user) for user in item.get("shares") or {})}
 
 
 def sharing_of(item: Item) -> dict[str, Any]:

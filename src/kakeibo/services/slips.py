@@ -320,7 +320,7 @@ def _valid_key(date: str, slip_id: str) -> bool:
 def merge_patch(current: Item, patch: dict[str, Any]) -> SlipIn:
     """RFC 7396 over the slip's fields, then validated as a whole slip."""
     merged = {k: current.get(k) for k in SLIP_FIELDS if k not in SHARING_FIELDS}
-    merged.update(settlements.sharing_of(current))  # "equal" stays equal: a new amount is split again
+    merged.update(settlements.sharing_of(current))  # "equal" stays equal among the slip's own sharers
     merged.update(patch)
     if "paid_by" in patch and patch["paid_by"] is None and "shares" not in patch:
         merged["shares"] = None  # nobody paid for anybody: no shares either
@@ -363,7 +363,8 @@ def update_slip(
         current = _read_slip(store, ctx.ledger, date, slip_id)
         check_version(int(current["version"]), expected)
         new = body if body is not None else merge_patch(current, patch or {})
-        return write_slip(store, ctx, current, new, expected=expected, token=token)
+        reshare = "shares" in (body.model_fields_set if body is not None else (patch or {}))
+        return write_slip(store, ctx, current, new, expected=expected, token=token, reshare=reshare)
 
     return on_current(attempt)
 
@@ -379,13 +380,15 @@ def write_slip(
     undoes: int | None = None,
     shares_mode: str | None = None,
     imported: dict[str, Any] | None = None,
+    reshare: bool = False,
 ) -> dict[str, Any]:
     """The one change path of a slip: `current` (as read) becomes `new`, in one transaction.
     `shares_mode`: the mode of shares given as amounts (an undo restoring a slip as it was);
-    `imported`: a change an import makes, what the slip now keeps of the row it comes from."""
+    `imported`: a change an import makes, what the slip now keeps of the row it comes from;
+    `reshare`: the request sent `shares` (else "equal" stays among the slip's own sharers)."""
     version = int(current["version"])
     slip_id = current["id"]
-    shared = settlements.sharing(store, ctx, new, mode=shares_mode)
+    shared = settlements.sharing(store, ctx, new, mode=shares_mode, kept=current, reshare=reshare)
     old_entry, new_entry = entry_of(current), new.entry()
     if shared:
         new_entry = shared.apply(new_entry)
