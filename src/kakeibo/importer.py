@@ -103,7 +103,7 @@ def import_csv(
     sync = import_sync.compare(store, who, prepared.format, queue)
     done = import_sync.apply(store, ctx, sync, apply_deletions=options.apply_deletions)
     waiting = {sid for sid in sync.replacing if not done.get(sid, "").startswith("replaced")}
-    settled = set(sync.changed) | set(sync.conflicts) | waiting
+    settled = set(sync.changed) | set(sync.conflicts) | set(sync.stale) | waiting
     for row in queue:
         if row.slip_id in settled:
             refusal = done.get(row.slip_id)
@@ -162,6 +162,7 @@ def _synced(sync: import_sync.Sync, done: dict[str, str]) -> dict[str, Any]:
     return {
         "changed": sum(1 for sid in sync.changed if done.get(sid) == import_sync.CHANGED),
         "conflicts": len(sync.conflicts),
+        "stale": len(sync.stale),
         "missing_in_file": len(sync.missing) - deleted,
         "deleted": deleted,
         "possibly_replaced": len(sync.replacing),

@@ -608,6 +608,7 @@ ImportAction = Literal[
     "error",
     "changed",
     "conflict",
+    "stale",
     "missing_in_file",
     "possibly_replaced",
     "deleted",
@@ -623,9 +624,11 @@ class PreviewRow(Model):
         description="create; not_counted: created as a transfer against a clearing account, the app did not "
         "count it as income or expense; duplicate: imported before, unchanged; error: refused (message says "
         "why); changed: imported before and changed in the app, applied as an update; conflict: changed in "
-        "the app and edited here since, left as it is; missing_in_file: imported from an earlier download "
-        "and not in this one (deleted with apply_deletions=true: deleted); possibly_replaced: a new Zaim row "
-        "on the day of one no longer in the file (written with apply_deletions=true, which deletes the old)"
+        "the app and edited here since, left as it is; stale: an older version of the row than the one "
+        "already imported (an earlier download sent again), left as it is; missing_in_file: imported from an "
+        "earlier download and not in this one (deleted with apply_deletions=true: deleted); possibly_replaced: "
+        "a new Zaim row on the day of one no longer in the file (written with apply_deletions=true, which "
+        "deletes the old)"
     )
     message: str | None = None
     slip_id: str | None = None
@@ -659,6 +662,7 @@ class ImportResult(Model):
     accounts_created: list[str] = Field(description="ids of the accounts this request created")
     changed: int = Field(description="slips updated because the app changed their row (Money Forward ME)")
     conflicts: int = Field(description="rows the app changed whose slip was edited here since: left as they are")
+    stale: int = Field(description="rows older than what was already imported (an earlier download): left as they are")
     missing_in_file: int = Field(description="slips of earlier downloads, in this file's dates, that it lacks")
     deleted: int = Field(description="of those, deleted by this request (apply_deletions=true)")
     possibly_replaced: int = Field(description="Zaim rows that may replace a vanished one (see outcomes)")
@@ -682,6 +686,7 @@ class ImportPreview(Model):
     error: int
     changed: int
     conflict: int
+    stale: int
     missing_in_file: int
     possibly_replaced: int
     unknown_accounts: list[UnknownAccount]

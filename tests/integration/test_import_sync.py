@@ -331,3 +331,35 @@ def test_every_row_refusal_of_the_apps_files_reads_in_japanese(api: Client) -> N
         assert errors, reply.json
         for error in errors:
             assert not error["message"].startswith("この行は取り込めません"), error
+
+
+def test_an_older_download_sent_again_is_stale_and_changes_nothing(api: Client, store: Store, user: str) -> None:
+    # Given a download (Lawson 3,612), then a later one where the app changed it to 3,700, both imported
+    _household(api)
+    _import(api, FIRST)
+    later = mf(LAWSON.replace("-3612", "-3700"), SALARY, GAS)
+    assert _import(api, later)["changed"] == 1
+    assert api.balances()["card"] == -3_700
+    # When the earlier download is sent again, byte for byte (dry run first, then for real)
+    preview = _import(api, FIRST, dry_run="true")
+    again = _import(api, FIRST)
+    # Then its Lawson row is stale: an older version of what was applied, left as it is
+    for listed in (preview["items"], again["outcomes"]):
+        (stale,) = _by_action(listed)["stale"]
+        assert stale["changes"] == {"amount": [3700, 3612]} and stale["current"]["amount"] == 3700
+    assert (preview["stale"], preview["changed"]) == (1, 0)
+    assert (again["stale"], again["changed"], again["created"]) == (1, 0, 0)
+    assert again["status"] == "complete"
+    # And nothing went back: the balance and the slip's history are those of the later download
+    assert api.balances() == {"bank": 245_800, "card": -3_700}
+    lawson = _by_action(again["outcomes"])["stale"][0]["slip_id"]
+    assert [h["op"] for h in api.get(f"/slips/{lawson}/history").json["items"]] == ["create", "update"]
+    # And in Japanese it says so
+    ja = api.post("/imports", raw=FIRST, headers={**CSV, "Accept-Language": "ja"}, query={"dry_run": "true"})
+    (stale_ja,) = _by_action(ja.json["items"])["stale"]
+    assert stale_ja["message"].startswith("すでに取り込んだ内容より古い"), stale_ja["message"]
+    # And a genuinely new content of the row is still applied
+    newest = mf(LAWSON.replace("-3612", "-3800"), SALARY, GAS)
+    assert _import(api, newest)["changed"] == 1
+    assert api.balances()["card"] == -3_800
+    assert invariants.check(store, user) == []

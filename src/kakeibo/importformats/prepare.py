@@ -134,7 +134,10 @@ def preview(store: Store, who: str, prepared: Prepared, problem: AccountProblem)
     }
 
 
-ACTIONS = ("create", "not_counted", "duplicate", "error", "changed", "conflict", "missing_in_file", "possibly_replaced")
+ACTIONS = (
+    "create", "not_counted", "duplicate", "error", "changed", "conflict", "stale", "missing_in_file",
+    "possibly_replaced",
+)  # fmt: skip
 
 
 def _listed(items: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -5,7 +5,9 @@ compared with what earlier downloads imported.
   app is `changed`: applied as an update of its slip under the slip's version, through the one
   update path. Each imported slip keeps `imported` = {fingerprint of the row's slip, the slip's
   version then}; a slip edited here since (its version moved on) is `conflict` and left as it is.
-  A slip imported before `imported` was kept counts as unedited while at version 1.
+  A slip imported before `imported` was kept counts as unedited while at version 1. The mark also
+  keeps the fingerprints of the row's earlier contents: a row of an older download, sent again, is
+  `stale` (an older version of what was applied) and changes nothing.
 - Rows of earlier downloads (slips of the same app, dated within the new file's dates) that the new
   file lacks are `missing_in_file`; they are deleted, through the one delete path, only when asked
   (`apply_deletions`), and only while unedited here.
@@ -38,6 +40,7 @@ class Sync:
 
     changed: dict[str, tuple[Row, Item]] = field(default_factory=dict)  # slip id -> (the row, the slip now)
     conflicts: dict[str, tuple[Row, Item]] = field(default_factory=dict)
+    stale: dict[str, tuple[Row, Item]] = field(default_factory=dict)  # rows older than what was applied
     missing: list[Item] = field(default_factory=list)  # slips of earlier downloads the file lacks
     replacing: dict[str, tuple[Row, Item]] = field(default_factory=dict)  # new row's slip id -> (it, vanished)
 
@@ -46,10 +49,20 @@ class Sync:
         return set() if apply_deletions else set(self.replacing)
 
 
-def imported_mark(row: Row, version: int) -> dict[str, Any]:
-    """What an imported slip keeps of the row it came from: its content's fingerprint, and the
-    slip's version once it was written from it."""
-    return {"fingerprint": fingerprint(as_slip(row)), "version": version}
+MAX_EARLIER = 20  # earlier contents of a row an imported slip remembers
+
+
+def imported_mark(row: Row, version: int, replaces: Item | None = None) -> dict[str, Any]:
+    """What an imported slip keeps of the row it came from: its content's fingerprint, the slip's
+    version once it was written from it, and (when it replaces the content of `replaces`, the slip as
+    an earlier download left it) the fingerprints of the row's earlier contents."""
+    mark: dict[str, Any] = {"fingerprint": fingerprint(as_slip(row)), "version": version}
+    if replaces is not None:
+        before = dict(replaces.get("imported") or {})
+        earlier = [str(f) for f in before.get("earlier") or []]
+        was = before.get("fingerprint") or fingerprint(_current_slip(replaces))
+        mark["earlier"] = [*(f for f in earlier if f != was), was][-MAX_EARLIER:]
+    return mark
 
 
 def as_slip(row: Row) -> SlipIn:
@@ -113,6 +126,9 @@ def _classify(row: Row, current: Item, out: Sync) -> None:
     now = fingerprint(as_slip(row))
     if was is None or now == was:
         return  # the app's row is as imported (or, unknown for an older slip edited here: left alone)
+    if now in (mark.get("earlier") or []):
+        out.stale[row.slip_id] = (row, current)  # an older download's row: what was applied is newer
+        return
     if version == imported_version:
         out.changed[row.slip_id] = (row, current)
     else:
@@ -146,6 +162,10 @@ def outcomes(sync: Sync, *, applied: dict[str, str] | None = None) -> list[dict[
         fields = changes(row, current)
         message = "; ".join(("edited here since it was imported: left as it is, the app has", *_described(fields)))
         listed.append(_item(row.line, "conflict", slip_id, row=row, current=current, message=message, changes=fields))
+    for slip_id, (row, current) in sync.stale.items():
+        fields = changes(row, current)
+        message = "; ".join((STALE, *_described(fields)))
+        listed.append(_item(row.line, "stale", slip_id, row=row, current=current, message=message, changes=fields))
     for slip_id, (row, vanished) in sync.replacing.items():
         message = applied.get(slip_id) or (
             f"may replace the slip of {vanished['date']} no longer in the file; "
@@ -171,6 +191,7 @@ def _described(fields: dict[str, list[Any]]) -> list[str]:
 
 
 DELETED = "deleted: it was not in the app's download"
+STALE = "an older version of this row than the one already imported: left as it is"
 CHANGED = "changed as in the app"
 CONFLICTED = "edited here meanwhile: left as it is"
 CHANGE_OUTCOMES = (CHANGED, CONFLICTED)
@@ -206,7 +227,8 @@ def apply(store: Store, ctx: WriteContext, sync: Sync, *, apply_deletions: bool)
     for slip_id, (row, current) in sync.changed.items():
         version = int(current["version"])
         try:
-            write_slip(store, ctx, current, as_slip(row), expected=version, imported=imported_mark(row, version + 1))
+            mark = imported_mark(row, version + 1, replaces=current)
+            write_slip(store, ctx, current, as_slip(row), expected=version, imported=mark)
             done[slip_id] = CHANGED
         except errors.VersionMismatch:
             done[slip_id] = _raced(store, ctx, row, current)
