@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from kakeibo import ledger
-from kakeibo.ledger import AccountItem, DayItem, Entry
+from kakeibo.core import posting
+from kakeibo.core.posting import AccountItem, DayItem, Entry
 from kakeibo.services.common import now_iso
 from kakeibo.services.slips import entry_of, new_slip_id
 from kakeibo.store import Item, Store, account_sk, day_sk, pk, slip_sk, to_ddb
@@ -81,7 +81,7 @@ class NaiveLedger:
         self._settle(entry_of(current), None)
 
     def _settle(self, old: Entry | None, new: Entry | None) -> None:
-        for change in ledger.plan(old, new).changes:
+        for change in posting.plan(old, new).changes:
             if isinstance(change.key, DayItem):
                 self._recompute_day(change.key)
             elif isinstance(change.key, AccountItem):
@@ -90,7 +90,7 @@ class NaiveLedger:
     def _recompute_day(self, key: DayItem) -> None:
         totals = {"delta": 0, "count": 0, "income": 0, "expense": 0}
         for slip in self.store.query(self.who, begins_with=f"SLIP#{key.date}#"):
-            for name, value in ledger.effects(entry_of(slip)).get(key, {}).items():
+            for name, value in posting.effects(entry_of(slip)).get(key, {}).items():
                 totals[name] = totals.get(name, 0) + value  # transfers_in / _out on a transfer's day
         item = {"SK": day_sk(key.account, key.date), "type": "day", "account": key.account, "date": key.date}
         self._put({**item, **totals})

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from kakeibo import ledger
-from kakeibo.ledger import (
+from kakeibo.core import posting
+from kakeibo.core.posting import (
     AccountItem,
     AccountMonthItem,
     AccountYearItem,
@@ -35,7 +35,7 @@ def verify(store: Store, who: str, *, categories: bool = True) -> dict[str, Any]
     items = stored_items(store, who)
     slips = [i for i in items if i["SK"].startswith("SLIP#")]
     accounts = {i["id"]: i for i in items if i["SK"].startswith("ACCOUNT#")}
-    expected = ledger.recompute(
+    expected = posting.recompute(
         (entry_of(s) for s in slips), {a: int(i["opening_balance"]) for a, i in accounts.items()}
     )
     stored: dict[ItemKey, dict[str, Any]] = {}
@@ -66,7 +66,7 @@ def verify(store: Store, who: str, *, categories: bool = True) -> dict[str, Any]
         elif isinstance(key, CategoryMonthItem):
             fields = CATEGORY_FIELDS
         elif isinstance(key, AccountMonthItem | AccountYearItem | SubcategoryMonthItem):
-            fields = ledger.FIELDS[type(key)]
+            fields = posting.FIELDS[type(key)]
         for name in fields:
             w, h = int(want.get(name, 0)), int(have.get(name, 0))
             if w != h:

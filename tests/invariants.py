@@ -6,7 +6,7 @@ import datetime as dt
 from collections import defaultdict
 from typing import Any
 
-from kakeibo.ledger import (
+from kakeibo.core.posting import (
     DAY_FIELDS,
     DAY_OF_MONTH_FIELDS,
     MONTH_OF_YEAR_FIELDS,

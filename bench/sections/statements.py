@@ -19,7 +19,7 @@ from bench.registry import register
 from bench.scenario import HISTORY_END, history_slips
 from bench.sections.ages import _measure, by_age, fill_ledger
 from bench.stats import ratio
-from kakeibo import billing
+from kakeibo.core import billing
 from kakeibo.services.accounts import card_billing
 from kakeibo.store import account_sk, day_sk, identity_sk, pk, to_ddb
 from kakeibo.store.keys import account_months_range, account_years_range

@@ -320,7 +320,7 @@ def slip_id_for(file_sha256: str, line: int, external_id: str | None) -> str:
 
     Each origin of an id has a space of its own, so no value a user supplies can produce an id
     another origin will derive: Idempotency-Key slips (services/slips.py) and recurring occurrences
-    (recurrence.py) are 26 characters of RFC 4648 base32 (A-Z, 2-7), domain-separated by what they
+    (core/recurrence.py) are 26 characters of RFC 4648 base32 (A-Z, 2-7), domain-separated by what they
     hash; imported rows are "U" + 26 (an external_id, hashed), "I" + 21 (file hash + line),
     "M"/"Z" + 26 (Money Forward, Zaim rows); generated ids are ULIDs, 26 Crockford characters
     starting with "0" (a time below 2^45 ms), a shape no hash above produces.

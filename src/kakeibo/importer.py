@@ -14,7 +14,7 @@ What "exactly once" rests on:
 
 Rows are written in batches: one TransactWriteItems of many slips, their identity items, the index
 items of their entries (the rows of a day share them), the IMPORT item's counter and their balance
-effects merged per item (ledger.merge), at most 100 items. Slip numbers are taken from the counter
+effects merged per item (posting.merge), at most 100 items. Slip numbers are taken from the counter
 for NUMBER_AHEAD rows at a time. A batch refused because some of its rows already exist is retried
 without them. A batch refused for a reason that belongs to a row (insufficient funds, a budget, an
 archived account) is retried one row per transaction, so only that row is refused. Rows that would
@@ -29,10 +29,11 @@ from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Any
 
-from kakeibo import csvio, errors, ledger, messages
+from kakeibo import csvio, errors, messages
+from kakeibo.core import posting
+from kakeibo.core.posting import AccountItem
 from kakeibo.csvio import Row, RowError
 from kakeibo.importformats.prepare import Options, prepare, preview
-from kakeibo.ledger import AccountItem
 from kakeibo.services import import_sync
 from kakeibo.services.common import now_iso
 from kakeibo.services.slips import fingerprint, new_slip_item, slip_change, slip_range, slip_view
@@ -206,7 +207,7 @@ def _pending(parsed: csvio.CsvFile, tally: Tally) -> int:
 
 
 def _account_problem(row: Row, accounts: dict[str, Item]) -> str | None:
-    for name in ledger.accounts_touched(row.slip.entry()):
+    for name in posting.accounts_touched(row.slip.entry()):
         account = accounts.get(name)
         if account is None:
             return f"account '{name}' does not exist"
@@ -328,7 +329,7 @@ class _Writer:
         accounts: set[str] = set()
         slips = []
         for row in rows:
-            accounts.update(ledger.accounts_touched(row.slip.entry()))
+            accounts.update(posting.accounts_touched(row.slip.entry()))
             item = new_slip_item(
                 row.slip,
                 row.slip_id,
@@ -340,9 +341,9 @@ class _Writer:
             if self.marked:
                 item["imported"] = import_sync.imported_mark(row, 1)
             slips.append(NewSlip(item, origin="import", fingerprint=fingerprint(row.slip)))
-        plan = ledger.Plan(
+        plan = posting.Plan(
             "create",
-            ledger.merge(ledger.effects(r.slip.entry()) for r in rows),
+            posting.merge(posting.effects(r.slip.entry()) for r in rows),
             tuple(sorted(accounts)),
         )
         self.store.create_slips(
@@ -376,12 +377,12 @@ def batches(rows: Sequence[Row], author: str | None, numbers: dict[str, int]) ->
     `numbers`: the rows' slip numbers) and every balance item the batch touches (counted before
     merging)."""
     batch: list[Row] = []
-    keys: set[ledger.ItemKey] = set()
+    keys: set[posting.ItemKey] = set()
     index: set[str] = set()
     own = 0  # items of the batch's rows themselves: slips and identities
     for row in rows:
         entry = row.slip.entry()
-        touched = set(ledger.effects(entry)) | {AccountItem(a) for a in ledger.accounts_touched(entry)}
+        touched = set(posting.effects(entry)) | {AccountItem(a) for a in posting.accounts_touched(entry)}
         # a row already imported has no number: it is counted in bucket 0 of its day (it is dropped
         # before the write, so the batch can only be smaller than it could have been)
         item = new_slip_item(row.slip, row.slip_id, stamp="", no=numbers.get(row.slip_id, 0), by=author)

@@ -1,7 +1,7 @@
 """Verify and rebuild: every balance item recomputed from the slips alone.
 
 verify: reads the whole ledger (one partition), recomputes every account balance, day total and
-month x category total (ledger.recompute) and reports the fields that differ. It takes no lock,
+month x category total (posting.recompute) and reports the fields that differ. It takes no lock,
 so a slip written while it reads could look like a mismatch: when it finds any, it reads again
 and reports only those found both times with the same difference.
 
@@ -33,8 +33,9 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from kakeibo import errors, ledger
-from kakeibo.ledger import AccountItem, CategoryMonthItem, ItemKey, Mismatch, NetsItem
+from kakeibo import errors
+from kakeibo.core import posting
+from kakeibo.core.posting import AccountItem, CategoryMonthItem, ItemKey, Mismatch, NetsItem
 from kakeibo.services.slips import entry_of
 from kakeibo.store import (
     GUARD_ITEMS,
@@ -67,7 +68,7 @@ class Snapshot:
     opening: dict[str, int] = field(default_factory=dict)
     stored: dict[ItemKey, dict[str, int]] = field(default_factory=dict)
     limits: dict[CategoryMonthItem, int] = field(default_factory=dict)
-    entries: list[ledger.Entry] = field(default_factory=list)
+    entries: list[posting.Entry] = field(default_factory=list)
     slips: list[Item] = field(default_factory=list)
     identities: set[str] = field(default_factory=set)  # slip ids that have an identity item
     import_rows: list[Item] = field(default_factory=list)  # ROW# marks of imports before identities
@@ -75,17 +76,17 @@ class Snapshot:
     legacy_index: set[str] = field(default_factory=set)  # items of the former layout (one per slip)
     empty_index: set[str] = field(default_factory=set)  # index items that hold no entry
     counter: Item | None = None  # the slip counter (SEQ#slip), if any slip was ever numbered
-    settlements: list[ledger.Settlement] = field(default_factory=list)  # recorded (shared ledgers)
+    settlements: list[posting.Settlement] = field(default_factory=list)  # recorded (shared ledgers)
 
     @cached_property
     def expected(self) -> dict[ItemKey, dict[str, int]]:
-        return ledger.with_budgets(ledger.recompute(self.entries, self.opening, self.settlements), self.limits)
+        return posting.with_budgets(posting.recompute(self.entries, self.opening, self.settlements), self.limits)
 
     def mismatches(self) -> list[Mismatch]:
-        found = ledger.diff(self.expected, self.stored)
+        found = posting.diff(self.expected, self.stored)
         nets = self.stored.get(NetsItem())
-        if nets is not None and ledger.nets_total(nets) != 0:  # the nets of a ledger sum to 0, always
-            found.append(Mismatch(NetsItem(), NETS_SUM, 0, ledger.nets_total(nets)))
+        if nets is not None and posting.nets_total(nets) != 0:  # the nets of a ledger sum to 0, always
+            found.append(Mismatch(NetsItem(), NETS_SUM, 0, posting.nets_total(nets)))
         return found
 
     @cached_property
@@ -144,19 +145,19 @@ def read(store: Store, who: str) -> Snapshot:
             snap.counter = item
             continue
         if sk.startswith(SETTLEMENT_PREFIX):
-            snap.settlements.append(ledger.Settlement(item["payer"], item["payee"], int(item["amount"])))
+            snap.settlements.append(posting.Settlement(item["payer"], item["payee"], int(item["amount"])))
             continue
         key = derived_key(sk)
         if key is None:
             continue
         if isinstance(key, NetsItem):  # one field per member and kind (paid, share, settled)
-            snap.stored[key] = {name: int(value) for name, value in item.items() if ledger.is_net_field(name)}
+            snap.stored[key] = {name: int(value) for name, value in item.items() if posting.is_net_field(name)}
             continue
         if isinstance(key, AccountItem):
             snap.opening[key.account] = int(item.get("opening_balance", 0))
         if isinstance(key, CategoryMonthItem) and "limit" in item:
             snap.limits[key] = int(item["limit"])
-        snap.stored[key] = {name: int(item.get(name, 0)) for name in ledger.FIELDS[type(key)]}
+        snap.stored[key] = {name: int(item.get(name, 0)) for name in posting.FIELDS[type(key)]}
     return snap
 
 
@@ -268,7 +269,7 @@ def rebuild(store: Store, ctx: WriteContext, *, time_left: TimeLeft | None = Non
 
 def _all_fields(key: ItemKey, values: dict[str, int], stored: dict[str, int]) -> dict[str, int]:
     """Every field the item should have, and 0 for a member field stored that should not be there."""
-    return {name: values.get(name, 0) for name in ledger.fields_of(key, values, stored)}
+    return {name: values.get(name, 0) for name in posting.fields_of(key, values, stored)}
 
 
 def _in_batches(

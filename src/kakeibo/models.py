@@ -21,7 +21,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from kakeibo.ledger import MAX_LINES, UNCATEGORIZED, Entry, Kind, Line
+from kakeibo.core.posting import MAX_LINES, UNCATEGORIZED, Entry, Kind, Line
 
 MAX_AMOUNT = 10**12
 MIN_YEAR, MAX_YEAR = 1900, 2999

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from kakeibo import billing
+from kakeibo.core import billing
 from kakeibo.store import Store
 from tests import invariants
 from tests.concurrently import fan_out

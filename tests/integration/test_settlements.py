@@ -9,7 +9,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kakeibo import ledger
+from kakeibo.core import posting
 from kakeibo.store import SharedLedger, Store
 from tests import invariants
 from tests.concurrently import fan_out
@@ -310,7 +310,7 @@ def test_the_largest_shared_split_change_fits_its_documented_bound(local_env: st
     home = Household("hanako", "taro")
     taro, hanako = home.uid("taro"), home.uid("hanako")
     assert home["hanako"].post(f"{home.base}/accounts", {"id": "card", "name": "card", "type": "credit"}).status == 201
-    n = ledger.MAX_LINES
+    n = posting.MAX_LINES
     lines = [{"amount": 100, "category": f"old{i}", "subcategory": f"s{i}"} for i in range(n)]
     made = home.slip("taro", date="2026-12-31", amount=100 * n, category=None, lines=lines, paid_by=taro)
     assert made.status == 201, made
@@ -326,7 +326,7 @@ def test_the_largest_shared_split_change_fits_its_documented_bound(local_env: st
     moved = home["hanako"].patch(made.header("Location") or "", patch, headers={"If-Match": made.etag or ""})
     # Then it is one transaction no larger than the documented bound
     assert moved.status == 200, moved
-    assert sizes and max(sizes) <= ledger.worst_case_items(n) <= 100 - ledger.RESERVED_ITEMS, sizes
+    assert sizes and max(sizes) <= posting.worst_case_items(n) <= 100 - posting.RESERVED_ITEMS, sizes
     home.check(store)
 
 

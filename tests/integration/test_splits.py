@@ -8,7 +8,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kakeibo import ledger
+from kakeibo.core import posting
 from kakeibo.store import Store
 from tests import invariants
 from tests.concurrently import fan_out
@@ -122,8 +122,8 @@ def test_bad_lines_are_refused_and_nothing_is_written(api: Client) -> None:
         (
             {
                 **SUPERMARKET,
-                "amount": 100 * (ledger.MAX_LINES + 1),
-                "lines": [{"amount": 100, "category": f"c{i}"} for i in range(ledger.MAX_LINES + 1)],
+                "amount": 100 * (posting.MAX_LINES + 1),
+                "lines": [{"amount": 100, "category": f"c{i}"} for i in range(posting.MAX_LINES + 1)],
             },
             "validation_error",
         ),
@@ -132,7 +132,7 @@ def test_bad_lines_are_refused_and_nothing_is_written(api: Client) -> None:
         refused = api.slip(**body)
         assert refused.status == 422 and refused.json["code"] == code, (body, refused)
     too_many = api.post("/slips", bad[-1][0], headers={"Accept-Language": "ja"})
-    assert too_many.json["detail"] == f"分割の明細は {ledger.MAX_LINES} 件までにしてください", too_many.json["detail"]
+    assert too_many.json["detail"] == f"分割の明細は {posting.MAX_LINES} 件までにしてください", too_many.json["detail"]
     mismatch = api.post("/slips", bad[0][0], headers={"Accept-Language": "ja"})
     assert mismatch.json["detail"] == "分割の明細の合計（3,000）が金額（2,999）と一致しません", mismatch.json["detail"]
     assert api.get("/slips").json["items"] == [] and api.balances()["cash"] == 10_000
@@ -149,7 +149,7 @@ def test_the_largest_split_change_fits_one_transaction(local_env: str, store: St
     token = hanako.post(f"{base}/invitations", {"role": "editor"}).json["token"]
     taro = Client(f"taro-{uuid.uuid4().hex[:8]}")
     assert taro.post(f"/invitations/{token}/accept").status == 200
-    n = ledger.MAX_LINES
+    n = posting.MAX_LINES
     lines = [{"amount": 100, "category": f"old{i}", "subcategory": f"s{i}"} for i in range(n)]
     made = taro.post(f"{base}/slips", {"date": "2026-12-31", "kind": "expense", "amount": 100 * n, "account": "cash",
                                        "lines": lines})  # fmt: skip
@@ -165,7 +165,7 @@ def test_the_largest_split_change_fits_one_transaction(local_env: str, store: St
     moved = hanako.patch(made.header("Location") or "", patch, headers={"If-Match": made.etag or ""})
     # Then it is one transaction within DynamoDB's 100 items, and no larger than the documented bound
     assert moved.status == 200, moved
-    assert sizes and max(sizes) <= ledger.worst_case_items(n) <= 100, sizes
+    assert sizes and max(sizes) <= posting.worst_case_items(n) <= 100, sizes
 
 
 def test_a_strict_budget_race_admits_exactly_what_fits(api: Client, store: Store, user: str) -> None:

@@ -12,9 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kakeibo import billing
-from kakeibo.billing import Billing, cycle, cycle_of, cycles, payment_slip_id
-from kakeibo.recurrence import LAST_DAY, is_business_day
+from kakeibo.core import billing
+from kakeibo.core.billing import Billing, cycle, cycle_of, cycles, payment_slip_id
+from kakeibo.core.recurrence import LAST_DAY, is_business_day
 
 DAYS = st.one_of(st.integers(1, 31), st.just(LAST_DAY))
 BILLINGS = st.builds(
@@ -127,7 +127,7 @@ def test_a_cycles_payment_has_one_identity_of_its_own() -> None:
     assert payment_slip_id("visa", closing) != payment_slip_id("visa", dt.date(2026, 12, 15))
     assert payment_slip_id("visa", closing) != payment_slip_id("jcb", closing)
     assert len(payment_slip_id("visa", closing)) == 26
-    assert billing.payment_slip_id.__module__ == "kakeibo.billing"
+    assert billing.payment_slip_id.__module__ == "kakeibo.core.billing"
 
 
 @settings(deadline=None)
@@ -187,7 +187,7 @@ def test_paying_every_cycle_its_amount_due_pays_each_charge_once(
 
 class _Card:
     """A card as the daily job sees it, kept in memory: its charges, the payment slips posted for it
-    (by the closing date they pay) and its billing's bookkeeping, changed only through billing.py."""
+    (by the closing date they pay) and its billing's bookkeeping, changed only through core/billing.py."""
 
     def __init__(self, rule: Billing, today: dt.date) -> None:
         self.today = today

@@ -262,7 +262,7 @@ RENT = {
 def test_an_external_id_equal_to_a_recurrences_slip_id_does_not_take_its_place(api: Client) -> None:
     import datetime as dt
 
-    from kakeibo.recurrence import occurrence_slip_id
+    from kakeibo.core.recurrence import occurrence_slip_id
 
     # Given a monthly rent and the slip id its November occurrence will have (ids are computable)
     api.account("bank", 500_000, type="bank")

@@ -1,4 +1,4 @@
-"""Properties of the pure domain logic (ledger.py), checked with hypothesis."""
+"""Properties of the pure domain logic (core/posting.py), checked with hypothesis."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from collections import Counter, defaultdict
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kakeibo.ledger import (
+from kakeibo.core.posting import (
     MAX_LINES,
     RESERVED_ITEMS,
     ROLLUP_FIELDS,
@@ -280,7 +280,7 @@ def test_the_line_limit_keeps_the_worst_case_within_one_transaction() -> None:
 
 def test_a_slips_receipts_fit_the_items_its_transaction_keeps_for_them() -> None:
     # A change of a slip's receipts lets go of every old one and takes up every new one: one item each
-    from kakeibo.ledger import RESERVED_ITEMS
+    from kakeibo.core.posting import RESERVED_ITEMS
     from kakeibo.models import MAX_RECEIPTS
 
     assert 2 * MAX_RECEIPTS <= RESERVED_ITEMS

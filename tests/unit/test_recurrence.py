@@ -9,8 +9,9 @@ import itertools
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kakeibo import jobs, recurrence
-from kakeibo.recurrence import Occurrence, Rule
+from kakeibo import jobs
+from kakeibo.core import recurrence
+from kakeibo.core.recurrence import Occurrence, Rule
 
 D = dt.date.fromisoformat
 

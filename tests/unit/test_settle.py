@@ -7,8 +7,8 @@ from collections.abc import Iterator
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kakeibo import ledger, settle
-from kakeibo.ledger import Entry, NetsItem, Settlement
+from kakeibo.core import posting, settle
+from kakeibo.core.posting import Entry, NetsItem, Settlement
 
 
 def _partitions(items: list[int]) -> Iterator[list[list[int]]]:
@@ -94,20 +94,20 @@ def test_a_slip_paid_by_one_moves_the_nets_item_and_an_edit_moves_it_back() -> N
     shares = tuple(sorted(settle.equal_shares(3001, ["taro", "hanako", "jiro"]).items()))
     paid = Entry("2026-11-03", "expense", 3001, "cash", category="食費", paid_by="taro", shares=shares)
     # Then the nets item has taro's payment and each one's share, one item whatever the members
-    nets = ledger.effects(paid)[NetsItem()]
+    nets = posting.effects(paid)[NetsItem()]
     assert nets == {"p#taro": 3001, "s#hanako": 1001, "s#jiro": 1000, "s#taro": 1000}
-    assert ledger.nets_of(nets)["taro"]["net"] == 2001 and ledger.nets_total(nets) == 0
+    assert posting.nets_of(nets)["taro"]["net"] == 2001 and posting.nets_total(nets) == 0
     # When the slip no longer says who paid, Then the plan moves the nets exactly back
     plain = Entry("2026-11-03", "expense", 3001, "cash", category="食費")
-    change = ledger.plan(paid, plain).change_for(NetsItem())
+    change = posting.plan(paid, plain).change_for(NetsItem())
     assert change is not None and {k: -v for k, v in change.deltas.items()} == nets
     # And a settlement moves only the settled totals
-    after = ledger.recompute([paid], {}, [Settlement("hanako", "taro", 1001)])[NetsItem()]
-    assert ledger.nets_of(after)["hanako"]["net"] == 0 and ledger.nets_total(after) == 0
+    after = posting.recompute([paid], {}, [Settlement("hanako", "taro", 1001)])[NetsItem()]
+    assert posting.nets_of(after)["hanako"]["net"] == 0 and posting.nets_total(after) == 0
 
 
 def test_verify_compares_every_member_field_either_side_has() -> None:
     expected = {NetsItem(): {"p#taro": 100, "s#taro": 100}}
     stored = {NetsItem(): {"p#taro": 100, "s#taro": 100, "s#ghost": 5}}
-    found = ledger.diff(expected, stored)
+    found = posting.diff(expected, stored)
     assert [(m.field, m.expected, m.actual) for m in found] == [("s#ghost", 0, 5)]

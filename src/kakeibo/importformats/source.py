@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from typing import NotRequired, TypedDict
 
 from kakeibo import errors
+from kakeibo.core.posting import Kind
 from kakeibo.csvio import RowError
-from kakeibo.ledger import Kind
 from kakeibo.models import MAX_AMOUNT, parse_date
 
 # Counterparts of the rows that move one account's money without being income or expense.

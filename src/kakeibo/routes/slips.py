@@ -7,6 +7,7 @@ from typing import Annotated, Any
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Body, Query
 
+from kakeibo.core.posting import Kind
 from kakeibo.http import (
     CONTENT_LOCATION,
     ETAG,
@@ -22,7 +23,6 @@ from kakeibo.http import (
     problem_responses,
     request_token,
 )
-from kakeibo.ledger import Kind
 from kakeibo.models import ACCOUNT_ID_PATTERN, DATE_PATTERN, Slip, SlipIn, SlipList, SlipPatch
 from kakeibo.routes.scope import EDITORS, LedgerRouter, Scope, ledger_scope
 from kakeibo.services import slips as service

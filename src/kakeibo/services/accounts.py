@@ -7,9 +7,9 @@ import json
 from typing import Any, NoReturn
 
 from kakeibo import errors
-from kakeibo.billing import Billing, Era, Former, Managed, cycle_of, preceding, rebill
+from kakeibo.core.billing import Billing, Era, Former, Managed, cycle_of, preceding, rebill
+from kakeibo.core.recurrence import LAST_DAY
 from kakeibo.models import ACCOUNT_ID_RE, AccountCreate, AccountPatch
-from kakeibo.recurrence import LAST_DAY
 from kakeibo.services.common import check_version, now_iso, on_current
 from kakeibo.settings import today
 from kakeibo.store import (

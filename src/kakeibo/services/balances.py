@@ -20,7 +20,7 @@ from functools import cache
 from typing import Any, TypeVar
 
 from kakeibo import errors
-from kakeibo.ledger import DAY_OF_MONTH_FIELDS, MONTH_OF_YEAR_FIELDS
+from kakeibo.core.posting import DAY_OF_MONTH_FIELDS, MONTH_OF_YEAR_FIELDS
 from kakeibo.services.accounts import account_item
 from kakeibo.services.common import query_date
 from kakeibo.store import ROLLUPS_MARK, Item, Store

@@ -1,5 +1,5 @@
 """Credit cards: their statements (per billing cycle, from the rollups) and their payments, posted
-once each by the daily job through the one slip create path (`billing.py` has the cycle arithmetic).
+once each by the daily job through the one slip create path (`core/billing.py` has the cycle arithmetic).
 
 A statement's reads do not grow with the card's age: the card, its year items up to the first
 cycle's year and its month items of the cycles' months (for its balance at each closing date), its
@@ -16,11 +16,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from kakeibo import billing, errors
-from kakeibo.billing import Cycle
-from kakeibo.ledger import UNCATEGORIZED, CategoryMonthItem, ItemKey, SubcategoryMonthItem
+from kakeibo import errors
+from kakeibo.core import billing
+from kakeibo.core.billing import Cycle
+from kakeibo.core.posting import UNCATEGORIZED, CategoryMonthItem, ItemKey, SubcategoryMonthItem
+from kakeibo.core.recurrence import LAST_DAY, month_day
 from kakeibo.models import check_month
-from kakeibo.recurrence import LAST_DAY, month_day
 from kakeibo.services.accounts import account_item, card_billing, card_eras, card_managed
 from kakeibo.services.balances import Rollups, changes, rollup_reads, together
 from kakeibo.services.postings import kept_error, post, same_error

@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kakeibo import errors, messages
+from kakeibo.core.posting import UNCATEGORIZED
 from kakeibo.csvio import Row
 from kakeibo.importformats.source import identity_prefix
-from kakeibo.ledger import UNCATEGORIZED
 from kakeibo.models import SlipIn
 from kakeibo.services.slips import SLIP_FIELDS, fingerprint, remove_slip, slip_range, slip_view, write_slip
 from kakeibo.store import Item, Store, WriteContext, identity_sk, slip_sk

@@ -18,10 +18,11 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from kakeibo import errors, messages, recurrence
+from kakeibo import errors, messages
+from kakeibo.core import recurrence
+from kakeibo.core.recurrence import Occurrence
 from kakeibo.idempotency import derived_id
 from kakeibo.models import RecurrenceIn
-from kakeibo.recurrence import Occurrence
 from kakeibo.services.accounts import get_account
 from kakeibo.services.common import check_version, now_iso, on_current, query_date, valid_id, validation_errors
 from kakeibo.services.postings import kept_error, post, same_error

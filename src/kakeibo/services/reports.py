@@ -8,8 +8,9 @@ from collections import defaultdict
 from collections.abc import Iterable
 from typing import Any
 
-from kakeibo import errors, ledger
-from kakeibo.ledger import CategoryMonthItem, ItemKey, SubcategoryMonthItem
+from kakeibo import errors
+from kakeibo.core import posting
+from kakeibo.core.posting import CategoryMonthItem, ItemKey, SubcategoryMonthItem
 from kakeibo.models import MAX_YEAR, MIN_YEAR
 from kakeibo.services.balances import account_month_totals, together
 from kakeibo.store import Item, Store, derived_key
@@ -33,7 +34,7 @@ def monthly_report(store: Store, who: str, month: str, basis: str = "date") -> d
             row["expense"] += moved["expense"]
         totals = {key: row for key, row in totals.items() if any(row.values())}
     by_account = [{"account": account, **row} for (account, _month), row in sorted(totals.items())]
-    return _report(month, ledger.by_category(categories), by_account)
+    return _report(month, posting.by_category(categories), by_account)
 
 
 def _shifted(
@@ -58,7 +59,7 @@ def yearly_report(store: Store, who: str, year: str) -> dict[str, Any]:
         account_month_totals(store, who, (first, last), accounts_found, months_found).items()
     ):
         accounts[month].append({"account": account, **row})
-    months = [_report(month, ledger.by_category(by_month.get(month, {})), accounts[month]) for month in accounts]
+    months = [_report(month, posting.by_category(by_month.get(month, {})), accounts[month]) for month in accounts]
     # the year's categories: every month's items added up under the year (a key is only a label there)
     whole: dict[ItemKey, dict[str, int]] = defaultdict(lambda: {"income": 0, "expense": 0})
     for totals in by_month.values():
@@ -71,7 +72,7 @@ def yearly_report(store: Store, who: str, year: str) -> dict[str, Any]:
             for name in ("income", "expense"):
                 whole[as_year][name] += value[name]
     by_account = _summed((a for m in months for a in m["by_account"]), "account")
-    return _report(year, ledger.by_category(dict(whole)), by_account, key="year") | {"months": months}
+    return _report(year, posting.by_category(dict(whole)), by_account, key="year") | {"months": months}
 
 
 def _reads(store: Store, who: str, first: str, last: str) -> list[list[Item]]:

@@ -6,7 +6,7 @@ burden (`shares`: "equal" or per member). Both are resolved here, at write time,
 read now: "equal" splits the amount among every member (any role), the yen that do not divide going
 to the first in user order, and is stored with its mode, so an edit of the amount splits it again the
 same way among the same people (the members of the day it was written, not of the day it is
-edited). The slip's own transaction moves the ledger's nets (ledger.effects) and checks that nobody
+edited). The slip's own transaction moves the ledger's nets (posting.effects) and checks that nobody
 it names has left meanwhile (store.roster_check_op).
 """
 
@@ -16,8 +16,9 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any
 
-from kakeibo import errors, ledger, settle
-from kakeibo.ledger import Entry, Settlement
+from kakeibo import errors
+from kakeibo.core import posting, settle
+from kakeibo.core.posting import Entry, Settlement
 from kakeibo.models import SettlementIn, SlipIn
 from kakeibo.services.common import new_token, now_iso
 from kakeibo.store import Change, Item, SharedLedger, Store, TxOp, WriteContext
@@ -133,7 +134,7 @@ def settlement(store: Store, who: str) -> dict[str, Any]:
     _shared(who)
     item = store.nets(who) or {}
     members = store.roster(str(who)).members
-    nets = ledger.nets_of({k: int(v) for k, v in item.items() if ledger.is_net_field(k)})
+    nets = posting.nets_of({k: int(v) for k, v in item.items() if posting.is_net_field(k)})
     users = sorted(set(members) | {user for user, n in nets.items() if n["net"]})  # former: while they owe/are owed
     zero = {"paid": 0, "share": 0, "settled": 0, "net": 0}
     listed: list[dict[str, Any]] = [{"user": user, "member": user in members, **nets.get(user, zero)} for user in users]
@@ -182,7 +183,7 @@ def record_settlement(
     if expected is not None and expected != seen:
         raise errors.VersionMismatch(f"the version is {seen}, not {expected}", current=seen, expected=expected)
     roster = store.roster(str(ctx.ledger))
-    owed = ledger.nets_of({k: int(v) for k, v in item.items() if ledger.is_net_field(k)})
+    owed = posting.nets_of({k: int(v) for k, v in item.items() if posting.is_net_field(k)})
     for field, user in (("from", payer), ("to", payee)):
         if user not in roster.members and not owed.get(user, {}).get("net"):
             raise _refused([field], f"'{user}' is not a member of this ledger")

@@ -12,9 +12,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from kakeibo import errors, ledger
+from kakeibo import errors
+from kakeibo.core import posting
+from kakeibo.core.posting import Entry
 from kakeibo.idempotency import derived_id
-from kakeibo.ledger import Entry
 from kakeibo.models import SlipIn, parse_date
 from kakeibo.services import settlements
 from kakeibo.services.common import (
@@ -115,7 +116,7 @@ def _stored_lines(body: SlipIn) -> list[dict[str, Any]] | None:
 
 def entry_of(item: Item) -> Entry:
     lines = tuple(
-        ledger.Line(int(line["amount"]), str(line["category"]), line.get("subcategory"))
+        posting.Line(int(line["amount"]), str(line["category"]), line.get("subcategory"))
         for line in item.get("lines") or ()
     )
     paid_by = item.get("paid_by") or None
@@ -248,7 +249,7 @@ def create_slip(
         store.create_slips(
             ctx,
             [new],
-            ledger.plan(None, entry),
+            posting.plan(None, entry),
             changes=[slip_change(None, item)],
             missing_account=_missing_account(entry),
             archived_account=_archived_account(entry),
@@ -418,12 +419,12 @@ def write_slip(
             item[extra] = current[extra]
     if imported is not None:
         item["imported"] = imported
-    newly_named = set(ledger.accounts_touched(new_entry)) - set(ledger.accounts_touched(old_entry))
+    newly_named = set(posting.accounts_touched(new_entry)) - set(posting.accounts_touched(old_entry))
     store.change_slip(
         ctx,
         current,
         item,
-        ledger.plan(old_entry, new_entry),
+        posting.plan(old_entry, new_entry),
         newly_named=frozenset(newly_named),
         changes=[slip_change(current, item)],
         missing_account=_missing_account(new_entry),
@@ -479,7 +480,7 @@ def remove_slip(
     store.delete_slips(
         ctx,
         [current],
-        ledger.plan(old_entry, None),
+        posting.plan(old_entry, None),
         at=now_iso(),
         changes=[slip_change(current, None)],
         missing_account=_missing_account(old_entry),
@@ -494,8 +495,8 @@ def remove_slip(
 def remove_slips(store: Store, ctx: WriteContext, currents: list[Item], *, undoes: int, at: str) -> None:
     """Several slips (as read) deleted in one transaction: an import batch or a recurring post undone."""
     entries = [entry_of(c) for c in currents]
-    accounts = sorted({a for e in entries for a in ledger.accounts_touched(e)})
-    plan = ledger.Plan("delete", ledger.merge(ledger.effects(e, -1) for e in entries), tuple(accounts))
+    accounts = sorted({a for e in entries for a in posting.accounts_touched(e)})
+    plan = posting.Plan("delete", posting.merge(posting.effects(e, -1) for e in entries), tuple(accounts))
     store.delete_slips(
         ctx,
         currents,
@@ -523,7 +524,7 @@ def restore_slip(store: Store, ctx: WriteContext, view: dict[str, Any], *, tombs
     store.restore_slip(
         ctx,
         item,
-        ledger.plan(None, entry),
+        posting.plan(None, entry),
         tombstone_version=tombstone,
         changes=[slip_change(None, item)],
         missing_account=_missing_account(entry),

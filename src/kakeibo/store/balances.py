@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from kakeibo import errors
-from kakeibo.ledger import (
+from kakeibo.core.posting import (
     AccountItem,
     AccountMonthItem,
     AccountYearItem,

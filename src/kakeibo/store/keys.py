@@ -11,7 +11,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from kakeibo.ledger import (
+from kakeibo.core.posting import (
     AccountItem,
     AccountMonthItem,
     AccountYearItem,

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from kakeibo import errors
-from kakeibo.ledger import AccountItem, CategoryMonthItem, ItemKey, NetsItem, SubcategoryMonthItem
+from kakeibo.core.posting import AccountItem, CategoryMonthItem, ItemKey, NetsItem, SubcategoryMonthItem
 from kakeibo.store.balances import (
     FENCE_NAMES,
     REBUILD_MARK,

@@ -14,7 +14,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from kakeibo import errors
-from kakeibo.ledger import Settlement, settlement_effects
+from kakeibo.core.posting import Settlement, settlement_effects
 from kakeibo.store.balances import BalanceOps
 from kakeibo.store.codec import Item, to_ddb
 from kakeibo.store.core import TxOp

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kakeibo import errors
-from kakeibo.ledger import Plan
+from kakeibo.core.posting import Plan
 from kakeibo.store.balances import BalanceOps
 from kakeibo.store.codec import Item, from_ddb, to_ddb
 from kakeibo.store.core import OnFail, TxOp

@@ -21,7 +21,7 @@ import datetime as dt
 import hashlib
 from dataclasses import dataclass
 
-from kakeibo.recurrence import LAST_DAY, Shift, month_day, shifted
+from kakeibo.core.recurrence import LAST_DAY, Shift, month_day, shifted
 
 OFFSETS = (1, 2)
 
