@@ -14,9 +14,10 @@ from __future__ import annotations
 from typing import Any
 
 from kakeibo.core import posting
+from kakeibo.core.ids import new_slip_id
 from kakeibo.core.posting import AccountItem, DayItem, Entry
 from kakeibo.services.common import now_iso
-from kakeibo.services.slips import entry_of, new_slip_id
+from kakeibo.services.slips import entry_of
 from kakeibo.store import Item, Store, account_sk, day_sk, pk, slip_sk, to_ddb
 
 

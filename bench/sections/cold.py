@@ -34,7 +34,7 @@ from bench.context import Context
 from bench.registry import register
 from bench.scenario import slip_body
 from bench.stats import median
-from kakeibo.services.slips import new_slip_id
+from kakeibo.core.ids import new_slip_id
 from kakeibo.store.keys import change_sk
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -75,12 +75,6 @@ def request_token(ledger: str, route: str, key: str) -> str:
     return base64.b32encode(digest).decode().rstrip("=")[:32]
 
 
-def derived_id(token: str) -> str:
-    """A slip id that only this token produces (26 characters, like generated ids)."""
-    digest = hashlib.sha256(f"slip\n{token}".encode()).digest()
-    return base64.b32encode(digest).decode().rstrip("=")[:26]
-
-
 def check_key(event: dict[str, Any]) -> errors.ApiError | None:
     key = header(event, "idempotency-key")
     if key is None:

@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 import snapshot_restore_py
 
+from kakeibo.core.ids import new_slip_id
 from kakeibo.services.common import new_token
-from kakeibo.services.slips import new_slip_id
 from kakeibo.store import Store
 
 N = 500

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from kakeibo import errors
+from kakeibo.core.ids import new_slip_id
 from kakeibo.models import InvitationIn, LedgerIn, LedgerPatch, MemberIn
 from kakeibo.services.common import check_version, now_iso, on_current
-from kakeibo.services.slips import new_slip_id
 from kakeibo.store import Change, Item, SharedLedger, Store, WriteContext
 
 PERSONAL = "me"

@@ -20,13 +20,12 @@ from pydantic import ValidationError
 
 from kakeibo import errors, messages
 from kakeibo.core import recurrence
+from kakeibo.core.ids import derived_id, new_slip_id
 from kakeibo.core.recurrence import Occurrence
-from kakeibo.idempotency import derived_id
 from kakeibo.models import RecurrenceIn
 from kakeibo.services.accounts import get_account
 from kakeibo.services.common import check_version, now_iso, on_current, query_date, valid_id, validation_errors
 from kakeibo.services.postings import kept_error, post, same_error
-from kakeibo.services.slips import new_slip_id
 from kakeibo.settings import today
 from kakeibo.store import (
     Bookkeeping,

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -14,8 +12,8 @@ from pydantic import ValidationError
 
 from kakeibo import errors
 from kakeibo.core import posting
+from kakeibo.core.ids import derived_id, new_slip_id
 from kakeibo.core.posting import Entry
-from kakeibo.idempotency import derived_id
 from kakeibo.models import SlipIn, parse_date
 from kakeibo.services import settlements
 from kakeibo.services.common import (
@@ -50,15 +48,6 @@ SLIP_FIELDS = (
 )  # fmt: skip
 SHARING_FIELDS = ("paid_by", "shares", "shares_mode")
 LINE_FIELDS = ("amount", "category", "subcategory", "memo")
-
-_CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
-
-
-def new_slip_id() -> str:
-    """A ULID: 26 characters, time-ordered, so slips of one day list in creation order."""
-    value = (int(time.time() * 1000) << 80) | int.from_bytes(os.urandom(10), "big")
-    return "".join(_CROCKFORD[(value >> shift) & 31] for shift in range(125, -1, -5))
-
 
 def slip_view(item: Item) -> dict[str, Any]:
     return {
