@@ -20,18 +20,7 @@ from kakeibo.store.codec import Item, from_ddb, to_ddb
 from kakeibo.store.core import OnFail, RetryPolicy, TxOp, dynamodb_client
 from kakeibo.store.cursors import decode_cursor, encode_cursor
 from kakeibo.store.imports import ImportOps
-from kakeibo.store.journal import (
-    CHANGE_TYPES,
-    GUARD_ITEMS,
-    JOURNAL_ITEMS,
-    Bookkeeping,
-    Change,
-    Guard,
-    JournalOps,
-    WriteContext,
-    change_seq,
-    entry_changes,
-)
+from kakeibo.store.journal import CHANGE_TYPES, JOURNAL_ITEMS, Change, change_seq, entry_changes
 from kakeibo.store.keys import (
     ACCOUNT_COUNT_SK,
     LEDGER_LOCK,
@@ -58,8 +47,9 @@ from kakeibo.store.receipts import Claimed, ReceiptOps, is_receipt_sk, receipt_s
 from kakeibo.store.recurrences import ProgressConflict, RecurrenceOps
 from kakeibo.store.settlements import Roster, SettlementOps
 from kakeibo.store.slip_index import INDEX_FORMAT, INDEXED, IndexedPage, SlipFilter
-from kakeibo.store.slips import ORIGINS, NewSlip, SlipIdTaken, SlipOps, SlipPage, identity_of
+from kakeibo.store.slips import NewSlip, SlipIdTaken, SlipOps, SlipPage, identity_of
 from kakeibo.store.webhooks import MAX_WEBHOOKS, WebhookOps
+from kakeibo.store.write import GUARD_ITEMS, ORIGINS, Bookkeeping, Guard, WriteContext, WriteOps
 
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.idempotency import DynamoDBPersistenceLayer
@@ -142,7 +132,7 @@ class Store(
     RecurrenceOps,
     LedgerOps,
     WebhookOps,
-    JournalOps,
+    WriteOps,
 ):
     """The ledger table: every operation the services use."""
 

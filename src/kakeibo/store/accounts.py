@@ -9,16 +9,17 @@ from kakeibo import errors
 from kakeibo.store.cards import card_schedule
 from kakeibo.store.codec import Item
 from kakeibo.store.core import OnFail
-from kakeibo.store.journal import Change, JournalOps, WriteContext
+from kakeibo.store.journal import Change
 from kakeibo.store.keys import ACCOUNT_COUNT_SK, LEDGER_LOCK, account_id, account_sk
 from kakeibo.store.locks import LockOps
 from kakeibo.store.recurrences import sets_and_removes
+from kakeibo.store.write import WriteContext, WriteOps
 
 # The schedule a service gives with `billing`; the store adds the due index keys.
 SCHEDULE = ("next_closing", "next_payment", "paid_through")  # with `last_error` cleared
 
 
-class AccountOps(LockOps, JournalOps):
+class AccountOps(LockOps, WriteOps):
     """The ledger's accounts."""
 
     def accounts(self, ledger: str) -> Iterator[Item]:

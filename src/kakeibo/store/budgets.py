@@ -7,8 +7,9 @@ from typing import Any
 
 from kakeibo.store.codec import Item
 from kakeibo.store.core import OnFail
-from kakeibo.store.journal import Change, JournalOps, WriteContext
+from kakeibo.store.journal import Change
 from kakeibo.store.keys import category_sk
+from kakeibo.store.write import WriteContext, WriteOps
 
 # The attributes a budget write touches on its month x category item.
 _NAMES = {
@@ -20,7 +21,7 @@ _NAMES = {
 }
 
 
-class BudgetOps(JournalOps):
+class BudgetOps(WriteOps):
     """Budget writes: each one transaction with its journal entry."""
 
     def budget_item(self, ledger: str, month: str, category: str) -> Item | None:

@@ -14,9 +14,9 @@ from typing import Any
 
 from kakeibo import errors
 from kakeibo.store.codec import Item
-from kakeibo.store.journal import Bookkeeping, JournalOps
 from kakeibo.store.keys import account_sk
 from kakeibo.store.recurrences import ProgressConflict, due_keys, forward_only, sets_and_removes
+from kakeibo.store.write import Bookkeeping, WriteOps
 
 PAYMENT_FIELDS = ("next_closing", "next_payment", "paid_through", "last_error")
 
@@ -38,7 +38,7 @@ def is_card_sk(sk: str) -> bool:
     return sk.startswith(account_sk(""))
 
 
-class CardOps(JournalOps):
+class CardOps(WriteOps):
     """What runs record of a card's payments."""
 
     def record_card_progress(

@@ -6,11 +6,11 @@ from typing import Any
 
 from kakeibo import errors
 from kakeibo.store.codec import Item
-from kakeibo.store.journal import Bookkeeping, JournalOps, WriteContext
 from kakeibo.store.keys import import_sk
+from kakeibo.store.write import Bookkeeping, WriteContext, WriteOps
 
 
-class ImportOps(JournalOps):
+class ImportOps(WriteOps):
     """Import bookkeeping."""
 
     def used_slip_ids(self, ledger: str) -> set[str]:

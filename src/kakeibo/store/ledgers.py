@@ -14,11 +14,12 @@ from typing import Any
 from kakeibo import errors
 from kakeibo.store.codec import Item, to_ddb
 from kakeibo.store.core import OnFail, TxOp
-from kakeibo.store.journal import Change, JournalOps, WriteContext
+from kakeibo.store.journal import Change
 from kakeibo.store.keys import DEPARTURES, META_SK, household_pk, invitation_pk, member_sk, membership_sk, user_pk
+from kakeibo.store.write import WriteContext, WriteOps
 
 
-class LedgerOps(JournalOps):
+class LedgerOps(WriteOps):
     """Shared ledgers and their memberships."""
 
     def create_ledger(self, ctx: WriteContext, name: str, *, now: str, changes: Sequence[Change]) -> Item:

@@ -20,8 +20,8 @@ from typing import Any
 from kakeibo import errors
 from kakeibo.store.codec import Item
 from kakeibo.store.core import TxOp
-from kakeibo.store.journal import Bookkeeping, JournalOps
 from kakeibo.store.recurrences import due_keys
+from kakeibo.store.write import Bookkeeping, WriteOps
 
 RECEIPT = "RECEIPT#"
 RETIRED = "retired"  # being swept: no slip may take it up, its object is about to go
@@ -43,7 +43,7 @@ class Claimed(Exception):
         self.item = item
 
 
-class ReceiptOps(JournalOps):
+class ReceiptOps(WriteOps):
     def read_receipt(self, ledger: str, sha256: str) -> Item | None:
         return self.get(ledger, receipt_sk(sha256))
 

@@ -27,8 +27,9 @@ from kakeibo import errors
 from kakeibo.settings import get_settings
 from kakeibo.store.codec import Item, to_ddb
 from kakeibo.store.core import TxOp
-from kakeibo.store.journal import Bookkeeping, Change, JournalOps, WriteContext
+from kakeibo.store.journal import Change
 from kakeibo.store.keys import ledger_of_pk, pk, recurrence_sk
+from kakeibo.store.write import Bookkeeping, WriteContext, WriteOps
 
 DUE_INDEX = "DueIndex"
 DUE_PK, DUE_SK = "DuePK", "DueSK"
@@ -87,7 +88,7 @@ def sets_and_removes(fields: Mapping[str, Any]) -> tuple[str, dict[str, str], di
     return expression.strip(), names, values
 
 
-class RecurrenceOps(JournalOps):
+class RecurrenceOps(WriteOps):
     """Recurrence definitions, the progress of their runs, and what is due across every ledger."""
 
     def insert_recurrence(

@@ -18,9 +18,10 @@ from kakeibo.core.posting import Settlement, settlement_effects
 from kakeibo.store.balances import BalanceOps
 from kakeibo.store.codec import Item, to_ddb
 from kakeibo.store.core import TxOp
-from kakeibo.store.journal import Change, JournalOps, WriteContext
+from kakeibo.store.journal import Change
 from kakeibo.store.keys import DEPARTURES, LEDGER_LOCK, META_SK, NETS_SK, household_pk, member_sk, settlement_sk
 from kakeibo.store.locks import LockOps
+from kakeibo.store.write import WriteContext, WriteOps
 
 SETTLEMENT_PREFIX = "SETTLE#"
 
@@ -39,7 +40,7 @@ def _roster_moved(item: Item | None) -> errors.ApiError:
     return errors.Conflict("a member left the ledger while this was written; retry", retry_after=1)
 
 
-class SettlementOps(LockOps, BalanceOps, JournalOps):
+class SettlementOps(LockOps, BalanceOps, WriteOps):
     """The nets item, roster checks and settlements."""
 
     def roster(self, ledger_id: str) -> Roster:

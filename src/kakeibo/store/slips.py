@@ -12,9 +12,10 @@ from kakeibo.core.posting import Plan
 from kakeibo.store.balances import BalanceOps
 from kakeibo.store.codec import Item, from_ddb, to_ddb
 from kakeibo.store.core import OnFail, TxOp
-from kakeibo.store.journal import Change, JournalOps, WriteContext
+from kakeibo.store.journal import Change
 from kakeibo.store.keys import SLIP_SEQ_SK, identity_sk, import_sk, pk, slip_index_sks
 from kakeibo.store.slip_index import INDEX_FORMAT, INDEXED, SlipIndexOps
+from kakeibo.store.write import WriteContext, WriteOps
 
 
 @dataclass(frozen=True)
@@ -22,9 +23,6 @@ class SlipPage:
     items: list[Item]
     read: int  # slips read, matching or not
     last_sk: str | None  # where the page stopped; None: the range is done
-
-
-ORIGINS = ("api", "import", "recurrence", "card_payment")
 
 
 @dataclass(frozen=True)
@@ -48,7 +46,7 @@ class SlipIdTaken(errors.AlreadyExists):
         self.identity = identity
 
 
-class SlipOps(SlipIndexOps, BalanceOps, JournalOps):
+class SlipOps(SlipIndexOps, BalanceOps, WriteOps):
     """Slip writes, each one transaction with every balance item it moves.
 
     Every slip has an identity item, ID#{slip_id}, written in the transaction that creates the slip

@@ -16,13 +16,14 @@ from typing import Any
 from kakeibo import errors
 from kakeibo.store.codec import Item, to_ddb
 from kakeibo.store.core import TxOp
-from kakeibo.store.journal import Change, JournalOps, WriteContext
+from kakeibo.store.journal import Change
 from kakeibo.store.keys import delivery_sk, pk, webhook_sk
+from kakeibo.store.write import WriteContext, WriteOps
 
 MAX_WEBHOOKS = 10  # per ledger: every entry is sent to each
 
 
-class WebhookOps(JournalOps):
+class WebhookOps(WriteOps):
     """A ledger's webhooks and their deliveries."""
 
     def create_webhook(self, ctx: WriteContext, item: Item, *, changes: Sequence[Change], count: int) -> int:

@@ -1,0 +1,214 @@
+"""The write path: who writes (the write context and its role guard) and the one way a change
+reaches the table.
+
+A `WriteContext` is the one thing every write takes: the ledger, who writes (the actor), the role
+guard that must still hold when the transaction commits, the origin and the request id. A shared
+ledger cannot be written without a guard: the type refuses it, so no path can write as a member
+whose role was never checked.
+
+`commit` is the one way a change reaches the table: the change's own operations, the guard's
+ConditionCheck on the member item, and its journal entry (store/journal.py), all in one
+TransactWriteItems. So journal order is commit order and seq has no gaps. A writer that finds the
+head moved (another change committed first) builds the same transaction again on the new head,
+inside the request: never a 412. `record` writes bookkeeping (an import's status, a recurrence's
+progress) under the guard, without an entry: it changes no entity a reader replays.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from kakeibo import errors
+from kakeibo.store.codec import Item, to_ddb
+from kakeibo.store.core import ConditionFailed, TxOp
+from kakeibo.store.journal import Change, HeadMoved, JournalOps
+from kakeibo.store.keys import SharedLedger, change_sk, household_pk, member_sk
+
+# Where a change comes from: a request, an import, the daily job's postings (recurring slips and card
+# payments), an undo, or the job's own bookkeeping.
+ORIGINS = ("api", "import", "recurrence", "card_payment", "undo", "job")
+HEAD_ATTEMPTS = 60  # head conflicts retried inside the request (jittered) before a 409
+HEAD_MAX_DELAY = 0.2
+GUARD_ITEMS = 1  # what the writer's member check adds to a transaction, on a shared ledger
+
+
+@dataclass(frozen=True)
+class Guard:
+    """The member item that must hold one of `roles` when the transaction commits."""
+
+    user: str
+    roles: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        if not self.roles:
+            raise ValueError("a guard names the roles it allows")
+
+
+@dataclass(frozen=True)
+class WriteContext:
+    """Who writes what where: every write transaction is built from one.
+
+    A personal ledger is written by its owner alone (`actor` is its `sub`) and needs no guard; a
+    shared ledger always has one. Build it with `personal` or `member` (or, for the two writes that
+    make a member, `founding` and `invited`)."""
+
+    ledger: str  # the store's reference: a personal `sub`, or a SharedLedger
+    actor: str
+    guard: Guard | None
+    origin: str = "api"
+    request_id: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.origin not in ORIGINS:
+            raise ValueError(f"unknown origin {self.origin!r}")
+        if isinstance(self.ledger, SharedLedger):
+            if self.guard is None:
+                raise ValueError("a shared ledger is written under a role guard")
+        elif self.actor != str(self.ledger) or self.guard is not None:
+            raise ValueError("a personal ledger is written by its owner")
+
+    @classmethod
+    def personal(cls, user: str, *, origin: str = "api", request_id: str | None = None) -> WriteContext:
+        return cls(user, user, None, origin, request_id)
+
+    @classmethod
+    def member(
+        cls, ledger_id: str, user: str, roles: tuple[str, ...], *, origin: str = "api", request_id: str | None = None
+    ) -> WriteContext:
+        """A member writes: their member item must still hold one of `roles` at commit."""
+        return cls(SharedLedger(ledger_id), user, Guard(user, roles), origin, request_id)
+
+    @classmethod
+    def founding(cls, ledger_id: str, user: str, *, request_id: str | None = None) -> WriteContext:
+        """The ledger's creation: the transaction itself makes `user` its owner (the guard's item is
+        written by it, with `attribute_not_exists`)."""
+        return cls(SharedLedger(ledger_id), user, Guard(user, ("owner",)), "api", request_id)
+
+    @classmethod
+    def invited(cls, ledger_id: str, user: str, inviter: str, *, request_id: str | None = None) -> WriteContext:
+        """An invitation accepted: `user` becomes a member on the word of `inviter`, who must still be
+        an owner when it commits (an invitation is worth what its author is)."""
+        return cls(SharedLedger(ledger_id), user, Guard(inviter, ("owner",)), "api", request_id)
+
+    def as_origin(self, origin: str) -> WriteContext:
+        return WriteContext(self.ledger, self.actor, self.guard, origin, self.request_id)
+
+    @property
+    def shared(self) -> bool:
+        return isinstance(self.ledger, SharedLedger)
+
+
+@dataclass(frozen=True)
+class Bookkeeping:
+    """What the system keeps on a ledger besides its entities (a recurrence's progress, an import's
+    status): written under `guard` when one is given, and never journaled."""
+
+    ledger: str
+    guard: Guard | None = None
+
+
+def _not_a_member(current: Item | None) -> errors.ApiError:
+    """A writer's member check failed: gone from the ledger (404, as for any non-member) or demoted."""
+    if current is None:
+        return errors.NoLongerMember("not found")
+    return errors.RoleRevoked("your role in this ledger does not allow this change", role=str(current.get("role")))
+
+
+class WriteOps(JournalOps):
+    """The write context's transactions: `commit` (journaled) and `record` (bookkeeping)."""
+
+    def commit(
+        self,
+        ctx: WriteContext,
+        ops: Sequence[TxOp] | Callable[[int], Sequence[TxOp]],
+        changes: Sequence[Change],
+        *,
+        token: str | None = None,
+        at: str,
+        undoes: int | None = None,
+    ) -> int:
+        """One transaction: `ops`, the writer's guard and the journal entry of `changes`. The seq of
+        the entry it wrote. A head conflict is retried here on the new head. `ops` may be built from
+        the seq the entry gets (an item that must know the entry that made it)."""
+        if not changes:
+            raise ValueError("a change commits with what it changed")
+        body = json.dumps([c.as_dict() for c in changes], ensure_ascii=False, separators=(",", ":"))
+        first_token = (token or str(uuid.uuid4()))[:36]
+        seen = self._seen_head(ctx.ledger)
+        for attempt in range(HEAD_ATTEMPTS):
+            seq = seen + 1
+            entry: Item = {
+                "SK": change_sk(seq),
+                "type": "change",
+                "seq": seq,
+                "at": at,
+                "by": ctx.actor,
+                "origin": ctx.origin,
+                "request_id": ctx.request_id,
+                "changes": body,
+                "undoes": undoes,
+            }
+            journal = self.journal_ops(ctx.ledger, seen, entry, undoes)
+            attempt_token = first_token if attempt == 0 else str(uuid.uuid5(uuid.NAMESPACE_URL, f"{first_token}/{seq}"))
+            built = ops(seq) if callable(ops) else ops
+            try:
+                self._transact([*journal, *built, *self._guard(ctx, built)], attempt_token)
+            except HeadMoved as moved:
+                seen = moved.seq
+                self._saw_head(ctx.ledger, seen)
+                if attempt:
+                    self.retry.sleep(random.uniform(0, min(HEAD_MAX_DELAY, 0.005 * 2**attempt)))  # noqa: S311
+                continue
+            self._saw_head(ctx.ledger, seq)
+            return seq
+        raise errors.Conflict("the ledger is busy with concurrent changes; retry", retry_after=1)
+
+    def record(self, ctx: WriteContext | Bookkeeping, ops: Sequence[TxOp]) -> None:
+        """Bookkeeping under the writer's guard, without a journal entry (nothing a reader replays)."""
+        guard = self._guard(ctx, ops)
+        if guard or len(ops) != 1 or ops[0].kind == "ConditionCheck":
+            self._transact([*ops, *guard], None)
+            return
+        # one item and no member to check: the item's own write (half the cost of a transaction)
+        (op,) = ops
+        call: dict[str, Callable[..., Any]] = {
+            "Put": self.client.put_item,
+            "Update": self.client.update_item,
+            "Delete": self.client.delete_item,
+        }
+        try:
+            self._write(call[op.kind], **{k: v for k, v in op.body.items() if k != "TableName"})
+        except ConditionFailed as failed:
+            raise op.on_fail(failed.item) from failed
+
+    def _guard(self, ctx: WriteContext | Bookkeeping, ops: Sequence[TxOp]) -> list[TxOp]:
+        """The guard's ConditionCheck, unless an operation of the transaction writes that very member
+        item (it then carries the condition itself: one item cannot be touched twice)."""
+        if ctx.guard is None:
+            return []
+        key = to_ddb({"PK": household_pk(str(ctx.ledger)), "SK": member_sk(ctx.guard.user)})
+        if any(op.body.get("Key") == key or _item_key(op) == key for op in ops):
+            return []
+        return [self.role_check(str(ctx.ledger), ctx.guard.user, ctx.guard.roles, _not_a_member)]
+
+
+def _item_key(op: TxOp) -> dict[str, Any] | None:
+    item = op.body.get("Item")
+    if not item:
+        return None
+    return {"PK": item["PK"], "SK": item["SK"]}
+
+
+__all__ = [
+    "GUARD_ITEMS",
+    "ORIGINS",
+    "Bookkeeping",
+    "Guard",
+    "WriteContext",
+    "WriteOps",
+]
