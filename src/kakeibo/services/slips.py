@@ -49,6 +49,7 @@ SLIP_FIELDS = (
 SHARING_FIELDS = ("paid_by", "shares", "shares_mode")
 LINE_FIELDS = ("amount", "category", "subcategory", "memo")
 
+
 def slip_view(item: Item) -> dict[str, Any]:
     return {
         "id": item["id"],

@@ -12,11 +12,11 @@ import secrets
 from typing import Any
 
 from kakeibo import errors, webhooks
+from kakeibo.core.ids import new_slip_id
 from kakeibo.models import WebhookIn
 from kakeibo.services.common import now_iso, valid_id
 from kakeibo.store import Change, Item, Store, WriteContext
 
-from kakeibo.core.ids import new_slip_id
 MAX_LISTED_DELIVERIES = 50
 
 
