@@ -24,7 +24,7 @@ the file); those that still cannot be covered become row errors.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Any
@@ -35,7 +35,7 @@ from kakeibo.core.posting import AccountItem
 from kakeibo.csvio import Row, RowError
 from kakeibo.importformats.prepare import Options, prepare, preview
 from kakeibo.services import import_sync
-from kakeibo.services.common import now_iso
+from kakeibo.services.common import TimeLeft, now_iso
 from kakeibo.services.slips import fingerprint, new_slip_item, slip_change, slip_range, slip_view
 from kakeibo.store import (
     GUARD_ITEMS,
@@ -61,7 +61,6 @@ MAX_PASSES = 5  # first pass + retries of the rows held back for funds
 MIN_SECONDS_LEFT = 3.0  # stop starting batches when the invocation has less than this left
 NUMBER_AHEAD = 1000  # rows numbered in one counter call (an import stopped short leaves that gap at most)
 MAX_EXPORT_BYTES = 2 * 1024 * 1024  # per page; JSON-escaped in the Lambda response it stays < 6 MB
-TimeLeft = Callable[[], float]
 
 
 @dataclass

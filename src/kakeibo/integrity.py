@@ -27,7 +27,7 @@ not marked indexed as `indexed` expected INDEX_FORMAT.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from contextlib import suppress
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -36,6 +36,7 @@ from typing import Any
 from kakeibo import errors
 from kakeibo.core import posting
 from kakeibo.core.posting import AccountItem, CategoryMonthItem, ItemKey, Mismatch, NetsItem
+from kakeibo.services.common import TimeLeft
 from kakeibo.services.slips import entry_of
 from kakeibo.store import (
     GUARD_ITEMS,
@@ -60,7 +61,6 @@ NETS_SUM = "sum"  # a mismatch on the nets item: its members' nets do not sum to
 LEASE_SECONDS = 60.0  # longer than any invocation (Lambda timeout <= API Gateway's 30 s)
 MAX_LISTED = 1000
 MIN_SECONDS_LEFT = 2.0
-TimeLeft = Callable[[], float]
 
 
 @dataclass

@@ -24,15 +24,14 @@ from kakeibo.core.recurrence import LAST_DAY, month_day
 from kakeibo.models import check_month
 from kakeibo.services.accounts import account_item, card_billing, card_eras, card_managed
 from kakeibo.services.balances import Rollups, changes, rollup_reads, together
-from kakeibo.services.postings import kept_error, post, same_error
-from kakeibo.services.recurrences import POSTERS, RunTally, TimeLeft, out_of_time
+from kakeibo.services.common import TimeLeft
+from kakeibo.services.postings import RunTally, kept_error, out_of_time, post, poster_for, same_error
 from kakeibo.services.slips import list_slips
 from kakeibo.settings import today
 from kakeibo.store import (
     Bookkeeping,
     Item,
     ProgressConflict,
-    SharedLedger,
     Store,
     WriteContext,
     identity_sk,
@@ -187,15 +186,6 @@ def _payments(
 # ---- payments --------------------------------------------------------------------------------
 
 
-def paying_context(ledger: str, item: Item) -> WriteContext | None:
-    """Whose write a card's payments are: the member who last set its billing, who must still be an
-    editor (or owner) of a shared ledger when each payment commits."""
-    if isinstance(ledger, SharedLedger):
-        who = item.get("billing_by")
-        return WriteContext.member(ledger, str(who), POSTERS, origin="card_payment") if who else None
-    return WriteContext.personal(str(ledger), origin="card_payment")
-
-
 def run_card(store: Store, who: str, item: Item, tally: RunTally, *, time_left: TimeLeft | None = None) -> None:
     """Post the card's payments due by `tally.until`, in order, stopping at the first that fails
     (kept as last_error, tried again next run), then save how far it got."""
@@ -206,7 +196,7 @@ def run_card(store: Store, who: str, item: Item, tally: RunTally, *, time_left: 
     paid_through = item.get("paid_through")
     current = billing.cycle_of(rule, dt.date.fromisoformat(str(item["next_closing"])))
     error: dict[str, Any] | None = None
-    poster = paying_context(who, item)
+    poster = poster_for(who, item.get("billing_by"), "card_payment")
     for _ in range(MAX_PAYMENTS_PER_RUN):
         if current.payment_date > tally.until:
             break

@@ -15,6 +15,8 @@ from kakeibo.models import check_month, parse_date
 T = TypeVar("T")
 CURRENT_ATTEMPTS = 4
 
+TimeLeft = Callable[[], float]  # seconds the invocation has left (a Lambda context's clock)
+
 
 def on_current(attempt: Callable[[], T]) -> T:
     """Run a read-then-write that applies to the current version: again when it changed meanwhile,

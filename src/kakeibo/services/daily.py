@@ -8,8 +8,8 @@ from typing import Any
 
 from kakeibo import errors, messages
 from kakeibo.services import cards, recurrences
-from kakeibo.services.common import query_date
-from kakeibo.services.recurrences import RunTally, TimeLeft, out_of_time
+from kakeibo.services.common import TimeLeft, query_date
+from kakeibo.services.postings import RunTally, out_of_time
 from kakeibo.settings import today
 from kakeibo.store import Store, is_card_sk, is_receipt_sk, receipt_sk, recurrence_sk
 

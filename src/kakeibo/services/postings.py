@@ -1,19 +1,64 @@
 """Slips the system posts on a schedule (recurring slips, card payments): each through the one create
-path under an id derived from what it is, once, and a failure kept to be tried again next run."""
+path under an id derived from what it is, once, and a failure kept to be tried again next run. One
+context posts them (the member who set them up, while still an editor), one tally counts a run, and
+one clock says when a run must stop starting new work."""
 
 from __future__ import annotations
 
 import datetime as dt
 import json
+from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import ValidationError
 
-from kakeibo import errors
+from kakeibo import errors, messages
 from kakeibo.models import SlipIn
-from kakeibo.services.common import now_iso
+from kakeibo.services.common import TimeLeft, now_iso
 from kakeibo.services.slips import create_slip
-from kakeibo.store import SlipIdTaken, Store, TxOp, WriteContext
+from kakeibo.store import SharedLedger, SlipIdTaken, Store, TxOp, WriteContext
+
+POSTERS = ("owner", "editor")  # the roles a scheduled post is written under, on a shared ledger
+MIN_SECONDS_LEFT = 2.0  # a run starts no new work with less than this left
+
+
+def poster_for(ledger: str, by: object, origin: str) -> WriteContext | None:
+    """The context scheduled slips post in: on a shared ledger the member who set them up (`by`), who
+    must still be an editor or owner when each post commits (None: nobody to post as); on a personal
+    ledger its owner."""
+    if isinstance(ledger, SharedLedger):
+        return WriteContext.member(ledger, str(by), POSTERS, origin=origin) if by else None
+    return WriteContext.personal(str(ledger), origin=origin)
+
+
+def out_of_time(time_left: TimeLeft | None) -> bool:
+    return time_left is not None and time_left() < MIN_SECONDS_LEFT
+
+
+@dataclass
+class RunTally:
+    until: dt.date
+    complete: bool = True
+    posted: int = 0
+    failed: list[dict[str, Any]] = field(default_factory=list)
+
+    def result(self, lang: messages.Lang = "en") -> dict[str, Any]:
+        return {
+            "until": self.until.isoformat(),
+            "complete": self.complete,
+            "posted": self.posted,
+            "failed": [worded(failure, lang) for failure in self.failed],
+        }
+
+
+def worded(error: dict[str, Any] | None, lang: messages.Lang) -> dict[str, Any] | None:
+    """A kept failure as the caller reads it: its detail in their language (from its code and
+    members, as a problem's is), without the members it was worded from."""
+    if error is None:
+        return None
+    out = {k: v for k, v in error.items() if k != "context"}
+    out["detail"] = messages.detail(str(error["code"]), str(error["detail"]), error.get("context") or {}, lang)
+    return out
 
 
 def kept_error(

@@ -12,8 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import ValidationError
@@ -24,25 +23,29 @@ from kakeibo.core.ids import derived_id, new_slip_id
 from kakeibo.core.recurrence import Occurrence
 from kakeibo.models import RecurrenceIn
 from kakeibo.services.accounts import get_account
-from kakeibo.services.common import check_version, now_iso, on_current, query_date, valid_id, validation_errors
-from kakeibo.services.postings import kept_error, post, same_error
+from kakeibo.services.common import (
+    TimeLeft,
+    check_version,
+    now_iso,
+    on_current,
+    query_date,
+    valid_id,
+    validation_errors,
+)
+from kakeibo.services.postings import RunTally, kept_error, out_of_time, post, poster_for, same_error, worded
 from kakeibo.settings import today
 from kakeibo.store import (
     Bookkeeping,
     Change,
     Item,
     ProgressConflict,
-    SharedLedger,
     Store,
     WriteContext,
     identity_sk,
 )
 
 # Who may post a recurrence's slips: its author must still be an owner or editor of a shared ledger.
-POSTERS = ("owner", "editor")
 
-TimeLeft = Callable[[], float]
-MIN_SECONDS_LEFT = 2.0  # stop starting new work with less than this left
 MAX_POSTS_PER_RECURRENCE = 500  # per run; a long backlog continues on the next run
 MAX_PREVIEW_DAYS = 1830
 MAX_RECURRENCES = 200  # per ledger: a run goes through all of them
@@ -115,16 +118,6 @@ def _progress_fields(next_occurrence: Occurrence | None) -> dict[str, Any]:
     }
 
 
-def worded(error: dict[str, Any] | None, lang: messages.Lang) -> dict[str, Any] | None:
-    """A kept failure as the caller reads it: its detail in their language (from its code and
-    members, as a problem's is), without the members it was worded from."""
-    if error is None:
-        return None
-    out = {k: v for k, v in error.items() if k != "context"}
-    out["detail"] = messages.detail(str(error["code"]), str(error["detail"]), error.get("context") or {}, lang)
-    return out
-
-
 def recurrence_view(item: Item, lang: messages.Lang = "en") -> dict[str, Any]:
     return {
         "id": item["id"],
@@ -167,15 +160,6 @@ def author(item: Item) -> str | None:
     """Whose write a recurrence's posts are: the member who last defined it (created or edited it)."""
     found = item.get("updated_by") or item.get("created_by")
     return str(found) if found else None
-
-
-def posting_context(ledger: str, item: Item) -> WriteContext | None:
-    """The context a recurrence posts in: its author's, who must still be an editor (or owner) of a
-    shared ledger when each post commits. None if it has no author to post as."""
-    if isinstance(ledger, SharedLedger):
-        who = author(item)
-        return WriteContext.member(ledger, who, POSTERS, origin="recurrence") if who else None
-    return WriteContext.personal(str(ledger), origin="recurrence")
 
 
 def _read(store: Store, who: str, recurrence_id: str) -> Item:
@@ -413,22 +397,6 @@ def occurrences(
 # ---- runs -----------------------------------------------------------------------------------
 
 
-@dataclass
-class RunTally:
-    until: dt.date
-    complete: bool = True
-    posted: int = 0
-    failed: list[dict[str, Any]] = field(default_factory=list)
-
-    def result(self, lang: messages.Lang = "en") -> dict[str, Any]:
-        return {
-            "until": self.until.isoformat(),
-            "complete": self.complete,
-            "posted": self.posted,
-            "failed": [worded(failure, lang) for failure in self.failed],
-        }
-
-
 def already_posted(store: Store, who: str, slip_id: str) -> bool:
     """Whether the occurrence's slip was created already: the one place a run asks.
 
@@ -437,10 +405,6 @@ def already_posted(store: Store, who: str, slip_id: str) -> bool:
     wherever it went. The create is the guard that cannot be raced: the identity is written
     `attribute_not_exists` in the slip's own transaction, and a taken id raises `SlipIdTaken`."""
     return store.get(who, identity_sk(slip_id)) is not None
-
-
-def out_of_time(time_left: TimeLeft | None) -> bool:
-    return time_left is not None and time_left() < MIN_SECONDS_LEFT
 
 
 def run_ledger_recurrences(store: Store, who: str, tally: RunTally, *, time_left: TimeLeft | None = None) -> None:
@@ -475,7 +439,7 @@ def run_recurrence(store: Store, who: str, item: Item, tally: RunTally, *, time_
     post commits only while the recurrence is still at the version it was read at: once an edit or
     a delete has answered, nothing of the old definition is posted."""
     current = Definition.of(item)
-    poster = posting_context(who, item)
+    poster = poster_for(who, author(item), "recurrence")
     posted_through = current.posted_through
     error: dict[str, Any] | None = None
     for count, occurrence in enumerate(
