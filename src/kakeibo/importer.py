@@ -191,10 +191,6 @@ def get_import(store: Store, who: str, import_id: str) -> dict[str, Any]:
     }
 
 
-def _cut(message: str) -> str:
-    return message if len(message) <= MAX_MESSAGE else message[: MAX_MESSAGE - 1] + "…"
-
-
 def _is_sha256(value: str) -> bool:
     return len(value) == 64 and all(c in "0123456789abcdef" for c in value)
 
