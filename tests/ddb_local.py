@@ -12,6 +12,7 @@ from kakeibo.local import template
 from kakeibo.local.bootstrap import create_tables
 from kakeibo.local.dynamodb import DynamoDBLocal, free_port
 from kakeibo.local.s3 import S3Local, create_bucket
+from kakeibo.local.sqs import create_queues
 from tests.conftest import reset_caches
 
 
@@ -28,7 +29,8 @@ def dynamodb_local() -> Iterator[DynamoDBLocal]:
 
 @pytest.fixture(scope="session")
 def s3_local() -> Iterator[S3Local]:
-    """The S3-compatible server receipts are kept in, with the template's bucket."""
+    """The S3-compatible server receipts are kept in, with the template's bucket (and, on the same
+    server, the template's queues: the webhook sender's)."""
     server = S3Local(free_port()).start()
     try:
         client = boto3.client(
@@ -37,6 +39,7 @@ def s3_local() -> Iterator[S3Local]:
         )  # fmt: skip
         for logical in template.buckets():
             create_bucket(client, template.bucket_name(logical), template.bucket_cors(logical))
+        create_queues(server.endpoint)
         yield server
     finally:
         server.stop()
@@ -46,7 +49,11 @@ def s3_local() -> Iterator[S3Local]:
 def local_env(dynamodb_local: DynamoDBLocal, s3_local: S3Local, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     """The function's environment (from the template) pointed at the session's DynamoDB Local and
     S3 server."""
-    overrides = {"DynamoDbEndpointUrl": dynamodb_local.endpoint, "S3EndpointUrl": s3_local.endpoint}
+    overrides = {
+        "DynamoDbEndpointUrl": dynamodb_local.endpoint,
+        "S3EndpointUrl": s3_local.endpoint,
+        "SqsEndpointUrl": s3_local.endpoint,
+    }
     for key, value in template.environment(overrides=overrides).items():
         monkeypatch.setenv(key, value)
     reset_caches()

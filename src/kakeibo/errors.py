@@ -152,6 +152,12 @@ class ValidationFailed(ApiError):
     status, code, title = 422, "validation_error", "Validation error"
 
 
+class WebhookUrlRefused(ValidationFailed):
+    """A URL a webhook may not call, with `reason`: invalid_url, not_https, not_public or unresolvable."""
+
+    status, code, title = 422, "webhook_url_refused", "Webhook URL refused"
+
+
 class LinesSumMismatch(ValidationFailed):
     """A split slip whose lines do not add up to its amount."""
 

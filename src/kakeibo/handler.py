@@ -87,6 +87,7 @@ NO_BODY_ROUTES = frozenset(
         "POST /receipts/{id}/complete",
         "POST /invitations/{token}/accept",
         "POST /changes/{seq}/undo",
+        "POST /webhooks/{id}/resume",
     }
 )
 

@@ -58,6 +58,7 @@ TITLES: dict[str, tuple[str, str]] = {
     "insufficient_funds": ("Insufficient funds", "残高不足"),
     "budget_exceeded": ("Budget exceeded", "予算超過"),
     "conflict": ("Conflict", "競合しました"),
+    "webhook_url_refused": ("Webhook URL refused", "この Webhook の URL は使えません"),
     "upload_in_progress": ("Upload in progress", "アップロード中です"),
     "upload_missing": ("Upload missing", "まだアップロードされていません"),
     "checksum_mismatch": ("Checksum mismatch", "アップロードされた内容が一致しません"),
@@ -583,11 +584,19 @@ TRANSLATIONS: dict[str, str] = {
     "a webhook with this id already exists": "この ID の Webhook はすでにあります",
     "a ledger has at most {limit} webhooks": "1 つの家計簿に登録できる Webhook は {limit} 件までです",
     "the webhook URL is not a valid URL": "Webhook の URL が正しくありません",
-    "the webhook URL must use https": "Webhook の URL は https にしてください",
-    "the webhook URL points to a private, loopback, link-local or metadata address": (
-        "Webhook の URL がプライベート・ループバック・リンクローカル・メタデータのアドレスを指しています"
+    "the webhook URL must use https (only a local server with WEBHOOK_ALLOW_LOOPBACK=1 also allows http://127.0.0.1)": (
+        "Webhook の URL は https にしてください"
+        "（WEBHOOK_ALLOW_LOOPBACK=1 のローカルサーバーだけは http://127.0.0.1 も使えます）"
+    ),
+    "the webhook URL points to a private, loopback, link-local or metadata address: it must reach a public one": (
+        "Webhook の URL がプライベート・ループバック・リンクローカル・メタデータのアドレスを指しています。"
+        "公開されたアドレスにしてください"
     ),
     "the webhook URL's host does not resolve": "Webhook の URL のホスト名を解決できません",
+    "this webhook was disabled: its creator is no longer an owner of the ledger": (
+        "この Webhook は作成したオーナーがオーナーでなくなったため無効になっています"
+    ),
+    "this webhook is active: there is nothing to resume": "この Webhook は有効です。再開するものはありません",
     # the journal, history and undo
     "change not found": "その変更は見つかりません",
     "this change was already undone": "この変更はすでに元に戻されています",

@@ -1097,6 +1097,13 @@ class Webhook(Model):
     created_at: str
     created_by: str | None
     delivered: int = Field(description="The seq of the last journal entry it has received")
+    state: str = Field(
+        description="active; failing (its retry budget ran out: POST .../resume sends what it missed, "
+        "from `delivered` on); disabled (its creator is no longer an owner of the ledger)"
+    )
+    last_error: str | None = Field(default=None, description="Why the last attempt (or the webhook) failed")
+    failing_since: str | None = Field(default=None, description="The first failure of the current run of them")
+    next_attempt_at: str | None = Field(default=None, description="When the sender tries again (backoff)")
 
 
 class WebhookCreated(Webhook):
@@ -1118,8 +1125,10 @@ class Delivery(Model):
     seq: int
     attempts: int
     delivered: bool
+    dead_lettered: bool = Field(description="The retry budget ran out on this entry: the webhook is failing")
     first_at: str
     last: DeliveryAttempt
+    tries: list[DeliveryAttempt] = Field(description="Every attempt at this entry, oldest first")
 
 
 class DeliveryList(Model):

@@ -34,6 +34,19 @@ class Settings(BaseModel):
     s3_endpoint_url: str = Field(default="", validation_alias="S3_ENDPOINT_URL")
     # Locally only: webhooks may also call http://127.0.0.1 (template parameter WebhookAllowLoopback).
     webhook_allow_loopback: bool = Field(default=False, validation_alias="WEBHOOK_ALLOW_LOOPBACK")
+    # The webhook sender's queues (template: WebhookDeliveryQueue, WebhookDeadLetterQueue); their
+    # endpoint only locally (the SQS-compatible server of make run and the tests).
+    sqs_endpoint_url: str = Field(default="", validation_alias="SQS_ENDPOINT_URL")
+    webhook_queue_url: str = Field(default="", validation_alias="WEBHOOK_QUEUE_URL")
+    webhook_dead_letter_url: str = Field(default="", validation_alias="WEBHOOK_DEAD_LETTER_URL")
+    # A failing receiver's schedule: the first retry after `webhook_retry_seconds`, doubling up to
+    # `webhook_retry_max_seconds` (SQS delays at most 15 minutes); past `webhook_retry_budget_seconds`
+    # of failures in a row the webhook is failing until an owner resumes it.
+    webhook_retry_seconds: float = Field(default=5.0, gt=0, le=900, validation_alias="WEBHOOK_RETRY_SECONDS")
+    webhook_retry_max_seconds: float = Field(default=900.0, gt=0, le=900, validation_alias="WEBHOOK_RETRY_MAX_SECONDS")
+    webhook_retry_budget_seconds: float = Field(
+        default=86400.0, gt=0, le=14 * 86400, validation_alias="WEBHOOK_RETRY_BUDGET_SECONDS"
+    )
 
     @field_validator("ledger_time_zone")
     @classmethod

@@ -14,12 +14,14 @@ followed: a 3xx is a failed delivery. Locally `WEBHOOK_ALLOW_LOOPBACK=1` also al
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import http.client
 import ipaddress
 import socket
 import ssl
+import threading
 import time
 from dataclasses import dataclass
 from urllib.parse import urlsplit
@@ -36,8 +38,22 @@ METADATA = {
 }
 
 
+INVALID = "the webhook URL is not a valid URL"
+NOT_HTTPS = (
+    "the webhook URL must use https (only a local server with WEBHOOK_ALLOW_LOOPBACK=1 also allows http://127.0.0.1)"
+)
+NOT_PUBLIC = "the webhook URL points to a private, loopback, link-local or metadata address: it must reach a public one"
+UNRESOLVABLE = "the webhook URL's host does not resolve"
+REASONS = {INVALID: "invalid_url", NOT_HTTPS: "not_https", NOT_PUBLIC: "not_public", UNRESOLVABLE: "unresolvable"}
+
+
 class RefusedUrl(ValueError):
     """A URL a webhook may not call, and why (in English; the catalogue words it)."""
+
+    @property
+    def reason(self) -> str:
+        """invalid_url, not_https, not_public or unresolvable: what the problem's `reason` says."""
+        return REASONS.get(str(self), "invalid_url")
 
 
 def loopback_allowed() -> bool:
@@ -80,19 +96,19 @@ def _public(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
 def check_url(url: str, *, resolve: bool = True) -> Target:
     """The URL as a Target if a webhook may call it; RefusedUrl otherwise."""
     if not isinstance(url, str) or len(url) > 2048 or any(c.isspace() for c in url):
-        raise RefusedUrl("the webhook URL is not a valid URL")
+        raise RefusedUrl(INVALID)
     try:
         parts = urlsplit(url)
         port = parts.port
     except ValueError:
-        raise RefusedUrl("the webhook URL is not a valid URL") from None
+        raise RefusedUrl(INVALID) from None
     host = parts.hostname or ""
     if parts.scheme not in ("https", "http") or not host or parts.username or parts.password:
-        raise RefusedUrl("the webhook URL is not a valid URL")
+        raise RefusedUrl(INVALID)
     path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
     if parts.scheme == "http":
         if not (loopback_allowed() and host == "127.0.0.1"):
-            raise RefusedUrl("the webhook URL must use https")
+            raise RefusedUrl(NOT_HTTPS)
         return Target("http", host, port or 80, path, host)
     if loopback_allowed() and host == "127.0.0.1":
         return Target("https", host, port or 443, path, host)
@@ -102,17 +118,17 @@ def check_url(url: str, *, resolve: bool = True) -> Target:
         literal = None
     if literal is not None:
         if not _public(literal):
-            raise RefusedUrl("the webhook URL points to a private, loopback, link-local or metadata address")
+            raise RefusedUrl(NOT_PUBLIC)
         return Target("https", host, port or 443, path, host)
     if not resolve:
         return Target("https", host, port or 443, path, "")
     try:
         found = {info[4][0] for info in socket.getaddrinfo(host, port or 443, type=socket.SOCK_STREAM)}
     except (OSError, UnicodeError):
-        raise RefusedUrl("the webhook URL's host does not resolve") from None
+        raise RefusedUrl(UNRESOLVABLE) from None
     addresses = [ipaddress.ip_address(str(a).split("%", 1)[0]) for a in sorted(found)]
     if not addresses or not all(_public(a) for a in addresses):
-        raise RefusedUrl("the webhook URL points to a private, loopback, link-local or metadata address")
+        raise RefusedUrl(NOT_PUBLIC)
     return Target("https", host, port or 443, path, str(addresses[0]))
 
 
@@ -137,7 +153,8 @@ class Outcome:
 
 
 def post(url: str, body: bytes, headers: dict[str, str], *, timeout: float = TIMEOUT_SECONDS) -> Outcome:
-    """One POST of `body` to a webhook: ok on 2xx; never follows a redirect; never raises."""
+    """One POST of `body` to a webhook: ok on 2xx; never follows a redirect; never raises. A receiver
+    that has not answered in full within `timeout` (one that hangs, or drips its answer) is cut there."""
     started = time.monotonic()
 
     def done(ok: bool, status: int | None, error: str | None) -> Outcome:
@@ -152,6 +169,17 @@ def post(url: str, body: bytes, headers: dict[str, str], *, timeout: float = TIM
         connection = http.client.HTTPConnection(target.address, target.port, timeout=timeout)
     else:
         connection = _Pinned(target, timeout)
+    cut = threading.Event()
+
+    def hang_up() -> None:  # the whole exchange's deadline: a socket timeout only bounds each read
+        cut.set()
+        if connection.sock is not None:
+            with contextlib.suppress(OSError):
+                connection.sock.shutdown(socket.SHUT_RDWR)
+
+    watchdog = threading.Timer(timeout, hang_up)
+    watchdog.daemon = True
+    watchdog.start()
     try:
         connection.request("POST", target.path, body=body, headers={**headers, "Host": target.host,
                                                                     "User-Agent": USER_AGENT})  # fmt: skip
@@ -159,9 +187,14 @@ def post(url: str, body: bytes, headers: dict[str, str], *, timeout: float = TIM
         response.read(65536)
         status = response.status
     except (OSError, http.client.HTTPException) as exc:
+        if cut.is_set():
+            return done(False, None, f"no answer within {timeout:g} s")
         return done(False, None, f"{type(exc).__name__}: {exc}"[:200])
     finally:
+        watchdog.cancel()
         connection.close()
+    if cut.is_set():
+        return done(False, None, f"no answer within {timeout:g} s")
     if 200 <= status < 300:
         return done(True, status, None)
     return done(False, status, "redirects are not followed" if 300 <= status < 400 else f"HTTP {status}")

@@ -159,7 +159,13 @@ def test_every_ledger_route_is_served_under_a_ledger_and_listed_here() -> None:
     keys = {route.key for route in template.routes()}
     prefixed = {key.replace(PREFIX, "", 1) for key in keys if key.split(" ", 1)[1].startswith(PREFIX + "/")}
     ledger_management = {"POST /invitations", "PUT /members/{user}", "DELETE /members/{user}"}
-    ledger_management |= {"POST /webhooks", "GET /webhooks", "DELETE /webhooks/{id}", "GET /webhooks/{id}/deliveries"}
+    ledger_management |= {
+        "POST /webhooks",
+        "GET /webhooks",
+        "DELETE /webhooks/{id}",
+        "GET /webhooks/{id}/deliveries",
+        "POST /webhooks/{id}/resume",
+    }
     ledger_management |= {"GET /settlement", "POST /settlements"}  # shared ledgers only
     assert prefixed - ledger_management == set(ROUTES)
     assert set(ROUTES) <= keys  # and each is also served unprefixed, for the caller's personal ledger

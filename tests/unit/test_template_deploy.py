@@ -165,9 +165,13 @@ def test_a_route_declared_as_a_function_event_is_refused() -> None:
 
 
 def test_the_webhook_sender_reads_only_journal_entries_with_least_privilege(stack: dict[str, Any]) -> None:
-    # Given the sender's event source mapping and role, as CloudFormation receives them
-    (mapping,) = of_type(stack, "AWS::Lambda::EventSourceMapping").values()
-    props = mapping["Properties"]
+    # Given the sender's event source mappings (the stream's, the delivery queue's) and role
+    mappings = [m["Properties"] for m in of_type(stack, "AWS::Lambda::EventSourceMapping").values()]
+    (props,) = [m for m in mappings if m["EventSourceArn"] == {"Fn::GetAtt": ["LedgerTable", "StreamArn"]}]
+    (queue,) = [m for m in mappings if m is not props]
+    # Then the deliveries come from the delivery queue, failures reported per message
+    assert queue["EventSourceArn"] == {"Fn::GetAtt": ["WebhookDeliveryQueue", "Arn"]}
+    assert queue["FunctionResponseTypes"] == ["ReportBatchItemFailures"]
     # Then it reads the ledger table's stream, only new journal items pass its filter
     assert props["EventSourceArn"] == {"Fn::GetAtt": ["LedgerTable", "StreamArn"]}
     (pattern,) = [json.loads(f["Pattern"]) for f in props["FilterCriteria"]["Filters"]]
@@ -177,7 +181,7 @@ def test_the_webhook_sender_reads_only_journal_entries_with_least_privilege(stac
     assert props["BisectBatchOnFunctionError"] is False and props["MaximumRetryAttempts"] > 0
     dlq = {"Fn::GetAtt": ["WebhookDeadLetterQueue", "Arn"]}
     assert props["DestinationConfig"]["OnFailure"]["Destination"] == dlq
-    # And its role may read the stream, query and update the table, send to the queue: nothing else
+    # And its role may read the stream, read, query and update the table, send to the queues: nothing else
     role = of_type(stack, "AWS::IAM::Role")["WebhookSenderFunctionRole"]["Properties"]
     actions = {
         action
@@ -186,6 +190,7 @@ def test_the_webhook_sender_reads_only_journal_entries_with_least_privilege(stac
         for action in ([statement["Action"]] if isinstance(statement["Action"], str) else statement["Action"])
     }
     assert actions == {
+        "dynamodb:GetItem",
         "dynamodb:Query",
         "dynamodb:UpdateItem",
         "dynamodb:DescribeStream",

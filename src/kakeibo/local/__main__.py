@@ -19,12 +19,15 @@ from kakeibo.local.dynamodb import DynamoDBLocal, LocalStackError, free_port, po
 from kakeibo.local.front import Front, FunctionFailed, serve
 from kakeibo.local.instances import Pool, concurrency
 from kakeibo.local.s3 import S3Local, create_buckets
+from kakeibo.local.sqs import QueuePoller, create_queues
 from kakeibo.local.streams import StreamReader
 
 
 def local_environment(endpoint: str, s3_endpoint: str = "") -> dict[str, str]:
     loopback = "1" if os.environ.get("WEBHOOK_ALLOW_LOOPBACK", "") in ("1", "true") else "0"
-    overrides = {"DynamoDbEndpointUrl": endpoint, "WebhookAllowLoopback": loopback, "S3EndpointUrl": s3_endpoint}
+    # moto's server answers for S3 and SQS alike: the webhook queues live on the receipts' server
+    overrides = {"DynamoDbEndpointUrl": endpoint, "WebhookAllowLoopback": loopback, "S3EndpointUrl": s3_endpoint,
+                 "SqsEndpointUrl": s3_endpoint}  # fmt: skip
     env = template.environment(overrides=overrides)
     env.setdefault("AWS_REGION", os.environ.get("AWS_REGION", "us-east-1"))
     return env
@@ -78,9 +81,19 @@ def _banner(url: str, size: int, pids: list[int], *, ddb: str, s3: str, data_dir
     print(f"Kakeibo API on {url}  (Swagger UI: {url}/swagger)")
     print(f"serving with {size} function instances (FUNCTION_CONCURRENCY), pids {', '.join(map(str, pids))}")
     print(f"DynamoDB Local on {ddb}, data in {data_dir.resolve()}  -- Ctrl-C to stop")
-    print(f"S3-compatible server (receipts) on {s3}, data in {(data_dir / 's3').resolve()}")
+    print(f"S3- and SQS-compatible server (receipts, webhook queues) on {s3}, data in {(data_dir / 's3').resolve()}")
     if os.environ.get("WEBHOOK_ALLOW_LOOPBACK") == "1":
         print("webhooks may call http://127.0.0.1 (WEBHOOK_ALLOW_LOOPBACK=1)")
+
+
+def start_webhooks(ddb_endpoint: str, sqs_endpoint: str, data_dir: Path, stop: threading.Event) -> None:
+    """The webhook sender on DynamoDB Local's stream and the local delivery queue: the same handler
+    AWS runs from DynamoDB Streams and SQS."""
+    from kakeibo.sender import lambda_handler
+
+    reader = StreamReader(ddb_endpoint, os.environ["TABLE_NAME"], data_dir / "webhook-stream.json")
+    threading.Thread(target=reader.run, args=(stop,), daemon=True, name="webhooks").start()
+    QueuePoller(sqs_endpoint, os.environ["WEBHOOK_QUEUE_URL"], lambda e: lambda_handler(e, None)).start(stop)
 
 
 def run(port: int, ddb_port: int, data_dir: Path, host: str, s3_port: int = 0) -> int:
@@ -105,6 +118,7 @@ def run(port: int, ddb_port: int, data_dir: Path, host: str, s3_port: int = 0) -
         prepare_process_env(ddb.endpoint, s3.endpoint)
         create_tables(boto3.client("dynamodb", endpoint_url=ddb.endpoint))
         create_buckets(s3.endpoint, origins=(f"http://{host}:{port}",))
+        create_queues(s3.endpoint)
         pool = Pool(size, local_environment(ddb.endpoint, s3.endpoint), log=_log).start()
         web = template.ROOT / "web"
         server = serve(Front(pool, web_root=web if web.is_dir() else None), host, port)
@@ -120,9 +134,7 @@ def run(port: int, ddb_port: int, data_dir: Path, host: str, s3_port: int = 0) -
         thread = threading.Thread(target=server.serve_forever, daemon=True)
         thread.start()
         threading.Thread(target=post_due_daily, args=(stop,), daemon=True, name="recurrences").start()
-        # the webhook sender, on DynamoDB Local's stream: the same code AWS runs from DynamoDB Streams
-        reader = StreamReader(ddb.endpoint, os.environ["TABLE_NAME"], data_dir / "webhook-stream.json")
-        threading.Thread(target=reader.run, args=(stop,), daemon=True, name="webhooks").start()
+        start_webhooks(ddb.endpoint, s3.endpoint, data_dir, stop)
         _banner(f"http://{host}:{port}", size, pool.pids(), ddb=ddb.endpoint, s3=s3.endpoint, data_dir=data_dir)
         sys.stdout.flush()
         stop.wait()

@@ -3,30 +3,41 @@ reads DynamoDB Streams, and handed to the same `kakeibo.sender` code.
 
 DynamoDB Local serves the Streams API at its own endpoint (a table created with a
 StreamSpecification has a LatestStreamArn; describe_stream / get_shard_iterator / get_records).
-Each shard is read in order, in batches; a batch's records go to `Sender.handle` as Lambda would
-send them, with the same filter (only new journal items). A reported failure is read again from
-that record after a backoff (as Lambda retries); a batch done is checkpointed to a file in
-DATA_DIR, so a reader killed and started again goes on where it was (and the webhooks' own
-`delivered` seq keeps anything from being sent twice but for the entry in flight).
+Each shard is read in order, in batches; a batch's records go to the handler as the event Lambda
+sends (`Records[]` with `eventName`, `dynamodb` — `Keys`, `NewImage` in DynamoDB JSON,
+`SequenceNumber` — and `eventSourceARN`), with the same filter (only new journal items). A record
+reported in `batchItemFailures` is read again from there after a backoff, as Lambda retries, at
+most the template's MaximumRetryAttempts times; then it is dead-lettered as the mapping's OnFailure
+destination would be (a description of it on the dead-letter queue) and reading goes on after it.
+A batch done is checkpointed to a file in DATA_DIR, so a reader killed and started again goes on
+where it was (the webhooks' own cursors keep anything from being sent twice but for the entry in
+flight).
 
-`python -m kakeibo.local.streams` runs it alone (the tests kill it with -9 and start it again);
-`make run` runs it in a thread next to the HTTP front.
+`python -m kakeibo.local.streams` runs it alone, with the delivery queue's poller when the
+environment names the queue (the tests kill it with -9 and start it again); `make run` runs both in
+threads next to the HTTP front.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import datetime as dt
 import json
 import os
 import sys
 import threading
+import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import boto3
 
-from kakeibo.sender import Sender, is_entry
+from kakeibo.local import template
+from kakeibo.sender import is_entry
+
+Handler = Callable[[dict[str, Any]], dict[str, Any]]
 
 IDLE_SECONDS = 0.5
 MAX_BACKOFF = 30.0
@@ -41,7 +52,8 @@ class StreamReader:
         table: str,
         checkpoint: Path,
         *,
-        sender: Sender | None = None,
+        handler: Handler | None = None,
+        dead_letter: Callable[[dict[str, Any]], None] | None = None,
         backoff: float = 1.0,
     ) -> None:
         kwargs: dict[str, Any] = {"endpoint_url": endpoint, "region_name": os.environ.get("AWS_REGION", "us-east-1")}
@@ -50,16 +62,25 @@ class StreamReader:
         self.table = table
         self.checkpoint = checkpoint
         self.backoff = backoff
-        self._sender = sender
+        self._handler = handler
+        self._dead_letter = dead_letter
+        self.max_retries = retry_attempts()
+        self.tries: dict[tuple[str, str], int] = {}  # (shard, sequence number) -> times reported
         self.done: dict[str, str] = self._load()  # shard id -> last sequence number handled
 
-    @property
-    def sender(self) -> Sender:
-        if self._sender is None:
-            from kakeibo.store import get_store
+    def handler(self, event: dict[str, Any]) -> dict[str, Any]:
+        if self._handler is None:
+            from kakeibo.sender import lambda_handler
 
-            self._sender = Sender(get_store())
-        return self._sender
+            self._handler = lambda e: lambda_handler(e, None)
+        return self._handler(event)
+
+    def dead_letter(self, body: dict[str, Any]) -> None:
+        if self._dead_letter is None:
+            from kakeibo.queues import Queues
+
+            self._dead_letter = Queues().dead_letter
+        self._dead_letter(body)
 
     def _load(self) -> dict[str, str]:
         try:
@@ -130,26 +151,95 @@ class StreamReader:
             records = page.get("Records", [])
             if not records:
                 return moved, False
-            event = {"Records": [_as_lambda(r, arn) for r in records if is_entry(_as_lambda(r, arn))]}
+            event = {"Records": [r for r in (_as_lambda(r, arn) for r in records) if is_entry(r)]}
             if event["Records"]:
-                failures = self.sender.handle(event).get("batchItemFailures") or []
+                failures = self.handler(event).get("batchItemFailures") or []
                 if failures:
-                    return moved, True  # read again from the last checkpoint, after a backoff
+                    return self._failed(arn, shard_id, records, str(failures[0]["itemIdentifier"]), moved)
             self.done[shard_id] = records[-1]["dynamodb"]["SequenceNumber"]
             self._save()
             moved = True
             iterator = page.get("NextShardIterator")
         return moved, False
 
+    def _failed(
+        self, arn: str, shard_id: str, records: list[dict[str, Any]], failed: str, moved: bool
+    ) -> tuple[bool, bool]:
+        """A reported record: what came before it is done; it is read again (a backoff later), or —
+        reported 1 + MaximumRetryAttempts times — dead-lettered, and reading goes on after it."""
+        before = [r for r in records if int(r["dynamodb"]["SequenceNumber"]) < int(failed)]
+        if before:
+            self.done[shard_id] = before[-1]["dynamodb"]["SequenceNumber"]
+        key = (shard_id, failed)
+        self.tries[key] = self.tries.get(key, 0) + 1
+        if self.tries[key] <= self.max_retries:
+            self._save()
+            return moved or bool(before), True
+        del self.tries[key]
+        record = next((r for r in records if r["dynamodb"]["SequenceNumber"] == failed), None)
+        self.dead_letter(_on_failure(arn, shard_id, failed, record, self.max_retries + 1))
+        self.done[shard_id] = failed
+        self._save()
+        return True, False
+
+
+def retry_attempts() -> int:
+    """The stream mapping's MaximumRetryAttempts in template.yaml (what Lambda would do)."""
+    function = template.load()["Resources"]["WebhookSenderFunction"]["Properties"]
+    for event in function["Events"].values():
+        if event.get("Type") == "DynamoDB":
+            return int(event["Properties"].get("MaximumRetryAttempts", 0))
+    return 0
+
+
+def _on_failure(arn: str, shard_id: str, sequence: str, record: dict[str, Any] | None, invokes: int) -> dict[str, Any]:
+    """What Lambda's OnFailure destination receives for a stream batch it gave up on."""
+    now = dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    arrival = _epoch((record or {}).get("dynamodb", {}).get("ApproximateCreationDateTime"))
+    arrived = dt.datetime.fromtimestamp(arrival, dt.UTC).isoformat().replace("+00:00", "Z") if arrival else now
+    return {
+        "requestContext": {
+            "requestId": str(uuid.uuid4()),
+            "functionArn": "arn:aws:lambda:local:000000000000:function:WebhookSenderFunction",
+            "condition": "RetryAttemptsExhausted",
+            "approximateInvokeCount": invokes,
+        },
+        "responseContext": {"statusCode": 200, "executedVersion": "$LATEST", "functionError": None},
+        "version": "1.0",
+        "timestamp": now,
+        "DDBStreamBatchInfo": {
+            "shardId": shard_id,
+            "startSequenceNumber": sequence,
+            "endSequenceNumber": sequence,
+            "approximateArrivalOfFirstRecord": arrived,
+            "approximateArrivalOfLastRecord": arrived,
+            "batchSize": 1,
+            "streamArn": arn,
+        },
+    }
+
+
+def _epoch(value: Any) -> float | None:
+    if isinstance(value, dt.datetime):
+        return value.timestamp()
+    if isinstance(value, (int, float)):
+        return float(value)
+    return None
+
 
 def _as_lambda(record: dict[str, Any], arn: str) -> dict[str, Any]:
     """A Streams API record as Lambda's event source mapping hands it to a function."""
+    dynamodb = dict(record.get("dynamodb", {}))
+    created = _epoch(dynamodb.get("ApproximateCreationDateTime"))
+    if created is not None:  # boto3 parses it; Lambda's event carries epoch seconds
+        dynamodb["ApproximateCreationDateTime"] = int(created)
     return {
         "eventID": record.get("eventID"),
         "eventName": record.get("eventName"),
+        "eventVersion": record.get("eventVersion", "1.1"),
         "eventSource": "aws:dynamodb",
         "awsRegion": record.get("awsRegion", "local"),
-        "dynamodb": record.get("dynamodb", {}),
+        "dynamodb": dynamodb,
         "eventSourceARN": arn,
     }
 
@@ -160,6 +250,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--table", default="LedgerTable")
     parser.add_argument("--checkpoint", type=Path, required=True)
     parser.add_argument("--backoff", type=float, default=1.0)
+    parser.add_argument("--visibility-timeout", type=int, default=None, help="of the delivery queue's messages")
     args = parser.parse_args(argv)
     os.environ.setdefault("DYNAMODB_ENDPOINT_URL", args.endpoint)
     os.environ.setdefault("TABLE_NAME", args.table)
@@ -169,6 +260,14 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "local")
     reader = StreamReader(args.endpoint, args.table, args.checkpoint, backoff=args.backoff)
     stop = threading.Event()
+    if os.environ.get("WEBHOOK_QUEUE_URL") and os.environ.get("SQS_ENDPOINT_URL"):  # and the deliveries
+        from kakeibo.local.sqs import QueuePoller
+        from kakeibo.sender import lambda_handler
+
+        poller = QueuePoller(
+            os.environ["SQS_ENDPOINT_URL"], os.environ["WEBHOOK_QUEUE_URL"], lambda e: lambda_handler(e, None)
+        )
+        poller.start(stop)
     with contextlib.suppress(KeyboardInterrupt):
         reader.run(stop)
     return 0

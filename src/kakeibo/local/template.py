@@ -117,6 +117,29 @@ def bucket_cors(logical: str, template: dict[str, Any] | None = None) -> dict[st
     return {"CORSRules": rules}
 
 
+def queues(template: dict[str, Any] | None = None) -> dict[str, dict[str, Any]]:
+    """The template's SQS queues by logical id, with their properties."""
+    template = template or load()
+    return {
+        name: dict(resource.get("Properties") or {})
+        for name, resource in template["Resources"].items()
+        if resource.get("Type") == "AWS::SQS::Queue"
+    }
+
+
+LOCAL_ACCOUNT = "123456789012"  # the account id a local SQS server (moto's) names its queues under
+
+
+def queue_name(logical: str) -> str:
+    """The name a template queue has locally (AWS names it from the stack)."""
+    return f"kakeibo-{logical.removesuffix('Queue').lower()}"
+
+
+def queue_url(endpoint: str, logical: str) -> str:
+    """A template queue's URL on the local server at `endpoint` (what `!Ref` gives in AWS)."""
+    return f"{endpoint.rstrip('/')}/{LOCAL_ACCOUNT}/{queue_name(logical)}"
+
+
 def parameters(template: dict[str, Any] | None = None) -> dict[str, str]:
     template = template or load()
     return {name: str(p.get("Default", "")) for name, p in (template.get("Parameters") or {}).items()}
@@ -132,6 +155,8 @@ def environment(
     params = {**parameters(template), **(overrides or {})}
     names = table_names or {name: name for name in tables(template)}
     names = {**{name: bucket_name(name) for name in buckets(template)}, **names}
+    sqs = params.get("SqsEndpointUrl", "")
+    names = {**{name: queue_url(sqs, name) if sqs else "" for name in queues(template)}, **names}
     variables = template["Globals"]["Function"]["Environment"]["Variables"]
     env = {}
     for key, value in variables.items():

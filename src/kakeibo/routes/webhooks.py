@@ -9,7 +9,7 @@ from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Body
 
 from kakeibo.http import identity, json_response, no_content, ok_response, problem_responses
-from kakeibo.models import DeliveryList, WebhookCreated, WebhookIn, WebhookList
+from kakeibo.models import DeliveryList, Webhook, WebhookCreated, WebhookIn, WebhookList
 from kakeibo.services import webhooks as service
 from kakeibo.services.ledgers import OWNERS, open_ledger
 from kakeibo.store import get_store
@@ -69,6 +69,20 @@ def list_webhooks(ledger: str) -> Response[str]:
 def delete_webhook(ledger: str, id: str) -> Response[str]:
     service.delete(get_store(), _owner(ledger).writer(), id)
     return Response(status_code=204, body="")
+
+
+@router.post(
+    "/ledgers/<ledger>/webhooks/<id>/resume",
+    tags=TAGS,
+    summary="Send to a failing webhook again, from the entry it last received (owner)",
+    description="A webhook whose retry budget ran out is `failing`; this makes it active and it is sent every "
+    "entry after `delivered`, in order. A webhook disabled because its creator is no longer an owner stays "
+    "disabled (409).",
+    operation_id="resumeWebhook",
+    responses={200: ok_response(Webhook), **problem_responses(400, 401, 403, 404, 409, 413, 415)},
+)
+def resume_webhook(ledger: str, id: str) -> Response[str]:
+    return json_response(200, service.resume(get_store(), _owner(ledger).writer(), id))
 
 
 @router.get(

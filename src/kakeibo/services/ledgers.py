@@ -18,8 +18,10 @@ from typing import Any
 from kakeibo import errors
 from kakeibo.core.ids import new_slip_id
 from kakeibo.models import InvitationIn, LedgerIn, LedgerPatch, MemberIn
+from kakeibo.services import webhooks
 from kakeibo.services.common import check_version, now_iso, on_current
 from kakeibo.store import Change, Item, SharedLedger, Store, WriteContext
+from kakeibo.store.core import TxOp
 
 PERSONAL = "me"
 # Who may do what (DESIGN §7): reads are for every member; slips, accounts, budgets, imports and
@@ -239,9 +241,12 @@ def change_role(
             raise errors.NotFound("not found")
         check_version(int(current["version"]), expected)
         after = {**current, "role": body.role, "version": int(current["version"]) + 1}
-        return store.change_role(
-            ctx, current, body.role, expected=expected, changes=[member_change(current, after)], at=now_iso()
-        )
+        changes: list[Change] = [member_change(current, after)]
+        also: list[TxOp] = []
+        if current["role"] == "owner" and body.role != "owner":  # their webhooks stop with it
+            hooks, also = webhooks.disabling(store, SharedLedger(ledger), member)
+            changes += hooks
+        return store.change_role(ctx, current, body.role, expected=expected, changes=changes, at=now_iso(), also=also)
 
     changed = on_current(attempt)
     return {"user": member, "role": changed["role"], "version": int(changed["version"])}
@@ -260,6 +265,8 @@ def remove_member(store: Store, user: str, ledger: str, member: str, *, expected
         if current is None:
             raise errors.NotFound("not found")
         check_version(int(current["version"]), expected)
-        store.remove_member(ctx, current, expected=expected, changes=[member_change(current, None)], at=now_iso())
+        hooks, also = webhooks.disabling(store, SharedLedger(ledger), member)  # their webhooks stop with it
+        changes = [member_change(current, None), *hooks]
+        store.remove_member(ctx, current, expected=expected, changes=changes, at=now_iso(), also=also)
 
     on_current(attempt)

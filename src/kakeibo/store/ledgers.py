@@ -103,7 +103,15 @@ class LedgerOps(WriteOps):
         return {"ledger": ledger_id, "role": role}
 
     def change_role(
-        self, ctx: WriteContext, current: Item, role: str, *, expected: int | None, changes: Sequence[Change], at: str
+        self,
+        ctx: WriteContext,
+        current: Item,
+        role: str,
+        *,
+        expected: int | None,
+        changes: Sequence[Change],
+        at: str,
+        also: Sequence[TxOp] = (),
     ) -> Item:
         """A member's new role (If-Match on their member item; `current` read just before), kept in
         step on their reverse item. The ledger's owner count moves in the same transaction: the last
@@ -146,14 +154,22 @@ class LedgerOps(WriteOps):
         ]
         if delta:
             ops.append(self._owners_op(ledger_id, delta, _last_owner))
-        self.commit(ctx, ops, changes, at=at)
+        self.commit(ctx, [*ops, *also], changes, at=at)
         return {**current, "role": role, "version": int(current["version"]) + 1}
 
     def remove_member(
-        self, ctx: WriteContext, current: Item, *, expected: int | None, changes: Sequence[Change], at: str
+        self,
+        ctx: WriteContext,
+        current: Item,
+        *,
+        expected: int | None,
+        changes: Sequence[Change],
+        at: str,
+        also: Sequence[TxOp] = (),
     ) -> None:
         """A member removed by an owner (the context's guard), or leaving (If-Match: the member's
-        version; `current` read just before). The last owner cannot leave."""
+        version; `current` read just before). The last owner cannot leave. `also`: what goes with it
+        in the same transaction (their webhooks disabled)."""
         ledger_id, user = str(ctx.ledger), str(current["user"])
         old = str(current["role"])
 
@@ -188,7 +204,7 @@ class LedgerOps(WriteOps):
         ]
         # the ledger counts its departures: a slip naming members checks that none left since it read them
         ops.append(self._owners_op(ledger_id, -1 if old == "owner" else 0, _last_owner, departed=True))
-        self.commit(ctx, ops, changes, at=at)
+        self.commit(ctx, [*ops, *also], changes, at=at)
 
     def _reverse_role_op(self, ledger_id: str, user: str, role: str) -> TxOp:
         return TxOp(
