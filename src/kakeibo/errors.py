@@ -158,6 +158,15 @@ class WebhookUrlRefused(ValidationFailed):
     status, code, title = 422, "webhook_url_refused", "Webhook URL refused"
 
 
+class AccountUnavailable(ValidationFailed):
+    """An account a write names that does not exist or is archived. The store raises it; a service
+    that knows which field named the account says so (services/slips.py)."""
+
+    def __init__(self, account: str, problem: str) -> None:
+        super().__init__(f"account '{account}' {problem}")
+        self.account, self.reason = account, problem
+
+
 class LinesSumMismatch(ValidationFailed):
     """A split slip whose lines do not add up to its amount."""
 

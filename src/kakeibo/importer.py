@@ -42,6 +42,7 @@ from kakeibo.store import (
     JOURNAL_ITEMS,
     Item,
     NewSlip,
+    SlipCommit,
     SlipIdTaken,
     Store,
     WriteContext,
@@ -342,13 +343,7 @@ class _Writer:
             tuple(sorted(accounts)),
         )
         self.store.create_slips(
-            self.ctx,
-            slips,
-            plan,
-            changes=[slip_change(None, new.item) for new in slips],
-            missing_account=_missing,
-            archived_account=_archived,
-            import_id=self.sha256,
+            self.ctx, slips, plan, SlipCommit([slip_change(None, new.item) for new in slips]), import_id=self.sha256
         )
 
 
@@ -356,14 +351,6 @@ def already_imported(row: Row, used: set[str]) -> bool:
     """Whether the row's slip exists (or did): under its id, or under the id it had before
     external_ids were namespaced (csvio.legacy_slip_id)."""
     return row.slip_id in used or (row.legacy_id is not None and row.legacy_id in used)
-
-
-def _missing(account: str) -> errors.ApiError:
-    return errors.ValidationFailed(f"account '{account}' does not exist")
-
-
-def _archived(account: str) -> errors.ApiError:
-    return errors.ValidationFailed(f"account '{account}' is archived")
 
 
 def batches(rows: Sequence[Row], author: str | None, numbers: dict[str, int]) -> Iterator[list[Row]]:

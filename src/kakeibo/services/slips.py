@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from pydantic import ValidationError
@@ -31,6 +32,7 @@ from kakeibo.store import (
     Change,
     Item,
     NewSlip,
+    SlipCommit,
     SlipFilter,
     SlipIdTaken,
     Store,
@@ -125,23 +127,14 @@ def entry_of(item: Item) -> Entry:
     )
 
 
-def _account_refusal(entry: Entry, problem: str) -> Callable[[str], errors.ApiError]:
-    """The 422 for an account a slip names that does not exist or is archived, on the right field."""
-
-    def fail(account: str) -> errors.ApiError:
-        field = "to_account" if account == entry.to_account and account != entry.account else "account"
-        message = f"account '{account}' {problem}"
-        return errors.ValidationFailed(message, errors=[{"loc": ["body", field], "msg": message}])
-
-    return fail
-
-
-def _missing_account(entry: Entry) -> Callable[[str], errors.ApiError]:
-    return _account_refusal(entry, "does not exist")
-
-
-def _archived_account(entry: Entry) -> Callable[[str], errors.ApiError]:
-    return _account_refusal(entry, "is archived")
+@contextmanager
+def _naming_accounts(entry: Entry) -> Iterator[None]:
+    """An account the slip names that does not exist or is archived: the 422 says which field."""
+    try:
+        yield
+    except errors.AccountUnavailable as exc:
+        field = "to_account" if exc.account == entry.to_account and exc.account != entry.account else "account"
+        raise errors.ValidationFailed(exc.detail, errors=[{"loc": ["body", field], "msg": exc.detail}]) from None
 
 
 def _slip_item(body: SlipIn, entry: Entry, sharing: Sharing | None = None, **meta: Any) -> Item:
@@ -236,16 +229,13 @@ def create_slip(
     conditions = (*conditions, *receipt_ops(store, who, slip_id, None, item))
 
     def write(token: str) -> None:
-        store.create_slips(
-            ctx,
-            [new],
-            posting.plan(None, entry),
-            changes=[slip_change(None, item)],
-            missing_account=_missing_account(entry),
-            archived_account=_archived_account(entry),
-            token=token,
-            conditions=conditions,
-        )
+        with _naming_accounts(entry):
+            store.create_slips(
+                ctx,
+                [new],
+                posting.plan(None, entry),
+                SlipCommit([slip_change(None, item)], token, conditions=conditions),
+            )
 
     try:
         write(request_token or new_token())
@@ -410,20 +400,17 @@ def write_slip(
     if imported is not None:
         item["imported"] = imported
     newly_named = set(posting.accounts_touched(new_entry)) - set(posting.accounts_touched(old_entry))
-    store.change_slip(
-        ctx,
-        current,
-        item,
-        posting.plan(old_entry, new_entry),
-        newly_named=frozenset(newly_named),
-        changes=[slip_change(current, item)],
-        missing_account=_missing_account(new_entry),
-        archived_account=_archived_account(new_entry),
-        token=token or new_token(),
-        stale=_stale(expected),
-        undoes=undoes,
-        conditions=((shared.check,) if shared else ()) + receipt_ops(store, ctx.ledger, slip_id, current, item),
+    commit = SlipCommit(
+        [slip_change(current, item)],
+        token or new_token(),
+        undoes,
+        ((shared.check,) if shared else ()) + receipt_ops(store, ctx.ledger, slip_id, current, item),
+        _stale(expected),
     )
+    with _naming_accounts(new_entry):
+        store.change_slip(
+            ctx, current, item, posting.plan(old_entry, new_entry), commit, newly_named=frozenset(newly_named)
+        )
     return slip_view(item)
 
 
@@ -467,19 +454,10 @@ def remove_slip(
 ) -> None:
     """The one delete path of a slip (as read): one transaction, its identity left as a tombstone."""
     old_entry = entry_of(current)
-    store.delete_slips(
-        ctx,
-        [current],
-        posting.plan(old_entry, None),
-        at=now_iso(),
-        changes=[slip_change(current, None)],
-        missing_account=_missing_account(old_entry),
-        archived_account=_archived_account(old_entry),
-        token=token or new_token(),
-        stale=_stale(expected),
-        undoes=undoes,
-        conditions=receipt_ops(store, ctx.ledger, str(current["id"]), current, None),
-    )
+    receipts = receipt_ops(store, ctx.ledger, str(current["id"]), current, None)
+    commit = SlipCommit([slip_change(current, None)], token or new_token(), undoes, receipts, _stale(expected))
+    with _naming_accounts(old_entry):
+        store.delete_slips(ctx, [current], posting.plan(old_entry, None), commit, at=now_iso())
 
 
 def remove_slips(store: Store, ctx: WriteContext, currents: list[Item], *, undoes: int, at: str) -> None:
@@ -487,18 +465,10 @@ def remove_slips(store: Store, ctx: WriteContext, currents: list[Item], *, undoe
     entries = [entry_of(c) for c in currents]
     accounts = sorted({a for e in entries for a in posting.accounts_touched(e)})
     plan = posting.Plan("delete", posting.merge(posting.effects(e, -1) for e in entries), tuple(accounts))
-    store.delete_slips(
-        ctx,
-        currents,
-        plan,
-        at=at,
-        changes=[slip_change(c, None) for c in currents],
-        missing_account=_missing_account(entries[0]),
-        archived_account=_archived_account(entries[0]),
-        stale=_stale(None),
-        undoes=undoes,
-        conditions=tuple(op for c in currents for op in receipt_ops(store, ctx.ledger, str(c["id"]), c, None)),
-    )
+    receipts = tuple(op for c in currents for op in receipt_ops(store, ctx.ledger, str(c["id"]), c, None))
+    commit = SlipCommit([slip_change(c, None) for c in currents], None, undoes, receipts, _stale(None))
+    with _naming_accounts(entries[0]):
+        store.delete_slips(ctx, currents, plan, commit, at=at)
 
 
 def restore_slip(store: Store, ctx: WriteContext, view: dict[str, Any], *, tombstone: int, undoes: int) -> None:
@@ -511,17 +481,10 @@ def restore_slip(store: Store, ctx: WriteContext, view: dict[str, Any], *, tombs
         body, entry, shared, id=view["id"], no=int(view["no"]), version=tombstone + 1, created_at=view["created_at"],
         updated_at=stamp, created_by=view.get("created_by"), updated_by=ctx.actor,
     )  # fmt: skip
-    store.restore_slip(
-        ctx,
-        item,
-        posting.plan(None, entry),
-        tombstone_version=tombstone,
-        changes=[slip_change(None, item)],
-        missing_account=_missing_account(entry),
-        archived_account=_archived_account(entry),
-        undoes=undoes,
-        conditions=((shared.check,) if shared else ()) + receipt_ops(store, ctx.ledger, view["id"], None, item),
-    )
+    checks = ((shared.check,) if shared else ()) + receipt_ops(store, ctx.ledger, view["id"], None, item)
+    commit = SlipCommit([slip_change(None, item)], undoes=undoes, conditions=checks)
+    with _naming_accounts(entry):
+        store.restore_slip(ctx, item, posting.plan(None, entry), commit, tombstone_version=tombstone)
 
 
 def slip_range(date_from: str | None, date_to: str | None, cursor: str | None) -> tuple[str, str, str | None]:

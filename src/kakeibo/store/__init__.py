@@ -47,7 +47,7 @@ from kakeibo.store.receipts import Claimed, ReceiptOps, is_receipt_sk, receipt_s
 from kakeibo.store.recurrences import ProgressConflict, RecurrenceOps
 from kakeibo.store.settlements import Roster, SettlementOps
 from kakeibo.store.slip_index import INDEX_FORMAT, INDEXED, IndexedPage, SlipFilter
-from kakeibo.store.slips import NewSlip, SlipIdTaken, SlipOps, SlipPage, identity_of
+from kakeibo.store.slips import NewSlip, SlipCommit, SlipIdTaken, SlipOps, SlipPage, identity_of
 from kakeibo.store.webhooks import MAX_WEBHOOKS, WebhookOps
 from kakeibo.store.write import GUARD_ITEMS, ORIGINS, Bookkeeping, Guard, WriteContext, WriteOps
 
@@ -85,6 +85,7 @@ __all__ = [
     "RetryPolicy",
     "Roster",
     "SharedLedger",
+    "SlipCommit",
     "SlipFilter",
     "SlipIdTaken",
     "SlipPage",

@@ -4,7 +4,7 @@ the guard it needs: funds, strict budgets, and the fence a ledger rebuild puts o
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 from kakeibo import errors
@@ -114,17 +114,16 @@ class BalanceOps(StoreCore):
         plan: Plan,
         *,
         active_accounts: frozenset[str] = frozenset(),
-        missing_account: Callable[[str], errors.ApiError],
-        archived_account: Callable[[str], errors.ApiError],
     ) -> list[TxOp]:
         """The Update of every balance item a plan moves, each with the guard it needs.
 
         Every account the plan involves is fenced against a running rebuild (FENCE), through its
-        Update or, when its net change is zero, a ConditionCheck."""
+        Update or, when its net change is zero, a ConditionCheck. An account that is missing, or
+        archived while the plan names it anew, fails the transaction with AccountUnavailable."""
         now = self.now_ms()
         ops = []
         for change in plan.changes:
-            ops.append(self._change_op(ledger, change, active_accounts, missing_account, archived_account, now=now))
+            ops.append(self._change_op(ledger, change, active_accounts, now=now))
         # Accounts the new slip names must exist (and be open) even if their net change is zero,
         # e.g. an update that only edits the memo of a slip whose account was archived meanwhile
         # does not need this, but a transfer between two accounts always moves both.
@@ -146,7 +145,7 @@ class BalanceOps(StoreCore):
                         "ExpressionAttributeValues": to_ddb(values),
                         "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
                     },
-                    _account_failure(account, 0, missing_account, archived_account, now),
+                    _account_failure(account, 0, now),
                 )
             )
         return ops
@@ -156,8 +155,6 @@ class BalanceOps(StoreCore):
         ledger: str,
         change: ItemChange,
         active_accounts: frozenset[str],
-        missing_account: Callable[[str], errors.ApiError],
-        archived_account: Callable[[str], errors.ApiError],
         *,
         now: int,
     ) -> TxOp:
@@ -183,7 +180,7 @@ class BalanceOps(StoreCore):
                 ledger,
                 account_sk(key.account),
                 "ADD " + ", ".join(adds),
-                _account_failure(key.account, need, missing_account, archived_account, now),
+                _account_failure(key.account, need, now),
                 condition=condition,
                 names=names,
                 values=values,
@@ -285,23 +282,17 @@ def subcategory_values(key: SubcategoryMonthItem) -> dict[str, Any]:
     return {":cat": key.category, ":sub": key.subcategory, ":month": key.month, ":type": "subcategory_month"}
 
 
-def _account_failure(
-    account: str,
-    need: int,
-    missing: Callable[[str], errors.ApiError],
-    archived: Callable[[str], errors.ApiError],
-    now: int,
-) -> OnFail:
+def _account_failure(account: str, need: int, now: int) -> OnFail:
     def fail(item: Item | None) -> errors.ApiError:
         if item is None:
-            return missing(account)
+            return errors.AccountUnavailable(account, "does not exist")
         if item.get(REBUILD_MARK) and int(item.get(REBUILD_EXPIRES, 0)) >= now:
             return errors.Locked(
                 "the ledger is being rebuilt; retry shortly",
                 retry_after=min(10, seconds_until(int(item[REBUILD_EXPIRES]), now)),
             )
         if item.get("archived"):
-            return archived(account)
+            return errors.AccountUnavailable(account, "is archived")
         return errors.InsufficientFunds(
             f"account '{account}' has {item.get('balance', 0)}; {need} would leave it below zero",
             account=account,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,6 +23,20 @@ class SlipPage:
     items: list[Item]
     read: int  # slips read, matching or not
     last_sk: str | None  # where the page stopped; None: the range is done
+
+
+@dataclass(frozen=True)
+class SlipCommit:
+    """What a write of slips commits besides the slips and their balance items: the journal entry's
+    changes, the request's token (a retry of it is a no-op), the entry it undoes, further checks in
+    the same transaction (members, receipts, a recurrence's version), and what a slip no longer at
+    the version read answers (default: 412 with its current version)."""
+
+    changes: Sequence[Change]
+    token: str | None = None
+    undoes: int | None = None
+    conditions: Sequence[TxOp] = ()
+    stale: OnFail | None = None
 
 
 @dataclass(frozen=True)
@@ -63,19 +77,15 @@ class SlipOps(SlipIndexOps, BalanceOps, WriteOps):
         ctx: WriteContext,
         slips: Sequence[NewSlip],
         plan: Plan,
+        commit: SlipCommit,
         *,
-        changes: Sequence[Change],
-        missing_account: Callable[[str], errors.ApiError],
-        archived_account: Callable[[str], errors.ApiError],
-        token: str | None = None,
         import_id: str | None = None,
-        conditions: Sequence[TxOp] = (),
     ) -> int:
         """One transaction: each slip and its identity, every balance item the slips move (`plan`,
-        merged), for an import the import's count of created slips, `conditions` (e.g. that a
-        recurrence is still at the version it posts from) and the journal entry. Its seq."""
+        merged), for an import the import's count of created slips, the commit's conditions (e.g.
+        that a recurrence is still at the version it posts from) and the journal entry. Its seq."""
         ledger = ctx.ledger
-        ops: list[TxOp] = list(conditions)
+        ops: list[TxOp] = list(commit.conditions)
         stamp = slips[0].item["created_at"] if slips else ""
         if import_id is not None:
             ops.append(
@@ -102,8 +112,6 @@ class SlipOps(SlipIndexOps, BalanceOps, WriteOps):
             ledger,
             plan,
             active_accounts=frozenset(plan.accounts),
-            missing_account=missing_account,
-            archived_account=archived_account,
         )
 
         def with_identities(seq: int) -> list[TxOp]:
@@ -120,7 +128,7 @@ class SlipOps(SlipIndexOps, BalanceOps, WriteOps):
                 ),
             ]
 
-        return self.commit(ctx, with_identities, changes, token=token, at=stamp)
+        return self.commit(ctx, with_identities, commit.changes, token=commit.token, at=stamp)
 
     def change_slip(
         self,
@@ -128,22 +136,16 @@ class SlipOps(SlipIndexOps, BalanceOps, WriteOps):
         current: Item,
         new: Item,
         plan: Plan,
+        commit: SlipCommit,
         *,
         newly_named: frozenset[str],
-        changes: Sequence[Change],
-        missing_account: Callable[[str], errors.ApiError],
-        archived_account: Callable[[str], errors.ApiError],
-        token: str | None = None,
-        stale: OnFail | None = None,
-        undoes: int | None = None,
-        conditions: Sequence[TxOp] = (),
     ) -> int:
         """One transaction: the slip rewritten if still at its version (moved when its date
         changed), its identity following it, every balance item the change moves and the journal
         entry (`undoes`: the entry it reverses). Its seq."""
         ledger = ctx.ledger
         expected = int(current["version"])
-        stale = stale or _stale_slip(expected)
+        stale = commit.stale or _stale_slip(expected)
         version = {"names": {"#ver": "version"}, "values": {":expected": expected}}
         if current["SK"] == new["SK"]:
             ops = [self.put_op(ledger, new, "#ver = :expected", stale, **version)]
@@ -163,37 +165,31 @@ class SlipOps(SlipIndexOps, BalanceOps, WriteOps):
             ledger,
             plan,
             active_accounts=newly_named,
-            missing_account=missing_account,
-            archived_account=archived_account,
         )
-        ops += conditions  # e.g. that the members the slip names have not left
+        ops += commit.conditions  # e.g. that the members the slip names have not left
 
         def with_identity(seq: int) -> list[TxOp]:
             version = int(new["version"])
             return [*ops, self._identity_op(ledger, current, date=new["date"], version=version, deleted=False, seq=seq)]
 
-        return self.commit(ctx, with_identity, changes, token=token, at=new["updated_at"], undoes=undoes)
+        return self.commit(
+            ctx, with_identity, commit.changes, token=commit.token, at=new["updated_at"], undoes=commit.undoes
+        )
 
     def delete_slips(
         self,
         ctx: WriteContext,
         currents: Sequence[Item],
         plan: Plan,
+        commit: SlipCommit,
         *,
         at: str,
-        changes: Sequence[Change],
-        missing_account: Callable[[str], errors.ApiError],
-        archived_account: Callable[[str], errors.ApiError],
-        token: str | None = None,
-        stale: OnFail | None = None,
-        undoes: int | None = None,
-        conditions: Sequence[TxOp] = (),
     ) -> int:
         """One transaction: the slips deleted if still at their versions, their identities left as
-        tombstones (an id is never used again), their effects (`plan`, merged) reversed, `conditions`
-        (e.g. the receipts they let go) and the journal entry."""
+        tombstones (an id is never used again), their effects (`plan`, merged) reversed, the commit's
+        conditions (e.g. the receipts they let go) and the journal entry."""
         ledger = ctx.ledger
-        ops: list[TxOp] = list(conditions)
+        ops: list[TxOp] = list(commit.conditions)
         tombstones: list[tuple[Item, int]] = []
         for current in currents:
             expected = int(current["version"])
@@ -203,13 +199,13 @@ class SlipOps(SlipIndexOps, BalanceOps, WriteOps):
                     ledger,
                     current["SK"],
                     "#ver = :expected",
-                    stale or _stale_slip(expected),
+                    commit.stale or _stale_slip(expected),
                     names={"#ver": "version"},
                     values={":expected": expected},
                 ),
             ]
         ops += self.index_ops(ledger, delete=frozenset().union(*(slip_index_sks(c) for c in currents)))
-        ops += self.balance_ops(ledger, plan, missing_account=missing_account, archived_account=archived_account)
+        ops += self.balance_ops(ledger, plan)
 
         def with_tombstones(seq: int) -> list[TxOp]:
             return [
@@ -220,20 +216,16 @@ class SlipOps(SlipIndexOps, BalanceOps, WriteOps):
                 ),
             ]
 
-        return self.commit(ctx, with_tombstones, changes, token=token, at=at, undoes=undoes)
+        return self.commit(ctx, with_tombstones, commit.changes, token=commit.token, at=at, undoes=commit.undoes)
 
     def restore_slip(
         self,
         ctx: WriteContext,
         item: Item,
         plan: Plan,
+        commit: SlipCommit,
         *,
         tombstone_version: int,
-        changes: Sequence[Change],
-        missing_account: Callable[[str], errors.ApiError],
-        archived_account: Callable[[str], errors.ApiError],
-        undoes: int,
-        conditions: Sequence[TxOp] = (),
     ) -> int:
         """A deleted slip back, with its own id (undo of a delete): one transaction that puts it
         where it was, brings its identity back to life if it is still the tombstone the delete left
@@ -275,11 +267,11 @@ class SlipOps(SlipIndexOps, BalanceOps, WriteOps):
             ledger,
             plan,
             active_accounts=frozenset(plan.accounts),
-            missing_account=missing_account,
-            archived_account=archived_account,
         )
-        ops += conditions
-        return self.commit(ctx, lambda seq: [revived(seq), *ops], changes, at=item["updated_at"], undoes=undoes)
+        ops += commit.conditions
+        return self.commit(
+            ctx, lambda seq: [revived(seq), *ops], commit.changes, at=item["updated_at"], undoes=commit.undoes
+        )
 
     def _identity_op(self, ledger: str, slip: Item, *, date: str, version: int, deleted: bool, seq: int) -> TxOp:
         """The identity follows its slip, and lists the entry `seq`; a slip from before identities
