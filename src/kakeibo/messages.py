@@ -665,6 +665,9 @@ TRANSLATIONS: dict[str, str] = {
         "取り込んだあとにこちらで編集されているため、そのままにしました。アプリでの内容"
     ),
     "edited here meanwhile: left as it is": "ちょうどこちらで編集されたため、そのままにしました",
+    "an older version of this row than the one already imported: left as it is": (
+        "すでに取り込んだ内容より古いファイルの行のため、そのままにしました"
+    ),
     "may replace the slip of {date} no longer in the file": (
         "ファイルからなくなった {date} の伝票を置き換えるものかもしれません"
     ),
@@ -674,9 +677,6 @@ TRANSLATIONS: dict[str, str] = {
         "以前のファイルから取り込んだ伝票ですが、このファイルにはありません"
     ),
     "import with apply_deletions=true to delete it": "削除するには apply_deletions=true で取り込んでください",
-    "an older version of this row than the one already imported: left as it is": (
-        "すでに取り込んだ内容より古いファイルの行のため、そのままにしました"
-    ),
     "deleted: it was not in the app's download": "アプリのファイルになかったため削除しました",
     "edited here since it was imported: not deleted": "取り込んだあとにこちらで編集されているため、削除しませんでした",
     "edited here meanwhile: not deleted": "ちょうどこちらで編集されたため、削除しませんでした",
