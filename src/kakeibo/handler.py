@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -51,25 +52,28 @@ from kakeibo.routes import (
 
 logger = Logger()
 app = APIGatewayHttpResolver(enable_validation=True)
-# journal before slips: /slips/{id}/history must win over /slips/{date}/{id}
-for module in (
-    health,
-    accounts,
-    cards,
-    journal,
-    slips,
-    reports,
-    budgets,
-    imports,
-    maintenance,
-    recurrences,
-    daily,
-    receipts,
-    ledgers,
-    webhooks,
-    settlements,
-):
-    app.include_router(module.router)
+ROUTERS = (
+    health, accounts, cards, journal, slips, reports, budgets, imports, maintenance, recurrences, daily, receipts,
+    ledgers, webhooks, settlements,
+)  # fmt: skip
+
+
+def specificity(path: str) -> tuple[int, ...]:
+    """A route's rank among those a path could match: segment by segment, a literal before a
+    parameter (/slips/<id>/history before /slips/<date>/<id>), so that no order of registration
+    decides which one answers."""
+    return tuple(1 if part.startswith("<") else 0 for part in path.strip("/").split("/"))
+
+
+def include_routers(resolver: APIGatewayHttpResolver, routers: Sequence[Any]) -> None:
+    """Every router's routes on the resolver, the most specific first (the resolver tries its routes
+    with parameters in the order it holds them)."""
+    for module in routers:
+        resolver.include_router(module.router)
+    resolver._dynamic_routes.sort(key=lambda route: specificity(route.path))
+
+
+include_routers(app, ROUTERS)
 
 # Routes that need no identity; template.yaml gives exactly these `Auth: {Authorizer: NONE}`.
 PUBLIC_ROUTES = frozenset({"GET /health", "GET /openapi.json", "GET /swagger"})
