@@ -7,7 +7,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from kakeibo import csvio, integrity
+from kakeibo import csvio
+from kakeibo.services import integrity
 from kakeibo.store import Store, WriteContext
 from tests import invariants
 from tests.events import Client
@@ -334,8 +335,8 @@ def test_a_dry_run_key_is_never_replayed_as_the_import(api: Client, store: Store
 
 
 def test_an_import_out_of_time_answers_202_and_the_next_send_finishes(api: Client, store: Store, user: str) -> None:
-    from kakeibo import importer
-    from kakeibo.importformats.prepare import Options
+    from kakeibo.services.imports import importer
+    from kakeibo.services.imports.prepare import Options
 
     # Given the November file and an invocation with no time left
     mf_household(api)

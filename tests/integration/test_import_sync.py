@@ -281,7 +281,7 @@ def test_an_import_stopped_while_applying_changes_applies_each_once_when_sent_ag
     _import(api, FIRST)
     later = mf(LAWSON.replace("-3612", "-3700"), SALARY.replace("250000", "251000"), GAS)
     # When the import stops after writing the first change (the function dies: the request fails)
-    from kakeibo.services import import_sync
+    from kakeibo.services.imports import sync as import_sync
 
     real, calls = import_sync.write_slip, []
 

@@ -10,9 +10,11 @@ from typing import Any
 
 import pytest
 
-from kakeibo import csvio, importer, integrity
+from kakeibo import csvio
 from kakeibo.models import SlipIn
+from kakeibo.services import integrity
 from kakeibo.services import slips as service
+from kakeibo.services.imports import importer
 from kakeibo.store import Store, WriteContext
 from tests import invariants
 from tests.events import Client

@@ -11,7 +11,8 @@ from urllib.parse import quote
 
 import pytest
 
-from kakeibo import errors, integrity
+from kakeibo import errors
+from kakeibo.services import integrity
 from kakeibo.store import LEDGER_LOCK, Bookkeeping, Store, WriteContext, pk, slip_index_sks, to_ddb
 from kakeibo.store.keys import entry_parts
 from tests import invariants

@@ -3,7 +3,7 @@ repaired by rebuild like every other balance item."""
 
 from __future__ import annotations
 
-from kakeibo import integrity
+from kakeibo.services import integrity
 from kakeibo.store import Store, WriteContext
 from tests import invariants
 from tests.events import Client

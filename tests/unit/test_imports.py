@@ -167,7 +167,7 @@ def test_maintenance_routes_take_no_body(api: Client, route: str) -> None:
 
 
 def test_a_large_export_comes_in_pages_linked_by_rel_next(api: Client, monkeypatch: pytest.MonkeyPatch) -> None:
-    from kakeibo import importer
+    from kakeibo.services.imports import importer
 
     # Given 12 slips and pages of about 300 bytes
     api.account("cash", 100000)
@@ -197,7 +197,7 @@ def test_a_large_export_comes_in_pages_linked_by_rel_next(api: Client, monkeypat
 
 
 def test_out_of_time_is_202_and_sending_again_finishes(api: Client, monkeypatch: pytest.MonkeyPatch) -> None:
-    from kakeibo import importer
+    from kakeibo.services.imports import importer
 
     api.account("cash", 5000)
     text = HEADER + "2026-11-03,expense,500,cash,,食費,,\r\n2026-11-04,expense,500,cash,,食費,,\r\n"

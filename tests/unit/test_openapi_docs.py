@@ -42,7 +42,7 @@ def test_handler_import_leaves_docs_and_validators_for_later() -> None:
 
 def test_handler_import_leaves_the_importer_and_the_repair_code_for_later() -> None:
     # Given a fresh interpreter (a Lambda cold start)
-    lazy = ["kakeibo.importer", "kakeibo.importformats.prepare", "kakeibo.integrity"]
+    lazy = ["kakeibo.services.imports.importer", "kakeibo.services.imports.prepare", "kakeibo.services.integrity"]
     code = f"import json, sys; import kakeibo.handler; print(json.dumps([m in sys.modules for m in {lazy!r}]))"
     # When it imports the handler
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)

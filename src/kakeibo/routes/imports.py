@@ -49,7 +49,7 @@ CSV_BODY = {
 def _importer() -> ModuleType:
     """The importer, its file formats and the export, loaded on first use: a cold start serving
     other routes does not pay for them."""
-    from kakeibo import importer  # noqa: PLC0415
+    from kakeibo.services.imports import importer  # noqa: PLC0415
 
     return importer
 

@@ -17,7 +17,7 @@ TAGS = ["ledger"]
 
 def _integrity() -> ModuleType:
     """Verify and rebuild, loaded on first use: a cold start serving other routes does not pay for them."""
-    from kakeibo import integrity  # noqa: PLC0415
+    from kakeibo.services import integrity  # noqa: PLC0415
 
     return integrity
 

@@ -33,9 +33,9 @@ from kakeibo import csvio, errors, messages
 from kakeibo.core import posting
 from kakeibo.core.posting import AccountItem
 from kakeibo.csvio import Row, RowError
-from kakeibo.importformats.prepare import Options, prepare, preview
-from kakeibo.services import import_sync
 from kakeibo.services.common import TimeLeft, now_iso
+from kakeibo.services.imports import sync as import_sync
+from kakeibo.services.imports.prepare import Options, prepare, preview
 from kakeibo.services.slips import fingerprint, new_slip_item, slip_change, slip_range, slip_view
 from kakeibo.store import (
     GUARD_ITEMS,

@@ -16,7 +16,7 @@ from kakeibo.importformats import accounts as matching
 from kakeibo.importformats import detect
 from kakeibo.models import AccountCreate
 from kakeibo.services import accounts as account_service
-from kakeibo.services import import_sync
+from kakeibo.services.imports import sync as import_sync
 from kakeibo.store import Item, Store, WriteContext
 
 MAX_PREVIEW_ROWS = 2000
