@@ -20,11 +20,11 @@ from typing import Any
 import boto3
 import pytest
 
-from kakeibo import webhooks
 from kakeibo.local.bootstrap import create_tables
 from kakeibo.local.sqs import QueuePoller, create_queues, sqs_client
 from kakeibo.local.streams import StreamReader, retry_attempts
-from kakeibo.sender import Sender
+from kakeibo.services.webhooks import outbound
+from kakeibo.services.webhooks.delivery import Sender
 from kakeibo.store import get_store
 from tests.conftest import reset_caches
 from tests.events import Client
@@ -170,8 +170,8 @@ def test_every_entry_is_delivered_signed_and_in_order(
         entry = json.loads(body)
         assert headers["Kakeibo-Event-Id"] == f"{ledger}:{entry['seq']}" and entry["ledger"] == ledger
         assert entry["personal"] is False
-        assert webhooks.verify(secret, body, headers["Kakeibo-Signature"], now=time.time())
-        assert not webhooks.verify("whsec_other", body, headers["Kakeibo-Signature"], now=time.time())
+        assert outbound.verify(secret, body, headers["Kakeibo-Signature"], now=time.time())
+        assert not outbound.verify("whsec_other", body, headers["Kakeibo-Signature"], now=time.time())
         assert entry["changes"][0]["type"] == "slip" and entry["changes"][0]["op"] == "create"
     # And its deliveries say so
     deliveries = owner.get(f"/ledgers/{ledger}/webhooks/{hook}/deliveries").json["items"]
@@ -518,7 +518,7 @@ def test_a_receiver_that_hangs_is_cut_at_its_timeout() -> None:
         os.environ["WEBHOOK_ALLOW_LOOPBACK"] = "1"
         reset_caches()
         started = time.monotonic()
-        outcome = webhooks.post(url, b"{}", {}, timeout=1.0)
+        outcome = outbound.post(url, b"{}", {}, timeout=1.0)
         took = time.monotonic() - started
     finally:
         os.environ.pop("WEBHOOK_ALLOW_LOOPBACK", None)

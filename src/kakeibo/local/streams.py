@@ -35,7 +35,7 @@ from typing import Any
 import boto3
 
 from kakeibo.local import template
-from kakeibo.sender import is_entry
+from kakeibo.services.webhooks.delivery import is_entry
 
 Handler = Callable[[dict[str, Any]], dict[str, Any]]
 

@@ -10,8 +10,8 @@ from aws_lambda_powertools.event_handler.openapi.params import Body
 
 from kakeibo.http import identity, json_response, no_content, ok_response, problem_responses
 from kakeibo.models import DeliveryList, Webhook, WebhookCreated, WebhookIn, WebhookList
-from kakeibo.services import webhooks as service
 from kakeibo.services.ledgers import OWNERS, open_ledger
+from kakeibo.services.webhooks import manage as service
 from kakeibo.store import get_store
 
 router = Router()

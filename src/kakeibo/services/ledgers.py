@@ -18,8 +18,8 @@ from typing import Any
 from kakeibo import errors
 from kakeibo.core.ids import new_slip_id
 from kakeibo.models import InvitationIn, LedgerIn, LedgerPatch, MemberIn
-from kakeibo.services import webhooks
 from kakeibo.services.common import check_version, now_iso, on_current
+from kakeibo.services.webhooks import manage as webhooks
 from kakeibo.store import Change, Item, SharedLedger, Store, WriteContext
 from kakeibo.store.core import TxOp
 

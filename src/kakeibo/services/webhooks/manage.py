@@ -1,12 +1,12 @@
 """Webhooks: an owner's subscriptions to a ledger's journal (each entry POSTed, signed, in order).
 
 Making, removing and resuming one is a change like any other (journaled, under the owner's guard);
-the URL is checked against server-side request forgery when it is made (webhooks.check_url) and
+the URL is checked against server-side request forgery when it is made (outbound.check_url) and
 again at every delivery. The secret is shown once, in the answer that makes it.
 
 A webhook belongs to the owner who made it: when that member is removed or no longer an owner, the
 same transaction disables their webhooks (`disabling`), and the sender checks the creator's role
-before each send (kakeibo.sender) — nothing committed after the removal is sent.
+before each send (delivery.py) — nothing committed after the removal is sent.
 """
 
 from __future__ import annotations
@@ -16,10 +16,11 @@ import secrets
 from collections.abc import Sequence
 from typing import Any
 
-from kakeibo import errors, webhooks
+from kakeibo import errors
 from kakeibo.core.ids import new_slip_id
 from kakeibo.models import WebhookIn
 from kakeibo.services.common import now_iso, valid_id
+from kakeibo.services.webhooks import outbound
 from kakeibo.store import Change, Item, Store, WriteContext
 from kakeibo.store.core import TxOp
 from kakeibo.store.webhooks import ACTIVE, DISABLED, FAILING
@@ -59,8 +60,8 @@ def webhook_record(item: Item) -> dict[str, Any]:
 
 def create(store: Store, ctx: WriteContext, body: WebhookIn) -> dict[str, Any]:
     try:
-        webhooks.check_url(body.url)
-    except webhooks.RefusedUrl as exc:
+        outbound.check_url(body.url)
+    except outbound.RefusedUrl as exc:
         raise errors.WebhookUrlRefused(
             str(exc),
             reason=exc.reason,
