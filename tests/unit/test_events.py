@@ -66,6 +66,7 @@ EXPECTED = {
     "list_webhooks": 200,
     "delete_webhook": 204,
     "list_webhook_deliveries": 200,
+    "resume_webhook": 200,
     "get_settlement": 200,
     "create_settlement": 201,
 }
@@ -203,11 +204,20 @@ def test_handler_answers_every_sample(aws: None, name: str) -> None:
             now=now,
             changes=[invitation],
         )
-    if name in ("delete_webhook", "list_webhook_deliveries"):  # the webhook the sample names
+    if name in ("delete_webhook", "list_webhook_deliveries", "resume_webhook"):  # the webhook the sample names
         item = {"type": "webhook", "id": WEBHOOK_ID, "url": "https://93.184.215.14/hooks", "secret": "s",
                 "created_at": now, "created_by": "local"}  # fmt: skip
         made = Change("webhook", WEBHOOK_ID, "create", 1, None, {"id": WEBHOOK_ID})
         store.create_webhook(WriteContext.member(SHARED_LEDGER_ID, "local", ("owner",)), item, changes=[made], count=0)
+        if name == "resume_webhook":  # past its retry budget: what resume is for
+            from kakeibo.store import SharedLedger, pk, to_ddb
+            from kakeibo.store.keys import webhook_sk
+
+            key = {"PK": pk(SharedLedger(SHARED_LEDGER_ID)), "SK": webhook_sk(WEBHOOK_ID)}
+            store.client.update_item(
+                TableName=store.table, Key=to_ddb(key), UpdateExpression="SET #s = :failing",
+                ExpressionAttributeNames={"#s": "state"}, ExpressionAttributeValues=to_ddb({":failing": "failing"}),
+            )  # fmt: skip
     if name == "get_import":  # the import the sample names: the import_csv sample's file
         first = sample("import_csv_in_ledger" if shared else "import_csv")
         assert lambda_handler(first, LambdaContext(aws_request_id="test"))["statusCode"] == 200
