@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import base64
 import json
+import socket
+from typing import Any
 
 from tests.api.conftest import Http
 
@@ -84,3 +86,43 @@ def test_path_parameters_reach_the_function_decoded_as_api_gateway_sends_them(ht
     assert reply.json()["category"] == "食費"
     listed = http.get("/budgets", params={"month": "2026-11"}).json()["items"]
     assert [b["category"] for b in listed] == ["食費"]
+
+
+def _raw_get(front_url: str, target: bytes, user: str) -> tuple[int, Any]:
+    """A GET whose request target goes on the wire byte for byte, as curl sends `?category=日用品`."""
+    host, port = front_url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=30) as conn:
+        conn.sendall(
+            b"GET " + target + b" HTTP/1.1\r\nHost: " + host.encode() + b"\r\n"
+            b"Authorization: Bearer " + user.encode() + b"\r\nConnection: close\r\n\r\n"
+        )
+        raw = b""
+        while chunk := conn.recv(65536):
+            raw += chunk
+    head, _, body = raw.partition(b"\r\n\r\n")
+    return int(head.split(b" ")[1]), json.loads(body)
+
+
+def test_a_raw_utf8_query_is_read_as_utf8(http: Http, front_url: str, user: str) -> None:
+    # Given two slips in 日用品 and one in 食費
+    account = {"id": "cash", "name": "Cash", "type": "cash", "opening_balance": 10000}
+    assert http.post("/accounts", json=account).status_code == 201
+    for amount, category in ((100, "日用品"), (200, "日用品"), (300, "食費")):
+        slip = {"date": "2026-11-03", "kind": "expense", "amount": amount, "account": "cash", "category": category}
+        assert http.post("/slips", json=slip).status_code == 201
+    # When the category is sent in the query as raw UTF-8 bytes (curl "$API/slips?category=日用品")
+    status, body = _raw_get(front_url, "/slips?category=日用品".encode(), user)
+    # Then both of its slips are found, as with the percent-encoded query
+    assert status == 200, body
+    assert sorted(s["amount"] for s in body["items"]) == [100, 200]
+    encoded = http.get("/slips", params={"category": "日用品"}).json()["items"]
+    assert sorted(s["amount"] for s in encoded) == [100, 200]
+
+
+def test_a_query_that_is_not_utf8_is_a_400(front_url: str, user: str) -> None:
+    # Given queries whose bytes are not UTF-8: raw (Shift_JIS) or percent-encoded
+    for target in ("/slips?category=日用品".encode("shift_jis"), b"/slips?category=%93%FA%97p%95i"):
+        # When they are sent, Then each is a 400 naming the query, never an empty list
+        status, body = _raw_get(front_url, target, user)
+        assert status == 400, (target, body)
+        assert body["code"] == "bad_request" and "UTF-8" in body["detail"], body

@@ -95,6 +95,15 @@ def _problem(status: int, detail: str, code: str) -> tuple[int, dict[str, str], 
     return status, {"Content-Type": "application/problem+json"}, json.dumps(body).encode()
 
 
+def _query(raw: str) -> dict[str, str]:
+    """The query's parameters as API Gateway hands them over: decoded as UTF-8 (UnicodeDecodeError
+    when a percent-encoded byte is not), repeated names joined with commas."""
+    query: dict[str, str] = {}
+    for key, value in parse_qsl(raw, keep_blank_values=True, errors="strict"):
+        query[key] = f"{query[key]},{value}" if key in query else value
+    return query
+
+
 class Front:
     def __init__(self, function: Function, *, web_root: Path | None = None) -> None:
         self.function = function
@@ -130,6 +139,11 @@ class Front:
             status, out, payload = 404, {"Content-Type": "application/json"}, b'{"message":"Not Found"}'
             return status, {**out, **cors}, payload
         route, params = matched
+        try:
+            _query(split.query)
+        except UnicodeDecodeError:
+            status, out, payload = _problem(400, "the query string is not UTF-8", "bad_request")
+            return status, {**out, **cors}, payload
         if len(body) > MAX_PAYLOAD:
             return _problem(413, "the request body is over API Gateway's 10 MB limit", "payload_too_large")
         sub = identity_from_authorization(lowered.get("authorization"))
@@ -156,9 +170,7 @@ class Front:
     ) -> dict[str, Any]:
         """The payload-2.0 event API Gateway would send for this request to a matched route."""
         split = urlsplit(target)
-        query: dict[str, str] = {}
-        for key, value in parse_qsl(split.query, keep_blank_values=True):
-            query[key] = f"{query[key]},{value}" if key in query else value  # as API Gateway joins them
+        query = _query(split.query)
         event = http_event(
             route,
             path=unquote(split.path or "/"),  # API Gateway's HTTP API hands the function the path decoded
@@ -222,6 +234,16 @@ class Server(ThreadingHTTPServer):
         super().handle_error(request, client_address)
 
 
+def _utf8(target: str) -> str | None:
+    """The request target as the client sent it: http.server reads the request line as Latin-1, so
+    raw UTF-8 (curl "$API/slips?category=日用品") arrives as one character per byte. None when
+    those bytes are not UTF-8."""
+    try:
+        return target.encode("iso-8859-1").decode("utf-8")
+    except UnicodeError:
+        return None
+
+
 def serve(front: Front, host: str, port: int) -> Server:
     class RequestHandler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -241,13 +263,16 @@ def serve(front: Front, host: str, port: int) -> Server:
             elif length > MAX_PAYLOAD:
                 status, headers, payload = _problem(413, "request body too large", "payload_too_large")
                 self.close_connection = True
+            elif (target := _utf8(self.path)) is None:
+                status, headers, payload = _problem(400, "the path or query string is not UTF-8", "bad_request")
+                self.close_connection = True  # its body, if any, is left unread
             else:
                 body = self.rfile.read(length) if length else b""
                 if len(body) < length:
                     self._hung_up("while sending its request")
                     return
                 try:
-                    status, headers, payload = front.handle(self.command, self.path, dict(self.headers.items()), body)
+                    status, headers, payload = front.handle(self.command, target, dict(self.headers.items()), body)
                 except Exception:  # the front itself must never take the server down
                     self.log_error("front error for %s %s", self.command, self.path)
                     status, headers, payload = _problem(502, "local front error", "bad_gateway")
