@@ -1,0 +1,178 @@
+"""Request and response models: imports."""
+
+from typing import Any, Literal
+
+from pydantic import (
+    Field,
+)
+
+from kakeibo.models.base import AccountType, Model
+
+
+class ImportRowError(Model):
+    line: int = Field(description="line of the file where the row starts (the header is line 1)")
+    message: str
+
+
+ImportFormat = Literal["kakeibo", "mf", "zaim"]
+
+
+class UnknownAccount(Model):
+    name: str = Field(description="as the file names it (matched after NFKC normalisation and trimming)")
+    id: str = Field(description="the id it is (or would be) created with")
+    type: AccountType = Field(description="guessed from the name")
+    rows: int = Field(description="rows naming it")
+
+
+ImportAction = Literal[
+    "create",
+    "not_counted",
+    "duplicate",
+    "error",
+    "changed",
+    "conflict",
+    "stale",
+    "missing_in_file",
+    "possibly_replaced",
+    "deleted",
+]
+
+
+class PreviewRow(Model):
+    line: int | None = Field(
+        description="line where the row starts (a Money Forward transfer pair: its outgoing side); null for a "
+        "slip the file lacks"
+    )
+    action: ImportAction = Field(
+        description="create; not_counted: created as a transfer against a clearing account, the app did not "
+        "count it as income or expense; duplicate: imported before, unchanged; error: refused (message says "
+        "why); changed: imported before and changed in the app, applied as an update; conflict: changed in "
+        "the app and edited here since, left as it is; stale: an older version of the row than the one "
+        "already imported (an earlier download sent again), left as it is; missing_in_file: imported from an "
+        "earlier download and not in this one (deleted with apply_deletions=true: deleted); possibly_replaced: "
+        "a new Zaim row on the day of one no longer in the file (written with apply_deletions=true, which "
+        "deletes the old)"
+    )
+    message: str | None = None
+    slip_id: str | None = None
+    slip: dict[str, Any] | None = Field(default=None, description="the slip the row describes")
+    current: dict[str, Any] | None = Field(
+        default=None, description="the ledger's slip as it is (changed, conflict, missing, replaced)"
+    )
+    changes: dict[str, list[Any]] | None = Field(
+        default=None, description="changed / conflict: field -> [the ledger's value, the app's value]"
+    )
+
+
+class ImportResult(Model):
+    import_id: str = Field(description="sha256 of the file's normalised content")
+    status: Literal["complete", "partial"] = Field(
+        description="partial: time ran out; send the same file again to import the rest"
+    )
+    encoding: Literal["utf-8", "shift_jis"]
+    rows: int
+    created: int = Field(description="slips created by this request")
+    skipped: int = Field(description="rows imported before (by this file or another)")
+    failed: int
+    pending: int = Field(description="rows left for the next request (partial only)")
+    errors: list[ImportRowError] = Field(
+        description="the first 100 refused rows, by line (all of them, up to 1000: GET /imports/{import_id})"
+    )
+    format: ImportFormat = Field(description="the file's format, detected from its header or forced with ?format=")
+    unknown_accounts: list[UnknownAccount] = Field(
+        description="accounts the file names that the ledger did not have (created with create_accounts=true)"
+    )
+    accounts_created: list[str] = Field(description="ids of the accounts this request created")
+    changed: int = Field(description="slips updated because the app changed their row (Money Forward ME)")
+    conflicts: int = Field(description="rows the app changed whose slip was edited here since: left as they are")
+    stale: int = Field(description="rows older than what was already imported (an earlier download): left as they are")
+    missing_in_file: int = Field(description="slips of earlier downloads, in this file's dates, that it lacks")
+    deleted: int = Field(description="of those, deleted by this request (apply_deletions=true)")
+    possibly_replaced: int = Field(description="Zaim rows that may replace a vanished one (see outcomes)")
+    repeated_ids: int = Field(description="Money Forward rows refused because their ID repeats an earlier row's")
+    notices: list[str] = Field(description="what the file as a whole needs the reader to know")
+    outcomes: list[PreviewRow] = Field(
+        description="rows changed, in conflict, possibly replacing another, and slips missing in the file or "
+        "deleted (up to 1000)"
+    )
+
+
+class ImportPreview(Model):
+    import_id: str
+    dry_run: Literal[True]
+    format: ImportFormat
+    encoding: Literal["utf-8", "shift_jis"]
+    rows: int
+    create: int
+    not_counted: int
+    duplicate: int
+    error: int
+    changed: int
+    conflict: int
+    stale: int
+    missing_in_file: int
+    possibly_replaced: int
+    unknown_accounts: list[UnknownAccount]
+    accounts_created: list[str] = Field(description="always empty: a dry run creates nothing")
+    repeated_ids: int = Field(description="Money Forward rows whose ID repeats an earlier row's")
+    notices: list[str] = Field(description="what the file as a whole needs the reader to know")
+    items: list[PreviewRow] = Field(
+        description="the first rows, by line: up to 2000, fewer when long memos would pass 300 KB; "
+        "the counts cover every row"
+    )
+
+
+class ImportReport(Model):
+    import_id: str
+    status: Literal["running", "complete", "partial", "interrupted"]
+    encoding: Literal["utf-8", "shift_jis"]
+    rows: int
+    created: int = Field(description="slips created by every run of this file")
+    skipped: int = Field(description="rows found imported before, in the last run")
+    failed: int
+    pending: int
+    errors: list[ImportRowError] = Field(description="the first 1000 refused rows of the last run, by line")
+    runs: int
+    created_at: str | None
+    updated_at: str | None
+
+
+class LedgerMismatch(Model):
+    item: str = Field(examples=["DAY#cash#2026-11-03"])
+    field: str
+    expected: int
+    actual: int | None = Field(description="null: the account item itself is missing")
+
+
+class JournalMismatch(Model):
+    type: str
+    id: str
+    journal: dict[str, Any] | None = Field(description="The entity as its last journal entry left it")
+    actual: dict[str, Any] | None = Field(description="The entity as the ledger holds it")
+
+
+class JournalCheck(Model):
+    entries: int
+    head: int
+    mismatches: list[JournalMismatch] = Field(description="Entities the journal, replayed, does not match")
+
+
+class LedgerCheck(Model):
+    ok: bool
+    mismatch_count: int
+    mismatches: list[LedgerMismatch]
+    journal: JournalCheck | None = None
+
+
+class LedgerRebuild(Model):
+    complete: bool = Field(description="false: time ran out; run it again to finish")
+    written: int = Field(description="balance items rewritten")
+    identities: int = Field(default=0, description="identity items written for slips that had none")
+    index: int = Field(default=0, description="slip index items written or removed (filtered lists read them)")
+    mismatch_count: int
+    mismatches: list[LedgerMismatch] = Field(description="what was found (and rewritten)")
+
+
+class Health(Model):
+    status: Literal["ok"]
+    version: str

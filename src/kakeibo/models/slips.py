@@ -1,0 +1,189 @@
+"""Request and response models: slips."""
+
+from typing import Annotated, Literal, Self
+
+from pydantic import (
+    Field,
+    StrictInt,
+    model_validator,
+)
+from pydantic_core import PydanticCustomError
+
+from kakeibo.core.posting import MAX_LINES, UNCATEGORIZED, Entry, Kind, Line
+from kakeibo.models.base import MAX_AMOUNT, AccountId, Amount, Category, Date, Memo, Model, Strict, checked_text
+from kakeibo.models.receipts import Receipts
+
+
+class LineIn(Strict):
+    """One line of a split slip: part of its amount in a category of its own."""
+
+    amount: Amount
+    category: Category
+    subcategory: Category | None = None
+    memo: Memo | None = None
+
+
+Lines = Annotated[
+    list[LineIn],
+    Field(
+        min_length=2,
+        max_length=MAX_LINES,
+        description=f"A split: 2 to {MAX_LINES} lines whose amounts sum exactly to the slip's amount "
+        "(the slip then has no category of its own). Expense and income only.",
+    ),
+]
+
+
+def check_lines(kind: str, amount: int | None, category: str | None, lines: list[LineIn] | None) -> None:
+    """A split slip's rules (the same for a slip, a recurring slip's template and an import row)."""
+    if lines is None:
+        return
+    if kind == "transfer":
+        raise ValueError("a transfer has no lines")
+    if category is not None:
+        raise ValueError("a split slip has no category of its own: its lines have them")
+    total = sum(line.amount for line in lines)
+    if amount is not None and total != amount:
+        raise PydanticCustomError(
+            "lines_sum_mismatch",
+            "the lines sum to {total}, not the slip's amount {amount}",
+            {"total": total, "amount": amount},
+        )
+
+
+UserId = Annotated[str, Field(min_length=1, max_length=128, examples=["hanako"]), checked_text()]
+ShareAmount = Annotated[StrictInt, Field(ge=0, le=MAX_AMOUNT)]
+Shares = Annotated[
+    Literal["equal"] | dict[UserId, ShareAmount],
+    Field(
+        description="Each member's burden of the amount: \"equal\" (split among the ledger's members, the yen "
+        "that do not divide to the first in user order), or `{user: amount}` summing to the amount. Shared "
+        "ledgers, expenses with `paid_by` only.",
+        examples=["equal", {"taro": 2000, "hanako": 1000}],
+    ),
+]
+PAID_BY_DESCRIPTION = (
+    "The member who paid from their own pocket (立替; shared ledgers, expenses only): the slip moves the "
+    "ledger's nets (GET /ledgers/{ledger}/settlement). Without `shares` the amount is shared equally."
+)
+
+
+class SlipIn(Strict):
+    date: Date
+    kind: Kind
+    amount: Amount
+    account: AccountId
+    to_account: AccountId | None = None
+    category: Category | None = None
+    subcategory: Category | None = Field(
+        default=None, description="Within category (e.g. 食費 > 外食); reports break categories down by it"
+    )
+    memo: Memo | None = None
+    lines: Lines | None = None
+    paid_by: UserId | None = Field(default=None, description=PAID_BY_DESCRIPTION)
+    shares: Shares | None = None
+    receipts: Receipts | None = None
+
+    @model_validator(mode="after")
+    def _shape(self) -> Self:
+        if self.subcategory is not None and self.category is None:
+            raise ValueError("a subcategory needs a category")
+        if self.kind == "transfer":
+            if self.to_account is None:
+                raise ValueError("a transfer needs to_account")
+            if self.to_account == self.account:
+                raise ValueError("to_account must differ from account")
+            if self.category is not None:
+                raise ValueError("a transfer has no category")
+        elif self.to_account is not None:
+            raise ValueError(f"to_account is only for transfers, not {self.kind}")
+        check_lines(self.kind, self.amount, self.category, self.lines)
+        return self
+
+    def entry(self) -> Entry:
+        if self.lines:
+            parts = tuple(Line(line.amount, line.category, line.subcategory) for line in self.lines)
+            return Entry(self.date, self.kind, self.amount, self.account, None, None, None, parts)
+        category = None if self.kind == "transfer" else (self.category or UNCATEGORIZED)
+        return Entry(self.date, self.kind, self.amount, self.account, self.to_account, category, self.subcategory)
+
+
+ExternalId = Annotated[str, Field(min_length=1, max_length=128, examples=["smbc-20261103-0001"]), checked_text()]
+
+
+class ImportRow(SlipIn):
+    """One CSV row: exactly a POST /slips body (same rules), plus the source's own transaction id.
+    A row with `line` is one line of a split slip: the rows sharing its external_id are the slip
+    (amount, category, subcategory and memo the line's; `slip_memo` the slip's own memo)."""
+
+    external_id: ExternalId | None = None
+    line: Annotated[StrictInt, Field(ge=1, le=MAX_LINES)] | None = None
+    slip_memo: Memo | None = None
+
+
+class SlipTemplatePatch(Strict):
+    """JSON merge patch (RFC 7396) of a slip's fields but its date (a recurring slip's template):
+    absent = unchanged, null = remove (optional fields)."""
+
+    kind: Kind | None = None
+    amount: Amount | None = None
+    account: AccountId | None = None
+    to_account: AccountId | None = None
+    category: Category | None = None
+    subcategory: Category | None = None
+    memo: Memo | None = None
+    lines: Lines | None = None
+
+
+class SlipPatch(SlipTemplatePatch):
+    """JSON merge patch (RFC 7396) of a slip: absent = unchanged, null = remove (optional fields)."""
+
+    date: Date | None = None
+    paid_by: UserId | None = Field(default=None, description=PAID_BY_DESCRIPTION + " null: nobody (shares go too).")
+    shares: Shares | None = None
+    receipts: Receipts | None = Field(default=None, description="the receipts it has, whole; null: none")
+
+
+class SlipLine(Model):
+    """A split slip's line as the API answers it."""
+
+    amount: int
+    category: str
+    category_label: str | None = Field(default=None, description="The category in words, in your language")
+    subcategory: str | None = None
+    memo: str | None = None
+
+
+class Slip(Model):
+    id: str
+    no: int
+    date: str
+    kind: Kind
+    amount: int
+    account: str
+    to_account: str | None = None
+    category: str | None = None
+    category_label: str | None = Field(
+        default=None,
+        description="the category in words, in the language asked for (Accept-Language): "
+        "未分類 / Uncategorized for the key uncategorized, the category itself otherwise",
+    )
+    subcategory: str | None = None
+    memo: str | None = None
+    lines: list[SlipLine] | None = Field(default=None, description="A split slip's lines (null: not split)")
+    receipts: list[str] = Field(default_factory=list, description="ids of the receipts attached to it")
+    version: int
+    created_at: str
+    updated_at: str
+    created_by: str | None = Field(description="Who recorded it (a user id; null on older slips)")
+    updated_by: str | None = Field(description="Who changed it last (a user id; null on older slips)")
+    paid_by: str | None = Field(default=None, description="Who paid from their own pocket (null: nobody)")
+    shares: dict[str, int] | None = Field(default=None, description="Each member's burden, in yen (null: none)")
+    shares_mode: Literal["equal", "custom"] | None = Field(
+        default=None, description='"equal": the shares are split again among the members when the amount changes'
+    )
+
+
+class SlipList(Model):
+    items: list[Slip]
+    next_cursor: str | None
