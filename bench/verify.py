@@ -1,6 +1,6 @@
 """Recompute every balance item of a ledger from its slips alone and compare with what is stored.
 
-This is the invariant of DESIGN.md §2, checked after the fact: account balances, day totals and
+This is the ledger's invariant (docs/architecture.md), checked after the fact: account balances, day totals and
 (optionally) month x category totals and the accounts' month and year totals must equal what the
 slips say. Any difference is drift.
 """

@@ -1,4 +1,4 @@
-"""DESIGN §2 invariants, checked from the raw items of one ledger (independent of the API)."""
+"""The ledger's invariants (docs/architecture.md), checked from the raw items of one ledger (independent of the API)."""
 
 from __future__ import annotations
 

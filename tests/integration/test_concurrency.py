@@ -1,5 +1,5 @@
 """Many writers on shared slips at once (separate processes, like concurrent Lambda instances):
-afterwards every DESIGN §2 invariant holds, nothing answered 5xx, every refusal was 404/409/412."""
+afterwards every invariant of docs/architecture.md holds, nothing answered 5xx, every refusal was 404/409/412."""
 
 from __future__ import annotations
 

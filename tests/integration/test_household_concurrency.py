@@ -1,6 +1,7 @@
 """Two members of one household ledger, 8 writers each (separate processes, like concurrent Lambda
-instances), while the owner demotes and restores one of them and finally removes him: every DESIGN
-§2 invariant holds, nothing answers 5xx, and nothing he writes commits after his removal.
+instances), while the owner demotes and restores one of them and finally removes him: every
+invariant of docs/architecture.md holds, nothing answers 5xx, and nothing he writes commits after
+his removal.
 
 Hanako's writers create, edit, move and transfer but never delete; Taro's also delete. So whatever
 differs, for Taro, between the ledger read right after his removal and the ledger at the end would

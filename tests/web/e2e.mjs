@@ -324,7 +324,7 @@ async function run(context) {
 
   await step('change the slip\'s date to 11/10: the balance as of 11/15 follows', async () => {
     await editSlip(a, {}, { save: false });
-    // (No. 2: the refused slip used up number 1 — numbers may have gaps, DESIGN §3)
+    // (No. 2: the refused slip used up number 1 — a refused write may leave a gap in the numbers)
     check((await text(a, '#slip-form-title')) === '伝票を編集（No. 2）', 'the form names the slip');
     await a.fill('#slip-date', `${MONTH}-10`);
     await a.click('#slip-submit');
@@ -488,7 +488,7 @@ async function run(context) {
     await until('tab B reloaded budgets', () => text(b, '#budget-rows tr[data-category="食費"] td.remaining'), '￥2,000');
   });
 
-  await step('CSV import panel against the DESIGN §4 contract (POST /imports stubbed in the browser)', async () => {
+  await step('CSV import panel against the POST /imports contract (POST /imports stubbed in the browser)', async () => {
     const page = await context.newPage();
     page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
     const sent = [];

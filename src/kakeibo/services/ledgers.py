@@ -24,7 +24,7 @@ from kakeibo.store import Change, Item, SharedLedger, Store, WriteContext
 from kakeibo.store.core import TxOp
 
 PERSONAL = "me"
-# Who may do what (DESIGN §7): reads are for every member; slips, accounts, budgets, imports and
+# Who may do what (docs/architecture.md, Roles): reads are for every member; slips, accounts, budgets, imports and
 # recurrences for owners and editors; the ledger itself (and its rebuild) for owners.
 MEMBERS = ("owner", "editor", "viewer")
 EDITORS = ("owner", "editor")

@@ -1,4 +1,4 @@
-"""Receipts stored once (DESIGN §11): a photo or PDF uploaded straight to S3 under its sha256,
+"""Receipts stored once (docs/receipts.md): a photo or PDF uploaded straight to S3 under its sha256,
 exactly once however often the upload is retried or raced, then attached to slips.
 
 - claim: the receipt item is the lock. A caller takes it with a lease (LEASE_SECONDS) and gets a
