@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -49,6 +50,7 @@ from kakeibo.routes import (
     slips,
     webhooks,
 )
+from kakeibo.services.common import error_item
 
 logger = Logger()
 app = APIGatewayHttpResolver(enable_validation=True)
@@ -172,19 +174,42 @@ def unexpected(exc: Exception) -> Response[str]:
     )
 
 
-# The limits pydantic reports with a field error that a client (and the wording) may use.
-_ERROR_LIMITS = ("ge", "gt", "le", "lt", "min_length", "max_length", "expected", "total", "amount")
+# What pydantic names the members of a union in an error's location (literal['last'],
+# constrained-int, dict[function-after[...],...], list[...], a model's class name): never a field.
+_UNION_MEMBER = re.compile(
+    r"^(?:literal|dict|list|tuple|set|frozenset|union|nullable|tagged-union|json-or-python|chain|default|"
+    r"function-(?:after|before|wrap|plain)|constrained-\w+|lax-\w+|strict-\w+|is-instance)\b|"
+    r"^(?:int|str|bool|float|none)$|^[A-Z][A-Za-z0-9]*$"
+)
+
+
+def _without_union_members(found: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One error per field that fits none of a union's members (`shares`: "equal" or amounts;
+    `closing_day`: 1-31 or "last"), located at the field itself and worded by the catalogue from
+    the field's name; pydantic gives one error per member, each located under the member's name."""
+    out: list[dict[str, Any]] = []
+    unions: dict[tuple[str, ...], dict[str, Any]] = {}
+    for item in found:
+        cut = next((i for i, part in enumerate(item["loc"]) if i and _UNION_MEMBER.search(part)), None)
+        if cut is None:
+            out.append(item)
+            continue
+        at = tuple(item["loc"][:cut])
+        if at not in unions:
+            unions[at] = {"loc": list(at), "msg": "fits none of the allowed forms", "type": "union_mismatch"}
+            out.append(unions[at])
+        expected = (item.get("ctx") or {}).get("expected")
+        if item["type"] == "literal_error" and expected:
+            ctx = unions[at].setdefault("ctx", {})
+            ctx["expected"] = f"{ctx['expected']} or {expected}" if "expected" in ctx else expected
+    return out
 
 
 def _from_validation(exc: RequestValidationError) -> errors.ApiError:
     found = []
     for err in exc.errors():
-        loc = [str(part) for part in err.get("loc", ())]
-        item: dict[str, Any] = {"loc": loc, "msg": err.get("msg", ""), "type": err.get("type", "")}
-        ctx = {k: v for k, v in (err.get("ctx") or {}).items() if k in _ERROR_LIMITS and isinstance(v, int | str)}
-        if ctx:
-            item["ctx"] = ctx
-        found.append(item)
+        found.append(error_item(err, [str(part) for part in err.get("loc", ())]))
+    found = _without_union_members(found)
     if any(e["type"] == "json_invalid" for e in found):
         return errors.BadRequest("the body is not valid JSON")
     if any(e["type"] == "missing" and e["loc"] == ["header", "if-match"] for e in found):

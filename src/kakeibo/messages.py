@@ -117,6 +117,13 @@ FIELDS: dict[str, tuple[str, str]] = {
     "to": ("to", "終了日"),
     "cursor": ("cursor", "カーソル"),
     "external_id": ("external_id", "外部 ID"),
+    "billing": ("billing", "締め日と引き落とし（billing）"),
+    "rule": ("rule", "繰り返しのルール"),
+    "slip": ("slip", "伝票"),
+    "closing_day": ("closing_day", "締め日"),
+    "payment_day": ("payment_day", "引き落とし日"),
+    "pay_from": ("pay_from", "引き落とし口座"),
+    "by_month_day": ("by_month_day", "毎月の日にち"),
     "if-match": ("If-Match", "If-Match"),
     "idempotency-key": ("Idempotency-Key", "Idempotency-Key"),
 }
@@ -264,6 +271,31 @@ _BY_TYPE: dict[str, tuple[str, str]] = {
 }
 
 
+# What a field that takes one of several forms accepts, in words (a value fitting none of them is
+# a `union_mismatch`). Every such field of a request body is here (tests/unit/test_field_messages.py).
+ONE_OF: dict[str, tuple[str, str]] = {
+    "shares": (
+        '"equal", or an object giving each member\'s amount in yen (0 or more), summing to the amount',
+        '"equal"（均等）か、メンバーごとの負担額（0 円以上、合計が金額と同じ）のオブジェクト',
+    ),
+    "closing_day": ('a day of the month from 1 to 31, or "last"', '1〜31 の日にちか "last"（月末）'),
+    "payment_day": ('a day of the month from 1 to 31, or "last"', '1〜31 の日にちか "last"（月末）'),
+    "by_month_day": (
+        'a day of the month from 1 to 31, -1 or "last" (the month\'s last day), or a list of them',
+        '1〜31 の日にち、-1 か "last"（月末）、またはそのリスト',
+    ),
+}
+
+
+def _one_of(name: str, lang: Lang) -> str:
+    index = 0 if lang == "en" else 1
+    known = ONE_OF.get(name)
+    if not known:
+        return ("{f} is not in a form it accepts", "{f}の形式が正しくありません")[index]
+    choices = known[index].replace("{", "{{").replace("}", "}}")
+    return ("{f} must be " + choices, "{f}は " + choices + " で指定してください")[index]
+
+
 def field_error(item: Mapping[str, Any], lang: Lang) -> str:
     """One field error (loc, type, msg, and the limits pydantic reported) in words."""
     loc = list(item.get("loc") or [])
@@ -275,6 +307,10 @@ def field_error(item: Mapping[str, Any], lang: Lang) -> str:
     if name == "category" and kind == "string_too_short":
         kind = "missing_text"
     msg = str(item.get("msg") or "").removeprefix("Value error, ")
+    if kind in ("model_type", "model_attributes_type") and len(loc) > 1:  # a nested object, not the body
+        kind = "dict_type"
+    if kind == "union_mismatch":
+        return _one_of(name, lang).format(f=f)
     if kind == "string_pattern_mismatch" or msg.startswith(("must be a date YYYY", "must be a month YYYY")):
         fmt = _FORMATS.get(name)
         if fmt:
