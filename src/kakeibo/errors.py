@@ -76,7 +76,34 @@ class LastOwner(ApiError):
 
 
 class Conflict(ApiError):
+    """A write that met another one (or a busy ledger) and was not applied: the same request, sent
+    again, may succeed (Retry-After says when). Never for a state the caller has to change first."""
+
     status, code, title = 409, "conflict", "Conflict"
+
+
+class NotACard(ApiError):
+    """A card's statements asked of an account that is not a credit card with billing."""
+
+    status, code, title = 409, "not_a_card", "Not a card"
+
+
+class LimitReached(ApiError):
+    """The ledger already holds as many of these (accounts, recurrences, webhooks) as it may."""
+
+    status, code, title = 409, "limit_reached", "Limit reached"
+
+
+class PersonalLedger(ApiError):
+    """What only a shared ledger has (a name, members, invitations), asked of the personal one."""
+
+    status, code, title = 409, "personal_ledger", "Personal ledger"
+
+
+class NotResumable(ApiError):
+    """A webhook that is not failing (active, or disabled for good) has nothing to resume."""
+
+    status, code, title = 409, "not_resumable", "Not resumable"
 
 
 class AlreadyUndone(ApiError):

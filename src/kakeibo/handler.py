@@ -50,6 +50,7 @@ from kakeibo.routes import (
     slips,
     webhooks,
 )
+from kakeibo.services.common import error_item
 
 logger = Logger()
 app = APIGatewayHttpResolver(enable_validation=True)
@@ -173,8 +174,6 @@ def unexpected(exc: Exception) -> Response[str]:
     )
 
 
-# The limits pydantic reports with a field error that a client (and the wording) may use.
-_ERROR_LIMITS = ("ge", "gt", "le", "lt", "min_length", "max_length", "expected", "total", "amount")
 # What pydantic names the members of a union in an error's location (literal['last'],
 # constrained-int, dict[function-after[...],...], list[...], a model's class name): never a field.
 _UNION_MEMBER = re.compile(
@@ -209,12 +208,7 @@ def _without_union_members(found: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def _from_validation(exc: RequestValidationError) -> errors.ApiError:
     found = []
     for err in exc.errors():
-        loc = [str(part) for part in err.get("loc", ())]
-        item: dict[str, Any] = {"loc": loc, "msg": err.get("msg", ""), "type": err.get("type", "")}
-        ctx = {k: v for k, v in (err.get("ctx") or {}).items() if k in _ERROR_LIMITS and isinstance(v, int | str)}
-        if ctx:
-            item["ctx"] = ctx
-        found.append(item)
+        found.append(error_item(err, [str(part) for part in err.get("loc", ())]))
     found = _without_union_members(found)
     if any(e["type"] == "json_invalid" for e in found):
         return errors.BadRequest("the body is not valid JSON")

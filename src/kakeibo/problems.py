@@ -78,10 +78,36 @@ class LastOwnerProblem(ProblemBase):
 
 
 class ConflictProblem(ProblemBase):
+    """A write that met another one: the same request, sent again, may succeed."""
+
     code: Literal["conflict"]
     retry_after: int | None = Field(default=None, description=RETRY_AFTER)
-    limit: int | None = Field(default=None, description="the limit that was reached, if that is the conflict")
     reasons: list[str] | None = None
+
+
+class NotACardProblem(ProblemBase):
+    """Statements of an account that is not a credit card with billing: not worth retrying."""
+
+    code: Literal["not_a_card"]
+
+
+class LimitReachedProblem(ProblemBase):
+    """The ledger holds as many accounts, recurrences or webhooks as it may: not worth retrying."""
+
+    code: Literal["limit_reached"]
+    limit: int = Field(description="how many the ledger may hold")
+
+
+class PersonalLedgerProblem(ProblemBase):
+    """A name, members or invitations asked of the personal ledger: not worth retrying."""
+
+    code: Literal["personal_ledger"]
+
+
+class NotResumableProblem(ProblemBase):
+    """A webhook that is not failing (active, or disabled for good): nothing to resume."""
+
+    code: Literal["not_resumable"]
 
 
 class RequestInProgressProblem(ProblemBase):
@@ -179,6 +205,10 @@ BY_CODE: dict[str, type[ProblemBase]] = {
         BudgetExceededProblem,
         LastOwnerProblem,
         ConflictProblem,
+        NotACardProblem,
+        LimitReachedProblem,
+        PersonalLedgerProblem,
+        NotResumableProblem,
         RequestInProgressProblem,
         UploadInProgressProblem,
         UploadMissingProblem,

@@ -94,6 +94,35 @@ def test_lines_are_replaced_whole_and_a_move_moves_them_all(api: Client, store: 
     assert change["before"]["lines"][0]["category"] == "食費" and change["after"]["lines"][0]["category"] == "外食"
 
 
+def test_a_split_slip_takes_a_patch_of_its_other_fields(api: Client, store: Store, user: str) -> None:
+    # Given a split slip
+    api.account("cash", 10_000)
+    made = api.slip(**SUPERMARKET)
+    where, etag = made.header("Location") or "", made.etag or ""
+    # When only its memo changes, then its lines stay as they were
+    memo = api.patch(where, {"memo": "コンビニ"}, headers={"If-Match": etag})
+    assert memo.status == 200, memo
+    assert (memo.json["memo"], memo.json["lines"]) == ("コンビニ", made.json["lines"])
+    # When only its date changes, then it moves with its lines
+    moved = api.patch(where, {"date": "2026-11-20"}, headers={"If-Match": memo.etag or ""})
+    assert moved.status == 200, moved
+    assert (moved.json["date"], moved.json["lines"]) == ("2026-11-20", made.json["lines"])
+    where, etag = moved.header("Location") or "", moved.etag or ""
+    # When only its amount changes, then the lines no longer sum to it: refused as such, in words
+    for lang, detail in (("en", "the lines sum to 3,000, not the slip's amount 3,500"),
+                         ("ja", "分割の明細の合計（3,000）が金額（3,500）と一致しません")):  # fmt: skip
+        refused = api.patch(where, {"amount": 3500}, headers={"If-Match": etag, "Accept-Language": lang})
+        assert refused.status == 422 and refused.json["code"] == "lines_sum_mismatch", refused
+        assert refused.json["detail"] == detail, refused.json
+    # When new lines do not sum to the amount, then the same code answers, not a nested type
+    short = [{"amount": 1000, "category": "外食"}, {"amount": 1000, "category": "交際費"}]
+    refused = api.patch(where, {"lines": short}, headers={"If-Match": etag})
+    assert refused.status == 422 and refused.json["code"] == "lines_sum_mismatch", refused
+    # And nothing of the refused changes was written
+    assert api.get(where).json["version"] == moved.json["version"] and api.balances()["cash"] == 7000
+    assert invariants.check(store, user) == []
+
+
 def test_bad_lines_are_refused_and_nothing_is_written(api: Client) -> None:
     api.account("cash", 10_000)
     bad: list[tuple[dict[str, Any], str]] = [

@@ -83,7 +83,7 @@ def create_account(
     who = ctx.ledger
     count = len(store.account_ids(who))
     if count >= MAX_ACCOUNTS:
-        raise errors.Conflict(f"a ledger holds at most {MAX_ACCOUNTS} accounts", limit=MAX_ACCOUNTS)
+        raise errors.LimitReached(f"a ledger holds at most {MAX_ACCOUNTS} accounts", limit=MAX_ACCOUNTS)
     stamp = now_iso()
     billing = body.billing.model_dump() if body.billing else None
     schedule = billing_schedule(store, who, body.id, body.type, billing, paid_through=None) if billing else {}

@@ -66,7 +66,7 @@ def _month(name: str, value: str) -> str:
 def _card(store: Store, who: str, account: str) -> tuple[Item, billing.Billing]:
     item = account_item(store, who, account)
     if not item.get("billing"):
-        raise errors.Conflict(f"account '{account}' has no billing: set its closing and payment days first")
+        raise errors.NotACard(f"account '{account}' has no billing: set its closing and payment days first")
     return item, card_billing(dict(item["billing"]))
 
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import datetime as dt
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
-from kakeibo import errors
+from kakeibo import errors, messages
 from kakeibo.models import check_month, parse_date
 
 T = TypeVar("T")
@@ -51,11 +51,32 @@ def check_version(current: int, expected: int | None) -> int:
     return expect
 
 
+# The limits pydantic reports with a field error that a client (and the wording) may use.
+ERROR_LIMITS = ("ge", "gt", "le", "lt", "min_length", "max_length", "expected", "total", "amount")
+
+
+def error_item(err: Mapping[str, Any], loc: list[str]) -> dict[str, Any]:
+    """One pydantic error as a problem's `errors` item: where, what, and the limits it names."""
+    item: dict[str, Any] = {"loc": loc, "msg": err.get("msg", ""), "type": err.get("type", "")}
+    ctx = {k: v for k, v in (err.get("ctx") or {}).items() if k in ERROR_LIMITS and isinstance(v, int | str)}
+    if ctx:
+        item["ctx"] = ctx
+    return item
+
+
 def validation_errors(exc: ValidationError, prefix: str) -> list[dict[str, Any]]:
     return [
-        {"loc": [prefix, *[str(p) for p in e["loc"]]], "msg": e["msg"], "type": e["type"]}
-        for e in exc.errors(include_url=False, include_input=False, include_context=False)
+        error_item(e, [prefix, *[str(p) for p in e["loc"]]]) for e in exc.errors(include_url=False, include_input=False)
     ]
+
+
+def invalid(exc: ValidationError, detail: str) -> errors.ValidationFailed:
+    """A body that became invalid once merged with what is stored: 422 naming each field, as a
+    request body is refused (lines that do not sum to the amount under their own code)."""
+    found = validation_errors(exc, prefix="body")
+    if any(e["type"] == "lines_sum_mismatch" for e in found):
+        return errors.LinesSumMismatch(messages.field_errors(found, "en"), errors=found)
+    return errors.ValidationFailed(detail, errors=found)
 
 
 def query_date(name: str, value: str) -> dt.date:

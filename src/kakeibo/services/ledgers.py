@@ -153,7 +153,7 @@ def rename_ledger(
     access = resolve(store, user, ledger)
     require_owner(access)
     if access.personal:
-        raise errors.Conflict("the personal ledger has no name to change")
+        raise errors.PersonalLedger("the personal ledger has no name to change")
     ctx = WriteContext.member(ledger, user, OWNERS, request_id=request_id)
 
     def stale(current: Item | None) -> errors.ApiError:
@@ -185,7 +185,7 @@ def invite(store: Store, user: str, ledger: str, body: InvitationIn) -> dict[str
     access = resolve(store, user, ledger)
     require_owner(access)
     if access.personal:
-        raise errors.Conflict("the personal ledger cannot be shared; create a shared ledger")
+        raise errors.PersonalLedger("the personal ledger cannot be shared; create a shared ledger")
     now_ms = store.now_ms()
     expires_ms = now_ms + INVITATION_DAYS * 86_400_000
     token = secrets.token_urlsafe(24)
@@ -223,7 +223,7 @@ def accept(store: Store, user: str, token: str) -> dict[str, Any]:
 
 def _shared(access: Access) -> None:
     if access.personal:
-        raise errors.Conflict("the personal ledger cannot be shared; create a shared ledger")
+        raise errors.PersonalLedger("the personal ledger cannot be shared; create a shared ledger")
 
 
 def change_role(

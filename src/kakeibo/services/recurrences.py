@@ -181,7 +181,7 @@ def create_recurrence(
     so a retry answers the recurrence the first attempt created instead of making a second one."""
     who = ctx.ledger
     if sum(1 for _ in store.list_recurrences(who, keys_only=True)) >= MAX_RECURRENCES:
-        raise errors.Conflict(f"a ledger holds at most {MAX_RECURRENCES} recurrences", limit=MAX_RECURRENCES)
+        raise errors.LimitReached(f"a ledger holds at most {MAX_RECURRENCES} recurrences", limit=MAX_RECURRENCES)
     _check_accounts(store, who, body)
     definition = _definition_fields(body)
     fingerprint = hashlib.sha256(json.dumps(definition, sort_keys=True).encode()).hexdigest()

@@ -19,12 +19,12 @@ from kakeibo.models import SlipIn, parse_date
 from kakeibo.services import settlements
 from kakeibo.services.common import (
     check_version,
+    invalid,
     new_token,
     now_iso,
     on_current,
     query_date,
     valid_id,
-    validation_errors,
 )
 from kakeibo.services.settlements import CUSTOM, Sharing
 from kakeibo.settings import utc_now
@@ -301,6 +301,8 @@ def _valid_key(date: str, slip_id: str) -> bool:
 def merge_patch(current: Item, patch: dict[str, Any]) -> SlipIn:
     """RFC 7396 over the slip's fields, then validated as a whole slip."""
     merged = {k: current.get(k) for k in SLIP_FIELDS if k not in SHARING_FIELDS}
+    if current.get("lines"):  # as a request gives them: whole-number amounts, no empty fields
+        merged["lines"] = [{k: v for k, v in line.items() if v is not None} for line in lines_view(current) or ()]
     merged.update(settlements.sharing_of(current))  # "equal" stays equal among the slip's own sharers
     merged.update(patch)
     if "paid_by" in patch and patch["paid_by"] is None and "shares" not in patch:
@@ -321,9 +323,7 @@ def merge_patch(current: Item, patch: dict[str, Any]) -> SlipIn:
     try:
         return SlipIn.model_validate(clean)
     except ValidationError as exc:
-        raise errors.ValidationFailed(
-            "the patched slip is not valid", errors=validation_errors(exc, prefix="body")
-        ) from exc
+        raise invalid(exc, "the patched slip is not valid") from exc
 
 
 def update_slip(

@@ -56,7 +56,7 @@ class AccountOps(LockOps, WriteOps):
                 ledger,
                 ACCOUNT_COUNT_SK,
                 "SET #n = if_not_exists(#n, :counted) + :one",
-                lambda old: errors.Conflict(f"a ledger holds at most {limit} accounts", limit=limit),
+                lambda old: errors.LimitReached(f"a ledger holds at most {limit} accounts", limit=limit),
                 condition="attribute_not_exists(#n) OR #n < :limit",
                 names={"#n": "value"},
                 values={":counted": counted, ":one": 1, ":limit": limit},

@@ -51,7 +51,7 @@ class WebhookOps(WriteOps):
             ]
 
         if count >= MAX_WEBHOOKS:
-            raise errors.Conflict(f"a ledger has at most {MAX_WEBHOOKS} webhooks", limit=MAX_WEBHOOKS)
+            raise errors.LimitReached(f"a ledger has at most {MAX_WEBHOOKS} webhooks", limit=MAX_WEBHOOKS)
         return self.commit(ctx, ops, changes, at=item["created_at"])
 
     def delete_webhook(self, ctx: WriteContext, webhook_id: str, *, changes: Sequence[Change], at: str) -> int:
@@ -77,7 +77,7 @@ class WebhookOps(WriteOps):
         def refused(found: Item | None) -> errors.ApiError:
             if found is None:
                 return errors.NotFound("webhook not found")
-            return errors.Conflict("this webhook was disabled: its creator is no longer an owner of the ledger")
+            return errors.NotResumable("this webhook was disabled: its creator is no longer an owner of the ledger")
 
         op = self.update_op(
             ctx.ledger,

@@ -105,9 +105,9 @@ def resume(store: Store, ctx: WriteContext, webhook_id: str) -> dict[str, Any]:
     item = _read(store, ctx.ledger, webhook_id)
     state = str(item.get("state", ACTIVE))
     if state == DISABLED:
-        raise errors.Conflict("this webhook was disabled: its creator is no longer an owner of the ledger")
+        raise errors.NotResumable("this webhook was disabled: its creator is no longer an owner of the ledger")
     if state != FAILING:
-        raise errors.Conflict("this webhook is active: there is nothing to resume")
+        raise errors.NotResumable("this webhook is active: there is nothing to resume")
     after = {**item, "state": ACTIVE, "version": int(item.get("version", 1)) + 1}
     change = Change("webhook", webhook_id, "update", int(after["version"]), webhook_record(item), webhook_record(after))
     store.resume_webhook(ctx, item, changes=[change], at=now_iso())
