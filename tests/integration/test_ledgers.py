@@ -53,7 +53,7 @@ def test_the_personal_ledger_is_me(api: Client, user: str) -> None:
     assert read.status == 200
     assert read.json["members"] == [{"user": user, "role": "owner", "version": None}] and read.json["id"] == "me"
     refused = api.patch("/ledgers/me", {"name": "x"}, headers={"If-Match": read.etag or ""})
-    assert refused.status == 409 and refused.json["code"] == "conflict"
+    assert refused.status == 409 and refused.json["code"] == "personal_ledger"
 
 
 @pytest.mark.parametrize("body", [{}, {"name": ""}, {"name": "x" * 101}, {"name": "a", "owner": "b"}, {"name": 1}])
