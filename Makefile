@@ -24,7 +24,7 @@ help:
 	@echo "make test   - lint, type-check, unit, integration and API tests, the web page in Chromium"
 	@echo "make web    - only the web page's tests"
 	@echo "make bench  - benchmarks (results in bench/results/)"
-	@echo "make package [ARCH=arm64|x86_64] - the Lambda package sam build ships (default: the template's architecture), in build/lambda-ARCH"
+	@echo "make package [ARCH=arm64|x86_64] - sam build of every function (default: the template's architecture), in build/sam-ARCH"
 
 # Two stamps: `make run` installs what running needs (the function's dependencies and the local
 # front's); everything else (SAM CLI, test and lint tools) comes with the first `make test`.
@@ -39,38 +39,35 @@ $(VENV)/.installed: $(VENV)/.run-installed
 	$(PY) -m pip install --quiet -e '.[dev]'
 	touch $@
 
-# The Lambda package (what `sam build` ships, built by src/Makefile) in build/lambda-$(ARCH).
-# By default for the architecture the template deploys on (as sam build does); `make package
-# ARCH=$(HOST_ARCH)` builds one this machine can import, which the tests and the bench load on
-# their own (build/boto3-$(ARCH): the cold-start baseline).
+# The Lambda packages: `sam build` of template.yaml (every function, each built by src/Makefile), in
+# build/sam-$(ARCH) (LedgerFunction/, WebhookSenderFunction/ and the built template.yaml). By default
+# for the architecture the template deploys on: sam build of the template as it is. `make package
+# ARCH=<the other one>` builds a copy of the template with its Architectures switched
+# (build/template-ARCH.yaml, the same sources), wheels to match; `make host-package` is the one this
+# machine can import, which the tests, `make run ARTIFACT=1`, `make invoke` and the bench load.
+# The SAM CLI builds with the python3.13 first on PATH: the venv's own interpreter's.
 HOST_ARCH := $(shell uname -m | sed -e 's/aarch64/arm64/')
-ARCH ?= $(shell $(PYTHON) src/target_platform.py --arch template.yaml LedgerFunction 2>/dev/null || echo arm64)
-PLATFORM_arm64  := manylinux2014_aarch64
-PLATFORM_x86_64 := manylinux2014_x86_64
-PACKAGE_DIR := build/lambda-$(ARCH)
-BASELINE_DIR := build/boto3-$(ARCH)
-PACKAGE_SOURCES := src/Makefile src/trim_package.py src/target_platform.py src/requirements.txt $(shell find src/kakeibo -type f -not -path '*/local/*' -not -path '*/__pycache__/*')
+TEMPLATE_ARCH := $(shell $(PYTHON) src/target_platform.py --arch template.yaml LedgerFunction 2>/dev/null || echo arm64)
+ARCH ?= $(TEMPLATE_ARCH)
+SAM_BUILD = build/sam-$(ARCH)
+SAM_TEMPLATE_OF = $(if $(filter $(1),$(TEMPLATE_ARCH)),template.yaml,build/template-$(1).yaml)
+PY_HOME = $(shell $(PY) -c 'import sys; print(sys.base_prefix)' 2>/dev/null)
+PACKAGE_SOURCES := template.yaml src/Makefile src/trim_package.py src/target_platform.py src/requirements.txt \
+  $(shell find src/kakeibo -type f -not -path '*/local/*' -not -path '*/__pycache__/*')
 
-$(PACKAGE_DIR)/.built: $(PACKAGE_SOURCES) | $(VENV)/.run-installed
-	@test -n "$(PLATFORM_$(ARCH))" || { echo "error: ARCH must be arm64 or x86_64"; exit 1; }
-	rm -rf $(PACKAGE_DIR)
-	$(MAKE) --no-print-directory -f src/Makefile build-LedgerFunction PYTHON=$(abspath $(PY)) \
-	  PLATFORM=$(PLATFORM_$(ARCH)) ARTIFACTS_DIR=$(abspath $(PACKAGE_DIR))
+build/sam-%/.built: $(PACKAGE_SOURCES) | $(VENV)/.installed
+	@case "$*" in arm64|x86_64) ;; *) echo "error: ARCH must be arm64 or x86_64, not $*"; exit 1;; esac
+	rm -rf build/sam-$*
+	@mkdir -p build
+	$(if $(filter $*,$(TEMPLATE_ARCH)),,$(PY) src/target_platform.py --switch $* template.yaml build/template-$*.yaml)
+	PATH="$(PY_HOME)/bin:$$PATH" TEMPLATE="$(abspath $(call SAM_TEMPLATE_OF,$*))" $(VENV)/bin/sam build \
+	  --template $(call SAM_TEMPLATE_OF,$*) --build-dir build/sam-$* --no-cached --no-use-container --parallel
 	touch $@
 
-$(BASELINE_DIR)/.built: src/requirements.txt | $(VENV)/.run-installed
-	rm -rf $(BASELINE_DIR)
-	$(PY) -m pip install --quiet --platform $(PLATFORM_$(ARCH)) --implementation cp --python-version 3.13 \
-	  --only-binary=:all: --no-compile --target $(BASELINE_DIR) "$$(grep '^boto3==' src/requirements.txt)"
-	$(PY) -m compileall -q -j 0 --invalidation-mode unchecked-hash $(BASELINE_DIR)
-	touch $@
+package: $(SAM_BUILD)/.built
+	@echo "$(SAM_BUILD): $$(du -sh $(SAM_BUILD)/LedgerFunction | cut -f1) a function, for $(ARCH)"
 
-package: $(PACKAGE_DIR)/.built
-	@echo "$(PACKAGE_DIR): $$(du -sh $(PACKAGE_DIR) | cut -f1) for $(ARCH)"
-
-# What the tests and the bench import: the package and the baseline built for this machine.
-host-package:
-	@$(MAKE) --no-print-directory build/lambda-$(HOST_ARCH)/.built build/boto3-$(HOST_ARCH)/.built ARCH=$(HOST_ARCH)
+host-package: build/sam-$(HOST_ARCH)/.built
 
 node_modules/.installed: package.json package-lock.json
 	@command -v npm >/dev/null 2>&1 || { echo "error: Node.js with npm is required (DynamoDB Local and the browser test come from npm)"; \

@@ -7,7 +7,7 @@
                                                            boto3 + client, Powertools' resolver and
                                                            Logger, pydantic validating one model
 
-DIR is a built package (build/lambda-ARCH, or build/boto3-ARCH for the baseline) and the only place
+DIR is a built function (build/sam-ARCH/LedgerFunction, for every mode) and the only place
 imports come from besides the standard library (-S: no site-packages), as in Lambda's /var/task.
 A plain script (not part of the bench package) so the measured process imports nothing else.
 """

@@ -8,6 +8,9 @@ runs it with the bare python3.13 that builds the package. The template is CloudF
 
     python3 target_platform.py TEMPLATE [FUNCTION]          -> manylinux2014_aarch64
     python3 target_platform.py --arch TEMPLATE [FUNCTION]   -> arm64
+    python3 target_platform.py --switch ARCH TEMPLATE OUT    -> OUT: the template deploying every
+                                                               function on ARCH, its CodeUri paths
+                                                               leading to the same sources
 
 Without a readable template (a container build mounts only src/), the build machine's own
 architecture is the answer: SAM's build image for a function is of the function's architecture.
@@ -15,6 +18,7 @@ architecture is the answer: SAM's build image for a function is of the function'
 
 from __future__ import annotations
 
+import os
 import platform
 import re
 import sys
@@ -64,11 +68,35 @@ def architecture(template: str, function: str = "LedgerFunction") -> str:
     return DEFAULT
 
 
+_ARCHITECTURES = re.compile(r"^(?P<head> *Architectures:)\s*\[[^\]]*\]\s*(?:#.*)?$", re.MULTILINE)
+_CODE_URI = re.compile(r"^(?P<head> *CodeUri:)\s*(?P<path>[^\s#!{]+)\s*$", re.MULTILINE)
+
+
+def switched(template: str, arch: str, code_root: str) -> str:
+    """`template` with every function on `arch` (each `Architectures: [...]` set to it) and each
+    CodeUri prefixed with `code_root` (the copy's way back to the sources). ValueError when the
+    template sets an architecture in another form (a block list), which this does not rewrite."""
+    if arch not in PLATFORMS:
+        raise ValueError(f"the architecture must be arm64 or x86_64, not {arch!r}")
+    out = _ARCHITECTURES.sub(lambda m: f"{m['head']} [{arch}]", template)
+    out = _CODE_URI.sub(lambda m: f"{m['head']} {code_root.rstrip('/')}/{m['path']}", out)
+    functions = re.findall(r"^  (\w+):\n(?:    .*\n)*?    Type: AWS::Serverless::Function", out, re.MULTILINE)
+    wrong = [name for name in functions if architecture(out, name) != arch]
+    if wrong or not functions:
+        raise ValueError(f"could not switch {', '.join(wrong) or 'any function'} to {arch}")
+    return out
+
+
 def this_machine() -> str:
     return "arm64" if platform.machine().lower() in ("arm64", "aarch64") else "x86_64"
 
 
 def main(argv: list[str]) -> int:
+    if argv[:1] == ["--switch"] and len(argv) == 4:
+        arch, source, target = argv[1], Path(argv[2]), Path(argv[3])
+        back = os.path.relpath(source.resolve().parent, target.resolve().parent)
+        target.write_text(switched(source.read_text(encoding="utf-8"), arch, back), encoding="utf-8")
+        return 0
     arch_only = bool(argv) and argv[0] == "--arch"
     args = argv[1:] if arch_only else argv
     if not args:

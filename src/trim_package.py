@@ -2,8 +2,12 @@
 
     python trim_package.py ARTIFACTS_DIR
 
-botocore ships the API models of every AWS service (about 27 MB of the package's 44 MB); the function
-makes DynamoDB calls only. Console scripts (bin/) never run in Lambda.
+botocore ships the API models of every AWS service (about 27 MB of the package's 44 MB); only those
+of the services the functions create clients for are kept: DynamoDB (the store, the idempotency
+records), S3 (receipts: kakeibo/blobs.py) and SQS (the webhook queues: kakeibo/queues.py). A client
+of any other service is an UnknownServiceError in the built function: add its name here
+(tests/integration/test_package.py creates every client the code makes from the built package).
+Console scripts (bin/) never run in Lambda.
 
 Powertools' `event_handler/__init__.py` imports every resolver it offers (AppSync, whose module
 imports asyncio, Bedrock agents, VPC Lattice, ...) and `utilities/data_classes/__init__.py` every
@@ -17,7 +21,7 @@ import shutil
 import sys
 from pathlib import Path
 
-SERVICES_USED = {"dynamodb"}
+SERVICES_USED = {"dynamodb", "s3", "sqs"}
 LAZY_PACKAGES = (
     "aws_lambda_powertools/event_handler/__init__.py",
     "aws_lambda_powertools/utilities/data_classes/__init__.py",

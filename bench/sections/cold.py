@@ -44,14 +44,15 @@ ARCH = platform.machine().replace("aarch64", "arm64")
 
 
 def packages() -> dict[str, Path]:
-    """The Lambda package and the boto3 baseline for this machine, (re)built by make when stale."""
+    """The LedgerFunction as sam build builds it for this machine ((re)built by make when stale). The
+    baselines load their boto3, Powertools and pydantic from it too: trimmed exactly as ours."""
     built = subprocess.run(
         ["make", "--no-print-directory", "host-package"], cwd=ROOT, capture_output=True, text=True, check=False
     )
     if built.returncode != 0:
         raise BenchError(f"make host-package failed: {(built.stdout + built.stderr)[-800:]}")
-    ours = ROOT / "build" / f"lambda-{ARCH}"
-    return {"ours": ours, "boto3": ROOT / "build" / f"boto3-{ARCH}", "stack": ours}
+    ours = ROOT / "build" / f"sam-{ARCH}" / "LedgerFunction"
+    return {"ours": ours, "boto3": ours, "stack": ours}
 
 
 def _child(mode: str, spec: Path, package: Path, *flags: str) -> tuple[dict[str, Any], float, str]:

@@ -1,10 +1,12 @@
-"""The Lambda package as it would be deployed: built by `make package` for this machine, then loaded
-alone (no venv, no sources) in a fresh interpreter that handles real requests on DynamoDB Local."""
+"""The Lambda packages as they would be deployed: `sam build` of every function (`make host-package`:
+the template's functions for this machine), then loaded alone (no venv, no sources) in a fresh
+interpreter that handles real requests on DynamoDB Local and creates every AWS client it calls."""
 
 from __future__ import annotations
 
 import json
 import platform
+import re
 import subprocess
 import sys
 from importlib.util import source_hash
@@ -15,9 +17,14 @@ import pytest
 
 from kakeibo.local.front import Front
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "src"))
+import target_platform  # src/target_platform.py, a script beside the package
+
 ROOT = Path(__file__).resolve().parents[2]
 ARCH = platform.machine().replace("aarch64", "arm64")
-PACKAGE = ROOT / "build" / f"lambda-{ARCH}"
+BUILD = ROOT / "build" / f"sam-{ARCH}"
+PACKAGE = BUILD / "LedgerFunction"
+FUNCTIONS = ("LedgerFunction", "WebhookSenderFunction")
 UNCHECKED_HASH = 0b01  # PEP 552 flags: hash-based, source not checked
 
 # Runs in `python -I -S`: the standard library and the package directory, nothing else.
@@ -47,6 +54,55 @@ def package() -> Path:
     )
     assert built.returncode == 0, built.stdout[-2000:] + built.stderr[-2000:]
     return PACKAGE
+
+
+# Every client the function's code creates, made by the code's own factories (their settings and
+# config), then used for one thing that needs the service's model without a network call.
+CLIENTS_CHILD = """
+import json, os, sys
+sys.path.insert(0, sys.argv[1])
+from kakeibo import blobs, queues
+from kakeibo.store import dynamodb_client
+
+made = {}
+made["dynamodb"] = dynamodb_client().meta.service_model.service_name
+made["s3"] = blobs._client().meta.service_model.service_name
+blobs._client().generate_presigned_url("put_object", Params={"Bucket": "b", "Key": "receipts/k"})
+made["sqs"] = queues._client().meta.service_model.service_name
+print(json.dumps(sorted(made.values())))
+"""
+CLIENT_CALL = re.compile(r"""\bclient\(\s*["']([a-z0-9-]+)["']""")
+
+
+def services_called() -> set[str]:
+    """The AWS services the shipped code creates clients for (boto3.client("...") in kakeibo, not local/)."""
+    sources = [p for p in (ROOT / "src" / "kakeibo").rglob("*.py") if "local" not in p.parts]
+    return {name for path in sources for name in CLIENT_CALL.findall(path.read_text(encoding="utf-8"))}
+
+
+@pytest.mark.parametrize("function", FUNCTIONS)
+def test_every_aws_client_the_code_calls_is_created_from_the_built_function(package: Path, function: str) -> None:
+    # Given a function as sam build built it, and the services the code makes clients for
+    called = services_called()
+    assert {"dynamodb", "s3", "sqs"} <= called
+    # When a fresh interpreter with only that directory on its path creates every one of them
+    done = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", CLIENTS_CHILD, str(BUILD / function)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env={
+            "AWS_REGION": "us-east-1",
+            "AWS_DEFAULT_REGION": "us-east-1",
+            "AWS_ACCESS_KEY_ID": "x",
+            "AWS_SECRET_ACCESS_KEY": "x",
+            "PATH": "/usr/bin",
+        },
+    )
+    # Then each is made (botocore's model of each service ships in the package)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == sorted(called)
 
 
 def event(method: str, path: str, user: str, body: Any) -> dict[str, Any]:
@@ -134,8 +190,8 @@ def test_the_package_holds_no_dev_code_and_a_trusted_pyc_for_every_module(packag
     # Then it ships no dev-only code: no local front, no tests, no console scripts
     assert not (package / "kakeibo" / "local").exists()
     assert not [p for p in package.rglob("*") if p.is_dir() and p.name in ("tests", "test", "bin")]
-    # And nothing the function cannot load: botocore's models of services other than DynamoDB
-    assert {p.name for p in (package / "botocore" / "data").iterdir() if p.is_dir()} == {"dynamodb"}
+    # And of botocore's models only those of the services the code calls
+    assert {p.name for p in (package / "botocore" / "data").iterdir() if p.is_dir()} == services_called()
     # And every module has its bytecode for the runtime's Python (3.13), trusted without a source check
     tag = "cpython-313"
     missing, checked = [], []
@@ -152,3 +208,34 @@ def test_the_package_holds_no_dev_code_and_a_trusted_pyc_for_every_module(packag
     handler = package / "kakeibo" / "handler.py"
     pyc = (package / "kakeibo" / "__pycache__" / f"handler.{tag}.pyc").read_bytes()
     assert pyc[8:16] == source_hash(handler.read_bytes())
+
+
+ELF_MACHINE = {"x86_64": 0x3E, "arm64": 0xB7}  # e_machine of an ELF header: EM_X86_64, EM_AARCH64
+
+
+@pytest.mark.parametrize("arch", ["arm64", "x86_64"])
+def test_sam_build_builds_every_function_for_either_architecture(arch: str) -> None:
+    # Given the template as it is (arm64) or with its Architectures switched
+    # When `make package ARCH=...` runs sam build of it
+    built = subprocess.run(
+        ["make", "--no-print-directory", "package", f"ARCH={arch}"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
+    build = ROOT / "build" / f"sam-{arch}"
+    # Then the built template deploys every function on that architecture from its own directory
+    template = (build / "template.yaml").read_text(encoding="utf-8")
+    for function in FUNCTIONS:
+        assert target_platform.architecture(template, function) == arch
+        root = build / function
+        # with the shipped code, precompiled, and no dev-only code
+        assert (root / "kakeibo" / "__pycache__" / "handler.cpython-313.pyc").is_file()
+        assert not (root / "kakeibo" / "local").exists()
+        # and native code built for that architecture only
+        native = list(root.rglob("*.so"))
+        assert native, function
+        machines = {int.from_bytes(path.read_bytes()[18:20], "little") for path in native}
+        assert machines == {ELF_MACHINE[arch]}, (function, [p.name for p in native])

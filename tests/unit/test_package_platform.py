@@ -95,3 +95,26 @@ def test_an_architecture_lambda_does_not_have_is_refused() -> None:
     )
     with pytest.raises(ValueError, match="must be"):
         _script().architecture(text)
+
+
+@pytest.mark.parametrize("arch", ["x86_64", "arm64"])
+def test_a_switched_copy_deploys_every_function_on_the_other_architecture(arch: str) -> None:
+    # Given the template as it is
+    text = (ROOT / "template.yaml").read_text(encoding="utf-8")
+    # When a copy one directory down is switched to an architecture
+    copy = _script().switched(text, arch, "..")
+    # Then every function reads that architecture, and its code from the same sources
+    for function in ("LedgerFunction", "WebhookSenderFunction"):
+        assert _script().architecture(copy, function) == arch
+    assert "CodeUri: ../src/" in copy
+    assert "CodeUri: src/" not in copy
+
+
+def test_a_template_it_cannot_switch_is_refused() -> None:
+    # Given a template whose architecture is a block list
+    text = (
+        (ROOT / "template.yaml").read_text(encoding="utf-8").replace(GLOBAL_ARCH, "    Architectures:\n      - arm64\n")
+    )
+    # Then switching it is an error, never a template still on arm64
+    with pytest.raises(ValueError, match="could not switch"):
+        _script().switched(text, "x86_64", "..")
