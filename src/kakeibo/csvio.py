@@ -32,6 +32,7 @@ import hashlib
 import io
 import re
 import unicodedata
+from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -82,7 +83,7 @@ class RowError:
 class CsvFile:
     sha256: str  # of the decoded, normalised text: the same rows in UTF-8 or Shift_JIS are one file
     encoding: str
-    rows: int = 0
+    rows: int = 0  # each created, skipped or refused once: the rows of one split slip count as one
     valid: list[Row] = field(default_factory=list)
     errors: list[RowError] = field(default_factory=list)
 
@@ -175,6 +176,8 @@ def parse_text(text: str, encoding: str) -> CsvFile:
             "the file is empty: the first line must be the header " + ",".join(COLUMNS),
             errors=[{"loc": ["body", "header"], "msg": "missing"}],
         )
+    grouped = Counter(row.external_id for _, row in split_rows if row.external_id is not None)
+    parsed.rows -= sum(n - 1 for n in grouped.values())  # a split's rows are one slip: one outcome
     for row_or_error in _join_lines(parsed.sha256, split_rows):
         if isinstance(row_or_error, RowError):
             parsed.errors.append(row_or_error)

@@ -264,10 +264,15 @@ def test_export_writes_a_row_per_line_and_importing_it_restores_the_split_once(
     ]
     # When another ledger imports that file, twice
     other_api.account("cash", 10_000)
-    first = other_api.post("/imports", raw=export, headers={"Content-Type": "text/csv"}).json
-    again = other_api.post("/imports", raw=export, headers={"Content-Type": "text/csv"}).json
-    # Then the split is restored exactly, once
+    replies = [other_api.post("/imports", raw=export, headers={"Content-Type": "text/csv"}) for _ in range(2)]
+    assert [r.status for r in replies] == [200, 200], replies
+    first, again = (r.json for r in replies)
+    # Then the split is restored exactly, once, and each answer says the file is done: the rows of
+    # one split are one outcome (rows = created + skipped + failed, nothing pending)
     assert (first["created"], first["failed"], again["created"]) == (2, 0, 0), first
+    for answer, counts in ((first, (2, 2, 0)), (again, (2, 0, 2))):
+        assert (answer["status"], answer["pending"]) == ("complete", 0), answer
+        assert (answer["rows"], answer["created"], answer["skipped"]) == counts, answer
     restored = other_api.get(f"/slips/{split['id']}").json
     assert (restored["amount"], restored["memo"], restored["lines"]) == (3000, "スーパー", split["lines"])
     assert other_api.balances()["cash"] == 10_000 - 3000 - 500

@@ -295,6 +295,7 @@ def test_rows_of_a_split_slip_become_one_slip() -> None:
     parsed = csvio.parse(text.encode())
     (row,) = parsed.valid
     assert parsed.errors == [] and row.line == 2 and row.slip.amount == 2700 and row.slip.memo == "スーパー"
+    assert parsed.rows == 1  # one slip: one outcome of the import (created, skipped or refused)
     assert [(line.amount, line.category, line.subcategory) for line in row.slip.lines or []] == [
         (1800, "食費", "食料品"),
         (900, "日用品", None),
@@ -313,3 +314,4 @@ def test_split_rows_that_do_not_make_a_slip_are_row_errors() -> None:
     for rows in cases:
         parsed = csvio.parse((SPLIT_HEADER + rows).encode())
         assert parsed.valid == [] and parsed.errors, rows
+        assert parsed.rows == len(parsed.errors), rows  # each refusal is one outcome, nothing left over
