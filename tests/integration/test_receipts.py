@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import requests
 
-from kakeibo.store import Store, receipt_sk
+from kakeibo.store import SharedLedger, Store, pk, receipt_sk
 from tests.concurrently import fan_out
 from tests.events import Client
 from tests.receipts import stored_receipt
@@ -84,11 +84,24 @@ def test_bytes_that_are_not_the_ones_declared_never_count_as_stored(api: Client,
     assert api.post(f"/receipts/{receipt}/complete").json["state"] == "stored"
 
 
-def test_six_concurrent_claims_of_one_new_receipt_get_one_upload_url(local_env: str) -> None:
-    # Given six devices of one household claiming the same new photo at once
-    owner = f"rc-{uuid.uuid4().hex[:8]}"
+def _household(owner: Client, members: int) -> tuple[str, list[Client]]:
+    """A shared ledger of `owner` with that many editors besides: its id and the editors."""
+    ledger = owner.post("/ledgers", {"name": "家"}).json["id"]
+    editors = []
+    for _ in range(members):
+        token = owner.post(f"/ledgers/{ledger}/invitations", {"role": "editor"}).json["token"]
+        editor = Client(f"rc-{uuid.uuid4().hex[:8]}")
+        assert editor.post(f"/invitations/{token}/accept").status == 200
+        editors.append(editor)
+    return ledger, editors
+
+
+def test_six_concurrent_claims_of_one_new_receipt_get_one_upload_url(api: Client) -> None:
+    # Given six members of one household claiming the same new photo at once
+    ledger, editors = _household(api, 5)
     body = _body(PHOTO + uuid.uuid4().bytes)
-    replies = fan_out(owner, [("POST", "/receipts", body, None)] * 6)
+    users = [str(api.user)] + [str(e.user) for e in editors]
+    replies = fan_out("", [("POST", f"/ledgers/{ledger}/receipts", body, None)] * 6, users=users)
     # Then one gets the upload, the others 409 upload_in_progress with Retry-After
     statuses = sorted(r.status for r in replies)
     assert statuses == [201, 409, 409, 409, 409, 409], replies
@@ -97,27 +110,43 @@ def test_six_concurrent_claims_of_one_new_receipt_get_one_upload_url(local_env: 
             assert reply.json["code"] == "upload_in_progress" and int(reply.header("Retry-After") or 0) >= 1
 
 
-def test_an_uploader_that_died_leaves_a_lease_another_client_takes_over(api: Client, store: Store, user: str) -> None:
-    # Given a claim whose uploader died before uploading, and its lease then ended
+def test_an_uploader_that_died_leaves_a_lease_another_client_takes_over(api: Client, store: Store) -> None:
+    # Given a member's claim whose uploader died before uploading, and its lease then ended
+    ledger, [taro] = _household(api, 1)
+    base = f"/ledgers/{ledger}"
     data = PHOTO + b"died"
-    first = api.post("/receipts", _body(data))
+    first = api.post(f"{base}/receipts", _body(data))
     assert first.status == 201
-    assert api.post("/receipts", _body(data)).status == 409  # still leased
-    item = store.read_receipt(user, first.json["id"])
-    assert item is not None
+    assert taro.post(f"{base}/receipts", _body(data)).status == 409  # still leased
     store.client.update_item(
         TableName=store.table,
-        Key={"PK": {"S": f"LEDGER#{user}"}, "SK": {"S": receipt_sk(first.json["id"])}},
+        Key={"PK": {"S": pk(SharedLedger(ledger))}, "SK": {"S": receipt_sk(first.json["id"])}},
         UpdateExpression="SET lease_until = :past",
         ExpressionAttributeValues={":past": {"N": "1"}},
     )
-    # When another client claims it
-    second = api.post("/receipts", _body(data))
-    # Then it gets the upload, completes it, and the bytes are stored once
+    # When another member claims it
+    second = taro.post(f"{base}/receipts", _body(data))
+    # Then they get the upload, complete it, and the bytes are stored once
     assert second.status == 201, second
     assert _put(second.json["upload"], data).status_code == 200
-    assert api.post(f"/receipts/{second.json['id']}/complete").json["state"] == "stored"
+    assert taro.post(f"{base}/receipts/{second.json['id']}/complete").json["state"] == "stored"
     assert _put(first.json["upload"], data).status_code == 412  # the dead uploader's URL writes nothing now
+
+
+def test_the_lease_holder_asking_again_gets_its_upload_again(api: Client) -> None:
+    # Given a claim whose answer the client never got (no Idempotency-Key)
+    data = PHOTO + uuid.uuid4().bytes
+    lost = api.post("/receipts", _body(data))
+    assert lost.status == 201
+    # When the same user asks again while the lease is live
+    again = api.post("/receipts", _body(data))
+    # Then it gets its upload again, under a fresh lease, not 409 upload_in_progress
+    assert again.status == 201, again
+    assert again.json["expires_at"] >= lost.json["expires_at"]
+    # And the upload it got stores the bytes once: the lost answer's URL then writes nothing
+    assert _put(again.json["upload"], data).status_code == 200
+    assert _put(lost.json["upload"], data).status_code == 412
+    assert api.post(f"/receipts/{again.json['id']}/complete").json["state"] == "stored"
 
 
 @pytest.mark.parametrize(

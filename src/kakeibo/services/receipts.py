@@ -3,8 +3,9 @@ exactly once however often the upload is retried or raced, then attached to slip
 
 - claim: the receipt item is the lock. A caller takes it with a lease (LEASE_SECONDS) and gets a
   presigned PUT that only writes those bytes (size, type and checksum signed) and only once
-  (If-None-Match: *). Another caller meanwhile gets 409 upload_in_progress until the lease ends; a
-  stored receipt is answered as it is (200), with nothing to upload.
+  (If-None-Match: *). Another caller meanwhile gets 409 upload_in_progress until the lease ends;
+  the holder asking again (a retry whose answer was lost) gets its upload again, under a fresh
+  lease; a stored receipt is answered as it is (200), with nothing to upload.
 - complete: the object is checked (it exists, its size, its sha256) before the receipt counts as
   stored. Bytes that are not the ones declared are deleted and refused (422): the receipt stays
   pending and its lease can be taken over.

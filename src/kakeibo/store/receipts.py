@@ -49,7 +49,8 @@ class ReceiptOps(WriteOps):
 
     def claim_receipt(self, ctx: Bookkeeping, item: Item, *, now_ms: int, sweep_after: str) -> None:
         """Put the receipt pending under a fresh lease unless another caller holds a live one or it
-        is stored (`Claimed`, with the item as it is)."""
+        is stored (`Claimed`, with the item as it is). The holder of the live lease (the item's
+        `created_by`) takes it afresh: a retry whose first answer was lost gets its upload again."""
         sha = item["id"]
         fields = {**item, "SK": receipt_sk(sha), **_due(ctx.ledger, sha, sweep_after)}
 
@@ -59,10 +60,10 @@ class ReceiptOps(WriteOps):
         op = self.put_op(
             ctx.ledger,
             {k: v for k, v in fields.items() if v is not None},
-            "attribute_not_exists(SK) OR (#state = :pending AND #lease < :now)",
+            "attribute_not_exists(SK) OR (#state = :pending AND (#lease < :now OR #by = :holder))",
             fail,
-            names={"#state": "state", "#lease": "lease_until"},
-            values={":pending": "pending", ":now": now_ms},
+            names={"#state": "state", "#lease": "lease_until", "#by": "created_by"},
+            values={":pending": "pending", ":now": now_ms, ":holder": item["created_by"]},
         )
         self.record(ctx, [op])
 
