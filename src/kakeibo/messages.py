@@ -729,6 +729,12 @@ TRANSLATIONS: dict[str, str] = {
     "account {names} is not in the ledger: create it, or import with create_accounts=true": (
         "口座 {names} は家計簿にありません。口座を作るか、create_accounts=true で取り込んでください"
     ),
+    "account name '{name}' has a character no account name may have ({ch}): remove it in the app": (
+        "口座名「{name}」には口座名に使えない文字（{ch}）が含まれています。アプリで取り除いてください"
+    ),
+    "account name '{name}' cannot be an account's name: rename the account in the app": (
+        "口座名「{name}」は口座名に使えません。アプリで口座名を変えてください"
+    ),
     "insufficient funds: {detail}": "残高不足: {detail}",
     "budget exceeded: {detail}": "予算超過: {detail}",
     "{name} has {balance}: it cannot pay {needed}": "{name}の残高 {balance} では {needed} を支払えません",

@@ -441,3 +441,37 @@ def test_a_dry_run_of_long_rows_lists_what_fits_and_is_replayed_under_its_key(ap
     assert len(json.dumps(json.dumps(dry.json, ensure_ascii=False))) < 400_000
     assert again.status == 200 and again.json == dry.json
     assert api.get("/slips").json["items"] == []
+
+
+BAD_NAME_CHARACTERS = ("\x00", "\x01", "\x7f", "\u200b")
+
+
+def test_an_app_account_name_with_a_control_character_is_a_row_error(api: Client, store: Store, user: str) -> None:
+    for ch in BAD_NAME_CHARACTERS:
+        # Given a Money Forward and a Zaim file (UTF-8: Shift_JIS has no such characters), each with
+        # a row whose account name holds an invisible character, and a row naming a plain account
+        name, n = f"財{ch}布", ord(ch)
+        files = {
+            "mf": (MF_HEADER + f'"1","2026/11/20","ランチ","-800","{name}","食費","外食","","0","mfX{n}"\r\n'
+                   + f'"1","2026/11/21","パン","-300","財布","食費","食料品","","0","mfY{n}"\r\n'),
+            "zaim": (ZAIM_HEADER + f"\r\n2026-11-20,payment,食費,外食,{name},-,ランチ{n},,,JPY,0,800,0,0,0,{ALWAYS}"
+                     + f"\r\n2026-11-21,payment,食費,食料品,財布,-,パン{n},,,JPY,0,300,0,0,0,{ALWAYS}\r\n"),
+        }  # fmt: skip
+        for fmt, text in files.items():
+            # When it is imported with create_accounts (and previewed first)
+            query = {"create_accounts": "true"}
+            dry = api.post("/imports", raw=text.encode("utf-8"), headers=CSV, query={**query, "dry_run": "true"})
+            done = api.post("/imports", raw=text.encode("utf-8"), headers=CSV, query=query)
+            # Then that row alone is refused, saying why, and no account is made of that name
+            for reply in (dry, done):
+                assert reply.status == 200 and reply.json["format"] == fmt, (ch, reply)
+                assert [u["name"] for u in reply.json["unknown_accounts"]] in ([], ["財布"]), (ch, reply.json)
+            assert (done.json["failed"], done.json["pending"]) == (1, 0), (ch, fmt, done.json)
+            (error,) = done.json["errors"]
+            assert error["line"] == 2 and f"U+{ord(ch):04X}" in error["message"], (ch, fmt, error)
+            names = [a["name"] for a in api.get("/accounts").json["items"]]
+            assert names == ["財布"], (ch, names)
+    # And in Japanese the refusal reads in Japanese
+    imports = api.get(f"/imports/{done.json['import_id']}", headers={"Accept-Language": "ja"}).json
+    assert imports["errors"][0]["message"].startswith("口座名「"), imports
+    assert invariants.check(store, user) == []

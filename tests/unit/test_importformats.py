@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from kakeibo import errors
+from kakeibo import errors, messages
 from kakeibo.csvio import CsvFile
 from kakeibo.importformats import accounts, detect
 from kakeibo.importformats.source import NOT_COUNTED, UNKNOWN_COUNTERPART, SourceFile
@@ -260,3 +260,35 @@ def test_an_exact_account_name_wins_over_a_look_alike_and_two_look_alikes_are_am
     assert "ｶﾞス代" in error.message and "a-half" in error.message and "b-full" in error.message
     # And it is not proposed as a new account either
     assert resolved.unknown == []
+
+
+@pytest.mark.parametrize("ch", ["\x00", "\x01", "\x7f", "\u200b", "\u202e"])
+@pytest.mark.parametrize("create", [False, True])
+def test_an_account_name_no_account_may_have_is_refused_in_its_rows_and_never_proposed(ch: str, create: bool) -> None:
+    # Given a Zaim file whose 支払元 holds a control or invisible character, and a plain row
+    parsed = read(
+        ZAIM
+        + f"2026-11-20,payment,食費,外食,財{ch}布,-,ランチ,,,JPY,0,800,0,0,0,常に集計に含める\n"
+        + "2026-11-21,payment,食費,食料品,財布,-,パン,,,JPY,0,300,0,0,0,常に集計に含める\n"
+    )
+    # When its account names are matched, with or without creating accounts
+    resolved = accounts.resolve(parsed, [], create=create)
+    # Then its row is refused, naming the character (not "create it": it cannot be created)
+    error = resolved.file.errors[0]
+    assert error.line == 2 and f"[U+{ord(ch):04X}]" in error.message and "create_accounts" not in error.message
+    # And the plain row is read (or, without creating accounts, refused as unknown)
+    assert [r.line for r in resolved.file.valid] == ([3] if create else [])
+    assert [e.line for e in resolved.file.errors] == ([2] if create else [2, 3])
+    # And only the plain name is proposed as an account
+    assert [u["name"] for u in resolved.unknown] == ["財布"]
+    # And the refusal reads in Japanese too
+    assert messages.row_message(error.message, "ja").startswith(f"口座名「財[U+{ord(ch):04X}]布」には")
+
+
+def test_a_blank_account_name_is_no_account_name_either() -> None:
+    # Given a name that is only an ideographic space, Then no account can be made of it, in words
+    with pytest.raises(ValueError, match="cannot be an account's name") as refused:
+        accounts.account_name("\u3000")
+    assert messages.row_message(str(refused.value), "ja").startswith("口座名「」は口座名に使えません")
+    # And a plain name is kept, trimmed, up to an account name's 100 characters
+    assert accounts.account_name(" 財布 ") == "財布" and accounts.account_name("a" * 150) == "a" * 100

@@ -14,6 +14,8 @@ are the file's unknown accounts: listed, and created on request with
 - a type guessed from well-known words (see `guess_type`), else `other`;
 - negative balances allowed: the file does not say what an account held before its first row
   (set its opening balance and allow_negative afterwards).
+A name no account may have (a control or invisible character: U+0000, U+007F, U+200B...) matches
+none and is never created: its rows are refused, saying which character to remove in the app.
 """
 
 from __future__ import annotations
@@ -23,13 +25,14 @@ import re
 import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import TypeAdapter, ValidationError
 
 from kakeibo.csvio import CsvFile, Row, RowError, describe
 from kakeibo.importformats.source import SourceFile, SourceRow
-from kakeibo.models import ImportRow
+from kakeibo.models import ImportRow, Name
 
 _WORDS = re.compile(r"[A-Za-z0-9]+", re.ASCII)
 # checked in this order: the first group with a word in the name gives its type
@@ -58,6 +61,27 @@ def guess_type(name: str) -> str:
         if any(word in key for word in words):
             return kind
     return "other"
+
+
+@cache
+def _names() -> TypeAdapter[str]:
+    return TypeAdapter(Name)
+
+
+def account_name(name: str) -> str:
+    """The name an account made for the app's `name` gets (its first 100 characters, as an
+    account's name is checked); ValueError, in words for the row, when no account may have it."""
+    try:
+        return _names().validate_python(name.strip()[:100])
+    except ValidationError as exc:
+        problem = str(exc.errors()[0]["msg"])
+    shown = "".join(ch if ch.isprintable() else f"[U+{ord(ch):04X}]" for ch in name.strip())
+    codes = re.findall(r"U\+[0-9A-F]{4,}", problem)
+    if codes:
+        raise ValueError(
+            f"account name '{shown}' has a character no account name may have ({codes[0]}): remove it in the app"
+        )
+    raise ValueError(f"account name '{shown}' cannot be an account's name: rename the account in the app")
 
 
 @dataclass
@@ -119,6 +143,7 @@ def resolve(source: SourceFile, accounts: Iterable[Mapping[str, Any]], *, create
         ids: list[str | None] = []
         missing = []
         ambiguous: list[Ambiguous] = []
+        unusable: list[str] = []
         for name in (row.account, row.to_account):
             if name is None:
                 ids.append(None)
@@ -130,16 +155,22 @@ def resolve(source: SourceFile, accounts: Iterable[Mapping[str, Any]], *, create
                 ids.append(None)
                 continue
             if found is None:
+                try:
+                    usable = account_name(name)
+                except ValueError as exc:
+                    unusable.append(str(exc))
+                    ids.append(None)
+                    continue
                 key = name_key(name)
                 entry = unknown.setdefault(
-                    key, {"name": name.strip(), "id": account_id_for(name), "type": guess_type(name), "rows": 0}
+                    key, {"name": usable, "id": account_id_for(name), "type": guess_type(name), "rows": 0}
                 )
                 entry["rows"] += 1
                 missing.append(name)
                 found = entry["id"]
             ids.append(found)
-        if ambiguous:
-            out.file.errors.append(RowError(row.line, "; ".join(a.message for a in ambiguous)))
+        if ambiguous or unusable:
+            out.file.errors.append(RowError(row.line, "; ".join([*(a.message for a in ambiguous), *unusable])))
             continue
         if missing and not create:
             names = ", ".join(f"'{n}'" for n in missing)
