@@ -98,21 +98,21 @@ def test_money_forward_month_then_overlapping_download(api: Client, store: Store
     assert invariants.ledger_items(store, user) == before
     assert (dry.json["format"], dry.json["encoding"], dry.json["rows"]) == ("mf", "shift_jis", 14)
     assert {u["name"] for u in dry.json["unknown_accounts"]} == {"振替相手（不明）", "集計対象外"}
-    actions = {i["line"]: i["action"] for i in dry.json["items"]}
+    actions = {i["line"]: i["action"] for i in dry.json["outcomes"]}
     assert [line for line, action in actions.items() if action == "error"] == [2, 9, 11]  # mfA15, A07, A14
-    assert (dry.json["create"], dry.json["not_counted"], dry.json["duplicate"]) == (11, 0, 0)
+    assert (dry.json["created"], dry.json["not_counted"], dry.json["skipped"]) == (11, 0, 0)
 
     # When they preview it with create_accounts
     dry = api.post("/imports", raw=november, headers=CSV, query={"dry_run": "true", "create_accounts": "true"})
     # Then still nothing is written; the 計算対象=0 rows are "not counted", the rest created
     assert dry.status == 200, dry
     assert invariants.ledger_items(store, user) == before
-    assert (dry.json["create"], dry.json["not_counted"], dry.json["duplicate"], dry.json["error"]) == (12, 2, 0, 0)
+    assert (dry.json["created"], dry.json["not_counted"], dry.json["skipped"], dry.json["failed"]) == (14, 2, 0, 0)
     assert {(u["name"], u["type"]) for u in dry.json["unknown_accounts"]} == {
         ("振替相手（不明）", "other"),
         ("集計対象外", "other"),
     }
-    card_line = next(i for i in dry.json["items"] if i["line"] == 4)  # the card settlement, both sides
+    card_line = next(i for i in dry.json["outcomes"] if i["line"] == 4)  # the card settlement, both sides
     assert card_line["slip"] == {
         "date": "2026-11-26",
         "kind": "transfer",
@@ -121,7 +121,7 @@ def test_money_forward_month_then_overlapping_download(api: Client, store: Store
         "to_account": "card",
         "memo": "ラクテンカード",
     }
-    assert 5 not in {i["line"] for i in dry.json["items"]}  # its other side is the same slip
+    assert 5 not in {i["line"] for i in dry.json["outcomes"]}  # its other side is the same slip
 
     # When they import it
     first = api.post("/imports", raw=november, headers=CSV, query={"create_accounts": "true"})
@@ -159,7 +159,7 @@ def test_money_forward_month_then_overlapping_download(api: Client, store: Store
     # When the overlapping December download is previewed, then imported
     december = mf(*MF_DECEMBER)
     dry = api.post("/imports", raw=december, headers=CSV, query={"dry_run": "true"})
-    assert (dry.json["create"], dry.json["not_counted"], dry.json["duplicate"], dry.json["error"]) == (4, 0, 7, 0)
+    assert (dry.json["created"], dry.json["not_counted"], dry.json["skipped"], dry.json["failed"]) == (4, 0, 7, 0)
     second = api.post("/imports", raw=december, headers=CSV)
     # Then only the four new slips are created; November's seven are recognised by their ID
     assert second.status == 200, second
@@ -277,7 +277,7 @@ def test_zaim_month_then_overlapping_download_with_accounts_created(api: Client,
     dry = api.post("/imports", raw=december, headers=CSV, query={"dry_run": "true"})
     # Then nothing is written and November's five rows are duplicates (two of them not counted)
     assert invariants.ledger_items(store, user) == before
-    assert (dry.json["create"], dry.json["not_counted"], dry.json["duplicate"], dry.json["error"]) == (3, 0, 5, 0)
+    assert (dry.json["created"], dry.json["not_counted"], dry.json["skipped"], dry.json["failed"]) == (3, 0, 5, 0)
     assert dry.json["unknown_accounts"] == []
 
     # When it is imported
@@ -369,14 +369,14 @@ def test_our_own_format_has_a_dry_run_too(api: Client, store: Store, user: str) 
     dry = api.post("/imports", raw=text, headers=CSV, query={"dry_run": "true"})
     # Then each row says what it would do, and nothing is written
     assert dry.status == 200 and dry.json["format"] == "kakeibo", dry
-    assert [(i["line"], i["action"]) for i in dry.json["items"]] == [
+    assert [(i["line"], i["action"]) for i in dry.json["outcomes"]] == [
         (2, "duplicate"),
         (3, "create"),
         (4, "error"),
         (5, "error"),
     ]
-    assert dry.json["items"][2]["message"] == "account 'wallet' does not exist"
-    assert dry.json["items"][1]["slip"] == {
+    assert dry.json["outcomes"][2]["message"] == "account 'wallet' does not exist"
+    assert dry.json["outcomes"][1]["slip"] == {
         "date": "2026-11-02",
         "kind": "expense",
         "amount": 200,
@@ -418,7 +418,11 @@ def test_a_dry_run_counts_deleted_slips_and_older_imports_as_duplicates(api: Cli
     dry = api.post("/imports", raw=text, headers=CSV, query={"dry_run": "true"})
     done = api.post("/imports", raw=text, headers=CSV)
     # Then the preview said what the import did: both older rows are duplicates, one slip is new
-    assert [(i["line"], i["action"]) for i in dry.json["items"]] == [(2, "duplicate"), (3, "duplicate"), (4, "create")]
+    assert [(i["line"], i["action"]) for i in dry.json["outcomes"]] == [
+        (2, "duplicate"),
+        (3, "duplicate"),
+        (4, "create"),
+    ]
     assert (done.json["created"], done.json["skipped"]) == (1, 2), done
     assert api.balances()["cash"] == 9_700
 
@@ -434,8 +438,8 @@ def test_a_dry_run_of_long_rows_lists_what_fits_and_is_replayed_under_its_key(ap
     again = api.post("/imports", raw=header + rows, headers=key, query={"dry_run": "true"})
     # Then the counts cover every row, the rows listed are the first ones by line and fit the
     # stored answer, and the second request gets the same answer back
-    assert dry.status == 200 and dry.json["create"] == 600, dry
-    listed = dry.json["items"]
+    assert dry.status == 200 and dry.json["created"] == 600, dry
+    listed = dry.json["outcomes"]
     assert 50 < len(listed) < 600
     assert [i["line"] for i in listed] == list(range(2, 2 + len(listed)))
     assert len(json.dumps(json.dumps(dry.json, ensure_ascii=False))) < 400_000

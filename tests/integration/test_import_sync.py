@@ -67,19 +67,26 @@ def test_a_row_edited_in_money_forward_updates_its_slip_and_a_deleted_one_is_lis
     # When the next download is dry-run
     preview = _import(api, SECOND, dry_run="true")
     # Then the edit is `changed` (3,612 -> 3,700), the gas bill `missing_in_file`, the new row `create`
-    found = _by_action(preview["items"])
+    found = _by_action(preview["outcomes"])
     (changed,) = found["changed"]
     assert changed["line"] == 4 and changed["changes"] == {"amount": [3612, 3700]}
     assert changed["current"]["amount"] == 3612 and changed["slip"]["amount"] == 3700
     (missing,) = found["missing_in_file"]
     assert missing["line"] is None and missing["current"]["memo"] == "東京ガス"
     assert [i["line"] for i in found["create"]] == [2] and [i["line"] for i in found["duplicate"]] == [3]
-    assert (preview["changed"], preview["missing_in_file"], preview["create"]) == (1, 1, 1)
+    assert (preview["changed"], preview["missing_in_file"], preview["created"], preview["skipped"]) == (1, 1, 1, 1)
     assert api.balances() == {"bank": 245_800, "card": -3_612}  # a dry run writes nothing
     # When it is imported
     done = _import(api, SECOND)
     # Then the slip is 3,700 (one update, journaled), the new row created, the gas bill still there
     assert (done["created"], done["changed"], done["missing_in_file"], done["deleted"]) == (1, 1, 1, 0)
+    # And the dry run counted under the names the import answers with, what the import then did
+    counts = {k: v for k, v in preview.items() if type(v) is int and k not in ("rows", "not_counted")}
+    assert counts == {k: done[k] for k in counts}, (counts, done)
+    # And the changed outcome shows the slip as the import left it: 3,700, version 2
+    (updated,) = _by_action(done["outcomes"])["changed"]
+    assert (updated["current"]["amount"], updated["current"]["version"]) == (3_700, 2), updated
+    assert updated["changes"] == {"amount": [3612, 3700]}
     assert api.balances() == {"bank": 245_800, "card": -4_200}
     assert _expense(api) == 3_700 + 4_200 + 500
     lawson = changed["slip_id"]
@@ -248,7 +255,7 @@ def test_every_new_outcome_reads_in_japanese(api: Client) -> None:
     # When the next download is dry-run in Japanese
     reply = api.post("/imports", raw=later, headers={**CSV, "Accept-Language": "ja"}, query={"dry_run": "true"})
     # Then every outcome's message is Japanese, none the fallback frame around English
-    items = [i for i in reply.json["items"] if i["action"] in ("changed", "conflict", "missing_in_file")]
+    items = [i for i in reply.json["outcomes"] if i["action"] in ("changed", "conflict", "missing_in_file")]
     assert {i["action"] for i in items} == {"changed", "conflict", "missing_in_file"}
     for item in items:
         assert not item["message"].startswith("この行は取り込めません"), item["message"]
@@ -344,7 +351,7 @@ def test_an_older_download_sent_again_is_stale_and_changes_nothing(api: Client, 
     preview = _import(api, FIRST, dry_run="true")
     again = _import(api, FIRST)
     # Then its Lawson row is stale: an older version of what was applied, left as it is
-    for listed in (preview["items"], again["outcomes"]):
+    for listed in (preview["outcomes"], again["outcomes"]):
         (stale,) = _by_action(listed)["stale"]
         assert stale["changes"] == {"amount": [3700, 3612]} and stale["current"]["amount"] == 3700
     assert (preview["stale"], preview["changed"]) == (1, 0)
@@ -356,7 +363,7 @@ def test_an_older_download_sent_again_is_stale_and_changes_nothing(api: Client, 
     assert [h["op"] for h in api.get(f"/slips/{lawson}/history").json["items"]] == ["create", "update"]
     # And in Japanese it says so
     ja = api.post("/imports", raw=FIRST, headers={**CSV, "Accept-Language": "ja"}, query={"dry_run": "true"})
-    (stale_ja,) = _by_action(ja.json["items"])["stale"]
+    (stale_ja,) = _by_action(ja.json["outcomes"])["stale"]
     assert stale_ja["message"].startswith("すでに取り込んだ内容より古い"), stale_ja["message"]
     # And a genuinely new content of the row is still applied
     newest = mf(LAWSON.replace("-3612", "-3800"), SALARY, GAS)

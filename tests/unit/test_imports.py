@@ -304,7 +304,7 @@ def test_a_file_imported_before_external_ids_were_namespaced_is_not_imported_aga
     preview = api.post("/imports", raw=text, headers=CSV, query={"dry_run": "true"}).json
     status, body = upload(api, text)
     # Then nothing is created twice
-    assert preview["duplicate"] == 2 and preview["create"] == 0, preview
+    assert preview["skipped"] == 2 and preview["created"] == 0, preview
     assert status == 200 and (body["created"], body["skipped"]) == (0, 2), body
     assert len(api.get("/slips").json["items"]) == 2
     assert api.balances() == {"cash": 10_000 - 800}

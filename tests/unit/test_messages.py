@@ -233,7 +233,7 @@ def test_csv_row_errors_are_worded_in_the_callers_language(wallet: Client) -> No
     assert ja[9] == "残高不足: 財布の残高 ¥4,520 では ¥9,000 を支払えません"
     # And the dry run and the import's report read the same way
     dry = wallet.post("/imports", raw=BAD_ROWS, headers={**csv, **JA}, query={"dry_run": "true"}).json
-    assert all(JAPANESE.search(i["message"]) for i in dry["items"] if i["action"] == "error"), dry["items"]
+    assert all(JAPANESE.search(i["message"]) for i in dry["outcomes"] if i["action"] == "error"), dry["outcomes"]
     report = wallet.get(f"/imports/{imported.json['import_id']}", headers=JA).json
     assert {e["line"]: e["message"] for e in report["errors"]} == ja
     # And in English they stay English, from the same catalogue

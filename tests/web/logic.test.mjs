@@ -569,15 +569,16 @@ describe('取込の確認 (views/imports.js)', async () => {
   });
 
   test('a dry run in words, zero counts left out', () => {
-    const report = { create: 1, not_counted: 0, duplicate: 2, changed: 1, conflict: 0, missing_in_file: 1, possibly_replaced: 0, error: 0 };
+    const report = { created: 1, not_counted: 0, skipped: 2, changed: 1, conflicts: 0, missing_in_file: 1, possibly_replaced: 0, failed: 0 };
     assert.deepEqual(previewCounts(report), ['追加 1 件', '取込済み 2 件', 'アプリで変更 1 件', 'ファイルにない 1 件']);
   });
 
   test('deletions and replacements are written only when the person asks', () => {
-    const onlyMissing = { create: 0, not_counted: 0, changed: 0, missing_in_file: 2, possibly_replaced: 0 };
+    const onlyMissing = { created: 0, not_counted: 0, changed: 0, missing_in_file: 2, possibly_replaced: 0 };
     assert.equal(writesAnything(onlyMissing, false), false);
     assert.equal(writesAnything(onlyMissing, true), true);
-    assert.equal(writesAnything({ create: 0, not_counted: 0, changed: 1 }, false), true);
+    assert.equal(writesAnything({ created: 0, not_counted: 0, changed: 1 }, false), true);
+    assert.equal(writesAnything({ created: 2, not_counted: 2, changed: 0 }, false), true);
   });
 });
 

@@ -26,20 +26,20 @@ export const IMPORT_ACTIONS = {
 /** What a dry run found, in words, the zero counts left out. Pure. */
 export function previewCounts(report) {
   return [
-    `追加 ${report.create} 件`,
+    `追加 ${(report.created ?? 0) - (report.not_counted ?? 0)} 件`,
     report.not_counted ? `集計対象外として追加 ${report.not_counted} 件` : '',
-    report.duplicate ? `取込済み ${report.duplicate} 件` : '',
+    report.skipped ? `取込済み ${report.skipped} 件` : '',
     report.changed ? `アプリで変更 ${report.changed} 件` : '',
-    report.conflict ? `競合 ${report.conflict} 件` : '',
+    report.conflicts ? `競合 ${report.conflicts} 件` : '',
     report.missing_in_file ? `ファイルにない ${report.missing_in_file} 件` : '',
     report.possibly_replaced ? `置き換え? ${report.possibly_replaced} 件` : '',
-    report.error ? `エラー ${report.error} 件` : '',
+    report.failed ? `エラー ${report.failed} 件` : '',
   ].filter(Boolean);
 }
 
 /** Whether importing what was previewed would write anything (deletions only when asked). Pure. */
 export function writesAnything(report, applyDeletions) {
-  const always = (report.create ?? 0) + (report.not_counted ?? 0) + (report.changed ?? 0);
+  const always = (report.created ?? 0) + (report.changed ?? 0);
   return always + (applyDeletions ? (report.missing_in_file ?? 0) + (report.possibly_replaced ?? 0) : 0) > 0;
 }
 
@@ -130,7 +130,7 @@ function renderPreview(name, report, createAccounts) {
   $('import-dry-accounts').hidden = unknown.length === 0;
   const toCreate = new Map(unknown.map((a) => [a.id, a.name]));
   const label = (id) => toCreate.get(id) ?? accountName(id);
-  const rows = (report.items ?? []).map((item) => {
+  const rows = (report.outcomes ?? []).map((item) => {
     const slip = item.slip ?? item.current ?? {};
     const what = slip.kind === 'transfer' ? `${label(slip.account)} → ${label(slip.to_account)}` : [
       label(slip.account ?? ''),

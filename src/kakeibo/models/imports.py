@@ -57,7 +57,9 @@ class PreviewRow(Model):
     slip_id: str | None = None
     slip: dict[str, Any] | None = Field(default=None, description="the slip the row describes")
     current: dict[str, Any] | None = Field(
-        default=None, description="the ledger's slip as it is (changed, conflict, missing, replaced)"
+        default=None,
+        description="the ledger's slip as it is after this request (changed: as updated; in a dry run, as it "
+        "is now; conflict, stale, missing, replaced: as it is)",
     )
     changes: dict[str, list[Any]] | None = Field(
         default=None, description="changed / conflict: field -> [the ledger's value, the app's value]"
@@ -98,17 +100,19 @@ class ImportResult(Model):
 
 
 class ImportPreview(Model):
+    """What importing the file would do, counted and listed under the names an import's answer uses."""
+
     import_id: str
     dry_run: Literal[True]
     format: ImportFormat
     encoding: Literal["utf-8", "shift_jis"]
     rows: int
-    create: int
-    not_counted: int
-    duplicate: int
-    error: int
+    created: int = Field(description="slips the import would create (rows whose action is create or not_counted)")
+    not_counted: int = Field(description="of those, rows the app did not count as income or expense")
+    skipped: int = Field(description="rows imported before (action duplicate)")
+    failed: int = Field(description="rows that would be refused (action error)")
     changed: int
-    conflict: int
+    conflicts: int = Field(description="rows the app changed whose slip was edited here since (action conflict)")
     stale: int
     missing_in_file: int
     possibly_replaced: int
@@ -116,8 +120,8 @@ class ImportPreview(Model):
     accounts_created: list[str] = Field(description="always empty: a dry run creates nothing")
     repeated_ids: int = Field(description="Money Forward rows whose ID repeats an earlier row's")
     notices: list[str] = Field(description="what the file as a whole needs the reader to know")
-    items: list[PreviewRow] = Field(
-        description="the first rows, by line: up to 2000, fewer when long memos would pass 300 KB; "
+    outcomes: list[PreviewRow] = Field(
+        description="every row, by line: up to 2000, fewer when long memos would pass 300 KB; "
         "the counts cover every row"
     )
 

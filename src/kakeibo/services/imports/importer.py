@@ -102,7 +102,8 @@ def import_csv(
     _started(store, ctx, parsed)
     # rows imported before whose content changed in the app, rows it no longer has
     sync = import_sync.compare(store, who, prepared.format, queue)
-    done = import_sync.apply(store, ctx, sync, apply_deletions=options.apply_deletions)
+    written: dict[str, dict[str, Any]] = {}
+    done = import_sync.apply(store, ctx, sync, apply_deletions=options.apply_deletions, written=written)
     waiting = {sid for sid in sync.replacing if not done.get(sid, "").startswith("replaced")}
     settled = set(sync.changed) | set(sync.conflicts) | set(sync.stale) | waiting
     for row in queue:
@@ -151,14 +152,15 @@ def import_csv(
         "failed": len(report),
         "pending": pending,
         "errors": report[:MAX_ANSWERED_ERRORS],
-        **_synced(sync, done),
+        **_synced(sync, done, written),
         **prepared.summary(),
     }
 
 
-def _synced(sync: import_sync.Sync, done: dict[str, str]) -> dict[str, Any]:
-    """What the comparison with earlier downloads found and did, counted and listed."""
-    listed = import_sync.outcomes(sync, applied=done)
+def _synced(sync: import_sync.Sync, done: dict[str, str], written: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """What the comparison with earlier downloads found and did, counted and listed (a slip it
+    updated as it is now)."""
+    listed = import_sync.outcomes(sync, applied=done, written=written)
     deleted = sum(1 for item in sync.missing if done.get(str(item["id"])) == import_sync.DELETED)
     return {
         "changed": sum(1 for sid in sync.changed if done.get(sid) == import_sync.CHANGED),

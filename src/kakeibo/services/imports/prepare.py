@@ -128,16 +128,24 @@ def preview(store: Store, who: str, prepared: Prepared, problem: AccountProblem)
         "dry_run": True,
         "encoding": parsed.encoding,
         "rows": parsed.rows,
-        **{action: counts[action] for action in ACTIONS},
+        **{count: sum(counts[action] for action in actions) for count, actions in COUNTS.items()},
         **prepared.summary(),
-        "items": _listed(items),
+        "outcomes": _listed(items),
     }
 
 
-ACTIONS = (
-    "create", "not_counted", "duplicate", "error", "changed", "conflict", "stale", "missing_in_file",
-    "possibly_replaced",
-)  # fmt: skip
+# A dry run's counts, named as an import's answer names them: count -> the row actions it counts
+COUNTS = {
+    "created": ("create", "not_counted"),
+    "not_counted": ("not_counted",),
+    "skipped": ("duplicate",),
+    "failed": ("error",),
+    "changed": ("changed",),
+    "conflicts": ("conflict",),
+    "stale": ("stale",),
+    "missing_in_file": ("missing_in_file",),
+    "possibly_replaced": ("possibly_replaced",),
+}
 
 
 def _listed(items: list[dict[str, Any]]) -> list[dict[str, Any]]:

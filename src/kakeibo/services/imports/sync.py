@@ -149,15 +149,22 @@ def changes(row: Row, current: Item) -> dict[str, list[Any]]:
 # ---- what is listed ------------------------------------------------------------------------------
 
 
-def outcomes(sync: Sync, *, applied: dict[str, str] | None = None) -> list[dict[str, Any]]:
+def outcomes(
+    sync: Sync, *, applied: dict[str, str] | None = None, written: dict[str, dict[str, Any]] | None = None
+) -> list[dict[str, Any]]:
     """The rows that are neither new nor as imported, as listed in a dry run and an import's answer
-    (`applied`: slip id -> what the import did to it: changed, deleted, replaced, or a refusal)."""
+    (`applied`: slip id -> what the import did to it: changed, deleted, replaced, or a refusal;
+    `written`: slip id -> the slip as the import updated it, shown as `current`)."""
     applied = applied or {}
+    written = written or {}
     listed: list[dict[str, Any]] = []
     for slip_id, (row, current) in sync.changed.items():
         fields = changes(row, current)
         message = "; ".join((applied.get(slip_id) or "changed in the app", *_described(fields)))
-        listed.append(_item(row.line, "changed", slip_id, row=row, current=current, message=message, changes=fields))
+        item = _item(row.line, "changed", slip_id, row=row, current=current, message=message, changes=fields)
+        if slip_id in written:
+            item["current"] = written[slip_id]
+        listed.append(item)
     for slip_id, (row, current) in sync.conflicts.items():
         fields = changes(row, current)
         message = "; ".join(("edited here since it was imported: left as it is, the app has", *_described(fields)))
@@ -220,16 +227,26 @@ def _item(
 # ---- applying ------------------------------------------------------------------------------------
 
 
-def apply(store: Store, ctx: WriteContext, sync: Sync, *, apply_deletions: bool) -> dict[str, str]:
+def apply(
+    store: Store,
+    ctx: WriteContext,
+    sync: Sync,
+    *,
+    apply_deletions: bool,
+    written: dict[str, dict[str, Any]] | None = None,
+) -> dict[str, str]:
     """Write what the comparison found: each change as an update under the slip's version, and, when
-    asked, the deletions and replacements. Slip id -> what became of it (a refusal in its words)."""
+    asked, the deletions and replacements. Slip id -> what became of it (a refusal in its words);
+    each slip updated, as it now is, into `written`."""
     done: dict[str, str] = {}
     for slip_id, (row, current) in sync.changed.items():
         version = int(current["version"])
         try:
             mark = imported_mark(row, version + 1, replaces=current)
-            write_slip(store, ctx, current, as_slip(row), expected=version, imported=mark)
+            updated = write_slip(store, ctx, current, as_slip(row), expected=version, imported=mark)
             done[slip_id] = CHANGED
+            if written is not None:
+                written[slip_id] = updated
         except errors.VersionMismatch:
             done[slip_id] = _raced(store, ctx, row, current)
         except errors.ApiError as exc:
