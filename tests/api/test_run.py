@@ -117,11 +117,11 @@ def test_data_survives_a_restart_and_ctrl_c_stops_everything(tmp_path: Path) -> 
             f"{base}/accounts",
             json={"id": "cash", "name": "財布", "type": "cash", "opening_balance": 1000},
             headers=auth,
-            timeout=10,
+            timeout=60,
         )
         assert made.status_code == 201, made.text
         slip = {"date": "2026-11-03", "kind": "expense", "amount": 300, "account": "cash"}
-        assert requests.post(f"{base}/slips", json=slip, headers=auth, timeout=10).status_code == 201
+        assert requests.post(f"{base}/slips", json=slip, headers=auth, timeout=60).status_code == 201
         # Then both are served (a new instance took the dead one's place)
         output.wait_for(rf"function instance \d \(pid {instances[0]}\) was killed by SIGKILL")
         # When Ctrl-C is pressed
@@ -134,7 +134,7 @@ def test_data_survives_a_restart_and_ctrl_c_stops_everything(tmp_path: Path) -> 
     assert "Traceback" not in output.text, output.text
     # And a second run on the same data directory sees the earlier data
     with running(tmp_path, port, ddb_port):
-        balances = requests.get(f"http://127.0.0.1:{port}/balances", headers=auth, timeout=10).json()
+        balances = requests.get(f"http://127.0.0.1:{port}/balances", headers=auth, timeout=60).json()
         assert balances["items"] == [{"account": "cash", "balance": 700}]
 
 
@@ -183,19 +183,19 @@ def test_due_recurring_slips_are_posted_at_start_up(tmp_path: Path) -> None:
     with running(tmp_path, port, ddb_port):
         base = f"http://127.0.0.1:{port}"
         account = {"id": "bank", "name": "銀行", "type": "bank", "opening_balance": 100_000}
-        assert requests.post(f"{base}/accounts", json=account, headers=auth, timeout=10).status_code == 201
+        assert requests.post(f"{base}/accounts", json=account, headers=auth, timeout=60).status_code == 201
         body = {
             "slip": {"kind": "expense", "amount": 5000, "account": "bank", "category": "通信費"},
             "rule": {"freq": "daily", "start": start, "count": 1},
         }
-        assert requests.post(f"{base}/recurrences", json=body, headers=auth, timeout=10).status_code == 201
+        assert requests.post(f"{base}/recurrences", json=body, headers=auth, timeout=60).status_code == 201
     # When the server starts again
     with running(tmp_path, port, ddb_port) as (_, output):
         base = f"http://127.0.0.1:{port}"
         deadline = time.monotonic() + 60
         items: list[dict[str, object]] = []
         while time.monotonic() < deadline and not items:
-            items = requests.get(f"{base}/slips", headers=auth, timeout=10).json()["items"]
+            items = requests.get(f"{base}/slips", headers=auth, timeout=60).json()["items"]
             time.sleep(0.2)
         # Then the start-up run has posted it, once
         assert [(s["date"], s["amount"]) for s in items] == [(start, 5000)]
@@ -209,10 +209,10 @@ def test_make_stop_stops_dynamodb_local_gracefully_and_keeps_every_write(tmp_pat
     # Given the stack, and a burst of writes each acknowledged just before the stop
     with running(tmp_path, port, ddb_port) as (proc, _):
         account = {"id": "cash", "name": "財布", "type": "cash", "opening_balance": 100_000}
-        assert requests.post(f"{base}/accounts", json=account, headers=auth, timeout=10).status_code == 201
+        assert requests.post(f"{base}/accounts", json=account, headers=auth, timeout=60).status_code == 201
         slip = {"date": "2026-11-03", "kind": "expense", "amount": 1, "account": "cash"}
         for _ in range(30):
-            assert requests.post(f"{base}/slips", json=slip, headers=auth, timeout=10).status_code == 201
+            assert requests.post(f"{base}/slips", json=slip, headers=auth, timeout=60).status_code == 201
         # When `make stop` stops it (SIGTERM to the pid it wrote), right after the last write
         stopped = subprocess.run(
             ["make", "--no-print-directory", "stop", f"DATA_DIR={tmp_path}"],
@@ -227,5 +227,5 @@ def test_make_stop_stops_dynamodb_local_gracefully_and_keeps_every_write(tmp_pat
     # Then DynamoDB Local is gone, and the next run finds every acknowledged write
     assert _port_closed(ddb_port) and not (tmp_path / "run.pid").exists()
     with running(tmp_path, port, ddb_port):
-        balances = requests.get(f"{base}/balances", headers=auth, timeout=10).json()
+        balances = requests.get(f"{base}/balances", headers=auth, timeout=60).json()
         assert balances["items"] == [{"account": "cash", "balance": 100_000 - 30}]
