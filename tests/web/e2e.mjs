@@ -1079,6 +1079,33 @@ async function run(context) {
     await until('saved', () => text(page, '#slip-rows tr td.category'), '分割: 食費 ￥1,800・日用品 ￥1,000');
     await until('cash follows', () => balance(page, 'cash', 'current'), '￥7,200');
     await fitsBothWidths(page, '21-split-list');
+    // Given a line with a subcategory (set through the API: the form has no field for it)
+    const auth = { Authorization: `Bearer ${args.user}-split`, 'Content-Type': 'application/json' };
+    const call = (method, path, body, extra = {}) =>
+      fetch(`${BASE}${path}`, { method, headers: { ...auth, ...extra }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const current = async () => (await (await call('GET', '/slips')).json()).items[0];
+    const made = await current();
+    const withSub = [{ amount: 1800, category: '食費', subcategory: '食料品' }, { amount: 1000, category: '日用品' }];
+    const set = await call('PATCH', `/slips/${made.date}/${made.id}`, { lines: withSub }, { 'If-Match': `"${made.version}"` });
+    check(set.status === 200, `subcategory set: ${set.status}`);
+    await openAs(page, `${args.user}-split`);
+    // When only a line's memo is edited, then only that changes: the subcategory stays, the notice names the split
+    await page.click('#slip-rows tr button.edit');
+    await until('editing the split again', () => page.locator('#slip-line-rows li').count(), 2);
+    await page.fill('#slip-line-rows li:nth-child(1) .line-memo', '特売');
+    await page.click('#slip-submit');
+    await until('saved, in words', () => text(page, '#status').then((t) => t.includes('分割（食費・日用品） ￥2,800') || t), true);
+    let lines = (await current()).lines;
+    check(lines[0].subcategory === '食料品' && lines[0].memo === '特売', `line memo edited: ${JSON.stringify(lines)}`);
+    // When only the slip's memo is edited, then its lines are not sent at all: the subcategory stays
+    await page.click('#slip-rows tr button.edit');
+    await until('editing the memo', () => page.locator('#slip-line-rows li').count(), 2);
+    await page.fill('#slip-memo', 'ドラッグストア');
+    await page.click('#slip-submit');
+    await until('memo saved', () => current().then((s) => s.memo), 'ドラッグストア');
+    lines = (await current()).lines;
+    check(lines[0].subcategory === '食料品' && lines[0].memo === '特売', `slip memo edited: ${JSON.stringify(lines)}`);
+    check(!(await text(page, '#status')).includes('null'), `notice: ${await text(page, '#status')}`);
     await page.close();
   });
 

@@ -601,3 +601,36 @@ describe('領収書 (views/receipts.js)', async () => {
     assert.deepEqual(receiptsPatch({}, { receipts: ['c'] }), { receipts: ['c'] });
   });
 });
+
+describe('内訳を分ける (views/slips.js)', async () => {
+  const { lineOf, plainLines, slipSummary } = await import('../../web/views/slips.js');
+  const split = {
+    ...slip,
+    amount: 3000,
+    category: null,
+    lines: [
+      { amount: 1800, category: '食費', category_label: '食費', subcategory: '食料品', memo: null },
+      { amount: 1200, category: '日用品', category_label: '日用品', subcategory: null, memo: 'ティッシュ' },
+    ],
+  };
+
+  test('a line read from the form keeps the subcategory it had while its category stays', () => {
+    const loaded = split.lines[0];
+    assert.deepEqual(lineOf({ amount: 1800, category: '食費', memo: '' }, loaded), { amount: 1800, category: '食費', subcategory: '食料品' });
+    assert.deepEqual(lineOf({ amount: 1800, category: '食費', memo: '特売' }, loaded), { amount: 1800, category: '食費', subcategory: '食料品', memo: '特売' });
+    // A subcategory belongs to its category: another category drops it, as the API does
+    assert.deepEqual(lineOf({ amount: 1800, category: '外食', memo: '' }, loaded), { amount: 1800, category: '外食' });
+    assert.deepEqual(lineOf({ amount: 500, category: '雑費', memo: '' }), { amount: 500, category: '雑費' });
+  });
+
+  test('the lines of an untouched split read back as the API stores them: an edit of the memo alone sends no lines', () => {
+    const read = split.lines.map((l) => lineOf({ amount: l.amount, category: l.category, memo: l.memo ?? '' }, l));
+    assert.equal(JSON.stringify(read), JSON.stringify(plainLines(split.lines)));
+  });
+
+  test('a split slip is summed up by its lines\' categories, never "null"', () => {
+    assert.equal(slipSummary(split), '11/20(金) 分割（食費・日用品） ￥3,000');
+    assert.equal(slipSummary(slip), '11/20(金) 食費 ￥1,200');
+    assert.equal(slipSummary({ ...split, lines: [...split.lines, { amount: 1, category: '食費' }] }), '11/20(金) 分割（食費・日用品） ￥3,000');
+  });
+});

@@ -102,8 +102,11 @@ export function clear() {
 
 // ---- the list ----------------------------------------------------------------------------------
 
-function slipSummary(slip) {
-  const what = slip.kind === 'transfer' ? `${accountName(slip.account)}→${accountName(slip.to_account)}` : categoryLabel(slip.category);
+/** A slip in a few words (for notices): day, what it was (a split: its lines' categories), amount. */
+export function slipSummary(slip) {
+  let what = categoryLabel(slip.category);
+  if (slip.kind === 'transfer') what = `${accountName(slip.account)}→${accountName(slip.to_account)}`;
+  else if (slip.lines?.length) what = `分割（${[...new Set(slip.lines.map((l) => categoryLabel(l.category)))].join('・')}）`;
   return `${shortDay(slip.date)} ${what} ${yen(slip.amount)}`;
 }
 
@@ -517,6 +520,15 @@ export function plainLines(lines) {
   return lines.map((l) => Object.fromEntries(Object.entries({ amount: l.amount, category: l.category, subcategory: l.subcategory ?? null, memo: l.memo ?? null }).filter(([, v]) => v !== null)));
 }
 
+/**
+ * A line as the form gives it, as the API stores it: the subcategory it was loaded with (the form has
+ * no field for it) stays while its category does; another category drops it, as the API does. Pure.
+ */
+export function lineOf({ amount, category, memo }, loaded = {}) {
+  const subcategory = loaded.subcategory && loaded.category === category ? loaded.subcategory : null;
+  return plainLines([{ amount, category, subcategory, memo: memo || null }])[0];
+}
+
 /** What is left of the amount once the lines are counted (negative: the lines are too much). Pure. */
 export function linesLeft(amount, lineAmounts) {
   return amount - lineAmounts.reduce((sum, x) => sum + (Number.isFinite(x) ? x : 0), 0);
@@ -530,7 +542,7 @@ function lineRow(values = {}) {
   const n = $('slip-line-rows').children.length + 1;
   const row = h(
     'li',
-    { class: 'line-row' },
+    { class: 'line-row', dataset: { category: values.category ?? '', subcategory: values.subcategory ?? '' } },
     h('input', { class: 'line-amount', inputmode: 'numeric', 'aria-label': `内訳${n}の金額（円）`, placeholder: '金額', value: values.amount ?? '' }),
     h('input', { class: 'line-category', list: 'category-list', maxlength: '50', 'aria-label': `内訳${n}の分類`, placeholder: '分類', value: values.category && values.category !== UNCATEGORIZED ? values.category : '' }),
     h('input', { class: 'line-memo', maxlength: '500', 'aria-label': `内訳${n}のメモ`, placeholder: 'メモ', value: values.memo ?? '' }),
@@ -597,7 +609,7 @@ function readLines(amount) {
     const category = row.querySelector('.line-category').value.trim();
     if (!category) throw new FieldError(row.querySelector('.line-category'), `内訳${i + 1}の分類を入力してください`);
     const memo = row.querySelector('.line-memo').value.trim();
-    return memo ? { amount: part, category, memo } : { amount: part, category };
+    return lineOf({ amount: part, category, memo }, row.dataset);
   });
   const left = linesLeft(amount, lines.map((l) => l.amount));
   if (left !== 0) throw new FieldError(rows[0].querySelector('.line-amount'), `内訳の合計が金額と一致しません（${left > 0 ? `残り ${yen(left)}` : `${yen(-left)} 多すぎます`}）`);
