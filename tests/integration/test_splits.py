@@ -292,6 +292,10 @@ def test_a_recurring_split_posts_split_slips(api: Client, store: Store, user: st
     bad = {**bill, "amount": 9001}
     refused = api.post("/recurrences", {"slip": bad, "rule": {"freq": "monthly", "start": "2026-11-01"}})
     assert refused.status == 422 and refused.json["code"] == "lines_sum_mismatch"
+    # And so is a change of its amount alone, which its lines no longer sum to
+    where = f"/recurrences/{made.json['id']}"
+    refused = api.patch(where, {"slip": {"amount": 9001}}, headers={"If-Match": '"1"'})
+    assert refused.status == 422 and refused.json["code"] == "lines_sum_mismatch", refused
     # When it runs, then each occurrence is a split slip
     assert api.post("/recurrences/run", query={"until": "2026-12-31"}).json["posted"] == 2
     posted = api.get("/slips").json["items"]
