@@ -162,13 +162,13 @@ def _verify_twin(ctx: Context, name: str, twin: Twin) -> dict[str, Any]:
     return {"slips": ours["slips"], "drift_yen": ours["balance_drift_yen"], "twin_identical": same}
 
 
-def _items(ctx: Context, who: str) -> list[dict[str, Any]]:
+def _items(ctx: Context, ledger: str) -> list[dict[str, Any]]:
     """The ledger's items, less what names the ledger itself (its key, its owner as their author, the
     owner's slip index items' prefix), in key order."""
     named = ("PK", "created_by", "updated_by")
-    mine = index_head("by", who)
+    mine = index_head("by", ledger)
     items = []
-    for item in ctx.store.query(who, consistent=True):
+    for item in ctx.store.query(ledger, consistent=True):
         if item["SK"] == "JOURNAL" or item["SK"].startswith("CHG#"):
             # the journal: the same entries in the same order (who, when and the views name the ledger)
             items.append({"SK": item["SK"], "seq": item["seq"], "origin": item.get("origin")})

@@ -83,22 +83,22 @@ def history(ctx: Context) -> dict[str, Any]:
     """One ledger with `sizes.history_days` of daily history, built once per run and verified."""
 
     def build() -> dict[str, Any]:
-        who = ctx.ledger("history")
+        ledger = ctx.ledger("history")
         for account, kind, opening in (
             ("cash", "cash", 50000),
             ("bank", "bank", 1_000_000),
             ("card", "credit", 0),
         ):
             body = AccountCreate(id=account, name=account.title(), type=kind, opening_balance=opening)
-            accounts.create_account(ctx.store, WriteContext.personal(who), body)
+            accounts.create_account(ctx.store, WriteContext.personal(ledger), body)
         slips = history_slips(ctx.sizes.history_days)
         for slip in slips:
-            slip_service.create_slip(ctx.store, WriteContext.personal(who), SlipIn.model_validate(slip))
-        checked = verify(ctx.store, who)
+            slip_service.create_slip(ctx.store, WriteContext.personal(ledger), SlipIn.model_validate(slip))
+        checked = verify(ctx.store, ledger)
         if checked["mismatched_items"] or checked["slips"] != len(slips):
             raise BenchError(f"history ledger does not verify: {checked['mismatches']}")
         return {
-            "who": who,
+            "who": ledger,
             "days": ctx.sizes.history_days,
             "first": slips[0]["date"],
             "last": slips[-1]["date"],

@@ -26,13 +26,13 @@ DAY_FIELDS = ("delta", "count", "income", "expense")
 CATEGORY_FIELDS = ("income", "expense", "count")
 
 
-def stored_items(store: Store, who: str) -> list[dict[str, Any]]:
-    return list(store.query(who, consistent=True))
+def stored_items(store: Store, ledger: str) -> list[dict[str, Any]]:
+    return list(store.query(ledger, consistent=True))
 
 
-def verify(store: Store, who: str, *, categories: bool = True) -> dict[str, Any]:
+def verify(store: Store, ledger: str, *, categories: bool = True) -> dict[str, Any]:
     """Mismatches between stored and recomputed items; `drift_yen` sums |stored - expected| balances."""
-    items = stored_items(store, who)
+    items = stored_items(store, ledger)
     slips = [i for i in items if i["SK"].startswith("SLIP#")]
     accounts = {i["id"]: i for i in items if i["SK"].startswith("ACCOUNT#")}
     expected = posting.recompute(

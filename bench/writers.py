@@ -68,18 +68,18 @@ class Transport(Protocol):
 
 
 class OursDriver:
-    def __init__(self, who: str, api: Transport | None = None) -> None:
+    def __init__(self, ledger: str, api: Transport | None = None) -> None:
         if api is None:
             from bench.api import Api  # noqa: PLC0415 - imported in the worker process
             from kakeibo.handler import lambda_handler  # noqa: PLC0415
 
             api = Api(lambda_handler)
         self.api = api
-        self.who = who
+        self.ledger = ledger
 
     def _send(self, tally: Tally, method: str, target: str, expect: int, **kw: Any) -> Any:
         for _ in range(MAX_RETRIES):
-            reply = self.api.request(method, target, user=self.who, **kw)
+            reply = self.api.request(method, target, user=self.ledger, **kw)
             if reply.status == 409 and reply.json.get("code") == "conflict":
                 tally.retried_409 += 1
                 time.sleep(0.005)
@@ -90,7 +90,7 @@ class OursDriver:
         raise RuntimeError(f"{method} {target}: still 409 after {MAX_RETRIES} tries")
 
     def warm(self) -> None:
-        self.api.request("GET", "/accounts/cash", user=self.who)
+        self.api.request("GET", "/accounts/cash", user=self.ledger)
 
     def create(self, tally: Tally, fields: dict[str, Any]) -> Handle:
         reply = self._send(tally, "POST", "/slips", 201, body=fields)
@@ -111,14 +111,14 @@ class OursDriver:
 
 
 class NaiveDriver:
-    def __init__(self, who: str) -> None:
+    def __init__(self, ledger: str) -> None:
         from bench.naive import NaiveLedger  # noqa: PLC0415 - imported in the worker process
         from kakeibo.store import get_store  # noqa: PLC0415
 
-        self.ledger = NaiveLedger(get_store(), who)
+        self.ledger = NaiveLedger(get_store(), ledger)
 
     def warm(self) -> None:
-        self.ledger.store.get(self.ledger.who, "ACCOUNT#cash")
+        self.ledger.store.get(self.ledger.ledger, "ACCOUNT#cash")
 
     def create(self, tally: Tally, fields: dict[str, Any]) -> Handle:
         item = self.ledger.create(fields)
@@ -155,13 +155,13 @@ def run_plan(driver: Driver, index: int, ops: int, tally: Tally) -> None:
 
 
 def writer(  # noqa: PLR0917 - a Process target takes positional args
-    impl: str, who: str, index: int, ops: int, barrier: Barrier, results: Queue[Any]
+    impl: str, ledger: str, index: int, ops: int, barrier: Barrier, results: Queue[Any]
 ) -> None:
     """A worker process: set up, wait for every writer, run the plan, report."""
     tally = Tally()
     try:
         make: Callable[[str], Driver] = OursDriver if impl == "ours" else NaiveDriver
-        driver = make(who)
+        driver = make(ledger)
         driver.warm()
         barrier.wait(timeout=180)
         t0 = time.perf_counter()

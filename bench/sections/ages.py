@@ -50,18 +50,20 @@ def _csv(slips: list[dict[str, Any]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def fill_ledger(ctx: Context, who: str, slips: list[dict[str, Any]], base: str = "") -> int:
+def fill_ledger(ctx: Context, ledger: str, slips: list[dict[str, Any]], base: str = "") -> int:
     """The history's accounts, then its slips imported through the handler (sent again while it answers
     202, as a client does); how many sends it took. `base`: a shared ledger's `/ledgers/{id}`."""
     for account, kind, opening in ACCOUNTS:
         body = {"id": account, "name": account.title(), "type": kind, "opening_balance": opening}
         if kind == "credit":
             body["allow_negative"] = True
-        ctx.request("POST", f"{base}/accounts", user=who, body=body, expect=201)
+        ctx.request("POST", f"{base}/accounts", user=ledger, body=body, expect=201)
     text = _csv(slips)
     sends = 0
     while True:
-        event = ctx.api.event("POST", f"{base}/imports", user=who, headers={"content-type": "text/csv; charset=utf-8"})
+        event = ctx.api.event(
+            "POST", f"{base}/imports", user=ledger, headers={"content-type": "text/csv; charset=utf-8"}
+        )
         event["body"] = text
         reply = ctx.api.invoke(event)
         sends += 1
@@ -72,16 +74,16 @@ def fill_ledger(ctx: Context, who: str, slips: list[dict[str, Any]], base: str =
 
 
 def _build(ctx: Context, days: int) -> dict[str, Any]:
-    who = ctx.ledger(f"age{days}")
+    ledger = ctx.ledger(f"age{days}")
     slips = history_slips(days)
     ctx.recorder.clear()
-    sends = fill_ledger(ctx, who, slips)
+    sends = fill_ledger(ctx, ledger, slips)
     sizes = [len(c.params["TransactItems"]) for c in ctx.recorder.take() if c.operation == "TransactWriteItems"]
-    checked = verify(ctx.store, who)
+    checked = verify(ctx.store, ledger)
     if checked["mismatched_items"] or checked["slips"] != len(slips):
         raise BenchError(f"the {days}-day ledger does not verify: {checked['mismatches']}")
     return {
-        "who": who,
+        "who": ledger,
         "days": days,
         "slips": len(slips),
         "first": slips[0]["date"],
@@ -92,46 +94,46 @@ def _build(ctx: Context, days: int) -> dict[str, Any]:
     }
 
 
-def _get(ctx: Context, who: str, sk: str) -> dict[str, Any]:
+def _get(ctx: Context, ledger: str, sk: str) -> dict[str, Any]:
     return {
         "TableName": ctx.store.table,
-        "Key": to_ddb({"PK": pk(who), "SK": sk}),
+        "Key": to_ddb({"PK": pk(ledger), "SK": sk}),
         "ConsistentRead": True,
     }
 
 
-def _query(ctx: Context, who: str, lo: str, hi: str) -> dict[str, Any]:
+def _query(ctx: Context, ledger: str, lo: str, hi: str) -> dict[str, Any]:
     return {
         "TableName": ctx.store.table,
         "KeyConditionExpression": "PK = :pk AND SK BETWEEN :lo AND :hi",
-        "ExpressionAttributeValues": to_ddb({":pk": pk(who), ":lo": lo, ":hi": hi}),
+        "ExpressionAttributeValues": to_ddb({":pk": pk(ledger), ":lo": lo, ":hi": hi}),
         "ConsistentRead": True,
     }
 
 
-def _floors(ctx: Context, who: str) -> dict[str, list[tuple[str, dict[str, Any]]]]:
+def _floors(ctx: Context, ledger: str) -> dict[str, list[tuple[str, dict[str, Any]]]]:
     """The least DynamoDB work for each read: (operation, request) round trips."""
     month_start = AS_OF[:8] + "01"
     year = AS_OF[:4]
     return {
         "asof": [
-            ("GetItem", _get(ctx, who, account_sk("cash"))),
-            ("Query", _query(ctx, who, day_sk("cash", month_start), day_sk("cash", AS_OF))),
+            ("GetItem", _get(ctx, ledger, account_sk("cash"))),
+            ("Query", _query(ctx, ledger, day_sk("cash", month_start), day_sk("cash", AS_OF))),
         ],
         "history": [
-            ("GetItem", _get(ctx, who, account_sk("cash"))),
-            ("Query", _query(ctx, who, day_sk("cash", YEAR_FROM), day_sk("cash", AS_OF))),
+            ("GetItem", _get(ctx, ledger, account_sk("cash"))),
+            ("Query", _query(ctx, ledger, day_sk("cash", YEAR_FROM), day_sk("cash", AS_OF))),
         ],
-        "yearly": [("Query", _query(ctx, who, f"MONTH#{year}-01#CAT#", f"MONTH#{year}-12#CAT$"))],
-        **{name: _list_floor(ctx, who, field, value) for name, (field, value) in LISTS.items()},
-        "changes": _changes_floor(ctx, who),
+        "yearly": [("Query", _query(ctx, ledger, f"MONTH#{year}-01#CAT#", f"MONTH#{year}-12#CAT$"))],
+        **{name: _list_floor(ctx, ledger, field, value) for name, (field, value) in LISTS.items()},
+        "changes": _changes_floor(ctx, ledger),
     }
 
 
-def _changes_floor(ctx: Context, who: str) -> list[tuple[str, dict[str, Any]]]:
+def _changes_floor(ctx: Context, ledger: str) -> list[tuple[str, dict[str, Any]]]:
     """Delta sync from nothing: the Query pages that hold the journal's first CHANGES entries (an
     import batch is one entry of many slips, so a page of entries can pass 1 MB: several pages)."""
-    base = {**_query(ctx, who, change_sk(1), "CHG#~"), "Limit": CHANGES}
+    base = {**_query(ctx, ledger, change_sk(1), "CHG#~"), "Limit": CHANGES}
     steps: list[tuple[str, dict[str, Any]]] = []
     request, seen = dict(base), 0
     while seen < CHANGES:
@@ -144,23 +146,23 @@ def _changes_floor(ctx: Context, who: str) -> list[tuple[str, dict[str, Any]]]:
     return steps
 
 
-def _list_floor(ctx: Context, who: str, field: str, value: str) -> list[tuple[str, dict[str, Any]]]:
+def _list_floor(ctx: Context, ledger: str, field: str, value: str) -> list[tuple[str, dict[str, Any]]]:
     """The index items that hold the page's entries (one Query, newest first, exactly those items),
     then its slips (one consistent BatchGetItem): the keys are looked up once here, so the floor is
     the two calls."""
     lo, hi = index_range(field, value, None, None)
     entries: list[str] = []
     needed = 0
-    for raw in ctx.client.query(**_query(ctx, who, lo, hi), ScanIndexForward=False, Limit=PAGE)["Items"]:
+    for raw in ctx.client.query(**_query(ctx, ledger, lo, hi), ScanIndexForward=False, Limit=PAGE)["Items"]:
         if len(entries) >= PAGE:
             break
         needed += 1
         entries += item_entries(from_ddb(raw))
-    query = {**_query(ctx, who, lo, hi), "ScanIndexForward": False, "Limit": max(needed, 1)}
+    query = {**_query(ctx, ledger, lo, hi), "ScanIndexForward": False, "Limit": max(needed, 1)}
     keys = []
     for entry in entries[:PAGE]:
         date, _, slip_id = index_entry(entry)
-        keys.append(to_ddb({"PK": pk(who), "SK": slip_sk(date, slip_id)}))
+        keys.append(to_ddb({"PK": pk(ledger), "SK": slip_sk(date, slip_id)}))
     batch = {"RequestItems": {ctx.store.table: {"Keys": keys, "ConsistentRead": True}}}
     return [("Query", query), ("BatchGetItem", batch)]
 
@@ -197,8 +199,10 @@ def _timed(fn: Callable[[], Any]) -> int:
     return time.perf_counter_ns() - start
 
 
-def _measure(ctx: Context, who: str, name: str, target: str, floor: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
-    event = ctx.api.event("GET", target, user=who)
+def _measure(
+    ctx: Context, ledger: str, name: str, target: str, floor: list[tuple[str, dict[str, Any]]]
+) -> dict[str, Any]:
+    event = ctx.api.event("GET", target, user=ledger)
 
     def ours() -> Reply:
         reply = ctx.api.invoke(event)

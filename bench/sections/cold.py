@@ -147,10 +147,10 @@ def render(r: dict[str, Any]) -> list[str]:
 
 @register("cold", "cold start", order=70, render=render)
 def run(ctx: Context) -> dict[str, Any]:
-    who = ctx.ledger("cold")
+    ledger = ctx.ledger("cold")
     account = {"id": "cash", "name": "Cash", "type": "cash", "opening_balance": 10**9}
-    ctx.request("POST", "/accounts", user=who, body=account, expect=201)
-    event = ctx.api.event("POST", "/slips", user=who, body=slip_body(0))
+    ctx.request("POST", "/accounts", user=ledger, body=account, expect=201)
+    event = ctx.api.event("POST", "/slips", user=ledger, body=slip_body(0))
     ctx.recorder.clear()
     created = ctx.api.invoke(json.loads(json.dumps(event)))
     if created.status != 201:
@@ -175,7 +175,7 @@ def run(ctx: Context) -> dict[str, Any]:
                 ("stack", "stack", bare_spec),
             ):
                 if kind == "same_calls":  # after the handler's own run of this round moved the journal
-                    fresh = {"calls": _at_head(_fresh_ids(calls, created.json["id"]), ctx.store.journal_head(who))}
+                    fresh = {"calls": _at_head(_fresh_ids(calls, created.json["id"]), ctx.store.journal_head(ledger))}
                     same_spec.write_text(json.dumps(fresh), encoding="utf-8")
                 out, wall, _ = _child(mode, spec, dirs[mode])
                 if kind == "ours" and out["status"] != 201:

@@ -88,17 +88,17 @@ def _serving(function: Function) -> Iterator[str]:
 
 
 def _writers(ctx: Context, base: str, count: int) -> dict[str, Any]:
-    who = ctx.ledger(f"front-{count}")
+    ledger = ctx.ledger(f"front-{count}")
     for account in ("cash", "bank"):
         body = {"id": account, "name": account.title(), "type": "cash", "opening_balance": OPENING}
-        Http(base).request("POST", "/accounts", user=who, body=body, expect=201)
+        Http(base).request("POST", "/accounts", user=ledger, body=body, expect=201)
     ops = ctx.sizes.writer_ops
     barrier = threading.Barrier(count + 1)
     tallies = [Tally() for _ in range(count)]
 
     def writer(index: int) -> None:
         try:
-            driver = OursDriver(who, Http(base))
+            driver = OursDriver(ledger, Http(base))
             driver.warm()
             barrier.wait(timeout=120)
             run_plan(driver, index, ops, tallies[index])
@@ -119,7 +119,7 @@ def _writers(ctx: Context, base: str, count: int) -> dict[str, Any]:
     if errors:
         raise BenchError(f"front writer failed: {errors[0]}")
     done = sum(t.ops for t in tallies)
-    checked = verify(ctx.store, who)
+    checked = verify(ctx.store, ledger)
     return {
         "writers": count,
         "ops": done,

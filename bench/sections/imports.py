@@ -45,18 +45,18 @@ def to_csv(table: list[dict[str, Any]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _post_csv(ctx: Context, who: str, text: str) -> Reply:
-    event = ctx.api.event("POST", "/imports", user=who, headers={"content-type": "text/csv; charset=utf-8"})
+def _post_csv(ctx: Context, ledger: str, text: str) -> Reply:
+    event = ctx.api.event("POST", "/imports", user=ledger, headers={"content-type": "text/csv; charset=utf-8"})
     event["body"] = text
     return ctx.api.invoke(event)
 
 
-def _import(ctx: Context, who: str, text: str) -> dict[str, Any]:
+def _import(ctx: Context, ledger: str, text: str) -> dict[str, Any]:
     """Send the file until the import is complete; the time and number of sends it took."""
     sends, created = 0, 0
     start = time.perf_counter()
     while True:
-        reply = _post_csv(ctx, who, text)
+        reply = _post_csv(ctx, ledger, text)
         sends += 1
         if reply.status not in (200, 201, 202):
             raise BenchError(f"POST /imports answered {reply.status}: {reply.body[:300]}")

@@ -41,17 +41,17 @@ def _seed(ctx: Context) -> list[str]:
     )
     definition = recurrence_service._definition_fields(body)
     puts: list[dict[str, Any]] = []
-    for who in ledgers:
+    for ledger in ledgers:
         account = {"id": "bank", "name": "Bank", "type": "bank", "opening_balance": 10**9}
-        ctx.request("POST", "/accounts", user=who, body=account, expect=201)
+        ctx.request("POST", "/accounts", user=ledger, body=account, expect=201)
         for n in range(PER_LEDGER):
-            rid = f"R{n:02d}{who[-10:].upper()}"
+            rid = f"R{n:02d}{ledger[-10:].upper()}"
             stamp = "2026-11-01T00:00:00.000Z"
             item = {
-                "PK": pk(who), "SK": recurrence_sk(rid), "type": "recurrence", "id": rid, **definition,
+                "PK": pk(ledger), "SK": recurrence_sk(rid), "type": "recurrence", "id": rid, **definition,
                 "next_due": DAY.isoformat(), "next_scheduled": DAY.isoformat(), "version": 1,
-                "created_at": stamp, "updated_at": stamp, "created_by": who,
-                DUE_PK: due_shard(who, shards), DUE_SK: f"{DAY.isoformat()}#{who}#{rid}",
+                "created_at": stamp, "updated_at": stamp, "created_by": ledger,
+                DUE_PK: due_shard(ledger, shards), DUE_SK: f"{DAY.isoformat()}#{ledger}#{rid}",
             }  # fmt: skip
             puts.append({"PutRequest": {"Item": to_ddb(item)}})
     for start in range(0, len(puts), 25):
@@ -62,15 +62,15 @@ def _seed(ctx: Context) -> list[str]:
 
 def _rekey(ctx: Context, ledgers: list[str], shards: int) -> None:
     """Every seeded due item moved to its shard among `shards` (as the API would have keyed it)."""
-    for who in ledgers:
+    for ledger in ledgers:
         for n in range(PER_LEDGER):
-            rid = f"R{n:02d}{who[-10:].upper()}"
+            rid = f"R{n:02d}{ledger[-10:].upper()}"
             ctx.client.update_item(
                 TableName=ctx.store.table,
-                Key=to_ddb({"PK": pk(who), "SK": recurrence_sk(rid)}),
+                Key=to_ddb({"PK": pk(ledger), "SK": recurrence_sk(rid)}),
                 UpdateExpression="SET #d = :s",
                 ExpressionAttributeNames={"#d": DUE_PK},
-                ExpressionAttributeValues=to_ddb({":s": due_shard(who, shards)}),
+                ExpressionAttributeValues=to_ddb({":s": due_shard(ledger, shards)}),
             )
 
 

@@ -72,13 +72,13 @@ def _move(naive: NaiveLedger, slip_id: str, state: dict[str, str]) -> None:
     state["date"] = new
 
 
-def _race(ctx: Context, impl: str, who: str) -> dict[str, Any]:
+def _race(ctx: Context, impl: str, ledger: str) -> dict[str, Any]:
     spawn = multiprocessing.get_context("spawn")
     count, ops = ctx.sizes.writers, ctx.sizes.writer_ops
     barrier = spawn.Barrier(count + 1)
     results: Any = spawn.Queue()
     procs = [
-        spawn.Process(target=writer, args=(impl, who, i, ops, barrier, results), daemon=True) for i in range(count)
+        spawn.Process(target=writer, args=(impl, ledger, i, ops, barrier, results), daemon=True) for i in range(count)
     ]
     for proc in procs:
         proc.start()

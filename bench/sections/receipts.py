@@ -31,19 +31,19 @@ def _photo() -> bytes:
     return uuid.uuid4().bytes * (SIZE // 16)
 
 
-def _ours(ctx: Context, who: str) -> tuple[int, int]:
+def _ours(ctx: Context, ledger: str) -> tuple[int, int]:
     """One receipt stored through the API: (total ns, ns spent in claim + complete)."""
     data = _photo()
     body = {"sha256": hashlib.sha256(data).hexdigest(), "size": len(data), "content_type": "image/jpeg"}
     start = time.perf_counter_ns()
-    claimed = ctx.request("POST", "/receipts", user=who, body=body, expect=201).json
+    claimed = ctx.request("POST", "/receipts", user=ledger, body=body, expect=201).json
     claim_ns = time.perf_counter_ns() - start
     upload = claimed["upload"]
     put = requests.put(upload["url"], data=data, headers=upload["headers"], timeout=30)
     if put.status_code != 200:
         raise BenchError(f"PUT answered {put.status_code}")
     before_complete = time.perf_counter_ns()
-    ctx.request("POST", f"/receipts/{claimed['id']}/complete", user=who, expect=200)
+    ctx.request("POST", f"/receipts/{claimed['id']}/complete", user=ledger, expect=200)
     end = time.perf_counter_ns()
     return end - start, claim_ns + (end - before_complete)
 
@@ -70,14 +70,14 @@ def render(r: dict[str, Any]) -> list[str]:
 
 @register("receipts", "receipts: claim + complete against a bare presigned PUT", order=66, render=render)
 def run(ctx: Context) -> dict[str, Any]:
-    who = ctx.ledger("receipts")
+    ledger = ctx.ledger("receipts")
     client = boto3.client("s3", endpoint_url=get_settings().s3_endpoint_url or None)
     for _ in range(min(3, ctx.sizes.warmup)):
-        _ours(ctx, who)
+        _ours(ctx, ledger)
         _floor(client)
     ours, api, floor = [], [], []
     for _ in range(min(ROUNDS, ctx.sizes.read_iterations)):
-        total, own = _ours(ctx, who)
+        total, own = _ours(ctx, ledger)
         ours.append(total)
         api.append(own)
         floor.append(_floor(client))

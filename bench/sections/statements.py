@@ -31,22 +31,22 @@ FIRST = f"{HISTORY_END.year}-{HISTORY_END.month - 5:02d}" if HISTORY_END.month >
 
 
 def _build(ctx: Context, days: int) -> dict[str, Any]:
-    who = ctx.ledger(f"cards{days}")
+    ledger = ctx.ledger(f"cards{days}")
     slips = history_slips(days)
-    fill_ledger(ctx, who, slips)
-    ctx.request("PATCH", f"/accounts/{CARD}", user=who, body={"billing": BILLING}, headers={"If-Match": '"1"'},
+    fill_ledger(ctx, ledger, slips)
+    ctx.request("PATCH", f"/accounts/{CARD}", user=ledger, body={"billing": BILLING}, headers={"If-Match": '"1"'},
                 expect=200)  # fmt: skip
-    return {"who": who, "days": days, "slips": len(slips)}
+    return {"who": ledger, "days": days, "slips": len(slips)}
 
 
-def _floor(ctx: Context, who: str) -> list[tuple[str, dict[str, Any]]]:
+def _floor(ctx: Context, ledger: str) -> list[tuple[str, dict[str, Any]]]:
     rule = card_billing({**BILLING})
     wanted = billing.cycles(rule, FIRST, LAST)
     earliest = wanted[0]
     for _ in range(billing.LOOKBACK):
         earliest = billing.preceding(rule, earliest)
     start, end = earliest.closing_date.isoformat(), wanted[-1].closing_date.isoformat()
-    table, partition = ctx.store.table, pk(who)
+    table, partition = ctx.store.table, pk(ledger)
     only_card: dict[str, Any] = {"FilterExpression": "#a = :a", "ExpressionAttributeNames": {"#a": "account"}}
 
     def between(lo: str, hi: str, **extra: Any) -> dict[str, Any]:

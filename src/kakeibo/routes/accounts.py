@@ -132,7 +132,7 @@ def account_history(
     date_from: Annotated[str | None, Query(alias="from", pattern=DATE_PATTERN)] = None,
     date_to: Annotated[str | None, Query(alias="to", pattern=DATE_PATTERN)] = None,
 ) -> Response[str]:
-    who = ledger_scope(router).key
+    ledger = ledger_scope(router).key
     end = date_to or today().isoformat()
     start = date_from or common.days_before(end, 30)
-    return json_response(200, balances.history(get_store(), who, id, start, end))
+    return json_response(200, balances.history(get_store(), ledger, id, start, end))

@@ -74,9 +74,9 @@ def put_budget(
     responses={200: ok_response(BudgetList), **problem_responses(400, 401, 409)},
 )
 def list_budgets(month: Annotated[str, Query(pattern=MONTH_PATTERN)]) -> Response[str]:
-    who = ledger_scope(router).key
+    ledger = ledger_scope(router).key
     common.query_month(month)
-    return json_response(200, labelled(budgets.list_budgets(get_store(), who, month), router))
+    return json_response(200, labelled(budgets.list_budgets(get_store(), ledger, month), router))
 
 
 @router.delete(

@@ -182,9 +182,9 @@ def export_csv(
     cursor: Annotated[str | None, Query(max_length=512)] = None,
 ) -> Response[str]:
     scope = ledger_scope(router)
-    who = scope.key
+    ledger = scope.key
     body, next_cursor = _importer().export_csv(
-        get_store(), who, date_from=date_from, date_to=date_to, by=by, cursor=cursor
+        get_store(), ledger, date_from=date_from, date_to=date_to, by=by, cursor=cursor
     )
     headers = {"Content-Disposition": 'attachment; filename="slips.csv"'}
     if next_cursor:

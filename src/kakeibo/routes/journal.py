@@ -32,8 +32,8 @@ def list_changes(
     since: Annotated[str | None, Query(max_length=20, description="a seq a previous answer gave as knowledge")] = None,
     limit: Annotated[int, Query(ge=1, le=service.MAX_CHANGES)] = 100,
 ) -> Response[str]:
-    who = ledger_scope(router).key
-    return json_response(200, service.changes(get_store(), who, since=service.parse_since(since), limit=limit))
+    ledger = ledger_scope(router).key
+    return json_response(200, service.changes(get_store(), ledger, since=service.parse_since(since), limit=limit))
 
 
 @router.get(

@@ -93,9 +93,9 @@ def patch_ledger(
     patch: Annotated[LedgerPatch, Body(openapi_examples=RENAME_EXAMPLES)],
     if_match_header: IfMatchHeader,
 ) -> Response[str]:
-    who = identity(router)
+    caller = identity(router)
     expected = if_match(if_match_header)
-    renamed = ledgers.rename_ledger(get_store(), who, ledger, patch, expected)
+    renamed = ledgers.rename_ledger(get_store(), caller, ledger, patch, expected)
     return json_response(200, renamed, etag=renamed["version"])
 
 
@@ -151,9 +151,9 @@ def put_member(
     member: Annotated[MemberIn, Body(openapi_examples=ROLE_EXAMPLES)],
     if_match_header: IfMatchHeader,
 ) -> Response[str]:
-    who = identity(router)
+    caller = identity(router)
     expected = if_match(if_match_header)
-    changed = ledgers.change_role(get_store(), who, ledger, user, member, expected=expected)
+    changed = ledgers.change_role(get_store(), caller, ledger, user, member, expected=expected)
     return json_response(200, changed, etag=changed["version"])
 
 
@@ -166,7 +166,7 @@ def put_member(
     responses={204: no_content("Removed"), **problem_responses(400, 401, 403, 404, 409, 412, 428)},
 )
 def delete_member(ledger: str, user: str, if_match_header: IfMatchHeader) -> Response[str]:
-    who = identity(router)
+    caller = identity(router)
     expected = if_match(if_match_header)
-    ledgers.remove_member(get_store(), who, ledger, user, expected=expected)
+    ledgers.remove_member(get_store(), caller, ledger, user, expected=expected)
     return Response(status_code=204, body="")

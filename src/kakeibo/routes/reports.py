@@ -24,10 +24,10 @@ router = LedgerRouter()
     responses={200: ok_response(Balances), **problem_responses(400, 401, 409)},
 )
 def get_balances(date: Annotated[str | None, Query(pattern=DATE_PATTERN)] = None) -> Response[str]:
-    who = ledger_scope(router).key
+    ledger = ledger_scope(router).key
     if date is not None:
         common.query_date("date", date)
-    return json_response(200, balances.balances(get_store(), who, date))
+    return json_response(200, balances.balances(get_store(), ledger, date))
 
 
 @router.get(
@@ -45,9 +45,9 @@ def monthly(
     month: Annotated[str, Query(pattern=MONTH_PATTERN)],
     basis: Annotated[Literal["date", "payment"], Query()] = "date",
 ) -> Response[str]:
-    who = ledger_scope(router).key
+    ledger = ledger_scope(router).key
     common.query_month(month)
-    return json_response(200, labelled(reports.monthly_report(get_store(), who, month, basis), router))
+    return json_response(200, labelled(reports.monthly_report(get_store(), ledger, month, basis), router))
 
 
 @router.get(
@@ -58,5 +58,5 @@ def monthly(
     responses={200: ok_response(YearlyReport), **problem_responses(400, 401, 409)},
 )
 def yearly(year: Annotated[str, Query(pattern=YEAR_PATTERN, examples=["2026"])]) -> Response[str]:
-    who = ledger_scope(router).key
-    return json_response(200, labelled(reports.yearly_report(get_store(), who, year), router))
+    ledger = ledger_scope(router).key
+    return json_response(200, labelled(reports.yearly_report(get_store(), ledger, year), router))

@@ -80,13 +80,13 @@ def account_change(before: Item | None, after: Item | None) -> Change:
 def create_account(
     store: Store, ctx: WriteContext, body: AccountCreate, *, request_token: str | None = None
 ) -> dict[str, Any]:
-    who = ctx.ledger
-    count = len(store.account_ids(who))
+    ledger = ctx.ledger
+    count = len(store.account_ids(ledger))
     if count >= MAX_ACCOUNTS:
         raise errors.LimitReached(f"a ledger holds at most {MAX_ACCOUNTS} accounts", limit=MAX_ACCOUNTS)
     stamp = now_iso()
     billing = body.billing.model_dump() if body.billing else None
-    schedule = billing_schedule(store, who, body.id, body.type, billing, paid_through=None) if billing else {}
+    schedule = billing_schedule(store, ledger, body.id, body.type, billing, paid_through=None) if billing else {}
     item = {
         "SK": account_sk(body.id),
         "type": body.type,
@@ -108,27 +108,27 @@ def create_account(
     try:
         store.create_account(ctx, item, counted=count, limit=MAX_ACCOUNTS, changes=[account_change(None, item)])
     except errors.AlreadyExists:
-        existing = store.get(who, account_sk(body.id))
+        existing = store.get(ledger, account_sk(body.id))
         if request_token and existing and existing.get("request_token") == request_token:
             return account_view(existing)  # this very request, created before its answer was lost
         raise
     return account_view(item)
 
 
-def account_item(store: Store, who: str, account: str) -> Item:
+def account_item(store: Store, ledger: str, account: str) -> Item:
     """The stored account item (404 when the ledger has none by that id)."""
-    item = store.get(who, account_sk(account)) if ACCOUNT_ID_RE.match(account) else None
+    item = store.get(ledger, account_sk(account)) if ACCOUNT_ID_RE.match(account) else None
     if item is None:
         raise errors.NotFound(f"account '{account}' not found")
     return item
 
 
-def get_account(store: Store, who: str, account: str) -> dict[str, Any]:
-    return account_view(account_item(store, who, account))
+def get_account(store: Store, ledger: str, account: str) -> dict[str, Any]:
+    return account_view(account_item(store, ledger, account))
 
 
-def list_accounts(store: Store, who: str) -> list[dict[str, Any]]:
-    return [account_view(i) for i in store.accounts(who)]
+def list_accounts(store: Store, ledger: str) -> list[dict[str, Any]]:
+    return [account_view(i) for i in store.accounts(ledger)]
 
 
 def patch_account(
@@ -189,7 +189,7 @@ def change_account(
 
 def billing_schedule(
     store: Store,
-    who: str,
+    ledger: str,
     account: str,
     kind: str,
     billing: dict[str, Any] | None,
@@ -210,7 +210,7 @@ def billing_schedule(
     if kind != "credit":
         _refuse("billing", "billing is only for credit accounts")
     source = billing["pay_from"]
-    found = store.get(who, account_sk(source)) if source != account else None
+    found = store.get(ledger, account_sk(source)) if source != account else None
     if found is None or found.get("archived"):
         _refuse("pay_from", f"account '{source}' {'is archived' if found else 'does not exist'}")
     elif found["type"] != "bank":

@@ -52,13 +52,13 @@ class Rollups:
 
 
 def rollup_reads(
-    store: Store, who: str, start: str, end: str, account: str | None = None
+    store: Store, ledger: str, start: str, end: str, account: str | None = None
 ) -> list[Callable[[], list[Item]]]:
     """The two Queries that read `Rollups` for start..end (of every account, or of one), to run with
     others (`together`)."""
     return [
-        lambda: list(store.account_years(who, "0000", start[:4], account)),
-        lambda: list(store.account_months(who, start[:7], end[:7], account)),
+        lambda: list(store.account_years(ledger, "0000", start[:4], account)),
+        lambda: list(store.account_months(ledger, start[:7], end[:7], account)),
     ]
 
 
@@ -71,7 +71,7 @@ class Changes:
     days: dict[str, dict[str, int]] = field(default_factory=dict)
 
 
-def changes(store: Store, who: str, accounts: Iterable[Item], span: tuple[str, str], rollups: Rollups) -> Changes:
+def changes(store: Store, ledger: str, accounts: Iterable[Item], span: tuple[str, str], rollups: Rollups) -> Changes:
     """What moved each account's balance before `start` and on each day start..end (YYYY-MM-DD)."""
     start, end = span
     accounts = list(accounts)
@@ -80,7 +80,7 @@ def changes(store: Store, who: str, accounts: Iterable[Item], span: tuple[str, s
     if trusted:
         _from_rollups(rollups, trusted, start, end, out)
     for account in sorted(set(out.before) - trusted):
-        for day in store.day_totals(who, account, FIRST_DAY, end, "delta"):
+        for day in store.day_totals(ledger, account, FIRST_DAY, end, "delta"):
             _count(out, account, day["date"], int(day.get("delta", 0)), start)
     return out
 
@@ -110,13 +110,13 @@ def _count(out: Changes, account: str, date: str, delta: int, start: str) -> Non
         out.days[account][date] = out.days[account].get(date, 0) + delta
 
 
-def balances(store: Store, who: str, as_of: str | None = None) -> dict[str, Any]:
+def balances(store: Store, ledger: str, as_of: str | None = None) -> dict[str, Any]:
     if as_of is None:
-        items = [{"account": a["id"], "balance": int(a.get("balance", 0))} for a in store.accounts_now(who)]
+        items = [{"account": a["id"], "balance": int(a.get("balance", 0))} for a in store.accounts_now(ledger)]
         return {"date": None, "items": items}
     # the accounts and the rollups at once: one round trip of three Queries
-    accounts, years, months = together(lambda: list(store.accounts(who)), *rollup_reads(store, who, as_of, as_of))
-    moved = changes(store, who, accounts, (as_of, as_of), Rollups(years, months))
+    accounts, years, months = together(lambda: list(store.accounts(ledger)), *rollup_reads(store, ledger, as_of, as_of))
+    moved = changes(store, ledger, accounts, (as_of, as_of), Rollups(years, months))
     out = []
     for acct in accounts:
         account = acct["id"]
@@ -125,18 +125,18 @@ def balances(store: Store, who: str, as_of: str | None = None) -> dict[str, Any]
     return {"date": as_of, "items": out}
 
 
-def history(store: Store, who: str, account: str, date_from: str, date_to: str) -> dict[str, Any]:
+def history(store: Store, ledger: str, account: str, date_from: str, date_to: str) -> dict[str, Any]:
     start, end = query_date("from", date_from), query_date("to", date_to)
     if start > end:
         raise errors.BadRequest("'from' is after 'to'")
     if (end - start).days >= MAX_HISTORY_DAYS:
         raise errors.BadRequest(f"at most {MAX_HISTORY_DAYS} days per request")
     found, years, months = together(
-        lambda: [account_item(store, who, account)], *rollup_reads(store, who, date_from, date_to, account)
+        lambda: [account_item(store, ledger, account)], *rollup_reads(store, ledger, date_from, date_to, account)
     )
     acct = found[0]
     opening = int(acct["opening_balance"])
-    moved = changes(store, who, [acct], (date_from, date_to), Rollups(years, months))
+    moved = changes(store, ledger, [acct], (date_from, date_to), Rollups(years, months))
     balance = opening + moved.before[account]
     deltas = moved.days[account]
     series = []
@@ -157,7 +157,7 @@ def history(store: Store, who: str, account: str, date_from: str, date_to: str) 
 
 
 def account_month_totals(
-    store: Store, who: str, span: tuple[str, str], accounts: list[Item], months: list[Item]
+    store: Store, ledger: str, span: tuple[str, str], accounts: list[Item], months: list[Item]
 ) -> dict[tuple[str, str], dict[str, int]]:
     """(account, month) -> {income, expense, net} for months first..last (YYYY-MM) with any, from
     the accounts and their month items of the span (read by the caller, with its other reads)."""
@@ -175,6 +175,6 @@ def account_month_totals(
         if item["account"] in trusted:
             add(item["account"], item["month"], item)
     for account in sorted({a["id"] for a in accounts} - trusted):
-        for day in store.day_totals(who, account, f"{first}-01", f"{last}-31", "income", "expense", "delta"):
+        for day in store.day_totals(ledger, account, f"{first}-01", f"{last}-31", "income", "expense", "delta"):
             add(account, day["date"][:7], day)
     return {key: value for key, value in out.items() if any(value.values())}

@@ -134,8 +134,8 @@ def _moved(expected: int | None) -> OnFail:
     return fail
 
 
-def list_budgets(store: Store, who: str, month: str) -> dict[str, Any]:
-    items = [budget_view(item) for item in store.month_categories(who, month) if "limit" in item]
+def list_budgets(store: Store, ledger: str, month: str) -> dict[str, Any]:
+    items = [budget_view(item) for item in store.month_categories(ledger, month) if "limit" in item]
     return {"month": month, "items": items}
 
 

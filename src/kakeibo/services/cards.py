@@ -63,8 +63,8 @@ def _month(name: str, value: str) -> str:
         raise errors.BadRequest(f"'{name}' {exc}") from None
 
 
-def _card(store: Store, who: str, account: str) -> tuple[Item, billing.Billing]:
-    item = account_item(store, who, account)
+def _card(store: Store, ledger: str, account: str) -> tuple[Item, billing.Billing]:
+    item = account_item(store, ledger, account)
     if not item.get("billing"):
         raise errors.NotACard(f"account '{account}' has no billing: set its closing and payment days first")
     return item, card_billing(dict(item["billing"]))
@@ -75,9 +75,9 @@ def _cycles(rule: billing.Billing, first: str, last: str) -> Cycles:
     return Cycles(everything[: billing.LOOKBACK], everything[billing.LOOKBACK :])
 
 
-def statements(store: Store, who: str, account: str, first: str | None, last: str | None) -> dict[str, Any]:
+def statements(store: Store, ledger: str, account: str, first: str | None, last: str | None) -> dict[str, Any]:
     """GET /accounts/{id}/statements: the cycles closing in the months first..last (YYYY-MM)."""
-    item, rule = _card(store, who, account)
+    item, rule = _card(store, ledger, account)
     if last is None:
         last = billing.cycle_of(rule, today()).month
     last = _month("to", last)
@@ -88,7 +88,7 @@ def statements(store: Store, who: str, account: str, first: str | None, last: st
         raise errors.BadRequest("'from' is after 'to'")
     if _months_between(first, last) >= MAX_MONTHS:
         raise errors.BadRequest(f"at most {MAX_MONTHS} months per request")
-    return {"account": account, "items": _statements(store, who, item, _cycles(rule, first, last))}
+    return {"account": account, "items": _statements(store, ledger, item, _cycles(rule, first, last))}
 
 
 def _months_before(month: str, count: int) -> str:
@@ -100,20 +100,29 @@ def _months_between(first: str, last: str) -> int:
     return (int(last[:4]) * 12 + int(last[5:7])) - (int(first[:4]) * 12 + int(first[5:7]))
 
 
-def _statements(store: Store, who: str, item: Item, cycles: Cycles) -> list[dict[str, Any]]:
+def _statements(store: Store, ledger: str, item: Item, cycles: Cycles) -> list[dict[str, Any]]:
     account = str(item["id"])
     everything = cycles.all
     start, end = everything[0].closing_date.isoformat(), everything[-1].closing_date.isoformat()
     period_start = cycles.wanted[0].period_from.isoformat()
     years, months, days = together(
-        *rollup_reads(store, who, start, end, account),
+        *rollup_reads(store, ledger, start, end, account),
         lambda: list(
             store.day_totals(
-                who, account, period_start, end, "delta", "count", "income", "expense", "transfers_in", "transfers_out"
+                ledger,
+                account,
+                period_start,
+                end,
+                "delta",
+                "count",
+                "income",
+                "expense",
+                "transfers_in",
+                "transfers_out",
             )
         ),
     )
-    moved = changes(store, who, [item], (start, end), Rollups(years, months))
+    moved = changes(store, ledger, [item], (start, end), Rollups(years, months))
     owed, balance, running = (
         {},
         int(item["opening_balance"]) + moved.before[account],
@@ -126,7 +135,7 @@ def _statements(store: Store, who: str, item: Item, cycles: Cycles) -> list[dict
             balance += running[index][1]
             index += 1
         owed[current.closing_date] = -balance
-    payments, deleted = _payments(store, who, item, everything)
+    payments, deleted = _payments(store, ledger, item, everything)
     due = billing.amounts_due(everything, owed, payments, card_managed(item), deleted)
     today_ = today()
     out = []
@@ -159,14 +168,14 @@ def _statements(store: Store, who: str, item: Item, cycles: Cycles) -> list[dict
 
 
 def _payments(
-    store: Store, who: str, item: Item, cycles: list[Cycle]
+    store: Store, ledger: str, item: Item, cycles: list[Cycle]
 ) -> tuple[dict[dt.date, billing.Payment], frozenset[dt.date]]:
     """The payment slips posted for the closing dates around `cycles` (those of the current billing
     and those paid under former ones), as they stand, and the closing dates whose payment was deleted."""
     account = str(item["id"])
     closings = billing.payment_closings(card_billing(dict(item["billing"])), cycles, card_eras(item))
     ids = {billing.payment_slip_id(account, closing): closing for closing in closings}
-    identities = store.batch_get(who, [identity_sk(i) for i in ids])
+    identities = store.batch_get(ledger, [identity_sk(i) for i in ids])
     found = {slip_id: identities.get(identity_sk(slip_id)) for slip_id in ids}
     deleted = frozenset(ids[i] for i, identity in found.items() if identity is not None and identity.get("deleted"))
     live = {
@@ -174,7 +183,7 @@ def _payments(
         for slip_id, identity in found.items()
         if identity is not None and not identity.get("deleted")
     }
-    slips = store.batch_get(who, list(live)) if live else {}
+    slips = store.batch_get(ledger, list(live)) if live else {}
     payments = {
         closing: billing.Payment(closing, dt.date.fromisoformat(str(slips[sk]["date"])), int(slips[sk]["amount"]))
         for sk, closing in live.items()
@@ -186,7 +195,7 @@ def _payments(
 # ---- payments --------------------------------------------------------------------------------
 
 
-def run_card(store: Store, who: str, item: Item, tally: RunTally, *, time_left: TimeLeft | None = None) -> None:
+def run_card(store: Store, ledger: str, item: Item, tally: RunTally, *, time_left: TimeLeft | None = None) -> None:
     """Post the card's payments due by `tally.until`, in order, stopping at the first that fails
     (kept as last_error, tried again next run), then save how far it got."""
     if not item.get("billing") or not item.get("next_closing"):
@@ -196,7 +205,7 @@ def run_card(store: Store, who: str, item: Item, tally: RunTally, *, time_left: 
     paid_through = item.get("paid_through")
     current = billing.cycle_of(rule, dt.date.fromisoformat(str(item["next_closing"])))
     error: dict[str, Any] | None = None
-    poster = poster_for(who, item.get("billing_by"), "card_payment")
+    poster = poster_for(ledger, item.get("billing_by"), "card_payment")
     for _ in range(MAX_PAYMENTS_PER_RUN):
         if current.payment_date > tally.until:
             break
@@ -218,7 +227,7 @@ def run_card(store: Store, who: str, item: Item, tally: RunTally, *, time_left: 
         return
     try:
         store.record_card_progress(
-            Bookkeeping(who),
+            Bookkeeping(ledger),
             account,
             version=version,
             paid_through=paid_through,
@@ -272,14 +281,14 @@ def _pay(
     return posted or None
 
 
-def run_ledger_cards(store: Store, who: str, tally: RunTally, *, time_left: TimeLeft | None = None) -> None:
+def run_ledger_cards(store: Store, ledger: str, tally: RunTally, *, time_left: TimeLeft | None = None) -> None:
     """Every card of the ledger with billing: its payments due by `tally.until`."""
-    for item in store.accounts(who):
+    for item in store.accounts(ledger):
         if item.get("billing"):
             if out_of_time(time_left):
                 tally.complete = False
                 return
-            run_card(store, who, item, tally, time_left=time_left)
+            run_card(store, ledger, item, tally, time_left=time_left)
 
 
 # ---- reports on the payment basis --------------------------------------------------------------
@@ -294,7 +303,7 @@ class BasisShift:
     accounts: dict[str, dict[str, int]]
 
 
-def payment_basis(store: Store, who: str, month: str, cards: list[Item]) -> BasisShift:
+def payment_basis(store: Store, ledger: str, month: str, cards: list[Item]) -> BasisShift:
     """The month's report moves each card's income and expense from the month they are dated in to
     the month of their cycle's payment: the card's slips dated in `month` leave it, those of the
     cycles paid in `month` join it. Reads each card's slips of those days (about two months)."""
@@ -312,19 +321,19 @@ def payment_basis(store: Store, who: str, month: str, cards: list[Item]) -> Basi
         ranges = [(first_day, last_day, -1)] + [(c.period_from, c.closing_date, 1) for c in paid_now]
         moved = shift.accounts.setdefault(account, {"income": 0, "expense": 0})
         for lo, hi, sign in ranges:
-            for slip in _card_slips(store, who, account, lo, hi):
+            for slip in _card_slips(store, ledger, account, lo, hi):
                 for key, part in _category_parts(month, slip):
                     shift.categories[key][slip["kind"]] += sign * part
                 moved[slip["kind"]] += sign * int(slip["amount"])
     return shift
 
 
-def _card_slips(store: Store, who: str, account: str, lo: dt.date, hi: dt.date) -> Iterator[dict[str, Any]]:
+def _card_slips(store: Store, ledger: str, account: str, lo: dt.date, hi: dt.date) -> Iterator[dict[str, Any]]:
     """The card's own income and expense slips dated lo..hi (transfers move no category)."""
     cursor: str | None = None
     while True:
         page, cursor = list_slips(
-            store, who, date_from=lo.isoformat(), date_to=hi.isoformat(), account=account, limit=100, cursor=cursor
+            store, ledger, date_from=lo.isoformat(), date_to=hi.isoformat(), account=account, limit=100, cursor=cursor
         )
         yield from (s for s in page if s["account"] == account and s["kind"] in ("income", "expense"))
         if not cursor:

@@ -43,10 +43,10 @@ def post_due(store: Store, until: dt.date | None = None, *, time_left: TimeLeft 
 
 
 def run_ledger(
-    store: Store, who: str, until: str | None, *, time_left: TimeLeft | None = None, lang: messages.Lang = "en"
+    store: Store, ledger: str, until: str | None, *, time_left: TimeLeft | None = None, lang: messages.Lang = "en"
 ) -> dict[str, Any]:
     """POST /jobs/run: what the daily job does, for this ledger, up to `until` (default today)."""
     tally = RunTally(query_date("until", until) if until else today())
-    recurrences.run_ledger_recurrences(store, who, tally, time_left=time_left)
-    cards.run_ledger_cards(store, who, tally, time_left=time_left)
+    recurrences.run_ledger_recurrences(store, ledger, tally, time_left=time_left)
+    cards.run_ledger_cards(store, ledger, tally, time_left=time_left)
     return tally.result(lang)

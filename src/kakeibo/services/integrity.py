@@ -117,10 +117,10 @@ class Snapshot:
         return found
 
 
-def read(store: Store, who: str) -> Snapshot:
+def read(store: Store, ledger: str) -> Snapshot:
     """Every slip and balance item of the ledger (one consistent query of its partition)."""
     snap = Snapshot()
-    for item in store.ledger_items(who):
+    for item in store.ledger_items(ledger):
         sk: str = item["SK"]
         if sk.startswith("SLIP#"):
             snap.entries.append(entry_of(item))
@@ -189,8 +189,8 @@ def view(found: Sequence[Mismatch], index: Sequence[IndexProblem] = ()) -> dict[
     return {"mismatch_count": len(found) + len(index), "mismatches": listed}
 
 
-def verify(store: Store, who: str) -> dict[str, Any]:
-    snap = read(store, who)
+def verify(store: Store, ledger: str) -> dict[str, Any]:
+    snap = read(store, ledger)
     found, index = snap.mismatches(), snap.index_problems()
     if found or index:  # confirm: a slip written during the first read must not be reported
 
@@ -198,14 +198,14 @@ def verify(store: Store, who: str) -> dict[str, Any]:
             return (m.key, m.field, None if m.actual is None else m.actual - m.expected)
 
         again, seen = {signature(m) for m in found}, set(index)
-        snap = read(store, who)
+        snap = read(store, ledger)
         found = [m for m in snap.mismatches() if signature(m) in again]
         index = [p for p in snap.index_problems() if p in seen]
     from kakeibo.services import journal  # noqa: PLC0415 - the journal's views are the services'
 
-    replayed = journal.check(store, who)
+    replayed = journal.check(store, ledger)
     if replayed["mismatches"]:  # a change committed while it was read is not a mismatch: read again
-        replayed = journal.check(store, who)
+        replayed = journal.check(store, ledger)
     ok = not found and not index and not replayed["mismatches"]
     return {"ok": ok, **view(found, index), "journal": replayed}
 
@@ -215,13 +215,13 @@ def rebuild(store: Store, ctx: WriteContext, *, time_left: TimeLeft | None = Non
     slip written before slips had identity items its identity (and deleted imported rows theirs).
     It changes no entity: the journal is never rewritten (each batch is bookkeeping under the
     owner's guard)."""
-    who = ctx.ledger
-    lease = store.acquire_lock(who, LEDGER_LOCK, ttl=LEASE_SECONDS)
+    ledger = ctx.ledger
+    lease = store.acquire_lock(ledger, LEDGER_LOCK, ttl=LEASE_SECONDS)
     accounts: list[str] = []
     try:
-        accounts = store.account_ids(who)
+        accounts = store.account_ids(ledger)
         _in_batches(store, ctx, lease, [store.mark_op(lease, a) for a in accounts])
-        snap = read(store, who)
+        snap = read(store, ledger)
         found = snap.mismatches()
         expected = snap.expected
         # An account item that is missing cannot be derived (no name or type): it stays reported.
@@ -231,8 +231,8 @@ def rebuild(store: Store, ctx: WriteContext, *, time_left: TimeLeft | None = Non
         )
         stored = snap.stored
         backfill = [store.backfill_identity_op(lease, found) for found in snap.missing_identities()]
-        index = store.index_ops(who, put=snap.expected_index - snap.index, delete=snap.index - snap.expected_index)
-        index += store.dropped_index_ops(who, snap.legacy_index | snap.empty_index)
+        index = store.index_ops(ledger, put=snap.expected_index - snap.index, delete=snap.index - snap.expected_index)
+        index += store.dropped_index_ops(ledger, snap.legacy_index | snap.empty_index)
         ops = backfill + [
             store.set_balance_op(lease, key, _all_fields(key, expected.get(key, {}), stored.get(key, {})))
             for key in keys

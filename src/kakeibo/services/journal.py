@@ -54,13 +54,13 @@ def parse_since(value: str | None) -> int:
     return int(text)
 
 
-def changes(store: Store, who: str, *, since: int, limit: int) -> dict[str, Any]:
+def changes(store: Store, ledger: str, *, since: int, limit: int) -> dict[str, Any]:
     """GET /changes: the entries after `since`, in order; `knowledge` is the last seq answered (the
     head when none), and `has_more` says whether more follow it. One Query; the head is read only
     when nothing follows `since` (to tell "up to date" from "beyond the head")."""
-    found = [entry_view(item) for item in store.journal_entries(who, after=since, limit=limit + 1)]
+    found = [entry_view(item) for item in store.journal_entries(ledger, after=since, limit=limit + 1)]
     if not found:
-        head = store.journal_head(who)
+        head = store.journal_head(ledger)
         if since > head:
             raise errors.BadRequest(f"'since' is after the last change ({head})", since=since, head=head)
         return {"changes": [], "knowledge": since, "has_more": False}
@@ -69,22 +69,22 @@ def changes(store: Store, who: str, *, since: int, limit: int) -> dict[str, Any]
     return {"changes": found, "knowledge": found[-1]["seq"], "has_more": more}
 
 
-def _entries(store: Store, who: str) -> Iterator[Item]:
-    return store.journal_entries(who, after=0)
+def _entries(store: Store, ledger: str) -> Iterator[Item]:
+    return store.journal_entries(ledger, after=0)
 
 
-def slip_history(store: Store, who: str, slip_id: str) -> dict[str, Any]:
+def slip_history(store: Store, ledger: str, slip_id: str) -> dict[str, Any]:
     """A slip's whole life across moves and deletes: who changed which fields, when. Read from the
     entries its identity lists (one read per 100); a slip whose list does not go back to its
     creation (written before identities kept one) is looked for in the whole journal."""
-    identity = store.get(who, identity_sk(slip_id)) if valid_id(slip_id) else None
+    identity = store.get(ledger, identity_sk(slip_id)) if valid_id(slip_id) else None
     if identity is None:
         raise errors.NotFound("slip not found")
     entries: Iterable[Item]
     if identity.get("changes_complete"):
-        entries = store.entries_of(who, [int(seq) for seq in identity.get("changes", [])])
+        entries = store.entries_of(ledger, [int(seq) for seq in identity.get("changes", [])])
     else:
-        entries = _entries(store, who)
+        entries = _entries(store, ledger)
     items = []
     for entry in entries:
         for change in entry_changes(entry):
@@ -109,38 +109,38 @@ def slip_history(store: Store, who: str, slip_id: str) -> dict[str, Any]:
     return {"id": slip_id, "items": items}
 
 
-def check(store: Store, who: str) -> dict[str, Any]:
+def check(store: Store, ledger: str) -> dict[str, Any]:
     """verify's look at the journal: replayed, every slip, account, budget and recurrence it names is
     as its last entry left it (entities from before the journal are not in it)."""
     state: dict[tuple[str, str], dict[str, Any] | None] = {}
     count = 0
-    for entry in _entries(store, who):
+    for entry in _entries(store, ledger):
         count += 1
         for change in entry_changes(entry):
             if change["type"] in UNDOABLE:
                 state[(change["type"], change["id"])] = change.get("after")
     mismatches = []
     for (kind, entity), replayed in sorted(state.items()):
-        actual = _record(store, who, kind, entity)
+        actual = _record(store, ledger, kind, entity)
         if actual != replayed:
             mismatches.append({"type": kind, "id": entity, "journal": replayed, "actual": actual})
-    return {"entries": count, "head": store.journal_head(who), "mismatches": mismatches[:100]}
+    return {"entries": count, "head": store.journal_head(ledger), "mismatches": mismatches[:100]}
 
 
-def _record(store: Store, who: str, kind: str, entity: str) -> dict[str, Any] | None:
+def _record(store: Store, ledger: str, kind: str, entity: str) -> dict[str, Any] | None:
     """An entity's public view as the journal records it, read from the ledger now."""
     if kind == "slip":
-        identity = store.get(who, identity_sk(entity))
+        identity = store.get(ledger, identity_sk(entity))
         if identity is None or identity.get("deleted"):
             return None
-        item = store.get(who, slip_sk(identity["date"], entity))
+        item = store.get(ledger, slip_sk(identity["date"], entity))
         return slip_service.slip_view(item) if item else None
     if kind == "account":
-        return account_service.account_record(store.get(who, account_sk(entity)))
+        return account_service.account_record(store.get(ledger, account_sk(entity)))
     if kind == "budget":
         month, category = entity.split("/", 1)
-        return budget_service.budget_record(store.budget_item(who, month, category))
-    return recurrence_service.recurrence_record(store.get(who, recurrence_sk(entity)))
+        return budget_service.budget_record(store.budget_item(ledger, month, category))
+    return recurrence_service.recurrence_record(store.get(ledger, recurrence_sk(entity)))
 
 
 # ---- undo -------------------------------------------------------------------------------------
@@ -190,12 +190,12 @@ def _undo_one(store: Store, ctx: WriteContext, change: dict[str, Any], seq: int)
         _undo_recurrence(store, ctx, change, seq)
 
 
-def _current_slip(store: Store, who: str, slip_id: str, expected: int) -> Item:
+def _current_slip(store: Store, ledger: str, slip_id: str, expected: int) -> Item:
     """The slip as it is now, if it is still at `expected` (the version the entry left)."""
-    identity = store.get(who, identity_sk(slip_id))
+    identity = store.get(ledger, identity_sk(slip_id))
     if identity is None or identity.get("deleted"):
         raise _moved_on("slip", slip_id, int(identity["version"]) if identity else None, expected)
-    current = store.get(who, slip_sk(identity["date"], slip_id))
+    current = store.get(ledger, slip_sk(identity["date"], slip_id))
     if current is None or int(current["version"]) != expected:
         raise _moved_on("slip", slip_id, int(current["version"]) if current else None, expected)
     return current

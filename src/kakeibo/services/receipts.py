@@ -43,7 +43,7 @@ def sweep_day(instant: dt.datetime) -> str:
     return (later + dt.timedelta(days=1)).isoformat()
 
 
-def receipt_view(who: str, item: Item, *, upload: dict[str, Any] | None = None) -> dict[str, Any]:
+def receipt_view(ledger: str, item: Item, *, upload: dict[str, Any] | None = None) -> dict[str, Any]:
     view: dict[str, Any] = {
         "id": item["id"],
         "state": item["state"],
@@ -58,7 +58,7 @@ def receipt_view(who: str, item: Item, *, upload: dict[str, Any] | None = None) 
         view["expires_at"] = _iso(dt.datetime.fromtimestamp(int(item["lease_until"]) / 1000, dt.UTC))
     if item["state"] == "stored":
         expires = utc_now() + dt.timedelta(seconds=DOWNLOAD_SECONDS)
-        url = blobs.download_url(blobs.key_of(str(who), item["id"]), expires=DOWNLOAD_SECONDS)
+        url = blobs.download_url(blobs.key_of(str(ledger), item["id"]), expires=DOWNLOAD_SECONDS)
         view["download"] = {"url": url, "expires_at": _iso(expires)}
     return view
 
@@ -101,8 +101,8 @@ def claim(store: Store, ctx: WriteContext, body: ReceiptIn) -> tuple[int, dict[s
     return 201, receipt_view(ctx.ledger, item, upload={"url": url, "method": "PUT", "headers": headers})
 
 
-def _read(store: Store, who: str, receipt_id: str) -> Item:
-    found = store.read_receipt(who, receipt_id) if _valid(receipt_id) else None
+def _read(store: Store, ledger: str, receipt_id: str) -> Item:
+    found = store.read_receipt(ledger, receipt_id) if _valid(receipt_id) else None
     if found is None or found["state"] == RETIRED:  # a retired receipt is being swept: gone
         raise errors.NotFound("receipt not found")
     return found
@@ -133,8 +133,8 @@ def complete(store: Store, ctx: WriteContext, receipt_id: str) -> dict[str, Any]
     return receipt_view(ctx.ledger, _read(store, ctx.ledger, receipt_id))  # completed by another call
 
 
-def get_receipt(store: Store, who: str, receipt_id: str) -> dict[str, Any]:
-    return receipt_view(who, _read(store, who, receipt_id))
+def get_receipt(store: Store, ledger: str, receipt_id: str) -> dict[str, Any]:
+    return receipt_view(ledger, _read(store, ledger, receipt_id))
 
 
 def sweep(store: Store, ledger: str, receipt_id: str, until: dt.date) -> bool:

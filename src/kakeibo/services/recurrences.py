@@ -26,11 +26,11 @@ from kakeibo.services.accounts import get_account
 from kakeibo.services.common import (
     TimeLeft,
     check_version,
-    invalid,
     now_iso,
     on_current,
     query_date,
     valid_id,
+    validation_errors,
 )
 from kakeibo.services.postings import RunTally, kept_error, out_of_time, post, poster_for, same_error, worded
 from kakeibo.settings import today
@@ -162,8 +162,8 @@ def author(item: Item) -> str | None:
     return str(found) if found else None
 
 
-def _read(store: Store, who: str, recurrence_id: str) -> Item:
-    item = store.read_recurrence(who, recurrence_id) if valid_id(recurrence_id) else None
+def _read(store: Store, ledger: str, recurrence_id: str) -> Item:
+    item = store.read_recurrence(ledger, recurrence_id) if valid_id(recurrence_id) else None
     if item is None:
         raise errors.NotFound("recurrence not found")
     return item
@@ -179,10 +179,10 @@ def create_recurrence(
 ) -> dict[str, Any]:
     """Store a new recurrence. With a request token (Idempotency-Key) its id derives from the token,
     so a retry answers the recurrence the first attempt created instead of making a second one."""
-    who = ctx.ledger
-    if sum(1 for _ in store.list_recurrences(who, keys_only=True)) >= MAX_RECURRENCES:
+    ledger = ctx.ledger
+    if sum(1 for _ in store.list_recurrences(ledger, keys_only=True)) >= MAX_RECURRENCES:
         raise errors.LimitReached(f"a ledger holds at most {MAX_RECURRENCES} recurrences", limit=MAX_RECURRENCES)
-    _check_accounts(store, who, body)
+    _check_accounts(store, ledger, body)
     definition = _definition_fields(body)
     fingerprint = hashlib.sha256(json.dumps(definition, sort_keys=True).encode()).hexdigest()
     if request_token:
@@ -206,7 +206,7 @@ def create_recurrence(
         stored = {k: v for k, v in item.items() if v is not None}
         store.insert_recurrence(ctx, stored, changes=[recurrence_change(None, stored)])
     except errors.AlreadyExists:
-        existing = store.read_recurrence(who, recurrence_id)
+        existing = store.read_recurrence(ledger, recurrence_id)
         if request_token and existing and existing.get("request_token") == request_token:
             if existing.get("fingerprint") != fingerprint:
                 raise errors.IdempotencyKeyReused(
@@ -217,14 +217,14 @@ def create_recurrence(
     return recurrence_view(item)
 
 
-def _check_accounts(store: Store, who: str, body: RecurrenceIn) -> None:
+def _check_accounts(store: Store, ledger: str, body: RecurrenceIn) -> None:
     """The accounts the slip names exist and are open now (each run checks again, in its transaction)."""
     for field_name in ("account", "to_account"):
         account = getattr(body.slip, field_name)
         if account is None:
             continue
         try:
-            archived = get_account(store, who, account)["archived"]
+            archived = get_account(store, ledger, account)["archived"]
         except errors.NotFound:
             archived = None
         if archived is not False:
@@ -233,12 +233,12 @@ def _check_accounts(store: Store, who: str, body: RecurrenceIn) -> None:
             raise errors.ValidationFailed(message, errors=[{"loc": ["body", "slip", field_name], "msg": message}])
 
 
-def get_recurrence(store: Store, who: str, recurrence_id: str, lang: messages.Lang = "en") -> dict[str, Any]:
-    return recurrence_view(_read(store, who, recurrence_id), lang)
+def get_recurrence(store: Store, ledger: str, recurrence_id: str, lang: messages.Lang = "en") -> dict[str, Any]:
+    return recurrence_view(_read(store, ledger, recurrence_id), lang)
 
 
-def list_recurrences(store: Store, who: str, lang: messages.Lang = "en") -> list[dict[str, Any]]:
-    return [recurrence_view(item, lang) for item in store.list_recurrences(who)]
+def list_recurrences(store: Store, ledger: str, lang: messages.Lang = "en") -> list[dict[str, Any]]:
+    return [recurrence_view(item, lang) for item in store.list_recurrences(ledger)]
 
 
 def merge(target: Any, patch: Any) -> Any:
@@ -266,21 +266,23 @@ def patch_recurrence(
     """Change the definition (If-Match). Occurrences already posted stay as they are; the next one is
     the new rule's first occurrence scheduled after the last one posted. Whoever edits it becomes the
     member its slips are posted as."""
-    who = ctx.ledger
+    ledger = ctx.ledger
     for _ in range(PROGRESS_ATTEMPTS):
-        item = _read(store, who, recurrence_id)
+        item = _read(store, ledger, recurrence_id)
         current = Definition.of(item)
         version = check_version(current.version, expected)
         merged = merge({"slip": current.slip, "rule": current.rule, "shift": current.shift}, patch)
         try:
             body = RecurrenceIn.model_validate(merged)
         except ValidationError as exc:
-            raise invalid(exc, "the patched recurrence is not valid") from exc
+            raise errors.ValidationFailed(
+                "the patched recurrence is not valid", errors=validation_errors(exc, prefix="body")
+            ) from exc
         fields = _definition_fields(body)
         if all(item[name] == value for name, value in fields.items()):
             return recurrence_view(item)
         if fields["slip"] != item["slip"]:
-            _check_accounts(store, who, body)
+            _check_accounts(store, ledger, body)
         upcoming = recurrence.next_occurrence(
             schedule_rule(body.rule.model_dump()), body.shift, after=current.posted_through
         )
@@ -359,7 +361,7 @@ def delete_recurrence(store: Store, ctx: WriteContext, recurrence_id: str, *, ex
 
 
 def occurrences(
-    store: Store, who: str, recurrence_id: str, date_from: str | None, date_to: str | None
+    store: Store, ledger: str, recurrence_id: str, date_from: str | None, date_to: str | None
 ) -> dict[str, Any]:
     """The occurrences posting between from and to: scheduled and shifted dates, and whether each
     is posted, failed (last_error) or pending. Costs one read, whatever the range."""
@@ -369,7 +371,7 @@ def occurrences(
         raise errors.BadRequest("'from' is after 'to'")
     if (end - start).days >= MAX_PREVIEW_DAYS:
         raise errors.BadRequest(f"at most {MAX_PREVIEW_DAYS} days per request")
-    current = Definition.of(_read(store, who, recurrence_id))
+    current = Definition.of(_read(store, ledger, recurrence_id))
     failed = current.last_error["scheduled"] if current.last_error else None
     items = []
     for occurrence in recurrence.preview(current.schedule, current.shift, start, end):
@@ -395,31 +397,31 @@ def occurrences(
 # ---- runs -----------------------------------------------------------------------------------
 
 
-def already_posted(store: Store, who: str, slip_id: str) -> bool:
+def already_posted(store: Store, ledger: str, slip_id: str) -> bool:
     """Whether the occurrence's slip was created already: the one place a run asks.
 
     It reads the slip's identity item (`ID#{slip_id}`), which follows the slip when its date is
     changed and stays as a tombstone when it is deleted: a slip posted once is never posted again,
     wherever it went. The create is the guard that cannot be raced: the identity is written
     `attribute_not_exists` in the slip's own transaction, and a taken id raises `SlipIdTaken`."""
-    return store.get(who, identity_sk(slip_id)) is not None
+    return store.get(ledger, identity_sk(slip_id)) is not None
 
 
-def run_ledger_recurrences(store: Store, who: str, tally: RunTally, *, time_left: TimeLeft | None = None) -> None:
+def run_ledger_recurrences(store: Store, ledger: str, tally: RunTally, *, time_left: TimeLeft | None = None) -> None:
     """Every recurrence of the ledger: its occurrences due by `tally.until`."""
-    for item in store.list_recurrences(who):
+    for item in store.list_recurrences(ledger):
         if out_of_time(time_left):
             tally.complete = False
             break
-        run_recurrence(store, who, item, tally, time_left=time_left)  # posted as each one's author
+        run_recurrence(store, ledger, item, tally, time_left=time_left)  # posted as each one's author
 
 
 def run_ledger(
-    store: Store, who: str, until: str | None, *, time_left: TimeLeft | None = None, lang: messages.Lang = "en"
+    store: Store, ledger: str, until: str | None, *, time_left: TimeLeft | None = None, lang: messages.Lang = "en"
 ) -> dict[str, Any]:
     """POST /recurrences/run: post every occurrence of this ledger due on or before `until`."""
     tally = RunTally(query_date("until", until) if until else today())
-    run_ledger_recurrences(store, who, tally, time_left=time_left)
+    run_ledger_recurrences(store, ledger, tally, time_left=time_left)
     return tally.result(lang)
 
 
@@ -431,13 +433,15 @@ def run_due(store: Store, ledger: str, recurrence_id: str, tally: RunTally, *, t
     run_recurrence(store, ledger, item, tally, time_left=time_left)
 
 
-def run_recurrence(store: Store, who: str, item: Item, tally: RunTally, *, time_left: TimeLeft | None = None) -> None:
+def run_recurrence(
+    store: Store, ledger: str, item: Item, tally: RunTally, *, time_left: TimeLeft | None = None
+) -> None:
     """Post the recurrence's occurrences due by `tally.until`, in order, as its author, stopping at
     the first that fails (kept as last_error, tried again next run), then save how far it got. Each
     post commits only while the recurrence is still at the version it was read at: once an edit or
     a delete has answered, nothing of the old definition is posted."""
     current = Definition.of(item)
-    poster = poster_for(who, author(item), "recurrence")
+    poster = poster_for(ledger, author(item), "recurrence")
     posted_through = current.posted_through
     error: dict[str, Any] | None = None
     for count, occurrence in enumerate(
@@ -458,7 +462,7 @@ def run_recurrence(store: Store, who: str, item: Item, tally: RunTally, *, time_
         posted_through = occurrence.scheduled
     if posted_through == current.posted_through and same_error(error, current.last_error):
         return  # nothing new to say
-    _save_progress(store, who, current, posted_through, error)
+    _save_progress(store, ledger, current, posted_through, error)
 
 
 def _post(
@@ -488,7 +492,7 @@ def _post(
 
 
 def _save_progress(
-    store: Store, who: str, current: Definition, posted_through: dt.date | None, error: dict[str, Any] | None
+    store: Store, ledger: str, current: Definition, posted_through: dt.date | None, error: dict[str, Any] | None
 ) -> None:
     """Record how far the run got. If the definition was edited meanwhile, what was posted stays
     posted and the next occurrence comes from the new rule; if another run got further, it stands."""
@@ -496,7 +500,7 @@ def _save_progress(
         upcoming = current.next(posted_through)
         try:
             store.record_progress(
-                Bookkeeping(who),
+                Bookkeeping(ledger),
                 current.id,
                 version=current.version,
                 posted_through=posted_through.isoformat() if posted_through else None,
@@ -506,7 +510,7 @@ def _save_progress(
             )
             return
         except ProgressConflict:
-            item = store.read_recurrence(who, current.id)
+            item = store.read_recurrence(ledger, current.id)
             if item is None:
                 return  # deleted meanwhile: its slips stay, there is nothing to record
             latest = Definition.of(item)

@@ -16,17 +16,17 @@ from kakeibo.services.balances import account_month_totals, together
 from kakeibo.store import Item, Store, derived_key
 
 
-def monthly_report(store: Store, who: str, month: str, basis: str = "date") -> dict[str, Any]:
+def monthly_report(store: Store, ledger: str, month: str, basis: str = "date") -> dict[str, Any]:
     """A month's totals. On the `payment` basis a credit card's income and expense count in the month
     its cycle is paid, not the month of each slip (cards with billing; others as dated)."""
-    found, accounts, months = _reads(store, who, month, month)
+    found, accounts, months = _reads(store, ledger, month, month)
     by_month = _category_totals(found)
-    totals = account_month_totals(store, who, (month, month), accounts, months)
+    totals = account_month_totals(store, ledger, (month, month), accounts, months)
     categories = by_month.get(month, {})
     if basis == "payment":
         from kakeibo.services import cards  # noqa: PLC0415 - the cycle arithmetic loads when asked for
 
-        shift = cards.payment_basis(store, who, month, accounts)
+        shift = cards.payment_basis(store, ledger, month, accounts)
         categories = _shifted(categories, shift.categories)
         for account, moved in shift.accounts.items():
             row = totals.setdefault((account, month), {"income": 0, "expense": 0, "net": 0})
@@ -48,15 +48,15 @@ def _shifted(
     return out
 
 
-def yearly_report(store: Store, who: str, year: str) -> dict[str, Any]:
+def yearly_report(store: Store, ledger: str, year: str) -> dict[str, Any]:
     if not MIN_YEAR <= int(year) <= MAX_YEAR:
         raise errors.BadRequest(f"'year' must be between {MIN_YEAR} and {MAX_YEAR}")
     first, last = f"{year}-01", f"{year}-12"
-    found, accounts_found, months_found = _reads(store, who, first, last)
+    found, accounts_found, months_found = _reads(store, ledger, first, last)
     by_month = _category_totals(found)
     accounts: dict[str, list[dict[str, Any]]] = {f"{year}-{m:02d}": [] for m in range(1, 13)}
     for (account, month), row in sorted(
-        account_month_totals(store, who, (first, last), accounts_found, months_found).items()
+        account_month_totals(store, ledger, (first, last), accounts_found, months_found).items()
     ):
         accounts[month].append({"account": account, **row})
     months = [_report(month, posting.by_category(by_month.get(month, {})), accounts[month]) for month in accounts]
@@ -75,13 +75,13 @@ def yearly_report(store: Store, who: str, year: str) -> dict[str, Any]:
     return _report(year, posting.by_category(dict(whole)), by_account, key="year") | {"months": months}
 
 
-def _reads(store: Store, who: str, first: str, last: str) -> list[list[Item]]:
+def _reads(store: Store, ledger: str, first: str, last: str) -> list[list[Item]]:
     """The month x category and subcategory items, the accounts, and the accounts' month items of
     months first..last (only the totals a report shows): three Queries, sent at once."""
     return together(
-        lambda: list(store.months_category_totals(who, first, last)),
-        lambda: list(store.accounts(who)),
-        lambda: list(store.account_months_totals(who, first, last)),
+        lambda: list(store.months_category_totals(ledger, first, last)),
+        lambda: list(store.accounts(ledger)),
+        lambda: list(store.account_months_totals(ledger, first, last)),
     )
 
 

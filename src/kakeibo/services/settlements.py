@@ -127,13 +127,13 @@ def _shared(ctx_ledger: str) -> None:
         raise errors.NotFound("not found")
 
 
-def settlement(store: Store, who: str) -> dict[str, Any]:
+def settlement(store: Store, ledger: str) -> dict[str, Any]:
     """GET /ledgers/{ledger}/settlement: each member's paid, share, settled and net, and the fewest
     transfers that settle them all. A member who left stays listed (`member: false`) while their net
     is not 0, and may be settled with; once settled they are no longer listed."""
-    _shared(who)
-    item = store.nets(who) or {}
-    members = store.roster(str(who)).members
+    _shared(ledger)
+    item = store.nets(ledger) or {}
+    members = store.roster(str(ledger)).members
     nets = posting.nets_of({k: int(v) for k, v in item.items() if posting.is_net_field(k)})
     users = sorted(set(members) | {user for user, n in nets.items() if n["net"]})  # former: while they owe/are owed
     zero = {"paid": 0, "share": 0, "settled": 0, "net": 0}

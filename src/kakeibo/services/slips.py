@@ -218,15 +218,15 @@ def create_slip(
     if request_token:
         slip_id = slip_id or derived_id(request_token)
     slip_id = slip_id or new_slip_id()
-    who = ctx.ledger
+    ledger = ctx.ledger
     shared = settlements.sharing(store, ctx, body)
     entry = shared.apply(body.entry()) if shared else body.entry()
     if shared:
         conditions = (*conditions, shared.check)
-    stamp, no = now_iso(), store.next_number(who)
+    stamp, no = now_iso(), store.next_number(ledger)
     item = new_slip_item(body, slip_id, stamp=stamp, no=no, by=ctx.actor, sharing=shared, request_token=request_token)
     new = NewSlip(item, origin=ctx.origin, fingerprint=fingerprint(body), request_token=request_token)
-    conditions = (*conditions, *receipt_ops(store, who, slip_id, None, item))
+    conditions = (*conditions, *receipt_ops(store, ledger, slip_id, None, item))
 
     def write(token: str) -> None:
         with _naming_accounts(entry):
@@ -243,10 +243,10 @@ def create_slip(
         if not request_token:
             raise
         found = exc.identity if isinstance(exc, SlipIdTaken) else None
-        found = found or store.get(who, identity_sk(slip_id))
+        found = found or store.get(ledger, identity_sk(slip_id))
         if found is not None:
-            return _replay(store, who, found, new)
-        legacy = store.get(who, slip_sk(body.date, slip_id))  # a slip from before identities
+            return _replay(store, ledger, found, new)
+        legacy = store.get(ledger, slip_sk(body.date, slip_id))  # a slip from before identities
         if legacy is not None:
             if legacy.get("request_token") == request_token:
                 return slip_view(legacy)
@@ -256,7 +256,7 @@ def create_slip(
     return slip_view(item)
 
 
-def _replay(store: Store, who: str, identity: Item, new: NewSlip) -> dict[str, Any]:
+def _replay(store: Store, ledger: str, identity: Item, new: NewSlip) -> dict[str, Any]:
     """The answer to a create whose slip id (from its Idempotency-Key) is already used."""
     if identity.get("fingerprint") not in (None, new.fingerprint):
         raise errors.IdempotencyKeyReused("this Idempotency-Key was used with a different request body; use a new key")
@@ -265,26 +265,26 @@ def _replay(store: Store, who: str, identity: Item, new: NewSlip) -> dict[str, A
             "the slip this Idempotency-Key created has been deleted; it is not created again",
             id=identity["slip_id"],
         )
-    current = store.get(who, slip_sk(identity["date"], identity["slip_id"]))
+    current = store.get(ledger, slip_sk(identity["date"], identity["slip_id"]))
     if current is None:  # moved between our two reads
         raise errors.Conflict("the slip is being changed; retry", retry_after=1)
     return slip_view(current)
 
 
-def get_slip_by_id(store: Store, who: str, slip_id: str) -> dict[str, Any]:
+def get_slip_by_id(store: Store, ledger: str, slip_id: str) -> dict[str, Any]:
     """A slip by its id alone, wherever its date has moved it."""
-    found = store.get(who, identity_sk(slip_id)) if valid_id(slip_id) else None
+    found = store.get(ledger, identity_sk(slip_id)) if valid_id(slip_id) else None
     if found is None or found.get("deleted"):
         raise errors.NotFound("slip not found")
-    return get_slip(store, who, found["date"], slip_id)
+    return get_slip(store, ledger, found["date"], slip_id)
 
 
-def get_slip(store: Store, who: str, date: str, slip_id: str) -> dict[str, Any]:
-    return slip_view(_read_slip(store, who, date, slip_id))
+def get_slip(store: Store, ledger: str, date: str, slip_id: str) -> dict[str, Any]:
+    return slip_view(_read_slip(store, ledger, date, slip_id))
 
 
-def _read_slip(store: Store, who: str, date: str, slip_id: str) -> Item:
-    item = store.get(who, slip_sk(date, slip_id)) if _valid_key(date, slip_id) else None
+def _read_slip(store: Store, ledger: str, date: str, slip_id: str) -> Item:
+    item = store.get(ledger, slip_sk(date, slip_id)) if _valid_key(date, slip_id) else None
     if item is None:
         raise errors.NotFound("slip not found")
     return item
@@ -530,7 +530,7 @@ def list_cursor(date_from: str | None, date_to: str | None, cursor: str | None) 
 
 def list_slips(
     store: Store,
-    who: str,
+    ledger: str,
     *,
     date_from: str | None = None,
     date_to: str | None = None,
@@ -551,17 +551,17 @@ def list_slips(
     filters = SlipFilter(account=account, category=category, kind=kind, by=by)
     if filters:
         page = store.indexed_slips(
-            who, filters, date_from=date_from, date_to=date_to, below=resume, limit=limit, max_read=MAX_LIST_READ
+            ledger, filters, date_from=date_from, date_to=date_to, below=resume, limit=limit, max_read=MAX_LIST_READ
         )
         if page is not None:
             after = page.resume and encode_cursor({"day": page.resume[0], "below": page.resume[1]})
             return [slip_view(i) for i in page.items], after
-    return _list_reading_slips(store, who, (lo, hi), resume=resume, filters=filters, limit=limit)
+    return _list_reading_slips(store, ledger, (lo, hi), resume=resume, filters=filters, limit=limit)
 
 
 def _list_reading_slips(
     store: Store,
-    who: str,
+    ledger: str,
     span: tuple[str, str],
     *,
     resume: tuple[str, int | None] | None,
@@ -592,7 +592,9 @@ def _list_reading_slips(
         first = then = min(100, MAX_LIST_READ)
     else:  # a little past the page, so that its last day is usually read whole by one Query
         first, then = limit + 1 + limit // 10 + 5, 25
-    pages = store.slip_pages(who, lo, hi, account=account, category=category, kind=kind, by=by, first=first, then=then)
+    pages = store.slip_pages(
+        ledger, lo, hi, account=account, category=category, kind=kind, by=by, first=first, then=then
+    )
     for page in pages:
         read += page.read
         for item in page.items:

@@ -86,10 +86,10 @@ def import_csv(
     if time ran out (send it again). A dry run answers what each row would do and writes nothing."""
     options = options or Options()
     ctx = ctx.as_origin("import")
-    who = ctx.ledger
+    ledger = ctx.ledger
     prepared = prepare(store, ctx, data, charset, options)
     if options.dry_run:
-        return preview(store, who, prepared, _account_problem)
+        return preview(store, ledger, prepared, _account_problem)
     parsed, accounts = prepared.file, prepared.accounts
     tally = Tally(errors=list(parsed.errors))
     queue = []
@@ -101,7 +101,7 @@ def import_csv(
             queue.append(row)
     _started(store, ctx, parsed)
     # rows imported before whose content changed in the app, rows it no longer has
-    sync = import_sync.compare(store, who, prepared.format, queue)
+    sync = import_sync.compare(store, ledger, prepared.format, queue)
     written: dict[str, dict[str, Any]] = {}
     done = import_sync.apply(store, ctx, sync, apply_deletions=options.apply_deletions, written=written)
     waiting = {sid for sid in sync.replacing if not done.get(sid, "").startswith("replaced")}
@@ -115,7 +115,7 @@ def import_csv(
                 tally.synced += 1
     queue = [row for row in queue if row.slip_id not in settled]
     queue.sort(key=lambda r: (r.slip.date, r.line))
-    known = store.used_slip_ids(who)
+    known = store.used_slip_ids(ledger)
     writer = _Writer(store, ctx, parsed.sha256, known, tally, marked=prepared.format in import_sync.SYNCED_FORMATS)
     try:
         for _ in range(MAX_PASSES):
@@ -173,9 +173,9 @@ def _synced(sync: import_sync.Sync, done: dict[str, str], written: dict[str, dic
     }
 
 
-def get_import(store: Store, who: str, import_id: str) -> dict[str, Any]:
+def get_import(store: Store, ledger: str, import_id: str) -> dict[str, Any]:
     """The full report of an import (its refused rows, up to MAX_LISTED_ERRORS), as last run."""
-    found = store.get_import(who, import_id) if _is_sha256(import_id) else None
+    found = store.get_import(ledger, import_id) if _is_sha256(import_id) else None
     if found is None:
         raise errors.NotFound(f"import '{import_id}' not found")
     return {
@@ -246,7 +246,7 @@ class _Writer:
         self.marked = marked  # slips keep what they were imported as (import_sync)
         self.store = store
         self.ctx = ctx
-        self.who = ctx.ledger
+        self.ledger = ctx.ledger
         self.sha256 = sha256
         self.known = known  # slip ids already imported (ROW items seen), by any file
         self.tally = tally
@@ -311,14 +311,14 @@ class _Writer:
     def _existing(self, rows: Sequence[Row]) -> set[str]:
         """Slip ids among `rows` already used (an identity) or taken by an older slip at that key."""
         keys = [k for r in rows for k in (identity_sk(r.slip_id), slip_sk(r.slip.date, r.slip_id))]
-        found = self.store.transact_get(self.who, keys)
+        found = self.store.transact_get(self.ledger, keys)
         return {r.slip_id for i, r in enumerate(rows) if found[2 * i] is not None or found[2 * i + 1] is not None}
 
     def _number(self, rows: Sequence[Row]) -> None:
         """Slip numbers for the rows that have none yet: one counter call for all of them (a number
         is kept for its row through retries; one of a row not written is never used)."""
         missing = list(dict.fromkeys(r.slip_id for r in rows if r.slip_id not in self.numbers))
-        self.numbers.update(zip(missing, self.store.reserve_numbers(self.who, len(missing)), strict=True))
+        self.numbers.update(zip(missing, self.store.reserve_numbers(self.ledger, len(missing)), strict=True))
 
     def _create(self, rows: Sequence[Row]) -> None:
         """The rows' slips in one transaction, through the one create path."""
@@ -387,7 +387,7 @@ def batches(rows: Sequence[Row], author: str | None, numbers: dict[str, int]) ->
 
 def export_csv(
     store: Store,
-    who: str,
+    ledger: str,
     *,
     date_from: str | None = None,
     date_to: str | None = None,
@@ -400,7 +400,7 @@ def export_csv(
     slips: list[dict[str, Any]] = []
     size = len(csvio.header_line(subcategory=True))
     next_cursor: str | None = None
-    for item in store.slips_oldest_first(who, lo, hi, after=start):
+    for item in store.slips_oldest_first(ledger, lo, hi, after=start):
         if by and by not in (item.get("created_by"), item.get("updated_by")):
             continue
         slip = slip_view(item)

@@ -62,16 +62,16 @@ class Prepared:
 
 
 def prepare(store: Store, ctx: WriteContext, data: bytes, charset: str | None, options: Options) -> Prepared:
-    who = ctx.ledger
+    ledger = ctx.ledger
     source = detect.read(data, charset, options.format, by_content=options.by_content)
-    listing = account_service.list_accounts(store, who)
+    listing = account_service.list_accounts(store, ledger)
     if isinstance(source, CsvFile):
         return Prepared(detect.KAKEIBO, source, _by_id(listing))
     resolved = matching.resolve(source, listing, create=options.create_accounts)
     created: list[str] = []
     if options.create_accounts and resolved.unknown and not options.dry_run:
         created = _create(store, ctx, resolved.unknown)
-        listing = account_service.list_accounts(store, who)
+        listing = account_service.list_accounts(store, ledger)
         resolved = matching.resolve(source, listing, create=False)
     accounts = _by_id(listing)
     if options.dry_run and options.create_accounts:  # as they would be once created
@@ -93,14 +93,14 @@ def _create(store: Store, ctx: WriteContext, unknown: list[dict[str, Any]]) -> l
     return created
 
 
-def preview(store: Store, who: str, prepared: Prepared, problem: AccountProblem) -> dict[str, Any]:
+def preview(store: Store, ledger: str, prepared: Prepared, problem: AccountProblem) -> dict[str, Any]:
     """What importing the file would do, row by row; writes nothing. Rows already imported (by
     this file or an overlapping one) are duplicates; rows an app did not count as income or
     expense are not_counted (imported as transfers against a clearing account). Refusals that
     depend on the money at the time of writing (insufficient funds, a strict budget) are found
     only by the import itself."""
     parsed = prepared.file
-    existing = store.used_slip_ids(who) if parsed.valid else set()  # identities (live or deleted), legacy ROW# marks
+    existing = store.used_slip_ids(ledger) if parsed.valid else set()  # identities (live or deleted), legacy ROW# marks
     items: list[dict[str, Any]] = [{"line": e.line, "action": "error", "message": e.message} for e in parsed.errors]
     writable = []
     for row in parsed.valid:
@@ -110,7 +110,7 @@ def preview(store: Store, who: str, prepared: Prepared, problem: AccountProblem)
             items.append({"line": row.line, "action": "error", "message": reason, "slip": slip})
         else:
             writable.append(row)
-    sync = import_sync.compare(store, who, prepared.format, writable)
+    sync = import_sync.compare(store, ledger, prepared.format, writable)
     synced = import_sync.outcomes(sync)
     listed = {i["slip_id"] for i in synced}
     for row in writable:

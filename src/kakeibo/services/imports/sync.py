@@ -78,20 +78,20 @@ def _filed(fields: dict[str, Any]) -> SlipIn:
     return SlipIn.model_validate(fields)
 
 
-def compare(store: Store, who: str, fmt: str, rows: list[Row]) -> Sync:
+def compare(store: Store, ledger: str, fmt: str, rows: list[Row]) -> Sync:
     """The file's valid rows against the ledger: reads the rows' identities and slips (BatchGetItem)
     and the slips dated within the file's dates (one Query)."""
     out = Sync()
     if fmt not in SYNCED_FORMATS or not rows:
         return out
-    identities = store.batch_get(who, [identity_sk(r.slip_id) for r in rows])
+    identities = store.batch_get(ledger, [identity_sk(r.slip_id) for r in rows])
     live = {
         r.slip_id: identities[identity_sk(r.slip_id)]
         for r in rows
         if identity_sk(r.slip_id) in identities and not identities[identity_sk(r.slip_id)].get("deleted")
     }
     if fmt == "mf" and live:
-        slips = store.batch_get(who, [slip_sk(str(i["date"]), sid) for sid, i in live.items()])
+        slips = store.batch_get(ledger, [slip_sk(str(i["date"]), sid) for sid, i in live.items()])
         for row in rows:
             found = live.get(row.slip_id)
             current = slips.get(slip_sk(str(found["date"]), row.slip_id)) if found else None
@@ -102,7 +102,7 @@ def compare(store: Store, who: str, fmt: str, rows: list[Row]) -> Sync:
     prefix = identity_prefix(fmt)
     vanished = [
         item
-        for item in store.slips_oldest_first(who, lo, hi)
+        for item in store.slips_oldest_first(ledger, lo, hi)
         if item.get("import_id") and str(item["id"]).startswith(prefix) and item["id"] not in ids
     ]
     if fmt == "zaim":

@@ -82,12 +82,12 @@ def create(store: Store, ctx: WriteContext, body: WebhookIn) -> dict[str, Any]:
     return {**webhook_view({**item, "delivered": seq}), "secret": item["secret"]}
 
 
-def list_webhooks(store: Store, who: str) -> dict[str, Any]:
-    return {"items": [webhook_view(item) for item in store.webhooks(who)]}
+def list_webhooks(store: Store, ledger: str) -> dict[str, Any]:
+    return {"items": [webhook_view(item) for item in store.webhooks(ledger)]}
 
 
-def _read(store: Store, who: str, webhook_id: str) -> Item:
-    found = store.webhook(who, webhook_id) if valid_id(webhook_id) else None
+def _read(store: Store, ledger: str, webhook_id: str) -> Item:
+    found = store.webhook(ledger, webhook_id) if valid_id(webhook_id) else None
     if found is None:
         raise errors.NotFound("webhook not found")
     return found
@@ -139,9 +139,9 @@ def _attempt(raw: str) -> dict[str, Any]:
             "ms": int(attempt.get("ms", 0))}  # fmt: skip
 
 
-def deliveries(store: Store, who: str, webhook_id: str) -> dict[str, Any]:
-    _read(store, who, webhook_id)
-    items = store.deliveries(who, webhook_id, limit=MAX_LISTED_DELIVERIES)
+def deliveries(store: Store, ledger: str, webhook_id: str) -> dict[str, Any]:
+    _read(store, ledger, webhook_id)
+    items = store.deliveries(ledger, webhook_id, limit=MAX_LISTED_DELIVERIES)
     out = []
     for i in items:
         tries: Sequence[str] = i.get("tries") or [i["last"]]
