@@ -26,11 +26,11 @@ from kakeibo.services.accounts import get_account
 from kakeibo.services.common import (
     TimeLeft,
     check_version,
+    invalid,
     now_iso,
     on_current,
     query_date,
     valid_id,
-    validation_errors,
 )
 from kakeibo.services.postings import RunTally, kept_error, out_of_time, post, poster_for, same_error, worded
 from kakeibo.settings import today
@@ -275,9 +275,7 @@ def patch_recurrence(
         try:
             body = RecurrenceIn.model_validate(merged)
         except ValidationError as exc:
-            raise errors.ValidationFailed(
-                "the patched recurrence is not valid", errors=validation_errors(exc, prefix="body")
-            ) from exc
+            raise invalid(exc, "the patched recurrence is not valid") from exc
         fields = _definition_fields(body)
         if all(item[name] == value for name, value in fields.items()):
             return recurrence_view(item)
