@@ -15,7 +15,7 @@ export PORT DDB_PORT DATA_DIR S3_PORT
 PYTHON ?= $(shell for p in python3.13 "$$(pyenv root 2>/dev/null)/versions/3.13.0/bin/python3.13" python3.12 python3.11 python3; do \
             command -v "$$p" >/dev/null 2>&1 && "$$p" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null && { echo "$$p"; break; }; done)
 
-.PHONY: help setup run-setup package host-package run stop test lint typecheck unit integration api web browser bench clean java
+.PHONY: help setup run-setup package host-package run invoke stop test lint typecheck unit integration api web browser bench clean java
 .DEFAULT_GOAL := help
 
 help:
@@ -96,8 +96,20 @@ run-setup: $(VENV)/.run-installed node_modules/.installed java
 browser:
 	@bash scripts/ensure-chromium.sh
 
-run: run-setup
-	$(PY) -m kakeibo.local run
+# ARTIFACT=1: the function as sam build builds it for this machine, imported from its directory alone
+# (with the standard library, as Lambda's /var/task), instead of from the sources.
+ARTIFACT ?=
+HOST_TASK := build/sam-$(HOST_ARCH)/LedgerFunction
+
+run: run-setup $(if $(ARTIFACT),host-package)
+	$(PY) -m kakeibo.local run $(if $(ARTIFACT),--task $(HOST_TASK))
+
+# One event of events/ through the built handler against the local tables (make run's, if it runs
+# on this DATA_DIR), the response printed: `sam local invoke -e`, without Docker.
+EVENT ?=
+invoke: run-setup host-package
+	@test -n "$(EVENT)" || { echo "usage: make invoke EVENT=events/health.json"; exit 2; }
+	@$(PY) -m kakeibo.local invoke --task $(HOST_TASK) $(EVENT)
 
 # Stop a `make run` (of this DATA_DIR) as Ctrl-C does: SIGTERM, then DynamoDB Local is stopped and waited for.
 stop:
@@ -120,14 +132,21 @@ unit: $(VENV)/.installed
 integration: setup host-package
 	$(VENV)/bin/pytest tests/integration -q
 
-api: setup browser
-	$(VENV)/bin/pytest tests/api -q
+# ARTIFACT=1: the function as built (KAKEIBO_TASK, tests/api/conftest.py), not the sources.
+api: setup browser $(if $(ARTIFACT),host-package)
+	$(if $(ARTIFACT),KAKEIBO_TASK=$(abspath $(HOST_TASK))) $(VENV)/bin/pytest tests/api -q
 
 web: setup browser
 	$(VENV)/bin/pytest tests/api/test_web.py -q
 
+# The API suite's HTTP contract runs a second time against the function as sam build built it (the
+# browser, generated-client and make-run tests only once: they would add minutes, not coverage of it).
+ARTIFACT_API_TESTS := tests/api/test_front.py tests/api/test_idempotency_http.py tests/api/test_imports_http.py \
+  tests/api/test_concurrency.py tests/api/test_openapi_fuzz.py
+
 test: setup browser lint typecheck host-package $(SCAN_VENV)/.installed
 	CHECKOV=$(SCAN_VENV)/bin/checkov $(VENV)/bin/pytest tests -q -p no:cacheprovider
+	KAKEIBO_TASK=$(abspath $(HOST_TASK)) $(VENV)/bin/pytest $(ARTIFACT_API_TESTS) -q -p no:cacheprovider
 
 bench: setup host-package
 	$(PY) -m bench

@@ -1,10 +1,16 @@
-"""API tests: real HTTP against the local front (template routes, emulated authorizer)."""
+"""API tests: real HTTP against the local front (template routes, emulated authorizer).
+
+KAKEIBO_TASK=DIR (a `sam build` directory of the LedgerFunction; `make test` sets it for one run of
+this suite) serves the function as built: each instance imports it from DIR and the standard library
+alone, as Lambda's /var/task. Unset, the instances import the sources."""
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 import pytest
 import requests
@@ -33,7 +39,9 @@ def function_pool(dynamodb_local: DynamoDBLocal, s3_local: S3Local) -> Iterator[
     """The function's instances (FUNCTION_CONCURRENCY, default 4), as `make run` starts them."""
     from kakeibo.local.__main__ import local_environment
 
-    pool = Pool(concurrency(), local_environment(dynamodb_local.endpoint, s3_local.endpoint)).start()
+    task = Path(os.environ["KAKEIBO_TASK"]) if os.environ.get("KAKEIBO_TASK") else None
+    assert task is None or (task / "kakeibo" / "handler.py").is_file(), f"KAKEIBO_TASK={task}: not a built function"
+    pool = Pool(concurrency(), local_environment(dynamodb_local.endpoint, s3_local.endpoint), task=task).start()
     yield pool
     pool.close()
 

@@ -1,9 +1,11 @@
-"""`python -m kakeibo.local run`: DynamoDB Local + tables + the HTTP front, until Ctrl-C."""
+"""`python -m kakeibo.local run`: DynamoDB Local + tables + the HTTP front, until Ctrl-C.
+`python -m kakeibo.local invoke --task DIR EVENT...`: events through the built handler (kakeibo.local.invoke)."""
 
 from __future__ import annotations
 
 import argparse
 import datetime as dt
+import json
 import os
 import signal
 import sys
@@ -77,9 +79,13 @@ def post_due_daily(stop: threading.Event) -> None:
             return
 
 
-def _banner(url: str, size: int, pids: list[int], *, ddb: str, s3: str, data_dir: Path) -> None:
+def _banner(
+    url: str, size: int, pids: list[int], *, ddb: str, s3: str, data_dir: Path, task: Path | None = None
+) -> None:
     print(f"Kakeibo API on {url}  (Swagger UI: {url}/swagger)")
     print(f"serving with {size} function instances (FUNCTION_CONCURRENCY), pids {', '.join(map(str, pids))}")
+    if task is not None:
+        print(f"the function as built: {task} and the standard library only (as Lambda's /var/task)")
     print(f"DynamoDB Local on {ddb}, data in {data_dir.resolve()}  -- Ctrl-C to stop")
     print(f"S3- and SQS-compatible server (receipts, webhook queues) on {s3}, data in {(data_dir / 's3').resolve()}")
     if os.environ.get("WEBHOOK_ALLOW_LOOPBACK") == "1":
@@ -96,7 +102,15 @@ def start_webhooks(ddb_endpoint: str, sqs_endpoint: str, data_dir: Path, stop: t
     QueuePoller(sqs_endpoint, os.environ["WEBHOOK_QUEUE_URL"], lambda e: lambda_handler(e, None)).start(stop)
 
 
-def run(port: int, ddb_port: int, data_dir: Path, host: str, s3_port: int = 0) -> int:
+def _mark_running(data_dir: Path, ddb: str, s3: str) -> list[Path]:
+    """run.pid (`make stop` sends SIGTERM to it) and run.json (`make invoke` uses these tables while we run)."""
+    pid_file, run_file = data_dir / "run.pid", data_dir / "run.json"
+    pid_file.write_text(str(os.getpid()), encoding="utf-8")
+    run_file.write_text(json.dumps({"pid": os.getpid(), "dynamodb": ddb, "s3": s3}), encoding="utf-8")
+    return [pid_file, run_file]
+
+
+def run(port: int, ddb_port: int, data_dir: Path, host: str, s3_port: int = 0, *, task: Path | None = None) -> int:
     try:
         size = concurrency()
     except ValueError as exc:
@@ -119,12 +133,11 @@ def run(port: int, ddb_port: int, data_dir: Path, host: str, s3_port: int = 0) -
         create_tables(boto3.client("dynamodb", endpoint_url=ddb.endpoint))
         create_buckets(s3.endpoint, origins=(f"http://{host}:{port}",))
         create_queues(s3.endpoint)
-        pool = Pool(size, local_environment(ddb.endpoint, s3.endpoint), log=_log).start()
+        pool = Pool(size, local_environment(ddb.endpoint, s3.endpoint), log=_log, task=task).start()
         web = template.ROOT / "web"
         server = serve(Front(pool, web_root=web if web.is_dir() else None), host, port)
         stop = threading.Event()
-        pid_file = data_dir / "run.pid"  # `make stop` sends SIGTERM to it
-        pid_file.write_text(str(os.getpid()), encoding="utf-8")
+        marks = _mark_running(data_dir, ddb.endpoint, s3.endpoint)
 
         def on_signal(signum: int, frame: FrameType | None) -> None:
             stop.set()
@@ -135,13 +148,15 @@ def run(port: int, ddb_port: int, data_dir: Path, host: str, s3_port: int = 0) -
         thread.start()
         threading.Thread(target=post_due_daily, args=(stop,), daemon=True, name="recurrences").start()
         start_webhooks(ddb.endpoint, s3.endpoint, data_dir, stop)
-        _banner(f"http://{host}:{port}", size, pool.pids(), ddb=ddb.endpoint, s3=s3.endpoint, data_dir=data_dir)
+        url = f"http://{host}:{port}"
+        _banner(url, size, pool.pids(), ddb=ddb.endpoint, s3=s3.endpoint, data_dir=data_dir, task=task)
         sys.stdout.flush()
         stop.wait()
         print("\nstopping...")
         server.shutdown()
         server.server_close()
-        pid_file.unlink(missing_ok=True)
+        for mark in marks:
+            mark.unlink(missing_ok=True)
         return 0
     except (FunctionFailed, LocalStackError) as exc:
         print(f"error: {getattr(exc, 'detail', exc)}", file=sys.stderr)
@@ -162,8 +177,20 @@ def main(argv: list[str] | None = None) -> int:
     run_p.add_argument("--data-dir", type=Path, default=Path(os.environ.get("DATA_DIR", ".kakeibo")))
     run_p.add_argument("--host", default=os.environ.get("HOST", "127.0.0.1"))
     run_p.add_argument("--s3-port", type=int, default=int(os.environ.get("S3_PORT", "0")), help="0: any free port")
+    run_p.add_argument("--task", type=Path, help="serve the function from this sam build directory alone")
+    invoke_p = sub.add_parser("invoke", help="events through the built handler against the local tables")
+    invoke_p.add_argument("events", type=Path, nargs="+", help="API Gateway event files (events/)")
+    invoke_p.add_argument("--task", type=Path, required=True, help="the sam build directory of the function")
+    invoke_p.add_argument("--data-dir", type=Path, default=Path(os.environ.get("DATA_DIR", ".kakeibo")))
     args = parser.parse_args(argv)
-    return run(args.port, args.ddb_port, args.data_dir, args.host, args.s3_port)
+    if args.command == "invoke":
+        from kakeibo.local.invoke import invoke
+
+        return invoke(args.events, args.task, args.data_dir)
+    if args.task is not None and not (args.task / "kakeibo" / "handler.py").is_file():
+        print(f"error: {args.task} is not a built LedgerFunction (make host-package builds it)", file=sys.stderr)
+        return 1
+    return run(args.port, args.ddb_port, args.data_dir, args.host, args.s3_port, task=args.task)
 
 
 if __name__ == "__main__":

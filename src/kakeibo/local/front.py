@@ -20,17 +20,17 @@ import sys
 import threading
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import parse_qsl, unquote, urlsplit
 
-from kakeibo.local import template
+from kakeibo.local import task, template
 from kakeibo.local.events import http_event, identity_from_authorization
 
 Handler = Callable[[dict[str, Any], Any], dict[str, Any]]
+LambdaContext = task.LambdaContext  # the context an instance hands the handler (tests and the bench too)
 MAX_PAYLOAD = 10 * 1024 * 1024  # API Gateway's own limit
 BACKLOG = 128  # pending connections the listening socket holds (Python's default is 5)
 WEB_TYPES = {
@@ -42,20 +42,6 @@ WEB_TYPES = {
     ".svg": "image/svg+xml",
     ".png": "image/png",
 }
-
-
-@dataclass
-class LambdaContext:
-    aws_request_id: str
-    function_name: str = "LedgerFunction"
-    function_version: str = "$LATEST"
-    memory_limit_in_mb: int = 512
-    invoked_function_arn: str = "arn:aws:lambda:local:123456789012:function:LedgerFunction"
-    log_group_name: str = "/aws/lambda/LedgerFunction"
-    log_stream_name: str = "local"
-
-    def get_remaining_time_in_millis(self) -> int:
-        return 10_000
 
 
 class FunctionFailed(Exception):

@@ -7,6 +7,10 @@ start (importing the handler). A `Pool` does the same with processes: `size` ins
 at once; a request takes an idle one (waiting for one to be free when all are busy, where Lambda
 would throttle), and a crashed instance costs only the request it was handling — the caller gets
 `FunctionFailed` for it and a new instance starts in its place.
+
+Each instance is kakeibo.local.task: the handler from the source tree, or, given `task` (a `sam
+build` directory, `make run ARTIFACT=1`), from that directory alone with the standard library, as
+Lambda's /var/task.
 """
 
 from __future__ import annotations
@@ -19,14 +23,14 @@ import signal
 import subprocess
 import sys
 import threading
-import time
-import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
+from pathlib import Path
 from typing import Any
 
-from kakeibo.local.front import FunctionFailed, Handler, LambdaContext
+from kakeibo.local import task
+from kakeibo.local.front import FunctionFailed
 
 DEFAULT_CONCURRENCY = 4
 
@@ -41,30 +45,6 @@ def concurrency(environ: dict[str, str] | os._Environ[str] | None = None) -> int
     if not raw.isdigit() or not 1 <= int(raw) <= 64:
         raise ValueError(f"FUNCTION_CONCURRENCY must be a whole number from 1 to 64, not {raw!r}")
     return int(raw)
-
-
-def _serve(conn: Connection, env: dict[str, str]) -> None:
-    """One instance: import the handler (the cold start), then answer events until the pipe closes."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the front, which then closes us
-    os.environ.update(env)
-    t0 = time.perf_counter()
-    from kakeibo.handler import lambda_handler
-
-    handler: Handler = lambda_handler  # called with our LambdaContext, a duck of Lambda's own
-    conn.send(("ready", os.getpid(), (time.perf_counter() - t0) * 1000))
-    while True:
-        try:
-            event = conn.recv()
-        except (EOFError, OSError):
-            return  # the front is gone
-        if event is None:
-            return
-        try:
-            context = LambdaContext(aws_request_id=event["requestContext"]["requestId"])
-            conn.send(("ok", handler(event, context)))
-        except Exception as exc:  # an unhandled function error: reported, the instance lives on
-            traceback.print_exc()
-            conn.send(("error", f"{type(exc).__name__}: {exc}"))
 
 
 def _ended(process: subprocess.Popen[bytes]) -> str:
@@ -130,12 +110,22 @@ class _Slot:
 class Pool:
     """`size` function instances; `invoke(event)` runs the event on a free one."""
 
-    def __init__(self, size: int, env: dict[str, str] | None = None, *, log: Log | None = None) -> None:
+    def __init__(
+        self,
+        size: int,
+        env: dict[str, str] | None = None,
+        *,
+        log: Log | None = None,
+        task: Path | None = None,
+        stdout: int | None = None,
+    ) -> None:
         if size < 1:
             raise ValueError("a pool needs at least one instance")
         self.size = size
         self.env = dict(env or {})
         self.log: Log = log or (lambda message: None)
+        self.task = task
+        self.stdout = stdout  # where the instances' own output goes (None: this process's stdout)
         self._slots = [_Slot(number) for number in range(1, size + 1)]
         self._idle: queue.Queue[_Slot] = queue.Queue()  # FIFO: requests spread over every instance
         self._closed = False
@@ -221,10 +211,15 @@ class Pool:
 
     def _launch(self, number: int) -> Instance:
         parent, child = multiprocessing.Pipe()
+        if self.task is None:  # the handler from the sources this interpreter imports
+            command = [sys.executable, "-m", task.__name__, str(child.fileno())]
+        else:  # the built function alone, with the standard library: no venv, no sources
+            command = [sys.executable, "-I", "-S", str(task.__file__), str(child.fileno()), "--task", str(self.task)]
         process = subprocess.Popen(  # a fresh interpreter: the instance's own cold start
-            [sys.executable, "-m", __name__, str(child.fileno())],
+            command,
             env={**os.environ, **self.env},
             pass_fds=[child.fileno()],
+            stdout=self.stdout,
         )
         child.close()
         try:
@@ -236,7 +231,3 @@ class Pool:
             ) from exc
         self.log(f"function instance {number} ready: pid {pid}, cold start {cold_ms:.0f} ms")
         return Instance(number, process, parent, cold_ms)
-
-
-if __name__ == "__main__":
-    _serve(Connection(int(sys.argv[1])), {})
