@@ -15,7 +15,7 @@ export PORT DDB_PORT DATA_DIR S3_PORT
 PYTHON ?= $(shell for p in python3.13 "$$(pyenv root 2>/dev/null)/versions/3.13.0/bin/python3.13" python3.12 python3.11 python3; do \
             command -v "$$p" >/dev/null 2>&1 && "$$p" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null && { echo "$$p"; break; }; done)
 
-.PHONY: help setup run-setup package host-package run invoke stop test lint typecheck unit integration api web browser bench clean java
+.PHONY: help setup run-setup package host-package run invoke deploy smoke stop test lint typecheck unit integration api web browser bench clean java
 .DEFAULT_GOAL := help
 
 help:
@@ -24,6 +24,10 @@ help:
 	@echo "make test   - lint, type-check, unit, integration and API tests, the web page in Chromium"
 	@echo "make web    - only the web page's tests"
 	@echo "make bench  - benchmarks (results in bench/results/)"
+	@echo "make run ARTIFACT=1 - the same, serving the function as sam build built it for this machine"
+	@echo "make invoke EVENT=events/health.json - one event through the built handler against the local tables"
+	@echo "make deploy - make package, sam deploy --guided, then the API URL and the user pool ids"
+	@echo "make smoke API=https://... TOKEN=... - a bounded check of a deployed stack"
 	@echo "make package [ARCH=arm64|x86_64] - sam build of every function (default: the template's architecture), in build/sam-ARCH"
 
 # Two stamps: `make run` installs what running needs (the function's dependencies and the local
@@ -68,6 +72,21 @@ package: $(SAM_BUILD)/.built
 	@echo "$(SAM_BUILD): $$(du -sh $(SAM_BUILD)/LedgerFunction | cut -f1) a function, for $(ARCH)"
 
 host-package: build/sam-$(HOST_ARCH)/.built
+
+# Deploy what `make package` built (sam deploy --guided: answers kept in samconfig.toml), then print
+# the stack's outputs: the API's URL and the user pool's ids (README: "Deploy to AWS" gets a token).
+STACK ?= kakeibo-api
+deploy: package
+	PATH="$(PY_HOME)/bin:$$PATH" $(VENV)/bin/sam deploy --guided --template-file $(SAM_BUILD)/template.yaml --stack-name $(STACK)
+	@aws cloudformation describe-stacks --stack-name $(STACK) \
+	  --query "Stacks[0].Outputs[?contains('ApiUrl UserPoolId UserPoolClientId', OutputKey)].[OutputKey,OutputValue]" \
+	  --output text
+
+# A bounded check of a deployed stack (scripts/smoke.py): make smoke API=https://... TOKEN=<ID token>
+API ?=
+TOKEN ?=
+smoke:
+	@$(PYTHON) scripts/smoke.py "$(API)" "$(TOKEN)"
 
 node_modules/.installed: package.json package-lock.json
 	@command -v npm >/dev/null 2>&1 || { echo "error: Node.js with npm is required (DynamoDB Local and the browser test come from npm)"; \

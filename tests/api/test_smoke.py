@@ -1,0 +1,50 @@
+"""`make smoke API=... TOKEN=...` against the local front: every step passes; a wrong URL or token
+is one clear line and a non-zero exit."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from kakeibo.local.dynamodb import free_port
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def smoke(api: str, token: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["make", "--no-print-directory", "smoke", f"API={api}", f"TOKEN={token}"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+
+def test_smoke_passes_every_step_on_the_local_front(front_url: str, user: str) -> None:
+    # When make smoke checks the local front as a user
+    done = smoke(front_url, user)
+    # Then every step is printed as passed, the scratch ledger is said to stay, and it exits 0
+    assert done.returncode == 0, done.stdout + done.stderr
+    steps = [line for line in done.stdout.splitlines() if line.startswith("ok  ")]
+    assert len(steps) == 9, done.stdout
+    assert "no DELETE /ledgers/{ledger}" in done.stdout
+    assert done.stdout.rstrip().endswith("smoke passed")
+
+
+def test_a_wrong_token_is_one_line_and_a_failure(front_url: str) -> None:
+    # Given a token the authorizer refuses (an unsigned JWT without a readable payload)
+    done = smoke(front_url, "not.a-valid.token")
+    # Then make smoke fails after the health check, with one line naming the token
+    assert done.returncode != 0
+    (line,) = done.stderr.strip().splitlines()[:1]
+    assert "401" in line and "TOKEN" in line, done.stderr
+
+
+def test_a_wrong_url_is_one_line_and_a_failure() -> None:
+    # Given a URL where nothing listens
+    done = smoke(f"http://127.0.0.1:{free_port()}", "someone")
+    # Then make smoke fails at once with one line naming the URL
+    assert done.returncode != 0
+    assert "no answer from" in done.stderr and "ApiUrl" in done.stderr, done.stderr
