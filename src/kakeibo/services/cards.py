@@ -1,5 +1,6 @@
-"""Credit cards: their statements (per billing cycle, from the rollups) and their payments, posted
-once each by the daily job through the one slip create path (`core/billing.py` has the cycle arithmetic).
+"""Credit cards' statements, per billing cycle, from the rollups (`core/billing.py` has the cycle
+arithmetic; card_payments.py posts what they say is due, payment_basis.py reports spending when it
+is paid).
 
 A statement's reads do not grow with the card's age: the card, its year items up to the first
 cycle's year and its month items of the cycles' months (for its balance at each closing date), its
@@ -10,38 +11,25 @@ day items of the cycles' periods (charges, refunds, payments) and the payment sl
 from __future__ import annotations
 
 import datetime as dt
-import json
-from collections import defaultdict
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from kakeibo import errors
 from kakeibo.core import billing
 from kakeibo.core.billing import Cycle
-from kakeibo.core.posting import UNCATEGORIZED, CategoryMonthItem, ItemKey, SubcategoryMonthItem
-from kakeibo.core.recurrence import LAST_DAY, month_day
 from kakeibo.models import check_month
 from kakeibo.services.accounts import account_item, card_billing, card_eras, card_managed
 from kakeibo.services.balances import Rollups, changes, rollup_reads, together
-from kakeibo.services.common import TimeLeft
-from kakeibo.services.postings import RunTally, kept_error, out_of_time, post, poster_for, same_error
-from kakeibo.services.slips import list_slips
 from kakeibo.settings import today
 from kakeibo.store import (
-    Bookkeeping,
     Item,
-    ProgressConflict,
     Store,
-    WriteContext,
     identity_sk,
     slip_sk,
 )
 
 MAX_MONTHS = 24
 DEFAULT_MONTHS = 6
-MAX_PAYMENTS_PER_RUN = 24  # cycles one run pays of one card (a card far behind catches up over runs)
-PAYMENT_MEMO = "カード引き落とし"
 
 
 @dataclass(frozen=True)
@@ -82,7 +70,7 @@ def statements(store: Store, ledger: str, account: str, first: str | None, last:
         last = billing.cycle_of(rule, today()).month
     last = _month("to", last)
     if first is None:
-        first = _months_before(last, DEFAULT_MONTHS - 1)
+        first = months_before(last, DEFAULT_MONTHS - 1)
     first = _month("from", first)
     if first > last:
         raise errors.BadRequest("'from' is after 'to'")
@@ -91,7 +79,7 @@ def statements(store: Store, ledger: str, account: str, first: str | None, last:
     return {"account": account, "items": _statements(store, ledger, item, _cycles(rule, first, last))}
 
 
-def _months_before(month: str, count: int) -> str:
+def months_before(month: str, count: int) -> str:
     index = int(month[:4]) * 12 + int(month[5:7]) - 1 - count
     return f"{index // 12:04d}-{index % 12 + 1:02d}"
 
@@ -192,164 +180,8 @@ def _payments(
     return payments, deleted
 
 
-# ---- payments --------------------------------------------------------------------------------
-
-
-def run_card(store: Store, ledger: str, item: Item, tally: RunTally, *, time_left: TimeLeft | None = None) -> None:
-    """Post the card's payments due by `tally.until`, in order, stopping at the first that fails
-    (kept as last_error, tried again next run), then save how far it got."""
-    if not item.get("billing") or not item.get("next_closing"):
-        return
+def statement_of(store: Store, ledger: str, item: Item, cycle: Cycle) -> dict[str, Any]:
+    """One cycle's statement (what its payment is to debit)."""
     rule = card_billing(dict(item["billing"]))
-    account, version = str(item["id"]), int(item["version"])
-    paid_through = item.get("paid_through")
-    current = billing.cycle_of(rule, dt.date.fromisoformat(str(item["next_closing"])))
-    error: dict[str, Any] | None = None
-    poster = poster_for(ledger, item.get("billing_by"), "card_payment")
-    for _ in range(MAX_PAYMENTS_PER_RUN):
-        if current.payment_date > tally.until:
-            break
-        if out_of_time(time_left):
-            tally.complete = False
-            break
-        error = _pay(store, poster, item, current, tally=tally)
-        if error is not None:
-            tally.failed.append(
-                {"card": account, **{k: error[k] for k in ("date", "scheduled", "code", "detail", "context")}}
-            )
-            break
-        paid_through = current.closing_date.isoformat()
-        current = billing.following(rule, current)
-    else:
-        tally.complete = False
-    old_error = json.loads(item["last_error"]) if item.get("last_error") else None
-    if paid_through == item.get("paid_through") and same_error(error, old_error):
-        return
-    try:
-        store.record_card_progress(
-            Bookkeeping(ledger),
-            account,
-            version=version,
-            paid_through=paid_through,
-            next_closing=current.closing_date.isoformat(),
-            next_payment=current.payment_date.isoformat(),
-            last_error=json.dumps(error, ensure_ascii=False) if error else None,
-        )
-    except ProgressConflict:
-        return  # billing edited or another run further on: the next run goes on from there
-
-
-def _pay(
-    store: Store, poster: WriteContext | None, item: Item, cycle: Cycle, *, tally: RunTally
-) -> dict[str, Any] | None:
-    """Post the cycle's payment unless it is posted; the error to keep if it cannot be written."""
-    account = str(item["id"])
-    if poster is None:
-        return kept_error(
-            cycle.payment_date,
-            cycle.closing_date,
-            "forbidden",
-            "this card's billing has no member to pay as; set it again to pay as you",
-        )
-    slip_id = billing.payment_slip_id(account, cycle.closing_date)
-    if store.get(poster.ledger, identity_sk(slip_id)) is not None:
-        return None  # posted already (and perhaps edited or deleted since: never posted twice)
-    rule = card_billing(dict(item["billing"]))
-    (statement,) = _statements(store, poster.ledger, item, _cycles(rule, cycle.month, cycle.month))
-    amount = statement["amount_due"]
-    if amount <= 0:
-        return None  # nothing owed: nothing to debit
-    body = {
-        "date": cycle.payment_date.isoformat(),
-        "kind": "transfer",
-        "amount": amount,
-        "account": dict(item["billing"])["pay_from"],
-        "to_account": account,
-        "memo": f"{PAYMENT_MEMO} {cycle.closing_date.isoformat()}",
-    }
-    posted = post(
-        store,
-        poster,
-        body,
-        slip_id=slip_id,
-        when=(cycle.payment_date, cycle.closing_date),
-        revoked="the member this card pays as is no longer an editor; an editor can set its billing",
-    )
-    if posted is True:
-        tally.posted += 1
-        return None
-    return posted or None
-
-
-def run_ledger_cards(store: Store, ledger: str, tally: RunTally, *, time_left: TimeLeft | None = None) -> None:
-    """Every card of the ledger with billing: its payments due by `tally.until`."""
-    for item in store.accounts(ledger):
-        if item.get("billing"):
-            if out_of_time(time_left):
-                tally.complete = False
-                return
-            run_card(store, ledger, item, tally, time_left=time_left)
-
-
-# ---- reports on the payment basis --------------------------------------------------------------
-
-
-@dataclass
-class BasisShift:
-    """What counting card spending in the month it is paid changes in a month's report: per category
-    (and subcategory) and per card, income and expense to add (negative: to take away)."""
-
-    categories: dict[ItemKey, dict[str, int]]
-    accounts: dict[str, dict[str, int]]
-
-
-def payment_basis(store: Store, ledger: str, month: str, cards: list[Item]) -> BasisShift:
-    """The month's report moves each card's income and expense from the month they are dated in to
-    the month of their cycle's payment: the card's slips dated in `month` leave it, those of the
-    cycles paid in `month` join it. Reads each card's slips of those days (about two months)."""
-    shift = BasisShift(defaultdict(lambda: {"income": 0, "expense": 0}), {})
-    year, number = int(month[:4]), int(month[5:7])
-    first_day = dt.date(year, number, 1)
-    last_day = month_day(year, number, LAST_DAY)
-    for card in cards:
-        if not card.get("billing"):
-            continue
-        account, rule = str(card["id"]), card_billing(dict(card["billing"]))
-        paid_now = [
-            c for c in billing.cycles(rule, _months_before(month, 3), month) if first_day <= c.payment_date <= last_day
-        ]
-        ranges = [(first_day, last_day, -1)] + [(c.period_from, c.closing_date, 1) for c in paid_now]
-        moved = shift.accounts.setdefault(account, {"income": 0, "expense": 0})
-        for lo, hi, sign in ranges:
-            for slip in _card_slips(store, ledger, account, lo, hi):
-                for key, part in _category_parts(month, slip):
-                    shift.categories[key][slip["kind"]] += sign * part
-                moved[slip["kind"]] += sign * int(slip["amount"])
-    return shift
-
-
-def _card_slips(store: Store, ledger: str, account: str, lo: dt.date, hi: dt.date) -> Iterator[dict[str, Any]]:
-    """The card's own income and expense slips dated lo..hi (transfers move no category)."""
-    cursor: str | None = None
-    while True:
-        page, cursor = list_slips(
-            store, ledger, date_from=lo.isoformat(), date_to=hi.isoformat(), account=account, limit=100, cursor=cursor
-        )
-        yield from (s for s in page if s["account"] == account and s["kind"] in ("income", "expense"))
-        if not cursor:
-            return
-
-
-def _category_parts(month: str, slip: dict[str, Any]) -> Iterator[tuple[ItemKey, int]]:
-    """Each line's (or the slip's) amount under its month x category and x subcategory keys."""
-    lines = slip.get("lines") or [
-        {
-            "amount": slip["amount"],
-            "category": slip.get("category") or UNCATEGORIZED,
-            "subcategory": slip.get("subcategory"),
-        }
-    ]
-    for line in lines:
-        yield CategoryMonthItem(month, line["category"]), int(line["amount"])
-        if line.get("subcategory"):
-            yield SubcategoryMonthItem(month, line["category"], line["subcategory"]), int(line["amount"])
+    (statement,) = _statements(store, ledger, item, _cycles(rule, cycle.month, cycle.month))
+    return statement

@@ -7,7 +7,7 @@ import datetime as dt
 from typing import Any
 
 from kakeibo import errors, messages
-from kakeibo.services import cards, recurrences
+from kakeibo.services import card_payments, recurrences
 from kakeibo.services.common import TimeLeft, query_date
 from kakeibo.services.postings import RunTally, out_of_time
 from kakeibo.settings import today
@@ -29,7 +29,7 @@ def post_due(store: Store, until: dt.date | None = None, *, time_left: TimeLeft 
         if is_card_sk(sk):
             item = store.get(ledger, sk)
             if item is not None and item.get("next_payment") and item["next_payment"] <= bound:
-                cards.run_card(store, ledger, item, tally, time_left=time_left)
+                card_payments.run_card(store, ledger, item, tally, time_left=time_left)
         elif sk.startswith(recurrence_sk("")):
             recurrences.run_due(store, ledger, sk.removeprefix(recurrence_sk("")), tally, time_left=time_left)
         elif is_receipt_sk(sk):
@@ -48,5 +48,5 @@ def run_ledger(
     """POST /jobs/run: what the daily job does, for this ledger, up to `until` (default today)."""
     tally = RunTally(query_date("until", until) if until else today())
     recurrences.run_ledger_recurrences(store, ledger, tally, time_left=time_left)
-    cards.run_ledger_cards(store, ledger, tally, time_left=time_left)
+    card_payments.run_ledger_cards(store, ledger, tally, time_left=time_left)
     return tally.result(lang)

@@ -24,9 +24,9 @@ def monthly_report(store: Store, ledger: str, month: str, basis: str = "date") -
     totals = account_month_totals(store, ledger, (month, month), accounts, months)
     categories = by_month.get(month, {})
     if basis == "payment":
-        from kakeibo.services import cards  # noqa: PLC0415 - the cycle arithmetic loads when asked for
+        from kakeibo.services import payment_basis  # noqa: PLC0415 - the cycle arithmetic loads when asked for
 
-        shift = cards.payment_basis(store, ledger, month, accounts)
+        shift = payment_basis.payment_basis(store, ledger, month, accounts)
         categories = _shifted(categories, shift.categories)
         for account, moved in shift.accounts.items():
             row = totals.setdefault((account, month), {"income": 0, "expense": 0, "net": 0})
