@@ -41,7 +41,8 @@ PEOPLE = ("hanako", "taro", "jiro", "grandma")
 NOT_RUN = {
     "make run": "starts the API itself: what this test runs against (tests/api/test_run.py runs make run)",
     "make test": "runs this very suite",
-    "sam build": "deploys to AWS (tests/unit/test_template_deploy.py checks the template and package)",
+    "make deploy": "deploys to AWS (tests/unit/test_template_deploy.py checks the template and package; make smoke "
+    "is run against the local front)",
     "sam build && sam local start-api --config-env local": "needs Docker",
     "STACK=kakeibo-api": "needs a deployed stack and AWS credentials",
     "DDB_PORT=${DDB_PORT:-8000}": "starts a table browser that serves until stopped",
