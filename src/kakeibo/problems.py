@@ -19,7 +19,11 @@ RETRY_AFTER = "seconds to wait before retrying (also sent as the Retry-After hea
 class FieldError(Model):
     loc: list[str] = Field(description='where: ["body", "date"], ["query", "from"], ...')
     msg: str = Field(description="the validator's own message (English); `detail` words it for people")
-    type: str | None = Field(default=None, description="the kind of mistake: missing, int_type, ...")
+    type: str | None = Field(
+        default=None,
+        description="the kind of mistake: missing, int_type, ...; union_mismatch: the value is none of the forms the "
+        "field takes (msg says which)",
+    )
     ctx: dict[str, int | str] | None = Field(default=None, description="the limit that was passed, if any")
 
 
