@@ -17,7 +17,8 @@ import pytest
 
 from kakeibo import csvio
 from kakeibo.local import template
-from kakeibo.store import Store
+from kakeibo.store import SharedLedger, Store, pk, to_ddb
+from kakeibo.store.keys import webhook_sk
 from tests.events import Client
 from tests.receipts import receipt_body, uploaded_receipt
 
@@ -160,10 +161,16 @@ def test_every_route_reads_consistently(api: Client, store: Store, recorder: Rec
         ),
     ]
     hook = api.post(f"{household}/webhooks", {"url": "https://93.184.215.14/hook"}).json["id"]
+    failing = {"PK": pk(SharedLedger(household.rsplit("/", 1)[1])), "SK": webhook_sk(hook)}  # past its retry budget
+    store.client.update_item(
+        TableName=store.table, Key=to_ddb(failing), UpdateExpression="SET #s = :failing",
+        ExpressionAttributeNames={"#s": "state"}, ExpressionAttributeValues=to_ddb({":failing": "failing"}),
+    )  # fmt: skip
     requests += [
         ("POST /ledgers/{ledger}/webhooks", f"{household}/webhooks", {"body": {"url": "https://93.184.215.14/h2"}}),
         ("GET /ledgers/{ledger}/webhooks", f"{household}/webhooks", {}),
         ("GET /ledgers/{ledger}/webhooks/{id}/deliveries", f"{household}/webhooks/{hook}/deliveries", {}),
+        ("POST /ledgers/{ledger}/webhooks/{id}/resume", f"{household}/webhooks/{hook}/resume", {}),
         ("DELETE /ledgers/{ledger}/webhooks/{id}", f"{household}/webhooks/{hook}", {}),
     ]
     for route, asked, kw in requests:
