@@ -80,7 +80,7 @@ def test_every_route_is_covered_here() -> None:
         "GET /changes", "GET /slips/{id}/history", "POST /changes/{seq}/undo",
         # an owner's webhooks: test_webhooks.py (editors 403, strangers 404)
         "POST /ledgers/{ledger}/webhooks", "GET /ledgers/{ledger}/webhooks", "DELETE /ledgers/{ledger}/webhooks/{id}",
-        "GET /ledgers/{ledger}/webhooks/{id}/deliveries",
+        "GET /ledgers/{ledger}/webhooks/{id}/deliveries", "POST /ledgers/{ledger}/webhooks/{id}/resume",
         # who paid, who owes (shared ledgers): test_settlements.py
         "GET /ledgers/{ledger}/settlement", "POST /ledgers/{ledger}/settlements",
     }  # fmt: skip

@@ -317,6 +317,8 @@ def test_only_an_owner_manages_webhooks(own_tables: str, receiver: Receiver) -> 
     assert stranger.post(f"/ledgers/{ledger}/webhooks", {"url": receiver.url}).status == 404
     hook = owner.post(f"/ledgers/{ledger}/webhooks", {"url": receiver.url}).json["id"]
     assert editor.delete(f"/ledgers/{ledger}/webhooks/{hook}").status == 403
+    assert editor.post(f"/ledgers/{ledger}/webhooks/{hook}/resume").status == 403
+    assert stranger.post(f"/ledgers/{ledger}/webhooks/{hook}/resume").status == 404
     assert owner.delete(f"/ledgers/{ledger}/webhooks/{hook}").status == 204
     assert owner.delete(f"/ledgers/{ledger}/webhooks/{hook}").status == 404
     # And the journal shows both changes, without the secret
