@@ -21,6 +21,8 @@ import boto3
 import pytest
 
 from kakeibo.local.bootstrap import create_tables
+from kakeibo.local.dynamodb import free_port
+from kakeibo.local.s3 import S3Local
 from kakeibo.local.sqs import QueuePoller, create_queues, sqs_client
 from kakeibo.local.streams import StreamReader, retry_attempts
 from kakeibo.services.webhooks import outbound
@@ -83,14 +85,26 @@ class Receiver:
         self.server.server_close()
 
 
+@pytest.fixture(scope="module")
+def own_queue_server() -> Iterator[str]:
+    """A queue server of this module's own (moto's, as `make run` starts it), so that its queues and
+    pollers share nothing with what earlier tests of the session left on the session's server."""
+    server = S3Local(free_port()).start()
+    try:
+        yield server.endpoint
+    finally:
+        server.stop()
+
+
 @pytest.fixture
-def own_tables(local_env: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+def own_tables(local_env: str, own_queue_server: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     """Tables and queues of this test's own (a stream holding only its records), loopback webhooks
     allowed, a failing receiver retried within a second or so."""
     suffix = uuid.uuid4().hex[:8]
     names = {"LedgerTable": f"LedgerTable-wh-{suffix}", "IdempotencyTable": f"IdempotencyTable-wh-{suffix}"}
     create_tables(boto3.client("dynamodb", endpoint_url=local_env), names)
-    queues = create_queues(os.environ["SQS_ENDPOINT_URL"], suffix=f"-{suffix}")
+    monkeypatch.setenv("SQS_ENDPOINT_URL", own_queue_server)
+    queues = create_queues(own_queue_server, suffix=f"-{suffix}")
     monkeypatch.setenv("TABLE_NAME", names["LedgerTable"])
     monkeypatch.setenv("IDEMPOTENCY_TABLE_NAME", names["IdempotencyTable"])
     monkeypatch.setenv("WEBHOOK_QUEUE_URL", queues["WebhookDeliveryQueue"])
