@@ -49,6 +49,8 @@ class Sizes:
     age_days: tuple[int, int, int]  # days of slips of the young, middle and old ledgers (ages)
     due_ledgers: int  # ledgers with 10 due recurrences each, for the daily job (job)
     job_seconds: float  # how long the job posts before its posting rate is taken
+    webhooks: int  # webhooks, one ledger each, a tenth of them down (webhooks)
+    webhook_entries: int  # new journal entries per webhook's ledger (webhooks)
 
     @classmethod
     def full(cls) -> Sizes:
@@ -67,6 +69,8 @@ class Sizes:
             age_days=(31, 3 * 365 + 1, 10 * 365 + 2),
             due_ledgers=2_000,
             job_seconds=60.0,
+            webhooks=100,
+            webhook_entries=20,
         )
 
     @classmethod
@@ -86,6 +90,8 @@ class Sizes:
             age_days=(5, 20, 40),
             due_ledgers=20,
             job_seconds=5.0,
+            webhooks=10,
+            webhook_entries=2,
         )
 
 

@@ -29,7 +29,19 @@ def test_quick_bench_reports_every_section(tmp_path: Path) -> None:
     assert doc["mode"] == "quick"
     assert set(doc["sections"]) == {
         *OPS,
-        *("breakdown", "cold", "naive", "imports", "front", "ages", "settlement", "statements", "receipts", "job"),
+        *(
+            "breakdown",
+            "cold",
+            "naive",
+            "imports",
+            "front",
+            "ages",
+            "settlement",
+            "statements",
+            "receipts",
+            "job",
+            "webhooks",
+        ),
     }
     assert {"nproc", "cpu", "memory_gib", "python", "dynamodb_local"} <= set(doc["machine"])
 
@@ -101,7 +113,8 @@ def test_quick_bench_reports_every_section(tmp_path: Path) -> None:
     # And the cold start compares fresh processes
     cold = doc["sections"]["cold"]
     assert cold["median"]["ours"]["total_ms"] > 0 and cold["median"]["bare"]["total_ms"] > 0
-    assert set(cold["ratio"]) >= {"vs_bare_boto3", "vs_boto3_same_calls"}
+    assert cold["median"]["floor"]["total_ms"] > 0
+    assert set(cold["ratio"]) >= {"vs_floor", "vs_bare_boto3", "vs_boto3_same_calls"}
 
     # And under concurrent writers our ledger verified with no drift (the naive one may drift)
     concurrent = doc["sections"]["naive"]["concurrent"]
@@ -118,7 +131,22 @@ def test_quick_bench_reports_every_section(tmp_path: Path) -> None:
         assert front[run]["verify"] == {"mismatched_items": 0, "balance_drift_yen": 0, "day_total_drift_yen": 0}
     assert front["one"]["writers"] == 1 < front["many"]["writers"] == front["serial"]["writers"]
 
+    # And the webhooks delivered every entry to every up receiver, with some down and with none,
+    # while the down ones delivered nothing and had their retry scheduled
+    webhooks = doc["sections"]["webhooks"]
+    ten_down, none_down = webhooks["scenarios"]
+    assert ten_down["down"] == webhooks["webhooks"] // 10 >= 1 and none_down["down"] == 0
+    for scenario in (ten_down, none_down):
+        up = scenario["webhooks"] - scenario["down"]
+        assert scenario["delivered"] == up * scenario["entries_per_webhook"] > 0
+        assert scenario["deliveries_per_s"] > 0
+    assert ten_down["down_webhooks"] == {
+        "count": ten_down["down"],
+        "delivered_entries": 0,
+        "with_retry_scheduled": ten_down["down"],
+    }
+
     # And the targets are reported (not asserted) and the table printed
-    assert {t["name"] for t in doc["targets"]} >= {"create: ours/floor at p50", "cold start / bare boto3"}
+    assert {t["name"] for t in doc["targets"]} >= {"create: ours/floor at p50", "cold start: ours / floor"}
     assert "Latency" in done.stdout and "Cold start" in done.stdout and "Naive ledger" in done.stdout
     assert "Local front over HTTP" in done.stdout
