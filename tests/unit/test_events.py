@@ -123,7 +123,7 @@ def test_handler_answers_every_sample(aws: None, name: str) -> None:
     # and the sample slip
     from kakeibo.models import InvitationIn, LedgerIn
     from kakeibo.services import ledgers
-    from kakeibo.services.ledgers import EDITORS
+    from kakeibo.services.access import EDITORS
     from kakeibo.store import Change, WriteContext, get_store
 
     store, now = get_store(), "2026-11-21T09:00:00.000+09:00"

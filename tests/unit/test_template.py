@@ -23,8 +23,9 @@ POWERTOOLS_VARS = {"POWERTOOLS_SERVICE_NAME", "POWERTOOLS_LOG_LEVEL"}
 
 
 def resolver_routes() -> set[str]:
-    from kakeibo.handler import app
+    from kakeibo.handler import include_all_routes
 
+    app = include_all_routes()
     found = set()
     for route in app._static_routes + app._dynamic_routes:
         path = re.sub(r"<(\w+)>", r"{\1}", route.path)
