@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,6 +31,25 @@ AWS_ENV = {
     "AWS_DEFAULT_REGION": "us-east-1",
     "AWS_REGION": "us-east-1",
 }
+
+
+@contextmanager
+def setting(name: str, value: str) -> Iterator[None]:
+    """The function's environment variable `name` set to `value` for a while (its settings read
+    anew), then as it was."""
+    from kakeibo.settings import get_settings  # noqa: PLC0415 - the function reads its environment late
+
+    before = os.environ.get(name)
+    os.environ[name] = value
+    get_settings.cache_clear()
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = before
+        get_settings.cache_clear()
 
 
 @dataclass(frozen=True)

@@ -20,23 +20,19 @@ from __future__ import annotations
 import heapq
 import itertools
 import json
-import os
 import threading
 import time
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from bench.api import BenchError
-from bench.context import Context
+from bench.context import Context, setting
 from bench.registry import register
 from bench.scenario import slip_body
 from bench.stats import median
 from kakeibo.local.dynamodb import free_port
 from kakeibo.local.sqs import THREADS
-from kakeibo.settings import get_settings
 from kakeibo.store.keys import change_sk, pk
 
 DOWN_SHARE = 10  # one webhook in ten is down
@@ -116,22 +112,6 @@ class MemoryQueues:
             while self.heap and self.heap[0][0] <= now and len(batch) < QUEUE_BATCH:
                 batch.append(heapq.heappop(self.heap)[2])
         return batch
-
-
-@contextmanager
-def loopback_allowed() -> Iterator[None]:
-    """Webhooks may call 127.0.0.1 for the run (as `make run` allows), as before afterwards."""
-    before = os.environ.get("WEBHOOK_ALLOW_LOOPBACK")
-    os.environ["WEBHOOK_ALLOW_LOOPBACK"] = "true"
-    get_settings.cache_clear()
-    try:
-        yield
-    finally:
-        if before is None:
-            os.environ.pop("WEBHOOK_ALLOW_LOOPBACK", None)
-        else:
-            os.environ["WEBHOOK_ALLOW_LOOPBACK"] = before
-        get_settings.cache_clear()
 
 
 def _stream_record(ctx: Context, ledger: str, seq: int) -> dict[str, Any]:
@@ -297,7 +277,7 @@ def render(r: dict[str, Any]) -> list[str]:
 def run(ctx: Context) -> dict[str, Any]:
     receivers = Receivers()
     try:
-        with loopback_allowed():
+        with setting("WEBHOOK_ALLOW_LOOPBACK", "true"):  # as `make run` allows
             none_down = _scenario(ctx, receivers, 0)
             ten_down = _scenario(ctx, receivers, ctx.sizes.webhooks // DOWN_SHARE)
     finally:
