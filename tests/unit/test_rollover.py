@@ -14,22 +14,28 @@ month_budgets = st.builds(
     limit=st.none() | st.integers(0, 100_000),
     spent=st.integers(-50_000, 200_000),
     rollover=st.booleans(),
+    strict=st.booleans(),
 )
 years = st.dictionaries(st.integers(1, 12), month_budgets, max_size=12)
 
 
 def recomputed_available(months: dict[int, MonthBudget], number: int) -> int:
-    """The definition read backwards: the month's limit plus, for the unbroken run of rolled-over
-    budget months just before it, each one's limit less its spending."""
+    """The definition read backwards: the month's limit plus (unless it is strict), for the unbroken
+    run of rolled-over budget months just before it back to a strict one, each one's limit less its
+    spending."""
     limit = months[number].limit
     assert limit is not None
     total = limit
+    if months[number].strict:
+        return total
     earlier = number - 1
     while earlier >= 1:
         month = months.get(earlier)
         if month is None or month.limit is None or not month.rollover:
             break
         total += month.limit - month.spent
+        if month.strict:  # it took nothing in: the run starts here
+            break
         earlier -= 1
     return total
 
@@ -54,10 +60,10 @@ def test_spending_earlier_moves_every_later_month_of_the_run_by_as_much(
 ) -> None:
     # Given a year; When `more` is spent in one month
     base = months.get(number, MonthBudget(limit=None))
-    after = {**months, number: MonthBudget(base.limit, base.spent + more, base.rollover)}
+    after = {**months, number: MonthBudget(base.limit, base.spent + more, base.rollover, base.strict)}
     before_figures, after_figures = carries(months), carries(after)
     # Then the months up to it are unchanged, and each later month moves by -more while the run of
-    # rolled-over budgets from it is unbroken, by nothing after the run ends
+    # rolled-over budgets from it is unbroken, by nothing from a strict month or the run's end on
     run_open = base.limit is not None and base.rollover
     for later in range(1, 13):
         if later not in before_figures:
@@ -67,6 +73,7 @@ def test_spending_earlier_moves_every_later_month_of_the_run_by_as_much(
         if later <= number:
             assert shift == 0
             continue
+        run_open = run_open and not months[later].strict
         assert shift == (-more if run_open else 0)
         run_open = run_open and months[later].rollover
 
@@ -86,6 +93,17 @@ def test_january_starts_from_zero_and_negative_carries_count() -> None:
     assert (figures[3].carried, figures[3].available) == (3_000, 13_000)
     # and April gets nothing from March, which does not roll over
     assert figures[4].carried == 0
+
+
+def test_a_strict_month_takes_no_carry_but_hands_its_own_on() -> None:
+    months = {
+        1: MonthBudget(10_000, 15_000, rollover=True),
+        2: MonthBudget(10_000, 4_000, rollover=True, strict=True),
+        3: MonthBudget(10_000, 0),
+    }
+    figures = carries(months)
+    assert (figures[2].carried, figures[2].available) == (0, 10_000)
+    assert figures[3].carried == 6_000
 
 
 def test_a_month_without_a_budget_breaks_the_run() -> None:

@@ -6,7 +6,9 @@ carried into the next month's budget of the same category, within a calendar yea
     available(M) = limit(M) + carried(M)
     carried(M)   = available(M-1) - spent(M-1)  when M-1 has a budget that rolls over, else 0
 
-January always starts from 0. A month without a budget neither carries nor receives.
+January always starts from 0. A month without a budget neither carries nor receives. A strict
+month receives no carry (its available is its limit, the figure its slip transactions hold it to);
+it may still carry what is left of it onwards.
 """
 
 from __future__ import annotations
@@ -21,11 +23,13 @@ MONTHS = range(1, 13)
 
 @dataclass(frozen=True, slots=True)
 class MonthBudget:
-    """One month of a category: its budget (None: none set), what was spent, and whether it rolls over."""
+    """One month of a category: its budget (None: none set), what was spent, whether it rolls over and
+    whether it is strict."""
 
     limit: int | None
     spent: int = 0
     rollover: bool = False
+    strict: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,7 +53,8 @@ def carries(months: Mapping[int, MonthBudget]) -> dict[int, Carry]:
         if month is None or month.limit is None:
             carry_out = 0
             continue
-        figures = Carry(carried=carry_out, available=month.limit + carry_out)
+        carried = 0 if month.strict else carry_out
+        figures = Carry(carried=carried, available=month.limit + carried)
         out[number] = figures
         carry_out = figures.left(month.spent) if month.rollover else 0
     return out
