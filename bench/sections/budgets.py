@@ -83,12 +83,12 @@ def run(ctx: Context) -> dict[str, Any]:
     december_calls = [c.operation for c in ctx.recorder.take()]
     samples: dict[str, list[int]] = {"01": [], "12": []}
     for i in range(ctx.sizes.warmup + ctx.sizes.read_iterations):
-        for month in ("01", "12") if i % 2 else ("12", "01"):
+        for which in ("01", "12") if i % 2 else ("12", "01"):  # taking turns: both see the same load
             t0 = time.perf_counter_ns()
-            read(month)
+            read(which)
             elapsed = time.perf_counter_ns() - t0
             if i >= ctx.sizes.warmup:
-                samples[month].append(elapsed)
+                samples[which].append(elapsed)
     january, dec = summary(samples["01"]), summary(samples["12"])
     vs = ratio(dec["p50_ms"], january["p50_ms"])
     return {

@@ -255,3 +255,25 @@ def test_rollover_must_be_a_boolean_named_in_the_callers_words(cash: Client) -> 
     assert reply.status == 422
     assert "繰越" in reply.json["detail"]
     assert budgets(cash) == {}
+
+
+def test_eight_concurrent_writers_never_pass_a_strict_month_after_a_rolled_over_one(
+    cash: Client, store: Store, user: str
+) -> None:
+    # Given January rolling 10,000 over and a strict February of 1,000 that rolls over too
+    assert cash.put(food("2026-01"), {"limit": 10_000, "rollover": True}).status == 201
+    assert cash.put(food("2026-02"), {"limit": 1_000, "strict": True, "rollover": True}).status == 201
+    # When 8 processes each post a 300 yen February expense while 4 others spend in January
+    february = [("POST", "/slips", expense(300, date="2026-02-10"), None)] * 8
+    january = [("POST", "/slips", expense(2_500, date="2026-01-10"), None)] * 4
+    replies = fan_out(user, [*february, *january])
+    # Then every January expense went in, exactly 3 February ones, the rest refused (or a conflict)
+    statuses = [r.status for r in replies]
+    assert statuses[8:] == [201] * 4, statuses
+    assert statuses[:8].count(201) == 3, statuses
+    assert all(r.json["code"] in ("budget_exceeded", "conflict") for r in replies[:8] if r.status != 201)
+    # And February is within what it makes available; March receives what January left through it
+    feb = budgets(cash, "2026-02")["食費"]
+    assert (feb["spent"], feb["available"], feb["remaining"]) == (900, 1_000, 100)
+    assert cash.put(food("2026-03"), {"limit": 0}).json["carried"] == 100
+    assert invariants.check(store, user) == []
