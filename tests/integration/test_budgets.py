@@ -277,3 +277,23 @@ def test_eight_concurrent_writers_never_pass_a_strict_month_after_a_rolled_over_
     assert (feb["spent"], feb["available"], feb["remaining"]) == (900, 1_000, 100)
     assert cash.put(food("2026-03"), {"limit": 0}).json["carried"] == 100
     assert invariants.check(store, user) == []
+
+
+def test_copy_from_keeps_rollover_and_strictness_and_leaves_set_budgets_alone(cash: Client) -> None:
+    # Given October: food 30,000 rolling over, 日用品 strict 5,000; November already has 日用品 at 4,000
+    assert cash.put(food("2026-10"), {"limit": 30_000, "rollover": True}).status == 201
+    assert cash.put("/budgets/2026-10/" + quote("日用品"), {"limit": 5_000, "strict": True}).status == 201
+    assert cash.put("/budgets/2026-11/" + quote("日用品"), {"limit": 4_000}).status == 201
+    # When October's budgets are copied into November
+    reply = cash.post("/budgets/2026-11/copy-from/2026-10")
+    # Then food is created as it was (rollover kept, so it carries October's 30,000), 日用品 is kept
+    assert reply.status == 200, reply
+    assert (reply.json["copied"], reply.json["kept"]) == (["食費"], ["日用品"])
+    listed = budgets(cash)
+    assert (listed["食費"]["limit"], listed["食費"]["rollover"], listed["食費"]["strict"]) == (30_000, True, False)
+    assert listed["日用品"]["limit"] == 4_000 and listed["日用品"]["strict"] is False
+    assert listed["食費"]["carried"] == 30_000
+    # And copying again changes nothing; a bad month is 422
+    again = cash.post("/budgets/2026-11/copy-from/2026-10")
+    assert (again.json["copied"], again.json["kept"]) == ([], ["日用品", "食費"])
+    assert cash.post("/budgets/2026-11/copy-from/2026-13").status == 422

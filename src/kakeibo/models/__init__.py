@@ -50,7 +50,7 @@ from kakeibo.models.base import (
     checked_text,
     parse_date,
 )
-from kakeibo.models.budgets import Budget, BudgetIn, BudgetList
+from kakeibo.models.budgets import Budget, BudgetCopy, BudgetIn, BudgetList
 from kakeibo.models.imports import (
     Health,
     ImportAction,
@@ -196,6 +196,7 @@ __all__ = [
     "BillingDay",
     "BillingIn",
     "Budget",
+    "BudgetCopy",
     "BudgetIn",
     "BudgetList",
     "CardPayments",

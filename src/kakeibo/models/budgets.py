@@ -54,3 +54,11 @@ class Budget(Model):
 class BudgetList(Model):
     month: str
     items: list[Budget]
+
+
+class BudgetCopy(Model):
+    month: str = Field(description="the month copied into")
+    source: str = Field(description="the month copied from")
+    copied: list[str] = Field(description="categories whose budget was created here: limit, strict and rollover")
+    kept: list[str] = Field(description="categories that already had a budget here, left as they were")
+    items: list[Budget] = Field(description="the month's budgets after the copy")

@@ -158,6 +158,37 @@ def put_budget(
     return _carried_view(store, ctx.ledger, saved), created
 
 
+def copy_budgets(store: Store, ctx: WriteContext, month: str, source: str) -> dict[str, Any]:
+    """Every budget of `source` into `month` as it is (limit, strict, rollover), where `month` has no
+    budget of that category yet; those it has are kept. Each one created is its own write."""
+    for name, value in (("month", month), ("source", source)):
+        try:
+            check_month(value)
+        except ValueError as exc:
+            raise errors.ValidationFailed(
+                f"{name} {exc}", errors=[{"loc": ["path", name], "msg": str(exc), "type": "value_error"}]
+            ) from None
+    copied: list[str] = []
+    kept: list[str] = []
+    for item in year_items(store, ctx.ledger, source):
+        if item["month"] != source:
+            continue
+        category = str(item["category"])
+        body = BudgetIn(
+            limit=int(item["limit"]),
+            strict=bool(item.get("strict", False)),
+            rollover=bool(item.get("rollover", False)),
+        )
+        try:
+            put_budget(store, ctx, month, category, body=body, expected=None, if_match=False)
+        except errors.PreconditionRequired:  # set there already (or meanwhile): kept as it is
+            kept.append(category)
+        else:
+            copied.append(category)
+    listed = list_budgets(store, ctx.ledger, month)
+    return {"month": month, "source": source, "copied": copied, "kept": kept, "items": listed["items"]}
+
+
 def _check_seen(seen: int, expected: int | None) -> None:
     """The budget is at the version the caller named (none named: whatever it is)."""
     if expected is not None and seen != expected:
