@@ -116,6 +116,7 @@ FIELDS: dict[str, tuple[str, str]] = {
     "archived": ("archived", "アーカイブ"),
     "limit": ("limit", "予算額"),
     "strict": ("strict", "予算の厳守"),
+    "rollover": ("rollover", "繰越"),
     "month": ("month", "月"),
     "from": ("from", "開始日"),
     "to": ("to", "終了日"),

@@ -101,6 +101,7 @@ def _ledger_requests(api: Client, base: str) -> list[tuple[str, str, dict[str, A
         ("GET /reports/yearly", f"{base}/reports/yearly", {"query": {"year": "2026"}}),
         ("PUT /budgets/{month}/{category}", f"{base}/budgets/2026-11/食費", {"body": {"limit": 30000}}),
         ("GET /budgets", f"{base}/budgets", {"query": {"month": "2026-11"}}),
+        ("POST /budgets/{month}/copy-from/{source}", f"{base}/budgets/2026-12/copy-from/2026-11", {}),
         ("DELETE /budgets/{month}/{category}", f"{base}/budgets/2026-11/食費", {"headers": {"If-Match": '"1"'}}),
         ("POST /imports", f"{base}/imports", {"raw": csv, "headers": {"Content-Type": "text/csv"}}),
         ("GET /imports/{id}", f"{base}/imports/{csvio.parse(csv.encode()).sha256}", {}),

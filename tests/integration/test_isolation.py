@@ -68,7 +68,7 @@ def test_every_route_is_covered_here() -> None:
         "PUT /slips/{date}/{id}", "PATCH /slips/{date}/{id}", "DELETE /slips/{date}/{id}",
         "GET /balances", "GET /reports/monthly", "GET /reports/yearly", "PUT /budgets/{month}/{category}",
         "DELETE /budgets/{month}/{category}",
-        "GET /budgets",
+        "GET /budgets", "POST /budgets/{month}/copy-from/{source}",
         "POST /imports", "GET /imports/{id}", "GET /slips.csv", "POST /ledger/verify", "POST /ledger/rebuild",
         "POST /recurrences", "GET /recurrences", "GET /recurrences/{id}", "PATCH /recurrences/{id}",
         "DELETE /recurrences/{id}", "GET /recurrences/{id}/occurrences", "POST /recurrences/run",

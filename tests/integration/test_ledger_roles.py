@@ -128,6 +128,10 @@ ROUTES: dict[str, tuple[Call, bool]] = {
     "PUT /budgets/{month}/{category}": (_put_budget, False),
     "DELETE /budgets/{month}/{category}": (_delete_budget, False),
     "GET /budgets": (lambda h, c: c.get(f"{h.base}/budgets", query={"month": "2026-11"}), True),
+    "POST /budgets/{month}/copy-from/{source}": (
+        lambda h, c: c.post(f"{h.base}/budgets/2026-{10 + next(_serial) % 2}/copy-from/2026-11"),
+        False,
+    ),
     "POST /imports": (lambda h, c: c.post(f"{h.base}/imports", raw=CSV, headers={"Content-Type": "text/csv"}), False),
     "GET /imports/{id}": (lambda h, c: c.get(f"{h.base}/imports/{h.import_id}"), True),
     "GET /slips.csv": (lambda h, c: c.get(f"{h.base}/slips.csv"), True),

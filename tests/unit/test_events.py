@@ -34,6 +34,7 @@ EXPECTED = {
     "put_budget": 201,
     "delete_budget": 204,
     "list_budgets": 200,
+    "copy_budgets": 200,
     "import_csv": 200,
     "get_import": 200,
     "export_csv": 200,

@@ -634,3 +634,14 @@ describe('内訳を分ける (views/slips.js)', async () => {
     assert.equal(slipSummary({ ...split, lines: [...split.lines, { amount: 1, category: '食費' }] }), '11/20(金) 分割（食費・日用品） ￥3,000');
   });
 });
+
+describe('予算の繰越 (views/budgets.js)', async () => {
+  const { carryNote } = await import('../../web/views/budgets.js');
+
+  test('the carry explained in one line: kept, overspent, or none', () => {
+    assert.equal(carryNote({ carried: 5000, available: 35000, rollover: false }), '前月の残り ￥5,000 を足して、この月に使えるのは ￥35,000 です');
+    assert.equal(carryNote({ carried: -6000, available: 24000, rollover: true }), '前月の使い過ぎ ￥6,000 を差し引き、この月に使えるのは ￥24,000 です');
+    assert.equal(carryNote({ carried: 0, available: 30000, rollover: true }), '残りは翌月の予算に繰り越されます');
+    assert.equal(carryNote({ carried: 0, available: 30000, rollover: false }), '前月からの繰越はありません');
+  });
+});

@@ -57,7 +57,12 @@ if TYPE_CHECKING:
         checked_text,
         parse_date,
     )
-    from kakeibo.models.budgets import Budget, BudgetIn, BudgetList
+    from kakeibo.models.budgets import (
+        Budget,
+        BudgetCopy,
+        BudgetIn,
+        BudgetList,
+    )
     from kakeibo.models.imports import (
         Health,
         ImportAction,
@@ -203,6 +208,7 @@ __all__ = [
     "BillingDay",
     "BillingIn",
     "Budget",
+    "BudgetCopy",
     "BudgetIn",
     "BudgetList",
     "CardPayments",
@@ -349,6 +355,7 @@ _WINGS: dict[str, str] = {
     "checked_text": "base",
     "parse_date": "base",
     "Budget": "budgets",
+    "BudgetCopy": "budgets",
     "BudgetIn": "budgets",
     "BudgetList": "budgets",
     "Health": "imports",

@@ -120,7 +120,9 @@ def _undo_budget(store: Store, ctx: WriteContext, change: dict[str, Any], seq: i
     if before is None:
         budget_service.delete_budget(store, ctx, month, category, expected=expected, undoes=seq)
     else:
-        body = BudgetIn(limit=int(before["limit"]), strict=bool(before["strict"]))
+        body = BudgetIn(
+            limit=int(before["limit"]), strict=bool(before["strict"]), rollover=bool(before.get("rollover", False))
+        )
         budget_service.put_budget(
             store, ctx, month, category, body=body, expected=expected, if_match=after is not None, undoes=seq
         )
