@@ -97,6 +97,7 @@ NO_BODY_ROUTES = frozenset(
         "POST /invitations/{token}/accept",
         "POST /changes/{seq}/undo",
         "POST /webhooks/{id}/resume",
+        "POST /exports",
     }
 )
 

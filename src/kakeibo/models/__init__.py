@@ -58,6 +58,7 @@ if TYPE_CHECKING:
         parse_date,
     )
     from kakeibo.models.budgets import Budget, BudgetIn, BudgetList
+    from kakeibo.models.dataio import LedgerExport
     from kakeibo.models.imports import (
         Health,
         ImportAction,
@@ -234,6 +235,7 @@ __all__ = [
     "Ledger",
     "LedgerCheck",
     "LedgerDetail",
+    "LedgerExport",
     "LedgerIn",
     "LedgerList",
     "LedgerMismatch",
@@ -390,6 +392,7 @@ _WINGS: dict[str, str] = {
     "SettlementView": "ledgers",
     "SuggestedTransfer": "ledgers",
     "Download": "receipts",
+    "LedgerExport": "dataio",
     "MAX_RECEIPTS": "receipts",
     "MAX_RECEIPT_BYTES": "receipts",
     "RECEIPT_TYPES": "receipts",
