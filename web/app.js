@@ -23,6 +23,7 @@ import { $, h, say, showError } from './ui.js';
 import * as accounts from './views/accounts.js';
 import * as budgets from './views/budgets.js';
 import * as cards from './views/cards.js';
+import * as dataio from './views/dataio.js';
 import * as imports from './views/imports.js';
 import * as journal from './views/journal.js';
 import * as ledgers from './views/ledgers.js';
@@ -55,6 +56,7 @@ const VIEWS = [
   [imports, 'import-panel'],
   [journal, 'journal-panel'],
   [webhooks, 'webhooks-panel'],
+  [dataio, 'data-panel'],
 ];
 const views = VIEWS.map(([view]) => view);
 

@@ -98,6 +98,7 @@ NO_BODY_ROUTES = frozenset(
         "POST /changes/{seq}/undo",
         "POST /webhooks/{id}/resume",
         "POST /budgets/{month}/copy-from/{source}",
+        "POST /exports",
     }
 )
 

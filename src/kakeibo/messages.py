@@ -585,6 +585,15 @@ TRANSLATIONS: dict[str, str] = {
     "the {name} lock is held; retry shortly": _BUSY,
     "the {name} lock is held by another process": _BUSY,
     "the {name} lock was lost before the work was done": "処理（{name}）が中断されました。もう一度実行してください",
+    "the export lock was lost before the work was done; retry": (
+        "データの書き出しが中断されました。もう一度実行してください"
+    ),
+    "the export's upload is gone; start another export": (
+        "書き出し中のファイルが見つかりません。新しく書き出しを始めてください"
+    ),
+    "the export moved on in another process; retry shortly": (
+        "データの書き出しは別の処理で進んでいます。少し待ってからもう一度お試しください"
+    ),
     "account '{account}' disappeared during the rebuild": "再集計中に口座「{account}」がなくなりました",
     "{item} changed during the rebuild": "再集計中に {item} が変更されました。もう一度実行してください",
     "{item} appeared during the rebuild": "再集計中に {item} が追加されました。もう一度実行してください",

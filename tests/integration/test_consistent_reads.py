@@ -71,6 +71,7 @@ def _ledger_requests(api: Client, base: str) -> list[tuple[str, str, dict[str, A
     csv = "date,kind,amount,account,to_account,category,memo\n2026-11-05,expense,100,cash,,食費,\n"
     rent = api.post(f"{base}/recurrences", RENT).header("Location") or ""
     uploaded = uploaded_receipt(api, base)
+    export = api.post(f"{base}/exports").json["id"]
     billing = {"closing_day": 15, "payment_day": 10, "pay_from": "bank"}
     visa = api.post(f"{base}/accounts", {"id": "visa", "name": "Visa", "type": "credit", "billing": billing})
     assert visa.status == 201, visa
@@ -116,6 +117,8 @@ def _ledger_requests(api: Client, base: str) -> list[tuple[str, str, dict[str, A
         ("POST /receipts", f"{base}/receipts", {"body": receipt_body(uuid.uuid4().bytes)}),
         ("POST /receipts/{id}/complete", f"{base}/receipts/{uploaded}/complete", {}),
         ("GET /receipts/{id}", f"{base}/receipts/{uploaded}", {}),
+        ("POST /exports", f"{base}/exports", {}),
+        ("GET /exports/{id}", f"{base}/exports/{export}", {}),
         ("PATCH /recurrences/{id}", rent, {"body": {"slip": {"amount": 900}}, "headers": {"If-Match": '"1"'}}),
         ("DELETE /recurrences/{id}", rent, {"headers": {"If-Match": '"2"'}}),
         ("POST /ledger/verify", f"{base}/ledger/verify", {}),

@@ -48,8 +48,11 @@ def alice(api: Client) -> dict[str, Any]:
     household = api.post("/ledgers", {"name": "山田家"})
     assert household.status == 201, household
     receipt = stored_receipt(api, b"alice's receipt")
+    export = api.post("/exports")
+    assert export.status == 202, export
     return {
         "receipt": f"/receipts/{receipt}",
+        "export": f"/exports/{export.json['id']}",
         "ledger": household.header("Location"),
         "slip": made[0].header("Location"),
         "slip_id": made[0].json["id"],
@@ -74,6 +77,7 @@ def test_every_route_is_covered_here() -> None:
         "DELETE /recurrences/{id}", "GET /recurrences/{id}/occurrences", "POST /recurrences/run",
         "GET /accounts/{id}/statements", "POST /jobs/run",
         "POST /receipts", "POST /receipts/{id}/complete", "GET /receipts/{id}",
+        "POST /exports", "GET /exports/{id}",
         "POST /ledgers", "GET /ledgers", "GET /ledgers/{ledger}", "PATCH /ledgers/{ledger}",
         "POST /ledgers/{ledger}/invitations", "POST /invitations/{token}/accept",
         "PUT /ledgers/{ledger}/members/{user}", "DELETE /ledgers/{ledger}/members/{user}",
@@ -101,6 +105,7 @@ def test_bob_can_neither_see_nor_touch_alices_ledger(
     assert bob.get("/accounts/card/statements").status == 404
     assert bob.get(alice["receipt"]).status == 404
     assert bob.post(alice["receipt"] + "/complete").status == 404
+    assert bob.get(alice["export"]).status == 404
     assert bob.get("/slips").json == {"items": [], "next_cursor": None}
     assert bob.get("/slips", query={"cursor": alice["cursor"]}).json == {"items": [], "next_cursor": None}
     assert bob.get("/slips", query={"account": "cash", "category": "食費"}).json["items"] == []

@@ -155,8 +155,11 @@ ROUTES: dict[str, tuple[Call, bool]] = {
     "GET /changes": (lambda h, c: c.get(f"{h.base}/changes"), True),
     "GET /slips/{id}/history": (lambda h, c: c.get(f"{h.base}/slips/{h.slip.json['id']}/history"), True),
     "POST /changes/{seq}/undo": (_undo, False),
+    "POST /exports": (lambda h, c: c.post(f"{h.base}/exports"), False),
+    "GET /exports/{id}": (lambda h, c: c.get(f"{h.base}/exports/{h.owner.post(f'{h.base}/exports').json['id']}"), True),
 }
-OWNER_ONLY = {"POST /ledger/rebuild"}
+# Owners alone, even to read: an export holds the whole ledger
+OWNER_ONLY = {"POST /ledger/rebuild", "POST /exports", "GET /exports/{id}"}
 
 
 def test_every_ledger_route_is_served_under_a_ledger_and_listed_here() -> None:
@@ -203,7 +206,7 @@ def _member(household: Household, role: str) -> Client:
 def _expected(role: str, route: str, reads: bool) -> set[int]:
     if role in ("removed", "stranger"):
         return {404}
-    if reads or (role == "owner") or (role == "editor" and route not in OWNER_ONLY):
+    if role == "owner" or (route not in OWNER_ONLY and (reads or role == "editor")):
         return {200, 201, 202, 204}
     return {403}
 

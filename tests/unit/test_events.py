@@ -70,6 +70,8 @@ EXPECTED = {
     "resume_webhook": 200,
     "get_settlement": 200,
     "create_settlement": 201,
+    "export_ledger": 202,
+    "get_export": 200,
 }
 WEBHOOK_ID = "01KAJ0000000000000000000WH"
 SHARED_LEDGER_ID = "01KAJ0000000000000000000HH"
@@ -188,6 +190,15 @@ def test_handler_answers_every_sample(aws: None, name: str) -> None:
             s3.put_object(Bucket="kakeibo-receipts", Key=blobs.key_of(str(who.ledger), body.sha256), Body=data)
             if name == "get_receipt":
                 receipts.complete(store, who, body.sha256)
+    if name in ("export_ledger", "get_export"):  # the bucket; the export the sample names, by its owner
+        import boto3
+
+        from kakeibo.services import dataio
+
+        boto3.client("s3", region_name="us-east-1").create_bucket(Bucket="kakeibo-receipts")
+        if name == "get_export":
+            owner = WriteContext.member(SHARED_LEDGER_ID, "local", ("owner",)) if shared else who
+            dataio.start_export(store, owner, export_id=sample(name)["pathParameters"]["id"])
     if name == "delete_budget":  # the budget the sample removes, at version 1
         from kakeibo.models import BudgetIn
         from kakeibo.services import budgets

@@ -222,7 +222,12 @@ def _if_match(op: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def test_every_status_a_route_answers_is_declared(api: Client, spec: dict[str, Any]) -> None:
-    # Given a ledger with accounts, a slip and a budget
+    # Given the receipts bucket (exports are written there), a ledger with accounts, a slip and a budget
+    import boto3
+
+    from kakeibo.settings import get_settings
+
+    boto3.client("s3", region_name="us-east-1").create_bucket(Bucket=get_settings().receipts_bucket)
     api.account("cash", 20000)
     api.account("bank", 300000, type="bank")
     api.account("card", 0, type="credit")

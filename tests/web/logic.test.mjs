@@ -467,6 +467,15 @@ describe('the webhooks view (views/webhooks.js)', async () => {
   });
 });
 
+describe('the data view (views/dataio.js)', async () => {
+  const { progressText } = await import('../../web/views/dataio.js');
+
+  test('an export in words: how far it got while building, what it holds once ready', () => {
+    assert.equal(progressText({ state: 'building', items: 400, receipts: 2, parts: 1 }), '書き出し中…（400 件・レシート 2 枚、1 区切り保存済み）');
+    assert.equal(progressText({ state: 'ready', items: 812, receipts: 3, parts: 2 }), '書き出しました（812 件・レシート 3 枚）');
+  });
+});
+
 describe('which journal entries the page offers to undo', async () => {
   const { undoable } = await import('../../web/views/journal.js');
 

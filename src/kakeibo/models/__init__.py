@@ -63,6 +63,9 @@ if TYPE_CHECKING:
         BudgetIn,
         BudgetList,
     )
+    from kakeibo.models.dataio import (
+        LedgerExport,
+    )
     from kakeibo.models.imports import (
         Health,
         ImportAction,
@@ -240,6 +243,7 @@ __all__ = [
     "Ledger",
     "LedgerCheck",
     "LedgerDetail",
+    "LedgerExport",
     "LedgerIn",
     "LedgerList",
     "LedgerMismatch",
@@ -358,6 +362,7 @@ _WINGS: dict[str, str] = {
     "BudgetCopy": "budgets",
     "BudgetIn": "budgets",
     "BudgetList": "budgets",
+    "LedgerExport": "dataio",
     "Health": "imports",
     "ImportAction": "imports",
     "ImportFormat": "imports",

@@ -13,6 +13,7 @@ from __future__ import annotations
 MODULES = (
     "health", "accounts", "cards", "journal", "undo", "slips", "reports", "budgets", "imports", "maintenance",
     "recurrences", "daily", "receipts", "ledgers", "webhooks", "settlements",
+    "dataio",
 )  # fmt: skip
 
 FAMILIES: dict[str, tuple[str, ...]] = {
@@ -20,6 +21,7 @@ FAMILIES: dict[str, tuple[str, ...]] = {
     "balances": ("reports",),
     "budgets": ("budgets",),
     "changes": ("journal", "undo"),
+    "exports": ("dataio",),
     "health": ("health",),
     "imports": ("imports",),
     "invitations": ("ledgers",),

@@ -19,6 +19,7 @@ from kakeibo.store.cards import CardOps, is_card_sk
 from kakeibo.store.codec import Item, from_ddb, to_ddb
 from kakeibo.store.core import OnFail, RetryPolicy, TxOp, dynamodb_client
 from kakeibo.store.cursors import decode_cursor, encode_cursor
+from kakeibo.store.dataio import DataOps
 from kakeibo.store.imports import ImportOps
 from kakeibo.store.journal import CHANGE_TYPES, JOURNAL_ITEMS, Change, change_seq, entry_changes
 from kakeibo.store.keys import (
@@ -122,6 +123,7 @@ __all__ = [
 
 
 class Store(
+    DataOps,
     SlipOps,
     SettlementOps,
     AccountOps,

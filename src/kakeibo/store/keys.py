@@ -357,3 +357,8 @@ def prefix_range(prefix: str) -> tuple[str, str]:
     begins_with: the same index range on DynamoDB, and DynamoDB Local serves begins_with by reading
     the whole partition."""
     return prefix, prefix[:-1] + chr(ord(prefix[-1]) + 1)
+
+
+def export_sk(export_id: str) -> str:
+    """A ledger's export: its state and how far its archive is built (store/dataio.py)."""
+    return f"EXPORT#{export_id}"
