@@ -84,6 +84,7 @@ def test_any_altered_line_is_refused(items: list[dict[str, Any]], data: st.DataO
         (archive.encode_part(1, [{**archive.header("L", "t"), "version": 9}]) + archive.encode_end(1, 0, 0), "version"),
         (_write("L", [{"SK": "A"}], [b"x"], [1])[:-9], "cut short"),
     ],
+    ids=["not-gzip", "empty", "foreign", "not-an-object", "no-end", "counts", "version", "cut-short"],
 )
 def test_a_foreign_or_cut_file_is_refused_naming_what_is_wrong(data: bytes, words: str) -> None:
     # When a file that is not a whole archive is read, Then it is refused saying why
