@@ -163,33 +163,48 @@ async function deleteBudget(budget, button) {
   });
 }
 
-/** Last month's budgets into this month, in one action; categories already set here are kept. */
+/** Last month's budgets into this month, in one action (POST .../copy-from/...): limit, strictness
+ * and rollover as they were; categories already set here are kept. */
 async function copyBudgets() {
   clearError();
   const previous = shiftMonth(state.month, -1);
   await busy($('budget-copy'), async () => {
     try {
-      const { data } = await state.api.get(at(`/budgets${query({ month: previous })}`));
-      const here = new Set(state.budgets.map((b) => b.category));
-      const todo = (data.items ?? []).filter((b) => !here.has(b.category));
-      let copied = 0;
-      let kept = (data.items ?? []).length - todo.length;
-      for (const b of todo) {
-        try {
-          // no If-Match: created only if still absent (428 when another screen set it meanwhile)
-          await state.api.request('PUT', at(`/budgets/${state.month}/${segment(b.category)}`), { json: { limit: b.limit, strict: Boolean(b.strict), rollover: Boolean(b.rollover) } });
-          copied += 1;
-        } catch (error) {
-          if (error instanceof ApiError && (error.status === 412 || error.status === 428)) kept += 1;
-          else throw error;
-        }
+      let copied;
+      let kept;
+      try {
+        const { data } = await state.api.request('POST', at(`/budgets/${state.month}/copy-from/${previous}`));
+        copied = data.copied.length;
+        kept = data.kept.length;
+      } catch (error) {
+        if (!(error instanceof ApiError && error.status === 404 && !error.code)) throw error;
+        ({ copied, kept } = await copyOneByOne(previous)); // an API without the copy route
       }
       await load();
-      if (!(data.items ?? []).length) say(`${monthLabel(previous)}の予算はありません`);
+      if (!copied && !kept) say(`${monthLabel(previous)}の予算はありません`);
       else say(`${monthLabel(previous)}の予算を ${copied} 件コピーしました${kept ? `（${kept} 件はこの月に設定済みのため変えていません）` : ''}`);
     } catch (error) {
       await load().catch(() => {});
       showError(error);
     }
   });
+}
+
+async function copyOneByOne(previous) {
+  const { data } = await state.api.get(at(`/budgets${query({ month: previous })}`));
+  const here = new Set(state.budgets.map((b) => b.category));
+  const todo = (data.items ?? []).filter((b) => !here.has(b.category));
+  let copied = 0;
+  let kept = (data.items ?? []).length - todo.length;
+  for (const b of todo) {
+    try {
+      // no If-Match: created only if still absent (428 when another screen set it meanwhile)
+      await state.api.request('PUT', at(`/budgets/${state.month}/${segment(b.category)}`), { json: { limit: b.limit, strict: Boolean(b.strict), rollover: Boolean(b.rollover) } });
+      copied += 1;
+    } catch (error) {
+      if (error instanceof ApiError && (error.status === 412 || error.status === 428)) kept += 1;
+      else throw error;
+    }
+  }
+  return { copied, kept };
 }
