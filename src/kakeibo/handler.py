@@ -46,6 +46,7 @@ from kakeibo.routes import (
     receipts,
     recurrences,
     reports,
+    rules,
     settlements,
     slips,
     webhooks,
@@ -56,7 +57,7 @@ logger = Logger()
 app = APIGatewayHttpResolver(enable_validation=True)
 ROUTERS = (
     health, accounts, cards, journal, slips, reports, budgets, imports, maintenance, recurrences, daily, receipts,
-    ledgers, webhooks, settlements,
+    ledgers, webhooks, settlements, rules,
 )  # fmt: skip
 
 

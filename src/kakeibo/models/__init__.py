@@ -134,6 +134,15 @@ from kakeibo.models.reports import (
     SubcategoryTotal,
     YearlyReport,
 )
+from kakeibo.models.rules import (
+    SlipRule,
+    SlipRuleActions,
+    SlipRuleCondition,
+    SlipRuleIn,
+    SlipRuleList,
+    SlipRuleOrder,
+    SlipRulePatch,
+)
 from kakeibo.models.slips import (
     PAID_BY_DESCRIPTION,
     ExternalId,
@@ -277,6 +286,13 @@ __all__ = [
     "SlipLine",
     "SlipList",
     "SlipPatch",
+    "SlipRule",
+    "SlipRuleActions",
+    "SlipRuleCondition",
+    "SlipRuleIn",
+    "SlipRuleList",
+    "SlipRuleOrder",
+    "SlipRulePatch",
     "SlipTemplate",
     "SlipTemplatePatch",
     "Statement",
