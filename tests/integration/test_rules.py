@@ -8,7 +8,9 @@ from typing import Any
 from kakeibo.models import SlipRuleIn
 from kakeibo.services import rules as service
 from kakeibo.store import Store, WriteContext
+from tests import invariants
 from tests.events import Client
+from tests.integration.test_import_formats import CSV, mf, mf_household, report
 
 MARUETSU = {
     "name": "マルエツは食費",
@@ -105,3 +107,48 @@ def test_the_201st_rule_is_refused(api: Client, store: Store, user: str) -> None
     listed = api.get("/rules").json
     assert len(listed["items"]) == 200 and listed["version"] == 200
 
+
+def test_a_money_forward_import_is_categorised_by_the_rules(api: Client, store: Store, user: str) -> None:
+    # Given a household with Money Forward's accounts, and rules: ｽｰﾊﾟｰﾏﾙｴﾂ (as the card prints it) is
+    # groceries, Amazon is household goods, and a later rule tags large grocery runs
+    mf_household(api)
+    maruetsu = api.post("/rules", {"conditions": [{"field": "memo", "op": "contains", "value": "スーパーマルエツ"}],
+                                   "actions": {"category": "食費", "subcategory": "食料品"}})  # fmt: skip
+    amazon = api.post("/rules", {"conditions": [{"field": "memo", "op": "starts_with", "value": "amazon"}],
+                                 "actions": {"category": "日用品"}})  # fmt: skip
+    big = api.post("/rules", {"match": "all", "stage": "post",
+                              "conditions": [{"field": "memo", "op": "contains", "value": "ﾏﾙｴﾂ"},
+                                             {"field": "amount", "op": "between", "value": [5000, 100000]}],
+                              "actions": {"memo_append": "#まとめ買い"}})  # fmt: skip
+    assert maruetsu.status == amazon.status == big.status == 201
+    # When a file arrives whose rows Money Forward left 未分類 (and one it categorised itself)
+    november = mf(
+        "1|2026/11/20|ｽｰﾊﾟｰﾏﾙｴﾂ ｶﾜｸﾞﾁ|-6400|楽天カード|未分類|未分類||0|mfR1",
+        "1|2026/11/19|ｽｰﾊﾟｰﾏﾙｴﾂ ｶﾜｸﾞﾁ|-800|楽天カード|未分類|未分類||0|mfR2",
+        "1|2026/11/18|ＡＭＡＺＯＮ．ＣＯ．ＪＰ|-2980|楽天カード|未分類|未分類||0|mfR3",
+        "1|2026/11/17|ｽｰﾊﾟｰﾏﾙｴﾂ ｶﾜｸﾞﾁ|-1500|楽天カード|外食|外食||0|mfR4",
+        "1|2026/11/16|八百屋|-1200|財布|未分類|未分類||0|mfR5",
+    )
+    imported = api.post("/imports", raw=november, headers=CSV)
+    assert imported.status == 200 and imported.json["created"] == 5, imported
+    # Then the rows the rules matched are categorised, the file's own category stands, and the result
+    # names the rules that changed each row
+    ids = maruetsu.json["id"], amazon.json["id"], big.json["id"]
+    assert imported.json["ruled"] == [
+        {"line": 2, "rules": [ids[0], ids[2]]},
+        {"line": 3, "rules": [ids[0]]},
+        {"line": 4, "rules": [ids[1]]},
+    ]  # line 5 is Money Forward's 外食 (the file's category stands; too small for the tag), line 6 no rule's
+    slips = {s["amount"]: s for s in api.get("/slips").json["items"]}
+    assert (slips[6400]["category"], slips[6400]["subcategory"]) == ("食費", "食料品")
+    assert slips[6400]["memo"].endswith("#まとめ買い")
+    assert (slips[800]["category"], slips[2980]["category"]) == ("食費", "日用品")
+    assert (slips[1500]["category"], slips[1500]["subcategory"]) == ("外食", "外食")  # Money Forward's own
+    assert slips[1200]["category"] == "未分類"  # no rule matched: as the file wrote it
+    # And the month's totals count the categories the rules gave, and the ledger is consistent
+    by_category = {c["category"]: c["expense"] for c in report(api, "2026-11")["by_category"]}
+    assert by_category["食費"] == 7200 and by_category["日用品"] == 2980
+    assert invariants.check(store, user) == []
+    # When the same file is imported again, Then nothing is created or changed
+    again = api.post("/imports", raw=november, headers=CSV)
+    assert (again.json["created"], again.json["skipped"], again.json["changed"]) == (0, 5, 0), again
