@@ -634,3 +634,28 @@ describe('内訳を分ける (views/slips.js)', async () => {
     assert.equal(slipSummary({ ...split, lines: [...split.lines, { amount: 1, category: '食費' }] }), '11/20(金) 分割（食費・日用品） ￥3,000');
   });
 });
+
+describe('the rules view (views/rules.js)', async () => {
+  const { alwaysRule, conditionText, ruleText } = await import('../../web/views/rules.js');
+
+  test('words a rule: its conditions, then what it sets', () => {
+    const rule = {
+      match: 'all',
+      conditions: [
+        { field: 'memo', op: 'contains', value: 'ﾏﾙｴﾂ' },
+        { field: 'amount', op: 'between', value: [5000, 100000] },
+      ],
+      actions: { category: '食費', subcategory: '食料品', memo_append: '#まとめ買い' },
+    };
+    assert.equal(ruleText(rule), 'メモに「ﾏﾙｴﾂ」を含む かつ 金額が 5000〜100000 円 → カテゴリを食費（食料品）に、メモに「#まとめ買い」を追記');
+    assert.equal(conditionText({ field: 'payee', op: 'one_of', value: ['Amazon', 'アマゾン'] }), '支払先が「Amazon」「アマゾン」のどれか');
+  });
+
+  test('makes 「この店はいつも○○」 a memo condition and a category', () => {
+    assert.deepEqual(alwaysRule('スーパーマルエツ', '食費'), {
+      name: 'スーパーマルエツはいつも食費',
+      conditions: [{ field: 'memo', op: 'contains', value: 'スーパーマルエツ' }],
+      actions: { category: '食費' },
+    });
+  });
+});
