@@ -152,3 +152,22 @@ def test_a_money_forward_import_is_categorised_by_the_rules(api: Client, store: 
     # When the same file is imported again, Then nothing is created or changed
     again = api.post("/imports", raw=november, headers=CSV)
     assert (again.json["created"], again.json["skipped"], again.json["changed"]) == (0, 5, 0), again
+
+
+def test_a_long_file_whose_rows_the_rules_spread_over_many_categories_is_imported_in_whole_batches(
+    api: Client, store: Store, user: str
+) -> None:
+    # Given five rules that give five categories, and a year of uncategorised rows, a shop a row
+    assert api.post("/accounts", {"id": "cash", "name": "Cash", "type": "cash", "opening_balance": 10**9}).status == 201
+    shops = ["ｼｮｯﾌﾟA", "ｼｮｯﾌﾟB", "ｼｮｯﾌﾟC", "ｼｮｯﾌﾟD", "ｼｮｯﾌﾟE"]
+    for shop, category in zip(shops, ["食費", "日用品", "交通費", "外食", "医療"], strict=True):
+        body = {"conditions": [{"field": "memo", "op": "is", "value": shop}], "actions": {"category": category}}
+        assert api.post("/rules", body).status == 201
+    lines = ["date,kind,amount,account,to_account,category,memo"]
+    lines += [f"2025-{i % 12 + 1:02d}-{i % 28 + 1:02d},expense,{100 + i},cash,,,{shops[i % 5]}" for i in range(300)]
+    # When it is imported (a batch's items are counted from the rows as the rules make them)
+    imported = api.post("/imports", raw="\n".join(lines) + "\n", headers=CSV)
+    # Then every row is created, categorised, and the ledger is consistent
+    assert imported.status == 200 and imported.json["created"] == 300, imported
+    assert len(imported.json["ruled"]) == 300
+    assert invariants.check(store, user) == []

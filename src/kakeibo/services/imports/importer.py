@@ -303,10 +303,13 @@ class _Writer:
         self.tally = tally
         self.numbers: dict[str, int] = {}
         self.rule_set = rule_set or rules_core.RuleSet(())
+        self.filed: dict[str, Row] = {}  # slip id -> the row as the file wrote it, when rules changed it
 
     def run(self, rows: Sequence[Row], time_left: TimeLeft | None) -> int:
         """Write `rows`; the number left unwritten because time ran out (0 when done)."""
         done = 0
+        # the rules first: the items a batch touches (its rows' categories) are counted from the rows
+        rows = [self._ruled(row) for row in rows]
         for start in range(0, len(rows), NUMBER_AHEAD):
             chunk = rows[start : start + NUMBER_AHEAD]
             self._number([r for r in chunk if not already_imported(r, self.known)])  # re-imports take none
@@ -316,6 +319,16 @@ class _Writer:
                 self.write(batch)
                 done += len(batch)
         return 0
+
+    def _ruled(self, row: Row) -> Row:
+        """`row` as the rules make it (the file's own row kept for what later downloads compare with)."""
+        if already_imported(row, self.known):
+            return row
+        ruled, touched = ruled_row(self.rule_set, row)
+        if touched:
+            self.filed.setdefault(row.slip_id, row)
+            self.tally.ruled[row.line] = list(touched)
+        return ruled
 
     def write(self, rows: Sequence[Row]) -> None:
         rows = self._drop(rows, {r.slip_id for r in rows if already_imported(r, self.known)})
@@ -378,10 +391,8 @@ class _Writer:
         stamp = now_iso()
         accounts: set[str] = set()
         slips = []
-        ruled = [ruled_row(self.rule_set, row) for row in rows]
-        for (row, touched), filed in zip(ruled, rows, strict=True):
-            if touched:
-                self.tally.ruled[row.line] = list(touched)
+        for row in rows:
+            filed = self.filed.get(row.slip_id, row)
             accounts.update(posting.accounts_touched(row.slip.entry()))
             item = new_slip_item(
                 row.slip,
@@ -396,7 +407,7 @@ class _Writer:
             slips.append(NewSlip(item, origin="import", fingerprint=fingerprint(filed.slip)))
         plan = posting.Plan(
             "create",
-            posting.merge(posting.effects(r.slip.entry()) for r, _ in ruled),
+            posting.merge(posting.effects(r.slip.entry()) for r in rows),
             tuple(sorted(accounts)),
         )
         self.store.create_slips(
