@@ -7,6 +7,7 @@ from typing import Any
 MAX_OVERHEAD = 1.10  # ours / floor at p50
 MAX_COLD = 1.10  # ours / the floor: fresh process, import + first request (sections/cold.py)
 MIN_IMPORT_SPEEDUP = 5.0  # batched import rows/s / one transaction per row
+MAX_RULES_OVERHEAD = 1.10  # an import with 200 rules / the same import without rules
 
 
 def evaluate(results: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
@@ -26,6 +27,11 @@ def evaluate(results: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
         out.append(_target("import: batched / per row (rows/s)", target, value, value >= MIN_IMPORT_SPEEDUP))
         drift = sum(imports["drift"].values())
         out.append(_target("import: drift after both imports", "== 0", drift, drift == 0))
+    ruled = results.get("rules", {})
+    if "ratio" in ruled:
+        value = ruled["ratio"]
+        target = f"<= {MAX_RULES_OVERHEAD}"
+        out.append(_target("import: with 200 rules / without (time)", target, value, value <= MAX_RULES_OVERHEAD))
     naive = results.get("naive", {}).get("concurrent")
     if naive:
         drift = naive["naive"]["verify"]["balance_drift_yen"] + naive["naive"]["verify"]["day_total_drift_yen"]

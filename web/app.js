@@ -29,6 +29,7 @@ import * as journal from './views/journal.js';
 import * as ledgers from './views/ledgers.js';
 import * as recurrences from './views/recurrences.js';
 import * as report from './views/report.js';
+import * as rules from './views/rules.js';
 import * as payer from './views/payer.js';
 import * as receipts from './views/receipts.js';
 import * as settings from './views/settings.js';
@@ -54,6 +55,7 @@ const VIEWS = [
   [settlement, 'settlement-panel'],
   [recurrences, 'recurrences-panel'],
   [imports, 'import-panel'],
+  [rules, 'rules-panel'],
   [journal, 'journal-panel'],
   [webhooks, 'webhooks-panel'],
   [dataio, 'data-panel'],

@@ -129,6 +129,18 @@ FIELDS: dict[str, tuple[str, str]] = {
     "payment_day": ("payment_day", "引き落とし日"),
     "pay_from": ("pay_from", "引き落とし口座"),
     "by_month_day": ("by_month_day", "毎月の日にち"),
+    "conditions": ("conditions", "条件"),
+    "actions": ("actions", "動作"),
+    "field": ("the condition's field", "条件の項目"),
+    "op": ("the condition's op", "条件の比べ方"),
+    "value": ("the condition's value", "条件の値"),
+    "match": ("match", "条件の組み合わせ（match）"),
+    "stage": ("stage", "ルールの段階（stage）"),
+    "payee": ("payee", "支払先"),
+    "imported_payee": ("imported_payee", "取り込んだ支払先"),
+    "memo_append": ("memo_append", "メモへの追記"),
+    "cleared": ("cleared", "確認済み"),
+    "ids": ("ids", "ルールの並び"),
     "if-match": ("If-Match", "If-Match"),
     "idempotency-key": ("Idempotency-Key", "Idempotency-Key"),
 }
@@ -273,6 +285,31 @@ _BY_TYPE: dict[str, tuple[str, str]] = {
     "list_type": ("{f} must be a list", "{f}はリストで指定してください"),
     "string_pattern_mismatch": ("{f} is not in the expected format", "{f}の形式が正しくありません"),
     "json_invalid": ("the body is not valid JSON", "本文が JSON として読めません"),
+    "rule_unknown_field": ("{f} is not a field a rule looks at", "{f}はルールで使えない項目です"),
+    "rule_unknown_op": ("{f} is not an op a rule takes", "{f}はルールで使えない比べ方です"),
+    "rule_op_not_for_field": (
+        "{f} does not fit the field (text: is, contains, starts_with, ends_with, one_of; amount: is, one_of, between)",
+        "{f}はこの項目には使えません（文字: is, contains, starts_with, ends_with, one_of、金額: is, one_of, between）",
+    ),
+    "rule_value_list": ("{f} must be a list of 1 to 50 values", "{f}は 1〜50 個の値のリストで指定してください"),
+    "rule_value_range": (
+        "{f} must be [low, high] in yen, low at most high",
+        "{f}は [下限, 上限]（円、下限 ≦ 上限）で指定してください",
+    ),
+    "rule_value_amount": ("{f} must be a whole number of yen", "{f}は円の整数で指定してください"),
+    "rule_value_text": ("{f} must be text of 1 to 100 characters", "{f}は 1〜100 文字の文字列で指定してください"),
+    "rule_value_pattern": (
+        "{f} must be plain text, not a pattern (rules take no regular expressions)",
+        "{f}は正規表現ではなく、そのままの文字で指定してください",
+    ),
+    "rule_value_kind": ("{f} must be expense, income or transfer", "{f}は expense, income, transfer のいずれかです"),
+    "rule_unknown_action": ("{f} is not an action a rule takes", "{f}はルールで使えない動作です"),
+    "rule_action_text": ("{f} must be text", "{f}は文字列で指定してください"),
+    "rule_action_bool": ("{f} must be true or false", "{f}は true か false で指定してください"),
+    "rule_no_action": ("{f} must hold at least one action", "{f}を 1 つ以上指定してください"),
+    "rule_subcategory_alone": ("{f} needs a category beside it", "{f}はカテゴリと一緒に指定してください"),
+    "rule_conditions_count": ("{f} must hold 1 to 20 conditions", "{f}は 1〜20 個にしてください"),
+    "rule_order_ids": ("{f} must name every rule once", "{f}にはすべてのルールを 1 度ずつ並べてください"),
 }
 
 
@@ -631,6 +668,10 @@ TRANSLATIONS: dict[str, str] = {
     "a row of this batch was already imported": "この行はすでに取り込まれています",
     # webhooks
     "webhook not found": "Webhook が見つかりません",
+    "rule not found": "ルールが見つかりません",
+    "a ledger has at most {limit} rules": "1 つの家計簿に登録できるルールは {limit} 件までです",
+    "the rule is not valid": "ルールの内容が正しくありません",
+    "ids must name every rule of the ledger once": "ids には家計簿のすべてのルールを 1 度ずつ並べてください",
     "a webhook with this id already exists": "この ID の Webhook はすでにあります",
     "a ledger has at most {limit} webhooks": "1 つの家計簿に登録できる Webhook は {limit} 件までです",
     "the webhook URL is not a valid URL": "Webhook の URL が正しくありません",
@@ -659,8 +700,8 @@ TRANSLATIONS: dict[str, str] = {
         "'since' には整数（前回の応答の knowledge）を指定してください"
     ),
     "'since' is after the last change ({head})": "'since' が最新の変更番号（{head}）より後です",
-    "changes to members, invitations, webhooks and the ledger are not undone; make them again instead": (
-        "メンバー・招待・Webhook・家計簿そのものの変更は元に戻せません。あらためて変更してください"
+    "changes to members, invitations, webhooks, rules and the ledger are not undone; make them again instead": (
+        "メンバー・招待・Webhook・自動分類ルール・家計簿そのものの変更は元に戻せません。あらためて変更してください"
     ),
     "an account's creation is not undone; archive the account instead": (
         "口座の作成は元に戻せません。代わりに口座をアーカイブしてください"

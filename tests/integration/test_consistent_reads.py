@@ -75,6 +75,10 @@ def _ledger_requests(api: Client, base: str) -> list[tuple[str, str, dict[str, A
     billing = {"closing_day": 15, "payment_day": 10, "pay_from": "bank"}
     visa = api.post(f"{base}/accounts", {"id": "visa", "name": "Visa", "type": "credit", "billing": billing})
     assert visa.status == 201, visa
+    marue = {"conditions": [{"field": "payee", "op": "contains", "value": "ﾏﾙｴﾂ"}], "actions": {"category": "食費"}}
+    ruled = api.post(f"{base}/rules", marue)
+    assert ruled.status == 201, ruled
+    rule = ruled.header("Location") or ""
     requests: list[tuple[str, str, dict[str, Any]]] = [
         ("GET /accounts", f"{base}/accounts", {}),
         ("GET /accounts/{id}", f"{base}/accounts/cash", {}),
@@ -127,6 +131,16 @@ def _ledger_requests(api: Client, base: str) -> list[tuple[str, str, dict[str, A
         ("GET /changes", f"{base}/changes", {"query": {"since": "0"}}),
         ("GET /slips/{id}/history", f"{base}/slips/{slip['id']}/history", {}),
         ("POST /changes/{seq}/undo", f"{base}/changes/{RENAME}/undo", {}),  # the account's rename
+        ("GET /rules", f"{base}/rules", {}),
+        ("GET /rules/{id}", rule, {}),
+        (
+            "PUT /rules/order",
+            f"{base}/rules/order",
+            {"body": {"ids": [ruled.json["id"]]}, "headers": {"If-Match": '"1"'}},
+        ),
+        ("PATCH /rules/{id}", rule, {"body": {"stage": "post"}, "headers": {"If-Match": '"1"'}}),
+        ("DELETE /rules/{id}", rule, {"headers": {"If-Match": '"2"'}}),
+        ("POST /rules", f"{base}/rules", {"body": marue}),
     ]
     if base:
         return [(f"{r.split(' ', 1)[0]} /ledgers/{{ledger}}{r.split(' ', 1)[1]}", path, kw) for r, path, kw in requests]

@@ -47,6 +47,9 @@ def alice(api: Client) -> dict[str, Any]:
     assert recurring.status == 201, recurring
     household = api.post("/ledgers", {"name": "山田家"})
     assert household.status == 201, household
+    marue = {"conditions": [{"field": "payee", "op": "contains", "value": "マルエツ"}], "actions": {"category": "食費"}}
+    rule = api.post("/rules", marue)
+    assert rule.status == 201, rule
     receipt = stored_receipt(api, b"alice's receipt")
     export = api.post("/exports")
     assert export.status == 202, export
@@ -60,6 +63,7 @@ def alice(api: Client) -> dict[str, Any]:
         "cursor": cursor,
         "balances": api.balances(),
         "recurrence": recurring.header("Location"),
+        "rule": rule.header("Location"),
     }
 
 
@@ -76,6 +80,7 @@ def test_every_route_is_covered_here() -> None:
         "POST /recurrences", "GET /recurrences", "GET /recurrences/{id}", "PATCH /recurrences/{id}",
         "DELETE /recurrences/{id}", "GET /recurrences/{id}/occurrences", "POST /recurrences/run",
         "GET /accounts/{id}/statements", "POST /jobs/run",
+        "POST /rules", "GET /rules", "PUT /rules/order", "GET /rules/{id}", "PATCH /rules/{id}", "DELETE /rules/{id}",
         "POST /receipts", "POST /receipts/{id}/complete", "GET /receipts/{id}",
         "POST /exports", "GET /exports/{id}",
         "POST /ledgers", "GET /ledgers", "GET /ledgers/{ledger}", "PATCH /ledgers/{ledger}",
@@ -127,6 +132,9 @@ def test_bob_can_neither_see_nor_touch_alices_ledger(
     assert bob.get("/recurrences").json == {"items": []}
     assert bob.get(recurrence).status == 404
     assert bob.get(recurrence + "/occurrences").status == 404
+    rule = alice["rule"]
+    assert bob.get("/rules").json == {"items": [], "version": 0}
+    assert bob.get(rule).status == 404
     assert [item["id"] for item in bob.get("/ledgers").json["items"]] == ["me"]
     assert bob.get("/changes").json["changes"] == []
     assert bob.get(f"/slips/{alice['slip_id']}/history").status == 404
@@ -162,6 +170,10 @@ def test_bob_can_neither_see_nor_touch_alices_ledger(
     assert bob.post("/ledger/rebuild").status in (200, 202)
     assert bob.patch(recurrence, {"slip": {"amount": 1}}, headers={"If-Match": '"1"'}).status == 404
     assert bob.delete(recurrence, headers={"If-Match": '"1"'}).status == 404
+    assert bob.patch(rule, {"actions": {"category": "x"}}, headers={"If-Match": '"1"'}).status == 404
+    assert bob.delete(rule, headers={"If-Match": '"1"'}).status == 404
+    rule_id = rule.rsplit("/", 1)[1]
+    assert bob.put("/rules/order", {"ids": [rule_id]}, headers={"If-Match": '"0"'}).status == 422  # not his rule
     ran = bob.post("/recurrences/run", query={"until": "2027-12-31"})
     assert ran.status == 200 and ran.json["posted"] == 0  # Bob has none; Alice's are not his to run
     jobs = bob.post("/jobs/run", query={"until": "2027-12-31"})
@@ -174,6 +186,7 @@ def test_bob_can_neither_see_nor_touch_alices_ledger(
     assert api.get(slip).json["version"] == 1
     assert api.get(recurrence).json["version"] == 1
     assert api.get(recurrence).json["posted_through"] is None
+    assert api.get(rule).json["version"] == 1 and api.get("/rules").json["version"] == 1
     assert api.get(f"/slips/{alice['slip_id']}").status == 200 and api.get(alice["import"]).status == 200
     assert api.get("/budgets", query={"month": "2026-11"}).json["items"][0]["limit"] == 30_000
     assert [item["name"] for item in api.get("/ledgers").json["items"]] == [None, "山田家"]

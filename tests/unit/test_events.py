@@ -72,6 +72,12 @@ EXPECTED = {
     "create_settlement": 201,
     "export_ledger": 202,
     "get_export": 200,
+    "create_rule": 201,
+    "list_rules": 200,
+    "order_rules": 200,
+    "get_rule": 200,
+    "patch_rule": 200,
+    "delete_rule": 204,
 }
 WEBHOOK_ID = "01KAJ0000000000000000000WH"
 SHARED_LEDGER_ID = "01KAJ0000000000000000000HH"
@@ -80,6 +86,7 @@ IN_LEDGER = {f"{name}_in_ledger": status for name, status in EXPECTED.items()
              if (EVENTS_DIR / f"{name}_in_ledger.json").exists()}  # fmt: skip
 EXPECTED.update(IN_LEDGER)
 RECURRENCE_ID = "01KAJ0000000000000000000RC"
+RULE_ID = "01KAJ0000000000000000000RU"
 
 
 def _keys(value: Any, prefix: str = "") -> set[str]:
@@ -165,6 +172,12 @@ def test_handler_answers_every_sample(aws: None, name: str) -> None:
 
         rent = RecurrenceIn.model_validate(json.loads(sample("create_recurrence")["body"]))
         recurrences.create_recurrence(store, who, rent, recurrence_id=RECURRENCE_ID)
+    if name in ("get_rule", "patch_rule", "delete_rule", "order_rules"):  # the rule the sample names
+        from kakeibo.models import SlipRuleIn
+        from kakeibo.services import rules
+
+        rule = SlipRuleIn.model_validate(json.loads(sample("create_rule")["body"]))
+        rules.create_rule(store, who, rule, rule_id=RULE_ID)
     if name == "card_statements":  # the card the sample names, closing on the 15th, paid from the bank
         from kakeibo.models import AccountCreate
         from kakeibo.services import accounts

@@ -654,3 +654,28 @@ describe('予算の繰越 (views/budgets.js)', async () => {
     assert.equal(carryNote({ carried: 0, available: 30000, rollover: false }), '前月からの繰越はありません');
   });
 });
+
+describe('the rules view (views/rules.js)', async () => {
+  const { alwaysRule, conditionText, ruleText } = await import('../../web/views/rules.js');
+
+  test('words a rule: its conditions, then what it sets', () => {
+    const rule = {
+      match: 'all',
+      conditions: [
+        { field: 'memo', op: 'contains', value: 'ﾏﾙｴﾂ' },
+        { field: 'amount', op: 'between', value: [5000, 100000] },
+      ],
+      actions: { category: '食費', subcategory: '食料品', memo_append: '#まとめ買い' },
+    };
+    assert.equal(ruleText(rule), 'メモに「ﾏﾙｴﾂ」を含む かつ 金額が 5000〜100000 円 → カテゴリを食費（食料品）に、メモに「#まとめ買い」を追記');
+    assert.equal(conditionText({ field: 'payee', op: 'one_of', value: ['Amazon', 'アマゾン'] }), '支払先が「Amazon」「アマゾン」のどれか');
+  });
+
+  test('makes 「この店はいつも○○」 a memo condition and a category', () => {
+    assert.deepEqual(alwaysRule('スーパーマルエツ', '食費'), {
+      name: 'スーパーマルエツはいつも食費',
+      conditions: [{ field: 'memo', op: 'contains', value: 'スーパーマルエツ' }],
+      actions: { category: '食費' },
+    });
+  });
+});

@@ -12,7 +12,7 @@ from __future__ import annotations
 # Every route module, in the order they are registered when all are loaded.
 MODULES = (
     "health", "accounts", "cards", "journal", "undo", "slips", "reports", "budgets", "imports", "maintenance",
-    "recurrences", "daily", "receipts", "ledgers", "webhooks", "settlements",
+    "recurrences", "daily", "receipts", "ledgers", "webhooks", "settlements", "rules",
     "dataio",
 )  # fmt: skip
 
@@ -32,6 +32,7 @@ FAMILIES: dict[str, tuple[str, ...]] = {
     "receipts": ("receipts",),
     "recurrences": ("recurrences",),
     "reports": ("reports",),
+    "rules": ("rules",),
     "settlement": ("settlements",),
     "settlements": ("settlements",),
     "slips": ("journal", "slips"),

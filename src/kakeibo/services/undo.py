@@ -33,7 +33,7 @@ def undo(store: Store, ctx: WriteContext, seq: int) -> dict[str, Any]:
         raise errors.NotUndoable("a settlement is not undone; record the opposite settlement instead")
     if any(c["type"] not in UNDOABLE for c in found):
         raise errors.NotUndoable(
-            "changes to members, invitations, webhooks and the ledger are not undone; make them again instead"
+            "changes to members, invitations, webhooks, rules and the ledger are not undone; make them again instead"
         )
     undo_ctx = ctx.as_origin("undo")
     if len(found) == 1:

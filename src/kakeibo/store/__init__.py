@@ -46,6 +46,7 @@ from kakeibo.store.locks import Lease
 from kakeibo.store.rebuild import RebuildOps
 from kakeibo.store.receipts import Claimed, ReceiptOps, is_receipt_sk, receipt_sk
 from kakeibo.store.recurrences import ProgressConflict, RecurrenceOps
+from kakeibo.store.rules import RuleOps, RuleSetItems
 from kakeibo.store.settlements import Roster, SettlementOps
 from kakeibo.store.slip_index import INDEX_FORMAT, INDEXED, IndexedPage, SlipFilter
 from kakeibo.store.slips import NewSlip, SlipCommit, SlipIdTaken, SlipOps, SlipPage, identity_of
@@ -85,6 +86,7 @@ __all__ = [
     "ReceiptOps",
     "RetryPolicy",
     "Roster",
+    "RuleSetItems",
     "SharedLedger",
     "SlipCommit",
     "SlipFilter",
@@ -135,6 +137,7 @@ class Store(
     RecurrenceOps,
     LedgerOps,
     WebhookOps,
+    RuleOps,
     WriteOps,
 ):
     """The ledger table: every operation the services use."""

@@ -338,6 +338,13 @@ def delivery_sk(webhook_id: str, seq: int) -> str:
     return f"DELIVERY#{webhook_id}#{seq:012d}"
 
 
+RULES_SK = "RULES"  # the ledger's rule set: its order and version (the rules are RULES#{id}, read with it)
+
+
+def rule_sk(rule_id: str) -> str:
+    return f"{RULES_SK}#{rule_id}"
+
+
 JOURNAL_SK = "JOURNAL"  # the ledger's journal head: the seq of its last entry
 CHANGE_DIGITS = 12
 
