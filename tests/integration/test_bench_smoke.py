@@ -19,7 +19,7 @@ def test_quick_bench_reports_every_section(tmp_path: Path) -> None:
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=240,
+        timeout=900,
         check=False,
     )
     assert done.returncode == 0, done.stderr[-3000:]
@@ -41,6 +41,9 @@ def test_quick_bench_reports_every_section(tmp_path: Path) -> None:
             "receipts",
             "job",
             "webhooks",
+            "budgets",
+            "exports",
+            "rules",
         ),
     }
     assert {"nproc", "cpu", "memory_gib", "python", "dynamodb_local"} <= set(doc["machine"])
