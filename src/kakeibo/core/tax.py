@@ -225,3 +225,25 @@ def add_up(parts: Iterable[Mapping[str, int]]) -> dict[str, int]:
         for name, value in part.items():
             out[name] = out.get(name, 0) + value
     return out
+
+
+def slip_tax_fields(
+    amount: int,
+    medical: Mapping[str, object] | None,
+    lines: Iterable[tuple[int, Mapping[str, object] | None]] = (),
+    donation: Mapping[str, object] | None = None,
+) -> tuple[tuple[str, int], ...]:
+    """What one slip adds to its year's tax item (posting.Entry.tax), from its `medical` (the whole
+    amount), its lines' `medical` (each line's amount) and its `donation`, as stored or as given:
+    mappings with patient, provider, kind, reimbursed and otc / municipality and one_stop."""
+    parts: list[dict[str, int]] = []
+    for paid, given in [(amount, medical), *lines]:
+        if given:
+            group = MedicalGroup(
+                str(given["patient"]), str(given["provider"]), str(given["kind"]), bool(given.get("otc"))
+            )
+            parts.append(fields_of_medical(MedicalPart(group, paid, int(str(given.get("reimbursed") or 0)))))
+    if donation:
+        part = DonationPart(str(donation["municipality"]), amount, bool(donation.get("one_stop")))
+        parts.append(fields_of_donation(part))
+    return tuple(sorted((name, value) for name, value in add_up(parts).items() if value))

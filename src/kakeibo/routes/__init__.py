@@ -12,7 +12,7 @@ from __future__ import annotations
 # Every route module, in the order they are registered when all are loaded.
 MODULES = (
     "health", "accounts", "cards", "journal", "undo", "slips", "reports", "budgets", "imports", "maintenance",
-    "recurrences", "daily", "receipts", "ledgers", "webhooks", "settlements",
+    "recurrences", "daily", "receipts", "ledgers", "webhooks", "settlements", "tax",
 )  # fmt: skip
 
 FAMILIES: dict[str, tuple[str, ...]] = {
@@ -29,7 +29,7 @@ FAMILIES: dict[str, tuple[str, ...]] = {
     "members": ("ledgers",),
     "receipts": ("receipts",),
     "recurrences": ("recurrences",),
-    "reports": ("reports",),
+    "reports": ("reports", "tax"),
     "settlement": ("settlements",),
     "settlements": ("settlements",),
     "slips": ("journal", "slips"),

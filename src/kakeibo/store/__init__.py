@@ -48,6 +48,7 @@ from kakeibo.store.recurrences import ProgressConflict, RecurrenceOps
 from kakeibo.store.settlements import Roster, SettlementOps
 from kakeibo.store.slip_index import INDEX_FORMAT, INDEXED, IndexedPage, SlipFilter
 from kakeibo.store.slips import NewSlip, SlipCommit, SlipIdTaken, SlipOps, SlipPage, identity_of
+from kakeibo.store.tax import TaxOps
 from kakeibo.store.webhooks import MAX_WEBHOOKS, WebhookOps
 from kakeibo.store.write import GUARD_ITEMS, ORIGINS, Bookkeeping, Guard, WriteContext, WriteOps
 
@@ -133,6 +134,7 @@ class Store(
     RecurrenceOps,
     LedgerOps,
     WebhookOps,
+    TaxOps,
     WriteOps,
 ):
     """The ledger table: every operation the services use."""
