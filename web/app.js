@@ -35,6 +35,7 @@ import * as receipts from './views/receipts.js';
 import * as settings from './views/settings.js';
 import * as settlement from './views/settlement.js';
 import * as slips from './views/slips.js';
+import * as tax from './views/tax.js';
 import * as trends from './views/trends.js';
 import * as webhooks from './views/webhooks.js';
 
@@ -53,6 +54,7 @@ const VIEWS = [
   [trends, 'trends-panel'],
   [budgets, 'budgets-panel'],
   [settlement, 'settlement-panel'],
+  [tax, 'tax-panel'],
   [recurrences, 'recurrences-panel'],
   [imports, 'import-panel'],
   [rules, 'rules-panel'],

@@ -141,6 +141,17 @@ FIELDS: dict[str, tuple[str, str]] = {
     "memo_append": ("memo_append", "メモへの追記"),
     "cleared": ("cleared", "確認済み"),
     "ids": ("ids", "ルールの並び"),
+    "medical": ("medical (the medical payment)", "医療費（medical）"),
+    "medical.kind": ("medical.kind (treatment, medicine, care or other)", "医療費の区分（medical.kind）"),
+    "patient": ("patient (who was treated)", "医療を受けた人（patient）"),
+    "provider": ("provider (where it was paid)", "支払先（provider）"),
+    "reimbursed": ("reimbursed (what is given back)", "補填される金額（reimbursed）"),
+    "otc": ("otc (セルフメディケーション)", "セルフメディケーション対象（otc）"),
+    "donation": ("donation (ふるさと納税)", "ふるさと納税（donation）"),
+    "municipality": ("municipality", "寄附先の自治体（municipality）"),
+    "one_stop": ("one_stop (ワンストップ特例)", "ワンストップ特例（one_stop）"),
+    "year": ("year", "年"),
+    "income": ("income", "所得（income）"),
     "if-match": ("If-Match", "If-Match"),
     "idempotency-key": ("Idempotency-Key", "Idempotency-Key"),
 }
@@ -164,7 +175,7 @@ def field_name(loc: list[Any], lang: Lang) -> str:
     if not parts:
         return "the body" if lang == "en" else "本文"
     name = parts[-1]
-    known = FIELDS.get(name) or FIELDS.get(name.lower())
+    known = FIELDS.get(".".join(parts[-2:])) or FIELDS.get(name) or FIELDS.get(name.lower())
     if known:
         return known[0] if lang == "en" else known[1]
     return name if lang == "en" else f"「{name}」"
@@ -246,6 +257,31 @@ _VALUE_ERRORS: list[tuple[str, str, str]] = [
     ),
     (r"invalid category", "the category is not valid", "カテゴリが正しくありません"),
     (r"a transfer has no lines", "a transfer cannot be split into lines", "振替は分割できません"),
+    (
+        r"medical is only for expenses, not (?P<kind>\w+)",
+        "medical (a medical payment) is only for expenses, not for {kind}",
+        "医療費（medical）は支出にだけ指定できます",
+    ),
+    (
+        r"donation is only for expenses, not (?P<kind>\w+)",
+        "donation (ふるさと納税) is only for expenses, not for {kind}",
+        "ふるさと納税（donation）は支出にだけ指定できます",
+    ),
+    (
+        r"a split slip carries medical on its lines",
+        "a split slip carries medical on its lines, not on the slip",
+        "分割した伝票の医療費（medical）は各明細に指定してください",
+    ),
+    (
+        r"reimbursed \((?P<reimbursed>\d+)\) is more than the amount paid \((?P<paid>\d+)\)",
+        "medical.reimbursed ({reimbursed}) cannot be more than the amount paid ({paid})",
+        "補填される金額（reimbursed: {reimbursed}）は支払った金額（{paid}）以下にしてください",
+    ),
+    (
+        r"provider is needed: no memo names where it was paid",
+        "medical.provider is needed: no memo names where it was paid",
+        "支払先（medical.provider）を指定してください（メモもありません）",
+    ),
     (
         r"a split slip has no category of its own: its lines have them",
         "a split slip has no category of its own: its lines have them",
@@ -609,6 +645,7 @@ TRANSLATIONS: dict[str, str] = {
     "month must be a month YYYY-MM": "月は YYYY-MM で指定してください（例: 2026-11）",
     "month is not a real month": "存在しない月が指定されています",
     "'year' must be between {lo} and {hi}": "year の年は {lo}〜{hi} 年で指定してください",
+    "'{name}' must be between 0 and {hi}": "{name} は 0〜{hi} の整数で指定してください",
     # concurrency and locks
     "the change could not be applied": "変更を反映できませんでした。読み込み直してからもう一度お試しください",
     "the database did not answer; retry shortly": "データベースが応答しません。少し待ってからもう一度お試しください",

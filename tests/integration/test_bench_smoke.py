@@ -37,6 +37,7 @@ def test_quick_bench_reports_every_section(tmp_path: Path) -> None:
             "front",
             "ages",
             "settlement",
+            "medical",
             "statements",
             "receipts",
             "job",
@@ -94,6 +95,15 @@ def test_quick_bench_reports_every_section(tmp_path: Path) -> None:
         measured = size["read"]
         assert measured["ours"]["n"] > 0 and measured["floor"]["n"] > 0
         assert measured["calls"] >= measured["floor_calls"] == 2
+
+    # And the medical report was measured on a ledger of 1 year and of 10 years: one read, whatever the age
+    medical = doc["sections"]["medical"]
+    assert [size["label"] for size in medical["sizes"]] == ["1 year", "10 years"]
+    assert medical["sizes"][0]["slips"] < medical["sizes"][1]["slips"]
+    for size in medical["sizes"]:
+        measured = size["read"]
+        assert measured["ours"]["n"] > 0 and measured["floor"]["n"] > 0
+        assert measured["floor_calls"] == 1
 
     # And a card's statements were measured at 1 month and 10 years: the same five calls, whatever the age
     statements = doc["sections"]["statements"]

@@ -34,6 +34,10 @@ def alice(api: Client) -> dict[str, Any]:
         for day in range(1, 6)
     ]
     api.slip(date="2026-11-06", kind="transfer", amount=1000, account="cash", to_account="suica")
+    medical = {"patient": "alice", "provider": "中央病院", "kind": "treatment"}
+    assert api.slip(date="2026-11-08", kind="expense", amount=700, account="cash", medical=medical).status == 201
+    donation = {"municipality": "紋別市", "one_stop": True}
+    assert api.slip(date="2026-11-08", kind="expense", amount=900, account="cash", donation=donation).status == 201
     csv = "date,kind,amount,account,to_account,category,memo\n2026-11-07,expense,300,cash,,食費,coffee\n"
     imported = api.post("/imports", raw=csv, headers={"Content-Type": "text/csv"})
     assert imported.status in (200, 201)
@@ -74,6 +78,7 @@ def test_every_route_is_covered_here() -> None:
         "GET /accounts/{id}/history", "POST /slips", "GET /slips", "GET /slips/{id}", "GET /slips/{date}/{id}",
         "PUT /slips/{date}/{id}", "PATCH /slips/{date}/{id}", "DELETE /slips/{date}/{id}",
         "GET /balances", "GET /reports/monthly", "GET /reports/yearly", "PUT /budgets/{month}/{category}",
+        "GET /reports/medical", "GET /reports/medical.csv", "GET /reports/donations",
         "DELETE /budgets/{month}/{category}",
         "GET /budgets", "POST /budgets/{month}/copy-from/{source}",
         "POST /imports", "GET /imports/{id}", "GET /slips.csv", "POST /ledger/verify", "POST /ledger/rebuild",
@@ -125,6 +130,11 @@ def test_bob_can_neither_see_nor_touch_alices_ledger(
     assert (yearly["income"], yearly["expense"], yearly["by_category"], yearly["by_account"]) == (0, 0, [], [])
     assert all(m["by_category"] == m["by_account"] == [] for m in yearly["months"])
     assert bob.get("/budgets", query={"month": "2026-11"}).json == {"month": "2026-11", "items": []}
+    medical = bob.get("/reports/medical", query={"year": "2026"}).json
+    assert (medical["paid"], medical["items"]) == (0, [])
+    assert bob.get("/reports/medical.csv", query={"year": "2026"}).raw.decode("utf-8-sig").count("\n") == 1
+    donations = bob.get("/reports/donations", query={"year": "2026"}).json
+    assert (donations["total"], donations["items"]) == (0, [])
     export = bob.get("/slips.csv")
     assert export.status == 200 and export.raw.decode("utf-8-sig").strip().count("\n") == 0  # header only
     assert bob.post("/ledger/verify").json["ok"] is True

@@ -535,6 +535,37 @@ describe('精算 (views/settlement.js)', async () => {
   });
 });
 
+describe('確定申告 (views/tax.js)', async () => {
+  const { choiceText, oneStopText, yearOf } = await import('../../web/views/tax.js');
+
+  test('the year is the one typed, else the month shown\'s', () => {
+    assert.equal(yearOf('2025', '2026-11'), '2025');
+    assert.equal(yearOf('', '2026-11'), '2026');
+    assert.equal(yearOf('20x5', '2026-11'), '2026');
+  });
+
+  test('which deduction to claim, in words', () => {
+    assert.equal(choiceText({ larger: 'self_medication', self_medication: 48000 }), 'セルフメディケーション税制のほうが有利です（￥48,000）');
+    assert.equal(choiceText({ larger: 'medical', deduction: 22000 }), '医療費控除のほうが有利です（￥22,000）');
+    assert.equal(choiceText({ larger: 'none' }), '今年はどちらの控除もありません');
+  });
+
+  test('a slip\'s medical payment and donation become a merge patch only when they changed', async () => {
+    const { taxPatch } = await import('../../web/views/tax.js');
+    const medical = { patient: 'taro', provider: '中央病院', kind: 'treatment', reimbursed: 0, otc: false };
+    assert.deepEqual(taxPatch({ medical }, { medical: { ...medical } }), {});
+    assert.deepEqual(taxPatch({ medical }, { medical: null }), { medical: null });
+    assert.deepEqual(taxPatch({}, { donation: { municipality: '紋別市', one_stop: true } }), { donation: { municipality: '紋別市', one_stop: true } });
+  });
+
+  test('ワンストップ特例: usable, or why not', () => {
+    assert.equal(oneStopText({ municipalities: 5, one_stop: true }), 'ワンストップ特例が使えます（5 自治体）');
+    const over = { municipalities: 6, one_stop: false, reasons_text: ['寄附先が 5 自治体を超えました'] };
+    assert.equal(oneStopText(over), 'ワンストップ特例は使えません: 寄附先が 5 自治体を超えました');
+    assert.equal(oneStopText({ municipalities: 0 }), 'ふるさと納税はまだありません');
+  });
+});
+
 describe('カードの請求 (views/cards.js)', async () => {
   const { billingBody, dayLabel, summary } = await import('../../web/views/cards.js');
 

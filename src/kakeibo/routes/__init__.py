@@ -12,8 +12,7 @@ from __future__ import annotations
 # Every route module, in the order they are registered when all are loaded.
 MODULES = (
     "health", "accounts", "cards", "journal", "undo", "slips", "reports", "budgets", "imports", "maintenance",
-    "recurrences", "daily", "receipts", "ledgers", "webhooks", "settlements", "rules",
-    "dataio",
+    "recurrences", "daily", "receipts", "ledgers", "webhooks", "settlements", "rules", "dataio", "tax",
 )  # fmt: skip
 
 FAMILIES: dict[str, tuple[str, ...]] = {
@@ -31,7 +30,7 @@ FAMILIES: dict[str, tuple[str, ...]] = {
     "members": ("ledgers",),
     "receipts": ("receipts",),
     "recurrences": ("recurrences",),
-    "reports": ("reports",),
+    "reports": ("reports", "tax"),
     "rules": ("rules",),
     "settlement": ("settlements",),
     "settlements": ("settlements",),

@@ -35,7 +35,8 @@ from typing import Any
 
 from kakeibo import errors
 from kakeibo.core import posting
-from kakeibo.core.posting import AccountItem, CategoryMonthItem, ItemKey, Mismatch, NetsItem
+from kakeibo.core.posting import AccountItem, CategoryMonthItem, ItemKey, Mismatch, NetsItem, TaxYearItem
+from kakeibo.core.tax import is_tax_field
 from kakeibo.services import accounts as account_service
 from kakeibo.services import budgets as budget_service
 from kakeibo.services import journal
@@ -162,6 +163,9 @@ def read(store: Store, ledger: str) -> Snapshot:
             continue
         if isinstance(key, NetsItem):  # one field per member and kind (paid, share, settled)
             snap.stored[key] = {name: int(value) for name, value in item.items() if posting.is_net_field(name)}
+            continue
+        if isinstance(key, TaxYearItem):  # one field per group of medical payments and per municipality
+            snap.stored[key] = {name: int(value) for name, value in item.items() if is_tax_field(name)}
             continue
         if isinstance(key, AccountItem):
             snap.opening[key.account] = int(item.get("opening_balance", 0))

@@ -40,7 +40,7 @@ class Sharing:
     def apply(self, entry: Entry) -> Entry:
         return Entry(
             entry.date, entry.kind, entry.amount, entry.account, entry.to_account, entry.category,
-            entry.subcategory, entry.lines, self.paid_by, self.shares,
+            entry.subcategory, entry.lines, self.paid_by, self.shares, entry.tax,
         )  # fmt: skip
 
     def fields(self) -> dict[str, Any]:

@@ -50,6 +50,7 @@ from kakeibo.store.rules import RuleOps, RuleSetItems
 from kakeibo.store.settlements import Roster, SettlementOps
 from kakeibo.store.slip_index import INDEX_FORMAT, INDEXED, IndexedPage, SlipFilter
 from kakeibo.store.slips import NewSlip, SlipCommit, SlipIdTaken, SlipOps, SlipPage, identity_of
+from kakeibo.store.tax import TaxOps
 from kakeibo.store.webhooks import MAX_WEBHOOKS, WebhookOps
 from kakeibo.store.write import GUARD_ITEMS, ORIGINS, Bookkeeping, Guard, WriteContext, WriteOps
 
@@ -138,6 +139,7 @@ class Store(
     LedgerOps,
     WebhookOps,
     RuleOps,
+    TaxOps,
     WriteOps,
 ):
     """The ledger table: every operation the services use."""

@@ -31,7 +31,9 @@ from kakeibo.store import Item, Store, WriteContext, identity_sk, slip_sk
 
 SYNCED_FORMATS = ("mf", "zaim")
 MAX_LISTED = 1000  # outcomes listed in an answer (the counts cover every row)
-COMPARED = tuple(name for name in SLIP_FIELDS if name not in ("lines", "paid_by", "shares", "receipts"))
+COMPARED = tuple(
+    name for name in SLIP_FIELDS if name not in ("lines", "paid_by", "shares", "receipts", "medical", "donation")
+)  # what the apps' files hold
 
 
 @dataclass
