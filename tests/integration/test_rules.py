@@ -166,8 +166,15 @@ def test_a_long_file_whose_rows_the_rules_spread_over_many_categories_is_importe
     lines = ["date,kind,amount,account,to_account,category,memo"]
     lines += [f"2025-{i % 12 + 1:02d}-{i % 28 + 1:02d},expense,{100 + i},cash,,,{shops[i % 5]}" for i in range(300)]
     # When it is imported (a batch's items are counted from the rows as the rules make them)
-    imported = api.post("/imports", raw="\n".join(lines) + "\n", headers=CSV)
-    # Then every row is created, categorised, and the ledger is consistent
-    assert imported.status == 200 and imported.json["created"] == 300, imported
-    assert len(imported.json["ruled"]) == 300
+    # (run again while it answers partial: an import stops when its time runs short, whatever the machine)
+    created, ruled = 0, set()
+    for _ in range(20):
+        imported = api.post("/imports", raw="\n".join(lines) + "\n", headers=CSV)
+        assert imported.status in (200, 202), imported
+        created += imported.json["created"]
+        ruled |= {row["line"] for row in imported.json["ruled"]}
+        if imported.status == 200:
+            break
+    # Then every row is created once and categorised by the rules, and the ledger is consistent
+    assert imported.status == 200 and created == 300 and len(ruled) == 300, imported
     assert invariants.check(store, user) == []

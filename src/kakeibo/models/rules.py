@@ -1,6 +1,6 @@
 """Request and response models: payees and rules (自動分類)."""
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import Field, JsonValue, StrictBool
 
@@ -50,10 +50,10 @@ class SlipRulePatch(Strict):
 class SlipRule(Model):
     id: str
     name: str | None
-    match: str
-    conditions: list[dict[str, Any]]
-    actions: dict[str, Any]
-    stage: str
+    match: Literal["all", "any"]
+    conditions: list[SlipRuleCondition]
+    actions: SlipRuleActions
+    stage: Stage
     version: int
     created_at: str
     updated_at: str
