@@ -168,7 +168,7 @@ ARTIFACT_API_TESTS := tests/api/test_front.py tests/api/test_idempotency_http.py
 TEST_WORKERS ?= 2
 
 test: setup browser lint typecheck host-package $(SCAN_VENV)/.installed
-	CHECKOV=$(SCAN_VENV)/bin/checkov $(VENV)/bin/pytest tests -q -p no:cacheprovider -n $(TEST_WORKERS)
+	CHECKOV=$(SCAN_VENV)/bin/checkov $(VENV)/bin/pytest tests -q -p no:cacheprovider -n $(TEST_WORKERS) --durations=25
 	KAKEIBO_TASK=$(abspath $(HOST_TASK)) $(VENV)/bin/pytest $(ARTIFACT_API_TESTS) -q -p no:cacheprovider -n $(TEST_WORKERS)
 
 bench: setup host-package

@@ -189,7 +189,7 @@ def change_role(
         changes: list[Change] = [member_change(current, after)]
         also: list[TxOp] = []
         if current["role"] == "owner" and body.role != "owner":  # their webhooks stop with it
-            hooks, also = _webhooks().disabling(store, SharedLedger(ledger), member)
+            hooks, also = _disabling(store, SharedLedger(ledger), member)
             changes += hooks
         return store.change_role(ctx, current, body.role, expected=expected, changes=changes, at=now_iso(), also=also)
 
@@ -210,16 +210,17 @@ def remove_member(store: Store, user: str, ledger: str, member: str, *, expected
         if current is None:
             raise errors.NotFound("not found")
         check_version(int(current["version"]), expected)
-        hooks, also = _webhooks().disabling(store, SharedLedger(ledger), member)  # their webhooks stop with it
+        hooks, also = _disabling(store, SharedLedger(ledger), member)  # their webhooks stop with it
         changes = [member_change(current, None), *hooks]
         store.remove_member(ctx, current, expected=expected, changes=changes, at=now_iso(), also=also)
 
     on_current(attempt)
 
 
-def _webhooks() -> Any:
-    """The webhooks' management, which a change of role or a removal disables the member's webhooks
-    through: imported by those two alone (the ledger routes every request passes do not need it)."""
-    from kakeibo.services.webhooks import manage  # noqa: PLC0415
+def _disabling(store: Store, ledger: str, member: str) -> tuple[list[Change], list[TxOp]]:
+    """What disables the member's webhooks in the transaction that demotes or removes them: the
+    webhooks' management is imported by those two alone (the ledger routes every request passes do
+    not need it)."""
+    from kakeibo.services.webhooks.manage import disabling  # noqa: PLC0415
 
-    return manage
+    return disabling(store, ledger, member)
