@@ -5,8 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from kakeibo import errors
+from kakeibo.core import rollover as carry
+from kakeibo.store.balances import LINKED, BalanceOps, budget_exceeded, month_budget
 from kakeibo.store.codec import Item
-from kakeibo.store.core import OnFail
+from kakeibo.store.core import OnFail, TxOp
 from kakeibo.store.journal import Change
 from kakeibo.store.keys import category_sk, months_range
 from kakeibo.store.write import WriteContext, WriteOps
@@ -19,11 +22,54 @@ _NAMES = {
     "#spent": "spent",
     "#bv": "budget_version",
     "#ro": "rollover",
+    "#lk": LINKED,
 }
 
 
-class BudgetOps(WriteOps):
-    """Budget writes: each one transaction with its journal entry."""
+class BudgetOps(BalanceOps, WriteOps):
+    """Budget writes: each one transaction with its journal entry.
+
+    A budget write may change which months the carry links to a strict one (core.rollover.linked):
+    it reads its category's year when its transaction is built, refuses a change that would leave
+    another strict month over what it makes available (409 naming that month), and sets or clears
+    the `linked` mark of every month of the year whose link changes, in the same transaction. It is
+    built on the journal head taken before that read, so no slip or budget change can come between
+    the read and the commit (every change moves the head; `commit` builds again on the new head)."""
+
+    def _year_ops(
+        self, ctx: WriteContext, month: str, category: str, budget: carry.MonthBudget | None
+    ) -> tuple[bool, list[TxOp]]:
+        """For `month`'s budget becoming `budget` (None: removed): whether the month itself is linked
+        after it, and the mark updates of the year's other months. BudgetExceeded when a strict month
+        of the year would be left over its available."""
+        year, number = month[:4], int(month[5:7])
+        items = self.year_months(ctx.ledger, {(category, year): None})[(category, year)]
+        before = {n: month_budget(item) for n, item in items.items()}
+        spent = before.get(number, carry.MonthBudget(limit=None)).spent
+        after = dict(before)
+        if budget is None:
+            after[number] = carry.MonthBudget(limit=None, spent=spent)
+        else:
+            after[number] = carry.MonthBudget(budget.limit, spent, budget.rollover, budget.strict)
+        found = carry.overdrawn(before, after, exempt=number)
+        if found is not None:
+            raise budget_exceeded(category, f"{year}-{found.month:02d}", after[found.month], found)
+        marks = carry.linked(after)
+        ops = []
+        for other, item in sorted(items.items()):
+            if other == number or bool(item.get(LINKED)) == (other in marks):
+                continue
+            ops.append(
+                self.update_op(
+                    ctx.ledger,
+                    category_sk(f"{year}-{other:02d}", category),
+                    "SET #lk = :true" if other in marks else "REMOVE #lk",
+                    lambda item: errors.Conflict("the budget's year could not be updated"),
+                    names={"#lk": LINKED},
+                    values={":true": True} if other in marks else None,
+                )
+            )
+        return number in marks, ops
 
     def budget_item(self, ledger: str, month: str, category: str) -> Item | None:
         """The month x category item a budget lives on (consistent), if any."""
@@ -70,17 +116,26 @@ class BudgetOps(WriteOps):
             ":type": "category_month",
         }
         condition = _at_version(seen, values)
-        op = self.update_op(
-            ctx.ledger,
-            category_sk(month, category),
-            "SET #limit = :l, #strict = :s, #ro = :ro, #rem = :l - if_not_exists(#spent, :zero), "
-            "#cat = :cat, #month = :month, #type = :type ADD #bv :one",
-            on_fail,
-            condition,
-            names=names,
-            values=values,
-        )
-        return self.commit(ctx, [op], changes, at=at, undoes=undoes)
+        budget = carry.MonthBudget(limit, 0, rollover, strict)
+
+        def build(seq: int) -> list[TxOp]:
+            linked, marks = self._year_ops(ctx, month, category, budget)
+            sets = "#limit = :l, #strict = :s, #ro = :ro, #rem = :l - if_not_exists(#spent, :zero), " + (
+                "#cat = :cat, #month = :month, #type = :type"
+            )
+            expression = f"SET {sets}, #lk = :true ADD #bv :one" if linked else f"SET {sets} REMOVE #lk ADD #bv :one"
+            op = self.update_op(
+                ctx.ledger,
+                category_sk(month, category),
+                expression,
+                on_fail,
+                condition,
+                names=names,
+                values={**values, ":true": True} if linked else values,
+            )
+            return [op, *marks]
+
+        return self.commit(ctx, build, changes, at=at, undoes=undoes)
 
     def remove_budget(
         self,
@@ -99,16 +154,21 @@ class BudgetOps(WriteOps):
         names = dict(_NAMES)
         values: dict[str, Any] = {":zero": 0, ":one": 1}
         condition = "attribute_exists(#limit) AND " + _at_version(seen, values)
-        op = self.update_op(
-            ctx.ledger,
-            category_sk(month, category),
-            "REMOVE #limit, #strict, #ro SET #rem = :zero - if_not_exists(#spent, :zero) ADD #bv :one",
-            on_fail,
-            condition,
-            names=names,
-            values=values,
-        )
-        return self.commit(ctx, [op], changes, at=at, undoes=undoes)
+
+        def build(seq: int) -> list[TxOp]:
+            _, marks = self._year_ops(ctx, month, category, None)
+            op = self.update_op(
+                ctx.ledger,
+                category_sk(month, category),
+                "REMOVE #limit, #strict, #ro, #lk SET #rem = :zero - if_not_exists(#spent, :zero) ADD #bv :one",
+                on_fail,
+                condition,
+                names=names,
+                values=values,
+            )
+            return [op, *marks]
+
+        return self.commit(ctx, build, changes, at=at, undoes=undoes)
 
 
 def _at_version(seen: int, values: dict[str, Any]) -> str:
