@@ -9,7 +9,7 @@ from urllib.parse import quote
 import pytest
 
 from kakeibo import settings
-from kakeibo.store import Store
+from kakeibo.store import Store, to_ddb
 from tests import invariants
 from tests.concurrently import fan_out
 from tests.events import Client
@@ -345,3 +345,21 @@ def test_copy_from_keeps_rollover_and_strictness_and_leaves_set_budgets_alone(ca
     again = cash.post("/budgets/2026-11/copy-from/2026-10")
     assert (again.json["copied"], again.json["kept"]) == ([], ["日用品", "食費"])
     assert cash.post("/budgets/2026-11/copy-from/2026-13").status == 422
+
+
+def test_budgets_written_before_they_were_packed_read_the_same(cash: Client, store: Store, user: str) -> None:
+    # Given a rolled-over January and a strict February, and 1,000 spent in January
+    assert cash.put(food("2026-01"), {"limit": 10_000, "rollover": True}).status == 201
+    assert cash.put(food("2026-02"), {"limit": 5_000, "strict": True}).status == 201
+    assert cash.slip(**expense(1_000, date="2026-01-10")).status == 201
+    read = budgets(cash, "2026-02")
+    assert (read["食費"]["carried"], read["食費"]["available"]) == (9_000, 14_000)
+    # When January's item loses its packed budget (as an item written before it was kept)
+    store.client.update_item(
+        TableName=store.table,
+        Key=to_ddb({"PK": f"LEDGER#{user}", "SK": "MONTH#2026-01#CAT#食費"}),
+        UpdateExpression="REMOVE #b",
+        ExpressionAttributeNames={"#b": "budget"},
+    )
+    # Then February reads the same figures
+    assert budgets(cash, "2026-02") == read
