@@ -654,6 +654,7 @@ TRANSLATIONS: dict[str, str] = {
         "家計簿への変更が重なりました。少し待ってからもう一度お試しください"
     ),
     "day total could not be updated": "日ごとの集計を更新できませんでした。もう一度お試しください",
+    "the budget's year could not be updated": "この予算の年の繰越を更新できませんでした。もう一度お試しください",
     "subcategory total could not be updated": "内訳ごとの集計を更新できませんでした。もう一度お試しください",
     "the ledger is being rebuilt; retry shortly": "家計簿を再集計中です。少し待ってからもう一度お試しください",
     "the {name} lock is held; retry shortly": _BUSY,

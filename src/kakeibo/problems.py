@@ -73,7 +73,10 @@ class BudgetExceededProblem(ProblemBase):
     category: str
     limit: int
     spent: int
-    remaining: int
+    available: int | None = Field(
+        default=None, description="the month's limit plus what is carried into it (繰越), when it carries"
+    )
+    remaining: int = Field(description="what the month has left of what it makes available")
     needed: int
 
 

@@ -9,7 +9,7 @@ from urllib.parse import quote
 import pytest
 
 from kakeibo import settings
-from kakeibo.store import Store
+from kakeibo.store import Store, to_ddb
 from tests import invariants
 from tests.concurrently import fan_out
 from tests.events import Client
@@ -237,45 +237,93 @@ def test_an_overspent_month_carries_a_negative_amount_and_the_pace_follows(cash:
     assert budgets(cash)["食費"]["carried"] == 0
 
 
-def test_a_strict_month_is_held_to_its_own_limit_whatever_comes_before(cash: Client) -> None:
+def test_a_strict_month_is_held_to_its_available_carry_included(cash: Client, store: Store, user: str) -> None:
     # Given January rolls 10,000 over unspent into a strict February of 1,000
     assert cash.put(food("2026-01"), {"limit": 10_000, "rollover": True}).status == 201
     assert cash.put(food("2026-02"), {"limit": 1_000, "strict": True, "rollover": True}).status == 201
-    # Then February shows no carry: what it makes available is what its slip transactions allow
+    # Then February makes 11,000 available, and its slip transactions hold it to that, not to 1,000
     february = budgets(cash, "2026-02")["食費"]
-    assert (february["carried"], february["available"]) == (0, 1_000)
-    assert cash.slip(**expense(1_001, date="2026-02-10")).status == 409
-    assert cash.slip(**expense(400, date="2026-02-10")).status == 201
-    # And it hands on what is left of it: March receives 600
-    assert cash.put(food("2026-03"), {"limit": 0}).json["carried"] == 600
+    assert (february["carried"], february["available"]) == (10_000, 11_000)
+    over = cash.slip(**expense(11_001, date="2026-02-10"))
+    assert over.status == 409 and over.json["code"] == "budget_exceeded"
+    assert (over.json["month"], over.json["available"], over.json["remaining"]) == ("2026-02", 11_000, 11_000)
+    assert cash.slip(**expense(10_600, date="2026-02-10")).status == 201
+    # And it hands on what is left of it: March receives 400
+    assert cash.put(food("2026-03"), {"limit": 0}).json["carried"] == 400
+    assert invariants.check(store, user) == []
 
 
-def test_rollover_must_be_a_boolean_named_in_the_callers_words(cash: Client) -> None:
-    reply = cash.put(FOOD, {"limit": 1, "rollover": "yes"}, headers={"Accept-Language": "ja"})
-    assert reply.status == 422
-    assert "繰越" in reply.json["detail"]
+def test_an_edit_of_an_earlier_month_that_would_leave_a_later_strict_month_over_is_refused(
+    cash: Client, store: Store, user: str
+) -> None:
+    # Given January and February rolling 10,000 each over into a strict March of 1,000, and March
+    # has spent 20,500 of the 21,000 it makes available (500 left)
+    assert cash.put(food("2026-01"), {"limit": 10_000, "rollover": True}).status == 201
+    assert cash.put(food("2026-02"), {"limit": 10_000, "rollover": True}).status == 201
+    assert cash.put(food("2026-03"), {"limit": 1_000, "strict": True}).status == 201
+    assert cash.slip(**expense(20_500, date="2026-03-10")).status == 201
+    january = cash.slip(**expense(300, date="2026-01-10"))
+    assert january.status == 201
+    head = cash.get("/changes", query={"since": "0"}).json["knowledge"]
+    # When a January expense of 300 more comes, in Japanese: refused naming March, nothing written
+    over = cash.post("/slips", expense(300, date="2026-01-20"), headers={"Accept-Language": "ja"})
+    assert over.status == 409 and over.json["code"] == "budget_exceeded"
+    assert (over.json["month"], over.json["remaining"], over.json["needed"]) == ("2026-03", 200, 300)
+    assert "2026年3月" in over.json["detail"]
+    # And so is raising the January slip past it, lowering January's budget, or February no longer
+    # rolling over (March would lose its carry); English names March too
+    where = january.header("Location") or ""
+    raised = cash.patch(where, {"amount": 501}, headers={"If-Match": '"1"'})
+    assert raised.status == 409 and raised.json["month"] == "2026-03" and "2026-03" in raised.json["detail"]
+    assert cash.put(food("2026-01"), {"limit": 9_000, "rollover": True}, headers={"If-Match": '"1"'}).status == 409
+    assert cash.put(food("2026-02"), {"limit": 10_000}, headers={"If-Match": '"1"'}).status == 409
+    assert cash.get("/changes", query={"since": "0"}).json["knowledge"] == head
+    assert budgets(cash, "2026-03")["食費"]["remaining"] == 200
+    # While what fits goes in: 200 more in January leaves March exactly at its available
+    assert cash.patch(where, {"amount": 500}, headers={"If-Match": '"1"'}).status == 200
+    march = budgets(cash, "2026-03")["食費"]
+    assert (march["available"], march["spent"], march["remaining"]) == (20_500, 20_500, 0)
+    # And a January refund makes room again
+    assert cash.slip(date="2026-01-25", kind="income", amount=100, account="cash", category="食費").status == 201
+    assert cash.slip(**expense(100, date="2026-02-05")).status == 201
+    assert budgets(cash, "2026-03")["食費"]["remaining"] == 0
+    assert invariants.check(store, user) == []
+
+
+@pytest.mark.parametrize(
+    ("body", "words"),
+    [({"limit": 1, "rollover": "yes"}, ("繰越", "rollover")), ({"limit": -1, "rollover": True}, ("予算額", "limit"))],
+    ids=["rollover-not-a-boolean", "limit-below-zero"],
+)
+def test_bad_budgets_are_422_naming_the_field_in_the_callers_words(
+    cash: Client, body: dict[str, object], words: tuple[str, str]
+) -> None:
+    for language, word in zip(("ja", "en"), words, strict=True):
+        reply = cash.put(FOOD, body, headers={"Accept-Language": language})
+        assert reply.status == 422 and reply.json["code"] == "validation_error"
+        assert word in reply.json["detail"], reply.json
     assert budgets(cash) == {}
 
 
-def test_eight_concurrent_writers_never_pass_a_strict_month_after_a_rolled_over_one(
-    cash: Client, store: Store, user: str
-) -> None:
-    # Given January rolling 10,000 over and a strict February of 1,000 that rolls over too
+def test_eight_concurrent_writers_never_pass_a_rolled_over_strict_month(cash: Client, store: Store, user: str) -> None:
+    # Given January rolling 10,000 over unspent into a strict February of 1,000: 11,000 for both
     assert cash.put(food("2026-01"), {"limit": 10_000, "rollover": True}).status == 201
     assert cash.put(food("2026-02"), {"limit": 1_000, "strict": True, "rollover": True}).status == 201
-    # When 8 processes each post a 300 yen February expense while 4 others spend in January
-    february = [("POST", "/slips", expense(300, date="2026-02-10"), None)] * 8
+    # When 8 processes each post a 2,500 yen expense at once, 4 in January and 4 in February
     january = [("POST", "/slips", expense(2_500, date="2026-01-10"), None)] * 4
-    replies = fan_out(user, [*february, *january])
-    # Then every January expense went in, exactly 3 February ones, the rest refused (or a conflict)
+    february = [("POST", "/slips", expense(2_500, date="2026-02-10"), None)] * 4
+    replies = fan_out(user, [*january, *february])
+    # Then at most 4 went in (a fifth would pass February's 11,000), the others were refused as over
+    # budget (or as a conflict to retry), and exactly 4 unless a conflict stood in the way
     statuses = [r.status for r in replies]
-    assert statuses[8:] == [201] * 4, statuses
-    assert statuses[:8].count(201) == 3, statuses
-    assert all(r.json["code"] in ("budget_exceeded", "conflict") for r in replies[:8] if r.status != 201)
-    # And February is within what it makes available; March receives what January left through it
-    feb = budgets(cash, "2026-02")["食費"]
-    assert (feb["spent"], feb["available"], feb["remaining"]) == (900, 1_000, 100)
-    assert cash.put(food("2026-03"), {"limit": 0}).json["carried"] == 100
+    refused = [r.json["code"] for r in replies if r.status != 201]
+    assert set(statuses) <= {201, 409}, statuses
+    assert set(refused) <= {"budget_exceeded", "conflict"}, refused
+    assert statuses.count(201) == 4 or (statuses.count(201) < 4 and "conflict" in refused), refused
+    # And February is never past what it makes available, its figures those of the slips that went in
+    jan, feb = budgets(cash, "2026-01")["食費"], budgets(cash, "2026-02")["食費"]
+    assert jan["spent"] + feb["spent"] == 2_500 * statuses.count(201)
+    assert feb["available"] == 11_000 - jan["spent"] and feb["remaining"] >= 0
     assert invariants.check(store, user) == []
 
 
@@ -297,3 +345,21 @@ def test_copy_from_keeps_rollover_and_strictness_and_leaves_set_budgets_alone(ca
     again = cash.post("/budgets/2026-11/copy-from/2026-10")
     assert (again.json["copied"], again.json["kept"]) == ([], ["日用品", "食費"])
     assert cash.post("/budgets/2026-11/copy-from/2026-13").status == 422
+
+
+def test_budgets_written_before_they_were_packed_read_the_same(cash: Client, store: Store, user: str) -> None:
+    # Given a rolled-over January and a strict February, and 1,000 spent in January
+    assert cash.put(food("2026-01"), {"limit": 10_000, "rollover": True}).status == 201
+    assert cash.put(food("2026-02"), {"limit": 5_000, "strict": True}).status == 201
+    assert cash.slip(**expense(1_000, date="2026-01-10")).status == 201
+    read = budgets(cash, "2026-02")
+    assert (read["食費"]["carried"], read["食費"]["available"]) == (9_000, 14_000)
+    # When January's item loses its packed budget (as an item written before it was kept)
+    store.client.update_item(
+        TableName=store.table,
+        Key=to_ddb({"PK": f"LEDGER#{user}", "SK": "MONTH#2026-01#CAT#食費"}),
+        UpdateExpression="REMOVE #b",
+        ExpressionAttributeNames={"#b": "budget"},
+    )
+    # Then February reads the same figures
+    assert budgets(cash, "2026-02") == read

@@ -15,8 +15,8 @@ class BudgetIn(Strict):
     limit: Annotated[StrictInt, Field(ge=0, le=MAX_AMOUNT, examples=[30000])]
     strict: StrictBool = Field(
         default=False,
-        description="Refuse writes that would push the month's spending past the limit. A strict month "
-        "takes no carry from the month before (its available is its limit)",
+        description="Refuse writes that would push the month's spending past what it makes available "
+        "(its limit plus what is carried into it), including edits of earlier months whose carry reaches it",
     )
     rollover: StrictBool = Field(
         default=False,

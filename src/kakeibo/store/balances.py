@@ -4,10 +4,11 @@ the guard it needs: funds, strict budgets, and the fence a ledger rebuild puts o
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from kakeibo import errors
+from kakeibo.core import rollover
 from kakeibo.core.posting import (
     AccountItem,
     AccountMonthItem,
@@ -35,6 +36,39 @@ from kakeibo.store.keys import (
     pk,
     subcategory_sk,
 )
+
+# A mark on a month x category item: its spending reaches a strict month through the carry (繰越), so
+# its slip changes are checked against the strict months of its year, not against its own item alone
+# (core.rollover.linked; set and cleared by the budget writes, which alone change what links months).
+LINKED = "linked"
+CARRY_ATTEMPTS = 4  # category-years found linked one after another before a change gives up (409)
+
+
+class CarryLinked(errors.ReadAgain):
+    """A slip change met a month whose spending reaches a strict month through the carry: it is
+    built again with its category's year read and checked (`BalanceOps.carry_check`)."""
+
+    def __init__(self, key: tuple[str, str, str]) -> None:
+        super().__init__()
+        self.key = key
+
+
+def month_budget(item: Item | None) -> rollover.MonthBudget:
+    """A month x category item as the carry arithmetic sees it (no item, or no limit: no budget)."""
+    if item is None or "limit" not in item:
+        return rollover.MonthBudget(limit=None, spent=int((item or {}).get("spent", 0)))
+    return rollover.MonthBudget(
+        limit=int(item["limit"]),
+        spent=int(item.get("spent", 0)),
+        rollover=bool(item.get("rollover", False)),
+        strict=bool(item.get("strict", False)),
+    )
+
+
+def year_sks(year: str, category: str) -> list[str]:
+    """The twelve month x category items of one category's year."""
+    return [category_sk(f"{year}-{number:02d}", category) for number in rollover.MONTHS]
+
 
 # A mark on an account item: every change of its balance since the account began is in its month
 # and year items (accounts created since rollups exist, or brought up to date by a rebuild).
@@ -110,6 +144,72 @@ class BalanceOps(StoreCore):
         """Every account's (or one account's) year items of years first..last (YYYY, inclusive): one
         Query."""
         return self.query(ledger, between=account_years_range(first, last), **_of_account(account))
+
+    def _linked_years(self) -> set[tuple[str, str, str]]:
+        """The (ledger, category, year)s this process found linked: their changes read the year first."""
+        linked: set[tuple[str, str, str]] = self.__dict__.setdefault("_linked_seen", set())
+        if len(linked) > 10_000:
+            linked.clear()
+        return linked
+
+    def carrying(self, write: Callable[[int], int]) -> int:
+        """Run a slip write (it builds its transaction from scratch each time, given the attempt);
+        when it meets a month linked to a strict one by the carry, run it again with that category's
+        year checked."""
+        for attempt in range(CARRY_ATTEMPTS):
+            try:
+                return write(attempt)
+            except CarryLinked as found:
+                self._linked_years().add(found.key)
+        return write(CARRY_ATTEMPTS)
+
+    def year_months(
+        self, ledger: str, keys: Mapping[tuple[str, str], object]
+    ) -> dict[tuple[str, str], dict[int, Item]]:
+        """The month x category items of each (category, year): one BatchGetItem (consistent) of twelve
+        keys each, by month number."""
+        sks = [sk for category, year in keys for sk in year_sks(year, category)]
+        found = self.batch_get(ledger, sks)
+        out: dict[tuple[str, str], dict[int, Item]] = {}
+        for category, year in keys:
+            months = out.setdefault((category, year), {})
+            for number, sk in zip(rollover.MONTHS, year_sks(year, category), strict=True):
+                if sk in found:
+                    months[number] = found[sk]
+        return out
+
+    def carry_check(self, ledger: str, plan: Plan) -> Callable[[], None]:
+        """What a change must check of its linked category-years before it commits: the strict months
+        of each, against their `available`, with the change's spending applied. It reads the years
+        when it is called; the transaction it goes with is built on a journal head read before that
+        read (`commit` calls the ops builder after taking the head, and every change moves the head),
+        so the months cannot change between this check and the commit without the commit failing
+        on the head and the check running again."""
+        known = self._linked_years()
+        more: dict[tuple[str, str], dict[int, int]] = {}
+        for change in plan.changes:
+            if isinstance(change.key, CategoryMonthItem) and change.spending:
+                year, number = change.key.month[:4], int(change.key.month[5:7])
+                more.setdefault((change.key.category, year), {})[number] = change.spending
+        checked = {
+            key: deltas
+            for key, deltas in more.items()
+            if (str(pk(ledger)), *key) in known and any(amount > 0 for amount in deltas.values())
+        }
+        if not checked:
+            return lambda: None
+
+        def check() -> None:
+            years = self.year_months(ledger, checked)
+            for (category, year), deltas in sorted(checked.items()):
+                before = {number: month_budget(item) for number, item in years[(category, year)].items()}
+                if not rollover.linked(before):
+                    known.discard((str(pk(ledger)), category, year))
+                found = rollover.overdrawn(before, rollover.spend(before, deltas))
+                if found is not None:
+                    raise budget_exceeded(category, f"{year}-{found.month:02d}", before[found.month], found)
+
+        return check
 
     def balance_ops(
         self,
@@ -260,15 +360,20 @@ class BalanceOps(StoreCore):
             values[":spent"], values[":negspent"] = spending, -spending
         condition: str | None = None
         need = change.budget_needed
-        if need:
-            condition = "attribute_not_exists(#strict) OR #strict = :false OR #rem >= :need"
-            names["#strict"] = "strict"
+        year_key = (str(pk(ledger)), key.category, key.month[:4])
+        if need and year_key not in self._linked_years():
+            # a month linked to a strict one by the carry is checked with its year (carry_check);
+            # any other strict month is held to its own item: its available is its limit
+            condition = (
+                "attribute_not_exists(#lk) AND (attribute_not_exists(#strict) OR #strict = :false OR #rem >= :need)"
+            )
+            names["#strict"], names["#lk"] = "strict", LINKED
             values[":false"], values[":need"] = False, need
         return self.update_op(
             ledger,
             category_sk(key.month, key.category),
             "SET #cat = :cat, #month = :month, #type = :type ADD " + ", ".join(adds),
-            _budget_failure(key, need),
+            _budget_failure(key, need, year_key),
             condition=condition,
             names=names,
             values=values,
@@ -307,9 +412,27 @@ def _account_failure(account: str, need: int, now: int) -> OnFail:
     return fail
 
 
-def _budget_failure(key: CategoryMonthItem, need: int) -> OnFail:
+def budget_exceeded(
+    category: str, month: str, budget: rollover.MonthBudget, found: rollover.Overdrawn
+) -> errors.ApiError:
+    """409 naming the strict month a change would leave over what it makes available."""
+    return errors.BudgetExceeded(
+        f"the {month} budget for '{category}' has {found.left} left; this needs {found.needed}",
+        month=month,
+        category=category,
+        limit=budget.limit or 0,
+        spent=budget.spent,
+        available=found.available,
+        remaining=found.left,
+        needed=found.needed,
+    )
+
+
+def _budget_failure(key: CategoryMonthItem, need: int, year_key: tuple[str, str, str]) -> OnFail:
     def fail(item: Item | None) -> errors.ApiError:
         item = item or {}
+        if item.get(LINKED):
+            return CarryLinked(year_key)
         limit = int(item.get("limit", 0))
         spent = int(item.get("spent", 0))
         return errors.BudgetExceeded(

@@ -5,8 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from kakeibo import errors
+from kakeibo.core import rollover as carry
+from kakeibo.store.balances import LINKED, BalanceOps, budget_exceeded, month_budget
 from kakeibo.store.codec import Item
-from kakeibo.store.core import OnFail
+from kakeibo.store.core import OnFail, TxOp
 from kakeibo.store.journal import Change
 from kakeibo.store.keys import category_sk, months_range
 from kakeibo.store.write import WriteContext, WriteOps
@@ -19,25 +22,80 @@ _NAMES = {
     "#spent": "spent",
     "#bv": "budget_version",
     "#ro": "rollover",
+    "#lk": LINKED,
 }
 
 
-class BudgetOps(WriteOps):
-    """Budget writes: each one transaction with its journal entry."""
+class BudgetOps(BalanceOps, WriteOps):
+    """Budget writes: each one transaction with its journal entry.
+
+    A budget write may change which months the carry links to a strict one (core.rollover.linked):
+    it reads its category's year when its transaction is built, refuses a change that would leave
+    another strict month over what it makes available (409 naming that month), and sets or clears
+    the `linked` mark of every month of the year whose link changes, in the same transaction. It is
+    built on the journal head taken before that read, so no slip or budget change can come between
+    the read and the commit (every change moves the head; `commit` builds again on the new head)."""
+
+    def _year_ops(
+        self, ctx: WriteContext, month: str, category: str, budget: carry.MonthBudget | None
+    ) -> tuple[bool, list[TxOp]]:
+        """For `month`'s budget becoming `budget` (None: removed): whether the month itself is linked
+        after it, and the mark updates of the year's other months. BudgetExceeded when a strict month
+        of the year would be left over its available."""
+        year, number = month[:4], int(month[5:7])
+        items = self.year_months(ctx.ledger, {(category, year): None})[(category, year)]
+        before = {n: month_budget(item) for n, item in items.items()}
+        spent = before.get(number, carry.MonthBudget(limit=None)).spent
+        after = dict(before)
+        if budget is None:
+            after[number] = carry.MonthBudget(limit=None, spent=spent)
+        else:
+            after[number] = carry.MonthBudget(budget.limit, spent, budget.rollover, budget.strict)
+        found = carry.overdrawn(before, after, exempt=number)
+        if found is not None:
+            raise budget_exceeded(category, f"{year}-{found.month:02d}", after[found.month], found)
+        marks = carry.linked(after)
+        ops = []
+        for other, item in sorted(items.items()):
+            if other == number or bool(item.get(LINKED)) == (other in marks):
+                continue
+            ops.append(
+                self.update_op(
+                    ctx.ledger,
+                    category_sk(f"{year}-{other:02d}", category),
+                    "SET #lk = :true" if other in marks else "REMOVE #lk",
+                    lambda item: errors.Conflict("the budget's year could not be updated"),
+                    names={"#lk": LINKED},
+                    values={":true": True} if other in marks else None,
+                )
+            )
+        return number in marks, ops
 
     def budget_item(self, ledger: str, month: str, category: str) -> Item | None:
         """The month x category item a budget lives on (consistent), if any."""
         return self.get(ledger, category_sk(month, category))
 
-    def year_budgets(self, ledger: str, first: str, last: str) -> Iterator[Item]:
-        """The month x category items of months first..last (one year's): one Query, projected to
-        what a budget and its carry need. Never a slip."""
-        fields = ("SK", "category", "month", "limit", "spent", "strict", "rollover", "budget_version")
+    def year_budgets(self, ledger: str, first: str, last: str) -> list[Item]:
+        """The budgets of months first..last (one year's): one Query of the month x category items
+        that have a budget (filtered in the table: no subcategory, no month without one), projected to
+        two values each (what was spent, and the budget packed in one attribute, `BUDGET`, with its
+        month and category): a year's read returns as little per month as it can. Never a slip.
+        Items written before the packed attribute existed are read again whole."""
+        found = list(self._budget_items(ledger, first, last, ("spent", BUDGET)))
+        if any(BUDGET not in item for item in found):
+            fields = ("SK", "spent", "limit", "strict", "rollover", "budget_version")
+            return [_named(item) for item in self._budget_items(ledger, first, last, fields)]
+        return [_unpacked(item) for item in found]
+
+    def _budget_items(self, ledger: str, first: str, last: str, fields: tuple[str, ...]) -> Iterator[Item]:
         names = {f"#p{i}": name for i, name in enumerate(fields)}
-        return (
-            item
-            for item in self.query(ledger, between=months_range(first, last), projection=", ".join(names), names=names)
-            if str(item["SK"]).split("#")[2] == "CAT"  # not a subcategory's
+        names["#has"] = "limit"
+        return self.query(
+            ledger,
+            between=months_range(first, last),
+            projection=", ".join(k for k in names if k != "#has"),
+            names=names,
+            filter_expression="attribute_exists(#has)",
         )
 
     def put_budget(
@@ -70,17 +128,28 @@ class BudgetOps(WriteOps):
             ":type": "category_month",
         }
         condition = _at_version(seen, values)
-        op = self.update_op(
-            ctx.ledger,
-            category_sk(month, category),
-            "SET #limit = :l, #strict = :s, #ro = :ro, #rem = :l - if_not_exists(#spent, :zero), "
-            "#cat = :cat, #month = :month, #type = :type ADD #bv :one",
-            on_fail,
-            condition,
-            names=names,
-            values=values,
-        )
-        return self.commit(ctx, [op], changes, at=at, undoes=undoes)
+        packed = _packed(month, category, limit=limit, strict=strict, rollover=rollover, version=seen + 1)
+        names["#bud"], values[":bud"] = BUDGET, packed
+        budget = carry.MonthBudget(limit, 0, rollover, strict)
+
+        def build(seq: int) -> list[TxOp]:
+            linked, marks = self._year_ops(ctx, month, category, budget)
+            sets = "#limit = :l, #strict = :s, #ro = :ro, #rem = :l - if_not_exists(#spent, :zero), " + (
+                "#cat = :cat, #month = :month, #type = :type, #bud = :bud"
+            )
+            expression = f"SET {sets}, #lk = :true ADD #bv :one" if linked else f"SET {sets} REMOVE #lk ADD #bv :one"
+            op = self.update_op(
+                ctx.ledger,
+                category_sk(month, category),
+                expression,
+                on_fail,
+                condition,
+                names=names,
+                values={**values, ":true": True} if linked else values,
+            )
+            return [op, *marks]
+
+        return self.commit(ctx, build, changes, at=at, undoes=undoes)
 
     def remove_budget(
         self,
@@ -96,19 +165,54 @@ class BudgetOps(WriteOps):
     ) -> int:
         """Remove a month x category budget (its limit, strictness and rollover) at budget version `seen`. Its
         totals stay; `remaining` is what it is without a limit."""
-        names = dict(_NAMES)
+        names = {**_NAMES, "#bud": BUDGET}
         values: dict[str, Any] = {":zero": 0, ":one": 1}
         condition = "attribute_exists(#limit) AND " + _at_version(seen, values)
-        op = self.update_op(
-            ctx.ledger,
-            category_sk(month, category),
-            "REMOVE #limit, #strict, #ro SET #rem = :zero - if_not_exists(#spent, :zero) ADD #bv :one",
-            on_fail,
-            condition,
-            names=names,
-            values=values,
-        )
-        return self.commit(ctx, [op], changes, at=at, undoes=undoes)
+
+        def build(seq: int) -> list[TxOp]:
+            _, marks = self._year_ops(ctx, month, category, None)
+            op = self.update_op(
+                ctx.ledger,
+                category_sk(month, category),
+                "REMOVE #limit, #strict, #ro, #lk, #bud SET #rem = :zero - if_not_exists(#spent, :zero) ADD #bv :one",
+                on_fail,
+                condition,
+                names=names,
+                values=values,
+            )
+            return [op, *marks]
+
+        return self.commit(ctx, build, changes, at=at, undoes=undoes)
+
+
+# A budget packed in one attribute of its month x category item, "limit,strict,rollover,version,month,
+# category" (e.g. "30000,1,0,3,2026-11,食費"; the category last, whatever it holds): written with the
+# budget's own attributes by every budget write, removed with them, so that reading a year of budgets
+# returns two values per month (year_budgets), not eight.
+BUDGET = "budget"
+
+
+def _packed(month: str, category: str, *, limit: int, strict: bool, rollover: bool, version: int) -> str:
+    return f"{limit},{int(strict)},{int(rollover)},{version},{month},{category}"
+
+
+def _named(item: Item) -> Item:
+    """A budget item with its month and category, read from its key (MONTH#{month}#CAT#{category})."""
+    _, month, _, category = str(item["SK"]).split("#", 3)
+    return {**item, "month": month, "category": category, "spent": int(item.get("spent", 0))}
+
+
+def _unpacked(item: Item) -> Item:
+    limit, strict, rollover, version, month, category = str(item[BUDGET]).split(",", 5)
+    return {
+        "month": month,
+        "category": category,
+        "limit": int(limit),
+        "spent": int(item.get("spent", 0)),
+        "strict": strict == "1",
+        "rollover": rollover == "1",
+        "budget_version": int(version),
+    }
 
 
 def _at_version(seen: int, values: dict[str, Any]) -> str:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+import uuid
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -50,6 +52,15 @@ class NewSlip:
     request_token: str | None = None
 
 
+def _again(commit: SlipCommit, attempt: int) -> SlipCommit:
+    """The commit of a write built again (attempt > 0) after it met a month linked by the carry: a
+    token of its own, derived from the request's (DynamoDB refuses one token for two different
+    transactions), so that a retry of the whole request still finds what it wrote."""
+    if attempt == 0 or commit.token is None:
+        return commit
+    return dataclasses.replace(commit, token=str(uuid.uuid5(uuid.NAMESPACE_URL, f"{commit.token}/carry/{attempt}")))
+
+
 class SlipIdTaken(errors.AlreadyExists):
     """A create met a slip id already used: `identity` is its identity item (None: an older slip
     without one sits at that very key)."""
@@ -72,7 +83,56 @@ class SlipOps(SlipIndexOps, BalanceOps, WriteOps):
     read from its entries alone; `changes_complete` says the list began with the slip's creation.
     """
 
+    # The four slip writes: each is built again from scratch when it meets a month that the carry
+    # links to a strict one (BalanceOps.carrying), then checked against that category's year.
+
     def create_slips(
+        self,
+        ctx: WriteContext,
+        slips: Sequence[NewSlip],
+        plan: Plan,
+        commit: SlipCommit,
+        *,
+        import_id: str | None = None,
+    ) -> int:
+        """One transaction: each slip and its identity, every balance item the slips move (`plan`,
+        merged), for an import the import's count of created slips, the commit's conditions (e.g.
+        that a recurrence is still at the version it posts from) and the journal entry. Its seq."""
+        return self.carrying(lambda n: self._create_slips(ctx, slips, plan, _again(commit, n), import_id=import_id))
+
+    def change_slip(
+        self,
+        ctx: WriteContext,
+        current: Item,
+        new: Item,
+        plan: Plan,
+        commit: SlipCommit,
+        *,
+        newly_named: frozenset[str],
+    ) -> int:
+        """One transaction: the slip rewritten if still at its version (moved when its date
+        changed), its identity following it, every balance item the change moves and the journal
+        entry (`undoes`: the entry it reverses). Its seq."""
+        return self.carrying(
+            lambda n: self._change_slip(ctx, current, new, plan, _again(commit, n), newly_named=newly_named)
+        )
+
+    def delete_slips(
+        self, ctx: WriteContext, currents: Sequence[Item], plan: Plan, commit: SlipCommit, *, at: str
+    ) -> int:
+        """One transaction: the slips deleted if still at their versions, their identities left as
+        tombstones, their effects reversed, the commit's conditions and the journal entry."""
+        return self.carrying(lambda n: self._delete_slips(ctx, currents, plan, _again(commit, n), at=at))
+
+    def restore_slip(
+        self, ctx: WriteContext, item: Item, plan: Plan, commit: SlipCommit, *, tombstone_version: int
+    ) -> int:
+        """A deleted slip back, with its own id (undo of a delete), in one transaction."""
+        return self.carrying(
+            lambda n: self._restore_slip(ctx, item, plan, _again(commit, n), tombstone_version=tombstone_version)
+        )
+
+    def _create_slips(
         self,
         ctx: WriteContext,
         slips: Sequence[NewSlip],
@@ -113,8 +173,10 @@ class SlipOps(SlipIndexOps, BalanceOps, WriteOps):
             plan,
             active_accounts=frozenset(plan.accounts),
         )
+        check = self.carry_check(ledger, plan)
 
         def with_identities(seq: int) -> list[TxOp]:
+            check()
             return [
                 *ops,
                 *(
@@ -130,7 +192,7 @@ class SlipOps(SlipIndexOps, BalanceOps, WriteOps):
 
         return self.commit(ctx, with_identities, commit.changes, token=commit.token, at=stamp)
 
-    def change_slip(
+    def _change_slip(
         self,
         ctx: WriteContext,
         current: Item,
@@ -168,7 +230,10 @@ class SlipOps(SlipIndexOps, BalanceOps, WriteOps):
         )
         ops += commit.conditions  # e.g. that the members the slip names have not left
 
+        check = self.carry_check(ledger, plan)
+
         def with_identity(seq: int) -> list[TxOp]:
+            check()
             version = int(new["version"])
             return [*ops, self._identity_op(ledger, current, date=new["date"], version=version, deleted=False, seq=seq)]
 
@@ -176,7 +241,7 @@ class SlipOps(SlipIndexOps, BalanceOps, WriteOps):
             ctx, with_identity, commit.changes, token=commit.token, at=new["updated_at"], undoes=commit.undoes
         )
 
-    def delete_slips(
+    def _delete_slips(
         self,
         ctx: WriteContext,
         currents: Sequence[Item],
@@ -206,8 +271,10 @@ class SlipOps(SlipIndexOps, BalanceOps, WriteOps):
             ]
         ops += self.index_ops(ledger, delete=frozenset().union(*(slip_index_sks(c) for c in currents)))
         ops += self.balance_ops(ledger, plan)
+        check = self.carry_check(ledger, plan)
 
         def with_tombstones(seq: int) -> list[TxOp]:
+            check()
             return [
                 *ops,
                 *(
@@ -218,7 +285,7 @@ class SlipOps(SlipIndexOps, BalanceOps, WriteOps):
 
         return self.commit(ctx, with_tombstones, commit.changes, token=commit.token, at=at, undoes=commit.undoes)
 
-    def restore_slip(
+    def _restore_slip(
         self,
         ctx: WriteContext,
         item: Item,
@@ -269,9 +336,13 @@ class SlipOps(SlipIndexOps, BalanceOps, WriteOps):
             active_accounts=frozenset(plan.accounts),
         )
         ops += commit.conditions
-        return self.commit(
-            ctx, lambda seq: [revived(seq), *ops], commit.changes, at=item["updated_at"], undoes=commit.undoes
-        )
+        check = self.carry_check(ledger, plan)
+
+        def with_revived(seq: int) -> list[TxOp]:
+            check()
+            return [revived(seq), *ops]
+
+        return self.commit(ctx, with_revived, commit.changes, at=item["updated_at"], undoes=commit.undoes)
 
     def _identity_op(self, ledger: str, slip: Item, *, date: str, version: int, deleted: bool, seq: int) -> TxOp:
         """The identity follows its slip, and lists the entry `seq`; a slip from before identities
