@@ -88,6 +88,12 @@ class NotACard(ApiError):
     status, code, title = 409, "not_a_card", "Not a card"
 
 
+class UnitInUse(ApiError):
+    """An account's unit asked to change once slips are written in it (their amounts are in it)."""
+
+    status, code, title = 409, "unit_in_use", "Unit in use"
+
+
 class LimitReached(ApiError):
     """The ledger already holds as many of these (accounts, recurrences, webhooks) as it may."""
 

@@ -79,6 +79,11 @@ class BalanceOps(StoreCore):
             names=names,
         )
 
+    def account_has_slips(self, ledger: str, account: str) -> bool:
+        """Whether any slip moves the account: a day total of it counting one (read until the first)."""
+        days = self.day_totals(ledger, account, "0000-00-00", "9999-99-99", "count")
+        return any(int(day.get("count", 0)) for day in days)
+
     def month_categories(self, ledger: str, month: str) -> Iterator[Item]:
         """The month x category items of a month (totals, and budgets where one is set)."""
         return self.query(ledger, begins_with=f"MONTH#{month}#CAT#")
