@@ -133,6 +133,15 @@ class ReadAgain(Conflict):
         super().__init__("it kept changing while this change was written; retry", retry_after=1)
 
 
+class UnitChanged(ReadAgain):
+    """An account's unit (or point value) was not what a slip was priced in when it committed: the
+    service learns the unit and prices the slip again (a 409 conflict if it escapes)."""
+
+    def __init__(self, account: str, unit: str, point_value: int) -> None:
+        Conflict.__init__(self, f"the unit of account '{account}' changed; retry", retry_after=1)
+        self.account, self.unit, self.point_value = account, unit, point_value
+
+
 class NoLongerMember(NotFound):
     """The writer's member item is gone at commit (removed meanwhile): 404, as for any non-member."""
 

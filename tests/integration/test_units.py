@@ -7,6 +7,7 @@ from __future__ import annotations
 from urllib.parse import quote
 
 from kakeibo.store import Store
+from kakeibo.store.codec import to_ddb
 from tests import invariants
 from tests.events import Client
 
@@ -190,3 +191,27 @@ def test_an_import_does_not_write_a_foreign_account(api: Client) -> None:
     assert reply.status in {200, 201}, reply
     assert reply.json["created"] == 0
     assert "USD" in reply.json["errors"][0]["message"]
+
+
+def _set_unit_elsewhere(store: Store, user: str, account: str, **fields: object) -> None:
+    """Another process changes the account's unit: this one still remembers the old one."""
+    item = store.get(user, f"ACCOUNT#{account}")
+    assert item is not None
+    store.client.put_item(TableName=store.table, Item=to_ddb({**item, **fields}))
+
+
+def test_a_slip_is_never_written_in_a_unit_its_account_no_longer_has(api: Client, store: Store, user: str) -> None:
+    # Given a yen account and a points account at ¥1 a point, as this process saw them made
+    api.account("trip", 0)
+    api.account("pts", 1000, type="other", unit="points")
+    # When another process makes the first a euro account and the points worth ¥3
+    _set_unit_elsewhere(store, user, "trip", unit="EUR")
+    _set_unit_elsewhere(store, user, "pts", point_value=3)
+    # Then an income without its yen is refused for the euro account (its transaction checked the unit)
+    reply = api.slip(date="2026-08-01", kind="income", amount=500, account="trip", category="給与")
+    assert reply.status == 422 and _field(reply) == ["jpy_amount"], reply
+    # And 100 points count at ¥3 each
+    spent = api.slip(date="2026-08-01", kind="expense", amount=100, account="pts", category="食費")
+    assert spent.status == 201 and spent.json["jpy_amount"] == 300, spent
+    assert api.get("/reports/monthly", query={"month": "2026-08"}).json["expense"] == 300
+    assert invariants.check(store, user) == []

@@ -185,6 +185,10 @@ class Plan:
     # Every account the change involves, before and after, even where its net change is zero
     # (e.g. only the category changed): the store fences each of them against a rebuild.
     accounts: tuple[str, ...] = ()
+    # The unit each account was priced in (account, unit, point_value or 0; core.units): the store
+    # checks it on the account in the same transaction, so a slip is never written in a unit its
+    # account no longer has. Empty: not checked.
+    units: tuple[tuple[str, str, int], ...] = ()
 
     def change_for(self, key: ItemKey) -> ItemChange | None:
         return next((c for c in self.changes if c.key == key), None)

@@ -11,7 +11,7 @@ from kakeibo.core.billing import Billing, Era, Former, Managed, cycle_of, preced
 from kakeibo.core.recurrence import LAST_DAY
 from kakeibo.models import ACCOUNT_ID_RE, AccountCreate, AccountPatch
 from kakeibo.services.common import check_version, now_iso, on_current
-from kakeibo.services.units import unit_fields
+from kakeibo.services.units import remember, unit_fields
 from kakeibo.settings import today
 from kakeibo.store import (
     ROLLUPS_MARK,
@@ -117,6 +117,7 @@ def create_account(
         if request_token and existing and existing.get("request_token") == request_token:
             return account_view(existing)  # this very request, created before its answer was lost
         raise
+    remember(ledger, item)
     return account_view(item)
 
 
@@ -190,6 +191,7 @@ def change_account(
         at=stamp,
         undoes=undoes,
     )
+    remember(ctx.ledger, updated)
     return account_view(updated)
 
 

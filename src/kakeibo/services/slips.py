@@ -272,6 +272,21 @@ def create_slip(
     request_token: str | None = None,
     conditions: tuple[TxOp, ...] = (),
 ) -> dict[str, Any]:
+    """`_create_slip`, priced again when an account turned out to be in another unit (services/units)."""
+    return on_current(
+        lambda: _create_slip(store, ctx, body, slip_id=slip_id, request_token=request_token, conditions=conditions)
+    )
+
+
+def _create_slip(
+    store: Store,
+    ctx: WriteContext,
+    body: SlipIn,
+    *,
+    slip_id: str | None = None,
+    request_token: str | None = None,
+    conditions: tuple[TxOp, ...] = (),
+) -> dict[str, Any]:
     """Create one slip: the one way slips come to be (POST /slips, recurrences; imports batch
     the same store operation). One transaction: the slip, its identity and every balance it moves.
 
@@ -285,7 +300,8 @@ def create_slip(
     slip_id = slip_id or new_slip_id()
     ledger = ctx.ledger
     sent = fingerprint(body)
-    body, kept = units.priced(store, ledger, body)
+    price = units.priced(store, ledger, body)
+    body, kept = price.body, price.kept
     shared = settlements.sharing(store, ctx, body)
     entry = shared.apply(body.entry()) if shared else body.entry()
     if shared:
@@ -298,11 +314,11 @@ def create_slip(
     conditions = (*conditions, *receipt_ops(store, ledger, slip_id, None, item))
 
     def write(token: str) -> None:
-        with _naming_accounts(entry):
+        with _naming_accounts(entry), units.learning(ledger):
             store.create_slips(
                 ctx,
                 [new],
-                posting.plan(None, entry),
+                price.guard(posting.plan(None, entry)),
                 SlipCommit([slip_change(None, item)], token, conditions=conditions),
             )
 
@@ -441,7 +457,8 @@ def write_slip(
     `reshare`: the request sent `shares` (else "equal" stays among the slip's own sharers)."""
     version = int(current["version"])
     slip_id = current["id"]
-    new, kept = units.priced(store, ctx.ledger, new)
+    price = units.priced(store, ctx.ledger, new)
+    new, kept = price.body, price.kept
     shared = settlements.sharing(store, ctx, new, mode=shares_mode, kept=current, reshare=reshare)
     old_entry, new_entry = entry_of(current), new.entry()
     if shared:
@@ -481,10 +498,9 @@ def write_slip(
         ((shared.check,) if shared else ()) + receipt_ops(store, ctx.ledger, slip_id, current, item),
         _stale(expected),
     )
-    with _naming_accounts(new_entry):
-        store.change_slip(
-            ctx, current, item, posting.plan(old_entry, new_entry), commit, newly_named=frozenset(newly_named)
-        )
+    with _naming_accounts(new_entry), units.learning(ctx.ledger):
+        plan = price.guard(posting.plan(old_entry, new_entry))
+        store.change_slip(ctx, current, item, plan, commit, newly_named=frozenset(newly_named))
     return slip_view(item)
 
 
@@ -548,7 +564,8 @@ def remove_slips(store: Store, ctx: WriteContext, currents: list[Item], *, undoe
 def restore_slip(store: Store, ctx: WriteContext, view: dict[str, Any], *, tombstone: int, undoes: int) -> None:
     """A deleted slip back with its own id and number, as the entry that deleted it saw it."""
     body = SlipIn.model_validate({k: view[k] for k in SLIP_FIELDS if view.get(k) is not None})
-    body, kept = units.priced(store, ctx.ledger, body)
+    price = units.priced(store, ctx.ledger, body)
+    body, kept = price.body, price.kept
     shared = settlements.sharing(store, ctx, body, mode=view.get("shares_mode"))
     entry = shared.apply(body.entry()) if shared else body.entry()
     stamp = now_iso()
@@ -559,7 +576,7 @@ def restore_slip(store: Store, ctx: WriteContext, view: dict[str, Any], *, tombs
     checks = ((shared.check,) if shared else ()) + receipt_ops(store, ctx.ledger, view["id"], None, item)
     commit = SlipCommit([slip_change(None, item)], undoes=undoes, conditions=checks)
     with _naming_accounts(entry):
-        store.restore_slip(ctx, item, posting.plan(None, entry), commit, tombstone_version=tombstone)
+        store.restore_slip(ctx, item, price.guard(posting.plan(None, entry)), commit, tombstone_version=tombstone)
 
 
 def slip_range(date_from: str | None, date_to: str | None, cursor: str | None) -> tuple[str, str, str | None]:

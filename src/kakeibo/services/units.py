@@ -4,11 +4,14 @@ meet the accounts a slip names."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
 from typing import Any, NoReturn
 
 from kakeibo import errors
 from kakeibo.core import units
+from kakeibo.core.posting import Plan
 from kakeibo.models import SlipIn
 from kakeibo.store import Item, Store, account_sk
 
@@ -51,22 +54,78 @@ def _refuse(field: str, message: str) -> NoReturn:
     raise errors.ValidationFailed(message, errors=[{"loc": ["body", field], "msg": message}])
 
 
-def _units(store: Store, ledger: str, body: SlipIn) -> tuple[Unit, Unit | None]:
-    """The units of the accounts the slip names (a missing one is left to the write, which says so)."""
-    names = [body.account] + ([body.to_account] if body.to_account else [])
-    found = {n: store.get(ledger, account_sk(n)) for n in names}
-    to = Unit.of(found[body.to_account]) if body.to_account else None
-    return Unit.of(found[body.account]), to
+_KNOWN: dict[tuple[str, str], Unit] = {}  # per process: a hint, which every slip transaction checks
+MAX_KNOWN = 10_000
 
 
-def priced(store: Store, ledger: str, body: SlipIn) -> tuple[SlipIn, dict[str, Any]]:
-    """The slip as it is written given its accounts' units, and what its item keeps of them; 422
-    naming the field when the slip does not say what its units need:
+def remember(ledger: str, item: Item) -> None:
+    """What an account's unit is, as just read or written (a hint for later writes of this process)."""
+    if len(_KNOWN) >= MAX_KNOWN:
+        _KNOWN.clear()
+    _KNOWN[(ledger, str(item["id"]))] = Unit.of(item)
+
+
+@contextmanager
+def learning(ledger: str) -> Iterator[None]:
+    """A slip write whose account turned out to be in another unit than it was priced in: the unit
+    is remembered, and the write is read and priced again (`on_current`)."""
+    try:
+        yield
+    except errors.UnitChanged as exc:
+        _KNOWN[(ledger, exc.account)] = Unit(exc.unit, exc.point_value or 1)
+        raise
+
+
+def _unit(store: Store, ledger: str, account: str, *, read: bool) -> Unit:
+    """An account's unit: as this process last saw it; else read (when the slip says something only
+    a unit tells) or taken to be yen, which the slip's transaction checks either way."""
+    known = _KNOWN.get((ledger, account))
+    if known is not None or not read:
+        return known or Unit()
+    item = store.get(ledger, account_sk(account))
+    if item is not None:
+        remember(ledger, item)
+    return Unit.of(item)
+
+
+@dataclass(frozen=True, slots=True)
+class Priced:
+    """A slip as it is written given its accounts' units: the body (a points slip's yen filled in),
+    what its item keeps of them, and the units its transaction checks."""
+
+    body: SlipIn
+    kept: dict[str, Any]
+    units: tuple[tuple[str, str, int], ...]
+
+    def guard(self, plan: Plan) -> Plan:
+        return replace(plan, units=self.units)
+
+
+def priced(store: Store, ledger: str, body: SlipIn) -> Priced:
+    """The slip as it is written given its accounts' units; 422 naming the field when the slip does
+    not say what its units need:
     - an income or expense of a foreign account needs `jpy_amount`; a yen one takes none; a points
       one counts at the account's point_value (a `jpy_amount` sent must be that);
     - a transfer between accounts of different units needs `to_amount` (what arrived); between
       accounts of one unit it takes none."""
-    unit, to = _units(store, ledger, body)
+    read = body.jpy_amount is not None or body.to_amount is not None
+    unit = _unit(store, ledger, body.account, read=read)
+    to = _unit(store, ledger, body.to_account, read=read) if body.to_account else None
+    try:
+        written, kept = _checked(body, unit, to)
+    except errors.ValidationFailed:  # never refused on a unit this process only remembers: read it
+        for account in (body.account, body.to_account):
+            _KNOWN.pop((ledger, account or ""), None)
+        unit = _unit(store, ledger, body.account, read=True)
+        to = _unit(store, ledger, body.to_account, read=True) if body.to_account else None
+        written, kept = _checked(body, unit, to)
+    guard: tuple[tuple[str, str, int], ...] = ((body.account, unit.code, unit.point_value if unit.points else 0),)
+    if to is not None and body.to_account:
+        guard += ((body.to_account, to.code, to.point_value if to.points else 0),)
+    return Priced(written, kept, guard)
+
+
+def _checked(body: SlipIn, unit: Unit, to: Unit | None) -> tuple[SlipIn, dict[str, Any]]:
     if body.kind == "transfer" and to is not None:  # a transfer always names to_account (SlipIn)
         if to.code != unit.code and body.to_amount is None:
             _refuse(
