@@ -52,6 +52,8 @@ def check(store: Store, who: str) -> list[str]:
             ),
             s.get("paid_by"),
             tuple(sorted((u, int(a)) for u, a in (s.get("shares") or {}).items() if int(a))),
+            jpy_amount=None if s.get("jpy_amount") is None else int(s["jpy_amount"]),
+            to_amount=None if s.get("to_amount") is None else int(s["to_amount"]),
         )
         for s in slips
     ]

@@ -88,6 +88,12 @@ class NotACard(ApiError):
     status, code, title = 409, "not_a_card", "Not a card"
 
 
+class UnitInUse(ApiError):
+    """An account's unit asked to change once slips are written in it (their amounts are in it)."""
+
+    status, code, title = 409, "unit_in_use", "Unit in use"
+
+
 class LimitReached(ApiError):
     """The ledger already holds as many of these (accounts, recurrences, webhooks) as it may."""
 
@@ -125,6 +131,15 @@ class ReadAgain(Conflict):
 
     def __init__(self) -> None:
         super().__init__("it kept changing while this change was written; retry", retry_after=1)
+
+
+class UnitChanged(ReadAgain):
+    """An account's unit (or point value) was not what a slip was priced in when it committed: the
+    service learns the unit and prices the slip again (a 409 conflict if it escapes)."""
+
+    def __init__(self, account: str, unit: str, point_value: int) -> None:
+        Conflict.__init__(self, f"the unit of account '{account}' changed; retry", retry_after=1)
+        self.account, self.unit, self.point_value = account, unit, point_value
 
 
 class NoLongerMember(NotFound):

@@ -59,6 +59,7 @@ TITLES: dict[str, tuple[str, str]] = {
     "budget_exceeded": ("Budget exceeded", "予算超過"),
     "conflict": ("Conflict", "競合しました"),
     "not_a_card": ("Not a card", "クレジットカードの口座ではありません"),
+    "unit_in_use": ("Unit in use", "単位を変更できません"),
     "limit_reached": ("Limit reached", "上限に達しています"),
     "personal_ledger": ("Personal ledger", "個人の家計簿ではできません"),
     "not_resumable": ("Not resumable", "再開できません"),
@@ -152,6 +153,11 @@ FIELDS: dict[str, tuple[str, str]] = {
     "one_stop": ("one_stop (ワンストップ特例)", "ワンストップ特例（one_stop）"),
     "year": ("year", "年"),
     "income": ("income", "所得（income）"),
+    "unit": ("unit (JPY, an ISO 4217 currency code or points)", "単位（unit: JPY、ISO 4217 の通貨コードか points）"),
+    "point_value": ("point_value (yen per point)", "1 ポイントの円換算（point_value）"),
+    "program": ("program (the points program)", "ポイントの種類（program）"),
+    "jpy_amount": ("jpy_amount (the amount in yen)", "円換算額（jpy_amount）"),
+    "to_amount": ("to_amount (what arrived, in the receiving account's unit)", "入金額（to_amount: 振替先の単位で）"),
     "if-match": ("If-Match", "If-Match"),
     "idempotency-key": ("Idempotency-Key", "Idempotency-Key"),
 }
@@ -232,6 +238,26 @@ _VALUE_ERRORS: list[tuple[str, str, str]] = [
         r"to_account is only for transfers, not (?P<kind>\w+)",
         "to_account is only for transfers, not for {kind}",
         "振替先の口座（to_account）は振替にだけ指定できます",
+    ),
+    (
+        r"a transfer has no jpy_amount \(to_amount says what arrived\)",
+        "a transfer has no jpy_amount (to_amount says what arrived)",
+        "振替には円換算額（jpy_amount）を付けられません（入金額は to_amount で指定します）",
+    ),
+    (
+        r"to_amount is only for transfers, not (?P<kind>\w+)",
+        "to_amount is only for transfers, not for {kind}",
+        "入金額（to_amount）は振替にだけ指定できます",
+    ),
+    (
+        r"unit must be JPY, an ISO 4217 currency code or points",
+        "{f} must be JPY, an ISO 4217 currency code (such as USD) or points",
+        "{f}は JPY、ISO 4217 の通貨コード（USD など）か points にしてください",
+    ),
+    (
+        r"(?P<name>point_value|program) is only for points accounts",
+        "{name} is only for accounts in points",
+        "{name} はポイントの口座にだけ指定できます",
     ),
     (r"(?P<name>\w+) cannot be null", "{name} cannot be null", "{name}に null は指定できません"),
     (r"nothing to change", "nothing to change: send at least one field", "変更する項目を 1 つ以上指定してください"),
@@ -487,6 +513,28 @@ DETAILS: dict[str, Detail] = {
 
 _BUSY = "ほかの処理（{name}）の実行中です。少し待ってからもう一度お試しください"
 TRANSLATIONS: dict[str, str] = {
+    # accounts in other units
+    "account '{account}' is in {unit}: an income or expense needs jpy_amount, the yen it came to": (
+        "口座 {account} は {unit} の口座です。収入・支出には円換算額（jpy_amount）を指定してください"
+    ),
+    "account '{account}' is in yen: jpy_amount is only for accounts in a foreign currency": (
+        "口座 {account} は円の口座です。円換算額（jpy_amount）は外貨の口座にだけ指定できます"
+    ),
+    "jpy_amount of a points slip is its amount times the account's point_value ({value})": (
+        "ポイントの伝票の円換算額（jpy_amount）は、ポイント数 × 1 ポイントの円換算（{value}）です"
+    ),
+    "a transfer from {unit} to {to_unit} needs to_amount, what arrived in '{account}'": (
+        "{unit} から {to_unit} への振替には、振替先 {account} への入金額（to_amount）が必要です"
+    ),
+    "to_amount is only for a transfer between accounts of different units": (
+        "入金額（to_amount）は単位の違う口座の間の振替にだけ指定できます"
+    ),
+    "the unit of account '{account}' cannot change: it has slips": (
+        "口座 {account} には伝票があるため、単位を変更できません"
+    ),
+    "account '{account}' is in {unit}: imports write yen accounts only": (
+        "口座 {account} は {unit} の口座です。取り込みは円の口座にだけ書き込めます"
+    ),
     # requests and bodies
     "a bearer token is required": "Authorization: Bearer <トークン> を送ってください",
     "a valid bearer token is required": "有効な Authorization: Bearer <トークン> を送ってください",

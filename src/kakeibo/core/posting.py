@@ -48,6 +48,10 @@ class Entry:
     # what the slip (or its lines) adds to its year's tax item: medical payments and donations, as
     # the fields core.tax names, in name order
     tax: tuple[tuple[str, int], ...] = ()
+    # an account in another unit than yen (core.units): the yen an income or expense counts as in
+    # categories, reports and budgets, and what a transfer between units brought to `to_account`
+    jpy_amount: int | None = None
+    to_amount: int | None = None
 
     @property
     def month(self) -> str:
@@ -181,6 +185,10 @@ class Plan:
     # Every account the change involves, before and after, even where its net change is zero
     # (e.g. only the category changed): the store fences each of them against a rebuild.
     accounts: tuple[str, ...] = ()
+    # The unit each account was priced in (account, unit, point_value or 0; core.units): the store
+    # checks it on the account in the same transaction, so a slip is never written in a unit its
+    # account no longer has. Empty: not checked.
+    units: tuple[tuple[str, str, int], ...] = ()
 
     def change_for(self, key: ItemKey) -> ItemChange | None:
         return next((c for c in self.changes if c.key == key), None)
@@ -219,23 +227,39 @@ def effects(entry: Entry, sign: int = 1) -> dict[ItemKey, dict[str, int]]:
     if entry.kind == "transfer":
         if entry.to_account is None:
             raise ValueError("a transfer needs to_account")
+        arrived = amount if entry.to_amount is None else sign * entry.to_amount
         _add(out[AccountItem(entry.account)], balance=-amount)
-        _add(out[AccountItem(entry.to_account)], balance=amount)
+        _add(out[AccountItem(entry.to_account)], balance=arrived)
         _add(out[DayItem(entry.account, entry.date)], delta=-amount, count=sign, transfers_out=amount)
-        _add(out[DayItem(entry.to_account, entry.date)], delta=amount, count=sign, transfers_in=amount)
+        _add(out[DayItem(entry.to_account, entry.date)], delta=arrived, count=sign, transfers_in=arrived)
         return _with_rollups(out)
     signed = -amount if entry.kind == "expense" else amount
     _add(out[AccountItem(entry.account)], balance=signed)
     _add(out[DayItem(entry.account, entry.date)], delta=signed, count=sign, **{entry.kind: amount})
     # the account moves once; each line counts in its own category (a plain slip is one line)
     lines = entry.lines or (Line(entry.amount, entry.category or UNCATEGORIZED, entry.subcategory),)
-    for line in lines:
-        part = sign * line.amount
+    for line, yen in zip(lines, in_yen(entry.amount, entry.jpy_amount, [x.amount for x in lines]), strict=True):
+        part = sign * yen
         _add(out[CategoryMonthItem(entry.month, line.category)], count=sign, **{entry.kind: part})
         if line.subcategory is not None:
             sub = SubcategoryMonthItem(entry.month, line.category, line.subcategory)
             _add(out[sub], count=sign, **{entry.kind: part})
     return _with_rollups(out)
+
+
+def in_yen(amount: int, jpy_amount: int | None, parts: list[int]) -> list[int]:
+    """The yen each part of an amount counts as: the parts themselves for a yen slip, else
+    `jpy_amount` shared in proportion to them (each share rounded down at its running total, so the
+    shares sum to it exactly)."""
+    if jpy_amount is None:
+        return parts
+    out, running, before = [], 0, 0
+    for part in parts:
+        running += part
+        upto = jpy_amount * running // amount
+        out.append(upto - before)
+        before = upto
+    return out
 
 
 def _with_rollups(out: dict[ItemKey, dict[str, int]]) -> dict[ItemKey, dict[str, int]]:

@@ -3,6 +3,7 @@
 from typing import Annotated, Any, Literal, Self
 
 from pydantic import (
+    AfterValidator,
     ConfigDict,
     Field,
     StrictBool,
@@ -11,7 +12,32 @@ from pydantic import (
     model_validator,
 )
 
+from kakeibo.core.units import is_unit
 from kakeibo.models.base import AccountId, AccountType, Model, Name, SignedAmount, Strict
+
+
+def _check_unit(value: str) -> str:
+    if not is_unit(value):
+        raise ValueError("unit must be JPY, an ISO 4217 currency code or points")
+    return value
+
+
+Unit = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=8,
+        examples=["JPY", "USD", "points"],
+        description="What the account's amounts (its slips', its balance) are in: JPY (yen), another ISO 4217 "
+        "currency in its minor unit (USD in cents), or points (ポイント). Set when the account is made; it "
+        "changes only while the account has no slips.",
+    ),
+    AfterValidator(_check_unit),
+]
+PointValue = Annotated[
+    StrictInt, Field(ge=1, le=10_000, description="Points accounts: yen per point (default 1)", examples=[1])
+]
+PROGRAM_DESCRIPTION = "Points accounts: the points program (楽天ポイント, Vポイント, dポイント, ...)"
 
 # 1-31 or "last" (a one-value enum, see MonthDay): a day the month lacks is its last day
 BillingDay = (
@@ -45,6 +71,9 @@ class AccountCreate(Strict):
         default=None, description="May the balance go below zero? Default: true for credit, else false."
     )
     billing: BillingIn | None = Field(default=None, description="Credit cards only: closing and payment days")
+    unit: Unit = "JPY"
+    point_value: PointValue | None = None
+    program: Name | None = Field(default=None, description=PROGRAM_DESCRIPTION)
 
     @property
     def negative_allowed(self) -> bool:
@@ -54,6 +83,10 @@ class AccountCreate(Strict):
     def _opening(self) -> Self:
         if self.opening_balance < 0 and not self.negative_allowed:
             raise ValueError("opening_balance below zero needs allow_negative (or a credit account)")
+        if self.unit != "points":
+            for name in ("point_value", "program"):
+                if getattr(self, name) is not None:
+                    raise ValueError(f"{name} is only for points accounts")
         return self
 
 
@@ -62,10 +95,13 @@ class AccountPatch(Strict):
     allow_negative: StrictBool | None = None
     archived: StrictBool | None = None
     billing: BillingIn | None = Field(default=None, description="Credit cards only; null removes it")
+    unit: Unit | None = Field(default=None, description="Only while the account has no slips (else 409 unit_in_use)")
+    point_value: PointValue | None = None
+    program: Name | None = Field(default=None, description=PROGRAM_DESCRIPTION + "; null removes it")
 
     @model_validator(mode="after")
     def _not_null(self) -> Self:
-        for name in self.model_fields_set - {"billing"}:
+        for name in self.model_fields_set - {"billing", "program"}:
             if getattr(self, name) is None:
                 raise ValueError(f"{name} cannot be null")
         if not self.model_fields_set:
@@ -102,6 +138,9 @@ class Account(Model):
     archived: bool
     billing: Billing | None = None
     payments: CardPayments | None = None
+    unit: str = Field(default="JPY", description="JPY, an ISO 4217 code (amounts in its minor unit) or points")
+    point_value: int | None = Field(default=None, description="Points accounts: yen per point")
+    program: str | None = Field(default=None, description="Points accounts: the points program")
     version: int
     created_at: str
     updated_at: str

@@ -1,5 +1,7 @@
 """Request and response models: reports."""
 
+from typing import Literal
+
 from pydantic import (
     Field,
 )
@@ -9,7 +11,17 @@ from kakeibo.models.base import Model
 
 class BalanceItem(Model):
     account: str
-    balance: int
+    balance: int = Field(description="In the account's unit (USD in cents, points in points)")
+    unit: str = Field(default="JPY", description="JPY, an ISO 4217 code or points")
+    jpy_value: int | None = Field(
+        default=None,
+        description="The balance in yen: as it is for yen, points x point_value, a foreign currency at the rate "
+        "of its latest slip that gives one (null when none does: the API never fetches rates)",
+    )
+    valued_by: Literal["yen", "point_value", "latest_slip"] | None = Field(
+        default=None, description="How jpy_value was found (null: it is not known)"
+    )
+    rate_date: str | None = Field(default=None, description="latest_slip: the date of the slip whose rate was used")
 
 
 class Balances(Model):

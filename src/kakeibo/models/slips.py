@@ -20,6 +20,15 @@ MEDICAL_DESCRIPTION = (
     "Expenses only; on a split slip, on its lines."
 )
 DONATION_DESCRIPTION = "A ふるさと納税 donation (expenses only): GET /reports/donations adds them up."
+JPY_AMOUNT_DESCRIPTION = (
+    "Income and expense of an account in a foreign currency: the yen it came to (what the card or the "
+    "exchange charged; the API never fetches rates). Reports and budgets count it. Required there; "
+    "not for yen or points accounts (points count at their account's point_value)."
+)
+TO_AMOUNT_DESCRIPTION = (
+    "A transfer between accounts of different units: what arrived in to_account, in its unit "
+    "(`amount` is what left `account`, in that account's unit). Required there; not otherwise."
+)
 
 
 class LineIn(Strict):
@@ -126,6 +135,8 @@ class SlipIn(Strict):
     receipts: Receipts | None = None
     medical: MedicalIn | None = Field(default=None, description=MEDICAL_DESCRIPTION)
     donation: DonationIn | None = Field(default=None, description=DONATION_DESCRIPTION)
+    jpy_amount: Amount | None = Field(default=None, description=JPY_AMOUNT_DESCRIPTION)
+    to_amount: Amount | None = Field(default=None, description=TO_AMOUNT_DESCRIPTION)
 
     @model_validator(mode="after")
     def _shape(self) -> Self:
@@ -140,6 +151,10 @@ class SlipIn(Strict):
                 raise ValueError("a transfer has no category")
         elif self.to_account is not None:
             raise ValueError(f"to_account is only for transfers, not {self.kind}")
+        if self.kind == "transfer" and self.jpy_amount is not None:
+            raise ValueError("a transfer has no jpy_amount (to_amount says what arrived)")
+        if self.kind != "transfer" and self.to_amount is not None:
+            raise ValueError(f"to_amount is only for transfers, not {self.kind}")
         check_lines(self.kind, self.amount, self.category, self.lines)
         check_tax(self.kind, self.amount, self.memo, self.lines, self.medical, self.donation)
         return self
@@ -159,11 +174,15 @@ class SlipIn(Strict):
         tax = self.tax_fields()
         if self.lines:
             parts = tuple(Line(line.amount, line.category, line.subcategory) for line in self.lines)
-            return Entry(self.date, self.kind, self.amount, self.account, None, None, None, parts, tax=tax)
+            return Entry(
+                self.date, self.kind, self.amount, self.account, None, None, None, parts, tax=tax,
+                jpy_amount=self.jpy_amount,
+            )  # fmt: skip
         category = None if self.kind == "transfer" else (self.category or UNCATEGORIZED)
         return Entry(
-            self.date, self.kind, self.amount, self.account, self.to_account, category, self.subcategory, tax=tax
-        )
+            self.date, self.kind, self.amount, self.account, self.to_account, category, self.subcategory, tax=tax,
+            jpy_amount=self.jpy_amount, to_amount=self.to_amount,
+        )  # fmt: skip
 
 
 ExternalId = Annotated[str, Field(min_length=1, max_length=128, examples=["smbc-20261103-0001"]), checked_text()]
@@ -202,6 +221,8 @@ class SlipPatch(SlipTemplatePatch):
     receipts: Receipts | None = Field(default=None, description="the receipts it has, whole; null: none")
     medical: MedicalIn | None = Field(default=None, description=MEDICAL_DESCRIPTION + " null: none.")
     donation: DonationIn | None = Field(default=None, description=DONATION_DESCRIPTION + " null: none.")
+    jpy_amount: Amount | None = Field(default=None, description=JPY_AMOUNT_DESCRIPTION)
+    to_amount: Amount | None = Field(default=None, description=TO_AMOUNT_DESCRIPTION)
 
 
 class SlipLine(Model):
@@ -245,6 +266,10 @@ class Slip(Model):
     )
     medical: MedicalIn | None = Field(default=None, description="A medical payment (医療費控除); absent: none")
     donation: DonationIn | None = Field(default=None, description="A ふるさと納税 donation; absent: none")
+    jpy_amount: int | None = Field(
+        default=None, description="The yen a foreign income or expense came to (a points slip: at point_value)"
+    )
+    to_amount: int | None = Field(default=None, description="A transfer between units: what arrived, in its unit")
 
 
 class SlipList(Model):

@@ -11,6 +11,7 @@ from kakeibo.core.billing import Billing, Era, Former, Managed, cycle_of, preced
 from kakeibo.core.recurrence import LAST_DAY
 from kakeibo.models import ACCOUNT_ID_RE, AccountCreate, AccountPatch
 from kakeibo.services.common import check_version, now_iso, on_current
+from kakeibo.services.units import remember, unit_fields
 from kakeibo.settings import today
 from kakeibo.store import (
     ROLLUPS_MARK,
@@ -57,6 +58,7 @@ def account_view(item: Item) -> dict[str, Any]:
         "archived": bool(item.get("archived", False)),
         "billing": billing_view(item.get("billing")),
         "payments": payments_view(item),
+        **unit_fields(item),
         "version": int(item["version"]),
         "created_at": item["created_at"],
         "updated_at": item["updated_at"],
@@ -99,6 +101,9 @@ def create_account(
         "billing": billing,
         "billing_by": ctx.actor if billing else None,
         **schedule,
+        "unit": body.unit,
+        "point_value": (body.point_value or 1) if body.unit == "points" else None,
+        "program": body.program,
         ROLLUPS_MARK: True,  # its month and year items hold every slip from the start
         "version": 1,
         "created_at": stamp,
@@ -112,6 +117,7 @@ def create_account(
         if request_token and existing and existing.get("request_token") == request_token:
             return account_view(existing)  # this very request, created before its answer was lost
         raise
+    remember(ledger, item)
     return account_view(item)
 
 
@@ -158,6 +164,7 @@ def change_account(
     if all(view[k] == v for k, v in fields.items()):
         return view
     account, version = str(current["id"]), int(current["version"])
+    fields = _unit_change(store, ctx.ledger, current, fields)
     if "billing" in fields:  # a new billing: its payments go on from the last one paid
         schedule = billing_schedule(
             store, ctx.ledger, account, current["type"], fields["billing"], paid_through=current.get("paid_through"),
@@ -184,7 +191,28 @@ def change_account(
         at=stamp,
         undoes=undoes,
     )
+    remember(ctx.ledger, updated)
     return account_view(updated)
+
+
+def _unit_change(store: Store, ledger: str, current: Item, fields: dict[str, Any]) -> dict[str, Any]:
+    """A change of the account's unit, point value or program, checked against the account as
+    stored: a unit changes only while the account has no slips (their amounts are in it); point
+    value and program belong to points accounts."""
+    unit = fields.get("unit", unit_fields(current)["unit"])
+    if unit != "points":
+        for name in ("point_value", "program"):
+            if fields.get(name) is not None:
+                message = f"{name} is only for points accounts"
+                raise errors.ValidationFailed(message, errors=[{"loc": ["body", name], "msg": message}])
+    if "unit" not in fields or unit == unit_fields(current)["unit"]:
+        return fields
+    account = str(current["id"])
+    if store.account_has_slips(ledger, account):
+        raise errors.UnitInUse(f"the unit of account '{account}' cannot change: it has slips", account=account)
+    if unit == "points":
+        return {**fields, "point_value": fields.get("point_value") or 1}
+    return {**fields, "point_value": None, "program": None}
 
 
 def billing_schedule(

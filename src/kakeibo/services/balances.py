@@ -23,6 +23,7 @@ from kakeibo import errors
 from kakeibo.core.posting import DAY_OF_MONTH_FIELDS, MONTH_OF_YEAR_FIELDS
 from kakeibo.services.accounts import account_item
 from kakeibo.services.common import query_date
+from kakeibo.services.units import Unit, slip_rate, yen_value
 from kakeibo.store import ROLLUPS_MARK, Item, Store
 
 MAX_HISTORY_DAYS = 1830
@@ -112,8 +113,9 @@ def _count(out: Changes, account: str, date: str, delta: int, start: str) -> Non
 
 def balances(store: Store, ledger: str, as_of: str | None = None) -> dict[str, Any]:
     if as_of is None:
-        items = [{"account": a["id"], "balance": int(a.get("balance", 0))} for a in store.accounts_now(ledger)]
-        return {"date": None, "items": items}
+        found = store.accounts_now(ledger)
+        items = [{"account": a["id"], "balance": int(a.get("balance", 0))} for a in found]
+        return {"date": None, "items": _valued(store, ledger, found, items, None)}
     # the accounts and the rollups at once: one round trip of three Queries
     accounts, years, months = together(lambda: list(store.accounts(ledger)), *rollup_reads(store, ledger, as_of, as_of))
     moved = changes(store, ledger, accounts, (as_of, as_of), Rollups(years, months))
@@ -122,7 +124,40 @@ def balances(store: Store, ledger: str, as_of: str | None = None) -> dict[str, A
         account = acct["id"]
         total = int(acct["opening_balance"]) + moved.before[account] + moved.days[account].get(as_of, 0)
         out.append({"account": account, "balance": total})
-    return {"date": as_of, "items": out}
+    return {"date": as_of, "items": _valued(store, ledger, accounts, out, as_of)}
+
+
+RATE_SLIPS = 50  # a foreign account's latest slips looked at for a rate
+
+
+def _valued(
+    store: Store, ledger: str, accounts: list[Item], items: list[dict[str, Any]], as_of: str | None
+) -> list[dict[str, Any]]:
+    """Each balance with its unit and its value in yen (services/units): a foreign account's at the
+    rate of its latest slip (up to `as_of`) that gives one, read for those accounts only, at once."""
+    by_id = {a["id"]: a for a in accounts}
+    yen = {a["id"] for a in accounts if Unit.of(a).yen}
+    foreign = [a["id"] for a in accounts if not (Unit.of(a).yen or Unit.of(a).points)]
+
+    def latest(account: str) -> Callable[[], tuple[int, int, str] | None]:
+        def read() -> tuple[int, int, str] | None:
+            from kakeibo.services.slips import list_slips  # noqa: PLC0415 (slips read balances' neighbours)
+
+            found, _ = list_slips(store, ledger, date_to=as_of, account=account, limit=RATE_SLIPS)
+            for slip in found:
+                rate = slip_rate(slip, account, yen)
+                if rate is not None:
+                    return rate
+            return None
+
+        return read
+
+    rates = dict(zip(foreign, together(*(latest(a) for a in foreign)), strict=True)) if foreign else {}
+    return [
+        {**item, "unit": Unit.of(by_id[item["account"]]).code}
+        | yen_value(by_id[item["account"]], item["balance"], rates.get(item["account"]))
+        for item in items
+    ]
 
 
 def history(store: Store, ledger: str, account: str, date_from: str, date_to: str) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from kakeibo.core.ids import derived_id, new_slip_id
 from kakeibo.core.posting import Entry
 from kakeibo.core.tax import slip_tax_fields
 from kakeibo.models import SlipIn, parse_date
-from kakeibo.services import settlements
+from kakeibo.services import settlements, units
 from kakeibo.services.common import (
     check_version,
     invalid,
@@ -47,7 +47,7 @@ from kakeibo.store import (
 
 SLIP_FIELDS = (
     "date", "kind", "amount", "account", "to_account", "category", "subcategory", "memo", "lines", "paid_by", "shares",
-    "receipts", "medical", "donation",
+    "receipts", "medical", "donation", "jpy_amount", "to_amount",
 )  # fmt: skip
 SHARING_FIELDS = ("paid_by", "shares", "shares_mode")
 LINE_FIELDS = ("amount", "category", "subcategory", "memo", "medical")
@@ -104,7 +104,14 @@ def slip_view(item: Item) -> dict[str, Any]:
         "updated_by": item.get("updated_by"),
         **_sharing_view(item),
         **_tax_view(item),
+        **_unit_view(item),
     }
+
+
+def _unit_view(item: Item) -> dict[str, Any]:
+    """A slip's yen (foreign and points accounts) and what a transfer brought (between units), on
+    the slips that have them (absent on the others)."""
+    return {name: int(item[name]) for name in ("jpy_amount", "to_amount") if item.get(name) is not None}
 
 
 def _sharing_view(item: Item) -> dict[str, Any]:
@@ -170,6 +177,8 @@ def entry_of(item: Item) -> Entry:
         paid_by=paid_by,
         shares=shares,
         tax=tax,
+        jpy_amount=None if item.get("jpy_amount") is None else int(item["jpy_amount"]),
+        to_amount=None if item.get("to_amount") is None else int(item["to_amount"]),
     )
 
 
@@ -207,6 +216,9 @@ def _slip_item(body: SlipIn, entry: Entry, sharing: Sharing | None = None, **met
         item["medical"] = body.medical.model_dump()
     if body.donation is not None:
         item["donation"] = body.donation.model_dump()
+    for name in ("jpy_amount", "to_amount"):  # accounts in other units (absent on yen slips)
+        if getattr(body, name) is not None:
+            item[name] = getattr(body, name)
     if sharing is not None:
         item.update(sharing.fields())
     item.update(meta)
@@ -260,6 +272,21 @@ def create_slip(
     request_token: str | None = None,
     conditions: tuple[TxOp, ...] = (),
 ) -> dict[str, Any]:
+    """`_create_slip`, priced again when an account turned out to be in another unit (services/units)."""
+    return on_current(
+        lambda: _create_slip(store, ctx, body, slip_id=slip_id, request_token=request_token, conditions=conditions)
+    )
+
+
+def _create_slip(
+    store: Store,
+    ctx: WriteContext,
+    body: SlipIn,
+    *,
+    slip_id: str | None = None,
+    request_token: str | None = None,
+    conditions: tuple[TxOp, ...] = (),
+) -> dict[str, Any]:
     """Create one slip: the one way slips come to be (POST /slips, recurrences; imports batch
     the same store operation). One transaction: the slip, its identity and every balance it moves.
 
@@ -272,21 +299,26 @@ def create_slip(
         slip_id = slip_id or derived_id(request_token)
     slip_id = slip_id or new_slip_id()
     ledger = ctx.ledger
+    sent = fingerprint(body)
+    price = units.priced(store, ledger, body)
+    body, kept = price.body, price.kept
     shared = settlements.sharing(store, ctx, body)
     entry = shared.apply(body.entry()) if shared else body.entry()
     if shared:
         conditions = (*conditions, shared.check)
     stamp, no = now_iso(), store.next_number(ledger)
-    item = new_slip_item(body, slip_id, stamp=stamp, no=no, by=ctx.actor, sharing=shared, request_token=request_token)
-    new = NewSlip(item, origin=ctx.origin, fingerprint=fingerprint(body), request_token=request_token)
+    item = new_slip_item(
+        body, slip_id, stamp=stamp, no=no, by=ctx.actor, sharing=shared, request_token=request_token, **kept
+    )
+    new = NewSlip(item, origin=ctx.origin, fingerprint=sent, request_token=request_token)
     conditions = (*conditions, *receipt_ops(store, ledger, slip_id, None, item))
 
     def write(token: str) -> None:
-        with _naming_accounts(entry):
+        with _naming_accounts(entry), units.learning(ledger):
             store.create_slips(
                 ctx,
                 [new],
-                posting.plan(None, entry),
+                price.guard(posting.plan(None, entry)),
                 SlipCommit([slip_change(None, item)], token, conditions=conditions),
             )
 
@@ -358,6 +390,8 @@ def merge_patch(current: Item, patch: dict[str, Any]) -> SlipIn:
     if current.get("lines"):  # as a request gives them: whole-number amounts, no empty fields
         merged["lines"] = [{k: v for k, v in line.items() if v is not None} for line in lines_view(current) or ()]
     merged.update(settlements.sharing_of(current))  # "equal" stays equal among the slip's own sharers
+    if current.get(units.DERIVED):  # a points slip's yen follows its amount
+        merged["jpy_amount"] = None
     merged.update(patch)
     if "paid_by" in patch and patch["paid_by"] is None and "shares" not in patch:
         merged["shares"] = None  # nobody paid for anybody: no shares either
@@ -423,6 +457,8 @@ def write_slip(
     `reshare`: the request sent `shares` (else "equal" stays among the slip's own sharers)."""
     version = int(current["version"])
     slip_id = current["id"]
+    price = units.priced(store, ctx.ledger, new)
+    new, kept = price.body, price.kept
     shared = settlements.sharing(store, ctx, new, mode=shares_mode, kept=current, reshare=reshare)
     old_entry, new_entry = entry_of(current), new.entry()
     if shared:
@@ -447,6 +483,7 @@ def write_slip(
         updated_at=now_iso(),
         created_by=current.get("created_by"),
         updated_by=ctx.actor,
+        **kept,
     )
     for extra in ("import_id", "request_token", "imported"):
         if extra in current:
@@ -461,10 +498,9 @@ def write_slip(
         ((shared.check,) if shared else ()) + receipt_ops(store, ctx.ledger, slip_id, current, item),
         _stale(expected),
     )
-    with _naming_accounts(new_entry):
-        store.change_slip(
-            ctx, current, item, posting.plan(old_entry, new_entry), commit, newly_named=frozenset(newly_named)
-        )
+    with _naming_accounts(new_entry), units.learning(ctx.ledger):
+        plan = price.guard(posting.plan(old_entry, new_entry))
+        store.change_slip(ctx, current, item, plan, commit, newly_named=frozenset(newly_named))
     return slip_view(item)
 
 
@@ -528,17 +564,19 @@ def remove_slips(store: Store, ctx: WriteContext, currents: list[Item], *, undoe
 def restore_slip(store: Store, ctx: WriteContext, view: dict[str, Any], *, tombstone: int, undoes: int) -> None:
     """A deleted slip back with its own id and number, as the entry that deleted it saw it."""
     body = SlipIn.model_validate({k: view[k] for k in SLIP_FIELDS if view.get(k) is not None})
+    price = units.priced(store, ctx.ledger, body)
+    body, kept = price.body, price.kept
     shared = settlements.sharing(store, ctx, body, mode=view.get("shares_mode"))
     entry = shared.apply(body.entry()) if shared else body.entry()
     stamp = now_iso()
     item = _slip_item(
         body, entry, shared, id=view["id"], no=int(view["no"]), version=tombstone + 1, created_at=view["created_at"],
-        updated_at=stamp, created_by=view.get("created_by"), updated_by=ctx.actor,
+        updated_at=stamp, created_by=view.get("created_by"), updated_by=ctx.actor, **kept,
     )  # fmt: skip
     checks = ((shared.check,) if shared else ()) + receipt_ops(store, ctx.ledger, view["id"], None, item)
     commit = SlipCommit([slip_change(None, item)], undoes=undoes, conditions=checks)
     with _naming_accounts(entry):
-        store.restore_slip(ctx, item, posting.plan(None, entry), commit, tombstone_version=tombstone)
+        store.restore_slip(ctx, item, price.guard(posting.plan(None, entry)), commit, tombstone_version=tombstone)
 
 
 def slip_range(date_from: str | None, date_to: str | None, cursor: str | None) -> tuple[str, str, str | None]:

@@ -22,6 +22,7 @@ from kakeibo.core.posting import (
     SubcategoryMonthItem,
     TaxYearItem,
 )
+from kakeibo.core.units import JPY, POINTS
 from kakeibo.store.codec import Item, to_ddb
 from kakeibo.store.core import OnFail, StoreCore, TxOp, seconds_until
 from kakeibo.store.keys import (
@@ -112,6 +113,11 @@ class BalanceOps(StoreCore):
             projection=", ".join(names),
             names=names,
         )
+
+    def account_has_slips(self, ledger: str, account: str) -> bool:
+        """Whether any slip moves the account: a day total of it counting one (read until the first)."""
+        days = self.day_totals(ledger, account, "0000-00-00", "9999-99-99", "count")
+        return any(int(day.get("count", 0)) for day in days)
 
     def month_categories(self, ledger: str, month: str) -> Iterator[Item]:
         """The month x category items of a month (totals, and budgets where one is set)."""
@@ -224,9 +230,10 @@ class BalanceOps(StoreCore):
         Update or, when its net change is zero, a ConditionCheck. An account that is missing, or
         archived while the plan names it anew, fails the transaction with AccountUnavailable."""
         now = self.now_ms()
+        units = {account: (unit, value) for account, unit, value in plan.units}
         ops = []
         for change in plan.changes:
-            ops.append(self._change_op(ledger, change, active_accounts, now=now))
+            ops.append(self._change_op(ledger, change, active_accounts, now=now, units=units))
         # Accounts the new slip names must exist (and be open) even if their net change is zero,
         # e.g. an update that only edits the memo of a slip whose account was archived meanwhile
         # does not need this, but a transfer between two accounts always moves both.
@@ -237,6 +244,8 @@ class BalanceOps(StoreCore):
             if account in active_accounts:
                 condition = f"attribute_exists(SK) AND #arch = :false AND {FENCE}"
                 names["#arch"], values[":false"] = "archived", False
+            if account in units:
+                condition += _unit_condition(*units[account], names, values)
             ops.append(
                 TxOp(
                     "ConditionCheck",
@@ -248,7 +257,7 @@ class BalanceOps(StoreCore):
                         "ExpressionAttributeValues": to_ddb(values),
                         "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
                     },
-                    _account_failure(account, 0, now),
+                    _account_failure(account, 0, now, units.get(account)),
                 )
             )
         return ops
@@ -260,6 +269,7 @@ class BalanceOps(StoreCore):
         active_accounts: frozenset[str],
         *,
         now: int,
+        units: dict[str, tuple[str, int]] | None = None,
     ) -> TxOp:
         key: ItemKey = change.key
         deltas = change.deltas
@@ -279,11 +289,14 @@ class BalanceOps(StoreCore):
                 condition += " AND (#allow = :true OR #bal >= :need)"
                 names.update({"#allow": "allow_negative", "#bal": "balance"})
                 values[":true"], values[":need"] = True, need
+            unit = (units or {}).get(key.account)
+            if unit is not None:
+                condition += _unit_condition(*unit, names, values)
             return self.update_op(
                 ledger,
                 account_sk(key.account),
                 "ADD " + ", ".join(adds),
-                _account_failure(key.account, need, now),
+                _account_failure(key.account, need, now, unit),
                 condition=condition,
                 names=names,
                 values=values,
@@ -390,10 +403,26 @@ def subcategory_values(key: SubcategoryMonthItem) -> dict[str, Any]:
     return {":cat": key.category, ":sub": key.subcategory, ":month": key.month, ":type": "subcategory_month"}
 
 
-def _account_failure(account: str, need: int, now: int) -> OnFail:
+def _unit_condition(unit: str, point_value: int, names: dict[str, str], values: dict[str, Any]) -> str:
+    """The account is in `unit` (accounts stored before units are in yen), at `point_value` for points."""
+    names["#unit"], values[":unit"] = "unit", unit
+    if unit == JPY:
+        return " AND (attribute_not_exists(#unit) OR #unit = :unit)"
+    if unit == POINTS:
+        names["#pv"], values[":pv"] = "point_value", point_value
+        return " AND #unit = :unit AND #pv = :pv"
+    return " AND #unit = :unit"
+
+
+def _account_failure(account: str, need: int, now: int, unit: tuple[str, int] | None = None) -> OnFail:
     def fail(item: Item | None) -> errors.ApiError:
         if item is None:
             return errors.AccountUnavailable(account, "does not exist")
+        if unit is not None:
+            points = item.get("unit") == POINTS
+            found = (str(item.get("unit") or JPY), int(item.get("point_value") or 0) if points else 0)
+            if found != (unit[0], unit[1] if unit[0] == POINTS else 0):
+                return errors.UnitChanged(account, *found)
         if item.get(REBUILD_MARK) and int(item.get(REBUILD_EXPIRES, 0)) >= now:
             return errors.Locked(
                 "the ledger is being rebuilt; retry shortly",

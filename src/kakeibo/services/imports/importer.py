@@ -33,6 +33,7 @@ from kakeibo import csvio, errors, messages
 from kakeibo.core import posting
 from kakeibo.core import rules as rules_core
 from kakeibo.core.posting import AccountItem
+from kakeibo.core.units import is_yen
 from kakeibo.csvio import Row, RowError
 from kakeibo.services import rules as rules_service
 from kakeibo.services.common import TimeLeft, now_iso
@@ -254,6 +255,8 @@ def _account_problem(row: Row, accounts: dict[str, Item]) -> str | None:
             return f"account '{name}' does not exist"
         if account.get("archived"):
             return f"account '{name}' is archived"
+        if not is_yen(account.get("unit")):
+            return f"account '{name}' is in {account['unit']}: imports write yen accounts only"
     return None
 
 

@@ -1,0 +1,217 @@
+"""Accounts in other units on DynamoDB Local: a dollar account for the trip, a points account, the
+yen their slips count as in reports and budgets, transfers between units, balances valued in yen,
+and the input refused (nothing written)."""
+
+from __future__ import annotations
+
+from urllib.parse import quote
+
+from kakeibo.store import Store
+from kakeibo.store.codec import to_ddb
+from tests import invariants
+from tests.events import Client
+
+DINNER = {"date": "2026-08-03", "kind": "expense", "amount": 1234, "account": "usd", "category": "食費"}
+EXCHANGE = {"date": "2026-08-01", "kind": "transfer", "amount": 20000, "account": "bank", "to_account": "usd"}
+
+
+def _trip(api: Client) -> None:
+    """Given a yen bank account and a dollar account holding $130.00 bought for ¥20,000."""
+    api.account("bank", 100_000, type="bank")
+    made = api.account("usd", 0, unit="USD")
+    assert (made["unit"], made["point_value"], made["program"]) == ("USD", None, None)
+    reply = api.slip(**EXCHANGE, to_amount=13000)
+    assert reply.status == 201, reply
+    assert reply.json["to_amount"] == 13000
+
+
+def _field(reply: object) -> list[str]:
+    return [e["loc"][-1] for e in reply.json["errors"]]  # type: ignore[attr-defined]
+
+
+def test_a_foreign_expense_is_in_cents_on_its_account_and_in_yen_in_reports_and_budgets(
+    api: Client, store: Store, user: str
+) -> None:
+    _trip(api)
+    # When a dinner of $12.34 that the card charged ¥1,900 is recorded
+    dinner = api.slip(**DINNER, jpy_amount=1900)
+    assert dinner.status == 201, dinner
+    assert (dinner.json["amount"], dinner.json["jpy_amount"]) == (1234, 1900)
+    # Then the dollar account holds $117.66 and the bank ¥80,000
+    assert api.balances() == {"bank": 80_000, "usd": 11766}
+    # And the month's report and budget count ¥1,900 of food
+    report = api.get("/reports/monthly", query={"month": "2026-08"}).json
+    assert (report["expense"], report["by_category"][0]["expense"]) == (1900, 1900)
+    food = "/budgets/2026-08/" + quote("食費")
+    assert api.put(food, {"limit": 5000}).status in {200, 201}
+    budget = api.get("/budgets", query={"month": "2026-08"}).json["items"][0]
+    assert (budget["spent"], budget["remaining"]) == (1900, 3100)
+    # And the ledger verifies
+    assert invariants.check(store, user) == []
+    assert api.post("/ledger/verify").json["ok"] is True
+
+
+def test_a_strict_budget_is_kept_in_yen_whatever_the_foreign_amount(api: Client, store: Store, user: str) -> None:
+    _trip(api)
+    food = "/budgets/2026-08/" + quote("食費")
+    assert api.put(food, {"limit": 2000, "strict": True}).status in {200, 201}
+    # Given ¥1,900 of the ¥2,000 spent abroad
+    assert api.slip(**DINNER, jpy_amount=1900).status == 201
+    # When $1.00 that came to ¥150 is spent (100 in the account's unit, under the ¥100 left)
+    over = api.slip(**{**DINNER, "amount": 100}, jpy_amount=150)
+    # Then the strict budget refuses it in yen, and nothing is written
+    assert over.status == 409 and over.json["code"] == "budget_exceeded", over
+    assert api.balances()["usd"] == 11766
+    # And ¥100 fits
+    assert api.slip(**{**DINNER, "amount": 60}, jpy_amount=100).status == 201
+    assert invariants.check(store, user) == []
+
+
+def test_edits_and_moves_keep_the_yen_right(api: Client, store: Store, user: str) -> None:
+    _trip(api)
+    made = api.slip(**DINNER, jpy_amount=1900)
+    # When the yen is corrected and the slip moves to September
+    patched = api.patch(
+        made.header("Location") or "", {"jpy_amount": 1950, "date": "2026-09-01"}, headers={"If-Match": made.etag or ""}
+    )
+    assert patched.status == 200, patched
+    # Then August has no food and September ¥1,950
+    assert api.get("/reports/monthly", query={"month": "2026-08"}).json["expense"] == 0
+    assert api.get("/reports/monthly", query={"month": "2026-09"}).json["expense"] == 1950
+    # And a patch of the memo alone keeps the yen it had
+    memo = api.patch(patched.header("Location") or "", {"memo": "屋台"}, headers={"If-Match": patched.etag or ""})
+    assert memo.status == 200 and memo.json["jpy_amount"] == 1950, memo
+    assert invariants.check(store, user) == []
+    assert api.post("/ledger/verify").json["ok"] is True
+
+
+def test_what_a_unit_needs_is_refused_when_missing_naming_the_field_and_nothing_is_written(
+    api: Client, store: Store, user: str
+) -> None:
+    _trip(api)
+    before = invariants.ledger_items(store, user)
+    # A foreign expense without its yen
+    reply = api.slip(**DINNER)
+    assert reply.status == 422 and _field(reply) == ["jpy_amount"], reply
+    # The same, in Japanese
+    ja = api.post("/slips", DINNER, headers={"Accept-Language": "ja"})
+    assert ja.status == 422 and "円換算額" in ja.json["detail"], ja
+    # A yen expense with a yen amount of its own
+    reply = api.slip(**{**DINNER, "account": "bank"}, jpy_amount=1900)
+    assert reply.status == 422 and _field(reply) == ["jpy_amount"], reply
+    # A transfer between units without what arrived
+    reply = api.slip(**EXCHANGE)
+    assert reply.status == 422 and _field(reply) == ["to_amount"], reply
+    assert "to_amount" in reply.json["detail"]
+    # A transfer within one unit that says what arrived
+    api.account("wallet", 0)
+    reply = api.slip(**{**EXCHANGE, "to_account": "wallet"}, to_amount=5)
+    assert reply.status == 422 and _field(reply) == ["to_amount"], reply
+    # A jpy_amount on a transfer, a to_amount on an expense
+    assert api.slip(**EXCHANGE, jpy_amount=1, to_amount=2).status == 422
+    assert api.slip(**DINNER, jpy_amount=1900, to_amount=2).status == 422
+    # Then nothing was written but the wallet
+    after = [i for i in invariants.ledger_items(store, user) if "wallet" not in i["SK"] and i["SK"] != "ACCOUNTS"]
+    assert [i["SK"] for i in after if i["SK"].startswith(("SLIP#", "ID#"))] == [
+        i["SK"] for i in before if i["SK"].startswith(("SLIP#", "ID#"))
+    ]
+    assert api.balances() == {"bank": 80_000, "usd": 13000, "wallet": 0}
+
+
+def test_a_unit_is_iso_4217_or_points_and_changes_only_while_the_account_has_no_slips(api: Client) -> None:
+    # A unit that is neither ISO 4217 nor points: 422 naming unit, no account made
+    for unit in ("XXX", "usd", "ポイント"):
+        reply = api.post("/accounts", {"id": "odd", "name": "Odd", "type": "cash", "unit": unit})
+        assert reply.status == 422 and _field(reply) == ["unit"], reply
+    ja = api.post(
+        "/accounts", {"id": "odd", "name": "Odd", "type": "cash", "unit": "XXX"}, headers={"Accept-Language": "ja"}
+    )
+    assert "ISO 4217" in ja.json["detail"], ja
+    # A point value on a yen account
+    reply = api.post("/accounts", {"id": "odd", "name": "Odd", "type": "cash", "point_value": 2})
+    assert reply.status == 422, reply
+    assert api.get("/accounts/odd").status == 404
+    # Given an account made in yen by mistake, with no slips yet: its unit changes
+    made = api.account("trip", 0)
+    assert made["unit"] == "JPY"
+    changed = api.patch("/accounts/trip", {"unit": "EUR"}, headers={"If-Match": '"1"'})
+    assert changed.status == 200 and changed.json["unit"] == "EUR", changed
+    # Once it has a slip, its unit does not change: 409 unit_in_use
+    assert api.slip(date="2026-08-01", kind="income", amount=500, account="trip", jpy_amount=80).status == 201
+    refused = api.patch("/accounts/trip", {"unit": "USD"}, headers={"If-Match": changed.etag or ""})
+    assert refused.status == 409 and refused.json["code"] == "unit_in_use", refused
+    assert api.get("/accounts/trip").json["unit"] == "EUR"
+    # But its name still does
+    renamed = api.patch("/accounts/trip", {"name": "Paris"}, headers={"If-Match": changed.etag or ""})
+    assert renamed.status == 200 and renamed.json["unit"] == "EUR", renamed
+
+
+def test_points_pay_at_their_point_value_and_balances_are_valued_in_yen(api: Client, store: Store, user: str) -> None:
+    _trip(api)
+    # Given a points account worth ¥2 a point holding 1,500 points
+    made = api.account("rakuten", 1500, type="other", unit="points", point_value=2, program="楽天ポイント")
+    assert (made["unit"], made["point_value"], made["program"]) == ("points", 2, "楽天ポイント")
+    # When 300 points pay for groceries
+    spent = api.slip(date="2026-08-05", kind="expense", amount=300, account="rakuten", category="食費")
+    assert spent.status == 201, spent
+    # Then the report counts ¥600 and the slip says so
+    assert spent.json["jpy_amount"] == 600
+    assert api.get("/reports/monthly", query={"month": "2026-08"}).json["expense"] == 600
+    # And an edit of the points follows in yen
+    edited = api.patch(spent.header("Location") or "", {"amount": 400}, headers={"If-Match": spent.etag or ""})
+    assert edited.status == 200 and edited.json["jpy_amount"] == 800, edited
+    # And a dinner abroad gives the dollar account its latest rate
+    assert api.slip(**DINNER, jpy_amount=1900).status == 201
+    items = {i["account"]: i for i in api.get("/balances").json["items"]}
+    bank = items["bank"]
+    assert (bank["unit"], bank["balance"], bank["jpy_value"], bank["valued_by"]) == ("JPY", 80_000, 80_000, "yen")
+    assert (items["rakuten"]["balance"], items["rakuten"]["jpy_value"]) == (1100, 2200)
+    assert items["rakuten"]["valued_by"] == "point_value"
+    # $117.66 at the dinner's ¥1,900 / $12.34
+    usd = items["usd"]
+    assert (usd["unit"], usd["balance"], usd["jpy_value"]) == ("USD", 11766, 18116)
+    assert (usd["valued_by"], usd["rate_date"]) == ("latest_slip", "2026-08-03")
+    # As of the exchange day: the exchange's own rate (¥20,000 for $130.00)
+    then = {i["account"]: i for i in api.get("/balances", query={"date": "2026-08-01"}).json["items"]}
+    assert (then["usd"]["jpy_value"], then["usd"]["rate_date"]) == (20_000, "2026-08-01")
+    assert invariants.check(store, user) == []
+    assert api.post("/ledger/verify").json["ok"] is True
+
+
+def test_a_foreign_account_without_a_rate_has_no_yen_value(api: Client) -> None:
+    api.account("eur", 5000, unit="EUR")
+    item = api.get("/balances").json["items"][0]
+    assert (item["unit"], item["balance"], item["jpy_value"], item["valued_by"]) == ("EUR", 5000, None, None)
+
+
+def test_an_import_does_not_write_a_foreign_account(api: Client) -> None:
+    api.account("usd", 0, unit="USD")
+    csv = "date,kind,amount,account,to_account,category,memo\n2026-08-03,income,100,usd,,給与,\n"
+    reply = api.post("/imports", raw=csv.encode(), headers={"Content-Type": "text/csv"})
+    assert reply.status in {200, 201}, reply
+    assert reply.json["created"] == 0
+    assert "USD" in reply.json["errors"][0]["message"]
+
+
+def _set_unit_elsewhere(store: Store, user: str, account: str, **fields: object) -> None:
+    """Another process changes the account's unit: this one still remembers the old one."""
+    item = store.get(user, f"ACCOUNT#{account}")
+    assert item is not None
+    store.client.put_item(TableName=store.table, Item=to_ddb({**item, **fields}))
+
+
+def test_a_slip_is_never_written_in_a_unit_its_account_no_longer_has(api: Client, store: Store, user: str) -> None:
+    # Given a yen account and a points account at ¥1 a point, as this process saw them made
+    api.account("trip", 0)
+    api.account("pts", 1000, type="other", unit="points")
+    # When another process makes the first a euro account and the points worth ¥3
+    _set_unit_elsewhere(store, user, "trip", unit="EUR")
+    _set_unit_elsewhere(store, user, "pts", point_value=3)
+    # Then an income without its yen is refused for the euro account (its transaction checked the unit)
+    reply = api.slip(date="2026-08-01", kind="income", amount=500, account="trip", category="給与")
+    assert reply.status == 422 and _field(reply) == ["jpy_amount"], reply
+    # And 100 points count at ¥3 each
+    spent = api.slip(date="2026-08-01", kind="expense", amount=100, account="pts", category="食費")
+    assert spent.status == 201 and spent.json["jpy_amount"] == 300, spent
+    assert api.get("/reports/monthly", query={"month": "2026-08"}).json["expense"] == 300
+    assert invariants.check(store, user) == []
