@@ -17,7 +17,7 @@
 
 import { ApiError, PERSONAL, inviteTokenOf } from './api.js';
 import * as conflict from './conflict.js';
-import { UNCATEGORIZED, isMonth, monthLabel, monthOf, monthRange, shiftMonth, today } from './format.js';
+import { UNCATEGORIZED, isMonth, monthLabel, monthOf, monthRange, setLedgerTimeZone, shiftMonth, today } from './format.js';
 import { dropPending, emit, on, state } from './state.js';
 import { $, h, say, showError } from './ui.js';
 import * as accounts from './views/accounts.js';
@@ -161,12 +161,23 @@ function bind() {
   on('forbidden', () => ledgers.recheckMembership());
 }
 
+/** "Today" is the ledger's day: the API says which time zone its days are counted in (Asia/Tokyo by default). */
+async function readTimeZone() {
+  try {
+    const { data } = await state.api.request('GET', '/health', { auth: false });
+    if (data?.time_zone) setLedgerTimeZone(data.time_zone);
+  } catch {
+    // an API that does not answer yet: the default (Asia/Tokyo) until it does
+  }
+}
+
 async function main() {
   conflict.mount();
   for (const [view, id] of VIEWS) view.mount($(id), ctx);
   bind();
   const fromHash = location.hash.slice(1);
   const invited = inviteTokenOf(location.hash); // a link to join a shared ledger: #invite=<token>
+  await readTimeZone();
   setMonth(isMonth(fromHash) ? fromHash : monthOf(today()), { reload: false });
   await connect();
   if (invited) ledgers.offerInvite(invited);

@@ -76,9 +76,29 @@ export function parseAmount(text, { allowNegative = false, allowZero = false } =
 
 const pad = (n, width = 2) => String(n).padStart(width, '0');
 
-/** Today in the person's own time zone, YYYY-MM-DD. */
-export function today(now = new Date()) {
-  return `${pad(now.getFullYear(), 4)}-${pad(now.getMonth() + 1)}-${pad(now.getDate())}`;
+/** The ledgers' time zone unless the API says otherwise (GET /health's time_zone). */
+export const DEFAULT_TIME_ZONE = 'Asia/Tokyo';
+let ledgerZone = DEFAULT_TIME_ZONE;
+
+/** The time zone the ledger's days are counted in; an unknown name leaves it as it was. */
+export function setLedgerTimeZone(zone) {
+  try {
+    new Intl.DateTimeFormat('en-CA', { timeZone: zone });
+    ledgerZone = zone;
+  } catch {
+    // not a time zone this browser knows: keep the one we have
+  }
+  return ledgerZone;
+}
+
+/** Today in the ledger's time zone (Asia/Tokyo), YYYY-MM-DD — not the browser's: a slip's day is the ledger's. */
+export function today(now = new Date(), zone = ledgerZone) {
+  const parts = Object.fromEntries(
+    new Intl.DateTimeFormat('en-CA', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit' })
+      .formatToParts(now)
+      .map((p) => [p.type, p.value]),
+  );
+  return `${pad(parts.year, 4)}-${parts.month}-${parts.day}`;
 }
 
 export function monthOf(date) {
@@ -115,8 +135,8 @@ export function shiftMonth(month, delta) {
 }
 
 /** A sensible default day for a new slip in the month on screen: today if it is in it, else the 1st. */
-export function defaultDay(month, now = new Date()) {
-  const day = today(now);
+export function defaultDay(month, now = new Date(), zone = ledgerZone) {
+  const day = today(now, zone);
   return monthOf(day) === month ? day : `${month}-01`;
 }
 

@@ -9,7 +9,7 @@ export const state = {
   api: null,
   month: null,
   asOf: null,
-  today: null, // the browser's date when the balances were read (YYYY-MM-DD)
+  today: null, // the ledger's date (Asia/Tokyo unless the API says otherwise) when the balances were read
   accounts: [],
   current: new Map(), // every slip recorded, future-dated ones too
   todayBalances: new Map(), // as of the end of today

@@ -32,9 +32,11 @@ import {
   monthLabel,
   monthRange,
   parseAmount,
+  setLedgerTimeZone,
   shiftMonth,
   shortDay,
   slipChanges,
+  today,
   yen,
 } from '../../web/format.js';
 import { accountName, at, dropPending, emit, memberName, newest, on, state } from '../../web/state.js';
@@ -102,9 +104,24 @@ describe('dates and months', () => {
   });
 
   test('a new slip defaults to today in the current month, else to the 1st', () => {
-    const now = new Date(2026, 10, 21, 23, 30); // local time, late evening
+    const now = new Date('2026-11-21T23:30:00+09:00'); // late evening in Tokyo
     assert.equal(defaultDay('2026-11', now), '2026-11-21');
     assert.equal(defaultDay('2026-10', now), '2026-10-01');
+  });
+
+  test("today is the ledger's day (Asia/Tokyo), whatever the browser's time zone", () => {
+    const morning = new Date('2026-11-30T15:30:00Z'); // 00:30 on 12/1 in Tokyo, still 11/30 in UTC
+    assert.equal(today(morning), '2026-12-01');
+    assert.equal(defaultDay('2026-12', morning), '2026-12-01');
+    assert.equal(today(morning, 'UTC'), '2026-11-30');
+    assert.equal(today(new Date('2026-01-01T00:00:00+09:00'), 'America/New_York'), '2025-12-31');
+  });
+
+  test('an unknown time zone leaves the one in use', () => {
+    assert.equal(setLedgerTimeZone('Not/AZone'), 'Asia/Tokyo');
+    assert.equal(setLedgerTimeZone('UTC'), 'UTC');
+    assert.equal(today(new Date('2026-11-30T15:30:00Z')), '2026-11-30');
+    assert.equal(setLedgerTimeZone('Asia/Tokyo'), 'Asia/Tokyo');
   });
 
   test('days and months read in Japanese', () => {

@@ -190,3 +190,7 @@ class LedgerRebuild(Model):
 class Health(Model):
     status: Literal["ok"]
     version: str
+    time_zone: str = Field(
+        description="The ledgers' time zone (IANA name): the day a slip, a balance or 'today' falls on",
+        examples=["Asia/Tokyo"],
+    )

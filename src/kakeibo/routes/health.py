@@ -8,6 +8,7 @@ from aws_lambda_powertools.event_handler.api_gateway import Router
 from kakeibo import __version__
 from kakeibo.http import json_response, ok_response
 from kakeibo.models import Health
+from kakeibo.settings import get_settings
 
 router = Router()
 
@@ -20,4 +21,4 @@ router = Router()
     responses={200: ok_response(Health)},
 )
 def health() -> Response[str]:
-    return json_response(200, {"status": "ok", "version": __version__})
+    return json_response(200, {"status": "ok", "version": __version__, "time_zone": get_settings().ledger_time_zone})

@@ -1,0 +1,178 @@
+// The page's everyday views in a real browser (Debian's Chromium, headless, driven by playwright-core)
+// against the local front, one browser for every step: "today" is the ledger's day whatever the
+// browser's time zone, and the memo column stays readable at 1280 and 390 px; axe-core finds nothing
+// serious or critical in either state.
+//
+//   node tests/web/views.mjs --url http://127.0.0.1:3000 --user someone --out test-output/web
+//
+// Prints one JSON line per step and a final JSON summary; exits 0 only if every step passed.
+// tests/api/test_web_views.py runs it against a fresh front.
+
+import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+
+import { chromium } from 'playwright-core';
+
+const { values: args } = parseArgs({
+  options: {
+    url: { type: 'string' },
+    user: { type: 'string', default: `views-${Date.now()}` },
+    out: { type: 'string', default: 'test-output/web' },
+    chromium: { type: 'string', default: process.env.CHROMIUM || '/usr/bin/chromium' },
+  },
+});
+if (!args.url) {
+  console.error('usage: node tests/web/views.mjs --url http://127.0.0.1:PORT [--user U] [--out DIR]');
+  process.exit(2);
+}
+
+const BASE = args.url.replace(/\/+$/, '');
+const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+const OUT = resolve(args.out);
+const WAIT = 30_000; // an upper bound for one expectation (a loaded machine may be slow)
+const WIDTHS = [[1280, 900], [390, 844]];
+
+const steps = [];
+const screenshots = [];
+const problems = [];
+
+const log = (record) => process.stdout.write(`${JSON.stringify(record)}\n`);
+
+class Failed extends Error {}
+
+function check(condition, message) {
+  if (!condition) throw new Failed(message);
+}
+
+async function step(name, work) {
+  try {
+    await work();
+    steps.push({ name, ok: true });
+    log({ step: name, ok: true });
+  } catch (error) {
+    steps.push({ name, ok: false, error: String(error?.message ?? error) });
+    log({ step: name, ok: false, error: String(error?.stack ?? error) });
+  }
+}
+
+async function until(what, read, expected, timeout = WAIT) {
+  const deadline = Date.now() + timeout;
+  let last;
+  for (;;) {
+    try {
+      last = await read();
+    } catch (error) {
+      last = `<${error.message.split('\n')[0]}>`;
+    }
+    if (JSON.stringify(last) === JSON.stringify(expected)) return last;
+    if (Date.now() > deadline) throw new Failed(`${what}: expected ${JSON.stringify(expected)}, saw ${JSON.stringify(last)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** The API as the test's user (to set a ledger up and to check what the page did). */
+async function api(method, path, body, headers = {}) {
+  const response = await fetch(`${BASE}${path}`, {
+    method,
+    headers: { Authorization: `Bearer ${args.user}`, 'Content-Type': 'application/json', ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  return { status: response.status, data: text ? JSON.parse(text) : null };
+}
+
+async function shot(page, name) {
+  const path = join(OUT, `${name}.png`);
+  await page.screenshot({ path, fullPage: true });
+  screenshots.push(path);
+}
+
+/** axe-core on the page as it is: any serious or critical violation fails, with where it was found. */
+async function accessible(page, name) {
+  if (!(await page.evaluate(() => Boolean(window.axe)))) await page.addScriptTag({ path: AXE });
+  const found = await page.evaluate(async () => {
+    const { violations } = await window.axe.run(document, { resultTypes: ['violations'] });
+    return violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => ({ rule: v.id, impact: v.impact, nodes: v.nodes.slice(0, 4).map((n) => n.target.join(' ')) }));
+  });
+  check(found.length === 0, `${name} at ${page.viewportSize().width}px: axe-core finds ${JSON.stringify(found)}`);
+}
+
+/** How many lines a cell's text takes (its text's line boxes, by their distinct tops). */
+const linesOf = (page, selector) =>
+  page.evaluate((sel) => {
+    const cell = document.querySelector(sel);
+    if (!cell) return -1;
+    const range = document.createRange();
+    range.selectNodeContents(cell);
+    return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size;
+  }, selector);
+
+mkdirSync(OUT, { recursive: true });
+const browser = await chromium.launch({ executablePath: args.chromium, headless: true, args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] });
+
+/** A browser context of the test's user in a browser whose clock says UTC (as a laptop abroad, or a CI machine). */
+async function openPage({ width, height }, hash = '', clock = null) {
+  const context = await browser.newContext({ locale: 'ja-JP', timezoneId: 'UTC', viewport: { width, height } });
+  await context.addInitScript((user) => localStorage.setItem('kakeibo.user', user), args.user);
+  const page = await context.newPage();
+  page.on('pageerror', (error) => problems.push(String(error)));
+  if (clock) await page.clock.setFixedTime(clock);
+  await page.goto(`${BASE}/${hash}`);
+  await page.waitForSelector('body[data-ready="true"]', { timeout: WAIT });
+  return { context, page };
+}
+
+try {
+  await step("today is the ledger's day (Asia/Tokyo), not the browser's (UTC): the month and the slip's day", async () => {
+    // Given a browser in UTC at 15:30 on 11/30, which is already 00:30 on 12/1 in Tokyo
+    const { context, page } = await openPage({ width: 1280, height: 900 }, '', new Date('2026-11-30T15:30:00Z'));
+    // Then the page opens on Tokyo's month and a new slip is dated Tokyo's day
+    await until('the month shown', () => page.inputValue('#month'), '2026-12');
+    await until("a new slip's day", () => page.inputValue('#slip-date'), '2026-12-01');
+    // And 今月 goes there too
+    await page.click('#month-prev');
+    await until('the month before', () => page.inputValue('#month'), '2026-11');
+    await page.click('#month-today');
+    await until('今月', () => page.inputValue('#month'), '2026-12');
+    await context.close();
+  });
+
+  await step('the memo column is readable: JR東日本 on one line beside a long account name, at 1280 and 390 px', async () => {
+    // Given a card with a long name and a slip on it whose memo is a short name without spaces
+    const card = await api('POST', '/accounts', { id: 'family-card', name: '楽天カード（家族カード）', type: 'credit', opening_balance: 0 });
+    check(card.status === 201, `account: ${card.status}`);
+    const slip = await api(
+      'POST',
+      '/slips',
+      { date: '2026-11-06', kind: 'expense', amount: 12345, account: 'family-card', category: '交通費', memo: 'JR東日本' },
+      { 'Idempotency-Key': '7b0f6a52-4c1e-4d7e-9a55-1f2a3b4c5d6e' },
+    );
+    check(slip.status === 201, `slip: ${slip.status}`);
+    for (const size of WIDTHS) {
+      const [width, height] = size;
+      // When the month is shown
+      const { context, page } = await openPage({ width, height }, '#2026-11');
+      const memo = '#slip-rows tr td.memo';
+      await until('the slip listed', () => page.locator(memo).first().innerText(), 'JR東日本');
+      // Then its memo takes one line, not one character per line
+      check((await linesOf(page, memo)) === 1, `${width}px: JR東日本 takes ${await linesOf(page, memo)} lines`);
+      await shot(page, `views-memo-${width}`);
+      await accessible(page, 'the month with its slip');
+      await context.close();
+    }
+  });
+
+  await step('no uncaught script errors', async () => {
+    check(problems.length === 0, `page errors: ${problems.join(' | ')}`);
+  });
+} finally {
+  await browser.close();
+}
+
+const ok = steps.length > 0 && steps.every((s) => s.ok);
+log({ ok, user: args.user, steps, screenshots });
+process.exit(ok ? 0 : 1);
