@@ -98,7 +98,7 @@ def _run_e2e(node: str, browser: str, url: str, user: str) -> tuple[int, dict[st
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=540,
+        timeout=1800,
         check=False,
         env={**os.environ, "CHROMIUM": browser},
     )

@@ -22,7 +22,7 @@ const { values: args } = parseArgs({
     user: { type: 'string', default: `e2e-${Date.now()}` },
     out: { type: 'string', default: 'test-output/web' },
     chromium: { type: 'string', default: process.env.CHROMIUM || '/usr/bin/chromium' },
-    timeout: { type: 'string', default: '420' },
+    timeout: { type: 'string', default: '1500' },
     only: { type: 'string', default: '' }, // run only the steps whose name contains this (while working on one)
   },
 });
