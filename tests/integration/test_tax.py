@@ -140,8 +140,8 @@ def test_the_form_as_xlsx_is_laid_out_as_the_e_tax_form_and_adds_up_to_the_repor
     marked = {(r[1], r[2]): [FORM_HEADINGS[2 + i] for i, v in enumerate(r[3:7]) if v == "該当する"] for r in rows}
     assert marked == {("=1+1", "@SUM(A1)"): ["介護保険サービス"], ("hanako", "ドラッグストア"): ["医薬品購入"],
                       ("taro", "中央病院"): ["診療・治療"]}  # fmt: skip
-    assert all(v in (None, "") for r in rows for v in r[3:7] if v != "該当する")
-    assert all(r[9] in (None, "") for r in rows)  # a row adds up a year: no single date
+    assert all(v is None for r in rows for v in r[3:7] if v != "該当する")  # the other kinds left empty
+    assert all(r[9] is None for r in rows)  # a row adds up a year: no single date
     # And its amounts and the totals at C3 and C4 are the JSON report's
     report = _medical(api)
     assert sum(r[7] for r in rows) == report["paid"] == 175_000

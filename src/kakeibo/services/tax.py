@@ -222,6 +222,8 @@ def form_workbook(rows: list[FormRow]) -> bytes:
             col = 1 + offset
             if isinstance(value, int):
                 sheet.write_number(at, col, value, yen_cell)
+            elif not value:  # an empty cell, as a user leaves it (bordered like the rest)
+                sheet.write_blank(at, col, None, mark if 2 <= offset <= 5 else text)
             elif 2 <= offset <= 5:
                 sheet.write_string(at, col, value, mark)
             else:
