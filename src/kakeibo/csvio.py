@@ -47,7 +47,13 @@ EXTERNAL_ID = "external_id"
 SUBCATEGORY = "subcategory"
 LINE, SLIP_MEMO = "line", "slip_memo"  # a split slip: one row per line, numbered, sharing external_id
 EXPORT_COLUMNS = (*COLUMNS, EXTERNAL_ID)
-OPTIONAL_COLUMNS = (EXTERNAL_ID, SUBCATEGORY, LINE, SLIP_MEMO)
+# A slip's medical payment (a split slip's: its line's) and its ふるさと納税 donation, one column per
+# field; written last when some slip of the page has one, read back into `medical` / `donation`.
+MEDICAL_COLUMNS = ("medical_patient", "medical_provider", "medical_kind", "medical_reimbursed", "medical_otc")
+DONATION_COLUMNS = ("donation_municipality", "donation_one_stop")
+TAX_COLUMNS = (*MEDICAL_COLUMNS, *DONATION_COLUMNS)
+OPTIONAL_COLUMNS = (EXTERNAL_ID, SUBCATEGORY, LINE, SLIP_MEMO, *TAX_COLUMNS)
+_FLAGS = {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False}
 
 UTF8, SHIFT_JIS = "utf-8", "shift_jis"
 # Shift_JIS as Windows and Japanese banks write it is CP932 (a superset: NEC/IBM extensions such
@@ -200,10 +206,12 @@ def _join_lines(file_sha256: str, rows: list[tuple[int, ImportRow]]) -> Iterator
         groups.setdefault(row.external_id, []).append((line, row))
     for external_id, members in groups.items():
         first_line, first = members[0]
-        shared = {(r.date, r.kind, r.account, r.to_account, r.slip_memo) for _, r in members}
+        shared = {(r.date, r.kind, r.account, r.to_account, r.slip_memo, r.donation) for _, r in members}
         numbers = sorted(r.line or 0 for _, r in members)
         if len(shared) != 1:
-            yield RowError(first_line, "line: the rows of one split slip must share date, kind, account and slip_memo")
+            yield RowError(
+                first_line, "line: the rows of one split slip must share date, kind, account, slip_memo and donation"
+            )
             continue
         if numbers != list(range(1, len(members) + 1)):
             yield RowError(first_line, "line: a split slip's lines are numbered 1, 2, 3... once each")
@@ -217,13 +225,16 @@ def _join_lines(file_sha256: str, rows: list[tuple[int, ImportRow]]) -> Iterator
                     "category": r.category or "",
                     "subcategory": r.subcategory,
                     "memo": r.memo,
+                    "medical": r.medical.model_dump() if r.medical else None,
                 }.items()
                 if v is not None
             }
             for _, r in ordered
         ]
+        donation = first.donation.model_dump() if first.donation else None
         body = {"date": first.date, "kind": first.kind, "account": first.account, "external_id": external_id,
-                "amount": sum(r.amount for _, r in members), "memo": first.slip_memo, "lines": lines}  # fmt: skip
+                "amount": sum(r.amount for _, r in members), "memo": first.slip_memo, "lines": lines,
+                "donation": donation}  # fmt: skip
         try:
             slip = ImportRow.model_validate({k: v for k, v in body.items() if v is not None})
         except ValidationError as exc:
@@ -293,17 +304,43 @@ def _row(columns: tuple[str, ...], fields: list[str]) -> ImportRow:
         values[LINE] = int(values[LINE])
     if "kind" in values:
         values["kind"] = values["kind"].lower()
+    _nest_tax(values)
     try:
         return ImportRow.model_validate(values)
     except ValidationError as exc:
         raise ValueError(describe(exc)) from None
 
 
-def _amount(text: str) -> int:
+def _nest_tax(values: dict[str, Any]) -> None:
+    """The medical_* and donation_* cells of a row as its `medical` and `donation` (a row with none of
+    them has neither); the model then checks them as a POST /slips body's."""
+    for prefix, columns, nested in (
+        ("medical_", MEDICAL_COLUMNS, "medical"),
+        ("donation_", DONATION_COLUMNS, "donation"),
+    ):
+        given = {column.removeprefix(prefix): values.pop(column) for column in columns if column in values}
+        if not given:
+            continue
+        if "reimbursed" in given:
+            given["reimbursed"] = _amount(given["reimbursed"], "medical_reimbursed")
+        for flag in ("otc", "one_stop"):
+            if flag in given:
+                given[flag] = _flag(given[flag], prefix + flag)
+        values[nested] = given
+
+
+def _flag(text: str, column: str) -> bool:
+    got = _FLAGS.get(unicodedata.normalize("NFKC", text).strip().lower())
+    if got is None:
+        raise ValueError(f"{column}: must be true or false")
+    return got
+
+
+def _amount(text: str, column: str = "amount") -> int:
     """'1200', '1,200' or full-width digits -> 1200 (the model then checks its range)."""
     plain = unicodedata.normalize("NFKC", text).strip()
     if not _AMOUNT_RE.match(plain):
-        raise ValueError("amount: must be a whole number in the currency's minor unit, e.g. 1200")
+        raise ValueError(f"{column}: must be a whole number in the currency's minor unit, e.g. 1200")
     return int(plain.replace(",", ""))
 
 
@@ -361,23 +398,45 @@ def _b32(data: bytes) -> str:
 # ---- writing ----------------------------------------------------------------------------------
 
 
-def header_line(*, subcategory: bool = False, lines: bool = False) -> str:
+def header_line(*, subcategory: bool = False, lines: bool = False, tax: bool = False) -> str:
     columns = (*EXPORT_COLUMNS, SUBCATEGORY) if subcategory or lines else EXPORT_COLUMNS
-    return _line((*columns, LINE, SLIP_MEMO) if lines else columns)
+    columns = (*columns, LINE, SLIP_MEMO) if lines else columns
+    return _line((*columns, *TAX_COLUMNS) if tax else columns)
 
 
-def slip_line(slip: Mapping[str, Any], *, subcategory: bool = False, lines: bool = False) -> str:
+def has_tax(slip: Mapping[str, Any]) -> bool:
+    """The slip carries a medical payment (on itself or a line) or a donation: its page needs the
+    tax columns."""
+    return bool(slip.get("medical") or slip.get("donation") or any(x.get("medical") for x in slip.get("lines") or ()))
+
+
+def slip_line(slip: Mapping[str, Any], *, subcategory: bool = False, lines: bool = False, tax: bool = False) -> str:
     """One exported slip; external_id is its id, so importing the export is idempotent. A split slip
-    is one row per line (`lines`: the line number and the slip's own memo last)."""
+    is one row per line (`lines`: the line number and the slip's own memo; then, with `tax`, the
+    line's medical payment and the slip's donation)."""
     if slip.get("lines"):
         out = []
         for number, part in enumerate(slip["lines"], start=1):
             row = {**slip, "amount": part["amount"], "category": part["category"], "memo": part.get("memo"),
-                   "subcategory": part.get("subcategory"), "lines": None}  # fmt: skip
-            out.append(_values(row, subcategory=True, extra=(str(number), slip.get("memo") or "")))
+                   "subcategory": part.get("subcategory"), "lines": None, "medical": part.get("medical")}  # fmt: skip
+            extra = (str(number), slip.get("memo") or "", *(_tax_cells(row) if tax else ()))
+            out.append(_values(row, subcategory=True, extra=extra))
         return "".join(out)
     extra = ("", "") if lines else ()
-    return _values(slip, subcategory=subcategory or lines, extra=extra)
+    return _values(slip, subcategory=subcategory or lines, extra=(*extra, *(_tax_cells(slip) if tax else ())))
+
+
+def _tax_cells(slip: Mapping[str, Any]) -> tuple[str, ...]:
+    medical, donation = slip.get("medical") or {}, slip.get("donation") or {}
+    return (
+        medical.get("patient") or "",
+        medical.get("provider") or "",
+        medical.get("kind") or "",
+        str(int(medical.get("reimbursed") or 0)) if medical else "",
+        ("true" if medical.get("otc") else "false") if medical else "",
+        donation.get("municipality") or "",
+        ("true" if donation.get("one_stop") else "false") if donation else "",
+    )
 
 
 def _values(slip: Mapping[str, Any], *, subcategory: bool, extra: tuple[str, ...]) -> str:

@@ -36,7 +36,7 @@ from kakeibo.http import (
     problem_json,
     problem_response,
 )
-from kakeibo.routes import MODULES, modules_for
+from kakeibo.routes import MODULES, QUERY_AS_INPUT, modules_for
 from kakeibo.services.common import error_item
 
 logger = Logger()
@@ -221,6 +221,8 @@ def _from_validation(exc: RequestValidationError) -> errors.ApiError:
     if any(e["type"] == "missing" and e["loc"] == ["header", "if-match"] for e in found):
         return if_match_required()
     if found and all(e["loc"][:1] in (["query"], ["header"]) for e in found):
+        if all(e["loc"][:1] == ["query"] for e in found) and event_route(app.current_event.raw_event) in QUERY_AS_INPUT:
+            return errors.ValidationFailed(messages.field_errors(found, "en"), errors=found)
         return errors.BadRequest(messages.field_errors(found, "en"), errors=found)
     if found and all(e["loc"][:1] == ["path"] for e in found):
         return errors.NotFound("not found")

@@ -115,7 +115,7 @@ FIELDS: dict[str, tuple[str, str]] = {
     "opening_balance": ("opening_balance", "開始残高"),
     "allow_negative": ("allow_negative", "マイナス残高の許可"),
     "archived": ("archived", "アーカイブ"),
-    "limit": ("limit", "予算額"),
+    "limit": ("limit", "上限額（limit）"),
     "strict": ("strict", "予算の厳守"),
     "rollover": ("rollover", "繰越"),
     "month": ("month", "月"),
@@ -832,6 +832,13 @@ TRANSLATIONS: dict[str, str] = {
     "expected {n} fields, found {m}": "列の数が {m} です（{n} 列にしてください）",
     "amount: must be a whole number in the currency's minor unit, e.g. 1200": (
         "金額は 1200 のように、円単位の整数で書いてください"
+    ),
+    "medical_reimbursed: must be a whole number in the currency's minor unit, e.g. 1200": (
+        "補填される金額（medical_reimbursed）は 1200 のように、円単位の整数で書いてください"
+    ),
+    "medical_otc: must be true or false": "セルフメディケーション対象（medical_otc）は true か false で書いてください",
+    "donation_one_stop: must be true or false": (
+        "ワンストップ特例（donation_one_stop）は true か false で書いてください"
     ),
     "external_id {id} repeats line {line}": "external_id {id} が {line} 行目と重複しています",
     "ID {id} repeats line {line}": "ID {id} が {line} 行目と重複しています",

@@ -28,7 +28,10 @@ BIN = ROOT / "node_modules" / ".bin"
 FLOW_TS = Path(__file__).with_name("client_flow.mjs")
 PACKAGE = "kakeibo_client"
 # openapi-python-client sends a body it knows as bytes; CSV is such a body
-PY_CONFIG = "content_type_overrides:\n  text/csv: application/octet-stream\n"
+PY_CONFIG = (
+    "content_type_overrides:\n  text/csv: application/octet-stream\n"
+    "  application/vnd.openxmlformats-officedocument.spreadsheetml.sheet: application/octet-stream\n"
+)
 CSV_FILE = (
     "date,kind,amount,account,to_account,category,memo,external_id\n"
     "2026-11-06,expense,480,cash,,食費,コンビニ,shop-0001\n"
@@ -193,6 +196,12 @@ def test_python_client_runs_the_main_flow(python_client: ModuleType, front_url: 
     listed = list_budgets.sync(client=client, month="2026-11")
     assert isinstance(listed, m.BudgetList)
     assert [(b.category, b.spent, b.remaining) for b in listed.items] == [("食費", 1830, 30000 - 1830)]
+
+    # When the year's e-Tax 医療費集計フォーム is downloaded, Then the workbook's bytes, as they are
+    get_medical_xlsx = _generated("api.tax.get_medical_xlsx")
+    form = get_medical_xlsx.sync_detailed(client=client, year="2026")
+    assert form.status_code == 200 and form.content[:2] == b"PK", form.content[:200]
+    assert isinstance(form.parsed, types.File) and form.parsed.payload.read()[:2] == b"PK"
 
     # When the moved slip is deleted, Then 204 with nothing to parse, and it is gone
     deleted = delete_slip.sync_detailed("2026-11-05", slip_id, client=client, if_match=etag)

@@ -106,6 +106,7 @@ def _ledger_requests(api: Client, base: str) -> list[tuple[str, str, dict[str, A
         ("GET /reports/yearly", f"{base}/reports/yearly", {"query": {"year": "2026"}}),
         ("GET /reports/medical", f"{base}/reports/medical", {"query": {"year": "2026"}}),
         ("GET /reports/medical.csv", f"{base}/reports/medical.csv", {"query": {"year": "2026"}}),
+        ("GET /reports/medical.xlsx", f"{base}/reports/medical.xlsx", {"query": {"year": "2026"}}),
         ("GET /reports/donations", f"{base}/reports/donations", {"query": {"year": "2026"}}),
         ("PUT /budgets/{month}/{category}", f"{base}/budgets/2026-11/食費", {"body": {"limit": 30000}}),
         ("GET /budgets", f"{base}/budgets", {"query": {"month": "2026-11"}}),

@@ -3,9 +3,11 @@ never read, change or reveal anything of the other (404, or an empty answer)."""
 
 from __future__ import annotations
 
+import io
 from typing import Any
 from urllib.parse import quote
 
+import openpyxl
 import pytest
 
 from kakeibo.local import template
@@ -78,7 +80,7 @@ def test_every_route_is_covered_here() -> None:
         "GET /accounts/{id}/history", "POST /slips", "GET /slips", "GET /slips/{id}", "GET /slips/{date}/{id}",
         "PUT /slips/{date}/{id}", "PATCH /slips/{date}/{id}", "DELETE /slips/{date}/{id}",
         "GET /balances", "GET /reports/monthly", "GET /reports/yearly", "PUT /budgets/{month}/{category}",
-        "GET /reports/medical", "GET /reports/medical.csv", "GET /reports/donations",
+        "GET /reports/medical", "GET /reports/medical.csv", "GET /reports/medical.xlsx", "GET /reports/donations",
         "DELETE /budgets/{month}/{category}",
         "GET /budgets", "POST /budgets/{month}/copy-from/{source}",
         "POST /imports", "GET /imports/{id}", "GET /slips.csv", "POST /ledger/verify", "POST /ledger/rebuild",
@@ -133,6 +135,8 @@ def test_bob_can_neither_see_nor_touch_alices_ledger(
     medical = bob.get("/reports/medical", query={"year": "2026"}).json
     assert (medical["paid"], medical["items"]) == (0, [])
     assert bob.get("/reports/medical.csv", query={"year": "2026"}).raw.decode("utf-8-sig").count("\n") == 1
+    form = openpyxl.load_workbook(io.BytesIO(bob.get("/reports/medical.xlsx", query={"year": "2026"}).raw))
+    assert form["医療費集計フォーム"]["B9"].value is None  # no row of alice's
     donations = bob.get("/reports/donations", query={"year": "2026"}).json
     assert (donations["total"], donations["items"]) == (0, [])
     export = bob.get("/slips.csv")

@@ -150,6 +150,7 @@ ROUTES: dict[str, tuple[Call, bool]] = {
     "GET /reports/yearly": (lambda h, c: c.get(f"{h.base}/reports/yearly", query={"year": "2026"}), True),
     "GET /reports/medical": (lambda h, c: c.get(f"{h.base}/reports/medical", query={"year": "2026"}), True),
     "GET /reports/medical.csv": (lambda h, c: c.get(f"{h.base}/reports/medical.csv", query={"year": "2026"}), True),
+    "GET /reports/medical.xlsx": (lambda h, c: c.get(f"{h.base}/reports/medical.xlsx", query={"year": "2026"}), True),
     "GET /reports/donations": (lambda h, c: c.get(f"{h.base}/reports/donations", query={"year": "2026"}), True),
     "PUT /budgets/{month}/{category}": (_put_budget, False),
     "DELETE /budgets/{month}/{category}": (_delete_budget, False),

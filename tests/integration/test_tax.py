@@ -6,6 +6,9 @@ from __future__ import annotations
 import csv
 import io
 
+import openpyxl
+import pytest
+
 from kakeibo.store import Store
 from tests import invariants
 from tests.events import Client
@@ -102,28 +105,110 @@ def test_self_medication_is_larger_for_otc_purchases_alone(api: Client) -> None:
     assert (report["deduction"], report["self_medication"], report["larger"]) == (0, 48_000, "self_medication")
 
 
-def test_the_form_as_csv_holds_the_report_rows(api: Client) -> None:
+FORM_HEADINGS = ["医療を受けた人", "病院・薬局などの名称", "診療・治療", "医薬品購入", "介護保険サービス",
+                 "その他の医療費", "支払った医療費の金額", "左のうち、補填される金額", "支払年月日"]  # fmt: skip
+
+
+def _a_year_of_receipts(api: Client) -> None:
     api.account("cash", 500_000)
-    api.slip(**PHARMACY_SPLIT)
-    api.slip(**HOSPITAL)
-    api.slip(
-        **{**HOSPITAL, "date": "2026-06-01", "amount": 20_000, "medical": {**HOSPITAL["medical"], "reimbursed": 0}}
-    )
+    assert api.slip(**PHARMACY_SPLIT).status == 201
+    assert api.slip(**HOSPITAL).status == 201
+    again = {**HOSPITAL, "date": "2026-06-01", "amount": 20_000, "medical": {**HOSPITAL["medical"], "reimbursed": 0}}
+    assert api.slip(**again).status == 201
+    formula = {"patient": "=1+1", "provider": "@SUM(A1)", "kind": "care"}
+    assert api.slip(date="2026-08-01", kind="expense", amount=3000, account="cash", medical=formula).status == 201
+
+
+def test_the_form_as_xlsx_is_laid_out_as_the_e_tax_form_and_adds_up_to_the_report(api: Client) -> None:
+    # Given a split pharmacy receipt, two hospital bills (one partly reimbursed) and a care bill
+    _a_year_of_receipts(api)
+    # When the e-Tax 医療費集計フォーム is downloaded
+    got = api.get("/reports/medical.xlsx", query={"year": "2026"})
+    # Then it is a workbook to save, named for the year
+    assert got.status == 200, got
+    assert got.header("Content-Type") == "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+    assert got.header("Content-Disposition") == 'attachment; filename="medical-2026.xlsx"'
+    book = openpyxl.load_workbook(io.BytesIO(got.raw))
+    sheet = book["医療費集計フォーム"]
+    # And its headings sit where the form has them (rows 7-8), its rows from row 9 (B-J)
+    assert [sheet.cell(7, c).value for c in range(1, 11)] == [
+        "No", "医療を受けた人", "病院・薬局などの名称", "医療費の区分", None, None, None,
+        "支払った医療費の金額", "左のうち、補填される金額", "支払年月日（任意）"]  # fmt: skip
+    assert [sheet.cell(8, c).value for c in range(4, 8)] == FORM_HEADINGS[2:6]
+    rows = [[sheet.cell(r, c).value for c in range(1, 11)] for r in range(9, sheet.max_row + 1)]
+    assert [r[0] for r in rows] == [1, 2, 3]
+    marked = {(r[1], r[2]): [FORM_HEADINGS[2 + i] for i, v in enumerate(r[3:7]) if v == "該当する"] for r in rows}
+    assert marked == {("=1+1", "@SUM(A1)"): ["介護保険サービス"], ("hanako", "ドラッグストア"): ["医薬品購入"],
+                      ("taro", "中央病院"): ["診療・治療"]}  # fmt: skip
+    assert all(v is None for r in rows for v in r[3:7] if v != "該当する")  # the other kinds left empty
+    assert all(r[9] is None for r in rows)  # a row adds up a year: no single date
+    # And its amounts and the totals at C3 and C4 are the JSON report's
+    report = _medical(api)
+    assert sum(r[7] for r in rows) == report["paid"] == 175_000
+    assert sum(r[8] for r in rows) == report["reimbursed"] == 30_000
+    assert sheet["C3"].value == "=SUM(H9:H11)" and sheet["C4"].value == "=SUM(I9:I11)"
+    cached = openpyxl.load_workbook(io.BytesIO(got.raw), data_only=True)["医療費集計フォーム"]
+    assert (cached["C3"].value, cached["C4"].value) == (175_000, 30_000)
+    # And a name that looks like a formula stays text
+    assert sheet["B9"].data_type == "s"
+
+
+def test_the_form_as_csv_has_the_xlsx_columns(api: Client) -> None:
+    _a_year_of_receipts(api)
     # When the e-Tax form is downloaded as CSV
     got = api.get("/reports/medical.csv", query={"year": "2026"})
     assert got.status == 200, got
+    assert got.header("Content-Disposition") == 'attachment; filename="medical-2026.csv"'
     text = got.raw.decode("utf-8")
-    # Then it starts with a BOM and the form's columns, and its rows add up to the report's totals
+    # Then it starts with a BOM and the form's columns B-J, one row per patient, provider and kind
     assert text.startswith("\ufeff")
     rows = list(csv.reader(io.StringIO(text.removeprefix("\ufeff"))))
-    assert rows[0] == ["医療を受けた人", "病院・薬局などの支払先の名称", "医療費の区分", "支払った医療費の金額",
-                       "左のうち、補填される金額", "支払年月日"]  # fmt: skip
+    assert rows[0] == FORM_HEADINGS
     body = rows[1:]
-    assert sorted((r[0], r[1], r[2]) for r in body) == [("hanako", "ドラッグストア", "医薬品購入"),
-                                                        ("taro", "中央病院", "診療・治療")]  # fmt: skip
+    assert sorted((r[0], r[1], r[2:6]) for r in body) == [
+        ("'=1+1", "'@SUM(A1)", ["", "", "該当する", ""]),  # kept from running as a formula
+        ("hanako", "ドラッグストア", ["", "該当する", "", ""]),
+        ("taro", "中央病院", ["該当する", "", "", ""]),
+    ]
+    # And its rows are the workbook's and add up to the report's totals
+    book = openpyxl.load_workbook(io.BytesIO(api.get("/reports/medical.xlsx", query={"year": "2026"}).raw))
+    sheet = book["医療費集計フォーム"]
+    cells = [[sheet.cell(r, c).value for c in range(2, 11)] for r in range(9, 12)]
+    assert [["" if v is None else str(v) for v in r] for r in cells] == [[v.removeprefix("'") for v in r] for r in body]
     report = _medical(api)
-    assert sum(int(r[3]) for r in body) == report["paid"] == 172_000
-    assert sum(int(r[4]) for r in body) == report["reimbursed"] == 30_000
+    assert sum(int(r[6]) for r in body) == report["paid"]
+    assert sum(int(r[7]) for r in body) == report["reimbursed"]
+
+
+def test_the_slips_csv_carries_medical_and_donation_into_another_ledger(api: Client, other_api: Client) -> None:
+    # Given a year of medical receipts (a split one among them) and a ふるさと納税 donation
+    _a_year_of_receipts(api)
+    gift = {"municipality": "北海道紋別市", "one_stop": True}
+    assert api.slip(date="2026-11-01", kind="expense", amount=10_000, account="cash", donation=gift).status == 201
+    # When the slips are exported and imported into another ledger with the same account
+    exported = api.get("/slips.csv")
+    assert exported.status == 200, exported
+    other_api.account("cash", 500_000)
+    reply = other_api.post("/imports", raw=exported.raw, headers={"Content-Type": "text/csv; charset=utf-8"})
+    assert reply.status == 200 and reply.json["created"] == 5 and reply.json["failed"] == 0, reply
+    # Then its medical report, its form and its donations are the same
+    assert _medical(other_api) == _medical(api)
+    form = {"year": "2026"}
+    assert other_api.get("/reports/medical.csv", query=form).raw == api.get("/reports/medical.csv", query=form).raw
+    donations = other_api.get("/reports/donations", query=form).json
+    assert donations == api.get("/reports/donations", query=form).json
+    assert (donations["total"], donations["one_stop"]) == (10_000, True)
+    assert other_api.get("/slips.csv").raw == exported.raw
+
+
+def test_the_api_document_describes_medical_and_donation_on_slips(api: Client) -> None:
+    doc = api.get("/openapi.json").json
+    schemas = doc["components"]["schemas"]
+    for name in ("SlipIn", "Slip", "SlipPatch"):
+        assert {"medical", "donation"} <= set(schemas[name]["properties"]), name
+    assert "medical" in schemas["LineIn"]["properties"]
+    xlsx = doc["paths"]["/reports/medical.xlsx"]["get"]["responses"]["200"]["content"]
+    assert list(xlsx) == ["application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"]
 
 
 def test_donations_say_when_one_stop_no_longer_applies(api: Client, store: Store, user: str) -> None:
@@ -188,7 +273,40 @@ def test_bad_input_is_refused_naming_the_field_and_nothing_is_written(api: Clien
     # And nothing was written
     assert api.get("/slips").json["items"] == []
     assert _medical(api)["items"] == []
-    # A year out of range is refused too
-    for year in ("1899", "3000", "20x6"):
-        assert api.get("/reports/medical", query={"year": year}).status == 400
-    assert api.get("/reports/donations", query={"year": "2026", "limit": "-1"}).status == 400
+
+
+@pytest.mark.parametrize(
+    ("path", "query", "words"),
+    [
+        ("/reports/medical", {"year": "1899"}, "年は 1900 以上"),
+        ("/reports/medical", {"year": "3000"}, "年は 2999 以下"),
+        ("/reports/medical.csv", {"year": "20x6"}, "年の形式"),
+        ("/reports/medical.xlsx", {"year": "1899"}, "年は 1900 以上"),
+        ("/reports/medical.xlsx", {}, "年を指定"),
+        ("/reports/medical", {"year": "2026", "income": "4e6"}, "所得（income）は整数"),
+        ("/reports/medical", {"year": "2026", "income": "-1"}, "所得（income）は 0 以上"),
+        ("/reports/donations", {"year": "2026", "limit": "-1"}, "上限額（limit）は 0 以上"),
+        ("/reports/donations", {"year": "2026", "limit": "many"}, "上限額（limit）は整数"),
+    ],
+    ids=[
+        "year-too-early",
+        "year-too-late",
+        "year-not-a-year",
+        "xlsx-year",
+        "xlsx-no-year",
+        "income-not-integer",
+        "income-negative",
+        "limit-negative",
+        "limit-not-integer",
+    ],
+)
+def test_a_report_query_out_of_range_is_422_naming_the_field(
+    api: Client, path: str, query: dict[str, str], words: str
+) -> None:
+    # When a report is asked for with a value it cannot take (in Japanese)
+    got = api.get(path, query=query, headers={"Accept-Language": "ja"})
+    # Then 422 names the field in words
+    assert got.status == 422, got
+    assert got.json["code"] == "validation_error"
+    assert words in got.json["detail"], got.json["detail"]
+    assert got.json["errors"][0]["loc"][0] == "query"

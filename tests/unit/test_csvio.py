@@ -315,3 +315,52 @@ def test_split_rows_that_do_not_make_a_slip_are_row_errors() -> None:
         parsed = csvio.parse((SPLIT_HEADER + rows).encode())
         assert parsed.valid == [] and parsed.errors, rows
         assert parsed.rows == len(parsed.errors), rows  # each refusal is one outcome, nothing left over
+
+
+def test_medical_and_donation_columns_read_back_as_the_same_slips() -> None:
+    # Given a medical payment, a donation and a split receipt with one medical line, as the API shows them
+    hospital = {"patient": "taro", "provider": "中央病院", "kind": "treatment", "reimbursed": 30_000, "otc": False}
+    otc = {"patient": "hanako", "provider": "ドラッグストア", "kind": "medicine", "reimbursed": 0, "otc": True}
+    slips = [
+        {"id": "01KAJ0000000000000000000AB", "date": "2026-05-20", "kind": "expense", "amount": 150_000,
+         "account": "cash", "category": "医療費", "medical": hospital},
+        {"id": "01KAJ0000000000000000000AC", "date": "2026-11-01", "kind": "expense", "amount": 10_000,
+         "account": "cash", "category": "寄附", "donation": {"municipality": "北海道紋別市", "one_stop": True}},
+        {"id": "01KAJ0000000000000000000AD", "date": "2026-03-10", "kind": "expense", "amount": 5000,
+         "account": "cash", "memo": "ドラッグストア", "lines": [
+             {"amount": 3000, "category": "日用品"}, {"amount": 2000, "category": "医療費", "medical": otc}]},
+    ]  # fmt: skip
+    # When they are written with the tax columns and read back
+    text = csvio.header_line(subcategory=True, lines=True, tax=True)
+    text += "".join(csvio.slip_line(s, lines=True, tax=True) for s in slips)
+    assert text.splitlines()[0].endswith(",".join(csvio.TAX_COLUMNS))
+    parsed = csvio.parse(text.encode())
+    # Then each keeps its medical payment (the split slip: on its line) and its donation
+    assert parsed.errors == []
+    got = {row.slip_id: row.slip for row in parsed.valid}
+    assert got["01KAJ0000000000000000000AB"].medical.model_dump() == hospital  # type: ignore[union-attr]
+    assert got["01KAJ0000000000000000000AB"].donation is None
+    assert got["01KAJ0000000000000000000AC"].donation.model_dump() == slips[1]["donation"]  # type: ignore[union-attr]
+    assert got["01KAJ0000000000000000000AC"].medical is None
+    split = got["01KAJ0000000000000000000AD"]
+    assert split.medical is None
+    assert [line.medical.model_dump() if line.medical else None for line in split.lines or []] == [None, otc]
+
+
+@pytest.mark.parametrize(
+    ("cells", "problem"),
+    [
+        ("taro,病院,massage,0,false,,", "medical.kind"),
+        ("taro,病院,treatment,-1,false,,", "medical_reimbursed"),
+        ("taro,病院,treatment,2000,false,,", "medical.reimbursed (2000) cannot be more than the amount paid (1000)"),
+        ("taro,病院,treatment,0,maybe,,", "medical_otc: must be true or false"),
+        (",,,,,町,perhaps", "donation_one_stop: must be true or false"),
+    ],
+    ids=["unknown-kind", "reimbursed-below-0", "reimbursed-over-amount", "otc-not-a-flag", "one-stop-not-a-flag"],
+)
+def test_a_bad_medical_or_donation_cell_is_a_row_error_naming_it(cells: str, problem: str) -> None:
+    header = HEADER.strip() + "," + ",".join(csvio.TAX_COLUMNS) + "\n"
+    parsed = csvio.parse((header + "2026-05-20,expense,1000,cash,,医療費,,A1," + cells + "\n").encode())
+    assert parsed.valid == []
+    (error,) = parsed.errors
+    assert problem in error.message, error.message

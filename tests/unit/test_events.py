@@ -33,6 +33,7 @@ EXPECTED = {
     "yearly_report": 200,
     "medical_report": 200,
     "medical_csv": 200,
+    "medical_xlsx": 200,
     "donation_report": 200,
     "put_budget": 201,
     "delete_budget": 204,

@@ -1296,7 +1296,7 @@ async function run(context) {
       return { forms, buttons };
     });
     check(JSON.stringify(writable.forms) === JSON.stringify(['accept-form', 'asof-form', 'filter-form']), `forms a viewer sees: ${writable.forms}`);
-    check(writable.buttons.every((b) => ['accept-submit', 'history small', 'history-close', 'history', 'ledger-leave', 'export-csv', 'tax-download', '表示'].includes(b)), `buttons a viewer sees: ${writable.buttons}`);
+    check(writable.buttons.every((b) => ['accept-submit', 'history small', 'history-close', 'history', 'ledger-leave', 'export-csv', 'tax-download', 'tax-download-xlsx', '表示'].includes(b)), `buttons a viewer sees: ${writable.buttons}`);
     if (shared) check(writable.buttons.includes('history small'), 'the viewer still reads balance histories');
     if (shared) check(writable.buttons.includes('history'), 'the viewer still reads a slip\'s 履歴');
     await fitsBothWidths(j, '18-viewer');
@@ -1541,6 +1541,32 @@ async function run(context) {
     const original = await fetch(receipt.download.url);
     check(Buffer.from(await original.arrayBuffer()).equals(photo), 'the original is the photo');
     await page.setViewportSize({ width: 1280, height: 900 });
+    await page.close();
+  });
+
+  if (routes.has('/reports/medical.xlsx')) await step('確定申告: the year\'s medical payments listed, the e-Tax 医療費集計フォーム downloaded as .xlsx (binary, as it is) and as CSV', async () => {
+    const page = await context.newPage();
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    const owner = `${args.user}-tax`;
+    const year = MONTH.slice(0, 4);
+    const auth = { Authorization: `Bearer ${owner}`, 'Content-Type': 'application/json' };
+    const call = async (method, path, body) => (await fetch(`${BASE}${path}`, { method, headers: auth, body: JSON.stringify(body) })).status;
+    // Given a hospital bill, partly reimbursed
+    check((await call('POST', '/accounts', { id: 'wallet', name: '財布', type: 'cash', opening_balance: 50000 })) === 201, 'wallet');
+    const medical = { patient: 'taro', provider: '中央病院', kind: 'treatment', reimbursed: 1000 };
+    check((await call('POST', '/slips', { date: `${MONTH}-05`, kind: 'expense', amount: 12000, account: 'wallet', category: '医療費', medical })) === 201, 'medical slip');
+    // When the page shows the year's 確定申告 panel
+    await openAs(page, owner);
+    await until('the medical row listed', () => page.locator('#tax-medical-rows tr').count(), 1);
+    // Then the form downloads as a workbook, its bytes kept (a zip: PK), named for the year
+    const [xlsx] = await Promise.all([page.waitForEvent('download', { timeout: WAIT }), page.click('#tax-download-xlsx')]);
+    check(xlsx.suggestedFilename() === `医療費集計フォーム-${year}.xlsx`, `file: ${xlsx.suggestedFilename()}`);
+    const bytes = Buffer.from(await new Response(await xlsx.createReadStream()).arrayBuffer());
+    check(bytes.subarray(0, 2).toString('latin1') === 'PK' && bytes.length > 1000, `an xlsx: ${bytes.subarray(0, 8).toString('hex')}`);
+    // And as CSV in the same columns
+    const [csv] = await Promise.all([page.waitForEvent('download', { timeout: WAIT }), page.click('#tax-download')]);
+    const lines = (await new Response(await csv.createReadStream()).text()).replace(/^\ufeff/, '').trim().split(/\r?\n/);
+    check(lines[1] === 'taro,中央病院,該当する,,,,12000,1000,', `csv: ${lines.join(' | ')}`);
     await page.close();
   });
 

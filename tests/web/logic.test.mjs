@@ -575,6 +575,16 @@ describe('確定申告 (views/tax.js)', async () => {
     assert.deepEqual(taxPatch({}, { donation: { municipality: '紋別市', one_stop: true } }), { donation: { municipality: '紋別市', one_stop: true } });
   });
 
+  test('the e-Tax form of a year as a file: where it is served, its name and type', async () => {
+    const { formFile } = await import('../../web/views/tax.js');
+    assert.deepEqual(formFile('2026', 'xlsx', '/ledgers/L1/reports'), {
+      path: '/ledgers/L1/reports/medical.xlsx?year=2026',
+      name: '医療費集計フォーム-2026.xlsx',
+      type: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+    });
+    assert.deepEqual(formFile('2025', 'csv'), { path: '/reports/medical.csv?year=2025', name: '医療費集計フォーム-2025.csv', type: 'text/csv' });
+  });
+
   test('ワンストップ特例: usable, or why not', () => {
     assert.equal(oneStopText({ municipalities: 5, one_stop: true }), 'ワンストップ特例が使えます（5 自治体）');
     const over = { municipalities: 6, one_stop: false, reasons_text: ['寄附先が 5 自治体を超えました'] };

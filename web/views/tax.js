@@ -1,5 +1,5 @@
 // 確定申告: the year's medical payments (医療費控除, with セルフメディケーション beside it and which
-// one to claim), the e-Tax 医療費集計フォーム as a CSV download, and ふるさと納税 per municipality with
+// one to claim), the e-Tax 医療費集計フォーム as an .xlsx (to upload as it is) or CSV download, and ふるさと納税 per municipality with
 // whether ワンストップ特例 still applies. Everything comes from the API's yearly reports (one item
 // per year on the server), so the panel costs the same whatever the number of slips. On the slip
 // form, an expense may be marked as a medical payment (who was treated — the household's members
@@ -110,7 +110,8 @@ export function mount() {
   $('tax-year').addEventListener('change', () => load().catch(showError));
   $('tax-income').addEventListener('change', () => load().catch(showError));
   $('tax-limit').addEventListener('change', () => load().catch(showError));
-  $('tax-download').addEventListener('click', () => download().catch(showError));
+  $('tax-download').addEventListener('click', () => download('csv').catch(showError));
+  $('tax-download-xlsx').addEventListener('click', () => download('xlsx').catch(showError));
 }
 
 export function clear() {
@@ -137,12 +138,35 @@ export async function load() {
   render();
 }
 
-async function download() {
-  const year = yearOf($('tax-year').value, state.month);
-  const answer = await state.api.request('GET', `${base()}/medical.csv?year=${year}`);
-  if (!answer.text) throw new ApiError(0, null, 'ファイルを受け取れませんでした');
-  const url = URL.createObjectURL(new Blob([answer.text], { type: 'text/csv' }));
-  const link = h('a', { href: url, download: `医療費集計フォーム-${year}.csv` });
+const FORM_TYPES = {
+  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  csv: 'text/csv',
+};
+
+/** The e-Tax 医療費集計フォーム of a year as a file: where the API serves it, its name and type. Pure. */
+export function formFile(year, ext, reports = '/reports') {
+  return { path: `${reports}/medical.${ext}?year=${year}`, name: `医療費集計フォーム-${year}.${ext}`, type: FORM_TYPES[ext] };
+}
+
+/** The form downloaded as it is (the .xlsx is binary: its bytes are kept, never read as text). */
+async function download(ext) {
+  const file = formFile(yearOf($('tax-year').value, state.month), ext, base());
+  const api = state.api;
+  let response;
+  try {
+    response = await api.fetch(api.url(file.path), {
+      headers: { Authorization: `Bearer ${api.bearer}`, 'Accept-Language': api.language, Accept: `${file.type}, application/problem+json` },
+      cache: 'no-store',
+    });
+  } catch {
+    throw new ApiError(0, null, 'ファイルを受け取れませんでした');
+  }
+  if (!response.ok) {
+    const problem = await response.json().catch(() => null);
+    throw new ApiError(response.status, problem, `${response.status} ${response.statusText}`.trim());
+  }
+  const url = URL.createObjectURL(new Blob([await response.arrayBuffer()], { type: file.type }));
+  const link = h('a', { href: url, download: file.name });
   link.click();
   setTimeout(() => URL.revokeObjectURL(url), 1000);
 }

@@ -40,6 +40,14 @@ FAMILIES: dict[str, tuple[str, ...]] = {
 }
 
 
+# Routes whose query parameters are the request's input, not a way of reading (a report's year,
+# income or limit): a value refused there is 422 naming the field, as a body's would be; elsewhere a
+# bad query is 400. As `event.route` names them (a route under /ledgers/{ledger} by its unprefixed name).
+QUERY_AS_INPUT = frozenset({
+    "GET /reports/medical", "GET /reports/medical.csv", "GET /reports/medical.xlsx", "GET /reports/donations",
+})  # fmt: skip
+
+
 def family(path: str) -> str:
     """The family of a request path or a route's rule: `/slips/x` and `/ledgers/L/slips/x` -> slips;
     `/ledgers` and `/ledgers/L` -> ledgers."""

@@ -1,8 +1,10 @@
-"""/reports/medical (医療費控除, and its e-Tax 医療費集計フォーム as CSV) and /reports/donations
-(ふるさと納税): read from the year's tax item the slip transactions keep."""
+"""/reports/medical (医療費控除, and its e-Tax 医療費集計フォーム as .xlsx and CSV) and /reports/donations
+(ふるさと納税): read from the year's tax item the slip transactions keep. A query value refused here is
+422 naming the field (routes.QUERY_AS_INPUT), as a body's would be."""
 
 from __future__ import annotations
 
+import base64
 from typing import Annotated
 
 from aws_lambda_powertools.event_handler import Response
@@ -28,7 +30,7 @@ MoneyQuery = Annotated[int | None, Query(ge=0, le=10**12)]
     "`self_medication` = OTC purchases (less what is reimbursed) - 12,000, 0 to 88,000; `larger` says "
     "which one to claim (only one may be). From one item per year, whatever the number of slips.",
     operation_id="getMedicalReport",
-    responses={200: ok_response(MedicalReport), **problem_responses(400, 401)},
+    responses={200: ok_response(MedicalReport), **problem_responses(401, 422)},
 )
 def medical(year: YearQuery, income: MoneyQuery = None) -> Response[str]:
     ledger = ledger_scope(router).key
@@ -40,16 +42,18 @@ def medical(year: YearQuery, income: MoneyQuery = None) -> Response[str]:
     "/reports/medical.csv",
     tags=TAGS,
     summary="The year's medical payments laid out as the e-Tax 医療費集計フォーム (CSV, UTF-8 with BOM)",
-    description="Columns: 医療を受けた人, 病院・薬局などの支払先の名称, 医療費の区分, 支払った医療費の金額, "
-    "左のうち、補填される金額, 支払年月日. One row per patient, provider and kind (the form takes the "
-    "payments of one patient at one provider added up); 支払年月日 is left empty on such a row.",
+    description="The columns B-J of the form: 医療を受けた人, 病院・薬局などの名称, then 医療費の区分 as four "
+    "columns (診療・治療, 医薬品購入, 介護保険サービス, その他の医療費) holding 「該当する」 under the row's kind, "
+    "支払った医療費の金額, 左のうち、補填される金額, 支払年月日. One row per patient, provider and kind (the "
+    "form takes the payments of one patient at one provider added up); 支払年月日 (optional on the form) "
+    "is left empty on such a row.",
     operation_id="getMedicalCsv",
     responses={
         200: {
             "description": "CSV (UTF-8 with BOM)",
             "content": {"text/csv": {"schema": {"type": "string"}}},
         },
-        **problem_responses(400, 401),
+        **problem_responses(401, 422),
     },
 )
 def medical_csv(year: YearQuery) -> Response[str]:
@@ -57,6 +61,39 @@ def medical_csv(year: YearQuery) -> Response[str]:
     body = tax.medical_csv(get_store(), ledger, year)
     headers = {"Content-Disposition": f'attachment; filename="medical-{year}.csv"'}
     return Response(status_code=200, content_type="text/csv; charset=utf-8", body=body, headers=headers)
+
+
+XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+
+
+@router.get(
+    "/reports/medical.xlsx",
+    tags=TAGS,
+    summary="The year's medical payments as the e-Tax 医療費集計フォーム (.xlsx), to upload as it is",
+    description="The sheet 医療費集計フォーム as the National Tax Agency's form lays it out: the totals at C3 "
+    "(支払った医療費) and C4 (補填される金額), the headings on rows 7-8, one row per patient, provider and "
+    "kind from row 9 — A No, B 医療を受けた人, C 病院・薬局などの名称, D-G 医療費の区分 (「該当する」 under "
+    "診療・治療, 医薬品購入, 介護保険サービス or その他の医療費), H 支払った医療費の金額, I 左のうち、補填"
+    "される金額, J 支払年月日 (optional; empty on a row that adds up a year). The same rows as "
+    "/reports/medical.csv.",
+    operation_id="getMedicalXlsx",
+    responses={
+        200: {
+            "description": "The workbook (Office Open XML)",
+            "content": {XLSX: {"schema": {"type": "string", "format": "binary"}}},
+        },
+        **problem_responses(401, 422),
+    },
+)
+def medical_xlsx(year: YearQuery) -> Response[str]:
+    ledger = ledger_scope(router).key
+    body = base64.b64encode(tax.medical_xlsx(get_store(), ledger, year)).decode("ascii")
+    headers = {"Content-Disposition": f'attachment; filename="medical-{year}.xlsx"'}
+    # binary, as API Gateway takes it: base64 text marked so (the resolver's response validation
+    # would read raw bytes as UTF-8 text)
+    response = Response(status_code=200, content_type=XLSX, body=body, headers=headers)
+    response.base64_encoded = True
+    return response
 
 
 @router.get(
@@ -67,7 +104,7 @@ def medical_csv(year: YearQuery) -> Response[str]:
     "marked `one_stop` (`reasons` says why not). Filing a return (for 医療費控除, say) also ends it: then "
     "the donations are claimed in that return.",
     operation_id="getDonationReport",
-    responses={200: ok_response(DonationReport), **problem_responses(400, 401)},
+    responses={200: ok_response(DonationReport), **problem_responses(401, 422)},
 )
 def donations(year: YearQuery, limit: MoneyQuery = None) -> Response[str]:
     ledger = ledger_scope(router).key

@@ -467,13 +467,13 @@ def export_csv(
     only the slips that member created or changed last."""
     lo, hi, start = slip_range(date_from, date_to, cursor)
     slips: list[dict[str, Any]] = []
-    size = len(csvio.header_line(subcategory=True))
+    size = len(csvio.header_line(subcategory=True, lines=True, tax=True))
     next_cursor: str | None = None
     for item in store.slips_oldest_first(ledger, lo, hi, after=start):
         if by and by not in (item.get("created_by"), item.get("updated_by")):
             continue
         slip = slip_view(item)
-        line = csvio.slip_line(slip, subcategory=True, lines=True)  # the longest the line can be
+        line = csvio.slip_line(slip, subcategory=True, lines=True, tax=True)  # the longest the line can be
         if slips and size + len(line.encode("utf-8")) > MAX_EXPORT_BYTES:
             next_cursor = encode_cursor({"sk": slips[-1]["SK"]})
             break
@@ -481,5 +481,6 @@ def export_csv(
         size += len(line.encode("utf-8"))
     subcategory = any(s.get("subcategory") for s in slips)
     split = any(s.get("lines") for s in slips)  # one row per line, numbered
-    lines = [csvio.slip_line(s, subcategory=subcategory, lines=split) for s in slips]
-    return csvio.header_line(subcategory=subcategory, lines=split) + "".join(lines), next_cursor
+    tax = any(csvio.has_tax(s) for s in slips)  # medical and donation columns
+    lines = [csvio.slip_line(s, subcategory=subcategory, lines=split, tax=tax) for s in slips]
+    return csvio.header_line(subcategory=subcategory, lines=split, tax=tax) + "".join(lines), next_cursor
