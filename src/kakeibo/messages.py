@@ -115,7 +115,7 @@ FIELDS: dict[str, tuple[str, str]] = {
     "opening_balance": ("opening_balance", "開始残高"),
     "allow_negative": ("allow_negative", "マイナス残高の許可"),
     "archived": ("archived", "アーカイブ"),
-    "limit": ("limit", "上限額（limit）"),
+    "limit": ("limit", "上限額"),
     "strict": ("strict", "予算の厳守"),
     "rollover": ("rollover", "繰越"),
     "month": ("month", "月"),

@@ -292,7 +292,7 @@ def test_an_edit_of_an_earlier_month_that_would_leave_a_later_strict_month_over_
 
 @pytest.mark.parametrize(
     ("body", "words"),
-    [({"limit": 1, "rollover": "yes"}, ("繰越", "rollover")), ({"limit": -1, "rollover": True}, ("予算額", "limit"))],
+    [({"limit": 1, "rollover": "yes"}, ("繰越", "rollover")), ({"limit": -1, "rollover": True}, ("上限額", "limit"))],
     ids=["rollover-not-a-boolean", "limit-below-zero"],
 )
 def test_bad_budgets_are_422_naming_the_field_in_the_callers_words(

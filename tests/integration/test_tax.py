@@ -285,8 +285,8 @@ def test_bad_input_is_refused_naming_the_field_and_nothing_is_written(api: Clien
         ("/reports/medical.xlsx", {}, "年を指定"),
         ("/reports/medical", {"year": "2026", "income": "4e6"}, "所得（income）は整数"),
         ("/reports/medical", {"year": "2026", "income": "-1"}, "所得（income）は 0 以上"),
-        ("/reports/donations", {"year": "2026", "limit": "-1"}, "上限額（limit）は 0 以上"),
-        ("/reports/donations", {"year": "2026", "limit": "many"}, "上限額（limit）は整数"),
+        ("/reports/donations", {"year": "2026", "limit": "-1"}, "上限額は 0 以上"),
+        ("/reports/donations", {"year": "2026", "limit": "many"}, "上限額は整数"),
     ],
     ids=[
         "year-too-early",
