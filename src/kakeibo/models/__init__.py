@@ -135,7 +135,10 @@ from kakeibo.models.reports import (
     YearlyReport,
 )
 from kakeibo.models.slips import (
+    CLEARED_STATES,
     PAID_BY_DESCRIPTION,
+    ClearedIn,
+    ClearedState,
     ExternalId,
     ImportRow,
     LineIn,
@@ -165,6 +168,7 @@ __all__ = [
     "ACCOUNT_ID_PATTERN",
     "ACCOUNT_ID_RE",
     "BIDI_CONTROLS",
+    "CLEARED_STATES",
     "DATE_PATTERN",
     "DATE_RE",
     "LEDGER_ID_PATTERN",
@@ -203,6 +207,8 @@ __all__ = [
     "CategoryTotal",
     "ChangeList",
     "ChangeType",
+    "ClearedIn",
+    "ClearedState",
     "Date",
     "Delivery",
     "DeliveryAttempt",

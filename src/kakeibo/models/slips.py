@@ -51,6 +51,17 @@ def check_lines(kind: str, amount: int | None, category: str | None, lines: list
         )
 
 
+ClearedIn = Annotated[
+    Literal["uncleared", "cleared"],
+    Field(
+        description="Has the bank, the card statement or the counted wallet confirmed it? (reconciled: only a "
+        "reconciliation makes a slip so)"
+    ),
+]
+ClearedState = Literal["uncleared", "cleared", "reconciled"]
+CLEARED_STATES: tuple[str, ...] = ("cleared", "reconciled")  # the states a balance counts as cleared
+
+
 UserId = Annotated[str, Field(min_length=1, max_length=128, examples=["hanako"]), checked_text()]
 ShareAmount = Annotated[StrictInt, Field(ge=0, le=MAX_AMOUNT)]
 Shares = Annotated[
@@ -83,11 +94,17 @@ class SlipIn(Strict):
     paid_by: UserId | None = Field(default=None, description=PAID_BY_DESCRIPTION)
     shares: Shares | None = None
     receipts: Receipts | None = None
+    cleared: ClearedIn | None = Field(default=None, description="The state of `account`'s side (default uncleared)")
+    to_cleared: ClearedIn | None = Field(
+        default=None, description="A transfer's `to_account` side: its own state (default uncleared)"
+    )
 
     @model_validator(mode="after")
     def _shape(self) -> Self:
         if self.subcategory is not None and self.category is None:
             raise ValueError("a subcategory needs a category")
+        if self.to_cleared is not None and self.kind != "transfer":
+            raise ValueError("to_cleared is only for transfers (their to_account side)")
         if self.kind == "transfer":
             if self.to_account is None:
                 raise ValueError("a transfer needs to_account")
@@ -101,11 +118,26 @@ class SlipIn(Strict):
         return self
 
     def entry(self) -> Entry:
+        cleared, to_cleared = self.cleared in CLEARED_STATES, self.to_cleared in CLEARED_STATES
         if self.lines:
             parts = tuple(Line(line.amount, line.category, line.subcategory) for line in self.lines)
-            return Entry(self.date, self.kind, self.amount, self.account, None, None, None, parts)
+            return Entry(
+                self.date,
+                self.kind,
+                self.amount,
+                self.account,
+                None,
+                None,
+                None,
+                parts,
+                cleared=cleared,
+                to_cleared=to_cleared,
+            )
         category = None if self.kind == "transfer" else (self.category or UNCATEGORIZED)
-        return Entry(self.date, self.kind, self.amount, self.account, self.to_account, category, self.subcategory)
+        return Entry(
+            self.date, self.kind, self.amount, self.account, self.to_account, category, self.subcategory,
+            cleared=cleared, to_cleared=to_cleared,
+        )  # fmt: skip
 
 
 ExternalId = Annotated[str, Field(min_length=1, max_length=128, examples=["smbc-20261103-0001"]), checked_text()]
@@ -142,6 +174,8 @@ class SlipPatch(SlipTemplatePatch):
     paid_by: UserId | None = Field(default=None, description=PAID_BY_DESCRIPTION + " null: nobody (shares go too).")
     shares: Shares | None = None
     receipts: Receipts | None = Field(default=None, description="the receipts it has, whole; null: none")
+    cleared: ClearedIn | None = Field(default=None, description="`account`'s side; null: uncleared")
+    to_cleared: ClearedIn | None = Field(default=None, description="A transfer's `to_account` side; null: uncleared")
 
 
 class SlipLine(Model):
@@ -182,6 +216,10 @@ class Slip(Model):
     shares_mode: Literal["equal", "custom"] | None = Field(
         default=None, description='"equal": the shares are split again among the members when the amount changes'
     )
+    cleared: ClearedState = Field(
+        default="uncleared", description="`account`'s side: uncleared, cleared (the statement has it) or reconciled"
+    )
+    to_cleared: ClearedState | None = Field(default=None, description="A transfer's `to_account` side (else null)")
 
 
 class SlipList(Model):

@@ -15,7 +15,7 @@ from kakeibo import errors
 from kakeibo.core import posting
 from kakeibo.core.ids import derived_id, new_slip_id
 from kakeibo.core.posting import Entry
-from kakeibo.models import SlipIn, parse_date
+from kakeibo.models import CLEARED_STATES, SlipIn, parse_date
 from kakeibo.services import settlements
 from kakeibo.services.common import (
     check_version,
@@ -46,8 +46,10 @@ from kakeibo.store import (
 
 SLIP_FIELDS = (
     "date", "kind", "amount", "account", "to_account", "category", "subcategory", "memo", "lines", "paid_by", "shares",
-    "receipts",
+    "receipts", "cleared", "to_cleared",
 )  # fmt: skip
+CLEARED_FIELDS = ("cleared", "to_cleared")  # absent (or uncleared): not cleared
+UNCLEARED = "uncleared"
 SHARING_FIELDS = ("paid_by", "shares", "shares_mode")
 LINE_FIELDS = ("amount", "category", "subcategory", "memo")
 
@@ -72,6 +74,8 @@ def slip_view(item: Item) -> dict[str, Any]:
         "created_by": item.get("created_by"),
         "updated_by": item.get("updated_by"),
         **_sharing_view(item),
+        "cleared": item.get("cleared") or UNCLEARED,
+        "to_cleared": (item.get("to_cleared") or UNCLEARED) if item["kind"] == "transfer" else None,
     }
 
 
@@ -124,6 +128,8 @@ def entry_of(item: Item) -> Entry:
         lines=lines,
         paid_by=paid_by,
         shares=shares,
+        cleared=item.get("cleared") in CLEARED_STATES,
+        to_cleared=item.get("to_cleared") in CLEARED_STATES,
     )
 
 
@@ -157,6 +163,9 @@ def _slip_item(body: SlipIn, entry: Entry, sharing: Sharing | None = None, **met
         item["line_categories"] = sorted({line["category"] for line in lines})
     if body.receipts:
         item["receipts"] = list(body.receipts)
+    for name in CLEARED_FIELDS:  # absent, not "uncleared": slips written before look alike
+        if getattr(body, name) not in (None, UNCLEARED):
+            item[name] = getattr(body, name)
     if sharing is not None:
         item.update(sharing.fields())
     item.update(meta)
@@ -180,8 +189,10 @@ def receipt_ops(store: Store, ledger: str, slip_id: str, old: Item | None, new: 
 def fingerprint(body: SlipIn) -> str:
     """sha256 of the slip's fields as canonical JSON: the same request body gives the same value."""
     fields: dict[str, Any] = {
-        name: getattr(body, name) for name in SLIP_FIELDS if getattr(body, name) not in (None, [])
-    }  # no receipts is the same as none named: bodies from before receipts keep their fingerprint
+        name: getattr(body, name)
+        for name in SLIP_FIELDS
+        if getattr(body, name) not in (None, []) and not (name in CLEARED_FIELDS and getattr(body, name) == UNCLEARED)
+    }  # no receipts (or uncleared) is the same as none named: bodies from before keep their fingerprint
     if body.lines:
         fields["lines"] = _stored_lines(body)
     canonical = json.dumps(fields, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
@@ -319,6 +330,8 @@ def merge_patch(current: Item, patch: dict[str, Any]) -> SlipIn:
         merged["subcategory"] = None
     if merged.get("kind") != "transfer" and "kind" in patch and "to_account" not in patch:
         merged["to_account"] = None
+    if merged.get("kind") != "transfer" and "to_cleared" not in patch:
+        merged["to_cleared"] = None  # only a transfer has a receiving side
     clean = {k: v for k, v in merged.items() if v is not None}
     try:
         return SlipIn.model_validate(clean)
