@@ -163,9 +163,13 @@ web: setup browser
 ARTIFACT_API_TESTS := tests/api/test_front.py tests/api/test_idempotency_http.py tests/api/test_imports_http.py \
   tests/api/test_concurrency.py tests/api/test_openapi_fuzz.py
 
+# The suite runs on TEST_WORKERS processes (pytest-xdist): each has its own DynamoDB Local and local
+# servers on free ports, and most tests wait on them, on subprocesses or on the browser.
+TEST_WORKERS ?= 2
+
 test: setup browser lint typecheck host-package $(SCAN_VENV)/.installed
-	CHECKOV=$(SCAN_VENV)/bin/checkov $(VENV)/bin/pytest tests -q -p no:cacheprovider
-	KAKEIBO_TASK=$(abspath $(HOST_TASK)) $(VENV)/bin/pytest $(ARTIFACT_API_TESTS) -q -p no:cacheprovider
+	CHECKOV=$(SCAN_VENV)/bin/checkov $(VENV)/bin/pytest tests -q -p no:cacheprovider -n $(TEST_WORKERS)
+	KAKEIBO_TASK=$(abspath $(HOST_TASK)) $(VENV)/bin/pytest $(ARTIFACT_API_TESTS) -q -p no:cacheprovider -n $(TEST_WORKERS)
 
 bench: setup host-package
 	$(PY) -m bench

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,6 +33,25 @@ AWS_ENV = {
 }
 
 
+@contextmanager
+def setting(name: str, value: str) -> Iterator[None]:
+    """The function's environment variable `name` set to `value` for a while (its settings read
+    anew), then as it was."""
+    from kakeibo.settings import get_settings  # noqa: PLC0415 - the function reads its environment late
+
+    before = os.environ.get(name)
+    os.environ[name] = value
+    get_settings.cache_clear()
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = before
+        get_settings.cache_clear()
+
+
 @dataclass(frozen=True)
 class Sizes:
     """How much to measure: the full run, or a smoke run (`--quick`) that only proves the runner."""
@@ -49,6 +70,8 @@ class Sizes:
     age_days: tuple[int, int, int]  # days of slips of the young, middle and old ledgers (ages)
     due_ledgers: int  # ledgers with 10 due recurrences each, for the daily job (job)
     job_seconds: float  # how long the job posts before its posting rate is taken
+    webhooks: int  # webhooks, one ledger each, a tenth of them down (webhooks)
+    webhook_entries: int  # new journal entries per webhook's ledger (webhooks)
 
     @classmethod
     def full(cls) -> Sizes:
@@ -67,6 +90,8 @@ class Sizes:
             age_days=(31, 3 * 365 + 1, 10 * 365 + 2),
             due_ledgers=2_000,
             job_seconds=60.0,
+            webhooks=100,
+            webhook_entries=20,
         )
 
     @classmethod
@@ -86,6 +111,8 @@ class Sizes:
             age_days=(5, 20, 40),
             due_ledgers=20,
             job_seconds=5.0,
+            webhooks=10,
+            webhook_entries=2,
         )
 
 

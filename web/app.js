@@ -23,16 +23,19 @@ import { $, h, say, showError } from './ui.js';
 import * as accounts from './views/accounts.js';
 import * as budgets from './views/budgets.js';
 import * as cards from './views/cards.js';
+import * as dataio from './views/dataio.js';
 import * as imports from './views/imports.js';
 import * as journal from './views/journal.js';
 import * as ledgers from './views/ledgers.js';
 import * as recurrences from './views/recurrences.js';
 import * as report from './views/report.js';
+import * as rules from './views/rules.js';
 import * as payer from './views/payer.js';
 import * as receipts from './views/receipts.js';
 import * as settings from './views/settings.js';
 import * as settlement from './views/settlement.js';
 import * as slips from './views/slips.js';
+import * as tax from './views/tax.js';
 import * as trends from './views/trends.js';
 import * as webhooks from './views/webhooks.js';
 
@@ -51,10 +54,13 @@ const VIEWS = [
   [trends, 'trends-panel'],
   [budgets, 'budgets-panel'],
   [settlement, 'settlement-panel'],
+  [tax, 'tax-panel'],
   [recurrences, 'recurrences-panel'],
   [imports, 'import-panel'],
+  [rules, 'rules-panel'],
   [journal, 'journal-panel'],
   [webhooks, 'webhooks-panel'],
+  [dataio, 'data-panel'],
 ];
 const views = VIEWS.map(([view]) => view);
 

@@ -81,6 +81,7 @@ def _layers(
 ) -> dict[str, Any]:
     transport = Recorded(_record(ctx, make_event(0)))
     events = [make_event(i) for i in range(count + max(20, count // 10))]  # built before timing
+    handler.include_all_routes()  # the resolver is called directly below
     inner = handler.lambda_handler.__wrapped__  # type: ignore[attr-defined]
     client: Any = ctx.client
     client._make_api_call = transport  # the transport, under the client's own request handling

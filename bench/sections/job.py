@@ -9,12 +9,11 @@ first minute, with the job time that rate gives for all of them.
 from __future__ import annotations
 
 import datetime as dt
-import os
 import time
 from typing import Any
 
 from bench.api import BenchError
-from bench.context import Context
+from bench.context import Context, setting
 from bench.registry import register
 from kakeibo.models import RecurrenceIn
 from kakeibo.services import daily
@@ -74,11 +73,6 @@ def _rekey(ctx: Context, ledgers: list[str], shards: int) -> None:
             )
 
 
-def _with_shards(shards: int) -> None:
-    os.environ["DUE_SHARDS"] = str(shards)
-    get_settings.cache_clear()
-
-
 def _read_index(ctx: Context, parallel: int) -> tuple[float, int]:
     before = due_index.MAX_PARALLEL_SHARDS
     due_index.MAX_PARALLEL_SHARDS = parallel
@@ -113,17 +107,11 @@ def run(ctx: Context) -> dict[str, Any]:
         raise BenchError(f"the due index found {found} (serially {found_serial}) of {due}")
     # the same items on one index partition, as before the shards
     shards = get_settings().due_shards
-    before = os.environ.get("DUE_SHARDS")
     try:
-        _with_shards(1)
-        _rekey(ctx, ledgers, 1)
-        one_s, found_one = _read_index(ctx, 1)
+        with setting("DUE_SHARDS", "1"):
+            _rekey(ctx, ledgers, 1)
+            one_s, found_one = _read_index(ctx, 1)
     finally:
-        if before is None:
-            os.environ.pop("DUE_SHARDS", None)
-        else:
-            os.environ["DUE_SHARDS"] = before
-        get_settings.cache_clear()
         _rekey(ctx, ledgers, shards)
     if found_one != found:
         raise BenchError(f"one shard found {found_one} of {found}")

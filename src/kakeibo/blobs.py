@@ -1,5 +1,7 @@
 """The receipts bucket: the only module that talks to S3 (presigned URLs, the object's size and
-checksum, deletes). Objects live at `receipts/{ledger}/{sha256}`: the key is the content's hash."""
+checksum, deletes). Objects live at `receipts/{ledger}/{sha256}`: the key is the content's hash.
+A ledger's archives live beside them at `exports/{ledger}/{export id}.jsonl.gz`, each written as one
+multipart upload, part by part."""
 
 from __future__ import annotations
 
@@ -138,6 +140,71 @@ def _find(bucket: str, key: str, size: int) -> Found | None:
 def delete(key: str) -> None:
     with answering():
         _client().delete_object(Bucket=get_settings().receipts_bucket, Key=key)
+
+
+def read(key: str) -> bytes | None:
+    """The object's bytes; None if there is none."""
+    from botocore.exceptions import ClientError  # noqa: PLC0415
+
+    with answering():
+        try:
+            got = _client().get_object(Bucket=get_settings().receipts_bucket, Key=key)
+        except ClientError as exc:
+            if exc.response.get("Error", {}).get("Code") in ("404", "NoSuchKey", "NotFound"):
+                return None
+            raise
+        with closing(got["Body"]) as body:
+            return bytes(body.read())
+
+
+EXPORTS = "exports/"
+ARCHIVE_TYPE = "application/gzip"
+
+
+def export_key(ledger: str, export_id: str) -> str:
+    return f"{EXPORTS}{ledger.replace('#', '/')}/{export_id}.jsonl.gz"
+
+
+def open_upload(key: str) -> str:
+    """A multipart upload of `key`: its id."""
+    with answering():
+        started = _client().create_multipart_upload(
+            Bucket=get_settings().receipts_bucket, Key=key, ContentType=ARCHIVE_TYPE
+        )
+    return str(started["UploadId"])
+
+
+def upload_part(key: str, upload_id: str, number: int, data: bytes) -> str | None:
+    """Part `number` of the upload (written again, it replaces the one before): its ETag. None: the
+    upload is no longer open (completed or aborted)."""
+    from botocore.exceptions import ClientError  # noqa: PLC0415
+
+    with answering():
+        try:
+            done = _client().upload_part(
+                Bucket=get_settings().receipts_bucket, Key=key, UploadId=upload_id, PartNumber=number, Body=data
+            )
+        except ClientError as exc:
+            if exc.response.get("Error", {}).get("Code") == "NoSuchUpload":
+                return None
+            raise
+    return str(done["ETag"])
+
+
+def complete_upload(key: str, upload_id: str, parts: list[dict[str, object]]) -> bool:
+    """The upload becomes the object. False: it was no longer open (completed before)."""
+    from botocore.exceptions import ClientError  # noqa: PLC0415
+
+    with answering():
+        try:
+            _client().complete_multipart_upload(
+                Bucket=get_settings().receipts_bucket, Key=key, UploadId=upload_id, MultipartUpload={"Parts": parts}
+            )
+        except ClientError as exc:
+            if exc.response.get("Error", {}).get("Code") == "NoSuchUpload":
+                return False
+            raise
+    return True
 
 
 def reset() -> None:

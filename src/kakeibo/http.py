@@ -52,6 +52,8 @@ _SUB_RE = re.compile(r"^[\x21-\x7e]{1,128}$")
 # RFC 9110 entity-tag: [W/] DQUOTE *etagc DQUOTE; ours are the version in decimal.
 _ETAG_RE = re.compile(r'^(W/)?"(?:(\d{1,18})|[\x21\x23-\x7e\x80-\xff]*)"$')
 
+MAX_CSV_BODY = 5 * 1024 * 1024  # a CSV import's body, at most (POST /imports)
+
 
 def identity(router: BaseRouter) -> str:
     """The caller's ledger: the JWT `sub` the authorizer verified. Never from the request itself."""

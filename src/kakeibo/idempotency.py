@@ -130,7 +130,7 @@ def kept(response: Response) -> bool:
 def authorize(event: dict[str, Any]) -> None:
     """The caller may write this ledger (404 to a non-member, 403 to a viewer): checked before any
     stored answer is replayed, as the route itself checks it before any write."""
-    from kakeibo.services.ledgers import EDITORS, open_ledger  # noqa: PLC0415 - loaded on use
+    from kakeibo.services.access import EDITORS, open_ledger  # noqa: PLC0415 - loaded on use
     from kakeibo.store import get_store  # noqa: PLC0415
 
     ledger = event_ledger(event)

@@ -118,6 +118,7 @@ FIELDS: dict[str, tuple[str, str]] = {
     "archived": ("archived", "アーカイブ"),
     "limit": ("limit", "予算額"),
     "strict": ("strict", "予算の厳守"),
+    "rollover": ("rollover", "繰越"),
     "month": ("month", "月"),
     "from": ("from", "開始日"),
     "to": ("to", "終了日"),
@@ -130,6 +131,28 @@ FIELDS: dict[str, tuple[str, str]] = {
     "payment_day": ("payment_day", "引き落とし日"),
     "pay_from": ("pay_from", "引き落とし口座"),
     "by_month_day": ("by_month_day", "毎月の日にち"),
+    "conditions": ("conditions", "条件"),
+    "actions": ("actions", "動作"),
+    "field": ("the condition's field", "条件の項目"),
+    "op": ("the condition's op", "条件の比べ方"),
+    "value": ("the condition's value", "条件の値"),
+    "match": ("match", "条件の組み合わせ（match）"),
+    "stage": ("stage", "ルールの段階（stage）"),
+    "payee": ("payee", "支払先"),
+    "imported_payee": ("imported_payee", "取り込んだ支払先"),
+    "memo_append": ("memo_append", "メモへの追記"),
+    "ids": ("ids", "ルールの並び"),
+    "medical": ("medical (the medical payment)", "医療費（medical）"),
+    "medical.kind": ("medical.kind (treatment, medicine, care or other)", "医療費の区分（medical.kind）"),
+    "patient": ("patient (who was treated)", "医療を受けた人（patient）"),
+    "provider": ("provider (where it was paid)", "支払先（provider）"),
+    "reimbursed": ("reimbursed (what is given back)", "補填される金額（reimbursed）"),
+    "otc": ("otc (セルフメディケーション)", "セルフメディケーション対象（otc）"),
+    "donation": ("donation (ふるさと納税)", "ふるさと納税（donation）"),
+    "municipality": ("municipality", "寄附先の自治体（municipality）"),
+    "one_stop": ("one_stop (ワンストップ特例)", "ワンストップ特例（one_stop）"),
+    "year": ("year", "年"),
+    "income": ("income", "所得（income）"),
     "if-match": ("If-Match", "If-Match"),
     "idempotency-key": ("Idempotency-Key", "Idempotency-Key"),
 }
@@ -153,7 +176,7 @@ def field_name(loc: list[Any], lang: Lang) -> str:
     if not parts:
         return "the body" if lang == "en" else "本文"
     name = parts[-1]
-    known = FIELDS.get(name) or FIELDS.get(name.lower())
+    known = FIELDS.get(".".join(parts[-2:])) or FIELDS.get(name) or FIELDS.get(name.lower())
     if known:
         return known[0] if lang == "en" else known[1]
     return name if lang == "en" else f"「{name}」"
@@ -241,6 +264,31 @@ _VALUE_ERRORS: list[tuple[str, str, str]] = [
     (r"invalid category", "the category is not valid", "カテゴリが正しくありません"),
     (r"a transfer has no lines", "a transfer cannot be split into lines", "振替は分割できません"),
     (
+        r"medical is only for expenses, not (?P<kind>\w+)",
+        "medical (a medical payment) is only for expenses, not for {kind}",
+        "医療費（medical）は支出にだけ指定できます",
+    ),
+    (
+        r"donation is only for expenses, not (?P<kind>\w+)",
+        "donation (ふるさと納税) is only for expenses, not for {kind}",
+        "ふるさと納税（donation）は支出にだけ指定できます",
+    ),
+    (
+        r"a split slip carries medical on its lines",
+        "a split slip carries medical on its lines, not on the slip",
+        "分割した伝票の医療費（medical）は各明細に指定してください",
+    ),
+    (
+        r"reimbursed \((?P<reimbursed>\d+)\) is more than the amount paid \((?P<paid>\d+)\)",
+        "medical.reimbursed ({reimbursed}) cannot be more than the amount paid ({paid})",
+        "補填される金額（reimbursed: {reimbursed}）は支払った金額（{paid}）以下にしてください",
+    ),
+    (
+        r"provider is needed: no memo names where it was paid",
+        "medical.provider is needed: no memo names where it was paid",
+        "支払先（medical.provider）を指定してください（メモもありません）",
+    ),
+    (
         r"a split slip has no category of its own: its lines have them",
         "a split slip has no category of its own: its lines have them",
         "分割した伝票にはカテゴリを付けず、各明細にカテゴリを指定してください",
@@ -279,6 +327,31 @@ _BY_TYPE: dict[str, tuple[str, str]] = {
     "list_type": ("{f} must be a list", "{f}はリストで指定してください"),
     "string_pattern_mismatch": ("{f} is not in the expected format", "{f}の形式が正しくありません"),
     "json_invalid": ("the body is not valid JSON", "本文が JSON として読めません"),
+    "rule_unknown_field": ("{f} is not a field a rule looks at", "{f}はルールで使えない項目です"),
+    "rule_unknown_op": ("{f} is not an op a rule takes", "{f}はルールで使えない比べ方です"),
+    "rule_op_not_for_field": (
+        "{f} does not fit the field (text: is, contains, starts_with, ends_with, one_of; amount: is, one_of, between)",
+        "{f}はこの項目には使えません（文字: is, contains, starts_with, ends_with, one_of、金額: is, one_of, between）",
+    ),
+    "rule_value_list": ("{f} must be a list of 1 to 50 values", "{f}は 1〜50 個の値のリストで指定してください"),
+    "rule_value_range": (
+        "{f} must be [low, high] in yen, low at most high",
+        "{f}は [下限, 上限]（円、下限 ≦ 上限）で指定してください",
+    ),
+    "rule_value_amount": ("{f} must be a whole number of yen", "{f}は円の整数で指定してください"),
+    "rule_value_text": ("{f} must be text of 1 to 100 characters", "{f}は 1〜100 文字の文字列で指定してください"),
+    "rule_value_pattern": (
+        "{f} must be plain text, not a pattern (rules take no regular expressions)",
+        "{f}は正規表現ではなく、そのままの文字で指定してください",
+    ),
+    "rule_value_kind": ("{f} must be expense, income or transfer", "{f}は expense, income, transfer のいずれかです"),
+    "rule_unknown_action": ("{f} is not an action a rule takes", "{f}はルールで使えない動作です"),
+    "rule_action_text": ("{f} must be text", "{f}は文字列で指定してください"),
+    "rule_action_bool": ("{f} must be true or false", "{f}は true か false で指定してください"),
+    "rule_no_action": ("{f} must hold at least one action", "{f}を 1 つ以上指定してください"),
+    "rule_subcategory_alone": ("{f} needs a category beside it", "{f}はカテゴリと一緒に指定してください"),
+    "rule_conditions_count": ("{f} must hold 1 to 20 conditions", "{f}は 1〜20 個にしてください"),
+    "rule_order_ids": ("{f} must name every rule once", "{f}にはすべてのルールを 1 度ずつ並べてください"),
 }
 
 
@@ -578,6 +651,7 @@ TRANSLATIONS: dict[str, str] = {
     "month must be a month YYYY-MM": "月は YYYY-MM で指定してください（例: 2026-11）",
     "month is not a real month": "存在しない月が指定されています",
     "'year' must be between {lo} and {hi}": "year の年は {lo}〜{hi} 年で指定してください",
+    "'{name}' must be between 0 and {hi}": "{name} は 0〜{hi} の整数で指定してください",
     # concurrency and locks
     "the change could not be applied": "変更を反映できませんでした。読み込み直してからもう一度お試しください",
     "the database did not answer; retry shortly": "データベースが応答しません。少し待ってからもう一度お試しください",
@@ -591,6 +665,15 @@ TRANSLATIONS: dict[str, str] = {
     "the {name} lock is held; retry shortly": _BUSY,
     "the {name} lock is held by another process": _BUSY,
     "the {name} lock was lost before the work was done": "処理（{name}）が中断されました。もう一度実行してください",
+    "the export lock was lost before the work was done; retry": (
+        "データの書き出しが中断されました。もう一度実行してください"
+    ),
+    "the export's upload is gone; start another export": (
+        "書き出し中のファイルが見つかりません。新しく書き出しを始めてください"
+    ),
+    "the export moved on in another process; retry shortly": (
+        "データの書き出しは別の処理で進んでいます。少し待ってからもう一度お試しください"
+    ),
     "account '{account}' disappeared during the rebuild": "再集計中に口座「{account}」がなくなりました",
     "{item} changed during the rebuild": "再集計中に {item} が変更されました。もう一度実行してください",
     "{item} appeared during the rebuild": "再集計中に {item} が追加されました。もう一度実行してください",
@@ -628,6 +711,10 @@ TRANSLATIONS: dict[str, str] = {
     "a row of this batch was already imported": "この行はすでに取り込まれています",
     # webhooks
     "webhook not found": "Webhook が見つかりません",
+    "rule not found": "ルールが見つかりません",
+    "a ledger has at most {limit} rules": "1 つの家計簿に登録できるルールは {limit} 件までです",
+    "the rule is not valid": "ルールの内容が正しくありません",
+    "ids must name every rule of the ledger once": "ids には家計簿のすべてのルールを 1 度ずつ並べてください",
     "a webhook with this id already exists": "この ID の Webhook はすでにあります",
     "a ledger has at most {limit} webhooks": "1 つの家計簿に登録できる Webhook は {limit} 件までです",
     "the webhook URL is not a valid URL": "Webhook の URL が正しくありません",
@@ -656,8 +743,8 @@ TRANSLATIONS: dict[str, str] = {
         "'since' には整数（前回の応答の knowledge）を指定してください"
     ),
     "'since' is after the last change ({head})": "'since' が最新の変更番号（{head}）より後です",
-    "changes to members, invitations, webhooks and the ledger are not undone; make them again instead": (
-        "メンバー・招待・Webhook・家計簿そのものの変更は元に戻せません。あらためて変更してください"
+    "changes to members, invitations, webhooks, rules and the ledger are not undone; make them again instead": (
+        "メンバー・招待・Webhook・自動分類ルール・家計簿そのものの変更は元に戻せません。あらためて変更してください"
     ),
     "an account's creation is not undone; archive the account instead": (
         "口座の作成は元に戻せません。代わりに口座をアーカイブしてください"

@@ -4,19 +4,23 @@ import the sam build directory alone, with the standard library, as Lambda's /va
 from __future__ import annotations
 
 import hashlib
+import json
 import platform
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
 import requests
 
 from kakeibo.local.__main__ import local_environment
-from kakeibo.local.dynamodb import DynamoDBLocal
+from kakeibo.local.dynamodb import DynamoDBLocal, free_port
 from kakeibo.local.front import Front, FunctionFailed
 from kakeibo.local.instances import Pool
 from kakeibo.local.s3 import S3Local
 from tests.api.conftest import serving
+from tests.api.test_run import running
+from tests.integration.test_webhooks import Receiver
 
 ROOT = Path(__file__).resolve().parents[2]
 TASK = ROOT / "build" / f"sam-{platform.machine().replace('aarch64', 'arm64')}" / "LedgerFunction"
@@ -61,3 +65,33 @@ def test_the_built_function_stores_a_receipt(
             assert completed.status_code == 200, completed.text
     finally:
         pool.close()
+
+
+def test_make_run_artifact_delivers_webhooks_from_the_built_sender(built: Path, tmp_path: Path) -> None:
+    # Given `make run ARTIFACT=1` (the front on the built LedgerFunction, the sender on the built
+    # WebhookSenderFunction) and a receiver on this machine
+    receiver = Receiver()
+    port = free_port()
+    auth = {"Authorization": "Bearer hanako"}
+    try:
+        with running(
+            tmp_path, port, free_port(), "--task", str(built), WEBHOOK_ALLOW_LOOPBACK="1", FUNCTION_CONCURRENCY="1"
+        ) as (_, output):
+            output.wait_for(rf"the webhook sender as built: {built.parent / 'WebhookSenderFunction'}")
+            url = f"http://127.0.0.1:{port}"
+            made = requests.post(f"{url}/ledgers/me/webhooks", json={"url": receiver.url}, headers=auth, timeout=30)
+            assert made.status_code == 201, made.text
+            # When a slip is written
+            account = {"id": "cash", "name": "Cash", "type": "cash", "opening_balance": 1000}
+            assert requests.post(f"{url}/accounts", json=account, headers=auth, timeout=30).status_code == 201
+            slip = {"date": "2026-11-27", "kind": "expense", "amount": 480, "account": "cash", "category": "food"}
+            assert requests.post(f"{url}/slips", json=slip, headers=auth, timeout=30).status_code == 201
+            # Then the built sender POSTs both entries to the receiver, in order, from the stream and the queue
+            deadline = time.monotonic() + 60
+            while len(set(receiver.seqs())) < 2 and time.monotonic() < deadline:
+                time.sleep(0.2)
+            bodies = [json.loads(body) for _, body in receiver.received]
+            assert [b["seq"] for b in bodies][:2] == sorted({b["seq"] for b in bodies})[:2], bodies
+            assert any(c["type"] == "slip" for b in bodies for c in b["changes"]), bodies
+    finally:
+        receiver.close()

@@ -52,11 +52,11 @@ class Output:
 
 @contextmanager
 def running(
-    data_dir: Path, port: int, ddb_port: int, **settings: str
+    data_dir: Path, port: int, ddb_port: int, *args: str, **settings: str
 ) -> Iterator[tuple[subprocess.Popen[str], Output]]:
     env = {**os.environ, "PORT": str(port), "DDB_PORT": str(ddb_port), "DATA_DIR": str(data_dir), **settings}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "kakeibo.local", "run"],
+        [sys.executable, "-m", "kakeibo.local", "run", *args],
         cwd=ROOT,
         env=env,
         stdout=subprocess.PIPE,

@@ -19,7 +19,7 @@ def test_quick_bench_reports_every_section(tmp_path: Path) -> None:
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=240,
+        timeout=900,
         check=False,
     )
     assert done.returncode == 0, done.stderr[-3000:]
@@ -29,7 +29,23 @@ def test_quick_bench_reports_every_section(tmp_path: Path) -> None:
     assert doc["mode"] == "quick"
     assert set(doc["sections"]) == {
         *OPS,
-        *("breakdown", "cold", "naive", "imports", "front", "ages", "settlement", "statements", "receipts", "job"),
+        *(
+            "breakdown",
+            "cold",
+            "naive",
+            "imports",
+            "front",
+            "ages",
+            "settlement",
+            "medical",
+            "statements",
+            "receipts",
+            "job",
+            "webhooks",
+            "budgets",
+            "exports",
+            "rules",
+        ),
     }
     assert {"nproc", "cpu", "memory_gib", "python", "dynamodb_local"} <= set(doc["machine"])
 
@@ -80,6 +96,15 @@ def test_quick_bench_reports_every_section(tmp_path: Path) -> None:
         assert measured["ours"]["n"] > 0 and measured["floor"]["n"] > 0
         assert measured["calls"] >= measured["floor_calls"] == 2
 
+    # And the medical report was measured on a ledger of 1 year and of 10 years: one read, whatever the age
+    medical = doc["sections"]["medical"]
+    assert [size["label"] for size in medical["sizes"]] == ["1 year", "10 years"]
+    assert medical["sizes"][0]["slips"] < medical["sizes"][1]["slips"]
+    for size in medical["sizes"]:
+        measured = size["read"]
+        assert measured["ours"]["n"] > 0 and measured["floor"]["n"] > 0
+        assert measured["floor_calls"] == 1
+
     # And a card's statements were measured at 1 month and 10 years: the same five calls, whatever the age
     statements = doc["sections"]["statements"]
     assert [size["label"] for size in statements["sizes"]] == ["1 month", "10 years"]
@@ -101,7 +126,8 @@ def test_quick_bench_reports_every_section(tmp_path: Path) -> None:
     # And the cold start compares fresh processes
     cold = doc["sections"]["cold"]
     assert cold["median"]["ours"]["total_ms"] > 0 and cold["median"]["bare"]["total_ms"] > 0
-    assert set(cold["ratio"]) >= {"vs_bare_boto3", "vs_boto3_same_calls"}
+    assert cold["median"]["floor"]["total_ms"] > 0
+    assert set(cold["ratio"]) >= {"vs_floor", "vs_bare_boto3", "vs_boto3_same_calls"}
 
     # And under concurrent writers our ledger verified with no drift (the naive one may drift)
     concurrent = doc["sections"]["naive"]["concurrent"]
@@ -118,7 +144,22 @@ def test_quick_bench_reports_every_section(tmp_path: Path) -> None:
         assert front[run]["verify"] == {"mismatched_items": 0, "balance_drift_yen": 0, "day_total_drift_yen": 0}
     assert front["one"]["writers"] == 1 < front["many"]["writers"] == front["serial"]["writers"]
 
+    # And the webhooks delivered every entry to every up receiver, with some down and with none,
+    # while the down ones delivered nothing and had their retry scheduled
+    webhooks = doc["sections"]["webhooks"]
+    ten_down, none_down = webhooks["scenarios"]
+    assert ten_down["down"] == webhooks["webhooks"] // 10 >= 1 and none_down["down"] == 0
+    for scenario in (ten_down, none_down):
+        up = scenario["webhooks"] - scenario["down"]
+        assert scenario["delivered"] == up * scenario["entries_per_webhook"] > 0
+        assert scenario["deliveries_per_s"] > 0
+    assert ten_down["down_webhooks"] == {
+        "count": ten_down["down"],
+        "delivered_entries": 0,
+        "with_retry_scheduled": ten_down["down"],
+    }
+
     # And the targets are reported (not asserted) and the table printed
-    assert {t["name"] for t in doc["targets"]} >= {"create: ours/floor at p50", "cold start / bare boto3"}
+    assert {t["name"] for t in doc["targets"]} >= {"create: ours/floor at p50", "cold start: ours / floor"}
     assert "Latency" in done.stdout and "Cold start" in done.stdout and "Naive ledger" in done.stdout
     assert "Local front over HTTP" in done.stdout

@@ -3,10 +3,12 @@ concurrent writes; non-strict ones only report."""
 
 from __future__ import annotations
 
+import datetime as dt
 from urllib.parse import quote
 
 import pytest
 
+from kakeibo import settings
 from kakeibo.store import Store
 from tests import invariants
 from tests.concurrently import fan_out
@@ -17,6 +19,12 @@ FOOD = "/budgets/2026-11/" + quote("食費")
 
 def expense(amount: int, date: str = "2026-11-10", category: str = "食費", account: str = "cash") -> dict[str, object]:
     return {"date": date, "kind": "expense", "amount": amount, "account": account, "category": category}
+
+
+@pytest.fixture(autouse=True)
+def clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Now is 2026-11-22 16:00 UTC: 23 November in Tokyo, 8 days of the month left."""
+    monkeypatch.setattr(settings, "utc_now", lambda: dt.datetime(2026, 11, 22, 16, 0, tzinfo=dt.UTC))
 
 
 @pytest.fixture
@@ -42,6 +50,10 @@ def test_create_then_change_with_if_match(cash: Client) -> None:
         "spent": 0,
         "remaining": 30000,
         "strict": True,
+        "rollover": False,
+        "carried": 0,
+        "available": 30000,
+        "per_day": 3750,
         "version": 1,
     }
     # a second create without If-Match: 428; with a stale ETag: 412
@@ -65,6 +77,9 @@ def test_if_match_on_a_missing_budget_is_412(cash: Client) -> None:
         (FOOD, {"limit": -1}),
         (FOOD, {"limit": 1.5}),
         (FOOD, {"limit": 1, "strict": "yes"}),
+        (FOOD, {"limit": 1, "rollover": "true"}),
+        (FOOD, {"limit": 1, "rollover": 1}),
+        (FOOD, {"limit": -1, "rollover": True}),
         (FOOD, {"limit": 1, "extra": True}),
     ],
 )
@@ -171,3 +186,114 @@ def test_a_budget_is_removed_with_if_match_and_what_was_spent_stays(cash: Client
     assert again.status == 201 and again.json["spent"] == 1500 and again.json["remaining"] == 500
     assert cash.post("/slips", expense(501)).status == 409
     assert invariants.check(store, user) == []
+
+
+def food(month: str) -> str:
+    return f"/budgets/{month}/" + quote("食費")
+
+
+def rolled_over_year(api: Client, limit: int = 10_000, *, last_strict: bool = False) -> None:
+    """A food budget of `limit` in every month of 2026, each rolling over (December strict if told)."""
+    for number in range(1, 13):
+        strict = last_strict and number == 12
+        made = api.put(food(f"2026-{number:02d}"), {"limit": limit, "rollover": not strict, "strict": strict})
+        assert made.status == 201, made
+
+
+def test_an_edit_of_january_is_seen_in_december_at_once(cash: Client, store: Store, user: str) -> None:
+    # Given every month of 2026 rolling 10,000 yen over and 3,000 spent in January
+    rolled_over_year(cash)
+    january = cash.slip(**expense(3000, date="2026-01-15"))
+    december = budgets(cash, "2026-12")["食費"]
+    assert (december["carried"], december["available"], december["remaining"]) == (107_000, 117_000, 117_000)
+    # When the January slip is raised to 5,000
+    where = january.header("Location") or ""
+    assert cash.patch(where, {"amount": 5000}, headers={"If-Match": '"1"'}).status == 200
+    # Then December's very next read carries 2,000 less, and each month between too
+    december = budgets(cash, "2026-12")["食費"]
+    assert (december["carried"], december["available"]) == (105_000, 115_000)
+    assert [budgets(cash, f"2026-{n:02d}")["食費"]["carried"] for n in (2, 6)] == [5_000, 45_000]
+    # And the carry stays within the year: January 2027 starts from 0
+    assert cash.put(food("2027-01"), {"limit": 10_000, "rollover": True}).status == 201
+    assert budgets(cash, "2027-01")["食費"]["carried"] == 0
+    assert invariants.check(store, user) == []
+
+
+def test_an_overspent_month_carries_a_negative_amount_and_the_pace_follows(cash: Client) -> None:
+    # Given October rolling 30,000 over with 36,000 spent, November 30,000 with 2,000 spent
+    assert cash.put(food("2026-10"), {"limit": 30_000, "rollover": True}).status == 201
+    assert cash.slip(**expense(36_000, date="2026-10-05")).status == 201
+    assert cash.slip(**expense(2_000, date="2026-11-05")).status == 201
+    made = cash.put(food("2026-11"), {"limit": 30_000})
+    # Then November carries -6,000: 24,000 available, 22,000 left over the 8 days from the 23rd
+    assert made.status == 201
+    assert (made.json["carried"], made.json["available"], made.json["remaining"]) == (-6_000, 24_000, 22_000)
+    assert made.json["per_day"] == 2_750
+    # And a month that is not the current one has no pace
+    assert budgets(cash, "2026-10")["食費"]["per_day"] is None
+    # When October stops rolling over (If-Match: its version): November carries nothing
+    stop = cash.put(food("2026-10"), {"limit": 30_000, "rollover": False}, headers={"If-Match": '"1"'})
+    assert stop.status == 200 and stop.json["rollover"] is False
+    assert budgets(cash)["食費"]["carried"] == 0
+
+
+def test_a_strict_month_is_held_to_its_own_limit_whatever_comes_before(cash: Client) -> None:
+    # Given January rolls 10,000 over unspent into a strict February of 1,000
+    assert cash.put(food("2026-01"), {"limit": 10_000, "rollover": True}).status == 201
+    assert cash.put(food("2026-02"), {"limit": 1_000, "strict": True, "rollover": True}).status == 201
+    # Then February shows no carry: what it makes available is what its slip transactions allow
+    february = budgets(cash, "2026-02")["食費"]
+    assert (february["carried"], february["available"]) == (0, 1_000)
+    assert cash.slip(**expense(1_001, date="2026-02-10")).status == 409
+    assert cash.slip(**expense(400, date="2026-02-10")).status == 201
+    # And it hands on what is left of it: March receives 600
+    assert cash.put(food("2026-03"), {"limit": 0}).json["carried"] == 600
+
+
+def test_rollover_must_be_a_boolean_named_in_the_callers_words(cash: Client) -> None:
+    reply = cash.put(FOOD, {"limit": 1, "rollover": "yes"}, headers={"Accept-Language": "ja"})
+    assert reply.status == 422
+    assert "繰越" in reply.json["detail"]
+    assert budgets(cash) == {}
+
+
+def test_eight_concurrent_writers_never_pass_a_strict_month_after_a_rolled_over_one(
+    cash: Client, store: Store, user: str
+) -> None:
+    # Given January rolling 10,000 over and a strict February of 1,000 that rolls over too
+    assert cash.put(food("2026-01"), {"limit": 10_000, "rollover": True}).status == 201
+    assert cash.put(food("2026-02"), {"limit": 1_000, "strict": True, "rollover": True}).status == 201
+    # When 8 processes each post a 300 yen February expense while 4 others spend in January
+    february = [("POST", "/slips", expense(300, date="2026-02-10"), None)] * 8
+    january = [("POST", "/slips", expense(2_500, date="2026-01-10"), None)] * 4
+    replies = fan_out(user, [*february, *january])
+    # Then every January expense went in, exactly 3 February ones, the rest refused (or a conflict)
+    statuses = [r.status for r in replies]
+    assert statuses[8:] == [201] * 4, statuses
+    assert statuses[:8].count(201) == 3, statuses
+    assert all(r.json["code"] in ("budget_exceeded", "conflict") for r in replies[:8] if r.status != 201)
+    # And February is within what it makes available; March receives what January left through it
+    feb = budgets(cash, "2026-02")["食費"]
+    assert (feb["spent"], feb["available"], feb["remaining"]) == (900, 1_000, 100)
+    assert cash.put(food("2026-03"), {"limit": 0}).json["carried"] == 100
+    assert invariants.check(store, user) == []
+
+
+def test_copy_from_keeps_rollover_and_strictness_and_leaves_set_budgets_alone(cash: Client) -> None:
+    # Given October: food 30,000 rolling over, 日用品 strict 5,000; November already has 日用品 at 4,000
+    assert cash.put(food("2026-10"), {"limit": 30_000, "rollover": True}).status == 201
+    assert cash.put("/budgets/2026-10/" + quote("日用品"), {"limit": 5_000, "strict": True}).status == 201
+    assert cash.put("/budgets/2026-11/" + quote("日用品"), {"limit": 4_000}).status == 201
+    # When October's budgets are copied into November
+    reply = cash.post("/budgets/2026-11/copy-from/2026-10")
+    # Then food is created as it was (rollover kept, so it carries October's 30,000), 日用品 is kept
+    assert reply.status == 200, reply
+    assert (reply.json["copied"], reply.json["kept"]) == (["食費"], ["日用品"])
+    listed = budgets(cash)
+    assert (listed["食費"]["limit"], listed["食費"]["rollover"], listed["食費"]["strict"]) == (30_000, True, False)
+    assert listed["日用品"]["limit"] == 4_000 and listed["日用品"]["strict"] is False
+    assert listed["食費"]["carried"] == 30_000
+    # And copying again changes nothing; a bad month is 422
+    again = cash.post("/budgets/2026-11/copy-from/2026-10")
+    assert (again.json["copied"], again.json["kept"]) == ([], ["日用品", "食費"])
+    assert cash.post("/budgets/2026-11/copy-from/2026-13").status == 422

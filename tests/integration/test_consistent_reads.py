@@ -71,9 +71,14 @@ def _ledger_requests(api: Client, base: str) -> list[tuple[str, str, dict[str, A
     csv = "date,kind,amount,account,to_account,category,memo\n2026-11-05,expense,100,cash,,食費,\n"
     rent = api.post(f"{base}/recurrences", RENT).header("Location") or ""
     uploaded = uploaded_receipt(api, base)
+    export = api.post(f"{base}/exports").json["id"]
     billing = {"closing_day": 15, "payment_day": 10, "pay_from": "bank"}
     visa = api.post(f"{base}/accounts", {"id": "visa", "name": "Visa", "type": "credit", "billing": billing})
     assert visa.status == 201, visa
+    marue = {"conditions": [{"field": "payee", "op": "contains", "value": "ﾏﾙｴﾂ"}], "actions": {"category": "食費"}}
+    ruled = api.post(f"{base}/rules", marue)
+    assert ruled.status == 201, ruled
+    rule = ruled.header("Location") or ""
     requests: list[tuple[str, str, dict[str, Any]]] = [
         ("GET /accounts", f"{base}/accounts", {}),
         ("GET /accounts/{id}", f"{base}/accounts/cash", {}),
@@ -99,8 +104,12 @@ def _ledger_requests(api: Client, base: str) -> list[tuple[str, str, dict[str, A
         ("GET /balances", f"{base}/balances", {"query": {"date": "2026-11-03"}}),
         ("GET /reports/monthly", f"{base}/reports/monthly", {"query": {"month": "2026-11"}}),
         ("GET /reports/yearly", f"{base}/reports/yearly", {"query": {"year": "2026"}}),
+        ("GET /reports/medical", f"{base}/reports/medical", {"query": {"year": "2026"}}),
+        ("GET /reports/medical.csv", f"{base}/reports/medical.csv", {"query": {"year": "2026"}}),
+        ("GET /reports/donations", f"{base}/reports/donations", {"query": {"year": "2026"}}),
         ("PUT /budgets/{month}/{category}", f"{base}/budgets/2026-11/食費", {"body": {"limit": 30000}}),
         ("GET /budgets", f"{base}/budgets", {"query": {"month": "2026-11"}}),
+        ("POST /budgets/{month}/copy-from/{source}", f"{base}/budgets/2026-12/copy-from/2026-11", {}),
         ("DELETE /budgets/{month}/{category}", f"{base}/budgets/2026-11/食費", {"headers": {"If-Match": '"1"'}}),
         ("POST /imports", f"{base}/imports", {"raw": csv, "headers": {"Content-Type": "text/csv"}}),
         ("GET /imports/{id}", f"{base}/imports/{csvio.parse(csv.encode()).sha256}", {}),
@@ -115,6 +124,8 @@ def _ledger_requests(api: Client, base: str) -> list[tuple[str, str, dict[str, A
         ("POST /receipts", f"{base}/receipts", {"body": receipt_body(uuid.uuid4().bytes)}),
         ("POST /receipts/{id}/complete", f"{base}/receipts/{uploaded}/complete", {}),
         ("GET /receipts/{id}", f"{base}/receipts/{uploaded}", {}),
+        ("POST /exports", f"{base}/exports", {}),
+        ("GET /exports/{id}", f"{base}/exports/{export}", {}),
         ("PATCH /recurrences/{id}", rent, {"body": {"slip": {"amount": 900}}, "headers": {"If-Match": '"1"'}}),
         ("DELETE /recurrences/{id}", rent, {"headers": {"If-Match": '"2"'}}),
         ("POST /ledger/verify", f"{base}/ledger/verify", {}),
@@ -123,6 +134,16 @@ def _ledger_requests(api: Client, base: str) -> list[tuple[str, str, dict[str, A
         ("GET /changes", f"{base}/changes", {"query": {"since": "0"}}),
         ("GET /slips/{id}/history", f"{base}/slips/{slip['id']}/history", {}),
         ("POST /changes/{seq}/undo", f"{base}/changes/{RENAME}/undo", {}),  # the account's rename
+        ("GET /rules", f"{base}/rules", {}),
+        ("GET /rules/{id}", rule, {}),
+        (
+            "PUT /rules/order",
+            f"{base}/rules/order",
+            {"body": {"ids": [ruled.json["id"]]}, "headers": {"If-Match": '"1"'}},
+        ),
+        ("PATCH /rules/{id}", rule, {"body": {"stage": "post"}, "headers": {"If-Match": '"1"'}}),
+        ("DELETE /rules/{id}", rule, {"headers": {"If-Match": '"2"'}}),
+        ("POST /rules", f"{base}/rules", {"body": marue}),
     ]
     if base:
         return [(f"{r.split(' ', 1)[0]} /ledgers/{{ledger}}{r.split(' ', 1)[1]}", path, kw) for r, path, kw in requests]

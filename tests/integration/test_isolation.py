@@ -34,6 +34,10 @@ def alice(api: Client) -> dict[str, Any]:
         for day in range(1, 6)
     ]
     api.slip(date="2026-11-06", kind="transfer", amount=1000, account="cash", to_account="suica")
+    medical = {"patient": "alice", "provider": "中央病院", "kind": "treatment"}
+    assert api.slip(date="2026-11-08", kind="expense", amount=700, account="cash", medical=medical).status == 201
+    donation = {"municipality": "紋別市", "one_stop": True}
+    assert api.slip(date="2026-11-08", kind="expense", amount=900, account="cash", donation=donation).status == 201
     csv = "date,kind,amount,account,to_account,category,memo\n2026-11-07,expense,300,cash,,食費,coffee\n"
     imported = api.post("/imports", raw=csv, headers={"Content-Type": "text/csv"})
     assert imported.status in (200, 201)
@@ -47,9 +51,15 @@ def alice(api: Client) -> dict[str, Any]:
     assert recurring.status == 201, recurring
     household = api.post("/ledgers", {"name": "山田家"})
     assert household.status == 201, household
+    marue = {"conditions": [{"field": "payee", "op": "contains", "value": "マルエツ"}], "actions": {"category": "食費"}}
+    rule = api.post("/rules", marue)
+    assert rule.status == 201, rule
     receipt = stored_receipt(api, b"alice's receipt")
+    export = api.post("/exports")
+    assert export.status == 202, export
     return {
         "receipt": f"/receipts/{receipt}",
+        "export": f"/exports/{export.json['id']}",
         "ledger": household.header("Location"),
         "slip": made[0].header("Location"),
         "slip_id": made[0].json["id"],
@@ -57,6 +67,7 @@ def alice(api: Client) -> dict[str, Any]:
         "cursor": cursor,
         "balances": api.balances(),
         "recurrence": recurring.header("Location"),
+        "rule": rule.header("Location"),
     }
 
 
@@ -67,13 +78,16 @@ def test_every_route_is_covered_here() -> None:
         "GET /accounts/{id}/history", "POST /slips", "GET /slips", "GET /slips/{id}", "GET /slips/{date}/{id}",
         "PUT /slips/{date}/{id}", "PATCH /slips/{date}/{id}", "DELETE /slips/{date}/{id}",
         "GET /balances", "GET /reports/monthly", "GET /reports/yearly", "PUT /budgets/{month}/{category}",
+        "GET /reports/medical", "GET /reports/medical.csv", "GET /reports/donations",
         "DELETE /budgets/{month}/{category}",
-        "GET /budgets",
+        "GET /budgets", "POST /budgets/{month}/copy-from/{source}",
         "POST /imports", "GET /imports/{id}", "GET /slips.csv", "POST /ledger/verify", "POST /ledger/rebuild",
         "POST /recurrences", "GET /recurrences", "GET /recurrences/{id}", "PATCH /recurrences/{id}",
         "DELETE /recurrences/{id}", "GET /recurrences/{id}/occurrences", "POST /recurrences/run",
         "GET /accounts/{id}/statements", "POST /jobs/run",
+        "POST /rules", "GET /rules", "PUT /rules/order", "GET /rules/{id}", "PATCH /rules/{id}", "DELETE /rules/{id}",
         "POST /receipts", "POST /receipts/{id}/complete", "GET /receipts/{id}",
+        "POST /exports", "GET /exports/{id}",
         "POST /ledgers", "GET /ledgers", "GET /ledgers/{ledger}", "PATCH /ledgers/{ledger}",
         "POST /ledgers/{ledger}/invitations", "POST /invitations/{token}/accept",
         "PUT /ledgers/{ledger}/members/{user}", "DELETE /ledgers/{ledger}/members/{user}",
@@ -101,6 +115,7 @@ def test_bob_can_neither_see_nor_touch_alices_ledger(
     assert bob.get("/accounts/card/statements").status == 404
     assert bob.get(alice["receipt"]).status == 404
     assert bob.post(alice["receipt"] + "/complete").status == 404
+    assert bob.get(alice["export"]).status == 404
     assert bob.get("/slips").json == {"items": [], "next_cursor": None}
     assert bob.get("/slips", query={"cursor": alice["cursor"]}).json == {"items": [], "next_cursor": None}
     assert bob.get("/slips", query={"account": "cash", "category": "食費"}).json["items"] == []
@@ -115,6 +130,11 @@ def test_bob_can_neither_see_nor_touch_alices_ledger(
     assert (yearly["income"], yearly["expense"], yearly["by_category"], yearly["by_account"]) == (0, 0, [], [])
     assert all(m["by_category"] == m["by_account"] == [] for m in yearly["months"])
     assert bob.get("/budgets", query={"month": "2026-11"}).json == {"month": "2026-11", "items": []}
+    medical = bob.get("/reports/medical", query={"year": "2026"}).json
+    assert (medical["paid"], medical["items"]) == (0, [])
+    assert bob.get("/reports/medical.csv", query={"year": "2026"}).raw.decode("utf-8-sig").count("\n") == 1
+    donations = bob.get("/reports/donations", query={"year": "2026"}).json
+    assert (donations["total"], donations["items"]) == (0, [])
     export = bob.get("/slips.csv")
     assert export.status == 200 and export.raw.decode("utf-8-sig").strip().count("\n") == 0  # header only
     assert bob.post("/ledger/verify").json["ok"] is True
@@ -122,6 +142,9 @@ def test_bob_can_neither_see_nor_touch_alices_ledger(
     assert bob.get("/recurrences").json == {"items": []}
     assert bob.get(recurrence).status == 404
     assert bob.get(recurrence + "/occurrences").status == 404
+    rule = alice["rule"]
+    assert bob.get("/rules").json == {"items": [], "version": 0}
+    assert bob.get(rule).status == 404
     assert [item["id"] for item in bob.get("/ledgers").json["items"]] == ["me"]
     assert bob.get("/changes").json["changes"] == []
     assert bob.get(f"/slips/{alice['slip_id']}/history").status == 404
@@ -157,6 +180,10 @@ def test_bob_can_neither_see_nor_touch_alices_ledger(
     assert bob.post("/ledger/rebuild").status in (200, 202)
     assert bob.patch(recurrence, {"slip": {"amount": 1}}, headers={"If-Match": '"1"'}).status == 404
     assert bob.delete(recurrence, headers={"If-Match": '"1"'}).status == 404
+    assert bob.patch(rule, {"actions": {"category": "x"}}, headers={"If-Match": '"1"'}).status == 404
+    assert bob.delete(rule, headers={"If-Match": '"1"'}).status == 404
+    rule_id = rule.rsplit("/", 1)[1]
+    assert bob.put("/rules/order", {"ids": [rule_id]}, headers={"If-Match": '"0"'}).status == 422  # not his rule
     ran = bob.post("/recurrences/run", query={"until": "2027-12-31"})
     assert ran.status == 200 and ran.json["posted"] == 0  # Bob has none; Alice's are not his to run
     jobs = bob.post("/jobs/run", query={"until": "2027-12-31"})
@@ -169,6 +196,7 @@ def test_bob_can_neither_see_nor_touch_alices_ledger(
     assert api.get(slip).json["version"] == 1
     assert api.get(recurrence).json["version"] == 1
     assert api.get(recurrence).json["posted_through"] is None
+    assert api.get(rule).json["version"] == 1 and api.get("/rules").json["version"] == 1
     assert api.get(f"/slips/{alice['slip_id']}").status == 200 and api.get(alice["import"]).status == 200
     assert api.get("/budgets", query={"month": "2026-11"}).json["items"][0]["limit"] == 30_000
     assert [item["name"] for item in api.get("/ledgers").json["items"]] == [None, "山田家"]

@@ -61,7 +61,7 @@ def current_state(api: Client, months: set[str]) -> dict[tuple[str, str], dict[s
         state[("account", account["id"])] = {k: v for k, v in account.items() if k not in BALANCES}
     for month in months:
         for budget in api.get("/budgets", query={"month": month}).json["items"]:
-            record = {k: budget[k] for k in ("month", "category", "limit", "strict", "version")}
+            record = {k: budget[k] for k in ("month", "category", "limit", "strict", "rollover", "version")}
             state[("budget", f"{month}/{budget['category']}")] = record
     for recurrence in api.get("/recurrences").json["items"]:
         keep = ("id", "slip", "rule", "shift", "version", "created_at", "updated_at")

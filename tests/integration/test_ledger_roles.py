@@ -27,6 +27,7 @@ RENT = {
     "slip": {"kind": "expense", "amount": 500, "account": "cash", "category": "家賃"},
     "rule": {"freq": "monthly", "by_month_day": 27, "start": "2026-11-01"},
 }
+MARUETSU = {"conditions": [{"field": "payee", "op": "contains", "value": "ﾏﾙｴﾂ"}], "actions": {"category": "食費"}}
 _serial = itertools.count()
 
 
@@ -41,6 +42,11 @@ class Household:
     def lunch(self) -> Reply:
         """A fresh slip for a change to act on (made by the owner)."""
         made = self.owner.post(f"{self.base}/slips", _lunch())
+        assert made.status == 201, made
+        return made
+
+    def rule(self) -> Reply:
+        made = self.owner.post(f"{self.base}/rules", MARUETSU)
         assert made.status == 201, made
         return made
 
@@ -80,6 +86,23 @@ def _patch_recurrence(h: Household, c: Client) -> Reply:
 def _delete_recurrence(h: Household, c: Client) -> Reply:
     rent = h.rent()
     return c.delete(rent.header("Location") or "", headers={"If-Match": rent.etag or ""})
+
+
+def _patch_rule(h: Household, c: Client) -> Reply:
+    rule = h.rule()
+    return c.patch(rule.header("Location") or "", {"stage": "post"}, headers={"If-Match": rule.etag or ""})
+
+
+def _delete_rule(h: Household, c: Client) -> Reply:
+    rule = h.rule()
+    return c.delete(rule.header("Location") or "", headers={"If-Match": rule.etag or ""})
+
+
+def _order_rules(h: Household, c: Client) -> Reply:
+    h.rule()
+    listed = h.owner.get(f"{h.base}/rules")
+    ids = [r["id"] for r in listed.json["items"]][::-1]
+    return c.put(f"{h.base}/rules/order", {"ids": ids}, headers={"If-Match": listed.etag or ""})
 
 
 def _patch_account(h: Household, c: Client) -> Reply:
@@ -125,9 +148,16 @@ ROUTES: dict[str, tuple[Call, bool]] = {
     "GET /balances": (lambda h, c: c.get(f"{h.base}/balances"), True),
     "GET /reports/monthly": (lambda h, c: c.get(f"{h.base}/reports/monthly", query={"month": "2026-11"}), True),
     "GET /reports/yearly": (lambda h, c: c.get(f"{h.base}/reports/yearly", query={"year": "2026"}), True),
+    "GET /reports/medical": (lambda h, c: c.get(f"{h.base}/reports/medical", query={"year": "2026"}), True),
+    "GET /reports/medical.csv": (lambda h, c: c.get(f"{h.base}/reports/medical.csv", query={"year": "2026"}), True),
+    "GET /reports/donations": (lambda h, c: c.get(f"{h.base}/reports/donations", query={"year": "2026"}), True),
     "PUT /budgets/{month}/{category}": (_put_budget, False),
     "DELETE /budgets/{month}/{category}": (_delete_budget, False),
     "GET /budgets": (lambda h, c: c.get(f"{h.base}/budgets", query={"month": "2026-11"}), True),
+    "POST /budgets/{month}/copy-from/{source}": (
+        lambda h, c: c.post(f"{h.base}/budgets/2026-{10 + next(_serial) % 2}/copy-from/2026-11"),
+        False,
+    ),
     "POST /imports": (lambda h, c: c.post(f"{h.base}/imports", raw=CSV, headers={"Content-Type": "text/csv"}), False),
     "GET /imports/{id}": (lambda h, c: c.get(f"{h.base}/imports/{h.import_id}"), True),
     "GET /slips.csv": (lambda h, c: c.get(f"{h.base}/slips.csv"), True),
@@ -151,8 +181,17 @@ ROUTES: dict[str, tuple[Call, bool]] = {
     "GET /changes": (lambda h, c: c.get(f"{h.base}/changes"), True),
     "GET /slips/{id}/history": (lambda h, c: c.get(f"{h.base}/slips/{h.slip.json['id']}/history"), True),
     "POST /changes/{seq}/undo": (_undo, False),
+    "POST /exports": (lambda h, c: c.post(f"{h.base}/exports"), False),
+    "GET /exports/{id}": (lambda h, c: c.get(f"{h.base}/exports/{h.owner.post(f'{h.base}/exports').json['id']}"), True),
+    "POST /rules": (lambda h, c: c.post(f"{h.base}/rules", MARUETSU), False),
+    "GET /rules": (lambda h, c: c.get(f"{h.base}/rules"), True),
+    "GET /rules/{id}": (lambda h, c: c.get(h.rule().header("Location") or ""), True),
+    "PATCH /rules/{id}": (_patch_rule, False),
+    "DELETE /rules/{id}": (_delete_rule, False),
+    "PUT /rules/order": (_order_rules, False),
 }
-OWNER_ONLY = {"POST /ledger/rebuild"}
+# Owners alone, even to read: an export holds the whole ledger
+OWNER_ONLY = {"POST /ledger/rebuild", "POST /exports", "GET /exports/{id}"}
 
 
 def test_every_ledger_route_is_served_under_a_ledger_and_listed_here() -> None:
@@ -199,7 +238,7 @@ def _member(household: Household, role: str) -> Client:
 def _expected(role: str, route: str, reads: bool) -> set[int]:
     if role in ("removed", "stranger"):
         return {404}
-    if reads or (role == "owner") or (role == "editor" and route not in OWNER_ONLY):
+    if role == "owner" or (route not in OWNER_ONLY and (reads or role == "editor")):
         return {200, 201, 202, 204}
     return {403}
 

@@ -156,11 +156,17 @@ def test_eight_concurrent_runs_post_each_occurrence_once(api: Client, store: Sto
     define(api, {"slip": weekly, "rule": {"freq": "weekly", "by_weekday": ["FR"], "start": "2026-11-01"}})
     # When eight processes run everything due up to 2027-01-31 at the same moment
     replies = fan_out(user, [("POST", "/recurrences/run?until=2027-01-31", None, None)] * 8)
-    # Then all succeed, and together they posted each occurrence exactly once
-    assert all(r.status == 200 for r in replies), replies
+    # (a run that found its time short answers 202, not complete: what is left is run again, as its
+    # caller would; how many do depends on the machine, not on the ledger)
+    assert all(r.status in (200, 202) for r in replies), replies
+    again = []
+    while not again or again[-1].status == 202:
+        assert len(again) < 20, again
+        again.append(api.post("/recurrences/run", query={"until": "2027-01-31"}))
+    # Then together they posted each occurrence exactly once
     posted = slips(api)
     assert len({slip_id for _, _, slip_id in posted}) == len(posted) == 3 + 13
-    assert sum(r.json["posted"] for r in replies) == len(posted)
+    assert sum(r.json["posted"] for r in [*replies, *again]) == len(posted)
     assert len({(d, a) for d, a, _ in posted}) == len(posted)
     assert api.balances() == {"bank": 1_000_000 - 3 * 80_000 - 13 * 5000, "cash": 13 * 5000}
     assert invariants.check(store, user) == []

@@ -11,7 +11,7 @@ import pytest
 
 from kakeibo import errors
 from kakeibo.models import SlipIn
-from kakeibo.services.ledgers import EDITORS
+from kakeibo.services.access import EDITORS
 from kakeibo.services.slips import create_slip
 from kakeibo.store import Item, SharedLedger, Store, WriteContext, entry_changes
 from kakeibo.store.codec import to_ddb

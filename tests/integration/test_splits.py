@@ -169,6 +169,7 @@ def test_bad_lines_are_refused_and_nothing_is_written(api: Client) -> None:
 
 def test_the_largest_split_change_fits_one_transaction(local_env: str, store: Store) -> None:
     # Given a household where Taro records a split of the most lines, every one with a subcategory
+    # and a medical payment (the year's tax item moves too)
     hanako = Client(f"hanako-{uuid.uuid4().hex[:8]}")
     ledger_id = hanako.post("/ledgers", {"name": "山田家"}).json["id"]
     base = f"/ledgers/{ledger_id}"
@@ -179,7 +180,8 @@ def test_the_largest_split_change_fits_one_transaction(local_env: str, store: St
     taro = Client(f"taro-{uuid.uuid4().hex[:8]}")
     assert taro.post(f"/invitations/{token}/accept").status == 200
     n = posting.MAX_LINES
-    lines = [{"amount": 100, "category": f"old{i}", "subcategory": f"s{i}"} for i in range(n)]
+    medical = {"patient": "taro", "provider": "中央病院", "kind": "treatment"}
+    lines = [{"amount": 100, "category": f"old{i}", "subcategory": f"s{i}", "medical": medical} for i in range(n)]
     made = taro.post(f"{base}/slips", {"date": "2026-12-31", "kind": "expense", "amount": 100 * n, "account": "cash",
                                        "lines": lines})  # fmt: skip
     assert made.status == 201, made
@@ -189,7 +191,7 @@ def test_the_largest_split_change_fits_one_transaction(local_env: str, store: St
         lambda params, **kw: sizes.append(len(params["TransactItems"])),
     )
     # When Hanako moves it to another account, day, month and year, with every line in new categories
-    new_lines = [{"amount": 100, "category": f"new{i}", "subcategory": f"t{i}"} for i in range(n)]
+    new_lines = [{"amount": 100, "category": f"new{i}", "subcategory": f"t{i}", "medical": medical} for i in range(n)]
     patch = {"date": "2027-01-01", "account": "card", "lines": new_lines}
     moved = hanako.patch(made.header("Location") or "", patch, headers={"If-Match": made.etag or ""})
     # Then it is one transaction within DynamoDB's 100 items, and no larger than the documented bound

@@ -31,9 +31,13 @@ EXPECTED = {
     "get_balances": 200,
     "monthly_report": 200,
     "yearly_report": 200,
+    "medical_report": 200,
+    "medical_csv": 200,
+    "donation_report": 200,
     "put_budget": 201,
     "delete_budget": 204,
     "list_budgets": 200,
+    "copy_budgets": 200,
     "import_csv": 200,
     "get_import": 200,
     "export_csv": 200,
@@ -69,6 +73,14 @@ EXPECTED = {
     "resume_webhook": 200,
     "get_settlement": 200,
     "create_settlement": 201,
+    "export_ledger": 202,
+    "get_export": 200,
+    "create_rule": 201,
+    "list_rules": 200,
+    "order_rules": 200,
+    "get_rule": 200,
+    "patch_rule": 200,
+    "delete_rule": 204,
 }
 WEBHOOK_ID = "01KAJ0000000000000000000WH"
 SHARED_LEDGER_ID = "01KAJ0000000000000000000HH"
@@ -77,6 +89,7 @@ IN_LEDGER = {f"{name}_in_ledger": status for name, status in EXPECTED.items()
              if (EVENTS_DIR / f"{name}_in_ledger.json").exists()}  # fmt: skip
 EXPECTED.update(IN_LEDGER)
 RECURRENCE_ID = "01KAJ0000000000000000000RC"
+RULE_ID = "01KAJ0000000000000000000RU"
 
 
 def _keys(value: Any, prefix: str = "") -> set[str]:
@@ -123,7 +136,7 @@ def test_handler_answers_every_sample(aws: None, name: str) -> None:
     # and the sample slip
     from kakeibo.models import InvitationIn, LedgerIn
     from kakeibo.services import ledgers
-    from kakeibo.services.ledgers import EDITORS
+    from kakeibo.services.access import EDITORS
     from kakeibo.store import Change, WriteContext, get_store
 
     store, now = get_store(), "2026-11-21T09:00:00.000+09:00"
@@ -162,6 +175,12 @@ def test_handler_answers_every_sample(aws: None, name: str) -> None:
 
         rent = RecurrenceIn.model_validate(json.loads(sample("create_recurrence")["body"]))
         recurrences.create_recurrence(store, who, rent, recurrence_id=RECURRENCE_ID)
+    if name in ("get_rule", "patch_rule", "delete_rule", "order_rules"):  # the rule the sample names
+        from kakeibo.models import SlipRuleIn
+        from kakeibo.services import rules
+
+        rule = SlipRuleIn.model_validate(json.loads(sample("create_rule")["body"]))
+        rules.create_rule(store, who, rule, rule_id=RULE_ID)
     if name == "card_statements":  # the card the sample names, closing on the 15th, paid from the bank
         from kakeibo.models import AccountCreate
         from kakeibo.services import accounts
@@ -187,6 +206,15 @@ def test_handler_answers_every_sample(aws: None, name: str) -> None:
             s3.put_object(Bucket="kakeibo-receipts", Key=blobs.key_of(str(who.ledger), body.sha256), Body=data)
             if name == "get_receipt":
                 receipts.complete(store, who, body.sha256)
+    if name in ("export_ledger", "get_export"):  # the bucket; the export the sample names, by its owner
+        import boto3
+
+        from kakeibo.services import dataio
+
+        boto3.client("s3", region_name="us-east-1").create_bucket(Bucket="kakeibo-receipts")
+        if name == "get_export":
+            owner = WriteContext.member(SHARED_LEDGER_ID, "local", ("owner",)) if shared else who
+            dataio.start_export(store, owner, export_id=sample(name)["pathParameters"]["id"])
     if name == "delete_budget":  # the budget the sample removes, at version 1
         from kakeibo.models import BudgetIn
         from kakeibo.services import budgets

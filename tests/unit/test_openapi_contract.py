@@ -184,6 +184,23 @@ def test_every_documented_example_is_accepted(api: Client, spec: dict[str, Any])
         reply = send(members["to"], "POST", f"{base}/settlements", media, value, {"If-Match": etag})
         assert reply.status == 201, (name, reply)
     accepted.add(("post", "/ledgers/{ledger}/settlements"))
+    for media, name, value in body_examples(ops["post", "/rules"]):
+        reply = send(api, "POST", "/rules", media, value)
+        assert reply.status == 201, (name, reply)
+    accepted.add(("post", "/rules"))
+    for media, name, value in body_examples(ops["patch", "/rules/{id}"]):
+        _, _, first = body_examples(ops["post", "/rules"])[0]
+        made = send(api, "POST", "/rules", "application/json", first)
+        reply = send(api, "PATCH", made.header("Location") or "", media, value, {"If-Match": made.etag or ""})
+        assert reply.status == 200, (name, reply)
+    accepted.add(("patch", "/rules/{id}"))
+    for media, name, value in body_examples(ops["put", "/rules/order"]):
+        # (the example's ids are a sample's: the ledger's own rules are named, last first)
+        listed = api.get("/rules")
+        ids = [rule["id"] for rule in listed.json["items"]][::-1]
+        reply = send(api, "PUT", "/rules/order", media, {**value, "ids": ids}, {"If-Match": listed.etag or ""})
+        assert reply.status == 200 and [r["id"] for r in reply.json["items"]] != ids[::-1], (name, reply)
+    accepted.add(("put", "/rules/order"))
     # And no operation's examples were left out
     # (a route repeated under /ledgers/{ledger} shows the same examples)
     repeated = {
@@ -222,7 +239,12 @@ def _if_match(op: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def test_every_status_a_route_answers_is_declared(api: Client, spec: dict[str, Any]) -> None:
-    # Given a ledger with accounts, a slip and a budget
+    # Given the receipts bucket (exports are written there), a ledger with accounts, a slip and a budget
+    import boto3
+
+    from kakeibo.settings import get_settings
+
+    boto3.client("s3", region_name="us-east-1").create_bucket(Bucket=get_settings().receipts_bucket)
     api.account("cash", 20000)
     api.account("bank", 300000, type="bank")
     api.account("card", 0, type="credit")

@@ -3,13 +3,17 @@ segment wins over a parameter in the same place (/slips/{id}/history over /slips
 
 from __future__ import annotations
 
+import importlib
 import itertools
+import json
+import subprocess
+import sys
 from typing import Any
 
 import pytest
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver
 
-from kakeibo import handler
+from kakeibo import handler, routes
 
 
 def _winner(resolver: APIGatewayHttpResolver, method: str, path: str) -> str:
@@ -21,7 +25,7 @@ def _winner(resolver: APIGatewayHttpResolver, method: str, path: str) -> str:
 @pytest.mark.parametrize("order", ["as listed", "reversed", "shuffled"])
 def test_the_most_specific_route_answers_whatever_the_order(order: str) -> None:
     # Given the routers registered in some order
-    routers = list(handler.ROUTERS)
+    routers = [importlib.import_module(f"kakeibo.routes.{name}") for name in routes.MODULES]
     if order == "reversed":
         routers.reverse()
     elif order == "shuffled":
@@ -45,3 +49,41 @@ def test_specificity_ranks_literals_before_parameters_segment_by_segment() -> No
         if len(sa) == len(sb) and sa != sb:
             first = next(i for i, (x, y) in enumerate(zip(sa, sb, strict=True)) if x != y)
             assert (sa < sb) == (sa[first] == 0)
+
+
+def test_each_family_names_every_module_that_serves_its_paths() -> None:
+    # Given every route module and the paths of its routes (plain and under /ledgers/{ledger})
+    served: dict[str, set[str]] = {}
+    for name in routes.MODULES:
+        module = importlib.import_module(f"kakeibo.routes.{name}")
+        for rule, *_ in module.router._routes:
+            served.setdefault(routes.family(rule), set()).add(name)
+    # Then the table the handler loads modules by names exactly those modules for each family
+    assert {family: set(names) for family, names in routes.FAMILIES.items()} == served
+    # And a request path finds its family's modules, plain or under a ledger, and any other path all
+    assert (
+        routes.modules_for("/slips/2026-11-01/01JABC")
+        == routes.modules_for("/ledgers/L1/slips")
+        == ("journal", "slips")
+    )
+    assert routes.modules_for("/ledgers/L1") == routes.modules_for("/ledgers") == ("ledgers",)
+    assert routes.modules_for("/openapi.json") == routes.modules_for("/nowhere") == routes.MODULES
+    # And every module is in MODULES once
+    assert len(set(routes.MODULES)) == len(routes.MODULES)
+
+
+def test_a_request_loads_only_its_family_and_still_finds_the_most_specific_route() -> None:
+    # Given a fresh process that imports the handler and loads what one request's path needs
+    code = (
+        "import sys, json\n"
+        "from kakeibo import handler\n"
+        "handler.include_routes(handler.modules_for('/slips/01JABCDEF/history'))\n"
+        "print(json.dumps({'loaded': sorted(m for m in sys.modules if m.startswith('kakeibo.routes.')),"
+        " 'paths': sorted({r.path for r in handler.app._dynamic_routes + handler.app._static_routes})}))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    # Then only the slips family's route modules (and the shared scope helper) were imported
+    assert out["loaded"] == ["kakeibo.routes.journal", "kakeibo.routes.scope", "kakeibo.routes.slips"]
+    # And the history route is there, before the date route that could also match
+    assert "/slips/<id>/history" in out["paths"] and "/accounts" not in out["paths"]

@@ -23,8 +23,9 @@ POWERTOOLS_VARS = {"POWERTOOLS_SERVICE_NAME", "POWERTOOLS_LOG_LEVEL"}
 
 
 def resolver_routes() -> set[str]:
-    from kakeibo.handler import app
+    from kakeibo.handler import include_all_routes
 
+    app = include_all_routes()
     found = set()
     for route in app._static_routes + app._dynamic_routes:
         path = re.sub(r"<(\w+)>", r"{\1}", route.path)
@@ -76,10 +77,11 @@ def test_tables_are_defined_for_production() -> None:
     }
 
 
-def test_policies_name_only_the_two_tables_and_the_receipts_prefix_and_no_wildcard_actions() -> None:
+def test_policies_name_only_the_two_tables_and_the_bucket_prefixes_and_no_wildcard_actions() -> None:
     function = template.load()["Resources"]["LedgerFunction"]["Properties"]
     due_index = {"Fn::Sub": "${LedgerTable.Arn}/index/" + DUE_INDEX}
     receipts = {"Fn::Sub": "${ReceiptsBucket.Arn}/receipts/*"}
+    exports = {"Fn::Sub": "${ReceiptsBucket.Arn}/exports/*"}
     for policy in function["Policies"]:
         for statement in policy["Statement"]:
             assert all("*" not in action for action in statement["Action"])
@@ -88,11 +90,14 @@ def test_policies_name_only_the_two_tables_and_the_receipts_prefix_and_no_wildca
                 {"Fn::GetAtt": ["IdempotencyTable", "Arn"]},
                 due_index,
                 receipts,
+                exports,
             )
             if statement["Resource"] == due_index:  # the index is only ever queried
                 assert statement["Action"] == ["dynamodb:Query"]
             if statement["Resource"] == receipts:  # objects under receipts/ only: put, get (and head), delete
                 assert sorted(statement["Action"]) == ["s3:DeleteObject", "s3:GetObject", "s3:PutObject"]
+            if statement["Resource"] == exports:  # archives: written in parts, read back, never deleted here
+                assert sorted(statement["Action"]) == ["s3:AbortMultipartUpload", "s3:GetObject", "s3:PutObject"]
 
 
 def test_the_receipts_bucket_is_private_encrypted_tls_only_and_aborts_incomplete_uploads() -> None:

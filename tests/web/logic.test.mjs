@@ -467,6 +467,15 @@ describe('the webhooks view (views/webhooks.js)', async () => {
   });
 });
 
+describe('the data view (views/dataio.js)', async () => {
+  const { progressText } = await import('../../web/views/dataio.js');
+
+  test('an export in words: how far it got while building, what it holds once ready', () => {
+    assert.equal(progressText({ state: 'building', items: 400, receipts: 2, parts: 1 }), '書き出し中…（400 件・レシート 2 枚、1 区切り保存済み）');
+    assert.equal(progressText({ state: 'ready', items: 812, receipts: 3, parts: 2 }), '書き出しました（812 件・レシート 3 枚）');
+  });
+});
+
 describe('which journal entries the page offers to undo', async () => {
   const { undoable } = await import('../../web/views/journal.js');
 
@@ -523,6 +532,37 @@ describe('精算 (views/settlement.js)', async () => {
     assert.equal(netText(1500), '￥1,500 受け取る');
     assert.equal(netText(-1500), '￥1,500 払う');
     assert.equal(netText(0), '精算済み');
+  });
+});
+
+describe('確定申告 (views/tax.js)', async () => {
+  const { choiceText, oneStopText, yearOf } = await import('../../web/views/tax.js');
+
+  test('the year is the one typed, else the month shown\'s', () => {
+    assert.equal(yearOf('2025', '2026-11'), '2025');
+    assert.equal(yearOf('', '2026-11'), '2026');
+    assert.equal(yearOf('20x5', '2026-11'), '2026');
+  });
+
+  test('which deduction to claim, in words', () => {
+    assert.equal(choiceText({ larger: 'self_medication', self_medication: 48000 }), 'セルフメディケーション税制のほうが有利です（￥48,000）');
+    assert.equal(choiceText({ larger: 'medical', deduction: 22000 }), '医療費控除のほうが有利です（￥22,000）');
+    assert.equal(choiceText({ larger: 'none' }), '今年はどちらの控除もありません');
+  });
+
+  test('a slip\'s medical payment and donation become a merge patch only when they changed', async () => {
+    const { taxPatch } = await import('../../web/views/tax.js');
+    const medical = { patient: 'taro', provider: '中央病院', kind: 'treatment', reimbursed: 0, otc: false };
+    assert.deepEqual(taxPatch({ medical }, { medical: { ...medical } }), {});
+    assert.deepEqual(taxPatch({ medical }, { medical: null }), { medical: null });
+    assert.deepEqual(taxPatch({}, { donation: { municipality: '紋別市', one_stop: true } }), { donation: { municipality: '紋別市', one_stop: true } });
+  });
+
+  test('ワンストップ特例: usable, or why not', () => {
+    assert.equal(oneStopText({ municipalities: 5, one_stop: true }), 'ワンストップ特例が使えます（5 自治体）');
+    const over = { municipalities: 6, one_stop: false, reasons_text: ['寄附先が 5 自治体を超えました'] };
+    assert.equal(oneStopText(over), 'ワンストップ特例は使えません: 寄附先が 5 自治体を超えました');
+    assert.equal(oneStopText({ municipalities: 0 }), 'ふるさと納税はまだありません');
   });
 });
 
@@ -632,5 +672,41 @@ describe('内訳を分ける (views/slips.js)', async () => {
     assert.equal(slipSummary(split), '11/20(金) 分割（食費・日用品） ￥3,000');
     assert.equal(slipSummary(slip), '11/20(金) 食費 ￥1,200');
     assert.equal(slipSummary({ ...split, lines: [...split.lines, { amount: 1, category: '食費' }] }), '11/20(金) 分割（食費・日用品） ￥3,000');
+  });
+});
+
+describe('予算の繰越 (views/budgets.js)', async () => {
+  const { carryNote } = await import('../../web/views/budgets.js');
+
+  test('the carry explained in one line: kept, overspent, or none', () => {
+    assert.equal(carryNote({ carried: 5000, available: 35000, rollover: false }), '前月の残り ￥5,000 を足して、この月に使えるのは ￥35,000 です');
+    assert.equal(carryNote({ carried: -6000, available: 24000, rollover: true }), '前月の使い過ぎ ￥6,000 を差し引き、この月に使えるのは ￥24,000 です');
+    assert.equal(carryNote({ carried: 0, available: 30000, rollover: true }), '残りは翌月の予算に繰り越されます');
+    assert.equal(carryNote({ carried: 0, available: 30000, rollover: false }), '前月からの繰越はありません');
+  });
+});
+
+describe('the rules view (views/rules.js)', async () => {
+  const { alwaysRule, conditionText, ruleText } = await import('../../web/views/rules.js');
+
+  test('words a rule: its conditions, then what it sets', () => {
+    const rule = {
+      match: 'all',
+      conditions: [
+        { field: 'memo', op: 'contains', value: 'ﾏﾙｴﾂ' },
+        { field: 'amount', op: 'between', value: [5000, 100000] },
+      ],
+      actions: { category: '食費', subcategory: '食料品', memo_append: '#まとめ買い' },
+    };
+    assert.equal(ruleText(rule), 'メモに「ﾏﾙｴﾂ」を含む かつ 金額が 5000〜100000 円 → カテゴリを食費（食料品）に、メモに「#まとめ買い」を追記');
+    assert.equal(conditionText({ field: 'payee', op: 'one_of', value: ['Amazon', 'アマゾン'] }), '支払先が「Amazon」「アマゾン」のどれか');
+  });
+
+  test('makes 「この店はいつも○○」 a memo condition and a category', () => {
+    assert.deepEqual(alwaysRule('スーパーマルエツ', '食費'), {
+      name: 'スーパーマルエツはいつも食費',
+      conditions: [{ field: 'memo', op: 'contains', value: 'スーパーマルエツ' }],
+      actions: { category: '食費' },
+    });
   });
 });

@@ -1,5 +1,6 @@
-// 予算: the month's budgets with what was spent and what remains; set or change one (If-Match),
-// remove one, copy last month's. A budget set, changed or removed on another screen meanwhile is
+// 予算: the month's budgets with what was spent and what remains, what was carried over from last
+// month (繰越) and, this month, what is left per day (1日あたり); set or change one (If-Match),
+// remove one, copy last month's (rollover kept). A budget set, changed or removed on another screen meanwhile is
 // never overwritten: the page says so and reads the budgets again.
 
 import { ApiError, etagOf, query, segment } from '../api.js';
@@ -39,17 +40,25 @@ export function render() {
   const rows = state.budgets.map((b) => {
     const over = b.remaining < 0;
     const name = categoryLabel(b.category);
+    const carried = b.carried ?? 0;
+    const available = b.available ?? b.limit;
     return h(
       'tr',
       { dataset: { category: b.category }, class: over ? 'over' : undefined },
-      h('th', { scope: 'row' }, name, b.strict ? h('span', { class: 'badge', text: '厳格' }) : null),
+      h('th', { scope: 'row' }, name, b.strict ? h('span', { class: 'badge', text: '厳格' }) : null, b.rollover ? h('span', { class: 'badge', text: '繰越' }) : null),
       h('td', { class: 'num', 'data-label': '予算', text: yen(b.limit) }),
       h('td', { class: 'num', 'data-label': '使った額', text: yen(b.spent) }),
       h('td', { class: `num remaining ${over ? 'expense' : ''}`, 'data-label': '残り', text: yen(b.remaining) }),
       h(
         'td',
         { 'data-label': '進み具合' },
-        h('meter', { min: 0, max: Math.max(b.limit, 1), low: Math.round(b.limit * 0.7), high: Math.round(b.limit * 0.9), optimum: 0, value: Math.min(b.spent, Math.max(b.limit, 1)), 'aria-label': `${name}: ${yen(b.spent)} / ${yen(b.limit)}` }),
+        h('meter', { min: 0, max: Math.max(available, 1), low: Math.round(available * 0.7), high: Math.round(available * 0.9), optimum: 0, value: Math.min(Math.max(b.spent, 0), Math.max(available, 1)), 'aria-label': `${name}: ${yen(b.spent)} / ${yen(available)}` }),
+        h(
+          'small',
+          { class: 'pace' },
+          h('span', { class: `carried ${carried < 0 ? 'expense' : ''}`, title: carryNote(b), text: `繰越 ${carried ? yen(carried) : '—'}` }),
+          b.per_day == null ? null : h('span', { class: `per-day ${b.per_day < 0 ? 'expense' : ''}`, text: ` · 1日あたり ${yen(b.per_day)}` }),
+        ),
         h(
           'span',
           { class: 'row-buttons' },
@@ -60,15 +69,25 @@ export function render() {
     );
   });
   $('budget-rows').replaceChildren(...rows);
+  $('budgets-carry-note').hidden = !state.budgets.some((b) => b.carried || b.rollover);
   $('budgets-empty').hidden = rows.length > 0;
   $('budget-table').hidden = rows.length === 0;
   emit('budgets');
+}
+
+/** The carry in one line: where it came from and what it makes available. */
+export function carryNote(b) {
+  const carried = b.carried ?? 0;
+  if (!carried) return b.rollover ? '残りは翌月の予算に繰り越されます' : '前月からの繰越はありません';
+  const what = carried < 0 ? `前月の使い過ぎ ${yen(-carried)} を差し引き` : `前月の残り ${yen(carried)} を足して`;
+  return `${what}、この月に使えるのは ${yen(b.available)} です`;
 }
 
 function editBudget(budget) {
   $('budget-category').value = budget.category;
   $('budget-limit').value = budget.limit;
   $('budget-strict').checked = Boolean(budget.strict);
+  $('budget-rollover').checked = Boolean(budget.rollover);
   $('budget-limit').focus();
 }
 
@@ -95,7 +114,7 @@ async function submitBudget(event) {
   await busy($('budget-submit'), async () => {
     try {
       await state.api.request('PUT', at(`/budgets/${state.month}/${segment(category)}`), {
-        json: { limit, strict: $('budget-strict').checked },
+        json: { limit, strict: $('budget-strict').checked, rollover: $('budget-rollover').checked },
         ifMatch,
       });
       say(`${monthLabel(state.month)}の「${category}」の予算を ${yen(limit)} にしました`);
@@ -144,33 +163,48 @@ async function deleteBudget(budget, button) {
   });
 }
 
-/** Last month's budgets into this month, in one action; categories already set here are kept. */
+/** Last month's budgets into this month, in one action (POST .../copy-from/...): limit, strictness
+ * and rollover as they were; categories already set here are kept. */
 async function copyBudgets() {
   clearError();
   const previous = shiftMonth(state.month, -1);
   await busy($('budget-copy'), async () => {
     try {
-      const { data } = await state.api.get(at(`/budgets${query({ month: previous })}`));
-      const here = new Set(state.budgets.map((b) => b.category));
-      const todo = (data.items ?? []).filter((b) => !here.has(b.category));
-      let copied = 0;
-      let kept = (data.items ?? []).length - todo.length;
-      for (const b of todo) {
-        try {
-          // no If-Match: created only if still absent (428 when another screen set it meanwhile)
-          await state.api.request('PUT', at(`/budgets/${state.month}/${segment(b.category)}`), { json: { limit: b.limit, strict: Boolean(b.strict) } });
-          copied += 1;
-        } catch (error) {
-          if (error instanceof ApiError && (error.status === 412 || error.status === 428)) kept += 1;
-          else throw error;
-        }
+      let copied;
+      let kept;
+      try {
+        const { data } = await state.api.request('POST', at(`/budgets/${state.month}/copy-from/${previous}`));
+        copied = data.copied.length;
+        kept = data.kept.length;
+      } catch (error) {
+        if (!(error instanceof ApiError && error.status === 404 && !error.code)) throw error;
+        ({ copied, kept } = await copyOneByOne(previous)); // an API without the copy route
       }
       await load();
-      if (!(data.items ?? []).length) say(`${monthLabel(previous)}の予算はありません`);
+      if (!copied && !kept) say(`${monthLabel(previous)}の予算はありません`);
       else say(`${monthLabel(previous)}の予算を ${copied} 件コピーしました${kept ? `（${kept} 件はこの月に設定済みのため変えていません）` : ''}`);
     } catch (error) {
       await load().catch(() => {});
       showError(error);
     }
   });
+}
+
+async function copyOneByOne(previous) {
+  const { data } = await state.api.get(at(`/budgets${query({ month: previous })}`));
+  const here = new Set(state.budgets.map((b) => b.category));
+  const todo = (data.items ?? []).filter((b) => !here.has(b.category));
+  let copied = 0;
+  let kept = (data.items ?? []).length - todo.length;
+  for (const b of todo) {
+    try {
+      // no If-Match: created only if still absent (428 when another screen set it meanwhile)
+      await state.api.request('PUT', at(`/budgets/${state.month}/${segment(b.category)}`), { json: { limit: b.limit, strict: Boolean(b.strict), rollover: Boolean(b.rollover) } });
+      copied += 1;
+    } catch (error) {
+      if (error instanceof ApiError && (error.status === 412 || error.status === 428)) kept += 1;
+      else throw error;
+    }
+  }
+  return { copied, kept };
 }

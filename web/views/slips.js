@@ -28,6 +28,7 @@ import { accountName, at, emit, memberName, newest, on, state } from '../state.j
 import { $, FieldError, busy, clearError, fail, fillAccountSelect, h, say, showError, uuid } from '../ui.js';
 import { payerPatch, payerText, readPayer, setPayer } from './payer.js';
 import { readReceipts, receiptsPatch, setReceipts } from './receipts.js';
+import { readTax, setTax, taxPatch } from './tax.js';
 
 const PAGE_SIZE = 100;
 const MAX_PAGES = 50;
@@ -277,7 +278,7 @@ function readForm() {
   } else {
     slip.category = raw.category.trim() || null;
   }
-  return Object.assign(slip, readPayer(amount), readReceipts());
+  return Object.assign(slip, readPayer(amount), readReceipts(), readTax(amount, Boolean(slip.lines)));
 }
 
 function setForm(values) {
@@ -293,6 +294,7 @@ function setForm(values) {
   showSplit(values.lines?.length ? values.lines : null);
   setPayer(values);
   setReceipts(values);
+  setTax(values);
 }
 
 function syncKind() {
@@ -388,7 +390,7 @@ async function saveEdit(wanted) {
   const { id, date, etag, base } = state.editing;
   // An emptied category is "uncategorized" on the server: not a change.
   const split = Boolean(wanted.lines);
-  const { paid_by: _paidBy, shares: _shares, receipts: _receipts, ...fields } = wanted;
+  const { paid_by: _paidBy, shares: _shares, receipts: _receipts, medical: _medical, donation: _donation, ...fields } = wanted;
   const target = { ...fields, category: wanted.kind === 'transfer' || split ? null : wanted.category ?? UNCATEGORIZED };
   delete target.lines;
   const patch = mergePatch(base, target);
@@ -397,7 +399,7 @@ async function saveEdit(wanted) {
     if (!split && patch.category === undefined) patch.category = target.category;
   }
   if (split) delete patch.category; // the lines have the categories
-  Object.assign(patch, payerPatch(base, wanted), receiptsPatch(base, wanted));
+  Object.assign(patch, payerPatch(base, wanted), receiptsPatch(base, wanted), taxPatch(base, wanted));
   if (!Object.keys(patch).length) {
     say('変更はありません');
     resetForm();

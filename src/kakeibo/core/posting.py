@@ -13,6 +13,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from kakeibo.core.tax import is_tax_field
+
 Kind = Literal["expense", "income", "transfer"]
 KINDS: tuple[Kind, ...] = ("expense", "income", "transfer")
 UNCATEGORIZED = "uncategorized"
@@ -46,6 +48,9 @@ class Entry:
     # the statement has it (cleared or reconciled, §17): on `account`'s side, and on `to_account`'s
     cleared: bool = False
     to_cleared: bool = False
+    # what the slip (or its lines) adds to its year's tax item: medical payments and donations, as
+    # the fields core.tax names, in name order
+    tax: tuple[tuple[str, int], ...] = ()
 
     @property
     def month(self) -> str:
@@ -102,8 +107,23 @@ class NetsItem:
     is paid - share + settled; the nets of a ledger sum to 0."""
 
 
+@dataclass(frozen=True, slots=True, order=True)
+class TaxYearItem:
+    """A year's medical payments (per patient, provider and kind) and ふるさと納税 donations (per
+    municipality): one item per ledger and year, with the fields core.tax names."""
+
+    year: str  # YYYY
+
+
 ItemKey = (
-    AccountItem | DayItem | CategoryMonthItem | SubcategoryMonthItem | AccountMonthItem | AccountYearItem | NetsItem
+    AccountItem
+    | DayItem
+    | CategoryMonthItem
+    | SubcategoryMonthItem
+    | AccountMonthItem
+    | AccountYearItem
+    | NetsItem
+    | TaxYearItem
 )
 Rollup = AccountMonthItem | AccountYearItem
 
@@ -194,6 +214,8 @@ def effects(entry: Entry, sign: int = 1) -> dict[ItemKey, dict[str, int]]:
     """The signed contribution of one slip to every item it touches."""
     out: dict[ItemKey, dict[str, int]] = defaultdict(dict)
     amount = sign * entry.amount
+    if entry.tax:  # medical payments and donations: the year's tax item, in the same transaction
+        _add(out[TaxYearItem(entry.date[:4])], **{name: sign * value for name, value in entry.tax})
     if entry.paid_by is not None:  # who paid for whom: the ledger's nets, in the same transaction
         nets = out[NetsItem()]
         _add(nets, **{PAID + entry.paid_by: amount})
@@ -273,6 +295,8 @@ def _sort_key(key: ItemKey) -> tuple[str, ...]:
         return ("3", key.month, key.category, key.subcategory)
     if isinstance(key, NetsItem):
         return ("6",)
+    if isinstance(key, TaxYearItem):
+        return ("7", key.year)
     return ("2", key.month, key.category)
 
 
@@ -336,9 +360,10 @@ def by_category(totals: Mapping[ItemKey, Mapping[str, int]]) -> list[dict[str, A
 #   a recurrence's version check (a recurring post)                  1
 #   the ledger's nets (who paid, who owes: one item for every member)  1
 #   the check that paid_by and the share holders are still members   1
-# 25 + 6 x lines <= 100 - RESERVED_ITEMS (room kept for the slip's receipts).
+#   the old and new year's tax item (medical payments, donations)      2
+# 27 + 6 x lines <= 100 - RESERVED_ITEMS (room kept for the slip's receipts).
 MAX_TX_ITEMS = 100
-FIXED_ITEMS = 25
+FIXED_ITEMS = 27
 ITEMS_PER_LINE = 6
 RESERVED_ITEMS = 11
 
@@ -404,6 +429,7 @@ FIELDS: dict[type, tuple[str, ...]] = {
     AccountYearItem: (*ROLLUP_FIELDS, *MONTH_OF_YEAR_FIELDS),
     SubcategoryMonthItem: SUBCATEGORY_FIELDS,
     NetsItem: (),  # its fields are per member: see fields_of
+    TaxYearItem: (),  # its fields are per group of payments and per municipality: see fields_of
 }
 
 
@@ -412,6 +438,8 @@ def fields_of(key: ItemKey, *values: Mapping[str, int]) -> tuple[str, ...]:
     side has."""
     if isinstance(key, NetsItem):
         return tuple(sorted({name for value in values for name in value if is_net_field(name)}))
+    if isinstance(key, TaxYearItem):
+        return tuple(sorted({name for value in values for name in value if is_tax_field(name)}))
     return FIELDS[type(key)]
 
 

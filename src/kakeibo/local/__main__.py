@@ -10,8 +10,10 @@ import os
 import signal
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
+from typing import Any
 
 import boto3
 
@@ -21,8 +23,11 @@ from kakeibo.local.dynamodb import DynamoDBLocal, LocalStackError, free_port, po
 from kakeibo.local.front import Front, FunctionFailed, serve
 from kakeibo.local.instances import Pool, concurrency
 from kakeibo.local.s3 import S3Local, create_buckets
-from kakeibo.local.sqs import QueuePoller, create_queues
+from kakeibo.local.sqs import THREADS, QueuePoller, create_queues
 from kakeibo.local.streams import StreamReader
+
+SENDER = "WebhookSenderFunction"
+SENDER_HANDLER = "kakeibo.sender.lambda_handler"
 
 
 def local_environment(endpoint: str, s3_endpoint: str = "") -> dict[str, str]:
@@ -86,20 +91,38 @@ def _banner(
     print(f"serving with {size} function instances (FUNCTION_CONCURRENCY), pids {', '.join(map(str, pids))}")
     if task is not None:
         print(f"the function as built: {task} and the standard library only (as Lambda's /var/task)")
+        print(f"the webhook sender as built: {task.parent / SENDER}")
     print(f"DynamoDB Local on {ddb}, data in {data_dir.resolve()}  -- Ctrl-C to stop")
     print(f"S3- and SQS-compatible server (receipts, webhook queues) on {s3}, data in {(data_dir / 's3').resolve()}")
     if os.environ.get("WEBHOOK_ALLOW_LOOPBACK") == "1":
         print("webhooks may call http://127.0.0.1 (WEBHOOK_ALLOW_LOOPBACK=1)")
 
 
-def start_webhooks(ddb_endpoint: str, sqs_endpoint: str, data_dir: Path, stop: threading.Event) -> None:
+def start_webhooks(
+    ddb_endpoint: str, sqs_endpoint: str, data_dir: Path, stop: threading.Event, *, task: Path | None = None
+) -> Pool | None:
     """The webhook sender on DynamoDB Local's stream and the local delivery queue: the same handler
-    AWS runs from DynamoDB Streams and SQS."""
-    from kakeibo.sender import lambda_handler
+    AWS runs from DynamoDB Streams and SQS. With `task` (the LedgerFunction's sam build directory)
+    the sender runs as built too: its WebhookSenderFunction directory beside it, in instances of its
+    own (the pool returned, for the caller to close)."""
+    handler: Callable[[dict[str, Any]], dict[str, Any]]
+    pool: Pool | None = None
+    if task is None:
+        from kakeibo.sender import lambda_handler
 
-    reader = StreamReader(ddb_endpoint, os.environ["TABLE_NAME"], data_dir / "webhook-stream.json")
+        def handler(event: dict[str, Any]) -> dict[str, Any]:
+            return lambda_handler(event, None)
+    else:
+        sender = task.parent / SENDER
+        if not (sender / "kakeibo" / "sender.py").is_file():
+            raise FunctionFailed(f"{sender} is not a built {SENDER} (make host-package builds it)")
+        timeout = template.function_timeout(SENDER)
+        pool = Pool(THREADS, {}, log=_log, task=sender, handler=SENDER_HANDLER, function=SENDER, timeout=timeout)
+        handler = pool.start().invoke
+    reader = StreamReader(ddb_endpoint, os.environ["TABLE_NAME"], data_dir / "webhook-stream.json", handler=handler)
     threading.Thread(target=reader.run, args=(stop,), daemon=True, name="webhooks").start()
-    QueuePoller(sqs_endpoint, os.environ["WEBHOOK_QUEUE_URL"], lambda e: lambda_handler(e, None)).start(stop)
+    QueuePoller(sqs_endpoint, os.environ["WEBHOOK_QUEUE_URL"], handler).start(stop)
+    return pool
 
 
 def _mark_running(data_dir: Path, ddb: str, s3: str) -> list[Path]:
@@ -126,6 +149,7 @@ def run(port: int, ddb_port: int, data_dir: Path, host: str, s3_port: int = 0, *
         print(f"error: {exc}", file=sys.stderr)
         return 1
     pool: Pool | None = None
+    sender_pool: Pool | None = None
     s3 = S3Local(s3_port or free_port(), data_dir / "s3")
     try:
         s3.start()
@@ -147,7 +171,7 @@ def run(port: int, ddb_port: int, data_dir: Path, host: str, s3_port: int = 0, *
         thread = threading.Thread(target=server.serve_forever, daemon=True)
         thread.start()
         threading.Thread(target=post_due_daily, args=(stop,), daemon=True, name="recurrences").start()
-        start_webhooks(ddb.endpoint, s3.endpoint, data_dir, stop)
+        sender_pool = start_webhooks(ddb.endpoint, s3.endpoint, data_dir, stop, task=task)
         url = f"http://{host}:{port}"
         _banner(url, size, pool.pids(), ddb=ddb.endpoint, s3=s3.endpoint, data_dir=data_dir, task=task)
         sys.stdout.flush()
@@ -162,8 +186,9 @@ def run(port: int, ddb_port: int, data_dir: Path, host: str, s3_port: int = 0, *
         print(f"error: {getattr(exc, 'detail', exc)}", file=sys.stderr)
         return 1
     finally:
-        if pool is not None:
-            pool.close()
+        for instances in (pool, sender_pool):
+            if instances is not None:
+                instances.close()
         s3.stop()
         ddb.stop()
 

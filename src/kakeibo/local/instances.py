@@ -118,6 +118,9 @@ class Pool:
         log: Log | None = None,
         task: Path | None = None,
         stdout: int | None = None,
+        handler: str = task.DEFAULT_HANDLER,
+        function: str = task.DEFAULT_FUNCTION,
+        timeout: float = task.DEFAULT_TIMEOUT,
     ) -> None:
         if size < 1:
             raise ValueError("a pool needs at least one instance")
@@ -126,6 +129,8 @@ class Pool:
         self.log: Log = log or (lambda message: None)
         self.task = task
         self.stdout = stdout  # where the instances' own output goes (None: this process's stdout)
+        # which handler each instance imports, and the function its context names and times
+        self.options = ["--handler", handler, "--function", function, "--timeout", str(timeout)]
         self._slots = [_Slot(number) for number in range(1, size + 1)]
         self._idle: queue.Queue[_Slot] = queue.Queue()  # FIFO: requests spread over every instance
         self._closed = False
@@ -212,9 +217,10 @@ class Pool:
     def _launch(self, number: int) -> Instance:
         parent, child = multiprocessing.Pipe()
         if self.task is None:  # the handler from the sources this interpreter imports
-            command = [sys.executable, "-m", task.__name__, str(child.fileno())]
+            command = [sys.executable, "-m", task.__name__, str(child.fileno()), *self.options]
         else:  # the built function alone, with the standard library: no venv, no sources
             command = [sys.executable, "-I", "-S", str(task.__file__), str(child.fileno()), "--task", str(self.task)]
+            command += self.options
         process = subprocess.Popen(  # a fresh interpreter: the instance's own cold start
             command,
             env={**os.environ, **self.env},

@@ -3,11 +3,13 @@
 Standard library only, so that it can run a function as Lambda's /var/task holds it:
 
     python -I -S task.py FD --task DIR [--handler kakeibo.handler.lambda_handler]
+                               [--function LedgerFunction] [--timeout SECONDS]
 
 imports the handler from DIR (a `sam build` directory, e.g. build/sam-x86_64/LedgerFunction) with
 nothing else but the standard library on sys.path (-I -S: no venv, no sources, no PYTHONPATH), as
 the Lambda runtime does. Without --task (`python -m kakeibo.local.task FD`) the handler comes from
-wherever this interpreter finds it: the source tree, for `make run` and the tests.
+wherever this interpreter finds it: the source tree, for `make run` and the tests. Each invocation's
+context counts down from the function's timeout (the template's), as Lambda's does.
 
 The pipe carries ("ready", pid, cold start ms) once, then one event in -> ("ok", result) or
 ("error", "Type: message") out, until it closes or brings None (kakeibo.local.instances).
@@ -29,18 +31,32 @@ from typing import Any
 DEFAULT_HANDLER = "kakeibo.handler.lambda_handler"
 
 
+DEFAULT_FUNCTION = "LedgerFunction"
+DEFAULT_TIMEOUT = 10.0  # seconds: the LedgerFunction's Timeout in template.yaml
+
+
 @dataclass
 class LambdaContext:
     aws_request_id: str
-    function_name: str = "LedgerFunction"
+    function_name: str = DEFAULT_FUNCTION
+    timeout: float = DEFAULT_TIMEOUT
     function_version: str = "$LATEST"
     memory_limit_in_mb: int = 512
-    invoked_function_arn: str = "arn:aws:lambda:local:123456789012:function:LedgerFunction"
-    log_group_name: str = "/aws/lambda/LedgerFunction"
     log_stream_name: str = "local"
 
+    def __post_init__(self) -> None:
+        self.deadline = time.monotonic() + self.timeout
+
+    @property
+    def invoked_function_arn(self) -> str:
+        return f"arn:aws:lambda:local:123456789012:function:{self.function_name}"
+
+    @property
+    def log_group_name(self) -> str:
+        return f"/aws/lambda/{self.function_name}"
+
     def get_remaining_time_in_millis(self) -> int:
-        return 10_000
+        return max(0, int((self.deadline - time.monotonic()) * 1000))
 
 
 def load(handler: str = DEFAULT_HANDLER, task: str | None = None) -> Any:
@@ -51,11 +67,18 @@ def load(handler: str = DEFAULT_HANDLER, task: str | None = None) -> Any:
     return getattr(importlib.import_module(module), name)
 
 
-def serve(conn: Connection, handler: str = DEFAULT_HANDLER, task: str | None = None) -> None:
+def serve(
+    conn: Connection,
+    handler: str = DEFAULT_HANDLER,
+    task: str | None = None,
+    *,
+    function: str = DEFAULT_FUNCTION,
+    timeout: float = DEFAULT_TIMEOUT,
+) -> None:
     """Import the handler (the cold start), then answer events until the pipe closes."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the front, which then closes us
     t0 = time.perf_counter()
-    function = load(handler, task)
+    entry = load(handler, task)
     conn.send(("ready", os.getpid(), (time.perf_counter() - t0) * 1000))
     while True:
         try:
@@ -66,8 +89,8 @@ def serve(conn: Connection, handler: str = DEFAULT_HANDLER, task: str | None = N
             return
         try:
             request = (event.get("requestContext") or {}).get("requestId")  # a schedule's event has none
-            context = LambdaContext(aws_request_id=str(request or uuid.uuid4()))
-            conn.send(("ok", function(event, context)))
+            context = LambdaContext(str(request or uuid.uuid4()), function, timeout)
+            conn.send(("ok", entry(event, context)))
         except Exception as exc:  # an unhandled function error: reported, the instance lives on
             traceback.print_exc()
             conn.send(("error", f"{type(exc).__name__}: {exc}"))
@@ -75,7 +98,13 @@ def serve(conn: Connection, handler: str = DEFAULT_HANDLER, task: str | None = N
 
 def main(argv: list[str]) -> None:
     fd, options = int(argv[0]), dict(zip(argv[1::2], argv[2::2], strict=True))
-    serve(Connection(fd), options.get("--handler", DEFAULT_HANDLER), options.get("--task"))
+    serve(
+        Connection(fd),
+        options.get("--handler", DEFAULT_HANDLER),
+        options.get("--task"),
+        function=options.get("--function", DEFAULT_FUNCTION),
+        timeout=float(options.get("--timeout", DEFAULT_TIMEOUT)),
+    )
 
 
 if __name__ == "__main__":

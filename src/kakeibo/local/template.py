@@ -140,6 +140,13 @@ def queue_url(endpoint: str, logical: str) -> str:
     return f"{endpoint.rstrip('/')}/{LOCAL_ACCOUNT}/{queue_name(logical)}"
 
 
+def function_timeout(logical: str, template: dict[str, Any] | None = None) -> float:
+    """A function's Timeout in seconds (its own, else the Globals')."""
+    doc = template or load()
+    own = doc["Resources"][logical]["Properties"].get("Timeout")
+    return float(own if own is not None else doc["Globals"]["Function"].get("Timeout", 3))
+
+
 def parameters(template: dict[str, Any] | None = None) -> dict[str, str]:
     template = template or load()
     return {name: str(p.get("Default", "")) for name, p in (template.get("Parameters") or {}).items()}

@@ -66,6 +66,11 @@ class PreviewRow(Model):
     )
 
 
+class RuledRow(Model):
+    line: int = Field(description="The row's line in the file")
+    rules: list[str] = Field(description="The ids of the rules that changed its slip, in the order they ran")
+
+
 class ImportResult(Model):
     import_id: str = Field(description="sha256 of the file's normalised content")
     status: Literal["complete", "partial"] = Field(
@@ -96,6 +101,11 @@ class ImportResult(Model):
     outcomes: list[PreviewRow] = Field(
         description="rows changed, in conflict, possibly replacing another, and slips missing in the file or "
         "deleted (up to 1000)"
+    )
+    ruled: list[RuledRow] = Field(
+        default_factory=list,
+        description="rows the ledger's rules (GET /rules) categorised or added to, with the rules that did "
+        "(up to 1000); a category, subcategory or memo the file set is never overwritten",
     )
 
 

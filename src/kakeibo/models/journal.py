@@ -9,7 +9,7 @@ from pydantic import (
 from kakeibo.models.base import Model
 
 ChangeType = Literal[
-    "slip", "account", "budget", "recurrence", "member", "ledger", "invitation", "webhook", "settlement"
+    "slip", "account", "budget", "recurrence", "member", "ledger", "invitation", "webhook", "settlement", "rule"
 ]
 
 

@@ -10,8 +10,16 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from kakeibo.core.posting import MAX_LINES, UNCATEGORIZED, Entry, Kind, Line
+from kakeibo.core.tax import slip_tax_fields
 from kakeibo.models.base import MAX_AMOUNT, AccountId, Amount, Category, Date, Memo, Model, Strict, checked_text
 from kakeibo.models.receipts import Receipts
+from kakeibo.models.tax import DonationIn, MedicalIn
+
+MEDICAL_DESCRIPTION = (
+    "A medical payment (医療費控除): who was treated, where, which kind; GET /reports/medical adds them up. "
+    "Expenses only; on a split slip, on its lines."
+)
+DONATION_DESCRIPTION = "A ふるさと納税 donation (expenses only): GET /reports/donations adds them up."
 
 
 class LineIn(Strict):
@@ -21,6 +29,7 @@ class LineIn(Strict):
     category: Category
     subcategory: Category | None = None
     memo: Memo | None = None
+    medical: MedicalIn | None = Field(default=None, description="This line's part as a medical payment")
 
 
 Lines = Annotated[
@@ -32,6 +41,38 @@ Lines = Annotated[
         "(the slip then has no category of its own). Expense and income only.",
     ),
 ]
+
+
+def check_tax(  # noqa: PLR0917 (a slip's fields, as check_lines takes them)
+    kind: str,
+    amount: int,
+    memo: str | None,
+    lines: list[LineIn] | None,
+    medical: MedicalIn | None,
+    donation: DonationIn | None,
+) -> None:
+    """Medical payments and donations are expenses; what is reimbursed is at most what was paid; the
+    provider, when not given, is the memo (of the line, else of the slip)."""
+    if kind != "expense":
+        if medical is not None or any(line.medical for line in lines or ()):
+            raise ValueError(f"medical is only for expenses, not {kind}")
+        if donation is not None:
+            raise ValueError(f"donation is only for expenses, not {kind}")
+    if medical is not None and lines:
+        raise ValueError("a split slip carries medical on its lines")
+    for paid, given, memos in [
+        (amount, medical, (memo,)),
+        *((x.amount, x.medical, (x.memo, memo)) for x in lines or ()),
+    ]:
+        if given is None:
+            continue
+        if given.reimbursed > paid:
+            raise ValueError(f"reimbursed ({given.reimbursed}) is more than the amount paid ({paid})")
+        if given.provider is None:
+            provider = next((m.strip()[:100] for m in memos if m and m.strip()), None)
+            if provider is None:
+                raise ValueError("provider is needed: no memo names where it was paid")
+            given.provider = provider
 
 
 def check_lines(kind: str, amount: int | None, category: str | None, lines: list[LineIn] | None) -> None:
@@ -98,6 +139,8 @@ class SlipIn(Strict):
     to_cleared: ClearedIn | None = Field(
         default=None, description="A transfer's `to_account` side: its own state (default uncleared)"
     )
+    medical: MedicalIn | None = Field(default=None, description=MEDICAL_DESCRIPTION)
+    donation: DonationIn | None = Field(default=None, description=DONATION_DESCRIPTION)
 
     @model_validator(mode="after")
     def _shape(self) -> Self:
@@ -115,9 +158,22 @@ class SlipIn(Strict):
         elif self.to_account is not None:
             raise ValueError(f"to_account is only for transfers, not {self.kind}")
         check_lines(self.kind, self.amount, self.category, self.lines)
+        check_tax(self.kind, self.amount, self.memo, self.lines, self.medical, self.donation)
         return self
 
+    def tax_fields(self) -> tuple[tuple[str, int], ...]:
+        """What the slip adds to its year's tax item (medical payments, donations)."""
+        if self.medical is None and self.donation is None and not any(x.medical for x in self.lines or ()):
+            return ()
+        return slip_tax_fields(
+            self.amount,
+            self.medical.model_dump() if self.medical else None,
+            ((x.amount, x.medical.model_dump() if x.medical else None) for x in self.lines or ()),
+            self.donation.model_dump() if self.donation else None,
+        )
+
     def entry(self) -> Entry:
+        tax = self.tax_fields()
         cleared, to_cleared = self.cleared in CLEARED_STATES, self.to_cleared in CLEARED_STATES
         if self.lines:
             parts = tuple(Line(line.amount, line.category, line.subcategory) for line in self.lines)
@@ -132,11 +188,12 @@ class SlipIn(Strict):
                 parts,
                 cleared=cleared,
                 to_cleared=to_cleared,
+                tax=tax,
             )
         category = None if self.kind == "transfer" else (self.category or UNCATEGORIZED)
         return Entry(
             self.date, self.kind, self.amount, self.account, self.to_account, category, self.subcategory,
-            cleared=cleared, to_cleared=to_cleared,
+            cleared=cleared, to_cleared=to_cleared, tax=tax,
         )  # fmt: skip
 
 
@@ -176,6 +233,8 @@ class SlipPatch(SlipTemplatePatch):
     receipts: Receipts | None = Field(default=None, description="the receipts it has, whole; null: none")
     cleared: ClearedIn | None = Field(default=None, description="`account`'s side; null: uncleared")
     to_cleared: ClearedIn | None = Field(default=None, description="A transfer's `to_account` side; null: uncleared")
+    medical: MedicalIn | None = Field(default=None, description=MEDICAL_DESCRIPTION + " null: none.")
+    donation: DonationIn | None = Field(default=None, description=DONATION_DESCRIPTION + " null: none.")
 
 
 class SlipLine(Model):
@@ -186,6 +245,7 @@ class SlipLine(Model):
     category_label: str | None = Field(default=None, description="The category in words, in your language")
     subcategory: str | None = None
     memo: str | None = None
+    medical: MedicalIn | None = Field(default=None, description="This line's part as a medical payment")
 
 
 class Slip(Model):
@@ -220,6 +280,8 @@ class Slip(Model):
         default="uncleared", description="`account`'s side: uncleared, cleared (the statement has it) or reconciled"
     )
     to_cleared: ClearedState | None = Field(default=None, description="A transfer's `to_account` side (else null)")
+    medical: MedicalIn | None = Field(default=None, description="A medical payment (医療費控除); absent: none")
+    donation: DonationIn | None = Field(default=None, description="A ふるさと納税 donation; absent: none")
 
 
 class SlipList(Model):

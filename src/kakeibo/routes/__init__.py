@@ -1,1 +1,55 @@
-"""One Router per resource; route functions stay thin: parse, call service, format."""
+"""One Router per resource; route functions stay thin: parse, call service, format.
+
+The handler imports a route module when a request first needs it (a cold start pays only for the
+routes it serves): `FAMILIES` says which modules serve the paths of each family — a path's first
+segment, or under `/ledgers/{ledger}/` the segment after it. tests/unit/test_route_order.py checks
+it against every module's routes, so a route in a module the table does not name for its family
+fails there, not in production.
+"""
+
+from __future__ import annotations
+
+# Every route module, in the order they are registered when all are loaded.
+MODULES = (
+    "health", "accounts", "cards", "journal", "undo", "slips", "reports", "budgets", "imports", "maintenance",
+    "recurrences", "daily", "receipts", "ledgers", "webhooks", "settlements", "rules", "dataio", "tax",
+)  # fmt: skip
+
+FAMILIES: dict[str, tuple[str, ...]] = {
+    "accounts": ("accounts", "cards"),
+    "balances": ("reports",),
+    "budgets": ("budgets",),
+    "changes": ("journal", "undo"),
+    "exports": ("dataio",),
+    "health": ("health",),
+    "imports": ("imports",),
+    "invitations": ("ledgers",),
+    "jobs": ("daily",),
+    "ledger": ("maintenance",),
+    "ledgers": ("ledgers",),
+    "members": ("ledgers",),
+    "receipts": ("receipts",),
+    "recurrences": ("recurrences",),
+    "reports": ("reports", "tax"),
+    "rules": ("rules",),
+    "settlement": ("settlements",),
+    "settlements": ("settlements",),
+    "slips": ("journal", "slips"),
+    "slips.csv": ("imports",),
+    "webhooks": ("webhooks",),
+}
+
+
+def family(path: str) -> str:
+    """The family of a request path or a route's rule: `/slips/x` and `/ledgers/L/slips/x` -> slips;
+    `/ledgers` and `/ledgers/L` -> ledgers."""
+    parts = path.strip("/").split("/")
+    if parts[0] == "ledgers" and len(parts) > 2:
+        return parts[2]
+    return parts[0]
+
+
+def modules_for(path: str) -> tuple[str, ...]:
+    """The route modules that may serve `path`: its family's, or all of them for any other path (the
+    API's description, and a path no route serves, which must be told apart from a wrong method)."""
+    return FAMILIES.get(family(path), MODULES)

@@ -20,7 +20,7 @@ from kakeibo.http import (
     optional_if_match,
     problem_responses,
 )
-from kakeibo.models import MONTH_PATTERN, Budget, BudgetIn, BudgetList
+from kakeibo.models import MONTH_PATTERN, Budget, BudgetCopy, BudgetIn, BudgetList
 from kakeibo.routes.scope import EDITORS, LedgerRouter, ledger_scope
 from kakeibo.services import budgets, common
 from kakeibo.store import get_store
@@ -91,3 +91,16 @@ def delete_budget(month: str, category: str, if_match_header: IfMatchHeader) -> 
     category = _category(category)
     budgets.delete_budget(get_store(), writer, month, category, expected=if_match(if_match_header))
     return Response(status_code=204, body="")
+
+
+@router.post(
+    "/budgets/<month>/copy-from/<source>",
+    tags=TAGS,
+    summary="Copy a month's budgets into another (limit, strict, rollover); budgets already set there are kept",
+    operation_id="copyBudgets",
+    responses={200: ok_response(BudgetCopy), **problem_responses(400, 401, 404, 409, 413, 415, 422)},
+)
+def copy_budgets(month: str, source: str) -> Response[str]:
+    writer = ledger_scope(router, EDITORS).writer
+    copied = budgets.copy_budgets(get_store(), writer, month, source)
+    return json_response(200, labelled(copied, router))

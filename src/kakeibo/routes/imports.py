@@ -29,7 +29,6 @@ from kakeibo.store import get_store
 router = LedgerRouter()
 TAGS = ["imports"]
 CSV = "text/csv"
-MAX_CSV_BODY = 5 * 1024 * 1024
 HEADER = ",".join(csvio.EXPORT_COLUMNS)
 CSV_BODY = {
     "required": True,

@@ -20,7 +20,7 @@ from aws_lambda_powertools.event_handler.api_gateway import BaseRouter, Router
 from kakeibo.event import LEDGER_PREFIX
 from kakeibo.event import ledger as event_ledger
 from kakeibo.http import identity, problem_responses
-from kakeibo.services.ledgers import EDITORS, MEMBERS, OWNERS, Access, open_ledger
+from kakeibo.services.access import EDITORS, MEMBERS, OWNERS, Access, open_ledger
 from kakeibo.store import WriteContext, get_store
 
 __all__ = ["EDITORS", "MEMBERS", "OWNERS", "LedgerRouter", "Scope", "ledger_scope"]

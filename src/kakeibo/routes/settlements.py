@@ -22,7 +22,7 @@ from kakeibo.http import (
 )
 from kakeibo.models import SettlementIn, SettlementRecord, SettlementView
 from kakeibo.services import settlements as service
-from kakeibo.services.ledgers import EDITORS, MEMBERS, open_ledger
+from kakeibo.services.access import EDITORS, MEMBERS, open_ledger
 from kakeibo.store import get_store
 
 router = Router()

@@ -1,29 +1,72 @@
-"""Budgets: a limit per month x category, strict or not."""
+"""Budgets: a limit per month x category, strict or not, carried over or not (core.rollover)."""
 
 from __future__ import annotations
 
+import datetime as dt
+from collections.abc import Iterable
 from typing import Any
 
 from pydantic import ValidationError
 
-from kakeibo import errors
+from kakeibo import errors, settings
+from kakeibo.core import rollover
+from kakeibo.core.rollover import Carry
 from kakeibo.models import BudgetIn, SlipIn, check_month
 from kakeibo.services.common import now_iso, on_current
 from kakeibo.store import Change, Item, OnFail, Store, WriteContext
 
 
-def budget_view(item: Item) -> dict[str, Any]:
+def budget_view(item: Item, carry: Carry | None = None, today: dt.date | None = None) -> dict[str, Any]:
+    """A budget as the API shows it: its carry-in (none given: 0) and, when `today` falls in its month,
+    the pace (per_day)."""
     limit = int(item.get("limit", 0))
     spent = int(item.get("spent", 0))
+    carried = carry.carried if carry else 0
+    available = limit + carried
+    month = str(item["month"])
+    current = today is not None and today.strftime("%Y-%m") == month
     return {
-        "month": item["month"],
+        "month": month,
         "category": item["category"],
         "limit": limit,
         "spent": spent,
-        "remaining": limit - spent,
+        "remaining": available - spent,
         "strict": bool(item.get("strict", False)),
+        "rollover": bool(item.get("rollover", False)),
+        "carried": carried,
+        "available": available,
+        "per_day": rollover.per_day(available, spent, today) if today is not None and current else None,
         "version": int(item.get("budget_version", 0)),
     }
+
+
+def year_items(store: Store, ledger: str, month: str) -> list[Item]:
+    """The budgets of `month`'s year up to it: one Query of at most that many months' items, never a
+    slip."""
+    return [item for item in store.year_budgets(ledger, f"{month[:4]}-01", month) if "limit" in item]
+
+
+def year_carries(items: Iterable[Item]) -> dict[str, dict[int, Carry]]:
+    """Every category's carries, by month number, from its budgets of one year."""
+    by_category: dict[str, dict[int, rollover.MonthBudget]] = {}
+    for item in items:
+        if "limit" not in item:
+            continue
+        months = by_category.setdefault(str(item["category"]), {})
+        months[int(str(item["month"])[5:7])] = rollover.MonthBudget(
+            limit=int(item["limit"]),
+            spent=int(item.get("spent", 0)),
+            rollover=bool(item.get("rollover", False)),
+            strict=bool(item.get("strict", False)),
+        )
+    return {category: rollover.carries(months) for category, months in by_category.items()}
+
+
+def _carried_view(store: Store, ledger: str, item: Item) -> dict[str, Any]:
+    """One budget's view with its carry, read from its year."""
+    month = str(item["month"])
+    carry = year_carries(year_items(store, ledger, month)).get(str(item["category"]), {}).get(int(month[5:7]))
+    return budget_view(item, carry, settings.today())
 
 
 def valid_category(category: str) -> str:
@@ -60,6 +103,7 @@ def budget_record(item: Item | None) -> dict[str, Any] | None:
         "category": item["category"],
         "limit": int(item["limit"]),
         "strict": bool(item.get("strict", False)),
+        "rollover": bool(item.get("rollover", False)),
         "version": int(item.get("budget_version", 0)),
     }
 
@@ -94,22 +138,55 @@ def put_budget(
             )
         _check_seen(seen, expected)
         after = {"spent": 0, **(current or {}), "month": month, "category": category, "limit": body.limit,
-                 "strict": body.strict, "budget_version": seen + 1}  # fmt: skip
+                 "strict": body.strict, "rollover": body.rollover, "budget_version": seen + 1}  # fmt: skip
         store.put_budget(
             ctx,
             month,
             category,
             limit=body.limit,
             strict=body.strict,
+            rollover=body.rollover,
             seen=seen,
             on_fail=_moved(expected),
             changes=[budget_change(month, category, current, after)],
             at=now_iso(),
             undoes=undoes,
         )
-        return budget_view(after), not if_match
+        return after, not if_match
 
-    return on_current(attempt)
+    saved, created = on_current(attempt)
+    return _carried_view(store, ctx.ledger, saved), created
+
+
+def copy_budgets(store: Store, ctx: WriteContext, month: str, source: str) -> dict[str, Any]:
+    """Every budget of `source` into `month` as it is (limit, strict, rollover), where `month` has no
+    budget of that category yet; those it has are kept. Each one created is its own write."""
+    for name, value in (("month", month), ("source", source)):
+        try:
+            check_month(value)
+        except ValueError as exc:
+            raise errors.ValidationFailed(
+                f"{name} {exc}", errors=[{"loc": ["path", name], "msg": str(exc), "type": "value_error"}]
+            ) from None
+    copied: list[str] = []
+    kept: list[str] = []
+    for item in year_items(store, ctx.ledger, source):
+        if item["month"] != source:
+            continue
+        category = str(item["category"])
+        body = BudgetIn(
+            limit=int(item["limit"]),
+            strict=bool(item.get("strict", False)),
+            rollover=bool(item.get("rollover", False)),
+        )
+        try:
+            put_budget(store, ctx, month, category, body=body, expected=None, if_match=False)
+        except errors.PreconditionRequired:  # set there already (or meanwhile): kept as it is
+            kept.append(category)
+        else:
+            copied.append(category)
+    listed = list_budgets(store, ctx.ledger, month)
+    return {"month": month, "source": source, "copied": copied, "kept": kept, "items": listed["items"]}
 
 
 def _check_seen(seen: int, expected: int | None) -> None:
@@ -135,7 +212,15 @@ def _moved(expected: int | None) -> OnFail:
 
 
 def list_budgets(store: Store, ledger: str, month: str) -> dict[str, Any]:
-    items = [budget_view(item) for item in store.month_categories(ledger, month) if "limit" in item]
+    """A month's budgets with their carries: the month's items and its year's before it, one Query."""
+    year = year_items(store, ledger, month)
+    carries = year_carries(year)
+    number, today = int(month[5:7]), settings.today()
+    items = [
+        budget_view(item, carries.get(str(item["category"]), {}).get(number), today)
+        for item in year
+        if item["month"] == month
+    ]
     return {"month": month, "items": items}
 
 

@@ -12,79 +12,24 @@ import datetime as dt
 import hashlib
 import re
 import secrets
-from dataclasses import dataclass
 from typing import Any
 
 from kakeibo import errors
 from kakeibo.core.ids import new_slip_id
 from kakeibo.models import InvitationIn, LedgerIn, LedgerPatch, MemberIn
+from kakeibo.services.access import (
+    MEMBERS,
+    OWNERS,
+    PERSONAL,
+    Access,
+    require_owner,
+    resolve,
+)
 from kakeibo.services.common import check_version, now_iso, on_current
-from kakeibo.services.webhooks import manage as webhooks
 from kakeibo.store import Change, Item, SharedLedger, Store, WriteContext
 from kakeibo.store.core import TxOp
 
-PERSONAL = "me"
-# Who may do what (docs/architecture.md, Roles): reads are for every member; slips, accounts, budgets, imports and
-# recurrences for owners and editors; the ledger itself (and its rebuild) for owners.
-MEMBERS = ("owner", "editor", "viewer")
-EDITORS = ("owner", "editor")
-OWNERS = ("owner",)
-SHARED_ID_RE = re.compile(r"^[0-9A-HJKMNP-TV-Z]{26}$")
 TOKEN_RE = re.compile(r"^[A-Za-z0-9_-]{32}$")
-
-
-@dataclass(frozen=True)
-class Access:
-    """Whose ledger a request reaches and with which role."""
-
-    ledger: str  # "me" or a shared ledger id, as the API names it
-    role: str
-    member: Item | None  # the caller's member item (None for the personal ledger)
-    key: str  # the ledger as the store takes it: the owner's `sub`, or a SharedLedger
-    user: str  # the caller
-    roles: tuple[str, ...] = MEMBERS  # the roles that may do what the caller came to do
-
-    @property
-    def personal(self) -> bool:
-        return self.ledger == PERSONAL
-
-    def writer(self, *, request_id: str | None = None, origin: str = "api") -> WriteContext:
-        """The caller's write context: on a shared ledger every transaction checks again, atomically,
-        that they still hold one of the roles this was allowed to."""
-        if self.personal:
-            return WriteContext.personal(self.user, origin=origin, request_id=request_id)
-        return WriteContext.member(self.ledger, self.user, self.roles, origin=origin, request_id=request_id)
-
-
-def resolve(store: Store, user: str, ledger: str) -> Access:
-    """The caller's access to a ledger, read consistently. Not a member (or no such ledger): 404."""
-    if ledger == PERSONAL:
-        return Access(PERSONAL, "owner", None, user, user)
-    member = store.member(ledger, user) if SHARED_ID_RE.match(ledger) else None
-    if member is None:
-        raise errors.NotFound("not found")
-    return Access(ledger, str(member["role"]), member, SharedLedger(ledger), user)
-
-
-def open_ledger(store: Store, user: str, ledger: str, roles: tuple[str, ...] = MEMBERS) -> Access:
-    """The caller's access to a ledger's data for something `roles` may do: 404 to a non-member,
-    403 to a member whose role may not. Its `writer` carries the roles every write transaction
-    checks again on the member item."""
-    access = resolve(store, user, ledger)
-    if access.role not in roles:
-        raise errors.Forbidden(_FORBIDDEN.get(roles, "your role in this ledger does not allow this"), role=access.role)
-    return Access(access.ledger, access.role, access.member, access.key, user, roles)
-
-
-_FORBIDDEN = {
-    EDITORS: "a viewer of this ledger can read it but not change it",
-    OWNERS: "only an owner of the ledger may do this",
-}
-
-
-def require_owner(access: Access) -> None:
-    if access.role != "owner":
-        raise errors.Forbidden("only an owner of the ledger may do this", role=access.role)
 
 
 def ledger_record(meta: Item | None) -> dict[str, Any] | None:
@@ -244,7 +189,7 @@ def change_role(
         changes: list[Change] = [member_change(current, after)]
         also: list[TxOp] = []
         if current["role"] == "owner" and body.role != "owner":  # their webhooks stop with it
-            hooks, also = webhooks.disabling(store, SharedLedger(ledger), member)
+            hooks, also = _webhooks().disabling(store, SharedLedger(ledger), member)
             changes += hooks
         return store.change_role(ctx, current, body.role, expected=expected, changes=changes, at=now_iso(), also=also)
 
@@ -265,8 +210,16 @@ def remove_member(store: Store, user: str, ledger: str, member: str, *, expected
         if current is None:
             raise errors.NotFound("not found")
         check_version(int(current["version"]), expected)
-        hooks, also = webhooks.disabling(store, SharedLedger(ledger), member)  # their webhooks stop with it
+        hooks, also = _webhooks().disabling(store, SharedLedger(ledger), member)  # their webhooks stop with it
         changes = [member_change(current, None), *hooks]
         store.remove_member(ctx, current, expected=expected, changes=changes, at=now_iso(), also=also)
 
     on_current(attempt)
+
+
+def _webhooks() -> Any:
+    """The webhooks' management, which a change of role or a removal disables the member's webhooks
+    through: imported by those two alone (the ledger routes every request passes do not need it)."""
+    from kakeibo.services.webhooks import manage  # noqa: PLC0415
+
+    return manage

@@ -15,6 +15,7 @@ from kakeibo import errors
 from kakeibo.core import posting
 from kakeibo.core.ids import derived_id, new_slip_id
 from kakeibo.core.posting import Entry
+from kakeibo.core.tax import slip_tax_fields
 from kakeibo.models import CLEARED_STATES, SlipIn, parse_date
 from kakeibo.services import settlements
 from kakeibo.services.common import (
@@ -46,12 +47,42 @@ from kakeibo.store import (
 
 SLIP_FIELDS = (
     "date", "kind", "amount", "account", "to_account", "category", "subcategory", "memo", "lines", "paid_by", "shares",
-    "receipts", "cleared", "to_cleared",
+    "receipts", "medical", "donation", "cleared", "to_cleared",
 )  # fmt: skip
 CLEARED_FIELDS = ("cleared", "to_cleared")  # absent (or uncleared): not cleared
 UNCLEARED = "uncleared"
 SHARING_FIELDS = ("paid_by", "shares", "shares_mode")
-LINE_FIELDS = ("amount", "category", "subcategory", "memo")
+LINE_FIELDS = ("amount", "category", "subcategory", "memo", "medical")
+TAX_FIELDS = ("medical", "donation")
+
+
+def medical_view(stored: Any) -> dict[str, Any] | None:
+    """A stored medical payment as the API shows it (whole numbers, the flag a bool)."""
+    if not stored:
+        return None
+    return {
+        "patient": stored["patient"],
+        "provider": stored.get("provider"),
+        "kind": stored["kind"],
+        "reimbursed": int(stored.get("reimbursed") or 0),
+        "otc": bool(stored.get("otc")),
+    }
+
+
+def donation_view(stored: Any) -> dict[str, Any] | None:
+    if not stored:
+        return None
+    return {"municipality": stored["municipality"], "one_stop": bool(stored.get("one_stop"))}
+
+
+def _tax_view(item: Item) -> dict[str, Any]:
+    """A slip's medical payment and donation, on the slips that have them (absent on the others)."""
+    out: dict[str, Any] = {}
+    if item.get("medical"):
+        out["medical"] = medical_view(item["medical"])
+    if item.get("donation"):
+        out["donation"] = donation_view(item["donation"])
+    return out
 
 
 def slip_view(item: Item) -> dict[str, Any]:
@@ -76,6 +107,7 @@ def slip_view(item: Item) -> dict[str, Any]:
         **_sharing_view(item),
         "cleared": item.get("cleared") or UNCLEARED,
         "to_cleared": (item.get("to_cleared") or UNCLEARED) if item["kind"] == "transfer" else None,
+        **_tax_view(item),
     }
 
 
@@ -99,9 +131,14 @@ def lines_view(item: Item) -> list[dict[str, Any]] | None:
     stored = item.get("lines")
     if not stored:
         return None
-    return [
-        {name: (int(line[name]) if name == "amount" else line.get(name)) for name in LINE_FIELDS} for line in stored
-    ]
+    out = []
+    for line in stored:
+        view = {name: line.get(name) for name in LINE_FIELDS if name != "medical"}
+        view["amount"] = int(line["amount"])
+        if line.get("medical"):  # absent on the lines without: their view is as before
+            view["medical"] = medical_view(line["medical"])
+        out.append(view)
+    return out
 
 
 def _stored_lines(body: SlipIn) -> list[dict[str, Any]] | None:
@@ -117,6 +154,14 @@ def entry_of(item: Item) -> Entry:
     )
     paid_by = item.get("paid_by") or None
     shares = tuple(sorted((str(u), int(a)) for u, a in (item.get("shares") or {}).items() if int(a))) if paid_by else ()
+    tax: tuple[tuple[str, int], ...] = ()
+    if item.get("medical") or item.get("donation") or any(line.get("medical") for line in item.get("lines") or ()):
+        tax = slip_tax_fields(
+            int(item["amount"]),
+            item.get("medical"),
+            ((int(line["amount"]), line.get("medical")) for line in item.get("lines") or ()),
+            item.get("donation"),
+        )
     return Entry(
         date=item["date"],
         kind=item["kind"],
@@ -130,6 +175,7 @@ def entry_of(item: Item) -> Entry:
         shares=shares,
         cleared=item.get("cleared") in CLEARED_STATES,
         to_cleared=item.get("to_cleared") in CLEARED_STATES,
+        tax=tax,
     )
 
 
@@ -166,6 +212,10 @@ def _slip_item(body: SlipIn, entry: Entry, sharing: Sharing | None = None, **met
     for name in CLEARED_FIELDS:  # absent, not "uncleared": slips written before look alike
         if getattr(body, name) not in (None, UNCLEARED):
             item[name] = getattr(body, name)
+    if body.medical is not None:  # absent, not null, on the slips without: they look as before
+        item["medical"] = body.medical.model_dump()
+    if body.donation is not None:
+        item["donation"] = body.donation.model_dump()
     if sharing is not None:
         item.update(sharing.fields())
     item.update(meta)
@@ -195,6 +245,9 @@ def fingerprint(body: SlipIn) -> str:
     }  # no receipts (or uncleared) is the same as none named: bodies from before keep their fingerprint
     if body.lines:
         fields["lines"] = _stored_lines(body)
+    for name in TAX_FIELDS:
+        if name in fields:
+            fields[name] = getattr(body, name).model_dump()
     canonical = json.dumps(fields, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
@@ -312,6 +365,7 @@ def _valid_key(date: str, slip_id: str) -> bool:
 def merge_patch(current: Item, patch: dict[str, Any]) -> SlipIn:
     """RFC 7396 over the slip's fields, then validated as a whole slip."""
     merged = {k: current.get(k) for k in SLIP_FIELDS if k not in SHARING_FIELDS}
+    merged.update(medical=medical_view(current.get("medical")), donation=donation_view(current.get("donation")))
     if current.get("lines"):  # as a request gives them: whole-number amounts, no empty fields
         merged["lines"] = [{k: v for k, v in line.items() if v is not None} for line in lines_view(current) or ()]
     merged.update(settlements.sharing_of(current))  # "equal" stays equal among the slip's own sharers

@@ -19,6 +19,7 @@ from kakeibo.store.cards import CardOps, is_card_sk
 from kakeibo.store.codec import Item, from_ddb, to_ddb
 from kakeibo.store.core import OnFail, RetryPolicy, TxOp, dynamodb_client
 from kakeibo.store.cursors import decode_cursor, encode_cursor
+from kakeibo.store.dataio import DataOps
 from kakeibo.store.imports import ImportOps
 from kakeibo.store.journal import CHANGE_TYPES, JOURNAL_ITEMS, Change, change_seq, entry_changes
 from kakeibo.store.keys import (
@@ -45,9 +46,11 @@ from kakeibo.store.locks import Lease
 from kakeibo.store.rebuild import RebuildOps
 from kakeibo.store.receipts import Claimed, ReceiptOps, is_receipt_sk, receipt_sk
 from kakeibo.store.recurrences import ProgressConflict, RecurrenceOps
+from kakeibo.store.rules import RuleOps, RuleSetItems
 from kakeibo.store.settlements import Roster, SettlementOps
 from kakeibo.store.slip_index import INDEX_FORMAT, INDEXED, IndexedPage, SlipFilter
 from kakeibo.store.slips import NewSlip, SlipCommit, SlipIdTaken, SlipOps, SlipPage, identity_of
+from kakeibo.store.tax import TaxOps
 from kakeibo.store.webhooks import MAX_WEBHOOKS, WebhookOps
 from kakeibo.store.write import GUARD_ITEMS, ORIGINS, Bookkeeping, Guard, WriteContext, WriteOps
 
@@ -84,6 +87,7 @@ __all__ = [
     "ReceiptOps",
     "RetryPolicy",
     "Roster",
+    "RuleSetItems",
     "SharedLedger",
     "SlipCommit",
     "SlipFilter",
@@ -122,6 +126,7 @@ __all__ = [
 
 
 class Store(
+    DataOps,
     SlipOps,
     SettlementOps,
     AccountOps,
@@ -133,6 +138,8 @@ class Store(
     RecurrenceOps,
     LedgerOps,
     WebhookOps,
+    RuleOps,
+    TaxOps,
     WriteOps,
 ):
     """The ledger table: every operation the services use."""

@@ -19,6 +19,7 @@ from kakeibo.core.posting import (
     NetsItem,
     Plan,
     SubcategoryMonthItem,
+    TaxYearItem,
 )
 from kakeibo.store.codec import Item, to_ddb
 from kakeibo.store.core import OnFail, StoreCore, TxOp, seconds_until
@@ -50,6 +51,8 @@ def identity_sets(key: ItemKey) -> dict[str, str]:
         return {"account": key.account, "year": key.year, "type": "account_year"}
     if isinstance(key, CategoryMonthItem):
         return {"category": key.category, "month": key.month, "type": "category_month"}
+    if isinstance(key, TaxYearItem):
+        return {"year": key.year, "type": "tax_year"}
     return {}
 
 
@@ -185,7 +188,7 @@ class BalanceOps(StoreCore):
                 names=names,
                 values=values,
             )
-        if isinstance(key, DayItem | AccountMonthItem | AccountYearItem):
+        if isinstance(key, DayItem | AccountMonthItem | AccountYearItem | TaxYearItem):
             sets = []
             for i, (name, value) in enumerate(identity_sets(key).items()):
                 names[f"#i{i}"], values[f":i{i}"] = name, value

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from kakeibo.store.codec import Item
 from kakeibo.store.core import OnFail
 from kakeibo.store.journal import Change
-from kakeibo.store.keys import category_sk
+from kakeibo.store.keys import category_sk, months_range
 from kakeibo.store.write import WriteContext, WriteOps
 
 # The attributes a budget write touches on its month x category item.
@@ -18,6 +18,7 @@ _NAMES = {
     "#rem": "remaining",
     "#spent": "spent",
     "#bv": "budget_version",
+    "#ro": "rollover",
 }
 
 
@@ -28,6 +29,17 @@ class BudgetOps(WriteOps):
         """The month x category item a budget lives on (consistent), if any."""
         return self.get(ledger, category_sk(month, category))
 
+    def year_budgets(self, ledger: str, first: str, last: str) -> Iterator[Item]:
+        """The month x category items of months first..last (one year's): one Query, projected to
+        what a budget and its carry need. Never a slip."""
+        fields = ("SK", "category", "month", "limit", "spent", "strict", "rollover", "budget_version")
+        names = {f"#p{i}": name for i, name in enumerate(fields)}
+        return (
+            item
+            for item in self.query(ledger, between=months_range(first, last), projection=", ".join(names), names=names)
+            if str(item["SK"]).split("#")[2] == "CAT"  # not a subcategory's
+        )
+
     def put_budget(
         self,
         ctx: WriteContext,
@@ -36,6 +48,7 @@ class BudgetOps(WriteOps):
         *,
         limit: int,
         strict: bool,
+        rollover: bool,
         seen: int,
         on_fail: OnFail,
         changes: Sequence[Change],
@@ -49,6 +62,7 @@ class BudgetOps(WriteOps):
         values: dict[str, Any] = {
             ":l": limit,
             ":s": strict,
+            ":ro": rollover,
             ":zero": 0,
             ":one": 1,
             ":cat": category,
@@ -59,7 +73,7 @@ class BudgetOps(WriteOps):
         op = self.update_op(
             ctx.ledger,
             category_sk(month, category),
-            "SET #limit = :l, #strict = :s, #rem = :l - if_not_exists(#spent, :zero), "
+            "SET #limit = :l, #strict = :s, #ro = :ro, #rem = :l - if_not_exists(#spent, :zero), "
             "#cat = :cat, #month = :month, #type = :type ADD #bv :one",
             on_fail,
             condition,
@@ -80,7 +94,7 @@ class BudgetOps(WriteOps):
         at: str,
         undoes: int | None = None,
     ) -> int:
-        """Remove a month x category budget (its limit and strictness) at budget version `seen`. Its
+        """Remove a month x category budget (its limit, strictness and rollover) at budget version `seen`. Its
         totals stay; `remaining` is what it is without a limit."""
         names = dict(_NAMES)
         values: dict[str, Any] = {":zero": 0, ":one": 1}
@@ -88,7 +102,7 @@ class BudgetOps(WriteOps):
         op = self.update_op(
             ctx.ledger,
             category_sk(month, category),
-            "REMOVE #limit, #strict SET #rem = :zero - if_not_exists(#spent, :zero) ADD #bv :one",
+            "REMOVE #limit, #strict, #ro SET #rem = :zero - if_not_exists(#spent, :zero) ADD #bv :one",
             on_fail,
             condition,
             names=names,

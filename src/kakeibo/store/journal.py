@@ -18,7 +18,18 @@ from kakeibo.store.codec import Item
 from kakeibo.store.core import StoreCore, TxOp
 from kakeibo.store.keys import JOURNAL_SK, change_seq, change_sk, pk
 
-CHANGE_TYPES = ("slip", "account", "budget", "recurrence", "member", "ledger", "invitation", "webhook", "settlement")
+CHANGE_TYPES = (
+    "slip",
+    "account",
+    "budget",
+    "recurrence",
+    "member",
+    "ledger",
+    "invitation",
+    "webhook",
+    "settlement",
+    "rule",
+)
 OPS = ("create", "update", "delete")
 JOURNAL_ITEMS = 2  # what the journal adds to a transaction: the head and the entry
 

@@ -20,6 +20,7 @@ from kakeibo.core.posting import (
     ItemKey,
     NetsItem,
     SubcategoryMonthItem,
+    TaxYearItem,
 )
 
 
@@ -246,6 +247,14 @@ def settlement_sk(settlement_id: str) -> str:
     return f"SETTLE#{settlement_id}"
 
 
+# A year's medical payments and donations (tax season): one item per ledger and year.
+TAX_YEAR_PREFIX = "TAXYEAR#"
+
+
+def tax_year_sk(year: str) -> str:
+    return f"{TAX_YEAR_PREFIX}{year}"
+
+
 def lock_sk(name: str) -> str:
     return f"LOCK#{name}"
 
@@ -265,6 +274,8 @@ def derived_sk(key: ItemKey) -> str:
         return subcategory_sk(key.month, key.category, key.subcategory)
     if isinstance(key, NetsItem):
         return NETS_SK
+    if isinstance(key, TaxYearItem):
+        return tax_year_sk(key.year)
     return category_sk(key.month, key.category)
 
 
@@ -283,6 +294,8 @@ def derived_key(sk: str) -> ItemKey | None:
     """The balance item an SK names, or None for any other item (slip, lock, counter...)."""
     if sk == NETS_SK:
         return NetsItem()
+    if sk.startswith(TAX_YEAR_PREFIX) and re.fullmatch(r"\d{4}", sk.removeprefix(TAX_YEAR_PREFIX)):
+        return TaxYearItem(sk.removeprefix(TAX_YEAR_PREFIX))
     if sk.startswith("ACCOUNT#"):
         return AccountItem(sk.removeprefix("ACCOUNT#"))
     if found := _DAY_SK_RE.match(sk):
@@ -338,6 +351,13 @@ def delivery_sk(webhook_id: str, seq: int) -> str:
     return f"DELIVERY#{webhook_id}#{seq:012d}"
 
 
+RULES_SK = "RULES"  # the ledger's rule set: its order and version (the rules are RULES#{id}, read with it)
+
+
+def rule_sk(rule_id: str) -> str:
+    return f"{RULES_SK}#{rule_id}"
+
+
 JOURNAL_SK = "JOURNAL"  # the ledger's journal head: the seq of its last entry
 CHANGE_DIGITS = 12
 
@@ -357,3 +377,8 @@ def prefix_range(prefix: str) -> tuple[str, str]:
     begins_with: the same index range on DynamoDB, and DynamoDB Local serves begins_with by reading
     the whole partition."""
     return prefix, prefix[:-1] + chr(ord(prefix[-1]) + 1)
+
+
+def export_sk(export_id: str) -> str:
+    """A ledger's export: its state and how far its archive is built (store/dataio.py)."""
+    return f"EXPORT#{export_id}"

@@ -26,13 +26,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from contextlib import suppress
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from kakeibo import csvio, errors, messages
 from kakeibo.core import posting
+from kakeibo.core import rules as rules_core
 from kakeibo.core.posting import AccountItem
 from kakeibo.csvio import Row, RowError
+from kakeibo.services import rules as rules_service
 from kakeibo.services.common import TimeLeft, now_iso
 from kakeibo.services.imports import sync as import_sync
 from kakeibo.services.imports.prepare import Options, prepare, preview
@@ -61,6 +63,10 @@ MAX_MESSAGE = 200  # characters kept of a row's message: 1000 of them fit in the
 MAX_PASSES = 5  # first pass + retries of the rows held back for funds
 MIN_SECONDS_LEFT = 3.0  # stop starting batches when the invocation has less than this left
 NUMBER_AHEAD = 1000  # rows numbered in one counter call (an import stopped short leaves that gap at most)
+MAX_RULED_ROWS = 1000  # rows answered with the rules that changed them
+# A category an app writes for "none" (Money Forward ME, Zaim): a rule may set one in its place.
+UNSET_CATEGORIES = frozenset({"未分類", posting.UNCATEGORIZED})
+RULED_FIELDS = ("category", "subcategory", "memo")  # what a rule changes on an imported row
 MAX_EXPORT_BYTES = 2 * 1024 * 1024  # per page; JSON-escaped in the Lambda response it stays < 6 MB
 
 
@@ -71,6 +77,34 @@ class Tally:
     synced: int = 0  # rows the comparison with earlier downloads settled (changed, conflict, replacing)
     errors: list[RowError] = field(default_factory=list)
     held: list[tuple[Row, str]] = field(default_factory=list)  # insufficient funds, for a later pass
+    ruled: dict[int, list[str]] = field(default_factory=dict)  # line -> the rules that changed its slip
+
+
+def ruled_row(rule_set: rules_core.RuleSet, row: Row) -> tuple[Row, tuple[str, ...]]:
+    """`row` as the ledger's rules make it, and the rules that changed it. What the file set (a
+    category other than its "none", a subcategory, a memo) is never overwritten; a memo may be
+    added to. A split row is left as the file wrote it."""
+    slip = row.slip
+    if not len(rule_set) or slip.lines:
+        return row, ()
+    unset = slip.category is None or slip.category in UNSET_CATEGORIES
+    fields = {
+        "kind": slip.kind,
+        "amount": slip.amount,
+        "account": slip.account,
+        "memo": slip.memo,
+        "category": None if unset else slip.category,
+        "subcategory": None if unset else slip.subcategory,
+    }
+    explicit = {name for name in ("category", "subcategory") if fields[name] is not None}
+    outcome = rule_set.run(fields, explicit)
+    update = {name: outcome.slip[name] for name in RULED_FIELDS if name in outcome.set_by}
+    if not update:
+        return row, ()
+    if "category" in update and "subcategory" not in update and unset:
+        update["subcategory"] = None
+    changed = {outcome.set_by[name] for name in update if name in outcome.set_by}
+    return replace(row, slip=slip.model_copy(update=update)), tuple(r for r in outcome.touched if r in changed)
 
 
 def import_csv(
@@ -116,7 +150,15 @@ def import_csv(
     queue = [row for row in queue if row.slip_id not in settled]
     queue.sort(key=lambda r: (r.slip.date, r.line))
     known = store.used_slip_ids(ledger)
-    writer = _Writer(store, ctx, parsed.sha256, known, tally, marked=prepared.format in import_sync.SYNCED_FORMATS)
+    writer = _Writer(
+        store,
+        ctx,
+        parsed.sha256,
+        known,
+        tally,
+        marked=prepared.format in import_sync.SYNCED_FORMATS,
+        rule_set=rules_service.load(store, ledger),  # one read: every rule of the ledger
+    )
     try:
         for _ in range(MAX_PASSES):
             before = tally.created
@@ -154,6 +196,7 @@ def import_csv(
         "errors": report[:MAX_ANSWERED_ERRORS],
         **_synced(sync, done, written),
         **prepared.summary(),
+        "ruled": [{"line": line, "rules": ids} for line, ids in sorted(tally.ruled.items())][:MAX_RULED_ROWS],
     }
 
 
@@ -241,7 +284,15 @@ class _Writer:
     """Writes rows in batches and sorts each into created / skipped / held / errors."""
 
     def __init__(
-        self, store: Store, ctx: WriteContext, sha256: str, known: set[str], tally: Tally, *, marked: bool
+        self,
+        store: Store,
+        ctx: WriteContext,
+        sha256: str,
+        known: set[str],
+        tally: Tally,
+        *,
+        marked: bool,
+        rule_set: rules_core.RuleSet | None = None,
     ) -> None:
         self.marked = marked  # slips keep what they were imported as (import_sync)
         self.store = store
@@ -251,10 +302,14 @@ class _Writer:
         self.known = known  # slip ids already imported (ROW items seen), by any file
         self.tally = tally
         self.numbers: dict[str, int] = {}
+        self.rule_set = rule_set or rules_core.RuleSet(())
+        self.filed: dict[str, Row] = {}  # slip id -> the row as the file wrote it, when rules changed it
 
     def run(self, rows: Sequence[Row], time_left: TimeLeft | None) -> int:
         """Write `rows`; the number left unwritten because time ran out (0 when done)."""
         done = 0
+        # the rules first: the items a batch touches (its rows' categories) are counted from the rows
+        rows = [self._ruled(row) for row in rows]
         for start in range(0, len(rows), NUMBER_AHEAD):
             chunk = rows[start : start + NUMBER_AHEAD]
             self._number([r for r in chunk if not already_imported(r, self.known)])  # re-imports take none
@@ -264,6 +319,16 @@ class _Writer:
                 self.write(batch)
                 done += len(batch)
         return 0
+
+    def _ruled(self, row: Row) -> Row:
+        """`row` as the rules make it (the file's own row kept for what later downloads compare with)."""
+        if already_imported(row, self.known):
+            return row
+        ruled, touched = ruled_row(self.rule_set, row)
+        if touched:
+            self.filed.setdefault(row.slip_id, row)
+            self.tally.ruled[row.line] = list(touched)
+        return ruled
 
     def write(self, rows: Sequence[Row]) -> None:
         rows = self._drop(rows, {r.slip_id for r in rows if already_imported(r, self.known)})
@@ -327,6 +392,7 @@ class _Writer:
         accounts: set[str] = set()
         slips = []
         for row in rows:
+            filed = self.filed.get(row.slip_id, row)
             accounts.update(posting.accounts_touched(row.slip.entry()))
             item = new_slip_item(
                 row.slip,
@@ -336,9 +402,9 @@ class _Writer:
                 by=self.ctx.actor,
                 import_id=self.sha256,
             )
-            if self.marked:
-                item["imported"] = import_sync.imported_mark(row, 1)
-            slips.append(NewSlip(item, origin="import", fingerprint=fingerprint(row.slip)))
+            if self.marked:  # what the file wrote, as the file wrote it: later downloads compare with it
+                item["imported"] = import_sync.imported_mark(filed, 1)
+            slips.append(NewSlip(item, origin="import", fingerprint=fingerprint(filed.slip)))
         plan = posting.Plan(
             "create",
             posting.merge(posting.effects(r.slip.entry()) for r in rows),

@@ -41,7 +41,9 @@ SYNCED_FORMATS = ("mf", "zaim")
 MAX_LISTED = 1000  # outcomes listed in an answer (the counts cover every row)
 # what the other app's file says of a slip (whether the statement has it is the ledger's own)
 COMPARED = tuple(
-    name for name in SLIP_FIELDS if name not in ("lines", "paid_by", "shares", "receipts", *CLEARED_FIELDS)
+    name
+    for name in SLIP_FIELDS
+    if name not in ("lines", "paid_by", "shares", "receipts", "medical", "donation", *CLEARED_FIELDS)
 )
 
 

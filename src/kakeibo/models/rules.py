@@ -1,0 +1,68 @@
+"""Request and response models: payees and rules (自動分類)."""
+
+from typing import Literal
+
+from pydantic import Field, JsonValue, StrictBool
+
+from kakeibo.models.base import Category, Model, Name, Strict
+
+RuleField = Literal["payee", "imported_payee", "memo", "account", "amount", "kind"]
+RuleOp = Literal["is", "contains", "starts_with", "ends_with", "one_of", "between"]
+Stage = Literal["pre", "default", "post"]
+
+
+class SlipRuleCondition(Strict):
+    field: RuleField = Field(description="The slip's field it looks at")
+    op: RuleOp = Field(
+        description="Text (payee, imported_payee, memo, account, kind): is, contains, starts_with, ends_with, "
+        "one_of (a list). Amount: is, one_of, between ([low, high], both included). Text compares normalised: "
+        "NFKC, case folded (ｽｰﾊﾟｰ matches スーパー); no regular expressions"
+    )
+    value: JsonValue = Field(description="Text, a whole number of yen, or a list of them (one_of, between)")
+
+
+class SlipRuleActions(Strict):
+    category: Category | None = None
+    subcategory: Category | None = Field(default=None, description="Only with a category")
+    payee: Name | None = Field(default=None, description="The payee the slip is given (renaming it)")
+    memo_append: Name | None = Field(default=None, description="Added to the end of the memo, once")
+    cleared: StrictBool | None = None
+
+
+class SlipRuleIn(Strict):
+    name: Name | None = None
+    match: Literal["all", "any"] = "all"
+    conditions: list[SlipRuleCondition] = Field(min_length=1, max_length=20)
+    actions: SlipRuleActions
+    stage: Stage = Field(default="default", description="Rules run pre, then default, then post; in order")
+
+
+class SlipRulePatch(Strict):
+    """A JSON merge patch of a rule: what is sent replaces what is stored (conditions and actions whole)."""
+
+    name: Name | None = None
+    match: Literal["all", "any"] | None = None
+    conditions: list[SlipRuleCondition] | None = Field(default=None, min_length=1, max_length=20)
+    actions: SlipRuleActions | None = None
+    stage: Stage | None = None
+
+
+class SlipRule(Model):
+    id: str
+    name: str | None
+    match: Literal["all", "any"]
+    conditions: list[SlipRuleCondition]
+    actions: SlipRuleActions
+    stage: Stage
+    version: int
+    created_at: str
+    updated_at: str
+
+
+class SlipRuleList(Model):
+    items: list[SlipRule] = Field(description="In the order they run: stage by stage, then as ordered")
+    version: int = Field(description="The rule set's version (ETag): PUT /rules/order is under it")
+
+
+class SlipRuleOrder(Strict):
+    ids: list[str] = Field(max_length=200, description="Every rule's id, in the order they are to run")

@@ -1,0 +1,185 @@
+"""A ledger's data as a whole: its export into one archive (core/archive.py) on S3.
+
+An export is built batch by batch under the ledger's `export` lease: a page of items at a time is
+written into the current part (a receipt's bytes right after its item); a part is uploaded and
+recorded (store/dataio.py) once it is large enough for S3's multipart upload, the last one with
+the archive's end line, and then the upload is completed. Time running out, or the function
+stopping, loses at most the part being written: the next run (POST .../exports again, which takes
+up the export still building rather than starting another) continues after the last recorded part
+and writes the same bytes again. Each part number is written and recorded once.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import uuid
+from typing import Any
+
+from kakeibo import blobs, errors
+from kakeibo.core import archive
+from kakeibo.services.common import TimeLeft
+from kakeibo.settings import utc_now
+from kakeibo.store import Bookkeeping, Item, Store, WriteContext
+from kakeibo.store.dataio import BUILDING, READY
+from kakeibo.store.locks import Lease
+from kakeibo.store.receipts import is_receipt_sk
+
+LOCK = "export"
+LEASE_SECONDS = 120.0
+PAGE = 200  # items read per query
+MIN_PART = 5 * 1024 * 1024  # S3's smallest part of a multipart upload (all but the last)
+MARGIN = 8.0  # seconds kept back when the runtime says how many are left
+DOWNLOAD_SECONDS = 900
+
+
+def _iso(instant: dt.datetime) -> str:
+    return instant.astimezone(dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def export_view(ledger: str, item: Item) -> dict[str, Any]:
+    view: dict[str, Any] = {
+        "id": item["id"],
+        "state": item["state"],
+        "requested_at": item["requested_at"],
+        "requested_by": item["requested_by"],
+        "updated_at": item.get("updated_at"),
+        "items": int(item.get("items", 0)),
+        "receipts": int(item.get("receipts", 0)),
+        "parts": len(json.loads(item["parts"])),
+        "download": None,
+    }
+    if item["state"] == READY:
+        expires = utc_now() + dt.timedelta(seconds=DOWNLOAD_SECONDS)
+        url = blobs.download_url(item["key"], expires=DOWNLOAD_SECONDS)
+        view["download"] = {"url": url, "expires_at": _iso(expires)}
+    return view
+
+
+def get_export(store: Store, ledger: str, export_id: str) -> dict[str, Any]:
+    found = store.read_export(ledger, export_id) if _valid(export_id) else None
+    if found is None:
+        raise errors.NotFound("not found")
+    return export_view(ledger, found)
+
+
+def _valid(export_id: str) -> bool:
+    return 1 <= len(export_id) <= 64 and export_id.isascii() and export_id.isalnum()
+
+
+def start_export(
+    store: Store, ctx: WriteContext, *, time_left: TimeLeft | None = None, export_id: str | None = None
+) -> dict[str, Any]:
+    """Build the ledger's archive, as far as time allows: the export still building if there is one
+    (so that running it again resumes it), else a new one. Owners only (the route's scope)."""
+    book = Bookkeeping(ctx.ledger, ctx.guard)
+    building = store.exports_building(ctx.ledger)
+    if building:
+        export = building[0]
+    else:
+        export_id = export_id or uuid.uuid4().hex
+        export = {
+            "id": export_id,
+            "requested_at": _iso(utc_now()),
+            "requested_by": ctx.actor,
+            "key": blobs.export_key(str(ctx.ledger), export_id),
+        }
+        store.export_started(book, export)
+        export = store.read_export(ctx.ledger, export_id) or export
+    return export_view(ctx.ledger, build(store, book, export["id"], time_left=time_left))
+
+
+def build(store: Store, book: Bookkeeping, export_id: str, *, time_left: TimeLeft | None = None) -> Item:
+    """Continue the export `export_id` under the ledger's export lease: the export as it is after.
+    Another process holding the lease is building it: then it is left to them."""
+    try:
+        lease = store.acquire_lock(book.ledger, LOCK, LEASE_SECONDS)
+    except errors.Locked:
+        return _read(store, book.ledger, export_id)
+    try:
+        return _build(store, book, lease, export_id, time_left)
+    finally:
+        store.release_lock(lease)
+
+
+def _read(store: Store, ledger: str, export_id: str) -> Item:
+    found = store.read_export(ledger, export_id)
+    if found is None:
+        raise errors.NotFound("not found")
+    return found
+
+
+def _build(store: Store, book: Bookkeeping, lease: Lease, export_id: str, time_left: TimeLeft | None) -> Item:
+    ledger = book.ledger
+    export = _read(store, ledger, export_id)
+    if export["state"] != BUILDING:
+        return export
+    key = str(export["key"])
+    if not export.get("upload_id"):
+        upload_id = blobs.open_upload(key)
+        store.export_upload_opened(book, lease, export_id, upload_id)
+        export = {**export, "upload_id": upload_id}
+    upload_id = str(export["upload_id"])
+    stored: list[dict[str, Any]] = json.loads(export["parts"])
+    number = len(stored) + 1
+    items, receipts = int(export.get("items", 0)), int(export.get("receipts", 0))
+    after: str | None = export.get("cursor")
+    writer = archive.PartWriter(number)
+    if number == 1:
+        writer.add(archive.header(str(ledger), str(export["requested_at"])))
+    while True:
+        if time_left is not None and time_left() < MARGIN:
+            return export  # the part being written is written again by the next run
+        page, after = store.data_page(ledger, after=after, limit=PAGE)
+        for item in page:
+            writer.add(archive.item_line(item))
+            items += 1
+            sk = str(item["SK"]["S"])
+            if is_receipt_sk(sk) and item.get("state") == {"S": "stored"}:
+                sha = sk.removeprefix("RECEIPT#")
+                data = blobs.read(blobs.key_of(str(ledger), sha))
+                if data is not None:
+                    writer.add(archive.receipt_line(sha, data))
+                    receipts += 1
+        last = after is None
+        if not last and writer.size < MIN_PART:
+            continue
+        body = writer.finish() + (archive.encode_end(number, items, receipts) if last else b"")
+        etag = blobs.upload_part(key, upload_id, number, body)
+        if etag is None:  # completed by a run that stopped before recording it
+            return _completed_before(store, book, lease, export)
+        if last:
+            parts = [*stored, {"PartNumber": number, "ETag": etag}]
+            blobs.complete_upload(key, upload_id, parts)
+        export = store.export_part_stored(
+            book, lease, export, etag=etag, cursor=after, items=items, receipts=receipts, at=_iso(utc_now()), ready=last
+        )
+        if last:
+            return export
+        stored = json.loads(export["parts"])
+        number += 1
+        writer = archive.PartWriter(number)
+        lease = store.renew_lock(lease, LEASE_SECONDS) or _lost()
+
+
+def _lost() -> Lease:
+    raise errors.Conflict("the export lock was lost before the work was done; retry", retry_after=1)
+
+
+def _completed_before(store: Store, book: Bookkeeping, lease: Lease, export: Item) -> Item:
+    """The upload was completed but not recorded: the archive it made is read back, and recorded."""
+    data = blobs.read(str(export["key"]))
+    if data is None:
+        raise errors.Conflict("the export's upload is gone; start another export", retry_after=1)
+    found = archive.read(data)
+    return store.export_part_stored(
+        book,
+        lease,
+        export,
+        etag="",
+        cursor=None,
+        items=len(found.items),
+        receipts=len(found.receipts),
+        at=_iso(utc_now()),
+        ready=True,
+    )

@@ -1,0 +1,155 @@
+"""Undo of one journal entry: the inverse of its changes in one transaction, through the same
+create, change and delete paths every other write uses, conditioned on every entity still being
+where that entry left it (POST /changes/{seq}/undo)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kakeibo import errors
+from kakeibo.models import AccountPatch, BudgetIn, SlipIn
+from kakeibo.services import accounts as account_service
+from kakeibo.services import budgets as budget_service
+from kakeibo.services import recurrences as recurrence_service
+from kakeibo.services import slips as slip_service
+from kakeibo.services.common import now_iso
+from kakeibo.services.journal import UNDOABLE, entry_view
+from kakeibo.services.slips import SLIP_FIELDS
+from kakeibo.store import Item, Store, WriteContext, account_sk, entry_changes, identity_sk, recurrence_sk, slip_sk
+
+ACCOUNT_FIELDS = ("name", "allow_negative", "archived", "billing")
+
+
+def undo(store: Store, ctx: WriteContext, seq: int) -> dict[str, Any]:
+    """POST /changes/{seq}/undo: the inverse of entry `seq`, in one transaction (an import batch or a
+    recurring post as a whole), conditioned on every entity being where that entry left it."""
+    entry = store.journal_entry(ctx.ledger, seq) if seq >= 1 else None
+    if entry is None:
+        raise errors.NotFound("change not found")
+    if "undone_by" in entry:
+        raise errors.AlreadyUndone("this change was already undone", undone_by=int(entry["undone_by"]))
+    found = entry_changes(entry)
+    if any(c["type"] == "settlement" for c in found):
+        raise errors.NotUndoable("a settlement is not undone; record the opposite settlement instead")
+    if any(c["type"] not in UNDOABLE for c in found):
+        raise errors.NotUndoable(
+            "changes to members, invitations, webhooks, rules and the ledger are not undone; make them again instead"
+        )
+    undo_ctx = ctx.as_origin("undo")
+    if len(found) == 1:
+        _undo_one(store, undo_ctx, found[0], seq)
+    else:
+        _undo_batch(store, undo_ctx, found, seq)
+    # the undo's own transaction marked the entry it undid with its seq
+    undone = store.journal_entry(ctx.ledger, seq) or {}
+    made = store.journal_entry(ctx.ledger, int(undone.get("undone_by", 0)))
+    return {"undone": seq, "entry": entry_view(made) if made else None}
+
+
+def _moved_on(kind: str, entity: str, current: int | None, expected: int | None) -> errors.ApiError:
+    return errors.VersionMismatch(
+        f"{kind} '{entity}' changed since that entry", entity=kind, id=entity, current=current, expected=expected
+    )
+
+
+def _undo_one(store: Store, ctx: WriteContext, change: dict[str, Any], seq: int) -> None:
+    kind = change["type"]
+    if kind == "slip":
+        _undo_slip(store, ctx, change, seq)
+    elif kind == "account":
+        _undo_account(store, ctx, change, seq)
+    elif kind == "budget":
+        _undo_budget(store, ctx, change, seq)
+    else:
+        _undo_recurrence(store, ctx, change, seq)
+
+
+def _current_slip(store: Store, ledger: str, slip_id: str, expected: int) -> Item:
+    """The slip as it is now, if it is still at `expected` (the version the entry left)."""
+    identity = store.get(ledger, identity_sk(slip_id))
+    if identity is None or identity.get("deleted"):
+        raise _moved_on("slip", slip_id, int(identity["version"]) if identity else None, expected)
+    current = store.get(ledger, slip_sk(identity["date"], slip_id))
+    if current is None or int(current["version"]) != expected:
+        raise _moved_on("slip", slip_id, int(current["version"]) if current else None, expected)
+    return current
+
+
+def _undo_slip(store: Store, ctx: WriteContext, change: dict[str, Any], seq: int) -> None:
+    slip_id, after, before = change["id"], change.get("after"), change.get("before")
+    if change["op"] == "create" and after is not None:
+        current = _current_slip(store, ctx.ledger, slip_id, int(after["version"]))
+        slip_service.remove_slip(store, ctx, current, expected=int(after["version"]), undoes=seq)
+        return
+    if change["op"] == "update" and after is not None and before is not None:
+        current = _current_slip(store, ctx.ledger, slip_id, int(after["version"]))
+        body = SlipIn.model_validate({k: before[k] for k in SLIP_FIELDS if before.get(k) is not None})
+        slip_service.write_slip(
+            store, ctx, current, body, expected=int(after["version"]), undoes=seq, shares_mode=before.get("shares_mode")
+        )
+        return
+    if change["op"] == "delete" and before is not None:
+        slip_service.restore_slip(store, ctx, before, tombstone=int(change["version"]), undoes=seq)
+        return
+    raise errors.NotUndoable("this entry undid nothing that can be undone")
+
+
+def _undo_account(store: Store, ctx: WriteContext, change: dict[str, Any], seq: int) -> None:
+    after, before = change.get("after"), change.get("before")
+    if change["op"] != "update" or after is None or before is None:
+        raise errors.NotUndoable("an account's creation is not undone; archive the account instead")
+    account = str(change["id"])
+    current = store.get(ctx.ledger, account_sk(account))
+    expected = int(after["version"])
+    if current is None or int(current["version"]) != expected:
+        raise _moved_on("account", account, int(current["version"]) if current else None, expected)
+    fields = AccountPatch.model_validate({k: before[k] for k in ACCOUNT_FIELDS if k in before}).model_dump(
+        exclude_unset=True
+    )
+    account_service.change_account(store, ctx, current, fields, expected=expected, undoes=seq)
+
+
+def _undo_budget(store: Store, ctx: WriteContext, change: dict[str, Any], seq: int) -> None:
+    after, before = change.get("after"), change.get("before")
+    month, category = str(change["id"]).split("/", 1)
+    current = store.budget_item(ctx.ledger, month, category)
+    seen = int(current.get("budget_version", 0)) if current else 0
+    expected = int(change["version"])
+    if seen != expected:
+        raise _moved_on("budget", change["id"], seen, expected)
+    if before is None:
+        budget_service.delete_budget(store, ctx, month, category, expected=expected, undoes=seq)
+    else:
+        body = BudgetIn(
+            limit=int(before["limit"]), strict=bool(before["strict"]), rollover=bool(before.get("rollover", False))
+        )
+        budget_service.put_budget(
+            store, ctx, month, category, body=body, expected=expected, if_match=after is not None, undoes=seq
+        )
+
+
+def _undo_recurrence(store: Store, ctx: WriteContext, change: dict[str, Any], seq: int) -> None:
+    before = change.get("before")
+    recurrence_id = str(change["id"])
+    current = store.get(ctx.ledger, recurrence_sk(recurrence_id))
+    expected = int(change["version"])
+    found = int(current["version"]) if current else None
+    if change["op"] == "delete":
+        if current is not None:
+            raise _moved_on("recurrence", recurrence_id, found, None)
+        recurrence_service.restore_recurrence(store, ctx, before or {}, undoes=seq)
+    elif found != expected:
+        raise _moved_on("recurrence", recurrence_id, found, expected)
+    elif change["op"] == "create":
+        recurrence_service.remove_recurrence(store, ctx, recurrence_id, version=expected, undoes=seq)
+    else:
+        patch = {"slip": (before or {})["slip"], "rule": (before or {})["rule"], "shift": (before or {})["shift"]}
+        recurrence_service.redefine(store, ctx, recurrence_id, patch, version=expected, undoes=seq)
+
+
+def _undo_batch(store: Store, ctx: WriteContext, found: list[dict[str, Any]], seq: int) -> None:
+    """An import batch or a recurring post: slip creations undone together, in one transaction."""
+    if any(c["type"] != "slip" or c["op"] != "create" or c.get("after") is None for c in found):
+        raise errors.NotUndoable("this entry undid nothing that can be undone")
+    current = [_current_slip(store, ctx.ledger, c["id"], int(c["after"]["version"])) for c in found]
+    slip_service.remove_slips(store, ctx, current, undoes=seq, at=now_iso())

@@ -1,0 +1,110 @@
+// 自動分類: the ledger's rules, which categorise slips as they are imported. See them in the order
+// they run, add 「この店はいつも○○」 (a memo holding the shop's name -> a category), remove one.
+
+import { ApiError, segment } from '../api.js';
+import { at, newest, state } from '../state.js';
+import { $, h, optional, say, showError } from '../ui.js';
+
+let rules = [];
+let panel;
+
+const base = () => at('/rules');
+
+const OPS = { is: 'が', contains: 'に', starts_with: 'の先頭が', ends_with: 'の末尾が', one_of: 'が', between: 'が' };
+const FIELDS = { payee: '支払先', imported_payee: '取り込んだ支払先', memo: 'メモ', account: '口座', amount: '金額', kind: '種類' };
+
+/** A condition in words. Pure. */
+export function conditionText(condition) {
+  const field = FIELDS[condition.field] ?? condition.field;
+  const value = condition.value;
+  if (condition.op === 'between') return `${field}が ${value[0]}〜${value[1]} 円`;
+  if (condition.op === 'one_of') return `${field}が「${value.join('」「')}」のどれか`;
+  if (condition.op === 'contains') return `${field}に「${value}」を含む`;
+  return `${field}${OPS[condition.op] ?? ''}「${value}」`;
+}
+
+/** A rule in words: its conditions, then what it sets. Pure. */
+export function ruleText(rule) {
+  const joiner = rule.match === 'any' ? ' または ' : ' かつ ';
+  const when = rule.conditions.map(conditionText).join(joiner);
+  const actions = rule.actions ?? {};
+  const sets = [];
+  if (actions.category) sets.push(`カテゴリを${actions.category}${actions.subcategory ? `（${actions.subcategory}）` : ''}に`);
+  if (actions.payee) sets.push(`支払先を${actions.payee}に`);
+  if (actions.memo_append) sets.push(`メモに「${actions.memo_append}」を追記`);
+  if (actions.cleared !== undefined) sets.push(actions.cleared ? '確認済みに' : '未確認に');
+  return `${when} → ${sets.join('、')}`;
+}
+
+/** The body of 「この店はいつも○○」: a memo holding the shop's name gets the category. Pure. */
+export function alwaysRule(shop, category) {
+  return {
+    name: `${shop}はいつも${category}`,
+    conditions: [{ field: 'memo', op: 'contains', value: shop }],
+    actions: { category },
+  };
+}
+
+export function mount(root) {
+  panel = root;
+  $('rule-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    create();
+  });
+}
+
+export function clear() {
+  rules = [];
+  render();
+}
+
+export function load() {
+  const isNewest = newest('rules');
+  return optional(panel, '/rules', async () => {
+    $('rule-form').hidden = state.role === 'viewer';
+    const { data } = await state.api.get(base());
+    if (!isNewest()) return;
+    rules = data.items ?? [];
+    render();
+  });
+}
+
+export function render() {
+  $('rule-rows').replaceChildren(
+    ...rules.map((rule) =>
+      h(
+        'li',
+        { dataset: { id: rule.id } },
+        h('span', { class: 'rule', text: rule.name ? `${rule.name}: ${ruleText(rule)}` : ruleText(rule) }),
+        state.role === 'viewer'
+          ? ''
+          : h('button', { type: 'button', class: 'small danger', 'aria-label': `削除: ${rule.name ?? ruleText(rule)}`, text: '削除', onclick: () => remove(rule) }),
+      ),
+    ),
+  );
+  $('rules-empty').hidden = rules.length > 0;
+}
+
+async function create() {
+  const shop = $('rule-shop').value.trim();
+  const category = $('rule-category').value.trim();
+  try {
+    await state.api.request('POST', base(), { json: alwaysRule(shop, category) });
+    $('rule-form').reset();
+    say(`「${shop}」はいつも${category}、を追加しました。次の取り込みから使われます`);
+    await load();
+  } catch (error) {
+    showError(error, error instanceof ApiError && error.status === 422 ? 'rule-shop' : undefined);
+  }
+}
+
+async function remove(rule) {
+  if (!window.confirm(`${rule.name ?? ruleText(rule)} を削除しますか？（分類済みの伝票はそのままです）`)) return;
+  try {
+    await state.api.request('DELETE', `${base()}/${segment(rule.id)}`, { ifMatch: `"${rule.version}"` });
+    say('ルールを削除しました');
+    await load();
+  } catch (error) {
+    showError(error);
+  }
+}
