@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kakeibo.core.reconcile import (
@@ -15,6 +15,7 @@ from kakeibo.core.reconcile import (
     Side,
     adjustment,
     batches,
+    broken_sides,
     cleared_balance,
     holds,
     reconcile,
@@ -111,3 +112,43 @@ def test_a_named_category_and_a_ledger_with_more_than_the_statement() -> None:
     adjust = adjustment(-500, "雑費")
     # Then the adjustment is an expense of 500 in the category given
     assert adjust is not None and (adjust.kind, adjust.amount, adjust.category) == ("expense", 500, "雑費")
+
+
+SLIP = {"date": "2026-11-03", "kind": "transfer", "amount": 3000, "account": "bank", "to_account": "cash"}
+
+
+@settings(deadline=None)
+@given(
+    field=st.sampled_from(["amount", "date", "kind", "account", "to_account", "memo"]),
+    cleared=STATES,
+    to_cleared=STATES,
+)
+def test_a_change_breaks_exactly_the_reconciled_sides_whose_summed_parts_it_moves(
+    field: str, cleared: str, to_cleared: str
+) -> None:
+    # Given a transfer whose sides are in any states
+    old = {**SLIP, "cleared": cleared, "to_cleared": to_cleared, "memo": "a"}
+    changed = {"amount": 3001, "date": "2026-11-04", "kind": "expense", "account": "card", "to_account": "wallet"}
+    new = {**old, field: changed.get(field, "b")}
+    # When one field changes
+    broken = broken_sides(old, new)
+    # Then a reconciled side breaks when what it summed moves: the amount, the date, the kind, its own account
+    moves = {
+        "account": field in ("amount", "date", "kind", "account"),
+        "to_account": field in ("amount", "date", "kind", "to_account"),
+    }
+    expected = tuple(r for r, s in (("account", cleared), ("to_account", to_cleared)) if s == RECONCILED and moves[r])
+    assert broken == expected
+    # And a delete breaks every reconciled side
+    assert broken_sides(old, None) == tuple(
+        r for r, s in (("account", cleared), ("to_account", to_cleared)) if s == RECONCILED
+    )
+
+
+def test_a_reconciled_side_asked_to_be_cleared_stays_whole_and_asked_uncleared_breaks() -> None:
+    # Given a reconciled expense
+    old = {**SLIP, "kind": "expense", "to_account": None, "cleared": RECONCILED}
+    # When a change asks for it cleared, then nothing breaks; uncleared, then its side breaks
+    assert broken_sides(old, {**old, "cleared": CLEARED}) == ()
+    assert broken_sides(old, {**old, "cleared": UNCLEARED}) == ("account",)
+    assert broken_sides(old, {**old, "cleared": None}) == ("account",)

@@ -9,15 +9,16 @@ reconciliation has summed it). The opening balance counts as cleared.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal, TypeVar
 
 State = Literal["uncleared", "cleared", "reconciled"]
 Role = Literal["account", "to_account"]
 UNCLEARED: State = "uncleared"
 CLEARED: State = "cleared"
 RECONCILED: State = "reconciled"
+T = TypeVar("T")
 ADJUSTMENT_CATEGORY = "使途不明金"  # what a household books a wallet's unexplained difference as
 
 
@@ -122,10 +123,38 @@ def holds(statement: int, balance_as_of: int) -> bool:
     return statement == balance_as_of
 
 
-def batches(marks: Sequence[Side], size: int) -> Iterator[tuple[Side, ...]]:
+def batches(marks: Sequence[T], size: int) -> Iterator[tuple[T, ...]]:
     """The sides to mark in batches of at most `size`, in (date, slip) order: a reconciliation
     writes them batch by batch, then its assertion; a resumed one skips what is reconciled."""
     if size < 1:
         raise ValueError("a batch holds at least one side")
     for start in range(0, len(marks), size):
         yield tuple(marks[start : start + size])
+
+
+def side_fields(role: Role) -> tuple[str, str, str]:
+    """The slip's fields of a side: its account, its state and the reconciliation that summed it."""
+    if role == "account":
+        return "account", "cleared", "reconciled_by"
+    return "to_account", "to_cleared", "to_reconciled_by"
+
+
+def broken_sides(old: Mapping[str, Any], new: Mapping[str, Any] | None) -> tuple[Role, ...]:
+    """The reconciled sides of slip `old` that `new` (None: the slip deleted) would change: its
+    amount, its date, its kind, that side's account, or that side's state (uncleared again). A
+    reconciled side asked to be `cleared` stays reconciled: nothing the statement summed moves."""
+    out: list[Role] = []
+    for role in ("account", "to_account"):
+        account, state, _ = side_fields(role)
+        if old.get(state) != RECONCILED:
+            continue
+        if (
+            new is None
+            or new.get("amount") != old.get("amount")
+            or new.get("date") != old.get("date")
+            or new.get("kind") != old.get("kind")
+            or new.get(account) != old.get(account)
+            or new.get(state) not in (CLEARED, RECONCILED)
+        ):
+            out.append(role)
+    return tuple(out)

@@ -121,6 +121,12 @@ if TYPE_CHECKING:
         Sha256,
         Upload,
     )
+    from kakeibo.models.reconciliations import (
+        Reconciliation,
+        ReconciliationIn,
+        ReconciliationList,
+        ReconciliationPreview,
+    )
     from kakeibo.models.recurrences import (
         MAX_RECURRENCE_COUNT,
         MonthDay,
@@ -297,6 +303,10 @@ __all__ = [
     "Receipt",
     "ReceiptIn",
     "Receipts",
+    "Reconciliation",
+    "ReconciliationIn",
+    "ReconciliationList",
+    "ReconciliationPreview",
     "Recurrence",
     "RecurrenceIn",
     "RecurrenceList",
@@ -463,6 +473,10 @@ _WINGS: dict[str, str] = {
     "RunResult": "recurrences",
     "SlipTemplate": "recurrences",
     "Weekday": "recurrences",
+    "Reconciliation": "reconciliations",
+    "ReconciliationIn": "reconciliations",
+    "ReconciliationList": "reconciliations",
+    "ReconciliationPreview": "reconciliations",
     "AccountTotal": "reports",
     "BalanceItem": "reports",
     "Balances": "reports",

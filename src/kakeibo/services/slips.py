@@ -12,7 +12,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from kakeibo import errors
-from kakeibo.core import posting
+from kakeibo.core import posting, reconcile
 from kakeibo.core.ids import derived_id, new_slip_id
 from kakeibo.core.posting import Entry
 from kakeibo.core.tax import slip_tax_fields
@@ -369,6 +369,9 @@ def merge_patch(current: Item, patch: dict[str, Any]) -> SlipIn:
     if current.get("lines"):  # as a request gives them: whole-number amounts, no empty fields
         merged["lines"] = [{k: v for k, v in line.items() if v is not None} for line in lines_view(current) or ()]
     merged.update(settlements.sharing_of(current))  # "equal" stays equal among the slip's own sharers
+    for name in CLEARED_FIELDS:  # a reconciled side counts as cleared here; write_slip keeps it reconciled
+        if merged.get(name) == reconcile.RECONCILED:
+            merged[name] = reconcile.CLEARED
     merged.update(patch)
     if "paid_by" in patch and patch["paid_by"] is None and "shares" not in patch:
         merged["shares"] = None  # nobody paid for anybody: no shares either
@@ -403,16 +406,18 @@ def update_slip(
     body: SlipIn | None = None,
     patch: dict[str, Any] | None = None,
     token: str | None = None,
+    unlock: bool = False,
 ) -> dict[str, Any]:
     """PUT (body) or PATCH (patch): one transaction; a new date moves the slip to a new key. Without
-    a version (If-Match: *) it applies to the slip as it is when it commits."""
+    a version (If-Match: *) it applies to the slip as it is when it commits. A reconciled side's
+    amount, date and account change only with `unlock` (its reconciliation then no longer holds)."""
 
     def attempt() -> dict[str, Any]:
         current = _read_slip(store, ctx.ledger, date, slip_id)
         check_version(int(current["version"]), expected)
         new = body if body is not None else merge_patch(current, patch or {})
         reshare = "shares" in (body.model_fields_set if body is not None else (patch or {}))
-        return write_slip(store, ctx, current, new, expected=expected, token=token, reshare=reshare)
+        return write_slip(store, ctx, current, new, expected=expected, token=token, reshare=reshare, unlock=unlock)
 
     return on_current(attempt)
 
@@ -429,11 +434,14 @@ def write_slip(
     shares_mode: str | None = None,
     imported: dict[str, Any] | None = None,
     reshare: bool = False,
+    unlock: bool = False,
 ) -> dict[str, Any]:
     """The one change path of a slip: `current` (as read) becomes `new`, in one transaction.
     `shares_mode`: the mode of shares given as amounts (an undo restoring a slip as it was);
     `imported`: a change an import makes, what the slip now keeps of the row it comes from;
-    `reshare`: the request sent `shares` (else "equal" stays among the slip's own sharers)."""
+    `reshare`: the request sent `shares` (else "equal" stays among the slip's own sharers);
+    `unlock`: a reconciled side may change (409 `reconciled` otherwise)."""
+    broken = _reconciled_sides(current, new, unlock=unlock)
     version = int(current["version"])
     slip_id = current["id"]
     shared = settlements.sharing(store, ctx, new, mode=shares_mode, kept=current, reshare=reshare)
@@ -446,6 +454,7 @@ def write_slip(
         and current.get("lines") == _stored_lines(new)
         and {k: current.get(k) for k in SHARING_FIELDS} == _sharing_fields(shared)
         and sorted(current.get("receipts") or []) == list(new.receipts or [])
+        and not broken
     )
     if unchanged:
         return slip_view(current)
@@ -466,12 +475,15 @@ def write_slip(
             item[extra] = current[extra]
     if imported is not None:
         item["imported"] = imported
+    _keep_reconciled(current, item, broken)
     newly_named = set(posting.accounts_touched(new_entry)) - set(posting.accounts_touched(old_entry))
     commit = SlipCommit(
         [slip_change(current, item)],
         token or new_token(),
         undoes,
-        ((shared.check,) if shared else ()) + receipt_ops(store, ctx.ledger, slip_id, current, item),
+        ((shared.check,) if shared else ())
+        + receipt_ops(store, ctx.ledger, slip_id, current, item)
+        + _breaking(store, ctx.ledger, current, broken),
         _stale(expected),
     )
     with _naming_accounts(new_entry):
@@ -479,6 +491,48 @@ def write_slip(
             ctx, current, item, posting.plan(old_entry, new_entry), commit, newly_named=frozenset(newly_named)
         )
     return slip_view(item)
+
+
+def _reconciled_sides(current: Item, new: SlipIn | None, *, unlock: bool) -> tuple[reconcile.Role, ...]:
+    """The reconciled sides of `current` the change breaks (amount, date, account, kind, state or
+    a delete): 409 `reconciled` naming the reconciliation unless the request unlocks them."""
+    proposed = None if new is None else {**new.model_dump(include=set(SLIP_FIELDS)), "kind": new.kind}
+    broken = reconcile.broken_sides(current, proposed)
+    if broken and not unlock:
+        by = current.get(reconcile.side_fields(broken[0])[2])
+        raise errors.Reconciled(
+            f"this slip was reconciled ({by}): its amount, date and account stay as summed; send "
+            "?unlock=true to change it (the reconciliation then no longer holds)",
+            reconciliation=by,
+            account=current.get(reconcile.side_fields(broken[0])[0]),
+        )
+    return broken
+
+
+def _keep_reconciled(current: Item, item: Item, broken: tuple[reconcile.Role, ...]) -> None:
+    """The new item keeps each reconciled side the change leaves as summed; a broken one is cleared
+    again (or as the request asked) and names no reconciliation."""
+    for role in ("account", "to_account"):
+        _, state, by = reconcile.side_fields(role)
+        if current.get(state) != reconcile.RECONCILED:
+            continue
+        if role in broken:
+            if item.get(state) not in (None, UNCLEARED):
+                item[state] = reconcile.CLEARED
+            item.pop(by, None)
+        else:
+            item[state], item[by] = reconcile.RECONCILED, current.get(by)
+
+
+def _breaking(store: Store, ledger: str, current: Item, broken: tuple[reconcile.Role, ...]) -> tuple[TxOp, ...]:
+    """What an unlocked change writes in its own transaction: each assertion it breaks no longer holds."""
+    out = []
+    for role in broken:
+        account, _, by = reconcile.side_fields(role)
+        # a side marked by a reconciliation that never finished names no stored assertion: none to break
+        if current.get(by) and store.reconciliation(ledger, str(current[account]), str(current[by])) is not None:
+            out.append(store.break_reconciliation_op(ledger, str(current[account]), str(current[by])))
+    return tuple(out)
 
 
 def _sharing_fields(shared: Sharing | None) -> dict[str, Any]:
@@ -500,12 +554,19 @@ def _stale(expected: int | None) -> Callable[[Item | None], errors.ApiError]:
 
 
 def delete_slip(
-    store: Store, ctx: WriteContext, date: str, slip_id: str, *, expected: int | None, token: str | None = None
+    store: Store,
+    ctx: WriteContext,
+    date: str,
+    slip_id: str,
+    *,
+    expected: int | None,
+    token: str | None = None,
+    unlock: bool = False,
 ) -> None:
     def attempt() -> None:
         current = _read_slip(store, ctx.ledger, date, slip_id)
         check_version(int(current["version"]), expected)
-        remove_slip(store, ctx, current, expected=expected, token=token)
+        remove_slip(store, ctx, current, expected=expected, token=token, unlock=unlock)
 
     on_current(attempt)
 
@@ -518,10 +579,14 @@ def remove_slip(
     expected: int | None,
     token: str | None = None,
     undoes: int | None = None,
+    unlock: bool = False,
 ) -> None:
-    """The one delete path of a slip (as read): one transaction, its identity left as a tombstone."""
+    """The one delete path of a slip (as read): one transaction, its identity left as a tombstone.
+    A reconciled slip goes only with `unlock` (its reconciliation then no longer holds)."""
+    broken = _reconciled_sides(current, None, unlock=unlock)
     old_entry = entry_of(current)
     receipts = receipt_ops(store, ctx.ledger, str(current["id"]), current, None)
+    receipts += _breaking(store, ctx.ledger, current, broken)
     commit = SlipCommit([slip_change(current, None)], token or new_token(), undoes, receipts, _stale(expected))
     with _naming_accounts(old_entry):
         store.delete_slips(ctx, [current], posting.plan(old_entry, None), commit, at=now_iso())
