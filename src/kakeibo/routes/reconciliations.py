@@ -17,12 +17,12 @@ router = LedgerRouter()
 TAGS = ["accounts"]
 EXAMPLES: dict[str, Any] = {
     "bankbook": {
-        "summary": "The bankbook says 182,400 at the end of November",
-        "value": {"date": "2026-11-30", "balance": 182400},
+        "summary": "The bankbook says 182,400 at the end of October",
+        "value": {"date": "2026-10-31", "balance": 182400},
     },
     "wallet": {
         "summary": "The wallet holds 3,120; the difference is booked as 使途不明金",
-        "value": {"date": "2026-11-30", "balance": 3120, "adjust": True},
+        "value": {"date": "2026-10-31", "balance": 3120, "adjust": True},
     },
 }
 
