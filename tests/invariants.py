@@ -54,6 +54,8 @@ def check(store: Store, who: str) -> list[str]:
             tuple(sorted((u, int(a)) for u, a in (s.get("shares") or {}).items() if int(a))),
             jpy_amount=None if s.get("jpy_amount") is None else int(s["jpy_amount"]),
             to_amount=None if s.get("to_amount") is None else int(s["to_amount"]),
+            cleared=s.get("cleared") in ("cleared", "reconciled"),
+            to_cleared=s.get("to_cleared") in ("cleared", "reconciled"),
         )
         for s in slips
     ]
@@ -63,7 +65,7 @@ def check(store: Store, who: str) -> list[str]:
     for item in items:
         sk = item["SK"]
         if sk.startswith("ACCOUNT#"):
-            actual[AccountItem(item["id"])] = {"balance": int(item["balance"])}
+            actual[AccountItem(item["id"])] = {"balance": int(item["balance"]), "cleared": int(item.get("cleared", 0))}
         elif sk.startswith("DAY#"):
             fields = DAY_FIELDS
             actual[DayItem(item["account"], item["date"])] = {f: int(item.get(f, 0)) for f in fields}

@@ -124,6 +124,19 @@ class NotUndoable(ApiError):
     status, code, title = 409, "not_undoable", "Not undoable"
 
 
+class Reconciled(ApiError):
+    """A change of what a reconciliation summed (a reconciled slip's amount, date, account, or its
+    deletion) without `?unlock=true`: `reconciliation` names the assertion it would break."""
+
+    status, code, title = 409, "reconciled", "Reconciled"
+
+
+class ReconciliationDifference(ApiError):
+    """The cleared balance as of the date is not what the statement says, and no adjustment was asked."""
+
+    status, code, title = 409, "reconciliation_difference", "Reconciliation difference"
+
+
 class ReadAgain(Conflict):
     """What a write read changed before it committed, and the caller named no version (no If-Match,
     or `*`): the write applies to whatever is current, so it reads again (services' `on_current`);

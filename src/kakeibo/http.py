@@ -256,6 +256,8 @@ PROBLEM_CODES: dict[int, tuple[str, tuple[str, ...]]] = {
             "not_undoable",
             "upload_in_progress",
             "upload_missing",
+            "reconciled",
+            "reconciliation_difference",
         ),
     ),
     410: ("Gone for good: the slip this Idempotency-Key created was deleted", ("gone",)),

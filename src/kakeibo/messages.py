@@ -70,6 +70,8 @@ TITLES: dict[str, tuple[str, str]] = {
     "storage_unavailable": ("Storage unavailable", "保存先が応答しません"),
     "request_in_progress": ("Request in progress", "処理中です"),
     "already_undone": ("Already undone", "すでに元に戻されています"),
+    "reconciled": ("Reconciled", "照合済みの明細です"),
+    "reconciliation_difference": ("Reconciliation difference", "残高が合いません"),
     "too_long": ("{f} may have at most {max_length} items", "{f}は {max_length} 件までにしてください"),
     "too_short": ("{f} needs at least {min_length} items", "{f}は {min_length} 件以上にしてください"),
     "lines_sum_mismatch": ("Lines do not sum to the amount", "分割の明細の合計が金額と一致しません"),
@@ -109,6 +111,8 @@ FIELDS: dict[str, tuple[str, str]] = {
     "lines": ("lines", "分割の明細"),
     "paid_by": ("paid_by", "立て替えた人"),
     "shares": ("shares", "負担額"),
+    "cleared": ("cleared", "照合の状態"),
+    "to_cleared": ("to_cleared", "振替先の照合の状態"),
     "id": ("id", "ID"),
     "name": ("name", "名前"),
     "type": ("type", "口座の種類"),
@@ -140,7 +144,6 @@ FIELDS: dict[str, tuple[str, str]] = {
     "payee": ("payee", "支払先"),
     "imported_payee": ("imported_payee", "取り込んだ支払先"),
     "memo_append": ("memo_append", "メモへの追記"),
-    "cleared": ("cleared", "確認済み"),
     "ids": ("ids", "ルールの並び"),
     "medical": ("medical (the medical payment)", "医療費（medical）"),
     "medical.kind": ("medical.kind (treatment, medicine, care or other)", "医療費の区分（medical.kind）"),
@@ -258,6 +261,11 @@ _VALUE_ERRORS: list[tuple[str, str, str]] = [
         r"(?P<name>point_value|program) is only for points accounts",
         "{name} is only for accounts in points",
         "{name} はポイントの口座にだけ指定できます",
+    ),
+    (
+        r"to_cleared is only for transfers \(their to_account side\)",
+        "to_cleared is only for transfers (their to_account side)",
+        "振替先の照合の状態（to_cleared）は振替にだけ指定できます",
     ),
     (r"(?P<name>\w+) cannot be null", "{name} cannot be null", "{name}に null は指定できません"),
     (r"nothing to change", "nothing to change: send at least one field", "変更する項目を 1 つ以上指定してください"),
@@ -903,6 +911,33 @@ TRANSLATIONS: dict[str, str] = {
     "{name}: must be at most {limit}": "{name} は {limit} 以下にしてください",
     "{name}: must be a positive amount for {kind}": "{kind} の {name} は正の金額にしてください",
     "{name}: is required for {kind}": "{kind} には {name} が必要です",
+    # reconciliation (照合)
+    "this slip was reconciled ({reconciliation}): its amount, date and account stay as summed; send "
+    "?unlock=true to change it (the reconciliation then no longer holds)": (
+        "この明細は照合済みです（{reconciliation}）。金額・日付・口座は変えられません。"
+        "変える場合は ?unlock=true を付けてください（その照合は成り立たなくなります）"
+    ),
+    "the cleared balance as of {date} is {cleared}, the statement says {balance} (difference {difference}); "
+    "clear the missing slips or send adjust: true": (
+        "{date} 時点の確認済み残高は {cleared}、明細書の残高は {balance} です（差額 {difference}）。"
+        "足りない明細を確認済みにするか、adjust: true で差額を使途不明金として記録してください"
+    ),
+    "date: {date} is in the future: a statement tells what an account held up to today": (
+        "日付 {date} は未来の日付です。照合できるのは今日までの残高です"
+    ),
+    "account: {account} is archived: it is no longer reconciled": "口座 {account} はアーカイブ済みのため照合できません",
+    "reconciliation not found": "照合が見つかりません",
+    "this reconciliation was already stored": "この照合はすでに記録されています",
+    "the reconciliation changed meanwhile; retry": "照合が同時に変更されました。もう一度お試しください",
+    "a slip changed while it was reconciled; retry": "照合中に明細が変更されました。もう一度お試しください",
+    "the account changed while it was reconciled; retry": "照合中に口座が変更されました。もう一度お試しください",
+    "the account kept changing while it was reconciled; retry": (
+        "照合中に口座の変更が続きました。少し待ってからもう一度お試しください"
+    ),
+    "this reconciliation was undone too often; reconcile with another Idempotency-Key": (
+        "この照合は何度も取り消されています。別の Idempotency-Key で照合してください"
+    ),
+    "reconciliation '{id}' changed since that entry": "照合 {id} はこの変更のあとに変わっています",
 }
 # Groups whose text is itself an English detail: translated too.
 _NESTED = ("detail",)

@@ -188,6 +188,22 @@ class NotUndoableProblem(ProblemBase):
     code: Literal["not_undoable"]
 
 
+class ReconciledProblem(ProblemBase):
+    """A reconciled slip's amount, date or account changed (or it deleted) without ?unlock=true."""
+
+    code: Literal["reconciled"]
+    reconciliation: str | None = Field(default=None, description="the reconciliation that summed it")
+    account: str | None = Field(default=None, description="the account it reconciled")
+
+
+class ReconciliationDifferenceProblem(ProblemBase):
+    """The cleared balance as of the date is not the statement's; nothing was written."""
+
+    code: Literal["reconciliation_difference"]
+    difference: int = Field(description="the statement's balance less the cleared balance")
+    cleared_balance: int = Field(description="the account's cleared balance as of the date")
+
+
 class LockedProblem(ProblemBase):
     code: Literal["locked"]
     retry_after: int = Field(description=RETRY_AFTER)
@@ -230,6 +246,8 @@ BY_CODE: dict[str, type[ProblemBase]] = {
         LinesSumMismatchProblem,
         AlreadyUndoneProblem,
         NotUndoableProblem,
+        ReconciledProblem,
+        ReconciliationDifferenceProblem,
         LockedProblem,
         PreconditionRequiredProblem,
     )

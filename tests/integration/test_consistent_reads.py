@@ -121,6 +121,12 @@ def _ledger_requests(api: Client, base: str) -> list[tuple[str, str, dict[str, A
         ("GET /recurrences/{id}/occurrences", f"{rent}/occurrences", {"query": {"from": "2026-11-01"}}),
         ("POST /recurrences/run", f"{base}/recurrences/run", {"query": {"until": "2026-12-31"}}),
         ("GET /accounts/{id}/statements", f"{base}/accounts/visa/statements", {"query": {"from": "2026-10"}}),
+        ("GET /accounts/{id}/reconciliations", f"{base}/accounts/cash/reconciliations", {}),
+        (
+            "POST /accounts/{id}/reconciliations",
+            f"{base}/accounts/cash/reconciliations",
+            {"body": {"date": "2026-11-20", "balance": 0}, "query": {"dry_run": "true"}},
+        ),
         ("POST /jobs/run", f"{base}/jobs/run", {"query": {"until": "2026-12-31"}}),
         ("POST /receipts", f"{base}/receipts", {"body": receipt_body(uuid.uuid4().bytes)}),
         ("POST /receipts/{id}/complete", f"{base}/receipts/{uploaded}/complete", {}),

@@ -87,6 +87,7 @@ def test_every_route_is_covered_here() -> None:
         "POST /recurrences", "GET /recurrences", "GET /recurrences/{id}", "PATCH /recurrences/{id}",
         "DELETE /recurrences/{id}", "GET /recurrences/{id}/occurrences", "POST /recurrences/run",
         "GET /accounts/{id}/statements", "POST /jobs/run",
+        "POST /accounts/{id}/reconciliations", "GET /accounts/{id}/reconciliations",
         "POST /rules", "GET /rules", "PUT /rules/order", "GET /rules/{id}", "PATCH /rules/{id}", "DELETE /rules/{id}",
         "POST /receipts", "POST /receipts/{id}/complete", "GET /receipts/{id}",
         "POST /exports", "GET /exports/{id}",
@@ -115,6 +116,8 @@ def test_bob_can_neither_see_nor_touch_alices_ledger(
     assert bob.get("/accounts/cash").status == 404
     assert bob.get("/accounts/cash/history").status == 404
     assert bob.get("/accounts/card/statements").status == 404
+    assert bob.get("/accounts/cash/reconciliations").status == 404
+    assert bob.post("/accounts/cash/reconciliations", {"date": "2026-11-20", "balance": 0}).status == 404
     assert bob.get(alice["receipt"]).status == 404
     assert bob.post(alice["receipt"] + "/complete").status == 404
     assert bob.get(alice["export"]).status == 404

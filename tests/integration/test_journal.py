@@ -42,6 +42,9 @@ def replay(entries: list[dict[str, Any]]) -> dict[tuple[str, str], dict[str, Any
     return state
 
 
+BALANCES = ("balance", "cleared_balance", "uncleared_balance", "payments")  # what slips make, not the account
+
+
 def current_state(api: Client, months: set[str]) -> dict[tuple[str, str], dict[str, Any]]:
     """The ledger's slips, accounts (without balances), budgets (without spending) and recurrences."""
     state: dict[tuple[str, str], dict[str, Any]] = {}
@@ -55,7 +58,7 @@ def current_state(api: Client, months: set[str]) -> dict[tuple[str, str], dict[s
         if not cursor:
             break
     for account in api.get("/accounts").json["items"]:
-        state[("account", account["id"])] = {k: v for k, v in account.items() if k not in ("balance", "payments")}
+        state[("account", account["id"])] = {k: v for k, v in account.items() if k not in BALANCES}
     for month in months:
         for budget in api.get("/budgets", query={"month": month}).json["items"]:
             record = {k: budget[k] for k in ("month", "category", "limit", "strict", "rollover", "version")}

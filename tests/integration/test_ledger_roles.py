@@ -125,6 +125,11 @@ def _delete_budget(h: Household, c: Client) -> Reply:
     return c.delete(where, headers={"If-Match": made.etag or ""})
 
 
+def _reconcile(h: Household, c: Client) -> Reply:
+    cleared = h.owner.get(f"{h.base}/accounts/cash").json["cleared_balance"]
+    return c.post(f"{h.base}/accounts/cash/reconciliations", {"date": "2026-11-20", "balance": cleared})
+
+
 def _undo(h: Household, c: Client) -> Reply:
     slip = h.lunch()
     seq = h.owner.get(f"{h.base}/slips/{slip.json['id']}/history").json["items"][-1]["seq"]
@@ -172,6 +177,8 @@ ROUTES: dict[str, tuple[Call, bool]] = {
     "GET /recurrences/{id}/occurrences": (lambda h, c: c.get(f"{h.recurrence.header('Location')}/occurrences"), True),
     "POST /recurrences/run": (lambda h, c: c.post(f"{h.base}/recurrences/run", query={"until": "2026-11-30"}), False),
     "GET /accounts/{id}/statements": (lambda h, c: c.get(f"{h.base}/accounts/card/statements"), True),
+    "POST /accounts/{id}/reconciliations": (_reconcile, False),
+    "GET /accounts/{id}/reconciliations": (lambda h, c: c.get(f"{h.base}/accounts/cash/reconciliations"), True),
     "POST /receipts": (lambda h, c: c.post(f"{h.base}/receipts", receipt_body(uuid.uuid4().bytes)), False),
     "POST /receipts/{id}/complete": (
         lambda h, c: c.post(f"{h.base}/receipts/{uploaded_receipt(h.owner, h.base)}/complete"),

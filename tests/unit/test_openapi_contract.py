@@ -130,6 +130,13 @@ def test_every_documented_example_is_accepted(api: Client, spec: dict[str, Any])
         reply = send(api, "PATCH", "/accounts/card", media, value, {"If-Match": etag})
         assert reply.status == 200, (name, reply)
     accepted.add(("patch", "/accounts/{id}"))
+    for n, (media, name, value) in enumerate(body_examples(ops["post", "/accounts/{id}/reconciliations"])):
+        # an account whose opening balance is the statement's (the adjusting example: 500 more, counted short)
+        opening = value["balance"] + (500 if value.get("adjust") else 0)
+        api.post("/accounts", {"id": f"rc{n}", "name": f"照合{n}", "type": "bank", "opening_balance": opening})
+        reply = send(api, "POST", f"/accounts/rc{n}/reconciliations", media, value)
+        assert reply.status == 201 and reply.json["holds"] is True, (name, reply)
+    accepted.add(("post", "/accounts/{id}/reconciliations"))
     for media, name, value in body_examples(ops["post", "/recurrences"]):
         reply = send(api, "POST", "/recurrences", media, value)
         assert reply.status == 201, (name, reply)

@@ -45,6 +45,9 @@ class Entry:
     # burden: (user, amount) pairs in user order, summing to amount. Both or neither.
     paid_by: str | None = None
     shares: tuple[tuple[str, int], ...] = ()
+    # the statement has it (cleared or reconciled, §17): on `account`'s side, and on `to_account`'s
+    cleared: bool = False
+    to_cleared: bool = False
     # what the slip (or its lines) adds to its year's tax item: medical payments and donations, as
     # the fields core.tax names, in name order
     tax: tuple[tuple[str, int], ...] = ()
@@ -129,10 +132,12 @@ ItemKey = (
 Rollup = AccountMonthItem | AccountYearItem
 
 # Numeric fields each item kind carries, all maintained with ADD.
-ACCOUNT_FIELDS = ("balance",)
+# cleared: the part of the balance's change the bank, the card or the wallet has confirmed (the
+# signed effects of the cleared sides of slips); the opening balance counts as cleared besides.
+ACCOUNT_FIELDS = ("balance", "cleared")
 # transfers_in / transfers_out: what transfers brought and took (a card's payments and its charges
 # to other accounts, such as an IC card's automatic top-up), apart from income and expense.
-DAY_FIELDS = ("delta", "count", "income", "expense", "transfers_in", "transfers_out")
+DAY_FIELDS = ("delta", "count", "income", "expense", "transfers_in", "transfers_out", "cleared")
 CATEGORY_FIELDS = ("income", "expense", "count")
 SUBCATEGORY_FIELDS = CATEGORY_FIELDS
 ROLLUP_FIELDS = DAY_FIELDS
@@ -232,10 +237,13 @@ def effects(entry: Entry, sign: int = 1) -> dict[ItemKey, dict[str, int]]:
         _add(out[AccountItem(entry.to_account)], balance=arrived)
         _add(out[DayItem(entry.account, entry.date)], delta=-amount, count=sign, transfers_out=amount)
         _add(out[DayItem(entry.to_account, entry.date)], delta=arrived, count=sign, transfers_in=arrived)
+        _clear(out, entry.account, entry.date, -amount if entry.cleared else 0)
+        _clear(out, entry.to_account, entry.date, arrived if entry.to_cleared else 0)
         return _with_rollups(out)
     signed = -amount if entry.kind == "expense" else amount
     _add(out[AccountItem(entry.account)], balance=signed)
     _add(out[DayItem(entry.account, entry.date)], delta=signed, count=sign, **{entry.kind: amount})
+    _clear(out, entry.account, entry.date, signed if entry.cleared else 0)
     # the account moves once; each line counts in its own category (a plain slip is one line)
     lines = entry.lines or (Line(entry.amount, entry.category or UNCATEGORIZED, entry.subcategory),)
     for line, yen in zip(lines, in_yen(entry.amount, entry.jpy_amount, [x.amount for x in lines]), strict=True):
@@ -260,6 +268,13 @@ def in_yen(amount: int, jpy_amount: int | None, parts: list[int]) -> list[int]:
         out.append(upto - before)
         before = upto
     return out
+
+
+def _clear(out: dict[ItemKey, dict[str, int]], account: str, date: str, signed: int) -> None:
+    """A cleared side's effect also counts in its account's and its day's `cleared`."""
+    if signed:
+        _add(out[AccountItem(account)], cleared=signed)
+        _add(out[DayItem(account, date)], cleared=signed)
 
 
 def _with_rollups(out: dict[ItemKey, dict[str, int]]) -> dict[ItemKey, dict[str, int]]:

@@ -134,6 +134,10 @@ class Account(Model):
     type: AccountType
     opening_balance: int
     balance: int
+    cleared_balance: int = Field(
+        description="The opening balance and every cleared or reconciled slip's effect: what the statement has"
+    )
+    uncleared_balance: int = Field(description="balance - cleared_balance: what the statement does not have yet")
     allow_negative: bool
     archived: bool
     billing: Billing | None = None

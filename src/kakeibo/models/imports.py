@@ -171,11 +171,23 @@ class JournalCheck(Model):
     mismatches: list[JournalMismatch] = Field(description="Entities the journal, replayed, does not match")
 
 
+class BrokenReconciliation(Model):
+    """A reconciliation whose asserted balance the ledger no longer has as of its date."""
+
+    account: str
+    id: str
+    date: str
+    balance: int
+
+
 class LedgerCheck(Model):
     ok: bool
     mismatch_count: int
     mismatches: list[LedgerMismatch]
     journal: JournalCheck | None = None
+    reconciliations: list[BrokenReconciliation] = Field(
+        default_factory=list, description="Reconciliations that no longer hold (a slip they summed was unlocked)"
+    )
 
 
 class LedgerRebuild(Model):

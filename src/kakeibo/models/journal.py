@@ -9,7 +9,17 @@ from pydantic import (
 from kakeibo.models.base import Model
 
 ChangeType = Literal[
-    "slip", "account", "budget", "recurrence", "member", "ledger", "invitation", "webhook", "settlement", "rule"
+    "slip",
+    "account",
+    "budget",
+    "recurrence",
+    "member",
+    "ledger",
+    "invitation",
+    "webhook",
+    "settlement",
+    "rule",
+    "reconciliation",
 ]
 
 

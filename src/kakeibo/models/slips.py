@@ -101,6 +101,17 @@ def check_lines(kind: str, amount: int | None, category: str | None, lines: list
         )
 
 
+ClearedIn = Annotated[
+    Literal["uncleared", "cleared"],
+    Field(
+        description="Has the bank, the card statement or the counted wallet confirmed it? (reconciled: only a "
+        "reconciliation makes a slip so)"
+    ),
+]
+ClearedState = Literal["uncleared", "cleared", "reconciled"]
+CLEARED_STATES: tuple[str, ...] = ("cleared", "reconciled")  # the states a balance counts as cleared
+
+
 UserId = Annotated[str, Field(min_length=1, max_length=128, examples=["hanako"]), checked_text()]
 ShareAmount = Annotated[StrictInt, Field(ge=0, le=MAX_AMOUNT)]
 Shares = Annotated[
@@ -133,6 +144,10 @@ class SlipIn(Strict):
     paid_by: UserId | None = Field(default=None, description=PAID_BY_DESCRIPTION)
     shares: Shares | None = None
     receipts: Receipts | None = None
+    cleared: ClearedIn | None = Field(default=None, description="The state of `account`'s side (default uncleared)")
+    to_cleared: ClearedIn | None = Field(
+        default=None, description="A transfer's `to_account` side: its own state (default uncleared)"
+    )
     medical: MedicalIn | None = Field(default=None, description=MEDICAL_DESCRIPTION)
     donation: DonationIn | None = Field(default=None, description=DONATION_DESCRIPTION)
     jpy_amount: Amount | None = Field(default=None, description=JPY_AMOUNT_DESCRIPTION)
@@ -142,6 +157,8 @@ class SlipIn(Strict):
     def _shape(self) -> Self:
         if self.subcategory is not None and self.category is None:
             raise ValueError("a subcategory needs a category")
+        if self.to_cleared is not None and self.kind != "transfer":
+            raise ValueError("to_cleared is only for transfers (their to_account side)")
         if self.kind == "transfer":
             if self.to_account is None:
                 raise ValueError("a transfer needs to_account")
@@ -172,16 +189,17 @@ class SlipIn(Strict):
 
     def entry(self) -> Entry:
         tax = self.tax_fields()
+        cleared, to_cleared = self.cleared in CLEARED_STATES, self.to_cleared in CLEARED_STATES
         if self.lines:
             parts = tuple(Line(line.amount, line.category, line.subcategory) for line in self.lines)
             return Entry(
                 self.date, self.kind, self.amount, self.account, None, None, None, parts, tax=tax,
-                jpy_amount=self.jpy_amount,
+                jpy_amount=self.jpy_amount, cleared=cleared, to_cleared=to_cleared,
             )  # fmt: skip
         category = None if self.kind == "transfer" else (self.category or UNCATEGORIZED)
         return Entry(
             self.date, self.kind, self.amount, self.account, self.to_account, category, self.subcategory, tax=tax,
-            jpy_amount=self.jpy_amount, to_amount=self.to_amount,
+            jpy_amount=self.jpy_amount, to_amount=self.to_amount, cleared=cleared, to_cleared=to_cleared,
         )  # fmt: skip
 
 
@@ -219,6 +237,8 @@ class SlipPatch(SlipTemplatePatch):
     paid_by: UserId | None = Field(default=None, description=PAID_BY_DESCRIPTION + " null: nobody (shares go too).")
     shares: Shares | None = None
     receipts: Receipts | None = Field(default=None, description="the receipts it has, whole; null: none")
+    cleared: ClearedIn | None = Field(default=None, description="`account`'s side; null: uncleared")
+    to_cleared: ClearedIn | None = Field(default=None, description="A transfer's `to_account` side; null: uncleared")
     medical: MedicalIn | None = Field(default=None, description=MEDICAL_DESCRIPTION + " null: none.")
     donation: DonationIn | None = Field(default=None, description=DONATION_DESCRIPTION + " null: none.")
     jpy_amount: Amount | None = Field(default=None, description=JPY_AMOUNT_DESCRIPTION)
@@ -264,6 +284,10 @@ class Slip(Model):
     shares_mode: Literal["equal", "custom"] | None = Field(
         default=None, description='"equal": the shares are split again among the members when the amount changes'
     )
+    cleared: ClearedState = Field(
+        default="uncleared", description="`account`'s side: uncleared, cleared (the statement has it) or reconciled"
+    )
+    to_cleared: ClearedState | None = Field(default=None, description="A transfer's `to_account` side (else null)")
     medical: MedicalIn | None = Field(default=None, description="A medical payment (医療費控除); absent: none")
     donation: DonationIn | None = Field(default=None, description="A ふるさと納税 donation; absent: none")
     jpy_amount: int | None = Field(

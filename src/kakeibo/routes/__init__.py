@@ -13,10 +13,11 @@ from __future__ import annotations
 MODULES = (
     "health", "accounts", "cards", "journal", "undo", "slips", "reports", "budgets", "imports", "maintenance",
     "recurrences", "daily", "receipts", "ledgers", "webhooks", "settlements", "rules", "dataio", "tax",
+    "reconciliations",
 )  # fmt: skip
 
 FAMILIES: dict[str, tuple[str, ...]] = {
-    "accounts": ("accounts", "cards"),
+    "accounts": ("accounts", "cards", "reconciliations"),
     "balances": ("reports",),
     "budgets": ("budgets",),
     "changes": ("journal", "undo"),

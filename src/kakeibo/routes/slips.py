@@ -29,6 +29,10 @@ from kakeibo.services import slips as service
 from kakeibo.store import get_store
 
 router = LedgerRouter()
+UNLOCK = (
+    "a reconciled slip's amount, date or account may change (or it may go): its side is cleared again and "
+    "the reconciliation that summed it no longer holds; without it, 409 reconciled"
+)
 TAGS = ["slips"]
 # Each one is accepted as it is, given the accounts of POST /accounts' examples (a test sends them).
 SLIP_EXAMPLES: dict[str, Any] = {
@@ -156,11 +160,15 @@ def get_slip(date: str, id: str) -> Response[str]:
     },
 )
 def replace_slip(
-    date: str, id: str, slip: Annotated[SlipIn, Body(openapi_examples=SLIP_EXAMPLES)], if_match_header: IfMatchHeader
+    date: str,
+    id: str,
+    slip: Annotated[SlipIn, Body(openapi_examples=SLIP_EXAMPLES)],
+    if_match_header: IfMatchHeader,
+    unlock: Annotated[bool, Query(description=UNLOCK)] = False,
 ) -> Response[str]:
     scope = ledger_scope(router, EDITORS)
     expected = if_match(if_match_header)
-    updated = service.update_slip(get_store(), scope.writer, date, id, expected=expected, body=slip)
+    updated = service.update_slip(get_store(), scope.writer, date, id, expected=expected, body=slip, unlock=unlock)
     return json_response(200, labelled(updated, router), etag=updated["version"], location=_location(scope, updated))
 
 
@@ -181,11 +189,12 @@ def patch_slip(
     id: str,
     patch: Annotated[SlipPatch, Body(openapi_examples=SLIP_PATCH_EXAMPLES)],
     if_match_header: IfMatchHeader,
+    unlock: Annotated[bool, Query(description=UNLOCK)] = False,
 ) -> Response[str]:
     scope = ledger_scope(router, EDITORS)
     expected = if_match(if_match_header)
     changes = patch.model_dump(exclude_unset=True)
-    updated = service.update_slip(get_store(), scope.writer, date, id, expected=expected, patch=changes)
+    updated = service.update_slip(get_store(), scope.writer, date, id, expected=expected, patch=changes, unlock=unlock)
     return json_response(200, labelled(updated, router), etag=updated["version"], location=_location(scope, updated))
 
 
@@ -196,8 +205,13 @@ def patch_slip(
     operation_id="deleteSlip",
     responses={204: no_content("Deleted"), **problem_responses(400, 401, 404, 409, 412, 423, 428)},
 )
-def delete_slip(date: str, id: str, if_match_header: IfMatchHeader) -> Response[str]:
+def delete_slip(
+    date: str,
+    id: str,
+    if_match_header: IfMatchHeader,
+    unlock: Annotated[bool, Query(description=UNLOCK)] = False,
+) -> Response[str]:
     writer = ledger_scope(router, EDITORS).writer
     expected = if_match(if_match_header)
-    service.delete_slip(get_store(), writer, date, id, expected=expected)
+    service.delete_slip(get_store(), writer, date, id, expected=expected, unlock=unlock)
     return Response(status_code=204, body="")

@@ -48,12 +48,16 @@ def payments_view(item: Item) -> dict[str, Any] | None:
 
 
 def account_view(item: Item) -> dict[str, Any]:
+    balance = int(item.get("balance", 0))
+    cleared = int(item["opening_balance"]) + int(item.get("cleared", 0))  # the opening counts as cleared
     return {
         "id": item["id"],
         "name": item["name"],
         "type": item["type"],
         "opening_balance": int(item["opening_balance"]),
-        "balance": int(item.get("balance", 0)),
+        "balance": balance,
+        "cleared_balance": cleared,
+        "uncleared_balance": balance - cleared,
         "allow_negative": bool(item.get("allow_negative", False)),
         "archived": bool(item.get("archived", False)),
         "billing": billing_view(item.get("billing")),
@@ -70,7 +74,7 @@ def account_record(item: Item | None) -> dict[str, Any] | None:
     if item is None:
         return None
     view = account_view(item)
-    del view["balance"], view["payments"]
+    del view["balance"], view["cleared_balance"], view["uncleared_balance"], view["payments"]
     return view
 
 

@@ -219,7 +219,10 @@ def verify(store: Store, ledger: str) -> dict[str, Any]:
     if replayed["mismatches"]:  # a change committed while it was read is not a mismatch: read again
         replayed = replay_journal(store, ledger)
     ok = not found and not index and not replayed["mismatches"]
-    return {"ok": ok, **view(found, index), "journal": replayed}
+    from kakeibo.services.reconciliations import broken_assertions  # noqa: PLC0415
+
+    # an assertion that no longer holds is the user's to settle (a slip unlocked and changed): listed, not a mismatch
+    return {"ok": ok, **view(found, index), "journal": replayed, "reconciliations": broken_assertions(store, ledger)}
 
 
 def rebuild(store: Store, ctx: WriteContext, *, time_left: TimeLeft | None = None) -> dict[str, Any]:

@@ -13,7 +13,7 @@ it names has left meanwhile (store.roster_check_op).
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from kakeibo import errors
@@ -38,10 +38,7 @@ class Sharing:
     check: TxOp
 
     def apply(self, entry: Entry) -> Entry:
-        return Entry(
-            entry.date, entry.kind, entry.amount, entry.account, entry.to_account, entry.category,
-            entry.subcategory, entry.lines, self.paid_by, self.shares, entry.tax,
-        )  # fmt: skip
+        return replace(entry, paid_by=self.paid_by, shares=self.shares)
 
     def fields(self) -> dict[str, Any]:
         """What the slip item stores."""

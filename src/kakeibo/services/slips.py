@@ -12,11 +12,11 @@ from typing import Any
 from pydantic import ValidationError
 
 from kakeibo import errors
-from kakeibo.core import posting
+from kakeibo.core import posting, reconcile
 from kakeibo.core.ids import derived_id, new_slip_id
 from kakeibo.core.posting import Entry
 from kakeibo.core.tax import slip_tax_fields
-from kakeibo.models import SlipIn, parse_date
+from kakeibo.models import CLEARED_STATES, SlipIn, parse_date
 from kakeibo.services import settlements, units
 from kakeibo.services.common import (
     check_version,
@@ -47,8 +47,10 @@ from kakeibo.store import (
 
 SLIP_FIELDS = (
     "date", "kind", "amount", "account", "to_account", "category", "subcategory", "memo", "lines", "paid_by", "shares",
-    "receipts", "medical", "donation", "jpy_amount", "to_amount",
+    "receipts", "medical", "donation", "jpy_amount", "to_amount", "cleared", "to_cleared",
 )  # fmt: skip
+CLEARED_FIELDS = ("cleared", "to_cleared")  # absent (or uncleared): not cleared
+UNCLEARED = "uncleared"
 SHARING_FIELDS = ("paid_by", "shares", "shares_mode")
 LINE_FIELDS = ("amount", "category", "subcategory", "memo", "medical")
 TAX_FIELDS = ("medical", "donation")
@@ -103,6 +105,8 @@ def slip_view(item: Item) -> dict[str, Any]:
         "created_by": item.get("created_by"),
         "updated_by": item.get("updated_by"),
         **_sharing_view(item),
+        "cleared": item.get("cleared") or UNCLEARED,
+        "to_cleared": (item.get("to_cleared") or UNCLEARED) if item["kind"] == "transfer" else None,
         **_tax_view(item),
         **_unit_view(item),
     }
@@ -176,6 +180,8 @@ def entry_of(item: Item) -> Entry:
         lines=lines,
         paid_by=paid_by,
         shares=shares,
+        cleared=item.get("cleared") in CLEARED_STATES,
+        to_cleared=item.get("to_cleared") in CLEARED_STATES,
         tax=tax,
         jpy_amount=None if item.get("jpy_amount") is None else int(item["jpy_amount"]),
         to_amount=None if item.get("to_amount") is None else int(item["to_amount"]),
@@ -212,6 +218,9 @@ def _slip_item(body: SlipIn, entry: Entry, sharing: Sharing | None = None, **met
         item["line_categories"] = sorted({line["category"] for line in lines})
     if body.receipts:
         item["receipts"] = list(body.receipts)
+    for name in CLEARED_FIELDS:  # absent, not "uncleared": slips written before look alike
+        if getattr(body, name) not in (None, UNCLEARED):
+            item[name] = getattr(body, name)
     if body.medical is not None:  # absent, not null, on the slips without: they look as before
         item["medical"] = body.medical.model_dump()
     if body.donation is not None:
@@ -242,8 +251,10 @@ def receipt_ops(store: Store, ledger: str, slip_id: str, old: Item | None, new: 
 def fingerprint(body: SlipIn) -> str:
     """sha256 of the slip's fields as canonical JSON: the same request body gives the same value."""
     fields: dict[str, Any] = {
-        name: getattr(body, name) for name in SLIP_FIELDS if getattr(body, name) not in (None, [])
-    }  # no receipts is the same as none named: bodies from before receipts keep their fingerprint
+        name: getattr(body, name)
+        for name in SLIP_FIELDS
+        if getattr(body, name) not in (None, []) and not (name in CLEARED_FIELDS and getattr(body, name) == UNCLEARED)
+    }  # no receipts (or uncleared) is the same as none named: bodies from before keep their fingerprint
     if body.lines:
         fields["lines"] = _stored_lines(body)
     for name in TAX_FIELDS:
@@ -392,6 +403,9 @@ def merge_patch(current: Item, patch: dict[str, Any]) -> SlipIn:
     merged.update(settlements.sharing_of(current))  # "equal" stays equal among the slip's own sharers
     if current.get(units.DERIVED):  # a points slip's yen follows its amount
         merged["jpy_amount"] = None
+    for name in CLEARED_FIELDS:  # a reconciled side counts as cleared here; write_slip keeps it reconciled
+        if merged.get(name) == reconcile.RECONCILED:
+            merged[name] = reconcile.CLEARED
     merged.update(patch)
     if "paid_by" in patch and patch["paid_by"] is None and "shares" not in patch:
         merged["shares"] = None  # nobody paid for anybody: no shares either
@@ -407,6 +421,8 @@ def merge_patch(current: Item, patch: dict[str, Any]) -> SlipIn:
         merged["subcategory"] = None
     if merged.get("kind") != "transfer" and "kind" in patch and "to_account" not in patch:
         merged["to_account"] = None
+    if merged.get("kind") != "transfer" and "to_cleared" not in patch:
+        merged["to_cleared"] = None  # only a transfer has a receiving side
     clean = {k: v for k, v in merged.items() if v is not None}
     try:
         return SlipIn.model_validate(clean)
@@ -424,16 +440,18 @@ def update_slip(
     body: SlipIn | None = None,
     patch: dict[str, Any] | None = None,
     token: str | None = None,
+    unlock: bool = False,
 ) -> dict[str, Any]:
     """PUT (body) or PATCH (patch): one transaction; a new date moves the slip to a new key. Without
-    a version (If-Match: *) it applies to the slip as it is when it commits."""
+    a version (If-Match: *) it applies to the slip as it is when it commits. A reconciled side's
+    amount, date and account change only with `unlock` (its reconciliation then no longer holds)."""
 
     def attempt() -> dict[str, Any]:
         current = _read_slip(store, ctx.ledger, date, slip_id)
         check_version(int(current["version"]), expected)
         new = body if body is not None else merge_patch(current, patch or {})
         reshare = "shares" in (body.model_fields_set if body is not None else (patch or {}))
-        return write_slip(store, ctx, current, new, expected=expected, token=token, reshare=reshare)
+        return write_slip(store, ctx, current, new, expected=expected, token=token, reshare=reshare, unlock=unlock)
 
     return on_current(attempt)
 
@@ -450,11 +468,14 @@ def write_slip(
     shares_mode: str | None = None,
     imported: dict[str, Any] | None = None,
     reshare: bool = False,
+    unlock: bool = False,
 ) -> dict[str, Any]:
     """The one change path of a slip: `current` (as read) becomes `new`, in one transaction.
     `shares_mode`: the mode of shares given as amounts (an undo restoring a slip as it was);
     `imported`: a change an import makes, what the slip now keeps of the row it comes from;
-    `reshare`: the request sent `shares` (else "equal" stays among the slip's own sharers)."""
+    `reshare`: the request sent `shares` (else "equal" stays among the slip's own sharers);
+    `unlock`: a reconciled side may change (409 `reconciled` otherwise)."""
+    broken = _reconciled_sides(current, new, unlock=unlock)
     version = int(current["version"])
     slip_id = current["id"]
     price = units.priced(store, ctx.ledger, new)
@@ -469,6 +490,7 @@ def write_slip(
         and current.get("lines") == _stored_lines(new)
         and {k: current.get(k) for k in SHARING_FIELDS} == _sharing_fields(shared)
         and sorted(current.get("receipts") or []) == list(new.receipts or [])
+        and not broken
     )
     if unchanged:
         return slip_view(current)
@@ -490,18 +512,63 @@ def write_slip(
             item[extra] = current[extra]
     if imported is not None:
         item["imported"] = imported
+    _keep_reconciled(current, item, broken)
     newly_named = set(posting.accounts_touched(new_entry)) - set(posting.accounts_touched(old_entry))
     commit = SlipCommit(
         [slip_change(current, item)],
         token or new_token(),
         undoes,
-        ((shared.check,) if shared else ()) + receipt_ops(store, ctx.ledger, slip_id, current, item),
+        ((shared.check,) if shared else ())
+        + receipt_ops(store, ctx.ledger, slip_id, current, item)
+        + _breaking(store, ctx.ledger, current, broken),
         _stale(expected),
     )
     with _naming_accounts(new_entry), units.learning(ctx.ledger):
         plan = price.guard(posting.plan(old_entry, new_entry))
         store.change_slip(ctx, current, item, plan, commit, newly_named=frozenset(newly_named))
     return slip_view(item)
+
+
+def _reconciled_sides(current: Item, new: SlipIn | None, *, unlock: bool) -> tuple[reconcile.Role, ...]:
+    """The reconciled sides of `current` the change breaks (amount, date, account, kind, state or
+    a delete): 409 `reconciled` naming the reconciliation unless the request unlocks them."""
+    proposed = None if new is None else {**new.model_dump(include=set(SLIP_FIELDS)), "kind": new.kind}
+    broken = reconcile.broken_sides(current, proposed)
+    if broken and not unlock:
+        by = current.get(reconcile.side_fields(broken[0])[2])
+        raise errors.Reconciled(
+            f"this slip was reconciled ({by}): its amount, date and account stay as summed; send "
+            "?unlock=true to change it (the reconciliation then no longer holds)",
+            reconciliation=by,
+            account=current.get(reconcile.side_fields(broken[0])[0]),
+        )
+    return broken
+
+
+def _keep_reconciled(current: Item, item: Item, broken: tuple[reconcile.Role, ...]) -> None:
+    """The new item keeps each reconciled side the change leaves as summed; a broken one is cleared
+    again (or as the request asked) and names no reconciliation."""
+    for role in ("account", "to_account"):
+        _, state, by = reconcile.side_fields(role)
+        if current.get(state) != reconcile.RECONCILED:
+            continue
+        if role in broken:
+            if item.get(state) not in (None, UNCLEARED):
+                item[state] = reconcile.CLEARED
+            item.pop(by, None)
+        else:
+            item[state], item[by] = reconcile.RECONCILED, current.get(by)
+
+
+def _breaking(store: Store, ledger: str, current: Item, broken: tuple[reconcile.Role, ...]) -> tuple[TxOp, ...]:
+    """What an unlocked change writes in its own transaction: each assertion it breaks no longer holds."""
+    out = []
+    for role in broken:
+        account, _, by = reconcile.side_fields(role)
+        # a side marked by a reconciliation that never finished names no stored assertion: none to break
+        if current.get(by) and store.reconciliation(ledger, str(current[account]), str(current[by])) is not None:
+            out.append(store.break_reconciliation_op(ledger, str(current[account]), str(current[by])))
+    return tuple(out)
 
 
 def _sharing_fields(shared: Sharing | None) -> dict[str, Any]:
@@ -523,12 +590,19 @@ def _stale(expected: int | None) -> Callable[[Item | None], errors.ApiError]:
 
 
 def delete_slip(
-    store: Store, ctx: WriteContext, date: str, slip_id: str, *, expected: int | None, token: str | None = None
+    store: Store,
+    ctx: WriteContext,
+    date: str,
+    slip_id: str,
+    *,
+    expected: int | None,
+    token: str | None = None,
+    unlock: bool = False,
 ) -> None:
     def attempt() -> None:
         current = _read_slip(store, ctx.ledger, date, slip_id)
         check_version(int(current["version"]), expected)
-        remove_slip(store, ctx, current, expected=expected, token=token)
+        remove_slip(store, ctx, current, expected=expected, token=token, unlock=unlock)
 
     on_current(attempt)
 
@@ -541,10 +615,14 @@ def remove_slip(
     expected: int | None,
     token: str | None = None,
     undoes: int | None = None,
+    unlock: bool = False,
 ) -> None:
-    """The one delete path of a slip (as read): one transaction, its identity left as a tombstone."""
+    """The one delete path of a slip (as read): one transaction, its identity left as a tombstone.
+    A reconciled slip goes only with `unlock` (its reconciliation then no longer holds)."""
+    broken = _reconciled_sides(current, None, unlock=unlock)
     old_entry = entry_of(current)
     receipts = receipt_ops(store, ctx.ledger, str(current["id"]), current, None)
+    receipts += _breaking(store, ctx.ledger, current, broken)
     commit = SlipCommit([slip_change(current, None)], token or new_token(), undoes, receipts, _stale(expected))
     with _naming_accounts(old_entry):
         store.delete_slips(ctx, [current], posting.plan(old_entry, None), commit, at=now_iso())

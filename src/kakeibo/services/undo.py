@@ -31,6 +31,11 @@ def undo(store: Store, ctx: WriteContext, seq: int) -> dict[str, Any]:
     found = entry_changes(entry)
     if any(c["type"] == "settlement" for c in found):
         raise errors.NotUndoable("a settlement is not undone; record the opposite settlement instead")
+    if len(found) == 1 and found[0]["type"] == "reconciliation":  # its slips back to cleared, in batches
+        from kakeibo.services import reconciliations  # noqa: PLC0415
+
+        reconciliations.undo(store, ctx.as_origin("undo"), found[0], seq)
+        return _undone(store, ctx, seq)
     if any(c["type"] not in UNDOABLE for c in found):
         raise errors.NotUndoable(
             "changes to members, invitations, webhooks, rules and the ledger are not undone; make them again instead"
@@ -40,6 +45,10 @@ def undo(store: Store, ctx: WriteContext, seq: int) -> dict[str, Any]:
         _undo_one(store, undo_ctx, found[0], seq)
     else:
         _undo_batch(store, undo_ctx, found, seq)
+    return _undone(store, ctx, seq)
+
+
+def _undone(store: Store, ctx: WriteContext, seq: int) -> dict[str, Any]:
     # the undo's own transaction marked the entry it undid with its seq
     undone = store.journal_entry(ctx.ledger, seq) or {}
     made = store.journal_entry(ctx.ledger, int(undone.get("undone_by", 0)))

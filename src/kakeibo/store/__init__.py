@@ -45,6 +45,7 @@ from kakeibo.store.ledgers import LedgerOps
 from kakeibo.store.locks import Lease
 from kakeibo.store.rebuild import RebuildOps
 from kakeibo.store.receipts import Claimed, ReceiptOps, is_receipt_sk, receipt_sk
+from kakeibo.store.reconciliations import AccountMoved, ReconciliationOps, Remark, SlipMoved
 from kakeibo.store.recurrences import ProgressConflict, RecurrenceOps
 from kakeibo.store.rules import RuleOps, RuleSetItems
 from kakeibo.store.settlements import Roster, SettlementOps
@@ -73,6 +74,7 @@ __all__ = [
     "REBUILD_MARK",
     "ROLLUPS_MARK",
     "SLIP_SEQ_SK",
+    "AccountMoved",
     "Bookkeeping",
     "CardOps",
     "Change",
@@ -85,6 +87,7 @@ __all__ = [
     "OnFail",
     "ProgressConflict",
     "ReceiptOps",
+    "Remark",
     "RetryPolicy",
     "Roster",
     "RuleSetItems",
@@ -92,6 +95,7 @@ __all__ = [
     "SlipCommit",
     "SlipFilter",
     "SlipIdTaken",
+    "SlipMoved",
     "SlipPage",
     "Store",
     "TxOp",
@@ -126,6 +130,7 @@ __all__ = [
 
 
 class Store(
+    ReconciliationOps,
     DataOps,
     SlipOps,
     SettlementOps,

@@ -29,6 +29,7 @@ CHANGE_TYPES = (
     "webhook",
     "settlement",
     "rule",
+    "reconciliation",
 )
 OPS = ("create", "update", "delete")
 JOURNAL_ITEMS = 2  # what the journal adds to a transaction: the head and the entry

@@ -382,3 +382,15 @@ def prefix_range(prefix: str) -> tuple[str, str]:
 def export_sk(export_id: str) -> str:
     """A ledger's export: its state and how far its archive is built (store/dataio.py)."""
     return f"EXPORT#{export_id}"
+
+
+RECONCILIATIONS = "RECON#"  # every account's assertions (§17)
+
+
+def reconciliation_sk(account: str, reconciliation_id: str) -> str:
+    """An account's assertion: account ids are slugs (no '#'), so one prefix holds one account's."""
+    return f"{RECONCILIATIONS}{account}#{reconciliation_id}"
+
+
+def reconciliations_prefix(account: str) -> str:
+    return f"{RECONCILIATIONS}{account}#"

@@ -26,14 +26,25 @@ from kakeibo.core.posting import UNCATEGORIZED
 from kakeibo.csvio import Row
 from kakeibo.importformats.source import identity_prefix
 from kakeibo.models import SlipIn
-from kakeibo.services.slips import SLIP_FIELDS, fingerprint, remove_slip, slip_range, slip_view, write_slip
+from kakeibo.services.slips import (
+    CLEARED_FIELDS,
+    SLIP_FIELDS,
+    fingerprint,
+    remove_slip,
+    slip_range,
+    slip_view,
+    write_slip,
+)
 from kakeibo.store import Item, Store, WriteContext, identity_sk, slip_sk
 
 SYNCED_FORMATS = ("mf", "zaim")
 MAX_LISTED = 1000  # outcomes listed in an answer (the counts cover every row)
+# what the other app's file says of a slip (whether the statement has it is the ledger's own)
 COMPARED = tuple(
-    name for name in SLIP_FIELDS if name not in ("lines", "paid_by", "shares", "receipts", "medical", "donation")
-)  # what the apps' files hold
+    name
+    for name in SLIP_FIELDS
+    if name not in ("lines", "paid_by", "shares", "receipts", "medical", "donation", *CLEARED_FIELDS)
+)
 
 
 @dataclass
@@ -245,7 +256,12 @@ def apply(
         version = int(current["version"])
         try:
             mark = imported_mark(row, version + 1, replaces=current)
-            updated = write_slip(store, ctx, current, as_slip(row), expected=version, imported=mark)
+            new = as_slip(row)
+            kept = {"cleared": current.get("cleared")}  # the file does not say; the ledger does
+            if new.kind == "transfer":
+                kept["to_cleared"] = current.get("to_cleared")
+            new = new.model_copy(update=kept)
+            updated = write_slip(store, ctx, current, new, expected=version, imported=mark)
             done[slip_id] = CHANGED
             if written is not None:
                 written[slip_id] = updated

@@ -1,0 +1,429 @@
+"""Reconciliation (照合, §17): an account agrees with its statement, bankbook or counted wallet.
+
+`POST /accounts/{id}/reconciliations` compares the statement's balance with the account's cleared
+balance as of the date (from the rollups); when they agree (or the difference is posted as an
+adjustment slip through the one create path) every cleared side of the account dated up to the
+date becomes reconciled, in batches under a lease lock, and the assertion is written last. The id
+derives from (account, date, balance, Idempotency-Key): the same request again, after a crash
+between batches, marks only what is left and stores the assertion once.
+
+`holds` compares an assertion with the cleared balance as of its date, read from the rollups (no
+slip is read), and is false once a slip it summed was unlocked and changed.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from kakeibo import errors
+from kakeibo.core import reconcile as core
+from kakeibo.core.ids import derived_id
+from kakeibo.models import ReconciliationIn, SlipIn
+from kakeibo.services import slips as slip_service
+from kakeibo.services.accounts import account_item
+from kakeibo.services.common import now_iso
+from kakeibo.settings import today
+from kakeibo.store import (
+    ROLLUPS_MARK,
+    AccountMoved,
+    Item,
+    Remark,
+    SlipMoved,
+    Store,
+    WriteContext,
+    identity_sk,
+    slip_sk,
+)
+from kakeibo.store.keys import reconciliation_sk
+from kakeibo.store.locks import Lease
+from kakeibo.store.slip_index import SlipFilter
+
+BATCH = 25  # slips marked per transaction (each is the slip, its index and its identity)
+LOCK_TTL = 60.0  # seconds a reconciliation's lease lasts; renewed between batches
+ATTEMPTS = 5  # times a reconciliation is computed again when the account moved under it
+FIRST_DAY = "0000-00-00"
+ADJUSTMENT_MEMO = "照合の差額"
+PAGE = 200
+
+
+def lock_name(account: str) -> str:
+    return f"reconcile-{account}"
+
+
+# ---- reading -------------------------------------------------------------------------------------
+
+
+def cleared_as_of(store: Store, ledger: str, account: Item, date: str) -> int:
+    """The opening balance and every cleared side's effect dated <= `date`, from the rollups: the
+    account's years before, its months of that year before, and its days of that month."""
+    return cleared_as_of_dates(store, ledger, account, [date])[date]
+
+
+def cleared_as_of_dates(store: Store, ledger: str, account: Item, dates: list[str]) -> dict[str, int]:
+    """`cleared_as_of` for several dates: one Query of years, one of months, one per month of days."""
+    account_id, opening = str(account["id"]), int(account["opening_balance"])
+    out: dict[str, int] = {}
+    if not dates:
+        return out
+    if not account.get(ROLLUPS_MARK):  # written before the rollups: its day totals, slower, never wrong
+        days = list(store.day_totals(ledger, account_id, FIRST_DAY, max(dates), "cleared"))
+        for date in dates:
+            out[date] = opening + sum(int(d.get("cleared", 0)) for d in days if d["date"] <= date)
+        return out
+    last = max(dates)
+    years = list(store.account_years(ledger, "0000", last[:4], account_id))
+    months = list(store.account_months(ledger, f"{min(dates)[:4]}-01", last[:7], account_id))
+    day_reads: dict[str, list[Item]] = {}
+    for date in dates:
+        month = date[:7]
+        if month not in day_reads:
+            day_reads[month] = list(store.day_totals(ledger, account_id, f"{month}-01", f"{month}-31", "cleared"))
+        total = opening + sum(int(y.get("cleared", 0)) for y in years if y["year"] < date[:4])
+        total += sum(int(m.get("cleared", 0)) for m in months if m["month"][:4] == date[:4] and m["month"] < month)
+        total += sum(int(d.get("cleared", 0)) for d in day_reads[month] if d["date"] <= date)
+        out[date] = total
+    return out
+
+
+def account_slips(store: Store, ledger: str, account: str, date: str) -> list[Item]:
+    """The slips touching `account` dated <= `date`, oldest first (its slip index; a ledger not yet
+    indexed is read slip by slip)."""
+    found: list[Item] = []
+    below: tuple[str, int | None] | None = None
+    while True:
+        page = store.indexed_slips(
+            ledger,
+            SlipFilter(account=account),
+            date_from=None,
+            date_to=date,
+            below=below,
+            limit=PAGE,
+            max_read=PAGE * 4,
+        )
+        if page is None:
+            wanted = SlipFilter(account=account)
+            return [
+                s
+                for s in store.slips_oldest_first(ledger, slip_sk(FIRST_DAY, ""), slip_sk(date, "~"))
+                if wanted.matches(s)
+            ]
+        found += page.items
+        if page.resume is None:
+            break
+        below = page.resume
+    found.sort(key=lambda s: (s["date"], int(s["no"])))
+    return found
+
+
+def _sides(slip: Item, account: str) -> list[core.Side]:
+    every = core.sides(
+        str(slip["id"]),
+        str(slip["date"]),
+        str(slip["kind"]),
+        int(slip["amount"]),
+        str(slip["account"]),
+        to_account=slip.get("to_account"),
+        cleared=slip.get("cleared") or core.UNCLEARED,
+        to_cleared=slip.get("to_cleared") or core.UNCLEARED,
+    )
+    return [s for s in every if s.account == account]
+
+
+def view(item: Item, holds: bool | None = None) -> dict[str, Any]:
+    return {
+        "id": item["id"],
+        "account": item["account"],
+        "date": item["date"],
+        "balance": int(item["balance"]),
+        "difference": int(item.get("difference", 0)),
+        "adjustment_slip": item.get("adjustment_slip"),
+        "reconciled": int(item.get("reconciled", 0)),
+        "holds": bool(holds) if holds is not None else not item.get("broken"),
+        "at": item["at"],
+        "by": item.get("by"),
+        "version": int(item["version"]),
+    }
+
+
+def list_reconciliations(store: Store, ledger: str, account: str) -> dict[str, Any]:
+    """An account's assertions, newest date first, each with `holds` from the rollups."""
+    acct = account_item(store, ledger, account)
+    items = store.reconciliations(ledger, account)
+    balances = cleared_as_of_dates(store, ledger, acct, sorted({str(i["date"]) for i in items}))
+    out = [
+        view(i, holds=not i.get("broken") and core.holds(int(i["balance"]), balances[str(i["date"])])) for i in items
+    ]
+    out.sort(key=lambda v: (v["date"], v["at"]), reverse=True)
+    return {"items": out}
+
+
+def broken_assertions(store: Store, ledger: str) -> list[dict[str, Any]]:
+    """Every assertion of the ledger that no longer holds (verify lists them): one Query, and the
+    rollups of the accounts that have any."""
+    out: list[dict[str, Any]] = []
+    for account in sorted({str(i["account"]) for i in store.reconciliations(ledger)}):
+        found = list_reconciliations(store, ledger, account)["items"]
+        out += [
+            {"account": account, "id": v["id"], "date": v["date"], "balance": v["balance"]}
+            for v in found
+            if not v["holds"]
+        ]
+    return out
+
+
+# ---- checks --------------------------------------------------------------------------------------
+
+
+def _refuse(field: str, detail: str, *, where: str = "body") -> errors.ValidationFailed:
+    return errors.ValidationFailed(detail, errors=[{"loc": [where, field], "msg": detail}])
+
+
+def _checked_account(store: Store, ledger: str, account: str, body: ReconciliationIn) -> Item:
+    acct = account_item(store, ledger, account)
+    if acct.get("archived"):
+        raise _refuse("id", f"account: {account} is archived: it is no longer reconciled", where="path")
+    if dt.date.fromisoformat(body.date) > today():
+        raise _refuse("date", f"date: {body.date} is in the future: a statement tells what an account held up to today")
+    return acct
+
+
+# ---- dry run -------------------------------------------------------------------------------------
+
+
+def preview(store: Store, ledger: str, account: str, body: ReconciliationIn) -> dict[str, Any]:
+    """What reconciling would meet, nothing written: the difference and the uncleared slips."""
+    acct = _checked_account(store, ledger, account, body)
+    cleared = cleared_as_of(store, ledger, acct, body.date)
+    uncleared = [
+        slip_service.slip_view(s)
+        for s in account_slips(store, ledger, account, body.date)
+        if any(side.state == core.UNCLEARED for side in _sides(s, account))
+    ]
+    return {
+        "date": body.date,
+        "balance": body.balance,
+        "cleared_balance": cleared,
+        "difference": core.difference(body.balance, cleared),
+        "uncleared": uncleared,
+    }
+
+
+# ---- the commit ----------------------------------------------------------------------------------
+
+
+def reconciliation_id(account: str, body: ReconciliationIn, key: str | None) -> str:
+    return derived_id(f"reconciliation\n{account}\n{body.date}\n{body.balance}\n{key or ''}")
+
+
+def reconcile(
+    store: Store, ctx: WriteContext, account: str, body: ReconciliationIn, *, key: str | None = None
+) -> tuple[int, dict[str, Any]]:
+    """Reconcile `account` as of `body.date`: (201, the assertion), or (200, it) when this very
+    reconciliation was stored before. 409 reconciliation_difference when it does not balance."""
+    ledger = ctx.ledger
+    _checked_account(store, ledger, account, body)
+    rid = reconciliation_id(account, body, key)
+    lease = store.acquire_lock(ledger, lock_name(account), LOCK_TTL)
+    try:
+        for attempt in range(ATTEMPTS):
+            try:
+                return _attempt(store, ctx, lease, account=account, rid=rid, body=body)
+            except (SlipMoved, AccountMoved):
+                if attempt == ATTEMPTS - 1:
+                    _release(store, ctx, lease, account=account, rid=rid, date=body.date)
+                    raise
+                lease = store.renew_lock(lease, LOCK_TTL) or lease
+            except errors.ReconciliationDifference:
+                # an edit that won the race changed what the statement is compared with: the slips
+                # marked so far go back to cleared, so no slip stays reconciled without its assertion
+                _release(store, ctx, lease, account=account, rid=rid, date=body.date)
+                raise
+        raise errors.Conflict("the account kept changing while it was reconciled; retry", retry_after=1)
+    finally:
+        store.release_lock(lease)
+
+
+def _attempt(
+    store: Store, ctx: WriteContext, lease: Lease, *, account: str, rid: str, body: ReconciliationIn
+) -> tuple[int, dict[str, Any]]:
+    ledger = ctx.ledger
+    stored = store.reconciliation(ledger, account, rid)
+    if stored is not None:
+        return 200, view(stored)
+    acct = account_item(store, ledger, account)
+    cleared = cleared_as_of(store, ledger, acct, body.date)
+    diff = core.difference(body.balance, cleared)
+    adjustment_id = _adjustment_made(store, ledger, rid)
+    first_difference = diff
+    if diff:
+        if not body.adjust:
+            raise errors.ReconciliationDifference(
+                f"the cleared balance as of {body.date} is {cleared}, the statement says {body.balance} "
+                f"(difference {diff}); clear the missing slips or send adjust: true",
+                difference=diff,
+                cleared_balance=cleared,
+            )
+        adjustment_id = _post_adjustment(store, ctx, account=account, rid=rid, body=body, diff=diff)
+        acct = account_item(store, ledger, account)
+        cleared = cleared_as_of(store, ledger, acct, body.date)
+        if core.difference(body.balance, cleared):
+            raise AccountMoved("the account changed while it was reconciled; retry", retry_after=1)
+    elif adjustment_id is not None:  # a resumed run: the adjustment went in before the crash
+        found = store.get(ledger, identity_sk(adjustment_id))
+        adjusted = store.get(ledger, slip_sk(found["date"], adjustment_id)) if found else None
+        if adjusted is not None:
+            signed = int(adjusted["amount"]) * (1 if adjusted["kind"] == "income" else -1)
+            first_difference = signed
+    slips = account_slips(store, ledger, account, body.date)
+    already = sum(
+        1 for s in slips for side in _sides(s, account) if side.state == core.RECONCILED and _by(s, side) == rid
+    )
+    marking = [s for s in slips if any(side.state == core.CLEARED for side in _sides(s, account))]
+    at = now_iso()
+    for batch in core.batches(marking, BATCH):
+        remarks = [Remark(s, _marked(s, account, rid, ctx.actor, at)) for s in batch]
+        changes = [slip_service.slip_change(r.current, r.new) for r in remarks]
+        store.remark_slips(ctx, store.lock_held_op(lease), remarks, changes, at=at)
+        lease = store.renew_lock(lease, LOCK_TTL) or lease
+    item: Item = {
+        "SK": reconciliation_sk(account, rid),
+        "type": "reconciliation",
+        "id": rid,
+        "account": account,
+        "date": body.date,
+        "balance": body.balance,
+        "difference": first_difference,
+        "adjustment_slip": adjustment_id,
+        "reconciled": already + sum(len([x for x in _sides(s, account) if x.state == core.CLEARED]) for s in marking),
+        "at": at,
+        "by": ctx.actor,
+        "version": 1,
+    }
+    shown = view(item)
+    store.store_reconciliation(
+        ctx,
+        store.lock_held_op(lease),
+        item,
+        shown,
+        balance=int(acct.get("balance", 0)),
+        cleared=int(acct.get("cleared", 0)),
+    )
+    return 201, shown
+
+
+def _by(slip: Item, side: core.Side) -> str | None:
+    return slip.get(core.side_fields(side.role)[2])
+
+
+def _marked(slip: Item, account: str, rid: str, actor: str, at: str) -> Item:
+    """`slip` with its cleared sides on `account` reconciled by `rid`."""
+    new = dict(slip)
+    for side in _sides(slip, account):
+        if side.state == core.CLEARED:
+            _, state, by = core.side_fields(side.role)
+            new[state], new[by] = core.RECONCILED, rid
+    new.update(version=int(slip["version"]) + 1, updated_at=at, updated_by=actor)
+    return new
+
+
+def _released(slip: Item, rid: str, actor: str, at: str) -> Item:
+    """`slip` with the sides `rid` reconciled back to cleared."""
+    new = dict(slip)
+    for role in ("account", "to_account"):
+        _, state, by = core.side_fields(role)
+        if new.get(state) == core.RECONCILED and new.get(by) == rid:
+            new[state] = core.CLEARED
+            new.pop(by, None)
+    new.update(version=int(slip["version"]) + 1, updated_at=at, updated_by=actor)
+    return new
+
+
+def _adjustment_ids(rid: str) -> list[str]:
+    """The ids an adjustment of `rid` may have: a new one after each undo (a deleted slip's id is
+    never used again)."""
+    return [derived_id(f"{rid}\nadjustment\n{n}") for n in range(20)]
+
+
+def _adjustment_made(store: Store, ledger: str, rid: str) -> str | None:
+    """The live adjustment slip of `rid`, if one was posted (a run resumed after a crash)."""
+    for slip_id in _adjustment_ids(rid):
+        found = store.get(ledger, identity_sk(slip_id))
+        if found is None:
+            return None
+        if not found.get("deleted"):
+            return slip_id
+    return None
+
+
+def _post_adjustment(
+    store: Store, ctx: WriteContext, *, account: str, rid: str, body: ReconciliationIn, diff: int
+) -> str:
+    """The difference as a cleared slip, through the one create path, exactly once."""
+    made = core.adjustment(diff, body.category)
+    assert made is not None  # noqa: S101 - a difference was found
+    for slip_id in _adjustment_ids(rid):
+        found = store.get(ctx.ledger, identity_sk(slip_id))
+        if found is not None and found.get("deleted"):
+            continue
+        slip = SlipIn(
+            date=body.date,
+            kind=made.kind,
+            amount=made.amount,
+            account=account,
+            category=made.category,
+            memo=ADJUSTMENT_MEMO,
+            cleared="cleared",
+        )
+        return str(slip_service.create_slip(store, ctx, slip, slip_id=slip_id, request_token=slip_id)["id"])
+    raise errors.Conflict("this reconciliation was undone too often; reconcile with another Idempotency-Key")
+
+
+def _release(store: Store, ctx: WriteContext, lease: Lease, *, account: str, rid: str, date: str) -> Lease:
+    """The sides `rid` reconciled back to cleared, in batches under each slip's version."""
+    at = now_iso()
+    held = [
+        s
+        for s in account_slips(store, ctx.ledger, account, date)
+        if any(side.state == core.RECONCILED and _by(s, side) == rid for side in _sides(s, account))
+    ]
+    for batch in core.batches(held, BATCH):
+        remarks = [Remark(s, _released(s, rid, ctx.actor, at)) for s in batch]
+        changes = [slip_service.slip_change(r.current, r.new) for r in remarks]
+        store.remark_slips(ctx, store.lock_held_op(lease), remarks, changes, at=at)
+        lease = store.renew_lock(lease, LOCK_TTL) or lease
+    return lease
+
+
+# ---- undo ----------------------------------------------------------------------------------------
+
+
+def undo(store: Store, ctx: WriteContext, change: dict[str, Any], seq: int) -> None:
+    """Undo of the entry that stored a reconciliation: its slips back to cleared (in batches, each
+    under the slip's version), its adjustment slip deleted, then the assertion removed with the
+    entry marked undone. Resumable: sent again, it lets go only what is left."""
+    after = change.get("after")
+    if change["op"] != "create" or after is None:
+        raise errors.NotUndoable("this entry undid nothing that can be undone")
+    ledger, account, rid = ctx.ledger, str(after["account"]), str(change["id"])
+    item = store.reconciliation(ledger, account, rid)
+    expected = int(after["version"])
+    if item is None or int(item["version"]) != expected:
+        raise errors.VersionMismatch(
+            f"reconciliation '{rid}' changed since that entry",
+            entity="reconciliation", id=rid, current=int(item["version"]) if item else None, expected=expected,
+        )  # fmt: skip
+    lease = store.acquire_lock(ledger, lock_name(account), LOCK_TTL)
+    try:
+        at = now_iso()
+        lease = _release(store, ctx, lease, account=account, rid=rid, date=str(item["date"]))
+        adjustment = item.get("adjustment_slip")
+        if adjustment:
+            found = store.get(ledger, identity_sk(str(adjustment)))
+            if found is not None and not found.get("deleted"):
+                current = store.get(ledger, slip_sk(found["date"], str(adjustment)))
+                if current is not None:
+                    slip_service.remove_slip(store, ctx, current, expected=int(current["version"]))
+        store.remove_reconciliation(ctx, item, view(item), undoes=seq, at=at)
+    finally:
+        store.release_lock(lease)

@@ -1,0 +1,172 @@
+"""Reconciliations (照合): an account's assertions `RECON#{account}#{id}` and the marks that make
+its cleared slips reconciled. The only module that knows how they are stored.
+
+A reconciliation writes its marks in batches, each one transaction (the slips still at the version
+read and still cleared, under the reconciliation's lease), then its assertion last, conditioned on
+the account's balance and cleared total being what the marks were computed from: a slip change
+that slipped in between fails the assertion, which is then computed again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from kakeibo import errors
+from kakeibo.store.codec import Item, to_ddb
+from kakeibo.store.core import TxOp
+from kakeibo.store.journal import Change
+from kakeibo.store.keys import (
+    RECONCILIATIONS,
+    account_sk,
+    pk,
+    reconciliation_sk,
+    reconciliations_prefix,
+    slip_index_sks,
+)
+from kakeibo.store.slips import SlipOps
+from kakeibo.store.write import WriteContext
+
+
+@dataclass(frozen=True)
+class Remark:
+    """A slip rewritten in place by a reconciliation: `current` as read becomes `new` (same key,
+    version + 1); only its sides' states and the reconciliation they name differ."""
+
+    current: Item
+    new: Item
+
+
+class SlipMoved(errors.ApiError):
+    """A slip a reconciliation marks changed since it was read: the marks are computed again."""
+
+    status, code, title = 409, "conflict", "Conflict"
+
+
+def _moved(item: Item | None) -> errors.ApiError:
+    return SlipMoved("a slip changed while it was reconciled; retry", retry_after=1)
+
+
+class AccountMoved(errors.ApiError):
+    """The account's balance or cleared total moved while a reconciliation was written."""
+
+    status, code, title = 409, "conflict", "Conflict"
+
+
+def _account_moved(item: Item | None) -> errors.ApiError:
+    return AccountMoved("the account changed while it was reconciled; retry", retry_after=1)
+
+
+def _exists(item: Item | None) -> errors.ApiError:
+    return errors.AlreadyExists("this reconciliation was already stored")
+
+
+def _gone(item: Item | None) -> errors.ApiError:
+    return errors.NotFound("reconciliation not found")
+
+
+class ReconciliationOps(SlipOps):
+    """An account's assertions and the batches of slips a reconciliation marks or lets go."""
+
+    def reconciliations(self, ledger: str, account: str | None = None) -> list[Item]:
+        """Every assertion of `account` (of every account when None): one consistent Query."""
+        prefix = reconciliations_prefix(account) if account is not None else RECONCILIATIONS
+        return list(self.query(ledger, begins_with=prefix, consistent=True))
+
+    def reconciliation(self, ledger: str, account: str, reconciliation_id: str) -> Item | None:
+        return self.get(ledger, reconciliation_sk(account, reconciliation_id))
+
+    def remark_slips(
+        self, ctx: WriteContext, held: TxOp, remarks: Sequence[Remark], changes: Sequence[Change], *, at: str
+    ) -> int:
+        """One transaction: each slip rewritten if still at the version read (its balance items
+        do not move: a reconciled side counts as cleared already), its identity following, while
+        the reconciliation's lease is still held (`held`, the lock's check); one journal entry. Its seq."""
+        ledger = ctx.ledger
+        ops: list[TxOp] = [held]
+        for remark in remarks:
+            expected = int(remark.current["version"])
+            ops.append(
+                self.put_op(
+                    ledger,
+                    remark.new,
+                    "#ver = :expected",
+                    _moved,
+                    names={"#ver": "version"},
+                    values={":expected": expected},
+                )
+            )
+            before, after = slip_index_sks(remark.current), slip_index_sks(remark.new)
+            ops += self.index_ops(ledger, put=after - before, delete=before - after)
+
+        def with_identities(seq: int) -> list[TxOp]:
+            return [
+                *ops,
+                *(
+                    self._identity_op(
+                        ledger, r.current, date=r.new["date"], version=int(r.new["version"]), deleted=False, seq=seq
+                    )
+                    for r in remarks
+                ),
+            ]
+
+        return self.commit(ctx, with_identities, changes, at=at)
+
+    def store_reconciliation(
+        self, ctx: WriteContext, held: TxOp, item: Item, view: dict[str, object], *, balance: int, cleared: int
+    ) -> int:
+        """The assertion, last: put once, while the account's balance and cleared total are still
+        `balance` and `cleared` (what its marks were computed from) and the lease is `held`. Its seq."""
+        ledger = ctx.ledger
+        account_check = TxOp(
+            "ConditionCheck",
+            {
+                "TableName": self.table,
+                "Key": to_ddb({"PK": pk(ledger), "SK": account_sk(item["account"])}),
+                "ConditionExpression": "attribute_exists(SK) AND #bal = :bal AND #clr = :clr",
+                "ExpressionAttributeNames": {"#bal": "balance", "#clr": "cleared"},
+                "ExpressionAttributeValues": to_ddb({":bal": balance, ":clr": cleared}),
+                "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
+            },
+            _account_moved,
+        )
+        if not cleared:  # an account none of whose slips was ever cleared has no `cleared` yet
+            body = account_check.body
+            body["ConditionExpression"] = (
+                "attribute_exists(SK) AND #bal = :bal AND (#clr = :clr OR attribute_not_exists(#clr))"
+            )
+        ops = [
+            held,
+            account_check,
+            self.put_op(ledger, item, "attribute_not_exists(SK)", _exists),
+        ]
+        change = Change.between("reconciliation", item["id"], None, view)
+        return self.commit(ctx, ops, [change], at=item["at"])
+
+    def remove_reconciliation(
+        self, ctx: WriteContext, item: Item, view: dict[str, object], *, undoes: int | None, at: str
+    ) -> int:
+        """The assertion gone (its undo), if still at its version. Its seq."""
+        op = self.delete_op(
+            ctx.ledger,
+            item["SK"],
+            "#ver = :ver",
+            _gone,
+            names={"#ver": "version"},
+            values={":ver": int(item["version"])},
+        )
+        change = Change.between("reconciliation", item["id"], view, None)
+        return self.commit(ctx, [op], [change], at=at, undoes=undoes)
+
+    def break_reconciliation_op(self, ledger: str, account: str, reconciliation_id: str) -> TxOp:
+        """A transaction step: the assertion no longer holds (a slip it summed was unlocked and
+        changed). An assertion already gone (undone) is left so."""
+        return self.update_op(
+            ledger,
+            reconciliation_sk(account, reconciliation_id),
+            "SET #broken = :true",
+            lambda item: errors.Conflict("the reconciliation changed meanwhile; retry", retry_after=1),
+            "attribute_exists(SK)",
+            names={"#broken": "broken"},
+            values={":true": True},
+        )

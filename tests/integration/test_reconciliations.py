@@ -1,0 +1,263 @@
+"""Reconciliation (照合, §17) on DynamoDB Local: the statement's balance against the cleared slips,
+the reconciled slips locked, holds, adjustment, undo, a race of edits, and a large one resumed."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import pytest
+
+from kakeibo.models import ReconciliationIn, SlipIn
+from kakeibo.services import reconciliations as service
+from kakeibo.services import slips as slip_service
+from kakeibo.store import Store, WriteContext
+from tests import invariants
+from tests.events import Client
+
+RECONCILIATIONS = "/accounts/{}/reconciliations"
+
+
+def _slip(api: Client, **fields: Any) -> dict[str, Any]:
+    reply = api.slip(**fields)
+    assert reply.status == 201, reply
+    return {**reply.json, "where": reply.header("Location"), "etag": reply.etag}
+
+
+def _reconciliations(api: Client, account: str) -> list[dict[str, Any]]:
+    reply = api.get(RECONCILIATIONS.format(account))
+    assert reply.status == 200, reply
+    return reply.json["items"]  # type: ignore[no-any-return]
+
+
+def test_a_statement_that_agrees_reconciles_the_cleared_slips_and_locks_them(
+    api: Client, store: Store, user: str
+) -> None:
+    # Given a bank account of 100,000 with two cleared slips, one uncleared, and a cleared one after the date
+    api.account("bank", 100_000, type="bank")
+    rent = _slip(
+        api, date="2026-11-03", kind="expense", amount=30_000, account="bank", category="住居", cleared="cleared"
+    )
+    card = _slip(api, date="2026-11-05", kind="expense", amount=5_000, account="bank", category="食費")
+    pay = _slip(api, date="2026-11-10", kind="income", amount=2_000, account="bank", category="給与", cleared="cleared")
+    later = _slip(
+        api, date="2026-11-25", kind="expense", amount=1_000, account="bank", category="食費", cleared="cleared"
+    )
+    path = RECONCILIATIONS.format("bank")
+    # When the bankbook's 72,000 on the 20th is tried as a dry run
+    dry = api.post(path, {"date": "2026-11-20", "balance": 72_000}, query={"dry_run": "true"})
+    # Then it balances, lists the uncleared slip, and writes nothing
+    assert dry.status == 200, dry
+    assert (dry.json["difference"], dry.json["cleared_balance"]) == (0, 72_000)
+    assert [s["id"] for s in dry.json["uncleared"]] == [card["id"]]
+    assert _reconciliations(api, "bank") == []
+    # When a balance that does not agree is asserted
+    short = api.post(path, {"date": "2026-11-20", "balance": 71_000}, headers={"Accept-Language": "ja"})
+    # Then 409 with the difference, and nothing changed
+    assert short.status == 409 and short.json["code"] == "reconciliation_difference", short
+    assert short.json["difference"] == -1_000 and "差額" in short.json["detail"]
+    assert api.get(rent["where"]).json["cleared"] == "cleared"
+    # When the agreeing balance is asserted
+    made = api.post(path, {"date": "2026-11-20", "balance": 72_000})
+    # Then the cleared slips up to the date are reconciled, the others are not
+    assert made.status == 201, made
+    assert (made.json["reconciled"], made.json["difference"], made.json["holds"]) == (2, 0, True)
+    states = {s["id"]: api.get(s["where"]).json["cleared"] for s in (rent, card, pay, later)}
+    assert states == {
+        rent["id"]: "reconciled",
+        card["id"]: "uncleared",
+        pay["id"]: "reconciled",
+        later["id"]: "cleared",
+    }
+    # And the same request again answers the same reconciliation (200), once
+    again = api.post(path, {"date": "2026-11-20", "balance": 72_000})
+    assert again.status == 200 and again.json["id"] == made.json["id"], again
+    assert [r["id"] for r in _reconciliations(api, "bank")] == [made.json["id"]]
+    # When a reconciled slip's amount is changed, or it is deleted, without unlocking
+    current = api.get(rent["where"])
+    refused = [
+        api.patch(rent["where"], {"amount": 31_000}, headers={"If-Match": current.etag or ""}),
+        api.patch(rent["where"], {"date": "2026-11-04"}, headers={"If-Match": current.etag or ""}),
+        api.delete(rent["where"], headers={"If-Match": current.etag or ""}),
+    ]
+    # Then each is 409 reconciled naming the reconciliation; a memo may still change
+    for reply in refused:
+        assert reply.status == 409 and reply.json["code"] == "reconciled", reply
+        assert reply.json["reconciliation"] == made.json["id"]
+    memo = api.patch(rent["where"], {"memo": "11月分"}, headers={"If-Match": current.etag or ""})
+    assert memo.status == 200 and memo.json["cleared"] == "reconciled", memo
+    assert _reconciliations(api, "bank")[0]["holds"] is True
+    # When the amount is changed with ?unlock=true
+    unlocked = api.patch(
+        rent["where"], {"amount": 31_000}, headers={"If-Match": memo.etag or ""}, query={"unlock": "true"}
+    )
+    # Then it changes, its side is cleared again, and the reconciliation no longer holds
+    assert unlocked.status == 200 and unlocked.json["cleared"] == "cleared", unlocked
+    assert _reconciliations(api, "bank")[0]["holds"] is False
+    # And every derived total still agrees with the slips
+    assert invariants.check(store, user) == []
+    assert api.post("/ledger/verify").json["ok"] is True
+
+
+def test_the_wallets_difference_goes_to_an_adjustment_and_undo_takes_the_reconciliation_back(
+    api: Client, store: Store, user: str
+) -> None:
+    # Given a wallet of 10,000 and one cleared purchase of 3,000
+    api.account("wallet", 10_000)
+    lunch = _slip(
+        api, date="2026-11-02", kind="expense", amount=3_000, account="wallet", category="食費", cleared="cleared"
+    )
+    # When the counted wallet says 6,500 and the difference is to be adjusted
+    made = api.post(RECONCILIATIONS.format("wallet"), {"date": "2026-11-20", "balance": 6_500, "adjust": True})
+    # Then a cleared 使途不明金 expense of 500 is posted and reconciled with the purchase
+    assert made.status == 201, made
+    assert (made.json["difference"], made.json["reconciled"]) == (-500, 2)
+    adjustment = api.get(f"/slips/{made.json['adjustment_slip']}")
+    assert adjustment.status == 200, adjustment
+    assert (adjustment.json["kind"], adjustment.json["amount"], adjustment.json["category"]) == (
+        "expense",
+        500,
+        "使途不明金",
+    )
+    assert adjustment.json["cleared"] == "reconciled"
+    assert api.get("/accounts/wallet").json["balance"] == 6_500
+    # When the entry that stored the reconciliation is undone
+    entries = api.get("/changes", query={"since": 0, "limit": 100}).json["changes"]
+    seq = next(e["seq"] for e in entries if any(c["type"] == "reconciliation" for c in e["changes"]))
+    undone = api.post(f"/changes/{seq}/undo")
+    # Then its slips are cleared again, the adjustment is gone, and the reconciliation with it
+    assert undone.status == 200, undone
+    assert api.get(lunch["where"]).json["cleared"] == "cleared"
+    assert api.get(f"/slips/{made.json['adjustment_slip']}").status == 404
+    assert _reconciliations(api, "wallet") == []
+    assert api.get("/accounts/wallet").json["balance"] == 7_000
+    assert api.post(f"/changes/{seq}/undo").json["code"] == "already_undone"
+    # And reconciling again adjusts again, with a new slip
+    redo = api.post(RECONCILIATIONS.format("wallet"), {"date": "2026-11-20", "balance": 6_500, "adjust": True})
+    assert redo.status == 201 and redo.json["adjustment_slip"] != made.json["adjustment_slip"], redo
+    assert invariants.check(store, user) == []
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"date": "2999-01-01", "balance": 0}, "date"),
+        ({"date": "2026-11-20", "balance": 1.5}, "balance"),
+        ({"date": "2026-11-20", "balance": "1000"}, "balance"),
+        ({"date": "2026-11-31", "balance": 0}, "date"),
+        ({"date": "2026-11-20"}, "balance"),
+    ],
+    ids=["future", "float", "string", "impossible-date", "missing"],
+)
+def test_bad_input_is_refused_naming_the_field_and_nothing_is_written(
+    api: Client, body: dict[str, Any], field: str
+) -> None:
+    # Given a bank account with a cleared slip
+    api.account("bank", 1_000, type="bank")
+    slip = _slip(api, date="2026-11-03", kind="expense", amount=100, account="bank", category="食費", cleared="cleared")
+    head = api.get("/changes", query={"since": 0}).json["knowledge"]
+    # When a reconciliation is sent with the bad field
+    reply = api.post(RECONCILIATIONS.format("bank"), body, headers={"Accept-Language": "ja"})
+    # Then 422 names it, in the caller's language, and nothing was written
+    assert reply.status == 422, reply
+    assert field in str(reply.json["errors"]), reply
+    assert api.get(slip["where"]).json["cleared"] == "cleared"
+    assert api.get("/changes", query={"since": 0}).json["knowledge"] == head
+
+
+def test_an_archived_account_is_not_reconciled(api: Client) -> None:
+    # Given an archived account
+    made = api.account("old", 0)
+    archived = api.patch("/accounts/old", {"archived": True}, headers={"If-Match": f'"{made["version"]}"'})
+    assert archived.status == 200, archived
+    # When it is reconciled, then 422 names the account, and nothing is stored
+    reply = api.post(RECONCILIATIONS.format("old"), {"date": "2026-11-20", "balance": 0})
+    assert reply.status == 422 and "id" in str(reply.json["errors"]), reply
+    assert _reconciliations(api, "old") == []
+
+
+def _race(api: Client, account: str, edited: list[dict[str, Any]]) -> list[int]:
+    """A reconciliation of `account` at -2,000 and an edit of each slip of `edited`, all at once."""
+    outcomes: list[int] = []
+
+    def edit(slip: dict[str, Any]) -> None:
+        outcomes.append(api.patch(slip["where"], {"amount": 150}, headers={"If-Match": slip["etag"]}).status)
+
+    def reconcile() -> None:
+        statement = {"date": "2026-11-20", "balance": -2_000}
+        outcomes.append(api.post(RECONCILIATIONS.format(account), statement).status)
+
+    threads = [threading.Thread(target=reconcile)] + [threading.Thread(target=edit, args=(s,)) for s in edited]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return outcomes
+
+
+def test_edits_racing_a_reconciliation_never_leave_a_reconciled_slip_its_assertion_did_not_sum(
+    api: Client, store: Store, user: str
+) -> None:
+    for round_no in range(3):
+        # Given an account with 20 cleared expenses of 100
+        account = f"race{round_no}"
+        api.account(account, 0, allow_negative=True)
+        slips = [
+            _slip(
+                api, date="2026-11-03", kind="expense", amount=100, account=account, category="食費", cleared="cleared"
+            )
+            for _ in range(20)
+        ]
+        # When the statement's -2,000 is asserted while some of its slips are edited at once
+        outcomes = _race(api, account, slips[::5])
+        # Then every answer is a success or a refusal (never a 5xx)
+        assert all(status in (200, 201, 409, 412, 423) for status in outcomes), outcomes
+        # And every stored assertion holds, and the slips it reconciled sum to what it asserted
+        stored = _reconciliations(api, account)
+        assert all(r["holds"] for r in stored), stored
+        now = [api.get(s["where"]).json for s in slips]
+        reconciled = [s for s in now if s["cleared"] == "reconciled"]
+        if stored:
+            assert -sum(s["amount"] for s in reconciled) == stored[0]["balance"] == -2_000, now
+        else:  # refused: no slip is left reconciled without its assertion
+            assert reconciled == [], now
+        assert invariants.check(store, user) == []
+
+
+def test_a_large_reconciliation_goes_in_batches_and_resumes_after_a_crash_once(
+    store: Store, user: str, api: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given a card with 500 cleared charges of 10
+    api.account("card", 0, type="credit", allow_negative=True)
+    ctx = WriteContext.personal(user)
+    for n in range(500):
+        day = f"2026-10-{1 + n % 28:02d}"
+        charge = SlipIn(date=day, kind="expense", amount=10, account="card", category="食費", cleared="cleared")
+        slip_service.create_slip(store, ctx, charge)
+    body = ReconciliationIn(date="2026-10-31", balance=-5_000)
+    # When the reconciliation fails after its third batch
+    real, calls = store.remark_slips, []
+
+    def crash_after_three(*args: Any, **kwargs: Any) -> int:
+        if len(calls) == 3:
+            raise RuntimeError("the function was stopped")
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(store, "remark_slips", crash_after_three)
+    with pytest.raises(RuntimeError):
+        service.reconcile(store, ctx, "card", body)
+    monkeypatch.setattr(store, "remark_slips", real)
+    # Then three batches are reconciled and no assertion is stored yet
+    assert _reconciliations(api, "card") == []
+    marked = [s for s in service.account_slips(store, user, "card", "2026-10-31") if s.get("cleared") == "reconciled"]
+    assert len(marked) == 3 * service.BATCH
+    # When the same reconciliation is sent again
+    status, made = service.reconcile(store, ctx, "card", body)
+    # Then it finishes the rest, stores the assertion once, and it holds
+    assert (status, made["reconciled"], made["holds"]) == (201, 500, True)
+    slips = service.account_slips(store, user, "card", "2026-10-31")
+    assert {s.get("cleared") for s in slips} == {"reconciled"}
+    assert [r["id"] for r in _reconciliations(api, "card")] == [made["id"]]
+    assert service.reconcile(store, ctx, "card", body)[0] == 200
+    assert invariants.check(store, user) == []
