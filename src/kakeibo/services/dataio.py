@@ -21,7 +21,7 @@ from kakeibo.core import archive
 from kakeibo.services.common import TimeLeft
 from kakeibo.settings import utc_now
 from kakeibo.store import Bookkeeping, Item, Store, WriteContext
-from kakeibo.store.dataio import BUILDING, READY
+from kakeibo.store.dataio import BUILDING, READY, ExportUnderWay
 from kakeibo.store.locks import Lease
 from kakeibo.store.receipts import is_receipt_sk
 
@@ -84,8 +84,12 @@ def start_export(
             "requested_by": ctx.actor,
             "key": blobs.export_key(str(ctx.ledger), export_id),
         }
-        store.export_started(book, export)
-        export = store.read_export(ctx.ledger, export_id) or export
+        try:
+            store.export_started(book, export)
+        except ExportUnderWay as other:  # a racing request started one first: that one is built
+            export = {"id": other.export_id}
+        else:
+            export = store.read_export(ctx.ledger, export_id) or export
     return export_view(ctx.ledger, build(store, book, export["id"], time_left=time_left))
 
 
@@ -121,6 +125,8 @@ def _build(store: Store, book: Bookkeeping, lease: Lease, export_id: str, time_l
         export = {**export, "upload_id": upload_id}
     upload_id = str(export["upload_id"])
     stored: list[dict[str, Any]] = json.loads(export["parts"])
+    if stored and (done := blobs.read(key)) is not None:  # completed by a run that stopped before recording it
+        return _completed_before(store, book, lease, export, done)
     number = len(stored) + 1
     items, receipts = int(export.get("items", 0)), int(export.get("receipts", 0))
     after: str | None = export.get("cursor")
@@ -147,7 +153,7 @@ def _build(store: Store, book: Bookkeeping, lease: Lease, export_id: str, time_l
         body = writer.finish() + (archive.encode_end(number, items, receipts) if last else b"")
         etag = blobs.upload_part(key, upload_id, number, body)
         if etag is None:  # completed by a run that stopped before recording it
-            return _completed_before(store, book, lease, export)
+            return _completed_before(store, book, lease, export, blobs.read(key))
         if last:
             parts = [*stored, {"PartNumber": number, "ETag": etag}]
             blobs.complete_upload(key, upload_id, parts)
@@ -166,9 +172,9 @@ def _lost() -> Lease:
     raise errors.Conflict("the export lock was lost before the work was done; retry", retry_after=1)
 
 
-def _completed_before(store: Store, book: Bookkeeping, lease: Lease, export: Item) -> Item:
-    """The upload was completed but not recorded: the archive it made is read back, and recorded."""
-    data = blobs.read(str(export["key"]))
+def _completed_before(store: Store, book: Bookkeeping, lease: Lease, export: Item, data: bytes | None) -> Item:
+    """The upload was completed but not recorded: the archive it made is read back, and recorded
+    with the parts it was sealed in."""
     if data is None:
         raise errors.Conflict("the export's upload is gone; start another export", retry_after=1)
     found = archive.read(data)
@@ -178,6 +184,7 @@ def _completed_before(store: Store, book: Bookkeeping, lease: Lease, export: Ite
         export,
         etag="",
         cursor=None,
+        count=found.parts,
         items=len(found.items),
         receipts=len(found.receipts),
         at=_iso(utc_now()),

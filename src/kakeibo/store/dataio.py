@@ -16,14 +16,14 @@ from typing import Any
 
 from kakeibo import errors
 from kakeibo.store.codec import Item, to_ddb
-from kakeibo.store.keys import export_sk, pk, webhook_sk
+from kakeibo.store.keys import EXPORTING_SK, export_sk, pk, webhook_sk
 from kakeibo.store.locks import Lease, LockOps
 from kakeibo.store.write import Bookkeeping, WriteOps
 
 EXPORT = "EXPORT#"
 BUILDING, READY = "building", "ready"
 # Not the ledger's data: the leases of work in progress, and the exports themselves.
-_NOT_DATA = ("LOCK#", EXPORT)
+_NOT_DATA = ("LOCK#", EXPORT, EXPORTING_SK)
 _SECRETS = ("secret",)  # a webhook's signing secret never leaves the table
 
 
@@ -43,6 +43,18 @@ def _json_value(value: Any) -> Any:
 
 def _lost(current: Item | None) -> errors.ApiError:
     return errors.Conflict("the export moved on in another process; retry shortly", retry_after=1)
+
+
+class ExportUnderWay(errors.Conflict):
+    """Another request started the ledger's export first: `export_id` is the one it is building."""
+
+    def __init__(self, export_id: str) -> None:
+        super().__init__("the ledger's export is being built already", retry_after=1)
+        self.export_id = export_id
+
+
+def _under_way(current: Item | None) -> errors.ApiError:
+    return ExportUnderWay(str((current or {}).get("id", "")))
 
 
 class DataOps(LockOps, WriteOps):
@@ -84,9 +96,17 @@ class DataOps(LockOps, WriteOps):
         return [i for i in self.query(ledger, begins_with=EXPORT) if i.get("state") == BUILDING]
 
     def export_started(self, ctx: Bookkeeping, item: Item) -> None:
-        """The export's item, `building` with nothing stored yet."""
+        """The export's item, `building` with nothing stored yet, and the ledger's one export under
+        way: ExportUnderWay (naming it) when another request started one first."""
         fields = {**item, "SK": export_sk(item["id"]), "type": "export", "state": BUILDING, "parts": "[]"}
-        self.record(ctx, [self.put_op(ctx.ledger, fields, "attribute_not_exists(SK)", _lost)])
+        under_way = {"SK": EXPORTING_SK, "id": item["id"]}
+        self.record(
+            ctx,
+            [
+                self.put_op(ctx.ledger, under_way, "attribute_not_exists(SK)", _under_way),
+                self.put_op(ctx.ledger, fields, "attribute_not_exists(SK)", _lost),
+            ],
+        )
 
     def export_upload_opened(self, ctx: Bookkeeping, lease: Lease, export_id: str, upload_id: str) -> None:
         """The multipart upload the archive is written into, named once."""
@@ -109,15 +129,18 @@ class DataOps(LockOps, WriteOps):
         *,
         etag: str,
         cursor: str | None,
+        count: int | None = None,
         items: int,
         receipts: int,
         at: str,
         ready: bool,
     ) -> Item:
-        """One more part stored (the parts recorded must still be the ones `export` shows): the
-        export as it is now."""
+        """One more part stored (the parts recorded must still be the ones `export` shows), or, with
+        `count`, the archive found whole in `count` parts: the export as it is now."""
         parts: list[dict[str, Any]] = json.loads(export["parts"])
         now = [*parts, {"PartNumber": len(parts) + 1, "ETag": etag}]
+        if count is not None:
+            now = [*parts[:count], *({"PartNumber": n, "ETag": etag} for n in range(len(parts) + 1, count + 1))]
         values: dict[str, Any] = {
             ":was": export["parts"],
             ":parts": json.dumps(now),
@@ -143,7 +166,19 @@ class DataOps(LockOps, WriteOps):
         op = self.update_op(
             ctx.ledger, export_sk(export["id"]), update, _lost, "#parts = :was", names=names, values=values
         )
-        self.record(ctx, [op, self.lock_held_op(lease)])
+        ops = [op, self.lock_held_op(lease)]
+        if ready:  # the ledger may start its next export
+            ops.append(
+                self.delete_op(
+                    ctx.ledger,
+                    EXPORTING_SK,
+                    "attribute_not_exists(SK) OR #id = :id",
+                    _lost,
+                    names={"#id": "id"},
+                    values={":id": export["id"]},
+                )
+            )
+        self.record(ctx, ops)
         changed = {**export, "parts": values[":parts"], "items": items, "receipts": receipts, "state": values[":state"]}
         changed["updated_at"] = at
         if cursor is None:

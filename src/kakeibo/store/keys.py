@@ -382,3 +382,6 @@ def prefix_range(prefix: str) -> tuple[str, str]:
 def export_sk(export_id: str) -> str:
     """A ledger's export: its state and how far its archive is built (store/dataio.py)."""
     return f"EXPORT#{export_id}"
+
+
+EXPORTING_SK = "EXPORTING"  # the one export a ledger is building: its id (store/dataio.py)
