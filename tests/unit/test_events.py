@@ -74,6 +74,7 @@ EXPECTED = {
     "get_settlement": 200,
     "create_settlement": 201,
     "export_ledger": 202,
+    "restore_ledger": 202,
     "get_export": 200,
     "create_rule": 201,
     "list_rules": 200,
@@ -206,7 +207,7 @@ def test_handler_answers_every_sample(aws: None, name: str) -> None:
             s3.put_object(Bucket="kakeibo-receipts", Key=blobs.key_of(str(who.ledger), body.sha256), Body=data)
             if name == "get_receipt":
                 receipts.complete(store, who, body.sha256)
-    if name in ("export_ledger", "get_export"):  # the bucket; the export the sample names, by its owner
+    if name in ("export_ledger", "get_export", "restore_ledger"):  # the bucket; the export the sample names
         import boto3
 
         from kakeibo.services import dataio

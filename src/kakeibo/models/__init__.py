@@ -65,6 +65,8 @@ if TYPE_CHECKING:
     )
     from kakeibo.models.dataio import (
         LedgerExport,
+        LedgerRestore,
+        RestoreIn,
     )
     from kakeibo.models.imports import (
         Health,
@@ -269,6 +271,7 @@ __all__ = [
     "LedgerMismatch",
     "LedgerPatch",
     "LedgerRebuild",
+    "LedgerRestore",
     "LineIn",
     "Lines",
     "MedicalIn",
@@ -296,6 +299,7 @@ __all__ = [
     "RecurrenceList",
     "RecurrencePatch",
     "RecurringSlip",
+    "RestoreIn",
     "Role",
     "Rule",
     "RuleIn",
@@ -393,6 +397,8 @@ _WINGS: dict[str, str] = {
     "BudgetIn": "budgets",
     "BudgetList": "budgets",
     "LedgerExport": "dataio",
+    "LedgerRestore": "dataio",
+    "RestoreIn": "dataio",
     "Health": "imports",
     "ImportAction": "imports",
     "ImportFormat": "imports",

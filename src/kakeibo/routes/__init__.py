@@ -13,6 +13,7 @@ from __future__ import annotations
 MODULES = (
     "health", "accounts", "cards", "journal", "undo", "slips", "reports", "budgets", "imports", "maintenance",
     "recurrences", "daily", "receipts", "ledgers", "webhooks", "settlements", "rules", "dataio", "tax",
+    "ledgerdata",
 )  # fmt: skip
 
 FAMILIES: dict[str, tuple[str, ...]] = {
@@ -26,7 +27,7 @@ FAMILIES: dict[str, tuple[str, ...]] = {
     "invitations": ("ledgers",),
     "jobs": ("daily",),
     "ledger": ("maintenance",),
-    "ledgers": ("ledgers",),
+    "ledgers": ("ledgers", "ledgerdata"),
     "members": ("ledgers",),
     "receipts": ("receipts",),
     "recurrences": ("recurrences",),

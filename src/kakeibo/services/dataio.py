@@ -1,4 +1,5 @@
-"""A ledger's data as a whole: its export into one archive (core/archive.py) on S3.
+"""A ledger's data as a whole: its export into one archive (core/archive.py) on S3, and an archive
+restored into a new ledger.
 
 An export is built batch by batch under the ledger's `export` lease: a page of items at a time is
 written into the current part (a receipt's bytes right after its item); a part is uploaded and
@@ -12,16 +13,19 @@ and writes the same bytes again. Each part number is written and recorded once.
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import json
 import uuid
 from typing import Any
 
 from kakeibo import blobs, errors
 from kakeibo.core import archive
+from kakeibo.core.ids import new_slip_id
+from kakeibo.models import RestoreIn
 from kakeibo.services.common import TimeLeft
 from kakeibo.settings import utc_now
-from kakeibo.store import Bookkeeping, Item, Store, WriteContext
-from kakeibo.store.dataio import BUILDING, READY, ExportUnderWay
+from kakeibo.store import Bookkeeping, Change, Item, SharedLedger, Store, WriteContext
+from kakeibo.store.dataio import BUILDING, READY, ArchiveItemsRefused, ExportUnderWay, restorable
 from kakeibo.store.locks import Lease
 from kakeibo.store.receipts import is_receipt_sk
 
@@ -190,3 +194,148 @@ def _completed_before(store: Store, book: Bookkeeping, lease: Lease, export: Ite
         at=_iso(utc_now()),
         ready=True,
     )
+
+
+# ---- restoring an archive into a new ledger -----------------------------------------------------
+
+RESTORE_UPLOAD_SECONDS = 900
+RESTORED_NAME = "復元した家計簿"
+PROGRESS_EVERY = 500  # items written between two records of how far a restore got
+
+
+def restore_view(item: Item, *, upload: dict[str, Any] | None = None, expires: str | None = None) -> dict[str, Any]:
+    view: dict[str, Any] = {
+        "id": item["id"],
+        "state": item["state"],
+        "size": int(item["size"]),
+        "upload": upload,
+        "expires_at": expires,
+        "ledger": None,
+        "items": int(item.get("items", 0)),
+        "receipts": int(item.get("receipts", 0)),
+    }
+    if item["state"] == "restored":
+        view["ledger"] = {"id": item["ledger"], "name": item["name"], "role": "owner", "version": 1}
+    return view
+
+
+def restore(
+    store: Store, user: str, body: RestoreIn, *, time_left: TimeLeft | None = None, request_id: str | None = None
+) -> tuple[int, dict[str, Any]]:
+    """POST /ledgers/restore: the caller's restore of the archive `body.sha256`, as far as it gets.
+    (202, pending with an upload) until the archive is uploaded; then it is checked whole (422
+    naming what is wrong, nothing created) and written into a new ledger of which the caller is the
+    owner: (201, restored with the ledger), or (202, restoring) when time ran out (POST again). A
+    restore already done answers (200, restored): one archive makes one ledger."""
+    record = store.read_restore(user, body.sha256)
+    key = blobs.restore_key(user, body.sha256)
+    if record is None:
+        fresh = {"id": body.sha256, "size": body.size, "created_at": _iso(utc_now())}
+        if store.restore_claimed(user, fresh):  # nothing can be uploaded yet
+            return 202, _upload(key, {**fresh, "state": "pending"})
+        record = store.read_restore(user, body.sha256) or {**fresh, "state": "pending"}
+    if record["state"] == "restored":
+        return 200, restore_view(record)
+    data = blobs.read(key)
+    if record["state"] == "pending":
+        if data is None:
+            return 202, _upload(key, record)
+        found, items, name = _checked(store, user, record, data)
+        ledger_id = new_slip_id()
+        name = body.name or name or RESTORED_NAME
+        if not store.restore_begun(user, body.sha256, ledger_id=ledger_id, name=name, at=_iso(utc_now())):
+            record = store.read_restore(user, body.sha256) or record
+            if record["state"] == "restored":
+                return 200, restore_view(record)
+        else:
+            record = {**record, "state": "restoring", "ledger": ledger_id, "name": name}
+    else:
+        if data is None:  # restored already by a request that had not yet recorded it: it is read back
+            record = store.read_restore(user, body.sha256) or record
+            if record["state"] == "restored":
+                return 200, restore_view(record)
+            raise errors.Conflict("the archive being restored is gone; restore it again", retry_after=1)
+        found, items, _ = _checked(store, user, record, data)
+    return _write_restore(store, user, record, found, items, time_left=time_left, request_id=request_id)
+
+
+def _upload(key: str, record: Item) -> dict[str, Any]:
+    url, headers = blobs.upload_url(
+        key,
+        size=int(record["size"]),
+        content_type=blobs.ARCHIVE_TYPE,
+        sha256=str(record["id"]),
+        expires=RESTORE_UPLOAD_SECONDS,
+    )
+    expires = _iso(utc_now() + dt.timedelta(seconds=RESTORE_UPLOAD_SECONDS))
+    return restore_view(record, upload={"url": url, "method": "PUT", "headers": headers}, expires=expires)
+
+
+def _checked(
+    store: Store, user: str, record: Item, data: bytes
+) -> tuple[archive.Archive, list[dict[str, Any]], str | None]:
+    """The archive read and checked whole, with the items a new ledger takes from it and the ledger's
+    name. A refused archive is deleted with its pending restore (nothing is kept) and answered 422."""
+    try:
+        if len(data) != int(record["size"]) or hashlib.sha256(data).hexdigest() != record["id"]:
+            raise archive.ArchiveProblem("the uploaded file is not the one declared (its size or sha256 differ)")
+        found = archive.read(data)
+        items, name = restorable(found.ledger, found.items)
+    except (archive.ArchiveProblem, ArchiveItemsRefused) as problem:
+        if record["state"] == "pending":
+            blobs.delete(blobs.restore_key(user, str(record["id"])))
+            store.restore_forgotten(user, str(record["id"]))
+        raise errors.ArchiveRefused(problem.reason, reason=problem.reason) from None
+    return found, items, name
+
+
+def _write_restore(
+    store: Store,
+    user: str,
+    record: Item,
+    found: archive.Archive,
+    items: list[dict[str, Any]],
+    *,
+    time_left: TimeLeft | None,
+    request_id: str | None,
+) -> tuple[int, dict[str, Any]]:
+    """The archive's receipts and items written into the restore's ledger after what earlier requests
+    recorded, then the ledger made the caller's with its first journal entry."""
+    sha, ledger = str(record["id"]), SharedLedger(str(record["ledger"]))
+    done_items, done_receipts = int(record.get("items", 0)), int(record.get("receipts", 0))
+    kept = {str(i["SK"]["S"]).removeprefix("RECEIPT#") for i in items if str(i["SK"]["S"]).startswith("RECEIPT#")}
+    receipts = sorted(r for r in found.receipts if r in kept)
+    for number, receipt in enumerate(receipts[done_receipts:], done_receipts + 1):
+        if time_left is not None and time_left() < MARGIN:
+            store.restore_progress(user, sha, items=done_items, receipts=number - 1)
+            return 202, restore_view({**record, "items": done_items, "receipts": number - 1})
+        blobs.write(
+            blobs.key_of(str(ledger), receipt), found.receipts[receipt], content_type="application/octet-stream"
+        )
+    done_receipts = len(receipts)
+    while done_items < len(items):
+        if time_left is not None and time_left() < MARGIN:
+            store.restore_progress(user, sha, items=done_items, receipts=done_receipts)
+            return 202, restore_view({**record, "items": done_items, "receipts": done_receipts})
+        batch = items[done_items : done_items + PROGRESS_EVERY]
+        store.restore_items(ledger, found.ledger, batch)
+        done_items += len(batch)
+    at = _iso(utc_now())
+    name = str(record["name"])
+    ctx = WriteContext.founding(str(ledger), user, request_id=request_id)
+    origin = {"ledger": found.ledger, "exported_at": found.exported_at, "archive": sha}
+    changes = [
+        Change.between(
+            "ledger", str(ledger), None, {"id": str(ledger), "name": name, "version": 1, "restored_from": origin}
+        ),
+        Change.between("member", user, None, {"user": user, "role": "owner", "version": 1}),
+    ]
+    try:
+        store.restore_finished(ctx, sha, name=name, at=at, changes=changes, items=done_items, receipts=done_receipts)
+    except errors.Conflict:
+        again = store.read_restore(user, sha)
+        if again is not None and again["state"] == "restored":
+            return 200, restore_view(again)
+        raise
+    blobs.delete(blobs.restore_key(user, sha))
+    return 201, restore_view({**record, "state": "restored", "items": done_items, "receipts": done_receipts})

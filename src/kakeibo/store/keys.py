@@ -385,3 +385,8 @@ def export_sk(export_id: str) -> str:
 
 
 EXPORTING_SK = "EXPORTING"  # the one export a ledger is building: its id (store/dataio.py)
+
+
+def restore_sk(sha256: str) -> str:
+    """An archive a user restores (in their USER# partition): its state and the ledger it makes."""
+    return f"RESTORE#{sha256}"
