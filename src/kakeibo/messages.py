@@ -669,6 +669,16 @@ TRANSLATIONS: dict[str, str] = {
     "the export moved on in another process; retry shortly": (
         "データの書き出しは別の処理で進んでいます。少し待ってからもう一度お試しください"
     ),
+    # deleting a ledger
+    "the ledger was changed meanwhile": "家計簿がほかの人に変更されました。読み込み直してからもう一度お試しください",
+    "the ledger is being deleted already; retry shortly": (
+        "この家計簿は削除中です。少し待ってからもう一度お試しください"
+    ),
+    "the ledger's members changed meanwhile; retry": "家計簿のメンバーがちょうど変わりました。もう一度お試しください",
+    "your personal ledger is removed with DELETE /me, not here": (
+        "個人の家計簿はここでは削除できません（DELETE /me で削除します）"
+    ),
+    "the delete lock was lost before the work was done; retry": "削除が中断されました。もう一度実行してください",
     # restoring an archive
     "the file is not gzip, or it is cut short": "ファイルが gzip ではないか、途中で切れています",
     "the file is empty": "ファイルが空です",

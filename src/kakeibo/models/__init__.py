@@ -64,6 +64,7 @@ if TYPE_CHECKING:
         BudgetList,
     )
     from kakeibo.models.dataio import (
+        LedgerDeletion,
         LedgerExport,
         LedgerRestore,
         RestoreIn,
@@ -264,6 +265,7 @@ __all__ = [
     "JournalMismatch",
     "Ledger",
     "LedgerCheck",
+    "LedgerDeletion",
     "LedgerDetail",
     "LedgerExport",
     "LedgerIn",
@@ -396,6 +398,7 @@ _WINGS: dict[str, str] = {
     "BudgetCopy": "budgets",
     "BudgetIn": "budgets",
     "BudgetList": "budgets",
+    "LedgerDeletion": "dataio",
     "LedgerExport": "dataio",
     "LedgerRestore": "dataio",
     "RestoreIn": "dataio",

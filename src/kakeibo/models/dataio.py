@@ -45,3 +45,14 @@ class LedgerRestore(Model):
     ledger: Ledger | None = Field(default=None, description="restored: the new ledger (you are its owner)")
     items: int = Field(default=0, description="items of the archive written into the new ledger so far")
     receipts: int = Field(default=0, description="receipts of the archive stored for the new ledger so far")
+
+
+class LedgerDeletion(Model):
+    id: str = Field(description="the deleted ledger's id (never used again)")
+    state: Literal["deleting", "deleted"] = Field(
+        description="deleting: not every item is gone yet (DELETE again to carry on); deleted: all gone"
+    )
+    deleted_by: str
+    requested_at: str
+    deleted_at: str | None = None
+    items: int = Field(description="items of the ledger removed so far")

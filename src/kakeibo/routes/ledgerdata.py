@@ -1,4 +1,5 @@
-"""/ledgers/restore: an exported ledger's archive, uploaded once, restored into a new ledger."""
+"""A ledger's data as a whole: /ledgers/restore (an exported archive, uploaded once, restored into a new
+ledger) and DELETE /ledgers/{ledger} (everything of a shared ledger, gone)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,17 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Body
 
-from kakeibo.http import LOCATION, identity, json_response, ok_response, problem_responses, time_left
-from kakeibo.models import LedgerRestore, RestoreIn
+from kakeibo.http import (
+    LOCATION,
+    IfMatchHeader,
+    identity,
+    if_match,
+    json_response,
+    ok_response,
+    problem_responses,
+    time_left,
+)
+from kakeibo.models import LedgerDeletion, LedgerRestore, RestoreIn
 from kakeibo.store import get_store
 
 router = Router()
@@ -56,3 +66,24 @@ def restore_ledger(restore: Annotated[RestoreIn, Body(openapi_examples=RESTORE_E
     )
     location = f"/ledgers/{view['ledger']['id']}" if status == 201 else None
     return json_response(status, view, location=location)
+
+
+@router.delete(
+    "/ledgers/<ledger>",
+    tags=TAGS,
+    summary="Delete a shared ledger and everything in it (owner, If-Match required)",
+    description="202 with the deletion. At once every member loses the ledger: from then on it answers 404 "
+    "to everyone and its webhooks stop. Then every item (slips, accounts, budgets, the journal...) and every "
+    "receipt and export object goes, as far as this request's time allows: while `deleting`, DELETE again "
+    "(as the same owner) to carry on. A tombstone (who, when) is all that stays, and the id is never used "
+    "again. The members' other ledgers are untouched.",
+    operation_id="deleteLedger",
+    responses={
+        202: ok_response(LedgerDeletion, "The deletion, as far as it got"),
+        **problem_responses(400, 401, 403, 404, 409, 412, 423, 428, 503),
+    },
+)
+def delete_ledger(ledger: str, if_match_header: IfMatchHeader) -> Response[str]:
+    user, expected = identity(router), if_match(if_match_header)
+    deleted = _service().delete_ledger(get_store(), user, ledger, expected=expected, time_left=time_left(router))
+    return json_response(202, deleted)

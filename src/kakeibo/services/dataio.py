@@ -22,6 +22,7 @@ from kakeibo import blobs, errors
 from kakeibo.core import archive
 from kakeibo.core.ids import new_slip_id
 from kakeibo.models import RestoreIn
+from kakeibo.services.access import OWNERS, PERSONAL, SHARED_ID_RE, open_ledger
 from kakeibo.services.common import TimeLeft
 from kakeibo.settings import utc_now
 from kakeibo.store import Bookkeeping, Change, Item, SharedLedger, Store, WriteContext
@@ -339,3 +340,74 @@ def _write_restore(
         raise
     blobs.delete(blobs.restore_key(user, sha))
     return 201, restore_view({**record, "state": "restored", "items": done_items, "receipts": done_receipts})
+
+
+# ---- deleting a shared ledger -------------------------------------------------------------------
+
+DELETE_LOCK = "delete"
+DELETE_PAGE = 100  # items removed between two records of how far a deletion got
+
+
+def tombstone_view(item: Item) -> dict[str, Any]:
+    return {
+        "id": item["ledger"],
+        "state": item["state"],
+        "deleted_by": item["deleted_by"],
+        "requested_at": item["requested_at"],
+        "deleted_at": item.get("deleted_at"),
+        "items": int(item.get("items", 0)),
+    }
+
+
+def delete_ledger(
+    store: Store, user: str, ledger: str, *, expected: int | None, time_left: TimeLeft | None = None
+) -> dict[str, Any]:
+    """DELETE /ledgers/{ledger} (owners): at once every member loses the ledger (404 from then on),
+    then every item of it and every receipt and export object goes, page by page under the ledger's
+    delete lease, as far as time allows. The same owner's DELETE again carries on a deletion that
+    stopped; a tombstone (who, when) is all that stays."""
+    tomb = store.read_tombstone(ledger) if SHARED_ID_RE.match(ledger) else None
+    if tomb is not None:
+        if tomb["state"] == "deleting" and tomb["deleted_by"] == user:
+            return tombstone_view(_purge(store, ledger, tomb, time_left))
+        raise errors.NotFound("not found")
+    if ledger == PERSONAL:
+        raise errors.PersonalLedger("your personal ledger is removed with DELETE /me, not here")
+    access = open_ledger(store, user, ledger, OWNERS)
+    tomb = store.deletion_started(ledger, user, members=store.members(str(access.key)), expected=expected,
+                                  at=_iso(utc_now()))  # fmt: skip
+    return tombstone_view(_purge(store, ledger, tomb, time_left))
+
+
+def _purge(store: Store, ledger_id: str, tomb: Item, time_left: TimeLeft | None) -> Item:
+    ledger = SharedLedger(ledger_id)
+    try:
+        lease = store.acquire_lock(ledger, DELETE_LOCK, LEASE_SECONDS)
+    except errors.Locked:
+        return store.read_tombstone(ledger_id) or tomb  # another request is deleting it
+    removed = 0
+    try:
+        while True:
+            if time_left is not None and time_left() < MARGIN:
+                return {**(store.read_tombstone(ledger_id) or tomb)}
+            page = store.deletion_page(ledger, limit=DELETE_PAGE)
+            if not page:
+                break
+            for item in page:  # the objects first: an item is never gone while its object stays
+                sk = str(item["SK"])
+                if is_receipt_sk(sk):
+                    blobs.delete(blobs.key_of(ledger_id, sk.removeprefix("RECEIPT#")))
+                elif item.get("type") == "export" and item.get("key"):
+                    blobs.delete(str(item["key"]))
+            store.delete_items(ledger, [str(item["SK"]) for item in page])
+            store.deletion_progress(ledger_id, lease, items=len(page))
+            removed += len(page)
+            lease = store.renew_lock(lease, LEASE_SECONDS) or _lost_deletion()
+        store.deletion_finished(ledger_id, at=_iso(utc_now()))
+    finally:
+        store.release_lock(lease)
+    return store.read_tombstone(ledger_id) or tomb
+
+
+def _lost_deletion() -> Lease:
+    raise errors.Conflict("the delete lock was lost before the work was done; retry", retry_after=1)

@@ -15,6 +15,7 @@ import base64
 import json
 import time
 from collections.abc import Sequence
+from itertools import islice
 from typing import Any
 
 from kakeibo import errors
@@ -35,6 +36,7 @@ from kakeibo.store.keys import (
     membership_sk,
     pk,
     restore_sk,
+    tombstone_pk,
     user_pk,
     webhook_sk,
 )
@@ -161,8 +163,113 @@ def _restore_moved(current: Item | None) -> errors.ApiError:
     return errors.Conflict("the restore moved on in another request; retry shortly", retry_after=1)
 
 
+def _stale_ledger(current: Item | None) -> errors.ApiError:
+    if current is None:
+        return errors.NotFound("not found")
+    return errors.VersionMismatch("the ledger was changed meanwhile", current=int(current.get("version", 0)))
+
+
+def _deleting(current: Item | None) -> errors.ApiError:
+    return errors.Conflict("the ledger is being deleted already; retry shortly", retry_after=1)
+
+
+def _members_moved(current: Item | None) -> errors.ApiError:
+    return errors.Conflict("the ledger's members changed meanwhile; retry", retry_after=1)
+
+
 class DataOps(LockOps, WriteOps):
-    """The ledger's items page by page, and its exports' progress; archives restored."""
+    """The ledger's items page by page, and its exports' progress; archives restored; ledgers deleted."""
+
+    def read_tombstone(self, ledger_id: str) -> Item | None:
+        return self.get_at(tombstone_pk(ledger_id), META_SK)
+
+    def deletion_started(
+        self, ledger_id: str, owner: str, *, members: Sequence[Item], expected: int | None, at: str
+    ) -> Item:
+        """The ledger's deletion begun, in one transaction: its tombstone (who, when) written once, its
+        meta still at `expected` (None: any), the caller still an owner, and every member item and
+        member's reverse item gone, so that from now on the ledger answers 404 to everyone. The
+        tombstone."""
+        tomb = {"PK": tombstone_pk(ledger_id), "SK": META_SK, "type": "tombstone", "ledger": ledger_id,
+                "state": "deleting", "deleted_by": owner, "requested_at": at, "items": 0}  # fmt: skip
+        ops = [TxOp("Put", {"TableName": self.table, "Item": to_ddb(tomb),
+                            "ConditionExpression": "attribute_not_exists(PK)",
+                            "ReturnValuesOnConditionCheckFailure": "ALL_OLD"}, _deleting)]  # fmt: skip
+        check: dict[str, Any] = {
+            "TableName": self.table,
+            "Key": to_ddb({"PK": household_pk(ledger_id), "SK": META_SK}),
+            "ConditionExpression": "attribute_exists(PK)",
+            "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
+        }
+        if expected is not None:
+            check["ConditionExpression"] = "#v = :v"
+            check["ExpressionAttributeNames"] = {"#v": "version"}
+            check["ExpressionAttributeValues"] = to_ddb({":v": expected})
+        ops.append(TxOp("ConditionCheck", check, _stale_ledger))
+        for member in members:
+            user = str(member["user"])
+            condition: dict[str, Any] = {"ConditionExpression": "attribute_exists(PK)"}
+            if user == owner:
+                condition = {
+                    "ConditionExpression": "#role = :owner",
+                    "ExpressionAttributeNames": {"#role": "role"},
+                    "ExpressionAttributeValues": to_ddb({":owner": "owner"}),
+                }
+            for key in ({"PK": household_pk(ledger_id), "SK": member_sk(user)},
+                        {"PK": user_pk(user), "SK": membership_sk(ledger_id)}):  # fmt: skip
+                ops.append(TxOp("Delete", {"TableName": self.table, "Key": to_ddb(key),
+                                           "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
+                                           **condition}, _members_moved))  # fmt: skip
+        self.record(Bookkeeping(SharedLedger(ledger_id)), ops)
+        return {k: v for k, v in tomb.items() if k not in ("PK", "SK")}
+
+    def deletion_page(self, ledger: str, *, limit: int) -> list[Item]:
+        """Up to `limit` items the ledger still holds, its leases aside."""
+        return list(islice((i for i in self.query(ledger) if not str(i["SK"]).startswith(lock_sk(""))), limit))
+
+    def delete_items(self, ledger: str, sks: Sequence[str]) -> None:
+        """The ledger's items `sks` gone (deleting again what is gone already does nothing)."""
+        for start in range(0, len(sks), BATCH):
+            requests = [
+                {"DeleteRequest": {"Key": to_ddb({"PK": pk(ledger), "SK": sk})}} for sk in sks[start : start + BATCH]
+            ]
+            pending: dict[str, Any] = {self.table: requests}
+            for attempt in range(12):
+                res = self._call(self.client.batch_write_item, RequestItems=pending)
+                pending = res.get("UnprocessedItems") or {}
+                if not pending:
+                    break
+                time.sleep(min(2.0, 0.05 * 2**attempt))
+            else:
+                raise errors.Conflict("the ledger is busy; retry shortly", retry_after=1)
+
+    def deletion_progress(self, ledger_id: str, lease: Lease, *, items: int) -> None:
+        """How many items the deletion has removed so far, under its lease."""
+        op = TxOp(
+            "Update",
+            {
+                "TableName": self.table,
+                "Key": to_ddb({"PK": tombstone_pk(ledger_id), "SK": META_SK}),
+                "UpdateExpression": "ADD #items :n",
+                "ConditionExpression": "#state = :deleting",
+                "ExpressionAttributeNames": {"#items": "items", "#state": "state"},
+                "ExpressionAttributeValues": to_ddb({":n": items, ":deleting": "deleting"}),
+                "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
+            },
+            _deleting,
+        )
+        self.record(Bookkeeping(SharedLedger(ledger_id)), [op, self.lock_held_op(lease)])
+
+    def deletion_finished(self, ledger_id: str, *, at: str) -> bool:
+        """The tombstone says the ledger is gone, once. False: it said so already."""
+        return self._conditional(
+            self.client.update_item,
+            Key=to_ddb({"PK": tombstone_pk(ledger_id), "SK": META_SK}),
+            UpdateExpression="SET #state = :deleted, #at = :at",
+            ConditionExpression="#state = :deleting",
+            ExpressionAttributeNames={"#state": "state", "#at": "deleted_at"},
+            ExpressionAttributeValues=to_ddb({":deleted": "deleted", ":deleting": "deleting", ":at": at}),
+        )
 
     def read_restore(self, user: str, sha256: str) -> Item | None:
         return self.get_at(user_pk(user), restore_sk(sha256))
