@@ -165,6 +165,20 @@ def export_key(ledger: str, export_id: str) -> str:
     return f"{EXPORTS}{ledger.replace('#', '/')}/{export_id}.jsonl.gz"
 
 
+RESTORES = "restores/"
+
+
+def restore_key(user: str, sha256: str) -> str:
+    """Where a user uploads an archive to restore (once per archive)."""
+    return f"{RESTORES}{user}/{sha256}.jsonl.gz"
+
+
+def write(key: str, data: bytes, *, content_type: str) -> None:
+    """The object `key` holding `data` (written again, the same bytes)."""
+    with answering():
+        _client().put_object(Bucket=get_settings().receipts_bucket, Key=key, Body=data, ContentType=content_type)
+
+
 def open_upload(key: str) -> str:
     """A multipart upload of `key`: its id."""
     with answering():

@@ -185,6 +185,13 @@ class ChecksumMismatch(ApiError):
     status, code, title = 422, "checksum_mismatch", "Checksum mismatch"
 
 
+class ArchiveRefused(ApiError):
+    """An archive that cannot be restored (not an archive, altered, cut short, of another kind):
+    `reason` says what is wrong; nothing was created."""
+
+    status, code, title = 422, "archive_refused", "Archive refused"
+
+
 class StorageUnavailable(ApiError):
     """The receipts bucket did not answer in time: nothing was changed; retry."""
 

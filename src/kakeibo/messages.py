@@ -68,6 +68,7 @@ TITLES: dict[str, tuple[str, str]] = {
     "upload_missing": ("Upload missing", "まだアップロードされていません"),
     "checksum_mismatch": ("Checksum mismatch", "アップロードされた内容が一致しません"),
     "storage_unavailable": ("Storage unavailable", "保存先が応答しません"),
+    "archive_refused": ("Archive refused", "このファイルからは復元できません"),
     "request_in_progress": ("Request in progress", "処理中です"),
     "already_undone": ("Already undone", "すでに元に戻されています"),
     "reconciled": ("Reconciled", "照合済みの明細です"),
@@ -724,6 +725,55 @@ TRANSLATIONS: dict[str, str] = {
     ),
     "the export moved on in another process; retry shortly": (
         "データの書き出しは別の処理で進んでいます。少し待ってからもう一度お試しください"
+    ),
+    # deleting a ledger
+    "the ledger was changed meanwhile": "家計簿がほかの人に変更されました。読み込み直してからもう一度お試しください",
+    "the ledger is being deleted already; retry shortly": (
+        "この家計簿は削除中です。少し待ってからもう一度お試しください"
+    ),
+    "the ledger's members changed meanwhile; retry": "家計簿のメンバーがちょうど変わりました。もう一度お試しください",
+    "your personal ledger is removed with DELETE /me, not here": (
+        "個人の家計簿はここでは削除できません（DELETE /me で削除します）"
+    ),
+    "the delete lock was lost before the work was done; retry": "削除が中断されました。もう一度実行してください",
+    # restoring an archive
+    "the file is not gzip, or it is cut short": "ファイルが gzip ではないか、途中で切れています",
+    "the file is empty": "ファイルが空です",
+    "the file is not a ledger archive (its first line does not say so)": (
+        "家計簿の書き出しファイルではありません（1 行目がそうなっていません）"
+    ),
+    "the archive's version {version} is not one this API reads": (
+        "この書き出しファイルの版 {version} には対応していません"
+    ),
+    "the archive is cut short: it has no end line": "書き出しファイルが途中で切れています（最後の行がありません）",
+    "line {number}: a receipt without its hash or bytes": "{number} 行目: 領収書のハッシュか中身がありません",
+    "line {number}: a receipt's bytes are not base64": "{number} 行目: 領収書の中身が base64 ではありません",
+    "line {number}: a receipt's bytes do not match its hash": "{number} 行目: 領収書の中身がハッシュと一致しません",
+    "line {number}: not a line an archive holds": "{number} 行目: 書き出しファイルにない種類の行です",
+    "the end line's counts are not what the archive holds": "最後の行の件数が中身と一致しません",
+    "line {number} is not JSON": "{number} 行目が JSON ではありません",
+    "line {number} is not a JSON object": "{number} 行目が JSON のオブジェクトではありません",
+    "part {part} (line {line}) was altered: its seal does not match": (
+        "第 {part} 部（{line} 行目）が書き換えられています。封印（ハッシュ）が一致しません"
+    ),
+    "the archive has no sealed part": "書き出しファイルに封印された部分がありません",
+    "the archive is cut short or has lines after its last sealed part": (
+        "書き出しファイルが途中で切れているか、最後の封印の後に余計な行があります"
+    ),
+    "the uploaded file is not the one declared (its size or sha256 differ)": (
+        "アップロードされたファイルが申告と違います（サイズか sha256 が一致しません）"
+    ),
+    "item {number} is not an item of a ledger (its key or values are malformed)": (
+        "{number} 件目の項目が家計簿の項目ではありません（キーか値の形が正しくありません）"
+    ),
+    "item {number} belongs to another ledger than the one the archive names": (
+        "{number} 件目の項目は、このファイルが示す家計簿とは別の家計簿のものです"
+    ),
+    "the archive being restored is gone; restore it again": (
+        "復元中の書き出しファイルが見つかりません。もう一度アップロードしてください"
+    ),
+    "the restore moved on in another request; retry shortly": (
+        "復元は別のリクエストで進んでいます。少し待ってからもう一度お試しください"
     ),
     "account '{account}' disappeared during the rebuild": "再集計中に口座「{account}」がなくなりました",
     "{item} changed during the rebuild": "再集計中に {item} が変更されました。もう一度実行してください",

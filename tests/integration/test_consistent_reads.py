@@ -154,7 +154,13 @@ def _ledger_requests(api: Client, base: str) -> list[tuple[str, str, dict[str, A
     ]
     if base:
         return [(f"{r.split(' ', 1)[0]} /ledgers/{{ledger}}{r.split(' ', 1)[1]}", path, kw) for r, path, kw in requests]
-    return [*requests, ("POST /ledgers", "/ledgers", {"body": {"name": "山田家"}}), ("GET /ledgers", "/ledgers", {})]
+    restore = {"body": {"sha256": "a" * 64, "size": 10}}
+    return [
+        *requests,
+        ("POST /ledgers", "/ledgers", {"body": {"name": "山田家"}}),
+        ("GET /ledgers", "/ledgers", {}),
+        ("POST /ledgers/restore", "/ledgers/restore", restore),
+    ]
 
 
 def test_every_route_reads_consistently(api: Client, store: Store, recorder: Recorder) -> None:
@@ -200,6 +206,7 @@ def test_every_route_reads_consistently(api: Client, store: Store, recorder: Rec
         ("GET /ledgers/{ledger}/webhooks/{id}/deliveries", f"{household}/webhooks/{hook}/deliveries", {}),
         ("POST /ledgers/{ledger}/webhooks/{id}/resume", f"{household}/webhooks/{hook}/resume", {}),
         ("DELETE /ledgers/{ledger}/webhooks/{id}", f"{household}/webhooks/{hook}", {}),
+        ("DELETE /ledgers/{ledger}", household, {"headers": {"If-Match": "*"}}),  # last: the household goes
     ]
     for route, asked, kw in requests:
         path = asked

@@ -3,6 +3,7 @@ receipts' bytes, built by owners only, resumed after it stopped, and written onc
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 import uuid
@@ -172,3 +173,61 @@ def test_an_export_that_runs_out_of_time_is_resumed_and_written_once(
     table = [i for i in store.query(ledger) if not str(i["SK"]).startswith(("LOCK#", "EXPORT#"))]
     assert [from_ddb(i)["SK"] for i in found.items] == [i["SK"] for i in table]
     assert len(json.loads(item["parts"])) == second["parts"] > 2
+
+
+def test_two_racing_exports_build_one_archive(api: Client, store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Given a ledger whose export has been started and stopped at once (time ran out)
+    made = api.post("/ledgers", {"name": "山田家"})
+    ledger = SharedLedger(made.json["id"])
+    ctx = WriteContext.member(str(ledger), str(api.user), ("owner",))
+    first = dataio.start_export(store, ctx, time_left=lambda: 0.0)
+    assert first["state"] == "building", first
+    # And a second POST that read the ledger before the first had written its export (a race)
+    monkeypatch.setattr(Store, "exports_building", lambda self, ledger: [])
+    # When the second POST starts its export
+    second = dataio.start_export(store, ctx)
+    # Then it takes up the first one instead of starting another, and the ledger has one export
+    assert second["id"] == first["id"] and second["state"] == "ready", second
+    exports = list(store.query(ledger, begins_with="EXPORT#"))
+    assert [i["id"] for i in exports] == [first["id"]]
+    # And once it is ready, the next POST starts a new export
+    third = api.post(f"/ledgers/{ledger}/exports")
+    assert third.status == 202 and third.json["id"] != first["id"], third
+
+
+@pytest.mark.usefixtures("small_parts")
+def test_an_upload_completed_but_not_recorded_counts_its_parts_once(
+    api: Client, store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given a ledger whose archive takes several parts
+    made = api.post("/ledgers", {"name": "山田家"})
+    base = f"/ledgers/{made.json['id']}"
+    ledger = SharedLedger(made.json["id"])
+    assert api.post(f"{base}/accounts", {"id": "cash", "name": "財布", "type": "cash"}).status == 201
+    for n in range(4):
+        assert api.post(f"{base}/accounts", {"id": f"bank{n}", "name": f"銀行{n}", "type": "bank"}).status == 201
+    monkeypatch.setattr(dataio, "PAGE", 5)
+    monkeypatch.setattr(dataio, "MIN_PART", 1)
+    # And a build that completed the upload and then stopped before recording its last part
+    real = Store.export_part_stored
+
+    def stop_on_the_last(self: Store, *args: Any, **kwargs: Any) -> Any:
+        if kwargs["ready"]:
+            raise RuntimeError("the function stopped")
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Store, "export_part_stored", stop_on_the_last)
+    ctx = WriteContext.member(str(ledger), str(api.user), ("owner",))
+    with pytest.raises(RuntimeError):
+        dataio.start_export(store, ctx)
+    monkeypatch.setattr(Store, "export_part_stored", real)
+    # When the export is taken up again
+    done = api.post(f"{base}/exports").json
+    # Then it is ready, and the parts it counts are the archive's sealed parts
+    assert done["state"] == "ready", done
+    item = store.read_export(ledger, done["id"])
+    assert item is not None
+    data = blobs.read(str(item["key"]))
+    assert data is not None
+    sealed = sum(1 for line in gzip.decompress(data).splitlines() if line.startswith(b'{"lines"'))
+    assert sealed > 1 and done["parts"] == sealed == len(json.loads(item["parts"])), (done, sealed)

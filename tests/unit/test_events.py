@@ -77,6 +77,8 @@ EXPECTED = {
     "get_settlement": 200,
     "create_settlement": 201,
     "export_ledger": 202,
+    "restore_ledger": 202,
+    "delete_ledger": 202,
     "get_export": 200,
     "create_rule": 201,
     "list_rules": 200,
@@ -146,7 +148,7 @@ def test_handler_answers_every_sample(aws: None, name: str) -> None:
     shared = name in IN_LEDGER
     name = name.removesuffix("_in_ledger")
     who = WriteContext.member(SHARED_LEDGER_ID, "local", EDITORS) if shared else WriteContext.personal("local")
-    owned = ("patch_ledger", "create_invitation", "put_member", "delete_member")
+    owned = ("patch_ledger", "create_invitation", "put_member", "delete_member", "delete_ledger")
     if shared or name in owned or "webhook" in name or "settlement" in name:  # owned by "local"
         ledgers.create_ledger(store, "local", LedgerIn(name="山田家"), ledger_id=SHARED_LEDGER_ID)
         if name in ("put_member", "delete_member", "create_settlement"):  # Taro, the member the sample names
@@ -209,7 +211,12 @@ def test_handler_answers_every_sample(aws: None, name: str) -> None:
             s3.put_object(Bucket="kakeibo-receipts", Key=blobs.key_of(str(who.ledger), body.sha256), Body=data)
             if name == "get_receipt":
                 receipts.complete(store, who, body.sha256)
-    if name in ("export_ledger", "get_export"):  # the bucket; the export the sample names, by its owner
+    if name in (
+        "export_ledger",
+        "get_export",
+        "restore_ledger",
+        "delete_ledger",
+    ):  # the bucket; the export the sample names
         import boto3
 
         from kakeibo.services import dataio

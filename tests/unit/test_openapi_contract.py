@@ -155,6 +155,10 @@ def test_every_documented_example_is_accepted(api: Client, spec: dict[str, Any])
         reply = send(api, "POST", "/ledgers", media, value)
         assert reply.status == 201, (name, reply)
     accepted.add(("post", "/ledgers"))
+    for media, name, value in body_examples(ops["post", "/ledgers/restore"]):
+        reply = send(api, "POST", "/ledgers/restore", media, value)
+        assert reply.status == 202 and reply.json["upload"]["method"] == "PUT", (name, reply)
+    accepted.add(("post", "/ledgers/restore"))
     for media, name, value in body_examples(ops["patch", "/ledgers/{ledger}"]):
         made = send(api, "POST", "/ledgers", "application/json", {"name": "山田家"})
         renamed = send(api, "PATCH", made.header("Location") or "", media, value, {"If-Match": made.etag or ""})

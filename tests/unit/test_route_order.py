@@ -66,7 +66,7 @@ def test_each_family_names_every_module_that_serves_its_paths() -> None:
         == routes.modules_for("/ledgers/L1/slips")
         == ("journal", "slips")
     )
-    assert routes.modules_for("/ledgers/L1") == routes.modules_for("/ledgers") == ("ledgers",)
+    assert routes.modules_for("/ledgers/L1") == routes.modules_for("/ledgers") == ("ledgers", "ledgerdata")
     assert routes.modules_for("/openapi.json") == routes.modules_for("/nowhere") == routes.MODULES
     # And every module is in MODULES once
     assert len(set(routes.MODULES)) == len(routes.MODULES)

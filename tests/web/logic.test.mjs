@@ -485,11 +485,24 @@ describe('the webhooks view (views/webhooks.js)', async () => {
 });
 
 describe('the data view (views/dataio.js)', async () => {
-  const { progressText } = await import('../../web/views/dataio.js');
+  const { deletionText, nameConfirms, progressText } = await import('../../web/views/dataio.js');
 
   test('an export in words: how far it got while building, what it holds once ready', () => {
     assert.equal(progressText({ state: 'building', items: 400, receipts: 2, parts: 1 }), '書き出し中…（400 件・レシート 2 枚、1 区切り保存済み）');
     assert.equal(progressText({ state: 'ready', items: 812, receipts: 3, parts: 2 }), '書き出しました（812 件・レシート 3 枚）');
+  });
+
+  test('a ledger is deleted only once its very name is typed', () => {
+    assert.equal(nameConfirms('山田家', '山田家'), true);
+    assert.equal(nameConfirms(' 山田家 ', '山田家'), true);
+    assert.equal(nameConfirms('山田', '山田家'), false);
+    assert.equal(nameConfirms('', ''), false);
+    assert.equal(nameConfirms('山田家', null), false);
+  });
+
+  test('a deletion in words: how far it got, and when it is done', () => {
+    assert.equal(deletionText({ state: 'deleting', items: 200 }), '削除中…（200 件削除済み）');
+    assert.equal(deletionText({ state: 'deleted', items: 1234 }), '削除しました（1234 件）');
   });
 });
 

@@ -189,6 +189,12 @@ async function switchLedger(id, { announce = true } = {}) {
   return ok;
 }
 
+/** The shown ledger was deleted: the caller's ledgers read again, their personal one shown. */
+export async function ledgerDeleted() {
+  await loadLedgers();
+  await switchLedger(PERSONAL, { announce: false });
+}
+
 /** After a refusal that may mean the caller's membership changed (403, 404): read it again. */
 export async function recheckMembership() {
   if (state.ledger === PERSONAL || !state.ledgers) return;

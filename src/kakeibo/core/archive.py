@@ -45,6 +45,7 @@ class Archive:
     exported_at: str
     items: list[dict[str, Any]] = field(default_factory=list)
     receipts: dict[str, bytes] = field(default_factory=dict)
+    parts: int = 0
 
 
 def header(ledger: str, exported_at: str) -> dict[str, Any]:
@@ -148,6 +149,7 @@ def read(data: bytes) -> Archive:
     parts = sum(1 for line in lines if "seal" in line)
     if end != {"parts": parts, "items": len(found.items), "receipts": len(found.receipts)}:
         raise ArchiveProblem("the end line's counts are not what the archive holds")
+    found.parts = parts
     return found
 
 

@@ -64,7 +64,10 @@ if TYPE_CHECKING:
         BudgetList,
     )
     from kakeibo.models.dataio import (
+        LedgerDeletion,
         LedgerExport,
+        LedgerRestore,
+        RestoreIn,
     )
     from kakeibo.models.imports import (
         Health,
@@ -274,6 +277,7 @@ __all__ = [
     "JournalMismatch",
     "Ledger",
     "LedgerCheck",
+    "LedgerDeletion",
     "LedgerDetail",
     "LedgerExport",
     "LedgerIn",
@@ -281,6 +285,7 @@ __all__ = [
     "LedgerMismatch",
     "LedgerPatch",
     "LedgerRebuild",
+    "LedgerRestore",
     "LineIn",
     "Lines",
     "MedicalIn",
@@ -312,6 +317,7 @@ __all__ = [
     "RecurrenceList",
     "RecurrencePatch",
     "RecurringSlip",
+    "RestoreIn",
     "Role",
     "Rule",
     "RuleIn",
@@ -408,7 +414,10 @@ _WINGS: dict[str, str] = {
     "BudgetCopy": "budgets",
     "BudgetIn": "budgets",
     "BudgetList": "budgets",
+    "LedgerDeletion": "dataio",
     "LedgerExport": "dataio",
+    "LedgerRestore": "dataio",
+    "RestoreIn": "dataio",
     "Health": "imports",
     "ImportAction": "imports",
     "ImportFormat": "imports",

@@ -14,6 +14,7 @@ MODULES = (
     "health", "accounts", "cards", "journal", "undo", "slips", "reports", "budgets", "imports", "maintenance",
     "recurrences", "daily", "receipts", "ledgers", "webhooks", "settlements", "rules", "dataio", "tax",
     "reconciliations",
+    "ledgerdata",
 )  # fmt: skip
 
 FAMILIES: dict[str, tuple[str, ...]] = {
@@ -27,7 +28,7 @@ FAMILIES: dict[str, tuple[str, ...]] = {
     "invitations": ("ledgers",),
     "jobs": ("daily",),
     "ledger": ("maintenance",),
-    "ledgers": ("ledgers",),
+    "ledgers": ("ledgers", "ledgerdata"),
     "members": ("ledgers",),
     "receipts": ("receipts",),
     "recurrences": ("recurrences",),

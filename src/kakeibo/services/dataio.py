@@ -1,4 +1,5 @@
-"""A ledger's data as a whole: its export into one archive (core/archive.py) on S3.
+"""A ledger's data as a whole: its export into one archive (core/archive.py) on S3, and an archive
+restored into a new ledger.
 
 An export is built batch by batch under the ledger's `export` lease: a page of items at a time is
 written into the current part (a receipt's bytes right after its item); a part is uploaded and
@@ -12,16 +13,20 @@ and writes the same bytes again. Each part number is written and recorded once.
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import json
 import uuid
 from typing import Any
 
 from kakeibo import blobs, errors
 from kakeibo.core import archive
+from kakeibo.core.ids import new_slip_id
+from kakeibo.models import RestoreIn
+from kakeibo.services.access import OWNERS, PERSONAL, SHARED_ID_RE, open_ledger
 from kakeibo.services.common import TimeLeft
 from kakeibo.settings import utc_now
-from kakeibo.store import Bookkeeping, Item, Store, WriteContext
-from kakeibo.store.dataio import BUILDING, READY
+from kakeibo.store import Bookkeeping, Change, Item, SharedLedger, Store, WriteContext
+from kakeibo.store.dataio import BUILDING, READY, ArchiveItemsRefused, ExportUnderWay, restorable
 from kakeibo.store.locks import Lease
 from kakeibo.store.receipts import is_receipt_sk
 
@@ -84,8 +89,12 @@ def start_export(
             "requested_by": ctx.actor,
             "key": blobs.export_key(str(ctx.ledger), export_id),
         }
-        store.export_started(book, export)
-        export = store.read_export(ctx.ledger, export_id) or export
+        try:
+            store.export_started(book, export)
+        except ExportUnderWay as other:  # a racing request started one first: that one is built
+            export = {"id": other.export_id}
+        else:
+            export = store.read_export(ctx.ledger, export_id) or export
     return export_view(ctx.ledger, build(store, book, export["id"], time_left=time_left))
 
 
@@ -121,6 +130,8 @@ def _build(store: Store, book: Bookkeeping, lease: Lease, export_id: str, time_l
         export = {**export, "upload_id": upload_id}
     upload_id = str(export["upload_id"])
     stored: list[dict[str, Any]] = json.loads(export["parts"])
+    if stored and (done := blobs.read(key)) is not None:  # completed by a run that stopped before recording it
+        return _completed_before(store, book, lease, export, done)
     number = len(stored) + 1
     items, receipts = int(export.get("items", 0)), int(export.get("receipts", 0))
     after: str | None = export.get("cursor")
@@ -147,7 +158,7 @@ def _build(store: Store, book: Bookkeeping, lease: Lease, export_id: str, time_l
         body = writer.finish() + (archive.encode_end(number, items, receipts) if last else b"")
         etag = blobs.upload_part(key, upload_id, number, body)
         if etag is None:  # completed by a run that stopped before recording it
-            return _completed_before(store, book, lease, export)
+            return _completed_before(store, book, lease, export, blobs.read(key))
         if last:
             parts = [*stored, {"PartNumber": number, "ETag": etag}]
             blobs.complete_upload(key, upload_id, parts)
@@ -166,9 +177,9 @@ def _lost() -> Lease:
     raise errors.Conflict("the export lock was lost before the work was done; retry", retry_after=1)
 
 
-def _completed_before(store: Store, book: Bookkeeping, lease: Lease, export: Item) -> Item:
-    """The upload was completed but not recorded: the archive it made is read back, and recorded."""
-    data = blobs.read(str(export["key"]))
+def _completed_before(store: Store, book: Bookkeeping, lease: Lease, export: Item, data: bytes | None) -> Item:
+    """The upload was completed but not recorded: the archive it made is read back, and recorded
+    with the parts it was sealed in."""
     if data is None:
         raise errors.Conflict("the export's upload is gone; start another export", retry_after=1)
     found = archive.read(data)
@@ -178,8 +189,225 @@ def _completed_before(store: Store, book: Bookkeeping, lease: Lease, export: Ite
         export,
         etag="",
         cursor=None,
+        count=found.parts,
         items=len(found.items),
         receipts=len(found.receipts),
         at=_iso(utc_now()),
         ready=True,
     )
+
+
+# ---- restoring an archive into a new ledger -----------------------------------------------------
+
+RESTORE_UPLOAD_SECONDS = 900
+RESTORED_NAME = "復元した家計簿"
+PROGRESS_EVERY = 500  # items written between two records of how far a restore got
+
+
+def restore_view(item: Item, *, upload: dict[str, Any] | None = None, expires: str | None = None) -> dict[str, Any]:
+    view: dict[str, Any] = {
+        "id": item["id"],
+        "state": item["state"],
+        "size": int(item["size"]),
+        "upload": upload,
+        "expires_at": expires,
+        "ledger": None,
+        "items": int(item.get("items", 0)),
+        "receipts": int(item.get("receipts", 0)),
+    }
+    if item["state"] == "restored":
+        view["ledger"] = {"id": item["ledger"], "name": item["name"], "role": "owner", "version": 1}
+    return view
+
+
+def restore(
+    store: Store, user: str, body: RestoreIn, *, time_left: TimeLeft | None = None, request_id: str | None = None
+) -> tuple[int, dict[str, Any]]:
+    """POST /ledgers/restore: the caller's restore of the archive `body.sha256`, as far as it gets.
+    (202, pending with an upload) until the archive is uploaded; then it is checked whole (422
+    naming what is wrong, nothing created) and written into a new ledger of which the caller is the
+    owner: (201, restored with the ledger), or (202, restoring) when time ran out (POST again). A
+    restore already done answers (200, restored): one archive makes one ledger."""
+    record = store.read_restore(user, body.sha256)
+    key = blobs.restore_key(user, body.sha256)
+    if record is None:
+        fresh = {"id": body.sha256, "size": body.size, "created_at": _iso(utc_now())}
+        if store.restore_claimed(user, fresh):  # nothing can be uploaded yet
+            return 202, _upload(key, {**fresh, "state": "pending"})
+        record = store.read_restore(user, body.sha256) or {**fresh, "state": "pending"}
+    if record["state"] == "restored":
+        return 200, restore_view(record)
+    data = blobs.read(key)
+    if record["state"] == "pending":
+        if data is None:
+            return 202, _upload(key, record)
+        found, items, name = _checked(store, user, record, data)
+        ledger_id = new_slip_id()
+        name = body.name or name or RESTORED_NAME
+        if not store.restore_begun(user, body.sha256, ledger_id=ledger_id, name=name, at=_iso(utc_now())):
+            record = store.read_restore(user, body.sha256) or record
+            if record["state"] == "restored":
+                return 200, restore_view(record)
+        else:
+            record = {**record, "state": "restoring", "ledger": ledger_id, "name": name}
+    else:
+        if data is None:  # restored already by a request that had not yet recorded it: it is read back
+            record = store.read_restore(user, body.sha256) or record
+            if record["state"] == "restored":
+                return 200, restore_view(record)
+            raise errors.Conflict("the archive being restored is gone; restore it again", retry_after=1)
+        found, items, _ = _checked(store, user, record, data)
+    return _write_restore(store, user, record, found, items, time_left=time_left, request_id=request_id)
+
+
+def _upload(key: str, record: Item) -> dict[str, Any]:
+    url, headers = blobs.upload_url(
+        key,
+        size=int(record["size"]),
+        content_type=blobs.ARCHIVE_TYPE,
+        sha256=str(record["id"]),
+        expires=RESTORE_UPLOAD_SECONDS,
+    )
+    expires = _iso(utc_now() + dt.timedelta(seconds=RESTORE_UPLOAD_SECONDS))
+    return restore_view(record, upload={"url": url, "method": "PUT", "headers": headers}, expires=expires)
+
+
+def _checked(
+    store: Store, user: str, record: Item, data: bytes
+) -> tuple[archive.Archive, list[dict[str, Any]], str | None]:
+    """The archive read and checked whole, with the items a new ledger takes from it and the ledger's
+    name. A refused archive is deleted with its pending restore (nothing is kept) and answered 422."""
+    try:
+        if len(data) != int(record["size"]) or hashlib.sha256(data).hexdigest() != record["id"]:
+            raise archive.ArchiveProblem("the uploaded file is not the one declared (its size or sha256 differ)")
+        found = archive.read(data)
+        items, name = restorable(found.ledger, found.items)
+    except (archive.ArchiveProblem, ArchiveItemsRefused) as problem:
+        if record["state"] == "pending":
+            blobs.delete(blobs.restore_key(user, str(record["id"])))
+            store.restore_forgotten(user, str(record["id"]))
+        raise errors.ArchiveRefused(problem.reason, reason=problem.reason) from None
+    return found, items, name
+
+
+def _write_restore(
+    store: Store,
+    user: str,
+    record: Item,
+    found: archive.Archive,
+    items: list[dict[str, Any]],
+    *,
+    time_left: TimeLeft | None,
+    request_id: str | None,
+) -> tuple[int, dict[str, Any]]:
+    """The archive's receipts and items written into the restore's ledger after what earlier requests
+    recorded, then the ledger made the caller's with its first journal entry."""
+    sha, ledger = str(record["id"]), SharedLedger(str(record["ledger"]))
+    done_items, done_receipts = int(record.get("items", 0)), int(record.get("receipts", 0))
+    kept = {str(i["SK"]["S"]).removeprefix("RECEIPT#") for i in items if str(i["SK"]["S"]).startswith("RECEIPT#")}
+    receipts = sorted(r for r in found.receipts if r in kept)
+    for number, receipt in enumerate(receipts[done_receipts:], done_receipts + 1):
+        if time_left is not None and time_left() < MARGIN:
+            store.restore_progress(user, sha, items=done_items, receipts=number - 1)
+            return 202, restore_view({**record, "items": done_items, "receipts": number - 1})
+        blobs.write(
+            blobs.key_of(str(ledger), receipt), found.receipts[receipt], content_type="application/octet-stream"
+        )
+    done_receipts = len(receipts)
+    while done_items < len(items):
+        if time_left is not None and time_left() < MARGIN:
+            store.restore_progress(user, sha, items=done_items, receipts=done_receipts)
+            return 202, restore_view({**record, "items": done_items, "receipts": done_receipts})
+        batch = items[done_items : done_items + PROGRESS_EVERY]
+        store.restore_items(ledger, found.ledger, batch)
+        done_items += len(batch)
+    at = _iso(utc_now())
+    name = str(record["name"])
+    ctx = WriteContext.founding(str(ledger), user, request_id=request_id)
+    origin = {"ledger": found.ledger, "exported_at": found.exported_at, "archive": sha}
+    changes = [
+        Change.between(
+            "ledger", str(ledger), None, {"id": str(ledger), "name": name, "version": 1, "restored_from": origin}
+        ),
+        Change.between("member", user, None, {"user": user, "role": "owner", "version": 1}),
+    ]
+    try:
+        store.restore_finished(ctx, sha, name=name, at=at, changes=changes, items=done_items, receipts=done_receipts)
+    except errors.Conflict:
+        again = store.read_restore(user, sha)
+        if again is not None and again["state"] == "restored":
+            return 200, restore_view(again)
+        raise
+    blobs.delete(blobs.restore_key(user, sha))
+    return 201, restore_view({**record, "state": "restored", "items": done_items, "receipts": done_receipts})
+
+
+# ---- deleting a shared ledger -------------------------------------------------------------------
+
+DELETE_LOCK = "delete"
+DELETE_PAGE = 100  # items removed between two records of how far a deletion got
+
+
+def tombstone_view(item: Item) -> dict[str, Any]:
+    return {
+        "id": item["ledger"],
+        "state": item["state"],
+        "deleted_by": item["deleted_by"],
+        "requested_at": item["requested_at"],
+        "deleted_at": item.get("deleted_at"),
+        "items": int(item.get("items", 0)),
+    }
+
+
+def delete_ledger(
+    store: Store, user: str, ledger: str, *, expected: int | None, time_left: TimeLeft | None = None
+) -> dict[str, Any]:
+    """DELETE /ledgers/{ledger} (owners): at once every member loses the ledger (404 from then on),
+    then every item of it and every receipt and export object goes, page by page under the ledger's
+    delete lease, as far as time allows. The same owner's DELETE again carries on a deletion that
+    stopped; a tombstone (who, when) is all that stays."""
+    tomb = store.read_tombstone(ledger) if SHARED_ID_RE.match(ledger) else None
+    if tomb is not None:
+        if tomb["state"] == "deleting" and tomb["deleted_by"] == user:
+            return tombstone_view(_purge(store, ledger, tomb, time_left))
+        raise errors.NotFound("not found")
+    if ledger == PERSONAL:
+        raise errors.PersonalLedger("your personal ledger is removed with DELETE /me, not here")
+    access = open_ledger(store, user, ledger, OWNERS)
+    tomb = store.deletion_started(ledger, user, members=store.members(str(access.key)), expected=expected,
+                                  at=_iso(utc_now()))  # fmt: skip
+    return tombstone_view(_purge(store, ledger, tomb, time_left))
+
+
+def _purge(store: Store, ledger_id: str, tomb: Item, time_left: TimeLeft | None) -> Item:
+    ledger = SharedLedger(ledger_id)
+    try:
+        lease = store.acquire_lock(ledger, DELETE_LOCK, LEASE_SECONDS)
+    except errors.Locked:
+        return store.read_tombstone(ledger_id) or tomb  # another request is deleting it
+    removed = 0
+    try:
+        while True:
+            if time_left is not None and time_left() < MARGIN:
+                return {**(store.read_tombstone(ledger_id) or tomb)}
+            page = store.deletion_page(ledger, limit=DELETE_PAGE)
+            if not page:
+                break
+            for item in page:  # the objects first: an item is never gone while its object stays
+                sk = str(item["SK"])
+                if is_receipt_sk(sk):
+                    blobs.delete(blobs.key_of(ledger_id, sk.removeprefix("RECEIPT#")))
+                elif item.get("type") == "export" and item.get("key"):
+                    blobs.delete(str(item["key"]))
+            store.delete_items(ledger, [str(item["SK"]) for item in page])
+            store.deletion_progress(ledger_id, lease, items=len(page))
+            removed += len(page)
+            lease = store.renew_lock(lease, LEASE_SECONDS) or _lost_deletion()
+        store.deletion_finished(ledger_id, at=_iso(utc_now()))
+    finally:
+        store.release_lock(lease)
+    return store.read_tombstone(ledger_id) or tomb
+
+
+def _lost_deletion() -> Lease:
+    raise errors.Conflict("the delete lock was lost before the work was done; retry", retry_after=1)

@@ -1,5 +1,6 @@
 """A ledger's data as a whole: every item it holds, read page by page, and the EXPORT# items that
-say how far each export's archive is built.
+say how far each export's archive is built; an archive's items written into a new ledger, and the
+RESTORE# items (in the restoring user's partition) that say how far that got.
 
 An export's item holds its state (`building`, then `ready`), the S3 multipart upload it writes,
 the parts stored so far (their ETags, in order) and the key of the last item those parts hold:
@@ -12,19 +13,120 @@ from __future__ import annotations
 
 import base64
 import json
+import time
+from collections.abc import Sequence
+from itertools import islice
 from typing import Any
 
 from kakeibo import errors
 from kakeibo.store.codec import Item, to_ddb
-from kakeibo.store.keys import export_sk, pk, webhook_sk
+from kakeibo.store.core import TxOp
+from kakeibo.store.journal import Change
+from kakeibo.store.keys import (
+    EXPORTING_SK,
+    JOURNAL_SK,
+    META_SK,
+    SharedLedger,
+    change_sk,
+    export_sk,
+    household_pk,
+    ledger_of_pk,
+    lock_sk,
+    member_sk,
+    membership_sk,
+    pk,
+    restore_sk,
+    tombstone_pk,
+    user_pk,
+    webhook_sk,
+)
 from kakeibo.store.locks import Lease, LockOps
-from kakeibo.store.write import Bookkeeping, WriteOps
+from kakeibo.store.recurrences import DUE_SK, due_keys
+from kakeibo.store.write import Bookkeeping, WriteContext, WriteOps
 
 EXPORT = "EXPORT#"
 BUILDING, READY = "building", "ready"
 # Not the ledger's data: the leases of work in progress, and the exports themselves.
-_NOT_DATA = ("LOCK#", EXPORT)
+_NOT_DATA = ("LOCK#", EXPORT, EXPORTING_SK)
 _SECRETS = ("secret",)  # a webhook's signing secret never leaves the table
+
+
+# What a restored ledger does not take from its archive: its members, webhooks and journal are its
+# own (the restoring user is its owner, webhooks start fresh, the journal starts with the restore),
+# and receipts not stored are uploads that never finished.
+_NOT_RESTORED = (
+    lock_sk(""),
+    EXPORT,
+    EXPORTING_SK,
+    META_SK,
+    member_sk(""),
+    webhook_sk(""),
+    "DELIVERY#",
+    change_sk(0)[:4],
+    JOURNAL_SK,
+)
+RECEIPT = "RECEIPT#"
+BATCH = 25  # items per BatchWriteItem
+
+
+def _typed_value(value: Any) -> Any:
+    """The inverse of `_json_value`: a typed attribute value from what an archive holds."""
+    kind, inner = next(iter(value.items()))
+    if kind == "B":
+        return {"B": base64.b64decode(inner)}
+    if kind == "BS":
+        return {"BS": [base64.b64decode(b) for b in inner]}
+    if kind == "L":
+        return {"L": [_typed_value(v) for v in inner]}
+    if kind == "M":
+        return {"M": {k: _typed_value(v) for k, v in inner.items()}}
+    return {kind: inner}
+
+
+class ArchiveItemsRefused(ValueError):
+    """An archive's items cannot be restored: `reason` says why, in words."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def restorable(source: str, items: Sequence[dict[str, Any]]) -> tuple[list[dict[str, Any]], str | None]:
+    """The items of an archive of the ledger `source` a new ledger takes (typed, keyed by their SK
+    alone), and the exported ledger's name if it had one. ArchiveItemsRefused when an item has no
+    key or belongs to another ledger (a foreign or altered archive)."""
+    kept: list[dict[str, Any]] = []
+    name: str | None = None
+    for number, item in enumerate(items, 1):
+        try:
+            partition, sk = item["PK"]["S"], item["SK"]["S"]
+            typed = {k: _typed_value(v) for k, v in item.items() if k not in ("PK", "SK")}
+        except (KeyError, TypeError, AttributeError, StopIteration, ValueError) as exc:
+            raise ArchiveItemsRefused(
+                f"item {number} is not an item of a ledger (its key or values are malformed)"
+            ) from exc
+        if not isinstance(partition, str) or not isinstance(sk, str) or str(ledger_of_pk(partition)) != source:
+            raise ArchiveItemsRefused(f"item {number} belongs to another ledger than the one the archive names")
+        if sk == META_SK:
+            found = typed.get("name", {}).get("S")
+            name = found if isinstance(found, str) else None
+        if sk.startswith(_NOT_RESTORED):
+            continue
+        if sk.startswith(RECEIPT) and typed.get("state") != {"S": "stored"}:
+            continue
+        kept.append({"SK": {"S": sk}, **typed})
+    return kept, name
+
+
+def _rehomed(ledger: SharedLedger, source: str, item: dict[str, Any]) -> dict[str, Any]:
+    """An archive's item as the new ledger holds it: its partition, and its place in the due index."""
+    moved = {"PK": {"S": pk(ledger)}, **item}
+    due = item.get(DUE_SK, {}).get("S")
+    if isinstance(due, str):
+        day, _, rest = due.partition("#")
+        keys = due_keys(ledger, rest.removeprefix(f"{source}#"), day)
+        moved.update({k: {"S": v} for k, v in keys.items() if v is not None})
+    return moved
 
 
 def _json_value(value: Any) -> Any:
@@ -45,8 +147,251 @@ def _lost(current: Item | None) -> errors.ApiError:
     return errors.Conflict("the export moved on in another process; retry shortly", retry_after=1)
 
 
+class ExportUnderWay(errors.Conflict):
+    """Another request started the ledger's export first: `export_id` is the one it is building."""
+
+    def __init__(self, export_id: str) -> None:
+        super().__init__("the ledger's export is being built already", retry_after=1)
+        self.export_id = export_id
+
+
+def _under_way(current: Item | None) -> errors.ApiError:
+    return ExportUnderWay(str((current or {}).get("id", "")))
+
+
+def _restore_moved(current: Item | None) -> errors.ApiError:
+    return errors.Conflict("the restore moved on in another request; retry shortly", retry_after=1)
+
+
+def _stale_ledger(current: Item | None) -> errors.ApiError:
+    if current is None:
+        return errors.NotFound("not found")
+    return errors.VersionMismatch("the ledger was changed meanwhile", current=int(current.get("version", 0)))
+
+
+def _deleting(current: Item | None) -> errors.ApiError:
+    return errors.Conflict("the ledger is being deleted already; retry shortly", retry_after=1)
+
+
+def _members_moved(current: Item | None) -> errors.ApiError:
+    return errors.Conflict("the ledger's members changed meanwhile; retry", retry_after=1)
+
+
 class DataOps(LockOps, WriteOps):
-    """The ledger's items page by page, and its exports' progress."""
+    """The ledger's items page by page, and its exports' progress; archives restored; ledgers deleted."""
+
+    def read_tombstone(self, ledger_id: str) -> Item | None:
+        return self.get_at(tombstone_pk(ledger_id), META_SK)
+
+    def deletion_started(
+        self, ledger_id: str, owner: str, *, members: Sequence[Item], expected: int | None, at: str
+    ) -> Item:
+        """The ledger's deletion begun, in one transaction: its tombstone (who, when) written once, its
+        meta still at `expected` (None: any), the caller still an owner, and every member item and
+        member's reverse item gone, so that from now on the ledger answers 404 to everyone. The
+        tombstone."""
+        tomb = {"PK": tombstone_pk(ledger_id), "SK": META_SK, "type": "tombstone", "ledger": ledger_id,
+                "state": "deleting", "deleted_by": owner, "requested_at": at, "items": 0}  # fmt: skip
+        ops = [TxOp("Put", {"TableName": self.table, "Item": to_ddb(tomb),
+                            "ConditionExpression": "attribute_not_exists(PK)",
+                            "ReturnValuesOnConditionCheckFailure": "ALL_OLD"}, _deleting)]  # fmt: skip
+        check: dict[str, Any] = {
+            "TableName": self.table,
+            "Key": to_ddb({"PK": household_pk(ledger_id), "SK": META_SK}),
+            "ConditionExpression": "attribute_exists(PK)",
+            "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
+        }
+        if expected is not None:
+            check["ConditionExpression"] = "#v = :v"
+            check["ExpressionAttributeNames"] = {"#v": "version"}
+            check["ExpressionAttributeValues"] = to_ddb({":v": expected})
+        ops.append(TxOp("ConditionCheck", check, _stale_ledger))
+        for member in members:
+            user = str(member["user"])
+            condition: dict[str, Any] = {"ConditionExpression": "attribute_exists(PK)"}
+            if user == owner:
+                condition = {
+                    "ConditionExpression": "#role = :owner",
+                    "ExpressionAttributeNames": {"#role": "role"},
+                    "ExpressionAttributeValues": to_ddb({":owner": "owner"}),
+                }
+            for key in ({"PK": household_pk(ledger_id), "SK": member_sk(user)},
+                        {"PK": user_pk(user), "SK": membership_sk(ledger_id)}):  # fmt: skip
+                ops.append(TxOp("Delete", {"TableName": self.table, "Key": to_ddb(key),
+                                           "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
+                                           **condition}, _members_moved))  # fmt: skip
+        self.record(Bookkeeping(SharedLedger(ledger_id)), ops)
+        return {k: v for k, v in tomb.items() if k not in ("PK", "SK")}
+
+    def deletion_page(self, ledger: str, *, limit: int) -> list[Item]:
+        """Up to `limit` items the ledger still holds, its leases aside."""
+        return list(islice((i for i in self.query(ledger) if not str(i["SK"]).startswith(lock_sk(""))), limit))
+
+    def delete_items(self, ledger: str, sks: Sequence[str]) -> None:
+        """The ledger's items `sks` gone (deleting again what is gone already does nothing)."""
+        for start in range(0, len(sks), BATCH):
+            requests = [
+                {"DeleteRequest": {"Key": to_ddb({"PK": pk(ledger), "SK": sk})}} for sk in sks[start : start + BATCH]
+            ]
+            pending: dict[str, Any] = {self.table: requests}
+            for attempt in range(12):
+                res = self._call(self.client.batch_write_item, RequestItems=pending)
+                pending = res.get("UnprocessedItems") or {}
+                if not pending:
+                    break
+                time.sleep(min(2.0, 0.05 * 2**attempt))
+            else:
+                raise errors.Conflict("the ledger is busy; retry shortly", retry_after=1)
+
+    def deletion_progress(self, ledger_id: str, lease: Lease, *, items: int) -> None:
+        """How many items the deletion has removed so far, under its lease."""
+        op = TxOp(
+            "Update",
+            {
+                "TableName": self.table,
+                "Key": to_ddb({"PK": tombstone_pk(ledger_id), "SK": META_SK}),
+                "UpdateExpression": "ADD #items :n",
+                "ConditionExpression": "#state = :deleting",
+                "ExpressionAttributeNames": {"#items": "items", "#state": "state"},
+                "ExpressionAttributeValues": to_ddb({":n": items, ":deleting": "deleting"}),
+                "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
+            },
+            _deleting,
+        )
+        self.record(Bookkeeping(SharedLedger(ledger_id)), [op, self.lock_held_op(lease)])
+
+    def deletion_finished(self, ledger_id: str, *, at: str) -> bool:
+        """The tombstone says the ledger is gone, once. False: it said so already."""
+        return self._conditional(
+            self.client.update_item,
+            Key=to_ddb({"PK": tombstone_pk(ledger_id), "SK": META_SK}),
+            UpdateExpression="SET #state = :deleted, #at = :at",
+            ConditionExpression="#state = :deleting",
+            ExpressionAttributeNames={"#state": "state", "#at": "deleted_at"},
+            ExpressionAttributeValues=to_ddb({":deleted": "deleted", ":deleting": "deleting", ":at": at}),
+        )
+
+    def read_restore(self, user: str, sha256: str) -> Item | None:
+        return self.get_at(user_pk(user), restore_sk(sha256))
+
+    def restore_claimed(self, user: str, item: Item) -> bool:
+        """The user's restore of an archive, `pending` its upload. False: there is one already."""
+        body = {"PK": user_pk(user), "SK": restore_sk(str(item["id"])), "type": "restore", "state": "pending", **item}
+        return self._conditional(
+            self.client.put_item, Item=to_ddb(body), ConditionExpression="attribute_not_exists(SK)"
+        )
+
+    def restore_forgotten(self, user: str, sha256: str) -> None:
+        """A pending restore whose archive was refused: gone, so that nothing of it is kept."""
+        self._conditional(
+            self.client.delete_item,
+            Key=to_ddb({"PK": user_pk(user), "SK": restore_sk(sha256)}),
+            ConditionExpression="#state = :pending",
+            ExpressionAttributeNames={"#state": "state"},
+            ExpressionAttributeValues=to_ddb({":pending": "pending"}),
+        )
+
+    def restore_begun(self, user: str, sha256: str, *, ledger_id: str, name: str, at: str) -> bool:
+        """The archive checked: the new ledger's id and name, named once. False: another request did."""
+        return self._conditional(
+            self.client.update_item,
+            Key=to_ddb({"PK": user_pk(user), "SK": restore_sk(sha256)}),
+            UpdateExpression="SET #state = :restoring, #ledger = :ledger, #name = :name, #upd = :at",
+            ConditionExpression="#state = :pending",
+            ExpressionAttributeNames={"#state": "state", "#ledger": "ledger", "#name": "name", "#upd": "updated_at"},
+            ExpressionAttributeValues=to_ddb(
+                {":restoring": "restoring", ":pending": "pending", ":ledger": ledger_id, ":name": name, ":at": at}
+            ),
+        )
+
+    def restore_progress(self, user: str, sha256: str, *, items: int, receipts: int) -> None:
+        """How far the restore got (what a later request need not write again)."""
+        self._conditional(
+            self.client.update_item,
+            Key=to_ddb({"PK": user_pk(user), "SK": restore_sk(sha256)}),
+            UpdateExpression="SET #items = :items, #receipts = :receipts",
+            ConditionExpression="#state = :restoring",
+            ExpressionAttributeNames={"#state": "state", "#items": "items", "#receipts": "receipts"},
+            ExpressionAttributeValues=to_ddb({":restoring": "restoring", ":items": items, ":receipts": receipts}),
+        )
+
+    def restore_items(self, ledger: SharedLedger, source: str, items: Sequence[dict[str, Any]]) -> None:
+        """Archive items written into the new ledger `ledger` (not yet anyone's: no member item), as
+        they were (written again, the same items)."""
+        for start in range(0, len(items), BATCH):
+            requests = [{"PutRequest": {"Item": _rehomed(ledger, source, i)}} for i in items[start : start + BATCH]]
+            pending: dict[str, Any] = {self.table: requests}
+            for attempt in range(12):
+                res = self._call(self.client.batch_write_item, RequestItems=pending)
+                pending = res.get("UnprocessedItems") or {}
+                if not pending:
+                    break
+                time.sleep(min(2.0, 0.05 * 2**attempt))
+            else:
+                raise errors.Conflict("the ledger is busy; retry shortly", retry_after=1)
+
+    def restore_finished(
+        self,
+        ctx: WriteContext,
+        sha256: str,
+        *,
+        name: str,
+        at: str,
+        changes: Sequence[Change],
+        items: int,
+        receipts: int,
+    ) -> Item:
+        """The new ledger made the restoring user's (its META, their member and reverse items, the
+        journal's first entry) and the restore `restored`, in one transaction: the ledger's meta."""
+        ledger_id, owner = str(ctx.ledger), ctx.actor
+        meta = {"PK": household_pk(ledger_id), "SK": META_SK, "id": ledger_id, "name": name, "version": 1,
+                "created_by": owner, "created_at": at, "owners": 1}  # fmt: skip
+        member = {"PK": household_pk(ledger_id), "SK": member_sk(owner), "user": owner, "role": "owner",
+                  "version": 1, "added_by": owner, "added_at": at}  # fmt: skip
+        mine = {"PK": user_pk(owner), "SK": membership_sk(ledger_id), "ledger": ledger_id, "role": "owner"}
+        ops = [
+            TxOp(
+                "Put",
+                {
+                    "TableName": self.table,
+                    "Item": to_ddb(item),
+                    "ConditionExpression": "attribute_not_exists(PK)",
+                    "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
+                },
+                _restore_moved,
+            )
+            for item in (meta, member, mine)
+        ]
+        done = TxOp(
+            "Update",
+            {
+                "TableName": self.table,
+                "Key": to_ddb({"PK": user_pk(owner), "SK": restore_sk(sha256)}),
+                "UpdateExpression": "SET #state = :restored, #items = :items, #receipts = :receipts, #upd = :at",
+                "ConditionExpression": "#state = :restoring AND #ledger = :ledger",
+                "ExpressionAttributeNames": {
+                    "#state": "state",
+                    "#items": "items",
+                    "#receipts": "receipts",
+                    "#upd": "updated_at",
+                    "#ledger": "ledger",
+                },
+                "ExpressionAttributeValues": to_ddb(
+                    {
+                        ":restored": "restored",
+                        ":restoring": "restoring",
+                        ":items": items,
+                        ":receipts": receipts,
+                        ":at": at,
+                        ":ledger": ledger_id,
+                    }
+                ),
+                "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
+            },
+            _restore_moved,
+        )
+        self.commit(ctx, [*ops, done], changes, at=at)
+        return {key: value for key, value in meta.items() if key not in ("PK", "SK")}
 
     def data_page(self, ledger: str, *, after: str | None, limit: int) -> tuple[list[Item], str | None]:
         """Up to `limit` items of the ledger's data after the key `after`, in key order, exactly as
@@ -84,9 +429,17 @@ class DataOps(LockOps, WriteOps):
         return [i for i in self.query(ledger, begins_with=EXPORT) if i.get("state") == BUILDING]
 
     def export_started(self, ctx: Bookkeeping, item: Item) -> None:
-        """The export's item, `building` with nothing stored yet."""
+        """The export's item, `building` with nothing stored yet, and the ledger's one export under
+        way: ExportUnderWay (naming it) when another request started one first."""
         fields = {**item, "SK": export_sk(item["id"]), "type": "export", "state": BUILDING, "parts": "[]"}
-        self.record(ctx, [self.put_op(ctx.ledger, fields, "attribute_not_exists(SK)", _lost)])
+        under_way = {"SK": EXPORTING_SK, "id": item["id"]}
+        self.record(
+            ctx,
+            [
+                self.put_op(ctx.ledger, under_way, "attribute_not_exists(SK)", _under_way),
+                self.put_op(ctx.ledger, fields, "attribute_not_exists(SK)", _lost),
+            ],
+        )
 
     def export_upload_opened(self, ctx: Bookkeeping, lease: Lease, export_id: str, upload_id: str) -> None:
         """The multipart upload the archive is written into, named once."""
@@ -109,15 +462,18 @@ class DataOps(LockOps, WriteOps):
         *,
         etag: str,
         cursor: str | None,
+        count: int | None = None,
         items: int,
         receipts: int,
         at: str,
         ready: bool,
     ) -> Item:
-        """One more part stored (the parts recorded must still be the ones `export` shows): the
-        export as it is now."""
+        """One more part stored (the parts recorded must still be the ones `export` shows), or, with
+        `count`, the archive found whole in `count` parts: the export as it is now."""
         parts: list[dict[str, Any]] = json.loads(export["parts"])
         now = [*parts, {"PartNumber": len(parts) + 1, "ETag": etag}]
+        if count is not None:
+            now = [*parts[:count], *({"PartNumber": n, "ETag": etag} for n in range(len(parts) + 1, count + 1))]
         values: dict[str, Any] = {
             ":was": export["parts"],
             ":parts": json.dumps(now),
@@ -143,7 +499,19 @@ class DataOps(LockOps, WriteOps):
         op = self.update_op(
             ctx.ledger, export_sk(export["id"]), update, _lost, "#parts = :was", names=names, values=values
         )
-        self.record(ctx, [op, self.lock_held_op(lease)])
+        ops = [op, self.lock_held_op(lease)]
+        if ready:  # the ledger may start its next export
+            ops.append(
+                self.delete_op(
+                    ctx.ledger,
+                    EXPORTING_SK,
+                    "attribute_not_exists(SK) OR #id = :id",
+                    _lost,
+                    names={"#id": "id"},
+                    values={":id": export["id"]},
+                )
+            )
+        self.record(ctx, ops)
         changed = {**export, "parts": values[":parts"], "items": items, "receipts": receipts, "state": values[":state"]}
         changed["updated_at"] = at
         if cursor is None:

@@ -394,3 +394,16 @@ def reconciliation_sk(account: str, reconciliation_id: str) -> str:
 
 def reconciliations_prefix(account: str) -> str:
     return f"{RECONCILIATIONS}{account}#"
+
+
+EXPORTING_SK = "EXPORTING"  # the one export a ledger is building: its id (store/dataio.py)
+
+
+def tombstone_pk(ledger_id: str) -> str:
+    """What stays of a deleted shared ledger: who deleted it and when (store/dataio.py)."""
+    return f"GONE#{ledger_id}"
+
+
+def restore_sk(sha256: str) -> str:
+    """An archive a user restores (in their USER# partition): its state and the ledger it makes."""
+    return f"RESTORE#{sha256}"
