@@ -47,7 +47,8 @@ EXTERNAL_ID = "external_id"
 SUBCATEGORY = "subcategory"
 LINE, SLIP_MEMO = "line", "slip_memo"  # a split slip: one row per line, numbered, sharing external_id
 EXPORT_COLUMNS = (*COLUMNS, EXTERNAL_ID)
-OPTIONAL_COLUMNS = (EXTERNAL_ID, SUBCATEGORY, LINE, SLIP_MEMO)
+PAYEES = ("payee", "imported_payee")  # written last when some slip of the page has one
+OPTIONAL_COLUMNS = (EXTERNAL_ID, SUBCATEGORY, LINE, SLIP_MEMO, *PAYEES)
 
 UTF8, SHIFT_JIS = "utf-8", "shift_jis"
 # Shift_JIS as Windows and Japanese banks write it is CP932 (a superset: NEC/IBM extensions such
@@ -223,7 +224,8 @@ def _join_lines(file_sha256: str, rows: list[tuple[int, ImportRow]]) -> Iterator
             for _, r in ordered
         ]
         body = {"date": first.date, "kind": first.kind, "account": first.account, "external_id": external_id,
-                "amount": sum(r.amount for _, r in members), "memo": first.slip_memo, "lines": lines}  # fmt: skip
+                "amount": sum(r.amount for _, r in members), "memo": first.slip_memo, "lines": lines,
+                "payee": first.payee, "imported_payee": first.imported_payee}  # fmt: skip
         try:
             slip = ImportRow.model_validate({k: v for k, v in body.items() if v is not None})
         except ValidationError as exc:
@@ -361,12 +363,13 @@ def _b32(data: bytes) -> str:
 # ---- writing ----------------------------------------------------------------------------------
 
 
-def header_line(*, subcategory: bool = False, lines: bool = False) -> str:
+def header_line(*, subcategory: bool = False, lines: bool = False, payees: bool = False) -> str:
     columns = (*EXPORT_COLUMNS, SUBCATEGORY) if subcategory or lines else EXPORT_COLUMNS
-    return _line((*columns, LINE, SLIP_MEMO) if lines else columns)
+    columns = (*columns, LINE, SLIP_MEMO) if lines else columns
+    return _line((*columns, *PAYEES) if payees else columns)
 
 
-def slip_line(slip: Mapping[str, Any], *, subcategory: bool = False, lines: bool = False) -> str:
+def slip_line(slip: Mapping[str, Any], *, subcategory: bool = False, lines: bool = False, payees: bool = False) -> str:
     """One exported slip; external_id is its id, so importing the export is idempotent. A split slip
     is one row per line (`lines`: the line number and the slip's own memo last)."""
     if slip.get("lines"):
@@ -374,10 +377,15 @@ def slip_line(slip: Mapping[str, Any], *, subcategory: bool = False, lines: bool
         for number, part in enumerate(slip["lines"], start=1):
             row = {**slip, "amount": part["amount"], "category": part["category"], "memo": part.get("memo"),
                    "subcategory": part.get("subcategory"), "lines": None}  # fmt: skip
-            out.append(_values(row, subcategory=True, extra=(str(number), slip.get("memo") or "")))
+            extra = (str(number), slip.get("memo") or "", *_payees(slip, payees))
+            out.append(_values(row, subcategory=True, extra=extra))
         return "".join(out)
-    extra = ("", "") if lines else ()
+    extra = (("", "") if lines else ()) + _payees(slip, payees)
     return _values(slip, subcategory=subcategory or lines, extra=extra)
+
+
+def _payees(slip: Mapping[str, Any], payees: bool) -> tuple[str, ...]:
+    return tuple(slip.get(name) or "" for name in PAYEES) if payees else ()
 
 
 def _values(slip: Mapping[str, Any], *, subcategory: bool, extra: tuple[str, ...]) -> str:

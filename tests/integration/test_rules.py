@@ -178,3 +178,115 @@ def test_a_long_file_whose_rows_the_rules_spread_over_many_categories_is_importe
     # Then every row is created once and categorised by the rules, and the ledger is consistent
     assert imported.status == 200 and created == 300 and len(ruled) == 300, imported
     assert invariants.check(store, user) == []
+
+
+def test_a_slip_posted_is_ruled_and_what_the_caller_sent_stands(api: Client, store: Store, user: str) -> None:
+    # Given a rule: the convenience store (written as a card prints it) is 食費 > 間食, tagged in the memo
+    api.account("cash", 10_000)
+    actions = {"category": "食費", "subcategory": "間食", "memo_append": "#コンビニ"}
+    seven = api.post("/rules", {"conditions": [{"field": "payee", "op": "starts_with", "value": "ｾﾌﾞﾝｲﾚﾌﾞﾝ"}],
+                                "actions": actions})  # fmt: skip
+    assert seven.status == 201, seven
+    # When a slip is posted with the payee and no category
+    made = api.slip(date="2026-11-20", kind="expense", amount=398, account="cash", payee="セブンイレブン 川口店")
+    # Then the rule filled the category and subcategory and tagged the memo; the payee is as sent
+    assert made.status == 201, made
+    assert (made.json["category"], made.json["subcategory"], made.json["memo"]) == ("食費", "間食", "#コンビニ")
+    assert made.json["payee"] == "セブンイレブン 川口店" and "imported_payee" not in made.json
+    # When a slip of that payee is posted with a category of the caller's own
+    own = api.slip(date="2026-11-21", kind="expense", amount=1200, account="cash", category="日用品",
+                   payee="セブンイレブン", memo="電池")  # fmt: skip
+    # Then the caller's category stands (no subcategory of the rule's slipped under it), the memo is added to
+    assert own.status == 201, own
+    assert (own.json["category"], own.json.get("subcategory"), own.json["memo"]) == ("日用品", None, "電池 #コンビニ")
+    # And a slip no rule matches is as sent
+    other = api.slip(date="2026-11-22", kind="expense", amount=500, account="cash", payee="八百屋")
+    assert other.status == 201 and other.json["category"] == "uncategorized" and other.json.get("memo") is None
+    # And the month's totals count the category the rule gave
+    by_category = {c["category"]: c["expense"] for c in report(api, "2026-11")["by_category"]}
+    assert by_category["食費"] == 398 and by_category["日用品"] == 1200
+    assert invariants.check(store, user) == []
+
+
+def test_an_idempotent_post_replays_whatever_the_rules_did_since(api: Client) -> None:
+    # Given a slip posted under an Idempotency-Key, with no rules yet
+    api.account("cash", 10_000)
+    body = {"date": "2026-11-20", "kind": "expense", "amount": 398, "account": "cash", "payee": "ﾛｰｿﾝ"}
+    key = {"Idempotency-Key": "k-lawson-1"}
+    first = api.post("/slips", body, headers=key)
+    assert first.status == 201 and first.json["category"] == "uncategorized"
+    # When a rule for that payee is made and the same request is sent again
+    assert api.post("/rules", {"conditions": [{"field": "payee", "op": "is", "value": "ローソン"}],
+                               "actions": {"category": "食費"}}).status == 201  # fmt: skip
+    again = api.post("/slips", body, headers=key)
+    # Then it is the same slip, not refused as another body
+    assert again.status == 201 and again.json["id"] == first.json["id"], again
+
+
+def test_slips_are_found_by_payee_normalised_and_exported_with_it(api: Client) -> None:
+    # Given slips of one shop written three ways, and one of another shop
+    api.account("cash", 50_000)
+    for day, payee in ((1, "スーパーマルエツ"), (2, "ｽｰﾊﾟｰﾏﾙｴﾂ"), (3, "スーパーマルエツ"), (4, "八百屋")):
+        assert api.slip(date=f"2026-11-0{day}", kind="expense", amount=100 * day, account="cash",
+                        payee=payee).status == 201  # fmt: skip
+    # When the slips are listed by payee, as a card prints it
+    found = api.get("/slips", query={"payee": "ｽｰﾊﾟｰﾏﾙｴﾂ"})
+    # Then the shop's three slips come, newest first, and the other shop's do not
+    assert found.status == 200, found
+    assert [s["amount"] for s in found.json["items"]] == [300, 200, 100]
+    # And with another filter beside it, and a page at a time
+    paged = api.get("/slips", query={"payee": "スーパーマルエツ", "kind": "expense", "limit": "2"})
+    assert [s["amount"] for s in paged.json["items"]] == [300, 200] and paged.json["next_cursor"]
+    # When a payee is changed by PATCH, Then the list follows it
+    slip = api.get("/slips", query={"payee": "八百屋"}).json["items"][0]
+    where = f"/slips/{slip['date']}/{slip['id']}"
+    assert api.patch(where, {"payee": "ＳＵＰＥＲマルエツ"}, headers={"If-Match": f'"{slip["version"]}"'}).status == 200
+    assert [s["amount"] for s in api.get("/slips", query={"payee": "superマルエツ"}).json["items"]] == [400]
+    assert api.get("/slips", query={"payee": "八百屋"}).json["items"] == []
+    # And the CSV export carries the payee, and imports back onto the same slips
+    exported = api.get("/slips.csv")
+    header = exported.raw.decode("utf-8-sig").splitlines()[0]
+    assert header.endswith(",payee,imported_payee"), header
+    assert "ｽｰﾊﾟｰﾏﾙｴﾂ" in exported.raw.decode("utf-8-sig")
+    again = api.post("/imports", raw=exported.raw, headers=CSV)
+    assert (again.json["created"], again.json["skipped"]) == (0, 4), again
+    # And a payee too long is refused naming the field
+    long = api.slip(date="2026-11-05", kind="expense", amount=1, account="cash", payee="店" * 101)
+    assert long.status == 422 and long.json["errors"][0]["loc"][-1] == "payee", long
+
+
+def test_imported_rows_keep_the_file_payee_and_the_dry_run_names_the_rules(api: Client) -> None:
+    # Given Money Forward's accounts and a pre-stage rule that renames what the card prints
+    mf_household(api)
+    rename = api.post("/rules", {"conditions": [{"field": "imported_payee", "op": "starts_with", "value": "ｽｰﾊﾟｰ"}],
+                                 "actions": {"payee": "マルエツ"}, "stage": "pre"})  # fmt: skip
+    food = api.post("/rules", {"conditions": [{"field": "payee", "op": "is", "value": "マルエツ"}],
+                               "actions": {"category": "食費"}})  # fmt: skip
+    assert rename.status == food.status == 201
+    november = mf(
+        "1|2026/11/20|ｽｰﾊﾟｰﾏﾙｴﾂ ｶﾜｸﾞﾁ|-6400|楽天カード|未分類|未分類||0|mfP1",
+        "1|2026/11/19|八百屋|-800|財布|未分類|未分類||0|mfP2",
+    )
+    # When the file is previewed
+    dry = api.post("/imports", raw=november, headers=CSV, query={"dry_run": "true"})
+    # Then the dry run names the rules that would touch each row, and shows the row as they leave it
+    assert dry.status == 200, dry
+    assert dry.json["ruled"] == [{"line": 2, "rules": [rename.json["id"], food.json["id"]]}]
+    row = next(o for o in dry.json["outcomes"] if o["line"] == 2)
+    assert row["rules"] == [rename.json["id"], food.json["id"]]
+    assert (row["slip"]["payee"], row["slip"]["imported_payee"], row["slip"]["category"]) == (
+        "マルエツ", "ｽｰﾊﾟｰﾏﾙｴﾂ ｶﾜｸﾞﾁ", "食費",
+    )  # fmt: skip
+    # When it is imported, Then the slip has the renamed payee beside the file's own text
+    imported = api.post("/imports", raw=november, headers=CSV)
+    assert imported.status == 200 and imported.json["ruled"] == dry.json["ruled"], imported
+    slips = {s["amount"]: s for s in api.get("/slips").json["items"]}
+    assert (slips[6400]["payee"], slips[6400]["imported_payee"]) == ("マルエツ", "ｽｰﾊﾟｰﾏﾙｴﾂ ｶﾜｸﾞﾁ")
+    assert (slips[800]["payee"], slips[800]["imported_payee"]) == ("八百屋", "八百屋")
+    # And a PATCH may rename the payee but the file's text stays
+    where = f"/slips/{slips[800]['date']}/{slips[800]['id']}"
+    patched = api.patch(where, {"payee": "八百屋さん"}, headers={"If-Match": f'"{slips[800]["version"]}"'})
+    assert (patched.json["payee"], patched.json["imported_payee"]) == ("八百屋さん", "八百屋")
+    # And the same file again creates and changes nothing
+    again = api.post("/imports", raw=november, headers=CSV)
+    assert (again.json["created"], again.json["skipped"], again.json["changed"]) == (0, 2, 0), again

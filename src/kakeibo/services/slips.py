@@ -13,6 +13,7 @@ from pydantic import ValidationError
 
 from kakeibo import errors
 from kakeibo.core import posting
+from kakeibo.core import rules as rules_core
 from kakeibo.core.ids import derived_id, new_slip_id
 from kakeibo.core.posting import Entry
 from kakeibo.core.tax import slip_tax_fields
@@ -47,7 +48,7 @@ from kakeibo.store import (
 
 SLIP_FIELDS = (
     "date", "kind", "amount", "account", "to_account", "category", "subcategory", "memo", "lines", "paid_by", "shares",
-    "receipts", "medical", "donation",
+    "receipts", "medical", "donation", "payee",
 )  # fmt: skip
 SHARING_FIELDS = ("paid_by", "shares", "shares_mode")
 LINE_FIELDS = ("amount", "category", "subcategory", "memo", "medical")
@@ -83,6 +84,11 @@ def _tax_view(item: Item) -> dict[str, Any]:
     return out
 
 
+def _payee_view(item: Item) -> dict[str, Any]:
+    """A slip's payee and the payee its file wrote, on the slips that have them (absent on the others)."""
+    return {name: item[name] for name in ("payee", "imported_payee") if item.get(name)}
+
+
 def slip_view(item: Item) -> dict[str, Any]:
     return {
         "id": item["id"],
@@ -104,6 +110,7 @@ def slip_view(item: Item) -> dict[str, Any]:
         "updated_by": item.get("updated_by"),
         **_sharing_view(item),
         **_tax_view(item),
+        **_payee_view(item),
     }
 
 
@@ -207,6 +214,12 @@ def _slip_item(body: SlipIn, entry: Entry, sharing: Sharing | None = None, **met
         item["medical"] = body.medical.model_dump()
     if body.donation is not None:
         item["donation"] = body.donation.model_dump()
+    if body.payee is not None:  # absent, not null, on the slips without: they look as before
+        item["payee"] = body.payee
+        item["payee_key"] = rules_core.normalise(body.payee)  # what ?payee= compares with
+    imported_payee = getattr(body, "imported_payee", None)  # an import row's: the file's own text
+    if imported_payee is not None:
+        item["imported_payee"] = imported_payee
     if sharing is not None:
         item.update(sharing.fields())
     item.update(meta)
@@ -259,6 +272,7 @@ def create_slip(
     slip_id: str | None = None,
     request_token: str | None = None,
     conditions: tuple[TxOp, ...] = (),
+    run_rules: bool = False,
 ) -> dict[str, Any]:
     """Create one slip: the one way slips come to be (POST /slips, recurrences; imports batch
     the same store operation). One transaction: the slip, its identity and every balance it moves.
@@ -267,7 +281,15 @@ def create_slip(
     to DynamoDB, so the same request at any later time finds its slip, wherever it has moved since:
     the same body gets it back, another body is refused (422), a deleted slip is gone (410). Without
     one, an id that is already used raises `SlipIdTaken`.
+
+    `run_rules` (POST /slips): the ledger's rules (one read) fill what the caller left open; the
+    request's own body is what an Idempotency-Key's replay is compared with.
     """
+    sent = body
+    if run_rules:
+        from kakeibo.services import rules  # noqa: PLC0415 (only the paths that run rules load them)
+
+        body, _ = rules.ruled_slip(rules.load(store, ctx.ledger), body)
     if request_token:
         slip_id = slip_id or derived_id(request_token)
     slip_id = slip_id or new_slip_id()
@@ -278,7 +300,7 @@ def create_slip(
         conditions = (*conditions, shared.check)
     stamp, no = now_iso(), store.next_number(ledger)
     item = new_slip_item(body, slip_id, stamp=stamp, no=no, by=ctx.actor, sharing=shared, request_token=request_token)
-    new = NewSlip(item, origin=ctx.origin, fingerprint=fingerprint(body), request_token=request_token)
+    new = NewSlip(item, origin=ctx.origin, fingerprint=fingerprint(sent), request_token=request_token)
     conditions = (*conditions, *receipt_ops(store, ledger, slip_id, None, item))
 
     def write(token: str) -> None:
@@ -430,6 +452,7 @@ def write_slip(
     unchanged = (
         old_entry == new_entry
         and current.get("memo") == new.memo
+        and current.get("payee") == new.payee
         and current.get("lines") == _stored_lines(new)
         and {k: current.get(k) for k in SHARING_FIELDS} == _sharing_fields(shared)
         and sorted(current.get("receipts") or []) == list(new.receipts or [])
@@ -448,7 +471,7 @@ def write_slip(
         created_by=current.get("created_by"),
         updated_by=ctx.actor,
     )
-    for extra in ("import_id", "request_token", "imported"):
+    for extra in ("import_id", "request_token", "imported", "imported_payee"):
         if extra in current:
             item[extra] = current[extra]
     if imported is not None:
@@ -535,6 +558,8 @@ def restore_slip(store: Store, ctx: WriteContext, view: dict[str, Any], *, tombs
         body, entry, shared, id=view["id"], no=int(view["no"]), version=tombstone + 1, created_at=view["created_at"],
         updated_at=stamp, created_by=view.get("created_by"), updated_by=ctx.actor,
     )  # fmt: skip
+    if view.get("imported_payee"):  # the file's text comes back with the slip
+        item["imported_payee"] = view["imported_payee"]
     checks = ((shared.check,) if shared else ()) + receipt_ops(store, ctx.ledger, view["id"], None, item)
     commit = SlipCommit([slip_change(None, item)], undoes=undoes, conditions=checks)
     with _naming_accounts(entry):
@@ -592,6 +617,7 @@ def list_slips(
     category: str | None = None,
     kind: str | None = None,
     by: str | None = None,
+    payee: str | None = None,
     limit: int = 50,
     cursor: str | None = None,
 ) -> tuple[list[dict[str, Any]], str | None]:
@@ -602,7 +628,8 @@ def list_slips(
     may answer fewer than `limit` items with a cursor to continue."""
     lo, hi, _ = slip_range(date_from, date_to, None)
     resume = list_cursor(date_from, date_to, cursor)
-    filters = SlipFilter(account=account, category=category, kind=kind, by=by)
+    payee_key = rules_core.normalise(payee) if payee else None  # ?payee=ｽｰﾊﾟｰ finds スーパー
+    filters = SlipFilter(account=account, category=category, kind=kind, by=by, payee=payee_key)
     if filters:
         page = store.indexed_slips(
             ledger, filters, date_from=date_from, date_to=date_to, below=resume, limit=limit, max_read=MAX_LIST_READ
@@ -624,7 +651,7 @@ def _list_reading_slips(
 ) -> tuple[list[dict[str, Any]], str | None]:
     """A list read from the slips themselves (unfiltered, or a ledger not yet indexed)."""
     lo, hi = span
-    account, category, kind, by = filters.account, filters.category, filters.kind, filters.by
+    account, category, kind, by, payee = filters.account, filters.category, filters.kind, filters.by, filters.payee
     if resume:
         hi = min(hi, f"SLIP#{resume[0]}#~")
     found: list[Item] = []  # the slips of the days read to their end, in order
@@ -642,12 +669,12 @@ def _list_reading_slips(
         found.extend(ordered)
         bucket.clear()
 
-    if account or category or kind or by:
+    if account or category or kind or by or payee:
         first = then = min(100, MAX_LIST_READ)
     else:  # a little past the page, so that its last day is usually read whole by one Query
         first, then = limit + 1 + limit // 10 + 5, 25
     pages = store.slip_pages(
-        ledger, lo, hi, account=account, category=category, kind=kind, by=by, first=first, then=then
+        ledger, lo, hi, account=account, category=category, kind=kind, by=by, payee=payee, first=first, then=then
     )
     for page in pages:
         read += page.read

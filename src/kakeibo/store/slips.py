@@ -316,6 +316,7 @@ class SlipOps(SlipIndexOps, BalanceOps, WriteOps):
         category: str | None = None,
         kind: str | None = None,
         by: str | None = None,
+        payee: str | None = None,
         first: int = 100,
         then: int = 100,
     ) -> Iterator[SlipPage]:
@@ -339,6 +340,10 @@ class SlipOps(SlipIndexOps, BalanceOps, WriteOps):
             filters.append("(#cby = :by OR #uby = :by)")
             names.update({"#cby": "created_by", "#uby": "updated_by"})
             values[":by"] = by
+        if payee:  # normalised: the slip keeps its payee's normalised form beside it
+            filters.append("#payee = :payee")
+            names["#payee"] = "payee_key"
+            values[":payee"] = payee
         kwargs: dict[str, Any] = {
             "TableName": self.table,
             "KeyConditionExpression": "PK = :pk AND SK BETWEEN :lo AND :hi",
