@@ -300,6 +300,8 @@ def create_slip(
         conditions = (*conditions, shared.check)
     stamp, no = now_iso(), store.next_number(ledger)
     item = new_slip_item(body, slip_id, stamp=stamp, no=no, by=ctx.actor, sharing=shared, request_token=request_token)
+    if run_rules and sent.category not in (None, posting.UNCATEGORIZED):
+        item[BY_HAND] = True  # the caller chose the category: what rule suggestions learn from
     new = NewSlip(item, origin=ctx.origin, fingerprint=fingerprint(sent), request_token=request_token)
     conditions = (*conditions, *receipt_ops(store, ledger, slip_id, None, item))
 
@@ -421,7 +423,8 @@ def update_slip(
         check_version(int(current["version"]), expected)
         new = body if body is not None else merge_patch(current, patch or {})
         reshare = "shares" in (body.model_fields_set if body is not None else (patch or {}))
-        return write_slip(store, ctx, current, new, expected=expected, token=token, reshare=reshare)
+        hand = body is not None or "category" in (patch or {})  # the caller chose the category
+        return write_slip(store, ctx, current, new, expected=expected, token=token, reshare=reshare, by_hand=hand)
 
     return on_current(attempt)
 
@@ -438,11 +441,13 @@ def write_slip(
     shares_mode: str | None = None,
     imported: dict[str, Any] | None = None,
     reshare: bool = False,
+    by_hand: bool = False,
 ) -> dict[str, Any]:
     """The one change path of a slip: `current` (as read) becomes `new`, in one transaction.
     `shares_mode`: the mode of shares given as amounts (an undo restoring a slip as it was);
     `imported`: a change an import makes, what the slip now keeps of the row it comes from;
-    `reshare`: the request sent `shares` (else "equal" stays among the slip's own sharers)."""
+    `reshare`: the request sent `shares` (else "equal" stays among the slip's own sharers);
+    `by_hand`: the caller chose the category (PUT, or PATCH sending one): rule suggestions learn from it."""
     version = int(current["version"])
     slip_id = current["id"]
     shared = settlements.sharing(store, ctx, new, mode=shares_mode, kept=current, reshare=reshare)
@@ -476,6 +481,7 @@ def write_slip(
             item[extra] = current[extra]
     if imported is not None:
         item["imported"] = imported
+    _mark_hand(current, item, by_hand=by_hand)
     newly_named = set(posting.accounts_touched(new_entry)) - set(posting.accounts_touched(old_entry))
     commit = SlipCommit(
         [slip_change(current, item)],
@@ -489,6 +495,71 @@ def write_slip(
             ctx, current, item, posting.plan(old_entry, new_entry), commit, newly_named=frozenset(newly_named)
         )
     return slip_view(item)
+
+
+def changed_item(store: Store, ctx: WriteContext, current: Item, new: SlipIn, *, at: str) -> Item | None:
+    """The item `current` (as read) becomes as `new` at its own key (None: nothing changes), for a
+    change written with others in one transaction (`write_slips`). Who paid and the shares stay as
+    the slip has them (its amount does not change here, so neither do they)."""
+    shared = settlements.sharing(store, ctx, new, kept=current, reshare=False)
+    old_entry, new_entry = entry_of(current), new.entry()
+    if shared:
+        new_entry = shared.apply(new_entry)
+    if new.date != current["date"]:
+        raise ValueError("a batch of slip changes keeps every slip on its date")
+    unchanged = (
+        old_entry == new_entry
+        and current.get("memo") == new.memo
+        and current.get("payee") == new.payee
+        and current.get("lines") == _stored_lines(new)
+        and sorted(current.get("receipts") or []) == list(new.receipts or [])
+    )
+    if unchanged:
+        return None
+    item = _slip_item(
+        new, new_entry, shared, id=current["id"], no=current["no"], version=int(current["version"]) + 1,
+        created_at=current["created_at"], updated_at=at, created_by=current.get("created_by"), updated_by=ctx.actor,
+    )  # fmt: skip
+    for extra in ("import_id", "request_token", "imported", "imported_payee"):
+        if extra in current:
+            item[extra] = current[extra]
+    _mark_hand(current, item, by_hand=False)
+    return item
+
+
+BY_HAND = "category_by_hand"  # on a slip whose category a member chose (not a rule, a file or a schedule)
+
+
+def _mark_hand(current: Item, item: Item, *, by_hand: bool) -> None:
+    """The new item's mark of a category chosen by hand: set when the caller chose one, kept while the
+    category stays what was chosen, gone when something else changes it."""
+    chosen = by_hand and item.get("category") not in (None, posting.UNCATEGORIZED)
+    kept = not by_hand and current.get(BY_HAND) and item.get("category") == current.get("category")
+    if chosen or kept:
+        item[BY_HAND] = True
+
+
+def write_slips(
+    store: Store,
+    ctx: WriteContext,
+    pairs: list[tuple[Item, Item]],
+    *,
+    undoes: int | None = None,
+    stale: Callable[[Item | None], errors.ApiError] | None = None,
+) -> int:
+    """Several slips (as read) changed into the items `changed_item` made, in ONE transaction and one
+    journal entry (rules applied to a batch of slips; such a batch undone): each only if still at the
+    version read. Their accounts and dates stay; categories, payees and memos may change. Its seq."""
+    plan = posting.Plan(
+        "update",
+        posting.merge(part for old, new in pairs for part in (posting.effects(entry_of(old), -1),
+                                                             posting.effects(entry_of(new), +1))),
+        tuple(sorted({a for old, _ in pairs for a in posting.accounts_touched(entry_of(old))})),
+    )  # fmt: skip
+    receipts = tuple(op for old, new in pairs for op in receipt_ops(store, ctx.ledger, str(old["id"]), old, new))
+    commit = SlipCommit([slip_change(old, new) for old, new in pairs], new_token(), undoes, receipts, stale)
+    with _naming_accounts(entry_of(pairs[0][0])):
+        return store.change_slips(ctx, pairs, plan, commit)
 
 
 def _sharing_fields(shared: Sharing | None) -> dict[str, Any]:
