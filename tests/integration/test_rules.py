@@ -323,8 +323,8 @@ def test_a_rule_previewed_writes_nothing_and_applied_changes_each_slip_once(
     assert (preview.json["examined"], preview.json["changed"]) == (4, 2)
     listed = {i["id"]: i for i in preview.json["items"]}
     assert set(listed) == {made["a"]["id"], made["b"]["id"]}
-    assert listed[made["a"]["id"]]["before"] == {"category": "uncategorized", "subcategory": None}
-    assert listed[made["a"]["id"]]["after"] == {"category": "食費", "subcategory": None}
+    assert listed[made["a"]["id"]]["before"] == {"category": "uncategorized"}
+    assert listed[made["a"]["id"]]["after"] == {"category": "食費"}
     assert listed[made["a"]["id"]]["rules"] == [rule["id"]]
     assert invariants.ledger_items(store, user) == before
     # And a range that holds none of them lists nothing; all the rules together list the same
