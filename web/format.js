@@ -217,7 +217,14 @@ export function filterSlips(slips, { account = '', category = '', kind = '', tex
       (!account || s.account === account || s.to_account === account) &&
       (!category || (s.category ?? '') === category || (s.lines ?? []).some((l) => l.category === category)) &&
       (!kind || s.kind === kind) &&
-      words.every((w) => fold(s.memo).includes(w) || fold(s.category).includes(w) || fold(s.subcategory).includes(w)),
+      words.every(
+        (w) =>
+          fold(s.memo).includes(w) ||
+          fold(s.payee).includes(w) ||
+          fold(s.imported_payee).includes(w) ||
+          fold(s.category).includes(w) ||
+          fold(s.subcategory).includes(w),
+      ),
   );
 }
 

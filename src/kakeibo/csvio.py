@@ -52,8 +52,9 @@ EXPORT_COLUMNS = (*COLUMNS, EXTERNAL_ID)
 MEDICAL_COLUMNS = ("medical_patient", "medical_provider", "medical_kind", "medical_reimbursed", "medical_otc")
 DONATION_COLUMNS = ("donation_municipality", "donation_one_stop")
 TAX_COLUMNS = (*MEDICAL_COLUMNS, *DONATION_COLUMNS)
-OPTIONAL_COLUMNS = (EXTERNAL_ID, SUBCATEGORY, LINE, SLIP_MEMO, *TAX_COLUMNS)
 _FLAGS = {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False}
+PAYEES = ("payee", "imported_payee")  # written last when some slip of the page has one
+OPTIONAL_COLUMNS = (EXTERNAL_ID, SUBCATEGORY, LINE, SLIP_MEMO, *TAX_COLUMNS, *PAYEES)
 
 UTF8, SHIFT_JIS = "utf-8", "shift_jis"
 # Shift_JIS as Windows and Japanese banks write it is CP932 (a superset: NEC/IBM extensions such
@@ -234,7 +235,7 @@ def _join_lines(file_sha256: str, rows: list[tuple[int, ImportRow]]) -> Iterator
         donation = first.donation.model_dump() if first.donation else None
         body = {"date": first.date, "kind": first.kind, "account": first.account, "external_id": external_id,
                 "amount": sum(r.amount for _, r in members), "memo": first.slip_memo, "lines": lines,
-                "donation": donation}  # fmt: skip
+                "donation": donation, "payee": first.payee, "imported_payee": first.imported_payee}  # fmt: skip
         try:
             slip = ImportRow.model_validate({k: v for k, v in body.items() if v is not None})
         except ValidationError as exc:
@@ -398,10 +399,11 @@ def _b32(data: bytes) -> str:
 # ---- writing ----------------------------------------------------------------------------------
 
 
-def header_line(*, subcategory: bool = False, lines: bool = False, tax: bool = False) -> str:
+def header_line(*, subcategory: bool = False, lines: bool = False, tax: bool = False, payees: bool = False) -> str:
     columns = (*EXPORT_COLUMNS, SUBCATEGORY) if subcategory or lines else EXPORT_COLUMNS
     columns = (*columns, LINE, SLIP_MEMO) if lines else columns
-    return _line((*columns, *TAX_COLUMNS) if tax else columns)
+    columns = (*columns, *TAX_COLUMNS) if tax else columns
+    return _line((*columns, *PAYEES) if payees else columns)
 
 
 def has_tax(slip: Mapping[str, Any]) -> bool:
@@ -410,20 +412,23 @@ def has_tax(slip: Mapping[str, Any]) -> bool:
     return bool(slip.get("medical") or slip.get("donation") or any(x.get("medical") for x in slip.get("lines") or ()))
 
 
-def slip_line(slip: Mapping[str, Any], *, subcategory: bool = False, lines: bool = False, tax: bool = False) -> str:
+def slip_line(
+    slip: Mapping[str, Any], *, subcategory: bool = False, lines: bool = False, tax: bool = False, payees: bool = False
+) -> str:
     """One exported slip; external_id is its id, so importing the export is idempotent. A split slip
     is one row per line (`lines`: the line number and the slip's own memo; then, with `tax`, the
-    line's medical payment and the slip's donation)."""
+    line's medical payment and the slip's donation; then, with `payees`, the slip's payees)."""
     if slip.get("lines"):
         out = []
         for number, part in enumerate(slip["lines"], start=1):
             row = {**slip, "amount": part["amount"], "category": part["category"], "memo": part.get("memo"),
                    "subcategory": part.get("subcategory"), "lines": None, "medical": part.get("medical")}  # fmt: skip
-            extra = (str(number), slip.get("memo") or "", *(_tax_cells(row) if tax else ()))
+            extra = (str(number), slip.get("memo") or "", *(_tax_cells(row) if tax else ()), *_payees(slip, payees))
             out.append(_values(row, subcategory=True, extra=extra))
         return "".join(out)
     extra = ("", "") if lines else ()
-    return _values(slip, subcategory=subcategory or lines, extra=(*extra, *(_tax_cells(slip) if tax else ())))
+    extra = (*extra, *(_tax_cells(slip) if tax else ()), *_payees(slip, payees))
+    return _values(slip, subcategory=subcategory or lines, extra=extra)
 
 
 def _tax_cells(slip: Mapping[str, Any]) -> tuple[str, ...]:
@@ -437,6 +442,10 @@ def _tax_cells(slip: Mapping[str, Any]) -> tuple[str, ...]:
         donation.get("municipality") or "",
         ("true" if donation.get("one_stop") else "false") if donation else "",
     )
+
+
+def _payees(slip: Mapping[str, Any], payees: bool) -> tuple[str, ...]:
+    return tuple(slip.get(name) or "" for name in PAYEES) if payees else ()
 
 
 def _values(slip: Mapping[str, Any], *, subcategory: bool, extra: tuple[str, ...]) -> str:

@@ -99,6 +99,11 @@ NO_BODY_ROUTES = frozenset(
         "POST /webhooks/{id}/resume",
         "POST /budgets/{month}/copy-from/{source}",
         "POST /exports",
+        "POST /rules/preview",
+        "POST /rules/apply",
+        "POST /rules/{id}/preview",
+        "POST /rules/{id}/apply",
+        "POST /rules/suggestions/{id}/accept",
     }
 )
 

@@ -1,4 +1,5 @@
-"""The cost of each operation in DynamoDB calls: create = counter + 1 transaction;
+"""The cost of each operation in DynamoDB calls: create = the ledger's rules (one Query) + counter +
+1 transaction;
 update / delete = 1 consistent read + 1 transaction. Balance and index items ride in that
 transaction."""
 
@@ -47,19 +48,19 @@ def test_calls_per_operation(api: Client, store: Store, calls: Counter[str]) -> 
     api.account("suica", 1_000, type="emoney")
     sizes = _transaction_sizes(store)
 
-    # When the ledger's first slip is created: the counter, its mark (a new ledger's slips are all
-    # indexed), then one transaction
+    # When the ledger's first slip is created: its rules (one Query loads them all), the counter, its
+    # mark (a new ledger's slips are all indexed), then one transaction
     calls.clear()
     first = api.slip(date="2026-11-02", kind="expense", amount=100, account="cash", category="食費")
     assert first.status == 201
-    assert calls == Counter({"UpdateItem": 2, "TransactWriteItems": 1})
+    assert calls == Counter({"Query": 1, "UpdateItem": 2, "TransactWriteItems": 1})
 
-    # When a slip is created: the counter, then one transaction (slip + identity + account + day +
+    # When a slip is created: the rules, the counter, then one transaction (slip + identity + account + day +
     # category + the account's month and year + 4 index items: account, category, kind, author)
     calls.clear()
     made = api.slip(date="2026-11-03", kind="expense", amount=500, account="cash", category="食費")
     assert made.status == 201
-    assert calls == Counter({"UpdateItem": 1, "TransactWriteItems": 1})
+    assert calls == Counter({"Query": 1, "UpdateItem": 1, "TransactWriteItems": 1})
     assert sizes[-1] == 11 + JOURNAL
 
     # When its amount changes: one read, one transaction (slip + identity + account + day + category
@@ -94,11 +95,11 @@ def test_calls_per_operation(api: Client, store: Store, calls: Counter[str]) -> 
     assert calls == Counter({"GetItem": 1, "TransactWriteItems": 1})
     assert sizes[-1] == 11 + JOURNAL
 
-    # When a transfer is made: counter + one transaction (slip + identity + 2 x (account + day +
+    # When a transfer is made: the rules + counter + one transaction (slip + identity + 2 x (account + day +
     # month + year) + index items: both accounts, its kind, its author)
     calls.clear()
     api.slip(date="2026-11-05", kind="transfer", amount=100, account="cash", to_account="suica")
-    assert calls == Counter({"UpdateItem": 1, "TransactWriteItems": 1})
+    assert calls == Counter({"Query": 1, "UpdateItem": 1, "TransactWriteItems": 1})
     assert sizes[-1] == 14 + JOURNAL
 
     # When a request is refused by validation, DynamoDB is not called at all

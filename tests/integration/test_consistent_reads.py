@@ -79,6 +79,10 @@ def _ledger_requests(api: Client, base: str) -> list[tuple[str, str, dict[str, A
     ruled = api.post(f"{base}/rules", marue)
     assert ruled.status == 201, ruled
     rule = ruled.header("Location") or ""
+    for day in ("2026-11-07", "2026-11-08"):  # one shop given one category by hand twice: a suggestion
+        hand = {**LUNCH, "date": day, "payee": "八百屋", "category": "食費"}
+        assert api.post(f"{base}/slips", hand).status == 201
+    (suggested,) = api.get(f"{base}/rules/suggestions").json["items"]
     requests: list[tuple[str, str, dict[str, Any]]] = [
         ("GET /accounts", f"{base}/accounts", {}),
         ("GET /accounts/{id}", f"{base}/accounts/cash", {}),
@@ -148,9 +152,15 @@ def _ledger_requests(api: Client, base: str) -> list[tuple[str, str, dict[str, A
             f"{base}/rules/order",
             {"body": {"ids": [ruled.json["id"]]}, "headers": {"If-Match": '"1"'}},
         ),
+        ("POST /rules/{id}/preview", f"{rule}/preview", {"query": {"from": "2026-11-01"}}),
+        ("POST /rules/{id}/apply", f"{rule}/apply", {}),
         ("PATCH /rules/{id}", rule, {"body": {"stage": "post"}, "headers": {"If-Match": '"1"'}}),
         ("DELETE /rules/{id}", rule, {"headers": {"If-Match": '"2"'}}),
         ("POST /rules", f"{base}/rules", {"body": marue}),
+        ("POST /rules/preview", f"{base}/rules/preview", {}),
+        ("POST /rules/apply", f"{base}/rules/apply", {}),
+        ("GET /rules/suggestions", f"{base}/rules/suggestions", {}),
+        ("POST /rules/suggestions/{id}/accept", f"{base}/rules/suggestions/{suggested['id']}/accept", {}),
     ]
     if base:
         return [(f"{r.split(' ', 1)[0]} /ledgers/{{ledger}}{r.split(' ', 1)[1]}", path, kw) for r, path, kw in requests]

@@ -120,6 +120,8 @@ def test_money_forward_month_then_overlapping_download(api: Client, store: Store
         "account": "bank",
         "to_account": "card",
         "memo": "ラクテンカード",
+        "payee": "ラクテンカード",  # 内容: the payee, and as the file wrote it
+        "imported_payee": "ラクテンカード",
     }
     assert 5 not in {i["line"] for i in dry.json["outcomes"]}  # its other side is the same slip
 

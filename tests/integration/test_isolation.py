@@ -89,6 +89,8 @@ def test_every_route_is_covered_here() -> None:
         "GET /accounts/{id}/statements", "POST /jobs/run",
         "POST /accounts/{id}/reconciliations", "GET /accounts/{id}/reconciliations",
         "POST /rules", "GET /rules", "PUT /rules/order", "GET /rules/{id}", "PATCH /rules/{id}", "DELETE /rules/{id}",
+        "POST /rules/preview", "POST /rules/apply", "POST /rules/{id}/preview", "POST /rules/{id}/apply",
+        "GET /rules/suggestions", "POST /rules/suggestions/{id}/accept",
         "POST /receipts", "POST /receipts/{id}/complete", "GET /receipts/{id}",
         "POST /exports", "GET /exports/{id}",
         "POST /ledgers/restore",  # the caller's own archive into a new ledger of theirs: test_restore.py
@@ -193,6 +195,11 @@ def test_bob_can_neither_see_nor_touch_alices_ledger(
     assert bob.delete(rule, headers={"If-Match": '"1"'}).status == 404
     rule_id = rule.rsplit("/", 1)[1]
     assert bob.put("/rules/order", {"ids": [rule_id]}, headers={"If-Match": '"0"'}).status == 422  # not his rule
+    assert bob.post(f"{rule}/preview").status == bob.post(f"{rule}/apply").status == 404
+    assert bob.post("/rules/preview").json["examined"] == 0  # his own ledger's slips: none
+    assert bob.post("/rules/apply").json["changed"] == 0
+    assert bob.get("/rules/suggestions").json == {"items": []}
+    assert bob.post("/rules/suggestions/LV2GJY4MK5JPWF2K66VGUKKQJH/accept").status == 404
     ran = bob.post("/recurrences/run", query={"until": "2027-12-31"})
     assert ran.status == 200 and ran.json["posted"] == 0  # Bob has none; Alice's are not his to run
     jobs = bob.post("/jobs/run", query={"until": "2027-12-31"})

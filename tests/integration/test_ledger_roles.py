@@ -105,6 +105,15 @@ def _order_rules(h: Household, c: Client) -> Reply:
     return c.put(f"{h.base}/rules/order", {"ids": ids}, headers={"If-Match": listed.etag or ""})
 
 
+def _accept_suggestion(h: Household, c: Client) -> Reply:
+    shop = f"店{next(_serial)}"  # a shop of its own, given one category by hand twice: one suggestion
+    for _ in range(2):
+        assert h.owner.post(f"{h.base}/slips", _lunch(payee=shop, category="日用品")).status == 201
+    found = h.owner.get(f"{h.base}/rules/suggestions").json["items"]
+    (suggestion,) = [s for s in found if s["payee"] == shop]
+    return c.post(f"{h.base}/rules/suggestions/{suggestion['id']}/accept")
+
+
 def _patch_account(h: Household, c: Client) -> Reply:
     etag = h.owner.get(f"{h.base}/accounts/cash").etag or ""
     return c.patch(f"{h.base}/accounts/cash", {"name": f"現金{next(_serial)}"}, headers={"If-Match": etag})
@@ -197,6 +206,12 @@ ROUTES: dict[str, tuple[Call, bool]] = {
     "PATCH /rules/{id}": (_patch_rule, False),
     "DELETE /rules/{id}": (_delete_rule, False),
     "PUT /rules/order": (_order_rules, False),
+    "POST /rules/preview": (lambda h, c: c.post(f"{h.base}/rules/preview"), True),
+    "POST /rules/apply": (lambda h, c: c.post(f"{h.base}/rules/apply"), False),
+    "POST /rules/{id}/preview": (lambda h, c: c.post(f"{h.rule().header('Location')}/preview"), True),
+    "POST /rules/{id}/apply": (lambda h, c: c.post(f"{h.rule().header('Location')}/apply"), False),
+    "GET /rules/suggestions": (lambda h, c: c.get(f"{h.base}/rules/suggestions"), True),
+    "POST /rules/suggestions/{id}/accept": (_accept_suggestion, False),
 }
 # Owners alone, even to read: an export holds the whole ledger
 OWNER_ONLY = {"POST /ledger/rebuild", "POST /exports", "GET /exports/{id}"}

@@ -178,3 +178,261 @@ def test_a_long_file_whose_rows_the_rules_spread_over_many_categories_is_importe
     # Then every row is created once and categorised by the rules, and the ledger is consistent
     assert imported.status == 200 and created == 300 and len(ruled) == 300, imported
     assert invariants.check(store, user) == []
+
+
+def test_a_slip_posted_is_ruled_and_what_the_caller_sent_stands(api: Client, store: Store, user: str) -> None:
+    # Given a rule: the convenience store (written as a card prints it) is 食費 > 間食, tagged in the memo
+    api.account("cash", 10_000)
+    actions = {"category": "食費", "subcategory": "間食", "memo_append": "#コンビニ"}
+    seven = api.post("/rules", {"conditions": [{"field": "payee", "op": "starts_with", "value": "ｾﾌﾞﾝｲﾚﾌﾞﾝ"}],
+                                "actions": actions})  # fmt: skip
+    assert seven.status == 201, seven
+    # When a slip is posted with the payee and no category
+    made = api.slip(date="2026-11-20", kind="expense", amount=398, account="cash", payee="セブンイレブン 川口店")
+    # Then the rule filled the category and subcategory and tagged the memo; the payee is as sent
+    assert made.status == 201, made
+    assert (made.json["category"], made.json["subcategory"], made.json["memo"]) == ("食費", "間食", "#コンビニ")
+    assert made.json["payee"] == "セブンイレブン 川口店" and "imported_payee" not in made.json
+    # When a slip of that payee is posted with a category of the caller's own
+    own = api.slip(date="2026-11-21", kind="expense", amount=1200, account="cash", category="日用品",
+                   payee="セブンイレブン", memo="電池")  # fmt: skip
+    # Then the caller's category stands (no subcategory of the rule's slipped under it), the memo is added to
+    assert own.status == 201, own
+    assert (own.json["category"], own.json.get("subcategory"), own.json["memo"]) == ("日用品", None, "電池 #コンビニ")
+    # And a slip no rule matches is as sent
+    other = api.slip(date="2026-11-22", kind="expense", amount=500, account="cash", payee="八百屋")
+    assert other.status == 201 and other.json["category"] == "uncategorized" and other.json.get("memo") is None
+    # And the month's totals count the category the rule gave
+    by_category = {c["category"]: c["expense"] for c in report(api, "2026-11")["by_category"]}
+    assert by_category["食費"] == 398 and by_category["日用品"] == 1200
+    assert invariants.check(store, user) == []
+
+
+def test_an_idempotent_post_replays_whatever_the_rules_did_since(api: Client) -> None:
+    # Given a slip posted under an Idempotency-Key, with no rules yet
+    api.account("cash", 10_000)
+    body = {"date": "2026-11-20", "kind": "expense", "amount": 398, "account": "cash", "payee": "ﾛｰｿﾝ"}
+    key = {"Idempotency-Key": "k-lawson-1"}
+    first = api.post("/slips", body, headers=key)
+    assert first.status == 201 and first.json["category"] == "uncategorized"
+    # When a rule for that payee is made and the same request is sent again
+    assert api.post("/rules", {"conditions": [{"field": "payee", "op": "is", "value": "ローソン"}],
+                               "actions": {"category": "食費"}}).status == 201  # fmt: skip
+    again = api.post("/slips", body, headers=key)
+    # Then it is the same slip, not refused as another body
+    assert again.status == 201 and again.json["id"] == first.json["id"], again
+
+
+def test_slips_are_found_by_payee_normalised_and_exported_with_it(api: Client) -> None:
+    # Given slips of one shop written three ways, and one of another shop
+    api.account("cash", 50_000)
+    for day, payee in ((1, "スーパーマルエツ"), (2, "ｽｰﾊﾟｰﾏﾙｴﾂ"), (3, "スーパーマルエツ"), (4, "八百屋")):
+        assert api.slip(date=f"2026-11-0{day}", kind="expense", amount=100 * day, account="cash",
+                        payee=payee).status == 201  # fmt: skip
+    # When the slips are listed by payee, as a card prints it
+    found = api.get("/slips", query={"payee": "ｽｰﾊﾟｰﾏﾙｴﾂ"})
+    # Then the shop's three slips come, newest first, and the other shop's do not
+    assert found.status == 200, found
+    assert [s["amount"] for s in found.json["items"]] == [300, 200, 100]
+    # And with another filter beside it, and a page at a time
+    paged = api.get("/slips", query={"payee": "スーパーマルエツ", "kind": "expense", "limit": "2"})
+    assert [s["amount"] for s in paged.json["items"]] == [300, 200] and paged.json["next_cursor"]
+    # When a payee is changed by PATCH, Then the list follows it
+    slip = api.get("/slips", query={"payee": "八百屋"}).json["items"][0]
+    where = f"/slips/{slip['date']}/{slip['id']}"
+    assert api.patch(where, {"payee": "ＳＵＰＥＲマルエツ"}, headers={"If-Match": f'"{slip["version"]}"'}).status == 200
+    assert [s["amount"] for s in api.get("/slips", query={"payee": "superマルエツ"}).json["items"]] == [400]
+    assert api.get("/slips", query={"payee": "八百屋"}).json["items"] == []
+    # And the CSV export carries the payee, and imports back onto the same slips
+    exported = api.get("/slips.csv")
+    header = exported.raw.decode("utf-8-sig").splitlines()[0]
+    assert header.endswith(",payee,imported_payee"), header
+    assert "ｽｰﾊﾟｰﾏﾙｴﾂ" in exported.raw.decode("utf-8-sig")
+    again = api.post("/imports", raw=exported.raw, headers=CSV)
+    assert (again.json["created"], again.json["skipped"]) == (0, 4), again
+    # And a payee too long is refused naming the field
+    long = api.slip(date="2026-11-05", kind="expense", amount=1, account="cash", payee="店" * 101)
+    assert long.status == 422 and long.json["errors"][0]["loc"][-1] == "payee", long
+
+
+def test_imported_rows_keep_the_file_payee_and_the_dry_run_names_the_rules(api: Client) -> None:
+    # Given Money Forward's accounts and a pre-stage rule that renames what the card prints
+    mf_household(api)
+    rename = api.post("/rules", {"conditions": [{"field": "imported_payee", "op": "starts_with", "value": "ｽｰﾊﾟｰ"}],
+                                 "actions": {"payee": "マルエツ"}, "stage": "pre"})  # fmt: skip
+    food = api.post("/rules", {"conditions": [{"field": "payee", "op": "is", "value": "マルエツ"}],
+                               "actions": {"category": "食費"}})  # fmt: skip
+    assert rename.status == food.status == 201
+    november = mf(
+        "1|2026/11/20|ｽｰﾊﾟｰﾏﾙｴﾂ ｶﾜｸﾞﾁ|-6400|楽天カード|未分類|未分類||0|mfP1",
+        "1|2026/11/19|八百屋|-800|財布|未分類|未分類||0|mfP2",
+    )
+    # When the file is previewed
+    dry = api.post("/imports", raw=november, headers=CSV, query={"dry_run": "true"})
+    # Then the dry run names the rules that would touch each row, and shows the row as they leave it
+    assert dry.status == 200, dry
+    assert dry.json["ruled"] == [{"line": 2, "rules": [rename.json["id"], food.json["id"]]}]
+    row = next(o for o in dry.json["outcomes"] if o["line"] == 2)
+    assert row["rules"] == [rename.json["id"], food.json["id"]]
+    assert (row["slip"]["payee"], row["slip"]["imported_payee"], row["slip"]["category"]) == (
+        "マルエツ", "ｽｰﾊﾟｰﾏﾙｴﾂ ｶﾜｸﾞﾁ", "食費",
+    )  # fmt: skip
+    # When it is imported, Then the slip has the renamed payee beside the file's own text
+    imported = api.post("/imports", raw=november, headers=CSV)
+    assert imported.status == 200 and imported.json["ruled"] == dry.json["ruled"], imported
+    slips = {s["amount"]: s for s in api.get("/slips").json["items"]}
+    assert (slips[6400]["payee"], slips[6400]["imported_payee"]) == ("マルエツ", "ｽｰﾊﾟｰﾏﾙｴﾂ ｶﾜｸﾞﾁ")
+    assert (slips[800]["payee"], slips[800]["imported_payee"]) == ("八百屋", "八百屋")
+    # And a PATCH may rename the payee but the file's text stays
+    where = f"/slips/{slips[800]['date']}/{slips[800]['id']}"
+    patched = api.patch(where, {"payee": "八百屋さん"}, headers={"If-Match": f'"{slips[800]["version"]}"'})
+    assert (patched.json["payee"], patched.json["imported_payee"]) == ("八百屋さん", "八百屋")
+    # And the same file again creates and changes nothing
+    again = api.post("/imports", raw=november, headers=CSV)
+    assert (again.json["created"], again.json["skipped"], again.json["changed"]) == (0, 2, 0), again
+
+
+SEVEN = {"conditions": [{"field": "payee", "op": "starts_with", "value": "セブン"}], "actions": {"category": "食費"}}
+
+
+def _seven_slips(api: Client) -> dict[str, dict[str, Any]]:
+    """Slips made before any rule: two of the convenience store uncategorised (one as a card prints
+    it), one it categorised by hand, and another shop's."""
+    api.account("cash", 50_000)
+    made = {}
+    for name, payee, category in (("a", "ｾﾌﾞﾝｲﾚﾌﾞﾝ", None), ("b", "セブンイレブン", None),
+                                  ("c", "セブンイレブン", "日用品"), ("d", "八百屋", None)):  # fmt: skip
+        body = {"date": "2026-11-10", "kind": "expense", "amount": 100, "account": "cash", "payee": payee}
+        reply = api.post("/slips", {**body, **({"category": category} if category else {})})
+        assert reply.status == 201, reply
+        made[name] = reply.json
+    return made
+
+
+def test_a_rule_previewed_writes_nothing_and_applied_changes_each_slip_once(
+    api: Client, store: Store, user: str
+) -> None:
+    # Given slips made before the rule, and the rule
+    made = _seven_slips(api)
+    rule = api.post("/rules", SEVEN).json
+    before = invariants.ledger_items(store, user)
+    # When the rule is previewed
+    preview = api.post(f"/rules/{rule['id']}/preview")
+    # Then it lists the two uncategorised slips of the shop, before and after, and writes nothing
+    assert preview.status == 200, preview
+    assert (preview.json["examined"], preview.json["changed"]) == (4, 2)
+    listed = {i["id"]: i for i in preview.json["items"]}
+    assert set(listed) == {made["a"]["id"], made["b"]["id"]}
+    assert listed[made["a"]["id"]]["before"] == {"category": "uncategorized"}
+    assert listed[made["a"]["id"]]["after"] == {"category": "食費"}
+    assert listed[made["a"]["id"]]["rules"] == [rule["id"]]
+    assert invariants.ledger_items(store, user) == before
+    # And a range that holds none of them lists nothing; all the rules together list the same
+    assert api.post(f"/rules/{rule['id']}/preview", query={"to": "2026-11-09"}).json["changed"] == 0
+    assert api.post("/rules/preview").json["items"] == preview.json["items"]
+    # When it is applied
+    applied = api.post(f"/rules/{rule['id']}/apply")
+    # Then those two change (in one batch: one journal entry), the one categorised by hand stays
+    assert applied.status == 200 and applied.json["complete"] is True, applied
+    assert applied.json["changed"] == 2 and len(applied.json["entries"]) == 1 and applied.json["failed"] == []
+    slips = {s["id"]: s for s in api.get("/slips").json["items"]}
+    assert [slips[made[k]["id"]]["category"] for k in "abcd"] == ["食費", "食費", "日用品", "uncategorized"]
+    by_category = {c["category"]: c["expense"] for c in report(api, "2026-11")["by_category"]}
+    assert by_category["食費"] == 200 and invariants.check(store, user) == []
+    # When it is applied again, Then nothing changes: no entry, no new version
+    again = api.post(f"/rules/{rule['id']}/apply")
+    assert (again.json["changed"], again.json["entries"]) == (0, []), again
+    assert api.get("/slips").json["items"] == list(slips.values())
+    # And a rule that is not the ledger's is 404
+    assert api.post("/rules/01KAJ0000000000000000000ZZ/apply").status == 404
+
+
+def test_undo_takes_an_applied_batch_back(api: Client, store: Store, user: str) -> None:
+    # Given a rule applied to slips made before it
+    made = _seven_slips(api)
+    api.post("/rules", SEVEN)
+    applied = api.post("/rules/apply").json
+    (seq,) = applied["entries"]
+    entry = api.get("/changes", query={"since": str(seq - 1)}).json["changes"][0]
+    assert {c["id"] for c in entry["changes"]} == {made["a"]["id"], made["b"]["id"]}
+    # When its entry is undone
+    undone = api.post(f"/changes/{seq}/undo")
+    # Then both slips are uncategorised again, in one entry, and the totals follow
+    assert undone.status == 200, undone
+    assert len(undone.json["entry"]["changes"]) == 2
+    slips = {s["id"]: s for s in api.get("/slips").json["items"]}
+    assert slips[made["a"]["id"]]["category"] == slips[made["b"]["id"]]["category"] == "uncategorized"
+    assert "食費" not in {c["category"] for c in report(api, "2026-11")["by_category"]}
+    assert invariants.check(store, user) == []
+    # And undoing it twice is refused
+    assert api.post(f"/changes/{seq}/undo").status == 409
+
+
+def test_an_edit_racing_an_apply_wins(api: Client, store: Store, user: str, monkeypatch: Any) -> None:
+    from kakeibo.services import rule_runs, slips
+
+    # Given slips made before a rule, and the rule
+    made = _seven_slips(api)
+    rule = api.post("/rules", SEVEN).json
+    b = made["b"]
+    real = rule_runs.write_slips
+    member = WriteContext.personal(user)
+    raced: list[int] = []
+
+    def edit_first(*args: Any, **kwargs: Any) -> int:
+        if not raced:  # a member categorises one of the slips by hand as the batch is about to commit
+            edit = slips.update_slip(store, member, b["date"], b["id"], expected=1, patch={"category": "交際費"})
+            raced.append(int(edit["version"]))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(rule_runs, "write_slips", edit_first)
+    # When the rule is applied while that edit lands
+    applied = api.post(f"/rules/{rule['id']}/apply")
+    # Then the edit stands, and the apply read the batch again and changed only the other slip
+    assert raced == [2] and applied.status == 200, applied
+    assert [i["id"] for i in applied.json["items"]] == [made["a"]["id"]] and applied.json["failed"] == []
+    listed = {s["id"]: s for s in api.get("/slips").json["items"]}
+    assert (listed[made["a"]["id"]]["category"], listed[b["id"]]["category"]) == ("食費", "交際費")
+    assert listed[b["id"]]["version"] == 2  # the edit's version: the apply never wrote over it
+    assert invariants.check(store, user) == []
+
+
+def test_corrections_suggest_a_rule_that_is_made_only_when_accepted(api: Client, store: Store, user: str) -> None:
+    # Given slips of one shop: one categorised by hand, one left uncategorised
+    api.account("cash", 50_000)
+    base = {"kind": "expense", "amount": 500, "account": "cash"}
+    first = api.slip(date="2026-11-01", payee="ﾄﾞﾗｯｸﾞｽﾄｱ", category="日用品", **base).json
+    second = api.slip(date="2026-11-02", payee="ドラッグストア", **base).json
+    api.slip(date="2026-11-03", payee="八百屋", category="食費", **base)  # one slip only: no suggestion
+    # Then one correction suggests nothing yet
+    assert api.get("/rules/suggestions").json == {"items": []}
+    # When a member gives the second slip the same category by hand
+    where = f"/slips/{second['date']}/{second['id']}"
+    assert api.patch(where, {"category": "日用品"}, headers={"If-Match": '"1"'}).status == 200
+    # Then the rule {payee is ... -> 日用品} is suggested, naming the slips it learned from
+    listed = api.get("/rules/suggestions")
+    assert listed.status == 200, listed
+    (suggestion,) = listed.json["items"]
+    assert (suggestion["category"], suggestion["count"]) == ("日用品", 2)
+    assert set(suggestion["slips"]) == {first["id"], second["id"]}
+    assert suggestion["rule"]["actions"] == {"category": "日用品"}
+    assert suggestion["rule"]["conditions"][0]["field"] == "payee"
+    # And nothing was made without the user's word
+    assert api.get("/rules").json["items"] == []
+    # When it is accepted
+    accepted = api.post(f"/rules/suggestions/{suggestion['id']}/accept")
+    # Then it is a rule, a new slip of that shop (as the card prints it) is categorised by it, and it is
+    # no longer suggested
+    assert accepted.status == 201 and accepted.etag == '"1"', accepted
+    assert [r["id"] for r in api.get("/rules").json["items"]] == [accepted.json["id"]]
+    made = api.slip(date="2026-11-04", payee="ﾄﾞﾗｯｸﾞｽﾄｱ", **base)
+    assert made.json["category"] == "日用品"
+    assert api.get("/rules/suggestions").json == {"items": []}
+    # And accepting it again, or an id never suggested, is 404 and makes nothing
+    assert api.post(f"/rules/suggestions/{suggestion['id']}/accept").status == 404
+    assert api.post("/rules/suggestions/NOSUCHSUGGESTION/accept").status == 404
+    assert len(api.get("/rules").json["items"]) == 1
+    # And a slip a rule categorised is not counted as a correction
+    rows = [s for s in api.get("/slips", query={"payee": "ドラッグストア"}).json["items"] if s["id"] == made.json["id"]]
+    assert rows and "category_by_hand" not in rows[0]
+    assert invariants.check(store, user) == []

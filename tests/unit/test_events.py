@@ -86,6 +86,12 @@ EXPECTED = {
     "get_rule": 200,
     "patch_rule": 200,
     "delete_rule": 204,
+    "preview_rules": 200,
+    "apply_rules": 200,
+    "preview_rule": 200,
+    "apply_rule": 200,
+    "list_rule_suggestions": 200,
+    "accept_rule_suggestion": 201,
 }
 WEBHOOK_ID = "01KAJ0000000000000000000WH"
 SHARED_LEDGER_ID = "01KAJ0000000000000000000HH"
@@ -180,7 +186,14 @@ def test_handler_answers_every_sample(aws: None, name: str) -> None:
 
         rent = RecurrenceIn.model_validate(json.loads(sample("create_recurrence")["body"]))
         recurrences.create_recurrence(store, who, rent, recurrence_id=RECURRENCE_ID)
-    if name in ("get_rule", "patch_rule", "delete_rule", "order_rules"):  # the rule the sample names
+    if name == "accept_rule_suggestion":  # two slips of マルエツ given 食費 by hand: the sample's suggestion
+        from kakeibo.models import SlipIn
+        from kakeibo.services import slips as slip_service
+
+        for day in ("2026-11-20", "2026-11-21"):
+            body = SlipIn(date=day, kind="expense", amount=980, account="cash", category="食費", payee="マルエツ")
+            slip_service.create_slip(store, who, body, run_rules=True)
+    if name in ("get_rule", "patch_rule", "delete_rule", "order_rules", "preview_rule", "apply_rule"):
         from kakeibo.models import SlipRuleIn
         from kakeibo.services import rules
 

@@ -228,6 +228,17 @@ describe('filters', () => {
     assert.deepEqual(ids({ text: '基本' }), ['d']);
     assert.deepEqual(ids({ text: '食費' }), ['a']);
   });
+
+  test('the search finds a payee as the slip or its file wrote it, half-width katakana folded', () => {
+    const paid = [
+      { id: 'p', kind: 'expense', account: 'card', category: '食費', payee: 'マルエツ', imported_payee: 'ｽｰﾊﾟｰﾏﾙｴﾂ ｶﾜｸﾞﾁ' },
+      { id: 'q', kind: 'expense', account: 'card', category: '食費', payee: '八百屋', memo: null },
+    ];
+    const found = (text) => filterSlips(paid, { text }).map((s) => s.id);
+    assert.deepEqual(found('マルエツ'), ['p']);
+    assert.deepEqual(found('スーパー'), ['p']);
+    assert.deepEqual(found('八百屋'), ['q']);
+  });
 });
 
 describe('balance history line', () => {
@@ -740,6 +751,12 @@ describe('the rules view (views/rules.js)', async () => {
     };
     assert.equal(ruleText(rule), 'メモに「ﾏﾙｴﾂ」を含む かつ 金額が 5000〜100000 円 → カテゴリを食費（食料品）に、メモに「#まとめ買い」を追記');
     assert.equal(conditionText({ field: 'payee', op: 'one_of', value: ['Amazon', 'アマゾン'] }), '支払先が「Amazon」「アマゾン」のどれか');
+  });
+
+  test('says what applying the rules changes on a slip', async () => {
+    const { changeText } = await import('../../web/views/rules.js');
+    const change = { id: 'x', date: '2026-11-10', rules: ['r'], before: { category: 'uncategorized', subcategory: null }, after: { category: '食費', subcategory: null } };
+    assert.equal(changeText(change), '2026-11-10 カテゴリ: uncategorized → 食費');
   });
 
   test('makes 「この店はいつも○○」 a memo condition and a category', () => {

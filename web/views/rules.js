@@ -1,11 +1,14 @@
-// 自動分類: the ledger's rules, which categorise slips as they are imported. See them in the order
-// they run, add 「この店はいつも○○」 (a memo holding the shop's name -> a category), remove one.
+// 自動分類: the ledger's rules, which categorise slips as they are imported or added. See them in the
+// order they run, add 「この店はいつも○○」 (a memo holding the shop's name -> a category), remove one,
+// preview and apply them to the slips the ledger already has, and accept a rule the household's own
+// corrections suggest.
 
 import { ApiError, segment } from '../api.js';
 import { at, newest, state } from '../state.js';
 import { $, h, optional, say, showError } from '../ui.js';
 
 let rules = [];
+let suggestions = [];
 let panel;
 
 const base = () => at('/rules');
@@ -51,10 +54,22 @@ export function mount(root) {
     event.preventDefault();
     create();
   });
+  $('rule-preview').addEventListener('click', preview);
+  $('rule-apply').addEventListener('click', apply);
+}
+
+/** A slip's change as the preview lists it: the fields before -> after. Pure. */
+export function changeText(change) {
+  const names = { category: 'カテゴリ', subcategory: '内訳', payee: '支払先', memo: 'メモ' };
+  const parts = Object.keys(change.after)
+    .filter((name) => change.after[name] !== null || change.before[name] !== null)
+    .map((name) => `${names[name] ?? name}: ${change.before[name] ?? '（なし）'} → ${change.after[name] ?? '（なし）'}`);
+  return `${change.date} ${parts.join('、')}`;
 }
 
 export function clear() {
   rules = [];
+  suggestions = [];
   render();
 }
 
@@ -65,6 +80,9 @@ export function load() {
     const { data } = await state.api.get(base());
     if (!isNewest()) return;
     rules = data.items ?? [];
+    const found = await state.api.get(at('/rules/suggestions'));
+    if (!isNewest()) return;
+    suggestions = found.data.items ?? [];
     render();
   });
 }
@@ -83,6 +101,59 @@ export function render() {
     ),
   );
   $('rules-empty').hidden = rules.length > 0;
+  $('rule-preview').hidden = rules.length === 0;
+  $('rule-suggestions').replaceChildren(
+    ...suggestions.map((s) =>
+      h(
+        'li',
+        { dataset: { id: s.id } },
+        h('span', { class: 'rule', text: `「${s.payee}」はいつも${s.category}（${s.count}件を手で分類）` }),
+        state.role === 'viewer'
+          ? ''
+          : h('button', { type: 'button', class: 'small', 'aria-label': `ルールにする: ${s.payee}`, text: 'ルールにする', onclick: () => accept(s) }),
+      ),
+    ),
+  );
+  $('rule-suggestions-empty').hidden = suggestions.length > 0;
+}
+
+async function preview() {
+  try {
+    const { data } = await state.api.request('POST', at('/rules/preview'));
+    $('rule-preview-result').textContent = data.changed
+      ? `${data.examined}件のうち${data.changed}件が変わります`
+      : `${data.examined}件を見ました。変わる伝票はありません`;
+    $('rule-preview-rows').replaceChildren(...data.items.map((c) => h('li', { text: changeText(c) })));
+    $('rule-apply').hidden = !data.changed || state.role === 'viewer';
+  } catch (error) {
+    showError(error);
+  }
+}
+
+async function apply() {
+  try {
+    let data;
+    do {
+      ({ data } = await state.api.request('POST', at('/rules/apply')));
+    } while (!data.complete);
+    $('rule-apply').hidden = true;
+    $('rule-preview-rows').replaceChildren();
+    $('rule-preview-result').textContent = '';
+    const failed = data.failed.length ? `（${data.failed.length}件はそのままです）` : '';
+    say(`${data.changed}件の伝票にルールを適用しました${failed}。変更履歴から取り消せます`);
+  } catch (error) {
+    showError(error);
+  }
+}
+
+async function accept(suggestion) {
+  try {
+    await state.api.request('POST', at(`/rules/suggestions/${segment(suggestion.id)}/accept`));
+    say(`「${suggestion.payee}」はいつも${suggestion.category}、をルールにしました`);
+    await load();
+  } catch (error) {
+    showError(error);
+  }
 }
 
 async function create() {

@@ -260,6 +260,7 @@ function readForm() {
     to_account: $('slip-to-account').value,
     category: $('slip-category').value,
     memo: $('slip-memo').value,
+    payee: $('slip-payee').value,
   };
   if (!isDate(raw.date)) throw new FieldError($('slip-date'), '日付を正しく入力してください');
   let amount;
@@ -278,6 +279,7 @@ function readForm() {
   } else {
     slip.category = raw.category.trim() || null;
   }
+  slip.payee = raw.payee.trim() || null;
   return Object.assign(slip, readPayer(amount), readReceipts(), readTax(amount, Boolean(slip.lines)));
 }
 
@@ -290,6 +292,7 @@ function setForm(values) {
   const category = values.category ?? '';
   $('slip-category').value = category === UNCATEGORIZED ? '' : category;
   $('slip-memo').value = values.memo ?? '';
+  $('slip-payee').value = values.payee ?? '';
   syncKind();
   showSplit(values.lines?.length ? values.lines : null);
   setPayer(values);
@@ -376,6 +379,7 @@ async function createSlip(slip) {
     say(`追加しました: ${slipSummary(data)}（No. ${data.no}）`);
     $('slip-amount').value = '';
     $('slip-memo').value = '';
+    $('slip-payee').value = '';
     showSplit(null);
     if (monthOf(data.date) !== state.month) ctx.setMonth(monthOf(data.date), { reload: false });
     await ctx.refresh();

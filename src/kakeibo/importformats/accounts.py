@@ -197,6 +197,8 @@ def _slip(row: SourceRow, account: str | None, to_account: str | None) -> Import
         "category": row.category,
         "subcategory": row.subcategory,
         "memo": row.memo,
+        "payee": row.payee,
+        "imported_payee": row.payee,
         "external_id": row.external_id,
     }
     return ImportRow.model_validate({k: v for k, v in values.items() if v is not None})

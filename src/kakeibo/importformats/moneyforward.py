@@ -36,6 +36,7 @@ from kakeibo.importformats.source import (
     identity,
     iso_date,
     memo,
+    payee,
     signed_amount,
 )
 
@@ -178,6 +179,7 @@ def _pair(out: _Row, into: _Row) -> SourceRow:
         account=out.account,
         to_account=into.account,
         memo=memo(out.content, out.note),
+        payee=payee(out.content),
         external_id=out.id,
         lines=tuple(sorted((out.line, into.line))),
     )
@@ -197,6 +199,7 @@ def _single(row: _Row) -> SourceRow:
             account=source,
             to_account=target,
             memo=memo(row.content, row.note, where),
+            payee=payee(row.content),
             counted=row.transfer,
             **origin,
         )
@@ -207,5 +210,6 @@ def _single(row: _Row) -> SourceRow:
         category=row.category,
         subcategory=row.subcategory if row.category else None,
         memo=memo(row.content, row.note),
+        payee=payee(row.content),
         **origin,
     )

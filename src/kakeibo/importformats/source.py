@@ -45,6 +45,7 @@ class SourceRow:
     counted: bool = True
     external_id: str | None = None  # the app's own row id, where it has one
     lines: tuple[int, ...] = ()  # every line the slip comes from (both sides of a transfer pair)
+    payee: str | None = None  # where the money went, as the file wrote it (MF 内容, Zaim お店)
 
 
 class Origin(TypedDict):
@@ -114,6 +115,22 @@ def signed_amount(value: str | None, name: str) -> int:
     if abs(amount) > MAX_AMOUNT:
         raise ValueError(f"{name}: must be at most {MAX_AMOUNT}")
     return amount
+
+
+MAX_PAYEE = 100
+
+
+def payee(text: str | None) -> str | None:
+    """A file's payee cell as a slip keeps it: one line of printable text (control and format
+    characters a payee may not hold dropped; the memo keeps the cell whole), NFC, cut to what a
+    payee holds (None: empty)."""
+    kept = "".join(
+        " " if ch in "\t\n\r" else ch
+        for ch in unicodedata.normalize("NFC", text or "")
+        if ch in "\t\n\r" or unicodedata.category(ch)[0] != "C"
+    )
+    cut = kept.strip()[:MAX_PAYEE].strip()
+    return cut or None
 
 
 def memo(*parts: str | None) -> str | None:

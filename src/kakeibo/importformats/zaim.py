@@ -37,6 +37,7 @@ from kakeibo.importformats.source import (
     identity,
     iso_date,
     memo,
+    payee,
     signed_amount,
 )
 
@@ -111,12 +112,14 @@ def _row(line: int, slip_id: str, values: dict[str, str | None]) -> SourceRow:
     date = iso_date(values["日付"])
     note = memo(values["品目"], values["お店"], values["メモ"], _converted(values))
     origin = Origin(line=line, slip_id=slip_id, date=date, lines=(line,))
+    shop = payee(values["お店"])
     if method == "transfer":
         return SourceRow(
             kind="transfer",
             amount=_positive(values, "振替"),
             account=_account(values, "支払元"),
             to_account=_account(values, "入金先"),
+            payee=shop,
             memo=note,
             **origin,
         )
@@ -133,6 +136,7 @@ def _row(line: int, slip_id: str, values: dict[str, str | None]) -> SourceRow:
             amount=abs(change),
             account=source,
             to_account=target,
+            payee=shop,
             memo=memo(BALANCE_ADJUSTMENT, note),
             counted=False,
             **origin,
@@ -149,6 +153,7 @@ def _row(line: int, slip_id: str, values: dict[str, str | None]) -> SourceRow:
             amount=amount,
             account=source,
             to_account=target,
+            payee=shop,
             memo=memo(note, where),
             counted=False,
             **origin,
@@ -160,6 +165,7 @@ def _row(line: int, slip_id: str, values: dict[str, str | None]) -> SourceRow:
         category=category,
         subcategory=subcategory if category else None,
         memo=note,
+        payee=shop,
         **origin,
     )
 

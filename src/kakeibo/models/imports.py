@@ -55,7 +55,12 @@ class PreviewRow(Model):
     )
     message: str | None = None
     slip_id: str | None = None
-    slip: dict[str, Any] | None = Field(default=None, description="the slip the row describes")
+    slip: dict[str, Any] | None = Field(
+        default=None, description="the slip the row describes (create: as the ledger's rules make it)"
+    )
+    rules: list[str] | None = Field(
+        default=None, description="create: the ids of the rules that would change its slip, in the order they run"
+    )
     current: dict[str, Any] | None = Field(
         default=None,
         description="the ledger's slip as it is after this request (changed: as updated; in a dry run, as it "
@@ -130,6 +135,11 @@ class ImportPreview(Model):
     accounts_created: list[str] = Field(description="always empty: a dry run creates nothing")
     repeated_ids: int = Field(description="Money Forward rows whose ID repeats an earlier row's")
     notices: list[str] = Field(description="what the file as a whole needs the reader to know")
+    ruled: list[RuledRow] = Field(
+        default_factory=list,
+        description="rows the ledger's rules (GET /rules) would categorise, rename or add to, with those rules (up "
+        "to 1000)",
+    )
     outcomes: list[PreviewRow] = Field(
         description="every row, by line: up to 2000, fewer when long memos would pass 300 KB; "
         "the counts cover every row"

@@ -66,3 +66,58 @@ class SlipRuleList(Model):
 
 class SlipRuleOrder(Strict):
     ids: list[str] = Field(max_length=200, description="Every rule's id, in the order they are to run")
+
+
+class SlipRuleChange(Model):
+    """One slip as the rules change it: the fields they change, before and after."""
+
+    id: str = Field(description="The slip's id")
+    date: str
+    rules: list[str] = Field(description="The rules that change it, in the order they run")
+    before: dict[str, JsonValue] = Field(description="The fields they change, as the slip has them")
+    after: dict[str, JsonValue] = Field(description="The same fields as the rules leave them")
+
+
+class SlipRuleFailure(Model):
+    id: str = Field(description="The slip's id")
+    message: str = Field(description="Why it was left as it is")
+
+
+class SlipRulePreview(Model):
+    """What running rules over the ledger's slips would change; nothing is written."""
+
+    dry_run: Literal[True]
+    examined: int = Field(description="Slips of the dates asked for that were looked at")
+    changed: int = Field(description="Slips the rules would change")
+    items: list[SlipRuleChange] = Field(description="Those slips, oldest first (up to 500; `changed` counts all)")
+
+
+class SlipRuleRun(Model):
+    """What running rules over the ledger's slips changed."""
+
+    dry_run: Literal[False]
+    examined: int = Field(description="Slips of the dates asked for that were looked at")
+    changed: int = Field(description="Slips changed by this request")
+    items: list[SlipRuleChange] = Field(description="Those slips, oldest first (up to 500; `changed` counts all)")
+    complete: bool = Field(description="false (202): time ran out; send it again (what is done stays done)")
+    entries: list[int] = Field(
+        description="The journal entries of the batches written: POST /changes/{seq}/undo takes one back"
+    )
+    failed: list[SlipRuleFailure] = Field(
+        description="Slips left as they are (a strict budget, an archived account, or changing all along)"
+    )
+
+
+class SlipRuleSuggestion(Model):
+    """A rule the household's own corrections suggest: slips of one payee given one category by hand."""
+
+    id: str = Field(description="POST /rules/suggestions/{id}/accept makes it a rule")
+    payee: str
+    category: str
+    count: int = Field(description="Slips of the payee given the category by hand")
+    slips: list[str] = Field(description="Their ids (up to 20)")
+    rule: SlipRuleIn = Field(description="The rule accepting it makes")
+
+
+class SlipRuleSuggestionList(Model):
+    items: list[SlipRuleSuggestion] = Field(description="Most slips first; nothing is made until one is accepted")

@@ -29,6 +29,14 @@ TO_AMOUNT_DESCRIPTION = (
     "A transfer between accounts of different units: what arrived in to_account, in its unit "
     "(`amount` is what left `account`, in that account's unit). Required there; not otherwise."
 )
+PAYEE_DESCRIPTION = (
+    "Where the money went or came from (店名・支払先, at most 100 characters); GET /slips?payee= finds a payee's "
+    "slips (compared normalised: ｽｰﾊﾟｰ is スーパー)"
+)
+IMPORTED_PAYEE_DESCRIPTION = (
+    "The payee as the imported file wrote it (Money Forward 内容, Zaim お店); never changed (null: not imported)"
+)
+Payee = Annotated[str, Field(min_length=1, max_length=100, examples=["スーパーマルエツ"]), checked_text()]
 
 
 class LineIn(Strict):
@@ -140,6 +148,7 @@ class SlipIn(Strict):
         default=None, description="Within category (e.g. 食費 > 外食); reports break categories down by it"
     )
     memo: Memo | None = None
+    payee: Payee | None = Field(default=None, description=PAYEE_DESCRIPTION)
     lines: Lines | None = None
     paid_by: UserId | None = Field(default=None, description=PAID_BY_DESCRIPTION)
     shares: Shares | None = None
@@ -212,6 +221,7 @@ class ImportRow(SlipIn):
     (amount, category, subcategory and memo the line's; `slip_memo` the slip's own memo)."""
 
     external_id: ExternalId | None = None
+    imported_payee: Payee | None = Field(default=None, description=IMPORTED_PAYEE_DESCRIPTION)
     line: Annotated[StrictInt, Field(ge=1, le=MAX_LINES)] | None = None
     slip_memo: Memo | None = None
 
@@ -234,6 +244,7 @@ class SlipPatch(SlipTemplatePatch):
     """JSON merge patch (RFC 7396) of a slip: absent = unchanged, null = remove (optional fields)."""
 
     date: Date | None = None
+    payee: Payee | None = Field(default=None, description=PAYEE_DESCRIPTION + " null: none.")
     paid_by: UserId | None = Field(default=None, description=PAID_BY_DESCRIPTION + " null: nobody (shares go too).")
     shares: Shares | None = None
     receipts: Receipts | None = Field(default=None, description="the receipts it has, whole; null: none")
@@ -272,6 +283,8 @@ class Slip(Model):
     )
     subcategory: str | None = None
     memo: str | None = None
+    payee: str | None = Field(default=None, description=PAYEE_DESCRIPTION + "; absent: none")
+    imported_payee: str | None = Field(default=None, description=IMPORTED_PAYEE_DESCRIPTION + "; absent: none")
     lines: list[SlipLine] | None = Field(default=None, description="A split slip's lines (null: not split)")
     receipts: list[str] = Field(default_factory=list, description="ids of the receipts attached to it")
     version: int

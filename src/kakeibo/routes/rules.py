@@ -6,7 +6,7 @@ from types import ModuleType
 from typing import Annotated, Any
 
 from aws_lambda_powertools.event_handler import Response
-from aws_lambda_powertools.event_handler.openapi.params import Body
+from aws_lambda_powertools.event_handler.openapi.params import Body, Query
 
 from kakeibo.http import (
     ETAG,
@@ -17,8 +17,19 @@ from kakeibo.http import (
     no_content,
     ok_response,
     problem_responses,
+    time_left,
 )
-from kakeibo.models import SlipRule, SlipRuleIn, SlipRuleList, SlipRuleOrder, SlipRulePatch
+from kakeibo.models import (
+    DATE_PATTERN,
+    SlipRule,
+    SlipRuleIn,
+    SlipRuleList,
+    SlipRuleOrder,
+    SlipRulePatch,
+    SlipRulePreview,
+    SlipRuleRun,
+    SlipRuleSuggestionList,
+)
 from kakeibo.routes.scope import EDITORS, LedgerRouter, Scope, ledger_scope
 from kakeibo.store import get_store
 
@@ -123,6 +134,132 @@ def order_rules(
     expected = if_match(if_match_header)
     result = _service().reorder(get_store(), writer, body.ids, expected=expected)
     return json_response(200, result, etag=result["version"])
+
+
+def _runs() -> ModuleType:
+    from kakeibo.services import rule_runs  # noqa: PLC0415
+
+    return rule_runs
+
+
+PREVIEW_DESCRIPTION = (
+    "The slips dated from..to (default: all) the rules would change, each with the fields before and after "
+    "and the rules that change it. A category other than uncategorized/未分類 (with its subcategory), and a payee "
+    "other than the file's own, count as set and are never overwritten. Nothing is written."
+)
+APPLY_DESCRIPTION = (
+    "Makes the changes the preview lists, under each slip's version, in batches: each batch one journal entry "
+    "(`entries`; POST /changes/{seq}/undo takes one back). Exactly once: what the rules set counts as set, so a "
+    "second apply changes nothing; an edit racing the apply wins (the apply reads the slip again). 202: time "
+    "ran out, send it again."
+)
+FromQuery = Annotated[str | None, Query(alias="from", pattern=DATE_PATTERN)]
+ToQuery = Annotated[str | None, Query(alias="to", pattern=DATE_PATTERN)]
+
+
+def _preview(rule_id: str | None, date_from: str | None, date_to: str | None) -> Response[str]:
+    key = ledger_scope(router).key
+    return json_response(200, _runs().preview(get_store(), key, rule_id, date_from=date_from, date_to=date_to))
+
+
+def _apply(rule_id: str | None, date_from: str | None, date_to: str | None) -> Response[str]:
+    writer = ledger_scope(router, EDITORS).writer
+    result = _runs().apply(
+        get_store(), writer, rule_id, date_from=date_from, date_to=date_to, time_left=time_left(router)
+    )
+    return json_response(200 if result["complete"] else 202, result)
+
+
+@router.post(
+    "/rules/preview",
+    tags=TAGS,
+    summary="What all of the ledger's rules would change on the slips it has (nothing written)",
+    description=PREVIEW_DESCRIPTION,
+    operation_id="previewRules",
+    responses={200: ok_response(SlipRulePreview), **problem_responses(400, 401, 409, 413, 415)},
+)
+def preview_rules(date_from: FromQuery = None, date_to: ToQuery = None) -> Response[str]:
+    return _preview(None, date_from, date_to)
+
+
+@router.post(
+    "/rules/apply",
+    tags=TAGS,
+    summary="Run all of the ledger's rules over the slips it has",
+    description=APPLY_DESCRIPTION,
+    operation_id="applyRules",
+    responses={
+        200: ok_response(SlipRuleRun, "Done"),
+        202: ok_response(SlipRuleRun, "Partly done: send it again"),
+        **problem_responses(400, 401, 409, 413, 415),
+    },
+)
+def apply_rules(date_from: FromQuery = None, date_to: ToQuery = None) -> Response[str]:
+    return _apply(None, date_from, date_to)
+
+
+def _suggestions() -> ModuleType:
+    from kakeibo.services import rule_suggestions  # noqa: PLC0415
+
+    return rule_suggestions
+
+
+@router.get(
+    "/rules/suggestions",
+    tags=TAGS,
+    summary="Rules the household's own corrections suggest (「この店はいつも食費」)",
+    description="When two or more slips of one payee were given one category by hand (POST /slips with a "
+    "category, PUT, or PATCH sending one), the rule {payee is X -> category Y} is offered, unless the ledger's "
+    "rules already give it. Nothing is made until it is accepted. Learned from the latest 2,000 slips.",
+    operation_id="listRuleSuggestions",
+    responses={200: ok_response(SlipRuleSuggestionList), **problem_responses(401, 409)},
+)
+def list_rule_suggestions() -> Response[str]:
+    return json_response(200, _suggestions().suggestions(get_store(), ledger_scope(router).key))
+
+
+@router.post(
+    "/rules/suggestions/<id>/accept",
+    tags=TAGS,
+    summary="Make a suggested rule a rule (as POST /rules does)",
+    operation_id="acceptRuleSuggestion",
+    responses={
+        201: ok_response(SlipRule, "Created", headers={**ETAG, **LOCATION}),
+        **problem_responses(400, 401, 404, 409, 413, 415, 422),
+    },
+)
+def accept_rule_suggestion(id: str) -> Response[str]:
+    scope = ledger_scope(router, EDITORS)
+    created = _suggestions().accept(get_store(), scope.writer, id)
+    return json_response(201, created, etag=created["version"], location=_location(scope, created))
+
+
+@router.post(
+    "/rules/<id>/preview",
+    tags=TAGS,
+    summary="What one rule would change on the slips the ledger has (nothing written)",
+    description=PREVIEW_DESCRIPTION,
+    operation_id="previewRule",
+    responses={200: ok_response(SlipRulePreview), **problem_responses(400, 401, 404, 409, 413, 415)},
+)
+def preview_rule(id: str, date_from: FromQuery = None, date_to: ToQuery = None) -> Response[str]:
+    return _preview(id, date_from, date_to)
+
+
+@router.post(
+    "/rules/<id>/apply",
+    tags=TAGS,
+    summary="Run one rule over the slips the ledger has",
+    description=APPLY_DESCRIPTION,
+    operation_id="applyRule",
+    responses={
+        200: ok_response(SlipRuleRun, "Done"),
+        202: ok_response(SlipRuleRun, "Partly done: send it again"),
+        **problem_responses(400, 401, 404, 409, 413, 415),
+    },
+)
+def apply_rule(id: str, date_from: FromQuery = None, date_to: ToQuery = None) -> Response[str]:
+    return _apply(id, date_from, date_to)
 
 
 @router.get(

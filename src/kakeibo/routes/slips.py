@@ -74,7 +74,9 @@ def _location(scope: Scope, slip: dict[str, Any]) -> str:
     summary="Record an expense, income or transfer",
     description="With an Idempotency-Key the key is the slip, forever: the same key and body later "
     "answer the slip as it is now (Location: its current date), another body 422 "
-    "idempotency_key_reused, and 410 gone once that slip was deleted (it is never created again).",
+    "idempotency_key_reused, and 410 gone once that slip was deleted (it is never created again). "
+    "The ledger's rules (GET /rules) fill what the body leaves open (a category, a payee) and may add to the memo; "
+    "a category or payee sent is never overwritten.",
     operation_id="createSlip",
     responses={
         201: ok_response(Slip, "Created (or created before with this Idempotency-Key)", headers={**ETAG, **LOCATION}),
@@ -85,7 +87,9 @@ def create_slip(
     slip: Annotated[SlipIn, Body(openapi_examples=SLIP_EXAMPLES)], idempotency_key: IdempotencyKeyHeader = None
 ) -> Response[str]:
     scope = ledger_scope(router, EDITORS)
-    created = service.create_slip(get_store(), scope.writer, slip, request_token=request_token(router, idempotency_key))
+    created = service.create_slip(
+        get_store(), scope.writer, slip, request_token=request_token(router, idempotency_key), run_rules=True
+    )
     return json_response(201, labelled(created, router), etag=created["version"], location=_location(scope, created))
 
 
@@ -104,6 +108,10 @@ def list_slips(
     category: Annotated[str | None, Query(min_length=1, max_length=50)] = None,
     kind: Annotated[Kind | None, Query()] = None,
     by: ByQuery = None,
+    payee: Annotated[
+        str | None,
+        Query(min_length=1, max_length=100, description="A payee's slips, compared normalised (ｽｰﾊﾟｰ is スーパー)"),
+    ] = None,
     limit: Annotated[int, Query(ge=1, le=100)] = 50,
     cursor: Annotated[str | None, Query(max_length=512)] = None,
 ) -> Response[str]:
@@ -116,6 +124,7 @@ def list_slips(
         category=category,
         kind=kind,
         by=by,
+        payee=payee,
         limit=limit,
         cursor=cursor,
     )

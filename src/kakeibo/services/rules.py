@@ -9,16 +9,25 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from kakeibo import errors
 from kakeibo.core import rules as core
 from kakeibo.core.ids import new_slip_id
-from kakeibo.models import SlipRuleIn
+from kakeibo.core.posting import UNCATEGORIZED
+from kakeibo.csvio import Row
+from kakeibo.models import SlipIn, SlipRuleIn
 from kakeibo.services.common import check_version, now_iso, on_current, valid_id
 from kakeibo.store import Change, Item, RuleSetItems, Store, WriteContext
 
 MAX_RULES = core.MAX_RULES
+# A category an app writes for "none" (Money Forward ME, Zaim): a rule may set one in its place.
+UNSET_CATEGORIES = frozenset({"未分類", UNCATEGORIZED})
+# What a rule changes on an imported row. The file's payee is where the row's payee starts, not a
+# choice: a rule may rename it (imported_payee keeps the file's text).
+RULED_FIELDS = ("category", "subcategory", "memo", "payee")
+MAX_RULED_ROWS = 1000  # rows an import or its dry run answers with the rules that changed them
 _MESSAGES = {
     "rule_unknown_field": "is not a field a rule looks at",
     "rule_unknown_op": "is not an op a rule takes",
@@ -213,3 +222,61 @@ def reorder(store: Store, ctx: WriteContext, ids: Sequence[str], *, expected: in
         return list_rules(store, ctx.ledger)
 
     return on_current(attempt)
+
+
+def ruled_row(rule_set: core.RuleSet, row: Row) -> tuple[Row, tuple[str, ...]]:
+    """`row` as the ledger's rules make it, and the rules that changed it. What the file set (a
+    category other than its "none", a subcategory, a memo) is never overwritten; a memo may be
+    added to. A split row is left as the file wrote it."""
+    slip = row.slip
+    if not len(rule_set) or slip.lines:
+        return row, ()
+    unset = slip.category is None or slip.category in UNSET_CATEGORIES
+    fields = {
+        "kind": slip.kind,
+        "amount": slip.amount,
+        "account": slip.account,
+        "memo": slip.memo,
+        "payee": slip.payee,
+        "imported_payee": slip.imported_payee,
+        "category": None if unset else slip.category,
+        "subcategory": None if unset else slip.subcategory,
+    }
+    explicit = {name for name in ("category", "subcategory") if fields[name] is not None}
+    outcome = rule_set.run(fields, explicit)
+    update = {name: outcome.slip[name] for name in RULED_FIELDS if name in outcome.set_by}
+    if not update:
+        return row, ()
+    if "category" in update and "subcategory" not in update and unset:
+        update["subcategory"] = None
+    changed = {outcome.set_by[name] for name in update if name in outcome.set_by}
+    return replace(row, slip=slip.model_copy(update=update)), tuple(r for r in outcome.touched if r in changed)
+
+
+SLIP_RULED_FIELDS = ("category", "subcategory", "memo", "payee")  # what a rule changes on a new slip
+
+
+def ruled_slip(rule_set: core.RuleSet, body: SlipIn) -> tuple[SlipIn, tuple[str, ...]]:
+    """A new slip (POST /slips) as the ledger's rules make it, and the rules that changed it. What
+    the caller sent (a category, with its subcategory, or a payee) is never overwritten; a memo may be
+    added to. A split slip keeps its lines as sent."""
+    if not len(rule_set) or body.lines:
+        return body, ()
+    fields = {
+        "kind": body.kind,
+        "amount": body.amount,
+        "account": body.account,
+        "memo": body.memo,
+        "payee": body.payee,
+        "category": body.category,
+        "subcategory": body.subcategory,
+    }
+    explicit = {name for name in ("category", "payee") if fields[name] is not None}
+    if "category" in explicit:
+        explicit.add("subcategory")  # a subcategory belongs to the category the caller chose
+    outcome = rule_set.run(fields, explicit)
+    update = {name: outcome.slip[name] for name in SLIP_RULED_FIELDS if name in outcome.set_by}
+    if not update:
+        return body, ()
+    changed = {outcome.set_by[name] for name in update}
+    return body.model_copy(update=update), tuple(r for r in outcome.touched if r in changed)

@@ -13,6 +13,7 @@ from pydantic import ValidationError
 
 from kakeibo import errors
 from kakeibo.core import posting, reconcile
+from kakeibo.core import rules as rules_core
 from kakeibo.core.ids import derived_id, new_slip_id
 from kakeibo.core.posting import Entry
 from kakeibo.core.tax import slip_tax_fields
@@ -47,7 +48,7 @@ from kakeibo.store import (
 
 SLIP_FIELDS = (
     "date", "kind", "amount", "account", "to_account", "category", "subcategory", "memo", "lines", "paid_by", "shares",
-    "receipts", "medical", "donation", "jpy_amount", "to_amount", "cleared", "to_cleared",
+    "receipts", "medical", "donation", "jpy_amount", "to_amount", "cleared", "to_cleared", "payee",
 )  # fmt: skip
 CLEARED_FIELDS = ("cleared", "to_cleared")  # absent (or uncleared): not cleared
 UNCLEARED = "uncleared"
@@ -85,6 +86,11 @@ def _tax_view(item: Item) -> dict[str, Any]:
     return out
 
 
+def _payee_view(item: Item) -> dict[str, Any]:
+    """A slip's payee and the payee its file wrote, on the slips that have them (absent on the others)."""
+    return {name: item[name] for name in ("payee", "imported_payee") if item.get(name)}
+
+
 def slip_view(item: Item) -> dict[str, Any]:
     return {
         "id": item["id"],
@@ -109,6 +115,7 @@ def slip_view(item: Item) -> dict[str, Any]:
         "to_cleared": (item.get("to_cleared") or UNCLEARED) if item["kind"] == "transfer" else None,
         **_tax_view(item),
         **_unit_view(item),
+        **_payee_view(item),
     }
 
 
@@ -228,6 +235,12 @@ def _slip_item(body: SlipIn, entry: Entry, sharing: Sharing | None = None, **met
     for name in ("jpy_amount", "to_amount"):  # accounts in other units (absent on yen slips)
         if getattr(body, name) is not None:
             item[name] = getattr(body, name)
+    if body.payee is not None:  # absent, not null, on the slips without: they look as before
+        item["payee"] = body.payee
+        item["payee_key"] = rules_core.normalise(body.payee)  # what ?payee= compares with
+    imported_payee = getattr(body, "imported_payee", None)  # an import row's: the file's own text
+    if imported_payee is not None:
+        item["imported_payee"] = imported_payee
     if sharing is not None:
         item.update(sharing.fields())
     item.update(meta)
@@ -282,10 +295,13 @@ def create_slip(
     slip_id: str | None = None,
     request_token: str | None = None,
     conditions: tuple[TxOp, ...] = (),
+    run_rules: bool = False,
 ) -> dict[str, Any]:
     """`_create_slip`, priced again when an account turned out to be in another unit (services/units)."""
     return on_current(
-        lambda: _create_slip(store, ctx, body, slip_id=slip_id, request_token=request_token, conditions=conditions)
+        lambda: _create_slip(
+            store, ctx, body, slip_id=slip_id, request_token=request_token, conditions=conditions, run_rules=run_rules
+        )
     )
 
 
@@ -297,6 +313,7 @@ def _create_slip(
     slip_id: str | None = None,
     request_token: str | None = None,
     conditions: tuple[TxOp, ...] = (),
+    run_rules: bool = False,
 ) -> dict[str, Any]:
     """Create one slip: the one way slips come to be (POST /slips, recurrences; imports batch
     the same store operation). One transaction: the slip, its identity and every balance it moves.
@@ -305,12 +322,19 @@ def _create_slip(
     to DynamoDB, so the same request at any later time finds its slip, wherever it has moved since:
     the same body gets it back, another body is refused (422), a deleted slip is gone (410). Without
     one, an id that is already used raises `SlipIdTaken`.
+
+    `run_rules` (POST /slips): the ledger's rules (one read) fill what the caller left open; the
+    request's own body is what an Idempotency-Key's replay is compared with.
     """
+    sent = body
+    if run_rules:
+        from kakeibo.services import rules  # noqa: PLC0415 (only the paths that run rules load them)
+
+        body, _ = rules.ruled_slip(rules.load(store, ctx.ledger), body)
     if request_token:
         slip_id = slip_id or derived_id(request_token)
     slip_id = slip_id or new_slip_id()
     ledger = ctx.ledger
-    sent = fingerprint(body)
     price = units.priced(store, ledger, body)
     body, kept = price.body, price.kept
     shared = settlements.sharing(store, ctx, body)
@@ -321,7 +345,9 @@ def _create_slip(
     item = new_slip_item(
         body, slip_id, stamp=stamp, no=no, by=ctx.actor, sharing=shared, request_token=request_token, **kept
     )
-    new = NewSlip(item, origin=ctx.origin, fingerprint=sent, request_token=request_token)
+    if run_rules and sent.category not in (None, posting.UNCATEGORIZED):
+        item[BY_HAND] = True  # the caller chose the category: what rule suggestions learn from
+    new = NewSlip(item, origin=ctx.origin, fingerprint=fingerprint(sent), request_token=request_token)
     conditions = (*conditions, *receipt_ops(store, ledger, slip_id, None, item))
 
     def write(token: str) -> None:
@@ -394,6 +420,19 @@ def _valid_key(date: str, slip_id: str) -> bool:
     return valid_id(slip_id)
 
 
+def request_of(view: dict[str, Any], current: Item) -> dict[str, Any]:
+    """A slip's view (as the journal keeps it) as a request would send it for the slip now stored as
+    `current`: a reconciled side as cleared (the write keeps it reconciled), a points slip's yen left
+    to its amount."""
+    body = {k: view[k] for k in SLIP_FIELDS if view.get(k) is not None}
+    for name in CLEARED_FIELDS:
+        if body.get(name) == reconcile.RECONCILED:
+            body[name] = reconcile.CLEARED
+    if current.get(units.DERIVED):
+        body.pop("jpy_amount", None)
+    return body
+
+
 def merge_patch(current: Item, patch: dict[str, Any]) -> SlipIn:
     """RFC 7396 over the slip's fields, then validated as a whole slip."""
     merged = {k: current.get(k) for k in SLIP_FIELDS if k not in SHARING_FIELDS}
@@ -451,7 +490,10 @@ def update_slip(
         check_version(int(current["version"]), expected)
         new = body if body is not None else merge_patch(current, patch or {})
         reshare = "shares" in (body.model_fields_set if body is not None else (patch or {}))
-        return write_slip(store, ctx, current, new, expected=expected, token=token, reshare=reshare, unlock=unlock)
+        hand = body is not None or "category" in (patch or {})  # the caller chose the category
+        return write_slip(
+            store, ctx, current, new, expected=expected, token=token, reshare=reshare, unlock=unlock, by_hand=hand
+        )
 
     return on_current(attempt)
 
@@ -469,12 +511,14 @@ def write_slip(
     imported: dict[str, Any] | None = None,
     reshare: bool = False,
     unlock: bool = False,
+    by_hand: bool = False,
 ) -> dict[str, Any]:
     """The one change path of a slip: `current` (as read) becomes `new`, in one transaction.
     `shares_mode`: the mode of shares given as amounts (an undo restoring a slip as it was);
     `imported`: a change an import makes, what the slip now keeps of the row it comes from;
     `reshare`: the request sent `shares` (else "equal" stays among the slip's own sharers);
-    `unlock`: a reconciled side may change (409 `reconciled` otherwise)."""
+    `unlock`: a reconciled side may change (409 `reconciled` otherwise);
+    `by_hand`: the caller chose the category (PUT, or PATCH sending one): rule suggestions learn from it."""
     broken = _reconciled_sides(current, new, unlock=unlock)
     version = int(current["version"])
     slip_id = current["id"]
@@ -487,6 +531,7 @@ def write_slip(
     unchanged = (
         old_entry == new_entry
         and current.get("memo") == new.memo
+        and current.get("payee") == new.payee
         and current.get("lines") == _stored_lines(new)
         and {k: current.get(k) for k in SHARING_FIELDS} == _sharing_fields(shared)
         and sorted(current.get("receipts") or []) == list(new.receipts or [])
@@ -507,12 +552,13 @@ def write_slip(
         updated_by=ctx.actor,
         **kept,
     )
-    for extra in ("import_id", "request_token", "imported"):
+    for extra in ("import_id", "request_token", "imported", "imported_payee"):
         if extra in current:
             item[extra] = current[extra]
     if imported is not None:
         item["imported"] = imported
     _keep_reconciled(current, item, broken)
+    _mark_hand(current, item, by_hand=by_hand)
     newly_named = set(posting.accounts_touched(new_entry)) - set(posting.accounts_touched(old_entry))
     commit = SlipCommit(
         [slip_change(current, item)],
@@ -569,6 +615,76 @@ def _breaking(store: Store, ledger: str, current: Item, broken: tuple[reconcile.
         if current.get(by) and store.reconciliation(ledger, str(current[account]), str(current[by])) is not None:
             out.append(store.break_reconciliation_op(ledger, str(current[account]), str(current[by])))
     return tuple(out)
+
+
+def changed_item(store: Store, ctx: WriteContext, current: Item, new: SlipIn, *, at: str) -> Item | None:
+    """The item `current` (as read) becomes as `new` at its own key (None: nothing changes), for a
+    change written with others in one transaction (`write_slips`). Who paid and the shares stay as
+    the slip has them (its amount does not change here, so neither do they); so do its unit's yen and
+    its reconciled sides (neither its amount, date nor accounts change)."""
+    price = units.priced(store, ctx.ledger, new)
+    new, kept = price.body, price.kept
+    shared = settlements.sharing(store, ctx, new, kept=current, reshare=False)
+    old_entry, new_entry = entry_of(current), new.entry()
+    if shared:
+        new_entry = shared.apply(new_entry)
+    if new.date != current["date"]:
+        raise ValueError("a batch of slip changes keeps every slip on its date")
+    unchanged = (
+        old_entry == new_entry
+        and current.get("memo") == new.memo
+        and current.get("payee") == new.payee
+        and current.get("lines") == _stored_lines(new)
+        and sorted(current.get("receipts") or []) == list(new.receipts or [])
+    )
+    if unchanged:
+        return None
+    item = _slip_item(
+        new, new_entry, shared, id=current["id"], no=current["no"], version=int(current["version"]) + 1,
+        created_at=current["created_at"], updated_at=at, created_by=current.get("created_by"), updated_by=ctx.actor,
+        **kept,
+    )  # fmt: skip
+    for extra in ("import_id", "request_token", "imported", "imported_payee"):
+        if extra in current:
+            item[extra] = current[extra]
+    _keep_reconciled(current, item, ())
+    _mark_hand(current, item, by_hand=False)
+    return item
+
+
+BY_HAND = "category_by_hand"  # on a slip whose category a member chose (not a rule, a file or a schedule)
+
+
+def _mark_hand(current: Item, item: Item, *, by_hand: bool) -> None:
+    """The new item's mark of a category chosen by hand: set when the caller chose one, kept while the
+    category stays what was chosen, gone when something else changes it."""
+    chosen = by_hand and item.get("category") not in (None, posting.UNCATEGORIZED)
+    kept = not by_hand and current.get(BY_HAND) and item.get("category") == current.get("category")
+    if chosen or kept:
+        item[BY_HAND] = True
+
+
+def write_slips(
+    store: Store,
+    ctx: WriteContext,
+    pairs: list[tuple[Item, Item]],
+    *,
+    undoes: int | None = None,
+    stale: Callable[[Item | None], errors.ApiError] | None = None,
+) -> int:
+    """Several slips (as read) changed into the items `changed_item` made, in ONE transaction and one
+    journal entry (rules applied to a batch of slips; such a batch undone): each only if still at the
+    version read. Their accounts and dates stay; categories, payees and memos may change. Its seq."""
+    plan = posting.Plan(
+        "update",
+        posting.merge(part for old, new in pairs for part in (posting.effects(entry_of(old), -1),
+                                                             posting.effects(entry_of(new), +1))),
+        tuple(sorted({a for old, _ in pairs for a in posting.accounts_touched(entry_of(old))})),
+    )  # fmt: skip
+    receipts = tuple(op for old, new in pairs for op in receipt_ops(store, ctx.ledger, str(old["id"]), old, new))
+    commit = SlipCommit([slip_change(old, new) for old, new in pairs], new_token(), undoes, receipts, stale)
+    with _naming_accounts(entry_of(pairs[0][0])):
+        return store.change_slips(ctx, pairs, plan, commit)
 
 
 def _sharing_fields(shared: Sharing | None) -> dict[str, Any]:
@@ -651,6 +767,8 @@ def restore_slip(store: Store, ctx: WriteContext, view: dict[str, Any], *, tombs
         body, entry, shared, id=view["id"], no=int(view["no"]), version=tombstone + 1, created_at=view["created_at"],
         updated_at=stamp, created_by=view.get("created_by"), updated_by=ctx.actor, **kept,
     )  # fmt: skip
+    if view.get("imported_payee"):  # the file's text comes back with the slip
+        item["imported_payee"] = view["imported_payee"]
     checks = ((shared.check,) if shared else ()) + receipt_ops(store, ctx.ledger, view["id"], None, item)
     commit = SlipCommit([slip_change(None, item)], undoes=undoes, conditions=checks)
     with _naming_accounts(entry):
@@ -708,6 +826,7 @@ def list_slips(
     category: str | None = None,
     kind: str | None = None,
     by: str | None = None,
+    payee: str | None = None,
     limit: int = 50,
     cursor: str | None = None,
 ) -> tuple[list[dict[str, Any]], str | None]:
@@ -718,7 +837,8 @@ def list_slips(
     may answer fewer than `limit` items with a cursor to continue."""
     lo, hi, _ = slip_range(date_from, date_to, None)
     resume = list_cursor(date_from, date_to, cursor)
-    filters = SlipFilter(account=account, category=category, kind=kind, by=by)
+    payee_key = rules_core.normalise(payee) if payee else None  # ?payee=ｽｰﾊﾟｰ finds スーパー
+    filters = SlipFilter(account=account, category=category, kind=kind, by=by, payee=payee_key)
     if filters:
         page = store.indexed_slips(
             ledger, filters, date_from=date_from, date_to=date_to, below=resume, limit=limit, max_read=MAX_LIST_READ
@@ -740,7 +860,7 @@ def _list_reading_slips(
 ) -> tuple[list[dict[str, Any]], str | None]:
     """A list read from the slips themselves (unfiltered, or a ledger not yet indexed)."""
     lo, hi = span
-    account, category, kind, by = filters.account, filters.category, filters.kind, filters.by
+    account, category, kind, by, payee = filters.account, filters.category, filters.kind, filters.by, filters.payee
     if resume:
         hi = min(hi, f"SLIP#{resume[0]}#~")
     found: list[Item] = []  # the slips of the days read to their end, in order
@@ -758,12 +878,12 @@ def _list_reading_slips(
         found.extend(ordered)
         bucket.clear()
 
-    if account or category or kind or by:
+    if account or category or kind or by or payee:
         first = then = min(100, MAX_LIST_READ)
     else:  # a little past the page, so that its last day is usually read whole by one Query
         first, then = limit + 1 + limit // 10 + 5, 25
     pages = store.slip_pages(
-        ledger, lo, hi, account=account, category=category, kind=kind, by=by, first=first, then=then
+        ledger, lo, hi, account=account, category=category, kind=kind, by=by, payee=payee, first=first, then=then
     )
     for page in pages:
         read += page.read

@@ -14,7 +14,6 @@ from kakeibo.services import recurrences as recurrence_service
 from kakeibo.services import slips as slip_service
 from kakeibo.services.common import now_iso
 from kakeibo.services.journal import UNDOABLE, entry_view
-from kakeibo.services.slips import SLIP_FIELDS
 from kakeibo.store import Item, Store, WriteContext, account_sk, entry_changes, identity_sk, recurrence_sk, slip_sk
 
 ACCOUNT_FIELDS = ("name", "allow_negative", "archived", "billing")
@@ -92,7 +91,7 @@ def _undo_slip(store: Store, ctx: WriteContext, change: dict[str, Any], seq: int
         return
     if change["op"] == "update" and after is not None and before is not None:
         current = _current_slip(store, ctx.ledger, slip_id, int(after["version"]))
-        body = SlipIn.model_validate({k: before[k] for k in SLIP_FIELDS if before.get(k) is not None})
+        body = SlipIn.model_validate(slip_service.request_of(before, current))
         slip_service.write_slip(
             store, ctx, current, body, expected=int(after["version"]), undoes=seq, shares_mode=before.get("shares_mode")
         )
@@ -157,8 +156,34 @@ def _undo_recurrence(store: Store, ctx: WriteContext, change: dict[str, Any], se
 
 
 def _undo_batch(store: Store, ctx: WriteContext, found: list[dict[str, Any]], seq: int) -> None:
-    """An import batch or a recurring post: slip creations undone together, in one transaction."""
+    """An import batch or a recurring post: slip creations undone together, in one transaction; a
+    batch of rules applied: its slips back as they were, together, in one transaction."""
+    if all(c["type"] == "slip" and c["op"] == "update" and c.get("after") and c.get("before") for c in found):
+        _undo_slip_changes(store, ctx, found, seq)
+        return
     if any(c["type"] != "slip" or c["op"] != "create" or c.get("after") is None for c in found):
         raise errors.NotUndoable("this entry undid nothing that can be undone")
     current = [_current_slip(store, ctx.ledger, c["id"], int(c["after"]["version"])) for c in found]
     slip_service.remove_slips(store, ctx, current, undoes=seq, at=now_iso())
+
+
+def _undo_slip_changes(store: Store, ctx: WriteContext, found: list[dict[str, Any]], seq: int) -> None:
+    """Slip changes of one entry (rules applied to a batch) reversed in one transaction, each slip
+    only if it is still at the version that entry left."""
+    at = now_iso()
+    pairs = []
+    for change in found:
+        before, expected = change["before"], int(change["after"]["version"])
+        current = _current_slip(store, ctx.ledger, change["id"], expected)
+        body = SlipIn.model_validate(slip_service.request_of(before, current))
+        new = slip_service.changed_item(store, ctx, current, body, at=at)
+        if new is not None:
+            pairs.append((current, new))
+    if not pairs:
+        raise errors.NotUndoable("this entry undid nothing that can be undone")
+
+    def moved_on(old: Item | None) -> errors.ApiError:
+        slip_id = str((old or {}).get("id", ""))
+        return _moved_on("slip", slip_id, int(old["version"]) if old else None, None)
+
+    slip_service.write_slips(store, ctx, pairs, undoes=seq, stale=moved_on)

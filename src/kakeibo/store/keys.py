@@ -22,6 +22,7 @@ from kakeibo.core.posting import (
     SubcategoryMonthItem,
     TaxYearItem,
 )
+from kakeibo.core.rules import normalise
 
 
 class SharedLedger(str):
@@ -128,7 +129,9 @@ def months_range(first: str, last: str) -> tuple[str, str]:
 # An index *entry* (one slip in one item) is written as the string `{item SK}#{no}#{slip_id}`, so
 # that a slip's entries are a set the write paths can compare (slip_index_sks) and turn into item
 # updates (store.index_ops).
-INDEX_FIELDS = {"account": "YA", "category": "YC", "kind": "YK", "by": "YB"}
+# `YP#{payee}#...` holds the slips of a payee in its normalised form (core.rules.normalise), so that
+# ?payee=ｽｰﾊﾟｰ finds the slips of スーパー.
+INDEX_FIELDS = {"account": "YA", "category": "YC", "kind": "YK", "by": "YB", "payee": "YP"}
 # One key-only item per slip and value, before slips were grouped by day: a rebuild deletes them.
 LEGACY_INDEX_FIELDS = ("XA", "XC", "XK", "XB")
 INDEX_BUCKET = 32
@@ -211,6 +214,8 @@ def slip_index_sks(slip: Mapping[str, Any]) -> frozenset[str]:
             values.add((field, slip[name]))
     for line in slip.get("lines") or ():  # a split slip is listed under each of its lines' categories
         values.add(("category", line["category"]))
+    if slip.get("payee"):
+        values.add(("payee", normalise(slip["payee"])))
     return frozenset(index_sk(field, value, date, no, slip_id) for field, value in values)
 
 

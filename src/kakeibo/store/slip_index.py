@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kakeibo import errors
+from kakeibo.core.rules import normalise
 from kakeibo.store.codec import Item, from_ddb, to_ddb
 from kakeibo.store.core import MAX_BATCH_GET, StoreCore, TxOp
 from kakeibo.store.keys import (
@@ -43,7 +44,7 @@ INDEX_FORMAT = 2
 
 # Most selective first, in a household's usual data: a category is a small share of the slips, an
 # account or a member a larger one, a kind (nearly all slips are expenses) the largest.
-SELECTIVITY = ("category", "account", "by", "kind")
+SELECTIVITY = ("payee", "category", "account", "by", "kind")
 
 
 @dataclass(frozen=True)
@@ -52,9 +53,10 @@ class SlipFilter:
     category: str | None = None
     kind: str | None = None
     by: str | None = None
+    payee: str | None = None  # normalised (core.rules.normalise), as the index keeps it
 
     def __bool__(self) -> bool:
-        return any((self.account, self.category, self.kind, self.by))
+        return any((self.account, self.category, self.kind, self.by, self.payee))
 
     def matches(self, slip: Item) -> bool:
         return (
@@ -62,6 +64,7 @@ class SlipFilter:
             and (not self.category or self.category in (slip.get("category"), *(slip.get("line_categories") or ())))
             and (not self.kind or slip.get("kind") == self.kind)
             and (not self.by or self.by in (slip.get("created_by"), slip.get("updated_by")))
+            and (not self.payee or normalise(slip.get("payee") or "") == self.payee)
         )
 
     def index(self) -> tuple[str, str]:

@@ -241,6 +241,50 @@ class SlipOps(SlipIndexOps, BalanceOps, WriteOps):
             ctx, with_identity, commit.changes, token=commit.token, at=new["updated_at"], undoes=commit.undoes
         )
 
+    def change_slips(
+        self, ctx: WriteContext, pairs: Sequence[tuple[Item, Item]], plan: Plan, commit: SlipCommit
+    ) -> int:
+        """One transaction: several slips rewritten at their keys, each if still at the version read
+        (`pairs`: as read, as they become; none changes its date), their identities following them,
+        their index entries and every balance item they move (`plan`, merged), the commit's conditions
+        and ONE journal entry (rules applied to a batch of slips, or such a batch undone). Its seq."""
+        ledger = ctx.ledger
+        ops: list[TxOp] = list(commit.conditions)
+        put: set[str] = set()
+        gone: set[str] = set()
+        for current, new in pairs:
+            if current["SK"] != new["SK"]:
+                raise ValueError("change_slips keeps every slip at its key")
+            expected = int(current["version"])
+            ops.append(
+                self.put_op(
+                    ledger,
+                    new,
+                    "#ver = :expected",
+                    commit.stale or _stale_slip(expected),
+                    names={"#ver": "version"},
+                    values={":expected": expected},
+                )
+            )
+            before, after = slip_index_sks(current), slip_index_sks(new)
+            put |= after - before
+            gone |= before - after
+        ops += self.index_ops(ledger, put=put, delete=gone - put)
+        ops += self.balance_ops(ledger, plan)
+        at = pairs[0][1]["updated_at"] if pairs else ""
+
+        def with_identities(seq: int) -> list[TxOp]:
+            return [
+                *ops,
+                *(
+                    self._identity_op(ledger, current, date=new["date"], version=int(new["version"]), deleted=False,
+                                      seq=seq)
+                    for current, new in pairs
+                ),
+            ]  # fmt: skip
+
+        return self.commit(ctx, with_identities, commit.changes, token=commit.token, at=at, undoes=commit.undoes)
+
     def _delete_slips(
         self,
         ctx: WriteContext,
@@ -387,6 +431,7 @@ class SlipOps(SlipIndexOps, BalanceOps, WriteOps):
         category: str | None = None,
         kind: str | None = None,
         by: str | None = None,
+        payee: str | None = None,
         first: int = 100,
         then: int = 100,
     ) -> Iterator[SlipPage]:
@@ -410,6 +455,10 @@ class SlipOps(SlipIndexOps, BalanceOps, WriteOps):
             filters.append("(#cby = :by OR #uby = :by)")
             names.update({"#cby": "created_by", "#uby": "updated_by"})
             values[":by"] = by
+        if payee:  # normalised: the slip keeps its payee's normalised form beside it
+            filters.append("#payee = :payee")
+            names["#payee"] = "payee_key"
+            values[":payee"] = payee
         kwargs: dict[str, Any] = {
             "TableName": self.table,
             "KeyConditionExpression": "PK = :pk AND SK BETWEEN :lo AND :hi",
@@ -433,6 +482,40 @@ class SlipOps(SlipIndexOps, BalanceOps, WriteOps):
                 return
             kwargs["ExclusiveStartKey"] = last
             kwargs["Limit"] = then
+
+    def slips_marked(self, ledger: str, mark: str, *, max_read: int) -> Iterator[Item]:
+        """The slips that carry the attribute `mark`, newest date first, among the latest `max_read`
+        slips read (a Query with a filter: what is read is bounded, whatever matches)."""
+        lo, hi = "SLIP#0000-00-00#", "SLIP#9999-99-99#~"
+        read = 0
+        for page in self.slip_pages_marked(ledger, lo, hi, mark):
+            yield from page.items
+            read += page.read
+            if page.last_sk is None or read >= max_read:
+                return
+
+    def slip_pages_marked(self, ledger: str, lo: str, hi: str, mark: str) -> Iterator[SlipPage]:
+        kwargs: dict[str, Any] = {
+            "TableName": self.table,
+            "KeyConditionExpression": "PK = :pk AND SK BETWEEN :lo AND :hi",
+            "FilterExpression": "attribute_exists(#mark)",
+            "ExpressionAttributeNames": {"#mark": mark},
+            "ExpressionAttributeValues": to_ddb({":pk": pk(ledger), ":lo": lo, ":hi": hi}),
+            "ScanIndexForward": False,
+            "ConsistentRead": True,
+            "Limit": 500,
+        }
+        while True:
+            res = self._call(self.client.query, **kwargs)
+            last = res.get("LastEvaluatedKey")
+            yield SlipPage(
+                [from_ddb(raw) for raw in res.get("Items", [])],
+                int(res.get("ScannedCount", 0)),
+                last["SK"]["S"] if last else None,
+            )
+            if not last:
+                return
+            kwargs["ExclusiveStartKey"] = last
 
     def slips_oldest_first(self, ledger: str, lo: str, hi: str, after: str | None = None) -> Iterator[Item]:
         """The slips with SKs in lo..hi (after `after`), oldest date first."""

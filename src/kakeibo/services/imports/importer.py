@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from contextlib import suppress
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from kakeibo import csvio, errors, messages
@@ -39,6 +39,7 @@ from kakeibo.services import rules as rules_service
 from kakeibo.services.common import TimeLeft, now_iso
 from kakeibo.services.imports import sync as import_sync
 from kakeibo.services.imports.prepare import Options, prepare, preview
+from kakeibo.services.rules import ruled_row
 from kakeibo.services.slips import fingerprint, new_slip_item, slip_change, slip_range, slip_view
 from kakeibo.store import (
     GUARD_ITEMS,
@@ -64,10 +65,6 @@ MAX_MESSAGE = 200  # characters kept of a row's message: 1000 of them fit in the
 MAX_PASSES = 5  # first pass + retries of the rows held back for funds
 MIN_SECONDS_LEFT = 3.0  # stop starting batches when the invocation has less than this left
 NUMBER_AHEAD = 1000  # rows numbered in one counter call (an import stopped short leaves that gap at most)
-MAX_RULED_ROWS = 1000  # rows answered with the rules that changed them
-# A category an app writes for "none" (Money Forward ME, Zaim): a rule may set one in its place.
-UNSET_CATEGORIES = frozenset({"未分類", posting.UNCATEGORIZED})
-RULED_FIELDS = ("category", "subcategory", "memo")  # what a rule changes on an imported row
 MAX_EXPORT_BYTES = 2 * 1024 * 1024  # per page; JSON-escaped in the Lambda response it stays < 6 MB
 
 
@@ -79,33 +76,6 @@ class Tally:
     errors: list[RowError] = field(default_factory=list)
     held: list[tuple[Row, str]] = field(default_factory=list)  # insufficient funds, for a later pass
     ruled: dict[int, list[str]] = field(default_factory=dict)  # line -> the rules that changed its slip
-
-
-def ruled_row(rule_set: rules_core.RuleSet, row: Row) -> tuple[Row, tuple[str, ...]]:
-    """`row` as the ledger's rules make it, and the rules that changed it. What the file set (a
-    category other than its "none", a subcategory, a memo) is never overwritten; a memo may be
-    added to. A split row is left as the file wrote it."""
-    slip = row.slip
-    if not len(rule_set) or slip.lines:
-        return row, ()
-    unset = slip.category is None or slip.category in UNSET_CATEGORIES
-    fields = {
-        "kind": slip.kind,
-        "amount": slip.amount,
-        "account": slip.account,
-        "memo": slip.memo,
-        "category": None if unset else slip.category,
-        "subcategory": None if unset else slip.subcategory,
-    }
-    explicit = {name for name in ("category", "subcategory") if fields[name] is not None}
-    outcome = rule_set.run(fields, explicit)
-    update = {name: outcome.slip[name] for name in RULED_FIELDS if name in outcome.set_by}
-    if not update:
-        return row, ()
-    if "category" in update and "subcategory" not in update and unset:
-        update["subcategory"] = None
-    changed = {outcome.set_by[name] for name in update if name in outcome.set_by}
-    return replace(row, slip=slip.model_copy(update=update)), tuple(r for r in outcome.touched if r in changed)
 
 
 def import_csv(
@@ -197,7 +167,7 @@ def import_csv(
         "errors": report[:MAX_ANSWERED_ERRORS],
         **_synced(sync, done, written),
         **prepared.summary(),
-        "ruled": [{"line": line, "rules": ids} for line, ids in sorted(tally.ruled.items())][:MAX_RULED_ROWS],
+        "ruled": [{"line": n, "rules": ids} for n, ids in sorted(tally.ruled.items())][: rules_service.MAX_RULED_ROWS],
     }
 
 
@@ -473,7 +443,7 @@ def export_csv(
         if by and by not in (item.get("created_by"), item.get("updated_by")):
             continue
         slip = slip_view(item)
-        line = csvio.slip_line(slip, subcategory=True, lines=True, tax=True)  # the longest the line can be
+        line = csvio.slip_line(slip, subcategory=True, lines=True, tax=True, payees=True)  # the longest it can be
         if slips and size + len(line.encode("utf-8")) > MAX_EXPORT_BYTES:
             next_cursor = encode_cursor({"sk": slips[-1]["SK"]})
             break
@@ -482,5 +452,7 @@ def export_csv(
     subcategory = any(s.get("subcategory") for s in slips)
     split = any(s.get("lines") for s in slips)  # one row per line, numbered
     tax = any(csvio.has_tax(s) for s in slips)  # medical and donation columns
-    lines = [csvio.slip_line(s, subcategory=subcategory, lines=split, tax=tax) for s in slips]
-    return csvio.header_line(subcategory=subcategory, lines=split, tax=tax) + "".join(lines), next_cursor
+    payees = any(s.get("payee") or s.get("imported_payee") for s in slips)
+    lines = [csvio.slip_line(s, subcategory=subcategory, lines=split, tax=tax, payees=payees) for s in slips]
+    header = csvio.header_line(subcategory=subcategory, lines=split, tax=tax, payees=payees)
+    return header + "".join(lines), next_cursor

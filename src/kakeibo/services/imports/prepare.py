@@ -16,6 +16,7 @@ from kakeibo.importformats import accounts as matching
 from kakeibo.importformats import detect
 from kakeibo.models import AccountCreate
 from kakeibo.services import accounts as account_service
+from kakeibo.services import rules as rules_service
 from kakeibo.services.imports import sync as import_sync
 from kakeibo.store import Item, Store, WriteContext
 
@@ -113,13 +114,23 @@ def preview(store: Store, ledger: str, prepared: Prepared, problem: AccountProbl
     sync = import_sync.compare(store, ledger, prepared.format, writable)
     synced = import_sync.outcomes(sync)
     listed = {i["slip_id"] for i in synced}
+    rule_set = rules_service.load(store, ledger) if writable else None  # one read: every rule of the ledger
+    ruled: list[dict[str, Any]] = []
     for row in writable:
         if row.slip_id in listed:
             continue
-        slip = row.slip.model_dump(exclude_none=True, exclude={"external_id"})
         counted = "create" if row.counted else "not_counted"
         action = "duplicate" if row.slip_id in existing or row.legacy_id in existing else counted
-        items.append({"line": row.line, "action": action, "slip_id": row.slip_id, "slip": slip})
+        outcome: dict[str, Any] = {"line": row.line, "action": action, "slip_id": row.slip_id}
+        if action != "duplicate" and rule_set is not None:  # as the import would write it
+            written, touched = rules_service.ruled_row(rule_set, row)
+            if touched:
+                outcome["rules"] = list(touched)
+                ruled.append({"line": row.line, "rules": list(touched)})
+        else:
+            written = row
+        outcome["slip"] = written.slip.model_dump(exclude_none=True, exclude={"external_id"})
+        items.append(outcome)
     items += synced
     items.sort(key=lambda i: (i["line"] is None, i["line"] or 0))
     counts = Counter(i["action"] for i in items)
@@ -131,6 +142,7 @@ def preview(store: Store, ledger: str, prepared: Prepared, problem: AccountProbl
         **{count: sum(counts[action] for action in actions) for count, actions in COUNTS.items()},
         **prepared.summary(),
         "outcomes": _listed(items),
+        "ruled": ruled[: rules_service.MAX_RULED_ROWS],
     }
 
 

@@ -81,7 +81,7 @@ def imported_mark(row: Row, version: int, replaces: Item | None = None) -> dict[
 def as_slip(row: Row) -> SlipIn:
     """The row's slip as it is compared and written (an expense or income without a category is
     filed under `uncategorized`, as the ledger keeps it)."""
-    fields = row.slip.model_dump(exclude_none=True, exclude={"external_id", "line", "slip_memo"})
+    fields = row.slip.model_dump(exclude_none=True, exclude={"external_id", "line", "slip_memo", "imported_payee"})
     return _filed(fields)
 
 

@@ -1,0 +1,265 @@
+"""Rules run over the slips a ledger already has (自動分類を既存の明細に): preview and apply.
+
+`preview` writes nothing: the slips a rule (or all of the ledger's rules) would change, each with
+its fields before and after and the rules that would change it. `apply` makes those changes in
+batches: each batch is ONE transaction and ONE journal entry (so `POST /changes/{seq}/undo` takes a
+batch back), each slip written only if it is still at the version read.
+
+What counts as set on an existing slip (and is never overwritten, as on a new one): a category other
+than "none" (uncategorized, 未分類) with its subcategory, and a payee other than the one its file
+wrote (imported_payee). So applying twice changes nothing the second time (what the first set is
+set), and an edit racing an apply wins: the apply, finding the slip changed, reads it again and
+leaves what the edit set alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from kakeibo import errors
+from kakeibo.core import posting
+from kakeibo.core import rules as core
+from kakeibo.core.posting import AccountItem
+from kakeibo.services import rules as rules_service
+from kakeibo.services.common import now_iso
+from kakeibo.services.slips import changed_item, entry_of, merge_patch, slip_range, write_slips
+from kakeibo.store import GUARD_ITEMS, JOURNAL_ITEMS, Item, Store, WriteContext, slip_index_sks
+from kakeibo.store.keys import entry_parts
+
+MAX_LISTED = 500  # slips an answer lists (the counts cover every slip)
+MAX_BATCH = 25  # slips per transaction at most (fewer when their items would pass 100)
+MAX_TX_ITEMS = 100 - GUARD_ITEMS - JOURNAL_ITEMS
+MIN_SECONDS_LEFT = 3.0  # stop starting batches when the invocation has less than this left
+ATTEMPTS = 4  # a batch read again when a slip of it changed meanwhile
+RULED = ("category", "subcategory", "memo", "payee")
+
+TimeLeft = Callable[[], float]
+
+
+@dataclass
+class Run:
+    """What a preview or an apply found and did."""
+
+    examined: int = 0
+    changes: list[dict[str, Any]] = field(default_factory=list)  # listed (up to MAX_LISTED)
+    changed: int = 0
+    entries: list[int] = field(default_factory=list)  # the journal entries of the batches applied
+    failed: list[dict[str, Any]] = field(default_factory=list)
+    complete: bool = True
+
+    def listed(self, change: dict[str, Any]) -> None:
+        self.changed += 1
+        if len(self.changes) < MAX_LISTED:
+            self.changes.append(change)
+
+
+def rule_set_of(store: Store, ledger: str, rule_id: str | None) -> core.RuleSet:
+    """The rule `rule_id` alone (404 when it is not the ledger's), or every rule of the ledger."""
+    if rule_id is None:
+        return rules_service.load(store, ledger)
+    rule = rules_service.get_rule(store, ledger, rule_id)
+    return core.RuleSet([core.rule_of(rule)])
+
+
+MAX_PASSES = 5  # the rules run again on what they left until it settles (each pass sets more fields)
+
+
+def planned(rule_set: core.RuleSet, item: Mapping[str, Any]) -> tuple[dict[str, Any], tuple[str, ...]]:
+    """What `rule_set` changes on the existing slip `item` (field -> new value; empty: nothing), and
+    the rules that change it. What is set on the slip is left alone (see the module's doc); a split
+    slip keeps its lines. The rules run again on what they left (a payee renamed by a later rule may
+    match an earlier one) until nothing more changes, so that what is applied is where the rules
+    settle: a second apply changes nothing."""
+    current = dict(item)
+    update: dict[str, Any] = {}
+    touched: list[str] = []
+    for _ in range(MAX_PASSES):
+        step, rules = _one_pass(rule_set, current)
+        if not step:
+            break
+        update.update(step)
+        current.update(step)
+        touched += [r for r in rules if r not in touched]
+    update = {name: value for name, value in update.items() if item.get(name) != value}
+    return update, (tuple(touched) if update else ())
+
+
+def _one_pass(rule_set: core.RuleSet, item: Mapping[str, Any]) -> tuple[dict[str, Any], tuple[str, ...]]:
+    if item.get("lines") or not len(rule_set):
+        return {}, ()
+    category = item.get("category")
+    unset = category is None or category in rules_service.UNSET_CATEGORIES
+    payee, imported = item.get("payee"), item.get("imported_payee")
+    fields = {
+        "kind": item["kind"],
+        "amount": int(item["amount"]),
+        "account": item["account"],
+        "memo": item.get("memo"),
+        "payee": payee,
+        "imported_payee": imported,
+        "category": None if unset else category,
+        "subcategory": None if unset else item.get("subcategory"),
+    }
+    explicit = set() if unset else {"category", "subcategory"}
+    if payee and payee != imported:
+        explicit.add("payee")
+    outcome = rule_set.run(fields, explicit)
+    update = {name: outcome.slip[name] for name in RULED if name in outcome.set_by}
+    if not update:
+        return {}, ()
+    if "category" in update and "subcategory" not in update:
+        update["subcategory"] = None
+    changed = {outcome.set_by[name] for name in update if name in outcome.set_by}
+    return update, tuple(r for r in outcome.touched if r in changed)
+
+
+def _change(item: Mapping[str, Any], update: Mapping[str, Any], rules: tuple[str, ...]) -> dict[str, Any]:
+    return {
+        "id": item["id"],
+        "date": item["date"],
+        "rules": list(rules),
+        "before": {name: item.get(name) for name in update},
+        "after": dict(update),
+    }
+
+
+def _slips(store: Store, ledger: str, date_from: str | None, date_to: str | None) -> Iterator[Item]:
+    lo, hi, _ = slip_range(date_from, date_to, None)
+    return store.slips_oldest_first(ledger, lo, hi)
+
+
+def preview(
+    store: Store, ledger: str, rule_id: str | None, *, date_from: str | None = None, date_to: str | None = None
+) -> dict[str, Any]:
+    """The slips dated from..to the rule (or every rule) would change, and how; nothing is written."""
+    rule_set = rule_set_of(store, ledger, rule_id)
+    run = Run()
+    for item in _slips(store, ledger, date_from, date_to):
+        run.examined += 1
+        update, touched = planned(rule_set, item)
+        if update:
+            run.listed(_change(item, update, touched))
+    return _answer(run, dry_run=True)
+
+
+def apply(
+    store: Store,
+    ctx: WriteContext,
+    rule_id: str | None,
+    *,
+    date_from: str | None = None,
+    date_to: str | None = None,
+    time_left: TimeLeft | None = None,
+) -> dict[str, Any]:
+    """Make the changes `preview` lists, in batches (one transaction and one journal entry each),
+    under each slip's version. `complete` false: time ran out; run it again (what is done is done)."""
+    rule_set = rule_set_of(store, ctx.ledger, rule_id)
+    run = Run()
+    due: list[Item] = []
+    for item in _slips(store, ctx.ledger, date_from, date_to):
+        run.examined += 1
+        if planned(rule_set, item)[0]:
+            due.append(item)
+    for batch in _batches(rule_set, due):
+        if time_left is not None and time_left() < MIN_SECONDS_LEFT:
+            run.complete = False
+            break
+        _apply_batch(store, ctx, rule_set, batch, run)
+    return _answer(run, dry_run=False)
+
+
+def _answer(run: Run, *, dry_run: bool) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "dry_run": dry_run,
+        "examined": run.examined,
+        "changed": run.changed,
+        "items": run.changes,
+    }
+    if not dry_run:
+        out.update(complete=run.complete, entries=run.entries, failed=run.failed)
+    return out
+
+
+def _items_of(rule_set: core.RuleSet, item: Item) -> set[Any]:
+    """The table items changing `item` as the rules would touches (a bound: its keys, both sides)."""
+    update, _ = planned(rule_set, item)
+    new = {**item, **update}
+    before, after = entry_of(item), entry_of(new)
+    keys: set[Any] = {("slip", item["SK"]), ("identity", item["id"])}
+    keys |= set(posting.effects(before)) | set(posting.effects(after))
+    keys |= {AccountItem(a) for a in posting.accounts_touched(before)}
+    keys |= {("index", entry_parts(e)[0]) for e in slip_index_sks(item) ^ slip_index_sks(new)}
+    return keys
+
+
+def _batches(rule_set: core.RuleSet, due: list[Item]) -> Iterator[list[Item]]:
+    """The slips to change, as many per batch as fit in one transaction (at most MAX_BATCH)."""
+    batch: list[Item] = []
+    keys: set[Any] = set()
+    for item in due:
+        mine = _items_of(rule_set, item)
+        if batch and (len(batch) >= MAX_BATCH or len(keys | mine) > MAX_TX_ITEMS):
+            yield batch
+            batch, keys = [], set()
+        batch.append(item)
+        keys |= mine
+    if batch:
+        yield batch
+
+
+def _apply_batch(store: Store, ctx: WriteContext, rule_set: core.RuleSet, batch: list[Item], run: Run) -> None:
+    """One batch in one transaction; a slip changed meanwhile makes it read the batch again (an edit
+    that set a field wins); a batch refused for another reason (a strict budget, an archived
+    account) is tried slip by slip, and a slip still refused is reported."""
+    current = batch
+    for attempt in range(ATTEMPTS):
+        at = now_iso()
+        pairs: list[tuple[Item, Item]] = []
+        listed: list[dict[str, Any]] = []
+        for item in current:
+            update, touched = planned(rule_set, item)
+            if not update:
+                continue
+            new = changed_item(store, ctx, item, merge_patch(item, update), at=at)
+            if new is not None:
+                pairs.append((item, new))
+                listed.append(_change(item, update, touched))
+        if not pairs:
+            return
+        try:
+            seq = write_slips(store, ctx, pairs, stale=_read_again)
+        except errors.ReadAgain:
+            if attempt == ATTEMPTS - 1:
+                run.failed += [{"id": i["id"], "message": "it kept changing; run again"} for i, _ in pairs]
+                return
+            current = _read_again_all(store, ctx.ledger, [i for i, _ in pairs])
+            continue
+        except errors.ApiError as exc:
+            if len(pairs) == 1:
+                run.failed.append({"id": pairs[0][0]["id"], "message": exc.detail})
+                return
+            for item, _ in pairs:
+                _apply_batch(store, ctx, rule_set, [item], run)
+            return
+        run.entries.append(seq)
+        for change in listed:
+            run.listed(change)
+        return
+
+
+def _read_again(old: Item | None) -> errors.ApiError:
+    return errors.ReadAgain()
+
+
+def _read_again_all(store: Store, ledger: str, items: list[Item]) -> list[Item]:
+    """The slips as they are now (those deleted meanwhile left out; none of them changes its date
+    here, but an edit may have moved one: it is found at its new date)."""
+    found = store.batch_get(ledger, [i["SK"] for i in items])
+    out = []
+    for item in items:
+        now = found.get(item["SK"])
+        if now is not None:
+            out.append(now)
+    return out
