@@ -654,6 +654,7 @@ TRANSLATIONS: dict[str, str] = {
     ),
     "a ledger holds at most {limit} accounts": "口座は {limit} 件までです",
     "slip not found": "伝票が見つかりません",
+    "suggestion not found": "ルールの提案が見つかりません",
     "slip '{slip}' already exists": "伝票「{slip}」はすでにあります",
     "a slip already exists at the new key": "移動先に同じ伝票がすでにあります",
     "the patched slip is not valid": "変更後の伝票が正しくありません",

@@ -49,7 +49,7 @@ HOSTILE: list[tuple[str, dict[str, Any]]] = [
     ("month 13", {**LUNCH, "date": "2026-13-01"}),
     ("not a date", {**LUNCH, "date": "yesterday"}),
     ("year 0001", {**LUNCH, "date": "0001-01-01"}),
-    ("unknown field", {**LUNCH, "payee": "x"}),
+    ("unknown field", {**LUNCH, "shop": "x"}),
     ("unknown kind", {**LUNCH, "kind": "gift"}),
     ("huge memo", {**LUNCH, "memo": "あ" * 501}),
     ("category with separator", {**LUNCH, "category": "食費#CAT#x"}),
