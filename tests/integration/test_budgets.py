@@ -347,6 +347,25 @@ def test_copy_from_keeps_rollover_and_strictness_and_leaves_set_budgets_alone(ca
     assert cash.post("/budgets/2026-11/copy-from/2026-13").status == 422
 
 
+def test_copy_from_lists_a_budget_whose_carry_a_later_strict_month_refuses_and_copies_the_rest(cash: Client) -> None:
+    # Given January's food (100, rolling over) and 日用品 (2,000); February spends 5,000 on food with
+    # no budget yet, and March's food is strict, rolling over, and spent to its limit
+    assert cash.put(food("2026-01"), {"limit": 100, "rollover": True}).status == 201
+    assert cash.put("/budgets/2026-01/" + quote("日用品"), {"limit": 2_000}).status == 201
+    assert cash.slip(**expense(5_000, date="2026-02-10")).status == 201
+    assert cash.put(food("2026-03"), {"limit": 1_000, "strict": True, "rollover": True}).status == 201
+    assert cash.slip(**expense(1_000, date="2026-03-10")).status == 201
+    # When January's budgets are copied into February
+    reply = cash.post("/budgets/2026-02/copy-from/2026-01")
+    # Then 日用品 is copied, and food is refused naming March: its carry (-4,800) would leave March over
+    assert reply.status == 200, reply
+    assert reply.json["copied"] == ["日用品"] and reply.json["kept"] == []
+    assert [(r["category"], r["month"]) for r in reply.json["refused"]] == [("食費", "2026-03")], reply.json
+    # And February has no food budget; March still holds
+    assert set(budgets(cash, "2026-02")) == {"日用品"}
+    assert budgets(cash, "2026-03")["食費"]["remaining"] == 0
+
+
 def test_budgets_written_before_they_were_packed_read_the_same(cash: Client, store: Store, user: str) -> None:
     # Given a rolled-over January and a strict February, and 1,000 spent in January
     assert cash.put(food("2026-01"), {"limit": 10_000, "rollover": True}).status == 201

@@ -60,6 +60,7 @@ if TYPE_CHECKING:
     from kakeibo.models.budgets import (
         Budget,
         BudgetCopy,
+        BudgetCopyRefusal,
         BudgetIn,
         BudgetList,
     )
@@ -248,6 +249,7 @@ __all__ = [
     "BillingIn",
     "Budget",
     "BudgetCopy",
+    "BudgetCopyRefusal",
     "BudgetIn",
     "BudgetList",
     "CardPayments",
@@ -424,6 +426,7 @@ _WINGS: dict[str, str] = {
     "parse_date": "base",
     "Budget": "budgets",
     "BudgetCopy": "budgets",
+    "BudgetCopyRefusal": "budgets",
     "BudgetIn": "budgets",
     "BudgetList": "budgets",
     "LedgerDeletion": "dataio",

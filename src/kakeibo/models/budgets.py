@@ -56,9 +56,18 @@ class BudgetList(Model):
     items: list[Budget]
 
 
+class BudgetCopyRefusal(Model):
+    category: str = Field(description="the category whose budget was not created here")
+    month: str = Field(description="the strict month its carry would have left over what it makes available")
+
+
 class BudgetCopy(Model):
     month: str = Field(description="the month copied into")
     source: str = Field(description="the month copied from")
     copied: list[str] = Field(description="categories whose budget was created here: limit, strict and rollover")
     kept: list[str] = Field(description="categories that already had a budget here, left as they were")
+    refused: list[BudgetCopyRefusal] = Field(
+        default_factory=list,
+        description="categories not created here: their carry would leave a later strict month over (409 alone)",
+    )
     items: list[Budget] = Field(description="the month's budgets after the copy")

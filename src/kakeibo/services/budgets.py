@@ -160,7 +160,9 @@ def put_budget(
 
 def copy_budgets(store: Store, ctx: WriteContext, month: str, source: str) -> dict[str, Any]:
     """Every budget of `source` into `month` as it is (limit, strict, rollover), where `month` has no
-    budget of that category yet; those it has are kept. Each one created is its own write."""
+    budget of that category yet; those it has are kept. Each one created is its own write; one a
+    later strict month refuses (its carry would leave that month over) is listed with the month, and
+    the others are copied all the same."""
     for name, value in (("month", month), ("source", source)):
         try:
             check_month(value)
@@ -170,6 +172,7 @@ def copy_budgets(store: Store, ctx: WriteContext, month: str, source: str) -> di
             ) from None
     copied: list[str] = []
     kept: list[str] = []
+    refused: list[dict[str, Any]] = []
     for item in year_items(store, ctx.ledger, source):
         if item["month"] != source:
             continue
@@ -183,10 +186,14 @@ def copy_budgets(store: Store, ctx: WriteContext, month: str, source: str) -> di
             put_budget(store, ctx, month, category, body=body, expected=None, if_match=False)
         except errors.PreconditionRequired:  # set there already (or meanwhile): kept as it is
             kept.append(category)
+        except errors.BudgetExceeded as exc:  # a later strict month would go over: not created
+            refused.append({"category": category, "month": str(exc.context.get("month", month))})
         else:
             copied.append(category)
     listed = list_budgets(store, ctx.ledger, month)
-    return {"month": month, "source": source, "copied": copied, "kept": kept, "items": listed["items"]}
+    return {
+        "month": month, "source": source, "copied": copied, "kept": kept, "refused": refused, "items": listed["items"]
+    }  # fmt: skip
 
 
 def _check_seen(seen: int, expected: int | None) -> None:
