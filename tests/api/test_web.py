@@ -151,8 +151,9 @@ def test_household_flow_in_a_real_browser(node: str, browser: str, front_url: st
     assert [(b["category"], b["limit"], b["spent"], b["remaining"], b["strict"]) for b in budgets] == [
         ("食費", 4000, 2000, 2000, True)
     ]
-    assert http.get("/balances", params={"date": "2026-11-04"}).json()["items"] == [
-        {"account": "wallet", "balance": 10000}
+    balances = http.get("/balances", params={"date": "2026-11-04"}).json()["items"]
+    assert [(b["account"], b["balance"], b["unit"], b["jpy_value"]) for b in balances] == [
+        ("wallet", 10000, "JPY", 10000)
     ]
     # And of the two budgets a page removed one from (after a stale attempt on the other was refused),
     # only the other is left, at the limit another screen gave it; the spending under the removed one stays
