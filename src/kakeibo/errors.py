@@ -75,6 +75,13 @@ class LastOwner(ApiError):
     status, code, title = 409, "last_owner", "Last owner"
 
 
+class SoleOwner(ApiError):
+    """A person asks for their data to be deleted while they are the only owner of a shared ledger
+    that others are members of: they hand it over or delete it first (`ledgers` names them)."""
+
+    status, code, title = 409, "sole_owner", "Only owner of a shared ledger"
+
+
 class Conflict(ApiError):
     """A write that met another one (or a busy ledger) and was not applied: the same request, sent
     again, may succeed (Retry-After says when). Never for a state the caller has to change first."""

@@ -79,6 +79,7 @@ TITLES: dict[str, tuple[str, str]] = {
     "not_undoable": ("Not undoable", "この変更は元に戻せません"),
     "gone": ("Gone", "もう使えません"),
     "last_owner": ("Last owner", "最後のオーナーは抜けられません"),
+    "sole_owner": ("Only owner of a shared ledger", "共有の家計簿のただ一人のオーナーです"),
     "version_mismatch": ("Version mismatch", "ほかの変更と重なりました"),
     "payload_too_large": ("Payload too large", "データが大きすぎます"),
     "unsupported_media_type": ("Unsupported media type", "この形式には対応していません"),
@@ -733,6 +734,9 @@ TRANSLATIONS: dict[str, str] = {
         "この家計簿は削除中です。少し待ってからもう一度お試しください"
     ),
     "the ledger's members changed meanwhile; retry": "家計簿のメンバーがちょうど変わりました。もう一度お試しください",
+    "you are the only owner of {names}: hand it over or delete it first": (
+        "{names} のオーナーはあなただけです。先にほかのメンバーをオーナーにするか、家計簿を削除してください"
+    ),
     "your personal ledger is removed with DELETE /me, not here": (
         "個人の家計簿はここでは削除できません（DELETE /me で削除します）"
     ),

@@ -217,6 +217,7 @@ def test_every_route_reads_consistently(api: Client, store: Store, recorder: Rec
         ("POST /ledgers/{ledger}/webhooks/{id}/resume", f"{household}/webhooks/{hook}/resume", {}),
         ("DELETE /ledgers/{ledger}/webhooks/{id}", f"{household}/webhooks/{hook}", {}),
         ("DELETE /ledgers/{ledger}", household, {"headers": {"If-Match": "*"}}),  # last: the household goes
+        ("DELETE /me", "/me", {}),  # and then the person: their personal ledger goes
     ]
     for route, asked, kw in requests:
         path = asked

@@ -79,6 +79,7 @@ EXPECTED = {
     "export_ledger": 202,
     "restore_ledger": 202,
     "delete_ledger": 202,
+    "delete_me": 202,
     "get_export": 200,
     "create_rule": 201,
     "list_rules": 200,
@@ -229,6 +230,7 @@ def test_handler_answers_every_sample(aws: None, name: str) -> None:
         "get_export",
         "restore_ledger",
         "delete_ledger",
+        "delete_me",
     ):  # the bucket; the export the sample names
         import boto3
 

@@ -29,6 +29,7 @@ FAMILIES: dict[str, tuple[str, ...]] = {
     "jobs": ("daily",),
     "ledger": ("maintenance",),
     "ledgers": ("ledgers", "ledgerdata"),
+    "me": ("ledgerdata",),
     "members": ("ledgers",),
     "receipts": ("receipts",),
     "recurrences": ("recurrences",),

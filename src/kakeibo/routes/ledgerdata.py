@@ -1,5 +1,6 @@
 """A ledger's data as a whole: /ledgers/restore (an exported archive, uploaded once, restored into a new
-ledger) and DELETE /ledgers/{ledger} (everything of a shared ledger, gone)."""
+ledger), DELETE /ledgers/{ledger} (everything of a shared ledger, gone) and DELETE /me (a person's data,
+gone)."""
 
 from __future__ import annotations
 
@@ -86,4 +87,26 @@ def restore_ledger(restore: Annotated[RestoreIn, Body(openapi_examples=RESTORE_E
 def delete_ledger(ledger: str, if_match_header: IfMatchHeader) -> Response[str]:
     user, expected = identity(router), if_match(if_match_header)
     deleted = _service().delete_ledger(get_store(), user, ledger, expected=expected, time_left=time_left(router))
+    return json_response(202, deleted)
+
+
+@router.delete(
+    "/me",
+    tags=TAGS,
+    summary="Delete your data: your personal ledger, and you from every shared ledger",
+    description="Your right to have your data deleted (個人情報保護法). 202 with the deletion (its id is `me`). "
+    "You leave every shared ledger you are a member of (your webhooks there are disabled), the shared "
+    "ledgers you are the only member of are deleted, and then every item and receipt of your personal ledger "
+    "goes, as far as this request's time allows: while `deleting`, DELETE /me again to carry on. The other "
+    "members' ledgers are untouched; a tombstone (who, when) is all that stays. 409 `sole_owner`, naming the "
+    "ledgers, while you are the only owner of a shared ledger others are members of: make another member "
+    "its owner, or delete it, first.",
+    operation_id="deleteMe",
+    responses={
+        202: ok_response(LedgerDeletion, "The deletion, as far as it got"),
+        **problem_responses(401, 409, 423, 503),
+    },
+)
+def delete_me() -> Response[str]:
+    deleted = _service().delete_me(get_store(), identity(router), time_left=time_left(router))
     return json_response(202, deleted)

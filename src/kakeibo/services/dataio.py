@@ -379,17 +379,27 @@ def delete_ledger(
     return tombstone_view(_purge(store, ledger, tomb, time_left))
 
 
-def _purge(store: Store, ledger_id: str, tomb: Item, time_left: TimeLeft | None) -> Item:
-    ledger = SharedLedger(ledger_id)
+def _tombstone(store: Store, ledger: str) -> Item | None:
+    """The tombstone of `ledger`: a SharedLedger's, or a person's (a plain `sub`)."""
+    if isinstance(ledger, SharedLedger):
+        return store.read_tombstone(str(ledger))
+    return store.read_person_tombstone(ledger)
+
+
+def _purge(store: Store, ledger_id: str, tomb: Item, time_left: TimeLeft | None, *, personal: bool = False) -> Item:
+    """Every item of the ledger and every object of it gone, page by page under its delete lease,
+    as far as time allows: `ledger_id` a shared ledger's id, or (`personal`) the `sub` whose
+    personal ledger it is. The tombstone as it is after."""
+    ledger: str = ledger_id if personal else SharedLedger(ledger_id)
     try:
         lease = store.acquire_lock(ledger, DELETE_LOCK, LEASE_SECONDS)
     except errors.Locked:
-        return store.read_tombstone(ledger_id) or tomb  # another request is deleting it
+        return _tombstone(store, ledger) or tomb  # another request is deleting it
     removed = 0
     try:
         while True:
             if time_left is not None and time_left() < MARGIN:
-                return {**(store.read_tombstone(ledger_id) or tomb)}
+                return {**(_tombstone(store, ledger) or tomb)}
             page = store.deletion_page(ledger, limit=DELETE_PAGE)
             if not page:
                 break
@@ -400,14 +410,73 @@ def _purge(store: Store, ledger_id: str, tomb: Item, time_left: TimeLeft | None)
                 elif item.get("type") == "export" and item.get("key"):
                     blobs.delete(str(item["key"]))
             store.delete_items(ledger, [str(item["SK"]) for item in page])
-            store.deletion_progress(ledger_id, lease, items=len(page))
+            store.deletion_progress(ledger, lease, items=len(page))
             removed += len(page)
             lease = store.renew_lock(lease, LEASE_SECONDS) or _lost_deletion()
-        store.deletion_finished(ledger_id, at=_iso(utc_now()))
+        store.deletion_finished(ledger, at=_iso(utc_now()))
     finally:
         store.release_lock(lease)
-    return store.read_tombstone(ledger_id) or tomb
+    return _tombstone(store, ledger) or tomb
 
 
 def _lost_deletion() -> Lease:
     raise errors.Conflict("the delete lock was lost before the work was done; retry", retry_after=1)
+
+
+# ---- deleting a person's data (DELETE /me) ------------------------------------------------------
+
+
+def delete_me(store: Store, user: str, *, time_left: TimeLeft | None = None) -> dict[str, Any]:
+    """DELETE /me: the caller's data deleted (個人情報保護法). Refused (409 naming the ledgers) while
+    they are the only owner of a shared ledger others are members of. Otherwise their person's
+    tombstone is written once, naming the shared ledgers they are the only member of; they leave
+    every other shared ledger (their webhooks there disabled, as any removal does); those ledgers
+    are deleted as DELETE /ledgers/{ledger} deletes one; then their personal ledger goes, every
+    item and receipt object of it, by the same machinery. As far as time allows: DELETE /me again
+    carries on where a run stopped, and finishes once."""
+    from kakeibo.services.ledgers import remove_member  # noqa: PLC0415
+
+    tomb = store.read_person_tombstone(user)
+    if tomb is not None and tomb["state"] == "deleted":
+        return tombstone_view(tomb)
+    alone, leaving, blocking = _memberships_of(store, user)
+    if blocking:
+        names = "、".join(f"{b['name']} ({b['id']})" for b in blocking)
+        raise errors.SoleOwner(f"you are the only owner of {names}: hand it over or delete it first",
+                               ledgers=blocking)  # fmt: skip
+    if tomb is None:
+        tomb = store.person_deletion_started(user, ledgers=alone, at=_iso(utc_now()))
+    for ledger in leaving:
+        try:
+            remove_member(store, user, ledger, user, expected=None)
+        except errors.NotFound:  # left meanwhile
+            continue
+    for ledger in tomb.get("ledgers") or []:
+        try:
+            gone = delete_ledger(store, user, str(ledger), expected=None, time_left=time_left)
+        except errors.NotFound:  # deleted before
+            continue
+        if gone["state"] != "deleted":
+            return tombstone_view(store.read_person_tombstone(user) or tomb)
+    return tombstone_view(_purge(store, user, tomb, time_left, personal=True))
+
+
+def _memberships_of(store: Store, user: str) -> tuple[list[str], list[str], list[dict[str, str]]]:
+    """The caller's shared ledgers: (those they are the only member of, those they leave, those they
+    are the only owner of while others are members)."""
+    alone: list[str] = []
+    leaving: list[str] = []
+    blocking: list[dict[str, str]] = []
+    for membership in store.memberships(user):
+        ledger = str(membership["ledger"])
+        members = store.members(ledger)
+        others = [m for m in members if m["user"] != user]
+        owners = [m for m in others if m["role"] == "owner"]
+        if not others:
+            alone.append(ledger)
+        elif membership["role"] == "owner" and not owners:
+            meta = store.ledger_meta(ledger) or {}
+            blocking.append({"id": ledger, "name": str(meta.get("name", ""))})
+        else:
+            leaving.append(ledger)
+    return alone, leaving, blocking

@@ -29,6 +29,7 @@ from kakeibo.store.keys import (
     SharedLedger,
     change_sk,
     export_sk,
+    gone_pk,
     household_pk,
     ledger_of_pk,
     lock_sk,
@@ -243,13 +244,14 @@ class DataOps(LockOps, WriteOps):
             else:
                 raise errors.Conflict("the ledger is busy; retry shortly", retry_after=1)
 
-    def deletion_progress(self, ledger_id: str, lease: Lease, *, items: int) -> None:
-        """How many items the deletion has removed so far, under its lease."""
+    def deletion_progress(self, ledger: str, lease: Lease, *, items: int) -> None:
+        """How many items the deletion of `ledger` (a SharedLedger, or a personal `sub`) has removed
+        so far, under its lease."""
         op = TxOp(
             "Update",
             {
                 "TableName": self.table,
-                "Key": to_ddb({"PK": tombstone_pk(ledger_id), "SK": META_SK}),
+                "Key": to_ddb({"PK": gone_pk(ledger), "SK": META_SK}),
                 "UpdateExpression": "ADD #items :n",
                 "ConditionExpression": "#state = :deleting",
                 "ExpressionAttributeNames": {"#items": "items", "#state": "state"},
@@ -258,18 +260,34 @@ class DataOps(LockOps, WriteOps):
             },
             _deleting,
         )
-        self.record(Bookkeeping(SharedLedger(ledger_id)), [op, self.lock_held_op(lease)])
+        self.record(Bookkeeping(ledger), [op, self.lock_held_op(lease)])
 
-    def deletion_finished(self, ledger_id: str, *, at: str) -> bool:
-        """The tombstone says the ledger is gone, once. False: it said so already."""
+    def deletion_finished(self, ledger: str, *, at: str) -> bool:
+        """The tombstone says the ledger (a SharedLedger, or a personal `sub`) is gone, once. False: it
+        said so already."""
         return self._conditional(
             self.client.update_item,
-            Key=to_ddb({"PK": tombstone_pk(ledger_id), "SK": META_SK}),
+            Key=to_ddb({"PK": gone_pk(ledger), "SK": META_SK}),
             UpdateExpression="SET #state = :deleted, #at = :at",
             ConditionExpression="#state = :deleting",
             ExpressionAttributeNames={"#state": "state", "#at": "deleted_at"},
             ExpressionAttributeValues=to_ddb({":deleted": "deleted", ":deleting": "deleting", ":at": at}),
         )
+
+    def read_person_tombstone(self, user: str) -> Item | None:
+        return self.get_at(gone_pk(user), META_SK)
+
+    def person_deletion_started(self, user: str, *, ledgers: Sequence[str], at: str) -> Item:
+        """A person's deletion begun (DELETE /me): their tombstone (who, when), written once, naming
+        the shared ledgers that go with them (those they were the only member of). The tombstone as
+        it is: the one written before, if there is one."""
+        tomb = {"PK": gone_pk(user), "SK": META_SK, "type": "tombstone", "ledger": "me", "state": "deleting",
+                "deleted_by": user, "requested_at": at, "items": 0, "ledgers": list(ledgers)}  # fmt: skip
+        if not self._conditional(
+            self.client.put_item, Item=to_ddb(tomb), ConditionExpression="attribute_not_exists(PK)"
+        ):
+            return self.read_person_tombstone(user) or tomb
+        return {k: v for k, v in tomb.items() if k not in ("PK", "SK")}
 
     def read_restore(self, user: str, sha256: str) -> Item | None:
         return self.get_at(user_pk(user), restore_sk(sha256))

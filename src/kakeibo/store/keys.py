@@ -409,6 +409,12 @@ def tombstone_pk(ledger_id: str) -> str:
     return f"GONE#{ledger_id}"
 
 
+def gone_pk(ledger: str) -> str:
+    """The tombstone of a ledger being deleted: a shared ledger's, or (a plain `sub`) the personal
+    ledger of a person who had their data deleted (DELETE /me)."""
+    return tombstone_pk(ledger) if isinstance(ledger, SharedLedger) else f"GONE#USER#{ledger}"
+
+
 def restore_sk(sha256: str) -> str:
     """An archive a user restores (in their USER# partition): its state and the ledger it makes."""
     return f"RESTORE#{sha256}"

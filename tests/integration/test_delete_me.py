@@ -1,0 +1,159 @@
+"""A person's data deleted (DELETE /me, 個人情報保護法): their personal ledger goes, every item and
+receipt object of it, by the machinery that deletes a shared ledger; they leave every shared
+ledger (their webhooks there disabled), and the shared ledgers they alone were in go with them.
+The other members' ledgers are untouched; a tombstone (who, when) is all that stays. The only
+owner of a shared ledger with other members is refused until they hand it over."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+import pytest
+
+from kakeibo import blobs
+from kakeibo.services import dataio
+from kakeibo.store import SharedLedger, Store
+from kakeibo.store.keys import META_SK, gone_pk, tombstone_pk
+from tests.events import Client
+from tests.receipts import stored_receipt
+
+PHOTO = b"\xff\xd8\xff\xe0" + b"receipt: milk 210 yen " * 40
+
+
+def _personal(api: Client, slips: int = 4) -> None:
+    """The caller's personal ledger: a wallet, slips, one with a stored receipt."""
+    assert api.account("cash", 5_000)["id"] == "cash"
+    receipt = stored_receipt(api, PHOTO)
+    for n in range(slips):
+        body: dict[str, Any] = {"date": f"2026-05-{n + 1:02d}", "kind": "expense", "amount": 200 + n, "account": "cash"}
+        if n == 0:
+            body["receipts"] = [receipt]
+        assert api.post("/slips", body).status == 201
+
+
+def _joined(owner: Client, member: Client, name: str, role: str) -> str:
+    """A shared ledger of `owner`'s with a wallet, `member` joined with `role`: its id."""
+    made = owner.post("/ledgers", {"name": name})
+    assert made.status == 201, made
+    ledger = made.json["id"]
+    assert owner.post(f"/ledgers/{ledger}/accounts", {"id": "cash", "name": "財布", "type": "cash",
+                                                         "opening_balance": 5_000}).status == 201  # fmt: skip
+    token = owner.post(f"/ledgers/{ledger}/invitations", {"role": role}).json["token"]
+    assert member.post(f"/invitations/{token}/accept").status == 200
+    return str(ledger)
+
+
+def _personal_gone(api: Client, store: Store) -> None:
+    """Nothing of the caller's personal ledger is stored, nor its receipt's object; the tombstone says who and when."""
+    assert list(store.query(str(api.user))) == []
+    assert blobs.read(blobs.key_of(str(api.user), hashlib.sha256(PHOTO).hexdigest())) is None
+    tomb = store.get_at(gone_pk(str(api.user)), META_SK)
+    assert tomb is not None and tomb["state"] == "deleted" and tomb["deleted_by"] == api.user and tomb["deleted_at"]
+
+
+def test_a_person_deletes_their_data_and_the_others_keep_theirs(api: Client, other_api: Client, store: Store) -> None:
+    # Given a person with a personal ledger, a ledger they alone are in, a co-owned household
+    # where they set up a webhook, and the other person's ledger they are an editor of
+    _personal(api)
+    alone = api.post("/ledgers", {"name": "自分用"}).json["id"]
+    household = _joined(other_api, api, "山田家", "owner")
+    hook = api.post(f"/ledgers/{household}/webhooks", {"url": "https://93.184.215.14/hook"})
+    assert hook.status == 201, hook
+    theirs = _joined(other_api, api, "実家", "editor")
+    assert other_api.post(f"/ledgers/{theirs}/slips", {"date": "2026-05-01", "kind": "expense", "amount": 900,
+                                                       "account": "cash"}).status == 201  # fmt: skip
+    # When they delete their data
+    deleted = api.delete("/me")
+    # Then 202, their personal ledger and its receipt are gone, and a tombstone says who and when
+    assert deleted.status == 202 and deleted.json["state"] == "deleted", deleted
+    assert deleted.json["id"] == "me" and deleted.json["items"] > 5
+    _personal_gone(api, store)
+    # And the ledger they alone were in is deleted as DELETE /ledgers/{ledger} deletes one
+    assert list(store.query(SharedLedger(alone))) == []
+    assert (store.get_at(tombstone_pk(alone), META_SK) or {}).get("state") == "deleted"
+    # And they are a member of nothing: the others' ledgers answer them 404 and no longer list them
+    assert [i["id"] for i in api.get("/ledgers").json["items"]] == ["me"]
+    for ledger in (household, theirs):
+        assert api.get(f"/ledgers/{ledger}/slips").status == 404
+        assert api.user not in [m["user"] for m in other_api.get(f"/ledgers/{ledger}").json["members"]]
+    # And their webhook in the household is disabled, its ledger and the other one untouched
+    hooks = other_api.get(f"/ledgers/{household}/webhooks").json["items"]
+    assert [(h["id"], h["state"]) for h in hooks] == [(hook.json["id"], "disabled")]
+    balances = other_api.get(f"/ledgers/{theirs}/balances").json["items"]
+    assert [(b["account"], b["balance"]) for b in balances] == [("cash", 4_100)]
+    assert other_api.get(f"/ledgers/{household}/accounts").json["items"][0]["id"] == "cash"
+
+
+def test_the_only_owner_of_a_shared_ledger_with_members_is_refused_in_their_language(
+    api: Client, other_api: Client, store: Store
+) -> None:
+    # Given a person who is the only owner of a household the other person edits
+    _personal(api, slips=1)
+    household = _joined(api, other_api, "山田家", "editor")
+    before = list(store.query(str(api.user)))
+    # When they ask for their data to be deleted, in English and in Japanese
+    english = api.delete("/me")
+    japanese = api.delete("/me", headers={"Accept-Language": "ja"})
+    # Then 409 naming the household, and nothing is deleted
+    assert english.status == 409 and english.json["code"] == "sole_owner", english
+    assert english.json["ledgers"] == [{"id": household, "name": "山田家"}]
+    assert "山田家" in english.json["detail"] and "only owner" in english.json["detail"]
+    assert japanese.status == 409 and "オーナーはあなただけ" in japanese.json["detail"], japanese
+    assert list(store.query(str(api.user))) == before
+    assert store.get_at(gone_pk(str(api.user)), META_SK) is None
+    assert other_api.get(f"/ledgers/{household}/slips").status == 200
+    # When they make the editor an owner too, and ask again
+    member = other_api.user
+    etag = api.get(f"/ledgers/{household}").json["members"]
+    version = next(m["version"] for m in etag if m["user"] == member)
+    promoted = api.put(f"/ledgers/{household}/members/{member}", {"role": "owner"},
+                       headers={"If-Match": f'"{version}"'})  # fmt: skip
+    assert promoted.status == 200, promoted
+    # Then their data is deleted, and the household stays with its new owner
+    assert api.delete("/me").json["state"] == "deleted"
+    _personal_gone(api, store)
+    assert [m["user"] for m in other_api.get(f"/ledgers/{household}").json["members"]] == [member]
+
+
+def test_a_deletion_that_stops_between_batches_is_resumed_and_finished_once(
+    api: Client, other_api: Client, store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given a person with a personal ledger, a member of another's ledger, and a deletion that
+    # removes five items a batch and stops after the second
+    _personal(api)
+    theirs = _joined(other_api, api, "実家", "viewer")
+    monkeypatch.setattr(dataio, "DELETE_PAGE", 5)
+    real = Store.delete_items
+    batches: list[int] = []
+
+    def crashing(self: Store, led: str, sks: Any) -> None:
+        if len(batches) == 2:
+            raise RuntimeError("the function stopped")
+        batches.append(len(sks))
+        real(self, led, sks)
+
+    monkeypatch.setattr(Store, "delete_items", crashing)
+    with pytest.raises(RuntimeError):
+        dataio.delete_me(store, str(api.user))
+    # Then they have left the other ledger already, and their tombstone says they are being deleted
+    assert api.get(f"/ledgers/{theirs}/slips").status == 404
+    tomb = store.get_at(gone_pk(str(api.user)), META_SK)
+    assert tomb is not None and (tomb["state"], tomb["items"]) == ("deleting", 10)
+    # When they delete their data again
+    monkeypatch.setattr(Store, "delete_items", real)
+    finished: list[bool] = []
+    real_finish = Store.deletion_finished
+
+    def counting(self: Store, *args: Any, **kwargs: Any) -> bool:
+        done = real_finish(self, *args, **kwargs)
+        finished.append(done)
+        return done
+
+    monkeypatch.setattr(Store, "deletion_finished", counting)
+    again = api.delete("/me")
+    # Then the deletion carries on after what was removed, finishes once, and nothing is left
+    assert again.status == 202 and again.json["state"] == "deleted", again
+    assert finished == [True]
+    _personal_gone(api, store)
+    assert other_api.get(f"/ledgers/{theirs}/accounts").json["items"][0]["id"] == "cash"
