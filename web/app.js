@@ -32,6 +32,7 @@ import * as report from './views/report.js';
 import * as rules from './views/rules.js';
 import * as payer from './views/payer.js';
 import * as receipts from './views/receipts.js';
+import * as reconcile from './views/reconcile.js';
 import * as settings from './views/settings.js';
 import * as settlement from './views/settlement.js';
 import * as slips from './views/slips.js';
@@ -50,6 +51,7 @@ const VIEWS = [
   [receipts, 'slip-receipts-field'],
   [accounts, 'balances-panel'],
   [cards, 'cards-panel'],
+  [reconcile, 'reconcile-panel'],
   [report, 'report-panel'],
   [trends, 'trends-panel'],
   [budgets, 'budgets-panel'],

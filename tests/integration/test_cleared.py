@@ -62,3 +62,32 @@ def test_cleared_states_a_request_cannot_set_are_refused_naming_the_field(api: C
     assert api.get(where).json["version"] == 1
     assert api.get("/accounts/cash").json["cleared_balance"] == 10_000
     assert len(api.get("/slips").json["items"]) == 1
+
+
+def test_imported_bank_and_card_rows_arrive_cleared(api: Client, store: Store, user: str) -> None:
+    # Given a bank account, a credit card and a wallet
+    api.account("bank", 100_000, type="bank")
+    api.account("card", 0, type="credit")
+    api.account("cash", 0)
+    # When a file with a bank expense, a card expense, a cash expense and a withdrawal is imported
+    text = (
+        "date,kind,amount,account,to_account,category,memo\n"
+        "2026-11-02,expense,3000,bank,,光熱費,電気\n"
+        "2026-11-03,expense,1200,card,,食費,スーパー\n"
+        "2026-11-04,expense,500,cash,,食費,パン\n"
+        "2026-11-05,transfer,20000,bank,cash,,引き出し\n"
+    )
+    reply = api.post("/imports", raw=text.encode(), headers={"Content-Type": "text/csv"})
+    assert reply.status == 200 and reply.json["created"] == 4, reply
+    # Then each bank or card side is cleared, the wallet's are not
+    slips = {s["memo"]: s for s in api.get("/slips").json["items"]}
+    assert slips["電気"]["cleared"] == "cleared" and slips["スーパー"]["cleared"] == "cleared"
+    assert slips["パン"]["cleared"] == "uncleared"
+    assert (slips["引き出し"]["cleared"], slips["引き出し"]["to_cleared"]) == ("cleared", "uncleared")
+    # And the accounts' cleared balances count them
+    bank, card, cash = (api.get(f"/accounts/{a}").json for a in ("bank", "card", "cash"))
+    assert (bank["cleared_balance"], bank["uncleared_balance"]) == (77_000, 0)
+    assert (card["cleared_balance"], card["uncleared_balance"]) == (-1_200, 0)
+    assert (cash["cleared_balance"], cash["uncleared_balance"]) == (0, 19_500)
+    # And every derived total still agrees with the slips
+    assert invariants.check(store, user) == []

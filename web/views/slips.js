@@ -28,6 +28,7 @@ import { accountName, at, emit, memberName, newest, on, state } from '../state.j
 import { $, FieldError, busy, clearError, fail, fillAccountSelect, h, say, showError, uuid } from '../ui.js';
 import { payerPatch, payerText, readPayer, setPayer } from './payer.js';
 import { readReceipts, receiptsPatch, setReceipts } from './receipts.js';
+import { clearedCell } from './reconcile.js';
 import { readTax, setTax, taxPatch } from './tax.js';
 
 const PAGE_SIZE = 100;
@@ -60,6 +61,7 @@ export function mount(root, context) {
     if (state.slipsShown) render(); // slips name their accounts
   });
   on('household', renderMembers);
+  on('reconciliations', () => state.slipsShown && render());
   on('role', (role) => {
     if (!canWrite(role) && state.editing) resetForm();
   });
@@ -143,6 +145,7 @@ export function render() {
       h('td', { class: 'memo', 'data-label': 'メモ', text: slip.memo ?? '' }),
       h('td', { class: 'author', 'data-label': '記入', text: authorText(slip, memberName) }),
       amountCell(slip),
+      h('td', { class: 'cleared', 'data-label': '確認' }, clearedCell(slip, summary)),
       h(
         'td',
         { class: 'row-actions' },

@@ -35,6 +35,7 @@ from kakeibo.core import rules as rules_core
 from kakeibo.core.posting import AccountItem
 from kakeibo.core.units import is_yen
 from kakeibo.csvio import Row, RowError
+from kakeibo.models.slips import ImportRow
 from kakeibo.services import rules as rules_service
 from kakeibo.services.common import TimeLeft, now_iso
 from kakeibo.services.imports import sync as import_sync
@@ -129,6 +130,7 @@ def import_csv(
         tally,
         marked=prepared.format in import_sync.SYNCED_FORMATS,
         rule_set=rules_service.load(store, ledger),  # one read: every rule of the ledger
+        accounts=accounts,
     )
     try:
         for _ in range(MAX_PASSES):
@@ -266,7 +268,9 @@ class _Writer:
         *,
         marked: bool,
         rule_set: rules_core.RuleSet | None = None,
+        accounts: dict[str, Item] | None = None,
     ) -> None:
+        self.accounts = accounts or {}  # by id: a bank's or card's rows arrive cleared (as_arrived)
         self.marked = marked  # slips keep what they were imported as (import_sync)
         self.store = store
         self.ctx = ctx
@@ -366,9 +370,10 @@ class _Writer:
         slips = []
         for row in rows:
             filed = self.filed.get(row.slip_id, row)
-            accounts.update(posting.accounts_touched(row.slip.entry()))
+            slip = as_arrived(row.slip, self.accounts)
+            accounts.update(posting.accounts_touched(slip.entry()))
             item = new_slip_item(
-                row.slip,
+                slip,
                 row.slip_id,
                 stamp=stamp,
                 no=self.numbers[row.slip_id],
@@ -380,12 +385,31 @@ class _Writer:
             slips.append(NewSlip(item, origin="import", fingerprint=fingerprint(filed.slip)))
         plan = posting.Plan(
             "create",
-            posting.merge(posting.effects(r.slip.entry()) for r in rows),
+            posting.merge(posting.effects(as_arrived(r.slip, self.accounts).entry()) for r in rows),
             tuple(sorted(accounts)),
         )
         self.store.create_slips(
             self.ctx, slips, plan, SlipCommit([slip_change(None, new.item) for new in slips]), import_id=self.sha256
         )
+
+
+STATEMENT_TYPES = ("bank", "credit")  # accounts whose rows come from a statement: they arrive cleared
+
+
+def as_arrived(slip: ImportRow, accounts: dict[str, Item]) -> ImportRow:
+    """The row's slip as it is created: each side on a bank or card account is `cleared` (the
+    bank's or the card company's file is its statement), unless the row says otherwise. Compared
+    with later downloads as the file wrote it (the file does not say; the ledger does)."""
+    update: dict[str, str] = {}
+    if slip.cleared is None and _statement(slip.account, accounts):
+        update["cleared"] = "cleared"
+    if slip.kind == "transfer" and slip.to_cleared is None and _statement(slip.to_account, accounts):
+        update["to_cleared"] = "cleared"
+    return slip.model_copy(update=update) if update else slip
+
+
+def _statement(account: str | None, accounts: dict[str, Item]) -> bool:
+    return account is not None and (accounts.get(account) or {}).get("type") in STATEMENT_TYPES
 
 
 def already_imported(row: Row, used: set[str]) -> bool:

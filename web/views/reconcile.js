@@ -1,0 +1,196 @@
+// 残高を合わせる: an account against its statement, bankbook or counted wallet (照合). The form takes the
+// date and the balance the statement shows; as the balance is typed, a dry run says the difference
+// with the ledger's cleared balance as of that day; when they differ, booking the difference as
+// 使途不明金 is offered; then the reconciliation is committed. Each slip row of the month shows its
+// cleared state: a tap toggles uncleared <-> cleared (PATCH under the slip's ETag), a reconciled slip
+// shows a lock naming its reconciliation and cannot be toggled.
+
+import { ApiError, etagOf, query, segment } from '../api.js';
+import { today, yen } from '../format.js';
+import { at, emit, on, state } from '../state.js';
+import { $, busy, clearError, fillAccountSelect, h, say, showError } from '../ui.js';
+
+export const ADJUST_CATEGORY = '使途不明金';
+export const CLEARED_LABELS = { uncleared: '未確認', cleared: '確認済み', reconciled: '照合済み' };
+const TYPING_PAUSE_MS = 300; // the dry run waits for a pause in typing
+
+let ctx;
+let timer = null;
+let asked = 0; // the newest dry run: older answers are dropped
+let reconciliations = new Map(); // account id -> its reconciliations as last read
+let reading = new Set(); // account ids being read
+
+/** The balance typed (commas, ￥/円 and full-width digits allowed): an integer of yen, or null. Pure. */
+export function parseBalance(text) {
+  const plain = String(text ?? '')
+    .normalize('NFKC')
+    .replace(/[,\s¥￥円]/g, '')
+    .replace(/^−/, '-');
+  if (!/^-?\d+$/.test(plain)) return null;
+  const value = Number(plain);
+  return Number.isSafeInteger(value) ? value : null;
+}
+
+/** What a difference (the statement less the ledger's cleared balance) says. Pure. */
+export function differenceText(difference) {
+  if (difference === 0) return '差額はありません。照合できます。';
+  if (difference > 0) return `差額 ${yen(difference)}: 明細のほうが多く、家計簿に ${yen(difference)} 足りません`;
+  return `差額 ${yen(difference)}: 家計簿のほうが ${yen(-difference)} 多く残っています`;
+}
+
+/** The reconciliation that locked a slip's side on `account` dated `date`: the earliest whose date is that day or later. Pure. */
+export function lockedBy(items, date) {
+  return [...(items ?? [])].filter((r) => r.date >= date).sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0))[0] ?? null;
+}
+
+/**
+ * How a slip's `account` side is shown: its label, the title naming it, whether it is locked, and
+ * the merge patch a tap sends (null when a tap does nothing). Pure.
+ */
+export function clearedMark(slip, items) {
+  const stateOf = slip.cleared ?? 'uncleared';
+  if (stateOf === 'reconciled') {
+    const by = lockedBy(items, slip.date);
+    const named = by ? `照合 ${by.date}（残高 ${yen(by.balance)}、${by.id}）` : '照合';
+    return { text: '🔒', label: CLEARED_LABELS.reconciled, title: `照合済み: ${named}で確定しています`, locked: true, patch: null };
+  }
+  if (stateOf === 'cleared') return { text: '✓', label: CLEARED_LABELS.cleared, title: '確認済み（タップで未確認に戻す）', locked: false, patch: { cleared: null } };
+  return { text: '○', label: CLEARED_LABELS.uncleared, title: '未確認（タップで確認済みにする）', locked: false, patch: { cleared: 'cleared' } };
+}
+
+/** The cleared mark of a slip row: a toggle, or a lock for a reconciled slip. */
+export function clearedCell(slip, summary) {
+  const mark = clearedMark(slip, reconciliations.get(slip.account));
+  if (mark.locked) {
+    return h('span', { class: 'cleared-mark reconciled', role: 'img', title: mark.title, 'aria-label': `${mark.label}: ${summary}（${mark.title}）`, text: mark.text });
+  }
+  return h('button', {
+    type: 'button',
+    class: `cleared-mark ${slip.cleared ?? 'uncleared'} write`,
+    title: mark.title,
+    'aria-label': `${mark.label}: ${summary}`,
+    'aria-pressed': slip.cleared === 'cleared' ? 'true' : 'false',
+    text: mark.text,
+    onclick: (event) => toggle(event.currentTarget, slip, mark.patch),
+  });
+}
+
+async function toggle(button, slip, patch) {
+  clearError();
+  button.disabled = true;
+  try {
+    await state.api.request('PATCH', at(`/slips/${slip.date}/${segment(slip.id)}`), {
+      json: patch,
+      contentType: 'application/merge-patch+json',
+      ifMatch: etagOf(slip.version),
+    });
+    say(patch.cleared ? '確認済みにしました' : '未確認に戻しました');
+  } catch (error) {
+    if (error instanceof ApiError && (error.status === 412 || error.status === 404)) say('この伝票は先に変更されていました。読み込み直しました。');
+    else showError(error);
+  } finally {
+    button.disabled = false;
+  }
+  await ctx.refresh();
+}
+
+export function mount(root, context) {
+  ctx = context;
+  $('reconcile-form').addEventListener('submit', commit);
+  for (const id of ['reconcile-account', 'reconcile-date', 'reconcile-balance']) $(id).addEventListener('input', soon);
+  $('reconcile-account').addEventListener('change', soon);
+  on('accounts', () => {
+    fillAccountSelect($('reconcile-account'), state.accounts.filter((a) => !a.archived));
+    if (!$('reconcile-date').value) $('reconcile-date').value = today();
+    soon();
+  });
+  on('slips', readLocks);
+}
+
+export function clear() {
+  reconciliations = new Map();
+  reading = new Set();
+  $('reconcile-balance').value = '';
+  show(null);
+}
+
+export function load() {
+  reconciliations = new Map(); // read again as the slips render
+  reading = new Set();
+}
+
+/** The reconciliations of the accounts whose reconciled slips are shown (each account read once). */
+async function readLocks() {
+  const wanted = new Set();
+  for (const slip of state.slips) if (slip.cleared === 'reconciled') wanted.add(slip.account);
+  const missing = [...wanted].filter((id) => !reconciliations.has(id) && !reading.has(id));
+  if (!missing.length) return;
+  for (const id of missing) reading.add(id);
+  try {
+    const read = await Promise.all(missing.map((id) => state.api.get(at(`/accounts/${segment(id)}/reconciliations`))));
+    missing.forEach((id, i) => reconciliations.set(id, read[i].data.items));
+    emit('reconciliations');
+  } catch (error) {
+    showError(error);
+  } finally {
+    for (const id of missing) reading.delete(id);
+  }
+}
+
+function soon() {
+  clearTimeout(timer);
+  timer = setTimeout(() => dryRun().catch(showError), TYPING_PAUSE_MS);
+}
+
+function wanted() {
+  return { account: $('reconcile-account').value, date: $('reconcile-date').value, balance: parseBalance($('reconcile-balance').value) };
+}
+
+async function dryRun() {
+  const { account, date, balance } = wanted();
+  const mine = ++asked;
+  if (!account || !date || balance === null) return show(null);
+  try {
+    const { data } = await state.api.request('POST', at(`/accounts/${segment(account)}/reconciliations${query({ dry_run: 'true' })}`), { json: { date, balance } });
+    if (mine === asked) show(data);
+  } catch (error) {
+    if (mine !== asked) return;
+    show(null);
+    showError(error);
+  }
+}
+
+/** The dry run's answer (null: nothing to say yet). */
+function show(answer) {
+  const shown = answer !== null;
+  $('reconcile-difference').textContent = shown ? differenceText(answer.difference) : '';
+  $('reconcile-uncleared').textContent = shown && answer.uncleared?.length ? `この日までの未確認の伝票: ${answer.uncleared.length} 件` : '';
+  const off = shown && answer.difference !== 0;
+  $('reconcile-adjust-field').hidden = !off;
+  if (!off) $('reconcile-adjust').checked = false;
+}
+
+async function commit(event) {
+  event.preventDefault();
+  clearError();
+  const { account, date, balance } = wanted();
+  if (!account || !date || balance === null) {
+    showError(new Error('口座、日付、明細の残高（円の整数）を入れてください'));
+    return;
+  }
+  const adjust = $('reconcile-adjust').checked;
+  await busy($('reconcile-submit'), async () => {
+    try {
+      const { data } = await state.api.request('POST', at(`/accounts/${segment(account)}/reconciliations`), {
+        json: adjust ? { date, balance, adjust: true, category: ADJUST_CATEGORY } : { date, balance },
+      });
+      const adjusted = data.adjustment_slip ? `、差額 ${yen(data.difference)} を${ADJUST_CATEGORY}として記帳` : '';
+      say(`照合しました: ${data.reconciled} 件の伝票を確定${adjusted}`);
+      $('reconcile-balance').value = '';
+      show(null);
+      await ctx.refresh();
+    } catch (error) {
+      showError(error);
+    }
+  });
+}
