@@ -31,6 +31,11 @@ def dynamodb_local() -> Iterator[DynamoDBLocal]:
 def s3_local() -> Iterator[S3Local]:
     """The S3-compatible server receipts are kept in, with the template's bucket (and, on the same
     server, the template's queues: the webhook sender's)."""
+    yield from s3_server()
+
+
+def s3_server() -> Iterator[S3Local]:
+    """A started S3-compatible server with the template's buckets and queues, stopped at the end."""
     server = S3Local(free_port()).start()
     try:
         client = boto3.client(

@@ -7,17 +7,27 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 import requests
 
 from kakeibo.core import archive
+from kakeibo.local.s3 import S3Local
 from kakeibo.settings import get_settings
+from tests.ddb_local import s3_server
 from tests.events import Client, Reply
 from tests.receipts import stored_receipt
 
 PHOTO = b"\xff\xd8\xff\xe0" + b"receipt: udon 650 yen " * 40
+
+
+@pytest.fixture(scope="module")
+def s3_local() -> Iterator[S3Local]:
+    """This module's own S3 server: a restore's archive and receipts meet no other module's
+    uploads, queues or waits on the server they go through."""
+    yield from s3_server()
 
 
 def _household(api: Client, monkeypatch: pytest.MonkeyPatch) -> str:

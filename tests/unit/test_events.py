@@ -79,7 +79,7 @@ EXPECTED = {
     "export_ledger": 202,
     "restore_ledger": 202,
     "delete_ledger": 202,
-    "delete_me": 202,
+    "remove_my_data": 202,
     "get_export": 200,
     "create_rule": 201,
     "list_rules": 200,
@@ -230,7 +230,7 @@ def test_handler_answers_every_sample(aws: None, name: str) -> None:
         "get_export",
         "restore_ledger",
         "delete_ledger",
-        "delete_me",
+        "remove_my_data",
     ):  # the bucket; the export the sample names
         import boto3
 
