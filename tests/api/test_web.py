@@ -92,6 +92,23 @@ def test_page_logic_in_node(node: str) -> None:
     assert failed and failed.group(1) == "0", output[-2000:]
 
 
+def run_page_script(node: str, browser: str, script: str, url: str, user: str) -> tuple[int, dict[str, Any], str]:
+    """A short browser script of tests/web/ against the front: its exit code, its last JSON summary
+    line and the tail of its output (the views' own tests use it; the household flow has its own)."""
+    result = subprocess.run(
+        [node, script, "--url", url, "--user", user, "--out", str(SCREENSHOTS)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        env={**os.environ, "CHROMIUM": browser or CHROMIUM},
+    )
+    lines = [line for line in result.stdout.splitlines() if line.startswith("{")]
+    summary = json.loads(lines[-1]) if lines else {}
+    return result.returncode, summary, result.stdout[-6000:] + result.stderr[-3000:]
+
+
 def _run_e2e(node: str, browser: str, url: str, user: str) -> tuple[int, dict[str, Any], str]:
     result = subprocess.run(
         [node, "tests/web/e2e.mjs", "--url", url, "--user", user, "--out", str(SCREENSHOTS)],

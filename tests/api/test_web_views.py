@@ -4,13 +4,10 @@ and 390 px, axe-core clean. Like tests/api/test_web.py, a missing browser fails 
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
 from pathlib import Path
 
 from tests.api.conftest import Http
-from tests.api.test_web import CHROMIUM, ROOT, SCREENSHOTS, browser, node
+from tests.api.test_web import browser, node, run_page_script
 
 __all__ = ["browser", "node"]  # the fixtures, shared with test_web.py
 
@@ -25,21 +22,10 @@ def test_health_names_the_ledgers_time_zone(anonymous: Http) -> None:
 
 def test_everyday_views_in_a_real_browser(node: str, browser: str, front_url: str, user: str) -> None:
     # Given an empty ledger of its own, the page in headless Chromium at 1280 and 390 px
-    result = subprocess.run(
-        [node, "tests/web/views.mjs", "--url", front_url, "--user", user, "--out", str(SCREENSHOTS)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-        env={**os.environ, "CHROMIUM": browser or CHROMIUM},
-    )
-    lines = [line for line in result.stdout.splitlines() if line.startswith("{")]
-    summary = json.loads(lines[-1]) if lines else {}
-    output = result.stdout[-6000:] + result.stderr[-3000:]
+    returncode, summary, output = run_page_script(node, browser, "tests/web/views.mjs", front_url, user)
     # Then every step passed: today in Tokyo from a browser in UTC, the memo on one line
     failed = [s for s in summary.get("steps", []) if not s.get("ok")]
-    assert result.returncode == 0 and summary.get("ok") is True, f"failed steps: {failed}\n{output}"
+    assert returncode == 0 and summary.get("ok") is True, f"failed steps: {failed}\n{output}"
     names = [s["name"] for s in summary["steps"]]
     assert any("today" in n for n in names) and any("memo" in n for n in names), names
     # And it left a screenshot at each width
