@@ -382,3 +382,39 @@ def test_budgets_written_before_they_were_packed_read_the_same(cash: Client, sto
     )
     # Then February reads the same figures
     assert budgets(cash, "2026-02") == read
+
+
+def test_a_budget_kept_before_rollover_existed_is_linked_by_the_first_rollover_budget_of_its_year(
+    cash: Client, store: Store, user: str
+) -> None:
+    # Given a strict February of 1,000 as budgets were kept before carry-over: no rollover, no packed
+    # budget, no carry mark
+    store.client.put_item(
+        TableName=store.table,
+        Item=to_ddb(
+            {
+                "PK": f"LEDGER#{user}",
+                "SK": "MONTH#2026-02#CAT#食費",
+                "type": "category_month",
+                "month": "2026-02",
+                "category": "食費",
+                "limit": 1_000,
+                "strict": True,
+                "spent": 0,
+                "remaining": 1_000,
+                "budget_version": 1,
+            }
+        ),
+    )
+    assert budgets(cash, "2026-02")["食費"]["available"] == 1_000
+    # When January is given a budget of 2,000 that rolls over (the only way a carry can begin)
+    assert cash.put(food("2026-01"), {"limit": 2_000, "rollover": True}).status == 201
+    # Then February carries it, and a January expense that would leave February over is refused
+    # naming February: the old item was marked by that budget write
+    assert budgets(cash, "2026-02")["食費"]["available"] == 3_000
+    assert cash.slip(**expense(800, date="2026-02-10")).status == 201
+    over = cash.slip(**expense(2_300, date="2026-01-10"))
+    assert over.status == 409 and over.json["month"] == "2026-02"
+    assert cash.slip(**expense(2_200, date="2026-01-10")).status == 201
+    assert budgets(cash, "2026-02")["食費"]["remaining"] == 0
+    assert invariants.check(store, user) == []
