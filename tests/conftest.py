@@ -59,3 +59,32 @@ def _fresh_caches() -> Iterator[None]:
     reset_caches()
     yield
     reset_caches()
+
+
+# The tests that take minutes (a real browser, the bench's quick run, many processes at once, a
+# process killed and started again). They run first, so that the suite's processes (pytest-xdist
+# hands tests out in collection order) share them out and finish together, instead of one process
+# starting a long test when the other has run out of work.
+LONG_FIRST = (
+    "tests/api/test_web.py::test_household_flow_in_a_real_browser",
+    "tests/integration/test_bench_smoke.py::",
+    "tests/integration/test_recurrence_job.py::test_every_due_item_is_found_once_across_the_shards",
+    "tests/integration/test_concurrency.py::test_concurrent_writers_keep_every_invariant",
+    "tests/integration/test_webhooks.py::test_the_sender_killed_mid_batch",
+    "tests/api/test_run.py::",
+    "tests/integration/test_household_concurrency.py::test_a_member_removed_while_writing",
+    "tests/integration/test_package.py::",
+    "tests/unit/test_field_messages.py::test_every_field_of_every_body_is_refused_in_words",
+    "tests/api/test_web_views.py::",
+    "tests/api/test_web_reconcile.py::",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The long tests first (in LONG_FIRST's order), the rest as collected. The order depends only on
+    the names, so every process collects the same list."""
+
+    def rank(item: pytest.Item) -> int:
+        return next((i for i, prefix in enumerate(LONG_FIRST) if item.nodeid.startswith(prefix)), len(LONG_FIRST))
+
+    items.sort(key=rank)  # stable: within a rank, the collected order stays
