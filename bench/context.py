@@ -72,6 +72,7 @@ class Sizes:
     job_seconds: float  # how long the job posts before its posting rate is taken
     webhooks: int  # webhooks, one ledger each, a tenth of them down (webhooks)
     webhook_entries: int  # new journal entries per webhook's ledger (webhooks)
+    budget_categories: int  # categories with a budget in every month of the year (budgets)
 
     @classmethod
     def full(cls) -> Sizes:
@@ -92,6 +93,7 @@ class Sizes:
             job_seconds=60.0,
             webhooks=100,
             webhook_entries=20,
+            budget_categories=8,
         )
 
     @classmethod
@@ -113,6 +115,7 @@ class Sizes:
             job_seconds=5.0,
             webhooks=10,
             webhook_entries=2,
+            budget_categories=2,
         )
 
 
