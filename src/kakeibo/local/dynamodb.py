@@ -5,9 +5,11 @@ from __future__ import annotations
 import shutil
 import socket
 import subprocess
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO
 
 from kakeibo.local.template import ROOT
 
@@ -48,6 +50,7 @@ class DynamoDBLocal:
     port: int
     data_dir: Path | None = None  # None: in memory
     process: subprocess.Popen[bytes] | None = field(default=None, init=False)
+    log: IO[bytes] | None = field(default=None, init=False)
 
     @property
     def endpoint(self) -> str:
@@ -80,22 +83,34 @@ class DynamoDBLocal:
             args += ["-dbPath", str(self.data_dir.resolve())]
         # A session of its own: Ctrl-C in the terminal reaches `make run`, which stops it with SIGTERM
         # and waits (stop()), rather than reaching Java in the middle of a write.
+        self.log = server_log()
         self.process = subprocess.Popen(
-            args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=str(jar.parent), start_new_session=True
+            args, stdout=subprocess.DEVNULL, stderr=self.log, cwd=str(jar.parent), start_new_session=True
         )
-        listening(self.process, self.port, "DynamoDB Local", timeout)
+        listening(self.process, self.port, "DynamoDB Local", timeout, self.log)
         return self
 
     def stop(self) -> None:
         terminate(self.process)  # SIGTERM: DynamoDB Local finishes and closes its database file
+        if self.log is not None:
+            self.log.close()
 
 
-def listening(process: subprocess.Popen[bytes], port: int, what: str, timeout: float) -> None:
-    """Wait until the server `process` started accepts connections on `port` (else stop it and say why)."""
+def server_log() -> IO[bytes]:
+    """Where a local server writes what it logs: a file of its own, never a pipe. Nobody reads a pipe
+    once the server has started, and a server whose pipe is full (64 KB: a few hundred logged requests)
+    blocks on its next line and stops answering."""
+    return tempfile.TemporaryFile(prefix="kakeibo-server-")  # kept open until stop()
+
+
+def listening(process: subprocess.Popen[bytes], port: int, what: str, timeout: float, log: IO[bytes]) -> None:
+    """Wait until the server `process` started accepts connections on `port` (else stop it and say why,
+    from the end of its `log`)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            err = (process.stderr.read() if process.stderr else b"").decode(errors="replace")
+            log.seek(0)
+            err = log.read().decode(errors="replace")
             raise LocalStackError(f"{what} exited: {err.strip()[-2000:]}")
         try:
             with socket.create_connection(("127.0.0.1", port), timeout=0.5):

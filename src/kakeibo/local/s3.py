@@ -14,9 +14,9 @@ import sys
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
-from kakeibo.local.dynamodb import LocalStackError, listening, port_free, terminate
+from kakeibo.local.dynamodb import LocalStackError, listening, port_free, server_log, terminate
 
 RECORDING = "s3-recording.jsonl"
 
@@ -26,6 +26,7 @@ class S3Local:
     port: int
     data_dir: Path | None = None  # None: in memory only
     process: subprocess.Popen[bytes] | None = field(default=None, init=False)
+    log: IO[bytes] | None = field(default=None, init=False)
 
     @property
     def endpoint(self) -> str:
@@ -41,10 +42,11 @@ class S3Local:
         if self.data_dir is not None:
             self.data_dir.mkdir(parents=True, exist_ok=True)
             env["MOTO_RECORDER_FILEPATH"] = str((self.data_dir / RECORDING).resolve())
+        self.log = server_log()  # it logs every request it answers
         self.process = subprocess.Popen(
-            args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True, env=env
+            args, stdout=subprocess.DEVNULL, stderr=self.log, start_new_session=True, env=env
         )
-        listening(self.process, self.port, "the local S3 server", timeout)
+        listening(self.process, self.port, "the local S3 server", timeout, self.log)
         if self.data_dir is not None:
             recorder = f"{self.endpoint}/moto-api/recorder"
             if (self.data_dir / RECORDING).exists():
@@ -54,6 +56,8 @@ class S3Local:
 
     def stop(self) -> None:
         terminate(self.process)
+        if self.log is not None:
+            self.log.close()
 
 
 def _post(url: str) -> None:
