@@ -54,7 +54,12 @@ DONATION_COLUMNS = ("donation_municipality", "donation_one_stop")
 TAX_COLUMNS = (*MEDICAL_COLUMNS, *DONATION_COLUMNS)
 _FLAGS = {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False}
 PAYEES = ("payee", "imported_payee")  # written last when some slip of the page has one
-OPTIONAL_COLUMNS = (EXTERNAL_ID, SUBCATEGORY, LINE, SLIP_MEMO, *TAX_COLUMNS, *PAYEES)
+# Each side's state (§17): `cleared` for `account`, `to_cleared` for a transfer's `to_account` (blank
+# for other kinds); always written last, so that a bank's uncleared slip stays uncleared in the
+# ledger its export is imported into. Read back, reconciled is cleared (only a reconciliation of the
+# ledger it is in makes a slip reconciled), and a blank cell (or no column) is unsaid.
+CLEARED_COLUMNS = ("cleared", "to_cleared")
+OPTIONAL_COLUMNS = (EXTERNAL_ID, SUBCATEGORY, LINE, SLIP_MEMO, *TAX_COLUMNS, *PAYEES, *CLEARED_COLUMNS)
 
 UTF8, SHIFT_JIS = "utf-8", "shift_jis"
 # Shift_JIS as Windows and Japanese banks write it is CP932 (a superset: NEC/IBM extensions such
@@ -207,11 +212,12 @@ def _join_lines(file_sha256: str, rows: list[tuple[int, ImportRow]]) -> Iterator
         groups.setdefault(row.external_id, []).append((line, row))
     for external_id, members in groups.items():
         first_line, first = members[0]
-        shared = {(r.date, r.kind, r.account, r.to_account, r.slip_memo, r.donation) for _, r in members}
+        shared = {(r.date, r.kind, r.account, r.to_account, r.slip_memo, r.donation, r.cleared) for _, r in members}
         numbers = sorted(r.line or 0 for _, r in members)
         if len(shared) != 1:
             yield RowError(
-                first_line, "line: the rows of one split slip must share date, kind, account, slip_memo and donation"
+                first_line,
+                "line: the rows of one split slip must share date, kind, account, slip_memo, donation and cleared",
             )
             continue
         if numbers != list(range(1, len(members) + 1)):
@@ -235,7 +241,8 @@ def _join_lines(file_sha256: str, rows: list[tuple[int, ImportRow]]) -> Iterator
         donation = first.donation.model_dump() if first.donation else None
         body = {"date": first.date, "kind": first.kind, "account": first.account, "external_id": external_id,
                 "amount": sum(r.amount for _, r in members), "memo": first.slip_memo, "lines": lines,
-                "donation": donation, "payee": first.payee, "imported_payee": first.imported_payee}  # fmt: skip
+                "donation": donation, "payee": first.payee, "imported_payee": first.imported_payee,
+                "cleared": first.cleared}  # fmt: skip
         try:
             slip = ImportRow.model_validate({k: v for k, v in body.items() if v is not None})
         except ValidationError as exc:
@@ -305,6 +312,10 @@ def _row(columns: tuple[str, ...], fields: list[str]) -> ImportRow:
         values[LINE] = int(values[LINE])
     if "kind" in values:
         values["kind"] = values["kind"].lower()
+    for column in CLEARED_COLUMNS:
+        if column in values:
+            state = unicodedata.normalize("NFKC", values[column]).strip().lower()
+            values[column] = "cleared" if state == "reconciled" else state
     _nest_tax(values)
     try:
         return ImportRow.model_validate(values)
@@ -403,7 +414,8 @@ def header_line(*, subcategory: bool = False, lines: bool = False, tax: bool = F
     columns = (*EXPORT_COLUMNS, SUBCATEGORY) if subcategory or lines else EXPORT_COLUMNS
     columns = (*columns, LINE, SLIP_MEMO) if lines else columns
     columns = (*columns, *TAX_COLUMNS) if tax else columns
-    return _line((*columns, *PAYEES) if payees else columns)
+    columns = (*columns, *PAYEES) if payees else columns
+    return _line((*columns, *CLEARED_COLUMNS))
 
 
 def has_tax(slip: Mapping[str, Any]) -> bool:
@@ -417,18 +429,27 @@ def slip_line(
 ) -> str:
     """One exported slip; external_id is its id, so importing the export is idempotent. A split slip
     is one row per line (`lines`: the line number and the slip's own memo; then, with `tax`, the
-    line's medical payment and the slip's donation; then, with `payees`, the slip's payees)."""
+    line's medical payment and the slip's donation; then, with `payees`, the slip's payees; then its
+    sides' states)."""
     if slip.get("lines"):
         out = []
         for number, part in enumerate(slip["lines"], start=1):
             row = {**slip, "amount": part["amount"], "category": part["category"], "memo": part.get("memo"),
                    "subcategory": part.get("subcategory"), "lines": None, "medical": part.get("medical")}  # fmt: skip
-            extra = (str(number), slip.get("memo") or "", *(_tax_cells(row) if tax else ()), *_payees(slip, payees))
+            extra = (str(number), slip.get("memo") or "", *(_tax_cells(row) if tax else ()), *_payees(slip, payees),
+                     *_cleared(slip))  # fmt: skip
             out.append(_values(row, subcategory=True, extra=extra))
         return "".join(out)
     extra = ("", "") if lines else ()
-    extra = (*extra, *(_tax_cells(slip) if tax else ()), *_payees(slip, payees))
+    extra = (*extra, *(_tax_cells(slip) if tax else ()), *_payees(slip, payees), *_cleared(slip))
     return _values(slip, subcategory=subcategory or lines, extra=extra)
+
+
+def _cleared(slip: Mapping[str, Any]) -> tuple[str, ...]:
+    return (
+        slip.get("cleared") or "uncleared",
+        (slip.get("to_cleared") or "uncleared") if slip.get("to_account") else "",
+    )
 
 
 def _tax_cells(slip: Mapping[str, Any]) -> tuple[str, ...]:

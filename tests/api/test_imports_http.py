@@ -28,7 +28,7 @@ def test_shift_jis_upload_then_download_then_verify(http: Http) -> None:
     lines = export.content.decode("utf-8").splitlines()
     # (external_id = the slip id, which an imported external_id gets in the import's own namespace)
     salary = slip_id_for("", 0, "SAL202611")
-    assert lines[1] == f"2026-11-25,income,300000,bank,,給与,１１月分,{salary}" and len(lines) == 3
+    assert lines[1] == f"2026-11-25,income,300000,bank,,給与,１１月分,{salary},cleared," and len(lines) == 3
     # And the ledger verifies; a rebuild finds nothing to do
     assert http.post("/ledger/verify").json()["ok"] is True
     assert http.post("/ledger/rebuild").json()["written"] == 0

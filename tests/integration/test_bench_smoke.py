@@ -45,6 +45,7 @@ def test_quick_bench_reports_every_section(tmp_path: Path) -> None:
             "budgets",
             "exports",
             "rules",
+            "reconcile",
         ),
     }
     assert {"nproc", "cpu", "memory_gib", "python", "dynamodb_local"} <= set(doc["machine"])
@@ -112,6 +113,14 @@ def test_quick_bench_reports_every_section(tmp_path: Path) -> None:
         measured = size["read"]
         assert measured["ours"]["n"] > 0 and measured["floor"]["n"] > 0
         assert measured["calls"] == measured["floor_calls"] == 5
+
+    # And a busy month was reconciled (every slip once) beside its floor, and `holds` read at 1 month and
+    # 10 years with the same calls, whatever the age
+    reconcile = doc["sections"]["reconcile"]
+    busy = reconcile["reconciling"]
+    assert busy["reconciled"] == busy["slips"] > 0 and busy["slips_per_s"] > 0 and busy["floor"]["n"] == busy["runs"]
+    assert [size["label"] for size in reconcile["holds"]] == ["1 month", "10 years"]
+    assert reconcile["holds"][0]["read"]["calls"] == reconcile["holds"][1]["read"]["calls"]
 
     # And the daily job found every due recurrence across the shards and posted some
     job = doc["sections"]["job"]

@@ -91,3 +91,37 @@ def test_imported_bank_and_card_rows_arrive_cleared(api: Client, store: Store, u
     assert (cash["cleared_balance"], cash["uncleared_balance"]) == (0, 19_500)
     # And every derived total still agrees with the slips
     assert invariants.check(store, user) == []
+
+
+def test_the_csv_export_carries_each_sides_state_and_our_import_reads_it_back(
+    api: Client, other_api: Client, store: Store, other_user: str
+) -> None:
+    # Given a bank account and a wallet: an uncleared bank expense, a cleared one reconciled, and a
+    # withdrawal whose bank side is cleared and whose wallet side is not
+    for client in (api, other_api):
+        client.account("bank", 100_000, type="bank")
+        client.account("cash", 0)
+    api.slip(date="2026-11-02", kind="expense", amount=3_000, account="bank", category="光熱費", memo="電気")
+    api.slip(date="2026-11-03", kind="expense", amount=50_000, account="bank", category="住居", memo="家賃",
+             cleared="cleared")  # fmt: skip
+    api.slip(date="2026-11-05", kind="transfer", amount=20_000, account="bank", to_account="cash", memo="引き出し",
+             cleared="cleared")  # fmt: skip
+    made = api.post("/accounts/bank/reconciliations", {"date": "2026-11-04", "balance": 50_000})
+    assert made.status == 201 and made.json["reconciled"] == 1, made
+    # When the slips are exported
+    export = api.get("/slips.csv")
+    # Then each row says its sides' states (a transfer's receiving side too)
+    assert export.status == 200, export
+    rows = export.raw.decode().splitlines()
+    assert rows[0].endswith(",cleared,to_cleared"), rows[0]
+    states = {r.split(",")[6]: tuple(r.split(",")[-2:]) for r in rows[1:]}
+    assert states == {"電気": ("uncleared", ""), "家賃": ("reconciled", ""), "引き出し": ("cleared", "uncleared")}
+    # When the file is imported into another ledger with the same accounts
+    reply = other_api.post("/imports", raw=export.raw, headers={"Content-Type": "text/csv"})
+    # Then each side arrives as the file says: uncleared stays so on a bank, reconciled arrives cleared
+    assert reply.status == 200 and reply.json["created"] == 3, reply
+    got = {s["memo"]: (s["cleared"], s["to_cleared"]) for s in other_api.get("/slips").json["items"]}
+    assert got == {"電気": ("uncleared", None), "家賃": ("cleared", None), "引き出し": ("cleared", "uncleared")}
+    bank = other_api.get("/accounts/bank").json
+    assert (bank["cleared_balance"], bank["uncleared_balance"]) == (30_000, -3_000)
+    assert invariants.check(store, other_user) == []

@@ -249,7 +249,7 @@ def test_a_large_reconciliation_goes_in_batches_and_resumes_after_a_crash_once(
         service.reconcile(store, ctx, "card", body)
     monkeypatch.setattr(store, "remark_slips", real)
     # Then three batches are reconciled and no assertion is stored yet
-    assert _reconciliations(api, "card") == []
+    assert store.reconciliations(user, "card") == []
     marked = [s for s in service.account_slips(store, user, "card", "2026-10-31") if s.get("cleared") == "reconciled"]
     assert len(marked) == 3 * service.BATCH
     # When the same reconciliation is sent again

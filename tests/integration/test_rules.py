@@ -246,7 +246,7 @@ def test_slips_are_found_by_payee_normalised_and_exported_with_it(api: Client) -
     # And the CSV export carries the payee, and imports back onto the same slips
     exported = api.get("/slips.csv")
     header = exported.raw.decode("utf-8-sig").splitlines()[0]
-    assert header.endswith(",payee,imported_payee"), header
+    assert header.endswith(",payee,imported_payee,cleared,to_cleared"), header
     assert "ｽｰﾊﾟｰﾏﾙｴﾂ" in exported.raw.decode("utf-8-sig")
     again = api.post("/imports", raw=exported.raw, headers=CSV)
     assert (again.json["created"], again.json["skipped"]) == (0, 4), again

@@ -258,11 +258,13 @@ def test_export_writes_a_row_per_line_and_importing_it_restores_the_split_once(
     export = api.get("/slips.csv").raw.decode("utf-8-sig")
     rows = export.strip().splitlines()
     # Then the split is one row per line, numbered, with the slip's id and its own memo
-    assert rows[0] == "date,kind,amount,account,to_account,category,memo,external_id,subcategory,line,slip_memo"
+    assert rows[0] == (
+        "date,kind,amount,account,to_account,category,memo,external_id,subcategory,line,slip_memo,cleared,to_cleared"
+    )
     assert rows[1:4] == [
-        f"2026-11-14,expense,1800,cash,,食費,,{split['id']},食料品,1,スーパー",
-        f"2026-11-14,expense,900,cash,,日用品,,{split['id']},,2,スーパー",
-        f"2026-11-14,expense,300,cash,,食費,アイス,{split['id']},おやつ,3,スーパー",
+        f"2026-11-14,expense,1800,cash,,食費,,{split['id']},食料品,1,スーパー,uncleared,",
+        f"2026-11-14,expense,900,cash,,日用品,,{split['id']},,2,スーパー,uncleared,",
+        f"2026-11-14,expense,300,cash,,食費,アイス,{split['id']},おやつ,3,スーパー,uncleared,",
     ]
     # When another ledger imports that file, twice
     other_api.account("cash", 10_000)

@@ -333,7 +333,7 @@ def test_medical_and_donation_columns_read_back_as_the_same_slips() -> None:
     # When they are written with the tax columns and read back
     text = csvio.header_line(subcategory=True, lines=True, tax=True)
     text += "".join(csvio.slip_line(s, lines=True, tax=True) for s in slips)
-    assert text.splitlines()[0].endswith(",".join(csvio.TAX_COLUMNS))
+    assert text.splitlines()[0].endswith(",".join((*csvio.TAX_COLUMNS, *csvio.CLEARED_COLUMNS)))
     parsed = csvio.parse(text.encode())
     # Then each keeps its medical payment (the split slip: on its line) and its donation
     assert parsed.errors == []
@@ -364,3 +364,34 @@ def test_a_bad_medical_or_donation_cell_is_a_row_error_naming_it(cells: str, pro
     assert parsed.valid == []
     (error,) = parsed.errors
     assert problem in error.message, error.message
+
+
+def test_each_sides_state_is_written_and_read_back_reconciled_as_cleared() -> None:
+    # Given a cleared expense, a reconciled one and a transfer cleared on its paying side only
+    slips = [
+        {"id": "01HZZZZZZZZZZZZZZZZZZZZZZA", "date": "2026-11-02", "kind": "expense", "amount": 300, "account": "bank",
+         "category": "食費", "cleared": "cleared", "to_cleared": None},
+        {"id": "01HZZZZZZZZZZZZZZZZZZZZZZB", "date": "2026-11-03", "kind": "expense", "amount": 400, "account": "bank",
+         "category": "食費", "cleared": "reconciled", "to_cleared": None},
+        {"id": "01HZZZZZZZZZZZZZZZZZZZZZZC", "date": "2026-11-04", "kind": "transfer", "amount": 500,
+         "account": "bank", "to_account": "cash", "cleared": "cleared", "to_cleared": "uncleared"},
+    ]  # fmt: skip
+    # When they are written and read back
+    text = csvio.header_line() + "".join(csvio.slip_line(s) for s in slips)
+    parsed = csvio.parse(text.encode())
+    # Then the header names them, and each side reads back as it was (reconciled as cleared)
+    assert text.splitlines()[0].endswith(",external_id,cleared,to_cleared")
+    assert parsed.errors == []
+    assert [(r.slip.cleared, r.slip.to_cleared) for r in parsed.valid] == [
+        ("cleared", None),
+        ("cleared", None),
+        ("cleared", "uncleared"),
+    ]
+
+
+def test_a_cleared_cell_the_model_does_not_know_is_a_row_error_naming_the_column() -> None:
+    # Given a row whose cleared cell says neither uncleared nor cleared
+    text = HEADER.rstrip("\n") + ",cleared\n2026-11-03,expense,300,cash,,食費,,EXT1,済\n"
+    # When it is read, then that row is refused naming the column
+    parsed = csvio.parse(text.encode())
+    assert parsed.valid == [] and "cleared" in parsed.errors[0].message, parsed.errors

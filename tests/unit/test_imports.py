@@ -136,14 +136,14 @@ def test_export_is_csv_in_the_import_format_oldest_first(api: Client) -> None:
     assert "attachment" in (reply.header("Content-Disposition") or "")
     assert reply.header("Link") is None
     assert reply.raw.decode("utf-8").split("\r\n") == [
-        "date,kind,amount,account,to_account,category,memo,external_id",
-        f"2026-11-01,transfer,1000,cash,suica,,,{early.json['id']}",
-        f'2026-11-05,expense,300,cash,,食,"a,b",{late.json["id"]}',
+        "date,kind,amount,account,to_account,category,memo,external_id,cleared,to_cleared",
+        f"2026-11-01,transfer,1000,cash,suica,,,{early.json['id']},uncleared,uncleared",
+        f'2026-11-05,expense,300,cash,,食,"a,b",{late.json["id"]},uncleared,',
         "",
     ]
     # And a range outside them is just the header
     empty = api.get("/slips.csv", query={"from": "2026-12-01"})
-    assert empty.raw.decode() == "date,kind,amount,account,to_account,category,memo,external_id\r\n"
+    assert empty.raw.decode() == "date,kind,amount,account,to_account,category,memo,external_id,cleared,to_cleared\r\n"
 
 
 @pytest.mark.parametrize(
@@ -182,7 +182,7 @@ def test_a_large_export_comes_in_pages_linked_by_rel_next(api: Client, monkeypat
         reply = api.get(target, query=query)
         assert reply.status == 200
         text = reply.raw.decode()
-        assert text.startswith("date,kind,amount,account,to_account,category,memo,external_id\r\n")
+        assert text.startswith("date,kind,amount,account,to_account,category,memo,external_id,cleared,to_cleared\r\n")
         lines += text.splitlines()[1:]
         pages += 1
         link = reply.header("Link")

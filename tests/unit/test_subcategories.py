@@ -97,7 +97,8 @@ def test_our_csv_takes_an_optional_subcategory_column_and_exports_it_when_used(c
     assert (reply.status, reply.json["created"], reply.json["format"]) == (200, 2, "kakeibo"), reply
     # Then the export carries the column, and importing the export creates nothing
     export = cash.get("/slips.csv").raw.decode()
-    assert export.splitlines()[0] == "date,kind,amount,account,to_account,category,memo,external_id,subcategory"
-    assert export.splitlines()[1].endswith(",外食")
+    header = "date,kind,amount,account,to_account,category,memo,external_id,subcategory,cleared,to_cleared"
+    assert export.splitlines()[0] == header
+    assert export.splitlines()[1].endswith(",外食,uncleared,")
     again = cash.post("/imports", raw=export, headers=CSV).json
     assert (again["created"], again["skipped"]) == (0, 2)

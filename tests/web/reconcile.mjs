@@ -161,6 +161,41 @@ try {
     await context.close();
   });
 
+  await step("a transfer's receiving side toggles on its own; a reconciled row unlocks after a confirmation and names what it broke", async () => {
+    // Given a wallet and a withdrawal from the bank to it, both sides uncleared
+    const cash = await api('POST', '/accounts', { id: 'cash', name: '財布', type: 'cash', opening_balance: 0 });
+    check(cash.status === 201, `account: ${cash.status}`);
+    const made = await api('POST', '/slips', { date: '2026-11-05', kind: 'transfer', amount: 2000, account: 'bank', to_account: 'cash', memo: '引き出し' });
+    check(made.status === 201, `slip: ${made.status}`);
+    const { context, page } = await openPage({ width: 1280, height: 900 }, '#2026-11');
+    const row = (memo) => page.locator('#slip-rows tr').filter({ hasText: memo });
+    const side = (memo, field) => row(memo).locator(`[data-field="${field}"]`);
+    const slip = async (memo) => (await api('GET', '/slips?from=2026-11-01&to=2026-11-30')).data.items.find((s) => s.memo === memo);
+    await until('both sides shown', async () => [await side('引き出し', 'cleared').innerText(), await side('引き出し', 'to_cleared').innerText()], ['○', '○']);
+    // When the wallet's (receiving) side is tapped
+    await row('引き出し').locator('button[data-field="to_cleared"]').click();
+    // Then only to_cleared is cleared, and the row says so
+    await until('the receiving side cleared', async () => { const s = await slip('引き出し'); return [s.cleared, s.to_cleared]; }, ['uncleared', 'cleared']);
+    await until('the row shows it', () => side('引き出し', 'to_cleared').innerText(), '✓');
+    // When the reconciled 電気代 row is unlocked, and the question confirmed
+    let asked = '';
+    page.once('dialog', (dialog) => {
+      asked = dialog.message();
+      dialog.accept();
+    });
+    await row('電気代').locator('button.unlock').click();
+    // Then the slip is uncleared again, its reconciliation no longer holds, and the page names it
+    await until('the slip unlocked', async () => (await slip('電気代')).cleared, 'uncleared');
+    const [broken] = (await api('GET', '/accounts/bank/reconciliations')).data.items;
+    check(broken.holds === false, `reconciliation: ${JSON.stringify(broken)}`);
+    check(asked.includes('成り立たなく') && asked.includes(broken.date), `the question: ${asked}`);
+    await until('the page names the broken reconciliation', async () => (await page.innerText('#reconcile-broken')).includes(broken.id), true);
+    await until('the row toggles again', () => row('電気代').locator('button.cleared-mark').innerText(), '○');
+    await shot(page, 'reconcile-unlock-1280');
+    await accessible(page, 'the month with an unlocked slip and a transfer');
+    await context.close();
+  });
+
   await step('no uncaught script errors', async () => {
     check(problems.length === 0, `page errors: ${problems.join(' | ')}`);
   });

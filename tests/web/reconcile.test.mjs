@@ -1,10 +1,11 @@
 // 残高を合わせる's pure logic (web/views/reconcile.js): the balance as typed, the difference in words,
-// the cleared mark of a slip row and the reconciliation a locked slip names. Run by tests/api/test_web.py.
+// the cleared mark of each side of a slip row, the reconciliation a locked side names, and what
+// unlocking one asks and tells. Run by tests/api/test_web.py.
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 
-import { ADJUST_CATEGORY, clearedMark, differenceText, lockedBy, parseBalance } from '../../web/views/reconcile.js';
+import { ADJUST_CATEGORY, brokenText, clearedMark, differenceText, lockedBy, parseBalance, slipSides, unlockQuestion } from '../../web/views/reconcile.js';
 
 describe('the statement balance typed', () => {
   test('integers of yen, with commas, yen signs and full-width digits', () => {
@@ -50,5 +51,45 @@ describe('the cleared mark of a slip row', () => {
     assert.equal(lockedBy(items, '2026-11-01').id, 'r-nov');
     assert.equal(lockedBy(items, '2026-12-01'), null);
     assert.equal(lockedBy(undefined, '2026-12-01'), null);
+  });
+});
+
+describe("a transfer's receiving side", () => {
+  const transfer = { date: '2026-11-05', kind: 'transfer', account: 'bank', to_account: 'cash', cleared: 'cleared', to_cleared: 'uncleared' };
+  test('a transfer has two sides, anything else one', () => {
+    assert.deepEqual(slipSides(transfer).map((s) => [s.field, s.account]), [['cleared', 'bank'], ['to_cleared', 'cash']]);
+    assert.deepEqual(slipSides({ kind: 'expense', account: 'bank' }).map((s) => s.field), ['cleared']);
+  });
+  test('a tap on the receiving side sends to_cleared, and leaves the paying side alone', () => {
+    const mark = clearedMark(transfer, [], 'to_cleared');
+    assert.deepEqual(mark.patch, { to_cleared: 'cleared' });
+    assert.match(mark.label, /入金側/);
+    assert.deepEqual(clearedMark({ ...transfer, to_cleared: 'cleared' }, [], 'to_cleared').patch, { to_cleared: null });
+    assert.deepEqual(clearedMark(transfer, []).patch, { cleared: null });
+  });
+});
+
+describe('unlocking a reconciled side', () => {
+  const items = [{ id: 'r-nov', date: '2026-11-30', balance: 50000, holds: true }];
+  test('a locked side offers the patch that unlocks it back to uncleared, naming its reconciliation', () => {
+    const mark = clearedMark({ date: '2026-11-03', kind: 'transfer', cleared: 'cleared', to_cleared: 'reconciled' }, items, 'to_cleared');
+    assert.equal(mark.locked, true);
+    assert.deepEqual(mark.unlock, { to_cleared: null });
+    assert.equal(mark.by.id, 'r-nov');
+    assert.deepEqual(clearedMark({ date: '2026-11-03', cleared: 'reconciled' }, items).unlock, { cleared: null });
+  });
+  test('the question names the reconciliation it breaks', () => {
+    assert.match(unlockQuestion(items[0]), /2026-11-30/);
+    assert.match(unlockQuestion(items[0]), /成り立たなく/);
+    assert.match(unlockQuestion(null), /照合/);
+  });
+  test('what no longer holds, in words; nothing when all hold', () => {
+    assert.equal(brokenText(items), '');
+    assert.equal(brokenText(undefined), '');
+    const said = brokenText([...items, { id: 'r-oct', date: '2026-10-31', balance: 40000, holds: false }]);
+    assert.match(said, /成り立たなくなった照合/);
+    assert.match(said, /2026-10-31/);
+    assert.match(said, /r-oct/);
+    assert.doesNotMatch(said, /r-nov/);
   });
 });

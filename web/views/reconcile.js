@@ -1,9 +1,11 @@
 // 残高を合わせる: an account against its statement, bankbook or counted wallet (照合). The form takes the
 // date and the balance the statement shows; as the balance is typed, a dry run says the difference
 // with the ledger's cleared balance as of that day; when they differ, booking the difference as
-// 使途不明金 is offered; then the reconciliation is committed. Each slip row of the month shows its
-// cleared state: a tap toggles uncleared <-> cleared (PATCH under the slip's ETag), a reconciled slip
-// shows a lock naming its reconciliation and cannot be toggled.
+// 使途不明金 is offered; then the reconciliation is committed. Each slip row of the month shows the
+// cleared state of each of its sides (a transfer's receiving side, `to_cleared`, too): a tap toggles
+// uncleared <-> cleared (PATCH under the slip's ETag); a reconciled side shows a lock naming its
+// reconciliation and cannot be toggled, and its 解除 action (after a confirmation) unlocks it with
+// ?unlock=true, back to uncleared, and says which reconciliation no longer holds.
 
 import { ApiError, etagOf, query, segment } from '../api.js';
 import { today, yen } from '../format.js';
@@ -43,33 +45,68 @@ export function lockedBy(items, date) {
   return [...(items ?? [])].filter((r) => r.date >= date).sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0))[0] ?? null;
 }
 
+/** A slip's sides: its `account` (state in `cleared`) and a transfer's `to_account` (`to_cleared`). Pure. */
+export function slipSides(slip) {
+  const sides = [{ field: 'cleared', account: slip.account, receiving: false }];
+  if (slip.kind === 'transfer' && slip.to_account) sides.push({ field: 'to_cleared', account: slip.to_account, receiving: true });
+  return sides;
+}
+
 /**
- * How a slip's `account` side is shown: its label, the title naming it, whether it is locked, and
- * the merge patch a tap sends (null when a tap does nothing). Pure.
+ * How one side of a slip (`field`: cleared, or to_cleared for a transfer's receiving side) is shown:
+ * its label, the title naming it, whether it is locked, the merge patch a tap sends (null when a tap
+ * does nothing), and for a locked side the reconciliation it names (`by`) and the patch that unlocks
+ * it with ?unlock=true (`unlock`: back to uncleared). Pure.
  */
-export function clearedMark(slip, items) {
-  const stateOf = slip.cleared ?? 'uncleared';
+export function clearedMark(slip, items, field = 'cleared') {
+  const stateOf = slip[field] ?? 'uncleared';
+  const side = field === 'to_cleared' ? '入金側 ' : '';
   if (stateOf === 'reconciled') {
     const by = lockedBy(items, slip.date);
     const named = by ? `照合 ${by.date}（残高 ${yen(by.balance)}、${by.id}）` : '照合';
-    return { text: '🔒', label: CLEARED_LABELS.reconciled, title: `照合済み: ${named}で確定しています`, locked: true, patch: null };
+    return { text: '🔒', label: `${side}${CLEARED_LABELS.reconciled}`, title: `${side}照合済み: ${named}で確定しています`, locked: true, patch: null, by, unlock: { [field]: null } };
   }
-  if (stateOf === 'cleared') return { text: '✓', label: CLEARED_LABELS.cleared, title: '確認済み（タップで未確認に戻す）', locked: false, patch: { cleared: null } };
-  return { text: '○', label: CLEARED_LABELS.uncleared, title: '未確認（タップで確認済みにする）', locked: false, patch: { cleared: 'cleared' } };
+  if (stateOf === 'cleared') return { text: '✓', label: `${side}${CLEARED_LABELS.cleared}`, title: `${side}確認済み（タップで未確認に戻す）`, locked: false, patch: { [field]: null } };
+  return { text: '○', label: `${side}${CLEARED_LABELS.uncleared}`, title: `${side}未確認（タップで確認済みにする）`, locked: false, patch: { [field]: 'cleared' } };
 }
 
-/** The cleared mark of a slip row: a toggle, or a lock for a reconciled slip. */
+/** What unlocking a side asks before it is sent. Pure. */
+export function unlockQuestion(by) {
+  const named = by ? `照合 ${by.date}（残高 ${yen(by.balance)}）` : '照合';
+  return `この伝票は${named}で確定しています。ロックを外して未確認に戻すと、その照合は成り立たなくなります。外しますか？`;
+}
+
+/** The reconciliations that no longer hold, in words (empty when all hold). Pure. */
+export function brokenText(items) {
+  const broken = (items ?? []).filter((r) => r.holds === false);
+  if (!broken.length) return '';
+  return `成り立たなくなった照合: ${broken.map((r) => `${r.date}（残高 ${yen(r.balance)}、${r.id}）`).join('、')}`;
+}
+
+/** The cleared marks of a slip row, one per side: a toggle, or a lock (with its 解除 action) for a reconciled side. */
 export function clearedCell(slip, summary) {
-  const mark = clearedMark(slip, reconciliations.get(slip.account));
+  const cells = slipSides(slip).map((side) => sideCell(slip, side, summary));
+  return cells.length === 1 ? cells[0] : h('span', { class: 'cleared-sides' }, ...cells);
+}
+
+function sideCell(slip, side, summary) {
+  const mark = clearedMark(slip, reconciliations.get(side.account), side.field);
+  const current = slip[side.field] ?? 'uncleared';
   if (mark.locked) {
-    return h('span', { class: 'cleared-mark reconciled', role: 'img', title: mark.title, 'aria-label': `${mark.label}: ${summary}（${mark.title}）`, text: mark.text });
+    return h(
+      'span',
+      { class: 'cleared-lock', dataset: { field: side.field } },
+      h('span', { class: 'cleared-mark reconciled', role: 'img', title: mark.title, 'aria-label': `${mark.label}: ${summary}（${mark.title}）`, text: mark.text }),
+      h('button', { type: 'button', class: 'unlock write', 'aria-label': `照合を解除: ${summary}`, text: '解除', onclick: (event) => unlock(event.currentTarget, slip, side, mark) }),
+    );
   }
   return h('button', {
     type: 'button',
-    class: `cleared-mark ${slip.cleared ?? 'uncleared'} write`,
+    class: `cleared-mark ${current} write`,
+    dataset: { field: side.field },
     title: mark.title,
     'aria-label': `${mark.label}: ${summary}`,
-    'aria-pressed': slip.cleared === 'cleared' ? 'true' : 'false',
+    'aria-pressed': current === 'cleared' ? 'true' : 'false',
     text: mark.text,
     onclick: (event) => toggle(event.currentTarget, slip, mark.patch),
   });
@@ -84,7 +121,7 @@ async function toggle(button, slip, patch) {
       contentType: 'application/merge-patch+json',
       ifMatch: etagOf(slip.version),
     });
-    say(patch.cleared ? '確認済みにしました' : '未確認に戻しました');
+    say(Object.values(patch)[0] ? '確認済みにしました' : '未確認に戻しました');
   } catch (error) {
     if (error instanceof ApiError && (error.status === 412 || error.status === 404)) say('この伝票は先に変更されていました。読み込み直しました。');
     else showError(error);
@@ -92,6 +129,39 @@ async function toggle(button, slip, patch) {
     button.disabled = false;
   }
   await ctx.refresh();
+}
+
+/** A reconciled side unlocked (after a confirmation): ?unlock=true, back to uncleared; then says which reconciliation broke. */
+async function unlock(button, slip, side, mark) {
+  clearError();
+  let told = '';
+  try {
+    // the reconciliation it names, read now if the row was drawn before the account's list came
+    let items = reconciliations.get(side.account);
+    if (!items) {
+      items = (await state.api.get(at(`/accounts/${segment(side.account)}/reconciliations`))).data.items;
+      reconciliations.set(side.account, items);
+    }
+    if (!window.confirm(unlockQuestion(lockedBy(items, slip.date)))) return;
+    button.disabled = true;
+    await state.api.request('PATCH', at(`/slips/${slip.date}/${segment(slip.id)}${query({ unlock: 'true' })}`), {
+      json: mark.unlock,
+      contentType: 'application/merge-patch+json',
+      ifMatch: etagOf(slip.version),
+    });
+    const { data } = await state.api.get(at(`/accounts/${segment(side.account)}/reconciliations`));
+    told = `照合を解除し、未確認に戻しました。${brokenText(data.items)}`;
+  } catch (error) {
+    if (error instanceof ApiError && (error.status === 412 || error.status === 404)) told = 'この伝票は先に変更されていました。読み込み直しました。';
+    else showError(error);
+  } finally {
+    button.disabled = false;
+  }
+  await ctx.refresh();
+  if (told) {
+    say(told);
+    $('reconcile-broken').textContent = told;
+  }
 }
 
 export function mount(root, context) {
@@ -111,6 +181,7 @@ export function clear() {
   reconciliations = new Map();
   reading = new Set();
   $('reconcile-balance').value = '';
+  $('reconcile-broken').textContent = '';
   show(null);
 }
 
@@ -119,10 +190,10 @@ export function load() {
   reading = new Set();
 }
 
-/** The reconciliations of the accounts whose reconciled slips are shown (each account read once). */
+/** The reconciliations of the accounts whose reconciled sides are shown (each account read once). */
 async function readLocks() {
   const wanted = new Set();
-  for (const slip of state.slips) if (slip.cleared === 'reconciled') wanted.add(slip.account);
+  for (const slip of state.slips) for (const side of slipSides(slip)) if (slip[side.field] === 'reconciled') wanted.add(side.account);
   const missing = [...wanted].filter((id) => !reconciliations.has(id) && !reading.has(id));
   if (!missing.length) return;
   for (const id of missing) reading.add(id);

@@ -73,9 +73,12 @@ def reconcile_account(
     tags=TAGS,
     summary="An account's reconciliations, newest date first, each saying whether it still holds",
     description="`holds` compares the asserted balance with the cleared balance as of its date (from the "
-    "rollups: no slip is read); it is false once a slip it summed was changed with ?unlock=true.",
+    "rollups: no slip is read); it is false once a slip it summed was changed with ?unlock=true. A "
+    "reconciliation (or its undo) of the account that stopped midway and whose lease has expired is first "
+    "settled: an unfinished reconciliation is released, an unfinished undo finished.",
     operation_id="listReconciliations",
     responses={200: ok_response(ReconciliationList), **problem_responses(401, 404)},
 )
 def list_reconciliations(id: str) -> Response[str]:
-    return json_response(200, _service().list_reconciliations(get_store(), ledger_scope(router).key, id))
+    found = _service().list_reconciliations(get_store(), ledger_scope(router).key, id, settle=True)
+    return json_response(200, found)

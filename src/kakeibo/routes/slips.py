@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from collections.abc import Callable
+from typing import Annotated, Any, TypeVar
 
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Body, Query
 
+from kakeibo import errors
 from kakeibo.core.posting import Kind
 from kakeibo.http import (
     CONTENT_LOCATION,
@@ -26,9 +28,10 @@ from kakeibo.http import (
 from kakeibo.models import ACCOUNT_ID_PATTERN, DATE_PATTERN, Slip, SlipIn, SlipList, SlipPatch
 from kakeibo.routes.scope import EDITORS, LedgerRouter, Scope, ledger_scope
 from kakeibo.services import slips as service
-from kakeibo.store import get_store
+from kakeibo.store import WriteContext, get_store
 
 router = LedgerRouter()
+T = TypeVar("T")
 UNLOCK = (
     "a reconciled slip's amount, date or account may change (or it may go): its side is cleared again and "
     "the reconciliation that summed it no longer holds; without it, 409 reconciled"
@@ -62,6 +65,20 @@ SLIP_PATCH_EXAMPLES: dict[str, Any] = {
     "memo": {"summary": "Remove the memo (null removes an optional field)", "value": {"memo": None}},
 }
 MOVED = "The slip (a new date moves it: Location names where it is now)"
+
+
+def _settling(writer: WriteContext, change: Callable[[], T]) -> T:
+    """`change`, tried once more when it was refused (409 reconciled) by a reconciliation or undo that
+    stopped midway and whose lease has expired: that run is settled first (released or finished), so
+    a slip is never locked by a run nobody finishes. The retry still checks the caller's If-Match."""
+    try:
+        return change()
+    except errors.Reconciled as refused:
+        from kakeibo.services import reconciliations  # noqa: PLC0415 - only when a run is in the way
+
+        if not reconciliations.settle_refused(get_store(), writer, refused):
+            raise
+    return change()
 
 
 def _location(scope: Scope, slip: dict[str, Any]) -> str:
@@ -177,7 +194,10 @@ def replace_slip(
 ) -> Response[str]:
     scope = ledger_scope(router, EDITORS)
     expected = if_match(if_match_header)
-    updated = service.update_slip(get_store(), scope.writer, date, id, expected=expected, body=slip, unlock=unlock)
+    writer = scope.writer
+    updated = _settling(
+        writer, lambda: service.update_slip(get_store(), writer, date, id, expected=expected, body=slip, unlock=unlock)
+    )
     return json_response(200, labelled(updated, router), etag=updated["version"], location=_location(scope, updated))
 
 
@@ -203,7 +223,11 @@ def patch_slip(
     scope = ledger_scope(router, EDITORS)
     expected = if_match(if_match_header)
     changes = patch.model_dump(exclude_unset=True)
-    updated = service.update_slip(get_store(), scope.writer, date, id, expected=expected, patch=changes, unlock=unlock)
+    writer = scope.writer
+    updated = _settling(
+        writer,
+        lambda: service.update_slip(get_store(), writer, date, id, expected=expected, patch=changes, unlock=unlock),
+    )
     return json_response(200, labelled(updated, router), etag=updated["version"], location=_location(scope, updated))
 
 
@@ -222,5 +246,5 @@ def delete_slip(
 ) -> Response[str]:
     writer = ledger_scope(router, EDITORS).writer
     expected = if_match(if_match_header)
-    service.delete_slip(get_store(), writer, date, id, expected=expected, unlock=unlock)
+    _settling(writer, lambda: service.delete_slip(get_store(), writer, date, id, expected=expected, unlock=unlock))
     return Response(status_code=204, body="")

@@ -9,6 +9,13 @@ between batches, marks only what is left and stores the assertion once.
 
 `holds` compares an assertion with the cleared balance as of its date, read from the rollups (no
 slip is read), and is false once a slip it summed was unlocked and changed.
+
+A run (a reconciliation, or its undo) writes a marker before its first write and removes it with its
+last. A run that stopped (its lease expired, or it let the lease go on a failure) is found by whoever
+next takes the account's lease: another reconciliation, the list of reconciliations, or an edit
+refused because of it. An unfinished reconciliation is released (its slips back to cleared, its
+adjustment deleted, the marker last: as if it never ran, and the same request may run it again); an
+unfinished undo is finished (the assertion removed last, with the entry marked undone).
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ from kakeibo.models import ReconciliationIn, SlipIn
 from kakeibo.services import slips as slip_service
 from kakeibo.services.accounts import account_item
 from kakeibo.services.common import now_iso
+from kakeibo.services.postings import poster_for
 from kakeibo.settings import today
 from kakeibo.store import (
     ROLLUPS_MARK,
@@ -37,6 +45,7 @@ from kakeibo.store import (
 )
 from kakeibo.store.keys import reconciliation_sk
 from kakeibo.store.locks import Lease
+from kakeibo.store.reconciliations import ASSERTION, RUN
 from kakeibo.store.slip_index import SlipFilter
 
 BATCH = 25  # slips marked per transaction (each is the slip, its index and its identity)
@@ -45,6 +54,7 @@ ATTEMPTS = 5  # times a reconciliation is computed again when the account moved 
 FIRST_DAY = "0000-00-00"
 ADJUSTMENT_MEMO = "照合の差額"
 PAGE = 200
+RECONCILE, UNDO = "reconcile", "undo"  # what a run under way does
 
 
 def lock_name(account: str) -> str:
@@ -146,10 +156,14 @@ def view(item: Item, holds: bool | None = None) -> dict[str, Any]:
     }
 
 
-def list_reconciliations(store: Store, ledger: str, account: str) -> dict[str, Any]:
-    """An account's assertions, newest date first, each with `holds` from the rollups."""
+def list_reconciliations(store: Store, ledger: str, account: str, *, settle: bool = False) -> dict[str, Any]:
+    """An account's assertions, newest date first, each with `holds` from the rollups. `settle`:
+    a run of the account that stopped (its lease expired) is first released or finished."""
     acct = account_item(store, ledger, account)
-    items = store.reconciliations(ledger, account)
+    records = store.reconciliation_records(ledger, account)
+    if settle and any(r.get("type") == RUN for r in records) and _settled(store, ledger, account, None):
+        records = store.reconciliation_records(ledger, account)
+    items = [r for r in records if r.get("type") == ASSERTION]
     balances = cleared_as_of_dates(store, ledger, acct, sorted({str(i["date"]) for i in items}))
     out = [
         view(i, holds=not i.get("broken") and core.holds(int(i["balance"]), balances[str(i["date"])])) for i in items
@@ -226,18 +240,19 @@ def reconcile(
     rid = reconciliation_id(account, body, key)
     lease = store.acquire_lock(ledger, lock_name(account), LOCK_TTL)
     try:
+        lease = _settle_runs(store, ctx, lease, account, keep=(RECONCILE, rid))  # this very run resumes
         for attempt in range(ATTEMPTS):
             try:
                 return _attempt(store, ctx, lease, account=account, rid=rid, body=body)
             except (SlipMoved, AccountMoved):
                 if attempt == ATTEMPTS - 1:
-                    _release(store, ctx, lease, account=account, rid=rid, date=body.date)
+                    _abandon(store, ctx, lease, account=account, rid=rid, date=body.date)
                     raise
                 lease = store.renew_lock(lease, LOCK_TTL) or lease
             except errors.ReconciliationDifference:
                 # an edit that won the race changed what the statement is compared with: the slips
                 # marked so far go back to cleared, so no slip stays reconciled without its assertion
-                _release(store, ctx, lease, account=account, rid=rid, date=body.date)
+                _abandon(store, ctx, lease, account=account, rid=rid, date=body.date)
                 raise
         raise errors.Conflict("the account kept changing while it was reconciled; retry", retry_after=1)
     finally:
@@ -256,6 +271,7 @@ def _attempt(
     diff = core.difference(body.balance, cleared)
     adjustment_id = _adjustment_made(store, ledger, rid)
     first_difference = diff
+    started = False
     if diff:
         if not body.adjust:
             raise errors.ReconciliationDifference(
@@ -264,7 +280,9 @@ def _attempt(
                 difference=diff,
                 cleared_balance=cleared,
             )
-        adjustment_id = _post_adjustment(store, ctx, account=account, rid=rid, body=body, diff=diff)
+        store.start_run(ctx, store.lock_held_op(lease), _run(RECONCILE, ctx, account, rid, body.date))
+        started = True
+        adjustment_id = _post_adjustment(store, ctx, lease, account=account, rid=rid, body=body, diff=diff)
         acct = account_item(store, ledger, account)
         cleared = cleared_as_of(store, ledger, acct, body.date)
         if core.difference(body.balance, cleared):
@@ -280,6 +298,8 @@ def _attempt(
         1 for s in slips for side in _sides(s, account) if side.state == core.RECONCILED and _by(s, side) == rid
     )
     marking = [s for s in slips if any(side.state == core.CLEARED for side in _sides(s, account))]
+    if marking and not started:  # before the first mark: a run that stops is found and released
+        store.start_run(ctx, store.lock_held_op(lease), _run(RECONCILE, ctx, account, rid, body.date))
     at = now_iso()
     for batch in core.batches(marking, BATCH):
         remarks = [Remark(s, _marked(s, account, rid, ctx.actor, at)) for s in batch]
@@ -357,7 +377,7 @@ def _adjustment_made(store: Store, ledger: str, rid: str) -> str | None:
 
 
 def _post_adjustment(
-    store: Store, ctx: WriteContext, *, account: str, rid: str, body: ReconciliationIn, diff: int
+    store: Store, ctx: WriteContext, lease: Lease, *, account: str, rid: str, body: ReconciliationIn, diff: int
 ) -> str:
     """The difference as a cleared slip, through the one create path, exactly once."""
     made = core.adjustment(diff, body.category)
@@ -375,7 +395,9 @@ def _post_adjustment(
             memo=ADJUSTMENT_MEMO,
             cleared="cleared",
         )
-        return str(slip_service.create_slip(store, ctx, slip, slip_id=slip_id, request_token=slip_id)["id"])
+        held = (store.lock_held_op(lease),)  # a run whose lease was taken over posts nothing more
+        made_slip = slip_service.create_slip(store, ctx, slip, slip_id=slip_id, request_token=slip_id, conditions=held)
+        return str(made_slip["id"])
     raise errors.Conflict("this reconciliation was undone too often; reconcile with another Idempotency-Key")
 
 
@@ -395,13 +417,109 @@ def _release(store: Store, ctx: WriteContext, lease: Lease, *, account: str, rid
     return lease
 
 
+# ---- runs that stopped ---------------------------------------------------------------------------
+
+
+def _run(op: str, ctx: WriteContext, account: str, rid: str, date: str, **extra: Any) -> Item:
+    """The marker of a run under way: what it does, to which reconciliation, as whom."""
+    return {"op": op, "id": rid, "account": account, "date": date, "by": ctx.actor, "origin": ctx.origin,
+            "started_at": now_iso(), **extra}  # fmt: skip
+
+
+def _settle_runs(
+    store: Store, ctx: WriteContext | None, lease: Lease, account: str, *, keep: tuple[str, str] | None = None
+) -> Lease:
+    """Under `lease` (taken, so any run that held it before has stopped): each run of `account`
+    left unfinished, except `keep` (op, id), released (a reconciliation) or finished (an undo),
+    as `ctx` or, when None, as whoever started it."""
+    for run in store.reconciliation_records(lease.ledger, account):
+        if run.get("type") != RUN or (run["op"], run["id"]) == keep:
+            continue
+        writer = ctx or poster_for(lease.ledger, run.get("by"), str(run.get("origin") or "api"))
+        if writer is None:
+            continue
+        if run["op"] == UNDO:
+            lease = _finish_undo(store, writer, lease, run)
+        else:
+            lease = _abandon(store, writer, lease, account=account, rid=str(run["id"]), date=str(run["date"]))
+    return lease
+
+
+def _settled(store: Store, ledger: str, account: str, ctx: WriteContext | None) -> bool:
+    """Whether the account's stopped runs were settled now: False while a run holds a live lease
+    (it is under way), or when settling them failed (they are left for the next one to ask)."""
+    try:
+        lease = store.acquire_lock(ledger, lock_name(account), LOCK_TTL)
+    except errors.Locked:
+        return False
+    try:
+        _settle_runs(store, ctx, lease, account)
+    except errors.ApiError:
+        return False
+    finally:
+        store.release_lock(lease)
+    return True
+
+
+def settle_refused(store: Store, ctx: WriteContext, refused: errors.Reconciled) -> bool:
+    """An edit was refused (409 reconciled) by a reconciliation that has a run under way: if that
+    run stopped (its lease expired), settle it now. True: the edit may be tried again."""
+    account, rid = refused.context.get("account"), refused.context.get("reconciliation")
+    if not account or not rid or store.reconciliation_run(ctx.ledger, str(account), str(rid)) is None:
+        return False
+    return _settled(store, ctx.ledger, str(account), ctx)
+
+
+def _abandon(store: Store, ctx: WriteContext, lease: Lease, *, account: str, rid: str, date: str) -> Lease:
+    """An unfinished reconciliation let go, as if it never ran: the sides it marked back to cleared
+    (in batches), its adjustment deleted, its marker removed last. Nothing to do without a marker
+    (it wrote nothing)."""
+    if store.reconciliation_run(ctx.ledger, account, rid) is None:
+        return lease
+    lease = _release(store, ctx, lease, account=account, rid=rid, date=date)
+    adjustment = _adjustment_made(store, ctx.ledger, rid)
+    if adjustment is not None:
+        _delete_adjustment(store, ctx, lease, adjustment)
+    store.end_run(ctx, store.lock_held_op(lease), account, rid)
+    return lease
+
+
+def _delete_adjustment(store: Store, ctx: WriteContext, lease: Lease, slip_id: str) -> None:
+    """A reconciliation's adjustment slip deleted through the one delete path, under the lease."""
+    found = store.get(ctx.ledger, identity_sk(slip_id))
+    if found is None or found.get("deleted"):
+        return
+    current = store.get(ctx.ledger, slip_sk(found["date"], slip_id))
+    if current is not None:
+        held = (store.lock_held_op(lease),)
+        slip_service.remove_slip(store, ctx, current, expected=int(current["version"]), conditions=held)
+
+
+def _finish_undo(store: Store, ctx: WriteContext, lease: Lease, run: Item) -> Lease:
+    """An undo (`run`) carried to its end: the slips its reconciliation marked back to cleared, its
+    adjustment deleted, then the assertion removed, the marker with it and the entry marked undone.
+    An assertion no longer at the version the undo read is left as it is (the marker goes)."""
+    ledger, account, rid = ctx.ledger, str(run["account"]), str(run["id"])
+    item = store.reconciliation(ledger, account, rid)
+    if item is None or int(item["version"]) != int(run["version"]):
+        store.end_run(ctx, store.lock_held_op(lease), account, rid)
+        return lease
+    lease = _release(store, ctx, lease, account=account, rid=rid, date=str(item["date"]))
+    adjustment = item.get("adjustment_slip")
+    if adjustment:
+        _delete_adjustment(store, ctx, lease, str(adjustment))
+    store.remove_reconciliation(ctx, store.lock_held_op(lease), item, view(item), undoes=int(run["seq"]), at=now_iso())
+    return lease
+
+
 # ---- undo ----------------------------------------------------------------------------------------
 
 
 def undo(store: Store, ctx: WriteContext, change: dict[str, Any], seq: int) -> None:
-    """Undo of the entry that stored a reconciliation: its slips back to cleared (in batches, each
-    under the slip's version), its adjustment slip deleted, then the assertion removed with the
-    entry marked undone. Resumable: sent again, it lets go only what is left."""
+    """Undo of the entry that stored a reconciliation, as a run under the account's lease: its
+    marker first, its slips back to cleared (in batches, each under the slip's version), its
+    adjustment slip deleted, then the assertion removed with the entry marked undone. Resumable:
+    sent again, or found stopped by whoever next takes the lease, it lets go only what is left."""
     after = change.get("after")
     if change["op"] != "create" or after is None:
         raise errors.NotUndoable("this entry undid nothing that can be undone")
@@ -415,15 +533,9 @@ def undo(store: Store, ctx: WriteContext, change: dict[str, Any], seq: int) -> N
         )  # fmt: skip
     lease = store.acquire_lock(ledger, lock_name(account), LOCK_TTL)
     try:
-        at = now_iso()
-        lease = _release(store, ctx, lease, account=account, rid=rid, date=str(item["date"]))
-        adjustment = item.get("adjustment_slip")
-        if adjustment:
-            found = store.get(ledger, identity_sk(str(adjustment)))
-            if found is not None and not found.get("deleted"):
-                current = store.get(ledger, slip_sk(found["date"], str(adjustment)))
-                if current is not None:
-                    slip_service.remove_slip(store, ctx, current, expected=int(current["version"]))
-        store.remove_reconciliation(ctx, item, view(item), undoes=seq, at=at)
+        lease = _settle_runs(store, ctx, lease, account, keep=(UNDO, rid))
+        run = _run(UNDO, ctx, account, rid, str(item["date"]), seq=seq, version=expected)
+        store.start_run(ctx, store.lock_held_op(lease), run)
+        _finish_undo(store, ctx, lease, run)
     finally:
         store.release_lock(lease)

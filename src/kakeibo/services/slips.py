@@ -732,13 +732,15 @@ def remove_slip(
     token: str | None = None,
     undoes: int | None = None,
     unlock: bool = False,
+    conditions: tuple[TxOp, ...] = (),
 ) -> None:
     """The one delete path of a slip (as read): one transaction, its identity left as a tombstone.
-    A reconciled slip goes only with `unlock` (its reconciliation then no longer holds)."""
+    A reconciled slip goes only with `unlock` (its reconciliation then no longer holds).
+    `conditions`: further checks of the same transaction (a reconciliation's lease still held)."""
     broken = _reconciled_sides(current, None, unlock=unlock)
     old_entry = entry_of(current)
     receipts = receipt_ops(store, ctx.ledger, str(current["id"]), current, None)
-    receipts += _breaking(store, ctx.ledger, current, broken)
+    receipts += _breaking(store, ctx.ledger, current, broken) + conditions
     commit = SlipCommit([slip_change(current, None)], token or new_token(), undoes, receipts, _stale(expected))
     with _naming_accounts(old_entry):
         store.delete_slips(ctx, [current], posting.plan(old_entry, None), commit, at=now_iso())

@@ -401,6 +401,12 @@ def reconciliations_prefix(account: str) -> str:
     return f"{RECONCILIATIONS}{account}#"
 
 
+def reconciliation_run_sk(account: str, reconciliation_id: str) -> str:
+    """A reconciliation (or its undo) under way: written before its first write, gone with its last.
+    Under the account's prefix ("run" is lowercase: no id is), so one Query reads both."""
+    return f"{RECONCILIATIONS}{account}#run#{reconciliation_id}"
+
+
 EXPORTING_SK = "EXPORTING"  # the one export a ledger is building: its id (store/dataio.py)
 
 

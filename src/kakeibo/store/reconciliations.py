@@ -20,12 +20,15 @@ from kakeibo.store.keys import (
     RECONCILIATIONS,
     account_sk,
     pk,
+    reconciliation_run_sk,
     reconciliation_sk,
     reconciliations_prefix,
     slip_index_sks,
 )
 from kakeibo.store.slips import SlipOps
 from kakeibo.store.write import WriteContext
+
+ASSERTION, RUN = "reconciliation", "reconciliation_run"  # the items under an account's prefix
 
 
 @dataclass(frozen=True)
@@ -70,8 +73,47 @@ class ReconciliationOps(SlipOps):
 
     def reconciliations(self, ledger: str, account: str | None = None) -> list[Item]:
         """Every assertion of `account` (of every account when None): one consistent Query."""
+        return [i for i in self.reconciliation_records(ledger, account) if i.get("type") == ASSERTION]
+
+    def reconciliation_records(self, ledger: str, account: str | None = None) -> list[Item]:
+        """The assertions of `account` (every account's when None) and its runs under way
+        (`type` says which): one consistent Query."""
         prefix = reconciliations_prefix(account) if account is not None else RECONCILIATIONS
         return list(self.query(ledger, begins_with=prefix, consistent=True))
+
+    def reconciliation_run(self, ledger: str, account: str, reconciliation_id: str) -> Item | None:
+        return self.get(ledger, reconciliation_run_sk(account, reconciliation_id))
+
+    def start_run(self, ctx: WriteContext, held: TxOp, run: Item) -> None:
+        """A run under way (`run`: its op, account, id, date, who): written while the lease is
+        `held`, before the run's first write, so that whoever takes the lease after it expired finds
+        the run and finishes or releases it. Bookkeeping: no journal entry."""
+        item = {**run, "SK": reconciliation_run_sk(run["account"], run["id"]), "type": RUN}
+        put = self.put_op(
+            ctx.ledger,
+            item,
+            "attribute_not_exists(SK) OR #op = :op",
+            lambda old: errors.Conflict(
+                "this reconciliation is being undone or redone meanwhile; retry", retry_after=1
+            ),
+            names={"#op": "op"},
+            values={":op": run["op"]},
+        )
+        self.record(ctx, [held, put])
+
+    def end_run(self, ctx: WriteContext, held: TxOp, account: str, reconciliation_id: str) -> None:
+        """The run's marker gone (it was released), while the lease is `held`."""
+        self.record(ctx, [held, self._run_gone_op(ctx.ledger, account, reconciliation_id)])
+
+    def _run_gone_op(self, ledger: str, account: str, reconciliation_id: str) -> TxOp:
+        return self.delete_op(
+            ledger,
+            reconciliation_run_sk(account, reconciliation_id),
+            "attribute_not_exists(SK) OR #type = :run",
+            _gone,
+            names={"#type": "type"},
+            values={":run": RUN},
+        )
 
     def reconciliation(self, ledger: str, account: str, reconciliation_id: str) -> Item | None:
         return self.get(ledger, reconciliation_sk(account, reconciliation_id))
@@ -139,14 +181,16 @@ class ReconciliationOps(SlipOps):
             held,
             account_check,
             self.put_op(ledger, item, "attribute_not_exists(SK)", _exists),
+            self._run_gone_op(ledger, item["account"], item["id"]),  # the run is done with its assertion
         ]
         change = Change.between("reconciliation", item["id"], None, view)
         return self.commit(ctx, ops, [change], at=item["at"])
 
     def remove_reconciliation(
-        self, ctx: WriteContext, item: Item, view: dict[str, object], *, undoes: int | None, at: str
+        self, ctx: WriteContext, held: TxOp, item: Item, view: dict[str, object], *, undoes: int | None, at: str
     ) -> int:
-        """The assertion gone (its undo), if still at its version. Its seq."""
+        """The assertion gone (its undo, last), if still at its version, with the undo's run marker,
+        while the lease is `held`. Its seq."""
         op = self.delete_op(
             ctx.ledger,
             item["SK"],
@@ -156,7 +200,8 @@ class ReconciliationOps(SlipOps):
             values={":ver": int(item["version"])},
         )
         change = Change.between("reconciliation", item["id"], view, None)
-        return self.commit(ctx, [op], [change], at=at, undoes=undoes)
+        ops = [held, op, self._run_gone_op(ctx.ledger, item["account"], item["id"])]
+        return self.commit(ctx, ops, [change], at=at, undoes=undoes)
 
     def break_reconciliation_op(self, ledger: str, account: str, reconciliation_id: str) -> TxOp:
         """A transaction step: the assertion no longer holds (a slip it summed was unlocked and

@@ -461,7 +461,7 @@ def export_csv(
     only the slips that member created or changed last."""
     lo, hi, start = slip_range(date_from, date_to, cursor)
     slips: list[dict[str, Any]] = []
-    size = len(csvio.header_line(subcategory=True, lines=True, tax=True))
+    size = len(csvio.header_line(subcategory=True, lines=True, tax=True, payees=True))
     next_cursor: str | None = None
     for item in store.slips_oldest_first(ledger, lo, hi, after=start):
         if by and by not in (item.get("created_by"), item.get("updated_by")):

@@ -1,0 +1,173 @@
+"""Reconciliations and undos that stop midway (§17) on DynamoDB Local: a run killed between batches
+(its lease left to expire) is settled by whoever next asks: the list of reconciliations, another
+reconciliation, or an edit it refused. An unfinished reconciliation is released; an unfinished undo
+is finished. Batches are made small here so that a few slips make several."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from kakeibo.models import ReconciliationIn, SlipIn
+from kakeibo.services import reconciliations as service
+from kakeibo.services import slips as slip_service
+from kakeibo.store import Store, WriteContext
+from kakeibo.store.reconciliations import RUN
+from tests import invariants
+from tests.events import Client
+
+RECONCILIATIONS = "/accounts/{}/reconciliations"
+BODY = ReconciliationIn(date="2026-11-20", balance=900, adjust=True)  # the wallet holds 100 less than cleared
+
+
+@pytest.fixture(autouse=True)
+def small_batches(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(service, "BATCH", 4)
+
+
+def _wallet(api: Client, store: Store, user: str) -> list[dict[str, Any]]:
+    """A wallet of 2,000 and ten cleared purchases of 100 (cleared balance 1,000)."""
+    api.account("wallet", 2_000)
+    ctx = WriteContext.personal(user)
+    for n in range(10):
+        lunch = SlipIn(date=f"2026-11-{1 + n:02d}", kind="expense", amount=100, account="wallet", category="食費",
+                       cleared="cleared")  # fmt: skip
+        slip_service.create_slip(store, ctx, lunch)
+    return _slips(api)
+
+
+def _slips(api: Client) -> list[dict[str, Any]]:
+    return sorted(api.get("/slips", query={"account": "wallet"}).json["items"], key=lambda s: s["date"])
+
+
+def _killed_after(store: Store, monkeypatch: pytest.MonkeyPatch, batches: int) -> None:
+    """The function is stopped after `batches` batches: nothing after runs (not even its `finally`,
+    so its lease stays until it expires)."""
+    real, calls = store.remark_slips, []
+
+    def stop(*args: Any, **kwargs: Any) -> int:
+        if len(calls) == batches:
+            raise RuntimeError("the function was stopped")
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(store, "remark_slips", stop)
+    monkeypatch.setattr(store, "release_lock", lambda lease: True)
+
+
+def _restarted(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Functions run normally again."""
+    for name in ("remark_slips", "release_lock"):
+        monkeypatch.delattr(store, name)
+
+
+def _expired(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Time has passed beyond the stopped run's lease."""
+    clock = store.clock
+    monkeypatch.setattr(store, "clock", lambda: clock() + service.LOCK_TTL + 1)
+
+
+def _runs(store: Store, user: str) -> list[dict[str, Any]]:
+    return [r for r in store.reconciliation_records(user, "wallet") if r["type"] == RUN]
+
+
+def test_a_reconciliation_stopped_between_batches_is_released_by_the_next_list_once_its_lease_expired(
+    api: Client, store: Store, user: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given a wallet whose reconciliation (with a 使途不明金 adjustment) was stopped after one batch
+    _wallet(api, store, user)
+    ctx = WriteContext.personal(user)
+    _killed_after(store, monkeypatch, 1)
+    with pytest.raises(RuntimeError):
+        service.reconcile(store, ctx, "wallet", BODY)
+    _restarted(store, monkeypatch)
+    marked = [s for s in _slips(api) if s["cleared"] == "reconciled"]
+    assert len(marked) == 4 and len(_runs(store, user)) == 1
+    # When the reconciliations are listed, and a marked slip edited, while its lease still runs
+    listed = api.get(RECONCILIATIONS.format("wallet"))
+    edit = api.patch(f"/slips/{marked[0]['date']}/{marked[0]['id']}", {"amount": 150}, headers={"If-Match": "*"})
+    # Then nothing is stored, the run is left alone (it may still be under way), the edit is refused
+    assert listed.status == 200 and listed.json["items"] == [], listed
+    assert edit.status == 409 and edit.json["code"] == "reconciled", edit
+    assert len([s for s in _slips(api) if s["cleared"] == "reconciled"]) == 4
+    # When the lease has expired and the reconciliations are listed again
+    _expired(store, monkeypatch)
+    listed = api.get(RECONCILIATIONS.format("wallet"))
+    # Then the run is released: no slip reconciled, its adjustment deleted, the marker gone
+    assert listed.status == 200 and listed.json["items"] == [], listed
+    slips = _slips(api)
+    assert {s["cleared"] for s in slips} == {"cleared"} and len(slips) == 10, slips
+    wallet = api.get("/accounts/wallet").json
+    assert (wallet["balance"], wallet["cleared_balance"]) == (1_000, 1_000)
+    assert _runs(store, user) == []
+    assert invariants.check(store, user) == []
+    # And the same reconciliation sent again runs once, whole
+    status, made = service.reconcile(store, ctx, "wallet", BODY)
+    assert (status, made["reconciled"], made["difference"], made["holds"]) == (201, 11, -100, True)
+    assert {s["cleared"] for s in _slips(api)} == {"reconciled"}
+    assert api.get("/accounts/wallet").json["balance"] == 900
+    assert invariants.check(store, user) == []
+
+
+def test_an_edit_refused_by_a_stopped_reconciliation_releases_it_and_goes_through(
+    api: Client, store: Store, user: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given a reconciliation stopped after two batches, whose lease has expired
+    _wallet(api, store, user)
+    _killed_after(store, monkeypatch, 2)
+    with pytest.raises(RuntimeError):
+        service.reconcile(store, WriteContext.personal(user), "wallet", BODY)
+    _restarted(store, monkeypatch)
+    _expired(store, monkeypatch)
+    marked = [s for s in _slips(api) if s["cleared"] == "reconciled"]
+    assert len(marked) == 8
+    where = f"/slips/{marked[0]['date']}/{marked[0]['id']}"
+    # When a marked slip's amount is changed under the version it was read at
+    stale = api.patch(where, {"amount": 150}, headers={"If-Match": f'"{marked[0]["version"]}"'})
+    # Then the run is released first; the edit then meets the slip as it now is (412: it changed)
+    assert stale.status == 412, stale
+    assert {s["cleared"] for s in _slips(api)} == {"cleared"}
+    assert _runs(store, user) == []
+    # And sent again under the slip's version now, it goes through with nothing locked
+    current = api.get(where)
+    edited = api.patch(where, {"amount": 150}, headers={"If-Match": current.etag or ""})
+    assert edited.status == 200 and edited.json["cleared"] == "cleared", edited
+    assert len(_slips(api)) == 10  # the adjustment went with the run
+    assert invariants.check(store, user) == []
+
+
+def test_an_undo_stopped_between_batches_is_finished_by_whoever_next_asks(
+    api: Client, store: Store, user: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given a wallet reconciled with an adjustment (eleven slips reconciled)
+    _wallet(api, store, user)
+    made = api.post(RECONCILIATIONS.format("wallet"), BODY.model_dump())
+    assert made.status == 201 and made.json["reconciled"] == 11, made
+    entries = api.get("/changes", query={"since": 0, "limit": 100}).json["changes"]
+    seq = next(e["seq"] for e in entries if any(c["type"] == "reconciliation" for c in e["changes"]))
+    # When its undo is stopped after one batch
+    _killed_after(store, monkeypatch, 1)
+    undone = api.post(f"/changes/{seq}/undo")
+    assert undone.status == 500, undone
+    _restarted(store, monkeypatch)
+    # Then it is half done: some slips cleared again, the assertion still there, the undo under way
+    states = [s["cleared"] for s in _slips(api)]
+    assert states.count("cleared") == 4 and states.count("reconciled") == 7, states
+    assert len(store.reconciliations(user, "wallet")) == 1 and len(_runs(store, user)) == 1
+    # And while its lease runs, another undo or reconciliation waits (423)
+    assert api.post(f"/changes/{seq}/undo").status == 423
+    assert api.post(RECONCILIATIONS.format("wallet"), {"date": "2026-11-05", "balance": 1_500}).status == 423
+    # When the lease has expired and another reconciliation of the wallet is asked for
+    _expired(store, monkeypatch)
+    again = api.post(RECONCILIATIONS.format("wallet"), {"date": "2026-11-05", "balance": 1_500})
+    # Then the undo was finished first: the adjustment gone, the assertion removed, the entry undone
+    assert again.status == 201 and again.json["reconciled"] == 5, again
+    assert [r["id"] for r in api.get(RECONCILIATIONS.format("wallet")).json["items"]] == [again.json["id"]]
+    assert api.get(f"/slips/{made.json['adjustment_slip']}").status == 404
+    assert api.post(f"/changes/{seq}/undo").json["code"] == "already_undone"
+    states = [s["cleared"] for s in _slips(api)]
+    assert states == ["reconciled"] * 5 + ["cleared"] * 5, states
+    assert _runs(store, user) == []
+    assert invariants.check(store, user) == []
+    assert api.post("/ledger/verify").json["ok"] is True
