@@ -984,6 +984,9 @@ TRANSLATIONS: dict[str, str] = {
     "reconciliation not found": "照合が見つかりません",
     "this reconciliation was already stored": "この照合はすでに記録されています",
     "the reconciliation changed meanwhile; retry": "照合が同時に変更されました。もう一度お試しください",
+    "this reconciliation is being undone or redone meanwhile; retry": (
+        "この照合はちょうど取り消し中かやり直し中です。少し待ってからもう一度お試しください"
+    ),
     "a slip changed while it was reconciled; retry": "照合中に明細が変更されました。もう一度お試しください",
     "the account changed while it was reconciled; retry": "照合中に口座が変更されました。もう一度お試しください",
     "the account kept changing while it was reconciled; retry": (
