@@ -52,8 +52,10 @@ def _post_csv(ctx: Context, ledger: str, text: str) -> Reply:
 
 
 def _import(ctx: Context, ledger: str, text: str) -> dict[str, Any]:
-    """Send the file until the import is complete; the time and number of sends it took."""
+    """Send the file until the import is complete; the time and number of sends it took, and the lines
+    the ledger's rules changed (each send names those of the rows it wrote)."""
     sends, created = 0, 0
+    ruled: set[int] = set()
     start = time.perf_counter()
     while True:
         reply = _post_csv(ctx, ledger, text)
@@ -62,10 +64,11 @@ def _import(ctx: Context, ledger: str, text: str) -> dict[str, Any]:
             raise BenchError(f"POST /imports answered {reply.status}: {reply.body[:300]}")
         body = reply.json
         created += int(body["created"])
+        ruled |= {int(r["line"]) for r in body.get("ruled", [])}
         if body["status"] == "complete" or sends > 50:
             break
     seconds = time.perf_counter() - start
-    return {"seconds": round(seconds, 3), "sends": sends, "created": created, "last": body}
+    return {"seconds": round(seconds, 3), "sends": sends, "created": created, "ruled": len(ruled), "last": body}
 
 
 def render(r: dict[str, Any]) -> list[str]:

@@ -41,8 +41,8 @@ def _rule(i: int) -> dict[str, Any]:
 def render(r: dict[str, Any]) -> list[str]:
     return [
         f"CSV import of {r['rows']} rows with {r['rules']} rules (target: <= {MAX_RULES_OVERHEAD}x without rules)",
-        f"  without rules {r['without']['seconds']:7.2f} s   with rules {r['with']['seconds']:7.2f} s   "
-        f"ratio {r['ratio']:.3f}",
+        f"  without rules {r['without']['seconds']:7.2f} s ({r['without']['sends']} send(s))   "
+        f"with rules {r['with']['seconds']:7.2f} s ({r['with']['sends']} send(s))   ratio {r['ratio']:.3f}",
         f"  rows the rules categorised: {r['ruled']}   drift after: {r['drift']} yen",
     ]
 
@@ -62,7 +62,7 @@ def run(ctx: Context) -> dict[str, Any]:
     for result in (without, with_rules):
         if result["created"] != n:
             raise BenchError(f"the import created {result['created']} of {n} rows")
-    categorised = len(with_rules["last"].get("ruled", []))
+    categorised = with_rules["ruled"]  # over every send: an import short of time is sent again
     if categorised != len(range(0, n, 10)):
         raise BenchError(f"the rules categorised {categorised} rows, not every tenth")
     checks = [verify(ctx.store, plain), verify(ctx.store, ruled)]
