@@ -517,7 +517,7 @@ def test_an_apply_short_of_time_answers_202_and_the_next_one_finishes_exactly_on
     second = api.post(f"/rules/{rule['id']}/apply")
     # Then it finishes with the other slip only, and the edit stands
     assert second.status == 200 and second.json["complete"] is True, second
-    (other,) = ({made["a"]["id"], made["b"]["id"]} - {done})
+    (other,) = {made["a"]["id"], made["b"]["id"]} - {done}
     assert [i["id"] for i in second.json["items"]] == [other] and len(second.json["entries"]) == 1
     listed = {s["id"]: s for s in api.get("/slips").json["items"]}
     assert [(listed[made[k]["id"]]["category"], listed[made[k]["id"]]["version"]) for k in "abc"] == [

@@ -174,7 +174,7 @@ def apply(
         if time_left is not None and time_left() < MIN_SECONDS_LEFT:
             run.complete = False
             break
-        _apply_batch(store, ctx, rule_set, batch, run, span)
+        _apply_batch(store, ctx, rule_set, batch, run, span=span)
     return _answer(run, dry_run=False)
 
 
@@ -218,7 +218,7 @@ def _batches(rule_set: core.RuleSet, due: list[Item]) -> Iterator[list[Item]]:
 
 
 def _apply_batch(
-    store: Store, ctx: WriteContext, rule_set: core.RuleSet, batch: list[Item], run: Run, span: Span
+    store: Store, ctx: WriteContext, rule_set: core.RuleSet, batch: list[Item], run: Run, *, span: Span
 ) -> None:
     """One batch in one transaction; a slip changed meanwhile makes it read the batch again (an edit
     that set a field wins); a batch refused for another reason (a strict budget, an archived
@@ -251,7 +251,7 @@ def _apply_batch(
                 run.failed.append({"id": pairs[0][0]["id"], "message": exc.detail})
                 return
             for item, _ in pairs:
-                _apply_batch(store, ctx, rule_set, [item], run, span)
+                _apply_batch(store, ctx, rule_set, [item], run, span=span)
             return
         run.entries.append(seq)
         for change in listed:
