@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from kakeibo.store import Store
+from kakeibo.store.codec import to_ddb
 from tests import invariants
 from tests.concurrently import fan_out
 from tests.events import Client
@@ -370,3 +371,43 @@ def test_an_older_download_sent_again_is_stale_and_changes_nothing(api: Client, 
     assert _import(api, newest)["changed"] == 1
     assert api.balances()["card"] == -3_800
     assert invariants.check(store, user) == []
+
+
+def _as_imported_before_payees(store: Store, user: str) -> None:
+    """The ledger's slips as an import made before slips had payees left them: no payee, no
+    imported_payee, the mark's fingerprint of the row without its payee (and, on the salary slip, no
+    mark at all, nor a cleared state: imported before either was kept)."""
+    from kakeibo.services.imports.sync import _current_slip
+    from kakeibo.services.slips import fingerprint
+
+    for item in list(store.slips_oldest_first(user, "SLIP#", "SLIP#~")):
+        old = {k: v for k, v in item.items() if k not in ("payee", "payee_key", "imported_payee", "imported")}
+        row = {k: v for k, v in old.items() if k != "cleared"}  # the file does not say
+        if old["kind"] == "income":
+            old = row
+        else:
+            old["imported"] = {"fingerprint": fingerprint(_current_slip(row)), "version": 1}
+        store.client.put_item(TableName=store.table, Item=to_ddb(old))
+
+
+def test_slips_imported_before_payees_are_unchanged_by_the_same_file_and_changed_by_an_edited_one(
+    api: Client, store: Store, user: str
+) -> None:
+    # Given the first download imported before slips had payees
+    _household(api)
+    _import(api, FIRST)
+    _as_imported_before_payees(store, user)
+    assert all("payee" not in s for s in api.get("/slips").json["items"])
+    # When the same file is imported again (its rows now read with their payees, 内容)
+    again = _import(api, FIRST)
+    # Then nothing is changed, nothing created, nothing written
+    assert (again["created"], again["skipped"], again["changed"], again["outcomes"]) == (0, 3, 0, []), again["outcomes"]
+    assert all(s["version"] == 1 and "payee" not in s for s in api.get("/slips").json["items"])
+    # When the next download, whose Lawson row was edited in the app, is imported
+    nxt = _import(api, SECOND)
+    # Then that row is changed (taking the file's payee with it) and the others are as imported
+    assert (nxt["created"], nxt["changed"]) == (1, 1), nxt
+    slips = {s["id"]: s for s in api.get("/slips").json["items"]}
+    (lawson,) = (s for s in slips.values() if s["amount"] == 3_700)
+    assert (lawson["version"], lawson["payee"]) == (2, "ローソン")
+    assert api.balances() == {"bank": 245_800, "card": -4_200}

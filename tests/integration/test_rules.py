@@ -4,6 +4,7 @@ nothing written; at most 200 per ledger."""
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import quote
 
 from kakeibo.models import SlipRuleIn
 from kakeibo.services import rules as service
@@ -435,4 +436,127 @@ def test_corrections_suggest_a_rule_that_is_made_only_when_accepted(api: Client,
     # And a slip a rule categorised is not counted as a correction
     rows = [s for s in api.get("/slips", query={"payee": "ドラッグストア"}).json["items"] if s["id"] == made.json["id"]]
     assert rows and "category_by_hand" not in rows[0]
+    assert invariants.check(store, user) == []
+
+
+def test_a_batch_a_racing_edit_gets_refused_is_tried_slip_by_slip_and_finished_by_a_second_apply(
+    api: Client, store: Store, user: str, monkeypatch: Any
+) -> None:
+    from kakeibo.services import rule_runs, slips
+
+    # Given slips made before a rule, the rule, and a strict food budget with room for both of its slips
+    made = _seven_slips(api)
+    rule = api.post("/rules", SEVEN).json
+    food = "/budgets/2026-11/" + quote("食費")
+    assert api.put(food, {"limit": 250, "strict": True}).status == 201
+    real = rule_runs.write_slips
+    member = WriteContext.personal(user)
+    d = made["d"]
+    raced: list[int] = []
+
+    def edit_first(*args: Any, **kwargs: Any) -> int:
+        if not raced:  # a member files another shop's slip under food as the batch is about to commit
+            edit = slips.update_slip(store, member, d["date"], d["id"], expected=1, patch={"category": "食費"})
+            raced.append(int(edit["version"]))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(rule_runs, "write_slips", edit_first)
+    # When the rule is applied while that edit lands (the batch of two no longer fits the budget)
+    applied = api.post(f"/rules/{rule['id']}/apply")
+    # Then the batch is tried slip by slip: the first fits and is changed, the second is refused and named
+    assert raced == [2] and applied.status == 200 and applied.json["complete"] is True, applied
+    assert [i["id"] for i in applied.json["items"]] == [made["a"]["id"]] and len(applied.json["entries"]) == 1
+    assert [f["id"] for f in applied.json["failed"]] == [made["b"]["id"]]
+    # And the edit stands as it was made
+    listed = {s["id"]: s for s in api.get("/slips").json["items"]}
+    assert (listed[d["id"]]["category"], listed[d["id"]]["version"]) == ("食費", 2)
+    assert [listed[made[k]["id"]]["category"] for k in "ab"] == ["食費", "uncategorized"]
+    assert invariants.check(store, user) == []
+    # When the budget is raised and the rule applied again
+    assert api.put(food, {"limit": 1000, "strict": True}, headers={"If-Match": '"1"'}).status == 200
+    again = api.post(f"/rules/{rule['id']}/apply")
+    # Then only the slip refused before changes; the one done is not written again
+    assert (again.status, again.json["failed"]) == (200, []), again
+    assert [i["id"] for i in again.json["items"]] == [made["b"]["id"]]
+    after = {s["id"]: s for s in api.get("/slips").json["items"]}
+    assert [after[made[k]["id"]]["version"] for k in "abd"] == [2, 2, 2]
+    # And a third apply changes nothing
+    assert api.post(f"/rules/{rule['id']}/apply").json["changed"] == 0
+    assert invariants.check(store, user) == []
+
+
+def test_an_apply_short_of_time_answers_202_and_the_next_one_finishes_exactly_once(
+    api: Client, store: Store, user: str, monkeypatch: Any
+) -> None:
+    from kakeibo.services import rule_runs
+
+    # Given slips made before a rule, the rule, and batches of one slip
+    made = _seven_slips(api)
+    rule = api.post("/rules", SEVEN).json
+    monkeypatch.setattr(rule_runs, "MAX_BATCH", 1)
+    real = rule_runs.write_slips
+
+    def then_time_is_short(*args: Any, **kwargs: Any) -> int:
+        seq = real(*args, **kwargs)
+        monkeypatch.setattr(rule_runs, "MIN_SECONDS_LEFT", 3600.0)  # the invocation is nearly over
+        return seq
+
+    monkeypatch.setattr(rule_runs, "write_slips", then_time_is_short)
+    # When the rule is applied and time runs short after the first batch
+    first = api.post(f"/rules/{rule['id']}/apply")
+    # Then it answers 202 with what it did: one slip, one entry
+    assert first.status == 202 and first.json["complete"] is False, first
+    assert (first.json["changed"], len(first.json["entries"]), first.json["failed"]) == (1, 1, [])
+    (done,) = (i["id"] for i in first.json["items"])
+    # And a member edits a slip of the ledger before it is sent again
+    c = made["c"]
+    assert api.patch(f"/slips/{c['date']}/{c['id']}", {"memo": "夜"}, headers={"If-Match": '"1"'}).status == 200
+    # When it is sent again with time to spare
+    monkeypatch.setattr(rule_runs, "write_slips", real)
+    monkeypatch.setattr(rule_runs, "MIN_SECONDS_LEFT", 3.0)
+    second = api.post(f"/rules/{rule['id']}/apply")
+    # Then it finishes with the other slip only, and the edit stands
+    assert second.status == 200 and second.json["complete"] is True, second
+    (other,) = {made["a"]["id"], made["b"]["id"]} - {done}
+    assert [i["id"] for i in second.json["items"]] == [other] and len(second.json["entries"]) == 1
+    listed = {s["id"]: s for s in api.get("/slips").json["items"]}
+    assert [(listed[made[k]["id"]]["category"], listed[made[k]["id"]]["version"]) for k in "abc"] == [
+        ("食費", 2), ("食費", 2), ("日用品", 2)
+    ]  # fmt: skip
+    assert listed[c["id"]]["memo"] == "夜"
+    # And a third changes nothing
+    third = api.post(f"/rules/{rule['id']}/apply")
+    assert (third.status, third.json["changed"], third.json["entries"]) == (200, 0, [])
+    assert invariants.check(store, user) == []
+
+
+def test_a_slip_a_racing_edit_moves_to_another_day_is_still_applied(
+    api: Client, store: Store, user: str, monkeypatch: Any
+) -> None:
+    from kakeibo.services import rule_runs, slips
+
+    # Given slips made before a rule, and the rule
+    made = _seven_slips(api)
+    rule = api.post("/rules", SEVEN).json
+    b = made["b"]
+    real = rule_runs.write_slips
+    member = WriteContext.personal(user)
+    raced: list[int] = []
+
+    def move_first(*args: Any, **kwargs: Any) -> int:
+        if not raced:  # a member moves one of the slips to the next day (its category left as it is)
+            edit = slips.update_slip(store, member, b["date"], b["id"], expected=1, patch={"date": "2026-11-11"})
+            raced.append(int(edit["version"]))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(rule_runs, "write_slips", move_first)
+    # When the rule is applied while that edit lands
+    applied = api.post(f"/rules/{rule['id']}/apply")
+    # Then the apply finds the moved slip on its new day and categorises it there, keeping the move
+    assert raced == [2] and applied.status == 200 and applied.json["failed"] == [], applied
+    assert sorted(i["id"] for i in applied.json["items"]) == sorted([made["a"]["id"], b["id"]])
+    moved = api.get(f"/slips/2026-11-11/{b['id']}")
+    assert (moved.status, moved.json["category"], moved.json["version"]) == (200, "食費", 3), moved
+    # And a second apply changes nothing
+    assert api.post(f"/rules/{rule['id']}/apply").json["changed"] == 0
     assert invariants.check(store, user) == []

@@ -5,7 +5,7 @@ from __future__ import annotations
 import unicodedata
 from typing import Any
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kakeibo.core import rules
@@ -202,3 +202,54 @@ def test_what_check_rule_refuses() -> None:
     assert [p.code for p in rules.check_actions({})] == ["rule_no_action"]
     assert [p.code for p in rules.check_actions({"subcategory": "x"})] == ["rule_subcategory_alone"]
     assert [p.code for p in rules.check_rule([], {"category": "a"})] == ["rule_conditions_count"]
+
+
+TEXTS = ["A", "ab", "ｽｰﾊﾟｰ", "スーパー", "マルエツ", "b"]
+text_condition = st.builds(
+    Condition,
+    st.sampled_from(["payee", "imported_payee", "memo"]),
+    st.sampled_from(["is", "contains", "starts_with", "ends_with"]),
+    st.sampled_from(TEXTS),
+) | st.builds(
+    Condition,
+    st.sampled_from(["payee", "memo"]),
+    st.just("one_of"),
+    st.lists(st.sampled_from(TEXTS), min_size=1, max_size=3),
+)
+amount_condition = st.builds(Condition, st.just("amount"), st.just("between"), st.just([100, 500])) | st.builds(
+    Condition, st.just("kind"), st.just("is"), st.sampled_from(["expense", "income"])
+)
+mixed_rule = st.builds(
+    lambda i, conditions, actions, stage, match: Rule(f"r{i}", tuple(conditions), actions, match=match, stage=stage),
+    st.integers(0, 9),
+    st.lists(text_condition | amount_condition, min_size=1, max_size=3),
+    actions_strategy.filter(bool),
+    st.sampled_from(rules.STAGES),
+    st.sampled_from(rules.MATCHES),
+)
+mixed_slip = st.fixed_dictionaries(
+    {"kind": st.sampled_from(["expense", "income"]), "amount": st.sampled_from([50, 100, 300, 900])},
+    optional={
+        "payee": st.sampled_from(TEXTS),
+        "imported_payee": st.sampled_from(TEXTS),
+        "memo": st.sampled_from(["", "ab ｽｰﾊﾟｰ", "マルエツ b"]),
+    },
+)
+
+
+def _one_by_one(listed: list[Rule], slip: dict[str, Any]) -> dict[str, Any]:
+    """The rules run the plain way: each in turn, tested against the slip as the ones before left it."""
+    current = dict(slip)
+    for rule in rules.in_stages(listed):
+        if rules.matches(rule, current):
+            current.update(rules._effects(rule.actions, current, frozenset()))
+    return current
+
+
+@settings(deadline=None, max_examples=300)
+@given(st.lists(mixed_rule, max_size=12), mixed_slip)
+def test_a_rule_set_does_what_its_rules_do_one_by_one(listed: list[Rule], slip: dict[str, Any]) -> None:
+    """Given any rules (conditions on text, amount and kind, all or any) and a slip,
+    when the rule set runs on it (finding the rules that may match by their key tests),
+    then the slip comes out as running each rule in turn makes it."""
+    assert RuleSet(listed).run(slip).slip == _one_by_one(listed, slip)

@@ -759,11 +759,26 @@ describe('the rules view (views/rules.js)', async () => {
     assert.equal(changeText(change), '2026-11-10 カテゴリ: uncategorized → 食費');
   });
 
-  test('makes 「この店はいつも○○」 a memo condition and a category', () => {
+  test('makes 「この店はいつも○○」 typed a payee condition and a category', () => {
     assert.deepEqual(alwaysRule('スーパーマルエツ', '食費'), {
       name: 'スーパーマルエツはいつも食費',
-      conditions: [{ field: 'memo', op: 'contains', value: 'スーパーマルエツ' }],
+      conditions: [{ field: 'payee', op: 'contains', value: 'スーパーマルエツ' }],
       actions: { category: '食費' },
     });
+  });
+
+  test('makes 「この店はいつも○○」 from a slip its payee, or the payee its file wrote', async () => {
+    const { ruleFromSlip } = await import('../../web/views/rules.js');
+    const slip = { kind: 'expense', payee: 'マルエツ', imported_payee: 'ｽｰﾊﾟｰﾏﾙｴﾂ', memo: 'ｽｰﾊﾟｰﾏﾙｴﾂ ﾃﾝ3' };
+    assert.deepEqual(ruleFromSlip(slip, '食費').conditions, [{ field: 'payee', op: 'is', value: 'マルエツ' }]);
+    assert.deepEqual(ruleFromSlip({ ...slip, payee: null }, '食費'), {
+      name: 'ｽｰﾊﾟｰﾏﾙｴﾂはいつも食費',
+      conditions: [{ field: 'imported_payee', op: 'is', value: 'ｽｰﾊﾟｰﾏﾙｴﾂ' }],
+      actions: { category: '食費' },
+    });
+    assert.equal(ruleFromSlip({ kind: 'expense', memo: 'ｽｰﾊﾟｰﾏﾙｴﾂ' }, '食費'), null); // no shop: no rule
+    assert.equal(ruleFromSlip(slip, ''), null);
+    assert.equal(ruleFromSlip(slip, 'uncategorized'), null);
+    assert.equal(ruleFromSlip({ ...slip, kind: 'transfer' }, '食費'), null);
   });
 });

@@ -1,7 +1,8 @@
 // 自動分類: the ledger's rules, which categorise slips as they are imported or added. See them in the
-// order they run, add 「この店はいつも○○」 (a memo holding the shop's name -> a category), remove one,
-// preview and apply them to the slips the ledger already has, and accept a rule the household's own
-// corrections suggest.
+// order they run, add 「この店はいつも○○」 (a payee holding the shop's name -> a category; from a slip
+// being edited: its payee, or the one its file wrote), remove one, preview and apply them to the slips
+// the ledger already has (and undo that apply), and accept a rule the household's own corrections
+// suggest.
 
 import { ApiError, segment } from '../api.js';
 import { at, newest, state } from '../state.js';
@@ -9,7 +10,9 @@ import { $, h, optional, say, showError } from '../ui.js';
 
 let rules = [];
 let suggestions = [];
+let applied = []; // the journal entries of the last apply, for 取り消す
 let panel;
+let ctx;
 
 const base = () => at('/rules');
 
@@ -39,23 +42,36 @@ export function ruleText(rule) {
   return `${when} → ${sets.join('、')}`;
 }
 
-/** The body of 「この店はいつも○○」: a memo holding the shop's name gets the category. Pure. */
+/** The body of 「この店はいつも○○」 typed in the form: a payee holding the shop's name gets the category. Pure. */
 export function alwaysRule(shop, category) {
   return {
     name: `${shop}はいつも${category}`,
-    conditions: [{ field: 'memo', op: 'contains', value: shop }],
+    conditions: [{ field: 'payee', op: 'contains', value: shop }],
     actions: { category },
   };
 }
 
-export function mount(root) {
+/**
+ * 「この店はいつも○○」 from a slip: the slip's payee is the shop (or, when it has none, the payee its
+ * file wrote), the category the one given. null when there is no shop or no category to keep. Pure.
+ */
+export function ruleFromSlip(slip, category) {
+  const field = slip.payee ? 'payee' : slip.imported_payee ? 'imported_payee' : null;
+  if (!field || !category || category === 'uncategorized' || slip.kind === 'transfer') return null;
+  const shop = slip[field];
+  return { name: `${shop}はいつも${category}`, conditions: [{ field, op: 'is', value: shop }], actions: { category } };
+}
+
+export function mount(root, pageCtx) {
   panel = root;
+  ctx = pageCtx;
   $('rule-form').addEventListener('submit', (event) => {
     event.preventDefault();
     create();
   });
   $('rule-preview').addEventListener('click', preview);
   $('rule-apply').addEventListener('click', apply);
+  $('rule-undo').addEventListener('click', undoApply);
 }
 
 /** A slip's change as the preview lists it: the fields before -> after. Pure. */
@@ -70,6 +86,7 @@ export function changeText(change) {
 export function clear() {
   rules = [];
   suggestions = [];
+  offerUndo([]);
   render();
 }
 
@@ -131,18 +148,49 @@ async function preview() {
 }
 
 async function apply() {
+  const entries = [];
+  let changed = 0;
+  let failed = 0;
   try {
     let data;
     do {
+      // 202: the invocation ran short of time; what it did is done, the next call carries on
       ({ data } = await state.api.request('POST', at('/rules/apply')));
+      entries.push(...data.entries);
+      changed += data.changed;
+      failed += data.failed.length;
     } while (!data.complete);
     $('rule-apply').hidden = true;
     $('rule-preview-rows').replaceChildren();
     $('rule-preview-result').textContent = '';
-    const failed = data.failed.length ? `（${data.failed.length}件はそのままです）` : '';
-    say(`${data.changed}件の伝票にルールを適用しました${failed}。変更履歴から取り消せます`);
+    say(`${changed}件の伝票にルールを適用しました${failed ? `（${failed}件はそのままです）` : ''}`);
   } catch (error) {
     showError(error);
+  } finally {
+    offerUndo(entries);
+    if (entries.length) await ctx?.refresh();
+  }
+}
+
+function offerUndo(entries) {
+  applied = entries;
+  $('rule-undo').hidden = applied.length === 0 || state.role === 'viewer';
+}
+
+/** 取り消す: the last apply's batches undone, newest first (each is one journal entry). */
+async function undoApply() {
+  const entries = [...applied].reverse();
+  try {
+    while (entries.length) {
+      await state.api.request('POST', at(`/changes/${entries[0]}/undo`));
+      entries.shift();
+    }
+    say('ルールの適用を取り消しました');
+  } catch (error) {
+    showError(error);
+  } finally {
+    offerUndo(entries.reverse());
+    await ctx?.refresh();
   }
 }
 
@@ -159,13 +207,19 @@ async function accept(suggestion) {
 async function create() {
   const shop = $('rule-shop').value.trim();
   const category = $('rule-category').value.trim();
+  if (await addRule(alwaysRule(shop, category), $('rule-shop'))) $('rule-form').reset();
+}
+
+/** A rule made (「この店はいつも○○」 typed, or from a slip); true when it was. */
+export async function addRule(body, field) {
   try {
-    await state.api.request('POST', base(), { json: alwaysRule(shop, category) });
-    $('rule-form').reset();
-    say(`「${shop}」はいつも${category}、を追加しました。次の取り込みから使われます`);
+    await state.api.request('POST', base(), { json: body });
+    say(`「${body.conditions[0].value}」はいつも${body.actions.category}、を追加しました。次の取り込みや入力から使われます`);
     await load();
+    return true;
   } catch (error) {
-    showError(error, error instanceof ApiError && error.status === 422 ? 'rule-shop' : undefined);
+    showError(error, error instanceof ApiError && error.status === 422 ? field : undefined);
+    return false;
   }
 }
 

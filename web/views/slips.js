@@ -29,6 +29,7 @@ import { $, FieldError, busy, clearError, fail, fillAccountSelect, h, say, showE
 import { payerPatch, payerText, readPayer, setPayer } from './payer.js';
 import { readReceipts, receiptsPatch, setReceipts } from './receipts.js';
 import { clearedCell } from './reconcile.js';
+import { addRule, ruleFromSlip } from './rules.js';
 import { readTax, setTax, taxPatch } from './tax.js';
 
 const PAGE_SIZE = 100;
@@ -40,6 +41,11 @@ export function mount(root, context) {
   ctx = context;
   $('slip-form').addEventListener('submit', submitSlip);
   $('slip-kind').addEventListener('change', syncKind);
+  for (const id of ['slip-kind', 'slip-category', 'slip-payee']) $(id).addEventListener('input', syncAlways);
+  $('slip-always').addEventListener('click', () => {
+    const rule = alwaysFromForm();
+    if (rule) busy($('slip-always'), () => addRule(rule, $('slip-category')));
+  });
   $('slip-split').addEventListener('click', toggleSplit);
   $('slip-line-add').addEventListener('click', () => {
     $('slip-line-rows').append(lineRow());
@@ -303,6 +309,19 @@ function setForm(values) {
   setTax(values);
 }
 
+/** 「この店はいつも○○」 for the slip being edited, as the form now has its payee and category (null: none). */
+function alwaysFromForm() {
+  if (!state.editing) return null;
+  const payee = $('slip-payee').value.trim() || null;
+  return ruleFromSlip({ ...state.editing.base, payee, kind: $('slip-kind').value }, $('slip-category').value.trim());
+}
+
+function syncAlways() {
+  const rule = alwaysFromForm();
+  $('slip-always').hidden = !rule;
+  $('slip-always').textContent = rule ? `「${rule.conditions[0].value}」はいつも${rule.actions.category}` : '';
+}
+
 function syncKind() {
   const transfer = $('slip-kind').value === 'transfer';
   $('slip-to-account-row').hidden = !transfer;
@@ -319,6 +338,7 @@ function setEditing(editing) {
   $('slip-cancel').hidden = !editing;
   $('slip-form').classList.toggle('is-editing', Boolean(editing));
   for (const row of $('slip-rows').children) row.classList.toggle('editing', row.dataset.id === editing?.id);
+  syncAlways();
 }
 
 export function resetForm() {
@@ -345,6 +365,7 @@ function beginEdit(slip, etag) {
   fillAccounts(); // an archived account the slip uses is offered while it is edited
   setForm(slip);
   if (slip.kind !== 'transfer') $('slip-to-account').value = '';
+  syncAlways();
 }
 
 async function submitSlip(event) {

@@ -237,35 +237,89 @@ def in_stages(rules: Iterable[Rule]) -> list[Rule]:
     return sorted(listed, key=lambda r: STAGES.index(r.stage))
 
 
+def _key(tests: tuple[_Test, ...], match: str) -> _Test | None:
+    """A text test that must hold for a rule to match (None: the rule has none to offer)."""
+    if match == "any" and len(tests) != 1:
+        return None
+    return next((t for t in tests if t.field != "amount"), None)
+
+
+class _Index:
+    """Which rules may match a slip, found by their key tests grouped by field and op, so that a slip
+    is compared with 200 rules in a few tight loops rather than rule by rule: every rule whose key
+    test holds, and every rule without one, in the order they run."""
+
+    def __init__(self, compiled: Sequence[_Compiled]) -> None:
+        self.always: list[int] = []
+        self.equal: dict[str, dict[str, list[int]]] = {}  # field -> text -> rules (is, one_of)
+        self.scanned: dict[tuple[str, str], list[tuple[str, int]]] = {}  # (field, op) -> (text, rule)
+        for i, c in enumerate(compiled):
+            key = _key(c.tests, c.rule.match)
+            if key is None:
+                self.always.append(i)
+            elif key.op in ("is", "one_of"):
+                for text in [key.value] if key.op == "is" else sorted(key.value):
+                    self.equal.setdefault(key.field, {}).setdefault(text, []).append(i)
+            else:
+                self.scanned.setdefault((key.field, key.op), []).append((key.value, i))
+
+    def candidates(self, texts: _Texts, start: int) -> list[int]:
+        found = [i for i in self.always if i >= start]
+        for name, by_text in self.equal.items():
+            text = texts.get(name)
+            if text is not None:
+                found += by_text.get(text, ())
+        for (name, op), listed in self.scanned.items():
+            text = texts.get(name)
+            if text is None:
+                continue
+            if op == "contains":
+                found += [i for value, i in listed if value in text]
+            elif op == "starts_with":
+                found += [i for value, i in listed if text.startswith(value)]
+            else:
+                found += [i for value, i in listed if text.endswith(value)]
+        return sorted({i for i in found if i >= start})
+
+
 class RuleSet:
     """A ledger's rules, prepared once (their values normalised) and run on any number of slips."""
 
     def __init__(self, rules: Iterable[Rule]) -> None:
         self.rules = in_stages(rules)
         self._compiled = [_Compiled(r, tuple(_test(c) for c in r.conditions)) for r in self.rules]
+        self._index = _Index(self._compiled)
 
     def __len__(self) -> int:
         return len(self.rules)
 
     def run(self, slip: Mapping[str, Any], explicit: Iterable[str] = ()) -> Outcome:
         """`slip` after every rule, stage by stage, in order; a later rule's action wins, and no field
-        in `explicit` (set by the caller or the file) is ever changed."""
+        in `explicit` (set by the caller or the file) is ever changed. Each rule that may match (see
+        `_Index`) is tested in turn; after one changes the slip, those after it are found again."""
         fixed = frozenset(explicit)
         current = dict(slip)
         texts = _Texts(current)
         touched: list[str] = []
         set_by: dict[str, str] = {}
-        for compiled in self._compiled:
-            if not compiled.matches(current, texts):
-                continue
-            changes = _effects(compiled.rule.actions, current, fixed)
-            if not changes:
-                continue
-            touched.append(compiled.rule.id)
-            for name, value in changes.items():
-                current[name] = value
-                set_by[name] = compiled.rule.id
-            texts = _Texts(current)
+        start = 0
+        while start < len(self._compiled):
+            for i in self._index.candidates(texts, start):
+                compiled = self._compiled[i]
+                if not compiled.matches(current, texts):
+                    continue
+                changes = _effects(compiled.rule.actions, current, fixed)
+                if not changes:
+                    continue
+                touched.append(compiled.rule.id)
+                for name, value in changes.items():
+                    current[name] = value
+                    set_by[name] = compiled.rule.id
+                texts = _Texts(current)
+                start = i + 1
+                break
+            else:
+                break
         # a field that came back to what it was (renamed there and back) was not changed
         set_by = {name: rule for name, rule in set_by.items() if current.get(name) != slip.get(name)}
         return Outcome(current, tuple(touched), set_by)

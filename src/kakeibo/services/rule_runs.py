@@ -26,7 +26,7 @@ from kakeibo.services import rules as rules_service
 from kakeibo.services.common import now_iso
 from kakeibo.services.slips import changed_item, entry_of, merge_patch, slip_range, write_slips
 from kakeibo.store import GUARD_ITEMS, JOURNAL_ITEMS, Item, Store, WriteContext, slip_index_sks
-from kakeibo.store.keys import entry_parts
+from kakeibo.store.keys import entry_parts, identity_sk, slip_sk
 
 MAX_LISTED = 500  # slips an answer lists (the counts cover every slip)
 MAX_BATCH = 25  # slips per transaction at most (fewer when their items would pass 100)
@@ -125,9 +125,16 @@ def _change(item: Mapping[str, Any], update: Mapping[str, Any], rules: tuple[str
     }
 
 
-def _slips(store: Store, ledger: str, date_from: str | None, date_to: str | None) -> Iterator[Item]:
+Span = tuple[str, str]  # the SKs of the slips a run covers (from..to), both ends included
+
+
+def _span(date_from: str | None, date_to: str | None) -> Span:
     lo, hi, _ = slip_range(date_from, date_to, None)
-    return store.slips_oldest_first(ledger, lo, hi)
+    return lo, hi
+
+
+def _slips(store: Store, ledger: str, span: Span) -> Iterator[Item]:
+    return store.slips_oldest_first(ledger, *span)
 
 
 def preview(
@@ -136,7 +143,7 @@ def preview(
     """The slips dated from..to the rule (or every rule) would change, and how; nothing is written."""
     rule_set = rule_set_of(store, ledger, rule_id)
     run = Run()
-    for item in _slips(store, ledger, date_from, date_to):
+    for item in _slips(store, ledger, _span(date_from, date_to)):
         run.examined += 1
         update, touched = planned(rule_set, item)
         if update:
@@ -155,10 +162,11 @@ def apply(
 ) -> dict[str, Any]:
     """Make the changes `preview` lists, in batches (one transaction and one journal entry each),
     under each slip's version. `complete` false: time ran out; run it again (what is done is done)."""
+    span = _span(date_from, date_to)
     rule_set = rule_set_of(store, ctx.ledger, rule_id)
     run = Run()
     due: list[Item] = []
-    for item in _slips(store, ctx.ledger, date_from, date_to):
+    for item in _slips(store, ctx.ledger, span):
         run.examined += 1
         if planned(rule_set, item)[0]:
             due.append(item)
@@ -166,7 +174,7 @@ def apply(
         if time_left is not None and time_left() < MIN_SECONDS_LEFT:
             run.complete = False
             break
-        _apply_batch(store, ctx, rule_set, batch, run)
+        _apply_batch(store, ctx, rule_set, batch, run, span=span)
     return _answer(run, dry_run=False)
 
 
@@ -209,7 +217,9 @@ def _batches(rule_set: core.RuleSet, due: list[Item]) -> Iterator[list[Item]]:
         yield batch
 
 
-def _apply_batch(store: Store, ctx: WriteContext, rule_set: core.RuleSet, batch: list[Item], run: Run) -> None:
+def _apply_batch(
+    store: Store, ctx: WriteContext, rule_set: core.RuleSet, batch: list[Item], run: Run, *, span: Span
+) -> None:
     """One batch in one transaction; a slip changed meanwhile makes it read the batch again (an edit
     that set a field wins); a batch refused for another reason (a strict budget, an archived
     account) is tried slip by slip, and a slip still refused is reported."""
@@ -234,14 +244,14 @@ def _apply_batch(store: Store, ctx: WriteContext, rule_set: core.RuleSet, batch:
             if attempt == ATTEMPTS - 1:
                 run.failed += [{"id": i["id"], "message": "it kept changing; run again"} for i, _ in pairs]
                 return
-            current = _read_again_all(store, ctx.ledger, [i for i, _ in pairs])
+            current = _read_again_all(store, ctx.ledger, [i for i, _ in pairs], span)
             continue
         except errors.ApiError as exc:
             if len(pairs) == 1:
                 run.failed.append({"id": pairs[0][0]["id"], "message": exc.detail})
                 return
             for item, _ in pairs:
-                _apply_batch(store, ctx, rule_set, [item], run)
+                _apply_batch(store, ctx, rule_set, [item], run, span=span)
             return
         run.entries.append(seq)
         for change in listed:
@@ -253,13 +263,21 @@ def _read_again(old: Item | None) -> errors.ApiError:
     return errors.ReadAgain()
 
 
-def _read_again_all(store: Store, ledger: str, items: list[Item]) -> list[Item]:
-    """The slips as they are now (those deleted meanwhile left out; none of them changes its date
-    here, but an edit may have moved one: it is found at its new date)."""
+def _read_again_all(store: Store, ledger: str, items: list[Item], span: Span) -> list[Item]:
+    """The slips as they are now: those deleted meanwhile left out, and one an edit moved to another
+    day found there through its identity (left out only when that day is outside the run's span)."""
     found = store.batch_get(ledger, [i["SK"] for i in items])
-    out = []
-    for item in items:
-        now = found.get(item["SK"])
-        if now is not None:
-            out.append(now)
-    return out
+    gone = [i for i in items if i["SK"] not in found]
+    if gone:
+        identities = store.batch_get(ledger, [identity_sk(str(i["id"])) for i in gone])
+        moved = []
+        for item in gone:
+            identity = identities.get(identity_sk(str(item["id"])))
+            if identity is not None and not identity.get("deleted"):
+                sk = slip_sk(str(identity["date"]), str(item["id"]))
+                if span[0] <= sk <= span[1]:
+                    moved.append(sk)
+        if moved:
+            found.update(store.batch_get(ledger, moved))
+    now = {str(f["id"]): f for f in found.values()}
+    return [now[str(i["id"])] for i in items if str(i["id"]) in now]

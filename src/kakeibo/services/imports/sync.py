@@ -136,16 +136,30 @@ def _classify(row: Row, current: Item, out: Sync) -> None:
     was = mark.get("fingerprint")
     if was is None and version == 1:  # imported before the mark was kept, and unedited since
         was = fingerprint(_current_slip(current))
-    now = fingerprint(as_slip(row))
-    if was is None or now == was:
+    now = _read_as(row, current)
+    if was is None or was in now:
         return  # the app's row is as imported (or, unknown for an older slip edited here: left alone)
-    if now in (mark.get("earlier") or []):
+    if now & set(mark.get("earlier") or []):
         out.stale[row.slip_id] = (row, current)  # an older download's row: what was applied is newer
         return
     if version == imported_version:
         out.changed[row.slip_id] = (row, current)
     else:
         out.conflicts[row.slip_id] = (row, current)
+
+
+def _read_as(row: Row, current: Item) -> set[str]:
+    """The fingerprints the row's slip may have been marked with: as it reads now and, for a slip
+    imported before slips had payees (it has no imported_payee, its mark was taken without one), as it
+    read then, without its payee: the same row read again is the same row. Such a slip is not written
+    to fill its payee in (a new version and a journal entry for nothing the app changed); a row changed
+    in the app brings its payee with the change. The payee comes from the cell the memo comes from,
+    so no row differs in its payee alone."""
+    slip = as_slip(row)
+    found = {fingerprint(slip)}
+    if "imported_payee" not in current and slip.payee is not None:
+        found.add(fingerprint(slip.model_copy(update={"payee": None})))
+    return found
 
 
 def _current_slip(current: Item) -> SlipIn:
