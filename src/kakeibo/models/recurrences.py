@@ -173,6 +173,7 @@ class OccurrenceList(Model):
 class RunFailure(Model):
     recurrence: str | None = Field(default=None, description="The recurrence whose occurrence failed")
     card: str | None = Field(default=None, description="The credit card whose payment failed")
+    points: str | None = Field(default=None, description="The points account whose lapse (ポイント失効) failed")
     date: str
     scheduled: str
     code: str
