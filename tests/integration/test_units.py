@@ -215,3 +215,29 @@ def test_a_slip_is_never_written_in_a_unit_its_account_no_longer_has(api: Client
     assert spent.status == 201 and spent.json["jpy_amount"] == 300, spent
     assert api.get("/reports/monthly", query={"month": "2026-08"}).json["expense"] == 300
     assert invariants.check(store, user) == []
+
+
+def test_a_foreign_recurring_slip_posts_with_its_yen_and_one_without_is_refused(api: Client) -> None:
+    # Given a dollar account paying a $10.00 subscription that the card charges ¥1,500 every month
+    api.account("usd", 100_000, unit="USD")
+    slip = {"kind": "expense", "amount": 1000, "account": "usd", "category": "サブスク"}
+    rule = {"freq": "monthly", "by_month_day": 5, "start": "2026-09-01"}
+    made = api.post("/recurrences", {"slip": {**slip, "jpy_amount": 1500}, "rule": rule})
+    assert made.status == 201, made
+    assert made.json["slip"]["jpy_amount"] == 1500
+    # When its occurrences are posted
+    reply = api.post("/recurrences/run", query={"until": "2026-10-31"})
+    assert reply.status in {200, 202}, reply
+    while not reply.json["complete"]:
+        reply = api.post("/recurrences/run", query={"until": "2026-10-31"})
+    # Then each slip is $10.00 on the account and ¥1,500 in the month's report
+    posted = api.get("/slips", query={"account": "usd"}).json["items"]
+    assert [(s["date"], s["amount"], s["jpy_amount"]) for s in posted] == [
+        ("2026-10-05", 1000, 1500),
+        ("2026-09-05", 1000, 1500),
+    ]
+    assert api.get("/reports/monthly", query={"month": "2026-09"}).json["expense"] == 1500
+    # And a recurrence of the dollar account without its yen is refused naming the field, nothing written
+    refused = api.post("/recurrences", {"slip": slip, "rule": rule})
+    assert refused.status == 422 and refused.json["errors"][0]["loc"][-2:] == ["slip", "jpy_amount"], refused
+    assert len(api.get("/recurrences").json["items"]) == 1

@@ -245,6 +245,8 @@ class SlipTemplatePatch(Strict):
     subcategory: Category | None = None
     memo: Memo | None = None
     lines: Lines | None = None
+    jpy_amount: Amount | None = Field(default=None, description=JPY_AMOUNT_DESCRIPTION)
+    to_amount: Amount | None = Field(default=None, description=TO_AMOUNT_DESCRIPTION)
 
 
 class SlipPatch(SlipTemplatePatch):
@@ -259,8 +261,6 @@ class SlipPatch(SlipTemplatePatch):
     to_cleared: ClearedIn | None = Field(default=None, description="A transfer's `to_account` side; null: uncleared")
     medical: MedicalIn | None = Field(default=None, description=MEDICAL_DESCRIPTION + " null: none.")
     donation: DonationIn | None = Field(default=None, description=DONATION_DESCRIPTION + " null: none.")
-    jpy_amount: Amount | None = Field(default=None, description=JPY_AMOUNT_DESCRIPTION)
-    to_amount: Amount | None = Field(default=None, description=TO_AMOUNT_DESCRIPTION)
     expires_on: Date | None = Field(default=None, description=EXPIRES_ON_DESCRIPTION + " null: never.")
 
 
