@@ -45,6 +45,7 @@ def test_quick_bench_reports_every_section(tmp_path: Path) -> None:
             "budgets",
             "exports",
             "rules",
+            "points",
         ),
     }
     assert {"nproc", "cpu", "memory_gib", "python", "dynamodb_local"} <= set(doc["machine"])

@@ -21,30 +21,30 @@ So every point earned is spent, lapsed (posted), about to lapse (`pending`) or s
 from __future__ import annotations
 
 import datetime as dt
+import heapq
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import NamedTuple
 
 OPENING = "opening"  # the id of the lot an opening balance makes
 NEVER = "9999-12-31"  # what sorts after every expiry date
 
 
-@dataclass(frozen=True, slots=True, order=True)
-class Earning:
+class Earning(NamedTuple):  # named tuples: an account's events are read and replayed on every write
     id: str
     date: str
     amount: int
     expires_on: str | None = None
 
 
-@dataclass(frozen=True, slots=True, order=True)
-class Spending:
+class Spending(NamedTuple):
     id: str
     date: str
     amount: int
 
 
-@dataclass(frozen=True, slots=True, order=True)
-class Lapse:
+class Lapse(NamedTuple):
     """A posted ポイント失効: `amount` of the lot `lot` (its earning's id)."""
 
     id: str
@@ -126,19 +126,26 @@ def plan(events: Iterable[Event], *, today: str = NEVER) -> Plan:
     spent = dict.fromkeys(amount, 0)
     takes: dict[str, tuple[tuple[str, int], ...]] = {}
     uncovered: list[tuple[str, int]] = []
+    # the lots earned so far that may still be taken, the one a spend takes first on top: a lot that
+    # expired before a spend's date, or is taken whole, is done for every later spend too
+    usable: list[tuple[str, str, str]] = []
+    waiting = iter(earnings)
+    coming = next(waiting, None)
     for spend in spends:
-        usable = [e for e in earnings if e.date <= spend.date and (e.expires_on is None or e.expires_on >= spend.date)]
-        usable.sort(key=lambda e: (e.expires_on or NEVER, e.date, e.id))
+        while coming is not None and coming.date <= spend.date:
+            heapq.heappush(usable, (coming.expires_on or NEVER, coming.date, coming.id))
+            coming = next(waiting, None)
         need, taken = spend.amount, []
-        for lot in usable:
-            if need == 0:
-                break
-            free = amount[lot.id] - min(posted.get(lot.id, 0), amount[lot.id]) - spent[lot.id]
+        while need and usable:
+            expires, _, lot = usable[0]
+            free = amount[lot] - min(posted.get(lot, 0), amount[lot]) - spent[lot]
+            if expires < spend.date or free <= 0:
+                heapq.heappop(usable)
+                continue
             part = min(free, need)
-            if part > 0:
-                spent[lot.id] += part
-                need -= part
-                taken.append((lot.id, part))
+            spent[lot] += part
+            need -= part
+            taken.append((lot, part))
         takes[spend.id] = tuple(taken)
         if need:
             uncovered.append((spend.id, need))
@@ -174,6 +181,7 @@ def encode(event: Event) -> str:
     return f"L|{event.lot}|{event.amount}"
 
 
+@lru_cache(maxsize=65_536)  # an account's events are read again on every write: each is decoded once
 def decode(event_id: str, text: str) -> Event:
     kind, first, amount, *rest = text.split("|")
     if kind == "E":

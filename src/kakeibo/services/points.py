@@ -93,10 +93,17 @@ def lot_ops(store: Store, ctx: WriteContext, before: Sequence[Item], after: Sequ
             _remember(ledger, account, current)  # learned from the cancelled transaction: plan again
             return errors.ReadAgain()
 
-        planned, version = item["events"], item["version"]
+        planned, version, diff = item["events"], item["version"], item["changed"]
         ops.append(
             store.lots_op(
-                ledger, account, planned, version=version, next_due=plan.next_due(), by=ctx.actor, on_fail=changed
+                ledger,
+                account,
+                planned,
+                version=version,
+                changed=diff,
+                next_due=plan.next_due(),
+                by=ctx.actor,
+                on_fail=changed,
             )
         )
         # what this write makes them, remembered (a write that does not commit is caught by the condition)
@@ -117,9 +124,10 @@ def _lot_op(
         if account in lot_accounts(item):
             for event in points.slip_events(item, account):
                 planned[event.id] = points.encode(event)
-    if planned == stored and version is not None:
+    diff = {k: planned.get(k) for k in stored.keys() | planned.keys() if stored.get(k) != planned.get(k)}
+    if not diff and version is not None:
         return None
-    return points.plan(points.events_of(planned)), {"events": planned, "version": version}
+    return points.plan(points.events_of(planned)), {"events": planned, "version": version, "changed": diff}
 
 
 def _refuse_unless_held(plan: points.Plan, account: str) -> None:
