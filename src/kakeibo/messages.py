@@ -525,6 +525,9 @@ DETAILS: dict[str, Detail] = {
 _BUSY = "ほかの処理（{name}）の実行中です。少し待ってからもう一度お試しください"
 TRANSLATIONS: dict[str, str] = {
     # accounts in other units
+    "account '{account}' is in points: imports write no points accounts": (
+        "口座 {account} はポイントの口座です。取り込みではポイントの口座に書き込めません"
+    ),
     "account '{account}' is in {unit}: an income or expense needs jpy_amount, the yen it came to": (
         "口座 {account} は {unit} の口座です。収入・支出には円換算額（jpy_amount）を指定してください"
     ),

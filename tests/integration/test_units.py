@@ -241,3 +241,30 @@ def test_a_foreign_recurring_slip_posts_with_its_yen_and_one_without_is_refused(
     refused = api.post("/recurrences", {"slip": slip, "rule": rule})
     assert refused.status == 422 and refused.json["errors"][0]["loc"][-2:] == ["slip", "jpy_amount"], refused
     assert len(api.get("/recurrences").json["items"]) == 1
+
+
+def test_the_csv_export_carries_the_yen_and_what_arrived_and_our_import_reads_them_back(
+    api: Client, other_api: Client
+) -> None:
+    # Given the trip: $130.00 bought for ¥20,000 and a $12.34 dinner charged ¥1,900
+    _trip(api)
+    assert api.slip(**DINNER, jpy_amount=1900).status == 201
+    # When the slips are exported
+    text = api.get("/slips.csv").raw.decode("utf-8-sig")
+    header, *rows = text.strip().splitlines()
+    assert header.endswith("jpy_amount,to_amount")
+    assert rows[0].endswith(",,13000") and rows[1].endswith(",1900,")
+    # And imported into another ledger with the same accounts
+    other_api.account("bank", 100_000, type="bank")
+    other_api.account("usd", 0, unit="USD")
+    reply = other_api.post("/imports", raw=text.encode(), headers={"Content-Type": "text/csv"})
+    # Then both slips come back with their yen and what arrived
+    assert reply.status in {200, 201} and reply.json["created"] == 2, reply
+    assert other_api.balances() == {"bank": 80_000, "usd": 11766}
+    assert other_api.get("/reports/monthly", query={"month": "2026-08"}).json["expense"] == 1900
+    slips = {s["kind"]: s for s in other_api.get("/slips").json["items"]}
+    assert (slips["expense"]["jpy_amount"], slips["transfer"]["to_amount"]) == (1900, 13000)
+    # And a foreign row without its yen is a row error naming it
+    csv = "date,kind,amount,account,to_account,category,memo\n2026-08-03,expense,100,usd,,食費,\n"
+    refused = other_api.post("/imports", raw=csv.encode(), headers={"Content-Type": "text/csv"})
+    assert refused.json["created"] == 0 and "jpy_amount" in refused.json["errors"][0]["message"], refused

@@ -129,6 +129,11 @@ def priced(store: Store, ledger: str, body: SlipIn) -> Priced:
     return Priced(written, kept, guard)
 
 
+def checked(body: SlipIn, unit: Unit, to: Unit | None) -> tuple[SlipIn, dict[str, Any]]:
+    """The slip as written given its accounts' units (what `priced` checks); 422 naming the field."""
+    return _checked(body, unit, to)
+
+
 def _checked(body: SlipIn, unit: Unit, to: Unit | None) -> tuple[SlipIn, dict[str, Any]]:
     if body.expires_on is not None:
         if body.kind != "income" or not unit.points:
