@@ -268,3 +268,26 @@ def test_the_csv_export_carries_the_yen_and_what_arrived_and_our_import_reads_th
     csv = "date,kind,amount,account,to_account,category,memo\n2026-08-03,expense,100,usd,,食費,\n"
     refused = other_api.post("/imports", raw=csv.encode(), headers={"Content-Type": "text/csv"})
     assert refused.json["created"] == 0 and "jpy_amount" in refused.json["errors"][0]["message"], refused
+
+
+def test_a_zaim_export_writes_its_dollar_rows_in_dollars_into_the_dollar_account(
+    api: Client, store: Store, user: str
+) -> None:
+    # Given a dollar account named as Zaim names it
+    api.account("bank", 100_000, type="bank")
+    api.post("/accounts", {"id": "usd", "name": "ドル財布", "type": "cash", "unit": "USD", "opening_balance": 5000})
+    header = (
+        "日付,方法,カテゴリ,カテゴリの内訳,支払元,入金先,品目,メモ,お店,通貨,収入,支出,振替,残高調整,"
+        "通貨変換前の金額,集計の設定"
+    )
+    row = "2026-08-03,payment,食費,外食,ドル財布,-,,,,USD,0,1900,0,0,12.34,常に集計に含める"
+    text = ("\r\n".join((header, row)) + "\r\n").encode("utf-8")
+    # When the Zaim export is imported
+    reply = api.post("/imports", raw=text, headers={"Content-Type": "text/csv"})
+    # Then the dinner is $12.34 on the dollar account and ¥1,900 in the month's report
+    assert reply.status in {200, 201} and reply.json["created"] == 1, reply
+    (slip,) = api.get("/slips", query={"account": "usd"}).json["items"]
+    assert (slip["amount"], slip["jpy_amount"]) == (1234, 1900)
+    assert api.balances()["usd"] == 5000 - 1234
+    assert api.get("/reports/monthly", query={"month": "2026-08"}).json["expense"] == 1900
+    assert invariants.check(store, user) == []
