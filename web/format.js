@@ -246,3 +246,34 @@ export function authorText(slip, name = (user) => user) {
   const updated = slip.updated_by && slip.updated_by !== slip.created_by ? `（更新: ${name(slip.updated_by)}）` : '';
   return `${name(slip.created_by)}${updated}`;
 }
+
+/** The digits after the point of a currency's amounts (its minor unit: USD 2, KRW 0, KWD 3). */
+export function minorDigits(unit) {
+  if (!unit || unit === 'JPY' || unit === 'points') return 0;
+  try {
+    return new Intl.NumberFormat('ja-JP', { style: 'currency', currency: unit }).resolvedOptions().maximumFractionDigits;
+  } catch {
+    return 0; // not a currency Intl knows: whole numbers, as stored
+  }
+}
+
+/**
+ * An amount as stored (in its account's unit's minor unit) as people read it: ￥1,200 for yen,
+ * $12.34 for 1234 in a USD account, 1,200 pt for points. Integer arithmetic only: no float rounding.
+ */
+export function amountIn(amount, unit) {
+  if (!unit || unit === 'JPY') return yen(amount);
+  if (unit === 'points') return `${new Intl.NumberFormat('ja-JP').format(amount)} pt`;
+  const digits = minorDigits(unit);
+  const scale = 10n ** BigInt(digits);
+  const whole = BigInt(Math.abs(amount));
+  const text = digits ? `${whole / scale}.${String(whole % scale).padStart(digits, '0')}` : String(whole);
+  const formatter = new Intl.NumberFormat('ja-JP', {
+    style: 'currency',
+    currency: unit,
+    minimumFractionDigits: digits,
+    maximumFractionDigits: digits,
+  });
+  // format the exact decimal text (Intl reads a string as a decimal, so 0.1 + 0.2 never happens)
+  return formatter.format(`${amount < 0 ? '-' : ''}${text}`);
+}

@@ -54,12 +54,15 @@ DONATION_COLUMNS = ("donation_municipality", "donation_one_stop")
 TAX_COLUMNS = (*MEDICAL_COLUMNS, *DONATION_COLUMNS)
 _FLAGS = {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False}
 PAYEES = ("payee", "imported_payee")  # written last when some slip of the page has one
+# accounts in other units: a foreign slip's yen, what a transfer between units brought (written when
+# some slip of the page has one, before the sides' states)
+UNIT_COLUMNS = ("jpy_amount", "to_amount")
 # Each side's state (§17): `cleared` for `account`, `to_cleared` for a transfer's `to_account` (blank
 # for other kinds); always written last, so that a bank's uncleared slip stays uncleared in the
 # ledger its export is imported into. Read back, reconciled is cleared (only a reconciliation of the
 # ledger it is in makes a slip reconciled), and a blank cell (or no column) is unsaid.
 CLEARED_COLUMNS = ("cleared", "to_cleared")
-OPTIONAL_COLUMNS = (EXTERNAL_ID, SUBCATEGORY, LINE, SLIP_MEMO, *TAX_COLUMNS, *PAYEES, *CLEARED_COLUMNS)
+OPTIONAL_COLUMNS = (EXTERNAL_ID, SUBCATEGORY, LINE, SLIP_MEMO, *TAX_COLUMNS, *PAYEES, *UNIT_COLUMNS, *CLEARED_COLUMNS)
 
 UTF8, SHIFT_JIS = "utf-8", "shift_jis"
 # Shift_JIS as Windows and Japanese banks write it is CP932 (a superset: NEC/IBM extensions such
@@ -306,6 +309,9 @@ def _row(columns: tuple[str, ...], fields: list[str]) -> ImportRow:
             values[name] = value
     if "amount" in values:
         values["amount"] = _amount(values["amount"])
+    for name in UNIT_COLUMNS:
+        if name in values:
+            values[name] = _amount(values[name], name)
     if LINE in values:
         if not values[LINE].isascii() or not values[LINE].isdigit():
             raise ValueError("line: must be a whole number (1, 2, 3... within a split slip)")
@@ -410,12 +416,21 @@ def _b32(data: bytes) -> str:
 # ---- writing ----------------------------------------------------------------------------------
 
 
-def header_line(*, subcategory: bool = False, lines: bool = False, tax: bool = False, payees: bool = False) -> str:
+def header_line(
+    *, subcategory: bool = False, lines: bool = False, tax: bool = False, payees: bool = False, units: bool = False
+) -> str:
     columns = (*EXPORT_COLUMNS, SUBCATEGORY) if subcategory or lines else EXPORT_COLUMNS
     columns = (*columns, LINE, SLIP_MEMO) if lines else columns
     columns = (*columns, *TAX_COLUMNS) if tax else columns
     columns = (*columns, *PAYEES) if payees else columns
+    columns = (*columns, *UNIT_COLUMNS) if units else columns
     return _line((*columns, *CLEARED_COLUMNS))
+
+
+def has_units(slip: Mapping[str, Any]) -> bool:
+    """The slip says its yen or what a transfer brought (an account in another unit): its page needs
+    the unit columns."""
+    return slip.get("to_amount") is not None or slip.get("jpy_amount") is not None
 
 
 def has_tax(slip: Mapping[str, Any]) -> bool:
@@ -425,7 +440,13 @@ def has_tax(slip: Mapping[str, Any]) -> bool:
 
 
 def slip_line(
-    slip: Mapping[str, Any], *, subcategory: bool = False, lines: bool = False, tax: bool = False, payees: bool = False
+    slip: Mapping[str, Any],
+    *,
+    subcategory: bool = False,
+    lines: bool = False,
+    tax: bool = False,
+    payees: bool = False,
+    units: bool = False,
 ) -> str:
     """One exported slip; external_id is its id, so importing the export is idempotent. A split slip
     is one row per line (`lines`: the line number and the slip's own memo; then, with `tax`, the
@@ -436,13 +457,13 @@ def slip_line(
         for number, part in enumerate(slip["lines"], start=1):
             row = {**slip, "amount": part["amount"], "category": part["category"], "memo": part.get("memo"),
                    "subcategory": part.get("subcategory"), "lines": None, "medical": part.get("medical")}  # fmt: skip
-            extra = (str(number), slip.get("memo") or "", *(_tax_cells(row) if tax else ()), *_payees(slip, payees),
-                     *_cleared(slip))  # fmt: skip
+            extra = (str(number), slip.get("memo") or "", *(_tax_cells(row) if tax else ()), *_payees(slip, payees))
+            extra = (*extra, *_unit_cells(slip, units), *_cleared(slip))
             out.append(_values(row, subcategory=True, extra=extra))
         return "".join(out)
     extra = ("", "") if lines else ()
-    extra = (*extra, *(_tax_cells(slip) if tax else ()), *_payees(slip, payees), *_cleared(slip))
-    return _values(slip, subcategory=subcategory or lines, extra=extra)
+    extra = (*extra, *(_tax_cells(slip) if tax else ()), *_payees(slip, payees), *_unit_cells(slip, units))
+    return _values(slip, subcategory=subcategory or lines, extra=(*extra, *_cleared(slip)))
 
 
 def _cleared(slip: Mapping[str, Any]) -> tuple[str, ...]:
@@ -450,6 +471,13 @@ def _cleared(slip: Mapping[str, Any]) -> tuple[str, ...]:
         slip.get("cleared") or "uncleared",
         (slip.get("to_cleared") or "uncleared") if slip.get("to_account") else "",
     )
+
+
+def _unit_cells(slip: Mapping[str, Any], units: bool) -> tuple[str, ...]:
+    """A slip's jpy_amount and to_amount (a split slip's on each of its rows), when the page has them."""
+    if not units:
+        return ()
+    return tuple("" if slip.get(name) is None else str(int(slip[name])) for name in UNIT_COLUMNS)
 
 
 def _tax_cells(slip: Mapping[str, Any]) -> tuple[str, ...]:

@@ -101,6 +101,13 @@ class UnitInUse(ApiError):
     status, code, title = 409, "unit_in_use", "Unit in use"
 
 
+class PointsLapsed(ApiError):
+    """A change would take back points whose lapse (ポイント失効) is already posted: the lapse slip is
+    deleted or changed first."""
+
+    status, code, title = 409, "points_lapsed", "Points lapsed"
+
+
 class LimitReached(ApiError):
     """The ledger already holds as many of these (accounts, recurrences, webhooks) as it may."""
 

@@ -60,6 +60,7 @@ TITLES: dict[str, tuple[str, str]] = {
     "conflict": ("Conflict", "競合しました"),
     "not_a_card": ("Not a card", "クレジットカードの口座ではありません"),
     "unit_in_use": ("Unit in use", "単位を変更できません"),
+    "points_lapsed": ("Points lapsed", "ポイントは失効済みです"),
     "limit_reached": ("Limit reached", "上限に達しています"),
     "personal_ledger": ("Personal ledger", "個人の家計簿ではできません"),
     "not_resumable": ("Not resumable", "再開できません"),
@@ -524,8 +525,30 @@ DETAILS: dict[str, Detail] = {
 _BUSY = "ほかの処理（{name}）の実行中です。少し待ってからもう一度お試しください"
 TRANSLATIONS: dict[str, str] = {
     # accounts in other units
+    "account '{account}' is in points: imports write no points accounts": (
+        "口座 {account} はポイントの口座です。取り込みではポイントの口座に書き込めません"
+    ),
     "account '{account}' is in {unit}: an income or expense needs jpy_amount, the yen it came to": (
         "口座 {account} は {unit} の口座です。収入・支出には円換算額（jpy_amount）を指定してください"
+    ),
+    "the points of '{account}' open on the slip's date do not cover it ({short} short): points are spent from the "
+    "lots earned by then and not expired": (
+        "口座 {account} の伝票の日付に使えるポイントが足りません（{short} ポイント不足）。ポイントはその日までに"
+        "得て、まだ期限の切れていない分から使われます"
+    ),
+    "points of the lot earned by slip '{lot}' have lapsed (ポイント失効 posted): delete or change that lapse slip "
+    "first": (
+        "伝票 {lot} で得たポイントは失効済みです（ポイント失効を計上済み）。先にその失効の伝票を削除または変更して"
+        "ください"
+    ),
+    "expires_on is only for points earned: an income of a points account": (
+        "有効期限（expires_on）はポイント口座の収入（獲得したポイント）にだけ指定できます"
+    ),
+    "expires_on ({expires}) is before the slip's date ({date})": (
+        "有効期限（expires_on: {expires}）が伝票の日付（{date}）より前です"
+    ),
+    "the member these points lapse as is no longer an editor": (
+        "このポイントの失効を計上するメンバーが編集者ではなくなりました"
     ),
     "account '{account}' is in yen: jpy_amount is only for accounts in a foreign currency": (
         "口座 {account} は円の口座です。円換算額（jpy_amount）は外貨の口座にだけ指定できます"

@@ -46,6 +46,7 @@ def test_quick_bench_reports_every_section(tmp_path: Path) -> None:
             "exports",
             "rules",
             "reconcile",
+            "points",
         ),
     }
     assert {"nproc", "cpu", "memory_gib", "python", "dynamodb_local"} <= set(doc["machine"])

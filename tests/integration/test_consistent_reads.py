@@ -125,6 +125,7 @@ def _ledger_requests(api: Client, base: str) -> list[tuple[str, str, dict[str, A
         ("GET /recurrences/{id}/occurrences", f"{rent}/occurrences", {"query": {"from": "2026-11-01"}}),
         ("POST /recurrences/run", f"{base}/recurrences/run", {"query": {"until": "2026-12-31"}}),
         ("GET /accounts/{id}/statements", f"{base}/accounts/visa/statements", {"query": {"from": "2026-10"}}),
+        ("GET /accounts/{id}/expiring", f"{base}/accounts/cash/expiring", {"query": {"within": "30"}}),
         ("GET /accounts/{id}/reconciliations", f"{base}/accounts/cash/reconciliations", {}),
         (
             "POST /accounts/{id}/reconciliations",

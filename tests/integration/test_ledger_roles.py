@@ -186,6 +186,7 @@ ROUTES: dict[str, tuple[Call, bool]] = {
     "GET /recurrences/{id}/occurrences": (lambda h, c: c.get(f"{h.recurrence.header('Location')}/occurrences"), True),
     "POST /recurrences/run": (lambda h, c: c.post(f"{h.base}/recurrences/run", query={"until": "2026-11-30"}), False),
     "GET /accounts/{id}/statements": (lambda h, c: c.get(f"{h.base}/accounts/card/statements"), True),
+    "GET /accounts/{id}/expiring": (lambda h, c: c.get(f"{h.base}/accounts/cash/expiring"), True),
     "POST /accounts/{id}/reconciliations": (_reconcile, False),
     "GET /accounts/{id}/reconciliations": (lambda h, c: c.get(f"{h.base}/accounts/cash/reconciliations"), True),
     "POST /receipts": (lambda h, c: c.post(f"{h.base}/receipts", receipt_body(uuid.uuid4().bytes)), False),

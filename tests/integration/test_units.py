@@ -215,3 +215,79 @@ def test_a_slip_is_never_written_in_a_unit_its_account_no_longer_has(api: Client
     assert spent.status == 201 and spent.json["jpy_amount"] == 300, spent
     assert api.get("/reports/monthly", query={"month": "2026-08"}).json["expense"] == 300
     assert invariants.check(store, user) == []
+
+
+def test_a_foreign_recurring_slip_posts_with_its_yen_and_one_without_is_refused(api: Client) -> None:
+    # Given a dollar account paying a $10.00 subscription that the card charges ¥1,500 every month
+    api.account("usd", 100_000, unit="USD")
+    slip = {"kind": "expense", "amount": 1000, "account": "usd", "category": "サブスク"}
+    rule = {"freq": "monthly", "by_month_day": 5, "start": "2026-09-01"}
+    made = api.post("/recurrences", {"slip": {**slip, "jpy_amount": 1500}, "rule": rule})
+    assert made.status == 201, made
+    assert made.json["slip"]["jpy_amount"] == 1500
+    # When its occurrences are posted
+    reply = api.post("/recurrences/run", query={"until": "2026-10-31"})
+    assert reply.status in {200, 202}, reply
+    while not reply.json["complete"]:
+        reply = api.post("/recurrences/run", query={"until": "2026-10-31"})
+    # Then each slip is $10.00 on the account and ¥1,500 in the month's report
+    posted = api.get("/slips", query={"account": "usd"}).json["items"]
+    assert [(s["date"], s["amount"], s["jpy_amount"]) for s in posted] == [
+        ("2026-10-05", 1000, 1500),
+        ("2026-09-05", 1000, 1500),
+    ]
+    assert api.get("/reports/monthly", query={"month": "2026-09"}).json["expense"] == 1500
+    # And a recurrence of the dollar account without its yen is refused naming the field, nothing written
+    refused = api.post("/recurrences", {"slip": slip, "rule": rule})
+    assert refused.status == 422 and refused.json["errors"][0]["loc"][-2:] == ["slip", "jpy_amount"], refused
+    assert len(api.get("/recurrences").json["items"]) == 1
+
+
+def test_the_csv_export_carries_the_yen_and_what_arrived_and_our_import_reads_them_back(
+    api: Client, other_api: Client
+) -> None:
+    # Given the trip: $130.00 bought for ¥20,000 and a $12.34 dinner charged ¥1,900
+    _trip(api)
+    assert api.slip(**DINNER, jpy_amount=1900).status == 201
+    # When the slips are exported
+    text = api.get("/slips.csv").raw.decode("utf-8-sig")
+    header, *rows = text.strip().splitlines()
+    assert header.endswith("jpy_amount,to_amount")
+    assert rows[0].endswith(",,13000") and rows[1].endswith(",1900,")
+    # And imported into another ledger with the same accounts
+    other_api.account("bank", 100_000, type="bank")
+    other_api.account("usd", 0, unit="USD")
+    reply = other_api.post("/imports", raw=text.encode(), headers={"Content-Type": "text/csv"})
+    # Then both slips come back with their yen and what arrived
+    assert reply.status in {200, 201} and reply.json["created"] == 2, reply
+    assert other_api.balances() == {"bank": 80_000, "usd": 11766}
+    assert other_api.get("/reports/monthly", query={"month": "2026-08"}).json["expense"] == 1900
+    slips = {s["kind"]: s for s in other_api.get("/slips").json["items"]}
+    assert (slips["expense"]["jpy_amount"], slips["transfer"]["to_amount"]) == (1900, 13000)
+    # And a foreign row without its yen is a row error naming it
+    csv = "date,kind,amount,account,to_account,category,memo\n2026-08-03,expense,100,usd,,食費,\n"
+    refused = other_api.post("/imports", raw=csv.encode(), headers={"Content-Type": "text/csv"})
+    assert refused.json["created"] == 0 and "jpy_amount" in refused.json["errors"][0]["message"], refused
+
+
+def test_a_zaim_export_writes_its_dollar_rows_in_dollars_into_the_dollar_account(
+    api: Client, store: Store, user: str
+) -> None:
+    # Given a dollar account named as Zaim names it
+    api.account("bank", 100_000, type="bank")
+    api.post("/accounts", {"id": "usd", "name": "ドル財布", "type": "cash", "unit": "USD", "opening_balance": 5000})
+    header = (
+        "日付,方法,カテゴリ,カテゴリの内訳,支払元,入金先,品目,メモ,お店,通貨,収入,支出,振替,残高調整,"
+        "通貨変換前の金額,集計の設定"
+    )
+    row = "2026-08-03,payment,食費,外食,ドル財布,-,,,,USD,0,1900,0,0,12.34,常に集計に含める"
+    text = ("\r\n".join((header, row)) + "\r\n").encode("utf-8")
+    # When the Zaim export is imported
+    reply = api.post("/imports", raw=text, headers={"Content-Type": "text/csv"})
+    # Then the dinner is $12.34 on the dollar account and ¥1,900 in the month's report
+    assert reply.status in {200, 201} and reply.json["created"] == 1, reply
+    (slip,) = api.get("/slips", query={"account": "usd"}).json["items"]
+    assert (slip["amount"], slip["jpy_amount"]) == (1234, 1900)
+    assert api.balances()["usd"] == 5000 - 1234
+    assert api.get("/reports/monthly", query={"month": "2026-08"}).json["expense"] == 1900
+    assert invariants.check(store, user) == []

@@ -52,6 +52,7 @@ EXPECTED = {
     "list_occurrences": 200,
     "run_recurrences": 200,
     "card_statements": 200,
+    "expiring_points": 200,
     "create_reconciliation": 201,
     "list_reconciliations": 200,
     "run_jobs": 200,

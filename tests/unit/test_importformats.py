@@ -292,3 +292,26 @@ def test_a_blank_account_name_is_no_account_name_either() -> None:
     assert messages.row_message(str(refused.value), "ja").startswith("口座名「」は口座名に使えません")
     # And a plain name is kept, trimmed, up to an account name's 100 characters
     assert accounts.account_name(" 財布 ") == "財布" and accounts.account_name("a" * 150) == "a" * 100
+
+
+def test_zaims_foreign_rows_land_in_an_account_of_their_currency_in_its_unit_with_their_yen() -> None:
+    # Given a dollar account and a yen card, and Zaim rows in dollars paid from each
+    ledger = [{"id": "usd", "name": "ドル財布", "unit": "USD"}, {"id": "card", "name": "カード"}]
+    parsed = read(
+        ZAIM
+        + "2026-08-03,payment,食費,外食,ドル財布,,,,,USD,0,1900,0,0,12.34,常に集計に含める\n"
+        + "2026-08-04,payment,食費,外食,カード,,,,,USD,0,800,0,0,5.00,常に集計に含める\n"
+        + "2026-08-05,payment,食費,外食,ドル財布,,,,,USD,0,100,0,0,0.005,常に集計に含める\n"
+    )
+    # When the rows are matched to the ledger's accounts
+    resolved = accounts.resolve(parsed, ledger, create=False)
+    rows = {r.line: r.slip for r in resolved.file.valid}
+    # Then the dollar account's row is $12.34 in cents, with the ¥1,900 Zaim counted as its yen
+    assert (rows[2].account, rows[2].amount, rows[2].jpy_amount) == ("usd", 1234, 1900)
+    # And the yen card's row stays in yen, the dollars in its memo
+    assert (rows[3].account, rows[3].amount, rows[3].jpy_amount) == ("card", 800, None)
+    assert "USD 5.00" in (rows[3].memo or "")
+    # And an amount finer than a cent is not written in dollars (the row keeps its yen, and fails
+    # later as a dollar-account row without jpy_amount)
+    assert rows[4].jpy_amount is None and rows[4].amount == 100
+    assert accounts.in_minor_units("1,234.5", "USD") == 123450 and accounts.in_minor_units("abc", "USD") is None

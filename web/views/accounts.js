@@ -5,7 +5,7 @@
 import { ApiError, etagOf, query, segment } from '../api.js';
 import { historyChart } from '../chart.js';
 import { conflictShown, hideConflict, offerReapply, showConflict } from '../conflict.js';
-import { TYPE_LABELS, canWrite, isDate, monthLabel, monthRange, parseAmount, shortDay, today, yen } from '../format.js';
+import { TYPE_LABELS, amountIn, canWrite, isDate, monthLabel, monthRange, parseAmount, shortDay, today, yen } from '../format.js';
 import { accountName, at, emit, newest, on, state } from '../state.js';
 import { $, FieldError, busy, clearError, fail, fillAccountSelect, h, on422, say, showError } from '../ui.js';
 
@@ -80,14 +80,16 @@ export function render() {
       'tr',
       { dataset: { account: a.id }, class: a.archived ? 'archived' : undefined },
       h('th', { scope: 'row' }, h('span', { class: 'name', text: a.name }), h('small', { class: 'nowrap', text: `${TYPE_LABELS[a.type] ?? a.type}${a.archived ? '・アーカイブ' : ''}` })),
-      h('td', { class: 'num today', 'data-label': heads.today, text: yen(state.todayBalances.get(a.id) ?? 0) }),
-      h('td', { class: 'num current', 'data-label': heads.current, text: yen(state.current.get(a.id) ?? a.balance) }),
-      h('td', { class: 'num asof', 'data-label': heads.asof, text: state.asOf ? yen(state.asOfBalances.get(a.id) ?? 0) : '—' }),
+      h('td', { class: 'num today', 'data-label': heads.today, text: amountIn(state.todayBalances.get(a.id) ?? 0, a.unit) }),
+      h('td', { class: 'num current', 'data-label': heads.current, text: amountIn(state.current.get(a.id) ?? a.balance, a.unit) }),
+      h('td', { class: 'num asof', 'data-label': heads.asof, text: state.asOf ? amountIn(state.asOfBalances.get(a.id) ?? 0, a.unit) : '—' }),
       h('td', { class: 'row-actions' }, h('button', { type: 'button', class: 'history small', 'aria-label': `残高の推移: ${a.name}`, text: '推移', onclick: () => showHistory(a.id) })),
     ),
   );
   $('balance-rows').replaceChildren(...rows);
-  const sum = (map) => state.accounts.reduce((total, a) => total + (map.get(a.id) ?? 0), 0);
+  // the totals add yen: an account in another unit (dollars, points) is shown in its own, not summed
+  const inYen = (a) => !a.unit || a.unit === 'JPY';
+  const sum = (map) => state.accounts.reduce((total, a) => total + (inYen(a) ? (map.get(a.id) ?? 0) : 0), 0);
   const totals = { today: sum(state.todayBalances), current: sum(state.current), asof: state.asOf ? sum(state.asOfBalances) : null };
   for (const [column, total] of Object.entries(totals)) {
     $(`${column}-head`).textContent = heads[column];

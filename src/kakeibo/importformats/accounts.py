@@ -25,11 +25,13 @@ import re
 import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
 from functools import cache
 from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
+from kakeibo.core.units import minor_units
 from kakeibo.csvio import CsvFile, Row, RowError, describe
 from kakeibo.importformats.source import SourceFile, SourceRow
 from kakeibo.models import ImportRow, Name
@@ -136,7 +138,9 @@ def _one(name: str, candidates: list[str]) -> str:
 def resolve(source: SourceFile, accounts: Iterable[Mapping[str, Any]], *, create: bool) -> Resolved:
     """The file's rows as the importer's rows. A row naming an unknown account is refused unless
     `create` (then it names the id the account will be created with)."""
+    accounts = list(accounts)
     directory = Directory(accounts)
+    units = {str(a["id"]): str(a.get("unit") or "JPY") for a in accounts}
     out = Resolved(CsvFile(source.sha256, source.encoding, rows=source.count, errors=list(source.errors)))
     unknown: dict[str, dict[str, Any]] = {}
     for row in source.rows:
@@ -178,7 +182,7 @@ def resolve(source: SourceFile, accounts: Iterable[Mapping[str, Any]], *, create
             out.file.errors.append(RowError(row.line, message))
             continue
         try:
-            slip = _slip(row, ids[0], ids[1])
+            slip = _slip(row, ids[0], ids[1], units.get(ids[0] or ""))
         except ValidationError as exc:
             out.file.errors.append(RowError(row.line, describe(exc)))
             continue
@@ -187,7 +191,23 @@ def resolve(source: SourceFile, accounts: Iterable[Mapping[str, Any]], *, create
     return out
 
 
-def _slip(row: SourceRow, account: str | None, to_account: str | None) -> ImportRow:
+def in_minor_units(text: str, currency: str) -> int | None:
+    """An amount as a file writes it ("12.34", "1,234.5") in the currency's minor unit (1234); None
+    when it is not a positive amount with at most the currency's digits."""
+    try:
+        value = Decimal(unicodedata.normalize("NFKC", text).replace(",", "").strip())
+    except InvalidOperation:
+        return None
+    if not value.is_finite() or value <= 0:
+        return None
+    scaled = value.scaleb(minor_units(currency))
+    return int(scaled) if scaled == scaled.to_integral_value() else None
+
+
+def _slip(row: SourceRow, account: str | None, to_account: str | None, unit: str | None = None) -> ImportRow:
+    foreign = None
+    if row.currency and row.foreign_amount and unit == row.currency and row.kind != "transfer":
+        foreign = in_minor_units(row.foreign_amount, row.currency)  # its own account: in its own unit
     values = {
         "date": row.date,
         "kind": row.kind,
@@ -201,4 +221,6 @@ def _slip(row: SourceRow, account: str | None, to_account: str | None) -> Import
         "imported_payee": row.payee,
         "external_id": row.external_id,
     }
+    if foreign is not None:
+        values.update(amount=foreign, jpy_amount=row.amount)
     return ImportRow.model_validate({k: v for k, v in values.items() if v is not None})

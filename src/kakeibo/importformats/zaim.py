@@ -10,8 +10,10 @@ Columns: 日付,方法,カテゴリ,カテゴリの内訳,支払元,入金先,�
   account 集計対象外 so the account's balance stays right; 常に集計に含める and 年の集計にのみ含める
   (counted in the year's totals, which are the sum of its months here) are counted.
 - 支払元 / 入金先 `-` (users who do not track accounts): the clearing account 口座指定なし.
-- 通貨 other than JPY: 収入 / 支出 / 振替 hold the yen amount Zaim counted, which is imported; the
-  currency and 通貨変換前の金額 (the amount before conversion) go to the memo.
+- 通貨 other than JPY: 収入 / 支出 / 振替 hold the yen amount Zaim counted; the currency and
+  通貨変換前の金額 (the amount before conversion) go to the memo. An income or expense whose account
+  is in that currency (accounts.resolve) is written in it: 通貨変換前の金額 in its minor unit as the
+  amount, the yen as `jpy_amount`; into any other account the yen is imported.
 - Older layouts without 残高調整, 通貨変換前の金額 and 集計の設定 (13 or 14 columns) are read: the
   missing columns are blank.
 - Zaim has no row id: a row's identity is its content (every column) plus how many identical
@@ -158,6 +160,8 @@ def _row(line: int, slip_id: str, values: dict[str, str | None]) -> SourceRow:
             counted=False,
             **origin,
         )
+    currency = (values["通貨"] or "JPY").strip().upper()
+    foreign = currency != "JPY" and bool((values["通貨変換前の金額"] or "").strip("0., "))
     return SourceRow(
         kind="expense" if payment else "income",
         amount=amount,
@@ -166,6 +170,8 @@ def _row(line: int, slip_id: str, values: dict[str, str | None]) -> SourceRow:
         subcategory=subcategory if category else None,
         memo=note,
         payee=shop,
+        currency=currency if foreign else None,
+        foreign_amount=(values["通貨変換前の金額"] or "").strip() if foreign else None,
         **origin,
     )
 

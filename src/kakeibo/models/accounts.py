@@ -202,3 +202,24 @@ class Statement(Model):
 class StatementList(Model):
     account: str
     items: list[Statement] = Field(description="Cycles whose closing date falls in from..to, oldest first")
+
+
+class ExpiringLot(Model):
+    """Points earned by one slip (a lot) with some left that lapse soon."""
+
+    lot: str = Field(description="The slip that earned them")
+    earned_on: str
+    expires_on: str | None = Field(description="The last day they may be spent")
+    lapses_on: str | None = Field(description="The day what is left lapses (ポイント失効)")
+    earned: int = Field(description="Points the slip earned")
+    points: int = Field(description="Points left that lapse then, unless spent first")
+    jpy_value: int = Field(description="Those points in yen, at the account's point_value")
+    lapsed: bool = Field(description="true: the day has passed; the daily job posts the lapse")
+
+
+class ExpiringPoints(Model):
+    account: str
+    within: int = Field(description="Days looked ahead")
+    as_of: str = Field(description="Today, in the ledger's time zone")
+    points: int = Field(description="Points that lapse within those days in all")
+    items: list[ExpiringLot] = Field(description="Earliest lapse first")

@@ -36,7 +36,7 @@ class JournalEntry(Model):
     seq: int = Field(description="Commit order in the ledger: 1, 2, 3... without gaps")
     at: str
     by: str | None = Field(description="The member whose change it is")
-    origin: Literal["api", "import", "recurrence", "card_payment", "undo", "job"]
+    origin: Literal["api", "import", "recurrence", "card_payment", "undo", "job", "point_lapse"]
     request_id: str | None = None
     changes: list[EntityChange]
     undone_by: int | None = Field(default=None, description="The seq of the entry that undid this one")

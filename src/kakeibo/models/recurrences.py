@@ -15,7 +15,13 @@ from pydantic_core import PydanticCustomError
 from kakeibo.core.posting import Kind
 from kakeibo.models.accounts import ShiftName
 from kakeibo.models.base import AccountId, Amount, Category, Date, Memo, Model, Strict
-from kakeibo.models.slips import Lines, SlipIn, SlipTemplatePatch
+from kakeibo.models.slips import (
+    JPY_AMOUNT_DESCRIPTION,
+    TO_AMOUNT_DESCRIPTION,
+    Lines,
+    SlipIn,
+    SlipTemplatePatch,
+)
 
 Weekday = Literal["MO", "TU", "WE", "TH", "FR", "SA", "SU"]
 # "last" is described as a one-value enum, not a const: openapi-python-client 0.29 parses a const
@@ -38,6 +44,8 @@ class SlipTemplate(Strict):
     subcategory: Category | None = None
     memo: Memo | None = None
     lines: Lines | None = None
+    jpy_amount: Amount | None = Field(default=None, description=JPY_AMOUNT_DESCRIPTION)
+    to_amount: Amount | None = Field(default=None, description=TO_AMOUNT_DESCRIPTION)
 
     @model_validator(mode="after")
     def _shape(self) -> Self:
@@ -173,6 +181,7 @@ class OccurrenceList(Model):
 class RunFailure(Model):
     recurrence: str | None = Field(default=None, description="The recurrence whose occurrence failed")
     card: str | None = Field(default=None, description="The credit card whose payment failed")
+    points: str | None = Field(default=None, description="The points account whose lapse (ポイント失効) failed")
     date: str
     scheduled: str
     code: str

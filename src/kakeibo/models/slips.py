@@ -137,6 +137,12 @@ PAID_BY_DESCRIPTION = (
 )
 
 
+EXPIRES_ON_DESCRIPTION = (
+    "Points earned (an income of a points account): the last day they may be spent. What is left of them "
+    "then lapses the day after (ポイント失効, posted by the daily job); spends take the lots expiring first."
+)
+
+
 class SlipIn(Strict):
     date: Date
     kind: Kind
@@ -161,6 +167,7 @@ class SlipIn(Strict):
     donation: DonationIn | None = Field(default=None, description=DONATION_DESCRIPTION)
     jpy_amount: Amount | None = Field(default=None, description=JPY_AMOUNT_DESCRIPTION)
     to_amount: Amount | None = Field(default=None, description=TO_AMOUNT_DESCRIPTION)
+    expires_on: Date | None = Field(default=None, description=EXPIRES_ON_DESCRIPTION)
 
     @model_validator(mode="after")
     def _shape(self) -> Self:
@@ -238,6 +245,8 @@ class SlipTemplatePatch(Strict):
     subcategory: Category | None = None
     memo: Memo | None = None
     lines: Lines | None = None
+    jpy_amount: Amount | None = Field(default=None, description=JPY_AMOUNT_DESCRIPTION)
+    to_amount: Amount | None = Field(default=None, description=TO_AMOUNT_DESCRIPTION)
 
 
 class SlipPatch(SlipTemplatePatch):
@@ -252,8 +261,7 @@ class SlipPatch(SlipTemplatePatch):
     to_cleared: ClearedIn | None = Field(default=None, description="A transfer's `to_account` side; null: uncleared")
     medical: MedicalIn | None = Field(default=None, description=MEDICAL_DESCRIPTION + " null: none.")
     donation: DonationIn | None = Field(default=None, description=DONATION_DESCRIPTION + " null: none.")
-    jpy_amount: Amount | None = Field(default=None, description=JPY_AMOUNT_DESCRIPTION)
-    to_amount: Amount | None = Field(default=None, description=TO_AMOUNT_DESCRIPTION)
+    expires_on: Date | None = Field(default=None, description=EXPIRES_ON_DESCRIPTION + " null: never.")
 
 
 class SlipLine(Model):
@@ -307,6 +315,10 @@ class Slip(Model):
         default=None, description="The yen a foreign income or expense came to (a points slip: at point_value)"
     )
     to_amount: int | None = Field(default=None, description="A transfer between units: what arrived, in its unit")
+    expires_on: str | None = Field(default=None, description="Points earned: the last day they may be spent")
+    lapse_of: str | None = Field(
+        default=None, description="A lapse the daily job posted (ポイント失効): the slip that earned the lot"
+    )
 
 
 class SlipList(Model):

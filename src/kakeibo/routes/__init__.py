@@ -14,11 +14,11 @@ MODULES = (
     "health", "accounts", "cards", "journal", "undo", "slips", "reports", "budgets", "imports", "maintenance",
     "recurrences", "daily", "receipts", "ledgers", "webhooks", "settlements", "rules", "dataio", "tax",
     "reconciliations",
-    "ledgerdata",
+    "ledgerdata", "points",
 )  # fmt: skip
 
 FAMILIES: dict[str, tuple[str, ...]] = {
-    "accounts": ("accounts", "cards", "reconciliations"),
+    "accounts": ("accounts", "cards", "reconciliations", "points"),
     "balances": ("reports",),
     "budgets": ("budgets",),
     "changes": ("journal", "undo"),
@@ -47,6 +47,7 @@ FAMILIES: dict[str, tuple[str, ...]] = {
 # income or limit): a value refused there is 422 naming the field, as a body's would be; elsewhere a
 # bad query is 400. As `event.route` names them (a route under /ledgers/{ledger} by its unprefixed name).
 QUERY_AS_INPUT = frozenset({
+    "GET /accounts/{id}/expiring",
     "GET /reports/medical", "GET /reports/medical.csv", "GET /reports/medical.xlsx", "GET /reports/donations",
 })  # fmt: skip
 

@@ -1,4 +1,4 @@
-"""The daily job's work (recurring slips and card payments; and, for every ledger, the receipts on
+"""The daily job's work (recurring slips, card payments and points that lapse; and, for every ledger, the receipts on
 no slip for a day swept), through the due index, or for one ledger on demand (`POST /jobs/run`)."""
 
 from __future__ import annotations
@@ -7,11 +7,11 @@ import datetime as dt
 from typing import Any
 
 from kakeibo import errors, messages
-from kakeibo.services import card_payments, recurrences
+from kakeibo.services import card_payments, lapses, recurrences
 from kakeibo.services.common import TimeLeft, query_date
 from kakeibo.services.postings import RunTally, out_of_time
 from kakeibo.settings import today
-from kakeibo.store import Store, is_card_sk, is_receipt_sk, receipt_sk, recurrence_sk
+from kakeibo.store import Store, is_card_sk, is_lots_sk, is_receipt_sk, lots_sk, receipt_sk, recurrence_sk
 
 
 def post_due(store: Store, until: dt.date | None = None, *, time_left: TimeLeft | None = None) -> dict[str, Any]:
@@ -30,6 +30,8 @@ def post_due(store: Store, until: dt.date | None = None, *, time_left: TimeLeft 
             item = store.get(ledger, sk)
             if item is not None and item.get("next_payment") and item["next_payment"] <= bound:
                 card_payments.run_card(store, ledger, item, tally, time_left=time_left)
+        elif is_lots_sk(sk):
+            lapses.run_lapses(store, ledger, sk.removeprefix(lots_sk("")), tally, time_left=time_left)
         elif sk.startswith(recurrence_sk("")):
             recurrences.run_due(store, ledger, sk.removeprefix(recurrence_sk("")), tally, time_left=time_left)
         elif is_receipt_sk(sk):
@@ -49,4 +51,5 @@ def run_ledger(
     tally = RunTally(query_date("until", until) if until else today())
     recurrences.run_ledger_recurrences(store, ledger, tally, time_left=time_left)
     card_payments.run_ledger_cards(store, ledger, tally, time_left=time_left)
+    lapses.run_ledger_lapses(store, ledger, tally, time_left=time_left)
     return tally.result(lang)

@@ -1,4 +1,4 @@
-"""Slips the system posts on a schedule (recurring slips, card payments): each through the one create
+"""Slips the system posts on a schedule (recurring slips, card payments, points that lapse): each through the one create
 path under an id derived from what it is, once, and a failure kept to be tried again next run. One
 context posts them (the member who set them up, while still an editor), one tally counts a run, and
 one clock says when a run must stop starting new work."""
@@ -94,12 +94,14 @@ def post(
     conditions: tuple[TxOp, ...] = (),
     when: tuple[dt.date, dt.date],
     revoked: str,
+    model: type[SlipIn] = SlipIn,
 ) -> dict[str, Any] | bool | None:
     """Create the slip `body` as `slip_id`: True when this call created it, None when it exists
     already (another run was first), else the failure to keep (`when`: its date and what names it;
-    `revoked`: what to say when the poster is no longer an editor)."""
+    `revoked`: what to say when the poster is no longer an editor; `model`: what the body is, a slip
+    or one that says more, such as the lot a lapse is of)."""
     try:
-        create_slip(store, poster, SlipIn.model_validate(body), slip_id=slip_id, conditions=conditions)
+        create_slip(store, poster, model.model_validate(body), slip_id=slip_id, conditions=conditions)
     except SlipIdTaken:
         return None  # another run created it a moment ago
     except (errors.NoLongerMember, errors.RoleRevoked):

@@ -21,7 +21,8 @@ from kakeibo import errors, messages
 from kakeibo.core import recurrence
 from kakeibo.core.ids import derived_id, new_slip_id
 from kakeibo.core.recurrence import Occurrence
-from kakeibo.models import RecurrenceIn
+from kakeibo.models import RecurrenceIn, SlipIn
+from kakeibo.services import units
 from kakeibo.services.accounts import get_account
 from kakeibo.services.common import (
     TimeLeft,
@@ -231,6 +232,13 @@ def _check_accounts(store: Store, ledger: str, body: RecurrenceIn) -> None:
             problem = "does not exist" if archived is None else "is archived"
             message = f"account '{account}' {problem}"
             raise errors.ValidationFailed(message, errors=[{"loc": ["body", "slip", field_name], "msg": message}])
+    # what the accounts' units need (a foreign account's jpy_amount, a transfer's to_amount), as a slip would
+    template = SlipIn.model_validate({"date": "2000-01-01", **body.slip.model_dump(exclude_none=True)})
+    try:
+        units.priced(store, ledger, template)
+    except errors.ValidationFailed as exc:
+        found = [{**e, "loc": ["body", "slip", e["loc"][-1]]} for e in exc.context.get("errors") or []]
+        raise errors.ValidationFailed(exc.detail, errors=found) from None
 
 
 def get_recurrence(store: Store, ledger: str, recurrence_id: str, lang: messages.Lang = "en") -> dict[str, Any]:

@@ -18,7 +18,7 @@ from kakeibo.core.ids import derived_id, new_slip_id
 from kakeibo.core.posting import Entry
 from kakeibo.core.tax import slip_tax_fields
 from kakeibo.models import CLEARED_STATES, SlipIn, parse_date
-from kakeibo.services import settlements, units
+from kakeibo.services import points, settlements, units
 from kakeibo.services.common import (
     check_version,
     invalid,
@@ -48,7 +48,7 @@ from kakeibo.store import (
 
 SLIP_FIELDS = (
     "date", "kind", "amount", "account", "to_account", "category", "subcategory", "memo", "lines", "paid_by", "shares",
-    "receipts", "medical", "donation", "jpy_amount", "to_amount", "cleared", "to_cleared", "payee",
+    "receipts", "medical", "donation", "jpy_amount", "to_amount", "cleared", "to_cleared", "payee", "expires_on",
 )  # fmt: skip
 CLEARED_FIELDS = ("cleared", "to_cleared")  # absent (or uncleared): not cleared
 UNCLEARED = "uncleared"
@@ -120,9 +120,11 @@ def slip_view(item: Item) -> dict[str, Any]:
 
 
 def _unit_view(item: Item) -> dict[str, Any]:
-    """A slip's yen (foreign and points accounts) and what a transfer brought (between units), on
-    the slips that have them (absent on the others)."""
-    return {name: int(item[name]) for name in ("jpy_amount", "to_amount") if item.get(name) is not None}
+    """A slip's yen (foreign and points accounts), what a transfer brought (between units), when
+    earned points expire and the lot a lapse is of, on the slips that have them (absent on the others)."""
+    out: dict[str, Any] = {name: int(item[name]) for name in ("jpy_amount", "to_amount") if item.get(name) is not None}
+    out.update({name: item[name] for name in ("expires_on", "lapse_of") if item.get(name)})
+    return out
 
 
 def _sharing_view(item: Item) -> dict[str, Any]:
@@ -232,9 +234,12 @@ def _slip_item(body: SlipIn, entry: Entry, sharing: Sharing | None = None, **met
         item["medical"] = body.medical.model_dump()
     if body.donation is not None:
         item["donation"] = body.donation.model_dump()
-    for name in ("jpy_amount", "to_amount"):  # accounts in other units (absent on yen slips)
+    for name in ("jpy_amount", "to_amount", "expires_on"):  # accounts in other units (absent on yen slips)
         if getattr(body, name) is not None:
             item[name] = getattr(body, name)
+    lapse_of = getattr(body, "lapse_of", None)  # a lapse the daily job posts: the lot it is of
+    if lapse_of is not None:
+        item["lapse_of"] = lapse_of
     if body.payee is not None:  # absent, not null, on the slips without: they look as before
         item["payee"] = body.payee
         item["payee_key"] = rules_core.normalise(body.payee)  # what ?payee= compares with
@@ -348,7 +353,11 @@ def _create_slip(
     if run_rules and sent.category not in (None, posting.UNCATEGORIZED):
         item[BY_HAND] = True  # the caller chose the category: what rule suggestions learn from
     new = NewSlip(item, origin=ctx.origin, fingerprint=fingerprint(sent), request_token=request_token)
-    conditions = (*conditions, *receipt_ops(store, ledger, slip_id, None, item))
+    conditions = (
+        *conditions,
+        *receipt_ops(store, ledger, slip_id, None, item),
+        *points.lot_ops(store, ctx, [], [item]),
+    )
 
     def write(token: str) -> None:
         with _naming_accounts(entry), units.learning(ledger):
@@ -552,7 +561,7 @@ def write_slip(
         updated_by=ctx.actor,
         **kept,
     )
-    for extra in ("import_id", "request_token", "imported", "imported_payee"):
+    for extra in ("import_id", "request_token", "imported", "imported_payee", "lapse_of"):
         if extra in current:
             item[extra] = current[extra]
     if imported is not None:
@@ -566,7 +575,8 @@ def write_slip(
         undoes,
         ((shared.check,) if shared else ())
         + receipt_ops(store, ctx.ledger, slip_id, current, item)
-        + _breaking(store, ctx.ledger, current, broken),
+        + _breaking(store, ctx.ledger, current, broken)
+        + points.lot_ops(store, ctx, [current], [item]),
         _stale(expected),
     )
     with _naming_accounts(new_entry), units.learning(ctx.ledger):
@@ -741,6 +751,7 @@ def remove_slip(
     old_entry = entry_of(current)
     receipts = receipt_ops(store, ctx.ledger, str(current["id"]), current, None)
     receipts += _breaking(store, ctx.ledger, current, broken) + conditions
+    receipts += points.lot_ops(store, ctx, [current], [])
     commit = SlipCommit([slip_change(current, None)], token or new_token(), undoes, receipts, _stale(expected))
     with _naming_accounts(old_entry):
         store.delete_slips(ctx, [current], posting.plan(old_entry, None), commit, at=now_iso())
@@ -752,6 +763,7 @@ def remove_slips(store: Store, ctx: WriteContext, currents: list[Item], *, undoe
     accounts = sorted({a for e in entries for a in posting.accounts_touched(e)})
     plan = posting.Plan("delete", posting.merge(posting.effects(e, -1) for e in entries), tuple(accounts))
     receipts = tuple(op for c in currents for op in receipt_ops(store, ctx.ledger, str(c["id"]), c, None))
+    receipts += points.lot_ops(store, ctx, currents, [])
     commit = SlipCommit([slip_change(c, None) for c in currents], None, undoes, receipts, _stale(None))
     with _naming_accounts(entries[0]):
         store.delete_slips(ctx, currents, plan, commit, at=at)
@@ -771,7 +783,10 @@ def restore_slip(store: Store, ctx: WriteContext, view: dict[str, Any], *, tombs
     )  # fmt: skip
     if view.get("imported_payee"):  # the file's text comes back with the slip
         item["imported_payee"] = view["imported_payee"]
+    if view.get("lapse_of"):  # a lapse comes back as the lapse of its lot
+        item["lapse_of"] = view["lapse_of"]
     checks = ((shared.check,) if shared else ()) + receipt_ops(store, ctx.ledger, view["id"], None, item)
+    checks += points.lot_ops(store, ctx, [], [item])
     commit = SlipCommit([slip_change(None, item)], undoes=undoes, conditions=checks)
     with _naming_accounts(entry):
         store.restore_slip(ctx, item, price.guard(posting.plan(None, entry)), commit, tombstone_version=tombstone)

@@ -16,6 +16,7 @@ from kakeibo.models import SlipIn
 from kakeibo.store import Item, Store, account_sk
 
 DERIVED = "jpy_derived"  # a points slip's jpy_amount: its amount x point_value, made here
+LOT_ACCOUNTS = "lot_accounts"  # on a slip: the points accounts whose lots it is in (services/points)
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,10 +123,23 @@ def priced(store: Store, ledger: str, body: SlipIn) -> Priced:
     guard: tuple[tuple[str, str, int], ...] = ((body.account, unit.code, unit.point_value if unit.points else 0),)
     if to is not None and body.to_account:
         guard += ((body.to_account, to.code, to.point_value if to.points else 0),)
+    lots = [account for account, code, _ in guard if code == units.POINTS]
+    if lots:  # the points accounts whose lots the slip is in (services/points)
+        kept = {**kept, LOT_ACCOUNTS: lots}
     return Priced(written, kept, guard)
 
 
+def checked(body: SlipIn, unit: Unit, to: Unit | None) -> tuple[SlipIn, dict[str, Any]]:
+    """The slip as written given its accounts' units (what `priced` checks); 422 naming the field."""
+    return _checked(body, unit, to)
+
+
 def _checked(body: SlipIn, unit: Unit, to: Unit | None) -> tuple[SlipIn, dict[str, Any]]:
+    if body.expires_on is not None:
+        if body.kind != "income" or not unit.points:
+            _refuse("expires_on", "expires_on is only for points earned: an income of a points account")
+        if body.expires_on < body.date:
+            _refuse("expires_on", f"expires_on ({body.expires_on}) is before the slip's date ({body.date})")
     if body.kind == "transfer" and to is not None:  # a transfer always names to_account (SlipIn)
         if to.code != unit.code and body.to_amount is None:
             _refuse(

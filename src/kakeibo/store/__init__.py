@@ -35,7 +35,9 @@ from kakeibo.store.keys import (
     derived_sk,
     identity_sk,
     import_sk,
+    is_lots_sk,
     lock_sk,
+    lots_sk,
     pk,
     recurrence_sk,
     slip_index_sks,
@@ -43,6 +45,7 @@ from kakeibo.store.keys import (
 )
 from kakeibo.store.ledgers import LedgerOps
 from kakeibo.store.locks import Lease
+from kakeibo.store.points import PointOps
 from kakeibo.store.rebuild import RebuildOps
 from kakeibo.store.receipts import Claimed, ReceiptOps, is_receipt_sk, receipt_sk
 from kakeibo.store.reconciliations import AccountMoved, ReconciliationOps, Remark, SlipMoved
@@ -118,8 +121,10 @@ __all__ = [
     "identity_sk",
     "import_sk",
     "is_card_sk",
+    "is_lots_sk",
     "is_receipt_sk",
     "lock_sk",
+    "lots_sk",
     "pk",
     "receipt_sk",
     "recurrence_sk",
@@ -145,6 +150,7 @@ class Store(
     WebhookOps,
     RuleOps,
     TaxOps,
+    PointOps,
     WriteOps,
 ):
     """The ledger table: every operation the services use."""

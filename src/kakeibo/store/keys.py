@@ -424,3 +424,12 @@ def gone_pk(ledger: str) -> str:
 def restore_sk(sha256: str) -> str:
     """An archive a user restores (in their USER# partition): its state and the ledger it makes."""
     return f"RESTORE#{sha256}"
+
+
+def lots_sk(account: str) -> str:
+    """A points account's lots (store/points.py)."""
+    return f"LOTS#{account}"
+
+
+def is_lots_sk(sk: str) -> bool:
+    return sk.startswith("LOTS#")

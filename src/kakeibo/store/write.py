@@ -29,9 +29,9 @@ from kakeibo.store.core import ConditionFailed, TxOp
 from kakeibo.store.journal import Change, HeadMoved, JournalOps
 from kakeibo.store.keys import SharedLedger, change_sk, household_pk, member_sk
 
-# Where a change comes from: a request, an import, the daily job's postings (recurring slips and card
-# payments), an undo, or the job's own bookkeeping.
-ORIGINS = ("api", "import", "recurrence", "card_payment", "undo", "job")
+# Where a change comes from: a request, an import, the daily job's postings (recurring slips, card
+# payments and points that lapse), an undo, or the job's own bookkeeping.
+ORIGINS = ("api", "import", "recurrence", "card_payment", "undo", "job", "point_lapse")
 HEAD_ATTEMPTS = 60  # head conflicts retried inside the request (jittered) before a 409
 HEAD_MAX_DELAY = 0.2
 GUARD_ITEMS = 1  # what the writer's member check adds to a transaction, on a shared ledger

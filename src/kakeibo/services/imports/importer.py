@@ -33,7 +33,7 @@ from kakeibo import csvio, errors, messages
 from kakeibo.core import posting
 from kakeibo.core import rules as rules_core
 from kakeibo.core.posting import AccountItem
-from kakeibo.core.units import is_yen
+from kakeibo.core.units import POINTS, is_yen
 from kakeibo.csvio import Row, RowError
 from kakeibo.models.slips import ImportRow
 from kakeibo.services import rules as rules_service
@@ -42,6 +42,7 @@ from kakeibo.services.imports import sync as import_sync
 from kakeibo.services.imports.prepare import Options, prepare, preview
 from kakeibo.services.rules import ruled_row
 from kakeibo.services.slips import fingerprint, new_slip_item, slip_change, slip_range, slip_view
+from kakeibo.services.units import Unit, checked
 from kakeibo.store import (
     GUARD_ITEMS,
     JOURNAL_ITEMS,
@@ -221,14 +222,29 @@ def _pending(parsed: csvio.CsvFile, tally: Tally) -> int:
 
 
 def _account_problem(row: Row, accounts: dict[str, Item]) -> str | None:
-    for name in posting.accounts_touched(row.slip.entry()):
+    """Why the row cannot be written to its accounts: one missing or archived, a points account (its
+    lots are kept by the slip path alone), or what a foreign account's unit needs missing (jpy_amount,
+    to_amount: the same rules as a POST /slips body's)."""
+    names = posting.accounts_touched(row.slip.entry())
+    for name in names:
         account = accounts.get(name)
         if account is None:
             return f"account '{name}' does not exist"
         if account.get("archived"):
             return f"account '{name}' is archived"
-        if not is_yen(account.get("unit")):
-            return f"account '{name}' is in {account['unit']}: imports write yen accounts only"
+        if account.get("unit") == POINTS:
+            return f"account '{name}' is in points: imports write no points accounts"
+    if all(is_yen(accounts[name].get("unit")) for name in names) and row.slip.jpy_amount is None:
+        return (
+            None
+            if row.slip.to_amount is None
+            else "to_amount is only for a transfer between accounts of different units"
+        )
+    to = Unit.of(accounts[row.slip.to_account]) if row.slip.to_account else None
+    try:
+        checked(row.slip, Unit.of(accounts[row.slip.account]), to)
+    except errors.ValidationFailed as exc:
+        return exc.detail
     return None
 
 
@@ -461,13 +477,13 @@ def export_csv(
     only the slips that member created or changed last."""
     lo, hi, start = slip_range(date_from, date_to, cursor)
     slips: list[dict[str, Any]] = []
-    size = len(csvio.header_line(subcategory=True, lines=True, tax=True, payees=True))
+    size = len(csvio.header_line(subcategory=True, lines=True, tax=True, payees=True, units=True))
     next_cursor: str | None = None
     for item in store.slips_oldest_first(ledger, lo, hi, after=start):
         if by and by not in (item.get("created_by"), item.get("updated_by")):
             continue
         slip = slip_view(item)
-        line = csvio.slip_line(slip, subcategory=True, lines=True, tax=True, payees=True)  # the longest it can be
+        line = csvio.slip_line(slip, subcategory=True, lines=True, tax=True, payees=True, units=True)  # the longest
         if slips and size + len(line.encode("utf-8")) > MAX_EXPORT_BYTES:
             next_cursor = encode_cursor({"sk": slips[-1]["SK"]})
             break
@@ -477,6 +493,8 @@ def export_csv(
     split = any(s.get("lines") for s in slips)  # one row per line, numbered
     tax = any(csvio.has_tax(s) for s in slips)  # medical and donation columns
     payees = any(s.get("payee") or s.get("imported_payee") for s in slips)
-    lines = [csvio.slip_line(s, subcategory=subcategory, lines=split, tax=tax, payees=payees) for s in slips]
-    header = csvio.header_line(subcategory=subcategory, lines=split, tax=tax, payees=payees)
+    units = any(csvio.has_units(s) for s in slips)  # jpy_amount and to_amount (accounts in other units)
+    shape = {"subcategory": subcategory, "lines": split, "tax": tax, "payees": payees, "units": units}
+    lines = [csvio.slip_line(s, **shape) for s in slips]
+    header = csvio.header_line(**shape)
     return header + "".join(lines), next_cursor

@@ -1,0 +1,141 @@
+"""Point lots (core/points.py): every point earned is spent or lapses exactly once, whatever the order
+of the edits that made the account's history, and spends take the earliest-expiring lots first."""
+
+from __future__ import annotations
+
+import random
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kakeibo.core import points
+from kakeibo.core.points import Earning, Lapse, Spending
+
+DAYS = [f"2026-0{m}-{d:02d}" for m in (1, 2, 3) for d in (1, 10, 20)]
+
+
+def test_a_spend_takes_the_lot_expiring_first_and_the_rest_lapses_the_day_after_expiry() -> None:
+    # Given 1,000 points expiring at the end of March and 500 expiring at the end of January
+    events = [
+        Earning("A", "2026-01-01", 1000, "2026-03-31"),
+        Earning("B", "2026-01-05", 500, "2026-01-31"),
+        Spending("S", "2026-01-10", 600),
+    ]
+    # When the account is planned as of April
+    plan = points.plan(events, today="2026-04-01")
+    # Then the spend took all of B first, then 100 of A
+    assert plan.takes["S"] == (("B", 500), ("A", 100))
+    # And 900 of A lapse on April 1st, once
+    lot = plan.lot("A")
+    assert lot is not None and (lot.pending, lot.lapses_on) == (900, "2026-04-01")
+    assert [x.id for x in plan.due("2026-04-01")] == ["A"]
+    posted = points.plan([*events, Lapse("L", "A", 900)], today="2026-04-01")
+    assert posted.due("2026-04-01") == [] and posted.ok
+
+
+def test_a_spend_moved_before_the_expiry_takes_from_the_lot_that_would_lapse() -> None:
+    earned = [Earning("A", "2026-01-01", 1000, "2026-01-31"), Earning("B", "2026-01-01", 1000)]
+    # Given a spend after A expired: A lapses whole
+    late = points.plan([*earned, Spending("S", "2026-02-05", 300)], today="2026-03-01")
+    assert (late.lot("A").pending, late.lot("B").spent) == (1000, 300)  # type: ignore[union-attr]
+    # When the spend moves before A's expiry, A lapses 300 less
+    early = points.plan([*earned, Spending("S", "2026-01-20", 300)], today="2026-03-01")
+    assert (early.lot("A").pending, early.lot("B").spent) == (700, 0)  # type: ignore[union-attr]
+
+
+def test_points_the_lots_do_not_hold_on_the_spends_date_are_uncovered() -> None:
+    # Given 100 points that lapsed in January
+    events = [Earning("A", "2026-01-01", 100, "2026-01-31"), Spending("S", "2026-02-01", 50)]
+    # Then a spend in February is not covered, and neither is one before the points were earned
+    assert points.plan(events).uncovered == (("S", 50),)
+    assert points.plan([events[0], Spending("T", "2025-12-31", 1)]).uncovered == (("T", 1),)
+
+
+def test_a_posted_lapse_is_not_spent_again_and_never_exceeds_its_lot() -> None:
+    events = [Earning("A", "2026-01-01", 100, "2026-01-31"), Lapse("L", "A", 100)]
+    # A spend back-dated into a lapsed lot cannot take what lapsed
+    assert points.plan([*events, Spending("S", "2026-01-10", 10)]).uncovered == (("S", 10),)
+    # And a lot shrunk below what lapsed is overlapsed
+    assert points.plan([Earning("A", "2026-01-01", 50, "2026-01-31"), events[1]]).overlapsed == ("A",)
+
+
+def test_events_are_kept_as_short_texts_and_read_back() -> None:
+    kept = [Earning("A", "2026-01-01", 5, "2026-02-01"), Earning("B", "2026-01-01", 5), Spending("S", "2026-01-02", 3)]
+    for event in [*kept, Lapse("L", "A", 2)]:
+        assert points.decode(event.id, points.encode(event)) == event
+
+
+def test_a_slip_is_an_earning_a_spend_or_a_lapse_of_the_points_account() -> None:
+    base = {"id": "X", "date": "2026-01-01", "amount": 10, "account": "pts"}
+    assert points.slip_events({**base, "kind": "income", "expires_on": "2026-02-01"}, "pts") == [
+        Earning("X", "2026-01-01", 10, "2026-02-01")
+    ]
+    assert points.slip_events({**base, "kind": "expense", "lapse_of": "A"}, "pts") == [Lapse("X", "A", 10)]
+    moved = {**base, "kind": "transfer", "account": "bank", "to_account": "pts", "to_amount": 7}
+    assert points.slip_events(moved, "pts") == [Earning("X", "2026-01-01", 7)]
+    assert points.slip_events(moved, "bank") == [Spending("X", "2026-01-01", 10)]
+    assert points.slip_events(moved, "cash") == []
+
+
+# --- the property: any order of accepted edits, and the daily job run at any time ---------------
+
+edit = st.tuples(
+    st.sampled_from(["earn", "spend", "move", "delete", "job"]),
+    st.integers(0, len(DAYS) - 1),
+    st.integers(1, 400),
+    st.one_of(st.none(), st.integers(0, len(DAYS) - 1)),
+    st.integers(0, 10_000),
+)
+
+
+def _check(events: dict[str, points.Event], today: str) -> points.Plan:
+    plan = points.plan(list(events.values()), today=today)
+    assert plan.ok
+    spends = {e.id: e.amount for e in events.values() if isinstance(e, Spending)}
+    # every spend is taken whole from lots, and each lot's points are spent, lapsed, pending or open once
+    assert {k: sum(p for _, p in v) for k, v in plan.takes.items()} == spends
+    for lot in plan.lots:
+        assert min(lot.spent, lot.lapsed, lot.pending, lot.open) >= 0
+        assert lot.spent + lot.lapsed + lot.pending + lot.open == lot.amount
+    posted = sum(e.amount for e in events.values() if isinstance(e, Lapse))
+    assert sum(lot.lapsed for lot in plan.lots) == posted
+    # the plan is the set's, not the order's
+    shuffled = list(events.values())
+    random.Random(len(shuffled)).shuffle(shuffled)
+    assert points.plan(shuffled, today=today) == plan
+    return plan
+
+
+@settings(deadline=None, max_examples=300)
+@given(st.lists(edit, max_size=30))
+def test_every_point_earned_is_spent_or_lapses_exactly_once_whatever_the_order_of_edits(
+    edits: list[tuple[str, int, int, int | None, int]],
+) -> None:
+    events: dict[str, points.Event] = {}
+    today = DAYS[0]
+    for n, (op, day, amount, expiry, pick) in enumerate(edits):
+        proposed = dict(events)
+        movable = sorted(k for k, e in events.items() if not isinstance(e, Lapse))
+        if op == "earn":
+            expires = None if expiry is None else DAYS[max(day, expiry)]
+            proposed[f"e{n}"] = Earning(f"e{n}", DAYS[day], amount, expires)
+        elif op == "spend":
+            proposed[f"s{n}"] = Spending(f"s{n}", DAYS[day], amount)
+        elif op in {"move", "delete"} and movable:
+            key = movable[pick % len(movable)]
+            old = events[key]
+            if op == "delete":
+                del proposed[key]
+            elif isinstance(old, Earning):
+                moved = DAYS[day]
+                proposed[key] = Earning(key, moved, old.amount, max(old.expires_on, moved) if old.expires_on else None)
+            elif isinstance(old, Spending):
+                proposed[key] = Spending(key, DAYS[day], old.amount)
+        elif op == "job":  # the daily job: what is due, posted once; a second run finds nothing
+            today = max(today, DAYS[day])
+            for lot in points.plan(list(events.values()), today=today).due(today):
+                proposed[f"l{n}{lot.id}"] = Lapse(f"l{n}{lot.id}", lot.id, lot.pending)
+            assert points.plan(list(proposed.values()), today=today).due(today) == []
+        if points.plan(list(proposed.values()), today=today).ok:  # what the write would refuse is not kept
+            events = proposed
+        _check(events, today)
