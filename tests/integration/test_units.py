@@ -252,8 +252,8 @@ def test_the_csv_export_carries_the_yen_and_what_arrived_and_our_import_reads_th
     # When the slips are exported
     text = api.get("/slips.csv").raw.decode("utf-8-sig")
     header, *rows = text.strip().splitlines()
-    assert header.endswith("jpy_amount,to_amount")
-    assert rows[0].endswith(",,13000") and rows[1].endswith(",1900,")
+    assert header.endswith("jpy_amount,to_amount,cleared,to_cleared")  # the sides' states always last
+    assert rows[0].endswith(",,13000,uncleared,uncleared") and rows[1].endswith(",1900,,uncleared,")
     # And imported into another ledger with the same accounts
     other_api.account("bank", 100_000, type="bank")
     other_api.account("usd", 0, unit="USD")
