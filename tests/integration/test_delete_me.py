@@ -14,8 +14,10 @@ import pytest
 from kakeibo import blobs
 from kakeibo.services import dataio
 from kakeibo.store import SharedLedger, Store
-from kakeibo.store.keys import META_SK, gone_pk, tombstone_pk
+from kakeibo.store.journal import GONE
+from kakeibo.store.keys import JOURNAL_SK, META_SK, gone_pk, idempotency_tag, tombstone_pk
 from tests.events import Client
+from tests.idempotency_records import idempotency_records
 from tests.receipts import stored_receipt
 
 PHOTO = b"\xff\xd8\xff\xe0" + b"receipt: milk 210 yen " * 40
@@ -45,8 +47,10 @@ def _joined(owner: Client, member: Client, name: str, role: str) -> str:
 
 
 def _personal_gone(api: Client, store: Store) -> None:
-    """Nothing of the caller's personal ledger is stored, nor its receipt's object; the tombstone says who and when."""
-    assert list(store.query(str(api.user))) == []
+    """Nothing of the caller's personal ledger is stored but its fence (when it was fenced, no more), nor
+    its receipt's object; the tombstone says who and when."""
+    items = list(store.query(str(api.user)))
+    assert [(i["SK"], sorted(i)) for i in items] == [(JOURNAL_SK, ["PK", "SK", GONE, "type"])], items
     assert blobs.read(blobs.key_of(str(api.user), hashlib.sha256(PHOTO).hexdigest())) is None
     tomb = store.get_at(gone_pk(str(api.user)), META_SK)
     assert tomb is not None and tomb["state"] == "deleted" and tomb["deleted_by"] == api.user and tomb["deleted_at"]
@@ -157,3 +161,32 @@ def test_a_deletion_that_stops_between_batches_is_resumed_and_finished_once(
     assert finished == [True]
     _personal_gone(api, store)
     assert other_api.get(f"/ledgers/{theirs}/accounts").json["items"][0]["id"] == "cash"
+
+
+def test_after_the_deletion_nothing_is_written_into_their_ledger_and_no_key_or_restore_of_theirs_stays(
+    api: Client, store: Store
+) -> None:
+    # Given a person with a personal ledger, a slip posted with an Idempotency-Key (its answer kept), and
+    # an archive they began to restore
+    _personal(api, slips=1)
+    keyed = {"date": "2026-05-20", "kind": "expense", "amount": 300, "account": "cash"}
+    assert api.post("/slips", keyed, headers={"Idempotency-Key": "lunch-0520"}).status == 201
+    tag = idempotency_tag(str(api.user))
+    assert [r for r in idempotency_records(store) if tag in r] != []
+    sha = hashlib.sha256(b"an archive of theirs").hexdigest()
+    assert api.post("/ledgers/restore", {"sha256": sha, "size": 20}).status == 202
+    assert store.restores_of(str(api.user)) == [sha]
+    # When they delete their data
+    assert api.delete("/me").json["state"] == "deleted"
+    # Then writing into their ledger answers 404, as a deleted ledger does, and leaves nothing behind:
+    # a new slip (its number taken before it meets the fence), an account, a budget, the keyed slip again
+    lunch = {"date": "2026-05-21", "kind": "expense", "amount": 500, "account": "cash"}
+    assert api.post("/slips", lunch).status == 404
+    assert api.post("/accounts", {"id": "bank", "name": "銀行", "type": "bank"}).status == 404
+    assert api.put("/budgets/2026-05/食費", {"limit": 30_000}).status == 404
+    again = api.post("/slips", keyed, headers={"Idempotency-Key": "lunch-0520", "Accept-Language": "ja"})
+    assert again.status == 404 and again.json["code"] == "not_found", again
+    _personal_gone(api, store)
+    # And neither their restore nor their Idempotency-Key records are kept
+    assert store.restores_of(str(api.user)) == []
+    assert [r for r in idempotency_records(store) if tag in r] == []
