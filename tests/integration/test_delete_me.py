@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from kakeibo import blobs
-from kakeibo.services import dataio
+from kakeibo.services import daily, dataio
 from kakeibo.store import SharedLedger, Store
 from kakeibo.store.journal import GONE
 from kakeibo.store.keys import JOURNAL_SK, META_SK, gone_pk, idempotency_tag, tombstone_pk
@@ -190,3 +190,42 @@ def test_after_the_deletion_nothing_is_written_into_their_ledger_and_no_key_or_r
     # And neither their restore nor their Idempotency-Key records are kept
     assert store.restores_of(str(api.user)) == []
     assert [r for r in idempotency_records(store) if tag in r] == []
+
+
+def test_a_person_s_deletion_whose_run_stopped_is_finished_once_by_the_daily_job(
+    api: Client, own_store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given a person whose deletion stopped after its first batch, its lease kept (the run was killed)
+    store = own_store
+    _personal(api)
+    monkeypatch.setattr(dataio, "DELETE_PAGE", 5)
+    real = Store.delete_items
+
+    def crashing(self: Store, led: str, sks: Any) -> None:
+        real(self, led, sks)
+        raise RuntimeError("the function stopped")
+
+    release = Store.release_lock
+    monkeypatch.setattr(Store, "delete_items", crashing)
+    monkeypatch.setattr(Store, "release_lock", lambda self, lease: None)
+    with pytest.raises(RuntimeError):
+        dataio.delete_me(store, str(api.user))
+    monkeypatch.setattr(Store, "delete_items", real)
+    monkeypatch.setattr(Store, "release_lock", release)
+    # When the daily job runs once the lease has expired (twice)
+    later = Store.now_ms
+    monkeypatch.setattr(Store, "now_ms", lambda self: later(self) + int(dataio.LEASE_SECONDS * 1000) + 1000)
+    finished: list[bool] = []
+    real_finish = Store.deletion_finished
+
+    def counting(self: Store, *args: Any, **kwargs: Any) -> bool:
+        done = real_finish(self, *args, **kwargs)
+        finished.append(done)
+        return done
+
+    monkeypatch.setattr(Store, "deletion_finished", counting)
+    daily.post_due(store)
+    daily.post_due(store)
+    # Then the person's deletion is finished, once, and nothing of their ledger is left
+    assert finished == [True]
+    _personal_gone(api, store)
