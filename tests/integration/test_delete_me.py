@@ -16,7 +16,7 @@ from kakeibo.services import daily, dataio
 from kakeibo.store import SharedLedger, Store
 from kakeibo.store.journal import GONE
 from kakeibo.store.keys import JOURNAL_SK, META_SK, gone_pk, idempotency_tag, tombstone_pk
-from tests.events import Client
+from tests.events import Client, Reply
 from tests.idempotency_records import idempotency_records
 from tests.receipts import stored_receipt
 
@@ -46,6 +46,14 @@ def _joined(owner: Client, member: Client, name: str, role: str) -> str:
     return str(ledger)
 
 
+def _deleted_me(api: Client) -> Reply:
+    """DELETE /me, sent again (as the person does) while a loaded machine's request ran out of time."""
+    reply = api.delete("/me")
+    while reply.status == 202 and reply.json["state"] == "deleting":
+        reply = api.delete("/me")
+    return reply
+
+
 def _personal_gone(api: Client, store: Store) -> None:
     """Nothing of the caller's personal ledger is stored but its fence (when it was fenced, no more), nor
     its receipt's object; the tombstone says who and when."""
@@ -68,7 +76,7 @@ def test_a_person_deletes_their_data_and_the_others_keep_theirs(api: Client, oth
     assert other_api.post(f"/ledgers/{theirs}/slips", {"date": "2026-05-01", "kind": "expense", "amount": 900,
                                                        "account": "cash"}).status == 201  # fmt: skip
     # When they delete their data
-    deleted = api.delete("/me")
+    deleted = _deleted_me(api)
     # Then 202, their personal ledger and its receipt are gone, and a tombstone says who and when
     assert deleted.status == 202 and deleted.json["state"] == "deleted", deleted
     assert deleted.json["id"] == "me" and deleted.json["items"] > 5
@@ -115,7 +123,7 @@ def test_the_only_owner_of_a_shared_ledger_with_members_is_refused_in_their_lang
                        headers={"If-Match": f'"{version}"'})  # fmt: skip
     assert promoted.status == 200, promoted
     # Then their data is deleted, and the household stays with its new owner
-    assert api.delete("/me").json["state"] == "deleted"
+    assert _deleted_me(api).json["state"] == "deleted"
     _personal_gone(api, store)
     assert [m["user"] for m in other_api.get(f"/ledgers/{household}").json["members"]] == [member]
 
@@ -155,7 +163,7 @@ def test_a_deletion_that_stops_between_batches_is_resumed_and_finished_once(
         return done
 
     monkeypatch.setattr(Store, "deletion_finished", counting)
-    again = api.delete("/me")
+    again = _deleted_me(api)
     # Then the deletion carries on after what was removed, finishes once, and nothing is left
     assert again.status == 202 and again.json["state"] == "deleted", again
     assert finished == [True]
@@ -177,7 +185,7 @@ def test_after_the_deletion_nothing_is_written_into_their_ledger_and_no_key_or_r
     assert api.post("/ledgers/restore", {"sha256": sha, "size": 20}).status == 202
     assert store.restores_of(str(api.user)) == [sha]
     # When they delete their data
-    assert api.delete("/me").json["state"] == "deleted"
+    assert _deleted_me(api).json["state"] == "deleted"
     # Then writing into their ledger answers 404, as a deleted ledger does, and leaves nothing behind:
     # a new slip (its number taken before it meets the fence), an account, a budget, the keyed slip again
     lunch = {"date": "2026-05-21", "kind": "expense", "amount": 500, "account": "cash"}
@@ -229,3 +237,31 @@ def test_a_person_s_deletion_whose_run_stopped_is_finished_once_by_the_daily_job
     # Then the person's deletion is finished, once, and nothing of their ledger is left
     assert finished == [True]
     _personal_gone(api, store)
+
+
+def test_the_search_for_a_person_s_records_that_runs_out_of_time_goes_on_where_it_stopped(
+    api: Client, other_api: Client, own_store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given a person with three slips posted with Idempotency-Keys, another person with one
+    store = own_store
+    api.account("cash", 5_000)
+    other_api.account("cash", 5_000)
+    for n in range(3):
+        body = {"date": f"2026-05-{n + 1:02d}", "kind": "expense", "amount": 100 + n, "account": "cash"}
+        assert api.post("/slips", body, headers={"Idempotency-Key": f"k{n}"}).status == 201
+    assert other_api.post("/slips", body, headers={"Idempotency-Key": "theirs"}).status == 201
+    mine, theirs = (idempotency_tag(str(who.user)) for who in (api, other_api))
+    # When the person's deletion reads the records one a page and runs out of time after two pages
+    monkeypatch.setattr(dataio, "RECORDS_PAGE", 1)
+    ticks = iter([100.0, 100.0])
+    stopped = dataio.delete_me(store, str(api.user), time_left=lambda: next(ticks, 0.0))
+    # Then it is still deleting, and says how far it looked
+    assert stopped["state"] == "deleting", stopped
+    tomb = store.get_at(gone_pk(str(api.user)), META_SK) or {}
+    assert tomb["records_after"] not in (None, "done"), tomb
+    # When it is carried on
+    assert _deleted_me(api).json["state"] == "deleted"
+    # Then none of the person's records is left, and the other person's is
+    records = idempotency_records(store)
+    assert [r for r in records if mine in r] == [] and len([r for r in records if theirs in r]) == 1
+    assert (store.get_at(gone_pk(str(api.user)), META_SK) or {})["records_after"] == "done"

@@ -19,7 +19,7 @@ from kakeibo import blobs
 from kakeibo.services import daily, dataio
 from kakeibo.store import SharedLedger, Store
 from kakeibo.store.keys import META_SK, tombstone_pk
-from tests.events import Client
+from tests.events import Client, Reply
 from tests.receipts import stored_receipt
 
 PHOTO = b"\xff\xd8\xff\xe0" + b"receipt: bread 320 yen " * 40
@@ -46,6 +46,14 @@ def _household(api: Client) -> tuple[str, Client]:
     return made.json["id"], editor
 
 
+def _deleted(api: Client, path: str, headers: dict[str, str]) -> Reply:
+    """DELETE `path`, sent again (as its owner does) while a loaded machine's request ran out of time."""
+    reply = api.delete(path, headers=headers)
+    while reply.status == 202 and reply.json["state"] == "deleting":
+        reply = api.delete(path, headers={"If-Match": "*"})
+    return reply
+
+
 def _etag(api: Client, ledger: str) -> dict[str, str]:
     return {"If-Match": api.get(f"/ledgers/{ledger}").etag or ""}
 
@@ -69,7 +77,7 @@ def test_an_owner_deletes_a_shared_ledger_and_everything_in_it(api: Client, stor
     other = api.post("/ledgers", {"name": "実家"}).json["id"]
     assert api.post(f"/ledgers/{other}/accounts", {"id": "bank", "name": "銀行", "type": "bank"}).status == 201
     # When its owner deletes it
-    deleted = api.delete(f"/ledgers/{ledger}", headers=_etag(api, ledger))
+    deleted = _deleted(api, f"/ledgers/{ledger}", _etag(api, ledger))
     # Then 202, it is gone for everyone, its receipt's object too, and a tombstone says who and when
     assert deleted.status == 202 and deleted.json["state"] == "deleted", deleted
     assert deleted.json["items"] > 10 and deleted.json["deleted_by"] == api.user
@@ -131,7 +139,7 @@ def test_a_deletion_that_stops_between_batches_is_resumed_and_finished_once(
         return done
 
     monkeypatch.setattr(Store, "deletion_finished", counting)
-    again = api.delete(f"/ledgers/{ledger}", headers={"If-Match": "*"})
+    again = _deleted(api, f"/ledgers/{ledger}", {"If-Match": "*"})
     # Then the deletion carries on after what was removed, finishes once, and nothing is left
     assert again.status == 202 and again.json["state"] == "deleted", again
     assert finished == [True]

@@ -347,6 +347,7 @@ def _write_restore(
 
 DELETE_LOCK = "delete"
 DELETE_PAGE = 100  # items removed between two records of how far a deletion got
+RECORDS_PAGE = 1000  # Idempotency-Key records read between two records of how far the search got
 
 
 def tombstone_view(item: Item) -> dict[str, Any]:
@@ -478,18 +479,31 @@ def delete_me(store: Store, user: str, *, time_left: TimeLeft | None = None) -> 
             continue
         if gone["state"] != "deleted":
             return tombstone_view(store.read_person_tombstone(user) or tomb)
-    _forget_person(store, user)
+    if not _forget_person(store, user, tomb, time_left):
+        return tombstone_view(store.read_person_tombstone(user) or tomb)
     return tombstone_view(_purge(store, user, tomb, time_left, personal=True))
 
 
-def _forget_person(store: Store, user: str) -> None:
+def _forget_person(store: Store, user: str, tomb: Item, time_left: TimeLeft | None) -> bool:
     """What a person's data also is, outside their ledgers: their restores (the records, and any
     archive still uploaded) and their Idempotency-Key records (which keep the answers they were
-    given). Gone; doing it again finds nothing."""
+    given), looked for page by page, how far recorded in the tombstone. Gone, as far as time
+    allows: False when it ran out (the next run goes on)."""
     for sha in store.restores_of(user):
         blobs.delete(blobs.restore_key(user, sha))
         store.restore_removed(user, sha)
-    store.idempotency_records_forgotten(get_settings().idempotency_table_name, idempotency_tag(user))
+    recorded = (store.read_person_tombstone(user) or tomb).get("records_after")
+    if recorded == "done":
+        return True
+    after: dict[str, Any] | None = json.loads(recorded) if recorded else None
+    table, tag = get_settings().idempotency_table_name, idempotency_tag(user)
+    while True:
+        if time_left is not None and time_left() < MARGIN:
+            return False
+        _, after = store.idempotency_records_forgotten(table, tag, after=after, limit=RECORDS_PAGE)
+        store.person_records_progress(user, after)
+        if after is None:
+            return True
 
 
 def _memberships_of(store: Store, user: str) -> tuple[list[str], list[str], list[dict[str, str]]]:

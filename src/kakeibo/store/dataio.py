@@ -235,7 +235,8 @@ class DataOps(LockOps, WriteOps):
 
     def deletion_page(self, ledger: str, *, limit: int) -> list[Item]:
         """Up to `limit` items the ledger still holds, its leases and its fence aside."""
-        kept = (i for i in self.query(ledger) if not str(i["SK"]).startswith(lock_sk("")) and GONE not in i)
+        found = self.query(ledger, page_size=limit + 4)  # a page read, not the partition (leases, fence: a few)
+        kept = (i for i in found if not str(i["SK"]).startswith(lock_sk("")) and GONE not in i)
         return list(islice(kept, limit))
 
     def delete_items(self, ledger: str, sks: Sequence[str]) -> None:
@@ -316,7 +317,7 @@ class DataOps(LockOps, WriteOps):
         """The fence of a deleted person's ledger holding nothing but itself (not the journal's seq
         and time it was set on): the one item of the partition left, and no data of theirs."""
         fence = self.get_at(pk(user), JOURNAL_SK)
-        if fence is None or set(fence) <= {"PK", "SK", "type", GONE}:
+        if fence is None or (fence.get("type") == "fence" and set(fence) == {"PK", "SK", "type", GONE}):
             return
         item = {"PK": pk(user), "SK": JOURNAL_SK, "type": "fence", GONE: fence[GONE]}
         self._call(self.client.put_item, TableName=self.table, Item=to_ddb(item))
@@ -331,26 +332,51 @@ class DataOps(LockOps, WriteOps):
             self.client.delete_item, TableName=self.table, Key=to_ddb({"PK": user_pk(user), "SK": restore_sk(sha256)})
         )
 
-    def idempotency_records_forgotten(self, table: str, tag: str) -> int:
-        """The Idempotency-Key records whose ids carry `tag` (one person's: store/idempotency_layer)
-        gone from `table`: read by a filtered Scan (the table holds a day or so of records, and a
-        person's data is deleted once). How many."""
+    def idempotency_records_forgotten(
+        self, table: str, tag: str, *, after: dict[str, Any] | None, limit: int = 1000
+    ) -> tuple[int, dict[str, Any] | None]:
+        """One page (`limit` records read) of a filtered Scan of `table` after the key `after`: the
+        Idempotency-Key records whose ids carry `tag` (one person's: store/idempotency_layer) gone,
+        25 a call. (How many, the key to go on after; None: the table is read.) The table holds a
+        day or so of records, and a person's data is deleted once."""
         kwargs: dict[str, Any] = {
             "TableName": table,
             "ProjectionExpression": "#id",
             "FilterExpression": "contains(#id, :tag)",
             "ExpressionAttributeNames": {"#id": "id"},
             "ExpressionAttributeValues": {":tag": {"S": tag}},
+            "Limit": limit,
         }
-        gone = 0
-        while True:
-            res = self._call(self.client.scan, **kwargs)
-            for raw in res.get("Items", []):
-                self._call(self.client.delete_item, TableName=table, Key={"id": raw["id"]})
-                gone += 1
-            if not res.get("LastEvaluatedKey"):
-                return gone
-            kwargs["ExclusiveStartKey"] = res["LastEvaluatedKey"]
+        if after:
+            kwargs["ExclusiveStartKey"] = after
+        res = self._call(self.client.scan, **kwargs)
+        found = [{"DeleteRequest": {"Key": {"id": raw["id"]}}} for raw in res.get("Items", [])]
+        for start in range(0, len(found), BATCH):
+            self._batch_write(table, found[start : start + BATCH])
+        return len(found), res.get("LastEvaluatedKey") or None
+
+    def person_records_progress(self, user: str, after: dict[str, Any] | None) -> None:
+        """How far the person's deletion has looked for their Idempotency-Key records: the key to go on
+        after, or (None) `done`."""
+        value = json.dumps(after) if after else "done"
+        self._call(
+            self.client.update_item,
+            TableName=self.table,
+            Key=to_ddb({"PK": gone_pk(user), "SK": META_SK}),
+            UpdateExpression="SET #after = :after",
+            ExpressionAttributeNames={"#after": "records_after"},
+            ExpressionAttributeValues=to_ddb({":after": value}),
+        )
+
+    def _batch_write(self, table: str, requests: list[dict[str, Any]]) -> None:
+        pending: dict[str, Any] = {table: requests}
+        for attempt in range(12):
+            res = self._call(self.client.batch_write_item, RequestItems=pending)
+            pending = res.get("UnprocessedItems") or {}
+            if not pending:
+                return
+            time.sleep(min(2.0, 0.05 * 2**attempt))
+        raise errors.Conflict("the table is busy; retry shortly", retry_after=1)
 
     def read_restore(self, user: str, sha256: str) -> Item | None:
         return self.get_at(user_pk(user), restore_sk(sha256))

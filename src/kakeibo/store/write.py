@@ -12,6 +12,10 @@ TransactWriteItems. So journal order is commit order and seq has no gaps. A writ
 head moved (another change committed first) builds the same transaction again on the new head,
 inside the request: never a 412. `record` writes bookkeeping (an import's status, a recurrence's
 progress) under the guard, without an entry: it changes no entity a reader replays.
+
+A ledger whose head is fenced (a deleted person's personal ledger, store/journal.py's GONE) takes
+no change: the head's condition fails, the writer gets 404 as for any ledger it cannot reach, and
+what the request wrote before its transaction (a slip's number) is swept away again.
 """
 
 from __future__ import annotations
