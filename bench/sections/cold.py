@@ -97,7 +97,9 @@ def _at_head(calls: Calls, head: int) -> Calls:
                 update = op["Update"]
                 update["ExpressionAttributeValues"][":seq"] = {"N": str(head + 1)}
                 if head:
-                    update["ConditionExpression"] = "#seq = :seen"
+                    update["ConditionExpression"] = update["ConditionExpression"].replace(
+                        "attribute_not_exists(#seq)", "#seq = :seen"
+                    )
                     update["ExpressionAttributeValues"][":seen"] = {"N": str(head)}
             elif "Put" in op and op["Put"]["Item"]["SK"]["S"].startswith("CHG#"):
                 op["Put"]["Item"]["SK"] = {"S": change_sk(head + 1)}

@@ -44,12 +44,18 @@ def test_quick_bench_reports_every_section(tmp_path: Path) -> None:
             "webhooks",
             "budgets",
             "exports",
+            "erasure",
             "rules",
             "reconcile",
             "points",
         ),
     }
     assert {"nproc", "cpu", "memory_gib", "python", "dynamodb_local"} <= set(doc["machine"])
+
+    # And a ledger's export and deletion each moved every item of it, on our side and the floor's
+    erasure = doc["sections"]["erasure"]
+    for side in ("export", "deletion"):
+        assert erasure[side]["items"] > erasure["slips"] and erasure[side]["floor_items"] > erasure["slips"]
 
     # And each operation has ours and the floor side by side, and its cost against the minimum
     for name in OPS:

@@ -12,10 +12,12 @@ from typing import Any
 import pytest
 
 from kakeibo import blobs
-from kakeibo.services import dataio
+from kakeibo.services import daily, dataio
 from kakeibo.store import SharedLedger, Store
-from kakeibo.store.keys import META_SK, gone_pk, tombstone_pk
-from tests.events import Client
+from kakeibo.store.journal import GONE
+from kakeibo.store.keys import JOURNAL_SK, META_SK, gone_pk, idempotency_tag, tombstone_pk
+from tests.events import Client, Reply
+from tests.idempotency_records import idempotency_records
 from tests.receipts import stored_receipt
 
 PHOTO = b"\xff\xd8\xff\xe0" + b"receipt: milk 210 yen " * 40
@@ -44,9 +46,19 @@ def _joined(owner: Client, member: Client, name: str, role: str) -> str:
     return str(ledger)
 
 
+def _deleted_me(api: Client) -> Reply:
+    """DELETE /me, sent again (as the person does) while a loaded machine's request ran out of time."""
+    reply = api.delete("/me")
+    while reply.status == 202 and reply.json["state"] == "deleting":
+        reply = api.delete("/me")
+    return reply
+
+
 def _personal_gone(api: Client, store: Store) -> None:
-    """Nothing of the caller's personal ledger is stored, nor its receipt's object; the tombstone says who and when."""
-    assert list(store.query(str(api.user))) == []
+    """Nothing of the caller's personal ledger is stored but its fence (when it was fenced, no more), nor
+    its receipt's object; the tombstone says who and when."""
+    items = list(store.query(str(api.user)))
+    assert [(i["SK"], sorted(i)) for i in items] == [(JOURNAL_SK, ["PK", "SK", GONE, "type"])], items
     assert blobs.read(blobs.key_of(str(api.user), hashlib.sha256(PHOTO).hexdigest())) is None
     tomb = store.get_at(gone_pk(str(api.user)), META_SK)
     assert tomb is not None and tomb["state"] == "deleted" and tomb["deleted_by"] == api.user and tomb["deleted_at"]
@@ -64,7 +76,7 @@ def test_a_person_deletes_their_data_and_the_others_keep_theirs(api: Client, oth
     assert other_api.post(f"/ledgers/{theirs}/slips", {"date": "2026-05-01", "kind": "expense", "amount": 900,
                                                        "account": "cash"}).status == 201  # fmt: skip
     # When they delete their data
-    deleted = api.delete("/me")
+    deleted = _deleted_me(api)
     # Then 202, their personal ledger and its receipt are gone, and a tombstone says who and when
     assert deleted.status == 202 and deleted.json["state"] == "deleted", deleted
     assert deleted.json["id"] == "me" and deleted.json["items"] > 5
@@ -111,7 +123,7 @@ def test_the_only_owner_of_a_shared_ledger_with_members_is_refused_in_their_lang
                        headers={"If-Match": f'"{version}"'})  # fmt: skip
     assert promoted.status == 200, promoted
     # Then their data is deleted, and the household stays with its new owner
-    assert api.delete("/me").json["state"] == "deleted"
+    assert _deleted_me(api).json["state"] == "deleted"
     _personal_gone(api, store)
     assert [m["user"] for m in other_api.get(f"/ledgers/{household}").json["members"]] == [member]
 
@@ -151,9 +163,105 @@ def test_a_deletion_that_stops_between_batches_is_resumed_and_finished_once(
         return done
 
     monkeypatch.setattr(Store, "deletion_finished", counting)
-    again = api.delete("/me")
+    again = _deleted_me(api)
     # Then the deletion carries on after what was removed, finishes once, and nothing is left
     assert again.status == 202 and again.json["state"] == "deleted", again
     assert finished == [True]
     _personal_gone(api, store)
     assert other_api.get(f"/ledgers/{theirs}/accounts").json["items"][0]["id"] == "cash"
+
+
+def test_after_the_deletion_nothing_is_written_into_their_ledger_and_no_key_or_restore_of_theirs_stays(
+    api: Client, store: Store
+) -> None:
+    # Given a person with a personal ledger, a slip posted with an Idempotency-Key (its answer kept), and
+    # an archive they began to restore
+    _personal(api, slips=1)
+    keyed = {"date": "2026-05-20", "kind": "expense", "amount": 300, "account": "cash"}
+    assert api.post("/slips", keyed, headers={"Idempotency-Key": "lunch-0520"}).status == 201
+    tag = idempotency_tag(str(api.user))
+    assert [r for r in idempotency_records(store) if tag in r] != []
+    sha = hashlib.sha256(b"an archive of theirs").hexdigest()
+    assert api.post("/ledgers/restore", {"sha256": sha, "size": 20}).status == 202
+    assert store.restores_of(str(api.user)) == [sha]
+    # When they delete their data
+    assert _deleted_me(api).json["state"] == "deleted"
+    # Then writing into their ledger answers 404, as a deleted ledger does, and leaves nothing behind:
+    # a new slip (its number taken before it meets the fence), an account, a budget, the keyed slip again
+    lunch = {"date": "2026-05-21", "kind": "expense", "amount": 500, "account": "cash"}
+    assert api.post("/slips", lunch).status == 404
+    assert api.post("/accounts", {"id": "bank", "name": "銀行", "type": "bank"}).status == 404
+    assert api.put("/budgets/2026-05/食費", {"limit": 30_000}).status == 404
+    again = api.post("/slips", keyed, headers={"Idempotency-Key": "lunch-0520", "Accept-Language": "ja"})
+    assert again.status == 404 and again.json["code"] == "not_found", again
+    _personal_gone(api, store)
+    # And neither their restore nor their Idempotency-Key records are kept
+    assert store.restores_of(str(api.user)) == []
+    assert [r for r in idempotency_records(store) if tag in r] == []
+
+
+def test_a_person_s_deletion_whose_run_stopped_is_finished_once_by_the_daily_job(
+    api: Client, own_store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given a person whose deletion stopped after its first batch, its lease kept (the run was killed)
+    store = own_store
+    _personal(api)
+    monkeypatch.setattr(dataio, "DELETE_PAGE", 5)
+    real = Store.delete_items
+
+    def crashing(self: Store, led: str, sks: Any) -> None:
+        real(self, led, sks)
+        raise RuntimeError("the function stopped")
+
+    release = Store.release_lock
+    monkeypatch.setattr(Store, "delete_items", crashing)
+    monkeypatch.setattr(Store, "release_lock", lambda self, lease: None)
+    with pytest.raises(RuntimeError):
+        dataio.delete_me(store, str(api.user))
+    monkeypatch.setattr(Store, "delete_items", real)
+    monkeypatch.setattr(Store, "release_lock", release)
+    # When the daily job runs once the lease has expired (twice)
+    later = Store.now_ms
+    monkeypatch.setattr(Store, "now_ms", lambda self: later(self) + int(dataio.LEASE_SECONDS * 1000) + 1000)
+    finished: list[bool] = []
+    real_finish = Store.deletion_finished
+
+    def counting(self: Store, *args: Any, **kwargs: Any) -> bool:
+        done = real_finish(self, *args, **kwargs)
+        finished.append(done)
+        return done
+
+    monkeypatch.setattr(Store, "deletion_finished", counting)
+    daily.post_due(store)
+    daily.post_due(store)
+    # Then the person's deletion is finished, once, and nothing of their ledger is left
+    assert finished == [True]
+    _personal_gone(api, store)
+
+
+def test_the_search_for_a_person_s_records_that_runs_out_of_time_goes_on_where_it_stopped(
+    api: Client, other_api: Client, own_store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given a person with three slips posted with Idempotency-Keys, another person with one
+    store = own_store
+    api.account("cash", 5_000)
+    other_api.account("cash", 5_000)
+    for n in range(3):
+        body = {"date": f"2026-05-{n + 1:02d}", "kind": "expense", "amount": 100 + n, "account": "cash"}
+        assert api.post("/slips", body, headers={"Idempotency-Key": f"k{n}"}).status == 201
+    assert other_api.post("/slips", body, headers={"Idempotency-Key": "theirs"}).status == 201
+    mine, theirs = (idempotency_tag(str(who.user)) for who in (api, other_api))
+    # When the person's deletion reads the records one a page and runs out of time after two pages
+    monkeypatch.setattr(dataio, "RECORDS_PAGE", 1)
+    ticks = iter([100.0, 100.0])
+    stopped = dataio.delete_me(store, str(api.user), time_left=lambda: next(ticks, 0.0))
+    # Then it is still deleting, and says how far it looked
+    assert stopped["state"] == "deleting", stopped
+    tomb = store.get_at(gone_pk(str(api.user)), META_SK) or {}
+    assert tomb["records_after"] not in (None, "done"), tomb
+    # When it is carried on
+    assert _deleted_me(api).json["state"] == "deleted"
+    # Then none of the person's records is left, and the other person's is
+    records = idempotency_records(store)
+    assert [r for r in records if mine in r] == [] and len([r for r in records if theirs in r]) == 1
+    assert (store.get_at(gone_pk(str(api.user)), META_SK) or {})["records_after"] == "done"

@@ -5,16 +5,21 @@ members' other ledgers are untouched. A tombstone (who, when) is all that stays.
 from __future__ import annotations
 
 import hashlib
+import os
+import signal
+import subprocess
+import sys
 import uuid
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from kakeibo import blobs
-from kakeibo.services import dataio
+from kakeibo.services import daily, dataio
 from kakeibo.store import SharedLedger, Store
 from kakeibo.store.keys import META_SK, tombstone_pk
-from tests.events import Client
+from tests.events import Client, Reply
 from tests.receipts import stored_receipt
 
 PHOTO = b"\xff\xd8\xff\xe0" + b"receipt: bread 320 yen " * 40
@@ -41,6 +46,14 @@ def _household(api: Client) -> tuple[str, Client]:
     return made.json["id"], editor
 
 
+def _deleted(api: Client, path: str, headers: dict[str, str]) -> Reply:
+    """DELETE `path`, sent again (as its owner does) while a loaded machine's request ran out of time."""
+    reply = api.delete(path, headers=headers)
+    while reply.status == 202 and reply.json["state"] == "deleting":
+        reply = api.delete(path, headers={"If-Match": "*"})
+    return reply
+
+
 def _etag(api: Client, ledger: str) -> dict[str, str]:
     return {"If-Match": api.get(f"/ledgers/{ledger}").etag or ""}
 
@@ -64,7 +77,7 @@ def test_an_owner_deletes_a_shared_ledger_and_everything_in_it(api: Client, stor
     other = api.post("/ledgers", {"name": "実家"}).json["id"]
     assert api.post(f"/ledgers/{other}/accounts", {"id": "bank", "name": "銀行", "type": "bank"}).status == 201
     # When its owner deletes it
-    deleted = api.delete(f"/ledgers/{ledger}", headers=_etag(api, ledger))
+    deleted = _deleted(api, f"/ledgers/{ledger}", _etag(api, ledger))
     # Then 202, it is gone for everyone, its receipt's object too, and a tombstone says who and when
     assert deleted.status == 202 and deleted.json["state"] == "deleted", deleted
     assert deleted.json["items"] > 10 and deleted.json["deleted_by"] == api.user
@@ -126,8 +139,69 @@ def test_a_deletion_that_stops_between_batches_is_resumed_and_finished_once(
         return done
 
     monkeypatch.setattr(Store, "deletion_finished", counting)
-    again = api.delete(f"/ledgers/{ledger}", headers={"If-Match": "*"})
+    again = _deleted(api, f"/ledgers/{ledger}", {"If-Match": "*"})
     # Then the deletion carries on after what was removed, finishes once, and nothing is left
     assert again.status == 202 and again.json["state"] == "deleted", again
     assert finished == [True]
     _gone(api, editor, store, ledger)
+
+
+# A deletion run in a process of its own: ten items a batch, and after the second batch it says so
+# and waits (for the kill) before removing more.
+_STALLING_DELETION = """
+import sys, time
+from kakeibo.services import dataio
+from kakeibo.store import Store, get_store
+dataio.DELETE_PAGE = 10
+real, batches = Store.delete_items, []
+def stalling(self, ledger, sks):
+    if len(batches) == 2:
+        print("purging", flush=True)
+        time.sleep(600)
+    batches.append(len(sks))
+    real(self, ledger, sks)
+Store.delete_items = stalling
+dataio.delete_ledger(get_store(), sys.argv[1], sys.argv[2], expected=None)
+"""
+
+
+def test_a_deletion_killed_mid_purge_is_finished_once_by_the_daily_job(
+    api: Client, own_store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = own_store
+    # Given a household whose deletion runs in a process of its own
+    ledger, editor = _household(api)
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src")}
+    command = [sys.executable, "-c", _STALLING_DELETION, str(api.user), ledger]
+    process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, text=True)
+    # When that process is killed with -9 in the middle of the purge (two batches removed)
+    try:
+        assert process.stdout is not None and process.stdout.readline().strip() == "purging"
+    finally:
+        process.send_signal(signal.SIGKILL)
+        process.wait(timeout=30)
+    assert process.returncode == -signal.SIGKILL
+    tomb = store.get_at(tombstone_pk(ledger), META_SK)
+    assert tomb is not None and (tomb["state"], tomb["items"]) == ("deleting", 20)
+    assert editor.get(f"/ledgers/{ledger}/slips").status == 404
+    # Then while its lease runs, the daily job leaves it to the run that holds it
+    daily.post_due(store)
+    assert (store.get_at(tombstone_pk(ledger), META_SK) or {})["state"] == "deleting"
+    # When the lease has expired and nobody came back to it, the daily job runs (twice)
+    later = Store.now_ms
+    monkeypatch.setattr(Store, "now_ms", lambda self: later(self) + int(dataio.LEASE_SECONDS * 1000) + 1000)
+    finished: list[bool] = []
+    real_finish = Store.deletion_finished
+
+    def counting(self: Store, *args: Any, **kwargs: Any) -> bool:
+        done = real_finish(self, *args, **kwargs)
+        finished.append(done)
+        return done
+
+    monkeypatch.setattr(Store, "deletion_finished", counting)
+    daily.post_due(store)
+    daily.post_due(store)
+    # Then it carried the deletion on after what was removed and finished it once: nothing is left
+    assert finished == [True]
+    _gone(api, editor, store, ledger)
+    assert (store.get_at(tombstone_pk(ledger), META_SK) or {})["items"] > 20

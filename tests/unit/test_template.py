@@ -82,6 +82,7 @@ def test_policies_name_only_the_two_tables_and_the_bucket_prefixes_and_no_wildca
     due_index = {"Fn::Sub": "${LedgerTable.Arn}/index/" + DUE_INDEX}
     receipts = {"Fn::Sub": "${ReceiptsBucket.Arn}/receipts/*"}
     exports = {"Fn::Sub": "${ReceiptsBucket.Arn}/exports/*"}
+    restores = {"Fn::Sub": "${ReceiptsBucket.Arn}/restores/*"}
     for policy in function["Policies"]:
         for statement in policy["Statement"]:
             assert all("*" not in action for action in statement["Action"])
@@ -91,13 +92,43 @@ def test_policies_name_only_the_two_tables_and_the_bucket_prefixes_and_no_wildca
                 due_index,
                 receipts,
                 exports,
+                restores,
             )
             if statement["Resource"] == due_index:  # the index is only ever queried
                 assert statement["Action"] == ["dynamodb:Query"]
             if statement["Resource"] == receipts:  # objects under receipts/ only: put, get (and head), delete
                 assert sorted(statement["Action"]) == ["s3:DeleteObject", "s3:GetObject", "s3:PutObject"]
-            if statement["Resource"] == exports:  # archives: written in parts, read back, never deleted here
-                assert sorted(statement["Action"]) == ["s3:AbortMultipartUpload", "s3:GetObject", "s3:PutObject"]
+            if statement["Resource"] == exports:  # archives: written in parts, read back, deleted with their ledger
+                assert sorted(statement["Action"]) == [
+                    "s3:AbortMultipartUpload",
+                    "s3:DeleteObject",
+                    "s3:GetObject",
+                    "s3:PutObject",
+                ]
+            if statement["Resource"] == restores:  # archives to restore: uploaded (presigned), read, deleted
+                assert sorted(statement["Action"]) == ["s3:DeleteObject", "s3:GetObject", "s3:PutObject"]
+
+
+def test_the_function_may_make_every_dynamodb_call_the_code_makes() -> None:
+    # Given the calls the code makes on each table (the ledger table's and the idempotency table's)
+    source = "\n".join(p.read_text(encoding="utf-8") for p in (ROOT / "src" / "kakeibo").rglob("*.py")
+                       if "local" not in p.parts)  # fmt: skip
+    calls = set(re.findall(r"client\.(batch_get_item|batch_write_item|scan|query|transact_write_items)\b", source))
+    granted = {
+        action
+        for policy in template.load()["Resources"]["LedgerFunction"]["Properties"]["Policies"]
+        for statement in policy["Statement"]
+        for action in statement["Action"]
+    }
+    # Then each is granted (a TransactWriteItems needs the item actions of what it holds)
+    needed = {
+        "batch_get_item": "dynamodb:BatchGetItem",
+        "batch_write_item": "dynamodb:BatchWriteItem",
+        "scan": "dynamodb:Scan",
+        "query": "dynamodb:Query",
+        "transact_write_items": "dynamodb:PutItem",
+    }
+    assert {needed[call] for call in calls} <= granted
 
 
 def test_the_receipts_bucket_is_private_encrypted_tls_only_and_aborts_incomplete_uploads() -> None:

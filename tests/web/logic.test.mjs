@@ -496,7 +496,7 @@ describe('the webhooks view (views/webhooks.js)', async () => {
 });
 
 describe('the data view (views/dataio.js)', async () => {
-  const { deletionText, nameConfirms, progressText } = await import('../../web/views/dataio.js');
+  const { blockingLedgers, deletionText, nameConfirms, phraseConfirms, progressText } = await import('../../web/views/dataio.js');
 
   test('an export in words: how far it got while building, what it holds once ready', () => {
     assert.equal(progressText({ state: 'building', items: 400, receipts: 2, parts: 1 }), '書き出し中…（400 件・レシート 2 枚、1 区切り保存済み）');
@@ -514,6 +514,20 @@ describe('the data view (views/dataio.js)', async () => {
   test('a deletion in words: how far it got, and when it is done', () => {
     assert.equal(deletionText({ state: 'deleting', items: 200 }), '削除中…（200 件削除済み）');
     assert.equal(deletionText({ state: 'deleted', items: 1234 }), '削除しました（1234 件）');
+  });
+
+  test('one\'s own data is deleted only once the phrase itself is typed', () => {
+    assert.equal(phraseConfirms('すべて削除'), true);
+    assert.equal(phraseConfirms(' すべて削除 '), true);
+    assert.equal(phraseConfirms('削除'), false);
+    assert.equal(phraseConfirms(''), false);
+  });
+
+  test('the ledgers a 409 sole_owner names, in words', () => {
+    const problem = { code: 'sole_owner', ledgers: [{ id: '01KAJ', name: '山田家' }, { id: '01KAK', name: '' }] };
+    assert.deepEqual(blockingLedgers(problem), ['山田家（01KAJ）', '01KAK']);
+    assert.deepEqual(blockingLedgers({ code: 'sole_owner' }), []);
+    assert.deepEqual(blockingLedgers(null), []);
   });
 });
 

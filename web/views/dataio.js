@@ -3,8 +3,11 @@
 // again (which carries on where it stopped), showing how far it got, until it can be downloaded.
 // 家計簿を削除: an owner deletes a shared ledger, typing its name to confirm; the deletion is carried
 // on request by request too, then the personal ledger is shown.
+// 自分のデータを削除 (DELETE /me, shown with the personal ledger): the person types a phrase to
+// confirm; while they are the only owner of a shared ledger others are in, the API refuses (409
+// sole_owner) and the page lists those ledgers; else the deletion is carried on until it is done.
 
-import { segment } from '../api.js';
+import { ApiError, segment } from '../api.js';
 import { at, on, state } from '../state.js';
 import { $, h, say, showError } from '../ui.js';
 import { ledgerDeleted } from './ledgers.js';
@@ -19,8 +22,32 @@ export function progressText(exported) {
   return done ? `書き出しました（${counts}）` : `書き出し中…（${counts}、${exported.parts} 区切り保存済み）`;
 }
 
-export function mount() {
+/** The phrase a person types to delete their own data. */
+export const ME_PHRASE = 'すべて削除';
+
+/** Whether the phrase typed confirms deleting one's own data. Pure. */
+export function phraseConfirms(typed) {
+  return typed.trim() === ME_PHRASE;
+}
+
+/** The shared ledgers a 409 sole_owner names, in words (name and id). Pure. */
+export function blockingLedgers(problem) {
+  const ledgers = Array.isArray(problem?.ledgers) ? problem.ledgers : [];
+  return ledgers.map((l) => (l.name ? `${l.name}（${l.id}）` : String(l.id)));
+}
+
+let page = null;
+
+export function mount(_root, ctx) {
+  page = ctx ?? null;
   $('export-start').addEventListener('click', () => start());
+  $('me-delete-phrase').addEventListener('input', () => {
+    $('me-delete').disabled = !phraseConfirms($('me-delete-phrase').value);
+  });
+  $('me-delete-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    removeMe();
+  });
   $('ledger-delete-name').addEventListener('input', () => {
     $('ledger-delete').disabled = !confirmed();
   });
@@ -65,6 +92,46 @@ export function render() {
   $('ledger-delete-name').value = '';
   $('ledger-delete-progress').textContent = '';
   $('ledger-delete').disabled = true;
+  const personal = state.ledger === 'me' && (!state.routes || state.routes.has('/me'));
+  $('me-delete-form').hidden = !personal;
+  if (!deletingMe) {
+    $('me-delete-phrase').value = '';
+    $('me-delete').disabled = true;
+    $('me-delete-progress').textContent = '';
+    $('me-delete-blocked').hidden = true;
+  }
+}
+
+let deletingMe = false;
+
+async function removeMe() {
+  if (deletingMe || !phraseConfirms($('me-delete-phrase').value)) return;
+  deletingMe = true;
+  $('me-delete').disabled = true;
+  $('me-delete-blocked').hidden = true;
+  try {
+    let deletion;
+    for (;;) {
+      ({ data: deletion } = await state.api.request('DELETE', '/me'));
+      $('me-delete-progress').textContent = deletionText(deletion);
+      if (deletion.state === 'deleted') break;
+      await new Promise((resolve) => setTimeout(resolve, PAUSE_MS));
+    }
+    $('me-delete-phrase').value = '';
+    await page?.refresh();
+    say('自分のデータを削除しました');
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 409 && error.code === 'sole_owner') {
+      $('me-delete-ledgers').replaceChildren(...blockingLedgers(error.problem).map((text) => h('li', { text })));
+      $('me-delete-blocked').hidden = false;
+      $('me-delete-progress').textContent = '';
+    } else {
+      showError(error);
+    }
+    $('me-delete').disabled = !phraseConfirms($('me-delete-phrase').value);
+  } finally {
+    deletingMe = false;
+  }
 }
 
 async function remove() {

@@ -1,5 +1,6 @@
-"""The daily job's work (recurring slips, card payments and points that lapse; and, for every ledger, the receipts on
-no slip for a day swept), through the due index, or for one ledger on demand (`POST /jobs/run`)."""
+"""The daily job's work (recurring slips, card payments and points that lapse; for every ledger, the
+receipts on no slip for a day swept; and the deletions whose run stopped, finished), through the due
+index, or for one ledger on demand (`POST /jobs/run`)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,16 @@ from kakeibo.services import card_payments, lapses, recurrences
 from kakeibo.services.common import TimeLeft, query_date
 from kakeibo.services.postings import RunTally, out_of_time
 from kakeibo.settings import today
-from kakeibo.store import Store, is_card_sk, is_lots_sk, is_receipt_sk, lots_sk, receipt_sk, recurrence_sk
+from kakeibo.store import (
+    DELETION_WORK,
+    Store,
+    is_card_sk,
+    is_lots_sk,
+    is_receipt_sk,
+    lots_sk,
+    receipt_sk,
+    recurrence_sk,
+)
 
 
 def post_due(store: Store, until: dt.date | None = None, *, time_left: TimeLeft | None = None) -> dict[str, Any]:
@@ -34,6 +44,13 @@ def post_due(store: Store, until: dt.date | None = None, *, time_left: TimeLeft 
             lapses.run_lapses(store, ledger, sk.removeprefix(lots_sk("")), tally, time_left=time_left)
         elif sk.startswith(recurrence_sk("")):
             recurrences.run_due(store, ledger, sk.removeprefix(recurrence_sk("")), tally, time_left=time_left)
+        elif sk == DELETION_WORK:  # a deletion whose run stopped (its lease expired): finished here
+            from kakeibo.services import dataio  # noqa: PLC0415 - S3's client only when there is one to finish
+
+            try:
+                dataio.finish_deletion(store, ledger, time_left=time_left)
+            except errors.ApiError:
+                continue  # still refused, or the bucket did not answer: it stays due, the next run tries again
         elif is_receipt_sk(sk):
             from kakeibo.services import receipts  # noqa: PLC0415 - S3's client only when there is one to sweep
 

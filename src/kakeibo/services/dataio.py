@@ -24,9 +24,10 @@ from kakeibo.core.ids import new_slip_id
 from kakeibo.models import RestoreIn
 from kakeibo.services.access import OWNERS, PERSONAL, SHARED_ID_RE, open_ledger
 from kakeibo.services.common import TimeLeft
-from kakeibo.settings import utc_now
+from kakeibo.settings import get_settings, utc_now
 from kakeibo.store import Bookkeeping, Change, Item, SharedLedger, Store, WriteContext
 from kakeibo.store.dataio import BUILDING, READY, ArchiveItemsRefused, ExportUnderWay, restorable
+from kakeibo.store.keys import idempotency_tag
 from kakeibo.store.locks import Lease
 from kakeibo.store.receipts import is_receipt_sk
 
@@ -346,6 +347,7 @@ def _write_restore(
 
 DELETE_LOCK = "delete"
 DELETE_PAGE = 100  # items removed between two records of how far a deletion got
+RECORDS_PAGE = 1000  # Idempotency-Key records read between two records of how far the search got
 
 
 def tombstone_view(item: Item) -> dict[str, Any]:
@@ -413,10 +415,28 @@ def _purge(store: Store, ledger_id: str, tomb: Item, time_left: TimeLeft | None,
             store.deletion_progress(ledger, lease, items=len(page))
             removed += len(page)
             lease = store.renew_lock(lease, LEASE_SECONDS) or _lost_deletion()
+        if personal:
+            store.fence_emptied(ledger)
         store.deletion_finished(ledger, at=_iso(utc_now()))
     finally:
         store.release_lock(lease)
     return _tombstone(store, ledger) or tomb
+
+
+def finish_deletion(store: Store, ledger: str, *, time_left: TimeLeft | None = None) -> str:
+    """The daily job's part: a deletion whose run stopped (its lease expired, no request carrying
+    it on) carried on and finished, once, as far as time allows. `ledger` a SharedLedger (DELETE
+    /ledgers/{ledger}), or a person's `sub` (DELETE /me, every step of it). A run still holding the
+    lease is left to it. The deletion's state after."""
+    if isinstance(ledger, SharedLedger):
+        tomb = store.read_tombstone(str(ledger))
+        if tomb is None or tomb["state"] != "deleting":
+            return str((tomb or {}).get("state", "deleted"))
+        return str(_purge(store, str(ledger), tomb, time_left)["state"])
+    person = store.read_person_tombstone(ledger)
+    if person is None or person["state"] != "deleting":
+        return str((person or {}).get("state", "deleted"))
+    return str(delete_me(store, ledger, time_left=time_left)["state"])
 
 
 def _lost_deletion() -> Lease:
@@ -446,6 +466,7 @@ def delete_me(store: Store, user: str, *, time_left: TimeLeft | None = None) -> 
                                ledgers=blocking)  # fmt: skip
     if tomb is None:
         tomb = store.person_deletion_started(user, ledgers=alone, at=_iso(utc_now()))
+    store.person_fenced(user, at=str(tomb["requested_at"]))  # no change is written into it again
     for ledger in leaving:
         try:
             remove_member(store, user, ledger, user, expected=None)
@@ -458,7 +479,31 @@ def delete_me(store: Store, user: str, *, time_left: TimeLeft | None = None) -> 
             continue
         if gone["state"] != "deleted":
             return tombstone_view(store.read_person_tombstone(user) or tomb)
+    if not _forget_person(store, user, tomb, time_left):
+        return tombstone_view(store.read_person_tombstone(user) or tomb)
     return tombstone_view(_purge(store, user, tomb, time_left, personal=True))
+
+
+def _forget_person(store: Store, user: str, tomb: Item, time_left: TimeLeft | None) -> bool:
+    """What a person's data also is, outside their ledgers: their restores (the records, and any
+    archive still uploaded) and their Idempotency-Key records (which keep the answers they were
+    given), looked for page by page, how far recorded in the tombstone. Gone, as far as time
+    allows: False when it ran out (the next run goes on)."""
+    for sha in store.restores_of(user):
+        blobs.delete(blobs.restore_key(user, sha))
+        store.restore_removed(user, sha)
+    recorded = (store.read_person_tombstone(user) or tomb).get("records_after")
+    if recorded == "done":
+        return True
+    after: dict[str, Any] | None = json.loads(recorded) if recorded else None
+    table, tag = get_settings().idempotency_table_name, idempotency_tag(user)
+    while True:
+        if time_left is not None and time_left() < MARGIN:
+            return False
+        _, after = store.idempotency_records_forgotten(table, tag, after=after, limit=RECORDS_PAGE)
+        store.person_records_progress(user, after)
+        if after is None:
+            return True
 
 
 def _memberships_of(store: Store, user: str) -> tuple[list[str], list[str], list[dict[str, str]]]:

@@ -24,6 +24,7 @@ from kakeibo.store.imports import ImportOps
 from kakeibo.store.journal import CHANGE_TYPES, JOURNAL_ITEMS, Change, change_seq, entry_changes
 from kakeibo.store.keys import (
     ACCOUNT_COUNT_SK,
+    DELETION_WORK,
     LEDGER_LOCK,
     SLIP_SEQ_SK,
     SharedLedger,
@@ -64,6 +65,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ACCOUNT_COUNT_SK",
     "CHANGE_TYPES",
+    "DELETION_WORK",
     "FENCE",
     "FENCE_NAMES",
     "GUARD_ITEMS",

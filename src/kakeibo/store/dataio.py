@@ -21,8 +21,9 @@ from typing import Any
 from kakeibo import errors
 from kakeibo.store.codec import Item, to_ddb
 from kakeibo.store.core import TxOp
-from kakeibo.store.journal import Change
+from kakeibo.store.journal import GONE, Change
 from kakeibo.store.keys import (
+    DELETION_WORK,
     EXPORTING_SK,
     JOURNAL_SK,
     META_SK,
@@ -42,7 +43,7 @@ from kakeibo.store.keys import (
     webhook_sk,
 )
 from kakeibo.store.locks import Lease, LockOps
-from kakeibo.store.recurrences import DUE_SK, due_keys
+from kakeibo.store.recurrences import DUE_PK, DUE_SK, due_keys
 from kakeibo.store.write import Bookkeeping, WriteContext, WriteOps
 
 EXPORT = "EXPORT#"
@@ -68,6 +69,13 @@ _NOT_RESTORED = (
 )
 RECEIPT = "RECEIPT#"
 BATCH = 25  # items per BatchWriteItem
+
+
+def _due(ledger: str, at: str) -> dict[str, str]:
+    """A tombstone's place in the due index while its deletion is not finished: the daily job
+    finishes a deletion whose run stopped (services/daily.py); `deletion_finished` removes it."""
+    keys = due_keys(ledger, DELETION_WORK, at[:10])
+    return {k: v for k, v in keys.items() if v is not None}
 
 
 def _typed_value(value: Any) -> Any:
@@ -192,7 +200,8 @@ class DataOps(LockOps, WriteOps):
         member's reverse item gone, so that from now on the ledger answers 404 to everyone. The
         tombstone."""
         tomb = {"PK": tombstone_pk(ledger_id), "SK": META_SK, "type": "tombstone", "ledger": ledger_id,
-                "state": "deleting", "deleted_by": owner, "requested_at": at, "items": 0}  # fmt: skip
+                "state": "deleting", "deleted_by": owner, "requested_at": at, "items": 0,
+                **_due(SharedLedger(ledger_id), at)}  # fmt: skip
         ops = [TxOp("Put", {"TableName": self.table, "Item": to_ddb(tomb),
                             "ConditionExpression": "attribute_not_exists(PK)",
                             "ReturnValuesOnConditionCheckFailure": "ALL_OLD"}, _deleting)]  # fmt: skip
@@ -222,11 +231,13 @@ class DataOps(LockOps, WriteOps):
                                            "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
                                            **condition}, _members_moved))  # fmt: skip
         self.record(Bookkeeping(SharedLedger(ledger_id)), ops)
-        return {k: v for k, v in tomb.items() if k not in ("PK", "SK")}
+        return {k: v for k, v in tomb.items() if k not in ("PK", "SK", DUE_PK, DUE_SK)}
 
     def deletion_page(self, ledger: str, *, limit: int) -> list[Item]:
-        """Up to `limit` items the ledger still holds, its leases aside."""
-        return list(islice((i for i in self.query(ledger) if not str(i["SK"]).startswith(lock_sk(""))), limit))
+        """Up to `limit` items the ledger still holds, its leases and its fence aside."""
+        found = self.query(ledger, page_size=limit + 4)  # a page read, not the partition (leases, fence: a few)
+        kept = (i for i in found if not str(i["SK"]).startswith(lock_sk("")) and GONE not in i)
+        return list(islice(kept, limit))
 
     def delete_items(self, ledger: str, sks: Sequence[str]) -> None:
         """The ledger's items `sks` gone (deleting again what is gone already does nothing)."""
@@ -268,9 +279,9 @@ class DataOps(LockOps, WriteOps):
         return self._conditional(
             self.client.update_item,
             Key=to_ddb({"PK": gone_pk(ledger), "SK": META_SK}),
-            UpdateExpression="SET #state = :deleted, #at = :at",
+            UpdateExpression="SET #state = :deleted, #at = :at REMOVE #dpk, #dsk",
             ConditionExpression="#state = :deleting",
-            ExpressionAttributeNames={"#state": "state", "#at": "deleted_at"},
+            ExpressionAttributeNames={"#state": "state", "#at": "deleted_at", "#dpk": DUE_PK, "#dsk": DUE_SK},
             ExpressionAttributeValues=to_ddb({":deleted": "deleted", ":deleting": "deleting", ":at": at}),
         )
 
@@ -282,12 +293,90 @@ class DataOps(LockOps, WriteOps):
         the shared ledgers that go with them (those they were the only member of). The tombstone as
         it is: the one written before, if there is one."""
         tomb = {"PK": gone_pk(user), "SK": META_SK, "type": "tombstone", "ledger": "me", "state": "deleting",
-                "deleted_by": user, "requested_at": at, "items": 0, "ledgers": list(ledgers)}  # fmt: skip
+                "deleted_by": user, "requested_at": at, "items": 0, "ledgers": list(ledgers),
+                **_due(user, at)}  # fmt: skip
         if not self._conditional(
             self.client.put_item, Item=to_ddb(tomb), ConditionExpression="attribute_not_exists(PK)"
         ):
             return self.read_person_tombstone(user) or tomb
-        return {k: v for k, v in tomb.items() if k not in ("PK", "SK")}
+        return {k: v for k, v in tomb.items() if k not in ("PK", "SK", DUE_PK, DUE_SK)}
+
+    def person_fenced(self, user: str, *, at: str) -> None:
+        """The person's personal ledger fenced: its journal head marked gone, so that no change is
+        written into it again (every change's head condition requires the mark's absence). Once."""
+        self._conditional(
+            self.client.update_item,
+            Key=to_ddb({"PK": pk(user), "SK": JOURNAL_SK}),
+            UpdateExpression="SET #gone = :at",
+            ConditionExpression="attribute_not_exists(#gone)",
+            ExpressionAttributeNames={"#gone": GONE},
+            ExpressionAttributeValues=to_ddb({":at": at}),
+        )
+
+    def fence_emptied(self, user: str) -> None:
+        """The fence of a deleted person's ledger holding nothing but itself (not the journal's seq
+        and time it was set on): the one item of the partition left, and no data of theirs."""
+        fence = self.get_at(pk(user), JOURNAL_SK)
+        if fence is None or (fence.get("type") == "fence" and set(fence) == {"PK", "SK", "type", GONE}):
+            return
+        item = {"PK": pk(user), "SK": JOURNAL_SK, "type": "fence", GONE: fence[GONE]}
+        self._call(self.client.put_item, TableName=self.table, Item=to_ddb(item))
+
+    def restores_of(self, user: str) -> list[str]:
+        """The archives (their sha256) the user has restore records of, whatever their state."""
+        found = self.query_at(user_pk(user), begins_with=restore_sk(""))
+        return [str(i["SK"]).removeprefix(restore_sk("")) for i in found]
+
+    def restore_removed(self, user: str, sha256: str) -> None:
+        self._call(
+            self.client.delete_item, TableName=self.table, Key=to_ddb({"PK": user_pk(user), "SK": restore_sk(sha256)})
+        )
+
+    def idempotency_records_forgotten(
+        self, table: str, tag: str, *, after: dict[str, Any] | None, limit: int = 1000
+    ) -> tuple[int, dict[str, Any] | None]:
+        """One page (`limit` records read) of a filtered Scan of `table` after the key `after`: the
+        Idempotency-Key records whose ids carry `tag` (one person's: store/idempotency_layer) gone,
+        25 a call. (How many, the key to go on after; None: the table is read.) The table holds a
+        day or so of records, and a person's data is deleted once."""
+        kwargs: dict[str, Any] = {
+            "TableName": table,
+            "ProjectionExpression": "#id",
+            "FilterExpression": "contains(#id, :tag)",
+            "ExpressionAttributeNames": {"#id": "id"},
+            "ExpressionAttributeValues": {":tag": {"S": tag}},
+            "Limit": limit,
+        }
+        if after:
+            kwargs["ExclusiveStartKey"] = after
+        res = self._call(self.client.scan, **kwargs)
+        found = [{"DeleteRequest": {"Key": {"id": raw["id"]}}} for raw in res.get("Items", [])]
+        for start in range(0, len(found), BATCH):
+            self._batch_write(table, found[start : start + BATCH])
+        return len(found), res.get("LastEvaluatedKey") or None
+
+    def person_records_progress(self, user: str, after: dict[str, Any] | None) -> None:
+        """How far the person's deletion has looked for their Idempotency-Key records: the key to go on
+        after, or (None) `done`."""
+        value = json.dumps(after) if after else "done"
+        self._call(
+            self.client.update_item,
+            TableName=self.table,
+            Key=to_ddb({"PK": gone_pk(user), "SK": META_SK}),
+            UpdateExpression="SET #after = :after",
+            ExpressionAttributeNames={"#after": "records_after"},
+            ExpressionAttributeValues=to_ddb({":after": value}),
+        )
+
+    def _batch_write(self, table: str, requests: list[dict[str, Any]]) -> None:
+        pending: dict[str, Any] = {table: requests}
+        for attempt in range(12):
+            res = self._call(self.client.batch_write_item, RequestItems=pending)
+            pending = res.get("UnprocessedItems") or {}
+            if not pending:
+                return
+            time.sleep(min(2.0, 0.05 * 2**attempt))
+        raise errors.Conflict("the table is busy; retry shortly", retry_after=1)
 
     def read_restore(self, user: str, sha256: str) -> Item | None:
         return self.get_at(user_pk(user), restore_sk(sha256))

@@ -8,6 +8,9 @@ belongs to the request it was first used for. Told to use a new key, the origina
 make a second slip. So a mismatch with a record in progress is `MismatchInProgress`: the caller
 answers 409 `request_in_progress` (retry shortly); a mismatch with a completed record stays 422.
 
+Every record's id also carries its person's tag (keys.idempotency_tag): a person's records are
+found, and removed with their data, by it (DELETE /me).
+
 Imported on first use, with Powertools (never at the handler's import).
 """
 
@@ -19,12 +22,23 @@ from aws_lambda_powertools.utilities.idempotency import DynamoDBPersistenceLayer
 from aws_lambda_powertools.utilities.idempotency.exceptions import IdempotencyValidationError
 from aws_lambda_powertools.utilities.idempotency.persistence.datarecord import STATUS_CONSTANTS, DataRecord
 
+from kakeibo.store.keys import idempotency_tag
+
 
 class MismatchInProgress(IdempotencyValidationError):
     """Another body's request with this key is still running: its outcome is not the key's yet."""
 
 
 class PersistenceLayer(DynamoDBPersistenceLayer):
+    def _get_hashed_idempotency_key(self, data: dict[str, Any]) -> str | None:
+        hashed = super()._get_hashed_idempotency_key(data)
+        whose = data.get("ledger") if isinstance(data, dict) else None
+        if hashed is None or not isinstance(whose, str):
+            return hashed
+        user = whose.rsplit("\n", 1)[-1]  # a personal ledger's `sub`, or a shared ledger's member
+        name, _, digest = hashed.rpartition("#")
+        return f"{name}{idempotency_tag(user)}{digest}"
+
     def _validate_payload(self, data_payload: dict[str, Any] | DataRecord, stored_data_record: DataRecord) -> None:
         try:
             super()._validate_payload(data_payload, stored_data_record)

@@ -33,6 +33,9 @@ CHANGE_TYPES = (
 )
 OPS = ("create", "update", "delete")
 JOURNAL_ITEMS = 2  # what the journal adds to a transaction: the head and the entry
+# The head's mark that the ledger is gone for good (a deleted person's personal ledger): every
+# change's head condition requires its absence, so the fence costs no item and no call.
+GONE = "gone"
 
 
 @dataclass(frozen=True)
@@ -79,7 +82,17 @@ class HeadMoved(errors.ApiError):
         self.seq = seq
 
 
+class LedgerGone(errors.NotFound):
+    """The ledger's head is fenced (GONE): its person had their data deleted (DELETE /me), and no
+    change may be written into it again. Answered as any ledger one cannot reach: 404."""
+
+    def __init__(self) -> None:
+        super().__init__("not found")
+
+
 def _head_moved(current: Item | None) -> errors.ApiError:
+    if current is not None and GONE in current:
+        return LedgerGone()
     return HeadMoved(int(current.get("seq", 0)) if current else 0)
 
 
@@ -130,6 +143,7 @@ class JournalOps(StoreCore):
 
     def _head_op(self, ledger: str, seen: int, seq: int, at: str) -> TxOp:
         condition = "attribute_not_exists(#seq)" if seen == 0 else "#seq = :seen"
+        condition += " AND attribute_not_exists(#gone)"
         values: dict[str, Any] = {":seq": seq, ":at": at, ":type": "journal"}
         if seen:
             values[":seen"] = seen
@@ -139,7 +153,7 @@ class JournalOps(StoreCore):
             "SET #seq = :seq, #at = :at, #type = :type",
             _head_moved,
             condition,
-            names={"#seq": "seq", "#at": "at", "#type": "type"},
+            names={"#seq": "seq", "#at": "at", "#type": "type", "#gone": GONE},
             values=values,
         )
 
@@ -178,10 +192,12 @@ class JournalOps(StoreCore):
 
 __all__ = [
     "CHANGE_TYPES",
+    "GONE",
     "JOURNAL_ITEMS",
     "Change",
     "HeadMoved",
     "JournalOps",
+    "LedgerGone",
     "change_seq",
     "entry_changes",
 ]

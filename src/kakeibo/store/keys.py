@@ -7,6 +7,7 @@ caller's identity only.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -419,6 +420,25 @@ def gone_pk(ledger: str) -> str:
     """The tombstone of a ledger being deleted: a shared ledger's, or (a plain `sub`) the personal
     ledger of a person who had their data deleted (DELETE /me)."""
     return tombstone_pk(ledger) if isinstance(ledger, SharedLedger) else f"GONE#USER#{ledger}"
+
+
+def idempotency_tag(user: str) -> str:
+    """What every Idempotency-Key record of `user`'s carries in its id (store/idempotency_layer.py),
+    so that their records can be found and removed with their data (DELETE /me): a digest, not the
+    `sub` itself."""
+    return "#P" + hashlib.sha256(user.encode()).hexdigest()[:24] + "#"
+
+
+GONE_PREFIX = "GONE#"
+DELETION_WORK = "GONE"  # the daily job's name for a tombstone's unfinished deletion (due index)
+
+
+def ledger_of_gone_pk(partition: str) -> str | None:
+    """The ledger (a SharedLedger, or a personal `sub`) a tombstone's partition names, if it is one."""
+    if not partition.startswith(GONE_PREFIX):
+        return None
+    rest = partition.removeprefix(GONE_PREFIX)
+    return rest.removeprefix("USER#") if rest.startswith("USER#") else SharedLedger(rest)
 
 
 def restore_sk(sha256: str) -> str:

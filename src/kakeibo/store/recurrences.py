@@ -28,7 +28,7 @@ from kakeibo.settings import get_settings
 from kakeibo.store.codec import Item, to_ddb
 from kakeibo.store.core import TxOp
 from kakeibo.store.journal import Change
-from kakeibo.store.keys import ledger_of_pk, pk, recurrence_sk
+from kakeibo.store.keys import DELETION_WORK, ledger_of_gone_pk, ledger_of_pk, pk, recurrence_sk
 from kakeibo.store.write import Bookkeeping, WriteContext, WriteOps
 
 DUE_INDEX = "DueIndex"
@@ -243,8 +243,9 @@ class RecurrenceOps(WriteOps):
 
     def due_work(self, until: str) -> Iterator[tuple[str, str]]:
         """(ledger, SK) of every item, in any ledger, with work due on or before `until` (recurrences,
-        card payments), earliest first: the due index's shards (and the partition from before them)
-        read in parallel, at most MAX_PARALLEL_SHARDS at a time, merged by date."""
+        card payments; a deletion not finished gives (its ledger, DELETION_WORK)), earliest first: the
+        due index's shards (and the partition from before them) read in parallel, at most
+        MAX_PARALLEL_SHARDS at a time, merged by date."""
         shards = get_settings().due_shards
         partitions = [DUE_PARTITION, *(f"{DUE_PARTITION}#{n:03d}" for n in range(shards))]
         with ThreadPoolExecutor(max_workers=min(MAX_PARALLEL_SHARDS, len(partitions))) as pool:
@@ -269,6 +270,8 @@ class RecurrenceOps(WriteOps):
                 ledger = ledger_of_pk(raw["PK"]["S"])
                 if ledger is not None:
                     yield raw[DUE_SK]["S"], ledger, raw["SK"]["S"]
+                elif (gone := ledger_of_gone_pk(raw["PK"]["S"])) is not None:  # a deletion not finished
+                    yield raw[DUE_SK]["S"], gone, DELETION_WORK
             last = res.get("LastEvaluatedKey")
             if not last:
                 return

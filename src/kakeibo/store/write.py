@@ -12,6 +12,10 @@ TransactWriteItems. So journal order is commit order and seq has no gaps. A writ
 head moved (another change committed first) builds the same transaction again on the new head,
 inside the request: never a 412. `record` writes bookkeeping (an import's status, a recurrence's
 progress) under the guard, without an entry: it changes no entity a reader replays.
+
+A ledger whose head is fenced (a deleted person's personal ledger, store/journal.py's GONE) takes
+no change: the head's condition fails, the writer gets 404 as for any ledger it cannot reach, and
+what the request wrote before its transaction (a slip's number) is swept away again.
 """
 
 from __future__ import annotations
@@ -26,8 +30,8 @@ from typing import Any
 from kakeibo import errors
 from kakeibo.store.codec import Item, to_ddb
 from kakeibo.store.core import ConditionFailed, TxOp
-from kakeibo.store.journal import Change, HeadMoved, JournalOps
-from kakeibo.store.keys import SharedLedger, change_sk, household_pk, member_sk
+from kakeibo.store.journal import GONE, Change, HeadMoved, JournalOps, LedgerGone
+from kakeibo.store.keys import SharedLedger, change_sk, household_pk, lock_sk, member_sk, pk
 
 # Where a change comes from: a request, an import, the daily job's postings (recurring slips, card
 # payments and points that lapse), an undo, or the job's own bookkeeping.
@@ -158,6 +162,9 @@ class WriteOps(JournalOps):
             built = ops(seq) if callable(ops) else ops
             try:
                 self._transact([*journal, *built, *self._guard(ctx, built)], attempt_token)
+            except LedgerGone:
+                self.swept(ctx.ledger)
+                raise
             except HeadMoved as moved:
                 seen = moved.seq
                 self._saw_head(ctx.ledger, seen)
@@ -167,6 +174,14 @@ class WriteOps(JournalOps):
             self._saw_head(ctx.ledger, seq)
             return seq
         raise errors.Conflict("the ledger is busy with concurrent changes; retry", retry_after=1)
+
+    def swept(self, ledger: str) -> int:
+        """A fenced ledger's items written by a request that met the fence (a slip's number is taken
+        before its change commits) gone again: every item but the fence and the leases. How many."""
+        stray = [str(i["SK"]) for i in self.query(ledger) if GONE not in i and not str(i["SK"]).startswith(lock_sk(""))]
+        for sk in stray:
+            self._call(self.client.delete_item, TableName=self.table, Key=to_ddb({"PK": pk(ledger), "SK": sk}))
+        return len(stray)
 
     def record(self, ctx: WriteContext | Bookkeeping, ops: Sequence[TxOp]) -> None:
         """Bookkeeping under the writer's guard, without a journal entry (nothing a reader replays)."""
