@@ -1,6 +1,7 @@
 """The page's everyday views in a real browser (tests/web/views.mjs, one Chromium for every step):
 "today" is the ledger's day whatever the browser's time zone says, the memo column readable at 1280
-and 390 px, axe-core clean. Like tests/api/test_web.py, a missing browser fails rather than skips."""
+and 390 px, a view per hash route with the back button working and each view reading only what it
+shows, axe-core clean on every view. Like tests/api/test_web.py, a missing browser fails rather than skips."""
 
 from __future__ import annotations
 
@@ -28,5 +29,11 @@ def test_everyday_views_in_a_real_browser(node: str, browser: str, front_url: st
     assert returncode == 0 and summary.get("ok") is True, f"failed steps: {failed}\n{output}"
     names = [s["name"] for s in summary["steps"]]
     assert any("today" in n for n in names) and any("memo" in n for n in names), names
+    assert any("navigation" in n for n in names), names
     # And it left a screenshot at each width
-    assert {Path(p).name for p in summary["screenshots"]} >= {"views-memo-1280.png", "views-memo-390.png"}
+    assert {Path(p).name for p in summary["screenshots"]} >= {
+        "views-memo-1280.png",
+        "views-memo-390.png",
+        "views-nav-1280.png",
+        "views-nav-390.png",
+    }

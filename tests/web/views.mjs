@@ -76,7 +76,7 @@ async function until(what, read, expected, timeout = WAIT) {
 async function api(method, path, body, headers = {}) {
   const response = await fetch(`${BASE}${path}`, {
     method,
-    headers: { Authorization: `Bearer ${args.user}`, 'Content-Type': 'application/json', ...headers },
+    headers: { Authorization: `Bearer ${args.user}`, 'Content-Type': 'application/json', ...headers }, // (another user's header wins)
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await response.text();
@@ -101,6 +101,16 @@ async function accessible(page, name) {
   check(found.length === 0, `${name} at ${page.viewportSize().width}px: axe-core finds ${JSON.stringify(found)}`);
 }
 
+/** The API paths a page asks for from now on (the page's own files left out). */
+function apiCalls(page) {
+  const asked = [];
+  page.on('request', (request) => {
+    const url = new URL(request.url());
+    if (url.origin === new URL(BASE).origin && !/\.(js|css|html|json|webmanifest|png|svg)$|^\/$/.test(url.pathname)) asked.push(url.pathname);
+  });
+  return asked;
+}
+
 /** How many lines a cell's text takes (its text's line boxes, by their distinct tops). */
 const linesOf = (page, selector) =>
   page.evaluate((sel) => {
@@ -115,9 +125,9 @@ mkdirSync(OUT, { recursive: true });
 const browser = await chromium.launch({ executablePath: args.chromium, headless: true, args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] });
 
 /** A browser context of the test's user in a browser whose clock says UTC (as a laptop abroad, or a CI machine). */
-async function openPage({ width, height }, hash = '', clock = null) {
-  const context = await browser.newContext({ locale: 'ja-JP', timezoneId: 'UTC', viewport: { width, height } });
-  await context.addInitScript((user) => localStorage.setItem('kakeibo.user', user), args.user);
+async function openPage({ width, height, hasTouch = false }, hash = '', clock = null, user = args.user) {
+  const context = await browser.newContext({ locale: 'ja-JP', timezoneId: 'UTC', viewport: { width, height }, hasTouch });
+  await context.addInitScript((who) => localStorage.setItem('kakeibo.user', who), user);
   const page = await context.newPage();
   page.on('pageerror', (error) => problems.push(String(error)));
   if (clock) await page.clock.setFixedTime(clock);
@@ -162,6 +172,55 @@ try {
       check((await linesOf(page, memo)) === 1, `${width}px: JR東日本 takes ${await linesOf(page, memo)} lines`);
       await shot(page, `views-memo-${width}`);
       await accessible(page, 'the month with its slip');
+      await context.close();
+    }
+  });
+
+  await step('navigation: a view per hash route, tabs at the top (1280 px) or the bottom (390 px), the back button, each view reading only what it shows', async () => {
+    for (const [width, height] of WIDTHS) {
+      // Given the slips of November opened from a link
+      const { context, page } = await openPage({ width, height }, '#/slips/2026-11');
+      const asked = apiCalls(page);
+      await until('the slips view', () => page.evaluate(() => document.body.dataset.route), 'slips');
+      check(await page.isVisible('#slips-panel'), `${width}px: the slips are shown`);
+      check(!(await page.isVisible('#budgets-panel')) && !(await page.isVisible('#report-panel')), `${width}px: other views hidden`);
+      // Then nothing of the hidden views was read
+      const hidden = asked.filter((path) => /^\/(budgets|reports|rules)/.test(path));
+      check(hidden.length === 0, `${width}px: the slips view read ${hidden}`);
+      // And the tabs sit under the header on a wide screen, at the bottom of a phone's
+      const bar = await page.locator('#views-nav').boundingBox();
+      if (width === 390) check(Math.abs(bar.y + bar.height - height) <= 1, `${width}px: the tab bar ends at ${bar.y + bar.height}`);
+      else check(bar.y < 200, `${width}px: the tabs start at ${bar.y}`);
+      check((await page.locator('#views-nav a').count()) === 7, `${width}px: seven tabs`);
+      // When the budgets tab is tapped
+      asked.length = 0;
+      await page.click('#views-nav a[data-route="budgets"]');
+      await until('the budgets view', () => page.evaluate(() => [location.hash, document.body.dataset.route]), ['#/budgets/2026-11', 'budgets']);
+      // Then the budgets are read and shown, the slips hidden, its tab marked as the current page
+      await until('the budgets read', () => asked.includes('/budgets'), true);
+      check(!asked.some((path) => path.startsWith('/slips')), `${width}px: the budgets view read the slips: ${asked}`);
+      check(!(await page.isVisible('#slips-panel')), `${width}px: the slips hidden`);
+      check((await page.getAttribute('#views-nav a[data-route="budgets"]', 'aria-current')) === 'page', `${width}px: the budgets tab is current`);
+      // When the totals tab is tapped, then the back button twice and forward once
+      await page.click('#views-nav a[data-route="reports"]');
+      await until('the totals', () => page.isVisible('#report-panel'), true);
+      await page.goBack();
+      await until('back to the budgets', () => page.evaluate(() => [location.hash, document.body.dataset.route]), ['#/budgets/2026-11', 'budgets']);
+      await page.goBack();
+      await until('back to the slips', () => page.evaluate(() => [location.hash, document.body.dataset.route]), ['#/slips/2026-11', 'slips']);
+      check(await page.isVisible('#slips-panel'), `${width}px: the slips shown again`);
+      await page.goForward();
+      await until('forward to the budgets', () => page.evaluate(() => document.body.dataset.route), 'budgets');
+      // And the month goes with the view: the next month keeps the view and its address
+      await page.click('#month-next');
+      await until('December', () => page.evaluate(() => location.hash), '#/budgets/2026-12');
+      // And every view passes axe-core
+      for (const route of await page.locator('#views-nav a').evaluateAll((links) => links.map((a) => a.dataset.route))) {
+        await page.click(`#views-nav a[data-route="${route}"]`);
+        await until(`#/${route}`, () => page.evaluate(() => [document.body.dataset.route, !document.querySelector('main[aria-busy]')]), [route, true]);
+        await accessible(page, `#/${route}`);
+      }
+      await shot(page, `views-nav-${width}`);
       await context.close();
     }
   });
