@@ -32,6 +32,7 @@ import * as recurrences from './views/recurrences.js';
 import * as report from './views/report.js';
 import * as rules from './views/rules.js';
 import * as payer from './views/payer.js';
+import * as quick from './views/quick.js';
 import * as receipts from './views/receipts.js';
 import * as reconcile from './views/reconcile.js';
 import * as settings from './views/settings.js';
@@ -68,6 +69,7 @@ const EVERY = ROUTES.map((r) => r.path);
 const VIEWS = [
   { view: settings, id: 'settings', on: EVERY },
   { view: ledgers, id: 'household-panel', on: ['household'], reads: EVERY },
+  { view: quick, id: 'quick-panel', on: ['slips'] },
   { view: slips, id: 'slips-panel', on: ['slips'] },
   { view: payer, id: 'slip-payer', on: ['slips'] },
   { view: receipts, id: 'slip-receipts-field', on: ['slips'] },

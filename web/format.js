@@ -246,3 +246,30 @@ export function authorText(slip, name = (user) => user) {
   const updated = slip.updated_by && slip.updated_by !== slip.created_by ? `（更新: ${name(slip.updated_by)}）` : '';
   return `${name(slip.created_by)}${updated}`;
 }
+
+/**
+ * The categories a household uses most for its expenses, most used first (a split slip counts each
+ * of its lines; ties go to the one used last), then `fallback` ones until there are `count`.
+ */
+export function usualCategories(slips, count = 6, fallback = []) {
+  const uses = new Map();
+  const ordered = [...slips].filter((s) => s.kind === 'expense').sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
+  ordered.forEach((slip, i) => {
+    const categories = slip.lines?.length ? slip.lines.map((line) => line.category) : [slip.category];
+    for (const category of categories) {
+      if (!category || category === UNCATEGORIZED) continue;
+      const seen = uses.get(category) ?? { n: 0, last: -1 };
+      uses.set(category, { n: seen.n + 1, last: i });
+    }
+  });
+  const used = [...uses].sort(([, a], [, b]) => b.n - a.n || b.last - a.last).map(([category]) => category);
+  for (const category of fallback) if (!used.includes(category)) used.push(category);
+  return used.slice(0, count);
+}
+
+/** The account of the latest expense (by date, then as listed), or null. */
+export function latestAccount(slips) {
+  let latest = null;
+  for (const slip of slips) if (slip.kind === 'expense' && (!latest || slip.date >= latest.date)) latest = slip;
+  return latest?.account ?? null;
+}

@@ -225,6 +225,62 @@ try {
     }
   });
 
+  await step('three taps for a usual expense on a phone: the amount (numeric keypad), a usual category chip, 記録; today and the last account preselected', async () => {
+    // Given a household of its own with two accounts and the expenses of a few weeks: 食費 most often,
+    // then 日用品, the latest paid by card
+    const user = `${args.user}-quick`;
+    const as = { Authorization: `Bearer ${user}` };
+    for (const [id, name, type] of [['wallet', '財布', 'cash'], ['card', 'カード', 'credit']]) {
+      const made = await api('POST', '/accounts', { id, name, type, opening_balance: 50000 }, as);
+      check(made.status === 201, `account ${id}: ${made.status}`);
+    }
+    const past = [
+      ['2026-10-28', '日用品', 'wallet'], ['2026-11-02', '食費', 'wallet'], ['2026-11-05', '食費', 'wallet'],
+      ['2026-11-08', '日用品', 'wallet'], ['2026-11-12', '食費', 'card'], ['2026-11-14', '交通費', 'card'],
+    ];
+    for (const [i, [date, category, account]] of past.entries()) {
+      const made = await api('POST', '/slips', { date, kind: 'expense', amount: 100 + i, account, category }, { ...as, 'Idempotency-Key': `${user}-${i}` });
+      check(made.status === 201, `slip ${i}: ${made.status}`);
+    }
+    // When the page opens on a phone (a touch screen) on 11/20 in Tokyo
+    const { context, page } = await openPage({ width: 390, height: 844, hasTouch: true }, '#/slips', new Date('2026-11-20T12:00:00+09:00'), user);
+    await until('the usual categories as chips', () => page.locator('#quick-chips .chip').allInnerTexts(), ['食費', '日用品', '交通費', '外食', '娯楽費', '医療費']);
+    // Then the amount comes first with a numeric keypad, today and the latest expense's account are chosen
+    check((await page.getAttribute('#quick-amount', 'inputmode')) === 'numeric', 'the amount asks for a numeric keypad');
+    const first = await page.evaluate(() => document.querySelector('#quick-form').querySelector('input, select, button')?.id);
+    check(first === 'quick-amount', `the first control: ${first}`);
+    check((await page.inputValue('#quick-date')) === '2026-11-20', `the day: ${await page.inputValue('#quick-date')}`);
+    await until('the last account', () => page.inputValue('#quick-account'), 'card');
+    await accessible(page, 'quick entry');
+    // When the person taps the amount, types 850, taps 食費 and 記録: three taps
+    await page.tap('#quick-amount');
+    await page.keyboard.type('850');
+    await page.tap('#quick-chips .chip >> text=食費');
+    check((await page.getAttribute('#quick-chips .chip >> text=食費', 'aria-pressed')) === 'true', 'the chip pressed');
+    await page.tap('#quick-submit');
+    // Then it is recorded once, as that expense, and said so; the amount is empty for the next one
+    await until('recorded', async () => (await page.innerText('#status')).startsWith('記録しました'), true);
+    check((await page.inputValue('#quick-amount')) === '', 'the amount emptied');
+    const { data } = await api('GET', '/slips?from=2026-11-20&to=2026-11-20', undefined, as);
+    const got = data.items.map((s) => [s.date, s.kind, s.amount, s.category, s.account]);
+    check(JSON.stringify(got) === JSON.stringify([['2026-11-20', 'expense', 850, '食費', 'card']]), `recorded: ${JSON.stringify(got)}`);
+    await shot(page, 'views-quick-390');
+    // And a wrong amount is refused in words, naming the field, nothing sent
+    await page.fill('#quick-amount', 'abc');
+    await page.tap('#quick-submit');
+    await until('the refusal', () => page.getAttribute('#quick-amount', 'aria-invalid'), 'true');
+    check((await page.innerText('#error')).includes('金額'), `the error: ${await page.innerText('#error')}`);
+    // And the account chosen by hand is the one offered next time
+    await page.selectOption('#quick-account', 'wallet');
+    await page.fill('#quick-amount', '120');
+    await page.tap('#quick-submit');
+    await until('recorded again', async () => (await page.innerText('#status')).includes('￥120'), true);
+    await page.reload();
+    await page.waitForSelector('body[data-ready="true"]', { timeout: WAIT });
+    await until('the account used last', () => page.inputValue('#quick-account'), 'wallet');
+    await context.close();
+  });
+
   await step('no uncaught script errors', async () => {
     check(problems.length === 0, `page errors: ${problems.join(' | ')}`);
   });
