@@ -18,6 +18,7 @@
 
 import { ApiError, PERSONAL, inviteTokenOf } from './api.js';
 import * as conflict from './conflict.js';
+import * as outbox from './outbox.js';
 import { UNCATEGORIZED, isMonth, monthLabel, monthOf, monthRange, setLedgerTimeZone, shiftMonth, today } from './format.js';
 import { dropPending, emit, on, state } from './state.js';
 import { $, h, say, showError } from './ui.js';
@@ -266,8 +267,28 @@ async function readTimeZone() {
   }
 }
 
+/** Installable and usable without a connection: the service worker keeps the page's files. */
+async function installable() {
+  if (!('serviceWorker' in navigator) || !window.isSecureContext) return;
+  try {
+    await navigator.serviceWorker.register('sw.js');
+    // the modules this page loaded (every view's), kept for a start without a connection
+    const own = performance
+      .getEntriesByType('resource')
+      .map((entry) => new URL(entry.name))
+      .filter((url) => url.origin === location.origin && /\.(js|css|svg|webmanifest)$/.test(url.pathname))
+      .map((url) => url.pathname);
+    const cache = await caches.open('kakeibo-page-v1');
+    await cache.addAll([...new Set(own)]);
+  } catch {
+    // no service worker (a private window, an old browser): the page works online as before
+  }
+}
+
 async function main() {
   conflict.mount();
+  await outbox.mount(); // what waits from before (written without a connection), shown at once
+  on('outbox-sent', () => refreshAll());
   renderNav();
   for (const { view, id, on: shownOn } of VIEWS) {
     $(id).dataset.routes = shownOn.join(' '); // where it is shown (a link into it opens its route)
@@ -282,6 +303,8 @@ async function main() {
   await connect();
   if (invited) ledgers.offerInvite(invited);
   document.body.dataset.ready = 'true';
+  if (navigator.onLine !== false) outbox.flush();
+  installable();
 }
 
 main();

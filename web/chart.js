@@ -139,3 +139,4 @@ export function historyChart(items, { title = '残高の推移' } = {}) {
   svg.append(el('polyline', { class: 'history-line', points: points.join(' '), fill: 'none' }));
   return svg;
 }
+

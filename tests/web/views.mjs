@@ -281,6 +281,70 @@ try {
     await context.close();
   });
 
+  await step('offline: an entry made without a connection waits (shown), survives two offline/online cycles and a reload, and is recorded exactly once', async () => {
+    // Given a ledger of its own with a wallet, the page installed (its service worker keeps the page)
+    const user = `${args.user}-offline`;
+    const as = { Authorization: `Bearer ${user}` };
+    check((await api('POST', '/accounts', { id: 'wallet', name: '財布', type: 'cash', opening_balance: 30000 }, as)).status === 201, 'account');
+    const { context, page } = await openPage({ width: 390, height: 844, hasTouch: true }, '#/slips', new Date('2026-11-20T12:00:00+09:00'), user);
+    await until('the service worker in charge', () => page.evaluate(() => Boolean(navigator.serviceWorker.controller)), true);
+    await page.reload(); // opened again under it: every file the page loads is kept
+    await page.waitForSelector('body[data-ready="true"]', { timeout: WAIT });
+    await until('the page kept for offline use', () => page.evaluate(async () => Boolean(await caches.match(new URL('views/quick.js', location).href))), true);
+    const manifest = await page.evaluate(async () => (await fetch(document.querySelector('link[rel="manifest"]').href)).json());
+    check(manifest.display === 'standalone' && manifest.icons.length > 0 && manifest.start_url, `manifest: ${JSON.stringify(manifest)}`);
+    await until('the account offered', () => page.inputValue('#quick-account'), 'wallet');
+    const sent = []; // the Idempotency-Key of every POST /slips the page sends
+    page.on('request', (request) => {
+      if (request.method() === 'POST' && new URL(request.url()).pathname === '/slips') sent.push(request.headers()['idempotency-key']);
+    });
+    const recorded = async () => (await api('GET', '/slips?from=2026-11-01&to=2026-11-30', undefined, as)).data.items.map((s) => [s.amount, s.category]);
+
+    // When the connection drops and an expense is entered (three taps)
+    await context.setOffline(true);
+    await page.tap('#quick-amount');
+    await page.keyboard.type('640');
+    await page.tap('#quick-chips .chip >> text=食費');
+    await page.tap('#quick-submit');
+    // Then it waits, and the page says so
+    await until('said', async () => (await page.innerText('#status')).startsWith('送信待ちにしました'), true);
+    await until('what waits', () => page.innerText('#outbox-text'), '送信待ち 1件（オフライン: 接続が戻ると送ります）');
+    check((await page.innerText('#outbox-list')).includes('食費 ￥640'), `listed: ${await page.innerText('#outbox-list')}`);
+    await accessible(page, 'an entry waiting offline');
+    await shot(page, 'views-offline-390');
+
+    // When the connection returns but the API's answer is lost on the way back (first cycle)
+    let lost = 0;
+    await context.route('**/slips', async (route) => {
+      if (route.request().method() !== 'POST' || lost) return route.fallback();
+      lost = 1;
+      await route.fetch(); // the API records it ...
+      await route.abort('connectionreset'); // ... and the page never hears
+      lost = 2;
+    });
+    await context.setOffline(false);
+    await until('sent once, its answer lost', () => sent.length === 1 && lost === 2, true);
+    // Then it still waits (the page cannot know), while the API has it once
+    await until('still waiting', () => page.innerText('#outbox-text').then((t) => t.startsWith('送信待ち 1件')), true);
+    check(JSON.stringify(await recorded()) === JSON.stringify([[640, '食費']]), `recorded: ${JSON.stringify(await recorded())}`);
+
+    // When the connection drops again and the page is reloaded without it (second cycle)
+    await context.setOffline(true);
+    await page.reload();
+    await page.waitForSelector('body[data-ready="true"]', { timeout: WAIT });
+    // Then the page opens from its service worker and what waits is still there (IndexedDB)
+    await until('waiting after the reload', () => page.innerText('#outbox-text'), '送信待ち 1件（オフライン: 接続が戻ると送ります）');
+    // When the connection returns
+    await context.setOffline(false);
+    // Then it goes out again with the same key, nothing waits, and the slip is listed
+    await until('nothing waits', () => page.isVisible('#outbox'), false);
+    await until('listed', () => page.locator('#slip-rows tr').count(), 1);
+    check(sent.length === 2 && new Set(sent).size === 1, `POST /slips sent with keys ${JSON.stringify(sent)}`);
+    // And the API has exactly one slip
+    check(JSON.stringify(await recorded()) === JSON.stringify([[640, '食費']]), `recorded: ${JSON.stringify(await recorded())}`);
+    await context.close();
+  });
+
   await step('no uncaught script errors', async () => {
     check(problems.length === 0, `page errors: ${problems.join(' | ')}`);
   });

@@ -1,6 +1,7 @@
 // すばやく記録: an everyday expense in three taps on a phone — the amount first (a numeric keypad),
 // one of the household's usual categories as a chip, 記録. The day is the ledger's today and the
 // account the one this browser used last in this ledger (else the household's latest expense's).
+// Without a connection the slip waits in the outbox (outbox.js) and goes out when it returns.
 
 import { monthOf, parseAmount, today, usualCategories, latestAccount, yen } from '../format.js';
 import { at, newest, on, state } from '../state.js';
@@ -125,9 +126,18 @@ async function submit(event) {
   }
   await busy($('quick-submit'), async () => {
     try {
-      const slip = await sendSlip(at('/slips'), body);
+      const what = `${body.date.slice(5).replace('-', '/')} ${body.category ?? '未分類'} ${yen(body.amount)}`;
+      const slip = await sendSlip(at('/slips'), body, { summary: what });
       remember(body.account);
       delete $('quick-account').dataset.touched;
+      if (slip.queued) {
+        // no connection: it waits (shown under the header) and goes out when the connection returns
+        say(`送信待ちにしました: ${what}（接続が戻ると送ります）`);
+        $('quick-amount').value = '';
+        choose('');
+        $('quick-amount').focus();
+        return;
+      }
       say(`記録しました: ${slip.date.slice(5).replace('-', '/')} ${slip.category === 'uncategorized' ? '未分類' : slip.category} ${yen(slip.amount)}（No. ${slip.no}）`);
       $('quick-amount').value = '';
       choose('');
