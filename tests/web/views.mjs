@@ -111,6 +111,19 @@ function apiCalls(page) {
   return asked;
 }
 
+/** Each picture within the window, its words big enough to read (at least 9 px tall as drawn). */
+async function fitsAndReads(page, selectors) {
+  for (const selector of selectors) {
+    const seen = await page.locator(selector).first().evaluate((svg) => {
+      const box = svg.getBoundingClientRect();
+      const smallest = Math.min(...[...svg.querySelectorAll('text')].map((t) => t.getBoundingClientRect().height).filter((h) => h > 0));
+      return { right: box.right, width: window.innerWidth, smallest };
+    });
+    check(seen.right <= seen.width, `${selector} ends at ${seen.right} in a window ${seen.width} wide`);
+    check(seen.smallest >= 9, `${selector}: its smallest words are ${seen.smallest}px tall`);
+  }
+}
+
 /** How many lines a cell's text takes (its text's line boxes, by their distinct tops). */
 const linesOf = (page, selector) =>
   page.evaluate((sel) => {
@@ -343,6 +356,61 @@ try {
     // And the API has exactly one slip
     check(JSON.stringify(await recorded()) === JSON.stringify([[640, '食費']]), `recorded: ${JSON.stringify(await recorded())}`);
     await context.close();
+  });
+
+  await step('pictures at 1280 and 390 px: spending by category (a donut), the year by month, budgets with the pace, an account\'s balance over time; each with its table', async () => {
+    // Given a household's November: three kinds of spending from a wallet, a salary, two budgets (日用品 overspent)
+    const user = `${args.user}-charts`;
+    const as = { Authorization: `Bearer ${user}` };
+    check((await api('POST', '/accounts', { id: 'wallet', name: '財布', type: 'cash', opening_balance: 100000 }, as)).status === 201, 'account');
+    const slips = [
+      ['2026-10-25', 'income', 250000, '給与'], ['2026-11-03', 'expense', 4200, '食費'], ['2026-11-07', 'expense', 1800, '日用品'],
+      ['2026-11-10', 'expense', 2600, '食費'], ['2026-11-12', 'expense', 900, '交通費'],
+    ];
+    for (const [i, [date, kind, amount, category]] of slips.entries()) {
+      const made = await api('POST', '/slips', { date, kind, amount, account: 'wallet', category }, { ...as, 'Idempotency-Key': `${user}-${i}` });
+      check(made.status === 201, `slip ${i}: ${made.status}`);
+    }
+    for (const [category, limit] of [['食費', 20000], ['日用品', 1500]]) {
+      check((await api('PUT', `/budgets/2026-11/${encodeURIComponent(category)}`, { limit }, as)).status < 300, `budget ${category}`);
+    }
+    for (const [width, height] of WIDTHS) {
+      // When the totals are opened on 11/15 (half the month gone)
+      const { context, page } = await openPage({ width, height }, '#/reports/2026-11', new Date('2026-11-15T12:00:00+09:00'), user);
+      await until('the donut', () => page.locator('#report-donut svg .donut-slice').count(), 3);
+      // Then the donut names each category's amount and share, and the table beside it has the numbers
+      const donut = await page.locator('#report-donut svg > title').textContent();
+      check(donut.includes('食費 ￥6,800（72%）') && donut.includes('交通費 ￥900（9%）'), `the donut says: ${donut}`);
+      check((await page.locator('#report-rows tr').count()) === 3, 'the totals table');
+      // And the year month by month, with its table of twelve months
+      await until('the year', () => page.locator('#trends-chart svg g.trend-month').count(), 12);
+      check((await page.locator('#trends-table tbody tr').count()) === 12, 'the year table');
+      await fitsAndReads(page, ['#report-donut svg', '#trends-chart svg']);
+      await accessible(page, 'the totals with their pictures');
+      await shot(page, `views-charts-reports-${width}`);
+      // When the budgets are opened
+      await page.click('#views-nav a[data-route="budgets"]');
+      await until('the budget bars', () => page.locator('#budget-chart svg g.budget-bar').count(), 2);
+      // Then each is a bar with the pace marked halfway (11/15 of 30 days), the overspent one marked, the table beside
+      const paces = await page.locator('#budget-chart svg line.budget-pace').evaluateAll((lines) => lines.map((l) => l.getAttribute('x1')));
+      const track = await page.locator('#budget-chart svg rect.budget-track').first().evaluate((r) => [Number(r.getAttribute('x')), Number(r.getAttribute('width'))]);
+      check(paces.every((x) => Math.abs(Number(x) - (track[0] + track[1] / 2)) < 0.5), `the pace at ${paces}, the track ${track}`);
+      check((await page.getAttribute('#budget-chart g.budget-bar[data-category="日用品"]', 'class')).includes('over'), '日用品 is over its budget');
+      check((await page.locator('#budget-chart svg > title').textContent()).includes('日用品 ￥1,800 / ￥1,500'), 'the bars say their numbers');
+      check((await page.locator('#budget-rows tr').count()) === 2, 'the budgets table');
+      await fitsAndReads(page, ['#budget-chart svg']);
+      await accessible(page, 'the budgets with their bars');
+      await shot(page, `views-charts-budgets-${width}`);
+      // When the wallet's balance over time is asked for
+      await page.click('#views-nav a[data-route="accounts"]');
+      await page.click('#balance-rows tr[data-account="wallet"] button.history');
+      // Then a line, and the table of the days it moved
+      await until('the line', () => page.locator('#history-chart svg polyline').count(), 1);
+      await until('the days it moved', () => page.locator('#history-table tbody tr').count(), 4);
+      await fitsAndReads(page, ['#history-chart svg']);
+      await accessible(page, 'an account\'s balance over time');
+      await context.close();
+    }
   });
 
   await step('no uncaught script errors', async () => {
