@@ -4,8 +4,9 @@
 // API answers 412 the page shows what changed, reloads, and leaves it to the person to re-apply
 // their edit: nothing is overwritten.
 //
-// This file starts the page and holds what spans it: the month shown, loading every view, the
-// ledger's data forgotten on a switch. Each panel is a module of its own in views/, with the same
+// This file starts the page and holds what spans it: the views behind hash routes (#/slips/2026-11:
+// the tabs, the back button; only the panels of the route shown read their data), the month shown,
+// the ledger's data forgotten on a switch. Each panel is a module of its own in views/, with the same
 // small interface:
 //
 //   mount(root, ctx)  once: bind its controls (root is its element; ctx: what it may ask of the page)
@@ -17,6 +18,7 @@
 
 import { ApiError, PERSONAL, inviteTokenOf } from './api.js';
 import * as conflict from './conflict.js';
+import * as outbox from './outbox.js';
 import { UNCATEGORIZED, isMonth, monthLabel, monthOf, monthRange, setLedgerTimeZone, shiftMonth, today } from './format.js';
 import { dropPending, emit, on, state } from './state.js';
 import { $, h, say, showError } from './ui.js';
@@ -31,6 +33,7 @@ import * as recurrences from './views/recurrences.js';
 import * as report from './views/report.js';
 import * as rules from './views/rules.js';
 import * as payer from './views/payer.js';
+import * as quick from './views/quick.js';
 import * as receipts from './views/receipts.js';
 import * as reconcile from './views/reconcile.js';
 import * as settings from './views/settings.js';
@@ -42,29 +45,54 @@ import * as webhooks from './views/webhooks.js';
 
 const COMMON_CATEGORIES = ['食費', '日用品', '交通費', '住居費', '水道光熱費', '通信費', '医療費', '娯楽費', '交際費', '衣服', '給与', '賞与'];
 
-/** Each view and the element it lives in. */
-const VIEWS = [
-  [settings, 'settings'],
-  [ledgers, 'household-panel'],
-  [slips, 'slips-panel'],
-  [payer, 'slip-payer'],
-  [receipts, 'slip-receipts-field'],
-  [accounts, 'balances-panel'],
-  [cards, 'cards-panel'],
-  [reconcile, 'reconcile-panel'],
-  [report, 'report-panel'],
-  [trends, 'trends-panel'],
-  [budgets, 'budgets-panel'],
-  [settlement, 'settlement-panel'],
-  [tax, 'tax-panel'],
-  [recurrences, 'recurrences-panel'],
-  [imports, 'import-panel'],
-  [rules, 'rules-panel'],
-  [journal, 'journal-panel'],
-  [webhooks, 'webhooks-panel'],
-  [dataio, 'data-panel'],
+// ---- the views behind hash routes ---------------------------------------------------------------
+// #/slips, #/accounts, … (then the month: #/slips/2026-11). A route is one entry here (its tab);
+// a panel is one entry in VIEWS, naming the routes it is shown on.
+
+/** The page's routes, in the order of the tabs. */
+const ROUTES = [
+  { path: 'slips', label: '伝票', icon: '✎' },
+  { path: 'accounts', label: '口座', icon: '¥' },
+  { path: 'reports', label: '集計', icon: '◔' },
+  { path: 'budgets', label: '予算', icon: '▤' },
+  { path: 'cards', label: 'カード', icon: '▭' },
+  { path: 'household', label: '家族', icon: '⌂' },
+  { path: 'settings', label: '設定', icon: '⚙' },
 ];
-const views = VIEWS.map(([view]) => view);
+const HOME = 'slips';
+const EVERY = ROUTES.map((r) => r.path);
+
+/**
+ * Each view, the element it lives in, and the routes it is shown on: only the views of the route
+ * shown read their data. `reads`: routes that need its data without showing it (the slip form
+ * offers the accounts); `EVERY`: the page as a whole (who you are, the ledger's journal).
+ */
+const VIEWS = [
+  { view: settings, id: 'settings', on: EVERY },
+  { view: ledgers, id: 'household-panel', on: ['household'], reads: EVERY },
+  { view: quick, id: 'quick-panel', on: ['slips'] },
+  { view: slips, id: 'slips-panel', on: ['slips'] },
+  { view: payer, id: 'slip-payer', on: ['slips'] },
+  { view: receipts, id: 'slip-receipts-field', on: ['slips'] },
+  { view: accounts, id: 'balances-panel', on: ['accounts', 'cards'], reads: ['slips'] }, // a card's billing is set on its account
+  { view: cards, id: 'cards-panel', on: ['cards'] },
+  { view: reconcile, id: 'reconcile-panel', on: ['accounts'], reads: ['slips'] }, // each slip row's cleared mark
+  { view: report, id: 'report-panel', on: ['reports'] },
+  { view: trends, id: 'trends-panel', on: ['reports'] },
+  { view: budgets, id: 'budgets-panel', on: ['budgets'] },
+  { view: settlement, id: 'settlement-panel', on: ['household'] },
+  { view: tax, id: 'tax-panel', on: ['reports'] },
+  { view: recurrences, id: 'recurrences-panel', on: ['slips'] },
+  { view: imports, id: 'import-panel', on: ['slips'] },
+  { view: rules, id: 'rules-panel', on: ['settings'] },
+  { view: journal, id: 'journal-panel', on: ['household'], reads: EVERY },
+  { view: webhooks, id: 'webhooks-panel', on: ['settings'] },
+  { view: dataio, id: 'data-panel', on: ['settings'] },
+];
+const views = VIEWS.map(({ view }) => view);
+
+/** The views whose data the route shown needs. */
+const viewsOf = (route) => VIEWS.filter((v) => v.on.includes(route) || v.reads?.includes(route)).map(({ view }) => view);
 
 /** What a view may ask of the page. */
 const ctx = {
@@ -78,7 +106,7 @@ const ctx = {
 
 let refreshing = 0;
 
-/** Every view reads its data again; true when all of them could. */
+/** Every view of the route shown reads its data again; true when all of them could. */
 async function refreshAll() {
   const main = document.querySelector('main');
   refreshing += 1;
@@ -87,7 +115,7 @@ async function refreshAll() {
   const dataless = state.ledger !== PERSONAL && state.routes && !state.routes.has('/ledgers/{ledger}/slips');
   const loads = dataless
     ? [ledgers.load(), Promise.reject(new Error('この API は共有の家計簿の伝票・口座・予算にまだ対応していません（メンバーと招待は使えます）'))]
-    : views.filter((v) => v.load).map((v) => v.load());
+    : viewsOf(state.route).filter((v) => v.load).map((v) => v.load());
   const results = await Promise.allSettled(loads);
   refreshing -= 1;
   if (!refreshing) main.removeAttribute('aria-busy');
@@ -121,18 +149,93 @@ async function connect() {
 
 // ---- the month ---------------------------------------------------------------------------------
 
+/** The address of a route and month: #/slips/2026-11. */
+const hashOf = (route, month) => `#/${route}/${month}`;
+
+/** What an address asks for: {route, month} (either may be null), or null when it names neither. */
+export function parseHash(hash) {
+  const text = (hash ?? '').replace(/^#/, '');
+  const match = /^\/([a-z-]+)\/?(\d{4}-\d{2})?$/.exec(text);
+  if (match) return { route: EVERY.includes(match[1]) ? match[1] : HOME, month: isMonth(match[2]) ? match[2] : null };
+  if (isMonth(text)) return { route: null, month: text }; // an older link: #2026-11
+  return null;
+}
+
 function setMonth(month, { reload = true } = {}) {
   if (!isMonth(month)) return;
   state.month = month;
   state.asOf = monthRange(month).to;
   // What was said about the month before (its as-of status, the last import) no longer applies.
   say('');
-  if (location.hash !== `#${month}`) history.replaceState(null, '', `#${month}`);
+  const hash = hashOf(state.route, month);
+  if (location.hash !== hash) history.replaceState(null, '', hash);
   $('month').value = month;
   $('asof-date').value = state.asOf ?? '';
   document.title = `家計簿 ${monthLabel(month)}`;
   emit('month', month);
   if (reload) refreshAll();
+}
+
+/** Show a route's panels (the others are hidden, not removed) and mark its tab. */
+function showRoute(route) {
+  state.route = route;
+  document.body.dataset.route = route;
+  for (const { id, on: shownOn } of VIEWS) $(id).classList.toggle('off-route', !shownOn.includes(route));
+  for (const link of $('views-nav').querySelectorAll('a')) {
+    if (link.dataset.route === route) link.setAttribute('aria-current', 'page');
+    else link.removeAttribute('aria-current');
+  }
+}
+
+/** The tabs: one link per route (the back button walks through them). */
+function renderNav() {
+  $('views-nav-list').replaceChildren(
+    ...ROUTES.map(({ path, label, icon }) =>
+      h(
+        'li',
+        {},
+        h(
+          'a',
+          { href: `#/${path}`, dataset: { route: path }, onclick: (event) => goRoute(event, path) },
+          h('span', { class: 'tab-icon', 'aria-hidden': 'true', text: icon }),
+          h('span', { class: 'tab-label', text: label }),
+        ),
+      ),
+    ),
+  );
+}
+
+/** A tab: a new history entry with the month kept (so the back button comes back here). */
+function goRoute(event, route) {
+  event.preventDefault();
+  if (route === state.route) return;
+  history.pushState(null, '', hashOf(route, state.month));
+  followHash();
+}
+
+/** The address changed (a tab, the back button, a link): show its route and month. */
+function followHash() {
+  const invited = inviteTokenOf(location.hash);
+  if (invited) {
+    history.replaceState(null, '', hashOf('household', state.month));
+    showRoute('household');
+    refreshAll();
+    ledgers.offerInvite(invited);
+    return;
+  }
+  const wanted = parseHash(location.hash);
+  if (!wanted) return; // an anchor inside the page
+  const route = wanted.route ?? state.route;
+  const month = wanted.month ?? state.month;
+  const moved = route !== state.route;
+  if (moved) showRoute(route);
+  if (month !== state.month) setMonth(month);
+  else {
+    const hash = hashOf(route, month);
+    if (location.hash !== hash) history.replaceState(null, '', hash);
+    if (moved) refreshAll();
+  }
+  if (moved) window.scrollTo(0, 0);
 }
 
 /** The categories offered while typing one: common ones, and those of the month's slips, totals and budgets. */
@@ -149,16 +252,7 @@ function bind() {
   $('month-prev').addEventListener('click', () => setMonth(shiftMonth(state.month, -1)));
   $('month-next').addEventListener('click', () => setMonth(shiftMonth(state.month, 1)));
   $('month-today').addEventListener('click', () => setMonth(monthOf(today())));
-  window.addEventListener('hashchange', () => {
-    const invited = inviteTokenOf(location.hash);
-    if (invited) {
-      history.replaceState(null, '', `#${state.month}`);
-      ledgers.offerInvite(invited);
-      return;
-    }
-    const month = location.hash.slice(1);
-    if (isMonth(month) && month !== state.month) setMonth(month);
-  });
+  window.addEventListener('hashchange', followHash);
   for (const topic of ['slips', 'report', 'budgets']) on(topic, renderCategories);
   on('forbidden', () => ledgers.recheckMembership());
 }
@@ -173,17 +267,44 @@ async function readTimeZone() {
   }
 }
 
+/** Installable and usable without a connection: the service worker keeps the page's files. */
+async function installable() {
+  if (!('serviceWorker' in navigator) || !window.isSecureContext) return;
+  try {
+    await navigator.serviceWorker.register('sw.js');
+    // the modules this page loaded (every view's), kept for a start without a connection
+    const own = performance
+      .getEntriesByType('resource')
+      .map((entry) => new URL(entry.name))
+      .filter((url) => url.origin === location.origin && /\.(js|css|svg|webmanifest)$/.test(url.pathname))
+      .map((url) => url.pathname);
+    const cache = await caches.open('kakeibo-page-v1');
+    await cache.addAll([...new Set(own)]);
+  } catch {
+    // no service worker (a private window, an old browser): the page works online as before
+  }
+}
+
 async function main() {
   conflict.mount();
-  for (const [view, id] of VIEWS) view.mount($(id), ctx);
+  await outbox.mount(); // what waits from before (written without a connection), shown at once
+  on('outbox-sent', () => refreshAll());
+  renderNav();
+  for (const { view, id, on: shownOn } of VIEWS) {
+    $(id).dataset.routes = shownOn.join(' '); // where it is shown (a link into it opens its route)
+    view.mount($(id), ctx);
+  }
   bind();
-  const fromHash = location.hash.slice(1);
   const invited = inviteTokenOf(location.hash); // a link to join a shared ledger: #invite=<token>
+  const wanted = parseHash(location.hash) ?? { route: null, month: null };
+  showRoute(invited ? 'household' : wanted.route ?? HOME);
   await readTimeZone();
-  setMonth(isMonth(fromHash) ? fromHash : monthOf(today()), { reload: false });
+  setMonth(wanted.month ?? monthOf(today()), { reload: false });
   await connect();
   if (invited) ledgers.offerInvite(invited);
   document.body.dataset.ready = 'true';
+  if (navigator.onLine !== false) outbox.flush();
+  installable();
 }
 
 main();

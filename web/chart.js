@@ -139,3 +139,125 @@ export function historyChart(items, { title = '残高の推移' } = {}) {
   svg.append(el('polyline', { class: 'history-line', points: points.join(' '), fill: 'none' }));
   return svg;
 }
+
+// ---- spending by category: a donut -------------------------------------------------------------
+
+const SLICES = 6; // the biggest categories; the rest as その他
+
+/** The donut's slices: the biggest expenses, the rest summed as その他; each with its share. */
+export function donutSlices(byCategory, count = SLICES) {
+  const rows = byCategory
+    .filter((c) => c.expense > 0)
+    .map((c) => ({ category: c.category, label: categoryLabel(c.category), value: c.expense }))
+    .sort((a, b) => b.value - a.value || a.category.localeCompare(b.category));
+  const slices = rows.slice(0, count);
+  const rest = rows.slice(count).reduce((sum, r) => sum + r.value, 0);
+  if (rest > 0) slices.push({ category: null, label: 'その他', value: rest });
+  const total = slices.reduce((sum, s) => sum + s.value, 0);
+  return slices.map((s) => ({ ...s, share: total ? s.value / total : 0 }));
+}
+
+/** A share as a person says it: 42%, or <1%. */
+export const percent = (share) => (share > 0 && share < 0.005 ? '<1%' : `${Math.round(share * 100)}%`);
+
+/**
+ * The month's spending by category as a donut (the total in its hole) with a legend beside it, each
+ * slice's amount and share in the title (the table beside it has them too).
+ */
+export function donutChart(byCategory, { title = '分類別の支出' } = {}) {
+  const slices = donutSlices(byCategory);
+  const total = slices.reduce((sum, s) => sum + s.value, 0);
+  const size = 360;
+  const r = 62;
+  const cx = 80;
+  const cy = 80;
+  const ring = 2 * Math.PI * r;
+  const svg = el('svg', { viewBox: `0 0 ${size} 160`, width: '100%', role: 'img', class: 'chart donut' });
+  svg.append(el('title', {}, `${title}（合計 ${yen(total)}）: ${slices.map((s) => `${s.label} ${yen(s.value)}（${percent(s.share)}）`).join('、') || 'なし'}`));
+  let done = 0;
+  slices.forEach((s, i) => {
+    const length = s.share * ring;
+    const slice = el('circle', {
+      cx,
+      cy,
+      r,
+      class: `donut-slice slice-${i}`,
+      'data-category': s.category ?? '',
+      'stroke-dasharray': `${length.toFixed(2)} ${(ring - length).toFixed(2)}`,
+      'stroke-dashoffset': (ring / 4 - done).toFixed(2), // from 12 o'clock, clockwise
+    });
+    slice.append(el('title', {}, `${s.label}: ${yen(s.value)}（${percent(s.share)}）`));
+    svg.append(slice);
+    done += length;
+  });
+  svg.append(
+    el('text', { x: cx, y: cy - 2, 'text-anchor': 'middle', class: 'donut-total-label' }, '支出'),
+    el('text', { x: cx, y: cy + 16, 'text-anchor': 'middle', class: 'donut-total' }, yen(total)),
+  );
+  slices.forEach((s, i) => {
+    const y = 14 + i * 21;
+    svg.append(
+      el('rect', { x: 176, y: y - 10, width: 12, height: 12, rx: 2, class: `slice-${i} swatch` }),
+      el('text', { x: 194, y, class: 'chart-label' }, shorten(s.label, 5)),
+      el('text', { x: size - 4, y, 'text-anchor': 'end', class: 'chart-value' }, `${yen(s.value)} ${percent(s.share)}`),
+    );
+  });
+  return svg;
+}
+
+// ---- budgets with the pace ---------------------------------------------------------------------
+
+/**
+ * Where the month is: the share of its days gone by the end of `day` (1 for a month past, 0 for one
+ * to come), so a budget's pace is that share of what it allows.
+ */
+export function monthPace(month, day) {
+  const [year, m] = month.split('-').map(Number);
+  const days = new Date(Date.UTC(year, m, 0)).getUTCDate();
+  const current = day.slice(0, 7);
+  if (current > month) return 1;
+  if (current < month) return 0;
+  return Number(day.slice(8, 10)) / days;
+}
+
+/**
+ * Each budget as a bar: what was spent of what it allows (over it: the bar full, in the expense
+ * colour), with a mark where spending would be if it kept pace with the month.
+ */
+export function budgetChart(budgets, { pace = 1, title = '予算の進み具合' } = {}) {
+  const width = 420;
+  const labelW = 84;
+  const valueW = 0;
+  const barW = width - labelW - valueW - 8;
+  const row = 40;
+  const height = budgets.length * row + 4;
+  const svg = el('svg', { viewBox: `0 0 ${width} ${height}`, width: '100%', role: 'img', class: 'chart budget-chart' });
+  const allowed = (b) => Math.max(b.available ?? b.limit, 0);
+  svg.append(
+    el(
+      'title',
+      {},
+      `${title}（ペースは月の ${percent(pace)} が過ぎたところ）: ${budgets
+        .map((b) => `${categoryLabel(b.category)} ${yen(b.spent)} / ${yen(allowed(b))}（ペース ${yen(Math.round(allowed(b) * pace))}）`)
+        .join('、')}`,
+    ),
+  );
+  budgets.forEach((b, i) => {
+    const y = i * row;
+    const limit = allowed(b);
+    const used = limit ? Math.min(b.spent / limit, 1) : b.spent > 0 ? 1 : 0;
+    const over = b.spent > limit;
+    const ahead = !over && used > pace;
+    const g = el('g', { class: `budget-bar${over ? ' over' : ahead ? ' ahead' : ''}`, 'data-category': b.category });
+    g.append(
+      el('title', {}, `${categoryLabel(b.category)}: ${yen(b.spent)} / ${yen(limit)}（ペース ${yen(Math.round(limit * pace))}）`),
+      el('text', { x: labelW - 8, y: y + 17, 'text-anchor': 'end', class: 'chart-label' }, shorten(categoryLabel(b.category))),
+      el('rect', { x: labelW, y: y + 5, width: barW, height: 16, rx: 3, class: 'budget-track' }),
+      el('rect', { x: labelW, y: y + 5, width: Math.max(used * barW, b.spent > 0 ? 2 : 0).toFixed(1), height: 16, rx: 3, class: 'budget-used' }),
+      el('line', { x1: labelW + pace * barW, x2: labelW + pace * barW, y1: y + 1, y2: y + 25, class: 'budget-pace' }),
+      el('text', { x: labelW, y: y + 36, class: 'chart-value' }, `${yen(b.spent)} / ${yen(limit)}${over ? ' 超過' : ahead ? ' ペースより速い' : ''}`),
+    );
+    svg.append(g);
+  });
+  return svg;
+}

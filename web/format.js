@@ -277,3 +277,30 @@ export function amountIn(amount, unit) {
   // format the exact decimal text (Intl reads a string as a decimal, so 0.1 + 0.2 never happens)
   return formatter.format(`${amount < 0 ? '-' : ''}${text}`);
 }
+
+/**
+ * The categories a household uses most for its expenses, most used first (a split slip counts each
+ * of its lines; ties go to the one used last), then `fallback` ones until there are `count`.
+ */
+export function usualCategories(slips, count = 6, fallback = []) {
+  const uses = new Map();
+  const ordered = [...slips].filter((s) => s.kind === 'expense').sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
+  ordered.forEach((slip, i) => {
+    const categories = slip.lines?.length ? slip.lines.map((line) => line.category) : [slip.category];
+    for (const category of categories) {
+      if (!category || category === UNCATEGORIZED) continue;
+      const seen = uses.get(category) ?? { n: 0, last: -1 };
+      uses.set(category, { n: seen.n + 1, last: i });
+    }
+  });
+  const used = [...uses].sort(([, a], [, b]) => b.n - a.n || b.last - a.last).map(([category]) => category);
+  for (const category of fallback) if (!used.includes(category)) used.push(category);
+  return used.slice(0, count);
+}
+
+/** The account of the latest expense (by date, then as listed), or null. */
+export function latestAccount(slips) {
+  let latest = null;
+  for (const slip of slips) if (slip.kind === 'expense' && (!latest || slip.date >= latest.date)) latest = slip;
+  return latest?.account ?? null;
+}

@@ -7,6 +7,7 @@ import { Api, PERSONAL, ledgerPath, loadConfig } from './api.js';
 export const state = {
   config: loadConfig(),
   api: null,
+  route: 'slips', // the view shown (#/slips, #/accounts, …)
   month: null,
   asOf: null,
   today: null, // the ledger's date (Asia/Tokyo unless the API says otherwise) when the balances were read

@@ -102,6 +102,83 @@ async function until(what, read, expected, timeout = WAIT) {
   }
 }
 
+// ---- the views behind hash routes ---------------------------------------------------------------
+// The page shows one view at a time (#/slips, #/accounts, …). A person acting on a panel first taps
+// its tab: every page of this test is wrapped so that acting on or reading an element of a panel not
+// shown taps that panel's tab first (the panel names its routes in data-routes), as a person would.
+
+/** The route to open before `selector` can be seen, or null when it is shown (or outside every panel). */
+async function routeFor(page, selector) {
+  if (typeof selector !== 'string') return null;
+  return page.evaluate((sel) => {
+    let node = null;
+    try {
+      node = document.querySelector(sel);
+    } catch {
+      // a playwright-only selector (:has-text, >> text=…): the element it starts from below
+    }
+    // nothing matches yet (rows still to come): the element the selector starts from (#report-rows …)
+    const from = /^#[\w-]+/.exec(sel);
+    if (!node && from) node = document.querySelector(from[0]);
+    const panel = node?.closest('[data-routes]');
+    return panel && panel.classList.contains('off-route') ? panel.dataset.routes.split(' ')[0] : null;
+  }, selector);
+}
+
+async function showRouteOf(page, selector) {
+  const route = await routeFor(page, selector).catch(() => null);
+  if (route) await openRoute(page, route);
+}
+
+/** Tap a view's tab and wait until its panels have read their data. */
+async function openRoute(page, route) {
+  await page.click(`#views-nav a[data-route="${route}"]`);
+  await page.waitForSelector(`body[data-route="${route}"]`, { timeout: WAIT });
+  await page.waitForFunction(() => !document.querySelector('main[aria-busy="true"]'), null, { timeout: WAIT });
+}
+
+const SELECTOR_METHODS = new Set([
+  'click', 'dblclick', 'fill', 'type', 'press', 'check', 'uncheck', 'selectOption', 'setInputFiles', 'focus', 'hover',
+  'inputValue', 'isVisible', 'isHidden', 'isEnabled', 'isDisabled', 'isChecked', 'getAttribute', 'textContent',
+  'innerText', 'innerHTML', 'waitForSelector', '$eval', '$$eval', 'dispatchEvent',
+]);
+const LOCATOR_CHAINS = new Set(['first', 'last', 'nth', 'filter', 'locator', 'getByRole', 'getByText', 'getByLabel', 'and', 'or']);
+
+/** A locator that opens its panel's route before it acts or reads. */
+function routedLocator(locator, page, selector) {
+  return new Proxy(locator, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop);
+      if (typeof value !== 'function') return value;
+      if (LOCATOR_CHAINS.has(prop)) return (...rest) => routedLocator(value.apply(target, rest), page, selector);
+      if (prop === 'page') return () => page;
+      return async (...rest) => {
+        await showRouteOf(page, selector);
+        return value.apply(target, rest);
+      };
+    },
+  });
+}
+
+/** A page whose selector calls open the route of the panel they name first. */
+function routed(page) {
+  const proxy = new Proxy(page, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop);
+      if (typeof value !== 'function') return value;
+      if (prop === 'locator') return (selector, ...rest) => routedLocator(value.call(target, selector, ...rest), proxy, selector);
+      if (SELECTOR_METHODS.has(prop)) {
+        return async (selector, ...rest) => {
+          await showRouteOf(target, selector);
+          return value.call(target, selector, ...rest);
+        };
+      }
+      return value.bind(target);
+    },
+  });
+  return proxy;
+}
+
 const text = (page, selector) => page.locator(selector).first().innerText({ timeout: 1000 }).then((t) => t.trim());
 const visible = (page, selector) => page.locator(selector).first().isVisible();
 const balance = (page, account, column) => text(page, `#balance-rows tr[data-account="${account}"] td.${column}`);
@@ -160,6 +237,7 @@ async function fitsBothWidths(page, name) {
  */
 async function keyboardReachesEverything(page, name) {
   const total = await page.evaluate(() => {
+    for (const node of document.querySelectorAll('[data-control]')) delete node.dataset.control; // of a view checked before
     const shown = [...document.querySelectorAll('a[href], button, input, select, textarea, summary')].filter(
       (n) => n.checkVisibility() && !n.disabled && n.tabIndex >= 0,
     );
@@ -217,13 +295,13 @@ async function addSlip(page, { date, amount, category, memo }) {
 }
 
 async function openPage(context, { width = 1280, height = 900 } = {}) {
-  const page = await context.newPage();
+  const page = routed(await context.newPage());
   await page.setViewportSize({ width, height });
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
   page.on('dialog', (dialog) => dialog.accept()); // the delete confirmation
   await page.goto(`${BASE}/#${MONTH}`);
   await page.waitForSelector('body[data-ready="true"]', { timeout: WAIT });
-  return page;
+  return routed(page);
 }
 
 /** In `page` (a new tab): the page of this month, switched to `user`'s ledger through the user field. */
@@ -234,6 +312,7 @@ async function openAs(page, user) {
   await page.fill('#user', user);
   await page.click('#settings-form button[type="submit"]');
   await until('switched ledger', () => text(page, '#who'), user);
+  await until('the ledger read', () => text(page, '#status'), '接続先を保存して読み込みました');
 }
 
 async function routesOfApi() {
@@ -426,7 +505,7 @@ async function run(context) {
   });
 
   await step('with no OpenAPI document to read, a route answering 404 hides its panel', async () => {
-    const page = await context.newPage();
+    const page = routed(await context.newPage());
     page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
     await page.route('**/openapi.json', (route) => route.abort());
     // Where this API has the route, answer as API Gateway does for one it lacks; else the front does.
@@ -447,6 +526,10 @@ async function run(context) {
 
   await step('budgets: a strict budget shows what remains; a slip past it is refused with the detail', async () => {
     check(routes.has('/budgets'), 'the API declares /budgets');
+    // Tab B shows the budgets (none yet) before this tab sets one: it is the stale screen of the next step
+    await b.bringToFront();
+    await openRoute(b, 'budgets');
+    check((await b.locator('#budget-rows tr').count()) === 0, 'tab B lists no budget yet');
     await a.bringToFront(); // a background tab gets no animation frames: clicks would wait on them
     await until('budgets panel', () => visible(a, '#budgets-panel'), true);
     // Created without If-Match
@@ -489,7 +572,7 @@ async function run(context) {
   });
 
   await step('CSV import panel against the POST /imports contract (POST /imports stubbed in the browser)', async () => {
-    const page = await context.newPage();
+    const page = routed(await context.newPage());
     page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
     const sent = [];
     let release;
@@ -545,7 +628,7 @@ async function run(context) {
   });
 
   await step('a Money Forward ME file: the dry run is shown, nothing written until it is confirmed', async () => {
-    const page = await context.newPage();
+    const page = routed(await context.newPage());
     page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
     // a ledger of its own (the household flow's ledger is checked afterwards), with its wallet
     const mover = `${args.user}-mf`;
@@ -587,7 +670,7 @@ async function run(context) {
   });
 
   await step('a later Money Forward download: a row changed in the app (変更) and one it no longer has (ファイルにない), deleted only when ticked', async () => {
-    const page = await context.newPage();
+    const page = routed(await context.newPage());
     page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
     // Given a first download imported through the API: 300 at the drugstore, 1,200 for a book
     const mover = `${args.user}-mf2`;
@@ -627,7 +710,7 @@ async function run(context) {
   });
 
   await step('messages never go stale: month change, moved slip, error vs success, bad token; every state fits 1280 and 390 px', async () => {
-    const page = await context.newPage();
+    const page = routed(await context.newPage());
     page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
     page.on('dialog', (dialog) => dialog.accept());
     // Given a ledger of its own with a wallet, one slip on 11/20 and a budget for 交通費
@@ -725,7 +808,7 @@ async function run(context) {
   });
 
   await step('accounts renamed, allowed negative, archived (412 not overwritten); budgets copied from last month; the month exported', async () => {
-    const page = await context.newPage();
+    const page = routed(await context.newPage());
     page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
     // Given a ledger with two accounts, a slip, last month's budgets and one of them already set this month
     const owner = `${args.user}-acct`;
@@ -754,7 +837,8 @@ async function run(context) {
     const wallet = await (await call('GET', '/accounts/wallet')).json();
     check(wallet.name === '小銭入れ' && wallet.allow_negative === true, `wallet: ${JSON.stringify(wallet)}`);
 
-    // Another screen renames it meanwhile: this page's save is refused (412) and shows the current name
+    // Another screen renames it meanwhile (this page shows the accounts again): its save is refused (412) and shows the current name
+    await openRoute(page, 'accounts');
     const other = await call('PATCH', '/accounts/wallet', { name: 'よその名前' }, { 'If-Match': `"${wallet.version}"` });
     check(other.status === 200, `the other rename: ${other.status}`);
     await page.fill('#manage-name', '私の名前');
@@ -800,7 +884,7 @@ async function run(context) {
 
   await step('budget removed from the page: a dismissed confirmation sends nothing, a stale one is refused (412), a fresh one removes it', async () => {
     check(routes.has('/budgets'), 'the API declares /budgets');
-    const page = await context.newPage();
+    const page = routed(await context.newPage());
     page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
     const deletes = [];
     page.on('request', (request) => {
@@ -859,7 +943,7 @@ async function run(context) {
   });
 
   await step('balances today and planned: a slip dated after today (rent recorded ahead) is shown apart, and said so', async () => {
-    const page = await context.newPage();
+    const page = routed(await context.newPage());
     page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
     await page.clock.setFixedTime(new Date('2026-11-15T12:00:00+09:00')); // the browser's today: 11/15
     const owner = `${args.user}-plan`;
@@ -890,7 +974,7 @@ async function run(context) {
   });
 
   await step('filters and memo search over the month; the year\'s trends; an account\'s balance history; recurring slips', async () => {
-    const page = await context.newPage();
+    const page = routed(await context.newPage());
     page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
     const owner = `${args.user}-find`;
     const auth = { Authorization: `Bearer ${owner}`, 'Content-Type': 'application/json' };
@@ -1008,15 +1092,23 @@ async function run(context) {
     await fitsBothWidths(page, '12-filters-trends-history');
     // Every form and table of the page opened (folded ones too, and the connection popover): every
     // view passes axe-core at both widths, and the keyboard reaches every control with a visible focus
-    await page.evaluate(() => {
-      for (const details of document.querySelectorAll('details')) details.open = true;
-    });
-    await fitsBothWidths(page, '22-everything-open');
-    const controls = await keyboardReachesEverything(page, 'everything open');
+    // (one view at a time: each tab in turn)
+    let controls = 0;
+    const views = await page.locator('#views-nav a').evaluateAll((links) => links.map((a) => a.dataset.route));
+    check(views.length >= 7, `views: ${views}`);
+    for (const view of views) {
+      await openRoute(page, view);
+      await page.evaluate(() => {
+        for (const details of document.querySelectorAll('details')) details.open = true;
+      });
+      await fitsBothWidths(page, `22-everything-open-${view}`);
+      controls += await keyboardReachesEverything(page, `everything open in #/${view}`);
+    }
     check(controls >= 60, `controls checked from the keyboard: ${controls}`);
     await page.evaluate(() => {
       for (const details of document.querySelectorAll('details')) details.open = false;
     });
+    await openRoute(page, 'slips');
     // In light and dark mode alike, text keeps its contrast (WCAG AA, 4.5:1) against the panels
     for (const colorScheme of ['light', 'dark']) {
       await page.emulateMedia({ colorScheme });
@@ -1289,12 +1381,20 @@ async function run(context) {
     check((await text(j, '#ledger-role')) === 'あなたは閲覧者（見るだけ）', await text(j, '#ledger-role'));
     if (shared) await until('the viewer reads the slips', () => j.locator('#slip-rows tr').count(), 2);
     else check((await text(j, '#error')).includes('まだ対応していません'), `an API without the ledger's routes says so: ${await text(j, '#error')}`);
-    const writable = await j.evaluate(() => {
-      const shown = (n) => n.checkVisibility(); // (false inside a closed <details> too)
-      const forms = [...document.querySelectorAll('main form')].filter(shown).map((f) => f.id).sort();
-      const buttons = [...document.querySelectorAll('main button')].filter(shown).map((b) => b.id || b.className || b.textContent).sort();
-      return { forms, buttons };
-    });
+    // (every view in turn: what any of them offers)
+    const writable = { forms: [], buttons: [] };
+    for (const view of await j.locator('#views-nav a').evaluateAll((links) => links.map((a) => a.dataset.route))) {
+      await openRoute(j, view);
+      const seen = await j.evaluate(() => {
+        const shown = (n) => n.checkVisibility(); // (false inside a closed <details> too)
+        const forms = [...document.querySelectorAll('main form')].filter(shown).map((f) => f.id);
+        const buttons = [...document.querySelectorAll('main button')].filter(shown).map((b) => b.id || b.className || b.textContent);
+        return { forms, buttons };
+      });
+      writable.forms = [...new Set([...writable.forms, ...seen.forms])].sort();
+      writable.buttons = [...new Set([...writable.buttons, ...seen.buttons])].sort();
+    }
+    await openRoute(j, 'slips');
     check(JSON.stringify(writable.forms) === JSON.stringify(['accept-form', 'asof-form', 'filter-form']), `forms a viewer sees: ${writable.forms}`);
     check(writable.buttons.every((b) => ['accept-submit', 'history small', 'history-close', 'history', 'ledger-leave', 'export-csv', 'tax-download', 'tax-download-xlsx', '表示'].includes(b)), `buttons a viewer sees: ${writable.buttons}`);
     if (shared) check(writable.buttons.includes('history small'), 'the viewer still reads balance histories');
@@ -1454,7 +1554,7 @@ async function run(context) {
   });
 
   if (routes.has('/accounts/{id}/statements')) await step('カードの請求: billing set in the account editor (a missing bank refused before sending), the next payment and this cycle shown, the payment posted once', async () => {
-    const page = await context.newPage();
+    const page = routed(await context.newPage());
     page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
     // Given a bank and a card, with a charge two months ago and one this month (dates in Tokyo)
     const owner = `${args.user}-card`;
@@ -1505,7 +1605,7 @@ async function run(context) {
   });
 
   if (routes.has('/receipts')) await step('領収書: a photo attached to a slip at 390 px, uploaded once (chosen again: still one), opened from its thumbnail', async () => {
-    const page = await context.newPage();
+    const page = routed(await context.newPage());
     page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
     const owner = `${args.user}-receipt`;
     const auth = { Authorization: `Bearer ${owner}`, 'Content-Type': 'application/json' };
@@ -1545,7 +1645,7 @@ async function run(context) {
   });
 
   if (routes.has('/reports/medical.xlsx')) await step('確定申告: the year\'s medical payments listed, the e-Tax 医療費集計フォーム downloaded as .xlsx (binary, as it is) and as CSV', async () => {
-    const page = await context.newPage();
+    const page = routed(await context.newPage());
     page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
     const owner = `${args.user}-tax`;
     const year = MONTH.slice(0, 4);

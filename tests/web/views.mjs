@@ -76,7 +76,7 @@ async function until(what, read, expected, timeout = WAIT) {
 async function api(method, path, body, headers = {}) {
   const response = await fetch(`${BASE}${path}`, {
     method,
-    headers: { Authorization: `Bearer ${args.user}`, 'Content-Type': 'application/json', ...headers },
+    headers: { Authorization: `Bearer ${args.user}`, 'Content-Type': 'application/json', ...headers }, // (another user's header wins)
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await response.text();
@@ -101,6 +101,29 @@ async function accessible(page, name) {
   check(found.length === 0, `${name} at ${page.viewportSize().width}px: axe-core finds ${JSON.stringify(found)}`);
 }
 
+/** The API paths a page asks for from now on (the page's own files left out). */
+function apiCalls(page) {
+  const asked = [];
+  page.on('request', (request) => {
+    const url = new URL(request.url());
+    if (url.origin === new URL(BASE).origin && !/\.(js|css|html|json|webmanifest|png|svg)$|^\/$/.test(url.pathname)) asked.push(url.pathname);
+  });
+  return asked;
+}
+
+/** Each picture within the window, its words big enough to read (at least 9 px tall as drawn). */
+async function fitsAndReads(page, selectors) {
+  for (const selector of selectors) {
+    const seen = await page.locator(selector).first().evaluate((svg) => {
+      const box = svg.getBoundingClientRect();
+      const smallest = Math.min(...[...svg.querySelectorAll('text')].map((t) => t.getBoundingClientRect().height).filter((h) => h > 0));
+      return { right: box.right, width: window.innerWidth, smallest };
+    });
+    check(seen.right <= seen.width, `${selector} ends at ${seen.right} in a window ${seen.width} wide`);
+    check(seen.smallest >= 9, `${selector}: its smallest words are ${seen.smallest}px tall`);
+  }
+}
+
 /** How many lines a cell's text takes (its text's line boxes, by their distinct tops). */
 const linesOf = (page, selector) =>
   page.evaluate((sel) => {
@@ -115,9 +138,9 @@ mkdirSync(OUT, { recursive: true });
 const browser = await chromium.launch({ executablePath: args.chromium, headless: true, args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] });
 
 /** A browser context of the test's user in a browser whose clock says UTC (as a laptop abroad, or a CI machine). */
-async function openPage({ width, height }, hash = '', clock = null) {
-  const context = await browser.newContext({ locale: 'ja-JP', timezoneId: 'UTC', viewport: { width, height } });
-  await context.addInitScript((user) => localStorage.setItem('kakeibo.user', user), args.user);
+async function openPage({ width, height, hasTouch = false }, hash = '', clock = null, user = args.user) {
+  const context = await browser.newContext({ locale: 'ja-JP', timezoneId: 'UTC', viewport: { width, height }, hasTouch });
+  await context.addInitScript((who) => localStorage.setItem('kakeibo.user', who), user);
   const page = await context.newPage();
   page.on('pageerror', (error) => problems.push(String(error)));
   if (clock) await page.clock.setFixedTime(clock);
@@ -162,6 +185,230 @@ try {
       check((await linesOf(page, memo)) === 1, `${width}px: JR東日本 takes ${await linesOf(page, memo)} lines`);
       await shot(page, `views-memo-${width}`);
       await accessible(page, 'the month with its slip');
+      await context.close();
+    }
+  });
+
+  await step('navigation: a view per hash route, tabs at the top (1280 px) or the bottom (390 px), the back button, each view reading only what it shows', async () => {
+    for (const [width, height] of WIDTHS) {
+      // Given the slips of November opened from a link
+      const { context, page } = await openPage({ width, height }, '#/slips/2026-11');
+      const asked = apiCalls(page);
+      await until('the slips view', () => page.evaluate(() => document.body.dataset.route), 'slips');
+      check(await page.isVisible('#slips-panel'), `${width}px: the slips are shown`);
+      check(!(await page.isVisible('#budgets-panel')) && !(await page.isVisible('#report-panel')), `${width}px: other views hidden`);
+      // Then nothing of the hidden views was read
+      const hidden = asked.filter((path) => /^\/(budgets|reports|rules)/.test(path));
+      check(hidden.length === 0, `${width}px: the slips view read ${hidden}`);
+      // And the tabs sit under the header on a wide screen, at the bottom of a phone's
+      const bar = await page.locator('#views-nav').boundingBox();
+      if (width === 390) check(Math.abs(bar.y + bar.height - height) <= 1, `${width}px: the tab bar ends at ${bar.y + bar.height}`);
+      else check(bar.y < 200, `${width}px: the tabs start at ${bar.y}`);
+      check((await page.locator('#views-nav a').count()) === 7, `${width}px: seven tabs`);
+      // When the budgets tab is tapped
+      asked.length = 0;
+      await page.click('#views-nav a[data-route="budgets"]');
+      await until('the budgets view', () => page.evaluate(() => [location.hash, document.body.dataset.route]), ['#/budgets/2026-11', 'budgets']);
+      // Then the budgets are read and shown, the slips hidden, its tab marked as the current page
+      await until('the budgets read', () => asked.includes('/budgets'), true);
+      check(!asked.some((path) => path.startsWith('/slips')), `${width}px: the budgets view read the slips: ${asked}`);
+      check(!(await page.isVisible('#slips-panel')), `${width}px: the slips hidden`);
+      check((await page.getAttribute('#views-nav a[data-route="budgets"]', 'aria-current')) === 'page', `${width}px: the budgets tab is current`);
+      // When the totals tab is tapped, then the back button twice and forward once
+      await page.click('#views-nav a[data-route="reports"]');
+      await until('the totals', () => page.isVisible('#report-panel'), true);
+      await page.goBack();
+      await until('back to the budgets', () => page.evaluate(() => [location.hash, document.body.dataset.route]), ['#/budgets/2026-11', 'budgets']);
+      await page.goBack();
+      await until('back to the slips', () => page.evaluate(() => [location.hash, document.body.dataset.route]), ['#/slips/2026-11', 'slips']);
+      check(await page.isVisible('#slips-panel'), `${width}px: the slips shown again`);
+      await page.goForward();
+      await until('forward to the budgets', () => page.evaluate(() => document.body.dataset.route), 'budgets');
+      // And the month goes with the view: the next month keeps the view and its address
+      await page.click('#month-next');
+      await until('December', () => page.evaluate(() => location.hash), '#/budgets/2026-12');
+      // And every view passes axe-core
+      for (const route of await page.locator('#views-nav a').evaluateAll((links) => links.map((a) => a.dataset.route))) {
+        await page.click(`#views-nav a[data-route="${route}"]`);
+        await until(`#/${route}`, () => page.evaluate(() => [document.body.dataset.route, !document.querySelector('main[aria-busy]')]), [route, true]);
+        await accessible(page, `#/${route}`);
+      }
+      await shot(page, `views-nav-${width}`);
+      await context.close();
+    }
+  });
+
+  await step('three taps for a usual expense on a phone: the amount (numeric keypad), a usual category chip, 記録; today and the last account preselected', async () => {
+    // Given a household of its own with two accounts and the expenses of a few weeks: 食費 most often,
+    // then 日用品, the latest paid by card
+    const user = `${args.user}-quick`;
+    const as = { Authorization: `Bearer ${user}` };
+    for (const [id, name, type] of [['wallet', '財布', 'cash'], ['card', 'カード', 'credit']]) {
+      const made = await api('POST', '/accounts', { id, name, type, opening_balance: 50000 }, as);
+      check(made.status === 201, `account ${id}: ${made.status}`);
+    }
+    const past = [
+      ['2026-10-28', '日用品', 'wallet'], ['2026-11-02', '食費', 'wallet'], ['2026-11-05', '食費', 'wallet'],
+      ['2026-11-08', '日用品', 'wallet'], ['2026-11-12', '食費', 'card'], ['2026-11-14', '交通費', 'card'],
+    ];
+    for (const [i, [date, category, account]] of past.entries()) {
+      const made = await api('POST', '/slips', { date, kind: 'expense', amount: 100 + i, account, category }, { ...as, 'Idempotency-Key': `${user}-${i}` });
+      check(made.status === 201, `slip ${i}: ${made.status}`);
+    }
+    // When the page opens on a phone (a touch screen) on 11/20 in Tokyo
+    const { context, page } = await openPage({ width: 390, height: 844, hasTouch: true }, '#/slips', new Date('2026-11-20T12:00:00+09:00'), user);
+    await until('the usual categories as chips', () => page.locator('#quick-chips .chip').allInnerTexts(), ['食費', '日用品', '交通費', '外食', '娯楽費', '医療費']);
+    // Then the amount comes first with a numeric keypad, today and the latest expense's account are chosen
+    check((await page.getAttribute('#quick-amount', 'inputmode')) === 'numeric', 'the amount asks for a numeric keypad');
+    const first = await page.evaluate(() => document.querySelector('#quick-form').querySelector('input, select, button')?.id);
+    check(first === 'quick-amount', `the first control: ${first}`);
+    check((await page.inputValue('#quick-date')) === '2026-11-20', `the day: ${await page.inputValue('#quick-date')}`);
+    await until('the last account', () => page.inputValue('#quick-account'), 'card');
+    await accessible(page, 'quick entry');
+    // When the person taps the amount, types 850, taps 食費 and 記録: three taps
+    await page.tap('#quick-amount');
+    await page.keyboard.type('850');
+    await page.tap('#quick-chips .chip >> text=食費');
+    check((await page.getAttribute('#quick-chips .chip >> text=食費', 'aria-pressed')) === 'true', 'the chip pressed');
+    await page.tap('#quick-submit');
+    // Then it is recorded once, as that expense, and said so; the amount is empty for the next one
+    await until('recorded', async () => (await page.innerText('#status')).startsWith('記録しました'), true);
+    check((await page.inputValue('#quick-amount')) === '', 'the amount emptied');
+    const { data } = await api('GET', '/slips?from=2026-11-20&to=2026-11-20', undefined, as);
+    const got = data.items.map((s) => [s.date, s.kind, s.amount, s.category, s.account]);
+    check(JSON.stringify(got) === JSON.stringify([['2026-11-20', 'expense', 850, '食費', 'card']]), `recorded: ${JSON.stringify(got)}`);
+    await shot(page, 'views-quick-390');
+    // And a wrong amount is refused in words, naming the field, nothing sent
+    await page.fill('#quick-amount', 'abc');
+    await page.tap('#quick-submit');
+    await until('the refusal', () => page.getAttribute('#quick-amount', 'aria-invalid'), 'true');
+    check((await page.innerText('#error')).includes('金額'), `the error: ${await page.innerText('#error')}`);
+    // And the account chosen by hand is the one offered next time
+    await page.selectOption('#quick-account', 'wallet');
+    await page.fill('#quick-amount', '120');
+    await page.tap('#quick-submit');
+    await until('recorded again', async () => (await page.innerText('#status')).includes('￥120'), true);
+    await page.reload();
+    await page.waitForSelector('body[data-ready="true"]', { timeout: WAIT });
+    await until('the account used last', () => page.inputValue('#quick-account'), 'wallet');
+    await context.close();
+  });
+
+  await step('offline: an entry made without a connection waits (shown), survives two offline/online cycles and a reload, and is recorded exactly once', async () => {
+    // Given a ledger of its own with a wallet, the page installed (its service worker keeps the page)
+    const user = `${args.user}-offline`;
+    const as = { Authorization: `Bearer ${user}` };
+    check((await api('POST', '/accounts', { id: 'wallet', name: '財布', type: 'cash', opening_balance: 30000 }, as)).status === 201, 'account');
+    const { context, page } = await openPage({ width: 390, height: 844, hasTouch: true }, '#/slips', new Date('2026-11-20T12:00:00+09:00'), user);
+    await until('the service worker in charge', () => page.evaluate(() => Boolean(navigator.serviceWorker.controller)), true);
+    await page.reload(); // opened again under it: every file the page loads is kept
+    await page.waitForSelector('body[data-ready="true"]', { timeout: WAIT });
+    await until('the page kept for offline use', () => page.evaluate(async () => Boolean(await caches.match(new URL('views/quick.js', location).href))), true);
+    const manifest = await page.evaluate(async () => (await fetch(document.querySelector('link[rel="manifest"]').href)).json());
+    check(manifest.display === 'standalone' && manifest.icons.length > 0 && manifest.start_url, `manifest: ${JSON.stringify(manifest)}`);
+    await until('the account offered', () => page.inputValue('#quick-account'), 'wallet');
+    const sent = []; // the Idempotency-Key of every POST /slips the page sends
+    page.on('request', (request) => {
+      if (request.method() === 'POST' && new URL(request.url()).pathname === '/slips') sent.push(request.headers()['idempotency-key']);
+    });
+    const recorded = async () => (await api('GET', '/slips?from=2026-11-01&to=2026-11-30', undefined, as)).data.items.map((s) => [s.amount, s.category]);
+
+    // When the connection drops and an expense is entered (three taps)
+    await context.setOffline(true);
+    await page.tap('#quick-amount');
+    await page.keyboard.type('640');
+    await page.tap('#quick-chips .chip >> text=食費');
+    await page.tap('#quick-submit');
+    // Then it waits, and the page says so
+    await until('said', async () => (await page.innerText('#status')).startsWith('送信待ちにしました'), true);
+    await until('what waits', () => page.innerText('#outbox-text'), '送信待ち 1件（オフライン: 接続が戻ると送ります）');
+    check((await page.innerText('#outbox-list')).includes('食費 ￥640'), `listed: ${await page.innerText('#outbox-list')}`);
+    await accessible(page, 'an entry waiting offline');
+    await shot(page, 'views-offline-390');
+
+    // When the connection returns but the API's answer is lost on the way back (first cycle)
+    let lost = 0;
+    await context.route('**/slips', async (route) => {
+      if (route.request().method() !== 'POST' || lost) return route.fallback();
+      lost = 1;
+      await route.fetch(); // the API records it ...
+      await route.abort('connectionreset'); // ... and the page never hears
+      lost = 2;
+    });
+    await context.setOffline(false);
+    await until('sent once, its answer lost', () => sent.length === 1 && lost === 2, true);
+    // Then it still waits (the page cannot know), while the API has it once
+    await until('still waiting', () => page.innerText('#outbox-text').then((t) => t.startsWith('送信待ち 1件')), true);
+    check(JSON.stringify(await recorded()) === JSON.stringify([[640, '食費']]), `recorded: ${JSON.stringify(await recorded())}`);
+
+    // When the connection drops again and the page is reloaded without it (second cycle)
+    await context.setOffline(true);
+    await page.reload();
+    await page.waitForSelector('body[data-ready="true"]', { timeout: WAIT });
+    // Then the page opens from its service worker and what waits is still there (IndexedDB)
+    await until('waiting after the reload', () => page.innerText('#outbox-text'), '送信待ち 1件（オフライン: 接続が戻ると送ります）');
+    // When the connection returns
+    await context.setOffline(false);
+    // Then it goes out again with the same key, nothing waits, and the slip is listed
+    await until('nothing waits', () => page.isVisible('#outbox'), false);
+    await until('listed', () => page.locator('#slip-rows tr').count(), 1);
+    check(sent.length === 2 && new Set(sent).size === 1, `POST /slips sent with keys ${JSON.stringify(sent)}`);
+    // And the API has exactly one slip
+    check(JSON.stringify(await recorded()) === JSON.stringify([[640, '食費']]), `recorded: ${JSON.stringify(await recorded())}`);
+    await context.close();
+  });
+
+  await step('pictures at 1280 and 390 px: spending by category (a donut), the year by month, budgets with the pace, an account\'s balance over time; each with its table', async () => {
+    // Given a household's November: three kinds of spending from a wallet, a salary, two budgets (日用品 overspent)
+    const user = `${args.user}-charts`;
+    const as = { Authorization: `Bearer ${user}` };
+    check((await api('POST', '/accounts', { id: 'wallet', name: '財布', type: 'cash', opening_balance: 100000 }, as)).status === 201, 'account');
+    const slips = [
+      ['2026-10-25', 'income', 250000, '給与'], ['2026-11-03', 'expense', 4200, '食費'], ['2026-11-07', 'expense', 1800, '日用品'],
+      ['2026-11-10', 'expense', 2600, '食費'], ['2026-11-12', 'expense', 900, '交通費'],
+    ];
+    for (const [i, [date, kind, amount, category]] of slips.entries()) {
+      const made = await api('POST', '/slips', { date, kind, amount, account: 'wallet', category }, { ...as, 'Idempotency-Key': `${user}-${i}` });
+      check(made.status === 201, `slip ${i}: ${made.status}`);
+    }
+    for (const [category, limit] of [['食費', 20000], ['日用品', 1500]]) {
+      check((await api('PUT', `/budgets/2026-11/${encodeURIComponent(category)}`, { limit }, as)).status < 300, `budget ${category}`);
+    }
+    for (const [width, height] of WIDTHS) {
+      // When the totals are opened on 11/15 (half the month gone)
+      const { context, page } = await openPage({ width, height }, '#/reports/2026-11', new Date('2026-11-15T12:00:00+09:00'), user);
+      await until('the donut', () => page.locator('#report-donut svg .donut-slice').count(), 3);
+      // Then the donut names each category's amount and share, and the table beside it has the numbers
+      const donut = await page.locator('#report-donut svg > title').textContent();
+      check(donut.includes('食費 ￥6,800（72%）') && donut.includes('交通費 ￥900（9%）'), `the donut says: ${donut}`);
+      check((await page.locator('#report-rows tr').count()) === 3, 'the totals table');
+      // And the year month by month, with its table of twelve months
+      await until('the year', () => page.locator('#trends-chart svg g.trend-month').count(), 12);
+      check((await page.locator('#trends-table tbody tr').count()) === 12, 'the year table');
+      await fitsAndReads(page, ['#report-donut svg', '#trends-chart svg']);
+      await accessible(page, 'the totals with their pictures');
+      await shot(page, `views-charts-reports-${width}`);
+      // When the budgets are opened
+      await page.click('#views-nav a[data-route="budgets"]');
+      await until('the budget bars', () => page.locator('#budget-chart svg g.budget-bar').count(), 2);
+      // Then each is a bar with the pace marked halfway (11/15 of 30 days), the overspent one marked, the table beside
+      const paces = await page.locator('#budget-chart svg line.budget-pace').evaluateAll((lines) => lines.map((l) => l.getAttribute('x1')));
+      const track = await page.locator('#budget-chart svg rect.budget-track').first().evaluate((r) => [Number(r.getAttribute('x')), Number(r.getAttribute('width'))]);
+      check(paces.every((x) => Math.abs(Number(x) - (track[0] + track[1] / 2)) < 0.5), `the pace at ${paces}, the track ${track}`);
+      check((await page.getAttribute('#budget-chart g.budget-bar[data-category="日用品"]', 'class')).includes('over'), '日用品 is over its budget');
+      check((await page.locator('#budget-chart svg > title').textContent()).includes('日用品 ￥1,800 / ￥1,500'), 'the bars say their numbers');
+      check((await page.locator('#budget-rows tr').count()) === 2, 'the budgets table');
+      await fitsAndReads(page, ['#budget-chart svg']);
+      await accessible(page, 'the budgets with their bars');
+      await shot(page, `views-charts-budgets-${width}`);
+      // When the wallet's balance over time is asked for
+      await page.click('#views-nav a[data-route="accounts"]');
+      await page.click('#balance-rows tr[data-account="wallet"] button.history');
+      // Then a line, and the table of the days it moved
+      await until('the line', () => page.locator('#history-chart svg polyline').count(), 1);
+      await until('the days it moved', () => page.locator('#history-table tbody tr').count(), 4);
+      await fitsAndReads(page, ['#history-chart svg']);
+      await accessible(page, 'an account\'s balance over time');
       await context.close();
     }
   });

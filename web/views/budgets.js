@@ -4,7 +4,8 @@
 // never overwritten: the page says so and reads the budgets again.
 
 import { ApiError, etagOf, query, segment } from '../api.js';
-import { categoryLabel, monthLabel, parseAmount, shiftMonth, yen } from '../format.js';
+import { budgetChart, monthPace } from '../chart.js';
+import { categoryLabel, monthLabel, parseAmount, shiftMonth, today, yen } from '../format.js';
 import { at, emit, newest, on, state } from '../state.js';
 import { $, FieldError, busy, clearError, fail, h, optional, say, showError } from '../ui.js';
 
@@ -69,6 +70,9 @@ export function render() {
     );
   });
   $('budget-rows').replaceChildren(...rows);
+  // each budget as a bar, with the mark where spending would be at the month's pace
+  const pace = monthPace(state.month, today());
+  $('budget-chart').replaceChildren(...(rows.length ? [budgetChart(state.budgets, { pace, title: `${monthLabel(state.month)}の予算の進み具合` })] : []));
   $('budgets-carry-note').hidden = !state.budgets.some((b) => b.carried || b.rollover);
   $('budgets-empty').hidden = rows.length > 0;
   $('budget-table').hidden = rows.length === 0;

@@ -20,10 +20,9 @@ export function mount(root, context) {
   $('invite-copy').addEventListener('click', copyInvite);
   $('accept-form').addEventListener('submit', submitAccept);
   $('ledger-leave').addEventListener('click', leaveLedger);
-  $('ledger-members-link').addEventListener('click', (event) => {
-    event.preventDefault(); // the address keeps the month
-    $('household-panel').scrollIntoView({ block: 'start' });
-    $('household-title').focus();
+  $('ledger-members-link').addEventListener('click', () => {
+    // the link opens #/household (the page keeps the month); then the members are where the focus is
+    setTimeout(() => $('household-title').focus(), 0);
   });
 }
 

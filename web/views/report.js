@@ -1,8 +1,8 @@
-// 月の集計: the month's income, spending and net, by category (a chart, and a table with the
-// categories' subcategories).
+// 月の集計: the month's income, spending and net, by category (a donut of the spending, bars, and a
+// table with the categories' subcategories).
 
 import { query } from '../api.js';
-import { categoryChart, chartRows } from '../chart.js';
+import { categoryChart, chartRows, donutChart } from '../chart.js';
 import { categoryLabel, monthLabel, yen } from '../format.js';
 import { at, emit, newest, on, state } from '../state.js';
 import { $, h } from '../ui.js';
@@ -32,6 +32,8 @@ export function render() {
   $('report-expense').textContent = yen(report.expense);
   $('report-net').textContent = yen(report.net);
   $('report-net').className = report.net < 0 ? 'expense' : 'income';
+  // the spending's shares at a glance (a donut), then each category's bar (spending and income)
+  $('report-donut').replaceChildren(...(report.expense > 0 ? [donutChart(report.by_category, { title: `${monthLabel(state.month)}の分類別の支出` })] : []));
   $('chart').replaceChildren(
     chartRows(report.by_category).length
       ? categoryChart(report.by_category, { title: `${monthLabel(state.month)}の分類別の収支` })

@@ -24,6 +24,7 @@ import {
   slipChanges,
   yen,
 } from '../format.js';
+import { sendSlip } from '../outbox.js';
 import { accountName, at, emit, memberName, newest, on, state } from '../state.js';
 import { $, FieldError, busy, clearError, fail, fillAccountSelect, h, say, showError, uuid } from '../ui.js';
 import { payerPatch, payerText, readPayer, setPayer } from './payer.js';
@@ -395,11 +396,18 @@ async function createSlip(slip) {
   // The same slip sent again after a failed attempt reuses its Idempotency-Key: never two slips.
   if (state.idempotency?.body !== text) state.idempotency = { body: text, key: uuid() };
   try {
-    const { data } = await state.api.request('POST', at('/slips'), {
-      json: body,
-      headers: { 'Idempotency-Key': state.idempotency.key },
-    });
+    // without a connection it waits in the outbox, key and all, and goes out when the connection returns
+    const summary = slipSummary({ category: UNCATEGORIZED, ...body });
+    const data = await sendSlip(at('/slips'), body, { key: state.idempotency.key, summary });
     state.idempotency = null;
+    if (data.queued) {
+      say(`送信待ちにしました: ${summary}（接続が戻ると送ります）`);
+      $('slip-amount').value = '';
+      $('slip-memo').value = '';
+      $('slip-payee').value = '';
+      showSplit(null);
+      return;
+    }
     say(`追加しました: ${slipSummary(data)}（No. ${data.no}）`);
     $('slip-amount').value = '';
     $('slip-memo').value = '';

@@ -41,7 +41,9 @@ WEB_TYPES = {
     ".json": "application/json",
     ".svg": "image/svg+xml",
     ".png": "image/png",
+    ".webmanifest": "application/manifest+json",  # the installable page's manifest
 }
+TEXT_TYPES = ("application/javascript", "application/json", "application/manifest+json")  # sent with their charset
 
 
 class FunctionFailed(Exception):
@@ -201,7 +203,7 @@ class Front:
         # refuse to run it as a module); anything else as the table says.
         kind = WEB_TYPES.get(target.suffix.lower()) or mimetypes.guess_type(target.name)[0]
         kind = kind or "application/octet-stream"
-        if kind.startswith("text/") or kind in ("application/javascript", "application/json"):
+        if kind.startswith("text/") or kind in TEXT_TYPES:
             kind += "; charset=utf-8"
         return 200, {"Content-Type": kind, "Cache-Control": "no-cache"}, target.read_bytes()
 

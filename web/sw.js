@@ -1,0 +1,54 @@
+// The page's service worker: the page's own files (HTML, scripts, styles, the manifest and icon)
+// from the network when there is one, else from the cache, so the page opens without a connection
+// and an entry made then waits in the outbox (outbox.js). The API's answers are never cached.
+
+const CACHE = 'kakeibo-page-v1';
+const SHELL = ['./', 'index.html', 'style.css', 'app.js', 'manifest.webmanifest', 'icon.svg'];
+const PAGE_FILE = /\.(html|js|css|webmanifest|svg)$/;
+
+self.addEventListener('install', (event) => {
+  event.waitUntil(
+    caches
+      .open(CACHE)
+      .then((cache) => cache.addAll(SHELL))
+      .then(() => self.skipWaiting()),
+  );
+});
+
+self.addEventListener('activate', (event) => {
+  event.waitUntil(
+    caches
+      .keys()
+      .then((names) => Promise.all(names.filter((name) => name.startsWith('kakeibo-page-') && name !== CACHE).map((name) => caches.delete(name))))
+      .then(() => self.clients.claim()),
+  );
+});
+
+/** One of the page's files (not an API route): its key in the cache. */
+function pageFile(request) {
+  const url = new URL(request.url);
+  if (request.method !== 'GET' || url.origin !== self.location.origin) return null;
+  const scope = new URL(self.registration.scope);
+  if (!url.pathname.startsWith(scope.pathname)) return null;
+  if (request.mode === 'navigate' && (url.pathname === scope.pathname || url.pathname.endsWith('/index.html'))) return new URL('./', scope).href;
+  return PAGE_FILE.test(url.pathname) ? url.origin + url.pathname : null;
+}
+
+self.addEventListener('fetch', (event) => {
+  const key = pageFile(event.request);
+  if (!key) return; // the API: straight to the network
+  event.respondWith(
+    (async () => {
+      const cache = await caches.open(CACHE);
+      try {
+        const response = await fetch(event.request);
+        if (response.ok) await cache.put(key, response.clone());
+        return response;
+      } catch (error) {
+        const cached = await cache.match(key);
+        if (cached) return cached;
+        throw error;
+      }
+    })(),
+  );
+});

@@ -1,0 +1,152 @@
+// すばやく記録: an everyday expense in three taps on a phone — the amount first (a numeric keypad),
+// one of the household's usual categories as a chip, 記録. The day is the ledger's today and the
+// account the one this browser used last in this ledger (else the household's latest expense's).
+// Without a connection the slip waits in the outbox (outbox.js) and goes out when it returns.
+
+import { monthOf, parseAmount, today, usualCategories, latestAccount, yen } from '../format.js';
+import { at, newest, on, state } from '../state.js';
+import { $, FieldError, busy, clearError, fail, fillAccountSelect, h, say, showError } from '../ui.js';
+import { sendSlip } from '../outbox.js';
+
+/** Offered before a household has slips of its own (and to fill up the chips). */
+const EVERYDAY = ['食費', '日用品', '交通費', '外食', '娯楽費', '医療費'];
+const CHIPS = 6;
+const LOOK_BACK_MONTHS = 3; // the household's usual categories: its expenses of the last three months
+
+let ctx;
+let recent = []; // the household's recent slips (for the chips and the account)
+let chosen = '';
+
+const accountKey = () => `kakeibo.quick.account.${state.config.user}.${state.ledger}`;
+
+function remembered() {
+  try {
+    return localStorage.getItem(accountKey()) ?? '';
+  } catch {
+    return '';
+  }
+}
+
+function remember(account) {
+  try {
+    localStorage.setItem(accountKey(), account);
+  } catch {
+    // storage disabled: the latest expense's account is preselected instead
+  }
+}
+
+export function mount(_root, context) {
+  ctx = context;
+  $('quick-form').addEventListener('submit', submit);
+  $('quick-chips').addEventListener('click', (event) => {
+    const chip = event.target.closest('button[data-category]');
+    if (chip) choose(chip.dataset.category === chosen ? '' : chip.dataset.category);
+  });
+  $('quick-account').addEventListener('change', () => {
+    $('quick-account').dataset.touched = 'yes';
+  });
+  on('accounts', renderAccounts);
+  on('slips', render); // the month's slips count too
+}
+
+export async function load() {
+  const isNewest = newest('quick');
+  const to = today();
+  const [year, month] = monthOf(to).split('-').map(Number);
+  const start = new Date(Date.UTC(year, month - 1 - (LOOK_BACK_MONTHS - 1), 1)).toISOString().slice(0, 7);
+  const { data } = await state.api.get(at(`/slips?from=${start}-01&to=${to}&limit=100`));
+  if (!isNewest()) return;
+  recent = data.items;
+  render();
+}
+
+export function clear() {
+  recent = [];
+  chosen = '';
+  $('quick-amount').value = '';
+  render();
+}
+
+export function render() {
+  $('quick-date').value = today();
+  const chips = usualCategories(known(), CHIPS, EVERYDAY);
+  if (chosen && !chips.includes(chosen)) chips.push(chosen);
+  $('quick-chips').replaceChildren(
+    ...chips.map((category) =>
+      h('button', { type: 'button', class: 'chip', 'aria-pressed': String(category === chosen), dataset: { category }, text: category }),
+    ),
+  );
+  renderAccounts();
+}
+
+function renderAccounts() {
+  const select = $('quick-account');
+  const open = state.accounts.filter((a) => !a.archived);
+  const had = select.options.length > 0;
+  fillAccountSelect(select, open);
+  if (had && open.some((a) => a.id === select.value) && select.dataset.touched) return; // the person chose one
+  const wanted = [remembered(), latestAccount(known())].find((id) => id && open.some((a) => a.id === id));
+  if (wanted) select.value = wanted;
+}
+
+/** The household's recent slips and the month's shown, each once. */
+function known() {
+  const byId = new Map(recent.map((slip) => [slip.id, slip]));
+  for (const slip of state.slips) byId.set(slip.id, slip);
+  return [...byId.values()];
+}
+
+function choose(category) {
+  chosen = category;
+  for (const chip of $('quick-chips').children) chip.setAttribute('aria-pressed', String(chip.dataset.category === chosen));
+}
+
+function read() {
+  let amount;
+  try {
+    amount = parseAmount($('quick-amount').value);
+  } catch (error) {
+    throw new FieldError($('quick-amount'), error.message);
+  }
+  const account = $('quick-account').value;
+  if (!account) throw new FieldError($('quick-account'), '口座を選んでください（口座と残高で追加できます）');
+  const date = $('quick-date').value || today();
+  return { date, kind: 'expense', amount, account, ...(chosen ? { category: chosen } : {}) };
+}
+
+async function submit(event) {
+  event.preventDefault();
+  clearError();
+  let body;
+  try {
+    body = read();
+  } catch (error) {
+    fail(error);
+    return;
+  }
+  await busy($('quick-submit'), async () => {
+    try {
+      const what = `${body.date.slice(5).replace('-', '/')} ${body.category ?? '未分類'} ${yen(body.amount)}`;
+      const slip = await sendSlip(at('/slips'), body, { summary: what });
+      remember(body.account);
+      delete $('quick-account').dataset.touched;
+      if (slip.queued) {
+        // no connection: it waits (shown under the header) and goes out when the connection returns
+        say(`送信待ちにしました: ${what}（接続が戻ると送ります）`);
+        $('quick-amount').value = '';
+        choose('');
+        $('quick-amount').focus();
+        return;
+      }
+      say(`記録しました: ${slip.date.slice(5).replace('-', '/')} ${slip.category === 'uncategorized' ? '未分類' : slip.category} ${yen(slip.amount)}（No. ${slip.no}）`);
+      $('quick-amount').value = '';
+      choose('');
+      recent = [...recent, slip];
+      if (monthOf(slip.date) === state.month) await ctx.refresh();
+      else render();
+      $('quick-amount').focus();
+    } catch (error) {
+      showError(error, error?.status === 422 ? $('quick-amount') : undefined);
+    }
+  });
+}
