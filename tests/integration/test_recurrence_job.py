@@ -20,28 +20,18 @@ from kakeibo.local.bootstrap import create_tables
 from kakeibo.local.front import LambdaContext
 from kakeibo.services import daily
 from kakeibo.settings import get_settings
-from kakeibo.store import SharedLedger, Store, get_store, pk
+from kakeibo.store import SharedLedger, Store, pk
 from kakeibo.store.recurrences import due_shard
 from tests import invariants
 from tests.concurrently import fan_out
-from tests.conftest import reset_caches
 from tests.events import EVENTS_DIR, Client, sample
 from tests.integration.test_recurrences import dates, define, rent
 
 
 @pytest.fixture
-def store(local_env: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[Store]:
-    """Fresh tables from the template, for this test alone."""
-    suffix = uuid.uuid4().hex[:10]
-    names = {"LedgerTable": f"LedgerTable-{suffix}", "IdempotencyTable": f"IdempotencyTable-{suffix}"}
-    client = boto3.client("dynamodb", endpoint_url=local_env, region_name="us-east-1")
-    create_tables(client, names)
-    monkeypatch.setenv("TABLE_NAME", names["LedgerTable"])
-    monkeypatch.setenv("IDEMPOTENCY_TABLE_NAME", names["IdempotencyTable"])
-    reset_caches()
-    yield get_store()
-    for name in names.values():
-        client.delete_table(TableName=name)
+def store(own_store: Store) -> Store:
+    """Fresh tables from the template, for this test alone: a job run finds no other test's work."""
+    return own_store
 
 
 class Calls:
