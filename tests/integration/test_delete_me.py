@@ -16,6 +16,7 @@ from kakeibo.services import daily, dataio
 from kakeibo.store import SharedLedger, Store
 from kakeibo.store.journal import GONE
 from kakeibo.store.keys import JOURNAL_SK, META_SK, gone_pk, idempotency_tag, tombstone_pk
+from tests.deletions import count_finishes, expire_leases
 from tests.events import Client, Reply
 from tests.idempotency_records import idempotency_records
 from tests.receipts import stored_receipt
@@ -154,15 +155,7 @@ def test_a_deletion_that_stops_between_batches_is_resumed_and_finished_once(
     assert tomb is not None and (tomb["state"], tomb["items"]) == ("deleting", 10)
     # When they delete their data again
     monkeypatch.setattr(Store, "delete_items", real)
-    finished: list[bool] = []
-    real_finish = Store.deletion_finished
-
-    def counting(self: Store, *args: Any, **kwargs: Any) -> bool:
-        done = real_finish(self, *args, **kwargs)
-        finished.append(done)
-        return done
-
-    monkeypatch.setattr(Store, "deletion_finished", counting)
+    finished = count_finishes(monkeypatch)
     again = _deleted_me(api)
     # Then the deletion carries on after what was removed, finishes once, and nothing is left
     assert again.status == 202 and again.json["state"] == "deleted", again
@@ -221,17 +214,8 @@ def test_a_person_s_deletion_whose_run_stopped_is_finished_once_by_the_daily_job
     monkeypatch.setattr(Store, "delete_items", real)
     monkeypatch.setattr(Store, "release_lock", release)
     # When the daily job runs once the lease has expired (twice)
-    later = Store.now_ms
-    monkeypatch.setattr(Store, "now_ms", lambda self: later(self) + int(dataio.LEASE_SECONDS * 1000) + 1000)
-    finished: list[bool] = []
-    real_finish = Store.deletion_finished
-
-    def counting(self: Store, *args: Any, **kwargs: Any) -> bool:
-        done = real_finish(self, *args, **kwargs)
-        finished.append(done)
-        return done
-
-    monkeypatch.setattr(Store, "deletion_finished", counting)
+    expire_leases(monkeypatch)
+    finished = count_finishes(monkeypatch)
     daily.post_due(store)
     daily.post_due(store)
     # Then the person's deletion is finished, once, and nothing of their ledger is left

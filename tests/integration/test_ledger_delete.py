@@ -19,6 +19,7 @@ from kakeibo import blobs
 from kakeibo.services import daily, dataio
 from kakeibo.store import SharedLedger, Store
 from kakeibo.store.keys import META_SK, tombstone_pk
+from tests.deletions import count_finishes, expire_leases
 from tests.events import Client, Reply
 from tests.receipts import stored_receipt
 
@@ -130,15 +131,7 @@ def test_a_deletion_that_stops_between_batches_is_resumed_and_finished_once(
     assert tomb is not None and (tomb["state"], tomb["items"]) == ("deleting", 20)
     # When its owner deletes it again
     monkeypatch.setattr(Store, "delete_items", real)
-    finished = []
-    real_finish = Store.deletion_finished
-
-    def counting(self: Store, *args: Any, **kwargs: Any) -> bool:
-        done = real_finish(self, *args, **kwargs)
-        finished.append(done)
-        return done
-
-    monkeypatch.setattr(Store, "deletion_finished", counting)
+    finished = count_finishes(monkeypatch)
     again = _deleted(api, f"/ledgers/{ledger}", {"If-Match": "*"})
     # Then the deletion carries on after what was removed, finishes once, and nothing is left
     assert again.status == 202 and again.json["state"] == "deleted", again
@@ -188,17 +181,8 @@ def test_a_deletion_killed_mid_purge_is_finished_once_by_the_daily_job(
     daily.post_due(store)
     assert (store.get_at(tombstone_pk(ledger), META_SK) or {})["state"] == "deleting"
     # When the lease has expired and nobody came back to it, the daily job runs (twice)
-    later = Store.now_ms
-    monkeypatch.setattr(Store, "now_ms", lambda self: later(self) + int(dataio.LEASE_SECONDS * 1000) + 1000)
-    finished: list[bool] = []
-    real_finish = Store.deletion_finished
-
-    def counting(self: Store, *args: Any, **kwargs: Any) -> bool:
-        done = real_finish(self, *args, **kwargs)
-        finished.append(done)
-        return done
-
-    monkeypatch.setattr(Store, "deletion_finished", counting)
+    expire_leases(monkeypatch)
+    finished = count_finishes(monkeypatch)
     daily.post_due(store)
     daily.post_due(store)
     # Then it carried the deletion on after what was removed and finished it once: nothing is left
