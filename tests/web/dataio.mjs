@@ -16,6 +16,8 @@ import { parseArgs } from 'node:util';
 
 import { chromium } from 'playwright-core';
 
+import { WAIT, openRoute, routed } from './routing.mjs';
+
 const { values: args } = parseArgs({
   options: {
     url: { type: 'string' },
@@ -32,7 +34,6 @@ if (!args.url) {
 const BASE = args.url.replace(/\/+$/, '');
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 const OUT = resolve(args.out);
-const WAIT = 30_000; // an upper bound for one expectation (a loaded machine may be slow)
 
 const steps = [];
 const screenshots = [];
@@ -108,7 +109,7 @@ const browser = await chromium.launch({ executablePath: args.chromium, headless:
 async function openPage({ width, height }, hash = '', clock = null) {
   const context = await browser.newContext({ locale: 'ja-JP', timezoneId: 'UTC', viewport: { width, height } });
   await context.addInitScript((user) => localStorage.setItem('kakeibo.user', user), args.user);
-  const page = await context.newPage();
+  const page = routed(await context.newPage());
   page.on('pageerror', (error) => problems.push(String(error)));
   if (clock) await page.clock.setFixedTime(clock);
   await page.goto(`${BASE}/${hash}`);
@@ -122,6 +123,7 @@ try {
     check((await api('POST', '/accounts', { id: 'wallet', name: '財布', type: 'cash', opening_balance: 5000 })).status === 201, 'account');
     check((await api('POST', '/slips', { date: '2026-11-03', kind: 'expense', amount: 700, account: 'wallet', category: '食費' })).status === 201, 'slip');
     const { context, page } = await openPage({ width: 1280, height: 900 }, '#2026-11');
+    await openRoute(page, 'settings'); // the data panel is in the settings view
     await until('the data panel shown', () => page.isVisible('#data-panel'), true);
     // When 書き出す is pressed
     await page.click('#export-start');
@@ -141,6 +143,7 @@ try {
     const accepted = await fetch(`${BASE}/invitations/${invited.data.token}/accept`, { method: 'POST', headers: { Authorization: `Bearer ${taro}` } });
     check(accepted.status === 200, `accepted: ${accepted.status}`);
     const { context, page } = await openPage({ width: 390, height: 844 }, '#2026-11');
+    await openRoute(page, 'settings'); // deleting one's data is in the settings view
     await until('the form shown with the personal ledger', () => page.isVisible('#me-delete-form'), true);
     // When a wrong phrase is typed, the button stays disabled; the phrase itself enables it
     await page.fill('#me-delete-phrase', '削除');

@@ -15,6 +15,8 @@ import { parseArgs } from 'node:util';
 
 import { chromium } from 'playwright-core';
 
+import { WAIT, openRoute, routed } from './routing.mjs';
+
 const { values: args } = parseArgs({
   options: {
     url: { type: 'string' },
@@ -31,7 +33,6 @@ if (!args.url) {
 const BASE = args.url.replace(/\/+$/, '');
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 const OUT = resolve(args.out);
-const WAIT = 30_000; // an upper bound for one expectation (a loaded machine may be slow)
 
 const steps = [];
 const screenshots = [];
@@ -107,7 +108,7 @@ const browser = await chromium.launch({ executablePath: args.chromium, headless:
 async function openPage({ width, height }, hash = '', clock = null) {
   const context = await browser.newContext({ locale: 'ja-JP', timezoneId: 'UTC', viewport: { width, height } });
   await context.addInitScript((user) => localStorage.setItem('kakeibo.user', user), args.user);
-  const page = await context.newPage();
+  const page = routed(await context.newPage());
   page.on('pageerror', (error) => problems.push(String(error)));
   if (clock) await page.clock.setFixedTime(clock);
   await page.goto(`${BASE}/${hash}`);
@@ -126,6 +127,7 @@ try {
     }
     const { context, page } = await openPage({ width: 1280, height: 900 }, '#2026-11');
     const row = (memo) => page.locator('#slip-rows tr').filter({ hasText: memo });
+    await openRoute(page, 'slips');
     await until('the slips listed', () => row('電気代').locator('.cleared-mark').innerText(), '○');
     // When the 電気代 row's mark is tapped
     await row('電気代').locator('button.cleared-mark').click();
@@ -133,7 +135,8 @@ try {
     const cleared = async () => (await api('GET', '/slips?from=2026-11-01&to=2026-11-30')).data.items.find((s) => s.memo === '電気代').cleared;
     await until('the slip cleared', cleared, 'cleared');
     await until('the row shows it cleared', () => row('電気代').locator('.cleared-mark').innerText(), '✓');
-    // When the bankbook's 6,500 on 11/26 is typed
+    // When the bankbook's 6,500 on 11/26 is typed (in the accounts view)
+    await openRoute(page, 'accounts');
     await page.selectOption('#reconcile-account', 'bank');
     await page.fill('#reconcile-date', '2026-11-26'); // not in the future (the ledger's today or before)
     await page.fill('#reconcile-balance', '6,500');
@@ -150,6 +153,7 @@ try {
     const [made] = await listed();
     check(made.balance === 6500 && made.holds === true, `reconciliation: ${JSON.stringify(made)}`);
     // And the 電気代 row is locked: no toggle, a lock naming the reconciliation; 本 stays uncleared
+    await openRoute(page, 'slips');
     await until('the row locked', () => row('電気代').locator('.cleared-mark').innerText(), '🔒');
     check((await row('電気代').locator('button.cleared-mark').count()) === 0, 'a reconciled row has no toggle');
     await until('the lock names the reconciliation', async () => (await row('電気代').locator('.cleared-mark').getAttribute('title')).includes(made.id), true);
@@ -171,6 +175,7 @@ try {
     const row = (memo) => page.locator('#slip-rows tr').filter({ hasText: memo });
     const side = (memo, field) => row(memo).locator(`[data-field="${field}"]`);
     const slip = async (memo) => (await api('GET', '/slips?from=2026-11-01&to=2026-11-30')).data.items.find((s) => s.memo === memo);
+    await openRoute(page, 'slips');
     await until('both sides shown', async () => [await side('引き出し', 'cleared').innerText(), await side('引き出し', 'to_cleared').innerText()], ['○', '○']);
     // When the wallet's (receiving) side is tapped
     await row('引き出し').locator('button[data-field="to_cleared"]').click();
@@ -189,7 +194,9 @@ try {
     const [broken] = (await api('GET', '/accounts/bank/reconciliations')).data.items;
     check(broken.holds === false, `reconciliation: ${JSON.stringify(broken)}`);
     check(asked.includes('成り立たなく') && asked.includes(broken.date), `the question: ${asked}`);
+    await openRoute(page, 'accounts');
     await until('the page names the broken reconciliation', async () => (await page.innerText('#reconcile-broken')).includes(broken.id), true);
+    await openRoute(page, 'slips');
     await until('the row toggles again', () => row('電気代').locator('button.cleared-mark').innerText(), '○');
     await shot(page, 'reconcile-unlock-1280');
     await accessible(page, 'the month with an unlocked slip and a transfer');

@@ -16,6 +16,8 @@ import { parseArgs } from 'node:util';
 
 import { chromium } from 'playwright-core';
 
+import { WAIT, openRoute, routed } from './routing.mjs';
+
 const { values: args } = parseArgs({
   options: {
     url: { type: 'string' },
@@ -32,7 +34,6 @@ if (!args.url) {
 const BASE = args.url.replace(/\/+$/, '');
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 const OUT = resolve(args.out);
-const WAIT = 30_000; // an upper bound for one expectation (a loaded machine may be slow)
 
 const steps = [];
 const screenshots = [];
@@ -108,7 +109,7 @@ const browser = await chromium.launch({ executablePath: args.chromium, headless:
 async function openPage({ width, height }, hash = '', clock = null) {
   const context = await browser.newContext({ locale: 'ja-JP', timezoneId: 'UTC', viewport: { width, height } });
   await context.addInitScript((user) => localStorage.setItem('kakeibo.user', user), args.user);
-  const page = await context.newPage();
+  const page = routed(await context.newPage());
   page.on('pageerror', (error) => problems.push(String(error)));
   if (clock) await page.clock.setFixedTime(clock);
   await page.goto(`${BASE}/${hash}`);
@@ -134,7 +135,8 @@ try {
     const fixed = await api('PATCH', `/slips/2026-11-13/${drug.id}`, { category: '日用品' }, { 'If-Match': '"1"' });
     check(fixed.status === 200, `by hand: ${fixed.status}`);
     const { context, page } = await openPage({ width: 390, height: 844 }, '#2026-11');
-    // When the マルエツ slip is opened for editing
+    // When the マルエツ slip is opened for editing (in the slips view)
+    await openRoute(page, 'slips');
     await until('the slips listed', () => page.locator('#slip-rows button.edit').count(), 4);
     await page.locator('#slip-rows tr[data-date="2026-11-10"] button.edit').click();
     // Then 「マルエツ」はいつも食費 is offered, and tapping it makes a rule on the payee, not the memo
@@ -146,8 +148,9 @@ try {
     const [rule] = await listed();
     check(JSON.stringify(rule.conditions) === JSON.stringify([{ field: 'payee', op: 'is', value: 'マルエツ' }]), `rule: ${JSON.stringify(rule)}`);
     check(JSON.stringify(rule.actions) === JSON.stringify({ category: '食費' }), `actions: ${JSON.stringify(rule.actions)}`);
-    // When the rules are previewed on the slips the ledger has
+    // When the rules are previewed on the slips the ledger has (in the settings view)
     await page.click('#slip-cancel');
+    await openRoute(page, 'settings');
     await page.click('#rule-preview');
     // Then the count is said (the card's ﾏﾙｴﾂ is マルエツ), the slip listed, nothing written yet
     await until('the preview', () => page.innerText('#rule-preview-result'), '4件のうち1件が変わります');
