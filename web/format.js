@@ -279,6 +279,46 @@ export function amountIn(amount, unit) {
 }
 
 /**
+ * An amount typed in a unit (12.34 in a USD account) as stored, in the unit's minor unit (1234).
+ * Yen and points are whole numbers (parseAmount); a currency takes at most its minor digits.
+ * Integer arithmetic only: the digits are joined, never multiplied as a float.
+ */
+export function parseAmountIn(text, unit, options = {}) {
+  const digits = minorDigits(unit);
+  if (!digits) {
+    try {
+      return parseAmount(text, options);
+    } catch (error) {
+      if (unit === 'points') throw new Error(error.message.replace('整数（円）', '整数（ポイント）'));
+      throw error;
+    }
+  }
+  const { allowNegative = false, allowZero = false } = options;
+  const cleaned = String(text ?? '')
+    .normalize('NFKC')
+    .replace(/[\s,]/g, '')
+    .replace(/^[−ー‐]/, '-');
+  const match = new RegExp(`^(-?)(\\d+)(?:\\.(\\d{1,${digits}}))?$`).exec(cleaned);
+  if (!match) throw new Error(`金額は小数点以下 ${digits} 桁までの数（${unit}）で入力してください`);
+  const [, sign, whole, fraction = ''] = match;
+  const minor = BigInt(`${whole}${fraction.padEnd(digits, '0')}`);
+  if (minor > BigInt(MAX_AMOUNT)) throw new Error(`金額は ${amountIn(MAX_AMOUNT, unit)} 以下にしてください`);
+  if (minor === 0n) {
+    if (!allowZero) throw new Error('金額は 0 より大きくしてください');
+    return 0;
+  }
+  if (sign && !allowNegative) throw new Error('金額は 0 より大きくしてください');
+  return Number(minor) * (sign ? -1 : 1);
+}
+
+/** The word for a unit in a form's label: 円, ポイント, or the currency's code. */
+export function unitLabel(unit) {
+  if (!unit || unit === 'JPY') return '円';
+  if (unit === 'points') return 'ポイント';
+  return unit;
+}
+
+/**
  * The categories a household uses most for its expenses, most used first (a split slip counts each
  * of its lines; ties go to the one used last), then `fallback` ones until there are `count`.
  */

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { amountIn, minorDigits, yen } from '../../web/format.js';
+import { amountIn, minorDigits, parseAmountIn, unitLabel, yen } from '../../web/format.js';
 
 test('yen stays as the page always showed it', () => {
   assert.equal(amountIn(1200, 'JPY'), yen(1200));
@@ -23,4 +23,34 @@ test('a foreign amount is shown in its currency from its minor unit, exactly', (
 test('points are whole, with pt', () => {
   assert.equal(amountIn(1200, 'points'), '1,200 pt');
   assert.equal(minorDigits('points'), 0);
+});
+
+test('an amount typed in a currency becomes its minor unit, with integer arithmetic', () => {
+  assert.equal(parseAmountIn('12.34', 'USD'), 1234);
+  assert.equal(parseAmountIn('0.1', 'USD'), 10);
+  assert.equal(parseAmountIn('1,000', 'USD'), 100000);
+  assert.equal(parseAmountIn('１２．３４', 'USD'), 1234);
+  assert.equal(parseAmountIn('4.01', 'EUR'), 401); // 4.01 * 100 is 400.99999999999994 in floats
+  assert.equal(parseAmountIn('1.234', 'KWD'), 1234);
+  assert.equal(parseAmountIn('1200', 'JPY'), 1200);
+  assert.equal(parseAmountIn('120', 'points'), 120);
+  assert.equal(parseAmountIn('-1.5', 'USD', { allowNegative: true }), -150);
+  assert.equal(parseAmountIn('0', 'USD', { allowZero: true }), 0);
+});
+
+test('an amount with more digits than its currency has, or none, is refused in words', () => {
+  assert.throws(() => parseAmountIn('12.345', 'USD'), /小数点以下 2 桁/);
+  assert.throws(() => parseAmountIn('12.3', 'JPY'), /整数（円）/);
+  assert.throws(() => parseAmountIn('1.5', 'points'), /整数（ポイント）/);
+  assert.throws(() => parseAmountIn('0', 'USD'), /0 より大きく/);
+  assert.throws(() => parseAmountIn('-1', 'USD'), /0 より大きく/);
+  assert.throws(() => parseAmountIn('', 'USD'));
+  assert.throws(() => parseAmountIn('10000000000.01', 'USD'), /以下/);
+});
+
+test('a unit is named in a label', () => {
+  assert.equal(unitLabel('JPY'), '円');
+  assert.equal(unitLabel(undefined), '円');
+  assert.equal(unitLabel('points'), 'ポイント');
+  assert.equal(unitLabel('USD'), 'USD');
 });
