@@ -36,6 +36,9 @@ export const FIELD_LABELS = {
   memo: 'メモ',
   paid_by: '払った人',
   shares: '負担',
+  jpy_amount: '円換算',
+  to_amount: '受取額',
+  expires_on: '有効期限',
 };
 export const SLIP_FIELDS = ['date', 'kind', 'amount', 'account', 'to_account', 'category', 'memo'];
 export const UNCATEGORIZED = 'uncategorized'; // what the API files an expense or income without one under
@@ -309,6 +312,27 @@ export function parseAmountIn(text, unit, options = {}) {
   }
   if (sign && !allowNegative) throw new Error('金額は 0 より大きくしてください');
   return Number(minor) * (sign ? -1 : 1);
+}
+
+/** An amount as stored written back as typed into a form: 1234 in USD is "12.34", yen stays whole. */
+export function amountText(amount, unit) {
+  if (amount === null || amount === undefined || amount === '') return '';
+  const digits = minorDigits(unit);
+  if (!digits || !Number.isInteger(amount)) return String(amount);
+  const scale = 10n ** BigInt(digits);
+  const whole = BigInt(Math.abs(amount));
+  return `${amount < 0 ? '-' : ''}${whole / scale}.${String(whole % scale).padStart(digits, '0')}`;
+}
+
+/** The merge-patch entries for a slip's unit fields (円換算, 受取額, 有効期限) that the form changed. */
+export function unitPatch(base, wanted) {
+  const patch = {};
+  for (const field of ['jpy_amount', 'to_amount', 'expires_on']) {
+    const before = base?.[field] ?? null;
+    const after = wanted?.[field] ?? null;
+    if (before !== after) patch[field] = after;
+  }
+  return patch;
 }
 
 /** The word for a unit in a form's label: 円, ポイント, or the currency's code. */

@@ -15,6 +15,7 @@ export const state = {
   current: new Map(), // every slip recorded, future-dated ones too
   todayBalances: new Map(), // as of the end of today
   asOfBalances: new Map(),
+  expiring: new Map(), // points account id -> its lots lapsing soon (accounts view)
   slips: [],
   slipsTruncated: false,
   slipsShown: false,

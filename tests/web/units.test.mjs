@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { amountIn, minorDigits, parseAmountIn, unitLabel, yen } from '../../web/format.js';
+import { amountIn, amountText, minorDigits, parseAmountIn, unitLabel, unitPatch, yen } from '../../web/format.js';
 
 test('yen stays as the page always showed it', () => {
   assert.equal(amountIn(1200, 'JPY'), yen(1200));
@@ -53,4 +53,22 @@ test('a unit is named in a label', () => {
   assert.equal(unitLabel(undefined), '円');
   assert.equal(unitLabel('points'), 'ポイント');
   assert.equal(unitLabel('USD'), 'USD');
+});
+
+test('an amount goes back into a form as it was typed', () => {
+  assert.equal(amountText(1234, 'USD'), '12.34');
+  assert.equal(amountText(5, 'USD'), '0.05');
+  assert.equal(amountText(-150, 'USD'), '-1.50');
+  assert.equal(amountText(1200, 'JPY'), '1200');
+  assert.equal(amountText(120, 'points'), '120');
+  assert.equal(amountText(null, 'USD'), '');
+  assert.equal(parseAmountIn(amountText(401, 'EUR'), 'EUR'), 401);
+});
+
+test('an edit patches only the unit fields it changed, null removing one', () => {
+  const base = { jpy_amount: 1850, expires_on: null };
+  assert.deepEqual(unitPatch(base, { jpy_amount: 1850 }), {});
+  assert.deepEqual(unitPatch(base, { jpy_amount: 1900 }), { jpy_amount: 1900 });
+  assert.deepEqual(unitPatch(base, {}), { jpy_amount: null });
+  assert.deepEqual(unitPatch({}, { to_amount: 500, expires_on: '2026-12-31' }), { to_amount: 500, expires_on: '2026-12-31' });
 });

@@ -5,7 +5,7 @@
 import { ApiError, etagOf, query, segment } from '../api.js';
 import { historyChart } from '../chart.js';
 import { conflictShown, hideConflict, offerReapply, showConflict } from '../conflict.js';
-import { TYPE_LABELS, amountIn, canWrite, isDate, monthLabel, monthRange, parseAmount, shortDay, today, yen } from '../format.js';
+import { TYPE_LABELS, amountIn, canWrite, isDate, monthLabel, monthRange, parseAmount, parseAmountIn, shortDay, today, unitLabel, yen } from '../format.js';
 import { accountName, at, emit, newest, on, state } from '../state.js';
 import { $, FieldError, busy, clearError, fail, fillAccountSelect, h, on422, say, showError } from '../ui.js';
 
@@ -17,6 +17,8 @@ let ctx;
 export function mount(root, context) {
   ctx = context;
   $('account-form').addEventListener('submit', submitAccount);
+  $('account-unit').addEventListener('change', syncUnit);
+  $('account-currency').addEventListener('input', syncUnit);
   $('account-manage-form').addEventListener('submit', submitManage);
   $('manage-account').addEventListener('change', fillManageForm);
   $('history-close').addEventListener('click', () => {
@@ -43,8 +45,11 @@ async function loadAccounts() {
     asOf ? state.api.get(at(`/balances${query({ date: asOf })}`)) : null,
   ]);
   if (!isNewest()) return;
+  const expiring = await loadExpiring(accounts.data.items);
+  if (!isNewest()) return;
   const balances = (answer) => new Map((answer?.data.items ?? []).map((i) => [i.account, i.balance]));
   state.accounts = accounts.data.items;
+  state.expiring = expiring;
   state.current = balances(current);
   state.today = day;
   state.todayBalances = balances(present);
@@ -53,8 +58,35 @@ async function loadAccounts() {
   emit('accounts');
 }
 
+/** Days ahead the accounts view warns of points about to lapse. */
+export const LAPSE_WITHIN = 30;
+
+/** Each points account's lots lapsing within LAPSE_WITHIN days (a failed read shows none, not an error). */
+async function loadExpiring(accounts) {
+  const route = '/accounts/{id}/expiring';
+  if (state.routes && !state.routes.has(route)) return new Map();
+  const points = accounts.filter((a) => a.unit === 'points' && !a.archived);
+  const answers = await Promise.all(
+    points.map((a) =>
+      state.api
+        .get(at(`/accounts/${segment(a.id)}/expiring${query({ within: LAPSE_WITHIN })}`))
+        .then(({ data }) => [a.id, data.items])
+        .catch(() => [a.id, []]),
+    ),
+  );
+  return new Map(answers);
+}
+
+/** 「120 pt が 12/31(木) の終わりに失効」: one lot's points about to lapse, in words. Pure. */
+export function lapseText(lot) {
+  const points = amountIn(lot.points, 'points');
+  if (lot.lapsed) return `${points} が失効（${shortDay(lot.expires_on)} まで）`;
+  return `${points} が ${shortDay(lot.expires_on)} の終わりに失効`;
+}
+
 export function clear() {
   state.accounts = [];
+  state.expiring = new Map();
   state.current = new Map();
   state.todayBalances = new Map();
   state.asOfBalances = new Map();
@@ -79,7 +111,13 @@ export function render() {
     h(
       'tr',
       { dataset: { account: a.id }, class: a.archived ? 'archived' : undefined },
-      h('th', { scope: 'row' }, h('span', { class: 'name', text: a.name }), h('small', { class: 'nowrap', text: `${TYPE_LABELS[a.type] ?? a.type}${a.archived ? '・アーカイブ' : ''}` })),
+      h(
+        'th',
+        { scope: 'row' },
+        h('span', { class: 'name', text: a.name }),
+        h('small', { class: 'nowrap', text: `${TYPE_LABELS[a.type] ?? a.type}${a.program ? `・${a.program}` : ''}${a.archived ? '・アーカイブ' : ''}` }),
+        ...(state.expiring?.get(a.id) ?? []).map((lot) => h('small', { class: 'lapse', text: lapseText(lot) })),
+      ),
       h('td', { class: 'num today', 'data-label': heads.today, text: amountIn(state.todayBalances.get(a.id) ?? 0, a.unit) }),
       h('td', { class: 'num current', 'data-label': heads.current, text: amountIn(state.current.get(a.id) ?? a.balance, a.unit) }),
       h('td', { class: 'num asof', 'data-label': heads.asof, text: state.asOf ? amountIn(state.asOfBalances.get(a.id) ?? 0, a.unit) : '—' }),
@@ -172,17 +210,54 @@ async function showHistory(id) {
 
 // ---- add ---------------------------------------------------------------------------------------
 
+/** The unit the add form has chosen: JPY, the currency code typed (upper case), or points. */
+function chosenUnit() {
+  const kind = $('account-unit').value;
+  if (kind === 'currency') return $('account-currency').value.normalize('NFKC').trim().toUpperCase();
+  return kind;
+}
+
+/** The add form shows a currency's code, or a points account's value and program, as chosen. */
+function syncUnit() {
+  const kind = $('account-unit').value;
+  $('account-currency-row').hidden = kind !== 'currency';
+  $('account-points-rows').hidden = kind !== 'points';
+  const unit = chosenUnit();
+  $('account-opening-label').textContent = `開始残高（${kind === 'currency' && !/^[A-Z]{3}$/.test(unit) ? '外貨' : unitLabel(unit)}）`;
+  $('account-opening').inputMode = kind === 'currency' ? 'decimal' : 'numeric';
+}
+
+/** The add form's field a 422 names (the unit, point value, program ...), if any. */
+const ADD_FIELDS = { id: 'account-id', name: 'account-name', type: 'account-type', opening_balance: 'account-opening', point_value: 'account-point-value', program: 'account-program' };
+function addFieldOf(error) {
+  if (!(error instanceof ApiError && error.status === 422)) return undefined;
+  const loc = error.problem?.errors?.[0]?.loc ?? [];
+  if (loc.includes('unit')) return $($('account-unit').value === 'currency' ? 'account-currency' : 'account-unit');
+  const name = loc.find((part) => part in ADD_FIELDS);
+  return name ? $(ADD_FIELDS[name]) : undefined;
+}
+
 async function submitAccount(event) {
   event.preventDefault();
   clearError();
   const id = $('account-id').value.trim();
   const name = $('account-name').value.trim();
+  const unit = chosenUnit();
   let opening;
+  let pointValue;
   try {
     if (!ACCOUNT_ID.test(id)) throw new FieldError($('account-id'), 'ID は英数字で始まる 64 文字までの英数字・_ . - にしてください');
     if (!name) throw new FieldError($('account-name'), '名前を入力してください');
+    if (!unit) throw new FieldError($('account-currency'), '通貨コード（USD など）を入力してください');
+    if (unit === 'points') {
+      try {
+        pointValue = parseAmount($('account-point-value').value || '1');
+      } catch (error) {
+        throw new FieldError($('account-point-value'), `1 ポイントの価値: ${error.message}`);
+      }
+    }
     try {
-      opening = parseAmount($('account-opening').value || '0', { allowNegative: true, allowZero: true });
+      opening = parseAmountIn($('account-opening').value || '0', unit, { allowNegative: true, allowZero: true });
     } catch (error) {
       throw new FieldError($('account-opening'), error.message);
     }
@@ -191,13 +266,20 @@ async function submitAccount(event) {
     return;
   }
   const body = { id, name, type: $('account-type').value, opening_balance: opening };
+  if (unit !== 'JPY') body.unit = unit;
+  if (unit === 'points') {
+    body.point_value = pointValue;
+    const program = $('account-program').value.trim();
+    if (program) body.program = program;
+  }
   if ($('account-negative').checked) body.allow_negative = true;
   await busy($('account-submit'), async () => {
     try {
       const { data } = await state.api.request('POST', at('/accounts'), { json: body });
-      say(`口座を追加しました: ${data.name}（${yen(data.balance)}）`);
+      say(`口座を追加しました: ${data.name}（${amountIn(data.balance, data.unit)}）`);
       $('account-form').reset();
       $('account-opening').value = '0';
+      syncUnit();
       const first = state.accounts.length === 0;
       await loadAccounts();
       if (first) {
@@ -205,7 +287,7 @@ async function submitAccount(event) {
         ctx.firstAccount(data.id);
       }
     } catch (error) {
-      const field = error instanceof ApiError && error.code === 'already_exists' ? $('account-id') : undefined;
+      const field = error instanceof ApiError && error.code === 'already_exists' ? $('account-id') : addFieldOf(error);
       showError(error, field);
     }
   });

@@ -8,6 +8,8 @@ import {
   FIELD_LABELS,
   KIND_LABELS,
   UNCATEGORIZED,
+  amountIn,
+  amountText,
   authorText,
   canWrite,
   categoryLabel,
@@ -19,9 +21,13 @@ import {
   monthLabel,
   monthOf,
   monthRange,
+  minorDigits,
   parseAmount,
+  parseAmountIn,
   shortDay,
   slipChanges,
+  unitLabel,
+  unitPatch,
   yen,
 } from '../format.js';
 import { sendSlip } from '../outbox.js';
@@ -42,6 +48,8 @@ export function mount(root, context) {
   ctx = context;
   $('slip-form').addEventListener('submit', submitSlip);
   $('slip-kind').addEventListener('change', syncKind);
+  $('slip-account').addEventListener('change', syncUnits);
+  $('slip-to-account').addEventListener('change', syncUnits);
   for (const id of ['slip-kind', 'slip-category', 'slip-payee']) $(id).addEventListener('input', syncAlways);
   $('slip-always').addEventListener('click', () => {
     const rule = alwaysFromForm();
@@ -112,24 +120,41 @@ export function clear() {
 
 // ---- the list ----------------------------------------------------------------------------------
 
+/** The unit of an account the page knows (JPY when it does not know it). */
+function unitOf(id) {
+  return state.accounts.find((a) => a.id === id)?.unit ?? 'JPY';
+}
+
+const isForeign = (unit) => unit !== 'JPY' && unit !== 'points';
+
+/** A slip's amount in its account's unit; a foreign one with its yen, a transfer between units with what arrived. */
+function amountOf(slip) {
+  const unit = unitOf(slip.account);
+  let text = amountIn(slip.amount, unit);
+  if (slip.jpy_amount !== null && slip.jpy_amount !== undefined && isForeign(unit)) text += `（${yen(slip.jpy_amount)}）`;
+  if (slip.kind === 'transfer' && slip.to_amount !== null && slip.to_amount !== undefined) text += ` → ${amountIn(slip.to_amount, unitOf(slip.to_account))}`;
+  return text;
+}
+
 /** A slip in a few words (for notices): day, what it was (a split: its lines' categories), amount. */
 export function slipSummary(slip) {
   let what = categoryLabel(slip.category);
   if (slip.kind === 'transfer') what = `${accountName(slip.account)}→${accountName(slip.to_account)}`;
   else if (slip.lines?.length) what = `分割（${[...new Set(slip.lines.map((l) => categoryLabel(l.category)))].join('・')}）`;
-  return `${shortDay(slip.date)} ${what} ${yen(slip.amount)}`;
+  return `${shortDay(slip.date)} ${what} ${amountIn(slip.amount, unitOf(slip.account))}`;
 }
 
 /** The 分類 cell: a split slip's lines' categories, with their amounts. */
 function categoryCell(slip) {
   if (slip.kind === 'transfer') return '—';
-  if (slip.lines?.length) return `分割: ${slip.lines.map((l) => `${categoryLabel(l.category)} ${yen(l.amount)}`).join('・')}`;
+  const unit = unitOf(slip.account);
+  if (slip.lines?.length) return `分割: ${slip.lines.map((l) => `${categoryLabel(l.category)} ${amountIn(l.amount, unit)}`).join('・')}`;
   return categoryLabel(slip.category);
 }
 
 function amountCell(slip) {
   const sign = slip.kind === 'expense' ? '-' : slip.kind === 'income' ? '+' : '';
-  return h('td', { class: `num amount ${slip.kind}`, 'data-label': '金額', text: `${sign}${yen(slip.amount)}` });
+  return h('td', { class: `num amount ${slip.kind}`, 'data-label': '金額', text: `${sign}${amountOf(slip)}` });
 }
 
 export function render() {
@@ -181,11 +206,13 @@ function fillAccounts() {
   fillAccountSelect($('slip-account'), choosable, { placeholder: choosable.length ? undefined : '口座がありません' });
   fillAccountSelect($('slip-to-account'), choosable);
   fillAccountSelect($('filter-account'), state.accounts, { placeholder: 'すべて' });
+  syncUnits();
 }
 
 /** A new ledger's first account: chosen for the next slip, the amount next to type. */
 export function useAccount(id) {
   $('slip-account').value = id;
+  syncUnits();
   $('slip-amount').focus();
 }
 
@@ -273,17 +300,39 @@ function readForm() {
     payee: $('slip-payee').value,
   };
   if (!isDate(raw.date)) throw new FieldError($('slip-date'), '日付を正しく入力してください');
+  const unit = unitOf(raw.account);
   let amount;
   try {
-    amount = parseAmount(raw.amount);
+    amount = parseAmountIn(raw.amount, unit);
   } catch (error) {
     throw new FieldError($('slip-amount'), error.message);
   }
   if (!raw.account) throw new FieldError($('slip-account'), '口座を選んでください（先に口座を追加）');
   const slip = { date: raw.date, kind: raw.kind, amount, account: raw.account, to_account: null, category: null, memo: raw.memo.trim() || null };
+  if (raw.kind !== 'transfer' && isForeign(unit)) {
+    try {
+      slip.jpy_amount = parseAmount($('slip-jpy-amount').value);
+    } catch (error) {
+      throw new FieldError($('slip-jpy-amount'), `円換算: ${$('slip-jpy-amount').value.trim() ? error.message : `${unit} の伝票には円換算（実際にかかった円）を入力してください`}`);
+    }
+  }
+  if (raw.kind === 'income' && unit === 'points' && $('slip-expires-on').value) {
+    const expires = $('slip-expires-on').value;
+    if (!isDate(expires)) throw new FieldError($('slip-expires-on'), '有効期限を正しく入力してください');
+    if (expires < raw.date) throw new FieldError($('slip-expires-on'), '有効期限は日付以降にしてください');
+    slip.expires_on = expires;
+  }
   if (raw.kind === 'transfer') {
     if (!raw.to_account || raw.to_account === raw.account) throw new FieldError($('slip-to-account'), '振替先には別の口座を選んでください');
     slip.to_account = raw.to_account;
+    const toUnit = unitOf(raw.to_account);
+    if (toUnit !== unit) {
+      try {
+        slip.to_amount = parseAmountIn($('slip-to-amount').value, toUnit);
+      } catch (error) {
+        throw new FieldError($('slip-to-amount'), `受取額: ${$('slip-to-amount').value.trim() ? error.message : `単位の違う口座への振替には受取額（${unitLabel(toUnit)}）を入力してください`}`);
+      }
+    }
   } else if (splitShown()) {
     slip.lines = readLines(amount);
   } else {
@@ -296,9 +345,12 @@ function readForm() {
 function setForm(values) {
   $('slip-date').value = values.date ?? '';
   $('slip-kind').value = values.kind ?? 'expense';
-  $('slip-amount').value = values.amount ?? '';
   if (values.account) $('slip-account').value = values.account;
   if (values.to_account) $('slip-to-account').value = values.to_account;
+  $('slip-amount').value = amountText(values.amount, unitOf($('slip-account').value));
+  $('slip-jpy-amount').value = values.jpy_amount ?? '';
+  $('slip-to-amount').value = amountText(values.to_amount, unitOf(values.to_account));
+  $('slip-expires-on').value = values.expires_on ?? '';
   const category = values.category ?? '';
   $('slip-category').value = category === UNCATEGORIZED ? '' : category;
   $('slip-memo').value = values.memo ?? '';
@@ -330,6 +382,32 @@ function syncKind() {
   $('slip-split-row').hidden = transfer;
   if (transfer && splitShown()) showSplit(null);
   $('slip-account-label').textContent = transfer ? '振替元' : '口座';
+  syncUnits();
+}
+
+/**
+ * The form follows the chosen account's unit: the amount typed in it (decimals as the currency has),
+ * 円換算 for a foreign income or expense, 受取額 for a transfer between units, 有効期限 for points earned.
+ * A split stays a yen slip's.
+ */
+function syncUnits() {
+  const kind = $('slip-kind').value;
+  const unit = unitOf($('slip-account').value);
+  const toUnit = unitOf($('slip-to-account').value);
+  $('slip-amount-label').textContent = `金額（${unitLabel(unit)}）`;
+  $('slip-amount').inputMode = minorDigits(unit) ? 'decimal' : 'numeric';
+  const yenWanted = kind !== 'transfer' && isForeign(unit);
+  $('slip-jpy-amount-row').hidden = !yenWanted;
+  $('slip-jpy-amount').required = yenWanted;
+  const toWanted = kind === 'transfer' && Boolean($('slip-to-account').value) && toUnit !== unit;
+  $('slip-to-amount-row').hidden = !toWanted;
+  $('slip-to-amount').required = toWanted;
+  $('slip-to-amount-label').textContent = `受取額（${unitLabel(toUnit)}）`;
+  $('slip-to-amount').inputMode = minorDigits(toUnit) ? 'decimal' : 'numeric';
+  $('slip-expires-row').hidden = !(kind === 'income' && unit === 'points');
+  if (unit !== 'JPY' && splitShown()) showSplit(null);
+  $('slip-split-row').hidden = kind === 'transfer' || unit !== 'JPY';
+  $('slip-category-row').hidden = kind === 'transfer' || splitShown();
 }
 
 function setEditing(editing) {
@@ -435,7 +513,7 @@ async function saveEdit(wanted) {
     if (!split && patch.category === undefined) patch.category = target.category;
   }
   if (split) delete patch.category; // the lines have the categories
-  Object.assign(patch, payerPatch(base, wanted), receiptsPatch(base, wanted), taxPatch(base, wanted));
+  Object.assign(patch, payerPatch(base, wanted), receiptsPatch(base, wanted), taxPatch(base, wanted), unitPatch(base, wanted));
   if (!Object.keys(patch).length) {
     say('変更はありません');
     resetForm();
