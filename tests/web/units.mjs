@@ -1,0 +1,241 @@
+// Accounts in other units in a real browser (Debian's Chromium, headless, driven by playwright-core)
+// at 390 px: a USD account and a points account made on the accounts view (a unit the API refuses
+// shown at its field), a dollar expense typed in dollars with its yen, points earned with an expiry,
+// and the points about to lapse under their account. axe-core finds nothing serious or critical.
+//
+//   node tests/web/units.mjs --url http://127.0.0.1:3000 --user someone --out test-output/web
+//
+// Prints one JSON line per step and a final JSON summary; exits 0 only if every step passed.
+// tests/api/test_web_units.py runs it against a fresh front.
+
+import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+
+import { chromium } from 'playwright-core';
+
+import { WAIT, openRoute, routed } from './routing.mjs';
+
+const { values: args } = parseArgs({
+  options: {
+    url: { type: 'string' },
+    user: { type: 'string', default: `units-${Date.now()}` },
+    out: { type: 'string', default: 'test-output/web' },
+    chromium: { type: 'string', default: process.env.CHROMIUM || '/usr/bin/chromium' },
+  },
+});
+if (!args.url) {
+  console.error('usage: node tests/web/units.mjs --url http://127.0.0.1:PORT [--user U] [--out DIR]');
+  process.exit(2);
+}
+
+const BASE = args.url.replace(/\/+$/, '');
+const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+const OUT = resolve(args.out);
+
+const steps = [];
+const screenshots = [];
+const problems = [];
+
+const log = (record) => process.stdout.write(`${JSON.stringify(record)}\n`);
+
+class Failed extends Error {}
+
+function check(condition, message) {
+  if (!condition) throw new Failed(message);
+}
+
+async function step(name, work) {
+  try {
+    await work();
+    steps.push({ name, ok: true });
+    log({ step: name, ok: true });
+  } catch (error) {
+    steps.push({ name, ok: false, error: String(error?.message ?? error) });
+    log({ step: name, ok: false, error: String(error?.stack ?? error) });
+  }
+}
+
+async function until(what, read, expected, timeout = WAIT) {
+  const deadline = Date.now() + timeout;
+  let last;
+  for (;;) {
+    try {
+      last = await read();
+    } catch (error) {
+      last = `<${error.message.split('\n')[0]}>`;
+    }
+    if (JSON.stringify(last) === JSON.stringify(expected)) return last;
+    if (Date.now() > deadline) throw new Failed(`${what}: expected ${JSON.stringify(expected)}, saw ${JSON.stringify(last)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** The API as the test's user (to set a ledger up and to check what the page did). */
+async function api(method, path, body, headers = {}) {
+  const response = await fetch(`${BASE}${path}`, {
+    method,
+    headers: { Authorization: `Bearer ${args.user}`, 'Content-Type': 'application/json', ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  return { status: response.status, data: text ? JSON.parse(text) : null };
+}
+
+async function shot(page, name) {
+  const path = join(OUT, `${name}.png`);
+  await page.screenshot({ path, fullPage: true });
+  screenshots.push(path);
+}
+
+/** axe-core on the page as it is: any serious or critical violation fails, with where it was found. */
+async function accessible(page, name) {
+  if (!(await page.evaluate(() => Boolean(window.axe)))) await page.addScriptTag({ path: AXE });
+  const found = await page.evaluate(async () => {
+    const { violations } = await window.axe.run(document, { resultTypes: ['violations'] });
+    return violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => ({ rule: v.id, impact: v.impact, nodes: v.nodes.slice(0, 4).map((n) => n.target.join(' ')) }));
+  });
+  check(found.length === 0, `${name} at ${page.viewportSize().width}px: axe-core finds ${JSON.stringify(found)}`);
+}
+
+mkdirSync(OUT, { recursive: true });
+const browser = await chromium.launch({ executablePath: args.chromium, headless: true, args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] });
+
+/** A browser context of the test's user in a browser whose clock says UTC (as a laptop abroad, or a CI machine). */
+async function openPage({ width, height }, hash = '', clock = null) {
+  const context = await browser.newContext({ locale: 'ja-JP', timezoneId: 'UTC', viewport: { width, height } });
+  await context.addInitScript((user) => localStorage.setItem('kakeibo.user', user), args.user);
+  const page = routed(await context.newPage());
+  page.on('pageerror', (error) => problems.push(String(error)));
+  if (clock) await page.clock.setFixedTime(clock);
+  await page.goto(`${BASE}/${hash}`);
+  await page.waitForSelector('body[data-ready="true"]', { timeout: WAIT });
+  return { context, page };
+}
+
+/** A day `days` after today in the ledgers' time zone (Asia/Tokyo), as YYYY-MM-DD. */
+function tokyoDay(days = 0) {
+  const now = new Date(Date.now() + days * 86_400_000);
+  return new Intl.DateTimeFormat('en-CA', { timeZone: 'Asia/Tokyo', year: 'numeric', month: '2-digit', day: '2-digit' }).format(now);
+}
+
+/** The slip of `account` dated `date`, as the API has it. */
+async function slipOf(account, date) {
+  const { data } = await api('GET', `/slips?from=${date}&to=${date}`);
+  return (data?.items ?? []).find((s) => s.account === account) ?? null;
+}
+
+try {
+  const day = tokyoDay();
+  const expires = tokyoDay(10);
+  const { context, page } = await openPage({ width: 390, height: 844 });
+
+  await step('a dollar account and a points account are made; a unit the API refuses is shown at its field', async () => {
+    // Given a new person on the accounts view, its add form open (no account yet)
+    await openRoute(page, 'accounts');
+    await until('the add form open', () => page.isVisible('#account-form'), true);
+    // When an account in a currency that is not ISO 4217 is asked for
+    await page.fill('#account-id', 'usd');
+    await page.fill('#account-name', 'ドル口座');
+    await page.selectOption('#account-unit', 'currency');
+    await page.fill('#account-currency', 'abc');
+    await page.click('#account-submit');
+    // Then the API's 422 is shown at the currency code, and nothing was made
+    await until('the code marked', () => page.getAttribute('#account-currency', 'aria-invalid'), 'true');
+    check((await page.innerText('#error')).length > 0, 'the error said');
+    check((await api('GET', '/accounts')).data.items.length === 0, 'nothing made');
+    // When the code is corrected (in lower case) with an opening balance in dollars
+    await page.fill('#account-currency', 'usd');
+    await until('the opening in dollars', () => page.innerText('#account-opening-label'), '開始残高（USD）');
+    await page.fill('#account-opening', '100.50');
+    await page.click('#account-submit');
+    await until('the dollar account listed', () => page.locator('#balance-rows tr[data-account="usd"] td.current').innerText(), '$100.50');
+    // And a points account with its value and program
+    await page.locator('#account-details summary').click().catch(() => {});
+    await until('the add form open again', () => page.isVisible('#account-form'), true);
+    await page.fill('#account-id', 'rakuten');
+    await page.fill('#account-name', '楽天');
+    await page.selectOption('#account-type', 'other');
+    await page.selectOption('#account-unit', 'points');
+    await page.fill('#account-point-value', '1');
+    await page.fill('#account-program', '楽天ポイント');
+    await page.click('#account-submit');
+    await until('the points account listed', () => page.locator('#balance-rows tr[data-account="rakuten"] td.current').innerText(), '0 pt');
+    // Then the API has them in their units
+    const accounts = Object.fromEntries((await api('GET', '/accounts')).data.items.map((a) => [a.id, a]));
+    check(accounts.usd.unit === 'USD' && accounts.usd.balance === 10050, `usd: ${JSON.stringify(accounts.usd)}`);
+    check(accounts.rakuten.unit === 'points' && accounts.rakuten.point_value === 1 && accounts.rakuten.program === '楽天ポイント', `rakuten: ${JSON.stringify(accounts.rakuten)}`);
+  });
+
+  await step('a dollar expense is typed in dollars with its yen; points are earned with an expiry', async () => {
+    // Given the slip form
+    await openRoute(page, 'slips');
+    await page.fill('#slip-date', day);
+    await page.selectOption('#slip-kind', 'expense');
+    await page.selectOption('#slip-account', 'usd');
+    // Then it asks for the amount in dollars and for its yen
+    await until('the amount in dollars', () => page.innerText('#slip-amount-label'), '金額（USD）');
+    check(await page.isVisible('#slip-jpy-amount'), '円換算 shown');
+    // When 12.34 is typed without its yen, the form says so at 円換算 and sends nothing
+    await page.fill('#slip-amount', '12.34');
+    await page.fill('#slip-category', '食費');
+    await page.click('#slip-submit');
+    await until('円換算 marked', () => page.getAttribute('#slip-jpy-amount', 'aria-invalid'), 'true');
+    check((await slipOf('usd', day)) === null, 'nothing sent');
+    // When its yen is given
+    await page.fill('#slip-jpy-amount', '1850');
+    await page.click('#slip-submit');
+    // Then the API has the amount in cents and the yen; the list shows dollars
+    await until('the dollar slip', async () => {
+      const slip = await slipOf('usd', day);
+      return slip && [slip.amount, slip.jpy_amount];
+    }, [1234, 1850]);
+    await until('the list in dollars', async () => (await page.locator('#slip-rows td.amount').allInnerTexts()).join('|'), '-$12.34（￥1,850）');
+    await until('the form done saving', () => page.getAttribute('#slip-form', 'aria-busy'), null);
+    // When 120 points are earned that expire in ten days
+    await page.selectOption('#slip-kind', 'income');
+    await page.selectOption('#slip-account', 'rakuten');
+    check(await page.isHidden('#slip-jpy-amount'), 'no 円換算 for points');
+    await until('有効期限 shown', () => page.isVisible('#slip-expires-on'), true);
+    await page.fill('#slip-amount', '120');
+    await page.fill('#slip-category', 'ポイント獲得');
+    await page.fill('#slip-expires-on', expires);
+    await page.click('#slip-submit');
+    // Then the API has the lot with its expiry
+    await until('the points slip', async () => {
+      const slip = await slipOf('rakuten', day);
+      return slip ? [slip.amount, slip.expires_on] : [await page.innerText('#error'), await page.inputValue('#slip-date'), await page.inputValue('#slip-kind')];
+    }, [120, expires]);
+    await accessible(page, 'the slip form of a points account');
+    await shot(page, 'units-slips-390');
+  });
+
+  await step('the points about to lapse are shown under their account', async () => {
+    // When the accounts view is opened
+    await openRoute(page, 'accounts');
+    // Then under 楽天: 120 pt lapse at the end of their last day
+    const label = `${Number(expires.slice(5, 7))}/${Number(expires.slice(8))}`;
+    await until('the lapse line', async () => {
+      const text = await page.locator('#balance-rows tr[data-account="rakuten"] small.lapse').allInnerTexts();
+      return text.length === 1 && text[0].startsWith(`120 pt が ${label}`) && text[0].endsWith('の終わりに失効');
+    }, true);
+    await until('the balance in points', () => page.locator('#balance-rows tr[data-account="rakuten"] td.current').innerText(), '120 pt');
+    await accessible(page, 'the accounts view with points about to lapse');
+    await shot(page, 'units-accounts-390');
+  });
+
+  await context.close();
+
+  await step('no uncaught script errors', async () => {
+    check(problems.length === 0, `page errors: ${problems.join(' | ')}`);
+  });
+} finally {
+  await browser.close();
+}
+
+const ok = steps.length > 0 && steps.every((s) => s.ok);
+log({ ok, user: args.user, steps, screenshots });
+process.exit(ok ? 0 : 1);
