@@ -209,6 +209,19 @@ try {
       const slip = await slipOf('rakuten', day);
       return slip ? [slip.amount, slip.expires_on] : [await page.innerText('#error'), await page.inputValue('#slip-date'), await page.inputValue('#slip-kind')];
     }, [120, expires]);
+    // When the points slip is edited to 150 points
+    await until('the points slip listed', () => page.locator('#slip-rows tr', { hasText: '+120 pt' }).count(), 1);
+    await page.locator('#slip-rows tr', { hasText: '+120 pt' }).locator('button.edit').click();
+    await until('its amount in the form', () => page.inputValue('#slip-amount'), '120');
+    check((await page.inputValue('#slip-expires-on')) === expires, 'its expiry in the form');
+    await page.fill('#slip-amount', '150');
+    await page.click('#slip-submit');
+    // Then the API has 150 points with the same expiry (and their yen, made by the API)
+    await until('the points slip edited', async () => {
+      const slip = await slipOf('rakuten', day);
+      return slip ? [slip.amount, slip.expires_on, slip.jpy_amount] : null;
+    }, [150, expires, 150]);
+    await until('the form done saving', () => page.getAttribute('#slip-form', 'aria-busy'), null);
     await accessible(page, 'the slip form of a points account');
     await shot(page, 'units-slips-390');
   });
@@ -216,13 +229,13 @@ try {
   await step('the points about to lapse are shown under their account', async () => {
     // When the accounts view is opened
     await openRoute(page, 'accounts');
-    // Then under 楽天: 120 pt lapse at the end of their last day
+    // Then under 楽天: 150 pt lapse at the end of their last day
     const label = `${Number(expires.slice(5, 7))}/${Number(expires.slice(8))}`;
     await until('the lapse line', async () => {
       const text = await page.locator('#balance-rows tr[data-account="rakuten"] small.lapse').allInnerTexts();
-      return text.length === 1 && text[0].startsWith(`120 pt が ${label}`) && text[0].endsWith('の終わりに失効');
+      return text.length === 1 && text[0].startsWith(`150 pt が ${label}`) && text[0].endsWith('の終わりに失効');
     }, true);
-    await until('the balance in points', () => page.locator('#balance-rows tr[data-account="rakuten"] td.current').innerText(), '120 pt');
+    await until('the balance in points', () => page.locator('#balance-rows tr[data-account="rakuten"] td.current').innerText(), '150 pt');
     await accessible(page, 'the accounts view with points about to lapse');
     await shot(page, 'units-accounts-390');
   });

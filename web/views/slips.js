@@ -513,7 +513,9 @@ async function saveEdit(wanted) {
     if (!split && patch.category === undefined) patch.category = target.category;
   }
   if (split) delete patch.category; // the lines have the categories
-  Object.assign(patch, payerPatch(base, wanted), receiptsPatch(base, wanted), taxPatch(base, wanted), unitPatch(base, wanted));
+  const units = unitPatch(base, wanted);
+  if (!isForeign(unitOf(wanted.account)) && wanted.kind !== 'transfer' && base.account === wanted.account) delete units.jpy_amount; // a points slip's yen is the API's
+  Object.assign(patch, payerPatch(base, wanted), receiptsPatch(base, wanted), taxPatch(base, wanted), units);
   if (!Object.keys(patch).length) {
     say('変更はありません');
     resetForm();
