@@ -1,7 +1,8 @@
 // Accounts in other units in a real browser (Debian's Chromium, headless, driven by playwright-core)
 // at 390 px: a USD account and a points account made on the accounts view (a unit the API refuses
-// shown at its field), a dollar expense typed in dollars with its yen, points earned with an expiry,
-// and the points about to lapse under their account. axe-core finds nothing serious or critical.
+// shown at its field), a dollar expense typed in dollars with its yen, yen changed into dollars
+// (受取額), points earned with an expiry and edited, and the points about to lapse under their
+// account. axe-core finds nothing serious or critical.
 //
 //   node tests/web/units.mjs --url http://127.0.0.1:3000 --user someone --out test-output/web
 //
@@ -154,7 +155,7 @@ try {
     await page.click('#account-submit');
     await until('the dollar account listed', () => page.locator('#balance-rows tr[data-account="usd"] td.current').innerText(), '$100.50');
     // And a points account with its value and program
-    await page.locator('#account-details summary').click().catch(() => {});
+    if (!(await page.isVisible('#account-form'))) await page.click('#account-details summary'); // closed after the first
     await until('the add form open again', () => page.isVisible('#account-form'), true);
     await page.fill('#account-id', 'rakuten');
     await page.fill('#account-name', '楽天');
@@ -164,13 +165,21 @@ try {
     await page.fill('#account-program', '楽天ポイント');
     await page.click('#account-submit');
     await until('the points account listed', () => page.locator('#balance-rows tr[data-account="rakuten"] td.current').innerText(), '0 pt');
+    // And a wallet in yen, the unit when none is chosen
+    if (!(await page.isVisible('#account-form'))) await page.click('#account-details summary'); // closed after the first
+    await until('the add form open once more', () => page.isVisible('#account-form'), true);
+    await page.fill('#account-id', 'wallet');
+    await page.fill('#account-name', '財布');
+    await page.fill('#account-opening', '5000');
+    await page.click('#account-submit');
+    await until('the wallet listed', () => page.locator('#balance-rows tr[data-account="wallet"] td.current').innerText(), '￥5,000');
     // Then the API has them in their units
     const accounts = Object.fromEntries((await api('GET', '/accounts')).data.items.map((a) => [a.id, a]));
     check(accounts.usd.unit === 'USD' && accounts.usd.balance === 10050, `usd: ${JSON.stringify(accounts.usd)}`);
     check(accounts.rakuten.unit === 'points' && accounts.rakuten.point_value === 1 && accounts.rakuten.program === '楽天ポイント', `rakuten: ${JSON.stringify(accounts.rakuten)}`);
   });
 
-  await step('a dollar expense is typed in dollars with its yen; points are earned with an expiry', async () => {
+  await step('a dollar expense is typed in dollars with its yen, a transfer into dollars with what arrived; points are earned with an expiry', async () => {
     // Given the slip form
     await openRoute(page, 'slips');
     await page.fill('#slip-date', day);
@@ -194,6 +203,20 @@ try {
       return slip && [slip.amount, slip.jpy_amount];
     }, [1234, 1850]);
     await until('the list in dollars', async () => (await page.locator('#slip-rows td.amount').allInnerTexts()).join('|'), '-$12.34（￥1,850）');
+    await until('the form done saving', () => page.getAttribute('#slip-form', 'aria-busy'), null);
+    // When yen are changed into dollars: a transfer from the wallet asks what arrived, in dollars
+    await page.selectOption('#slip-kind', 'transfer');
+    await page.selectOption('#slip-account', 'wallet');
+    await page.selectOption('#slip-to-account', 'usd');
+    await until('受取額 in dollars', () => page.innerText('#slip-to-amount-label'), '受取額（USD）');
+    check(await page.isHidden('#slip-jpy-amount'), 'no 円換算 on a transfer');
+    await page.fill('#slip-amount', '1500');
+    await page.fill('#slip-to-amount', '10');
+    await page.click('#slip-submit');
+    await until('the transfer', async () => {
+      const slip = await slipOf('wallet', day);
+      return slip && [slip.amount, slip.to_account, slip.to_amount];
+    }, [1500, 'usd', 1000]);
     await until('the form done saving', () => page.getAttribute('#slip-form', 'aria-busy'), null);
     // When 120 points are earned that expire in ten days
     await page.selectOption('#slip-kind', 'income');
