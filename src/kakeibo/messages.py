@@ -732,6 +732,7 @@ TRANSLATIONS: dict[str, str] = {
     "the change could not be applied": "変更を反映できませんでした。読み込み直してからもう一度お試しください",
     "the database did not answer; retry shortly": "データベースが応答しません。少し待ってからもう一度お試しください",
     "the ledger is busy; retry shortly": "家計簿がほかの処理で混み合っています。少し待ってからもう一度お試しください",
+    "the table is busy; retry shortly": "データベースが混み合っています。少し待ってからもう一度お試しください",
     "the ledger is busy with concurrent changes; retry": (
         "家計簿への変更が重なりました。少し待ってからもう一度お試しください"
     ),
