@@ -158,6 +158,7 @@ def run_once(event: dict[str, Any], context: Any, resolve: Callable[[], Response
     """Resolve the request at most once per (ledger, member, route, Idempotency-Key)."""
     from aws_lambda_powertools.utilities.idempotency.exceptions import (  # noqa: PLC0415 - loaded on use
         IdempotencyAlreadyInProgressError,
+        IdempotencyInconsistentStateError,
         IdempotencyPersistenceLayerError,
         IdempotencyValidationError,
     )
@@ -178,7 +179,9 @@ def run_once(event: dict[str, Any], context: Any, resolve: Callable[[], Response
         return run(request=request, resolve=resolve)
     except _NotKept as refused:
         return refused.response
-    except (IdempotencyAlreadyInProgressError, MismatchInProgress):
+    except (IdempotencyAlreadyInProgressError, MismatchInProgress, IdempotencyInconsistentStateError):
+        # inconsistent: the key's record changed between two reads of it (another request with the
+        # key ended or failed meanwhile, many at once); Powertools tried again already: the caller may
         raise errors.RequestInProgress(
             "a request with this Idempotency-Key is still running; retry shortly", retry_after=1
         ) from None

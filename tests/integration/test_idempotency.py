@@ -199,3 +199,33 @@ def test_a_server_error_is_not_kept_and_the_same_request_is_carried_out_after(
     assert len(cash.get("/slips").json["items"]) == 1
     assert cash.balances()["cash"] == 18800
     assert invariants.check(store, user) == []
+
+
+def test_a_key_whose_record_vanishes_between_its_checks_is_told_to_retry(
+    cash: Client, store: Store, user: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from aws_lambda_powertools.utilities.idempotency.exceptions import (
+        IdempotencyItemAlreadyExistsError,
+        IdempotencyItemNotFoundError,
+    )
+
+    from kakeibo.store.idempotency_layer import PersistenceLayer
+
+    # Given a key whose record another request holds when this one records it, and which is gone
+    # (that request failed and its record was removed) when this one reads it: many requests with one
+    # key at once, on a loaded machine
+    def taken(self: PersistenceLayer, *args: Any, **kwargs: Any) -> None:
+        raise IdempotencyItemAlreadyExistsError
+
+    def vanished(self: PersistenceLayer, *args: Any, **kwargs: Any) -> None:
+        raise IdempotencyItemNotFoundError
+
+    monkeypatch.setattr(PersistenceLayer, "_put_record", taken)
+    monkeypatch.setattr(PersistenceLayer, "_get_record", vanished)
+    # When the slip is posted with that key
+    reply = cash.post("/slips", LUNCH, headers=key("k-vanished"))
+    # Then the caller is told to retry shortly (never a 5xx), and nothing was written
+    assert reply.status == 409 and reply.json["code"] == "request_in_progress", reply
+    assert reply.header("Retry-After") == "1"
+    assert cash.get("/slips").json["items"] == []
+    assert invariants.check(store, user) == []
