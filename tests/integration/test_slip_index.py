@@ -221,13 +221,18 @@ def test_a_shared_ledger_import_keeps_each_transaction_within_100_items(api: Cli
 
     store.client.meta.events.register("provide-client-params.dynamodb.TransactWriteItems", size)
     try:
-        # When it is imported
-        reply = api.post(f"{household}/imports", raw="\n".join(lines) + "\n", headers={"Content-Type": "text/csv"})
+        # When it is imported (sent again while the answer is 202: short of time on a loaded machine)
+        created, reply = 0, None
+        while reply is None or reply.status == 202:
+            raw = "\n".join(lines) + "\n"
+            reply = api.post(f"{household}/imports", raw=raw, headers={"Content-Type": "text/csv"})
+            assert reply.status in (200, 202), reply
+            created += reply.json["created"]
     finally:
         store.client.meta.events.unregister("provide-client-params.dynamodb.TransactWriteItems", size)
     # Then every row is in, through transactions that never exceed DynamoDB's 100 items (the
     # member's check included), most of them nearly full
-    assert reply.status == 200 and reply.json["created"] == 300, reply
+    assert created == 300, reply
     assert max(sizes) <= 100 and sorted(sizes)[len(sizes) // 2] >= 80, sizes
     assert listed(api, {"category": "cat7", "limit": 100}, household) == [
         s["id"] for s in (p for page in pages(api, {"limit": 100}, household) for p in page["items"])
