@@ -106,6 +106,38 @@ def _check(events: dict[str, points.Event], today: str) -> points.Plan:
     return plan
 
 
+def _edited(
+    events: dict[str, points.Event], edit: tuple[str, int, int, int | None, int], n: int, today: str, floor: int = 0
+) -> tuple[dict[str, points.Event], str]:
+    """One edit of the account's history (slips dated from DAYS[floor] on only), as a write would
+    propose it; the plan decides whether it is kept."""
+    op, day, amount, expiry, pick = edit
+    day = max(day, floor)
+    proposed = dict(events)
+    movable = sorted(k for k, e in events.items() if not isinstance(e, Lapse) and e.date >= DAYS[floor])
+    if op == "earn":
+        expires = None if expiry is None else DAYS[max(day, expiry)]
+        proposed[f"e{n}"] = Earning(f"e{n}", DAYS[day], amount, expires)
+    elif op == "spend":
+        proposed[f"s{n}"] = Spending(f"s{n}", DAYS[day], amount)
+    elif op in {"move", "delete"} and movable:
+        key = movable[pick % len(movable)]
+        old = events[key]
+        if op == "delete":
+            del proposed[key]
+        elif isinstance(old, Earning):
+            moved = DAYS[day]
+            proposed[key] = Earning(key, moved, old.amount, max(old.expires_on, moved) if old.expires_on else None)
+        elif isinstance(old, Spending):
+            proposed[key] = Spending(key, DAYS[day], old.amount)
+    elif op == "job":  # the daily job: what is due, posted once; a second run finds nothing
+        today = max(today, DAYS[day])
+        for lot in points.plan(list(events.values()), today=today).due(today):
+            proposed[f"l{n}{lot.id}"] = Lapse(f"l{n}{lot.id}", lot.id, lot.pending)
+        assert points.plan(list(proposed.values()), today=today).due(today) == []
+    return proposed, today
+
+
 @settings(deadline=None, max_examples=300)
 @given(st.lists(edit, max_size=30))
 def test_every_point_earned_is_spent_or_lapses_exactly_once_whatever_the_order_of_edits(
@@ -113,29 +145,82 @@ def test_every_point_earned_is_spent_or_lapses_exactly_once_whatever_the_order_o
 ) -> None:
     events: dict[str, points.Event] = {}
     today = DAYS[0]
-    for n, (op, day, amount, expiry, pick) in enumerate(edits):
-        proposed = dict(events)
-        movable = sorted(k for k, e in events.items() if not isinstance(e, Lapse))
-        if op == "earn":
-            expires = None if expiry is None else DAYS[max(day, expiry)]
-            proposed[f"e{n}"] = Earning(f"e{n}", DAYS[day], amount, expires)
-        elif op == "spend":
-            proposed[f"s{n}"] = Spending(f"s{n}", DAYS[day], amount)
-        elif op in {"move", "delete"} and movable:
-            key = movable[pick % len(movable)]
-            old = events[key]
-            if op == "delete":
-                del proposed[key]
-            elif isinstance(old, Earning):
-                moved = DAYS[day]
-                proposed[key] = Earning(key, moved, old.amount, max(old.expires_on, moved) if old.expires_on else None)
-            elif isinstance(old, Spending):
-                proposed[key] = Spending(key, DAYS[day], old.amount)
-        elif op == "job":  # the daily job: what is due, posted once; a second run finds nothing
-            today = max(today, DAYS[day])
-            for lot in points.plan(list(events.values()), today=today).due(today):
-                proposed[f"l{n}{lot.id}"] = Lapse(f"l{n}{lot.id}", lot.id, lot.pending)
-            assert points.plan(list(proposed.values()), today=today).due(today) == []
+    for n, one in enumerate(edits):
+        proposed, today = _edited(events, one, n, today)
         if points.plan(list(proposed.values()), today=today).ok:  # what the write would refuse is not kept
             events = proposed
         _check(events, today)
+
+
+def _same_for_what_is_kept(full: points.Plan, kept: points.Plan, today: str) -> None:
+    """The compacted plan gives every lot and spend it keeps exactly what the whole plan gives it."""
+    ids = {lot.id for lot in kept.lots}
+    assert kept.lots == tuple(lot for lot in full.lots if lot.id in ids)
+    assert dict(kept.takes) == {k: v for k, v in full.takes.items() if k in kept.takes}
+    assert (kept.ok, kept.next_due(), kept.due(today)) == (full.ok, full.next_due(), full.due(today))
+    assert kept.expiring(today, DAYS[-1]) == full.expiring(today, DAYS[-1])
+
+
+# histories where lots are spent whole and lapse often (small round amounts, early expiries): folds
+busy = st.tuples(
+    st.sampled_from(["earn", "spend", "spend", "spend", "job", "move", "delete"]),
+    st.integers(0, len(DAYS) - 1),
+    st.sampled_from([10, 20]),
+    st.one_of(st.none(), st.integers(0, 3)),
+    st.integers(0, 10_000),
+)
+
+
+@settings(deadline=None, max_examples=300)
+@given(st.lists(busy, min_size=5, max_size=30), st.lists(edit, max_size=12))
+def test_compaction_never_changes_what_is_spent_or_what_lapses(
+    history: list[tuple[str, int, int, int | None, int]], later: list[tuple[str, int, int, int | None, int]]
+) -> None:
+    # Given an account's history, folded where every lot earned before the point was spent or lapsed whole
+    events: dict[str, points.Event] = {}
+    today = DAYS[0]
+    for n, one in enumerate(history):
+        proposed, today = _edited(events, one, n, today)
+        if points.plan(list(proposed.values()), today=today).ok:
+            events = proposed
+    through = points.compaction_point(events.values())
+    kept = {e.id: e for e in points.compacted(events.values(), through)}
+    if through is not None:
+        for lot in points.plan(list(events.values())).lots:
+            if lot.earned_on < through:  # what is folded out was spent or lapsed whole
+                assert lot.spent + lot.lapsed == lot.amount and lot.id not in kept
+    whole, folded = points.plan(list(events.values()), today=today), points.plan(kept.values(), today=today)
+    _same_for_what_is_kept(whole, folded, today)
+    # When slips dated from the point on are written, edited, moved, deleted and lapsed in both
+    floor = DAYS.index(through) if through else 0
+    for n, one in enumerate(later, start=len(history)):
+        whole, today = _edited(events, one, n, today, floor)
+        folded = {k: v for k, v in whole.items() if k in kept or k not in events}
+        full, small = points.plan(list(whole.values()), today=today), points.plan(list(folded.values()), today=today)
+        # Then the folded lots plan every write exactly as the whole history does (refusals included)
+        _same_for_what_is_kept(full, small, today)
+        if full.ok:
+            events, kept = whole, folded
+
+
+def test_compaction_folds_the_lots_spent_whole_before_a_later_earning() -> None:
+    # Given a lot spent whole, one lapsed whole (its lapse posted), and a lot earned after both
+    events = [
+        Earning("e1", "2026-01-01", 100),
+        Spending("s1", "2026-01-05", 100),
+        Earning("e2", "2026-01-02", 50, "2026-01-10"),
+        Lapse("l2", "e2", 50),
+        Earning("e3", "2026-02-01", 30),
+        Spending("s3", "2026-02-02", 10),
+    ]
+    # When the history is compacted
+    through = points.compaction_point(events)
+    # Then the closed lots, their spend and their lapse are folded out; the open lot stays as it was
+    assert through == "2026-02-01"
+    assert points.compacted(events, through) == events[4:]
+    assert points.plan(points.compacted(events, through)).lot("e3") == points.plan(events).lot("e3")
+
+
+def test_a_lot_still_open_keeps_everything_after_it() -> None:
+    events = [Earning("e1", "2026-01-01", 100), Spending("s1", "2026-01-05", 60), Earning("e2", "2026-02-01", 30)]
+    assert points.compaction_point(events) is None

@@ -71,9 +71,7 @@ class Lot:
     @property
     def lapses_on(self) -> str | None:
         """The day what is left lapses (the day after `expires_on`)."""
-        if self.expires_on is None:
-            return None
-        return (dt.date.fromisoformat(self.expires_on) + dt.timedelta(days=1)).isoformat()
+        return None if self.expires_on is None else _day_after(self.expires_on)
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +108,11 @@ class Plan:
 
     def _by_lapse(self) -> list[Lot]:
         return sorted(self.lots, key=lambda lot: (lot.lapses_on or NEVER, lot.earned_on, lot.id))
+
+
+@lru_cache(maxsize=4096)  # every plan asks it of every lot: each expiry date is parsed once
+def _day_after(day: str) -> str:
+    return (dt.date.fromisoformat(day) + dt.timedelta(days=1)).isoformat()
 
 
 def plan(events: Iterable[Event], *, today: str = NEVER) -> Plan:
@@ -222,3 +225,53 @@ def slip_events(slip: Mapping[str, object], account: str) -> list[Event]:
 def opening_event(opening: int) -> list[Event]:
     """An opening balance is a lot that never lapses, earned before everything."""
     return [Earning(OPENING, "0000-00-00", opening)] if opening > 0 else []
+
+
+# ---- compaction: the lots item keeps what a write can still change --------------------------------
+
+
+def _event_dates(events: Iterable[Event]) -> dict[str, str]:
+    return {e.id: e.date for e in events if not isinstance(e, Lapse)}
+
+
+def compaction_point(events: Iterable[Event]) -> str | None:
+    """The latest day C such that every lot earned before C was spent and lapsed whole by slips dated
+    before C (so no slip dated C or later can take from it), and no spend before C went uncovered;
+    None when there is no such day worth folding. Every event of a slip dated before C may then be
+    left out (`compacted`): planning the rest gives every kept lot and spend exactly what planning
+    them all gives, as long as no slip dated before C changes."""
+    events = list(events)
+    full = plan(events)
+    dates = _event_dates(events)
+    closed_at: dict[str, str] = {}  # lot -> the last day anything took from it
+    for spend, takes in full.takes.items():
+        for taken, _ in takes:
+            closed_at[taken] = max(closed_at.get(taken, ""), dates[spend])
+    posted = {e.lot for e in events if isinstance(e, Lapse)}
+    first_uncovered = min((dates[s] for s, _ in full.uncovered), default=NEVER)
+    lots = sorted(full.lots, key=lambda lot: (lot.earned_on, lot.id))
+    point, latest = None, ""
+    for n, lot in enumerate(lots):
+        if n and lots[n - 1].earned_on < lot.earned_on and latest < lot.earned_on <= first_uncovered:
+            point = lot.earned_on  # every lot before this one is closed before its day
+        if lot.spent + lot.lapsed != lot.amount or lot.id in full.overlapsed:
+            return point
+        done = closed_at.get(lot.id, lot.earned_on)
+        if lot.id in posted:
+            done = max(done, lot.lapses_on or NEVER)
+        latest = max(latest, done)
+    return point  # the last lot is open: nothing after it is folded
+
+
+def compacted(events: Iterable[Event], through: str | None) -> list[Event]:
+    """The events left when those of slips dated before `through` are folded out: the earnings and
+    spends dated before it and the posted lapses of the lots they earned."""
+    if through is None:
+        return list(events)
+    events = list(events)
+    gone = {e.id for e in events if isinstance(e, Earning) and e.date < through}
+    return [
+        e
+        for e in events
+        if not (isinstance(e, Lapse) and e.lot in gone) and (isinstance(e, Lapse) or e.date >= through)
+    ]
