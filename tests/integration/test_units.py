@@ -281,13 +281,20 @@ def test_a_zaim_export_writes_its_dollar_rows_in_dollars_into_the_dollar_account
         "通貨変換前の金額,集計の設定"
     )
     row = "2026-08-03,payment,食費,外食,ドル財布,-,,,,USD,0,1900,0,0,12.34,常に集計に含める"
-    text = ("\r\n".join((header, row)) + "\r\n").encode("utf-8")
+    changed = "2026-08-01,transfer,,,bank,ドル財布,,,,USD,0,0,15000,0,100.00,常に集計に含める"
+    back = "2026-08-05,transfer,,,ドル財布,bank,,,,USD,0,0,2900,0,20.00,常に集計に含める"
+    text = ("\r\n".join((header, row, changed, back)) + "\r\n").encode("utf-8")
     # When the Zaim export is imported
     reply = api.post("/imports", raw=text, headers={"Content-Type": "text/csv"})
     # Then the dinner is $12.34 on the dollar account and ¥1,900 in the month's report
-    assert reply.status in {200, 201} and reply.json["created"] == 1, reply
-    (slip,) = api.get("/slips", query={"account": "usd"}).json["items"]
+    assert reply.status in {200, 201} and reply.json["created"] == 3, reply
+    slips = {s["kind"] + s["date"]: s for s in api.get("/slips", query={"account": "usd"}).json["items"]}
+    slip = slips["expense2026-08-03"]
     assert (slip["amount"], slip["jpy_amount"]) == (1234, 1900)
-    assert api.balances()["usd"] == 5000 - 1234
+    # And ¥15,000 changed into $100.00, and $20.00 back into ¥2,900, move each account in its own unit
+    assert (slips["transfer2026-08-01"]["amount"], slips["transfer2026-08-01"]["to_amount"]) == (15000, 10000)
+    assert (slips["transfer2026-08-05"]["amount"], slips["transfer2026-08-05"]["to_amount"]) == (2000, 2900)
+    assert api.balances()["usd"] == 5000 - 1234 + 10000 - 2000
+    assert api.balances()["bank"] == 100_000 - 15000 + 2900
     assert api.get("/reports/monthly", query={"month": "2026-08"}).json["expense"] == 1900
     assert invariants.check(store, user) == []
