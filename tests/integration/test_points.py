@@ -182,6 +182,7 @@ def test_the_lots_are_compacted_and_a_slip_dated_before_the_fold_re_plans_them_a
     monkeypatch.setattr(points_service, "COMPACT_AT", 6)
     monkeypatch.setattr(points_service, "COMPACT_EVERY", 1)
     monkeypatch.setattr(points_service, "COMPACT_MIN", 2)
+    monkeypatch.setattr(points_service, "FOLD_AFTER_DAYS", 0)
     _points_account(api)
     first = _earn(api, 100, _day(-40))
     spends = [_spend(api, 50, _day(-35)) for _ in range(2)]
@@ -190,9 +191,9 @@ def test_the_lots_are_compacted_and_a_slip_dated_before_the_fold_re_plans_them_a
     assert _spend(api, 30, _day(-10)).status == 201
     # When one more slip makes the item long enough to fold
     assert _spend(api, 5, _day(-5)).status == 201
-    # Then the first lot (spent whole) and its spends are folded out; the open lot stays
+    # Then the first lot (spent whole) and its spends are folded out from the day after; the open lot stays
     item = _lots_item(store, user)
-    assert item["through"] == later["date"]
+    assert item["through"] == _day(-34)
     assert first["id"] not in item["events"] and later["id"] in item["events"]  # type: ignore[operator]
     assert api.get("/accounts/pts/expiring").json["points"] == 45
     assert api.post("/ledger/verify").json["ok"] is True

@@ -176,7 +176,7 @@ busy = st.tuples(
 def test_compaction_never_changes_what_is_spent_or_what_lapses(
     history: list[tuple[str, int, int, int | None, int]], later: list[tuple[str, int, int, int | None, int]]
 ) -> None:
-    # Given an account's history, folded where every lot earned before the point was spent or lapsed whole
+    # Given an account's history, folded: the lots spent or lapsed whole before the point left out
     events: dict[str, points.Event] = {}
     today = DAYS[0]
     for n, one in enumerate(history):
@@ -185,42 +185,56 @@ def test_compaction_never_changes_what_is_spent_or_what_lapses(
             events = proposed
     through = points.compaction_point(events.values())
     kept = {e.id: e for e in points.compacted(events.values(), through)}
-    if through is not None:
-        for lot in points.plan(list(events.values())).lots:
-            if lot.earned_on < through:  # what is folded out was spent or lapsed whole
-                assert lot.spent + lot.lapsed == lot.amount and lot.id not in kept
+    for lot in points.plan(list(events.values())).lots:
+        if lot.id not in kept:  # what is folded out was spent or lapsed whole
+            assert lot.spent + lot.lapsed == lot.amount
+    # (every slip folded out is dated before the point: a write of one re-plans everything)
+    assert all(e.date < (through or "") for e in events.values() if e.id not in kept and not isinstance(e, Lapse))
     whole, folded = points.plan(list(events.values()), today=today), points.plan(kept.values(), today=today)
     _same_for_what_is_kept(whole, folded, today)
     # When slips dated from the point on are written, edited, moved, deleted and lapsed in both
-    floor = DAYS.index(through) if through else 0
+    floor = next((n for n, day in enumerate(DAYS) if day >= through), len(DAYS) - 1) if through else 0
     for n, one in enumerate(later, start=len(history)):
         whole, today = _edited(events, one, n, today, floor)
         folded = {k: v for k, v in whole.items() if k in kept or k not in events}
         full, small = points.plan(list(whole.values()), today=today), points.plan(list(folded.values()), today=today)
         # Then the folded lots plan every write exactly as the whole history does (refusals included)
+        if through is not None and DAYS[floor] < through:
+            break  # the history's last day is before the fold: no slip may be written after it here
         _same_for_what_is_kept(full, small, today)
         if full.ok:
             events, kept = whole, folded
 
 
-def test_compaction_folds_the_lots_spent_whole_before_a_later_earning() -> None:
-    # Given a lot spent whole, one lapsed whole (its lapse posted), and a lot earned after both
+def test_compaction_folds_the_lots_spent_and_lapsed_whole_and_the_spends_that_took_only_them() -> None:
+    # Given a lot without expiry still open, a lot spent whole, one lapsed whole (its lapse posted), a
+    # spend that took from the open lot, and a lot earned after all of them
     events = [
-        Earning("e1", "2026-01-01", 100),
+        Earning("e0", "2025-12-01", 500),
+        Earning("e1", "2026-01-01", 100, "2026-03-31"),
         Spending("s1", "2026-01-05", 100),
         Earning("e2", "2026-01-02", 50, "2026-01-10"),
         Lapse("l2", "e2", 50),
-        Earning("e3", "2026-02-01", 30),
+        Spending("s0", "2026-01-20", 30),
+        Earning("e3", "2026-02-01", 30, "2026-12-31"),
         Spending("s3", "2026-02-02", 10),
     ]
     # When the history is compacted
     through = points.compaction_point(events)
-    # Then the closed lots, their spend and their lapse are folded out; the open lot stays as it was
-    assert through == "2026-02-01"
-    assert points.compacted(events, through) == events[4:]
-    assert points.plan(points.compacted(events, through)).lot("e3") == points.plan(events).lot("e3")
+    # Then the closed lots, the spend that took only from them and the lapse are folded out, from the
+    # day after the last of them closed; the open lots stay as they were
+    assert through == "2026-01-12"  # e2 lapsed on 2026-01-11, the day after its expiry
+    kept = points.compacted(events, through)
+    assert [e.id for e in kept] == ["e0", "s0", "e3", "s3"]
+    assert [points.plan(kept).lot(k) for k in ("e0", "e3")] == [points.plan(events).lot(k) for k in ("e0", "e3")]
+    # And nothing closed after `before` is folded
+    assert points.compaction_point(events, before="2026-01-05") is None
 
 
-def test_a_lot_still_open_keeps_everything_after_it() -> None:
-    events = [Earning("e1", "2026-01-01", 100), Spending("s1", "2026-01-05", 60), Earning("e2", "2026-02-01", 30)]
+def test_a_spend_that_took_from_a_closed_lot_and_an_open_one_keeps_both() -> None:
+    events = [
+        Earning("e1", "2026-01-01", 100, "2026-01-31"),
+        Earning("e2", "2026-01-01", 100),
+        Spending("s1", "2026-01-05", 150),
+    ]
     assert points.compaction_point(events) is None

@@ -234,44 +234,59 @@ def _event_dates(events: Iterable[Event]) -> dict[str, str]:
     return {e.id: e.date for e in events if not isinstance(e, Lapse)}
 
 
-def compaction_point(events: Iterable[Event]) -> str | None:
-    """The latest day C such that every lot earned before C was spent and lapsed whole by slips dated
-    before C (so no slip dated C or later can take from it), and no spend before C went uncovered;
-    None when there is no such day worth folding. Every event of a slip dated before C may then be
-    left out (`compacted`): planning the rest gives every kept lot and spend exactly what planning
-    them all gives, as long as no slip dated before C changes."""
-    events = list(events)
+def _foldable(events: list[Event], before: str) -> tuple[set[str], dict[str, str]]:
+    """The lots that may be folded out: spent and lapsed whole by slips dated before `before`, and
+    never taken by one spend together with a lot that stays (the largest such set); with the day
+    each closed."""
     full = plan(events)
     dates = _event_dates(events)
-    closed_at: dict[str, str] = {}  # lot -> the last day anything took from it
+    closed_at: dict[str, str] = {lot.id: lot.earned_on for lot in full.lots}  # the last day anything took from it
     for spend, takes in full.takes.items():
         for taken, _ in takes:
-            closed_at[taken] = max(closed_at.get(taken, ""), dates[spend])
-    posted = {e.lot for e in events if isinstance(e, Lapse)}
-    first_uncovered = min((dates[s] for s, _ in full.uncovered), default=NEVER)
-    lots = sorted(full.lots, key=lambda lot: (lot.earned_on, lot.id))
-    point, latest = None, ""
-    for n, lot in enumerate(lots):
-        if n and lots[n - 1].earned_on < lot.earned_on and latest < lot.earned_on <= first_uncovered:
-            point = lot.earned_on  # every lot before this one is closed before its day
-        if lot.spent + lot.lapsed != lot.amount or lot.id in full.overlapsed:
-            return point
-        done = closed_at.get(lot.id, lot.earned_on)
-        if lot.id in posted:
-            done = max(done, lot.lapses_on or NEVER)
-        latest = max(latest, done)
-    return point  # the last lot is open: nothing after it is folded
+            closed_at[taken] = max(closed_at[taken], dates[spend])
+    lapses_on = {lot.id: lot.lapses_on or NEVER for lot in full.lots}
+    for e in events:
+        if isinstance(e, Lapse) and e.lot in closed_at:  # a posted lapse is a slip dated the day it lapses
+            closed_at[e.lot] = max(closed_at[e.lot], lapses_on[e.lot])
+    folded = {
+        lot.id
+        for lot in full.lots
+        if lot.spent + lot.lapsed == lot.amount and lot.id not in full.overlapsed and closed_at[lot.id] < before
+    }
+    mixed = True
+    while mixed:  # a spend that took from a lot that stays keeps every lot it took from
+        mixed = False
+        for takes in full.takes.values():
+            lots = {lot for lot, _ in takes}
+            if lots & folded and lots - folded:
+                folded -= lots
+                mixed = True
+    return folded, closed_at
+
+
+def compaction_point(events: Iterable[Event], *, before: str = NEVER) -> str | None:
+    """The day C the events may be folded at, or None when nothing folds: C is the day after the
+    last of the foldable lots closed (only lots closed before `before` are looked at). Every
+    foldable lot was spent and lapsed whole by slips dated before C, so no slip dated C or later
+    can take from it; leaving those lots out with the spends that took only from them and their
+    posted lapses (`compacted`), planning the rest gives every kept lot and spend exactly what
+    planning everything gives, as long as no slip dated before C changes."""
+    folded, closed_at = _foldable(list(events), before)
+    if not folded:
+        return None
+    return _day_after(max(closed_at[lot] for lot in folded))
 
 
 def compacted(events: Iterable[Event], through: str | None) -> list[Event]:
-    """The events left when those of slips dated before `through` are folded out: the earnings and
-    spends dated before it and the posted lapses of the lots they earned."""
-    if through is None:
-        return list(events)
+    """The events left when the account is folded at `through` (`compaction_point`): the foldable
+    lots closed before it, the spends that took only from them and their posted lapses left out."""
     events = list(events)
-    gone = {e.id for e in events if isinstance(e, Earning) and e.date < through}
-    return [
-        e
-        for e in events
-        if not (isinstance(e, Lapse) and e.lot in gone) and (isinstance(e, Lapse) or e.date >= through)
-    ]
+    if through is None:
+        return events
+    folded, _ = _foldable(events, through)
+    if not folded:
+        return events
+    takes = plan(events).takes
+    gone = set(folded)
+    gone |= {s for s, taken in takes.items() if taken and all(lot in folded for lot, _ in taken)}
+    return [e for e in events if e.id not in gone and not (isinstance(e, Lapse) and e.lot in folded)]

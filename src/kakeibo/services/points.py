@@ -14,22 +14,26 @@ slips the first time a write meets the account without them.
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from kakeibo import errors
 from kakeibo.core import points
 from kakeibo.services.units import DERIVED, LOT_ACCOUNTS
+from kakeibo.settings import today
 from kakeibo.store import Item, Store, TxOp, WriteContext, account_sk
 
 MAX_KNOWN = 10_000
 # The lots item is compacted (core.points.compaction_point) once it holds COMPACT_AT events, tried again
-# every COMPACT_EVERY more, and only when it folds out at least COMPACT_MIN: what stays is the open
-# lots and every slip from the first of them on, so a slip's edit re-plans from the item alone unless
-# it is dated before the fold (`through`): then the account's slips are read and planned whole.
+# every COMPACT_EVERY more, and only when it folds out at least COMPACT_MIN: the lots spent and lapsed
+# whole go, with the spends that took only from them, so a slip's edit re-plans from the item alone
+# unless it is dated before the fold (`through`): then the account's slips are read and planned whole.
+# Only lots closed more than FOLD_AFTER_DAYS ago fold: an edit of a recent slip never reads them all.
 COMPACT_AT = 512
 COMPACT_EVERY = 64
 COMPACT_MIN = 64
+FOLD_AFTER_DAYS = 90
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,7 +215,8 @@ def _lot_op(
             decoded[key] = points.decode(key, changed)
     through = stored.through
     if len(events) >= COMPACT_AT and (whole or (len(events) - COMPACT_AT) % COMPACT_EVERY == 0):
-        point = points.compaction_point(decoded.values())
+        horizon = (today() - dt.timedelta(days=FOLD_AFTER_DAYS)).isoformat()
+        point = points.compaction_point(decoded.values(), before=horizon)
         kept = {e.id for e in points.compacted(decoded.values(), point)}
         if point is not None and (whole or len(events) - len(kept) >= COMPACT_MIN):
             events = {k: v for k, v in events.items() if k in kept}
