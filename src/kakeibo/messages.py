@@ -897,6 +897,12 @@ TRANSLATIONS: dict[str, str] = {
     "the shares sum to {total}, not the slip's amount {amount}": (
         "負担額の合計（{total}）が伝票の金額（{amount}）と一致しません"
     ),
+    "the lots of '{account}' changed while they were repaired": (
+        "ポイント口座「{account}」のロットが修復中に変わりました"
+    ),
+    "the shares sum to {total}, not the slip's yen (jpy_amount) {amount}": (
+        "負担額の合計（{total}）が伝票の円換算（jpy_amount: {amount}）と一致しません"
+    ),
     "a member left the ledger while this was written; retry": (
         "書き込み中にメンバーが家計簿を抜けました。もう一度お試しください"
     ),

@@ -339,7 +339,10 @@ function readForm() {
     slip.category = raw.category.trim() || null;
   }
   slip.payee = raw.payee.trim() || null;
-  return Object.assign(slip, readPayer(amount), readReceipts(), readTax(amount, Boolean(slip.lines)));
+  // who paid is in yen (the nets are): a foreign slip's 円換算, points at their value
+  const pointValue = state.accounts.find((a) => a.id === raw.account)?.point_value ?? 1;
+  const inYen = slip.jpy_amount ?? (unit === 'points' ? amount * pointValue : amount);
+  return Object.assign(slip, readPayer(inYen), readReceipts(), readTax(amount, Boolean(slip.lines)));
 }
 
 function setForm(values) {

@@ -224,9 +224,9 @@ def effects(entry: Entry, sign: int = 1) -> dict[ItemKey, dict[str, int]]:
     amount = sign * entry.amount
     if entry.tax:  # medical payments and donations: the year's tax item, in the same transaction
         _add(out[TaxYearItem(entry.date[:4])], **{name: sign * value for name, value in entry.tax})
-    if entry.paid_by is not None:  # who paid for whom: the ledger's nets, in the same transaction
+    if entry.paid_by is not None:  # who paid for whom: the ledger's nets (in yen), in the same transaction
         nets = out[NetsItem()]
-        _add(nets, **{PAID + entry.paid_by: amount})
+        _add(nets, **{PAID + entry.paid_by: amount if entry.jpy_amount is None else sign * entry.jpy_amount})
         for user, share in entry.shares:
             _add(nets, **{SHARE + user: sign * share})
     if entry.kind == "transfer":
