@@ -64,6 +64,10 @@ def _exists(item: Item | None) -> errors.ApiError:
     return errors.AlreadyExists("this reconciliation was already stored")
 
 
+def _run_gone(item: Item | None) -> errors.ApiError:
+    return errors.Conflict("this reconciliation was let go meanwhile; retry", retry_after=1)
+
+
 def _gone(item: Item | None) -> errors.ApiError:
     return errors.NotFound("reconciliation not found")
 
@@ -119,13 +123,38 @@ class ReconciliationOps(SlipOps):
         return self.get(ledger, reconciliation_sk(account, reconciliation_id))
 
     def remark_slips(
-        self, ctx: WriteContext, held: TxOp, remarks: Sequence[Remark], changes: Sequence[Change], *, at: str
+        self,
+        ctx: WriteContext,
+        held: TxOp,
+        remarks: Sequence[Remark],
+        changes: Sequence[Change],
+        *,
+        at: str,
+        tally: tuple[str, str, int] | None = None,
     ) -> int:
         """One transaction: each slip rewritten if still at the version read (its balance items
-        do not move: a reconciled side counts as cleared already), its identity following, while
-        the reconciliation's lease is still held (`held`, the lock's check); one journal entry. Its seq."""
+        do not move: a reconciled side counts as cleared already), its identity and its index
+        entries following, while the reconciliation's lease is still held (`held`, the lock's
+        check); one journal entry. `tally` = (account, reconciliation id, sides): the run's count of the
+        sides it marked moves by that much in the same transaction (a resumed run knows how many
+        it marked before without reading them). Its seq."""
         ledger = ctx.ledger
         ops: list[TxOp] = [held]
+        put: set[str] = set()
+        gone: set[str] = set()
+        if tally is not None and tally[2]:
+            account, reconciliation_id, sides = tally
+            ops.append(
+                self.update_op(
+                    ledger,
+                    reconciliation_run_sk(account, reconciliation_id),
+                    "ADD #marked :n",
+                    _run_gone,
+                    "attribute_exists(SK) AND #type = :run",
+                    names={"#marked": "marked", "#type": "type"},
+                    values={":n": sides, ":run": RUN},
+                )
+            )
         for remark in remarks:
             expected = int(remark.current["version"])
             ops.append(
@@ -139,7 +168,9 @@ class ReconciliationOps(SlipOps):
                 )
             )
             before, after = slip_index_sks(remark.current), slip_index_sks(remark.new)
-            ops += self.index_ops(ledger, put=after - before, delete=before - after)
+            put |= after - before
+            gone |= before - after
+        ops += self.index_ops(ledger, put=frozenset(put), delete=frozenset(gone))  # one update per index item
 
         def with_identities(seq: int) -> list[TxOp]:
             return [
