@@ -29,6 +29,8 @@ from kakeibo.store.slips import SlipOps
 from kakeibo.store.write import WriteContext
 
 ASSERTION, RUN = "reconciliation", "reconciliation_run"  # the items under an account's prefix
+KEY_ATTRIBUTES = frozenset({"PK", "SK"})
+_ABSENT = object()
 
 
 @dataclass(frozen=True)
@@ -156,17 +158,7 @@ class ReconciliationOps(SlipOps):
                 )
             )
         for remark in remarks:
-            expected = int(remark.current["version"])
-            ops.append(
-                self.put_op(
-                    ledger,
-                    remark.new,
-                    "#ver = :expected",
-                    _moved,
-                    names={"#ver": "version"},
-                    values={":expected": expected},
-                )
-            )
+            ops.append(self._rewrite_op(ledger, remark))
             before, after = slip_index_sks(remark.current), slip_index_sks(remark.new)
             put |= after - before
             gone |= before - after
@@ -184,6 +176,29 @@ class ReconciliationOps(SlipOps):
             ]
 
         return self.commit(ctx, with_identities, changes, at=at)
+
+    def _rewrite_op(self, ledger: str, remark: Remark) -> TxOp:
+        """The slip as `remark.new`, if still at the version read: an update of the attributes that
+        differ (its sides' states, the reconciliation they name, its version and who changed it
+        when), not a put of the whole slip."""
+        names, values = {"#ver": "version"}, {":expected": int(remark.current["version"])}
+        sets, removes = [], []
+        for n, (name, value) in enumerate(sorted(remark.new.items())):
+            if name in KEY_ATTRIBUTES or remark.current.get(name, _ABSENT) == value:
+                continue
+            if name == "version":
+                sets.append("#ver = :ver")
+                values[":ver"] = value
+                continue
+            names[f"#s{n}"], values[f":s{n}"] = name, value
+            sets.append(f"#s{n} = :s{n}")
+        for n, name in enumerate(sorted(set(remark.current) - set(remark.new) - KEY_ATTRIBUTES)):
+            names[f"#r{n}"] = name
+            removes.append(f"#r{n}")
+        update = "SET " + ", ".join(sets) + (" REMOVE " + ", ".join(removes) if removes else "")
+        return self.update_op(
+            ledger, remark.current["SK"], update, _moved, "#ver = :expected", names=names, values=values
+        )
 
     def store_reconciliation(
         self, ctx: WriteContext, held: TxOp, item: Item, view: dict[str, object], *, balance: int, cleared: int
