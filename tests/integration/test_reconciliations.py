@@ -353,3 +353,61 @@ def test_a_ledger_from_before_the_index_of_cleared_sides_is_reconciled_from_its_
                   cleared="cleared")  # fmt: skip
     assert [s["id"] for s in store.unreconciled_slips(user, "wallet", "2026-11-30") or []] == [later["id"]]
     assert api.post("/ledger/verify").json["ok"] is True and invariants.check(store, user) == []
+
+
+def test_the_cleared_balance_as_of_any_date_comes_from_the_rollups_after_it(
+    api: Client, store: Store, user: str
+) -> None:
+    # Given a bank account with cleared and uncleared slips from 2024 to this month (a transfer's
+    # receiving side cleared too)
+    api.account("bank", 50_000, type="bank")
+    api.account("cash", 1_000)
+    ctx = WriteContext.personal(user)
+    made = []
+    for n, date in enumerate(["2024-01-05", "2024-06-15", "2024-06-20", "2024-12-31", "2025-03-01", "2025-12-31",
+                              "2026-02-14", "2026-10-01", "2026-10-31", "2026-11-02", "2026-11-10"]):  # fmt: skip
+        kind = "income" if n % 3 == 0 else "expense"
+        slip = SlipIn(date=date, kind=kind, amount=100 * (n + 1), account="bank", category="食費",
+                      cleared="cleared" if n % 4 else "uncleared")  # fmt: skip
+        made.append(slip_service.create_slip(store, ctx, slip))
+    move = SlipIn(
+        date="2025-07-07", kind="transfer", amount=700, account="cash", to_account="bank", to_cleared="cleared"
+    )
+    made.append(slip_service.create_slip(store, ctx, move))
+
+    def by_hand(date: str) -> int:
+        total = 50_000
+        for s in made:
+            if s["date"] > date:
+                continue
+            if s["kind"] == "transfer":
+                total += int(s["amount"]) if s["to_cleared"] == "cleared" else 0
+            elif s["cleared"] == "cleared":
+                total += int(s["amount"]) if s["kind"] == "income" else -int(s["amount"])
+        return total
+
+    # When the cleared balance is asked as of dates in every year, month ends, year ends and mid-month
+    dates = ["2023-12-31", "2024-01-05", "2024-06-17", "2024-12-31", "2025-07-06", "2025-07-07", "2025-12-31",
+             "2026-02-28", "2026-10-31", "2026-11-05", "2026-11-27"]  # fmt: skip
+    account = store.get(user, "ACCOUNT#bank")
+    assert account is not None
+    found = service.cleared_as_of_dates(store, user, account, dates)
+    # Then each is the opening balance and the cleared sides up to it
+    assert found == {date: by_hand(date) for date in dates}
+    # When the bankbook is reconciled at the end of October, and the reconciliations listed
+    reply = api.post(RECONCILIATIONS.format("bank"), {"date": "2026-10-31", "balance": by_hand("2026-10-31")})
+    assert reply.status == 201, reply
+    read: list[str] = []
+
+    def seen(parsed: dict[str, Any], **_: Any) -> None:
+        read.extend(i["SK"]["S"] for i in [parsed.get("Item"), *parsed.get("Items", ())] if i)
+
+    store.client.meta.events.register("after-call.dynamodb", seen)
+    try:
+        listed = _reconciliations(api, "bank")
+    finally:
+        store.client.meta.events.unregister("after-call.dynamodb", seen)
+    # Then it holds, read from what was cleared after the date: no rollup of the years before it
+    assert [(r["date"], r["holds"]) for r in listed] == [("2026-10-31", True)]
+    rollups = sorted(sk for sk in read if sk.startswith(("AYEAR#", "AMONTH#", "DAY#")))
+    assert rollups == ["AMONTH#2026-11#bank"], read
