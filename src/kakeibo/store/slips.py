@@ -16,7 +16,7 @@ from kakeibo.store.codec import Item, from_ddb, to_ddb
 from kakeibo.store.core import OnFail, TxOp
 from kakeibo.store.journal import Change
 from kakeibo.store.keys import SLIP_SEQ_SK, identity_sk, import_sk, pk, slip_index_sks
-from kakeibo.store.slip_index import INDEX_FORMAT, INDEXED, SlipIndexOps
+from kakeibo.store.slip_index import CLEARED_INDEXED, INDEX_FORMAT, INDEXED, SlipIndexOps
 from kakeibo.store.write import WriteContext, WriteOps
 
 
@@ -542,9 +542,9 @@ class SlipOps(SlipIndexOps, BalanceOps, WriteOps):
                 self.client.update_item,
                 TableName=self.table,
                 Key=to_ddb({"PK": pk(ledger), "SK": sk}),
-                UpdateExpression="SET #ix = :format",
-                ExpressionAttributeNames={"#ix": INDEXED},
-                ExpressionAttributeValues=to_ddb({":format": INDEX_FORMAT}),
+                UpdateExpression="SET #ix = :format, #cx = :true",
+                ExpressionAttributeNames={"#ix": INDEXED, "#cx": CLEARED_INDEXED},
+                ExpressionAttributeValues=to_ddb({":format": INDEX_FORMAT, ":true": True}),
             )
         return list(range(last - count + 1, last + 1))
 
