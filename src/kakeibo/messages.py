@@ -1018,6 +1018,7 @@ TRANSLATIONS: dict[str, str] = {
         "この照合はちょうど取り消し中かやり直し中です。少し待ってからもう一度お試しください"
     ),
     "a slip changed while it was reconciled; retry": "照合中に明細が変更されました。もう一度お試しください",
+    "this reconciliation was let go meanwhile; retry": "この照合は途中で手放されました。もう一度お試しください",
     "the account changed while it was reconciled; retry": "照合中に口座が変更されました。もう一度お試しください",
     "the account kept changing while it was reconciled; retry": (
         "照合中に口座の変更が続きました。少し待ってからもう一度お試しください"
