@@ -339,10 +339,10 @@ function readForm() {
     slip.category = raw.category.trim() || null;
   }
   slip.payee = raw.payee.trim() || null;
-  // who paid is in yen (the nets are): a foreign slip's 円換算, points at their value
+  // who paid and what medical payments count are in yen: a foreign slip's 円換算, points at their value
   const pointValue = state.accounts.find((a) => a.id === raw.account)?.point_value ?? 1;
   const inYen = slip.jpy_amount ?? (unit === 'points' ? amount * pointValue : amount);
-  return Object.assign(slip, readPayer(inYen), readReceipts(), readTax(amount, Boolean(slip.lines)));
+  return Object.assign(slip, readPayer(inYen), readReceipts(), readTax(inYen, Boolean(slip.lines)));
 }
 
 function setForm(values) {
