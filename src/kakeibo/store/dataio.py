@@ -230,7 +230,7 @@ class DataOps(LockOps, WriteOps):
                 ops.append(TxOp("Delete", {"TableName": self.table, "Key": to_ddb(key),
                                            "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
                                            **condition}, _members_moved))  # fmt: skip
-        self.record(Bookkeeping(SharedLedger(ledger_id)), ops)
+        self.record(Bookkeeping(SharedLedger(ledger_id), deleting=True), ops)
         return {k: v for k, v in tomb.items() if k not in ("PK", "SK", DUE_PK, DUE_SK)}
 
     def deletion_page(self, ledger: str, *, limit: int) -> list[Item]:
@@ -271,7 +271,7 @@ class DataOps(LockOps, WriteOps):
             },
             _deleting,
         )
-        self.record(Bookkeeping(ledger), [op, self.lock_held_op(lease)])
+        self.record(Bookkeeping(ledger, deleting=True), [op, self.lock_held_op(lease)])
 
     def deletion_finished(self, ledger: str, *, at: str) -> bool:
         """The tombstone says the ledger (a SharedLedger, or a personal `sub`) is gone, once. False: it
