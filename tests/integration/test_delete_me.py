@@ -7,15 +7,17 @@ owner of a shared ledger with other members is refused until they hand it over."
 from __future__ import annotations
 
 import hashlib
+import json
 from typing import Any
 
 import pytest
 
 from kakeibo import blobs
 from kakeibo.services import daily, dataio
+from kakeibo.settings import get_settings
 from kakeibo.store import SharedLedger, Store
 from kakeibo.store.journal import GONE
-from kakeibo.store.keys import JOURNAL_SK, META_SK, gone_pk, idempotency_tag, tombstone_pk
+from kakeibo.store.keys import JOURNAL_SK, META_SK, gone_pk, idempotency_person, idempotency_tag, tombstone_pk
 from tests.deletions import count_finishes, expire_leases
 from tests.events import Client, Reply
 from tests.idempotency_records import idempotency_records
@@ -239,7 +241,20 @@ def test_the_search_for_a_person_s_records_that_runs_out_of_time_goes_on_where_i
     # When the person's deletion reads the records one a page and runs out of time after two pages
     monkeypatch.setattr(dataio, "RECORDS_PAGE", 1)
     ticks = iter([100.0, 100.0])
-    stopped = dataio.delete_me(store, str(api.user), time_left=lambda: next(ticks, 0.0))
+    reads: list[tuple[str, Any]] = []
+
+    def seen(model: Any, params: dict[str, Any], **kwargs: Any) -> None:
+        body = json.loads(params.get("body") or b"{}")
+        if model.name in ("Scan", "Query") and body.get("TableName") == get_settings().idempotency_table_name:
+            reads.append((model.name, body.get("ExpressionAttributeValues")))
+
+    store.client.meta.events.register("before-call.dynamodb", seen)
+    try:
+        stopped = dataio.delete_me(store, str(api.user), time_left=lambda: next(ticks, 0.0))
+    finally:
+        store.client.meta.events.unregister("before-call.dynamodb", seen)
+    # Then its records were looked for only in their own partition, a page a Query, never by a Scan
+    assert reads == [("Query", {":person": {"S": idempotency_person(str(api.user))}})] * 2, reads
     # Then it is still deleting, and says how far it looked
     assert stopped["state"] == "deleting", stopped
     tomb = store.get_at(gone_pk(str(api.user)), META_SK) or {}

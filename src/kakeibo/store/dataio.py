@@ -333,24 +333,26 @@ class DataOps(LockOps, WriteOps):
         )
 
     def idempotency_records_forgotten(
-        self, table: str, tag: str, *, after: dict[str, Any] | None, limit: int = 1000
+        self, table: str, person: str, *, after: dict[str, Any] | None, limit: int = 1000
     ) -> tuple[int, dict[str, Any] | None]:
-        """One page (`limit` records read) of a filtered Scan of `table` after the key `after`: the
-        Idempotency-Key records whose ids carry `tag` (one person's: store/idempotency_layer) gone,
-        25 a call. (How many, the key to go on after; None: the table is read.) The table holds a
-        day or so of records, and a person's data is deleted once."""
+        """One page (`limit` records) of a Query of the person's partition of `table` (keys.
+        idempotency_person) after the key `after`: those Idempotency-Key records gone, 25 a call.
+        (How many, the key to go on after; None: the partition is read.) Only their own records are
+        read: the cost is theirs, not the table's. A key from before records were kept per person
+        (a Scan's, without `sk`) starts the partition from its beginning."""
         kwargs: dict[str, Any] = {
             "TableName": table,
-            "ProjectionExpression": "#id",
-            "FilterExpression": "contains(#id, :tag)",
-            "ExpressionAttributeNames": {"#id": "id"},
-            "ExpressionAttributeValues": {":tag": {"S": tag}},
+            "KeyConditionExpression": "#id = :person",
+            "ProjectionExpression": "#id, #sk",
+            "ExpressionAttributeNames": {"#id": "id", "#sk": "sk"},
+            "ExpressionAttributeValues": {":person": {"S": person}},
+            "ConsistentRead": True,
             "Limit": limit,
         }
-        if after:
+        if after and "sk" in after:
             kwargs["ExclusiveStartKey"] = after
-        res = self._call(self.client.scan, **kwargs)
-        found = [{"DeleteRequest": {"Key": {"id": raw["id"]}}} for raw in res.get("Items", [])]
+        res = self._call(self.client.query, **kwargs)
+        found = [{"DeleteRequest": {"Key": {"id": raw["id"], "sk": raw["sk"]}}} for raw in res.get("Items", [])]
         for start in range(0, len(found), BATCH):
             self._batch_write(table, found[start : start + BATCH])
         return len(found), res.get("LastEvaluatedKey") or None
