@@ -154,3 +154,26 @@ def test_a_slip_whose_number_is_taken_after_the_deletion_leaves_no_counter_behin
         assert [i["SK"] for i in store.query(user)] == [JOURNAL_SK]
     else:
         assert list(store.query(SharedLedger(ledger))) == []
+
+
+@pytest.mark.parametrize("kind", ["personal", "shared"])
+def test_a_lease_left_by_a_killed_process_goes_with_the_deletion(
+    api: Client, store: Store, monkeypatch: pytest.MonkeyPatch, kind: str
+) -> None:
+    # Given a ledger whose export's build was killed while it held the export lease
+    user = str(api.user)
+    if kind == "personal":
+        ledger: str = user
+        assert api.account("cash", 5_000)["id"] == "cash"
+    else:
+        ledger = SharedLedger(api.post("/ledgers", {"name": "山田家"}).json["id"])
+    store.acquire_lock(ledger, dataio.LOCK, dataio.LEASE_SECONDS)
+    # When the ledger is deleted
+    gone = (
+        dataio.delete_me(store, user)
+        if kind == "personal"
+        else dataio.delete_ledger(store, user, str(ledger), expected=None)
+    )
+    # Then the lease went with it: only what a deletion keeps stays
+    assert gone["state"] == "deleted"
+    assert [i["SK"] for i in store.query(ledger)] == ([JOURNAL_SK] if kind == "personal" else [])

@@ -415,6 +415,7 @@ def _purge(store: Store, ledger_id: str, tomb: Item, time_left: TimeLeft | None,
             store.deletion_progress(ledger, lease, items=len(page))
             removed += len(page)
             lease = store.renew_lock(lease, LEASE_SECONDS) or _lost_deletion()
+        store.other_leases_removed(lease)  # a lease left behind is no data, but it would stay
         if personal:
             store.fence_emptied(ledger)
         store.deletion_finished(ledger, at=_iso(utc_now()))

@@ -239,6 +239,14 @@ class DataOps(LockOps, WriteOps):
         kept = (i for i in found if not str(i["SK"]).startswith(lock_sk("")) and GONE not in i)
         return list(islice(kept, limit))
 
+    def other_leases_removed(self, lease: Lease) -> int:
+        """The leases of the ledger but `lease` (the deletion's own) gone: left by a process that was
+        killed, or held by one whose every record the ledger's tombstone now refuses. How many."""
+        held = self.query(lease.ledger, begins_with=lock_sk(""))
+        others = [str(i["SK"]) for i in held if i["SK"] != lock_sk(lease.name)]
+        self.delete_items(lease.ledger, others)
+        return len(others)
+
     def delete_items(self, ledger: str, sks: Sequence[str]) -> None:
         """The ledger's items `sks` gone (deleting again what is gone already does nothing)."""
         for start in range(0, len(sks), BATCH):
