@@ -5,10 +5,12 @@ is finished. Batches are made small here so that a few slips make several."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
+from kakeibo import errors
 from kakeibo.models import ReconciliationIn, SlipIn
 from kakeibo.services import reconciliations as service
 from kakeibo.services import slips as slip_service
@@ -171,3 +173,110 @@ def test_an_undo_stopped_between_batches_is_finished_by_whoever_next_asks(
     assert _runs(store, user) == []
     assert invariants.check(store, user) == []
     assert api.post("/ledger/verify").json["ok"] is True
+
+
+# What an edit between two batches does to the cleared balance as of the 20th without moving the
+# account's cleared total: a cleared slip of the 25th moved back to the 15th; or a slip of the 12th
+# cleared while the one of the 25th goes back to uncleared.
+RACING_EDITS = {
+    "a_cleared_date_moved_back_across_the_date": [("late", {"date": "2026-11-15"})],
+    "cleared_states_swapped_across_the_date": [("early", {"cleared": "cleared"}), ("late", {"cleared": "uncleared"})],
+}
+
+
+@pytest.mark.parametrize("edits", list(RACING_EDITS.values()), ids=list(RACING_EDITS))
+def test_an_edit_between_batches_that_moves_the_cleared_balance_as_of_the_date_fails_the_assertion(
+    api: Client, store: Store, user: str, monkeypatch: pytest.MonkeyPatch, edits: list[tuple[str, dict[str, Any]]]
+) -> None:
+    # Given a wallet whose cleared balance as of the 20th is 1,000, an uncleared purchase of 100 on
+    # the 12th and a cleared one of 100 on the 25th
+    _wallet(api, store, user)
+    early = api.slip(date="2026-11-12", kind="expense", amount=100, account="wallet", category="食費")
+    late = api.slip(date="2026-11-25", kind="expense", amount=100, account="wallet", category="食費",
+                    cleared="cleared")  # fmt: skip
+    where = {name: reply.header("Location") or "" for name, reply in (("early", early), ("late", late))}
+    # And edits of those two go in while the reconciliation is between its first and second batch
+    real, calls = store.remark_slips, []
+
+    def edited_between(*args: Any, **kwargs: Any) -> int:
+        if len(calls) == 1:
+            for name, change in edits:
+                reply = api.patch(where[name], change, headers={"If-Match": "*"})
+                assert reply.status == 200, reply
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(store, "remark_slips", edited_between)
+    # When the statement's 1,000 as of the 20th is asserted
+    with pytest.raises(errors.ReconciliationDifference) as refused:
+        service.reconcile(
+            store, WriteContext.personal(user), "wallet", ReconciliationIn(date="2026-11-20", balance=1_000)
+        )
+    # Then the assertion is not stored over a cleared balance that moved: computed again, it is 900
+    assert refused.value.status == 409 and store.reconciliations(user, "wallet") == []
+    # And no slip is left reconciled, no run is left under way
+    assert "reconciled" not in {s["cleared"] for s in _slips(api)}
+    assert _runs(store, user) == []
+    wallet = api.get("/accounts/wallet").json
+    assert (wallet["balance"], wallet["cleared_balance"]) == (800, 900)
+    assert invariants.check(store, user) == []
+
+
+def _slips_read(store: Store) -> tuple[list[str], Callable[[], None]]:
+    """The ids of the slip items DynamoDB sends back from now on, and how to stop listening."""
+    read: list[str] = []
+
+    def seen(parsed: dict[str, Any], **_: Any) -> None:
+        found = [parsed.get("Item"), *parsed.get("Items", ())]
+        found += [i for items in parsed.get("Responses", {}).values() for i in items]
+        read.extend(i["id"]["S"] for i in found if i and i.get("SK", {}).get("S", "").startswith("SLIP#"))
+
+    store.client.meta.events.register("after-call.dynamodb", seen)
+    return read, lambda: store.client.meta.events.unregister("after-call.dynamodb", seen)
+
+
+def test_letting_go_of_a_stopped_reconciliation_and_undoing_one_read_only_the_slips_they_marked(
+    api: Client, store: Store, user: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given a wallet of ten cleared purchases and three uncleared ones, all before the date
+    _wallet(api, store, user)
+    uncleared = {
+        api.slip(date=f"2026-11-1{n}", kind="expense", amount=10, account="wallet", category="食費").json["id"]
+        for n in (1, 2, 3)
+    }
+    ctx = WriteContext.personal(user)
+    body = ReconciliationIn(date="2026-11-20", balance=870, adjust=True)
+    # And its reconciliation stopped after one batch, its lease since expired
+    _killed_after(store, monkeypatch, 1)
+    with pytest.raises(RuntimeError):
+        service.reconcile(store, ctx, "wallet", body)
+    _restarted(store, monkeypatch)
+    marked = {s["id"] for s in _slips(api) if s["cleared"] == "reconciled"}
+    assert len(marked) == 4
+    _expired(store, monkeypatch)
+    # When the reconciliations are listed (which lets the stopped run go)
+    read, stop = _slips_read(store)
+    try:
+        listed = api.get(RECONCILIATIONS.format("wallet"))
+    finally:
+        stop()
+    # Then it is let go, reading the slips it marked (and its adjustment), none other
+    assert listed.status == 200 and listed.json["items"] == [] and _runs(store, user) == []
+    assert "reconciled" not in {s["cleared"] for s in _slips(api)}
+    assert marked <= set(read) and not set(read) & uncleared, read
+    assert len(set(read) - marked) <= 1, read  # the adjustment it deleted
+    # When it is run again whole, and the entry that stored it undone
+    status, made = service.reconcile(store, ctx, "wallet", body)
+    assert (status, made["reconciled"]) == (201, 11)
+    entries = api.get("/changes", query={"since": 0, "limit": 100}).json["changes"]
+    seq = max(e["seq"] for e in entries if any(c["type"] == "reconciliation" for c in e["changes"]))
+    read, stop = _slips_read(store)
+    try:
+        undone = api.post(f"/changes/{seq}/undo")
+    finally:
+        stop()
+    # Then the undo reads the slips it reconciled and no uncleared one
+    assert undone.status == 200, undone
+    cleared = {s["id"] for s in _slips(api) if s["cleared"] == "cleared"}
+    assert len(cleared) == 10 and cleared <= set(read) and not set(read) & uncleared, read
+    assert store.reconciliations(user, "wallet") == [] and invariants.check(store, user) == []

@@ -49,7 +49,7 @@ from kakeibo.store import (
     slip_index_sks,
     slip_sk,
 )
-from kakeibo.store.keys import entry_parts, reconciliation_sk
+from kakeibo.store.keys import account_month_sk, account_year_sk, day_sk, entry_parts, reconciliation_sk
 from kakeibo.store.locks import Lease
 from kakeibo.store.reconciliations import ASSERTION, RUN
 from kakeibo.store.slip_index import SlipFilter
@@ -61,6 +61,9 @@ ATTEMPTS = 5  # times a reconciliation is computed again when the account moved 
 FIRST_DAY = "0000-00-00"
 ADJUSTMENT_MEMO = "照合の差額"
 PAGE = 200
+LISTED = 2_000  # slips a run lists as it marks them (its undo reads those); beyond, the account's slips
+HELD_ITEMS = 60  # rollup items after a date the assertion's transaction checks at most (days, months, years)
+HELD_YEARS = HELD_ITEMS - 30 - 11  # a date older than this many years is checked on the account's totals only
 RECONCILE, UNDO = "reconcile", "undo"  # what a run under way does
 
 
@@ -93,6 +96,20 @@ def cleared_as_of_dates(store: Store, ledger: str, account: Item, dates: list[st
             out[date] = opening + sum(int(d.get("cleared", 0)) for d in days if d["date"] <= date)
         return out
     now = opening + int(account.get("cleared", 0))
+    years, months, later_days = _rollups_after(store, ledger, account_id, dates)
+    for date in dates:
+        after = sum(int(y.get("cleared", 0)) for y in years if y["year"] > date[:4])
+        after += sum(int(m.get("cleared", 0)) for m in months if date[:7] < m["month"] <= f"{date[:4]}-12")
+        after += sum(int(d.get("cleared", 0)) for d in later_days if date < d["date"] <= f"{date[:7]}-31")
+        out[date] = now - after
+    return out
+
+
+def _rollups_after(
+    store: Store, ledger: str, account_id: str, dates: list[str]
+) -> tuple[list[Item], list[Item], list[Item]]:
+    """The account's rollup items after the earliest of `dates`' years, after each date's month in
+    its year, and after each date in its month: (years, months, days), read at once."""
     months_from = {date[:4]: _month_after(date) for date in sorted(dates, reverse=True)}  # each year's earliest
     days_from = {date[:7]: f"{date}~" for date in sorted(dates, reverse=True)}  # each month's earliest, after it
     reads: list[Callable[[], list[Item]]] = [
@@ -104,15 +121,39 @@ def cleared_as_of_dates(store: Store, ledger: str, account: Item, dates: list[st
     reads += [_reader(store.day_totals, ledger, account_id, first, f"{month}-31", "cleared")
               for month, first in days_from.items() if not _last_day(first[:10])]  # fmt: skip
     found = together(*reads)
-    years = found[0]
     months = [m for items in found[1 : 1 + len(month_reads)] for m in items]
     later_days = [d for items in found[1 + len(month_reads) :] for d in items]
-    for date in dates:
-        after = sum(int(y.get("cleared", 0)) for y in years if y["year"] > date[:4])
-        after += sum(int(m.get("cleared", 0)) for m in months if date[:7] < m["month"] <= f"{date[:4]}-12")
-        after += sum(int(d.get("cleared", 0)) for d in later_days if date < d["date"] <= f"{date[:7]}-31")
-        out[date] = now - after
-    return out
+    return found[0], months, later_days
+
+
+def cleared_as_of_held(store: Store, ledger: str, account: Item, date: str) -> tuple[int, dict[str, int] | None]:
+    """The cleared balance as of `date` (as cleared_as_of) and what keeps it so: the cleared total
+    of every rollup item after the date that it was found from (days to the month's end, months to
+    the year's end, years to this one or the last found; 0 where there is none), SK -> total. With
+    the account's cleared total, they make it what it is: while none moves, a slip's amount, state
+    or date moved across the date cannot have changed it. None for an account without rollups or a
+    date so old that its years do not fit in one transaction (its cleared total alone is checked)."""
+    account_id = str(account["id"])
+    if not account.get(ROLLUPS_MARK) or int(date[:4]) < today().year - HELD_YEARS:
+        return cleared_as_of(store, ledger, account, date), None
+    years, months, days = _rollups_after(store, ledger, account_id, [date])
+    held: dict[str, int] = {}
+    year, month = int(date[:4]), int(date[5:7])
+    last = calendar.monthrange(year, month)[1]
+    for day in range(int(date[8:10]) + 1, last + 1):
+        held[day_sk(account_id, f"{date[:7]}-{day:02d}")] = 0
+    for later in range(month + 1, 13):
+        held[account_month_sk(f"{year:04d}-{later:02d}", account_id)] = 0
+    last_year = max([today().year, *(int(y["year"]) for y in years)])
+    for later in range(year + 1, last_year + 1):
+        held[account_year_sk(f"{later:04d}", account_id)] = 0
+    if len(held) > HELD_ITEMS:
+        return cleared_as_of(store, ledger, account, date), None
+    held.update({day_sk(account_id, str(d["date"])): int(d.get("cleared", 0)) for d in days})
+    held.update({account_month_sk(str(m["month"]), account_id): int(m.get("cleared", 0)) for m in months})
+    held.update({account_year_sk(str(y["year"]), account_id): int(y.get("cleared", 0)) for y in years})
+    after = sum(held.values())
+    return int(account["opening_balance"]) + int(account.get("cleared", 0)) - after, held
 
 
 def _reader(read: Callable[..., Iterable[Item]], *args: str) -> Callable[[], list[Item]]:
@@ -308,7 +349,7 @@ def _attempt(
     if stored is not None:
         return 200, view(stored)
     acct = account_item(store, ledger, account)
-    cleared = cleared_as_of(store, ledger, acct, body.date)
+    cleared, held = cleared_as_of_held(store, ledger, acct, body.date)
     diff = core.difference(body.balance, cleared)
     adjustment_id = _adjustment_made(store, ledger, rid)
     run = store.reconciliation_run(ledger, account, rid)  # a run resumed: the sides it marked before
@@ -323,11 +364,11 @@ def _attempt(
                 cleared_balance=cleared,
             )
         if run is None:
-            store.start_run(ctx, store.lock_held_op(lease), _run(RECONCILE, ctx, account, rid, body.date))
+            store.start_run(ctx, store.lock_held_op(lease), _run(RECONCILE, ctx, account, rid, body.date, listed=True))
         started = True
         adjustment_id = _post_adjustment(store, ctx, lease, account=account, rid=rid, body=body, diff=diff)
         acct = account_item(store, ledger, account)
-        cleared = cleared_as_of(store, ledger, acct, body.date)
+        cleared, held = cleared_as_of_held(store, ledger, acct, body.date)
         if core.difference(body.balance, cleared):
             raise AccountMoved("the account changed while it was reconciled; retry", retry_after=1)
     elif adjustment_id is not None:  # a resumed run: the adjustment went in before the crash
@@ -337,14 +378,20 @@ def _attempt(
             signed = int(adjusted["amount"]) * (1 if adjusted["kind"] == "income" else -1)
             first_difference = signed
     already = int(run.get("marked", 0)) if run is not None else 0
+    keys: list[str] | None = _listed(run) if run is not None else []  # what the run marked, when it knows
     marking = cleared_slips(store, ledger, account, body.date)
     if marking and run is None and not started:  # before the first mark: a run that stops is found and released
-        store.start_run(ctx, store.lock_held_op(lease), _run(RECONCILE, ctx, account, rid, body.date))
+        store.start_run(ctx, store.lock_held_op(lease), _run(RECONCILE, ctx, account, rid, body.date, listed=True))
     at = now_iso()
     for batch in _transactions([Remark(s, _marked(s, account, rid, ctx.actor, at)) for s in marking]):
         changes = [slip_service.slip_change(r.current, r.new) for r in batch]
         tally = (account, rid, _cleared_sides([r.current for r in batch], account))
-        store.remark_slips(ctx, store.lock_held_op(lease), batch, changes, at=at, tally=tally)
+        if keys is not None and len(keys) + len(batch) > LISTED:
+            keys = None
+        listed = keys is not None
+        store.remark_slips(ctx, store.lock_held_op(lease), batch, changes, at=at, tally=tally, listed=listed)
+        if keys is not None:
+            keys += [r.current["SK"] for r in batch]
         lease = _kept(store, lease)
     item: Item = {
         "SK": reconciliation_sk(account, rid),
@@ -360,6 +407,8 @@ def _attempt(
         "by": ctx.actor,
         "version": 1,
     }
+    if keys is not None:  # what its undo lets go: these slips, none other read
+        item.update(listed=True, slips=keys)
     shown = view(item)
     store.store_reconciliation(
         ctx,
@@ -368,6 +417,7 @@ def _attempt(
         shown,
         balance=int(acct.get("balance", 0)),
         cleared=int(acct.get("cleared", 0)),
+        cleared_after=held,
     )
     return 201, shown
 
@@ -482,14 +532,37 @@ def _post_adjustment(
     raise errors.Conflict("this reconciliation was undone too often; reconcile with another Idempotency-Key")
 
 
-def _release(store: Store, ctx: WriteContext, lease: Lease, *, account: str, rid: str, date: str, tally: bool) -> Lease:
+def _listed(record: Item) -> list[str] | None:
+    """The keys of the slips a run or an assertion (`record`) marked, when it listed them all (a
+    run begun before runs listed them, or one with too many to list, did not: None)."""
+    if not record.get("listed") or record.get("unlisted"):
+        return None
+    return [str(k) for k in record.get("slips") or ()]
+
+
+def _release(
+    store: Store,
+    ctx: WriteContext,
+    lease: Lease,
+    *,
+    account: str,
+    rid: str,
+    date: str,
+    tally: bool,
+    keys: list[str] | None = None,
+) -> Lease:
     """The sides `rid` reconciled back to cleared, in batches under each slip's version; `tally`:
-    its run's count of marked sides follows (a reconciliation let go, not an undo)."""
+    its run's count of marked sides follows (a reconciliation let go, not an undo). `keys`: the
+    slips it marked, as its run or assertion listed them: only those are read (else the account's
+    slips up to `date`)."""
     at = now_iso()
+    if keys is None:
+        found = account_slips(store, ctx.ledger, account, date)
+    else:
+        found = sorted(store.batch_get(ctx.ledger, list(dict.fromkeys(keys))).values(),
+                       key=lambda s: (s["date"], int(s["no"])))  # fmt: skip
     held = [
-        s
-        for s in account_slips(store, ctx.ledger, account, date)
-        if any(side.state == core.RECONCILED and _by(s, side) == rid for side in _sides(s, account))
+        s for s in found if any(side.state == core.RECONCILED and _by(s, side) == rid for side in _sides(s, account))
     ]
     for batch in _transactions([Remark(s, _released(s, rid, ctx.actor, at)) for s in held]):
         changes = [slip_service.slip_change(r.current, r.new) for r in batch]
@@ -557,9 +630,10 @@ def _abandon(store: Store, ctx: WriteContext, lease: Lease, *, account: str, rid
     """An unfinished reconciliation let go, as if it never ran: the sides it marked back to cleared
     (in batches), its adjustment deleted, its marker removed last. Nothing to do without a marker
     (it wrote nothing)."""
-    if store.reconciliation_run(ctx.ledger, account, rid) is None:
+    run = store.reconciliation_run(ctx.ledger, account, rid)
+    if run is None:
         return lease
-    lease = _release(store, ctx, lease, account=account, rid=rid, date=date, tally=True)
+    lease = _release(store, ctx, lease, account=account, rid=rid, date=date, tally=True, keys=_listed(run))
     adjustment = _adjustment_made(store, ctx.ledger, rid)
     if adjustment is not None:
         _delete_adjustment(store, ctx, lease, adjustment)
@@ -587,7 +661,8 @@ def _finish_undo(store: Store, ctx: WriteContext, lease: Lease, run: Item) -> Le
     if item is None or int(item["version"]) != int(run["version"]):
         store.end_run(ctx, store.lock_held_op(lease), account, rid)
         return lease
-    lease = _release(store, ctx, lease, account=account, rid=rid, date=str(item["date"]), tally=False)
+    keys = _listed(item)
+    lease = _release(store, ctx, lease, account=account, rid=rid, date=str(item["date"]), tally=False, keys=keys)
     adjustment = item.get("adjustment_slip")
     if adjustment:
         _delete_adjustment(store, ctx, lease, str(adjustment))

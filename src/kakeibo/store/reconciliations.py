@@ -9,7 +9,7 @@ that slipped in between fails the assertion, which is then computed again.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from kakeibo import errors
@@ -133,28 +133,41 @@ class ReconciliationOps(SlipOps):
         *,
         at: str,
         tally: tuple[str, str, int] | None = None,
+        listed: bool = False,
     ) -> int:
         """One transaction: each slip rewritten if still at the version read (its balance items
         do not move: a reconciled side counts as cleared already), its identity and its index
         entries following, while the reconciliation's lease is still held (`held`, the lock's
         check); one journal entry. `tally` = (account, reconciliation id, sides): the run's count of the
         sides it marked moves by that much in the same transaction (a resumed run knows how many
-        it marked before without reading them). Its seq."""
+        it marked before without reading them). `listed`: the slips' keys are also added to the run's
+        list of what it marked (what lets it go, or undoes it, reads them and no others), or else the
+        run is marked `unlisted` (too many to list: letting it go reads the account's slips). Its seq."""
         ledger = ctx.ledger
         ops: list[TxOp] = [held]
         put: set[str] = set()
         gone: set[str] = set()
         if tally is not None and tally[2]:
             account, reconciliation_id, sides = tally
+            names: dict[str, str] = {"#marked": "marked", "#type": "type"}
+            values: dict[str, object] = {":n": sides, ":run": RUN}
+            update = "ADD #marked :n"
+            if sides > 0 and listed:
+                update = "SET #slips = list_append(if_not_exists(#slips, :none), :slips) " + update
+                names["#slips"] = "slips"
+                values.update({":none": [], ":slips": [r.current["SK"] for r in remarks]})
+            elif sides > 0:
+                update = "SET #unlisted = :true " + update
+                names["#unlisted"], values[":true"] = "unlisted", True
             ops.append(
                 self.update_op(
                     ledger,
                     reconciliation_run_sk(account, reconciliation_id),
-                    "ADD #marked :n",
+                    update,
                     _run_gone,
                     "attribute_exists(SK) AND #type = :run",
-                    names={"#marked": "marked", "#type": "type"},
-                    values={":n": sides, ":run": RUN},
+                    names=names,
+                    values=values,
                 )
             )
         for remark in remarks:
@@ -201,10 +214,21 @@ class ReconciliationOps(SlipOps):
         )
 
     def store_reconciliation(
-        self, ctx: WriteContext, held: TxOp, item: Item, view: dict[str, object], *, balance: int, cleared: int
+        self,
+        ctx: WriteContext,
+        held: TxOp,
+        item: Item,
+        view: dict[str, object],
+        *,
+        balance: int,
+        cleared: int,
+        cleared_after: Mapping[str, int] | None = None,
     ) -> int:
         """The assertion, last: put once, while the account's balance and cleared total are still
-        `balance` and `cleared` (what its marks were computed from) and the lease is `held`. Its seq."""
+        `balance` and `cleared` (what its marks were computed from), each rollup item of
+        `cleared_after` (SK -> its cleared total, 0 for an item absent) still has that cleared total
+        (the cleared balance as of the date is then still what was summed), and the lease is
+        `held`. Its seq."""
         ledger = ctx.ledger
         account_check = TxOp(
             "ConditionCheck",
@@ -226,11 +250,27 @@ class ReconciliationOps(SlipOps):
         ops = [
             held,
             account_check,
+            *(self._cleared_check(ledger, sk, value) for sk, value in sorted((cleared_after or {}).items())),
             self.put_op(ledger, item, "attribute_not_exists(SK)", _exists),
             self._run_gone_op(ledger, item["account"], item["id"]),  # the run is done with its assertion
         ]
         change = Change.between("reconciliation", item["id"], None, view)
         return self.commit(ctx, ops, [change], at=item["at"])
+
+    def _cleared_check(self, ledger: str, sk: str, value: int) -> TxOp:
+        """A rollup item's cleared total is still `value` (0: it is absent, or has none)."""
+        condition = "#clr = :clr" if value else "attribute_not_exists(#clr) OR #clr = :clr"
+        return TxOp(
+            "ConditionCheck",
+            {
+                "TableName": self.table,
+                "Key": to_ddb({"PK": pk(ledger), "SK": sk}),
+                "ConditionExpression": condition,
+                "ExpressionAttributeNames": {"#clr": "cleared"},
+                "ExpressionAttributeValues": to_ddb({":clr": value}),
+            },
+            _account_moved,
+        )
 
     def remove_reconciliation(
         self, ctx: WriteContext, held: TxOp, item: Item, view: dict[str, object], *, undoes: int | None, at: str
