@@ -289,19 +289,11 @@ async function readTimeZone() {
   }
 }
 
-/** Installable and usable without a connection: the service worker keeps the page's files. */
+/** Installable and usable without a connection: the service worker keeps the page's files (its SHELL). */
 async function installable() {
   if (!('serviceWorker' in navigator) || !window.isSecureContext) return;
   try {
     await navigator.serviceWorker.register('sw.js');
-    // the modules this page loaded (every view's), kept for a start without a connection
-    const own = performance
-      .getEntriesByType('resource')
-      .map((entry) => new URL(entry.name))
-      .filter((url) => url.origin === location.origin && /\.(js|css|svg|webmanifest)$/.test(url.pathname))
-      .map((url) => url.pathname);
-    const cache = await caches.open('kakeibo-page-v1');
-    await cache.addAll([...new Set(own)]);
   } catch {
     // no service worker (a private window, an old browser): the page works online as before
   }
