@@ -55,7 +55,7 @@ export function mount(_root, ctx) {
     event.preventDefault();
     remove();
   });
-  on('role', () => load().catch(() => {}));
+  on('role', render); // what an owner may do here: drawn, nothing read
 }
 
 const shownName = () => state.ledgers?.find((l) => l.id === state.ledger)?.name ?? null;
