@@ -136,6 +136,8 @@ try {
     const made = await api('POST', '/slips', { date, kind: 'expense', amount, account: 'wallet', category }, { 'Idempotency-Key': `${args.user}-${i}` });
     check(made.status === 201, `slip ${i}: ${made.status}`);
   }
+  const salary = await api('POST', '/slips', { date: '2026-10-24', kind: 'income', amount: 300000, account: 'wallet', category: '給与' }, { 'Idempotency-Key': `${args.user}-salary` });
+  check(salary.status === 201, `salary: ${salary.status}`);
 
   await step('a ledger restored from its exported archive on a phone: the new ledger shown with its slips, its owner the person', async () => {
     // Given the ledger exported (as the settings' 書き出す does) and its archive downloaded
@@ -229,11 +231,22 @@ try {
     await context.close();
   });
 
-  await step('every view on a phone: no wider than the window, axe-core clean', async () => {
+  await step('every view on a phone: no wider than the window, a month\'s name on one line, axe-core clean', async () => {
     const { context, page } = await openPage('#/slips/2026-11');
     for (const route of ['slips', 'accounts', 'reports', 'budgets', 'cards', 'household', 'settings']) {
       await openRoute(page, route);
       await fits(page, `#/${route}`);
+      if (route === 'reports') {
+        // the year's table: a month's name on one line beside six-figure amounts
+        const month = '#trends-table tbody tr[data-month="2026-10"] th';
+        await until('the year read', () => page.locator(month).count(), 1);
+        const lines = await page.evaluate((sel) => {
+          const range = document.createRange();
+          range.selectNodeContents(document.querySelector(sel));
+          return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size;
+        }, month);
+        check(lines === 1, `2026年10月 takes ${lines} lines in the year's table`);
+      }
       await accessible(page, `#/${route}`);
     }
     await context.close();
