@@ -25,7 +25,7 @@ from kakeibo.core.posting import (
     recompute,
 )
 from kakeibo.services.balances import balances
-from kakeibo.store import INDEX_FORMAT, INDEXED, SLIP_SEQ_SK, Store, slip_index_sks
+from kakeibo.store import CLEARED_INDEXED, INDEX_FORMAT, INDEXED, SLIP_SEQ_SK, Store, slip_index_sks
 from kakeibo.store.keys import is_index_sk, is_legacy_index_sk, item_entries
 
 
@@ -132,6 +132,8 @@ def _index_problems(items: list[dict[str, Any]], slips: list[dict[str, Any]]) ->
     counter = next((i for i in items if i["SK"] == SLIP_SEQ_SK), None)
     if counter is not None and counter.get(INDEXED) != INDEX_FORMAT:
         problems.append("the slip counter does not say the ledger is indexed")
+    if counter is not None and not counter.get(CLEARED_INDEXED):
+        problems.append("the slip counter does not say the cleared sides are indexed")
     return problems
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kakeibo.store import INDEXED, SLIP_SEQ_SK, Store, pk, to_ddb
+from kakeibo.store import CLEARED_INDEXED, INDEXED, SLIP_SEQ_SK, Store, pk, to_ddb
 from kakeibo.store.keys import is_index_sk, item_entries
 
 
@@ -17,7 +17,7 @@ def unindex(store: Store, who: str) -> int:
     store.client.update_item(
         TableName=store.table,
         Key=to_ddb({"PK": pk(who), "SK": SLIP_SEQ_SK}),
-        UpdateExpression="REMOVE #ix",
-        ExpressionAttributeNames={"#ix": INDEXED},
+        UpdateExpression="REMOVE #ix, #cx",
+        ExpressionAttributeNames={"#ix": INDEXED, "#cx": CLEARED_INDEXED},
     )
     return removed

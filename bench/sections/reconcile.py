@@ -6,13 +6,15 @@ they arrive cleared) are each reconciled once through the handler (POST
 and slips reconciled per second. The floor, on the same ledger just before (so on the same items):
 the least DynamoDB work that marks those slips the same way — one consistent Query of the month's
 slips, then TransactWriteItems of the same batches (25 slips, each an Update conditioned on the
-version read), then one Put of the assertion. Ours writes more per slip (its index entries and
-identity follow, and each batch carries its lease check and a journal entry).
+version read), then one Put of the assertion. Ours writes more: each slip's identity follows it (its
+history of entries), each batch removes the slips' entries from the index of cleared sides and
+carries its lease check, the run's tally and a journal entry of the slips' before and after.
 
 Holds: GET /accounts/bank/reconciliations on the ages section's household of 1 month and of 10 years,
-the bank reconciled at the end of the history (one assertion on each). `holds` comes from the
-rollups, so the 10-year ledger should answer within 1.5x of the 1-month one. Its floor: the Query
-of the account's assertions, the account (GetItem) and a Query of its day totals of that month.
+the bank reconciled at the end of the history (one assertion on each). `holds` is the account's
+cleared balance now less the rollups after the date (none read before it), so the 10-year ledger
+should answer within 1.5x of the 1-month one. Its floor: the Query of the account's assertions, the
+account (GetItem) and a Query of its day totals of that month.
 """
 
 from __future__ import annotations

@@ -4,6 +4,7 @@ the reconciled slips locked, holds, adjustment, undo, a race of edits, and a lar
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -11,7 +12,7 @@ import pytest
 from kakeibo.models import ReconciliationIn, SlipIn
 from kakeibo.services import reconciliations as service
 from kakeibo.services import slips as slip_service
-from kakeibo.store import Store, WriteContext
+from kakeibo.store import CLEARED_INDEXED, SLIP_SEQ_SK, Store, WriteContext, pk, to_ddb
 from tests import invariants
 from tests.events import Client
 
@@ -261,3 +262,152 @@ def test_a_large_reconciliation_goes_in_batches_and_resumes_after_a_crash_once(
     assert [r["id"] for r in _reconciliations(api, "card")] == [made["id"]]
     assert service.reconcile(store, ctx, "card", body)[0] == 200
     assert invariants.check(store, user) == []
+
+
+def _slips_read(store: Store) -> tuple[list[str], Callable[[], None]]:
+    """The ids of the slip items DynamoDB sends back from now on, and how to stop listening."""
+    read: list[str] = []
+
+    def seen(parsed: dict[str, Any], **_: Any) -> None:
+        found = [parsed.get("Item"), *parsed.get("Items", ())]
+        found += [i for items in parsed.get("Responses", {}).values() for i in items]
+        read.extend(i["id"]["S"] for i in found if i and i.get("SK", {}).get("S", "").startswith("SLIP#"))
+
+    store.client.meta.events.register("after-call.dynamodb", seen)
+    return read, lambda: store.client.meta.events.unregister("after-call.dynamodb", seen)
+
+
+def test_a_reconciliation_reads_only_what_it_can_still_mark_a_backdated_cleared_slip_included(
+    api: Client, store: Store, user: str
+) -> None:
+    # Given a bank account whose 24 cleared October slips were reconciled as of October 31
+    api.account("bank", 100_000, type="bank")
+    ctx = WriteContext.personal(user)
+    for n in range(24):
+        october = SlipIn(date=f"2026-10-{1 + n:02d}", kind="expense", amount=100, account="bank", category="食費",
+                         cleared="cleared")  # fmt: skip
+        slip_service.create_slip(store, ctx, october)
+    path = RECONCILIATIONS.format("bank")
+    first = api.post(path, {"date": "2026-10-31", "balance": 97_600})
+    assert first.status == 201 and first.json["reconciled"] == 24, first
+    # And since then two cleared November slips, an uncleared one, and a cleared one backdated to
+    # October 15, older than that reconciliation
+    november = [
+        _slip(api, date="2026-11-03", kind="expense", amount=300, account="bank", category="食費", cleared="cleared"),
+        _slip(api, date="2026-11-09", kind="income", amount=1_000, account="bank", category="給与", cleared="cleared"),
+    ]
+    uncleared = _slip(api, date="2026-11-10", kind="expense", amount=50, account="bank", category="食費")
+    backdated = _slip(
+        api, date="2026-10-15", kind="expense", amount=200, account="bank", category="食費", cleared="cleared"
+    )
+    read, stop = _slips_read(store)
+    try:
+        # When the bankbook's balance on November 25 is asserted
+        made = api.post(path, {"date": "2026-11-25", "balance": 97_600 - 200 - 300 + 1_000})
+    finally:
+        stop()
+    # Then the backdated slip and the November ones are reconciled, the uncleared one is not
+    assert made.status == 201 and made.json["reconciled"] == 3, made
+    states = {s["id"]: api.get(s["where"]).json["cleared"] for s in [*november, uncleared, backdated]}
+    assert states == {**{s["id"]: "reconciled" for s in [*november, backdated]}, uncleared["id"]: "uncleared"}
+    # And it read those three slips only, not the account's history
+    assert sorted(set(read)) == sorted(s["id"] for s in [*november, backdated]), read
+    # And the October reconciliation no longer holds (the backdated slip moved its balance), the new one does
+    assert [(r["date"], r["holds"]) for r in _reconciliations(api, "bank")] == [
+        ("2026-11-25", True),
+        ("2026-10-31", False),
+    ]
+    assert invariants.check(store, user) == []
+
+
+def test_a_ledger_from_before_the_index_of_cleared_sides_is_reconciled_from_its_slips_until_rebuilt(
+    api: Client, store: Store, user: str
+) -> None:
+    # Given a wallet with three cleared purchases, in a ledger whose cleared sides are not indexed
+    # (its slips were written before that index: no entries, and its counter does not say so)
+    api.account("wallet", 10_000)
+    lunches = [
+        _slip(api, date=f"2026-11-0{n}", kind="expense", amount=1_000, account="wallet", category="食費",
+              cleared="cleared")
+        for n in (1, 2, 3)
+    ]  # fmt: skip
+    for item in list(store.query(user, begins_with="YR#")):
+        store.client.delete_item(TableName=store.table, Key=to_ddb({"PK": pk(user), "SK": item["SK"]}))
+    store.client.update_item(
+        TableName=store.table,
+        Key=to_ddb({"PK": pk(user), "SK": SLIP_SEQ_SK}),
+        UpdateExpression="REMOVE #cx",
+        ExpressionAttributeNames={"#cx": CLEARED_INDEXED},
+    )
+    assert store.unreconciled_slips(user, "wallet", "2026-11-30") is None
+    # When the counted wallet is reconciled
+    made = api.post(RECONCILIATIONS.format("wallet"), {"date": "2026-11-20", "balance": 7_000})
+    # Then its cleared slips are found through the account's slips and reconciled
+    assert made.status == 201 and made.json["reconciled"] == 3, made
+    assert {api.get(s["where"]).json["cleared"] for s in lunches} == {"reconciled"}
+    # And verify names the counter's missing mark; a rebuild sets it, and the index is read again
+    found = api.post("/ledger/verify").json
+    assert {"item": SLIP_SEQ_SK, "field": CLEARED_INDEXED, "expected": 1, "actual": 0} in found["mismatches"]
+    assert api.post("/ledger/rebuild").json["complete"] is True
+    later = _slip(api, date="2026-11-25", kind="expense", amount=500, account="wallet", category="食費",
+                  cleared="cleared")  # fmt: skip
+    assert [s["id"] for s in store.unreconciled_slips(user, "wallet", "2026-11-30") or []] == [later["id"]]
+    assert api.post("/ledger/verify").json["ok"] is True and invariants.check(store, user) == []
+
+
+def test_the_cleared_balance_as_of_any_date_comes_from_the_rollups_after_it(
+    api: Client, store: Store, user: str
+) -> None:
+    # Given a bank account with cleared and uncleared slips from 2024 to this month (a transfer's
+    # receiving side cleared too)
+    api.account("bank", 50_000, type="bank")
+    api.account("cash", 1_000)
+    ctx = WriteContext.personal(user)
+    made = []
+    for n, date in enumerate(["2024-01-05", "2024-06-15", "2024-06-20", "2024-12-31", "2025-03-01", "2025-12-31",
+                              "2026-02-14", "2026-10-01", "2026-10-31", "2026-11-02", "2026-11-10"]):  # fmt: skip
+        kind = "income" if n % 3 == 0 else "expense"
+        slip = SlipIn(date=date, kind=kind, amount=100 * (n + 1), account="bank", category="食費",
+                      cleared="cleared" if n % 4 else "uncleared")  # fmt: skip
+        made.append(slip_service.create_slip(store, ctx, slip))
+    move = SlipIn(
+        date="2025-07-07", kind="transfer", amount=700, account="cash", to_account="bank", to_cleared="cleared"
+    )
+    made.append(slip_service.create_slip(store, ctx, move))
+
+    def by_hand(date: str) -> int:
+        total = 50_000
+        for s in made:
+            if s["date"] > date:
+                continue
+            if s["kind"] == "transfer":
+                total += int(s["amount"]) if s["to_cleared"] == "cleared" else 0
+            elif s["cleared"] == "cleared":
+                total += int(s["amount"]) if s["kind"] == "income" else -int(s["amount"])
+        return total
+
+    # When the cleared balance is asked as of dates in every year, month ends, year ends and mid-month
+    dates = ["2023-12-31", "2024-01-05", "2024-06-17", "2024-12-31", "2025-07-06", "2025-07-07", "2025-12-31",
+             "2026-02-28", "2026-10-31", "2026-11-05", "2026-11-27"]  # fmt: skip
+    account = store.get(user, "ACCOUNT#bank")
+    assert account is not None
+    found = service.cleared_as_of_dates(store, user, account, dates)
+    # Then each is the opening balance and the cleared sides up to it
+    assert found == {date: by_hand(date) for date in dates}
+    # When the bankbook is reconciled at the end of October, and the reconciliations listed
+    reply = api.post(RECONCILIATIONS.format("bank"), {"date": "2026-10-31", "balance": by_hand("2026-10-31")})
+    assert reply.status == 201, reply
+    read: list[str] = []
+
+    def seen(parsed: dict[str, Any], **_: Any) -> None:
+        read.extend(i["SK"]["S"] for i in [parsed.get("Item"), *parsed.get("Items", ())] if i)
+
+    store.client.meta.events.register("after-call.dynamodb", seen)
+    try:
+        listed = _reconciliations(api, "bank")
+    finally:
+        store.client.meta.events.unregister("after-call.dynamodb", seen)
+    # Then it holds, read from what was cleared after the date: no rollup of the years before it
+    assert [(r["date"], r["holds"]) for r in listed] == [("2026-10-31", True)]
+    rollups = sorted(sk for sk in read if sk.startswith(("AYEAR#", "AMONTH#", "DAY#")))
+    assert rollups == ["AMONTH#2026-11#bank"], read

@@ -560,3 +560,39 @@ def test_a_slip_a_racing_edit_moves_to_another_day_is_still_applied(
     # And a second apply changes nothing
     assert api.post(f"/rules/{rule['id']}/apply").json["changed"] == 0
     assert invariants.check(store, user) == []
+
+
+def test_a_refused_batch_tried_slip_by_slip_stops_when_time_runs_short(
+    api: Client, store: Store, user: str, monkeypatch: Any
+) -> None:
+    from kakeibo.services import rule_runs
+
+    # Given slips made before a rule, the rule, and a strict food budget with room for one of its two slips
+    made = _seven_slips(api)
+    rule = api.post("/rules", SEVEN).json
+    assert api.put("/budgets/2026-11/" + quote("食費"), {"limit": 150, "strict": True}).status == 201
+    real = rule_runs.write_slips
+    tried: list[int] = []
+
+    def refused_then_time_is_short(store: Store, ctx: WriteContext, pairs: Any, **kwargs: Any) -> int:
+        tried.append(len(pairs))
+        try:
+            return real(store, ctx, pairs, **kwargs)
+        finally:
+            monkeypatch.setattr(rule_runs, "MIN_SECONDS_LEFT", 3600.0)  # the invocation is nearly over
+
+    monkeypatch.setattr(rule_runs, "write_slips", refused_then_time_is_short)
+    # When the rule is applied: the batch of both is refused, and time runs short after it
+    first = api.post(f"/rules/{rule['id']}/apply")
+    # Then no slip is tried on its own: it answers 202, nothing changed, nothing reported as refused
+    assert tried == [2] and first.status == 202 and first.json["complete"] is False, (tried, first)
+    assert (first.json["changed"], first.json["entries"], first.json["failed"]) == (0, [], [])
+    # When it is sent again with time to spare
+    monkeypatch.setattr(rule_runs, "write_slips", real)
+    monkeypatch.setattr(rule_runs, "MIN_SECONDS_LEFT", 3.0)
+    second = api.post(f"/rules/{rule['id']}/apply")
+    # Then the slips are tried one by one: the first fits, the second is refused and named
+    assert second.status == 200 and second.json["complete"] is True, second
+    assert [i["id"] for i in second.json["items"]] == [made["a"]["id"]]
+    assert [f["id"] for f in second.json["failed"]] == [made["b"]["id"]]
+    assert invariants.check(store, user) == []

@@ -306,13 +306,15 @@ def test_nets_equal_the_slips_after_random_shares_edits_and_deletes(
 
 
 def test_the_largest_shared_split_change_fits_its_documented_bound(local_env: str, store: Store) -> None:
-    # Given a split of the most lines, paid by Taro for both, every line with a subcategory
+    # Given a cleared split of the most lines, paid by Taro for both, every line with a subcategory
     home = Household("hanako", "taro")
     taro, hanako = home.uid("taro"), home.uid("hanako")
     assert home["hanako"].post(f"{home.base}/accounts", {"id": "card", "name": "card", "type": "credit"}).status == 201
     n = posting.MAX_LINES
     lines = [{"amount": 100, "category": f"old{i}", "subcategory": f"s{i}"} for i in range(n)]
-    made = home.slip("taro", date="2026-12-31", amount=100 * n, category=None, lines=lines, paid_by=taro)
+    made = home.slip(
+        "taro", date="2026-12-31", amount=100 * n, category=None, lines=lines, paid_by=taro, cleared="cleared"
+    )
     assert made.status == 201, made
     sizes: list[int] = []
     store.client.meta.events.register(

@@ -16,6 +16,7 @@ import { parseArgs } from 'node:util';
 
 import { chromium } from 'playwright-core';
 
+import { Failed, check, until } from './harness.mjs';
 import { WAIT, openRoute, routed } from './routing.mjs';
 
 const { values: args } = parseArgs({
@@ -57,12 +58,6 @@ function log(record) {
   process.stdout.write(`${JSON.stringify(record)}\n`);
 }
 
-class Failed extends Error {}
-
-function check(condition, message) {
-  if (!condition) throw new Failed(message);
-}
-
 async function step(name, work) {
   if (args.only && !name.includes(args.only)) return;
   const started = Date.now();
@@ -85,22 +80,6 @@ async function shot(page, name, options = {}) {
   const path = join(OUT, `${name}.png`);
   await page.screenshot({ path, fullPage: true, ...options });
   screenshots.push(path);
-}
-
-/** Wait until `read()` returns `expected` (compared as JSON); fail with the last value seen. */
-async function until(what, read, expected, timeout = WAIT) {
-  const deadline = Date.now() + timeout;
-  let last;
-  for (;;) {
-    try {
-      last = await read();
-    } catch (error) {
-      last = `<${error.message.split('\n')[0]}>`;
-    }
-    if (JSON.stringify(last) === JSON.stringify(expected)) return last;
-    if (Date.now() > deadline) throw new Failed(`${what}: expected ${JSON.stringify(expected)}, saw ${JSON.stringify(last)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 const text = (page, selector) => page.locator(selector).first().innerText({ timeout: 1000 }).then((t) => t.trim());

@@ -9,118 +9,15 @@
 // Prints one JSON line per step and a final JSON summary; exits 0 only if every step passed.
 // tests/api/test_web_rules.py runs it against a fresh front.
 
-import { mkdirSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import { harness } from './harness.mjs';
+import { openRoute } from './routing.mjs';
 
-import { chromium } from 'playwright-core';
-
-import { WAIT, openRoute, routed } from './routing.mjs';
-
-const { values: args } = parseArgs({
-  options: {
-    url: { type: 'string' },
-    user: { type: 'string', default: `rules-${Date.now()}` },
-    out: { type: 'string', default: 'test-output/web' },
-    chromium: { type: 'string', default: process.env.CHROMIUM || '/usr/bin/chromium' },
-  },
-});
-if (!args.url) {
-  console.error('usage: node tests/web/rules.mjs --url http://127.0.0.1:PORT [--user U] [--out DIR]');
-  process.exit(2);
-}
-
-const BASE = args.url.replace(/\/+$/, '');
-const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
-const OUT = resolve(args.out);
-
-const steps = [];
-const screenshots = [];
-const problems = [];
-
-const log = (record) => process.stdout.write(`${JSON.stringify(record)}\n`);
-
-class Failed extends Error {}
-
-function check(condition, message) {
-  if (!condition) throw new Failed(message);
-}
-
-async function step(name, work) {
-  try {
-    await work();
-    steps.push({ name, ok: true });
-    log({ step: name, ok: true });
-  } catch (error) {
-    steps.push({ name, ok: false, error: String(error?.message ?? error) });
-    log({ step: name, ok: false, error: String(error?.stack ?? error) });
-  }
-}
-
-async function until(what, read, expected, timeout = WAIT) {
-  const deadline = Date.now() + timeout;
-  let last;
-  for (;;) {
-    try {
-      last = await read();
-    } catch (error) {
-      last = `<${error.message.split('\n')[0]}>`;
-    }
-    if (JSON.stringify(last) === JSON.stringify(expected)) return last;
-    if (Date.now() > deadline) throw new Failed(`${what}: expected ${JSON.stringify(expected)}, saw ${JSON.stringify(last)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-/** The API as the test's user (to set a ledger up and to check what the page did). */
-async function api(method, path, body, headers = {}) {
-  const response = await fetch(`${BASE}${path}`, {
-    method,
-    headers: { Authorization: `Bearer ${args.user}`, 'Content-Type': 'application/json', ...headers },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, data: text ? JSON.parse(text) : null };
-}
-
-async function shot(page, name) {
-  const path = join(OUT, `${name}.png`);
-  await page.screenshot({ path, fullPage: true });
-  screenshots.push(path);
-}
-
-/** axe-core on the page as it is: any serious or critical violation fails, with where it was found. */
-async function accessible(page, name) {
-  if (!(await page.evaluate(() => Boolean(window.axe)))) await page.addScriptTag({ path: AXE });
-  const found = await page.evaluate(async () => {
-    const { violations } = await window.axe.run(document, { resultTypes: ['violations'] });
-    return violations
-      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v) => ({ rule: v.id, impact: v.impact, nodes: v.nodes.slice(0, 4).map((n) => n.target.join(' ')) }));
-  });
-  check(found.length === 0, `${name} at ${page.viewportSize().width}px: axe-core finds ${JSON.stringify(found)}`);
-}
-
-mkdirSync(OUT, { recursive: true });
-const browser = await chromium.launch({ executablePath: args.chromium, headless: true, args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] });
-
-/** A browser context of the test's user in a browser whose clock says UTC (as a laptop abroad, or a CI machine). */
-async function openPage({ width, height }, hash = '', clock = null) {
-  const context = await browser.newContext({ locale: 'ja-JP', timezoneId: 'UTC', viewport: { width, height } });
-  await context.addInitScript((user) => localStorage.setItem('kakeibo.user', user), args.user);
-  const page = routed(await context.newPage());
-  page.on('pageerror', (error) => problems.push(String(error)));
-  if (clock) await page.clock.setFixedTime(clock);
-  await page.goto(`${BASE}/${hash}`);
-  await page.waitForSelector('body[data-ready="true"]', { timeout: WAIT });
-  return { context, page };
-}
+const { check, step, until, api, shot, accessible, openPage, run } = await harness('rules');
 
 const slipsOf = async () => (await api('GET', '/slips?from=2026-11-01&to=2026-11-30')).data.items;
 const slipBy = async (date) => (await slipsOf()).find((s) => s.date === date);
 
-try {
+await run(async () => {
   await step('「この店はいつも○○」 from a slip makes a payee rule; preview, apply, undo; a suggestion accepted (390 px)', async () => {
     // Given slips of November: マルエツ filed under 食費 by hand, the same shop as a card prints it
     // left uncategorised, and a drugstore given 日用品 by hand twice (a rule is suggested from them)
@@ -179,14 +76,4 @@ try {
     await accessible(page, 'the rules view at the end');
     await context.close();
   });
-
-  await step('no uncaught script errors', async () => {
-    check(problems.length === 0, `page errors: ${problems.join(' | ')}`);
-  });
-} finally {
-  await browser.close();
-}
-
-const ok = steps.length > 0 && steps.every((s) => s.ok);
-log({ ok, user: args.user, steps, screenshots });
-process.exit(ok ? 0 : 1);
+});

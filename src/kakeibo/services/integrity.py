@@ -45,6 +45,7 @@ from kakeibo.services import slips as slip_service
 from kakeibo.services.common import TimeLeft
 from kakeibo.services.slips import entry_of
 from kakeibo.store import (
+    CLEARED_INDEXED,
     GUARD_ITEMS,
     INDEX_FORMAT,
     INDEXED,
@@ -106,13 +107,22 @@ class Snapshot:
 
     def index_problems(self) -> list[IndexProblem]:
         """Index entries missing or in excess, items of the former layout, and a counter that does
-        not (yet) say `indexed`."""
+        not (yet) say `indexed` (or `cleared_indexed`)."""
         found = [_entry_problem(entry, 1, 0) for entry in sorted(self.expected_index - self.index)]
         found += [_entry_problem(entry, 0, 1) for entry in sorted(self.index - self.expected_index)]
         found += [IndexProblem(sk, "present", 0, 1) for sk in sorted(self.legacy_index)]
         if self.counter is not None and self.counter.get(INDEXED) != INDEX_FORMAT:
             found.append(IndexProblem(SLIP_SEQ_SK, INDEXED, INDEX_FORMAT, 0))
+        if self.counter is not None and not self.counter.get(CLEARED_INDEXED):
+            found.append(IndexProblem(SLIP_SEQ_SK, CLEARED_INDEXED, 1, 0))
         return found
+
+    @property
+    def marked_indexed(self) -> bool:
+        """Whether the slip counter says every slip is indexed, its cleared sides included."""
+        return self.counter is None or (
+            self.counter.get(INDEXED) == INDEX_FORMAT and bool(self.counter.get(CLEARED_INDEXED))
+        )
 
     def missing_identities(self) -> list[Item]:
         """The identity items that slips written before identities existed should have: one per
@@ -258,7 +268,7 @@ def rebuild(store: Store, ctx: WriteContext, *, time_left: TimeLeft | None = Non
             # every month and year item is right by now: reads may trust them from here on; and
             # every slip has its index items: filtered lists may read the index
             done = [store.rollups_complete_op(lease, a) for a in accounts]
-            if snap.counter is not None and snap.counter.get(INDEXED) != INDEX_FORMAT:
+            if not snap.marked_indexed:
                 done.append(store.indexed_op(lease))
             _in_batches(store, ctx, lease, done, time_left)
     finally:

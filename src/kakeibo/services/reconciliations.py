@@ -20,7 +20,9 @@ unfinished undo is finished (the assertion removed last, with the entry marked u
 
 from __future__ import annotations
 
+import calendar
 import datetime as dt
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from kakeibo import errors
@@ -29,10 +31,13 @@ from kakeibo.core.ids import derived_id
 from kakeibo.models import ReconciliationIn, SlipIn
 from kakeibo.services import slips as slip_service
 from kakeibo.services.accounts import account_item
+from kakeibo.services.balances import together
 from kakeibo.services.common import now_iso
 from kakeibo.services.postings import poster_for
 from kakeibo.settings import today
 from kakeibo.store import (
+    GUARD_ITEMS,
+    JOURNAL_ITEMS,
     ROLLUPS_MARK,
     AccountMoved,
     Item,
@@ -41,15 +46,17 @@ from kakeibo.store import (
     Store,
     WriteContext,
     identity_sk,
+    slip_index_sks,
     slip_sk,
 )
-from kakeibo.store.keys import reconciliation_sk
+from kakeibo.store.keys import entry_parts, reconciliation_sk
 from kakeibo.store.locks import Lease
 from kakeibo.store.reconciliations import ASSERTION, RUN
 from kakeibo.store.slip_index import SlipFilter
 
-BATCH = 25  # slips marked per transaction (each is the slip, its index and its identity)
-LOCK_TTL = 60.0  # seconds a reconciliation's lease lasts; renewed between batches
+BATCH = 25  # slips marked per transaction at most (each is the slip, its identity and its index entries)
+TX_ITEMS = 100 - GUARD_ITEMS - JOURNAL_ITEMS - 2  # what a batch may write besides the lease's check and the tally
+LOCK_TTL = 60.0  # seconds a reconciliation's lease lasts; renewed between batches once half of it has gone
 ATTEMPTS = 5  # times a reconciliation is computed again when the account moved under it
 FIRST_DAY = "0000-00-00"
 ADJUSTMENT_MEMO = "照合の差額"
@@ -65,13 +72,17 @@ def lock_name(account: str) -> str:
 
 
 def cleared_as_of(store: Store, ledger: str, account: Item, date: str) -> int:
-    """The opening balance and every cleared side's effect dated <= `date`, from the rollups: the
-    account's years before, its months of that year before, and its days of that month."""
+    """The opening balance and every cleared side's effect dated <= `date`, from the account item
+    and its rollups (see cleared_as_of_dates)."""
     return cleared_as_of_dates(store, ledger, account, [date])[date]
 
 
 def cleared_as_of_dates(store: Store, ledger: str, account: Item, dates: list[str]) -> dict[str, int]:
-    """`cleared_as_of` for several dates: one Query of years, one of months, one per month of days."""
+    """The cleared balance as of each of `dates`: the account's cleared balance now (its item, as
+    read) less what was cleared after the date, from the rollups — its day items after the date in
+    its month, its month items after that month in its year, its year items after that year. What
+    is read follows the dates asked for and the time since them, never the history before: one
+    Query of years, one of months per year asked for, one of days per month asked for, all at once."""
     account_id, opening = str(account["id"]), int(account["opening_balance"])
     out: dict[str, int] = {}
     if not dates:
@@ -81,19 +92,42 @@ def cleared_as_of_dates(store: Store, ledger: str, account: Item, dates: list[st
         for date in dates:
             out[date] = opening + sum(int(d.get("cleared", 0)) for d in days if d["date"] <= date)
         return out
-    last = max(dates)
-    years = list(store.account_years(ledger, "0000", last[:4], account_id))
-    months = list(store.account_months(ledger, f"{min(dates)[:4]}-01", last[:7], account_id))
-    day_reads: dict[str, list[Item]] = {}
+    now = opening + int(account.get("cleared", 0))
+    months_from = {date[:4]: _month_after(date) for date in sorted(dates, reverse=True)}  # each year's earliest
+    days_from = {date[:7]: f"{date}~" for date in sorted(dates, reverse=True)}  # each month's earliest, after it
+    reads: list[Callable[[], list[Item]]] = [
+        lambda: list(store.account_years(ledger, f"{int(min(dates)[:4]) + 1:04d}", "9999", account_id))
+    ]
+    month_reads = [_reader(store.account_months, ledger, first, f"{year}-12", account_id)
+                   for year, first in months_from.items() if first is not None]  # fmt: skip
+    reads += month_reads
+    reads += [_reader(store.day_totals, ledger, account_id, first, f"{month}-31", "cleared")
+              for month, first in days_from.items() if not _last_day(first[:10])]  # fmt: skip
+    found = together(*reads)
+    years = found[0]
+    months = [m for items in found[1 : 1 + len(month_reads)] for m in items]
+    later_days = [d for items in found[1 + len(month_reads) :] for d in items]
     for date in dates:
-        month = date[:7]
-        if month not in day_reads:
-            day_reads[month] = list(store.day_totals(ledger, account_id, f"{month}-01", f"{month}-31", "cleared"))
-        total = opening + sum(int(y.get("cleared", 0)) for y in years if y["year"] < date[:4])
-        total += sum(int(m.get("cleared", 0)) for m in months if m["month"][:4] == date[:4] and m["month"] < month)
-        total += sum(int(d.get("cleared", 0)) for d in day_reads[month] if d["date"] <= date)
-        out[date] = total
+        after = sum(int(y.get("cleared", 0)) for y in years if y["year"] > date[:4])
+        after += sum(int(m.get("cleared", 0)) for m in months if date[:7] < m["month"] <= f"{date[:4]}-12")
+        after += sum(int(d.get("cleared", 0)) for d in later_days if date < d["date"] <= f"{date[:7]}-31")
+        out[date] = now - after
     return out
+
+
+def _reader(read: Callable[..., Iterable[Item]], *args: str) -> Callable[[], list[Item]]:
+    return lambda: list(read(*args))
+
+
+def _month_after(date: str) -> str | None:
+    """The month after `date`'s in its year (YYYY-MM), None in December."""
+    month = int(date[5:7])
+    return f"{date[:4]}-{month + 1:02d}" if month < 12 else None
+
+
+def _last_day(date: str) -> bool:
+    year, month, day = (int(part) for part in date.split("-"))
+    return day == calendar.monthrange(year, month)[1]
 
 
 def account_slips(store: Store, ledger: str, account: str, date: str) -> list[Item]:
@@ -159,10 +193,9 @@ def view(item: Item, holds: bool | None = None) -> dict[str, Any]:
 def list_reconciliations(store: Store, ledger: str, account: str, *, settle: bool = False) -> dict[str, Any]:
     """An account's assertions, newest date first, each with `holds` from the rollups. `settle`:
     a run of the account that stopped (its lease expired) is first released or finished."""
-    acct = account_item(store, ledger, account)
-    records = store.reconciliation_records(ledger, account)
+    acct, records = _account_and_records(store, ledger, account)
     if settle and any(r.get("type") == RUN for r in records) and _settled(store, ledger, account, None):
-        records = store.reconciliation_records(ledger, account)
+        acct, records = _account_and_records(store, ledger, account)  # an adjustment may have gone
     items = [r for r in records if r.get("type") == ASSERTION]
     balances = cleared_as_of_dates(store, ledger, acct, sorted({str(i["date"]) for i in items}))
     out = [
@@ -170,6 +203,14 @@ def list_reconciliations(store: Store, ledger: str, account: str, *, settle: boo
     ]
     out.sort(key=lambda v: (v["date"], v["at"]), reverse=True)
     return {"items": out}
+
+
+def _account_and_records(store: Store, ledger: str, account: str) -> tuple[Item, list[Item]]:
+    """The account item and its reconciliation records, read at once."""
+    found: list[Any] = together(
+        lambda: account_item(store, ledger, account), lambda: store.reconciliation_records(ledger, account)
+    )
+    return found[0], found[1]
 
 
 def broken_assertions(store: Store, ledger: str) -> list[dict[str, Any]]:
@@ -270,6 +311,7 @@ def _attempt(
     cleared = cleared_as_of(store, ledger, acct, body.date)
     diff = core.difference(body.balance, cleared)
     adjustment_id = _adjustment_made(store, ledger, rid)
+    run = store.reconciliation_run(ledger, account, rid)  # a run resumed: the sides it marked before
     first_difference = diff
     started = False
     if diff:
@@ -280,7 +322,8 @@ def _attempt(
                 difference=diff,
                 cleared_balance=cleared,
             )
-        store.start_run(ctx, store.lock_held_op(lease), _run(RECONCILE, ctx, account, rid, body.date))
+        if run is None:
+            store.start_run(ctx, store.lock_held_op(lease), _run(RECONCILE, ctx, account, rid, body.date))
         started = True
         adjustment_id = _post_adjustment(store, ctx, lease, account=account, rid=rid, body=body, diff=diff)
         acct = account_item(store, ledger, account)
@@ -293,19 +336,16 @@ def _attempt(
         if adjusted is not None:
             signed = int(adjusted["amount"]) * (1 if adjusted["kind"] == "income" else -1)
             first_difference = signed
-    slips = account_slips(store, ledger, account, body.date)
-    already = sum(
-        1 for s in slips for side in _sides(s, account) if side.state == core.RECONCILED and _by(s, side) == rid
-    )
-    marking = [s for s in slips if any(side.state == core.CLEARED for side in _sides(s, account))]
-    if marking and not started:  # before the first mark: a run that stops is found and released
+    already = int(run.get("marked", 0)) if run is not None else 0
+    marking = cleared_slips(store, ledger, account, body.date)
+    if marking and run is None and not started:  # before the first mark: a run that stops is found and released
         store.start_run(ctx, store.lock_held_op(lease), _run(RECONCILE, ctx, account, rid, body.date))
     at = now_iso()
-    for batch in core.batches(marking, BATCH):
-        remarks = [Remark(s, _marked(s, account, rid, ctx.actor, at)) for s in batch]
-        changes = [slip_service.slip_change(r.current, r.new) for r in remarks]
-        store.remark_slips(ctx, store.lock_held_op(lease), remarks, changes, at=at)
-        lease = store.renew_lock(lease, LOCK_TTL) or lease
+    for batch in _transactions([Remark(s, _marked(s, account, rid, ctx.actor, at)) for s in marking]):
+        changes = [slip_service.slip_change(r.current, r.new) for r in batch]
+        tally = (account, rid, _cleared_sides([r.current for r in batch], account))
+        store.remark_slips(ctx, store.lock_held_op(lease), batch, changes, at=at, tally=tally)
+        lease = _kept(store, lease)
     item: Item = {
         "SK": reconciliation_sk(account, rid),
         "type": "reconciliation",
@@ -315,7 +355,7 @@ def _attempt(
         "balance": body.balance,
         "difference": first_difference,
         "adjustment_slip": adjustment_id,
-        "reconciled": already + sum(len([x for x in _sides(s, account) if x.state == core.CLEARED]) for s in marking),
+        "reconciled": already + _cleared_sides(marking, account),
         "at": at,
         "by": ctx.actor,
         "version": 1,
@@ -330,6 +370,47 @@ def _attempt(
         cleared=int(acct.get("cleared", 0)),
     )
     return 201, shown
+
+
+def cleared_slips(store: Store, ledger: str, account: str, date: str) -> list[Item]:
+    """The slips dated <= `date` whose side on `account` is cleared and not yet reconciled (what
+    reconciling it marks), oldest first: the account's index of such sides, so what is read follows
+    what is left to mark, not the account's history (the ledger's slips read through the account's
+    index when its slips predate that index)."""
+    found = store.unreconciled_slips(ledger, account, date)
+    if found is None:
+        found = account_slips(store, ledger, account, date)
+    return [s for s in found if s["date"] <= date and _cleared_sides([s], account)]
+
+
+def _cleared_sides(slips: list[Item] | tuple[Item, ...], account: str) -> int:
+    """How many sides of `slips` on `account` are cleared (not yet reconciled)."""
+    return sum(1 for s in slips for side in _sides(s, account) if side.state == core.CLEARED)
+
+
+def _kept(store: Store, lease: Lease) -> Lease:
+    """The lease, renewed between batches once half its time has gone (a batch takes a fraction of
+    it): not one more write per batch. Lost meanwhile, the next batch's check of it fails."""
+    if lease.expires_at - store.now_ms() > LOCK_TTL * 1000 / 2:
+        return lease
+    return store.renew_lock(lease, LOCK_TTL) or lease
+
+
+def _transactions(remarks: list[Remark]) -> Iterator[list[Remark]]:
+    """`remarks` in order, in batches of at most BATCH slips whose transaction stays within
+    DynamoDB's 100 items: each slip and its identity, the index items their entries change (shared
+    by the slips of one day), the lease's check, the run's tally, the journal and the guard."""
+    batch: list[Remark] = []
+    index: set[str] = set()
+    for remark in remarks:
+        items = {entry_parts(e)[0] for e in slip_index_sks(remark.current) ^ slip_index_sks(remark.new)}
+        if batch and (len(batch) == BATCH or 2 * (len(batch) + 1) + len(index | items) > TX_ITEMS):
+            yield batch
+            batch, index = [], set()
+        batch.append(remark)
+        index |= items
+    if batch:
+        yield batch
 
 
 def _by(slip: Item, side: core.Side) -> str | None:
@@ -401,19 +482,21 @@ def _post_adjustment(
     raise errors.Conflict("this reconciliation was undone too often; reconcile with another Idempotency-Key")
 
 
-def _release(store: Store, ctx: WriteContext, lease: Lease, *, account: str, rid: str, date: str) -> Lease:
-    """The sides `rid` reconciled back to cleared, in batches under each slip's version."""
+def _release(store: Store, ctx: WriteContext, lease: Lease, *, account: str, rid: str, date: str, tally: bool) -> Lease:
+    """The sides `rid` reconciled back to cleared, in batches under each slip's version; `tally`:
+    its run's count of marked sides follows (a reconciliation let go, not an undo)."""
     at = now_iso()
     held = [
         s
         for s in account_slips(store, ctx.ledger, account, date)
         if any(side.state == core.RECONCILED and _by(s, side) == rid for side in _sides(s, account))
     ]
-    for batch in core.batches(held, BATCH):
-        remarks = [Remark(s, _released(s, rid, ctx.actor, at)) for s in batch]
-        changes = [slip_service.slip_change(r.current, r.new) for r in remarks]
-        store.remark_slips(ctx, store.lock_held_op(lease), remarks, changes, at=at)
-        lease = store.renew_lock(lease, LOCK_TTL) or lease
+    for batch in _transactions([Remark(s, _released(s, rid, ctx.actor, at)) for s in held]):
+        changes = [slip_service.slip_change(r.current, r.new) for r in batch]
+        sides = sum(_by(r.current, side) == rid for r in batch for side in _sides(r.current, account))
+        let_go = (account, rid, -sides) if tally else None
+        store.remark_slips(ctx, store.lock_held_op(lease), batch, changes, at=at, tally=let_go)
+        lease = _kept(store, lease)
     return lease
 
 
@@ -476,7 +559,7 @@ def _abandon(store: Store, ctx: WriteContext, lease: Lease, *, account: str, rid
     (it wrote nothing)."""
     if store.reconciliation_run(ctx.ledger, account, rid) is None:
         return lease
-    lease = _release(store, ctx, lease, account=account, rid=rid, date=date)
+    lease = _release(store, ctx, lease, account=account, rid=rid, date=date, tally=True)
     adjustment = _adjustment_made(store, ctx.ledger, rid)
     if adjustment is not None:
         _delete_adjustment(store, ctx, lease, adjustment)
@@ -504,7 +587,7 @@ def _finish_undo(store: Store, ctx: WriteContext, lease: Lease, run: Item) -> Le
     if item is None or int(item["version"]) != int(run["version"]):
         store.end_run(ctx, store.lock_held_op(lease), account, rid)
         return lease
-    lease = _release(store, ctx, lease, account=account, rid=rid, date=str(item["date"]))
+    lease = _release(store, ctx, lease, account=account, rid=rid, date=str(item["date"]), tally=False)
     adjustment = item.get("adjustment_slip")
     if adjustment:
         _delete_adjustment(store, ctx, lease, str(adjustment))

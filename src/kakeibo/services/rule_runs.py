@@ -171,11 +171,20 @@ def apply(
         if planned(rule_set, item)[0]:
             due.append(item)
     for batch in _batches(rule_set, due):
-        if time_left is not None and time_left() < MIN_SECONDS_LEFT:
-            run.complete = False
+        if _short_of_time(time_left, run):
             break
-        _apply_batch(store, ctx, rule_set, batch, run, span=span)
+        _apply_batch(store, ctx, rule_set, batch, run, span=span, time_left=time_left)
+        if not run.complete:
+            break
     return _answer(run, dry_run=False)
+
+
+def _short_of_time(time_left: TimeLeft | None, run: Run) -> bool:
+    """Whether the invocation has too little time left to start another transaction (the run is then
+    marked incomplete: the caller sends it again, and what is done is not done twice)."""
+    if time_left is not None and time_left() < MIN_SECONDS_LEFT:
+        run.complete = False
+    return not run.complete
 
 
 def _answer(run: Run, *, dry_run: bool) -> dict[str, Any]:
@@ -218,11 +227,18 @@ def _batches(rule_set: core.RuleSet, due: list[Item]) -> Iterator[list[Item]]:
 
 
 def _apply_batch(
-    store: Store, ctx: WriteContext, rule_set: core.RuleSet, batch: list[Item], run: Run, *, span: Span
+    store: Store,
+    ctx: WriteContext,
+    rule_set: core.RuleSet,
+    batch: list[Item],
+    run: Run,
+    *,
+    span: Span,
+    time_left: TimeLeft | None = None,
 ) -> None:
     """One batch in one transaction; a slip changed meanwhile makes it read the batch again (an edit
     that set a field wins); a batch refused for another reason (a strict budget, an archived
-    account) is tried slip by slip, and a slip still refused is reported."""
+    account) is tried slip by slip while time is left, and a slip still refused is reported."""
     current = batch
     for attempt in range(ATTEMPTS):
         at = now_iso()
@@ -251,6 +267,8 @@ def _apply_batch(
                 run.failed.append({"id": pairs[0][0]["id"], "message": exc.detail})
                 return
             for item, _ in pairs:
+                if _short_of_time(time_left, run):
+                    return
                 _apply_batch(store, ctx, rule_set, [item], run, span=span)
             return
         run.entries.append(seq)

@@ -53,7 +53,7 @@ from kakeibo.store.reconciliations import AccountMoved, ReconciliationOps, Remar
 from kakeibo.store.recurrences import ProgressConflict, RecurrenceOps
 from kakeibo.store.rules import RuleOps, RuleSetItems
 from kakeibo.store.settlements import Roster, SettlementOps
-from kakeibo.store.slip_index import INDEX_FORMAT, INDEXED, IndexedPage, SlipFilter
+from kakeibo.store.slip_index import CLEARED_INDEXED, INDEX_FORMAT, INDEXED, IndexedPage, SlipFilter
 from kakeibo.store.slips import NewSlip, SlipCommit, SlipIdTaken, SlipOps, SlipPage, identity_of
 from kakeibo.store.tax import TaxOps
 from kakeibo.store.webhooks import MAX_WEBHOOKS, WebhookOps
@@ -65,6 +65,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ACCOUNT_COUNT_SK",
     "CHANGE_TYPES",
+    "CLEARED_INDEXED",
     "DELETION_WORK",
     "FENCE",
     "FENCE_NAMES",

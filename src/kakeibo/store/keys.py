@@ -23,6 +23,7 @@ from kakeibo.core.posting import (
     SubcategoryMonthItem,
     TaxYearItem,
 )
+from kakeibo.core.reconcile import CLEARED
 from kakeibo.core.rules import normalise
 
 
@@ -132,7 +133,11 @@ def months_range(first: str, last: str) -> tuple[str, str]:
 # updates (store.index_ops).
 # `YP#{payee}#...` holds the slips of a payee in its normalised form (core.rules.normalise), so that
 # ?payee=ｽｰﾊﾟｰ finds the slips of スーパー.
-INDEX_FIELDS = {"account": "YA", "category": "YC", "kind": "YK", "by": "YB", "payee": "YP"}
+# `YR#{account}#...` holds the slips whose side on that account is cleared and not yet reconciled:
+# what a reconciliation of the account marks. The entry comes when the side becomes cleared and goes
+# when it is reconciled, uncleared again or the slip deleted, so a reconciliation reads only what it
+# can still mark, however long the account's history.
+INDEX_FIELDS = {"account": "YA", "category": "YC", "kind": "YK", "by": "YB", "payee": "YP", "cleared": "YR"}
 # One key-only item per slip and value, before slips were grouped by day: a rebuild deletes them.
 LEGACY_INDEX_FIELDS = ("XA", "XC", "XK", "XB")
 INDEX_BUCKET = 32
@@ -217,6 +222,10 @@ def slip_index_sks(slip: Mapping[str, Any]) -> frozenset[str]:
         values.add(("category", line["category"]))
     if slip.get("payee"):
         values.add(("payee", normalise(slip["payee"])))
+    if slip.get("cleared") == CLEARED:
+        values.add(("cleared", slip["account"]))
+    if slip["kind"] == "transfer" and slip.get("to_account") and slip.get("to_cleared") == CLEARED:
+        values.add(("cleared", slip["to_account"]))
     return frozenset(index_sk(field, value, date, no, slip_id) for field, value in values)
 
 

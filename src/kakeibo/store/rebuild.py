@@ -22,7 +22,7 @@ from kakeibo.store.codec import Item, to_ddb
 from kakeibo.store.core import TxOp
 from kakeibo.store.keys import SLIP_SEQ_SK, account_sk, derived_sk, pk
 from kakeibo.store.locks import Lease, LockOps
-from kakeibo.store.slip_index import INDEX_FORMAT, INDEXED, SlipIndexOps
+from kakeibo.store.slip_index import CLEARED_INDEXED, INDEX_FORMAT, INDEXED, SlipIndexOps
 
 
 class RebuildOps(LockOps, SlipIndexOps, BalanceOps):
@@ -117,15 +117,16 @@ class RebuildOps(LockOps, SlipIndexOps, BalanceOps):
         )
 
     def indexed_op(self, lease: Lease) -> TxOp:
-        """Mark the ledger's slips all indexed (a rebuild has written every index item)."""
+        """Mark the ledger's slips all indexed (a rebuild has written every index item), their
+        cleared sides included."""
         return self.update_op(
             lease.ledger,
             SLIP_SEQ_SK,
-            "SET #ix = :format",
+            "SET #ix = :format, #cx = :true",
             lambda item: errors.Conflict(f"{SLIP_SEQ_SK} changed during the rebuild"),
             condition="attribute_exists(SK)",
-            names={"#ix": INDEXED},
-            values={":format": INDEX_FORMAT},
+            names={"#ix": INDEXED, "#cx": CLEARED_INDEXED},
+            values={":format": INDEX_FORMAT, ":true": True},
         )
 
     def backfill_identity_op(self, lease: Lease, identity: Item) -> TxOp:

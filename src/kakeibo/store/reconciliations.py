@@ -29,6 +29,8 @@ from kakeibo.store.slips import SlipOps
 from kakeibo.store.write import WriteContext
 
 ASSERTION, RUN = "reconciliation", "reconciliation_run"  # the items under an account's prefix
+KEY_ATTRIBUTES = frozenset({"PK", "SK"})
+_ABSENT = object()
 
 
 @dataclass(frozen=True)
@@ -62,6 +64,10 @@ def _account_moved(item: Item | None) -> errors.ApiError:
 
 def _exists(item: Item | None) -> errors.ApiError:
     return errors.AlreadyExists("this reconciliation was already stored")
+
+
+def _run_gone(item: Item | None) -> errors.ApiError:
+    return errors.Conflict("this reconciliation was let go meanwhile; retry", retry_after=1)
 
 
 def _gone(item: Item | None) -> errors.ApiError:
@@ -119,27 +125,44 @@ class ReconciliationOps(SlipOps):
         return self.get(ledger, reconciliation_sk(account, reconciliation_id))
 
     def remark_slips(
-        self, ctx: WriteContext, held: TxOp, remarks: Sequence[Remark], changes: Sequence[Change], *, at: str
+        self,
+        ctx: WriteContext,
+        held: TxOp,
+        remarks: Sequence[Remark],
+        changes: Sequence[Change],
+        *,
+        at: str,
+        tally: tuple[str, str, int] | None = None,
     ) -> int:
         """One transaction: each slip rewritten if still at the version read (its balance items
-        do not move: a reconciled side counts as cleared already), its identity following, while
-        the reconciliation's lease is still held (`held`, the lock's check); one journal entry. Its seq."""
+        do not move: a reconciled side counts as cleared already), its identity and its index
+        entries following, while the reconciliation's lease is still held (`held`, the lock's
+        check); one journal entry. `tally` = (account, reconciliation id, sides): the run's count of the
+        sides it marked moves by that much in the same transaction (a resumed run knows how many
+        it marked before without reading them). Its seq."""
         ledger = ctx.ledger
         ops: list[TxOp] = [held]
-        for remark in remarks:
-            expected = int(remark.current["version"])
+        put: set[str] = set()
+        gone: set[str] = set()
+        if tally is not None and tally[2]:
+            account, reconciliation_id, sides = tally
             ops.append(
-                self.put_op(
+                self.update_op(
                     ledger,
-                    remark.new,
-                    "#ver = :expected",
-                    _moved,
-                    names={"#ver": "version"},
-                    values={":expected": expected},
+                    reconciliation_run_sk(account, reconciliation_id),
+                    "ADD #marked :n",
+                    _run_gone,
+                    "attribute_exists(SK) AND #type = :run",
+                    names={"#marked": "marked", "#type": "type"},
+                    values={":n": sides, ":run": RUN},
                 )
             )
+        for remark in remarks:
+            ops.append(self._rewrite_op(ledger, remark))
             before, after = slip_index_sks(remark.current), slip_index_sks(remark.new)
-            ops += self.index_ops(ledger, put=after - before, delete=before - after)
+            put |= after - before
+            gone |= before - after
+        ops += self.index_ops(ledger, put=frozenset(put), delete=frozenset(gone))  # one update per index item
 
         def with_identities(seq: int) -> list[TxOp]:
             return [
@@ -153,6 +176,29 @@ class ReconciliationOps(SlipOps):
             ]
 
         return self.commit(ctx, with_identities, changes, at=at)
+
+    def _rewrite_op(self, ledger: str, remark: Remark) -> TxOp:
+        """The slip as `remark.new`, if still at the version read: an update of the attributes that
+        differ (its sides' states, the reconciliation they name, its version and who changed it
+        when), not a put of the whole slip."""
+        names, values = {"#ver": "version"}, {":expected": int(remark.current["version"])}
+        sets, removes = [], []
+        for n, (name, value) in enumerate(sorted(remark.new.items())):
+            if name in KEY_ATTRIBUTES or remark.current.get(name, _ABSENT) == value:
+                continue
+            if name == "version":
+                sets.append("#ver = :ver")
+                values[":ver"] = value
+                continue
+            names[f"#s{n}"], values[f":s{n}"] = name, value
+            sets.append(f"#s{n} = :s{n}")
+        for n, name in enumerate(sorted(set(remark.current) - set(remark.new) - KEY_ATTRIBUTES)):
+            names[f"#r{n}"] = name
+            removes.append(f"#r{n}")
+        update = "SET " + ", ".join(sets) + (" REMOVE " + ", ".join(removes) if removes else "")
+        return self.update_op(
+            ledger, remark.current["SK"], update, _moved, "#ver = :expected", names=names, values=values
+        )
 
     def store_reconciliation(
         self, ctx: WriteContext, held: TxOp, item: Item, view: dict[str, object], *, balance: int, cleared: int

@@ -41,6 +41,9 @@ from kakeibo.store.keys import (
 # index of one item per slip, which is no longer read.
 INDEXED = "indexed"
 INDEX_FORMAT = 2
+# Also of the slip counter: true when every slip's cleared sides have their `cleared` index entries
+# (keys.INDEX_FIELDS): a ledger numbered since that index, or rebuilt since.
+CLEARED_INDEXED = "cleared_indexed"
 
 # Most selective first, in a household's usual data: a category is a small share of the slips, an
 # account or a member a larger one, a kind (nearly all slips are expenses) the largest.
@@ -190,6 +193,18 @@ class SlipIndexOps(StoreCore):
             if read >= max_read:
                 return IndexedPage(found, (date, no), read)
             at, start = (date, no), None
+
+    def unreconciled_slips(self, ledger: str, account: str, date_to: str) -> list[Item] | None:
+        """The slips dated up to `date_to` with a side on `account` that is cleared and not yet
+        reconciled, oldest first (date, then number): the account's `cleared` index items, then
+        those slips (consistent reads). None if the ledger's counter does not say every slip is in
+        that index (its slips predate it): read the account's slips instead."""
+        lo, hi = index_range("cleared", account, None, date_to)
+        entries = sorted(index_entry(e) for item in self.query(ledger, between=(lo, hi)) for e in item_entries(item))
+        slips, counter = self._slips_and_counter(ledger, entries, with_counter=True)
+        if counter is None or not counter.get(CLEARED_INDEXED):
+            return None
+        return [slip for slip in slips if slip is not None]
 
     def _slips_and_counter(
         self, ledger: str, entries: Sequence[tuple[str, int, str]], *, with_counter: bool

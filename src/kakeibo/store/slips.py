@@ -16,7 +16,7 @@ from kakeibo.store.codec import Item, from_ddb, to_ddb
 from kakeibo.store.core import OnFail, TxOp
 from kakeibo.store.journal import Change
 from kakeibo.store.keys import SLIP_SEQ_SK, identity_sk, import_sk, pk, slip_index_sks
-from kakeibo.store.slip_index import INDEX_FORMAT, INDEXED, SlipIndexOps
+from kakeibo.store.slip_index import CLEARED_INDEXED, INDEX_FORMAT, INDEXED, SlipIndexOps
 from kakeibo.store.write import WriteContext, WriteOps
 
 
@@ -141,9 +141,7 @@ class SlipOps(SlipIndexOps, BalanceOps, WriteOps):
         *,
         import_id: str | None = None,
     ) -> int:
-        """One transaction: each slip and its identity, every balance item the slips move (`plan`,
-        merged), for an import the import's count of created slips, the commit's conditions (e.g.
-        that a recurrence is still at the version it posts from) and the journal entry. Its seq."""
+        """create_slips, once (again when the carry meets a strict month)."""
         ledger = ctx.ledger
         ops: list[TxOp] = list(commit.conditions)
         stamp = slips[0].item["created_at"] if slips else ""
@@ -202,9 +200,7 @@ class SlipOps(SlipIndexOps, BalanceOps, WriteOps):
         *,
         newly_named: frozenset[str],
     ) -> int:
-        """One transaction: the slip rewritten if still at its version (moved when its date
-        changed), its identity following it, every balance item the change moves and the journal
-        entry (`undoes`: the entry it reverses). Its seq."""
+        """change_slip, once (again when the carry meets a strict month)."""
         ledger = ctx.ledger
         expected = int(current["version"])
         stale = commit.stale or _stale_slip(expected)
@@ -470,18 +466,7 @@ class SlipOps(SlipIndexOps, BalanceOps, WriteOps):
         if filters:
             kwargs["FilterExpression"] = " AND ".join(filters)
             kwargs["ExpressionAttributeNames"] = names
-        while True:
-            res = self._call(self.client.query, **kwargs)
-            last = res.get("LastEvaluatedKey")
-            yield SlipPage(
-                [from_ddb(raw) for raw in res.get("Items", [])],
-                int(res.get("ScannedCount", 0)),
-                last["SK"]["S"] if last else None,
-            )
-            if not last:
-                return
-            kwargs["ExclusiveStartKey"] = last
-            kwargs["Limit"] = then
+        yield from self._slip_pages(kwargs, then)
 
     def slips_marked(self, ledger: str, mark: str, *, max_read: int) -> Iterator[Item]:
         """The slips that carry the attribute `mark`, newest date first, among the latest `max_read`
@@ -505,6 +490,10 @@ class SlipOps(SlipIndexOps, BalanceOps, WriteOps):
             "ConsistentRead": True,
             "Limit": 500,
         }
+        yield from self._slip_pages(kwargs, kwargs["Limit"])
+
+    def _slip_pages(self, kwargs: dict[str, Any], then: int) -> Iterator[SlipPage]:
+        """The Query's pages one by one (`then` items asked for after the first page)."""
         while True:
             res = self._call(self.client.query, **kwargs)
             last = res.get("LastEvaluatedKey")
@@ -516,6 +505,7 @@ class SlipOps(SlipIndexOps, BalanceOps, WriteOps):
             if not last:
                 return
             kwargs["ExclusiveStartKey"] = last
+            kwargs["Limit"] = then
 
     def slips_oldest_first(self, ledger: str, lo: str, hi: str, after: str | None = None) -> Iterator[Item]:
         """The slips with SKs in lo..hi (after `after`), oldest date first."""
@@ -552,9 +542,9 @@ class SlipOps(SlipIndexOps, BalanceOps, WriteOps):
                 self.client.update_item,
                 TableName=self.table,
                 Key=to_ddb({"PK": pk(ledger), "SK": sk}),
-                UpdateExpression="SET #ix = :format",
-                ExpressionAttributeNames={"#ix": INDEXED},
-                ExpressionAttributeValues=to_ddb({":format": INDEX_FORMAT}),
+                UpdateExpression="SET #ix = :format, #cx = :true",
+                ExpressionAttributeNames={"#ix": INDEXED, "#cx": CLEARED_INDEXED},
+                ExpressionAttributeValues=to_ddb({":format": INDEX_FORMAT, ":true": True}),
             )
         return list(range(last - count + 1, last + 1))
 

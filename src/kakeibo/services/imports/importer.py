@@ -306,7 +306,7 @@ class _Writer:
         for start in range(0, len(rows), NUMBER_AHEAD):
             chunk = rows[start : start + NUMBER_AHEAD]
             self._number([r for r in chunk if not already_imported(r, self.known)])  # re-imports take none
-            for batch in batches(chunk, self.ctx.actor, self.numbers):
+            for batch in batches(chunk, self.ctx.actor, self.numbers, self.accounts):
                 if time_left is not None and time_left() < MIN_SECONDS_LEFT:
                     return len(rows) - done
                 self.write(batch)
@@ -434,10 +434,13 @@ def already_imported(row: Row, used: set[str]) -> bool:
     return row.slip_id in used or (row.legacy_id is not None and row.legacy_id in used)
 
 
-def batches(rows: Sequence[Row], author: str | None, numbers: dict[str, int]) -> Iterator[list[Row]]:
+def batches(
+    rows: Sequence[Row], author: str | None, numbers: dict[str, int], accounts: dict[str, Item] | None = None
+) -> Iterator[list[Row]]:
     """Consecutive rows, as many per batch as fit in one transaction: the IMPORT counter, a slip and
     its identity item per row, the index items their entries are in (rows of one day share them;
-    `numbers`: the rows' slip numbers) and every balance item the batch touches (counted before
+    `numbers`: the rows' slip numbers; `accounts`: by id, whose statement rows arrive cleared, with
+    an entry of their cleared side) and every balance item the batch touches (counted before
     merging)."""
     batch: list[Row] = []
     keys: set[posting.ItemKey] = set()
@@ -448,7 +451,8 @@ def batches(rows: Sequence[Row], author: str | None, numbers: dict[str, int]) ->
         touched = set(posting.effects(entry)) | {AccountItem(a) for a in posting.accounts_touched(entry)}
         # a row already imported has no number: it is counted in bucket 0 of its day (it is dropped
         # before the write, so the batch can only be smaller than it could have been)
-        item = new_slip_item(row.slip, row.slip_id, stamp="", no=numbers.get(row.slip_id, 0), by=author)
+        arrived = as_arrived(row.slip, accounts or {})
+        item = new_slip_item(arrived, row.slip_id, stamp="", no=numbers.get(row.slip_id, 0), by=author)
         items = {entry_parts(e)[0] for e in slip_index_sks(item)}
         if batch and 1 + own + 2 + len(index | items) + len(keys | touched) > MAX_TX_ITEMS:
             yield batch
