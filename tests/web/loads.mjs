@@ -10,95 +10,10 @@
 // Prints one JSON line per step and a final JSON summary; exits 0 only if every step passed.
 // tests/api/test_web_loads.py runs it against a fresh front.
 
-import { mkdirSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
-
-import { chromium } from 'playwright-core';
-
+import { harness } from './harness.mjs';
 import { WAIT } from './routing.mjs';
 
-const { values: args } = parseArgs({
-  options: {
-    url: { type: 'string' },
-    user: { type: 'string', default: `loads-${Date.now()}` },
-    out: { type: 'string', default: 'test-output/web' },
-    chromium: { type: 'string', default: process.env.CHROMIUM || '/usr/bin/chromium' },
-  },
-});
-if (!args.url) {
-  console.error('usage: node tests/web/loads.mjs --url http://127.0.0.1:PORT [--user U] [--out DIR]');
-  process.exit(2);
-}
-
-const BASE = args.url.replace(/\/+$/, '');
-const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
-const OUT = resolve(args.out);
-
-const steps = [];
-const screenshots = [];
-const problems = [];
-
-const log = (record) => process.stdout.write(`${JSON.stringify(record)}\n`);
-
-class Failed extends Error {}
-
-function check(condition, message) {
-  if (!condition) throw new Failed(message);
-}
-
-async function step(name, work) {
-  try {
-    await work();
-    steps.push({ name, ok: true });
-    log({ step: name, ok: true });
-  } catch (error) {
-    steps.push({ name, ok: false, error: String(error?.message ?? error) });
-    log({ step: name, ok: false, error: String(error?.stack ?? error) });
-  }
-}
-
-async function until(what, read, expected, timeout = WAIT) {
-  const deadline = Date.now() + timeout;
-  let last;
-  for (;;) {
-    try {
-      last = await read();
-    } catch (error) {
-      last = `<${error.message.split('\n')[0]}>`;
-    }
-    if (JSON.stringify(last) === JSON.stringify(expected)) return last;
-    if (Date.now() > deadline) throw new Failed(`${what}: expected ${JSON.stringify(expected)}, saw ${JSON.stringify(last)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-/** The API as the test's user (to set a ledger up and to check what the page did). */
-async function api(method, path, body, headers = {}) {
-  const response = await fetch(`${BASE}${path}`, {
-    method,
-    headers: { Authorization: `Bearer ${args.user}`, 'Content-Type': 'application/json', ...headers },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, data: text ? JSON.parse(text) : null };
-}
-
-/** axe-core on the page as it is: any serious or critical violation fails, with where it was found. */
-async function accessible(page, name) {
-  if (!(await page.evaluate(() => Boolean(window.axe)))) await page.addScriptTag({ path: AXE });
-  const found = await page.evaluate(async () => {
-    const { violations } = await window.axe.run(document, { resultTypes: ['violations'] });
-    return violations
-      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v) => ({ rule: v.id, impact: v.impact, nodes: v.nodes.slice(0, 4).map((n) => n.target.join(' ')) }));
-  });
-  check(found.length === 0, `${name} at ${page.viewportSize().width}px: axe-core finds ${JSON.stringify(found)}`);
-}
-
-mkdirSync(OUT, { recursive: true });
-const browser = await chromium.launch({ executablePath: args.chromium, headless: true, args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] });
+const { BASE, args, browser, problems, log, check, step, until, api, accessible, run } = await harness('loads');
 
 /** The API calls a page makes (method, path and query), its own files left out. */
 function callsOf(page) {
@@ -130,7 +45,7 @@ function none(asked, prefixes, where) {
   check(found.length === 0, `${where} read ${JSON.stringify(found)}`);
 }
 
-try {
+await run(async () => {
   // Given a household with a wallet, a few weeks of slips over two months and a budget
   check((await api('POST', '/accounts', { id: 'wallet', name: '財布', type: 'cash', opening_balance: 50000 })).status === 201, 'account');
   const past = [['2026-10-20', '日用品'], ['2026-11-02', '食費'], ['2026-11-05', '食費'], ['2026-11-08', '交通費']];
@@ -217,14 +132,4 @@ try {
     await accessible(page, 'the settings of a shared ledger');
     await context.close();
   });
-
-  await step('no uncaught script errors', async () => {
-    check(problems.length === 0, `page errors: ${problems.join(' | ')}`);
-  });
-} finally {
-  await browser.close();
-}
-
-const ok = steps.length > 0 && steps.every((s) => s.ok);
-log({ ok, user: args.user, steps, screenshots });
-process.exit(ok ? 0 : 1);
+});

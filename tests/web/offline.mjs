@@ -9,112 +9,15 @@
 // Prints one JSON line per step and a final JSON summary; exits 0 only if every step passed.
 // tests/api/test_web_offline.py runs it against a fresh front.
 
-import { mkdirSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
-
-import { chromium } from 'playwright-core';
-
+import { harness } from './harness.mjs';
 import { WAIT } from './routing.mjs';
 
-const { values: args } = parseArgs({
-  options: {
-    url: { type: 'string' },
-    user: { type: 'string', default: `offline-${Date.now()}` },
-    out: { type: 'string', default: 'test-output/web' },
-    chromium: { type: 'string', default: process.env.CHROMIUM || '/usr/bin/chromium' },
-  },
-});
-if (!args.url) {
-  console.error('usage: node tests/web/offline.mjs --url http://127.0.0.1:PORT [--user U] [--out DIR]');
-  process.exit(2);
-}
-
-const BASE = args.url.replace(/\/+$/, '');
-const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
-const OUT = resolve(args.out);
-
-const steps = [];
-const screenshots = [];
-const problems = [];
-
-const log = (record) => process.stdout.write(`${JSON.stringify(record)}\n`);
-
-class Failed extends Error {}
-
-function check(condition, message) {
-  if (!condition) throw new Failed(message);
-}
-
-async function step(name, work) {
-  try {
-    await work();
-    steps.push({ name, ok: true });
-    log({ step: name, ok: true });
-  } catch (error) {
-    steps.push({ name, ok: false, error: String(error?.message ?? error) });
-    log({ step: name, ok: false, error: String(error?.stack ?? error) });
-  }
-}
-
-async function until(what, read, expected, timeout = WAIT) {
-  const deadline = Date.now() + timeout;
-  let last;
-  for (;;) {
-    try {
-      last = await read();
-    } catch (error) {
-      last = `<${error.message.split('\n')[0]}>`;
-    }
-    if (JSON.stringify(last) === JSON.stringify(expected)) return last;
-    if (Date.now() > deadline) throw new Failed(`${what}: expected ${JSON.stringify(expected)}, saw ${JSON.stringify(last)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-/** The API as the test's user (to set a ledger up and to check what the page did). */
-async function api(method, path, body, headers = {}) {
-  const response = await fetch(`${BASE}${path}`, {
-    method,
-    headers: { Authorization: `Bearer ${args.user}`, 'Content-Type': 'application/json', ...headers },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, data: text ? JSON.parse(text) : null };
-}
-
-async function shot(page, name) {
-  const path = join(OUT, `${name}.png`);
-  await page.screenshot({ path, fullPage: true });
-  screenshots.push(path);
-}
-
-/** axe-core on the page as it is: any serious or critical violation fails, with where it was found. */
-async function accessible(page, name) {
-  if (!(await page.evaluate(() => Boolean(window.axe)))) await page.addScriptTag({ path: AXE });
-  const found = await page.evaluate(async () => {
-    const { violations } = await window.axe.run(document, { resultTypes: ['violations'] });
-    return violations
-      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v) => ({ rule: v.id, impact: v.impact, nodes: v.nodes.slice(0, 4).map((n) => n.target.join(' ')) }));
-  });
-  check(found.length === 0, `${name} at ${page.viewportSize().width}px: axe-core finds ${JSON.stringify(found)}`);
-}
-
-mkdirSync(OUT, { recursive: true });
-const browser = await chromium.launch({ executablePath: args.chromium, headless: true, args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] });
+const { args, check, step, until, api, shot, accessible, openPage: open, run } = await harness('offline');
 
 /** A phone-sized page of the test's user on 11/20 in Tokyo, its service worker in charge (the page kept). */
 async function openPage(hash) {
-  const context = await browser.newContext({ locale: 'ja-JP', timezoneId: 'UTC', viewport: { width: 390, height: 844 } });
-  await context.addInitScript((user) => localStorage.setItem('kakeibo.user', user), args.user);
-  const page = await context.newPage();
-  page.on('pageerror', (error) => problems.push(String(error)));
+  const { context, page } = await open({ width: 390, height: 844 }, hash, new Date('2026-11-20T12:00:00+09:00'), { route: false });
   page.on('dialog', (dialog) => dialog.accept()); // 「この伝票を削除しますか？」
-  await page.clock.setFixedTime(new Date('2026-11-20T12:00:00+09:00'));
-  await page.goto(`${BASE}/${hash}`);
-  await page.waitForSelector('body[data-ready="true"]', { timeout: WAIT });
   await until('the service worker in charge', () => page.evaluate(() => Boolean(navigator.serviceWorker.controller)), true);
   await page.reload(); // opened again under it: every file the page loads is kept
   await page.waitForSelector('body[data-ready="true"]', { timeout: WAIT });
@@ -171,7 +74,7 @@ async function loseNextAnswer(context, method) {
   return lost;
 }
 
-try {
+await run(async () => {
   check((await api('POST', '/accounts', { id: 'wallet', name: '財布', type: 'cash', opening_balance: 30000 })).status === 201, 'account');
 
   await step('offline: an edit and a delete wait (shown), survive answers lost, offline/online cycles and a reload, and happen exactly once', async () => {
@@ -284,14 +187,4 @@ try {
     check(JSON.stringify(await lifeOf(fare.id)) === JSON.stringify([['create', 1], ['update', 2], ['update', 3]]), `the fare: ${JSON.stringify(await lifeOf(fare.id))}`);
     await context.close();
   });
-
-  await step('no uncaught script errors', async () => {
-    check(problems.length === 0, `page errors: ${problems.join(' | ')}`);
-  });
-} finally {
-  await browser.close();
-}
-
-const ok = steps.length > 0 && steps.every((s) => s.ok);
-log({ ok, user: args.user, steps, screenshots });
-process.exit(ok ? 0 : 1);
+});

@@ -9,119 +9,16 @@
 // Prints one JSON line per step and a final JSON summary; exits 0 only if every step passed.
 // tests/api/test_web_walk.py runs it against a fresh front.
 
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 
-import { chromium } from 'playwright-core';
+import { harness } from './harness.mjs';
+import { openRoute } from './routing.mjs';
 
-import { WAIT } from './routing.mjs';
-
-const { values: args } = parseArgs({
-  options: {
-    url: { type: 'string' },
-    user: { type: 'string', default: `walk-${Date.now()}` },
-    out: { type: 'string', default: 'test-output/web' },
-    chromium: { type: 'string', default: process.env.CHROMIUM || '/usr/bin/chromium' },
-  },
-});
-if (!args.url) {
-  console.error('usage: node tests/web/walk.mjs --url http://127.0.0.1:PORT [--user U] [--out DIR]');
-  process.exit(2);
-}
-
-const BASE = args.url.replace(/\/+$/, '');
-const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
-const OUT = resolve(args.out);
-
-const steps = [];
-const screenshots = [];
-const problems = [];
-
-const log = (record) => process.stdout.write(`${JSON.stringify(record)}\n`);
-
-class Failed extends Error {}
-
-function check(condition, message) {
-  if (!condition) throw new Failed(message);
-}
-
-async function step(name, work) {
-  try {
-    await work();
-    steps.push({ name, ok: true });
-    log({ step: name, ok: true });
-  } catch (error) {
-    steps.push({ name, ok: false, error: String(error?.message ?? error) });
-    log({ step: name, ok: false, error: String(error?.stack ?? error) });
-  }
-}
-
-async function until(what, read, expected, timeout = WAIT) {
-  const deadline = Date.now() + timeout;
-  let last;
-  for (;;) {
-    try {
-      last = await read();
-    } catch (error) {
-      last = `<${error.message.split('\n')[0]}>`;
-    }
-    if (JSON.stringify(last) === JSON.stringify(expected)) return last;
-    if (Date.now() > deadline) throw new Failed(`${what}: expected ${JSON.stringify(expected)}, saw ${JSON.stringify(last)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-/** The API as the test's user (to set a ledger up and to check what the page did). */
-async function api(method, path, body, headers = {}) {
-  const response = await fetch(`${BASE}${path}`, {
-    method,
-    headers: { Authorization: `Bearer ${args.user}`, 'Content-Type': 'application/json', ...headers },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, data: text ? JSON.parse(text) : null };
-}
-
-async function shot(page, name) {
-  const path = join(OUT, `${name}.png`);
-  await page.screenshot({ path, fullPage: true });
-  screenshots.push(path);
-}
-
-/** axe-core on the page as it is: any serious or critical violation fails, with where it was found. */
-async function accessible(page, name) {
-  if (!(await page.evaluate(() => Boolean(window.axe)))) await page.addScriptTag({ path: AXE });
-  const found = await page.evaluate(async () => {
-    const { violations } = await window.axe.run(document, { resultTypes: ['violations'] });
-    return violations
-      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v) => ({ rule: v.id, impact: v.impact, nodes: v.nodes.slice(0, 4).map((n) => n.target.join(' ')) }));
-  });
-  check(found.length === 0, `${name} at ${page.viewportSize().width}px: axe-core finds ${JSON.stringify(found)}`);
-}
-
-mkdirSync(OUT, { recursive: true });
-const browser = await chromium.launch({ executablePath: args.chromium, headless: true, args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] });
+const { OUT, args, check, step, until, api, shot, accessible, openPage: open, run } = await harness('walk');
 
 /** A phone-sized page of the test's user on 11/20 in Tokyo. */
-async function openPage(hash) {
-  const context = await browser.newContext({ locale: 'ja-JP', timezoneId: 'UTC', viewport: { width: 390, height: 844 } });
-  await context.addInitScript((user) => localStorage.setItem('kakeibo.user', user), args.user);
-  const page = await context.newPage();
-  page.on('pageerror', (error) => problems.push(String(error)));
-  await page.clock.setFixedTime(new Date('2026-11-20T12:00:00+09:00'));
-  await page.goto(`${BASE}/${hash}`);
-  await page.waitForSelector('body[data-ready="true"]', { timeout: WAIT });
-  return { context, page };
-}
-
-async function openRoute(page, route) {
-  await page.click(`#views-nav a[data-route="${route}"]`);
-  await page.waitForSelector(`body[data-route="${route}"]`, { timeout: WAIT });
-  await page.waitForFunction(() => !document.querySelector('main[aria-busy="true"]'), null, { timeout: WAIT });
-}
+const openPage = (hash) => open({ width: 390, height: 844 }, hash, new Date('2026-11-20T12:00:00+09:00'), { route: false });
 
 /** Nothing of the page is wider than the phone. */
 async function fits(page, where) {
@@ -129,7 +26,7 @@ async function fits(page, where) {
   check(widths[0] <= widths[1], `${where}: the page is ${widths[0]}px wide in a window of ${widths[1]}`);
 }
 
-try {
+await run(async () => {
   // Given a new person's ledger: a wallet and three slips of November
   check((await api('POST', '/accounts', { id: 'wallet', name: '財布', type: 'cash', opening_balance: 20000 })).status === 201, 'account');
   for (const [i, [date, category, amount]] of [['2026-11-03', '食費', 1200], ['2026-11-09', '日用品', 640], ['2026-11-15', '食費', 2300]].entries()) {
@@ -251,14 +148,4 @@ try {
     }
     await context.close();
   });
-
-  await step('no uncaught script errors', async () => {
-    check(problems.length === 0, `page errors: ${problems.join(' | ')}`);
-  });
-} finally {
-  await browser.close();
-}
-
-const ok = steps.length > 0 && steps.every((s) => s.ok);
-log({ ok, user: args.user, steps, screenshots });
-process.exit(ok ? 0 : 1);
+});
