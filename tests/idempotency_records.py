@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from kakeibo.settings import get_settings
 from kakeibo.store import Store
+from kakeibo.store.keys import idempotency_partition
 
 
 def idempotency_records(store: Store) -> set[str]:
+    """The keys of every record (each stored in its person's partition)."""
     table = get_settings().idempotency_table_name
-    pages = store.client.get_paginator("scan").paginate(TableName=table, ProjectionExpression="id")
-    return {item["id"]["S"] for page in pages for item in page["Items"]}
+    pages = store.client.get_paginator("scan").paginate(TableName=table, ProjectionExpression="sk")
+    return {item["sk"]["S"] for page in pages for item in page["Items"]}
 
 
 class ExpiredKeys:
@@ -18,6 +20,7 @@ class ExpiredKeys:
 
     def __init__(self, store: Store) -> None:
         self.store = store
+        self.table = get_settings().idempotency_table_name
         self.before = idempotency_records(store)
 
     def made(self) -> set[str]:
@@ -27,4 +30,5 @@ class ExpiredKeys:
     def expire(self) -> None:
         table = get_settings().idempotency_table_name
         for record in self.made():
-            self.store.client.delete_item(TableName=table, Key={"id": {"S": record}})
+            key = {"id": {"S": idempotency_partition(record)}, "sk": {"S": record}}
+            self.store.client.delete_item(TableName=table, Key=key)

@@ -128,14 +128,13 @@ def kept(response: Response) -> bool:
 
 
 def authorize(event: dict[str, Any]) -> None:
-    """The caller may write this ledger (404 to a non-member, 403 to a viewer): checked before any
-    stored answer is replayed, as the route itself checks it before any write."""
+    """The caller may write this ledger (404 to a non-member, 403 to a viewer, 404 to a person who
+    had their data deleted): checked before any stored answer is replayed, as the route itself
+    checks it before any write."""
     from kakeibo.services.access import EDITORS, open_ledger  # noqa: PLC0415 - loaded on use
     from kakeibo.store import get_store  # noqa: PLC0415
 
-    ledger = event_ledger(event)
-    if ledger != PERSONAL:
-        open_ledger(get_store(), event_sub(event) or "", ledger, EDITORS)
+    open_ledger(get_store(), event_sub(event) or "", event_ledger(event), EDITORS)
 
 
 def _payload(event: dict[str, Any]) -> Any:

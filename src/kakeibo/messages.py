@@ -897,6 +897,12 @@ TRANSLATIONS: dict[str, str] = {
     "the shares sum to {total}, not the slip's amount {amount}": (
         "負担額の合計（{total}）が伝票の金額（{amount}）と一致しません"
     ),
+    "the lots of '{account}' changed while they were repaired": (
+        "ポイント口座「{account}」のロットが修復中に変わりました"
+    ),
+    "the shares sum to {total}, not the slip's yen (jpy_amount) {amount}": (
+        "負担額の合計（{total}）が伝票の円換算（jpy_amount: {amount}）と一致しません"
+    ),
     "a member left the ledger while this was written; retry": (
         "書き込み中にメンバーが家計簿を抜けました。もう一度お試しください"
     ),
@@ -1012,6 +1018,7 @@ TRANSLATIONS: dict[str, str] = {
         "この照合はちょうど取り消し中かやり直し中です。少し待ってからもう一度お試しください"
     ),
     "a slip changed while it was reconciled; retry": "照合中に明細が変更されました。もう一度お試しください",
+    "this reconciliation was let go meanwhile; retry": "この照合は途中で手放されました。もう一度お試しください",
     "the account changed while it was reconciled; retry": "照合中に口座が変更されました。もう一度お試しください",
     "the account kept changing while it was reconciled; retry": (
         "照合中に口座の変更が続きました。少し待ってからもう一度お試しください"

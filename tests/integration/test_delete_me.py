@@ -7,18 +7,21 @@ owner of a shared ledger with other members is refused until they hand it over."
 from __future__ import annotations
 
 import hashlib
+import json
 from typing import Any
 
 import pytest
 
 from kakeibo import blobs
 from kakeibo.services import daily, dataio
+from kakeibo.settings import get_settings
 from kakeibo.store import SharedLedger, Store
 from kakeibo.store.journal import GONE
-from kakeibo.store.keys import JOURNAL_SK, META_SK, gone_pk, idempotency_tag, tombstone_pk
+from kakeibo.store.keys import JOURNAL_SK, META_SK, gone_pk, idempotency_person, idempotency_tag, tombstone_pk
 from tests.deletions import count_finishes, expire_leases
 from tests.events import Client, Reply
 from tests.idempotency_records import idempotency_records
+from tests.integration.test_ledger_roles import CSV, RENT, ROUTES, Household, _lunch
 from tests.receipts import stored_receipt
 
 PHOTO = b"\xff\xd8\xff\xe0" + b"receipt: milk 210 yen " * 40
@@ -86,7 +89,7 @@ def test_a_person_deletes_their_data_and_the_others_keep_theirs(api: Client, oth
     assert list(store.query(SharedLedger(alone))) == []
     assert (store.get_at(tombstone_pk(alone), META_SK) or {}).get("state") == "deleted"
     # And they are a member of nothing: the others' ledgers answer them 404 and no longer list them
-    assert [i["id"] for i in api.get("/ledgers").json["items"]] == ["me"]
+    assert api.get("/ledgers").json["items"] == []
     for ledger in (household, theirs):
         assert api.get(f"/ledgers/{ledger}/slips").status == 404
         assert api.user not in [m["user"] for m in other_api.get(f"/ledgers/{ledger}").json["members"]]
@@ -238,7 +241,20 @@ def test_the_search_for_a_person_s_records_that_runs_out_of_time_goes_on_where_i
     # When the person's deletion reads the records one a page and runs out of time after two pages
     monkeypatch.setattr(dataio, "RECORDS_PAGE", 1)
     ticks = iter([100.0, 100.0])
-    stopped = dataio.delete_me(store, str(api.user), time_left=lambda: next(ticks, 0.0))
+    reads: list[tuple[str, Any]] = []
+
+    def seen(model: Any, params: dict[str, Any], **kwargs: Any) -> None:
+        body = json.loads(params.get("body") or b"{}")
+        if model.name in ("Scan", "Query") and body.get("TableName") == get_settings().idempotency_table_name:
+            reads.append((model.name, body.get("ExpressionAttributeValues")))
+
+    store.client.meta.events.register("before-call.dynamodb", seen)
+    try:
+        stopped = dataio.delete_me(store, str(api.user), time_left=lambda: next(ticks, 0.0))
+    finally:
+        store.client.meta.events.unregister("before-call.dynamodb", seen)
+    # Then its records were looked for only in their own partition, a page a Query, never by a Scan
+    assert reads == [("Query", {":person": {"S": idempotency_person(str(api.user))}})] * 2, reads
     # Then it is still deleting, and says how far it looked
     assert stopped["state"] == "deleting", stopped
     tomb = store.get_at(gone_pk(str(api.user)), META_SK) or {}
@@ -249,3 +265,48 @@ def test_the_search_for_a_person_s_records_that_runs_out_of_time_goes_on_where_i
     records = idempotency_records(store)
     assert [r for r in records if mine in r] == [] and len([r for r in records if theirs in r]) == 1
     assert (store.get_at(gone_pk(str(api.user)), META_SK) or {})["records_after"] == "done"
+
+
+def _neighbour(owner: Client, base: str) -> Household:
+    """Another person's personal ledger as `base` names it, set up as the route table's calls need
+    (the fresh items each call makes are made there): its ids name nothing in a deleted ledger."""
+    for account, kind in (("cash", "cash"), ("bank", "bank")):
+        made = owner.post(f"{base}/accounts", {"id": account, "name": account, "type": kind, "opening_balance": 10**6})
+        assert made.status in (201, 409), made
+    billing = {"closing_day": 15, "payment_day": 10, "pay_from": "bank"}
+    card = owner.post(f"{base}/accounts", {"id": "card", "name": "カード", "type": "credit", "billing": billing})
+    assert card.status in (201, 409), card
+    slip = owner.post(f"{base}/slips", _lunch())
+    imported = owner.post(f"{base}/imports", raw=CSV, headers={"Content-Type": "text/csv"})
+    rent = owner.post(f"{base}/recurrences", RENT)
+    assert slip.status == 201 and imported.status in (200, 201) and rent.status == 201, (slip, imported, rent)
+    return Household(base, owner, slip, imported.json["import_id"], rent)
+
+
+def test_after_the_deletion_every_route_of_their_personal_ledger_answers_404_and_writes_nothing(
+    api: Client, other_api: Client, store: Store
+) -> None:
+    # Given a person with a personal ledger, an editor of another person's household, and their data deleted
+    _personal(api)
+    theirs = _joined(other_api, api, "実家", "editor")
+    assert api.post(f"/ledgers/{theirs}/slips", {"date": "2026-05-02", "kind": "expense", "amount": 300,
+                                                 "account": "cash"}).status == 201  # fmt: skip
+    before = other_api.get(f"/ledgers/{theirs}/slips").json["items"]
+    assert _deleted_me(api).json["state"] == "deleted"
+    wrong = []
+    # When they call every ledger route, unprefixed and as /ledgers/me, on what they had
+    for base in ("", "/ledgers/me"):
+        neighbour = _neighbour(other_api, base)
+        for route, (call, _) in ROUTES.items():
+            reply = call(neighbour, api)
+            # Then each answers 404 not_found, as a deleted ledger does
+            if reply.status != 404 or reply.json["code"] != "not_found":
+                wrong.append((base, route, reply))
+    assert not wrong, wrong
+    assert api.get("/ledgers/me").status == 404
+    assert api.get("/ledgers").json["items"] == []
+    # And nothing was written into their ledger: only its fence and their tombstone stay
+    _personal_gone(api, store)
+    # And the household they had left keeps its slips, theirs among them
+    assert other_api.get(f"/ledgers/{theirs}/slips").json["items"] == before
+    assert len(before) == 1 and before[0]["created_by"] == api.user

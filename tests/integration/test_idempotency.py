@@ -3,13 +3,18 @@ duplicates at once — a payment is never counted twice."""
 
 from __future__ import annotations
 
+import uuid
 from collections import Counter
 from typing import Any
 
+import boto3
 import pytest
 from botocore.exceptions import ReadTimeoutError
 
+from kakeibo.local import template
+from kakeibo.local.bootstrap import create_tables
 from kakeibo.store import Store
+from kakeibo.store.keys import idempotency_person, idempotency_tag
 from tests import invariants
 from tests.concurrently import fan_out
 from tests.events import Client
@@ -229,3 +234,52 @@ def test_a_key_whose_record_vanishes_between_its_checks_is_told_to_retry(
     assert reply.header("Retry-After") == "1"
     assert cash.get("/slips").json["items"] == []
     assert invariants.check(store, user) == []
+
+
+def test_records_are_kept_in_their_person_s_partition_under_their_own_key(cash: Client, store: Store) -> None:
+    # Given a slip posted with an Idempotency-Key
+    records = ExpiredKeys(store)
+    assert cash.post("/slips", LUNCH, headers=key("lunch-1")).status == 201
+    # Then its record is in the person's partition, under a key that carries their tag
+    (record,) = records.made()
+    assert idempotency_tag(str(cash.user)) in record
+    table = records.table
+    found = store.client.query(
+        TableName=table,
+        KeyConditionExpression="id = :person",
+        ExpressionAttributeValues={":person": {"S": idempotency_person(str(cash.user))}},
+    )["Items"]
+    assert [i["sk"]["S"] for i in found] == [record]
+    # And the same request is still answered from it
+    again = cash.post("/slips", LUNCH, headers=key("lunch-1"))
+    assert again.status == 201 and again.json["id"] == cash.get("/slips").json["items"][0]["id"]
+
+
+def test_a_local_records_table_keyed_as_before_is_made_again_as_the_template_keys_it(local_env: str) -> None:
+    # Given make run's records table from before records were kept per person (keyed by id alone),
+    # holding a record, beside a ledger table
+    client = boto3.client("dynamodb", endpoint_url=local_env, region_name="us-east-1")
+    suffix = uuid.uuid4().hex[:8]
+    names = {"LedgerTable": f"LedgerTable-rekey-{suffix}", "IdempotencyTable": f"IdempotencyTable-rekey-{suffix}"}
+    client.create_table(
+        TableName=names["IdempotencyTable"],
+        AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "S"}],
+        KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}],
+        BillingMode="PAY_PER_REQUEST",
+    )
+    client.put_item(TableName=names["IdempotencyTable"], Item={"id": {"S": "old-record"}})
+    try:
+        # When the tables are bootstrapped, twice
+        create_tables(client, names)
+        client.put_item(TableName=names["LedgerTable"], Item={"PK": {"S": "LEDGER#kept"}, "SK": {"S": "META"}})
+        create_tables(client, names)
+        # Then the records table has the template's keys (its day-long records dropped with it), and
+        # the ledger table, whose data is never dropped, is kept as it was
+        wanted = template.tables()["IdempotencyTable"]["KeySchema"]
+        assert client.describe_table(TableName=names["IdempotencyTable"])["Table"]["KeySchema"] == wanted
+        assert client.scan(TableName=names["IdempotencyTable"])["Items"] == []
+        assert len(client.scan(TableName=names["LedgerTable"])["Items"]) == 1
+        assert template.transient_tables() == {"IdempotencyTable"}
+    finally:
+        for table in names.values():
+            client.delete_table(TableName=table)

@@ -6,8 +6,12 @@ from __future__ import annotations
 
 import datetime as dt
 
+import pytest
+
+from kakeibo.services import points as points_service
 from kakeibo.settings import today
 from kakeibo.store import Store
+from kakeibo.store.codec import to_ddb
 from tests import invariants
 from tests.concurrently import fan_out
 from tests.events import Client, Reply
@@ -163,3 +167,72 @@ def test_bad_expiry_and_bad_within_are_refused_naming_the_field(api: Client) -> 
         reply = api.get("/accounts/pts/expiring", query={"within": within}, headers={"Accept-Language": "ja"})
         assert reply.status == 422, reply
         assert [e["loc"][-1] for e in reply.json["errors"]] == ["within"], reply
+
+
+def _lots_item(store: Store, user: str) -> dict[str, object]:
+    item = store.lots(user, "pts")
+    assert item is not None
+    return item
+
+
+def test_the_lots_are_compacted_and_a_slip_dated_before_the_fold_re_plans_them_all(
+    api: Client, store: Store, user: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given a points account whose lots are compacted from 6 events on
+    monkeypatch.setattr(points_service, "COMPACT_AT", 6)
+    monkeypatch.setattr(points_service, "COMPACT_EVERY", 1)
+    monkeypatch.setattr(points_service, "COMPACT_MIN", 2)
+    monkeypatch.setattr(points_service, "FOLD_AFTER_DAYS", 0)
+    _points_account(api)
+    first = _earn(api, 100, _day(-40))
+    spends = [_spend(api, 50, _day(-35)) for _ in range(2)]
+    assert all(s.status == 201 for s in spends), spends
+    later = _earn(api, 80, _day(-20), _day(30))
+    assert _spend(api, 30, _day(-10)).status == 201
+    # When one more slip makes the item long enough to fold
+    assert _spend(api, 5, _day(-5)).status == 201
+    # Then the first lot (spent whole) and its spends are folded out from the day after; the open lot stays
+    item = _lots_item(store, user)
+    assert item["through"] == _day(-34)
+    assert first["id"] not in item["events"] and later["id"] in item["events"]  # type: ignore[operator]
+    assert api.get("/accounts/pts/expiring").json["points"] == 45
+    assert api.post("/ledger/verify").json["ok"] is True
+    # When a spend dated before the fold is deleted
+    gone = api.delete(spends[0].header("Location") or "", headers={"If-Match": spends[0].etag or ""})
+    assert gone.status == 204, gone
+    # Then the lots are planned from every slip: the first lot holds 50 again, unfolded, so a spend of 90
+    # takes the later lot's 45 (expiring first) and 45 of it
+    item = _lots_item(store, user)
+    assert "through" not in item and first["id"] in item["events"]  # type: ignore[operator]
+    assert _spend(api, 90, _day(-1)).status == 201
+    assert api.get("/accounts/pts/expiring").json["points"] == 0
+    assert api.balances()["pts"] == 5
+    assert api.post("/ledger/verify").json["ok"] is True
+    assert invariants.check(store, user) == []
+
+
+def test_verify_finds_lots_that_differ_from_the_slips_and_rebuild_repairs_them(
+    api: Client, store: Store, user: str
+) -> None:
+    # Given points earned and spent, and the lots changed behind the API's back: a spend gone
+    _points_account(api)
+    lot = _earn(api, 100, _day(-20), _day(20))
+    spent = _spend(api, 40, _day(-5))
+    assert spent.status == 201, spent
+    spend_id = spent.json["id"]
+    store.client.update_item(
+        TableName=store.table,
+        Key=to_ddb({"PK": f"LEDGER#{user}", "SK": "LOTS#pts"}),
+        UpdateExpression="REMOVE #ev.#s",
+        ExpressionAttributeNames={"#ev": "events", "#s": spend_id},
+    )
+    points_service.remember(user, "pts", None)
+    # When the ledger is verified, Then the missing spend is reported on the lots item
+    verified = api.post("/ledger/verify").json
+    assert verified["ok"] is False
+    assert {"item": "LOTS#pts", "field": spend_id, "expected": 40, "actual": 0} in verified["mismatches"]
+    # When the owner rebuilds, Then the lots are the slips' again: 60 left in the lot, verify is ok
+    rebuilt = api.post("/ledger/rebuild")
+    assert rebuilt.status == 200, rebuilt
+    assert api.post("/ledger/verify").json["ok"] is True
+    assert [(i["lot"], i["points"]) for i in api.get("/accounts/pts/expiring").json["items"]] == [(lot["id"], 60)]

@@ -411,3 +411,24 @@ def test_equal_shares_keep_a_member_who_left_after_the_slip_was_written(local_en
     assert edited["shares"] == {taro: 300, hanako: 300, jiro: 300}
     assert home.nets() == {taro: 600, hanako: -300, jiro: -300}
     home.check(store)
+
+
+def test_a_dollar_expense_is_shared_and_owed_in_its_yen(local_env: str, store: Store) -> None:
+    # Given a shared ledger with a dollar card, and Taro paying $12.34 (¥1,850) for himself and Hanako
+    home = Household("taro", "hanako")
+    taro, hanako = home.uid("taro"), home.uid("hanako")
+    usd = {"id": "usd", "name": "ドル", "type": "credit", "unit": "USD", "allow_negative": True}
+    assert home["taro"].post(f"{home.base}/accounts", usd).status == 201
+    dollars = {"account": "usd", "amount": 1234, "jpy_amount": 1850, "paid_by": taro}
+    # When it is shared equally
+    made = home.slip("taro", **dollars, shares="equal")
+    # Then the shares are the yen, and the nets move by it: Hanako owes Taro ¥925
+    assert made.status == 201, made
+    assert made.json["shares"] == {taro: 925, hanako: 925}
+    assert home.nets() == {taro: 925, hanako: -925}
+    # And custom shares must sum to the yen, not to the cents (422 naming shares, nothing written)
+    refused = home.slip("taro", **dollars, shares={taro: 617, hanako: 617})
+    assert refused.status == 422 and refused.json["errors"][0]["loc"] == ["body", "shares"], refused
+    assert home.slip("taro", **dollars, shares={taro: 850, hanako: 1000}).status == 201
+    assert home.nets() == {taro: 925 + 1000, hanako: -925 - 1000}
+    home.check(store)

@@ -281,13 +281,56 @@ def test_a_zaim_export_writes_its_dollar_rows_in_dollars_into_the_dollar_account
         "通貨変換前の金額,集計の設定"
     )
     row = "2026-08-03,payment,食費,外食,ドル財布,-,,,,USD,0,1900,0,0,12.34,常に集計に含める"
-    text = ("\r\n".join((header, row)) + "\r\n").encode("utf-8")
+    changed = "2026-08-01,transfer,,,bank,ドル財布,,,,USD,0,0,15000,0,100.00,常に集計に含める"
+    back = "2026-08-05,transfer,,,ドル財布,bank,,,,USD,0,0,2900,0,20.00,常に集計に含める"
+    text = ("\r\n".join((header, row, changed, back)) + "\r\n").encode("utf-8")
     # When the Zaim export is imported
     reply = api.post("/imports", raw=text, headers={"Content-Type": "text/csv"})
     # Then the dinner is $12.34 on the dollar account and ¥1,900 in the month's report
-    assert reply.status in {200, 201} and reply.json["created"] == 1, reply
-    (slip,) = api.get("/slips", query={"account": "usd"}).json["items"]
+    assert reply.status in {200, 201} and reply.json["created"] == 3, reply
+    slips = {s["kind"] + s["date"]: s for s in api.get("/slips", query={"account": "usd"}).json["items"]}
+    slip = slips["expense2026-08-03"]
     assert (slip["amount"], slip["jpy_amount"]) == (1234, 1900)
-    assert api.balances()["usd"] == 5000 - 1234
+    # And ¥15,000 changed into $100.00, and $20.00 back into ¥2,900, move each account in its own unit
+    assert (slips["transfer2026-08-01"]["amount"], slips["transfer2026-08-01"]["to_amount"]) == (15000, 10000)
+    assert (slips["transfer2026-08-05"]["amount"], slips["transfer2026-08-05"]["to_amount"]) == (2000, 2900)
+    assert api.balances()["usd"] == 5000 - 1234 + 10000 - 2000
+    assert api.balances()["bank"] == 100_000 - 15000 + 2900
     assert api.get("/reports/monthly", query={"month": "2026-08"}).json["expense"] == 1900
     assert invariants.check(store, user) == []
+
+
+def test_medical_payments_and_donations_in_other_units_count_in_yen(api: Client, store: Store, user: str) -> None:
+    _trip(api)
+    # Given a points account worth ¥2 a point
+    api.account("rakuten", 5000, type="other", unit="points", point_value=2, program="楽天ポイント")
+    clinic = {"patient": "taro", "provider": "Honolulu Clinic", "kind": "treatment"}
+    # When a clinic abroad is paid $12.34 (¥1,850 on the card), ¥1,500 of it reimbursed (more than 1,234
+    # but less than the yen paid), and a split pharmacy bill paid $20.00 (¥3,000) has a medicine line of $5.00
+    bill = api.slip(**{**DINNER, "category": "医療費"}, jpy_amount=1850, medical={**clinic, "reimbursed": 1500})
+    assert bill.status == 201, bill
+    lines = [{"amount": 1500, "category": "日用品"},
+             {"amount": 500, "category": "医療費", "medical": {"patient": "taro", "kind": "medicine"}}]  # fmt: skip
+    pharmacy = {"date": "2026-08-04", "kind": "expense", "amount": 2000, "account": "usd", "memo": "ABC Stores"}
+    assert api.slip(**pharmacy, jpy_amount=3000, lines=lines).status == 201
+    # And 500 points pay a doctor's bill (¥1,000) and 1,000 points a ふるさと納税 donation (¥2,000)
+    doctor = {**clinic, "provider": "山田医院"}
+    paid = {"date": "2026-08-05", "kind": "expense", "account": "rakuten"}
+    assert api.slip(**paid, amount=500, category="医療費", medical=doctor).status == 201
+    assert api.slip(**paid, amount=1000, category="寄附金", donation={"municipality": "北海道紋別市"}).status == 201
+    # Then the year's medical report counts each in yen: the clinic ¥1,850 less ¥1,500, the medicine
+    # line its share of ¥3,000 (¥750), the doctor ¥1,000
+    report = api.get("/reports/medical", query={"year": "2026"}).json
+    rows = {r["provider"]: (r["paid"], r["reimbursed"]) for r in report["items"]}
+    assert rows == {"Honolulu Clinic": (1850, 1500), "ABC Stores": (750, 0), "山田医院": (1000, 0)}, rows
+    # And the donation counts ¥2,000
+    donations = api.get("/reports/donations", query={"year": "2026"}).json
+    assert donations["total"] == 2000, donations
+    # And what is reimbursed beyond the yen paid is refused, naming medical, nothing written
+    over = api.slip(**{**DINNER, "category": "医療費"}, jpy_amount=1850, medical={**clinic, "reimbursed": 1900})
+    assert over.status == 422 and "medical.reimbursed (1900)" in over.json["errors"][0]["msg"], over
+    too_much = api.slip(**paid, amount=500, category="医療費", medical={**doctor, "reimbursed": 1200})
+    assert too_much.status == 422 and "medical.reimbursed (1200)" in too_much.json["errors"][0]["msg"], too_much
+    assert len(api.get("/slips").json["items"]) == 5
+    assert invariants.check(store, user) == []
+    assert api.post("/ledger/verify").json["ok"] is True

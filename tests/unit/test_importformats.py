@@ -315,3 +315,29 @@ def test_zaims_foreign_rows_land_in_an_account_of_their_currency_in_its_unit_wit
     # later as a dollar-account row without jpy_amount)
     assert rows[4].jpy_amount is None and rows[4].amount == 100
     assert accounts.in_minor_units("1,234.5", "USD") == 123450 and accounts.in_minor_units("abc", "USD") is None
+
+
+def test_zaims_foreign_transfers_carry_what_arrived_in_the_unit_of_each_side() -> None:
+    # Given a dollar wallet, a second dollar account, a yen bank and Zaim transfers in dollars between them
+    ledger = [
+        {"id": "usd", "name": "ドル財布", "unit": "USD"},
+        {"id": "usd2", "name": "ドル口座", "unit": "USD"},
+        {"id": "bank", "name": "銀行"},
+        {"id": "cash", "name": "財布"},
+    ]
+    parsed = read(
+        ZAIM
+        + "2026-08-01,transfer,,,銀行,ドル財布,,,,USD,0,0,15000,0,100.00,常に集計に含める\n"
+        + "2026-08-02,transfer,,,ドル財布,銀行,,,,USD,0,0,2900,0,20.00,常に集計に含める\n"
+        + "2026-08-03,transfer,,,ドル財布,ドル口座,,,,USD,0,0,1450,0,10.00,常に集計に含める\n"
+        + "2026-08-04,transfer,,,銀行,財布,,,,JPY,0,0,500,0,0,常に集計に含める\n"
+    )
+    # When the rows are matched to the ledger's accounts
+    resolved = accounts.resolve(parsed, ledger, create=False)
+    rows = {r.line: r.slip for r in resolved.file.valid}
+    # Then yen into dollars leaves ¥15,000 and brings $100.00; dollars into yen the other way round
+    assert (rows[2].amount, rows[2].to_amount) == (15000, 10000)
+    assert (rows[3].amount, rows[3].to_amount) == (2000, 2900)
+    # And between two dollar accounts the dollars move as they are, and a yen transfer stays in yen
+    assert (rows[4].amount, rows[4].to_amount) == (1000, None)
+    assert (rows[5].amount, rows[5].to_amount) == (500, None)

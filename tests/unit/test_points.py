@@ -106,6 +106,38 @@ def _check(events: dict[str, points.Event], today: str) -> points.Plan:
     return plan
 
 
+def _edited(
+    events: dict[str, points.Event], edit: tuple[str, int, int, int | None, int], n: int, today: str, floor: int = 0
+) -> tuple[dict[str, points.Event], str]:
+    """One edit of the account's history (slips dated from DAYS[floor] on only), as a write would
+    propose it; the plan decides whether it is kept."""
+    op, day, amount, expiry, pick = edit
+    day = max(day, floor)
+    proposed = dict(events)
+    movable = sorted(k for k, e in events.items() if not isinstance(e, Lapse) and e.date >= DAYS[floor])
+    if op == "earn":
+        expires = None if expiry is None else DAYS[max(day, expiry)]
+        proposed[f"e{n}"] = Earning(f"e{n}", DAYS[day], amount, expires)
+    elif op == "spend":
+        proposed[f"s{n}"] = Spending(f"s{n}", DAYS[day], amount)
+    elif op in {"move", "delete"} and movable:
+        key = movable[pick % len(movable)]
+        old = events[key]
+        if op == "delete":
+            del proposed[key]
+        elif isinstance(old, Earning):
+            moved = DAYS[day]
+            proposed[key] = Earning(key, moved, old.amount, max(old.expires_on, moved) if old.expires_on else None)
+        elif isinstance(old, Spending):
+            proposed[key] = Spending(key, DAYS[day], old.amount)
+    elif op == "job":  # the daily job: what is due, posted once; a second run finds nothing
+        today = max(today, DAYS[day])
+        for lot in points.plan(list(events.values()), today=today).due(today):
+            proposed[f"l{n}{lot.id}"] = Lapse(f"l{n}{lot.id}", lot.id, lot.pending)
+        assert points.plan(list(proposed.values()), today=today).due(today) == []
+    return proposed, today
+
+
 @settings(deadline=None, max_examples=300)
 @given(st.lists(edit, max_size=30))
 def test_every_point_earned_is_spent_or_lapses_exactly_once_whatever_the_order_of_edits(
@@ -113,29 +145,96 @@ def test_every_point_earned_is_spent_or_lapses_exactly_once_whatever_the_order_o
 ) -> None:
     events: dict[str, points.Event] = {}
     today = DAYS[0]
-    for n, (op, day, amount, expiry, pick) in enumerate(edits):
-        proposed = dict(events)
-        movable = sorted(k for k, e in events.items() if not isinstance(e, Lapse))
-        if op == "earn":
-            expires = None if expiry is None else DAYS[max(day, expiry)]
-            proposed[f"e{n}"] = Earning(f"e{n}", DAYS[day], amount, expires)
-        elif op == "spend":
-            proposed[f"s{n}"] = Spending(f"s{n}", DAYS[day], amount)
-        elif op in {"move", "delete"} and movable:
-            key = movable[pick % len(movable)]
-            old = events[key]
-            if op == "delete":
-                del proposed[key]
-            elif isinstance(old, Earning):
-                moved = DAYS[day]
-                proposed[key] = Earning(key, moved, old.amount, max(old.expires_on, moved) if old.expires_on else None)
-            elif isinstance(old, Spending):
-                proposed[key] = Spending(key, DAYS[day], old.amount)
-        elif op == "job":  # the daily job: what is due, posted once; a second run finds nothing
-            today = max(today, DAYS[day])
-            for lot in points.plan(list(events.values()), today=today).due(today):
-                proposed[f"l{n}{lot.id}"] = Lapse(f"l{n}{lot.id}", lot.id, lot.pending)
-            assert points.plan(list(proposed.values()), today=today).due(today) == []
+    for n, one in enumerate(edits):
+        proposed, today = _edited(events, one, n, today)
         if points.plan(list(proposed.values()), today=today).ok:  # what the write would refuse is not kept
             events = proposed
         _check(events, today)
+
+
+def _same_for_what_is_kept(full: points.Plan, kept: points.Plan, today: str) -> None:
+    """The compacted plan gives every lot and spend it keeps exactly what the whole plan gives it."""
+    ids = {lot.id for lot in kept.lots}
+    assert kept.lots == tuple(lot for lot in full.lots if lot.id in ids)
+    assert dict(kept.takes) == {k: v for k, v in full.takes.items() if k in kept.takes}
+    assert (kept.ok, kept.next_due(), kept.due(today)) == (full.ok, full.next_due(), full.due(today))
+    assert kept.expiring(today, DAYS[-1]) == full.expiring(today, DAYS[-1])
+
+
+# histories where lots are spent whole and lapse often (small round amounts, early expiries): folds
+busy = st.tuples(
+    st.sampled_from(["earn", "spend", "spend", "spend", "job", "move", "delete"]),
+    st.integers(0, len(DAYS) - 1),
+    st.sampled_from([10, 20]),
+    st.one_of(st.none(), st.integers(0, 3)),
+    st.integers(0, 10_000),
+)
+
+
+@settings(deadline=None, max_examples=300)
+@given(st.lists(busy, min_size=5, max_size=30), st.lists(edit, max_size=12))
+def test_compaction_never_changes_what_is_spent_or_what_lapses(
+    history: list[tuple[str, int, int, int | None, int]], later: list[tuple[str, int, int, int | None, int]]
+) -> None:
+    # Given an account's history, folded: the lots spent or lapsed whole before the point left out
+    events: dict[str, points.Event] = {}
+    today = DAYS[0]
+    for n, one in enumerate(history):
+        proposed, today = _edited(events, one, n, today)
+        if points.plan(list(proposed.values()), today=today).ok:
+            events = proposed
+    through = points.compaction_point(events.values())
+    kept = {e.id: e for e in points.compacted(events.values(), through)}
+    for lot in points.plan(list(events.values())).lots:
+        if lot.id not in kept:  # what is folded out was spent or lapsed whole
+            assert lot.spent + lot.lapsed == lot.amount
+    # (every slip folded out is dated before the point: a write of one re-plans everything)
+    assert all(e.date < (through or "") for e in events.values() if e.id not in kept and not isinstance(e, Lapse))
+    whole, folded = points.plan(list(events.values()), today=today), points.plan(kept.values(), today=today)
+    _same_for_what_is_kept(whole, folded, today)
+    # When slips dated from the point on are written, edited, moved, deleted and lapsed in both
+    floor = next((n for n, day in enumerate(DAYS) if day >= through), len(DAYS) - 1) if through else 0
+    for n, one in enumerate(later, start=len(history)):
+        whole, today = _edited(events, one, n, today, floor)
+        folded = {k: v for k, v in whole.items() if k in kept or k not in events}
+        full, small = points.plan(list(whole.values()), today=today), points.plan(list(folded.values()), today=today)
+        # Then the folded lots plan every write exactly as the whole history does (refusals included)
+        if through is not None and DAYS[floor] < through:
+            break  # the history's last day is before the fold: no slip may be written after it here
+        _same_for_what_is_kept(full, small, today)
+        if full.ok:
+            events, kept = whole, folded
+
+
+def test_compaction_folds_the_lots_spent_and_lapsed_whole_and_the_spends_that_took_only_them() -> None:
+    # Given a lot without expiry still open, a lot spent whole, one lapsed whole (its lapse posted), a
+    # spend that took from the open lot, and a lot earned after all of them
+    events = [
+        Earning("e0", "2025-12-01", 500),
+        Earning("e1", "2026-01-01", 100, "2026-03-31"),
+        Spending("s1", "2026-01-05", 100),
+        Earning("e2", "2026-01-02", 50, "2026-01-10"),
+        Lapse("l2", "e2", 50),
+        Spending("s0", "2026-01-20", 30),
+        Earning("e3", "2026-02-01", 30, "2026-12-31"),
+        Spending("s3", "2026-02-02", 10),
+    ]
+    # When the history is compacted
+    through = points.compaction_point(events)
+    # Then the closed lots, the spend that took only from them and the lapse are folded out, from the
+    # day after the last of them closed; the open lots stay as they were
+    assert through == "2026-01-12"  # e2 lapsed on 2026-01-11, the day after its expiry
+    kept = points.compacted(events, through)
+    assert [e.id for e in kept] == ["e0", "s0", "e3", "s3"]
+    assert [points.plan(kept).lot(k) for k in ("e0", "e3")] == [points.plan(events).lot(k) for k in ("e0", "e3")]
+    # And nothing closed after `before` is folded
+    assert points.compaction_point(events, before="2026-01-05") is None
+
+
+def test_a_spend_that_took_from_a_closed_lot_and_an_open_one_keeps_both() -> None:
+    events = [
+        Earning("e1", "2026-01-01", 100, "2026-01-31"),
+        Earning("e2", "2026-01-01", 100),
+        Spending("s1", "2026-01-05", 150),
+    ]
+    assert points.compaction_point(events) is None

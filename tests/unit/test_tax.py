@@ -135,3 +135,31 @@ def test_one_stop_rule(parts: list[DonationPart]) -> None:
     assert got.municipalities == len(towns)
     assert got.total == sum(p.amount for p in parts)
     assert got.one_stop == (0 < len(towns) <= 5 and all(p.one_stop for p in parts))
+
+
+@given(
+    st.lists(st.integers(min_value=1, max_value=10**7), min_size=1, max_size=10),
+    st.integers(min_value=1, max_value=10**8),
+)
+def test_a_split_slip_in_another_unit_counts_its_lines_medical_payments_in_yen_summing_to_its_yen(
+    lines: list[int], jpy_amount: int
+) -> None:
+    # Given a split slip in another unit, every line a medical payment of one group
+    medical = {"patient": "taro", "provider": "ABC", "kind": "medicine"}
+    # When its tax fields are computed
+    fields = dict(tax.slip_tax_fields(sum(lines), None, [(x, medical) for x in lines], None, jpy_amount))
+    # Then what is paid is the slip's yen, whatever its amount in its own unit
+    paid = next(v for k, v in fields.items() if k.endswith(tax.PAID))
+    assert paid == jpy_amount
+
+
+def test_a_donation_and_a_medical_payment_in_another_unit_count_their_yen() -> None:
+    # Given a slip of 1,234 cents that came to ¥1,850, with ¥1,500 of its medical payment reimbursed
+    medical = {"patient": "taro", "provider": "Clinic", "kind": "treatment", "reimbursed": 1500}
+    # When its tax fields are computed (and a donation of the same)
+    fields = dict(tax.slip_tax_fields(1234, medical, jpy_amount=1850))
+    donated = dict(tax.slip_tax_fields(1234, None, donation={"municipality": "紋別市"}, jpy_amount=1850))
+    # Then each counts in yen; a yen slip (no jpy_amount) counts its amount
+    assert sorted(v for k, v in fields.items() if not k.endswith(tax.COUNT)) == [1500, 1850]
+    assert [v for k, v in donated.items() if k.endswith(tax.PAID)] == [1850]
+    assert [v for k, v in dict(tax.slip_tax_fields(1234, medical)).items() if k.endswith(tax.PAID)] == [1234]

@@ -546,7 +546,15 @@ describe('which journal entries the page offers to undo', async () => {
 });
 
 describe('立替 on the slip form (views/payer.js)', async () => {
-  const { equalShares, payerPatch, sharesLeft } = await import('../../web/views/payer.js');
+  const { equalShares, payerPatch, sharesLeft, slipYen } = await import('../../web/views/payer.js');
+
+  test('shares are in yen: a slip in dollars by its 円換算, points at their value, yen as typed', () => {
+    assert.equal(slipYen('JPY', undefined, '1,200', ''), 1200);
+    assert.equal(slipYen(undefined, undefined, '1200', ''), 1200);
+    assert.equal(slipYen('USD', undefined, '12.34', '1850'), 1850);
+    assert.equal(slipYen('points', 2, '150', ''), 300);
+    assert.throws(() => slipYen('USD', undefined, '12.34', ''));
+  });
 
   test('equal shares: the yen that do not divide go one each to the first members in user order', () => {
     assert.deepEqual(equalShares(1000, ['taro', 'hanako', 'jiro']), { hanako: 334, jiro: 333, taro: 333 });

@@ -160,5 +160,43 @@ await run(async () => {
     await shot(page, 'units-accounts-390');
   });
 
+  await step('a dollar expense is split into lines in dollars; each account in another unit shows its yen', async () => {
+    // Given the slip form on a dollar expense of $20.00 (¥3,000), dated yesterday
+    const yesterday = tokyoDay(-1);
+    await openRoute(page, 'slips');
+    await page.fill('#slip-date', yesterday);
+    await page.selectOption('#slip-kind', 'expense');
+    await page.selectOption('#slip-account', 'usd');
+    await page.fill('#slip-amount', '20.00');
+    await page.fill('#slip-jpy-amount', '3000');
+    await page.fill('#slip-category', '食費');
+    // When it is split: $12.50 of food and $7.50 of daily goods, typed in dollars
+    await page.click('#slip-split');
+    await until('two lines', () => page.locator('#slip-line-rows li').count(), 2);
+    check((await page.getAttribute('#slip-line-rows li:first-child .line-amount', 'aria-label')).endsWith('（USD）'), 'the lines in dollars');
+    await page.fill('#slip-line-rows li:nth-child(1) .line-amount', '12.50');
+    await page.fill('#slip-line-rows li:nth-child(2) .line-amount', '7.50');
+    await page.fill('#slip-line-rows li:nth-child(2) .line-category', '日用品');
+    await until('nothing left', () => page.innerText('#slip-lines-left'), '合計は金額と一致しています');
+    await page.click('#slip-submit');
+    // Then the API has the lines in cents and the whole slip's yen
+    await until('the split slip', async () => {
+      const slip = await slipOf('usd', yesterday);
+      return slip ? [slip.amount, slip.jpy_amount, slip.lines?.map((l) => [l.amount, l.category])] : await page.innerText('#error');
+    }, [2000, 3000, [[1250, '食費'], [750, '日用品']]]);
+    await until('the lines listed in dollars', () => page.locator('#slip-rows tr', { hasText: '日用品 $7.50' }).count(), 1);
+    await until('the form done saving', () => page.getAttribute('#slip-form', 'aria-busy'), null);
+    // When the accounts view is opened
+    await openRoute(page, 'accounts');
+    // Then the dollars are in yen at the rate of their latest slip, and the points at their value
+    await until('the dollars in yen', async () => {
+      const text = await page.locator('#balance-rows tr[data-account="usd"] small.jpy-value').allInnerTexts();
+      return text.length === 1 && text[0].startsWith('円換算 ￥') && text[0].endsWith('の伝票のレート）');
+    }, true);
+    await until('the points in yen', () => page.locator('#balance-rows tr[data-account="rakuten"] small.jpy-value').innerText(), '円換算 ￥150');
+    check((await page.locator('#balance-rows tr[data-account="wallet"] small.jpy-value').count()) === 0, 'no yen line for yen');
+    await accessible(page, 'the accounts view with the yen of each unit');
+  });
+
   await context.close();
 });

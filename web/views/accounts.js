@@ -71,6 +71,7 @@ async function loadAccounts() {
   state.accounts = accounts.data.items;
   state.expiring = expiring;
   state.current = balances(current);
+  state.values = new Map((current?.data.items ?? []).map((i) => [i.account, i]));
   state.today = day;
   state.todayBalances = balances(present);
   state.asOfBalances = balances(past);
@@ -120,6 +121,20 @@ export function clear() {
 /** Whether any account's balance counts slips dated after today (rent recorded ahead, say). */
 const hasPlanned = () => state.accounts.some((a) => (state.todayBalances.get(a.id) ?? 0) !== (state.current.get(a.id) ?? a.balance));
 
+/** What an account in another unit is worth in yen (GET /balances' jpy_value), and how it was valued. */
+export function valueText(item, unit) {
+  if (!item || item.jpy_value === null || item.jpy_value === undefined) return null;
+  if (item.valued_by === 'point_value') return `円換算 ${yen(item.jpy_value)}`;
+  if (item.valued_by === 'latest_slip') return `円換算 ${yen(item.jpy_value)}（${item.rate_date ? shortDay(item.rate_date) : '直近'}の伝票のレート）`;
+  return unit && unit !== 'JPY' ? `円換算 ${yen(item.jpy_value)}` : null;
+}
+
+function valueLine(account) {
+  if (!account.unit || account.unit === 'JPY') return [];
+  const text = valueText(state.values?.get(account.id), account.unit);
+  return text ? [h('small', { class: 'jpy-value', text })] : [];
+}
+
 export function render() {
   const planned = hasPlanned();
   const heads = {
@@ -137,6 +152,7 @@ export function render() {
         h('span', { class: 'name', text: a.name }),
         h('small', { class: 'nowrap', text: `${TYPE_LABELS[a.type] ?? a.type}${a.program ? `・${a.program}` : ''}${a.archived ? '・アーカイブ' : ''}` }),
         ...(state.expiring?.get(a.id) ?? []).map((lot) => h('small', { class: 'lapse', text: lapseText(lot) })),
+        ...valueLine(a),
       ),
       h('td', { class: 'num today', 'data-label': heads.today, text: amountIn(state.todayBalances.get(a.id) ?? 0, a.unit) }),
       h('td', { class: 'num current', 'data-label': heads.current, text: amountIn(state.current.get(a.id) ?? a.balance, a.unit) }),

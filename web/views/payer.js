@@ -4,9 +4,25 @@
 // nets come to. Shown only for expenses in a shared ledger whose API knows settlements.
 
 import { PERSONAL } from '../api.js';
-import { parseAmount, yen } from '../format.js';
+import { parseAmount, parseAmountIn, yen } from '../format.js';
 import { memberName, on, state } from '../state.js';
 import { $, FieldError, h } from '../ui.js';
+
+/**
+ * The yen a slip comes to, as typed — what shares are in (the nets are yen): yen as typed, points at
+ * their value, a currency by its 円換算 (jpy_amount). Throws when what it needs is not a valid amount. Pure.
+ */
+export function slipYen(unit, pointValue, amountText, jpyText) {
+  if (!unit || unit === 'JPY') return parseAmount(amountText);
+  if (unit === 'points') return parseAmountIn(amountText, 'points') * (pointValue ?? 1);
+  return parseAmount(jpyText);
+}
+
+/** The yen of the slip in the form (slipYen of its account's unit). */
+export function formYen() {
+  const account = (state.accounts ?? []).find((a) => a.id === $('slip-account').value);
+  return slipYen(account?.unit, account?.point_value, $('slip-amount').value, $('slip-jpy-amount').value);
+}
 
 /** The yen split equally among `users`: the yen that do not divide go one each to the first in user order. Pure. */
 export function equalShares(amount, users) {
@@ -57,6 +73,7 @@ export function mount() {
   $('slip-paid-by').addEventListener('change', sync);
   $('slip-shares-mode').addEventListener('change', sync);
   $('slip-amount').addEventListener('input', updateLeft);
+  $('slip-jpy-amount').addEventListener('input', updateLeft); // a foreign slip is shared by its yen
   $('slip-kind').addEventListener('change', sync);
   on('household', () => {
     fillPayers($('slip-paid-by').value);
@@ -122,7 +139,7 @@ function updateLeft() {
   if ($('slip-shares-left').hidden) return;
   let amount = 0;
   try {
-    amount = parseAmount($('slip-amount').value);
+    amount = formYen();
   } catch {
     amount = 0;
   }
@@ -135,7 +152,7 @@ function updateLeft() {
   $('slip-shares-left').textContent = left === 0 ? '負担の合計は金額と一致しています' : left > 0 ? `負担の残り ${yen(left)}` : `負担が ${yen(-left)} 多すぎます`;
 }
 
-/** The form's {paid_by, shares} (nulls when nobody paid from their pocket); throws FieldError naming the field to fix. */
+/** The form's {paid_by, shares} (nulls when nobody paid from their pocket), `amount` the slip's yen; throws FieldError naming the field to fix. */
 export function readPayer(amount) {
   if (!offered() || !$('slip-paid-by').value) return { paid_by: null, shares: null };
   const paidBy = $('slip-paid-by').value;

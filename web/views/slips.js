@@ -344,7 +344,10 @@ function readForm() {
     slip.category = raw.category.trim() || null;
   }
   slip.payee = raw.payee.trim() || null;
-  return Object.assign(slip, readPayer(amount), readReceipts(), readTax(amount, Boolean(slip.lines)));
+  // who paid and what medical payments count are in yen: a foreign slip's 円換算, points at their value
+  const pointValue = state.accounts.find((a) => a.id === raw.account)?.point_value ?? 1;
+  const inYen = slip.jpy_amount ?? (unit === 'points' ? amount * pointValue : amount);
+  return Object.assign(slip, readPayer(inYen), readReceipts(), readTax(inYen, Boolean(slip.lines)));
 }
 
 function setForm(values) {
@@ -410,8 +413,9 @@ function syncUnits() {
   $('slip-to-amount-label').textContent = `受取額（${unitLabel(toUnit)}）`;
   $('slip-to-amount').inputMode = minorDigits(toUnit) ? 'decimal' : 'numeric';
   $('slip-expires-row').hidden = !(kind === 'income' && unit === 'points');
-  if (unit !== 'JPY' && splitShown()) showSplit(null);
-  $('slip-split-row').hidden = kind === 'transfer' || unit !== 'JPY';
+  // lines are typed in the account's unit: lines typed in another unit are dropped when the account changes
+  if (splitShown() && $('slip-lines').dataset.unit !== unit) showSplit(null);
+  $('slip-split-row').hidden = kind === 'transfer';
   $('slip-category-row').hidden = kind === 'transfer' || splitShown();
 }
 
@@ -707,12 +711,18 @@ function splitShown() {
   return !$('slip-lines').hidden;
 }
 
+/** The unit the lines of the slip in the form are in: its account's. */
+const lineUnit = () => unitOf($('slip-account').value);
+
 function lineRow(values = {}) {
   const n = $('slip-line-rows').children.length + 1;
+  const unit = lineUnit();
+  // a line as stored is in the unit's minor unit (1234 is $12.34); one typed is kept as typed
+  const amount = typeof values.amount === 'number' ? amountText(values.amount, unit) : (values.amount ?? '');
   const row = h(
     'li',
     { class: 'line-row', dataset: { category: values.category ?? '', subcategory: values.subcategory ?? '' } },
-    h('input', { class: 'line-amount', inputmode: 'numeric', 'aria-label': `内訳${n}の金額（円）`, placeholder: '金額', value: values.amount ?? '' }),
+    h('input', { class: 'line-amount', inputmode: minorDigits(unit) ? 'decimal' : 'numeric', 'aria-label': `内訳${n}の金額（${unitLabel(unit)}）`, placeholder: '金額', value: amount }),
     h('input', { class: 'line-category', list: 'category-list', maxlength: '50', 'aria-label': `内訳${n}の分類`, placeholder: '分類', value: values.category && values.category !== UNCATEGORIZED ? values.category : '' }),
     h('input', { class: 'line-memo', maxlength: '500', 'aria-label': `内訳${n}のメモ`, placeholder: 'メモ', value: values.memo ?? '' }),
     h('button', { type: 'button', class: 'small line-remove', 'aria-label': `内訳${n}を削除`, text: '削除', onclick: () => {
@@ -725,21 +735,22 @@ function lineRow(values = {}) {
 }
 
 function updateLeft() {
+  const unit = lineUnit();
   let amount = 0;
   try {
-    amount = parseAmount($('slip-amount').value);
+    amount = parseAmountIn($('slip-amount').value, unit);
   } catch {
     amount = 0;
   }
   const parts = [...$('slip-line-rows').children].map((row) => {
     try {
-      return parseAmount(row.querySelector('.line-amount').value);
+      return parseAmountIn(row.querySelector('.line-amount').value, unit);
     } catch {
       return NaN;
     }
   });
   const left = linesLeft(amount, parts);
-  $('slip-lines-left').textContent = left === 0 ? '合計は金額と一致しています' : left > 0 ? `残り ${yen(left)}` : `${yen(-left)} 多すぎます`;
+  $('slip-lines-left').textContent = left === 0 ? '合計は金額と一致しています' : left > 0 ? `残り ${amountIn(left, unit)}` : `${amountIn(-left, unit)} 多すぎます`;
   $('slip-line-add').disabled = parts.length >= MAX_LINES;
 }
 
@@ -750,6 +761,7 @@ export function showSplit(lines) {
   $('slip-category-row').hidden = on || $('slip-kind').value === 'transfer';
   $('slip-split').textContent = on ? '分けるのをやめる' : '内訳を分ける';
   $('slip-split').setAttribute('aria-expanded', String(on));
+  $('slip-lines').dataset.unit = lineUnit();
   $('slip-line-rows').replaceChildren();
   for (const line of lines ?? []) $('slip-line-rows').append(lineRow(line));
   if (on) updateLeft();
@@ -766,12 +778,13 @@ function toggleSplit() {
 
 /** The lines of the form, checked; throws FieldError naming the line to fix. */
 function readLines(amount) {
+  const unit = lineUnit();
   const rows = [...$('slip-line-rows').children];
   if (rows.length < 2) throw new FieldError($('slip-line-add'), '内訳は 2 行以上にしてください');
   const lines = rows.map((row, i) => {
     let part;
     try {
-      part = parseAmount(row.querySelector('.line-amount').value);
+      part = parseAmountIn(row.querySelector('.line-amount').value, unit);
     } catch (error) {
       throw new FieldError(row.querySelector('.line-amount'), `内訳${i + 1}: ${error.message}`);
     }
@@ -781,6 +794,6 @@ function readLines(amount) {
     return lineOf({ amount: part, category, memo }, row.dataset);
   });
   const left = linesLeft(amount, lines.map((l) => l.amount));
-  if (left !== 0) throw new FieldError(rows[0].querySelector('.line-amount'), `内訳の合計が金額と一致しません（${left > 0 ? `残り ${yen(left)}` : `${yen(-left)} 多すぎます`}）`);
+  if (left !== 0) throw new FieldError(rows[0].querySelector('.line-amount'), `内訳の合計が金額と一致しません（${left > 0 ? `残り ${amountIn(left, unit)}` : `${amountIn(-left, unit)} 多すぎます`}）`);
   return lines;
 }

@@ -71,9 +71,7 @@ class Lot:
     @property
     def lapses_on(self) -> str | None:
         """The day what is left lapses (the day after `expires_on`)."""
-        if self.expires_on is None:
-            return None
-        return (dt.date.fromisoformat(self.expires_on) + dt.timedelta(days=1)).isoformat()
+        return None if self.expires_on is None else _day_after(self.expires_on)
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +108,11 @@ class Plan:
 
     def _by_lapse(self) -> list[Lot]:
         return sorted(self.lots, key=lambda lot: (lot.lapses_on or NEVER, lot.earned_on, lot.id))
+
+
+@lru_cache(maxsize=4096)  # every plan asks it of every lot: each expiry date is parsed once
+def _day_after(day: str) -> str:
+    return (dt.date.fromisoformat(day) + dt.timedelta(days=1)).isoformat()
 
 
 def plan(events: Iterable[Event], *, today: str = NEVER) -> Plan:
@@ -222,3 +225,68 @@ def slip_events(slip: Mapping[str, object], account: str) -> list[Event]:
 def opening_event(opening: int) -> list[Event]:
     """An opening balance is a lot that never lapses, earned before everything."""
     return [Earning(OPENING, "0000-00-00", opening)] if opening > 0 else []
+
+
+# ---- compaction: the lots item keeps what a write can still change --------------------------------
+
+
+def _event_dates(events: Iterable[Event]) -> dict[str, str]:
+    return {e.id: e.date for e in events if not isinstance(e, Lapse)}
+
+
+def _foldable(events: list[Event], before: str) -> tuple[set[str], dict[str, str]]:
+    """The lots that may be folded out: spent and lapsed whole by slips dated before `before`, and
+    never taken by one spend together with a lot that stays (the largest such set); with the day
+    each closed."""
+    full = plan(events)
+    dates = _event_dates(events)
+    closed_at: dict[str, str] = {lot.id: lot.earned_on for lot in full.lots}  # the last day anything took from it
+    for spend, takes in full.takes.items():
+        for taken, _ in takes:
+            closed_at[taken] = max(closed_at[taken], dates[spend])
+    lapses_on = {lot.id: lot.lapses_on or NEVER for lot in full.lots}
+    for e in events:
+        if isinstance(e, Lapse) and e.lot in closed_at:  # a posted lapse is a slip dated the day it lapses
+            closed_at[e.lot] = max(closed_at[e.lot], lapses_on[e.lot])
+    folded = {
+        lot.id
+        for lot in full.lots
+        if lot.spent + lot.lapsed == lot.amount and lot.id not in full.overlapsed and closed_at[lot.id] < before
+    }
+    mixed = True
+    while mixed:  # a spend that took from a lot that stays keeps every lot it took from
+        mixed = False
+        for takes in full.takes.values():
+            lots = {lot for lot, _ in takes}
+            if lots & folded and lots - folded:
+                folded -= lots
+                mixed = True
+    return folded, closed_at
+
+
+def compaction_point(events: Iterable[Event], *, before: str = NEVER) -> str | None:
+    """The day C the events may be folded at, or None when nothing folds: C is the day after the
+    last of the foldable lots closed (only lots closed before `before` are looked at). Every
+    foldable lot was spent and lapsed whole by slips dated before C, so no slip dated C or later
+    can take from it; leaving those lots out with the spends that took only from them and their
+    posted lapses (`compacted`), planning the rest gives every kept lot and spend exactly what
+    planning everything gives, as long as no slip dated before C changes."""
+    folded, closed_at = _foldable(list(events), before)
+    if not folded:
+        return None
+    return _day_after(max(closed_at[lot] for lot in folded))
+
+
+def compacted(events: Iterable[Event], through: str | None) -> list[Event]:
+    """The events left when the account is folded at `through` (`compaction_point`): the foldable
+    lots closed before it, the spends that took only from them and their posted lapses left out."""
+    events = list(events)
+    if through is None:
+        return events
+    folded, _ = _foldable(events, through)
+    if not folded:
+        return events
+    takes = plan(events).takes
+    gone = set(folded)
+    gone |= {s for s, taken in takes.items() if taken and all(lot in folded for lot, _ in taken)}
+    return [e for e in events if e.id not in gone and not (isinstance(e, Lapse) and e.lot in folded)]

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from kakeibo.core.tax import is_tax_field
+from kakeibo.core.units import in_yen
 
 Kind = Literal["expense", "income", "transfer"]
 KINDS: tuple[Kind, ...] = ("expense", "income", "transfer")
@@ -224,9 +225,9 @@ def effects(entry: Entry, sign: int = 1) -> dict[ItemKey, dict[str, int]]:
     amount = sign * entry.amount
     if entry.tax:  # medical payments and donations: the year's tax item, in the same transaction
         _add(out[TaxYearItem(entry.date[:4])], **{name: sign * value for name, value in entry.tax})
-    if entry.paid_by is not None:  # who paid for whom: the ledger's nets, in the same transaction
+    if entry.paid_by is not None:  # who paid for whom: the ledger's nets (in yen), in the same transaction
         nets = out[NetsItem()]
-        _add(nets, **{PAID + entry.paid_by: amount})
+        _add(nets, **{PAID + entry.paid_by: amount if entry.jpy_amount is None else sign * entry.jpy_amount})
         for user, share in entry.shares:
             _add(nets, **{SHARE + user: sign * share})
     if entry.kind == "transfer":
@@ -253,21 +254,6 @@ def effects(entry: Entry, sign: int = 1) -> dict[ItemKey, dict[str, int]]:
             sub = SubcategoryMonthItem(entry.month, line.category, line.subcategory)
             _add(out[sub], count=sign, **{entry.kind: part})
     return _with_rollups(out)
-
-
-def in_yen(amount: int, jpy_amount: int | None, parts: list[int]) -> list[int]:
-    """The yen each part of an amount counts as: the parts themselves for a yen slip, else
-    `jpy_amount` shared in proportion to them (each share rounded down at its running total, so the
-    shares sum to it exactly)."""
-    if jpy_amount is None:
-        return parts
-    out, running, before = [], 0, 0
-    for part in parts:
-        running += part
-        upto = jpy_amount * running // amount
-        out.append(upto - before)
-        before = upto
-    return out
 
 
 def _clear(out: dict[ItemKey, dict[str, int]], account: str, date: str, signed: int) -> None:

@@ -11,7 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, TypeVar
+
+from kakeibo.core.units import in_yen
+
+T = TypeVar("T")
 
 MedicalKind = Literal["treatment", "medicine", "care", "other"]
 MEDICAL_KINDS: tuple[MedicalKind, ...] = ("treatment", "medicine", "care", "other")
@@ -232,18 +236,33 @@ def slip_tax_fields(
     medical: Mapping[str, object] | None,
     lines: Iterable[tuple[int, Mapping[str, object] | None]] = (),
     donation: Mapping[str, object] | None = None,
+    jpy_amount: int | None = None,
 ) -> tuple[tuple[str, int], ...]:
     """What one slip adds to its year's tax item (posting.Entry.tax), from its `medical` (the whole
     amount), its lines' `medical` (each line's amount) and its `donation`, as stored or as given:
-    mappings with patient, provider, kind, reimbursed and otc / municipality and one_stop."""
+    mappings with patient, provider, kind, reimbursed and otc / municipality and one_stop. Paid in
+    yen: a slip in another unit counts its `jpy_amount` (a line, its share of it)."""
     parts: list[dict[str, int]] = []
-    for paid, given in [(amount, medical), *lines]:
+    yen, lines = paid_in_yen(amount, jpy_amount, lines)
+    for paid, given in [(yen, medical), *lines]:
         if given:
             group = MedicalGroup(
                 str(given["patient"]), str(given["provider"]), str(given["kind"]), bool(given.get("otc"))
             )
             parts.append(fields_of_medical(MedicalPart(group, paid, int(str(given.get("reimbursed") or 0)))))
     if donation:
-        part = DonationPart(str(donation["municipality"]), amount, bool(donation.get("one_stop")))
+        part = DonationPart(str(donation["municipality"]), yen, bool(donation.get("one_stop")))
         parts.append(fields_of_donation(part))
     return tuple(sorted((name, value) for name, value in add_up(parts).items() if value))
+
+
+def paid_in_yen(
+    amount: int, jpy_amount: int | None, lines: Iterable[tuple[int, T]] = ()
+) -> tuple[int, list[tuple[int, T]]]:
+    """A slip's amount and its lines' amounts in yen (what medical payments and donations count,
+    and what is reimbursed is held to): themselves for a yen slip, else `jpy_amount` and its shares."""
+    listed = list(lines)
+    if jpy_amount is None:
+        return amount, listed
+    shares = in_yen(amount, jpy_amount, [paid for paid, _ in listed])
+    return jpy_amount, [(share, given) for share, (_, given) in zip(shares, listed, strict=True)]

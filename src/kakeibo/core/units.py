@@ -76,3 +76,18 @@ def format_amount(amount: int, unit: str) -> str:
     text = f"{whole:,}" + (f".{part:0{digits}d}" if digits else "")
     symbol = SYMBOLS.get(unit)
     return f"{sign}{symbol}{text}" if symbol else f"{sign}{text} {unit}"
+
+
+def in_yen(amount: int, jpy_amount: int | None, parts: list[int]) -> list[int]:
+    """The yen each part of an amount counts as: the parts themselves for a yen slip, else
+    `jpy_amount` shared in proportion to them (each share rounded down at its running total, so the
+    shares sum to it exactly)."""
+    if jpy_amount is None:
+        return parts
+    out, running, before = [], 0, 0
+    for part in parts:
+        running += part
+        upto = jpy_amount * running // amount
+        out.append(upto - before)
+        before = upto
+    return out

@@ -182,7 +182,7 @@ def resolve(source: SourceFile, accounts: Iterable[Mapping[str, Any]], *, create
             out.file.errors.append(RowError(row.line, message))
             continue
         try:
-            slip = _slip(row, ids[0], ids[1], units.get(ids[0] or ""))
+            slip = _slip(row, ids[0], ids[1], units.get(ids[0] or ""), units.get(ids[1] or ""))
         except ValidationError as exc:
             out.file.errors.append(RowError(row.line, describe(exc)))
             continue
@@ -204,9 +204,26 @@ def in_minor_units(text: str, currency: str) -> int | None:
     return int(scaled) if scaled == scaled.to_integral_value() else None
 
 
-def _slip(row: SourceRow, account: str | None, to_account: str | None, unit: str | None = None) -> ImportRow:
+def _in_units(row: SourceRow, foreign: int, unit: str, to_unit: str) -> dict[str, Any]:
+    """What a row in a foreign currency (its yen `row.amount`, `foreign` in the currency's minor unit)
+    says in its accounts' units: an income or expense of an account in that currency is in it, with
+    its yen; a transfer is in the unit of the account it leaves, with what arrived in the other's."""
+    if row.kind != "transfer":
+        return {"amount": foreign, "jpy_amount": row.amount} if unit == row.currency else {}
+    if unit == to_unit:  # both in the currency
+        return {"amount": foreign}
+    if unit == row.currency and to_unit == "JPY":
+        return {"amount": foreign, "to_amount": row.amount}
+    if to_unit == row.currency and unit == "JPY":
+        return {"amount": row.amount, "to_amount": foreign}
+    return {}  # the currency against points or a third currency: the file does not say what arrived
+
+
+def _slip(
+    row: SourceRow, account: str | None, to_account: str | None, unit: str | None = None, to_unit: str | None = None
+) -> ImportRow:
     foreign = None
-    if row.currency and row.foreign_amount and unit == row.currency and row.kind != "transfer":
+    if row.currency and row.foreign_amount and row.currency in {unit, to_unit}:
         foreign = in_minor_units(row.foreign_amount, row.currency)  # its own account: in its own unit
     values = {
         "date": row.date,
@@ -222,5 +239,5 @@ def _slip(row: SourceRow, account: str | None, to_account: str | None, unit: str
         "external_id": row.external_id,
     }
     if foreign is not None:
-        values.update(amount=foreign, jpy_amount=row.amount)
+        values.update(_in_units(row, foreign, unit or "JPY", to_unit or "JPY"))
     return ImportRow.model_validate({k: v for k, v in values.items() if v is not None})

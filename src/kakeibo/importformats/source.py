@@ -46,7 +46,7 @@ class SourceRow:
     external_id: str | None = None  # the app's own row id, where it has one
     lines: tuple[int, ...] = ()  # every line the slip comes from (both sides of a transfer pair)
     payee: str | None = None  # where the money went, as the file wrote it (MF 内容, Zaim お店)
-    # an income or expense in another currency (Zaim 通貨 / 通貨変換前の金額): its ISO code and the amount
+    # an income, expense or transfer in another currency (Zaim 通貨 / 通貨変換前の金額): its ISO code and the amount
     # before conversion as the file wrote it (`amount` is the yen it came to)
     currency: str | None = None
     foreign_amount: str | None = None

@@ -13,7 +13,10 @@ Columns: 日付,方法,カテゴリ,カテゴリの内訳,支払元,入金先,�
 - 通貨 other than JPY: 収入 / 支出 / 振替 hold the yen amount Zaim counted; the currency and
   通貨変換前の金額 (the amount before conversion) go to the memo. An income or expense whose account
   is in that currency (accounts.resolve) is written in it: 通貨変換前の金額 in its minor unit as the
-  amount, the yen as `jpy_amount`; into any other account the yen is imported.
+  amount, the yen as `jpy_amount`; into any other account the yen is imported. A transfer into or out
+  of an account in that currency carries it too: between a yen account and the foreign one, the yen
+  side is 振替 and the foreign side 通貨変換前の金額 (`amount` and `to_amount` by direction); between two
+  accounts of that currency, 通貨変換前の金額 is the amount.
 - Older layouts without 残高調整, 通貨変換前の金額 and 集計の設定 (13 or 14 columns) are read: the
   missing columns are blank.
 - Zaim has no row id: a row's identity is its content (every column) plus how many identical
@@ -115,9 +118,15 @@ def _row(line: int, slip_id: str, values: dict[str, str | None]) -> SourceRow:
     note = memo(values["品目"], values["お店"], values["メモ"], _converted(values))
     origin = Origin(line=line, slip_id=slip_id, date=date, lines=(line,))
     shop = payee(values["お店"])
+    currency = (values["通貨"] or "JPY").strip().upper()
+    foreign = currency != "JPY" and bool((values["通貨変換前の金額"] or "").strip("0., "))
+    in_currency = currency if foreign else None  # what 通貨変換前の金額 is in, when it says anything
+    before = (values["通貨変換前の金額"] or "").strip() if foreign else None
     if method == "transfer":
         return SourceRow(
             kind="transfer",
+            currency=in_currency,
+            foreign_amount=before,
             amount=_positive(values, "振替"),
             account=_account(values, "支払元"),
             to_account=_account(values, "入金先"),
@@ -160,8 +169,6 @@ def _row(line: int, slip_id: str, values: dict[str, str | None]) -> SourceRow:
             counted=False,
             **origin,
         )
-    currency = (values["通貨"] or "JPY").strip().upper()
-    foreign = currency != "JPY" and bool((values["通貨変換前の金額"] or "").strip("0., "))
     return SourceRow(
         kind="expense" if payment else "income",
         amount=amount,
@@ -170,8 +177,8 @@ def _row(line: int, slip_id: str, values: dict[str, str | None]) -> SourceRow:
         subcategory=subcategory if category else None,
         memo=note,
         payee=shop,
-        currency=currency if foreign else None,
-        foreign_amount=(values["通貨変換前の金額"] or "").strip() if foreign else None,
+        currency=in_currency,
+        foreign_amount=before,
         **origin,
     )
 

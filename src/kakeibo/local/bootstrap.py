@@ -28,6 +28,8 @@ def create_tables(client: DynamoDBClient, names: dict[str, str] | None = None) -
     existing = set(client.list_tables().get("TableNames", []))
     for logical, props in definitions.items():
         name = names[logical]
+        if name in existing and logical in template.transient_tables() and _rekeyed(client, name, props):
+            existing.discard(name)
         if name not in existing:
             request: dict[str, Any] = {k: props[k] for k in _CREATE_KEYS if k in props}
             if "StreamSpecification" in request:  # CloudFormation's shape -> the API's
@@ -52,6 +54,16 @@ def create_tables(client: DynamoDBClient, names: dict[str, str] | None = None) -
                 if exc.response["Error"]["Code"] != "ValidationException":
                     raise
     return names
+
+
+def _rekeyed(client: DynamoDBClient, name: str, props: dict[str, Any]) -> bool:
+    """A table of short-lived records kept from an earlier version whose keys the template has
+    changed since: dropped (to be made again), as CloudFormation replaces it. True if it was."""
+    if client.describe_table(TableName=name)["Table"]["KeySchema"] == props["KeySchema"]:
+        return False
+    client.delete_table(TableName=name)
+    client.get_waiter("table_not_exists").wait(TableName=name, WaiterConfig={"Delay": 1})
+    return True
 
 
 def _add_missing_indexes(client: DynamoDBClient, name: str, props: dict[str, Any]) -> None:

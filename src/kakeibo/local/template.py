@@ -88,6 +88,16 @@ def tables(template: dict[str, Any] | None = None) -> dict[str, dict[str, Any]]:
     }
 
 
+def transient_tables(template: dict[str, Any] | None = None) -> set[str]:
+    """The tables whose items may be lost (DeletionPolicy Delete: records that live a day or so)."""
+    template = template or load()
+    return {
+        name
+        for name, resource in template["Resources"].items()
+        if resource.get("Type") == "AWS::DynamoDB::Table" and resource.get("DeletionPolicy") == "Delete"
+    }
+
+
 def buckets(template: dict[str, Any] | None = None) -> dict[str, dict[str, Any]]:
     """The template's S3 buckets by logical id, with their properties."""
     template = template or load()

@@ -10,7 +10,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from kakeibo.core.posting import MAX_LINES, UNCATEGORIZED, Entry, Kind, Line
-from kakeibo.core.tax import slip_tax_fields
+from kakeibo.core.tax import paid_in_yen, slip_tax_fields
 from kakeibo.models.base import MAX_AMOUNT, AccountId, Amount, Category, Date, Memo, Model, Strict, checked_text
 from kakeibo.models.receipts import Receipts
 from kakeibo.models.tax import DonationIn, MedicalIn
@@ -67,9 +67,11 @@ def check_tax(  # noqa: PLR0917 (a slip's fields, as check_lines takes them)
     lines: list[LineIn] | None,
     medical: MedicalIn | None,
     donation: DonationIn | None,
+    jpy_amount: int | None = None,
 ) -> None:
-    """Medical payments and donations are expenses; what is reimbursed is at most what was paid; the
-    provider, when not given, is the memo (of the line, else of the slip)."""
+    """Medical payments and donations are expenses; what is reimbursed is at most what was paid (in
+    yen: a slip in another unit by its `jpy_amount`); the provider, when not given, is the memo (of
+    the line, else of the slip)."""
     if kind != "expense":
         if medical is not None or any(line.medical for line in lines or ()):
             raise ValueError(f"medical is only for expenses, not {kind}")
@@ -77,9 +79,10 @@ def check_tax(  # noqa: PLR0917 (a slip's fields, as check_lines takes them)
             raise ValueError(f"donation is only for expenses, not {kind}")
     if medical is not None and lines:
         raise ValueError("a split slip carries medical on its lines")
+    yen, in_yen = paid_in_yen(amount, jpy_amount, [(x.amount, x) for x in lines or ()])
     for paid, given, memos in [
-        (amount, medical, (memo,)),
-        *((x.amount, x.medical, (x.memo, memo)) for x in lines or ()),
+        (yen, medical, (memo,)),
+        *((paid, x.medical, (x.memo, memo)) for paid, x in in_yen),
     ]:
         if given is None:
             continue
@@ -189,7 +192,7 @@ class SlipIn(Strict):
         if self.kind != "transfer" and self.to_amount is not None:
             raise ValueError(f"to_amount is only for transfers, not {self.kind}")
         check_lines(self.kind, self.amount, self.category, self.lines)
-        check_tax(self.kind, self.amount, self.memo, self.lines, self.medical, self.donation)
+        check_tax(self.kind, self.amount, self.memo, self.lines, self.medical, self.donation, self.jpy_amount)
         return self
 
     def tax_fields(self) -> tuple[tuple[str, int], ...]:
@@ -201,6 +204,7 @@ class SlipIn(Strict):
             self.medical.model_dump() if self.medical else None,
             ((x.amount, x.medical.model_dump() if x.medical else None) for x in self.lines or ()),
             self.donation.model_dump() if self.donation else None,
+            self.jpy_amount,
         )
 
     def entry(self) -> Entry:

@@ -84,12 +84,14 @@ class Scope:
         return self.base + path
 
 
-def ledger_scope(router: BaseRouter, roles: tuple[str, ...] = MEMBERS) -> Scope:
-    """The ledger this request is for, if the caller may do this there (404 / 403 otherwise)."""
+def ledger_scope(router: BaseRouter, roles: tuple[str, ...] = MEMBERS, *, fenced: bool = False) -> Scope:
+    """The ledger this request is for, if the caller may do this there (404 / 403 otherwise).
+    `fenced`: the request always ends in a change or a read of the item it names, which a deleted
+    person's ledger refuses by itself (services/access.resolve): their tombstone is not read."""
     user = identity(router)
     event = router.current_event.raw_event
     ledger = event_ledger(event)
     prefixed = str(event.get("routeKey", "")).partition(" ")[2].startswith(LEDGER_PREFIX + "/")
-    access = open_ledger(get_store(), user, ledger, roles)
+    access = open_ledger(get_store(), user, ledger, roles, fenced=fenced)
     request_id = (event.get("requestContext") or {}).get("requestId")
     return Scope(user, access, f"/ledgers/{ledger}" if prefixed else "", str(request_id) if request_id else None)

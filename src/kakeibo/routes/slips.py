@@ -103,7 +103,7 @@ def _location(scope: Scope, slip: dict[str, Any]) -> str:
 def create_slip(
     slip: Annotated[SlipIn, Body(openapi_examples=SLIP_EXAMPLES)], idempotency_key: IdempotencyKeyHeader = None
 ) -> Response[str]:
-    scope = ledger_scope(router, EDITORS)
+    scope = ledger_scope(router, EDITORS, fenced=True)
     created = service.create_slip(
         get_store(), scope.writer, slip, request_token=request_token(router, idempotency_key), run_rules=True
     )
@@ -192,7 +192,7 @@ def replace_slip(
     if_match_header: IfMatchHeader,
     unlock: Annotated[bool, Query(description=UNLOCK)] = False,
 ) -> Response[str]:
-    scope = ledger_scope(router, EDITORS)
+    scope = ledger_scope(router, EDITORS, fenced=True)
     expected = if_match(if_match_header)
     writer = scope.writer
     updated = _settling(
@@ -220,7 +220,7 @@ def patch_slip(
     if_match_header: IfMatchHeader,
     unlock: Annotated[bool, Query(description=UNLOCK)] = False,
 ) -> Response[str]:
-    scope = ledger_scope(router, EDITORS)
+    scope = ledger_scope(router, EDITORS, fenced=True)
     expected = if_match(if_match_header)
     changes = patch.model_dump(exclude_unset=True)
     writer = scope.writer
@@ -244,7 +244,7 @@ def delete_slip(
     if_match_header: IfMatchHeader,
     unlock: Annotated[bool, Query(description=UNLOCK)] = False,
 ) -> Response[str]:
-    writer = ledger_scope(router, EDITORS).writer
+    writer = ledger_scope(router, EDITORS, fenced=True).writer
     expected = if_match(if_match_header)
     _settling(writer, lambda: service.delete_slip(get_store(), writer, date, id, expected=expected, unlock=unlock))
     return Response(status_code=204, body="")

@@ -43,9 +43,18 @@ class Access:
         return WriteContext.member(self.ledger, self.user, self.roles, origin=origin, request_id=request_id)
 
 
-def resolve(store: Store, user: str, ledger: str) -> Access:
-    """The caller's access to a ledger, read consistently. Not a member (or no such ledger): 404."""
+def resolve(store: Store, user: str, ledger: str, *, fenced: bool = False) -> Access:
+    """The caller's access to a ledger, read consistently. Not a member (or no such ledger): 404.
+
+    A person who had their data deleted (DELETE /me) has no personal ledger from then on: their
+    tombstone is read as a shared ledger's member item is (one consistent GetItem), and a `sub` is
+    never given to anyone again (Cognito), so the ledger answers 404 to everything, as a deleted
+    shared ledger does. `fenced`: what the caller came to do ends in a change (whose transaction
+    meets the ledger's fence, store/write.py) or in a read of an item the deletion removes, never in
+    an answer of its own: the tombstone is not read (a slip's create, change and delete)."""
     if ledger == PERSONAL:
+        if not fenced and store.read_person_tombstone(user) is not None:
+            raise errors.NotFound("not found")
         return Access(PERSONAL, "owner", None, user, user)
     member = store.member(ledger, user) if SHARED_ID_RE.match(ledger) else None
     if member is None:
@@ -53,11 +62,13 @@ def resolve(store: Store, user: str, ledger: str) -> Access:
     return Access(ledger, str(member["role"]), member, SharedLedger(ledger), user)
 
 
-def open_ledger(store: Store, user: str, ledger: str, roles: tuple[str, ...] = MEMBERS) -> Access:
+def open_ledger(
+    store: Store, user: str, ledger: str, roles: tuple[str, ...] = MEMBERS, *, fenced: bool = False
+) -> Access:
     """The caller's access to a ledger's data for something `roles` may do: 404 to a non-member,
     403 to a member whose role may not. Its `writer` carries the roles every write transaction
-    checks again on the member item."""
-    access = resolve(store, user, ledger)
+    checks again on the member item. `fenced`: as `resolve` takes it."""
+    access = resolve(store, user, ledger, fenced=fenced)
     if access.role not in roles:
         raise errors.Forbidden(_FORBIDDEN.get(roles, "your role in this ledger does not allow this"), role=access.role)
     return Access(access.ledger, access.role, access.member, access.key, user, roles)

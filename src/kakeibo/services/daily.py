@@ -22,6 +22,7 @@ from kakeibo.store import (
     receipt_sk,
     recurrence_sk,
 )
+from kakeibo.store.journal import LedgerGone
 
 
 def post_due(store: Store, until: dt.date | None = None, *, time_left: TimeLeft | None = None) -> dict[str, Any]:
@@ -36,29 +37,38 @@ def post_due(store: Store, until: dt.date | None = None, *, time_left: TimeLeft 
         if out_of_time(time_left):
             tally.complete = False
             break
-        if is_card_sk(sk):
-            item = store.get(ledger, sk)
-            if item is not None and item.get("next_payment") and item["next_payment"] <= bound:
-                card_payments.run_card(store, ledger, item, tally, time_left=time_left)
-        elif is_lots_sk(sk):
-            lapses.run_lapses(store, ledger, sk.removeprefix(lots_sk("")), tally, time_left=time_left)
-        elif sk.startswith(recurrence_sk("")):
-            recurrences.run_due(store, ledger, sk.removeprefix(recurrence_sk("")), tally, time_left=time_left)
-        elif sk == DELETION_WORK:  # a deletion whose run stopped (its lease expired): finished here
-            from kakeibo.services import dataio  # noqa: PLC0415 - S3's client only when there is one to finish
-
-            try:
-                dataio.finish_deletion(store, ledger, time_left=time_left)
-            except errors.ApiError:
-                continue  # still refused, or the bucket did not answer: it stays due, the next run tries again
-        elif is_receipt_sk(sk):
-            from kakeibo.services import receipts  # noqa: PLC0415 - S3's client only when there is one to sweep
-
-            try:
-                swept += receipts.sweep(store, ledger, sk.removeprefix(receipt_sk("")), tally.until)
-            except errors.StorageUnavailable:
-                continue  # the bucket did not answer: the receipt stays due, the next run sweeps it
+        try:
+            swept += _due_work(store, ledger, sk, bound, tally, time_left=time_left)
+        except LedgerGone:
+            continue  # the ledger is being deleted: its deletion removes this work with it
     return {**tally.result(), "swept": swept}
+
+
+def _due_work(store: Store, ledger: str, sk: str, bound: str, tally: RunTally, *, time_left: TimeLeft | None) -> int:
+    """One item of due work carried out: how many receipts it swept."""
+    if is_card_sk(sk):
+        item = store.get(ledger, sk)
+        if item is not None and item.get("next_payment") and item["next_payment"] <= bound:
+            card_payments.run_card(store, ledger, item, tally, time_left=time_left)
+    elif is_lots_sk(sk):
+        lapses.run_lapses(store, ledger, sk.removeprefix(lots_sk("")), tally, time_left=time_left)
+    elif sk.startswith(recurrence_sk("")):
+        recurrences.run_due(store, ledger, sk.removeprefix(recurrence_sk("")), tally, time_left=time_left)
+    elif sk == DELETION_WORK:  # a deletion whose run stopped (its lease expired): finished here
+        from kakeibo.services import dataio  # noqa: PLC0415 - S3's client only when there is one to finish
+
+        try:
+            dataio.finish_deletion(store, ledger, time_left=time_left)
+        except errors.ApiError:
+            return 0  # still refused, or the bucket did not answer: it stays due, the next run tries again
+    elif is_receipt_sk(sk):
+        from kakeibo.services import receipts  # noqa: PLC0415 - S3's client only when there is one to sweep
+
+        try:
+            return int(receipts.sweep(store, ledger, sk.removeprefix(receipt_sk("")), tally.until))
+        except errors.StorageUnavailable:
+            return 0  # the bucket did not answer: the receipt stays due, the next run sweeps it
+    return 0
 
 
 def run_ledger(

@@ -27,7 +27,7 @@ from kakeibo.services.common import TimeLeft
 from kakeibo.settings import get_settings, utc_now
 from kakeibo.store import Bookkeeping, Change, Item, SharedLedger, Store, WriteContext
 from kakeibo.store.dataio import BUILDING, READY, ArchiveItemsRefused, ExportUnderWay, restorable
-from kakeibo.store.keys import idempotency_tag
+from kakeibo.store.keys import idempotency_person
 from kakeibo.store.locks import Lease
 from kakeibo.store.receipts import is_receipt_sk
 
@@ -415,6 +415,7 @@ def _purge(store: Store, ledger_id: str, tomb: Item, time_left: TimeLeft | None,
             store.deletion_progress(ledger, lease, items=len(page))
             removed += len(page)
             lease = store.renew_lock(lease, LEASE_SECONDS) or _lost_deletion()
+        store.other_leases_removed(lease)  # a lease left behind is no data, but it would stay
         if personal:
             store.fence_emptied(ledger)
         store.deletion_finished(ledger, at=_iso(utc_now()))
@@ -487,8 +488,8 @@ def delete_me(store: Store, user: str, *, time_left: TimeLeft | None = None) -> 
 def _forget_person(store: Store, user: str, tomb: Item, time_left: TimeLeft | None) -> bool:
     """What a person's data also is, outside their ledgers: their restores (the records, and any
     archive still uploaded) and their Idempotency-Key records (which keep the answers they were
-    given), looked for page by page, how far recorded in the tombstone. Gone, as far as time
-    allows: False when it ran out (the next run goes on)."""
+    given), read page by page from their own partition of the records' table, how far recorded in
+    the tombstone. Gone, as far as time allows: False when it ran out (the next run goes on)."""
     for sha in store.restores_of(user):
         blobs.delete(blobs.restore_key(user, sha))
         store.restore_removed(user, sha)
@@ -496,11 +497,11 @@ def _forget_person(store: Store, user: str, tomb: Item, time_left: TimeLeft | No
     if recorded == "done":
         return True
     after: dict[str, Any] | None = json.loads(recorded) if recorded else None
-    table, tag = get_settings().idempotency_table_name, idempotency_tag(user)
+    table, person = get_settings().idempotency_table_name, idempotency_person(user)
     while True:
         if time_left is not None and time_left() < MARGIN:
             return False
-        _, after = store.idempotency_records_forgotten(table, tag, after=after, limit=RECORDS_PAGE)
+        _, after = store.idempotency_records_forgotten(table, person, after=after, limit=RECORDS_PAGE)
         store.person_records_progress(user, after)
         if after is None:
             return True

@@ -37,9 +37,11 @@ from kakeibo import errors
 from kakeibo.core import posting
 from kakeibo.core.posting import AccountItem, CategoryMonthItem, ItemKey, Mismatch, NetsItem, TaxYearItem
 from kakeibo.core.tax import is_tax_field
+from kakeibo.core.units import POINTS
 from kakeibo.services import accounts as account_service
 from kakeibo.services import budgets as budget_service
 from kakeibo.services import journal
+from kakeibo.services import points as points_service
 from kakeibo.services import recurrences as recurrence_service
 from kakeibo.services import slips as slip_service
 from kakeibo.services.common import TimeLeft
@@ -62,6 +64,7 @@ from kakeibo.store import (
     entry_changes,
     identity_of,
     identity_sk,
+    is_lots_sk,
     recurrence_sk,
     slip_index_sks,
     slip_sk,
@@ -89,6 +92,8 @@ class Snapshot:
     empty_index: set[str] = field(default_factory=set)  # index items that hold no entry
     counter: Item | None = None  # the slip counter (SEQ#slip), if any slip was ever numbered
     settlements: list[posting.Settlement] = field(default_factory=list)  # recorded (shared ledgers)
+    lots: dict[str, Item] = field(default_factory=dict)  # points account -> its lots item
+    points_accounts: dict[str, int] = field(default_factory=dict)  # points account -> opening balance
 
     @cached_property
     def expected(self) -> dict[ItemKey, dict[str, int]]:
@@ -115,6 +120,24 @@ class Snapshot:
             found.append(IndexProblem(SLIP_SEQ_SK, INDEXED, INDEX_FORMAT, 0))
         if self.counter is not None and not self.counter.get(CLEARED_INDEXED):
             found.append(IndexProblem(SLIP_SEQ_SK, CLEARED_INDEXED, 1, 0))
+        return found
+
+    def expected_lots(self, account: str) -> dict[str, str]:
+        item = self.lots[account]
+        through = item.get("through")
+        return points_service.expected_events(
+            self.slips, account, self.points_accounts[account], str(through) if through else None
+        )
+
+    def lots_account(self, problem: points_service.LotsProblem) -> str:
+        return next(account for account, item in self.lots.items() if item["SK"] == problem.item)
+
+    def lots_problems(self) -> list[points_service.LotsProblem]:
+        """The stored lots of each points account against what its slips make (an account whose lots
+        were never stored has them built from its slips on its next write: nothing to compare)."""
+        found = []
+        for account in sorted(self.lots.keys() & self.points_accounts.keys()):
+            found += points_service.lots_problems(self.lots[account], self.expected_lots(account))
         return found
 
     @property
@@ -165,6 +188,9 @@ def read(store: Store, ledger: str) -> Snapshot:
         if sk == SLIP_SEQ_SK:
             snap.counter = item
             continue
+        if is_lots_sk(sk):
+            snap.lots[str(item["account"])] = item
+            continue
         if sk.startswith(SETTLEMENT_PREFIX):
             snap.settlements.append(posting.Settlement(item["payer"], item["payee"], int(item["amount"])))
             continue
@@ -179,6 +205,8 @@ def read(store: Store, ledger: str) -> Snapshot:
             continue
         if isinstance(key, AccountItem):
             snap.opening[key.account] = int(item.get("opening_balance", 0))
+            if item.get("unit") == POINTS:
+                snap.points_accounts[key.account] = int(item.get("opening_balance", 0))
         if isinstance(key, CategoryMonthItem) and "limit" in item:
             snap.limits[key] = int(item["limit"])
         snap.stored[key] = {name: int(item.get(name, 0)) for name in posting.FIELDS[type(key)]}
@@ -201,7 +229,7 @@ def _entry_problem(entry: str, expected: int, actual: int) -> IndexProblem:
     return IndexProblem(item_sk, number, expected, actual)
 
 
-def view(found: Sequence[Mismatch], index: Sequence[IndexProblem] = ()) -> dict[str, Any]:
+def view(found: Sequence[Mismatch], index: Sequence[IndexProblem | points_service.LotsProblem] = ()) -> dict[str, Any]:
     listed = [
         {"item": derived_sk(m.key), "field": m.field, "expected": m.expected, "actual": m.actual}
         for m in found[:MAX_LISTED]
@@ -215,24 +243,26 @@ def view(found: Sequence[Mismatch], index: Sequence[IndexProblem] = ()) -> dict[
 
 def verify(store: Store, ledger: str) -> dict[str, Any]:
     snap = read(store, ledger)
-    found, index = snap.mismatches(), snap.index_problems()
-    if found or index:  # confirm: a slip written during the first read must not be reported
+    found, index, lots = snap.mismatches(), snap.index_problems(), snap.lots_problems()
+    if found or index or lots:  # confirm: a slip written during the first read must not be reported
 
         def signature(m: Mismatch) -> tuple[Any, ...]:
             return (m.key, m.field, None if m.actual is None else m.actual - m.expected)
 
-        again, seen = {signature(m) for m in found}, set(index)
+        again, seen, seen_lots = {signature(m) for m in found}, set(index), set(lots)
         snap = read(store, ledger)
         found = [m for m in snap.mismatches() if signature(m) in again]
         index = [p for p in snap.index_problems() if p in seen]
+        lots = [p for p in snap.lots_problems() if p in seen_lots]
     replayed = replay_journal(store, ledger)
     if replayed["mismatches"]:  # a change committed while it was read is not a mismatch: read again
         replayed = replay_journal(store, ledger)
-    ok = not found and not index and not replayed["mismatches"]
+    ok = not found and not index and not lots and not replayed["mismatches"]
     from kakeibo.services.reconciliations import broken_assertions  # noqa: PLC0415
 
     # an assertion that no longer holds is the user's to settle (a slip unlocked and changed): listed, not a mismatch
-    return {"ok": ok, **view(found, index), "journal": replayed, "reconciliations": broken_assertions(store, ledger)}
+    broken = broken_assertions(store, ledger)
+    return {"ok": ok, **view(found, [*index, *lots]), "journal": replayed, "reconciliations": broken}
 
 
 def rebuild(store: Store, ctx: WriteContext, *, time_left: TimeLeft | None = None) -> dict[str, Any]:
@@ -262,6 +292,11 @@ def rebuild(store: Store, ctx: WriteContext, *, time_left: TimeLeft | None = Non
             store.set_balance_op(lease, key, _all_fields(key, expected.get(key, {}), stored.get(key, {})))
             for key in keys
         ]
+        lots = snap.lots_problems()
+        ops += [
+            points_service.repaired_lots_op(store, ledger, snap.lots[account], snap.expected_lots(account), ctx.actor)
+            for account in sorted({str(snap.lots_account(p)) for p in lots})
+        ]
         ops += index
         written = _in_batches(store, ctx, lease, ops, time_left)
         if written == len(ops):
@@ -288,7 +323,7 @@ def rebuild(store: Store, ctx: WriteContext, *, time_left: TimeLeft | None = Non
         "written": written - identities - indexed,
         "identities": identities,
         "index": indexed,
-        **view(found, snap.index_problems()),
+        **view(found, [*snap.index_problems(), *lots]),
     }
 
 

@@ -67,8 +67,11 @@ def create_ledger(
 
 
 def list_ledgers(store: Store, user: str) -> dict[str, Any]:
-    """The personal ledger first, then the shared ones in creation order, each with the caller's role."""
-    items: list[dict[str, Any]] = [{"id": PERSONAL, "name": None, "role": "owner", "version": None}]
+    """The personal ledger first (none once its person had their data deleted), then the shared ones
+    in creation order, each with the caller's role."""
+    items: list[dict[str, Any]] = []
+    if store.read_person_tombstone(user) is None:
+        items.append({"id": PERSONAL, "name": None, "role": "owner", "version": None})
     for membership in store.memberships(user):
         meta = store.ledger_meta(str(membership["ledger"]))
         if meta is None:

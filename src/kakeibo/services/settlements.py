@@ -79,18 +79,22 @@ def sharing(
     if body.paid_by not in roster.members and body.paid_by not in named:
         raise _refused(["paid_by"], f"'{body.paid_by}' is not a member of this ledger")
     shares = body.shares if body.shares is not None else EQUAL
+    # shares are yen, as the nets are: a slip in another unit is shared by its jpy_amount
+    total = body.amount if body.jpy_amount is None else body.jpy_amount
     if isinstance(shares, str):  # "equal"
         among: list[str] = sorted(roster.members)
         if kept is not None and not reshare and kept.get("shares_mode") == EQUAL and kept.get("shares"):
             among = sorted(str(user) for user in kept["shares"])
-        amounts = settle.equal_shares(body.amount, among)
+        amounts = settle.equal_shares(total, among)
     else:
         for user in sorted(shares):
             if user not in roster.members and user not in named:
                 raise _refused(["shares", user], f"'{user}' is not a member of this ledger")
-        total = sum(shares.values())
-        if total != body.amount:
-            raise _refused(["shares"], f"the shares sum to {total}, not the slip's amount {body.amount}")
+        given = sum(shares.values())
+        if given != total and body.jpy_amount is None:
+            raise _refused(["shares"], f"the shares sum to {given}, not the slip's amount {total}")
+        if given != total:
+            raise _refused(["shares"], f"the shares sum to {given}, not the slip's yen (jpy_amount) {total}")
         amounts = dict(shares)
     return Sharing(
         body.paid_by,

@@ -177,6 +177,7 @@ def entry_of(item: Item) -> Entry:
             item.get("medical"),
             ((int(line["amount"]), line.get("medical")) for line in item.get("lines") or ()),
             item.get("donation"),
+            None if item.get("jpy_amount") is None else int(item["jpy_amount"]),
         )
     return Entry(
         date=item["date"],

@@ -13,6 +13,7 @@ from kakeibo import errors
 from kakeibo.core import units
 from kakeibo.core.posting import Plan
 from kakeibo.models import SlipIn
+from kakeibo.models.slips import check_tax
 from kakeibo.store import Item, Store, account_sk
 
 DERIVED = "jpy_derived"  # a points slip's jpy_amount: its amount x point_value, made here
@@ -159,6 +160,10 @@ def _checked(body: SlipIn, unit: Unit, to: Unit | None) -> tuple[SlipIn, dict[st
         if body.jpy_amount not in {None, value}:
             message = f"jpy_amount of a points slip is its amount times the account's point_value ({unit.point_value})"
             _refuse("jpy_amount", message)
+        try:  # what is reimbursed is held to the yen paid, which the account's point_value says
+            check_tax(body.kind, body.amount, body.memo, body.lines, body.medical, body.donation, value)
+        except ValueError as exc:
+            _refuse("medical", str(exc))
         return body.model_copy(update={"jpy_amount": value}), {DERIVED: True}
     if body.jpy_amount is None:
         _refuse(

@@ -230,7 +230,7 @@ class DataOps(LockOps, WriteOps):
                 ops.append(TxOp("Delete", {"TableName": self.table, "Key": to_ddb(key),
                                            "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
                                            **condition}, _members_moved))  # fmt: skip
-        self.record(Bookkeeping(SharedLedger(ledger_id)), ops)
+        self.record(Bookkeeping(SharedLedger(ledger_id), deleting=True), ops)
         return {k: v for k, v in tomb.items() if k not in ("PK", "SK", DUE_PK, DUE_SK)}
 
     def deletion_page(self, ledger: str, *, limit: int) -> list[Item]:
@@ -238,6 +238,14 @@ class DataOps(LockOps, WriteOps):
         found = self.query(ledger, page_size=limit + 4)  # a page read, not the partition (leases, fence: a few)
         kept = (i for i in found if not str(i["SK"]).startswith(lock_sk("")) and GONE not in i)
         return list(islice(kept, limit))
+
+    def other_leases_removed(self, lease: Lease) -> int:
+        """The leases of the ledger but `lease` (the deletion's own) gone: left by a process that was
+        killed, or held by one whose every record the ledger's tombstone now refuses. How many."""
+        held = self.query(lease.ledger, begins_with=lock_sk(""))
+        others = [str(i["SK"]) for i in held if i["SK"] != lock_sk(lease.name)]
+        self.delete_items(lease.ledger, others)
+        return len(others)
 
     def delete_items(self, ledger: str, sks: Sequence[str]) -> None:
         """The ledger's items `sks` gone (deleting again what is gone already does nothing)."""
@@ -271,7 +279,7 @@ class DataOps(LockOps, WriteOps):
             },
             _deleting,
         )
-        self.record(Bookkeeping(ledger), [op, self.lock_held_op(lease)])
+        self.record(Bookkeeping(ledger, deleting=True), [op, self.lock_held_op(lease)])
 
     def deletion_finished(self, ledger: str, *, at: str) -> bool:
         """The tombstone says the ledger (a SharedLedger, or a personal `sub`) is gone, once. False: it
@@ -333,24 +341,26 @@ class DataOps(LockOps, WriteOps):
         )
 
     def idempotency_records_forgotten(
-        self, table: str, tag: str, *, after: dict[str, Any] | None, limit: int = 1000
+        self, table: str, person: str, *, after: dict[str, Any] | None, limit: int = 1000
     ) -> tuple[int, dict[str, Any] | None]:
-        """One page (`limit` records read) of a filtered Scan of `table` after the key `after`: the
-        Idempotency-Key records whose ids carry `tag` (one person's: store/idempotency_layer) gone,
-        25 a call. (How many, the key to go on after; None: the table is read.) The table holds a
-        day or so of records, and a person's data is deleted once."""
+        """One page (`limit` records) of a Query of the person's partition of `table` (keys.
+        idempotency_person) after the key `after`: those Idempotency-Key records gone, 25 a call.
+        (How many, the key to go on after; None: the partition is read.) Only their own records are
+        read: the cost is theirs, not the table's. A key from before records were kept per person
+        (a Scan's, without `sk`) starts the partition from its beginning."""
         kwargs: dict[str, Any] = {
             "TableName": table,
-            "ProjectionExpression": "#id",
-            "FilterExpression": "contains(#id, :tag)",
-            "ExpressionAttributeNames": {"#id": "id"},
-            "ExpressionAttributeValues": {":tag": {"S": tag}},
+            "KeyConditionExpression": "#id = :person",
+            "ProjectionExpression": "#id, #sk",
+            "ExpressionAttributeNames": {"#id": "id", "#sk": "sk"},
+            "ExpressionAttributeValues": {":person": {"S": person}},
+            "ConsistentRead": True,
             "Limit": limit,
         }
-        if after:
+        if after and "sk" in after:
             kwargs["ExclusiveStartKey"] = after
-        res = self._call(self.client.scan, **kwargs)
-        found = [{"DeleteRequest": {"Key": {"id": raw["id"]}}} for raw in res.get("Items", [])]
+        res = self._call(self.client.query, **kwargs)
+        found = [{"DeleteRequest": {"Key": {"id": raw["id"], "sk": raw["sk"]}}} for raw in res.get("Items", [])]
         for start in range(0, len(found), BATCH):
             self._batch_write(table, found[start : start + BATCH])
         return len(found), res.get("LastEvaluatedKey") or None

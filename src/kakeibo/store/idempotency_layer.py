@@ -22,7 +22,9 @@ from aws_lambda_powertools.utilities.idempotency import DynamoDBPersistenceLayer
 from aws_lambda_powertools.utilities.idempotency.exceptions import IdempotencyValidationError
 from aws_lambda_powertools.utilities.idempotency.persistence.datarecord import STATUS_CONSTANTS, DataRecord
 
-from kakeibo.store.keys import idempotency_tag
+from kakeibo.store.keys import idempotency_partition, idempotency_tag
+
+SORT_KEY = "sk"
 
 
 class MismatchInProgress(IdempotencyValidationError):
@@ -30,6 +32,24 @@ class MismatchInProgress(IdempotencyValidationError):
 
 
 class PersistenceLayer(DynamoDBPersistenceLayer):
+    def __init__(self, *, table_name: str, boto3_client: Any) -> None:
+        super().__init__(table_name=table_name, boto3_client=boto3_client, key_attr="id", sort_key_attr=SORT_KEY)
+
+    def _get_key(self, idempotency_key: str) -> dict[str, Any]:
+        """The record's person's partition and, in it, the record's own key."""
+        return {"id": {"S": idempotency_partition(idempotency_key)}, SORT_KEY: {"S": idempotency_key}}
+
+    def _item_to_data_record(self, item: dict[str, Any]) -> DataRecord:
+        record = super()._item_to_data_record(item)
+        return DataRecord(
+            idempotency_key=item[SORT_KEY]["S"],
+            status=record.status,
+            expiry_timestamp=record.expiry_timestamp,
+            in_progress_expiry_timestamp=record.in_progress_expiry_timestamp,
+            response_data=record.response_data,
+            payload_hash=record.payload_hash,
+        )
+
     def _get_hashed_idempotency_key(self, data: dict[str, Any]) -> str | None:
         hashed = super()._get_hashed_idempotency_key(data)
         whose = data.get("ledger") if isinstance(data, dict) else None

@@ -431,11 +431,27 @@ def gone_pk(ledger: str) -> str:
     return tombstone_pk(ledger) if isinstance(ledger, SharedLedger) else f"GONE#USER#{ledger}"
 
 
+def idempotency_person(user: str) -> str:
+    """The partition of `user`'s Idempotency-Key records in the IdempotencyTable (its `id`; each
+    record's own key is its `sk`): a digest, not the `sub` itself. A person's records are found with
+    one Query of it, and removed with their data (DELETE /me)."""
+    return "P" + hashlib.sha256(user.encode()).hexdigest()[:24]
+
+
 def idempotency_tag(user: str) -> str:
-    """What every Idempotency-Key record of `user`'s carries in its id (store/idempotency_layer.py),
-    so that their records can be found and removed with their data (DELETE /me): a digest, not the
-    `sub` itself."""
-    return "#P" + hashlib.sha256(user.encode()).hexdigest()[:24] + "#"
+    """What every Idempotency-Key record of `user`'s carries in its key (store/idempotency_layer.py):
+    their partition, between two `#`."""
+    return f"#{idempotency_person(user)}#"
+
+
+_IDEMPOTENCY_TAG = re.compile(r"#(P[0-9a-f]{24})#")
+
+
+def idempotency_partition(record_key: str) -> str:
+    """The partition a record's key (with its person's tag) is stored in: its person's; a key without
+    a tag (no person: never made by the API) is a partition of its own."""
+    found = _IDEMPOTENCY_TAG.search(record_key)
+    return found.group(1) if found else record_key
 
 
 GONE_PREFIX = "GONE#"

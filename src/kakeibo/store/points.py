@@ -13,7 +13,7 @@ from typing import Any
 from kakeibo.store.codec import Item
 from kakeibo.store.core import OnFail, TxOp
 from kakeibo.store.keys import lots_sk
-from kakeibo.store.recurrences import due_keys
+from kakeibo.store.recurrences import Clauses, due_keys, set_remove_clauses
 from kakeibo.store.write import WriteOps
 
 
@@ -34,32 +34,37 @@ class PointOps(WriteOps):
         next_due: str | None,
         by: str,
         on_fail: OnFail,
+        stored_due: str | None = None,
+        stored_by: str | None = None,
+        through: str | None = None,
+        whole: bool = False,
     ) -> TxOp:
         """The account's lots at `version` + 1, if they are still at `version`: put whole when not stored
-        yet (None), else only the events `changed` (None: gone) updated in place."""
+        yet (None), else only the events `changed` (None: gone) updated in place, and `next_due` (with
+        the due index keys) and `by` only when they differ from what is stored (`stored_due`, `stored_by`).
+        `whole`: put whole under the version (compacted: the events of slips dated before `through`
+        folded out)."""
         due = due_keys(ledger, f"lots:{account}", next_due)
-        if version is None:
+        if version is None or whole:
             item: dict[str, Any] = {
-                "SK": lots_sk(account), "type": "lots", "account": account, "events": dict(events), "version": 1,
-                "by": by, "next_due": next_due, **{k: v for k, v in due.items() if v is not None},
+                "SK": lots_sk(account), "type": "lots", "account": account, "events": dict(events),
+                "version": (version or 0) + 1, "by": by, "next_due": next_due,
+                **({"through": through} if through else {}), **{k: v for k, v in due.items() if v is not None},
             }  # fmt: skip
-            return self.put_op(ledger, item, "attribute_not_exists(SK)", on_fail)
-        names = {"#ev": "events", "#ver": "version", "#by": "by"}
-        values: dict[str, Any] = {":v": version, ":next": version + 1, ":by": by}
-        sets, removes = ["#ver = :next", "#by = :by"], []
-        for n, (key, text) in enumerate(sorted(changed.items())):
-            names[f"#k{n}"] = key
-            if text is None:
-                removes.append(f"#ev.#k{n}")
-            else:
-                values[f":e{n}"] = text
-                sets.append(f"#ev.#k{n} = :e{n}")
-        for n, (name, value) in enumerate({"next_due": next_due, **due}.items()):
-            names[f"#d{n}"] = name
-            if value is None:
-                removes.append(f"#d{n}")
-            else:
-                values[f":d{n}"] = value
-                sets.append(f"#d{n} = :d{n}")
-        update = "SET " + ", ".join(sets) + (" REMOVE " + ", ".join(removes) if removes else "")
-        return self.update_op(ledger, lots_sk(account), update, on_fail, "#ver = :v", names=names, values=values)
+            if version is None:
+                return self.put_op(ledger, item, "attribute_not_exists(SK)", on_fail)
+            return self.put_op(ledger, item, "#ver = :v", on_fail, names={"#ver": "version"}, values={":v": version})
+        head = Clauses(["#ver = :next"], names={"#ver": "version"}, values={":v": version, ":next": version + 1})
+        if by != stored_by:
+            head += Clauses(["#by = :by"], names={"#by": "by"}, values={":by": by})
+        dues = {"next_due": next_due, **due} if next_due != stored_due else {}
+        clauses = head + set_remove_clauses(changed, path="events", tag="e") + set_remove_clauses(dues, tag="d")
+        return self.update_op(
+            ledger,
+            lots_sk(account),
+            clauses.expression,
+            on_fail,
+            "#ver = :v",
+            names=clauses.names,
+            values=clauses.values,
+        )

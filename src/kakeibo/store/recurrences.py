@@ -21,6 +21,7 @@ import hashlib
 import heapq
 from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from typing import Any
 
 from kakeibo import errors
@@ -68,24 +69,58 @@ def due_keys(ledger: str, name: str, next_due: str | None) -> dict[str, str | No
     return {DUE_PK: due_shard(ledger, get_settings().due_shards), DUE_SK: f"{next_due}#{ledger}#{name}"}
 
 
-def sets_and_removes(fields: Mapping[str, Any]) -> tuple[str, dict[str, str], dict[str, Any]]:
-    """An UpdateExpression that SETs the fields with values and REMOVEs those that are None."""
-    names: dict[str, str] = {}
-    values: dict[str, Any] = {}
-    sets, removes = [], []
+@dataclass(frozen=True, slots=True)
+class Clauses:
+    """The SET and REMOVE clauses of an UpdateExpression, with the names and values they use."""
+
+    sets: list[str] = field(default_factory=list)
+    removes: list[str] = field(default_factory=list)
+    names: dict[str, str] = field(default_factory=dict)
+    values: dict[str, Any] = field(default_factory=dict)
+
+    def __add__(self, other: Clauses) -> Clauses:
+        return Clauses(
+            self.sets + other.sets,
+            self.removes + other.removes,
+            {**self.names, **other.names},
+            {**self.values, **other.values},
+        )
+
+    @property
+    def expression(self) -> str:
+        expression = ""
+        if self.sets:
+            expression += "SET " + ", ".join(self.sets)
+        if self.removes:
+            expression += " REMOVE " + ", ".join(self.removes)
+        return expression.strip()
+
+
+def set_remove_clauses(fields: Mapping[str, Any], *, path: str | None = None, tag: str = "u") -> Clauses:
+    """SET the fields with values and REMOVE those that are None: top-level attributes, or the keys
+    of the map attribute `path`. `tag` keeps the placeholders apart from other clauses'."""
+    clauses = Clauses()
+    head = ""
+    if path is not None and fields:
+        clauses.names[f"#{tag}m"] = path
+        head = f"#{tag}m."
     for i, (name, value) in enumerate(fields.items()):
-        names[f"#u{i}"] = name
+        clauses.names[f"#{tag}{i}"] = name
         if value is None:
-            removes.append(f"#u{i}")
+            clauses.removes.append(f"{head}#{tag}{i}")
         else:
-            values[f":u{i}"] = value
-            sets.append(f"#u{i} = :u{i}")
-    expression = ""
-    if sets:
-        expression += "SET " + ", ".join(sets)
-    if removes:
-        expression += " REMOVE " + ", ".join(removes)
-    return expression.strip(), names, values
+            clauses.values[f":{tag}{i}"] = value
+            clauses.sets.append(f"{head}#{tag}{i} = :{tag}{i}")
+    return clauses
+
+
+def sets_and_removes(
+    fields: Mapping[str, Any], *, path: str | None = None, tag: str = "u"
+) -> tuple[str, dict[str, str], dict[str, Any]]:
+    """An UpdateExpression that SETs the fields with values and REMOVEs those that are None (the
+    keys of the map `path`, when given)."""
+    clauses = set_remove_clauses(fields, path=path, tag=tag)
+    return clauses.expression, clauses.names, clauses.values
 
 
 class RecurrenceOps(WriteOps):

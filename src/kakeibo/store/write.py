@@ -15,7 +15,16 @@ progress) under the guard, without an entry: it changes no entity a reader repla
 
 A ledger whose head is fenced (a deleted person's personal ledger, store/journal.py's GONE) takes
 no change: the head's condition fails, the writer gets 404 as for any ledger it cannot reach, and
-what the request wrote before its transaction (a slip's number) is swept away again.
+what the request wrote before its transaction (a slip's number) is swept away again. A deleted
+shared ledger takes none either: its member items went when its deletion began, so the guard
+fails; what the request wrote before it is swept away as well once its tombstone is found.
+
+Bookkeeping is fenced too: a `record` without a member to check (a personal ledger's, or the daily
+job's on any ledger) checks, in the same transaction, that the ledger has no tombstone
+(keys.gone_pk: written when its deletion begins, before any item is removed). So a receipt's claim,
+an export's start or an import's status racing a deletion either lands before the deletion's sweep
+(which removes it) or is refused (404): nothing is left behind. The deletion's own records
+(`Bookkeeping(..., deleting=True)`) are the ones that may write while it runs.
 """
 
 from __future__ import annotations
@@ -31,7 +40,7 @@ from kakeibo import errors
 from kakeibo.store.codec import Item, to_ddb
 from kakeibo.store.core import ConditionFailed, TxOp
 from kakeibo.store.journal import GONE, Change, HeadMoved, JournalOps, LedgerGone
-from kakeibo.store.keys import SharedLedger, change_sk, household_pk, lock_sk, member_sk, pk
+from kakeibo.store.keys import META_SK, SharedLedger, change_sk, gone_pk, household_pk, lock_sk, member_sk, pk
 
 # Where a change comes from: a request, an import, the daily job's postings (recurring slips, card
 # payments and points that lapse), an undo, or the job's own bookkeeping.
@@ -114,6 +123,7 @@ class Bookkeeping:
 
     ledger: str
     guard: Guard | None = None
+    deleting: bool = False  # the ledger's deletion's own records: written past its tombstone
 
 
 def _not_a_member(current: Item | None) -> errors.ApiError:
@@ -161,9 +171,14 @@ class WriteOps(JournalOps):
             attempt_token = first_token if attempt == 0 else str(uuid.uuid5(uuid.NAMESPACE_URL, f"{first_token}/{seq}"))
             built = ops(seq) if callable(ops) else ops
             try:
-                self._transact([*journal, *built, *self._guard(ctx, built)], attempt_token)
+                # the guard first: a writer who is no longer a member is told that (404), whatever else failed
+                self._transact([*self._guard(ctx, built), *journal, *built], attempt_token)
             except LedgerGone:
                 self.swept(ctx.ledger)
+                raise
+            except errors.NoLongerMember:
+                if ctx.shared and self.get_at(gone_pk(ctx.ledger), META_SK) is not None:
+                    self.swept(ctx.ledger)  # the ledger is being deleted: what this request wrote goes
                 raise
             except HeadMoved as moved:
                 seen = moved.seq
@@ -184,12 +199,13 @@ class WriteOps(JournalOps):
         return len(stray)
 
     def record(self, ctx: WriteContext | Bookkeeping, ops: Sequence[TxOp]) -> None:
-        """Bookkeeping under the writer's guard, without a journal entry (nothing a reader replays)."""
-        guard = self._guard(ctx, ops)
+        """Bookkeeping under the writer's guard, without a journal entry (nothing a reader replays);
+        without a guard, under the check that the ledger is not being deleted (its tombstone)."""
+        guard = self._guard(ctx, ops) or self._fence(ctx)
         if guard or len(ops) != 1 or ops[0].kind == "ConditionCheck":
-            self._transact([*ops, *guard], None)
+            self._transact([*guard, *ops], None)  # a ledger being deleted answers that first
             return
-        # one item and no member to check: the item's own write (half the cost of a transaction)
+        # the deletion's own record of one item: the item's own write (half the cost of a transaction)
         (op,) = ops
         call: dict[str, Callable[..., Any]] = {
             "Put": self.client.put_item,
@@ -201,6 +217,22 @@ class WriteOps(JournalOps):
         except ConditionFailed as failed:
             raise op.on_fail(failed.item) from failed
 
+    def _fence(self, ctx: WriteContext | Bookkeeping) -> list[TxOp]:
+        """The check that the ledger has no tombstone, for a record no member guard fences (the
+        deletion's own records aside)."""
+        if ctx.guard is not None or (isinstance(ctx, Bookkeeping) and ctx.deleting):
+            return []
+        return [self.gone_check(ctx.ledger)]
+
+    def gone_check(self, ledger: str) -> TxOp:
+        """A ConditionCheck that `ledger` (a SharedLedger, or a personal `sub`) is not being deleted."""
+        check = {
+            "TableName": self.table,
+            "Key": to_ddb({"PK": gone_pk(ledger), "SK": META_SK}),
+            "ConditionExpression": "attribute_not_exists(PK)",
+        }
+        return TxOp("ConditionCheck", check, _gone)
+
     def _guard(self, ctx: WriteContext | Bookkeeping, ops: Sequence[TxOp]) -> list[TxOp]:
         """The guard's ConditionCheck, unless an operation of the transaction writes that very member
         item (it then carries the condition itself: one item cannot be touched twice)."""
@@ -210,6 +242,10 @@ class WriteOps(JournalOps):
         if any(op.body.get("Key") == key or _item_key(op) == key for op in ops):
             return []
         return [self.role_check(str(ctx.ledger), ctx.guard.user, ctx.guard.roles, _not_a_member)]
+
+
+def _gone(current: Item | None) -> errors.ApiError:
+    return LedgerGone()
 
 
 def _item_key(op: TxOp) -> dict[str, Any] | None:
