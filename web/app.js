@@ -105,6 +105,7 @@ const ctx = {
 };
 
 let refreshing = 0;
+let connected = false; // the last read of the page's data succeeded (not so after a start without a connection)
 
 /** Every view of the route shown reads its data again; true when all of them could. */
 async function refreshAll() {
@@ -122,6 +123,7 @@ async function refreshAll() {
   const failed = results.find((r) => r.status === 'rejected');
   if (failed) {
     showError(failed.reason);
+    if (failed.reason instanceof ApiError && failed.reason.status === 0) connected = false; // read again when the connection returns
     // a shared ledger answering 404 or 403: the caller may have been removed, or their role changed
     const refused = (r) => r.status === 'rejected' && r.reason instanceof ApiError && r.reason.code && [403, 404].includes(r.reason.status);
     if (results.some(refused)) await ledgers.recheckMembership();
@@ -144,7 +146,27 @@ async function detectRoutes() {
 /** The API's routes, who is asking, and every view's data; true when all of it could be read. */
 async function connect() {
   await detectRoutes();
-  return (await ledgers.identify()) && (await refreshAll());
+  connected = (await ledgers.identify()) && (await refreshAll());
+  return connected;
+}
+
+let reconnecting = null;
+
+/**
+ * The connection is back: a page that could not read its data (opened offline, or cut off while
+ * reading) reads it now. The first requests after the browser says so may still fail: tried again,
+ * a little later each time, while the browser stays online.
+ */
+function reconnect() {
+  reconnecting ??= (async () => {
+    for (let attempt = 0; attempt < 4 && !connected && navigator.onLine !== false; attempt += 1) {
+      if (attempt) await new Promise((resolve) => setTimeout(resolve, 1000 * attempt));
+      if (await connect()) say('接続が戻りました');
+    }
+  })().finally(() => {
+    reconnecting = null;
+  });
+  return reconnecting;
 }
 
 // ---- the month ---------------------------------------------------------------------------------
@@ -267,19 +289,11 @@ async function readTimeZone() {
   }
 }
 
-/** Installable and usable without a connection: the service worker keeps the page's files. */
+/** Installable and usable without a connection: the service worker keeps the page's files (its SHELL). */
 async function installable() {
   if (!('serviceWorker' in navigator) || !window.isSecureContext) return;
   try {
     await navigator.serviceWorker.register('sw.js');
-    // the modules this page loaded (every view's), kept for a start without a connection
-    const own = performance
-      .getEntriesByType('resource')
-      .map((entry) => new URL(entry.name))
-      .filter((url) => url.origin === location.origin && /\.(js|css|svg|webmanifest)$/.test(url.pathname))
-      .map((url) => url.pathname);
-    const cache = await caches.open('kakeibo-page-v1');
-    await cache.addAll([...new Set(own)]);
   } catch {
     // no service worker (a private window, an old browser): the page works online as before
   }
@@ -295,6 +309,7 @@ async function main() {
     view.mount($(id), ctx);
   }
   bind();
+  window.addEventListener('online', reconnect);
   const invited = inviteTokenOf(location.hash); // a link to join a shared ledger: #invite=<token>
   const wanted = parseHash(location.hash) ?? { route: null, month: null };
   showRoute(invited ? 'household' : wanted.route ?? HOME);

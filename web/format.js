@@ -343,21 +343,26 @@ export function unitLabel(unit) {
 }
 
 /**
- * The categories a household uses most for its expenses, most used first (a split slip counts each
- * of its lines; ties go to the one used last), then `fallback` ones until there are `count`.
+ * The household's usual expense categories, for the quick entry's chips: those of the most slips
+ * among `slips` (the month shown; a split slip counts each line), then those most spent on in
+ * `totals` (months' GET /reports/monthly: their by_category), then `fallback`; uncategorized left
+ * out, `count` at most. Pure.
  */
-export function usualCategories(slips, count = 6, fallback = []) {
+export function usualCategories({ slips = [], totals = [] }, count = 6, fallback = []) {
   const uses = new Map();
-  const ordered = [...slips].filter((s) => s.kind === 'expense').sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
-  ordered.forEach((slip, i) => {
-    const categories = slip.lines?.length ? slip.lines.map((line) => line.category) : [slip.category];
-    for (const category of categories) {
-      if (!category || category === UNCATEGORIZED) continue;
-      const seen = uses.get(category) ?? { n: 0, last: -1 };
-      uses.set(category, { n: seen.n + 1, last: i });
+  for (const slip of slips) {
+    if (slip.kind !== 'expense') continue;
+    for (const category of slip.lines?.length ? slip.lines.map((line) => line.category) : [slip.category]) {
+      uses.set(category, (uses.get(category) ?? 0) + 1);
     }
-  });
-  const used = [...uses].sort(([, a], [, b]) => b.n - a.n || b.last - a.last).map(([category]) => category);
+  }
+  const spent = new Map();
+  for (const report of totals) {
+    for (const row of report?.by_category ?? []) if (row.expense > 0) spent.set(row.category, (spent.get(row.category) ?? 0) + row.expense);
+  }
+  const used = [...new Set([...uses.keys(), ...spent.keys()])]
+    .filter((category) => category && category !== UNCATEGORIZED)
+    .sort((a, b) => (uses.get(b) ?? 0) - (uses.get(a) ?? 0) || (spent.get(b) ?? 0) - (spent.get(a) ?? 0) || (a < b ? -1 : a > b ? 1 : 0));
   for (const category of fallback) if (!used.includes(category)) used.push(category);
   return used.slice(0, count);
 }
@@ -367,4 +372,12 @@ export function latestAccount(slips) {
   let latest = null;
   for (const slip of slips) if (slip.kind === 'expense' && (!latest || slip.date >= latest.date)) latest = slip;
   return latest?.account ?? null;
+}
+
+/** The account that spent most in months' totals (GET /reports/monthly: their by_account), or null. Pure. */
+export function busiestAccount(totals) {
+  const spent = new Map();
+  for (const report of totals) for (const row of report?.by_account ?? []) spent.set(row.account, (spent.get(row.account) ?? 0) + (row.expense ?? 0));
+  const [best] = [...spent].filter(([, expense]) => expense > 0).sort(([a, x], [b, y]) => y - x || (a < b ? -1 : 1));
+  return best?.[0] ?? null;
 }

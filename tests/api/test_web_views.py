@@ -6,10 +6,12 @@ tables, axe-core clean on every view. Like tests/api/test_web.py, a missing brow
 
 from __future__ import annotations
 
+import re
+import struct
 from pathlib import Path
 
 from tests.api.conftest import Http
-from tests.api.test_web import browser, node, run_page_script
+from tests.api.test_web import ROOT, browser, node, run_page_script
 
 __all__ = ["browser", "node"]  # the fixtures, shared with test_web.py
 
@@ -46,7 +48,7 @@ def test_everyday_views_in_a_real_browser(node: str, browser: str, front_url: st
 
 
 def test_the_front_serves_an_installable_page(anonymous: Http) -> None:
-    # When a browser asks for the page's manifest, service worker and icon
+    # When a browser asks for the page's manifest, service worker and icons
     manifest = anonymous.get("/manifest.webmanifest")
     worker = anonymous.get("/sw.js")
     icon = anonymous.get("/icon.svg")
@@ -56,11 +58,42 @@ def test_the_front_serves_an_installable_page(anonymous: Http) -> None:
     described = manifest.json()
     assert described["display"] == "standalone"
     assert described["start_url"].startswith("./")
-    assert {i["src"] for i in described["icons"]} == {"icon.svg"}
+    assert described["name"] and described["short_name"]
     assert worker.status_code == 200
     assert worker.headers["Content-Type"].startswith("text/javascript")
     assert "addEventListener('fetch'" in worker.text
     assert icon.status_code == 200
     assert icon.headers["Content-Type"] == "image/svg+xml"
+    # And the PNG icons Chromium installs from (192 and 512 px) are served at the sizes the manifest states
+    stated = {(i["src"], i["sizes"]) for i in described["icons"] if i["type"] == "image/png"}
+    assert {"192x192", "512x512"} <= {sizes for _, sizes in stated}
+    for src, sizes in stated:
+        png = anonymous.get(f"/{src}")
+        assert png.status_code == 200 and png.headers["Content-Type"] == "image/png", src
+        assert png_size(png.content) == tuple(int(n) for n in sizes.split("x")), src
     # And the page names its manifest
     assert '<link rel="manifest" href="manifest.webmanifest">' in anonymous.get("/").text
+
+
+def png_size(data: bytes) -> tuple[int, int]:
+    """A PNG's width and height, from its signature and IHDR chunk."""
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and data[12:16] == b"IHDR", "not a PNG"
+    width, height = struct.unpack(">II", data[16:24])
+    return width, height
+
+
+def test_the_service_worker_keeps_every_file_of_the_page() -> None:
+    # Given every file the page loads (its HTML, scripts, views, styles, manifest and icons)
+    web = ROOT / "web"
+    files = {
+        p.relative_to(web).as_posix()
+        for p in web.rglob("*")
+        if p.suffix in {".html", ".js", ".css", ".webmanifest", ".svg", ".png"} and p.name != "sw.js"
+    }
+    # When the service worker's shell is read
+    shell = re.search(r"const SHELL = \[(.*?)\];", (web / "sw.js").read_text(encoding="utf-8"), re.S)
+    assert shell is not None
+    kept = set(re.findall(r"'([^']+)'", shell.group(1)))
+    # Then it keeps each of them at install (so the page opens offline), and names no file that is not there
+    assert files <= kept, sorted(files - kept)
+    assert kept - files == {"./"}, sorted(kept - files)

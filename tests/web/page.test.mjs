@@ -1,26 +1,35 @@
 // The everyday page's pure logic under Node's test runner: the usual categories offered as chips and
-// the account preselected for a quick entry. Run by tests/api/test_web.py with the other *.test.mjs.
+// the account preselected for a quick entry (from the month's slips and three months' totals). Run by tests/api/test_web.py with the other *.test.mjs.
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 
-import { latestAccount, usualCategories } from '../../web/format.js';
+import { busiestAccount, latestAccount, usualCategories } from '../../web/format.js';
 
 const slip = (date, category, account = 'wallet', kind = 'expense', lines = undefined) => ({ date, category, account, kind, lines });
 
 describe('the usual categories', () => {
-  test('most used expenses first, a tie to the one used last, then the fallback to fill up', () => {
-    // Given 食費 twice, 日用品 and 交通費 once each (交通費 later), an income and an uncategorized one
+  const totals = (rows) => ({ by_category: rows.map(([category, expense, income = 0]) => ({ category, expense, income })) });
+
+  test("most used among the month's expenses first, then most spent on in the months' totals, then the fallback", () => {
+    // Given 食費 twice and 交通費 once this month (an income and an uncategorized one beside),
+    // and three months' totals where 日用品 was spent on most, then 交通費
     const slips = [
       slip('2026-11-01', '食費'),
-      slip('2026-11-02', '日用品'),
       slip('2026-11-03', '給与', 'bank', 'income'),
       slip('2026-11-04', '食費'),
       slip('2026-11-05', '交通費'),
       slip('2026-11-06', 'uncategorized'),
     ];
-    // Then 食費, then 交通費 (used last of the ties), then 日用品, then the fallback without repeats
-    assert.deepEqual(usualCategories(slips, 5, ['食費', '外食', '娯楽費']), ['食費', '交通費', '日用品', '外食', '娯楽費']);
+    const months = [totals([['日用品', 3000], ['交通費', 800], ['給与', 0, 250000]]), totals([['日用品', 1200], ['uncategorized', 9000]])];
+    // Then 食費, 交通費 (by use), 日用品 (by spending), then the fallback without repeats
+    assert.deepEqual(usualCategories({ slips, totals: months }, 5, ['食費', '外食', '娯楽費']), ['食費', '交通費', '日用品', '外食', '娯楽費']);
+  });
+
+  test('equal use goes to the one spent on more, then by name (the same chips every time)', () => {
+    const slips = [slip('2026-11-01', '日用品'), slip('2026-11-02', '交通費')];
+    assert.deepEqual(usualCategories({ slips, totals: [totals([['交通費', 900], ['日用品', 100]])] }, 2), ['交通費', '日用品']);
+    assert.deepEqual(usualCategories({ slips }, 2), ['交通費', '日用品']); // by name: 交 before 日
   });
 
   test("a split slip counts each of its lines' categories", () => {
@@ -28,11 +37,11 @@ describe('the usual categories', () => {
       { amount: 500, category: '日用品' },
       { amount: 300, category: '日用品' },
     ]);
-    assert.deepEqual(usualCategories([slip('2026-11-01', '食費'), split], 2), ['日用品', '食費']);
+    assert.deepEqual(usualCategories({ slips: [slip('2026-11-01', '食費'), split] }, 2), ['日用品', '食費']);
   });
 
-  test('no slips: the fallback, cut to the count', () => {
-    assert.deepEqual(usualCategories([], 2, ['食費', '日用品', '交通費']), ['食費', '日用品']);
+  test('nothing yet: the fallback, cut to the count', () => {
+    assert.deepEqual(usualCategories({}, 2, ['食費', '日用品', '交通費']), ['食費', '日用品']);
   });
 });
 
@@ -41,5 +50,26 @@ describe('the account preselected', () => {
     const slips = [slip('2026-11-05', '食費', 'card'), slip('2026-11-03', '食費', 'wallet'), slip('2026-11-05', '日用品', 'bank'), slip('2026-11-09', '給与', 'payroll', 'income')];
     assert.equal(latestAccount(slips), 'bank');
     assert.equal(latestAccount([slip('2026-11-09', '給与', 'payroll', 'income')]), null);
+  });
+
+  test("else the account that spent most in the months' totals; none when nothing was spent", () => {
+    const month = (rows) => ({ by_account: rows.map(([account, expense]) => ({ account, expense, income: 0, net: -expense })) });
+    assert.equal(busiestAccount([month([['wallet', 800], ['card', 600]]), month([['card', 700]])]), 'card');
+    assert.equal(busiestAccount([month([['bank', 0]])]), null);
+    assert.equal(busiestAccount([]), null);
+  });
+});
+
+describe('the journal followed from where the page got to (views/journal.js followed)', async () => {
+  const { followed } = await import('../../web/views/journal.js');
+  const entry = (seq, extra = {}) => ({ seq, by: 'hanako', origin: 'api', changes: [], ...extra });
+
+  test('new entries are added and the last ones kept', () => {
+    assert.deepEqual(followed([entry(1), entry(2)], [entry(3)], 2).map((e) => e.seq), [2, 3]);
+  });
+
+  test('an entry an undo among the new ones took back is marked, as a read from the start shows it', () => {
+    const kept = followed([entry(4), entry(5)], [entry(6, { origin: 'undo', undoes: 5 })], 10);
+    assert.deepEqual(kept.map((e) => [e.seq, e.undone_by ?? null]), [[4, null], [5, 6], [6, null]]);
   });
 });

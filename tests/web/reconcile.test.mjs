@@ -93,3 +93,21 @@ describe('unlocking a reconciled side', () => {
     assert.doesNotMatch(said, /r-nov/);
   });
 });
+
+describe("an account in another unit is reconciled in its unit (a dollar statement, a points balance)", () => {
+  test('the balance typed in the account unit: dollars to cents with integer arithmetic, points whole', () => {
+    assert.equal(parseBalance('98.16', 'USD'), 9816);
+    assert.equal(parseBalance('１００', 'USD'), 10000);
+    assert.equal(parseBalance('-12.5', 'USD'), -1250);
+    assert.equal(parseBalance('0', 'USD'), 0);
+    assert.equal(parseBalance('1,200', 'points'), 1200);
+    for (const text of ['', '98.165', 'abc', '1e3']) assert.equal(parseBalance(text, 'USD'), null, text);
+    assert.equal(parseBalance('12.5', 'points'), null);
+  });
+
+  test('the difference said in the account unit', () => {
+    assert.match(differenceText(1250, 'USD'), /差額 \$12\.50: 明細のほうが多く/);
+    assert.match(differenceText(-30, 'points'), /家計簿のほうが 30 pt 多く残っています/);
+    assert.match(differenceText(1200), /￥1,200/); // yen unless told
+  });
+});

@@ -16,6 +16,7 @@ let ctx;
 
 export function mount(root, context) {
   ctx = context;
+  panel = root;
   $('account-form').addEventListener('submit', submitAccount);
   $('account-unit').addEventListener('change', syncUnit);
   $('account-currency').addEventListener('input', syncUnit);
@@ -29,9 +30,28 @@ export function mount(root, context) {
   on('role', renderEmpty);
 }
 
-/** The accounts, their balances (all recorded, today, as of the day chosen) and the history shown. */
+/**
+ * The accounts, their balances (all recorded, today, as of the day chosen) and the history shown.
+ * Read for another view (the slip form offers the accounts), only the accounts: the balances are
+ * read when they are shown.
+ */
 export function load() {
+  if (!shown()) return loadAccountsOnly();
   return Promise.all([loadAccounts(), loadHistory()]);
+}
+
+let panel = null;
+
+/** The balances on screen (#/accounts, #/cards)? */
+const shown = () => !panel || !panel.classList.contains('off-route');
+
+async function loadAccountsOnly() {
+  const isNewest = newest('accounts');
+  const { data } = await state.api.get(at('/accounts'));
+  if (!isNewest()) return;
+  state.accounts = data.items;
+  render();
+  emit('accounts');
 }
 
 async function loadAccounts() {

@@ -9,8 +9,8 @@
 
 import { ApiError, segment } from '../api.js';
 import { at, on, state } from '../state.js';
-import { $, h, say, showError } from '../ui.js';
-import { ledgerDeleted } from './ledgers.js';
+import { $, FieldError, clearError, fail, h, say, showError } from '../ui.js';
+import { ledgerDeleted, ledgerMade } from './ledgers.js';
 
 const PAUSE_MS = 1000;
 let running = false;
@@ -55,7 +55,11 @@ export function mount(_root, ctx) {
     event.preventDefault();
     remove();
   });
-  on('role', () => load().catch(() => {}));
+  $('restore-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    restore();
+  });
+  on('role', render); // what an owner may do here: drawn, nothing read
 }
 
 const shownName = () => state.ledgers?.find((l) => l.id === state.ledger)?.name ?? null;
@@ -85,7 +89,12 @@ export async function load() {
 
 export function render() {
   const owner = state.role === 'owner' && (!state.routes || state.routes.has('/ledgers/{ledger}/exports'));
-  $('data-panel').hidden = !owner;
+  // a restore makes a new ledger of the person's own: offered where they own the ledger shown (their
+  // own one always), so a viewer of a shared ledger is offered no action in it
+  const restorable = state.role === 'owner' && (!state.routes || state.routes.has('/ledgers/restore'));
+  $('data-panel').hidden = !owner && !restorable;
+  $('export-part').hidden = !owner;
+  $('restore-form').hidden = !restorable;
   const shared = owner && state.ledger !== 'me' && Boolean(shownName());
   $('ledger-delete-form').hidden = !shared || Boolean(state.routes && !state.routes.has('/ledgers/{ledger}'));
   $('ledger-delete-expected').textContent = shownName() ?? '';
@@ -183,4 +192,75 @@ async function start() {
     running = false;
     $('export-start').disabled = false;
   }
+}
+
+// ---- 復元: an exported archive into a new ledger ----------------------------------------------------
+
+/** How far a restore got, in words. Pure. */
+export function restoreText(restored) {
+  if (restored.state === 'restored') return `復元しました（${restored.items} 件、レシート ${restored.receipts} 件）`;
+  if (restored.state === 'restoring') return `復元中…（${restored.items} 件）`;
+  return 'アーカイブを送っています…';
+}
+
+/** The SHA-256 of some bytes, as the API names an archive (lowercase hex). */
+export async function sha256Hex(bytes) {
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes));
+  return [...digest].map((b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+let restoring = false;
+
+/**
+ * POST /ledgers/restore names the archive (its sha256 and size); 202 pending hands a URL to PUT it
+ * to, once; the same POST again checks it and writes the new ledger (202 restoring: again, to carry
+ * on). The page then shows the new ledger. A 422 says what is wrong with the archive; nothing is made.
+ */
+async function restore() {
+  if (restoring) return;
+  clearError();
+  const file = $('restore-file').files?.[0];
+  if (!file) {
+    fail(new FieldError($('restore-file'), '書き出したアーカイブ（.jsonl.gz）を選んでください'));
+    return;
+  }
+  restoring = true;
+  $('restore-submit').disabled = true;
+  try {
+    const name = $('restore-name').value.trim();
+    const body = { sha256: await sha256Hex(await file.arrayBuffer()), size: file.size, ...(name ? { name } : {}) };
+    let restored;
+    let uploads = 0;
+    for (;;) {
+      ({ data: restored } = await state.api.request('POST', '/ledgers/restore', { json: body }));
+      $('restore-progress').textContent = restoreText(restored);
+      if (restored.state === 'restored') break;
+      if (restored.state === 'pending' && restored.upload) {
+        if (uploads === 2) throw new Error('アーカイブを送れませんでした。もう一度お試しください');
+        uploads += 1;
+        await put(restored.upload, file);
+        continue; // sent: the same POST again checks it and restores
+      }
+      await new Promise((resolve) => setTimeout(resolve, PAUSE_MS));
+    }
+    $('restore-form').reset();
+    await ledgerMade(restored.ledger.id);
+    say(`「${restored.ledger.name}」を復元しました。あなたがオーナーです`);
+  } catch (error) {
+    showError(error, error instanceof ApiError && error.status === 422 ? $('restore-file') : undefined);
+  } finally {
+    restoring = false;
+    $('restore-submit').disabled = false;
+  }
+}
+
+/** The archive's bytes to where the API said, with exactly its headers; a 412 means they are there already. */
+async function put(upload, file) {
+  let response;
+  try {
+    response = await fetch(upload.url, { method: upload.method, headers: upload.headers, body: file });
+  } catch {
+    throw new ApiError(0, null, 'アーカイブを送れませんでした（接続できません）');
+  }
+  if (!response.ok && response.status !== 412) throw new ApiError(response.status, null, `アーカイブを送れませんでした（HTTP ${response.status}）`);
 }

@@ -70,6 +70,9 @@ export async function load() {
     return;
   }
   $('journal-panel').hidden = false;
+  // Followed from where the page got to: read from the start once per ledger, then what is new
+  // (a ledger's whole journal is not read again on every view)
+  if (knowledge !== null) return poll();
   const ledger = state.ledger;
   let since = 0;
   let kept = [];
@@ -93,6 +96,16 @@ function schedule() {
   timer = setTimeout(poll, POLL_MS);
 }
 
+/**
+ * The latest entries after new ones arrived: the new ones added, the last `shown` kept, and an
+ * entry an undo among them took back marked so (`undone_by`), as a read from the start would show it. Pure.
+ */
+export function followed(recent, changes, shown) {
+  const undoneBy = new Map(changes.filter((e) => e.undoes != null).map((e) => [e.undoes, e.seq]));
+  const marked = recent.map((e) => (undoneBy.has(e.seq) && e.undone_by == null ? { ...e, undone_by: undoneBy.get(e.seq) } : e));
+  return [...marked, ...changes].slice(-shown);
+}
+
 /** What changed since the page last looked; another member's change reloads the page's panels. */
 async function poll() {
   if (polling || knowledge === null || document.visibilityState === 'hidden') return schedule();
@@ -102,7 +115,7 @@ async function poll() {
     const { data } = await state.api.get(at(`/changes${query({ since: knowledge })}`));
     if (ledger !== state.ledger || !data.changes.length) return;
     knowledge = data.knowledge;
-    recent = [...recent, ...data.changes].slice(-SHOWN);
+    recent = followed(recent, data.changes, SHOWN);
     render();
     const others = othersOf(data.changes, state.me);
     if (others.length) {

@@ -194,6 +194,12 @@ export async function ledgerDeleted() {
   await switchLedger(PERSONAL, { announce: false });
 }
 
+/** A ledger made elsewhere on the page (restored from an archive): the caller's ledgers read again, it shown. */
+export async function ledgerMade(id) {
+  await loadLedgers();
+  return switchLedger(id, { announce: false });
+}
+
 /** After a refusal that may mean the caller's membership changed (403, 404): read it again. */
 export async function recheckMembership() {
   if (state.ledger === PERSONAL || !state.ledgers) return;

@@ -1,9 +1,13 @@
 // すばやく記録: an everyday expense in three taps on a phone — the amount first (a numeric keypad),
-// one of the household's usual categories as a chip, 記録. The day is the ledger's today and the
-// account the one this browser used last in this ledger (else the household's latest expense's).
+// one of the household's usual categories as a chip, 記録. The chips come from what the page reads
+// anyway and three months' totals by category (a few rows each, however many slips there are): the
+// categories used most often among the month's slips shown, then those most spent on. The day is the
+// ledger's today and the account the one this browser used last in this ledger (else the one of the
+// latest expense among the month's slips, else the one that spent most).
 // Without a connection the slip waits in the outbox (outbox.js) and goes out when it returns.
 
-import { monthOf, parseAmount, today, usualCategories, latestAccount, yen } from '../format.js';
+import { query } from '../api.js';
+import { busiestAccount, latestAccount, monthOf, parseAmount, shiftMonth, today, usualCategories, yen } from '../format.js';
 import { at, newest, on, state } from '../state.js';
 import { $, FieldError, busy, clearError, fail, fillAccountSelect, h, say, showError } from '../ui.js';
 import { sendSlip } from '../outbox.js';
@@ -11,10 +15,10 @@ import { sendSlip } from '../outbox.js';
 /** Offered before a household has slips of its own (and to fill up the chips). */
 const EVERYDAY = ['食費', '日用品', '交通費', '外食', '娯楽費', '医療費'];
 const CHIPS = 6;
-const LOOK_BACK_MONTHS = 3; // the household's usual categories: its expenses of the last three months
+const LOOK_BACK_MONTHS = 3; // the household's usual categories: its spending of the last three months
 
 let ctx;
-let recent = []; // the household's recent slips (for the chips and the account)
+let totals = []; // GET /reports/monthly of the last three months (for the chips and the account)
 let chosen = '';
 
 const accountKey = () => `kakeibo.quick.account.${state.config.user}.${state.ledger}`;
@@ -51,17 +55,16 @@ export function mount(_root, context) {
 
 export async function load() {
   const isNewest = newest('quick');
-  const to = today();
-  const [year, month] = monthOf(to).split('-').map(Number);
-  const start = new Date(Date.UTC(year, month - 1 - (LOOK_BACK_MONTHS - 1), 1)).toISOString().slice(0, 7);
-  const { data } = await state.api.get(at(`/slips?from=${start}-01&to=${to}&limit=100`));
+  const latest = monthOf(today());
+  const months = Array.from({ length: LOOK_BACK_MONTHS }, (_, i) => shiftMonth(latest, -i));
+  const answers = await Promise.all(months.map((month) => state.api.get(at(`/reports/monthly${query({ month })}`))));
   if (!isNewest()) return;
-  recent = data.items;
+  totals = answers.map(({ data }) => data);
   render();
 }
 
 export function clear() {
-  recent = [];
+  totals = [];
   chosen = '';
   $('quick-amount').value = '';
   render();
@@ -69,7 +72,7 @@ export function clear() {
 
 export function render() {
   $('quick-date').value = today();
-  const chips = usualCategories(known(), CHIPS, EVERYDAY);
+  const chips = usualCategories({ slips: state.slips, totals }, CHIPS, EVERYDAY);
   if (chosen && !chips.includes(chosen)) chips.push(chosen);
   $('quick-chips').replaceChildren(
     ...chips.map((category) =>
@@ -85,15 +88,8 @@ function renderAccounts() {
   const had = select.options.length > 0;
   fillAccountSelect(select, open);
   if (had && open.some((a) => a.id === select.value) && select.dataset.touched) return; // the person chose one
-  const wanted = [remembered(), latestAccount(known())].find((id) => id && open.some((a) => a.id === id));
+  const wanted = [remembered(), latestAccount(state.slips), busiestAccount(totals)].find((id) => id && open.some((a) => a.id === id));
   if (wanted) select.value = wanted;
-}
-
-/** The household's recent slips and the month's shown, each once. */
-function known() {
-  const byId = new Map(recent.map((slip) => [slip.id, slip]));
-  for (const slip of state.slips) byId.set(slip.id, slip);
-  return [...byId.values()];
 }
 
 function choose(category) {
@@ -141,7 +137,6 @@ async function submit(event) {
       say(`記録しました: ${slip.date.slice(5).replace('-', '/')} ${slip.category === 'uncategorized' ? '未分類' : slip.category} ${yen(slip.amount)}（No. ${slip.no}）`);
       $('quick-amount').value = '';
       choose('');
-      recent = [...recent, slip];
       if (monthOf(slip.date) === state.month) await ctx.refresh();
       else render();
       $('quick-amount').focus();

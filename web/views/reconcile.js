@@ -8,7 +8,7 @@
 // ?unlock=true, back to uncleared, and says which reconciliation no longer holds.
 
 import { ApiError, etagOf, query, segment } from '../api.js';
-import { today, yen } from '../format.js';
+import { amountIn, minorDigits, parseAmountIn, today, unitLabel } from '../format.js';
 import { at, emit, on, state } from '../state.js';
 import { $, busy, clearError, fillAccountSelect, h, say, showError } from '../ui.js';
 
@@ -22,8 +22,19 @@ let asked = 0; // the newest dry run: older answers are dropped
 let reconciliations = new Map(); // account id -> its reconciliations as last read
 let reading = new Set(); // account ids being read
 
-/** The balance typed (commas, ￥/円 and full-width digits allowed): an integer of yen, or null. Pure. */
-export function parseBalance(text) {
+/**
+ * The balance typed, in the account's unit: yen (commas, ￥/円 and full-width digits allowed) or
+ * points as integers; a currency with at most its minor digits (USD 98.16 -> 9816 cents). Null when
+ * it is not a balance. Pure.
+ */
+export function parseBalance(text, unit = 'JPY') {
+  if (unit && unit !== 'JPY') {
+    try {
+      return parseAmountIn(text, unit, { allowNegative: true, allowZero: true });
+    } catch {
+      return null;
+    }
+  }
   const plain = String(text ?? '')
     .normalize('NFKC')
     .replace(/[,\s¥￥円]/g, '')
@@ -33,12 +44,16 @@ export function parseBalance(text) {
   return Number.isSafeInteger(value) ? value : null;
 }
 
-/** What a difference (the statement less the ledger's cleared balance) says. Pure. */
-export function differenceText(difference) {
+/** What a difference (the statement less the ledger's cleared balance, in the account's unit) says. Pure. */
+export function differenceText(difference, unit = 'JPY') {
+  const money = (value) => amountIn(value, unit);
   if (difference === 0) return '差額はありません。照合できます。';
-  if (difference > 0) return `差額 ${yen(difference)}: 明細のほうが多く、家計簿に ${yen(difference)} 足りません`;
-  return `差額 ${yen(difference)}: 家計簿のほうが ${yen(-difference)} 多く残っています`;
+  if (difference > 0) return `差額 ${money(difference)}: 明細のほうが多く、家計簿に ${money(difference)} 足りません`;
+  return `差額 ${money(difference)}: 家計簿のほうが ${money(-difference)} 多く残っています`;
 }
+
+/** The unit of an account of the ledger shown (yen when not known). */
+const unitOf = (account) => state.accounts.find((a) => a.id === account)?.unit ?? 'JPY';
 
 /** The reconciliation that locked a slip's side on `account` dated `date`: the earliest whose date is that day or later. Pure. */
 export function lockedBy(items, date) {
@@ -58,12 +73,12 @@ export function slipSides(slip) {
  * does nothing), and for a locked side the reconciliation it names (`by`) and the patch that unlocks
  * it with ?unlock=true (`unlock`: back to uncleared). Pure.
  */
-export function clearedMark(slip, items, field = 'cleared') {
+export function clearedMark(slip, items, field = 'cleared', unit = 'JPY') {
   const stateOf = slip[field] ?? 'uncleared';
   const side = field === 'to_cleared' ? '入金側 ' : '';
   if (stateOf === 'reconciled') {
     const by = lockedBy(items, slip.date);
-    const named = by ? `照合 ${by.date}（残高 ${yen(by.balance)}、${by.id}）` : '照合';
+    const named = by ? `照合 ${by.date}（残高 ${amountIn(by.balance, unit)}、${by.id}）` : '照合';
     return { text: '🔒', label: `${side}${CLEARED_LABELS.reconciled}`, title: `${side}照合済み: ${named}で確定しています`, locked: true, patch: null, by, unlock: { [field]: null } };
   }
   if (stateOf === 'cleared') return { text: '✓', label: `${side}${CLEARED_LABELS.cleared}`, title: `${side}確認済み（タップで未確認に戻す）`, locked: false, patch: { [field]: null } };
@@ -71,16 +86,16 @@ export function clearedMark(slip, items, field = 'cleared') {
 }
 
 /** What unlocking a side asks before it is sent. Pure. */
-export function unlockQuestion(by) {
-  const named = by ? `照合 ${by.date}（残高 ${yen(by.balance)}）` : '照合';
+export function unlockQuestion(by, unit = 'JPY') {
+  const named = by ? `照合 ${by.date}（残高 ${amountIn(by.balance, unit)}）` : '照合';
   return `この伝票は${named}で確定しています。ロックを外して未確認に戻すと、その照合は成り立たなくなります。外しますか？`;
 }
 
 /** The reconciliations that no longer hold, in words (empty when all hold). Pure. */
-export function brokenText(items) {
+export function brokenText(items, unit = 'JPY') {
   const broken = (items ?? []).filter((r) => r.holds === false);
   if (!broken.length) return '';
-  return `成り立たなくなった照合: ${broken.map((r) => `${r.date}（残高 ${yen(r.balance)}、${r.id}）`).join('、')}`;
+  return `成り立たなくなった照合: ${broken.map((r) => `${r.date}（残高 ${amountIn(r.balance, unit)}、${r.id}）`).join('、')}`;
 }
 
 /** The cleared marks of a slip row, one per side: a toggle, or a lock (with its 解除 action) for a reconciled side. */
@@ -90,7 +105,7 @@ export function clearedCell(slip, summary) {
 }
 
 function sideCell(slip, side, summary) {
-  const mark = clearedMark(slip, reconciliations.get(side.account), side.field);
+  const mark = clearedMark(slip, reconciliations.get(side.account), side.field, unitOf(side.account));
   const current = slip[side.field] ?? 'uncleared';
   if (mark.locked) {
     return h(
@@ -142,7 +157,7 @@ async function unlock(button, slip, side, mark) {
       items = (await state.api.get(at(`/accounts/${segment(side.account)}/reconciliations`))).data.items;
       reconciliations.set(side.account, items);
     }
-    if (!window.confirm(unlockQuestion(lockedBy(items, slip.date)))) return;
+    if (!window.confirm(unlockQuestion(lockedBy(items, slip.date), unitOf(side.account)))) return;
     button.disabled = true;
     await state.api.request('PATCH', at(`/slips/${slip.date}/${segment(slip.id)}${query({ unlock: 'true' })}`), {
       json: mark.unlock,
@@ -150,7 +165,7 @@ async function unlock(button, slip, side, mark) {
       ifMatch: etagOf(slip.version),
     });
     const { data } = await state.api.get(at(`/accounts/${segment(side.account)}/reconciliations`));
-    told = `照合を解除し、未確認に戻しました。${brokenText(data.items)}`;
+    told = `照合を解除し、未確認に戻しました。${brokenText(data.items, unitOf(side.account))}`;
   } catch (error) {
     if (error instanceof ApiError && (error.status === 412 || error.status === 404)) told = 'この伝票は先に変更されていました。読み込み直しました。';
     else showError(error);
@@ -168,10 +183,14 @@ export function mount(root, context) {
   ctx = context;
   $('reconcile-form').addEventListener('submit', commit);
   for (const id of ['reconcile-account', 'reconcile-date', 'reconcile-balance']) $(id).addEventListener('input', soon);
-  $('reconcile-account').addEventListener('change', soon);
+  $('reconcile-account').addEventListener('change', () => {
+    syncUnit();
+    soon();
+  });
   on('accounts', () => {
     fillAccountSelect($('reconcile-account'), state.accounts.filter((a) => !a.archived));
     if (!$('reconcile-date').value) $('reconcile-date').value = today();
+    syncUnit();
     soon();
   });
   on('slips', readLocks);
@@ -208,22 +227,31 @@ async function readLocks() {
   }
 }
 
+/** The balance is typed in the chosen account's unit: the label says which, the keypad fits it. */
+function syncUnit() {
+  const unit = unitOf($('reconcile-account').value);
+  $('reconcile-balance-label').textContent = `明細の残高（${unitLabel(unit)}）`;
+  $('reconcile-balance').inputMode = minorDigits(unit) ? 'decimal' : 'numeric';
+}
+
 function soon() {
   clearTimeout(timer);
   timer = setTimeout(() => dryRun().catch(showError), TYPING_PAUSE_MS);
 }
 
 function wanted() {
-  return { account: $('reconcile-account').value, date: $('reconcile-date').value, balance: parseBalance($('reconcile-balance').value) };
+  const account = $('reconcile-account').value;
+  const unit = unitOf(account);
+  return { account, unit, date: $('reconcile-date').value, balance: parseBalance($('reconcile-balance').value, unit) };
 }
 
 async function dryRun() {
-  const { account, date, balance } = wanted();
+  const { account, unit, date, balance } = wanted();
   const mine = ++asked;
   if (!account || !date || balance === null) return show(null);
   try {
     const { data } = await state.api.request('POST', at(`/accounts/${segment(account)}/reconciliations${query({ dry_run: 'true' })}`), { json: { date, balance } });
-    if (mine === asked) show(data);
+    if (mine === asked) show(data, unit);
   } catch (error) {
     if (mine !== asked) return;
     show(null);
@@ -232,9 +260,9 @@ async function dryRun() {
 }
 
 /** The dry run's answer (null: nothing to say yet). */
-function show(answer) {
+function show(answer, unit = 'JPY') {
   const shown = answer !== null;
-  $('reconcile-difference').textContent = shown ? differenceText(answer.difference) : '';
+  $('reconcile-difference').textContent = shown ? differenceText(answer.difference, unit) : '';
   $('reconcile-uncleared').textContent = shown && answer.uncleared?.length ? `この日までの未確認の伝票: ${answer.uncleared.length} 件` : '';
   const off = shown && answer.difference !== 0;
   $('reconcile-adjust-field').hidden = !off;
@@ -244,9 +272,10 @@ function show(answer) {
 async function commit(event) {
   event.preventDefault();
   clearError();
-  const { account, date, balance } = wanted();
+  const { account, unit, date, balance } = wanted();
   if (!account || !date || balance === null) {
-    showError(new Error('口座、日付、明細の残高（円の整数）を入れてください'));
+    const what = minorDigits(unit) ? `${unit}、小数点以下 ${minorDigits(unit)} 桁まで` : `${unitLabel(unit)}の整数`;
+    showError(new Error(`口座、日付、明細の残高（${what}）を入れてください`), balance === null ? $('reconcile-balance') : undefined);
     return;
   }
   const adjust = $('reconcile-adjust').checked;
@@ -255,7 +284,7 @@ async function commit(event) {
       const { data } = await state.api.request('POST', at(`/accounts/${segment(account)}/reconciliations`), {
         json: adjust ? { date, balance, adjust: true, category: ADJUST_CATEGORY } : { date, balance },
       });
-      const adjusted = data.adjustment_slip ? `、差額 ${yen(data.difference)} を${ADJUST_CATEGORY}として記帳` : '';
+      const adjusted = data.adjustment_slip ? `、差額 ${amountIn(data.difference, unit)} を${ADJUST_CATEGORY}として記帳` : '';
       say(`照合しました: ${data.reconciled} 件の伝票を確定${adjusted}`);
       $('reconcile-balance').value = '';
       show(null);

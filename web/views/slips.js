@@ -2,7 +2,7 @@
 // member filter, delete, the month as CSV. A save refused because another screen changed the slip
 // (412, or 404 when it was deleted or moved) shows the conflict panel: nothing is overwritten.
 
-import { ApiError, etagOf, query, segment } from '../api.js';
+import { ApiError, etagOf, etagVersion, query, segment } from '../api.js';
 import { hideConflict, offerReapply, showConflict } from '../conflict.js';
 import {
   FIELD_LABELS,
@@ -30,7 +30,7 @@ import {
   unitPatch,
   yen,
 } from '../format.js';
-import { sendSlip } from '../outbox.js';
+import { pendingFor, sendChange, sendSlip } from '../outbox.js';
 import { accountName, at, emit, memberName, newest, on, state } from '../state.js';
 import { $, FieldError, busy, clearError, fail, fillAccountSelect, h, say, showError, uuid } from '../ui.js';
 import { payerPatch, payerText, readPayer, setPayer } from './payer.js';
@@ -80,6 +80,8 @@ export function mount(root, context) {
   on('role', (role) => {
     if (!canWrite(role) && state.editing) resetForm();
   });
+  on('outbox', () => state.slipsShown && render()); // a row's write waiting, or sent
+  on('outbox-conflict', ({ entry, error }) => replayRefused(entry, error));
   on('month', (month) => {
     $('slips-month').textContent = monthLabel(month);
     if (!state.editing) $('slip-date').value = defaultDay(month);
@@ -167,9 +169,11 @@ export function render() {
     const paid = payerText(slip);
     const where = slip.kind === 'transfer' ? `${accountName(slip.account)} → ${accountName(slip.to_account)}` : `${accountName(slip.account)}${paid ? `（${paid}）` : ''}`;
     const summary = slipSummary(slip);
+    const waits = pendingFor(slip.id); // an edit or a delete made without a connection, not sent yet
+    const classes = [state.editing?.id === slip.id && 'editing', waits && 'pending', waits === 'DELETE' && 'pending-delete'].filter(Boolean);
     return h(
       'tr',
-      { dataset: { id: slip.id, date: slip.date }, class: state.editing?.id === slip.id ? 'editing' : undefined },
+      { dataset: { id: slip.id, date: slip.date }, class: classes.length ? classes.join(' ') : undefined },
       h('td', { class: 'date', 'data-label': '日付' }, h('time', { datetime: slip.date, text: shortDay(slip.date) })),
       h('td', { class: `kind ${slip.kind}`, 'data-label': '種類', text: KIND_LABELS[slip.kind] }),
       h('td', { class: 'category', 'data-label': '分類', text: categoryCell(slip) }),
@@ -181,6 +185,7 @@ export function render() {
       h(
         'td',
         { class: 'row-actions' },
+        waits ? h('span', { class: 'pending-mark', text: waits === 'DELETE' ? '削除の送信待ち' : '変更の送信待ち' }) : null,
         h('button', { type: 'button', class: 'edit write', 'aria-label': `編集: ${summary}`, text: '編集', onclick: () => startEdit(slip) }),
         h('button', { type: 'button', class: 'history', 'aria-label': `履歴: ${summary}`, text: '履歴', onclick: () => emit('history', slip) }),
         h('button', { type: 'button', class: 'delete danger write', 'aria-label': `削除: ${summary}`, text: '削除', onclick: () => deleteSlip(slip) }),
@@ -439,7 +444,12 @@ async function startEdit(slip) {
     $('slip-form').scrollIntoView({ block: 'nearest' });
   } catch (error) {
     if (error instanceof ApiError && error.status === 404) await conflict(slip, null, 'open');
-    else showError(error);
+    else if (error instanceof ApiError && error.status === 0) {
+      // no connection: edit the slip as listed; the change waits and goes out on that version
+      beginEdit(slip, etagOf(slip.version));
+      say('オフラインです: 一覧の内容を編集します（保存は接続が戻ると送ります）');
+      $('slip-date').focus();
+    } else showError(error);
   }
 }
 
@@ -526,11 +536,20 @@ async function saveEdit(wanted) {
     return;
   }
   try {
-    const { data } = await state.api.request('PATCH', at(`/slips/${date}/${segment(id)}`), {
-      json: patch,
-      contentType: 'application/merge-patch+json',
-      ifMatch: etag,
+    // without a connection it waits in the outbox with the version it was made on, and goes out later
+    const made = { ...base, version: etagVersion(etag) ?? base.version };
+    const sent = await sendChange('PATCH', at(`/slips/${date}/${segment(id)}`), made, {
+      body: patch,
+      summary: `変更: ${slipSummary(applied(base, patch))}`,
     });
+    if (sent.queued) {
+      say(`送信待ちにしました: 変更 ${slipSummary(applied(base, patch))}（接続が戻ると送ります）`);
+      state.slips = state.slips.map((s) => (s.id === id ? applied(s, patch) : s));
+      resetForm();
+      render();
+      return;
+    }
+    const { data } = sent;
     const moved = data.date !== date ? `（日付を ${shortDay(date)} → ${shortDay(data.date)} に変更）` : '';
     const away = monthOf(data.date);
     if (away !== state.month) {
@@ -555,7 +574,13 @@ async function deleteSlip(slip) {
   clearError();
   if (!window.confirm(`この伝票を削除しますか？\n${slipSummary(slip)}`)) return;
   try {
-    await state.api.request('DELETE', at(`/slips/${slip.date}/${segment(slip.id)}`), { ifMatch: etagOf(slip.version) });
+    const sent = await sendChange('DELETE', at(`/slips/${slip.date}/${segment(slip.id)}`), slip, { summary: `削除: ${slipSummary(slip)}` });
+    if (sent.queued) {
+      say(`送信待ちにしました: 削除 ${slipSummary(slip)}（接続が戻ると送ります）`);
+      if (state.editing?.id === slip.id) resetForm();
+      render();
+      return;
+    }
     say(`削除しました: ${slipSummary(slip)}`);
     if (state.editing?.id === slip.id) resetForm();
     await ctx.refresh();
@@ -565,14 +590,38 @@ async function deleteSlip(slip) {
   }
 }
 
+/** A slip with a merge patch applied as the API would (null removes a field); its version kept. */
+export function applied(slip, patch) {
+  const next = { ...slip };
+  for (const [field, value] of Object.entries(patch)) {
+    if (value === null) delete next[field];
+    else next[field] = value;
+  }
+  return next;
+}
+
 // ---- conflicts (412, or the slip gone from under us) -------------------------------------------
+
+/**
+ * An edit or a delete made without a connection was refused when it went out: another change came
+ * first (412, or 404: deleted or moved), or the change itself was refused (409). Shown as a conflict
+ * on the slip as it is now, with the person's own change offered again; on another ledger, said.
+ */
+async function replayRefused(entry, error) {
+  const action = entry.method === 'DELETE' ? 'delete' : 'edit';
+  if (!entry.path.startsWith(at('/slips/'))) {
+    showError(new Error(`送信待ちだった${action === 'delete' ? '削除' : '変更'}は行っていません（${entry.summary}）: 別の家計簿の伝票が先に変更されていました`));
+    return;
+  }
+  await conflict(entry.slip, action === 'edit' ? entry.body : null, action, { queued: true, why: error.status === 409 ? error.detail : null });
+}
 
 /**
  * Someone changed the slip since `base` was read. Read what it is now, show the difference, reload
  * everything, and put the current version in the form: the person decides whether to re-apply
  * their own changes (`patch`, only the fields they changed) on top of it.
  */
-async function conflict(base, patch, action) {
+async function conflict(base, patch, action, { queued = false, why = null } = {}) {
   let current = null;
   let etag = null;
   try {
@@ -590,11 +639,13 @@ async function conflict(base, patch, action) {
     etag = current ? etagOf(current.version) : null;
   }
   const verb = { edit: '保存', delete: '削除', open: '編集' }[action];
-  const lead = current
-    ? `別の画面で、この伝票（No. ${base.no}）が先に変更されていました。あなたの${verb}は行っていません。最新の内容を読み込みました。`
-    : `この伝票（No. ${base.no}）は別の画面で削除されたか、別の月に移されました。あなたの${verb}は行っていません。`;
-  showError(new Error(`${verb}できませんでした: ${current ? '先に変更されていました' : '伝票が見つかりません'}`));
-  showConflict({ title: 'この伝票は先に変更されていました', lead, rows: conflictRows(base, current, patch, action) });
+  const yours = queued ? `オフラインの間のあなたの${verb}（接続が戻ってから送りました）` : `あなたの${verb}`;
+  let lead = current
+    ? `別の画面で、この伝票（No. ${base.no}）が先に変更されていました。${yours}は行っていません。最新の内容を読み込みました。`
+    : `この伝票（No. ${base.no}）は別の画面で削除されたか、別の月に移されました。${yours}は行っていません。`;
+  if (why) lead = `${yours}は受け付けられませんでした: ${why}。最新の内容を読み込みました。`;
+  showError(new Error(`${verb}できませんでした: ${why ?? (current ? '先に変更されていました' : '伝票が見つかりません')}`));
+  showConflict({ title: why ? 'この伝票への変更は受け付けられませんでした' : 'この伝票は先に変更されていました', lead, rows: conflictRows(base, current, patch, action) });
   if (action !== 'delete' || state.editing?.id === base.id) {
     if (current) {
       beginEdit(current, etag);

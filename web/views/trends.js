@@ -3,7 +3,7 @@
 
 import { query } from '../api.js';
 import { trendChart } from '../chart.js';
-import { monthLabel, yen } from '../format.js';
+import { yen } from '../format.js';
 import { at, newest, state } from '../state.js';
 import { $, h, optional } from '../ui.js';
 
@@ -37,12 +37,13 @@ export function render() {
   $('trends-net').textContent = yen(y.net);
   $('trends-net').className = y.net < 0 ? 'expense' : 'income';
   $('trends-chart').replaceChildren(trendChart(y.months, { title: `${y.year}年の月ごとの収支` }));
+  $('trends-table').querySelector('caption').textContent = `${y.year}年の月ごとの収入と支出`;
   $('trends-table').querySelector('tbody').replaceChildren(
     ...y.months.map((m) =>
       h(
         'tr',
         { dataset: { month: m.month } },
-        h('th', { scope: 'row', text: monthLabel(m.month) }),
+        h('th', { scope: 'row', text: `${Number(m.month.slice(5))}月` }), // the year is in the title and the caption: short on a phone
         h('td', { class: 'num income', text: yen(m.income) }),
         h('td', { class: 'num expense', text: yen(m.expense) }),
         h('td', { class: 'num', text: yen(m.net) }),

@@ -16,7 +16,13 @@ export function deliveryText(delivery) {
   return `#${delivery.seq} ${outcome}・${delivery.attempts} 回`;
 }
 
-export function mount() {
+let panel = null;
+
+/** Shown on the route on screen (#/settings)? Off it, the page reads its data when it is opened. */
+const shown = () => Boolean(panel) && !panel.classList.contains('off-route');
+
+export function mount(root) {
+  panel = root;
   $('webhook-form').addEventListener('submit', (event) => {
     event.preventDefault();
     create();
@@ -29,8 +35,14 @@ export function mount() {
       say('コピーできませんでした。シークレットを選んでコピーしてください');
     }
   });
-  on('role', () => load().catch(() => {}));
+  // a role changed: read the webhooks again only while they are shown (an owner's, or none)
+  on('role', () => {
+    if (shown()) load().catch(() => {});
+    else $('webhooks-panel').hidden = !ownerHere();
+  });
 }
+
+const ownerHere = () => state.role === 'owner' && (!state.routes || state.routes.has('/ledgers/{ledger}/webhooks'));
 
 export function clear() {
   hooks = [];
@@ -39,7 +51,7 @@ export function clear() {
 }
 
 export async function load() {
-  const owner = state.role === 'owner' && (!state.routes || state.routes.has('/ledgers/{ledger}/webhooks'));
+  const owner = ownerHere();
   $('webhooks-panel').hidden = !owner;
   if (!owner) return;
   const ledger = state.ledger;
