@@ -8,6 +8,7 @@ import datetime as dt
 
 import pytest
 
+from kakeibo.core import points as core_points
 from kakeibo.services import points as points_service
 from kakeibo.settings import today
 from kakeibo.store import Store
@@ -69,6 +70,30 @@ def test_spends_take_the_earliest_expiring_lot_and_what_is_left_shows_as_expirin
     assert lot["lapsed"] is False and soon["id"] not in {i["lot"] for i in found["items"]}
     # And within 30 days nothing lapses
     assert api.get("/accounts/pts/expiring", query={"within": "30"}).json["items"] == []
+
+
+def test_a_spend_after_everything_is_planned_without_replaying_the_history_and_a_back_dated_one_with_it(
+    api: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given 100 points expiring in 10 days and 100 in 60, and a first spend (the lots planned whole)
+    _points_account(api)
+    _earn(api, 100, _day(-5), _day(60))
+    soon = _earn(api, 100, _day(-4), _day(10))
+    assert _spend(api, 30, _day(-3)).status == 201
+    replayed: list[int] = []
+    whole = core_points.planned
+    monkeypatch.setattr(core_points, "planned", lambda events, **kw: replayed.append(1) or whole(events, **kw))
+    # When two more spends come, each dated after everything planned
+    assert _spend(api, 50, _day(-2)).status == 201
+    assert _spend(api, 30, _day(-1)).status == 201
+    # Then neither replayed the history, and they took the lot expiring first, then the other
+    assert replayed == []
+    found = api.get("/accounts/pts/expiring", query={"within": "90"}).json
+    assert found["points"] == 90 and soon["id"] not in {i["lot"] for i in found["items"]}
+    # And a spend dated before the last ones is planned with the whole history: with it the later
+    # spends are no longer covered, so it is refused
+    assert _spend(api, 100, _day(-3)).status == 409
+    assert replayed
 
 
 def test_the_daily_job_posts_each_lapse_once_even_under_four_concurrent_jobs(

@@ -3,6 +3,7 @@ of the edits that made the account's history, and spends take the earliest-expir
 
 from __future__ import annotations
 
+import datetime as dt
 import random
 
 from hypothesis import given, settings
@@ -238,3 +239,80 @@ def test_a_spend_that_took_from_a_closed_lot_and_an_open_one_keeps_both() -> Non
         Spending("s1", "2026-01-05", 150),
     ]
     assert points.compaction_point(events) is None
+
+
+# --- the common write planned without replaying the history -------------------------------------
+
+past = st.tuples(
+    st.sampled_from(["earn", "spend", "spend", "lapse"]),
+    st.integers(0, len(DAYS) - 1),
+    st.integers(1, 300),
+    st.one_of(st.none(), st.integers(0, len(DAYS) - 1)),
+)
+appended = st.tuples(
+    st.sampled_from(["earn", "spend", "spend"]), st.integers(-2, 3), st.integers(1, 300), st.booleans()
+)
+
+
+def _history(drawn: list[tuple[str, int, int, int | None]]) -> list[points.Event]:
+    events: list[points.Event] = []
+    for n, (kind, day, amount, expiry) in enumerate(drawn):
+        if kind == "earn":
+            events.append(Earning(f"H{n:02d}", DAYS[day], amount, None if expiry is None else DAYS[expiry]))
+        elif kind == "spend":
+            events.append(Spending(f"H{n:02d}", DAYS[day], amount))
+        else:
+            lots = [e.id for e in events if isinstance(e, Earning)]
+            if lots:
+                events.append(Lapse(f"H{n:02d}", lots[day % len(lots)], amount))
+    return events
+
+
+@settings(deadline=None, max_examples=200)
+@given(
+    st.lists(past, max_size=20),
+    st.lists(appended, min_size=1, max_size=12),
+    st.sampled_from(["2026-01-15", "2026-03-01", points.NEVER]),
+)
+def test_an_event_appended_after_everything_is_planned_exactly_as_the_whole_history(
+    drawn: list[tuple[str, int, int, int | None]], added: list[tuple[str, int, int, bool]], today: str
+) -> None:
+    # Given a random history, planned whole
+    events = _history(drawn)
+    state = points.planned(events, today=today)
+    for n, (kind, step, amount, expires) in enumerate(added):
+        # When an earning or a spend is added (mostly dated on or after what came before)
+        dates = [e.date for e in events if not isinstance(e, Lapse)]
+        last = max(dates, default=DAYS[0])
+        day = (dt.date.fromisoformat(last) + dt.timedelta(days=step)).isoformat()
+        event: points.Event
+        if kind == "earn":
+            expiry = (dt.date.fromisoformat(day) + dt.timedelta(days=20)).isoformat() if expires else None
+            event = Earning(f"N{n:02d}", day, amount, expiry)
+            continues = all(e.date < day for e in events if isinstance(e, Spending))
+        else:
+            event = Spending(f"N{n:02d}", day, amount)
+            continues = all(e.date <= day for e in events if not isinstance(e, Lapse))
+        events.append(event)
+        whole = points.planned(events, today=today)
+        then = state.then(event)
+        # Then whenever it comes after everything planned it is planned from the last plan alone,
+        # exactly as planning the whole history (and otherwise it is not: plan it whole)
+        assert (then is not None) == continues
+        if then is not None:
+            assert then.plan == whole.plan
+            assert dict(then.plan.takes) == dict(whole.plan.takes)
+        state = then if then is not None else whole
+
+
+def test_a_lapse_a_spend_ordered_before_the_last_or_an_earning_on_a_spends_day_is_planned_whole() -> None:
+    # Given a history planned whole
+    state = points.planned([Earning("A", "2026-01-01", 100, "2026-01-31"), Spending("S", "2026-01-10", 10)])
+    # Then what could change what the earlier spends took is not continued from it
+    assert state.then(Lapse("L", "A", 5)) is None
+    assert state.then(Spending("R", "2026-01-10", 1)) is None  # the same day, ordered before S
+    assert state.then(Earning("B", "2026-01-10", 50, "2026-01-11")) is None  # S might have taken it first
+    assert state.then(Spending("S", "2026-02-01", 1)) is None  # not a new event
+    # And a later spend is
+    later = state.then(Spending("T", "2026-01-10", 5))
+    assert later is not None and later.plan.takes["T"] == (("A", 5),)

@@ -20,6 +20,7 @@ So every point earned is spent, lapsed (posted), about to lapse (`pending`) or s
 
 from __future__ import annotations
 
+import bisect
 import datetime as dt
 import heapq
 from collections.abc import Iterable, Mapping
@@ -118,6 +119,74 @@ def _day_after(day: str) -> str:
 def plan(events: Iterable[Event], *, today: str = NEVER) -> Plan:
     """Replay the account's events. Lots expiring after `today` are open; those expiring before it
     have their remainder `pending` (or lapsed, as far as posted)."""
+    return planned(events, today=today).plan
+
+
+@dataclass(frozen=True, slots=True)
+class Planned:
+    """A plan with where its replay ended, so that an event dated after everything planned continues
+    it (`then`) instead of replaying the whole history. Never changed in place: `then` makes a new one."""
+
+    plan: Plan
+    today: str
+    amount: Mapping[str, int]  # lot -> points earned
+    posted: Mapping[str, int]  # lot -> points of its posted lapses
+    spent: Mapping[str, int]  # lot -> points spent from it
+    usable: tuple[tuple[str, str, str], ...]  # the heap of lots a next spend may take, every earning in it
+    at: Mapping[str, int]  # lot -> its place in plan.lots
+    earned_until: str  # the date of the latest earning ("" none)
+    last_spend: tuple[str, str]  # (date, id) of the spend planned last (("", "") none)
+
+    def then(self, event: Event) -> Planned | None:
+        """The plan with `event` added, as `plan` would make it, when the event continues this one: a
+        new spend ordered after every spend (date, then slip id) and dated on or after every earning,
+        or a new earning dated after every spend. None otherwise (plan everything again)."""
+        if event.id in self.amount or event.id in self.posted or event.id in self.plan.takes:
+            return None
+        if isinstance(event, Spending):
+            if (event.date, event.id) <= self.last_spend or event.date < self.earned_until:
+                return None
+            return self._spent(event)
+        if isinstance(event, Earning):
+            if event.date <= self.last_spend[0]:
+                return None
+            return self._earned(event)
+        return None  # a posted lapse changes what earlier spends could take
+
+    def _spent(self, spend: Spending) -> Planned:
+        usable, spent = list(self.usable), dict(self.spent)
+        taken, need = _take(usable, self.amount, self.posted, spent, spend)
+        lots = list(self.plan.lots)
+        for lot_id, _ in taken:
+            at = self.at[lot_id]
+            old = lots[at]
+            earning = Earning(old.id, old.earned_on, old.amount, old.expires_on)
+            lots[at] = _lot(earning, spent=spent[lot_id], posted=self.posted, today=self.today)
+        uncovered = (*self.plan.uncovered, (spend.id, need)) if need else self.plan.uncovered
+        made = Plan(tuple(lots), {**self.plan.takes, spend.id: taken}, uncovered, self.plan.overlapsed)
+        return Planned(
+            made, self.today, self.amount, self.posted, spent, tuple(usable), self.at, self.earned_until,
+            (spend.date, spend.id),
+        )  # fmt: skip
+
+    def _earned(self, earning: Earning) -> Planned:
+        usable = list(self.usable)
+        heapq.heappush(usable, (earning.expires_on or NEVER, earning.date, earning.id))
+        lots = list(self.plan.lots)
+        where = bisect.bisect(lots, (earning.date, earning.id), key=lambda lot: (lot.earned_on, lot.id))
+        lot = _lot(earning, spent=0, posted=self.posted, today=self.today)
+        lots.insert(where, lot)
+        amount, spent = {**self.amount, earning.id: earning.amount}, {**self.spent, earning.id: 0}
+        made = Plan(tuple(lots), self.plan.takes, self.plan.uncovered, self.plan.overlapsed)
+        at = {lot.id: n for n, lot in enumerate(lots)}
+        return Planned(
+            made, self.today, amount, self.posted, spent, tuple(usable), at, max(self.earned_until, earning.date),
+            self.last_spend,
+        )  # fmt: skip
+
+
+def planned(events: Iterable[Event], *, today: str = NEVER) -> Planned:
+    """`plan`, with where its replay ended (what `Planned.then` continues)."""
     events = list(events)
     earnings = sorted((e for e in events if isinstance(e, Earning)), key=lambda e: (e.date, e.id))
     spends = sorted((e for e in events if isinstance(e, Spending)), key=lambda e: (e.date, e.id))
@@ -138,39 +207,65 @@ def plan(events: Iterable[Event], *, today: str = NEVER) -> Plan:
         while coming is not None and coming.date <= spend.date:
             heapq.heappush(usable, (coming.expires_on or NEVER, coming.date, coming.id))
             coming = next(waiting, None)
-        need, taken = spend.amount, []
-        while need and usable:
-            expires, _, lot = usable[0]
-            free = amount[lot] - min(posted.get(lot, 0), amount[lot]) - spent[lot]
-            if expires < spend.date or free <= 0:
-                heapq.heappop(usable)
-                continue
-            part = min(free, need)
-            spent[lot] += part
-            need -= part
-            taken.append((lot, part))
-        takes[spend.id] = tuple(taken)
+        takes[spend.id], need = _take(usable, amount, posted, spent, spend)
         if need:
             uncovered.append((spend.id, need))
-    lots = []
+    while coming is not None:  # a spend after everything may take every lot
+        heapq.heappush(usable, (coming.expires_on or NEVER, coming.date, coming.id))
+        coming = next(waiting, None)
+    lots = tuple(_lot(e, spent=spent[e.id], posted=posted, today=today) for e in earnings)
     overlapsed = sorted(lot for lot, total in posted.items() if total > amount.get(lot, 0))
-    for e in earnings:
-        left = e.amount - spent[e.id]
-        done = min(posted.get(e.id, 0), left)
-        expired = e.expires_on is not None and e.expires_on < today
-        lots.append(
-            Lot(
-                e.id,
-                e.date,
-                e.amount,
-                e.expires_on,
-                spent=spent[e.id],
-                lapsed=done,
-                pending=left - done if expired else 0,
-                open=0 if expired else left - done,
-            )
-        )
-    return Plan(tuple(lots), takes, tuple(uncovered), tuple(overlapsed))
+    return Planned(
+        Plan(lots, takes, tuple(uncovered), tuple(overlapsed)),
+        today,
+        amount,
+        posted,
+        spent,
+        tuple(usable),
+        {lot.id: n for n, lot in enumerate(lots)},
+        earnings[-1].date if earnings else "",
+        (spends[-1].date, spends[-1].id) if spends else ("", ""),
+    )
+
+
+def _take(
+    usable: list[tuple[str, str, str]],
+    amount: Mapping[str, int],
+    posted: Mapping[str, int],
+    spent: dict[str, int],
+    spend: Spending,
+) -> tuple[tuple[tuple[str, int], ...], int]:
+    """What `spend` takes from the usable lots (the heap, popped of the lots done for it and every
+    later spend; `spent` updated), and what they cannot cover."""
+    need, taken = spend.amount, []
+    while need and usable:
+        expires, _, lot = usable[0]
+        free = amount[lot] - min(posted.get(lot, 0), amount[lot]) - spent[lot]
+        if expires < spend.date or free <= 0:
+            heapq.heappop(usable)
+            continue
+        part = min(free, need)
+        spent[lot] += part
+        need -= part
+        taken.append((lot, part))
+    return tuple(taken), need
+
+
+def _lot(earning: Earning, *, spent: int, posted: Mapping[str, int], today: str) -> Lot:
+    """One earning's lot, as `spent` and the posted lapses leave it on `today`."""
+    left = earning.amount - spent
+    done = min(posted.get(earning.id, 0), left)
+    expired = earning.expires_on is not None and earning.expires_on < today
+    return Lot(
+        earning.id,
+        earning.date,
+        earning.amount,
+        earning.expires_on,
+        spent=spent,
+        lapsed=done,
+        pending=left - done if expired else 0,
+        open=0 if expired else left - done,
+    )
 
 
 # A lots item keeps each event as a short text under its slip id (one item per points account).

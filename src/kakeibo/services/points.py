@@ -4,8 +4,10 @@ per lot through the one posting path. The rules are core.points; the item is sto
 
 A slip write re-plans each points account it touches, before and after the change: the account's
 events with the slip's old ones taken out and its new ones put in, planned whole (core.points.plan),
-refused when a spend is not covered by the lots open on its date (409 insufficient_funds) or a posted
-lapse would exceed its lot (409 points_lapsed), and put back in the same transaction under the
+or, for the common write (one new earning or spend dated after everything planned), continued from
+the plan the remembered lots were last planned to (core.points.Planned.then: the same result),
+refused when a spend is not covered by the lots open on its date (409 insufficient_funds) or a
+posted lapse would exceed its lot (409 points_lapsed), and put back in the same transaction under the
 version it was planned from. Each process remembers the lots it last read or wrote (a hint, which
 that condition checks: a stale one is learned from the cancelled transaction and the write planned
 again), so a points write reads nothing more than a yen one. An account's lots are built from its
@@ -16,7 +18,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from kakeibo import errors
 from kakeibo.core import points
@@ -47,6 +49,7 @@ class Lots:
     next_due: str | None = None
     by: str | None = None
     through: str | None = None  # the events of slips dated before it are folded out (compacted)
+    planned: points.Planned | None = field(default=None, compare=False)  # the plan of `decoded`, when known
 
     @classmethod
     def of(cls, item: Item) -> Lots:
@@ -170,7 +173,7 @@ def lot_ops(store: Store, ctx: WriteContext, before: Sequence[Item], after: Sequ
             )
         )
         # what this write makes them, remembered (a write that does not commit is caught by the condition)
-        made = Lots(lots.events, (lots.version or 0) + 1, lots.decoded, next_due, ctx.actor, lots.through)
+        made = Lots(lots.events, (lots.version or 0) + 1, lots.decoded, next_due, ctx.actor, lots.through, lots.planned)
         _remember(ledger, account, made)
     return tuple(ops)
 
@@ -222,8 +225,24 @@ def _lot_op(
             events = {k: v for k, v in events.items() if k in kept}
             decoded = {k: v for k, v in decoded.items() if k in kept}
             through, whole = point, True
-    planned = Lots(events, stored.version, decoded, stored.next_due, stored.by, through)
-    return points.plan(decoded.values()), planned, diff, whole
+    state = _continued(stored, diff, decoded) if not whole else None
+    if state is None:
+        state = points.planned(decoded.values())
+    planned = Lots(events, stored.version, decoded, stored.next_due, stored.by, through, state)
+    return state.plan, planned, diff, whole
+
+
+def _continued(
+    stored: Lots, diff: Mapping[str, str | None], decoded: Mapping[str, points.Event]
+) -> points.Planned | None:
+    """The common write, planned without replaying the account's history: one new event dated after
+    everything the stored lots planned (core.points.Planned.then); None for anything else."""
+    if stored.planned is None or len(diff) != 1:
+        return None
+    ((key, text),) = diff.items()
+    if text is None or key in stored.events:
+        return None
+    return stored.planned.then(decoded[key])
 
 
 def _refuse_unless_held(plan: points.Plan, account: str) -> None:
