@@ -5,7 +5,6 @@ is finished. Batches are made small here so that a few slips make several."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -18,6 +17,7 @@ from kakeibo.store import Store, WriteContext
 from kakeibo.store.reconciliations import RUN
 from tests import invariants
 from tests.events import Client
+from tests.integration.test_reconciliations import slips_read
 
 RECONCILIATIONS = "/accounts/{}/reconciliations"
 BODY = ReconciliationIn(date="2026-11-20", balance=900, adjust=True)  # the wallet holds 100 less than cleared
@@ -222,19 +222,6 @@ def test_an_edit_between_batches_that_moves_the_cleared_balance_as_of_the_date_f
     assert invariants.check(store, user) == []
 
 
-def _slips_read(store: Store) -> tuple[list[str], Callable[[], None]]:
-    """The ids of the slip items DynamoDB sends back from now on, and how to stop listening."""
-    read: list[str] = []
-
-    def seen(parsed: dict[str, Any], **_: Any) -> None:
-        found = [parsed.get("Item"), *parsed.get("Items", ())]
-        found += [i for items in parsed.get("Responses", {}).values() for i in items]
-        read.extend(i["id"]["S"] for i in found if i and i.get("SK", {}).get("S", "").startswith("SLIP#"))
-
-    store.client.meta.events.register("after-call.dynamodb", seen)
-    return read, lambda: store.client.meta.events.unregister("after-call.dynamodb", seen)
-
-
 def test_letting_go_of_a_stopped_reconciliation_and_undoing_one_read_only_the_slips_they_marked(
     api: Client, store: Store, user: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -255,7 +242,7 @@ def test_letting_go_of_a_stopped_reconciliation_and_undoing_one_read_only_the_sl
     assert len(marked) == 4
     _expired(store, monkeypatch)
     # When the reconciliations are listed (which lets the stopped run go)
-    read, stop = _slips_read(store)
+    read, stop = slips_read(store)
     try:
         listed = api.get(RECONCILIATIONS.format("wallet"))
     finally:
@@ -270,7 +257,7 @@ def test_letting_go_of_a_stopped_reconciliation_and_undoing_one_read_only_the_sl
     assert (status, made["reconciled"]) == (201, 11)
     entries = api.get("/changes", query={"since": 0, "limit": 100}).json["changes"]
     seq = max(e["seq"] for e in entries if any(c["type"] == "reconciliation" for c in e["changes"]))
-    read, stop = _slips_read(store)
+    read, stop = slips_read(store)
     try:
         undone = api.post(f"/changes/{seq}/undo")
     finally:

@@ -264,7 +264,7 @@ def test_a_large_reconciliation_goes_in_batches_and_resumes_after_a_crash_once(
     assert invariants.check(store, user) == []
 
 
-def _slips_read(store: Store) -> tuple[list[str], Callable[[], None]]:
+def slips_read(store: Store) -> tuple[list[str], Callable[[], None]]:
     """The ids of the slip items DynamoDB sends back from now on, and how to stop listening."""
     read: list[str] = []
 
@@ -300,7 +300,7 @@ def test_a_reconciliation_reads_only_what_it_can_still_mark_a_backdated_cleared_
     backdated = _slip(
         api, date="2026-10-15", kind="expense", amount=200, account="bank", category="食費", cleared="cleared"
     )
-    read, stop = _slips_read(store)
+    read, stop = slips_read(store)
     try:
         # When the bankbook's balance on November 25 is asserted
         made = api.post(path, {"date": "2026-11-25", "balance": 97_600 - 200 - 300 + 1_000})
