@@ -59,11 +59,11 @@ await run(async () => {
     const promoted = await api('PUT', `/ledgers/${ledger}/members/${taro}`, { role: 'owner' }, { 'If-Match': `"${version}"` });
     check(promoted.status === 200, `promoted: ${promoted.status}`);
     await page.click('#me-delete');
-    // Then the page says it is done; the person's data is gone and they are in no ledger
+    // Then the page says it is done; the person's data is gone, their own ledger answers 404, and they are in no ledger
     await until('done', async () => (await page.innerText('#me-delete-progress')).startsWith('削除しました'), true);
     check(await page.isHidden('#me-delete-blocked'), 'the refusal is no longer shown');
-    check((await api('GET', '/accounts')).data.items.length === 0, 'the wallet is gone');
-    check(JSON.stringify((await api('GET', '/ledgers')).data.items.map((l) => l.id)) === '["me"]', 'in no shared ledger');
+    check((await api('GET', '/accounts')).status === 404, 'the wallet is gone: the personal ledger answers 404');
+    check(JSON.stringify((await api('GET', '/ledgers')).data.items.map((l) => l.id)) === '[]', 'in no ledger at all');
     check((await api('POST', '/slips', { date: '2026-11-04', kind: 'expense', amount: 1, account: 'wallet' })).status === 404, 'no new slip');
     await shot(page, 'me-deleted-390');
     await context.close();
