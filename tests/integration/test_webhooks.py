@@ -521,10 +521,14 @@ def test_a_stream_record_that_cannot_be_read_is_reported_then_dead_lettered(
     assert receiver.seqs() == [hook["delivered"] + 1]
 
 
-def test_a_receiver_that_hangs_is_cut_at_its_timeout() -> None:
+@pytest.mark.parametrize("first", ["either", "the socket's timeout"])
+def test_a_receiver_that_hangs_is_cut_at_its_timeout(first: str, monkeypatch: pytest.MonkeyPatch) -> None:
     # Given a receiver that accepts the connection and never answers
     import socket
 
+    if first == "the socket's timeout":  # and the whole exchange's watchdog comes later
+        late = threading.Timer
+        monkeypatch.setattr(outbound.threading, "Timer", lambda wait, act: late(wait + 3, act))
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
     listener.listen(1)

@@ -187,7 +187,9 @@ def post(url: str, body: bytes, headers: dict[str, str], *, timeout: float = TIM
         response.read(65536)
         status = response.status
     except (OSError, http.client.HTTPException) as exc:
-        if cut.is_set():
+        # the socket's own timeout and the watchdog share one deadline: whichever fires first, it is
+        # the receiver that did not answer in time
+        if cut.is_set() or isinstance(exc, TimeoutError):
             return done(False, None, f"no answer within {timeout:g} s")
         return done(False, None, f"{type(exc).__name__}: {exc}"[:200])
     finally:
