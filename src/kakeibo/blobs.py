@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from functools import cache
@@ -218,6 +218,51 @@ def complete_upload(key: str, upload_id: str, parts: list[dict[str, object]]) ->
             if exc.response.get("Error", {}).get("Code") == "NoSuchUpload":
                 return False
             raise
+    return True
+
+
+def receipts_of(ledger: str) -> str:
+    """The prefix of every receipt object of `ledger`."""
+    return key_of(ledger, "")
+
+
+def exports_of(ledger: str) -> str:
+    """The prefix of every archive of `ledger`."""
+    return f"{EXPORTS}{ledger.replace('#', '/')}/"
+
+
+def restores_of(user: str) -> str:
+    """The prefix of every archive `user` uploaded to restore."""
+    return f"{RESTORES}{user}/"
+
+
+def delete_under(prefix: str, *, enough: Callable[[], bool] = lambda: False) -> bool:
+    """Every object under `prefix` deleted, a listed page at a time, and every multipart upload still
+    open under it aborted (only archives are written in parts). True when none is left; False when
+    `enough()` said to stop first."""
+    from botocore.exceptions import ClientError  # noqa: PLC0415
+
+    client, bucket = _client(), get_settings().receipts_bucket
+    with answering():
+        for page in client.get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=prefix):
+            if enough():
+                return False
+            objects = [{"Key": found["Key"]} for found in page.get("Contents", [])]
+            if objects:
+                done = client.delete_objects(Bucket=bucket, Delete={"Objects": objects, "Quiet": True})
+                if done.get("Errors"):
+                    raise errors.StorageUnavailable(UNAVAILABLE, retry_after=RETRY_SECONDS)
+        if not prefix.startswith(EXPORTS):
+            return True
+        for page in client.get_paginator("list_multipart_uploads").paginate(Bucket=bucket, Prefix=prefix):
+            for upload in page.get("Uploads", []):
+                if enough():
+                    return False
+                try:
+                    client.abort_multipart_upload(Bucket=bucket, Key=upload["Key"], UploadId=upload["UploadId"])
+                except ClientError as exc:
+                    if exc.response.get("Error", {}).get("Code") != "NoSuchUpload":  # aborted meanwhile
+                        raise
     return True
 
 

@@ -83,6 +83,7 @@ def test_policies_name_only_the_two_tables_and_the_bucket_prefixes_and_no_wildca
     receipts = {"Fn::Sub": "${ReceiptsBucket.Arn}/receipts/*"}
     exports = {"Fn::Sub": "${ReceiptsBucket.Arn}/exports/*"}
     restores = {"Fn::Sub": "${ReceiptsBucket.Arn}/restores/*"}
+    bucket = {"Fn::GetAtt": ["ReceiptsBucket", "Arn"]}
     for policy in function["Policies"]:
         for statement in policy["Statement"]:
             assert all("*" not in action for action in statement["Action"])
@@ -93,6 +94,7 @@ def test_policies_name_only_the_two_tables_and_the_bucket_prefixes_and_no_wildca
                 receipts,
                 exports,
                 restores,
+                bucket,
             )
             if statement["Resource"] == due_index:  # the index is only ever queried
                 assert statement["Action"] == ["dynamodb:Query"]
@@ -107,6 +109,12 @@ def test_policies_name_only_the_two_tables_and_the_bucket_prefixes_and_no_wildca
                 ]
             if statement["Resource"] == restores:  # archives to restore: uploaded (presigned), read, deleted
                 assert sorted(statement["Action"]) == ["s3:DeleteObject", "s3:GetObject", "s3:PutObject"]
+            if statement["Resource"] == bucket:  # the bucket itself: listed under the three prefixes only
+                listed = {"StringLike": {"s3:prefix": ["receipts/*", "exports/*", "restores/*"]}}
+                assert (statement["Action"], statement.get("Condition")) in (
+                    (["s3:ListBucket"], listed),
+                    (["s3:ListBucketMultipartUploads"], None),
+                )
 
 
 def test_the_function_may_make_every_dynamodb_call_the_code_makes() -> None:
@@ -128,6 +136,37 @@ def test_the_function_may_make_every_dynamodb_call_the_code_makes() -> None:
         "query": "dynamodb:Query",
         "transact_write_items": "dynamodb:PutItem",
     }
+    assert {needed[call] for call in calls} <= granted
+
+
+def test_the_function_may_make_every_s3_call_the_code_makes() -> None:
+    # Given the calls the bucket's one module makes (a presigned URL is signed for the call it names)
+    source = (ROOT / "src" / "kakeibo" / "blobs.py").read_text(encoding="utf-8")
+    calls = set(re.findall(r"client\(?\)?\.([a-z_0-9]+)\(", source))
+    calls |= set(re.findall(r'get_paginator\("([a-z_0-9]+)"\)', source))
+    calls |= set(re.findall(r'generate_presigned_url\(\s*"([a-z_]+)"', source))
+    calls -= {"generate_presigned_url", "get_paginator", "cache_clear"}
+    granted = {
+        action
+        for policy in template.load()["Resources"]["LedgerFunction"]["Properties"]["Policies"]
+        for statement in policy["Statement"]
+        for action in statement["Action"]
+    }
+    # Then each is granted
+    needed = {
+        "head_object": "s3:GetObject",
+        "get_object": "s3:GetObject",
+        "put_object": "s3:PutObject",
+        "delete_object": "s3:DeleteObject",
+        "delete_objects": "s3:DeleteObject",
+        "create_multipart_upload": "s3:PutObject",
+        "upload_part": "s3:PutObject",
+        "complete_multipart_upload": "s3:PutObject",
+        "abort_multipart_upload": "s3:AbortMultipartUpload",
+        "list_objects_v2": "s3:ListBucket",
+        "list_multipart_uploads": "s3:ListBucketMultipartUploads",
+    }
+    assert calls and calls <= set(needed), calls - set(needed)
     assert {needed[call] for call in calls} <= granted
 
 

@@ -24,6 +24,7 @@ from kakeibo.core.ids import new_slip_id
 from kakeibo.models import RestoreIn
 from kakeibo.services.access import OWNERS, PERSONAL, SHARED_ID_RE, open_ledger
 from kakeibo.services.common import TimeLeft
+from kakeibo.services.receipts import LEASE_SECONDS as RECEIPT_LINK_SECONDS
 from kakeibo.settings import get_settings, utc_now
 from kakeibo.store import Bookkeeping, Change, Item, SharedLedger, Store, WriteContext
 from kakeibo.store.dataio import BUILDING, READY, ArchiveItemsRefused, ExportUnderWay, restorable
@@ -346,6 +347,10 @@ def _write_restore(
 # ---- deleting a shared ledger -------------------------------------------------------------------
 
 DELETE_LOCK = "delete"
+# How long after a deletion an object of it may still reach the bucket: the longest-lived upload
+# link (an archive to restore, RESTORE_UPLOAD_SECONDS; a receipt's is shorter), and then the longest
+# a function runs (Lambda's 15 minutes: an export's builder completing its last part).
+LATE_SECONDS = max(RESTORE_UPLOAD_SECONDS, RECEIPT_LINK_SECONDS) + 900
 DELETE_PAGE = 100  # items removed between two records of how far a deletion got
 RECORDS_PAGE = 1000  # Idempotency-Key records read between two records of how far the search got
 
@@ -418,7 +423,8 @@ def _purge(store: Store, ledger_id: str, tomb: Item, time_left: TimeLeft | None,
         store.other_leases_removed(lease)  # a lease left behind is no data, but it would stay
         if personal:
             store.fence_emptied(ledger)
-        store.deletion_finished(ledger, at=_iso(utc_now()))
+        now = utc_now()
+        store.deletion_finished(ledger, at=_iso(now), sweep_after=_iso(now + dt.timedelta(seconds=LATE_SECONDS)))
     finally:
         store.release_lock(lease)
     return _tombstone(store, ledger) or tomb
@@ -426,18 +432,40 @@ def _purge(store: Store, ledger_id: str, tomb: Item, time_left: TimeLeft | None,
 
 def finish_deletion(store: Store, ledger: str, *, time_left: TimeLeft | None = None) -> str:
     """The daily job's part: a deletion whose run stopped (its lease expired, no request carrying
-    it on) carried on and finished, once, as far as time allows. `ledger` a SharedLedger (DELETE
-    /ledgers/{ledger}), or a person's `sub` (DELETE /me, every step of it). A run still holding the
-    lease is left to it. The deletion's state after."""
-    if isinstance(ledger, SharedLedger):
-        tomb = store.read_tombstone(str(ledger))
-        if tomb is None or tomb["state"] != "deleting":
-            return str((tomb or {}).get("state", "deleted"))
+    it on) carried on and finished, once, as far as time allows; and, once every upload link signed
+    before a deletion has expired, the objects that still reached the bucket removed
+    (`_sweep_late`). `ledger` a SharedLedger (DELETE /ledgers/{ledger}), or a person's `sub`
+    (DELETE /me, every step of it). A run still holding the lease is left to it. The deletion's
+    state after."""
+    shared = isinstance(ledger, SharedLedger)
+    tomb = store.read_tombstone(str(ledger)) if shared else store.read_person_tombstone(ledger)
+    if tomb is None:
+        return "deleted"
+    if tomb["state"] == "deleted":
+        if "sweep_after" in tomb and _sweep_late(ledger, str(tomb["sweep_after"]), time_left):
+            store.late_objects_swept(ledger, at=_iso(utc_now()))
+        return "deleted"
+    if shared:
         return str(_purge(store, str(ledger), tomb, time_left)["state"])
-    person = store.read_person_tombstone(ledger)
-    if person is None or person["state"] != "deleting":
-        return str((person or {}).get("state", "deleted"))
     return str(delete_me(store, ledger, time_left=time_left)["state"])
+
+
+def _sweep_late(ledger: str, after: str, time_left: TimeLeft | None) -> bool:
+    """The objects of a deleted ledger that reached the bucket after its purge (a receipt PUT
+    through a link signed before, an export's last part completed by a builder that had not yet
+    noticed, a person's archive to restore), and the uploads still open under it, gone: once it is
+    `after`, when no such link or builder can write any more. True when nothing of it is left;
+    False when it is not yet time, or time ran out (the next run goes on)."""
+    if utc_now() < dt.datetime.fromisoformat(after):
+        return False
+    name = str(ledger)
+    prefixes = [blobs.receipts_of(name), blobs.exports_of(name)]
+    if not isinstance(ledger, SharedLedger):
+        prefixes.append(blobs.restores_of(name))
+    for prefix in prefixes:
+        if not blobs.delete_under(prefix, enough=lambda: time_left is not None and time_left() < MARGIN):
+            return False
+    return True
 
 
 def _lost_deletion() -> Lease:

@@ -72,8 +72,9 @@ BATCH = 25  # items per BatchWriteItem
 
 
 def _due(ledger: str, at: str) -> dict[str, str]:
-    """A tombstone's place in the due index while its deletion is not finished: the daily job
-    finishes a deletion whose run stopped (services/daily.py); `deletion_finished` removes it."""
+    """A tombstone's place in the due index while its deletion is not finished (the daily job
+    finishes a deletion whose run stopped: services/daily.py), then until the objects uploaded
+    after it are swept (`deletion_finished` moves it, `late_objects_swept` removes it)."""
     keys = due_keys(ledger, DELETION_WORK, at[:10])
     return {k: v for k, v in keys.items() if v is not None}
 
@@ -281,16 +282,53 @@ class DataOps(LockOps, WriteOps):
         )
         self.record(Bookkeeping(ledger, deleting=True), [op, self.lock_held_op(lease)])
 
-    def deletion_finished(self, ledger: str, *, at: str) -> bool:
-        """The tombstone says the ledger (a SharedLedger, or a personal `sub`) is gone, once. False: it
-        said so already."""
+    def deletion_finished(self, ledger: str, *, at: str, sweep_after: str) -> bool:
+        """The tombstone says the ledger (a SharedLedger, or a personal `sub`) is gone, once, and
+        moves in the due index to `sweep_after`: when every upload link signed before the deletion
+        has expired, the objects that still reached the bucket are looked for (`late_objects_swept`).
+        False: it said so already."""
+        due = _due(ledger, sweep_after)
         return self._conditional(
             self.client.update_item,
             Key=to_ddb({"PK": gone_pk(ledger), "SK": META_SK}),
-            UpdateExpression="SET #state = :deleted, #at = :at REMOVE #dpk, #dsk",
+            UpdateExpression="SET #state = :deleted, #at = :at, #sweep = :sweep, #dpk = :dpk, #dsk = :dsk",
             ConditionExpression="#state = :deleting",
-            ExpressionAttributeNames={"#state": "state", "#at": "deleted_at", "#dpk": DUE_PK, "#dsk": DUE_SK},
-            ExpressionAttributeValues=to_ddb({":deleted": "deleted", ":deleting": "deleting", ":at": at}),
+            ExpressionAttributeNames={
+                "#state": "state",
+                "#at": "deleted_at",
+                "#sweep": "sweep_after",
+                "#dpk": DUE_PK,
+                "#dsk": DUE_SK,
+            },
+            ExpressionAttributeValues=to_ddb(
+                {
+                    ":deleted": "deleted",
+                    ":deleting": "deleting",
+                    ":at": at,
+                    ":sweep": sweep_after,
+                    ":dpk": due[DUE_PK],
+                    ":dsk": due[DUE_SK],
+                }
+            ),
+        )
+
+    def late_objects_swept(self, ledger: str, *, at: str) -> bool:
+        """The tombstone of a deleted ledger (a SharedLedger, or a personal `sub`) says that the objects
+        uploaded after its deletion are gone too, and leaves the due index: nothing of it is left to
+        do. Once: False when it said so already."""
+        return self._conditional(
+            self.client.update_item,
+            Key=to_ddb({"PK": gone_pk(ledger), "SK": META_SK}),
+            UpdateExpression="SET #swept = :at REMOVE #sweep, #dpk, #dsk",
+            ConditionExpression="#state = :deleted AND attribute_exists(#sweep)",
+            ExpressionAttributeNames={
+                "#state": "state",
+                "#swept": "swept_at",
+                "#sweep": "sweep_after",
+                "#dpk": DUE_PK,
+                "#dsk": DUE_SK,
+            },
+            ExpressionAttributeValues=to_ddb({":deleted": "deleted", ":at": at}),
         )
 
     def read_person_tombstone(self, user: str) -> Item | None:
