@@ -177,3 +177,19 @@ def test_a_lease_left_by_a_killed_process_goes_with_the_deletion(
     # Then the lease went with it: only what a deletion keeps stays
     assert gone["state"] == "deleted"
     assert [i["SK"] for i in store.query(ledger)] == ([JOURNAL_SK] if kind == "personal" else [])
+
+
+def test_an_edit_that_changes_nothing_is_refused_once_the_person_s_deletion_has_begun(
+    api: Client, store: Store
+) -> None:
+    # Given a person's slip, and their deletion begun but stopped before any of it was swept
+    assert api.account("cash", 5_000)["id"] == "cash"
+    bread = {"date": "2026-05-03", "kind": "expense", "amount": 300, "account": "cash", "memo": "パン"}
+    made = api.post("/slips", bread)
+    assert made.status == 201, made
+    etag = made.etag or ""
+    assert dataio.delete_me(store, str(api.user), time_left=lambda: 0.0)["state"] == "deleting"
+    # When they send an edit of it that changes nothing (it writes nothing, so meets no fence)
+    same = api.patch(made.header("Location") or "", {"memo": "パン"}, headers={"If-Match": etag})
+    # Then it answers 404, as everything of the ledger being deleted does
+    assert same.status == 404 and same.json.get("code") == "not_found", same

@@ -34,6 +34,7 @@ from kakeibo.store import (
     Change,
     Item,
     NewSlip,
+    SharedLedger,
     SlipCommit,
     SlipFilter,
     SlipIdTaken,
@@ -479,6 +480,14 @@ def merge_patch(current: Item, patch: dict[str, Any]) -> SlipIn:
         raise invalid(exc, "the patched slip is not valid") from exc
 
 
+def _still_there(store: Store, ctx: WriteContext) -> None:
+    """An edit that changes nothing writes nothing, so it never meets the fence of a person's ledger
+    whose deletion has begun (DELETE /me): their tombstone is read instead, as that ledger's reads
+    read it, and the edit answers 404 as everything of the ledger does."""
+    if not isinstance(ctx.ledger, SharedLedger) and store.read_person_tombstone(str(ctx.ledger)) is not None:
+        raise errors.NotFound("not found")
+
+
 def update_slip(
     store: Store,
     ctx: WriteContext,
@@ -548,6 +557,7 @@ def write_slip(
         and not broken
     )
     if unchanged:
+        _still_there(store, ctx)
         return slip_view(current)
     item = _slip_item(
         new,
