@@ -22,11 +22,12 @@ from __future__ import annotations
 
 import calendar
 import datetime as dt
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from typing import Any
 
 from kakeibo import errors
 from kakeibo.core import reconcile as core
+from kakeibo.core.batching import batches
 from kakeibo.core.ids import derived_id
 from kakeibo.models import ReconciliationIn, SlipIn
 from kakeibo.services import slips as slip_service
@@ -450,17 +451,12 @@ def _transactions(remarks: list[Remark]) -> Iterator[list[Remark]]:
     """`remarks` in order, in batches of at most BATCH slips whose transaction stays within
     DynamoDB's 100 items: each slip and its identity, the index items their entries change (shared
     by the slips of one day), the lease's check, the run's tally, the journal and the guard."""
-    batch: list[Remark] = []
-    index: set[str] = set()
-    for remark in remarks:
-        items = {entry_parts(e)[0] for e in slip_index_sks(remark.current) ^ slip_index_sks(remark.new)}
-        if batch and (len(batch) == BATCH or 2 * (len(batch) + 1) + len(index | items) > TX_ITEMS):
-            yield batch
-            batch, index = [], set()
-        batch.append(remark)
-        index |= items
-    if batch:
-        yield batch
+
+    def items_of(remark: Remark) -> set[Hashable]:
+        index = {entry_parts(e)[0] for e in slip_index_sks(remark.current) ^ slip_index_sks(remark.new)}
+        return {("slip", remark.current["id"]), ("identity", remark.current["id"]), *index}
+
+    return batches(remarks, items_of, most=BATCH, room=TX_ITEMS)
 
 
 def _by(slip: Item, side: core.Side) -> str | None:

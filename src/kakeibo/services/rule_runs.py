@@ -14,13 +14,14 @@ leaves what the edit set alone.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Hashable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from kakeibo import errors
 from kakeibo.core import posting
 from kakeibo.core import rules as core
+from kakeibo.core.batching import batches
 from kakeibo.core.posting import AccountItem
 from kakeibo.services import rules as rules_service
 from kakeibo.services.common import now_iso
@@ -199,12 +200,12 @@ def _answer(run: Run, *, dry_run: bool) -> dict[str, Any]:
     return out
 
 
-def _items_of(rule_set: core.RuleSet, item: Item) -> set[Any]:
+def _items_of(rule_set: core.RuleSet, item: Item) -> set[Hashable]:
     """The table items changing `item` as the rules would touches (a bound: its keys, both sides)."""
     update, _ = planned(rule_set, item)
     new = {**item, **update}
     before, after = entry_of(item), entry_of(new)
-    keys: set[Any] = {("slip", item["SK"]), ("identity", item["id"])}
+    keys: set[Hashable] = {("slip", item["SK"]), ("identity", item["id"])}
     keys |= set(posting.effects(before)) | set(posting.effects(after))
     keys |= {AccountItem(a) for a in posting.accounts_touched(before)}
     keys |= {("index", entry_parts(e)[0]) for e in slip_index_sks(item) ^ slip_index_sks(new)}
@@ -213,17 +214,7 @@ def _items_of(rule_set: core.RuleSet, item: Item) -> set[Any]:
 
 def _batches(rule_set: core.RuleSet, due: list[Item]) -> Iterator[list[Item]]:
     """The slips to change, as many per batch as fit in one transaction (at most MAX_BATCH)."""
-    batch: list[Item] = []
-    keys: set[Any] = set()
-    for item in due:
-        mine = _items_of(rule_set, item)
-        if batch and (len(batch) >= MAX_BATCH or len(keys | mine) > MAX_TX_ITEMS):
-            yield batch
-            batch, keys = [], set()
-        batch.append(item)
-        keys |= mine
-    if batch:
-        yield batch
+    return batches(due, lambda item: _items_of(rule_set, item), most=MAX_BATCH, room=MAX_TX_ITEMS)
 
 
 def _apply_batch(
