@@ -1,6 +1,7 @@
 """`python -m kakeibo.local run` (what `make run` starts) as a user runs it: the data survives a
-restart, a port in use is a clear error, Ctrl-C stops every process (front, function instances,
-DynamoDB Local), a function instance that dies is replaced."""
+restart, whether stopped by Ctrl-C or `make stop`, and what came due is posted at start-up; a port in
+use is a clear error; Ctrl-C stops every process (front, function instances, DynamoDB Local); a
+function instance that dies is replaced."""
 
 from __future__ import annotations
 
@@ -68,7 +69,7 @@ def running(
     )
     output = Output(proc)
     try:
-        # until it answers or exits (a test of a refused start reads why); the bound only keeps a hung
+        # until it answers (a start that stops first fails with what it printed); the bound only keeps a hung
         # start from hanging the suite: a loaded machine may take minutes to start Java and the servers
         deadline = time.monotonic() + START_BOUND
         while proc.poll() is None:
@@ -79,6 +80,8 @@ def running(
                 time.sleep(0.2)
             if time.monotonic() > deadline:
                 raise AssertionError(f"make run did not answer within {START_BOUND} s:\n{output.text}")
+        else:
+            raise AssertionError(f"make run stopped before it answered (exit {proc.returncode}):\n{output.text}")
         yield proc, output
     finally:
         if proc.poll() is None:
@@ -107,17 +110,20 @@ def _gone(pid: int) -> bool:
     return bool(re.search(r"^State:\s+Z", status, re.MULTILINE))
 
 
-def test_data_survives_a_restart_and_ctrl_c_stops_everything(tmp_path: Path) -> None:
+def test_writes_survive_ctrl_c_and_make_stop_and_what_came_due_is_posted_at_start_up(tmp_path: Path) -> None:
+    from kakeibo.settings import today
+
     port, ddb_port = free_port(), free_port()
     auth = {"Authorization": "Bearer hanako"}
+    base = f"http://127.0.0.1:{port}"
+    start = (today() - dt.timedelta(days=3)).isoformat()
     # Given the stack is started with two function instances
     with running(tmp_path, port, ddb_port, FUNCTION_CONCURRENCY="2") as (proc, output):
         serving = output.wait_for(r"serving with 2 function instances \(FUNCTION_CONCURRENCY\), pids (\d+), (\d+)")
         instances = [int(pid) for pid in serving.groups()]
         # And one of them dies while idle
         os.kill(instances[0], signal.SIGKILL)
-        # When an account and a slip are recorded
-        base = f"http://127.0.0.1:{port}"
+        # When an account and a slip are recorded, and a recurrence whose only occurrence is already due
         made = requests.post(
             f"{base}/accounts",
             json={"id": "cash", "name": "財布", "type": "cash", "opening_balance": 1000},
@@ -127,7 +133,14 @@ def test_data_survives_a_restart_and_ctrl_c_stops_everything(tmp_path: Path) -> 
         assert made.status_code == 201, made.text
         slip = {"date": "2026-11-03", "kind": "expense", "amount": 300, "account": "cash"}
         assert requests.post(f"{base}/slips", json=slip, headers=auth, timeout=60).status_code == 201
-        # Then both are served (a new instance took the dead one's place)
+        bank = {"id": "bank", "name": "銀行", "type": "bank", "opening_balance": 100_000}
+        assert requests.post(f"{base}/accounts", json=bank, headers=auth, timeout=60).status_code == 201
+        body = {
+            "slip": {"kind": "expense", "amount": 5000, "account": "bank", "category": "通信費"},
+            "rule": {"freq": "daily", "start": start, "count": 1},
+        }
+        assert requests.post(f"{base}/recurrences", json=body, headers=auth, timeout=60).status_code == 201
+        # Then they are served (a new instance took the dead one's place)
         output.wait_for(rf"function instance \d \(pid {instances[0]}\) was killed by SIGKILL")
         # When Ctrl-C is pressed
         proc.send_signal(signal.SIGINT)
@@ -137,10 +150,40 @@ def test_data_survives_a_restart_and_ctrl_c_stops_everything(tmp_path: Path) -> 
     started = [int(pid) for pid in re.findall(r"function instance \d ready: pid (\d+)", output.text)]
     assert len(started) == 3 and all(_gone(pid) for pid in started), output.text
     assert "Traceback" not in output.text, output.text
-    # And a second run on the same data directory sees the earlier data
+    # When the stack starts again on the same data directory
+    with running(tmp_path, port, ddb_port) as (proc, output):
+        # Then it sees the earlier data, and its start-up run has posted the due slip, once
+        deadline = time.monotonic() + 60
+        posted: list[dict[str, object]] = []
+        while time.monotonic() < deadline and not posted:
+            items = requests.get(f"{base}/slips", headers=auth, timeout=60).json()["items"]
+            posted = [s for s in items if s["account"] == "bank"]
+            time.sleep(0.2)
+        assert [(s["date"], s["amount"]) for s in posted] == [(start, 5000)]
+        output.wait_for(r"recurring slips and card payments due by \d{4}-\d{2}-\d{2}: 1 posted")
+        # When a burst of writes is each acknowledged just before `make stop` stops it (SIGTERM to the
+        # pid it wrote)
+        one = {"date": "2026-11-03", "kind": "expense", "amount": 1, "account": "cash"}
+        for _ in range(30):
+            assert requests.post(f"{base}/slips", json=one, headers=auth, timeout=60).status_code == 201
+        stopped = subprocess.run(
+            ["make", "--no-print-directory", "stop", f"DATA_DIR={tmp_path}"],
+            cwd=ROOT,
+            check=False,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert stopped.returncode == 0 and "stopped" in stopped.stdout, stopped
+        assert proc.wait(timeout=30) == 0
+    # Then DynamoDB Local is gone, and the next run finds every acknowledged write, the due slip posted once
+    assert _port_closed(ddb_port) and not (tmp_path / "run.pid").exists()
     with running(tmp_path, port, ddb_port):
-        balances = requests.get(f"http://127.0.0.1:{port}/balances", headers=auth, timeout=60).json()
-        assert [(b["account"], b["balance"]) for b in balances["items"]] == [("cash", 700)]
+        balances = requests.get(f"{base}/balances", headers=auth, timeout=60).json()
+        assert sorted((b["account"], b["balance"]) for b in balances["items"]) == [
+            ("bank", 95_000),
+            ("cash", 1000 - 300 - 30),
+        ]
 
 
 def _run_once(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
@@ -176,61 +219,3 @@ def test_a_port_in_use_is_a_clear_error(tmp_path: Path) -> None:
     assert result.returncode == 1
     assert f"port {port} is already in use" in result.stderr
     assert "Traceback" not in result.stderr
-
-
-def test_due_recurring_slips_are_posted_at_start_up(tmp_path: Path) -> None:
-    from kakeibo.settings import today
-
-    port, ddb_port = free_port(), free_port()
-    auth = {"Authorization": "Bearer hanako"}
-    start = (today() - dt.timedelta(days=3)).isoformat()
-    # Given a recurrence whose only occurrence is already due, defined while the server runs
-    with running(tmp_path, port, ddb_port):
-        base = f"http://127.0.0.1:{port}"
-        account = {"id": "bank", "name": "銀行", "type": "bank", "opening_balance": 100_000}
-        assert requests.post(f"{base}/accounts", json=account, headers=auth, timeout=60).status_code == 201
-        body = {
-            "slip": {"kind": "expense", "amount": 5000, "account": "bank", "category": "通信費"},
-            "rule": {"freq": "daily", "start": start, "count": 1},
-        }
-        assert requests.post(f"{base}/recurrences", json=body, headers=auth, timeout=60).status_code == 201
-    # When the server starts again
-    with running(tmp_path, port, ddb_port) as (_, output):
-        base = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 60
-        items: list[dict[str, object]] = []
-        while time.monotonic() < deadline and not items:
-            items = requests.get(f"{base}/slips", headers=auth, timeout=60).json()["items"]
-            time.sleep(0.2)
-        # Then the start-up run has posted it, once
-        assert [(s["date"], s["amount"]) for s in items] == [(start, 5000)]
-        output.wait_for(r"recurring slips and card payments due by \d{4}-\d{2}-\d{2}: 1 posted")
-
-
-def test_make_stop_stops_dynamodb_local_gracefully_and_keeps_every_write(tmp_path: Path) -> None:
-    port, ddb_port = free_port(), free_port()
-    auth = {"Authorization": "Bearer hanako"}
-    base = f"http://127.0.0.1:{port}"
-    # Given the stack, and a burst of writes each acknowledged just before the stop
-    with running(tmp_path, port, ddb_port) as (proc, _):
-        account = {"id": "cash", "name": "財布", "type": "cash", "opening_balance": 100_000}
-        assert requests.post(f"{base}/accounts", json=account, headers=auth, timeout=60).status_code == 201
-        slip = {"date": "2026-11-03", "kind": "expense", "amount": 1, "account": "cash"}
-        for _ in range(30):
-            assert requests.post(f"{base}/slips", json=slip, headers=auth, timeout=60).status_code == 201
-        # When `make stop` stops it (SIGTERM to the pid it wrote), right after the last write
-        stopped = subprocess.run(
-            ["make", "--no-print-directory", "stop", f"DATA_DIR={tmp_path}"],
-            cwd=ROOT,
-            check=False,
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
-        assert stopped.returncode == 0 and "stopped" in stopped.stdout, stopped
-        assert proc.wait(timeout=30) == 0
-    # Then DynamoDB Local is gone, and the next run finds every acknowledged write
-    assert _port_closed(ddb_port) and not (tmp_path / "run.pid").exists()
-    with running(tmp_path, port, ddb_port):
-        balances = requests.get(f"{base}/balances", headers=auth, timeout=60).json()
-        assert [(b["account"], b["balance"]) for b in balances["items"]] == [("cash", 100_000 - 30)]

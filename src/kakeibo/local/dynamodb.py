@@ -29,6 +29,11 @@ def find_jar() -> Path:
     return jars[-1]
 
 
+# A bound on a start that hangs, never a speed check: a server that exits is reported at once, and a
+# loaded machine may take minutes to start Java and open a database file.
+START_SECONDS = 600.0
+
+
 def port_free(port: int, host: str = "127.0.0.1") -> bool:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -56,7 +61,7 @@ class DynamoDBLocal:
     def endpoint(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    def start(self, timeout: float = 60.0) -> DynamoDBLocal:
+    def start(self, timeout: float = START_SECONDS) -> DynamoDBLocal:
         java = shutil.which("java")
         if java is None:
             raise LocalStackError("Java 17+ is needed for DynamoDB Local: run scripts/ensure-java.sh")

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from kakeibo.local.dynamodb import LocalStackError, listening, port_free, server_log, terminate
+from kakeibo.local.dynamodb import START_SECONDS, LocalStackError, listening, port_free, server_log, terminate
 
 RECORDING = "s3-recording.jsonl"
 
@@ -32,7 +32,7 @@ class S3Local:
     def endpoint(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    def start(self, timeout: float = 60.0) -> S3Local:
+    def start(self, timeout: float = START_SECONDS) -> S3Local:
         if not port_free(self.port):
             raise LocalStackError(
                 f"port {self.port} is already in use; stop what uses it or set S3_PORT to another port"
