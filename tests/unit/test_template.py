@@ -117,17 +117,22 @@ def test_policies_name_only_the_two_tables_and_the_bucket_prefixes_and_no_wildca
                 )
 
 
-def test_the_function_may_make_every_dynamodb_call_the_code_makes() -> None:
-    # Given the calls the code makes on each table (the ledger table's and the idempotency table's)
-    source = "\n".join(p.read_text(encoding="utf-8") for p in (ROOT / "src" / "kakeibo").rglob("*.py")
-                       if "local" not in p.parts)  # fmt: skip
-    calls = set(re.findall(r"client\.(batch_get_item|batch_write_item|scan|query|transact_write_items)\b", source))
-    granted = {
+def _granted() -> set[str]:
+    """Every action the function's policies grant."""
+    return {
         action
         for policy in template.load()["Resources"]["LedgerFunction"]["Properties"]["Policies"]
         for statement in policy["Statement"]
         for action in statement["Action"]
     }
+
+
+def test_the_function_may_make_every_dynamodb_call_the_code_makes() -> None:
+    # Given the calls the code makes on each table (the ledger table's and the idempotency table's)
+    source = "\n".join(p.read_text(encoding="utf-8") for p in (ROOT / "src" / "kakeibo").rglob("*.py")
+                       if "local" not in p.parts)  # fmt: skip
+    calls = set(re.findall(r"client\.(batch_get_item|batch_write_item|scan|query|transact_write_items)\b", source))
+    granted = _granted()
     # Then each is granted (a TransactWriteItems needs the item actions of what it holds)
     needed = {
         "batch_get_item": "dynamodb:BatchGetItem",
@@ -146,12 +151,7 @@ def test_the_function_may_make_every_s3_call_the_code_makes() -> None:
     calls |= set(re.findall(r'get_paginator\("([a-z_0-9]+)"\)', source))
     calls |= set(re.findall(r'generate_presigned_url\(\s*"([a-z_]+)"', source))
     calls -= {"generate_presigned_url", "get_paginator", "cache_clear"}
-    granted = {
-        action
-        for policy in template.load()["Resources"]["LedgerFunction"]["Properties"]["Policies"]
-        for statement in policy["Statement"]
-        for action in statement["Action"]
-    }
+    granted = _granted()
     # Then each is granted
     needed = {
         "head_object": "s3:GetObject",
