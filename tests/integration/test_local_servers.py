@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import urllib.error
 import urllib.request
+from pathlib import Path
+from typing import Any
 
 from kakeibo.local.dynamodb import free_port
 from kakeibo.local.s3 import S3Local
@@ -29,3 +31,47 @@ def test_the_s3_server_keeps_answering_after_logging_more_than_a_pipe_holds() ->
         assert answers == [404] * 200
     finally:
         server.stop()
+
+
+def test_a_restart_after_a_long_run_replays_the_queues_and_objects_but_not_the_poller_s_receives(
+    tmp_path: Path,
+) -> None:
+    import boto3
+
+    from kakeibo.local.s3 import RECORDING
+
+    def client(server: S3Local, service: str) -> Any:
+        return boto3.client(service, endpoint_url=server.endpoint, region_name="us-east-1",
+                            aws_access_key_id="local", aws_secret_access_key="local")  # fmt: skip
+
+    # Given a server with a data directory: an object stored, a queue with a message sent, and a
+    # poller's receive from an empty queue (a one-second long poll), as `make run`'s poller makes
+    # several a second
+    first = S3Local(free_port(), tmp_path).start()
+    try:
+        client(first, "s3").create_bucket(Bucket="kakeibo-receipts")
+        client(first, "s3").put_object(Bucket="kakeibo-receipts", Key="receipts/x/kept", Body=b"kept")
+        queue = client(first, "sqs").create_queue(QueueName="kakeibo-webhookdelivery")["QueueUrl"]
+        client(first, "sqs").send_message(QueueUrl=queue, MessageBody="nudge")
+        empty = client(first, "sqs").create_queue(QueueName="kakeibo-webhookdeadletter")["QueueUrl"]
+        client(first, "sqs").receive_message(QueueUrl=empty, WaitTimeSeconds=1)
+    finally:
+        first.stop()
+    # And an hour's worth of such receives in the recording (one line each, as the recorder writes them)
+    recording = tmp_path / RECORDING
+    lines = recording.read_text(encoding="utf-8").splitlines(keepends=True)
+    receive = next(line for line in lines if "AmazonSQS.ReceiveMessage" in line)
+    recording.write_text("".join(lines) + receive * 600, encoding="utf-8")
+    # When a server starts again on that directory
+    second = S3Local(free_port(), tmp_path).start()
+    try:
+        # Then the receives were taken out of the recording, not replayed
+        assert "AmazonSQS.ReceiveMessage" not in recording.read_text(encoding="utf-8")
+        # And the object and the queue's message are there again
+        s3 = client(second, "s3")
+        assert s3.get_object(Bucket="kakeibo-receipts", Key="receipts/x/kept")["Body"].read() == b"kept"
+        url = client(second, "sqs").get_queue_url(QueueName="kakeibo-webhookdelivery")["QueueUrl"]
+        got = client(second, "sqs").receive_message(QueueUrl=url, WaitTimeSeconds=1)
+        assert [m["Body"] for m in got.get("Messages", [])] == ["nudge"]
+    finally:
+        second.stop()

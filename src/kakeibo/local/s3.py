@@ -4,10 +4,13 @@ differs from S3 is in docs/receipts.md.
 
 It keeps objects in memory; with a data directory (make run's DATA_DIR) every request that changes
 something is appended to `s3-recording.jsonl` there (moto's recorder) and replayed at the next
-start, so receipts outlive a restart as DynamoDB Local's items do."""
+start, so receipts outlive a restart as DynamoDB Local's items do. What the webhook queues' poller
+did (its receives, deletes and visibility changes, several a second) is not state: it is taken out
+of the recording before the replay, where each receive would wait out its long poll again."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -19,6 +22,23 @@ from typing import IO, Any
 from kakeibo.local.dynamodb import START_SECONDS, LocalStackError, listening, port_free, server_log, terminate
 
 RECORDING = "s3-recording.jsonl"
+# The queue requests a replay must not make again: a receive waits for messages (POLL_SECONDS each,
+# thousands of them after an hour's run), and deletes and visibility changes name receipt handles
+# the replay's messages do not have. Queues, their attributes and sent messages are kept: a nudge
+# sent again finds its webhook delivered already and does nothing.
+NOT_STATE = frozenset(
+    f"AmazonSQS.{action}"
+    for action in (
+        "ReceiveMessage",
+        "DeleteMessage",
+        "DeleteMessageBatch",
+        "ChangeMessageVisibility",
+        "ChangeMessageVisibilityBatch",
+        "GetQueueAttributes",
+        "GetQueueUrl",
+        "ListQueues",
+    )
+)
 
 
 @dataclass
@@ -50,8 +70,9 @@ class S3Local:
         if self.data_dir is not None:
             recorder = f"{self.endpoint}/moto-api/recorder"
             if (self.data_dir / RECORDING).exists():
-                _post(f"{recorder}/replay-recording")  # what earlier runs stored
-            _post(f"{recorder}/start-recording")  # and what this one stores, appended
+                compact_recording(self.data_dir / RECORDING)
+                _post(f"{recorder}/replay-recording", timeout)  # what earlier runs stored
+            _post(f"{recorder}/start-recording", timeout)  # and what this one stores, appended
         return self
 
     def stop(self) -> None:
@@ -60,9 +81,34 @@ class S3Local:
             self.log.close()
 
 
-def _post(url: str) -> None:
-    with urllib.request.urlopen(urllib.request.Request(url, method="POST"), timeout=60) as answer:  # noqa: S310 - our own local server
-        answer.read()
+def _post(url: str, timeout: float) -> None:
+    """A POST to the recorder of our own server; a replay that does not end within `timeout` (a
+    bound on a hang), or fails, is a LocalStackError saying so."""
+    try:
+        with urllib.request.urlopen(urllib.request.Request(url, method="POST"), timeout=timeout) as answer:  # noqa: S310 - our own local server
+            answer.read()
+    except OSError as exc:
+        raise LocalStackError(f"the local S3 server's recorder did not answer {url}: {exc}") from exc
+
+
+def compact_recording(path: Path) -> int:
+    """The recording at `path` without the requests that are not state (NOT_STATE), written back in
+    its place: how many were taken out."""
+    kept: list[str] = []
+    dropped = 0
+    with path.open(encoding="utf-8") as recording:
+        for line in recording:
+            headers = (json.loads(line).get("headers") or {}) if line.strip() else {}
+            target = next((str(v) for k, v in headers.items() if k.lower() == "x-amz-target"), "")
+            if target in NOT_STATE:
+                dropped += 1
+            elif line.strip():
+                kept.append(line if line.endswith("\n") else line + "\n")
+    if dropped:
+        partial = path.with_suffix(".compacting")
+        partial.write_text("".join(kept), encoding="utf-8")
+        partial.replace(path)  # whole or not at all: a start stopped here replays the old recording
+    return dropped
 
 
 def create_bucket(client: Any, name: str, cors: dict[str, Any] | None = None) -> None:
