@@ -164,8 +164,9 @@ ARTIFACT_API_TESTS := tests/api/test_front.py tests/api/test_idempotency_http.py
   tests/api/test_concurrency.py tests/api/test_openapi_fuzz.py
 
 # The suite runs on TEST_WORKERS processes (pytest-xdist): each has its own DynamoDB Local and local
-# servers on free ports, and most tests wait on them, on subprocesses or on the browser.
-TEST_WORKERS ?= 2
+# servers on free ports, and most tests wait on them, on subprocesses or on the browser. So three
+# processes keep two cores busy where two leave them half idle; no test depends on the machine's speed.
+TEST_WORKERS ?= 3
 
 test: setup browser lint typecheck host-package $(SCAN_VENV)/.installed
 	CHECKOV=$(SCAN_VENV)/bin/checkov $(VENV)/bin/pytest tests -q -p no:cacheprovider -n $(TEST_WORKERS) --durations=25
