@@ -60,12 +60,20 @@ class Function(Protocol):
         ...
 
 
+_INSTANCES: dict[int, threading.RLock] = {}
+_INSTANCES_GUARD = threading.Lock()
+
+
 class InProcess:
-    """The handler called in this process, one request at a time: a single instance, no isolation."""
+    """The handler called in this process, one request at a time across every front that calls it:
+    its module is one Lambda instance (the resolver holds the request it is answering), and Lambda
+    never gives an instance two events at once. A call made from inside the handler, on its own
+    thread (a test's request meeting another while it runs), goes through. No isolation."""
 
     def __init__(self, handler: Handler) -> None:
         self.handler = handler
-        self._lock = threading.Lock()
+        with _INSTANCES_GUARD:
+            self._lock = _INSTANCES.setdefault(id(handler), threading.RLock())
 
     def invoke(self, event: dict[str, Any]) -> dict[str, Any]:
         with self._lock:
