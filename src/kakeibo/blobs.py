@@ -162,7 +162,7 @@ ARCHIVE_TYPE = "application/gzip"
 
 
 def export_key(ledger: str, export_id: str) -> str:
-    return f"{EXPORTS}{ledger.replace('#', '/')}/{export_id}.jsonl.gz"
+    return f"{exports_of(ledger)}{export_id}.jsonl.gz"
 
 
 RESTORES = "restores/"
@@ -170,7 +170,7 @@ RESTORES = "restores/"
 
 def restore_key(user: str, sha256: str) -> str:
     """Where a user uploads an archive to restore (once per archive)."""
-    return f"{RESTORES}{user}/{sha256}.jsonl.gz"
+    return f"{restores_of(user)}{sha256}.jsonl.gz"
 
 
 def write(key: str, data: bytes, *, content_type: str) -> None:

@@ -19,6 +19,7 @@ from kakeibo.core.posting import Entry
 from kakeibo.core.tax import slip_tax_fields
 from kakeibo.models import CLEARED_STATES, SlipIn, parse_date
 from kakeibo.services import points, settlements, units
+from kakeibo.services.access import PERSONAL, resolve
 from kakeibo.services.common import (
     check_version,
     invalid,
@@ -483,9 +484,9 @@ def merge_patch(current: Item, patch: dict[str, Any]) -> SlipIn:
 def _still_there(store: Store, ctx: WriteContext) -> None:
     """An edit that changes nothing writes nothing, so it never meets the fence of a person's ledger
     whose deletion has begun (DELETE /me): their tombstone is read instead, as that ledger's reads
-    read it, and the edit answers 404 as everything of the ledger does."""
-    if not isinstance(ctx.ledger, SharedLedger) and store.read_person_tombstone(str(ctx.ledger)) is not None:
-        raise errors.NotFound("not found")
+    read it (`resolve`), and the edit answers 404 as everything of the ledger does."""
+    if not isinstance(ctx.ledger, SharedLedger):
+        resolve(store, ctx.actor, PERSONAL)
 
 
 def update_slip(
