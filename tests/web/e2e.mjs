@@ -63,6 +63,7 @@ async function step(name, work) {
   const started = Date.now();
   try {
     await work();
+    await realClock(name);
     steps.push({ name, ok: true, ms: Date.now() - started });
     log({ step: name, ok: true, ms: Date.now() - started });
   } catch (error) {
@@ -73,6 +74,22 @@ async function step(name, work) {
       await shot(page, `failed-${steps.length}-tab${i + 1}`).catch(() => {});
     }
     throw error;
+  }
+}
+
+/**
+ * After each step, the shared context's pages still see the real date: a step that fixes a clock does
+ * so in a context of its own (page.clock is the context's), never for the steps after it.
+ */
+async function realClock(name) {
+  if (!browserContext) return;
+  const probe = await browserContext.newPage();
+  try {
+    const seen = await probe.evaluate(() => Date.now());
+    const drift = Math.abs(seen - Date.now());
+    if (drift > 3_600_000) throw new Failed(`after '${name}' the shared browser's clock is ${new Date(seen).toISOString()}, not now`);
+  } finally {
+    await probe.close();
   }
 }
 
@@ -846,10 +863,15 @@ async function run(context) {
   });
 
   await step('balances today and planned: a slip dated after today (rent recorded ahead) is shown apart, and said so', async () => {
-    const page = routed(await context.newPage());
+    // A fixed clock is its context's (page.clock is the context's clock): this step's clock lives in a
+    // context of its own, or every later page of the shared context would see 11/26 as today
+    const owner = `${args.user}-plan`;
+    const browser = await chromium.launch({ executablePath: args.chromium, headless: true, args: LAUNCH_FLAGS });
+    extraBrowsers.push(browser);
+    const own = await browser.newContext({ locale: 'ja-JP', timezoneId: 'Asia/Tokyo', viewport: { width: 1280, height: 900 } });
+    const page = routed(await own.newPage());
     page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
     await page.clock.setFixedTime(new Date('2026-11-15T12:00:00+09:00')); // the browser's today: 11/15
-    const owner = `${args.user}-plan`;
     const auth = { Authorization: `Bearer ${owner}`, 'Content-Type': 'application/json' };
     const post = (path, body) => fetch(`${BASE}${path}`, { method: 'POST', headers: auth, body: JSON.stringify(body) });
     check((await post('/accounts', { id: 'bank', name: '銀行', type: 'bank', opening_balance: 300000 })).status === 201, 'bank');

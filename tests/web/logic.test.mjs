@@ -670,6 +670,36 @@ describe('カードの請求 (views/cards.js)', async () => {
     assert.equal(dayLabel('last'), '末日');
     assert.equal(dayLabel(15), '15日');
   });
+
+  test("the next payment on Tokyo's today at the calendar's edges (UTC still the day before until 09:00)", async () => {
+    const { today } = await import('../../web/format.js');
+    // A card closing at the month's end, paid at the end of the month after next, as the statements
+    // API lists it on each day: the cycle of two months ago is the next one debited
+    const lastDay = (year, month) => new Date(Date.UTC(year, month, 0)).toISOString().slice(0, 10);
+    const listed = (year, month) => {
+      const at = (n) => { const i = year * 12 + month - 1 - n; return [Math.floor(i / 12), (i % 12) + 1]; };
+      return [3, 2, 1].map((n) => {
+        const [y, m] = at(n);
+        const [py, pm] = at(n - 2);
+        return { closing_date: lastDay(y, m), payment_date: lastDay(py, pm), state: 'closed' };
+      }).concat([{ closing_date: lastDay(year, month), payment_date: lastDay(...at(-2)), state: 'open' }]);
+    };
+    const edges = [
+      ['2026-11-30T15:30:00Z', 2026, 12], // 12/1 00:30 in Tokyo
+      ['2026-12-01T19:50:00Z', 2026, 12], // 12/2 04:50 in Tokyo
+      ['2026-12-31T14:59:00Z', 2026, 12], // 12/31 23:59 in Tokyo
+      ['2026-12-31T23:59:00Z', 2027, 1], // 1/1 08:59 in Tokyo
+      ['2028-02-28T23:59:00Z', 2028, 2], // 2/29 08:59 in Tokyo
+      ['2027-02-28T15:00:00Z', 2027, 3], // 3/1 00:00 in Tokyo
+    ];
+    for (const [instant, year, month] of edges) {
+      const day = today(new Date(instant));
+      const { open, next } = summary(listed(year, month), day);
+      assert.equal(open.closing_date, lastDay(year, month), instant);
+      assert.equal(next.payment_date, lastDay(year, month), instant);
+      assert.ok(next.payment_date >= day, instant);
+    }
+  });
 });
 
 describe('取込の確認 (views/imports.js)', async () => {
