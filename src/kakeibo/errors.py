@@ -53,6 +53,13 @@ class Forbidden(ApiError):
     status, code, title = 403, "forbidden", "Forbidden"
 
 
+class TokenScope(Forbidden):
+    """A personal access token asked for what its scope does not allow (a `read` token writing), or
+    for what only a signed-in person may do (managing tokens)."""
+
+    status, code, title = 403, "token_scope", "Token scope"
+
+
 class NotFound(ApiError):
     status, code, title = 404, "not_found", "Not found"
 

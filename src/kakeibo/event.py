@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 
@@ -13,11 +14,43 @@ def header(event: dict[str, Any], name: str) -> str | None:
     return None
 
 
-def sub(event: dict[str, Any]) -> str | None:
-    """The `sub` claim the JWT authorizer verified, if any."""
-    claims = (((event.get("requestContext") or {}).get("authorizer") or {}).get("jwt") or {}).get("claims") or {}
+@dataclass(frozen=True, slots=True)
+class Caller:
+    """Who the authorizer let in: a person signed in (`via` jwt: a user pool's token) or a program
+    with one of their personal access tokens (`via` token, with its scope and id)."""
+
+    sub: str
+    via: str = "jwt"
+    scope: str = "write"
+    token_id: str | None = None
+
+    @property
+    def may_write(self) -> bool:
+        return self.scope == "write"
+
+
+def caller(event: dict[str, Any]) -> Caller | None:
+    """The caller the authorizer verified: a Lambda authorizer's context (`{sub, via, scope,
+    token_id}`), else a JWT authorizer's claims; None if neither names a person."""
+    authorizer = (event.get("requestContext") or {}).get("authorizer") or {}
+    context = authorizer.get("lambda")
+    if isinstance(context, dict) and context:
+        value = context.get("sub")
+        if not isinstance(value, str) or not value:
+            return None
+        via = "token" if context.get("via") == "token" else "jwt"
+        scope = "write" if via == "jwt" else ("write" if context.get("scope") == "write" else "read")
+        token_id = context.get("token_id") if via == "token" else None
+        return Caller(value, via, scope, str(token_id) if token_id else None)
+    claims = (authorizer.get("jwt") or {}).get("claims") or {}
     value = claims.get("sub")
-    return value if isinstance(value, str) and value else None
+    return Caller(value) if isinstance(value, str) and value else None
+
+
+def sub(event: dict[str, Any]) -> str | None:
+    """The person the authorizer verified, if any."""
+    found = caller(event)
+    return found.sub if found else None
 
 
 # Every ledger route is also served under this prefix, for the ledger it names (`me`: the caller's).

@@ -23,6 +23,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 import kakeibo.snapstart  # noqa: F401 - registers the SnapStart runtime hooks
 from kakeibo import __version__, errors, idempotency, jobs, messages
+from kakeibo.event import caller as event_caller
 from kakeibo.event import header
 from kakeibo.event import route as event_route
 from kakeibo.event import sub as event_sub
@@ -82,6 +83,8 @@ def include_all_routes() -> APIGatewayHttpResolver:
 
 # Routes that need no identity; template.yaml gives exactly these `Auth: {Authorizer: NONE}`.
 PUBLIC_ROUTES = frozenset({"GET /health", "GET /openapi.json", "GET /swagger"})
+# What a `read` token may ask (§25): anything else is a write, refused with 403 token_scope.
+READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 MAX_JSON_BODY = 64 * 1024
 JSON_TYPES = ("application/json", "application/merge-patch+json")
 # Routes whose body is not JSON: their media types and size limit. The route reads the raw bytes.
@@ -242,6 +245,9 @@ def precheck(event: dict[str, Any]) -> errors.ApiError | None:
     if route not in PUBLIC_ROUTES and event_sub(event) is None:
         return errors.Unauthorized("a bearer token is required")
     method = route.split(" ", 1)[0]
+    who = event_caller(event)
+    if who is not None and not who.may_write and method not in READ_METHODS:
+        return errors.TokenScope("this token may only read (GET): make a write token to change anything")
     if method not in ("POST", "PUT", "PATCH"):
         return None
     raw = event.get("body") or ""

@@ -15,7 +15,8 @@ from aws_lambda_powertools.event_handler.openapi.types import OpenAPIResponse, O
 from pydantic import BaseModel
 
 from kakeibo import errors
-from kakeibo.event import header
+from kakeibo.event import Caller, header
+from kakeibo.event import caller as event_caller
 from kakeibo.idempotency import request_token as derive_token
 from kakeibo.idempotency import scope as idempotency_scope
 from kakeibo.messages import Lang, category_label, language
@@ -57,12 +58,15 @@ MAX_CSV_BODY = 5 * 1024 * 1024  # a CSV import's body, at most (POST /imports)
 
 def identity(router: BaseRouter) -> str:
     """The caller's ledger: the JWT `sub` the authorizer verified. Never from the request itself."""
-    event = router.current_event
-    claims = event.request_context.authorizer.jwt_claim  # type: ignore[attr-defined]
-    sub = claims.get("sub") if isinstance(claims, dict) else None
-    if not isinstance(sub, str) or not _SUB_RE.match(sub):
+    return caller_of(router).sub
+
+
+def caller_of(router: BaseRouter) -> Caller:
+    """Who calls: the person the authorizer verified, and how (signed in, or with a token)."""
+    found = event_caller(router.current_event.raw_event)
+    if found is None or not _SUB_RE.match(found.sub):
         raise errors.Unauthorized("a valid bearer token is required")
-    return sub
+    return found
 
 
 def json_response(
@@ -237,7 +241,11 @@ def request_token(router: BaseRouter, idempotency_key: str | None) -> str | None
 PROBLEM_CODES: dict[int, tuple[str, tuple[str, ...]]] = {
     400: ("Malformed request: JSON, query, cursor or header", ("bad_request",)),
     401: ("No identity: no token (API Gateway answers), or one without a usable subject", ("unauthorized",)),
-    403: ("Your role in this ledger does not allow it (viewers read only; owners manage the ledger)", ("forbidden",)),
+    403: (
+        "Your role in this ledger does not allow it (viewers read only; owners manage the ledger), or your token's "
+        "scope does not",
+        ("forbidden", "token_scope"),
+    ),
     404: ("Not found (or not in your ledger)", ("not_found",)),
     409: (
         "Conflict with the current state",

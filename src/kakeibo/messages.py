@@ -53,6 +53,7 @@ TITLES: dict[str, tuple[str, str]] = {
     "bad_request": ("Bad request", "リクエストが正しくありません"),
     "unauthorized": ("Unauthorized", "ログインが必要です"),
     "forbidden": ("Forbidden", "この操作は許可されていません"),
+    "token_scope": ("Token scope", "このトークンではできません"),
     "not_found": ("Not found", "見つかりません"),
     "already_exists": ("Already exists", "すでに登録されています"),
     "insufficient_funds": ("Insufficient funds", "残高不足"),
@@ -524,6 +525,19 @@ DETAILS: dict[str, Detail] = {
 
 _BUSY = "ほかの処理（{name}）の実行中です。少し待ってからもう一度お試しください"
 TRANSLATIONS: dict[str, str] = {
+    # personal access tokens
+    "this token may only read (GET): make a write token to change anything": (
+        "このトークンは読み取り専用（GET のみ）です。変更するには書き込み用のトークンを作ってください"
+    ),
+    "tokens are managed only when signed in, not with a token": (
+        "トークンの作成・一覧・取り消しは、トークンではなくサインインして行ってください"
+    ),
+    "a person has at most {limit} live tokens: revoke one first": (
+        "有効なトークンは 1 人 {limit} 個までです。先にどれかを取り消してください"
+    ),
+    "no token '{id}'": "トークン {id} はありません",
+    "tokens were being made at the same time; retry": "トークンが同時に作られました。もう一度お試しください",
+    "the token could not be stored; retry": "トークンを保存できませんでした。もう一度お試しください",
     # accounts in other units
     "account '{account}' is in points: imports write no points accounts": (
         "口座 {account} はポイントの口座です。取り込みではポイントの口座に書き込めません"

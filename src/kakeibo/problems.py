@@ -50,6 +50,12 @@ class ForbiddenProblem(ProblemBase):
     role: str | None = Field(default=None, description="the caller's role in the ledger")
 
 
+class TokenScopeProblem(ProblemBase):
+    """A `read` token writing, or a token managing tokens: make a write token, or sign in."""
+
+    code: Literal["token_scope"]
+
+
 class NotFoundProblem(ProblemBase):
     code: Literal["not_found"]
 
@@ -222,6 +228,7 @@ BY_CODE: dict[str, type[ProblemBase]] = {
         BadRequestProblem,
         UnauthorizedProblem,
         ForbiddenProblem,
+        TokenScopeProblem,
         NotFoundProblem,
         AlreadyExistsProblem,
         InsufficientFundsProblem,

@@ -94,6 +94,9 @@ EXPECTED = {
     "apply_rule": 200,
     "list_rule_suggestions": 200,
     "accept_rule_suggestion": 201,
+    "create_token": 201,
+    "list_tokens": 200,
+    "revoke_token": 404,  # the sample's token id names no token of the sample's person
 }
 WEBHOOK_ID = "01KAJ0000000000000000000WH"
 SHARED_LEDGER_ID = "01KAJ0000000000000000000HH"

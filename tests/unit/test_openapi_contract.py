@@ -64,12 +64,13 @@ def test_the_document_is_what_generated_clients_need(spec: dict[str, Any]) -> No
         assert op.get("security", spec["security"]) == ([] if path == "/health" else [{"bearer": []}]), where
         headers = {p["name"]: p for p in op.get("parameters", []) if p["in"] == "header"}
         # (a budget is created by PUT without If-Match; a webhook has no versions: made, then deleted;
-        # nor has a person, whose data DELETE /me deletes)
+        # nor has a person, whose data DELETE /me deletes, nor a personal token: made, then revoked)
         if (
             method in ("put", "patch", "delete")
             and path.removeprefix("/ledgers/{ledger}") != "/budgets/{month}/{category}"
             and not path.startswith("/ledgers/{ledger}/webhooks")
             and path != "/me"
+            and not path.startswith("/me/tokens")
         ):
             assert headers["if-match"]["required"] is True, where
         if where in ("POST /slips", "POST /accounts", "POST /imports"):
@@ -214,6 +215,10 @@ def test_every_documented_example_is_accepted(api: Client, spec: dict[str, Any])
         reply = send(api, "PUT", "/rules/order", media, {**value, "ids": ids}, {"If-Match": listed.etag or ""})
         assert reply.status == 200 and [r["id"] for r in reply.json["items"]] != ids[::-1], (name, reply)
     accepted.add(("put", "/rules/order"))
+    for media, name, value in body_examples(ops["post", "/me/tokens"]):
+        reply = send(api, "POST", "/me/tokens", media, value)
+        assert reply.status == 201 and reply.json["token"].startswith("kk_"), (name, reply)
+    accepted.add(("post", "/me/tokens"))
     # And no operation's examples were left out
     # (a route repeated under /ledgers/{ledger} shows the same examples)
     repeated = {

@@ -14,7 +14,7 @@ MODULES = (
     "health", "accounts", "cards", "journal", "undo", "slips", "reports", "budgets", "imports", "maintenance",
     "recurrences", "daily", "receipts", "ledgers", "webhooks", "settlements", "rules", "dataio", "tax",
     "reconciliations",
-    "ledgerdata", "points",
+    "ledgerdata", "points", "tokens",
 )  # fmt: skip
 
 FAMILIES: dict[str, tuple[str, ...]] = {
@@ -29,7 +29,7 @@ FAMILIES: dict[str, tuple[str, ...]] = {
     "jobs": ("daily",),
     "ledger": ("maintenance",),
     "ledgers": ("ledgers", "ledgerdata"),
-    "me": ("ledgerdata",),
+    "me": ("ledgerdata", "tokens"),
     "members": ("ledgers",),
     "receipts": ("receipts",),
     "recurrences": ("recurrences",),

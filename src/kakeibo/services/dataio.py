@@ -26,7 +26,7 @@ from kakeibo.services.access import OWNERS, PERSONAL, SHARED_ID_RE, open_ledger
 from kakeibo.services.common import TimeLeft
 from kakeibo.services.receipts import LEASE_SECONDS as RECEIPT_LINK_SECONDS
 from kakeibo.settings import get_settings, utc_now
-from kakeibo.store import Bookkeeping, Change, Item, SharedLedger, Store, WriteContext
+from kakeibo.store import Bookkeeping, Change, Item, SharedLedger, Store, WriteContext, get_token_store
 from kakeibo.store.dataio import BUILDING, READY, ArchiveItemsRefused, ExportUnderWay, restorable
 from kakeibo.store.keys import idempotency_person
 from kakeibo.store.locks import Lease
@@ -517,7 +517,9 @@ def _forget_person(store: Store, user: str, tomb: Item, time_left: TimeLeft | No
     """What a person's data also is, outside their ledgers: their restores (the records, and any
     archive still uploaded) and their Idempotency-Key records (which keep the answers they were
     given), read page by page from their own partition of the records' table, how far recorded in
-    the tombstone. Gone, as far as time allows: False when it ran out (the next run goes on)."""
+    the tombstone. Gone, as far as time allows: False when it ran out (the next run goes on). Their
+    personal access tokens go first: none of them works again."""
+    get_token_store().delete_all_of(user)
     for sha in store.restores_of(user):
         blobs.delete(blobs.restore_key(user, sha))
         store.restore_removed(user, sha)

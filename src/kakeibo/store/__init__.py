@@ -17,7 +17,7 @@ from kakeibo.store.balances import FENCE, FENCE_NAMES, REBUILD_EXPIRES, REBUILD_
 from kakeibo.store.budgets import BudgetOps
 from kakeibo.store.cards import CardOps, is_card_sk
 from kakeibo.store.codec import Item, from_ddb, to_ddb
-from kakeibo.store.core import OnFail, RetryPolicy, TxOp, dynamodb_client
+from kakeibo.store.core import OnFail, RetryPolicy, StoreCore, TxOp, dynamodb_client
 from kakeibo.store.cursors import decode_cursor, encode_cursor
 from kakeibo.store.dataio import DataOps
 from kakeibo.store.imports import ImportOps
@@ -61,6 +61,8 @@ from kakeibo.store.write import GUARD_ITEMS, ORIGINS, Bookkeeping, Guard, WriteC
 
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.idempotency import DynamoDBPersistenceLayer
+
+    from kakeibo.store.tokens import TokenStore
 
 __all__ = [
     "ACCOUNT_COUNT_SK",
@@ -119,6 +121,7 @@ __all__ = [
     "entry_changes",
     "from_ddb",
     "get_store",
+    "get_token_store",
     "idempotency_persistence",
     "identity_of",
     "identity_sk",
@@ -162,6 +165,14 @@ class Store(
 @cache
 def get_store() -> Store:
     return Store(dynamodb_client(), get_settings().table_name)
+
+
+@cache
+def get_token_store() -> TokenStore:
+    """Personal access tokens: their family over a core of its own (the authorizer needs no more)."""
+    from kakeibo.store.tokens import TokenStore  # noqa: PLC0415 - loaded on use
+
+    return TokenStore(StoreCore(dynamodb_client(), get_settings().table_name))
 
 
 @cache

@@ -352,6 +352,19 @@ def membership_sk(ledger_id: str) -> str:
     return f"LEDGER#{ledger_id}"
 
 
+def token_pk(digest: str) -> str:
+    """A personal access token, found by its SHA-256 alone (the one request it authorizes knows no more)."""
+    return f"TOKEN#{digest}"
+
+
+def user_token_sk(token_id: str) -> str:
+    """A person's token as they list it (in their `USER#` partition): its name, scope and digest."""
+    return f"TOKEN#{token_id}"
+
+
+USER_TOKENS_SK = "TOKENS"  # a person's tokens head: its version serialises their creations (at most 20 live)
+
+
 def invitation_pk(token: str) -> str:
     """An invitation, found by its token alone (the one who accepts it is not yet a member)."""
     return f"INVITE#{token}"
