@@ -6,10 +6,13 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote
 
+import pytest
+
 from kakeibo.models import SlipRuleIn
 from kakeibo.services import rules as service
 from kakeibo.store import Store, WriteContext
 from tests import invariants
+from tests.conftest import reset_caches
 from tests.events import Client
 from tests.integration.test_import_formats import CSV, mf, mf_household, report
 
@@ -595,4 +598,85 @@ def test_a_refused_batch_tried_slip_by_slip_stops_when_time_runs_short(
     assert second.status == 200 and second.json["complete"] is True, second
     assert [i["id"] for i in second.json["items"]] == [made["a"]["id"]]
     assert [f["id"] for f in second.json["failed"]] == [made["b"]["id"]]
+    assert invariants.check(store, user) == []
+
+
+SUPER = {"conditions": [{"field": "payee", "op": "contains", "value": "スーパー"}], "actions": {"category": "食費"}}
+
+
+def _carried_into_strict_february(api: Client, *, february_spent: int) -> dict[str, Any]:
+    """January's food budget of 1,000 rolls over into a strict February of 1,000 (2,000 available)
+    that has spent `february_spent`; a January slip of 400 at the supermarket, as a card prints its
+    name, not yet categorised. That slip."""
+    api.account("cash", 100_000)
+    for month, body in (("2026-01", {"limit": 1_000, "rollover": True}),
+                        ("2026-02", {"limit": 1_000, "rollover": True, "strict": True})):  # fmt: skip
+        assert api.put(f"/budgets/{month}/" + quote("食費"), body).status == 201
+    spent = {"date": "2026-02-10", "kind": "expense", "amount": february_spent, "account": "cash", "category": "食費"}
+    assert api.post("/slips", spent).status == 201
+    january = api.post("/slips", {"date": "2026-01-20", "kind": "expense", "amount": 400, "account": "cash",
+                                  "payee": "ｽｰﾊﾟｰ"})  # fmt: skip
+    assert january.status == 201 and january.json["category"] == "uncategorized", january
+    return january.json
+
+
+def _february(api: Client) -> dict[str, Any]:
+    (food,) = [b for b in api.get("/budgets", query={"month": "2026-02"}).json["items"] if b["category"] == "食費"]
+    return food
+
+
+@pytest.mark.parametrize("process", ["same", "fresh"], ids=["after-the-edit-refused", "in-a-fresh-process"])
+def test_an_apply_that_would_leave_a_carried_strict_month_over_is_refused_as_the_edit_is(
+    api: Client, store: Store, user: str, process: str
+) -> None:
+    # Given a strict February with nothing left of what January carries into it, and a January slip
+    # at the supermarket categorised by nobody
+    slip = _carried_into_strict_february(api, february_spent=2_000)
+    assert (_february(api)["available"], _february(api)["remaining"]) == (2_000, 0)
+    # And a second supermarket slip the budget does not reach (another year)
+    other = api.post("/slips", {"date": "2025-12-20", "kind": "expense", "amount": 300, "account": "cash",
+                                "payee": "スーパー"})  # fmt: skip
+    assert other.status == 201
+    # When the slip is filed under food by hand: refused naming February
+    edit = api.patch(f"/slips/{slip['date']}/{slip['id']}", {"category": "食費"}, headers={"If-Match": '"1"'})
+    assert edit.status == 409 and edit.json["code"] == "budget_exceeded" and edit.json["month"] == "2026-02", edit
+    if process == "fresh":
+        reset_caches()  # the apply runs where no write has met the carry of this category and year yet
+    rule = api.post("/rules", SUPER).json
+    head = api.get("/changes", query={"since": "0"}).json["knowledge"]
+    # When the rule that files the supermarket under food is applied
+    applied = api.post(f"/rules/{rule['id']}/apply")
+    # Then the slip the budget reaches is refused as the edit was (named, left as it is), the other changes
+    assert applied.status == 200 and applied.json["complete"] is True, applied
+    assert [i["id"] for i in applied.json["items"]] == [other.json["id"]]
+    assert [f["id"] for f in applied.json["failed"]] == [slip["id"]]
+    assert "2026-02" in applied.json["failed"][0]["message"], applied.json["failed"]
+    assert len(applied.json["entries"]) == 1
+    assert api.get("/changes", query={"since": "0"}).json["knowledge"] == head + 1
+    # And February is never over what it makes available; the January slip stays uncategorised
+    assert (_february(api)["spent"], _february(api)["remaining"]) == (2_000, 0)
+    listed = api.get(f"/slips/{slip['date']}/{slip['id']}").json
+    assert (listed["category"], listed["version"]) == ("uncategorized", 1)
+    # And the preview still lists it (it is what the rule would do), a second apply refuses it again
+    again = api.post(f"/rules/{rule['id']}/apply")
+    assert (again.json["changed"], [f["id"] for f in again.json["failed"]]) == (0, [slip["id"]]), again
+    assert invariants.check(store, user) == []
+
+
+def test_an_apply_with_room_in_a_carried_strict_month_changes_the_slip_in_a_fresh_process(
+    api: Client, store: Store, user: str
+) -> None:
+    # Given a strict February with 1,000 of its 2,000 left, and a January slip of 400 at the supermarket
+    slip = _carried_into_strict_february(api, february_spent=1_000)
+    rule = api.post("/rules", SUPER).json
+    # And a process where no write has met the carry of this category and year yet
+    reset_caches()
+    # When the rule that files the supermarket under food is applied
+    applied = api.post(f"/rules/{rule['id']}/apply")
+    # Then it changes the slip at the first try, as the same edit by hand would
+    assert applied.status == 200 and applied.json["failed"] == [], applied
+    assert [i["id"] for i in applied.json["items"]] == [slip["id"]]
+    assert api.get(f"/slips/{slip['date']}/{slip['id']}").json["category"] == "食費"
+    # And February takes the 400 January no longer hands on
+    assert (_february(api)["carried"], _february(api)["remaining"]) == (600, 600)
     assert invariants.check(store, user) == []
