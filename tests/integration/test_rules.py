@@ -680,3 +680,104 @@ def test_an_apply_with_room_in_a_carried_strict_month_changes_the_slip_in_a_fres
     # And February takes the 400 January no longer hands on
     assert (_february(api)["carried"], _february(api)["remaining"]) == (600, 600)
     assert invariants.check(store, user) == []
+
+
+RENT_CLEARED = {"conditions": [{"field": "payee", "op": "is", "value": "家賃"}], "actions": {"cleared": True}}
+
+
+def _cleared_balance(api: Client, account: str) -> int:
+    return int(api.get(f"/accounts/{account}").json["cleared_balance"])
+
+
+def test_a_rules_cleared_action_marks_a_posted_slip_unless_the_caller_said(
+    api: Client, store: Store, user: str
+) -> None:
+    # Given a bank account and a rule: the rent the bank draws is cleared
+    api.account("bank", 500_000, type="bank")
+    rule = api.post("/rules", RENT_CLEARED)
+    assert rule.status == 201, rule
+    # When the rent is posted without a state
+    rent = api.slip(date="2026-11-27", kind="expense", amount=85_000, account="bank", category="住宅", payee="家賃")
+    # Then it is cleared, and the account's cleared balance counts it
+    assert rent.status == 201 and rent.json["cleared"] == "cleared", rent
+    assert _cleared_balance(api, "bank") == 500_000 - 85_000
+    # When a member posts it saying it is uncleared, Then what they said stands
+    said = api.slip(date="2026-12-27", kind="expense", amount=85_000, account="bank", category="住宅", payee="家賃",
+                    cleared="uncleared")  # fmt: skip
+    assert said.status == 201 and said.json["cleared"] == "uncleared", said
+    # And another payee's slip is as sent
+    other = api.slip(date="2026-11-28", kind="expense", amount=500, account="bank", payee="八百屋")
+    assert other.status == 201 and other.json["cleared"] == "uncleared"
+    assert _cleared_balance(api, "bank") == 500_000 - 85_000
+    assert invariants.check(store, user) == []
+
+
+def test_a_rules_cleared_action_marks_imported_rows_either_way(api: Client, store: Store, user: str) -> None:
+    # Given Money Forward's accounts, a rule that leaves the supermarket's card rows to be checked and
+    # one that clears the greengrocer's cash rows (a cash row otherwise arrives uncleared)
+    mf_household(api)
+    check = api.post("/rules", {"conditions": [{"field": "imported_payee", "op": "starts_with", "value": "ｽｰﾊﾟｰ"}],
+                                "actions": {"cleared": False}})  # fmt: skip
+    clear = api.post("/rules", {"conditions": [{"field": "imported_payee", "op": "is", "value": "八百屋"}],
+                                "actions": {"cleared": True}})  # fmt: skip
+    assert check.status == clear.status == 201
+    november = mf(
+        "1|2026/11/20|ｽｰﾊﾟｰﾏﾙｴﾂ ｶﾜｸﾞﾁ|-6400|楽天カード|未分類|未分類||0|mfC1",
+        "1|2026/11/19|八百屋|-800|財布|未分類|未分類||0|mfC2",
+        "1|2026/11/18|ＡＭＡＺＯＮ．ＣＯ．ＪＰ|-2980|楽天カード|未分類|未分類||0|mfC3",
+    )
+    # When the file is previewed, Then the dry run shows each row's state as the rules leave it
+    dry = api.post("/imports", raw=november, headers=CSV, query={"dry_run": "true"})
+    assert dry.status == 200, dry
+    assert dry.json["ruled"] == [{"line": 2, "rules": [check.json["id"]]}, {"line": 3, "rules": [clear.json["id"]]}]
+    rows = {o["line"]: o["slip"] for o in dry.json["outcomes"]}
+    assert (rows[2]["cleared"], rows[3]["cleared"]) == ("uncleared", "cleared")
+    # When it is imported
+    imported = api.post("/imports", raw=november, headers=CSV)
+    assert imported.status == 200 and imported.json["ruled"] == dry.json["ruled"], imported
+    # Then the supermarket's card row is uncleared, the greengrocer's cash row cleared, and the other
+    # card row arrives cleared as a statement's row does
+    slips = {s["amount"]: s for s in api.get("/slips").json["items"]}
+    assert [slips[a]["cleared"] for a in (6400, 800, 2980)] == ["uncleared", "cleared", "cleared"]
+    assert _cleared_balance(api, "cash") == 20_000 - 800
+    assert _cleared_balance(api, "card") == -60_000 - 2980
+    assert invariants.check(store, user) == []
+
+
+def test_a_rules_cleared_action_is_previewed_and_applied_to_the_uncleared_slips(
+    api: Client, store: Store, user: str
+) -> None:
+    # Given two uncleared rents, one a member cleared, and another payee's, made before the rule
+    api.account("bank", 500_000, type="bank")
+    made = {}
+    for name, day, payee, cleared in (("a", "10-27", "家賃", None), ("b", "11-27", "家賃", None),
+                                      ("c", "09-27", "家賃", "cleared"), ("d", "11-28", "八百屋", None)):  # fmt: skip
+        body = {"date": f"2026-{day}", "kind": "expense", "amount": 1_000, "account": "bank", "payee": payee}
+        reply = api.post("/slips", {**body, **({"cleared": cleared} if cleared else {})})
+        assert reply.status == 201, reply
+        made[name] = reply.json
+    rule = api.post("/rules", RENT_CLEARED).json
+    assert _cleared_balance(api, "bank") == 500_000 - 1_000
+    # When the rule is previewed
+    preview = api.post(f"/rules/{rule['id']}/preview")
+    # Then it counts and lists the two uncleared rents, before and after
+    assert preview.status == 200 and preview.json["changed"] == 2, preview
+    listed = {i["id"]: i for i in preview.json["items"]}
+    assert set(listed) == {made["a"]["id"], made["b"]["id"]}
+    assert (listed[made["a"]["id"]]["before"], listed[made["a"]["id"]]["after"]) == (
+        {"cleared": "uncleared"}, {"cleared": "cleared"},
+    )  # fmt: skip
+    # When it is applied
+    applied = api.post(f"/rules/{rule['id']}/apply")
+    # Then those two are cleared, and the account's cleared balance counts them
+    assert applied.status == 200 and applied.json["changed"] == 2 and applied.json["failed"] == [], applied
+    slips = {s["id"]: s for s in api.get("/slips").json["items"]}
+    assert [slips[made[k]["id"]]["cleared"] for k in "abcd"] == ["cleared", "cleared", "cleared", "uncleared"]
+    assert _cleared_balance(api, "bank") == 500_000 - 3_000
+    # And a second apply changes nothing; a rule that marks the rent uncleared takes back nothing cleared
+    assert api.post(f"/rules/{rule['id']}/apply").json["changed"] == 0
+    back = api.post("/rules", {**RENT_CLEARED, "actions": {"cleared": False}}).json
+    assert api.post(f"/rules/{back['id']}/preview").json["changed"] == 0
+    assert api.post(f"/rules/{back['id']}/apply").json["changed"] == 0
+    assert _cleared_balance(api, "bank") == 500_000 - 3_000
+    assert invariants.check(store, user) == []
