@@ -82,6 +82,9 @@ def test_bad_rules_are_refused_naming_what_is_wrong_and_nothing_is_written(api: 
         (_bad([{"field": "payee", "op": "contains", "value": "^セブン.*"}]), ["body", "conditions", "0", "value"]),
         (_bad([{"field": "memo", "op": "between", "value": [1, 2]}]), ["body", "conditions", "0", "op"]),
         (_bad([{"field": "amount", "op": "between", "value": [900, 100]}]), ["body", "conditions", "0", "value"]),
+        # a value holding NUL or BEL, alone or in a list
+        (_bad([{"field": "payee", "op": "contains", "value": "セブン\x00"}]), ["body", "conditions", "0", "value"]),
+        (_bad([{"field": "memo", "op": "one_of", "value": ["a", "\x07"]}]), ["body", "conditions", "0", "value"]),
         # a category that is not text; an action a rule does not take
         (_bad(actions={"category": 5}), ["body", "actions", "category"]),
         (_bad(actions={"colour": "red"}), ["body", "actions", "colour"]),
@@ -97,6 +100,28 @@ def test_bad_rules_are_refused_naming_what_is_wrong_and_nothing_is_written(api: 
         assert ja.json["detail"] != reply.json["detail"], ja.json
     # And nothing was written
     assert len(api.get("/rules").json["items"]) == 1 and api.get("/rules").json["version"] == 1
+
+
+def test_a_control_character_in_a_condition_value_is_refused_in_words(api: Client) -> None:
+    # Given a ledger with one rule
+    made = api.post("/rules", MARUETSU)
+    assert made.status == 201
+    nul = _bad([{"field": "payee", "op": "contains", "value": "セブン\x00"}])
+    bel = {"conditions": [{"field": "imported_payee", "op": "is", "value": "\x07"}]}
+    # When a rule whose condition value holds NUL is made, in English and in Japanese
+    en = api.post("/rules", nul)
+    ja = api.post("/rules", nul, headers={"Accept-Language": "ja"})
+    # Then 422 names the condition's value and the character, in each language
+    assert en.status == ja.status == 422, (en, ja)
+    assert en.json["errors"][0]["type"] == "rule_value_character"
+    assert "U+0000" in en.json["detail"] and "not allowed" in en.json["detail"], en.json
+    assert "U+0000" in ja.json["detail"] and "使えない文字" in ja.json["detail"], ja.json
+    # When the rule is changed to a value holding BEL, Then it is refused the same way
+    where = f"/rules/{made.json['id']}"
+    patched = api.patch(where, bel, headers={"If-Match": '"1"', "Accept-Language": "ja"})
+    assert patched.status == 422 and "U+0007" in patched.json["detail"], patched
+    # And nothing was written
+    assert api.get(where).json == made.json
 
 
 def test_the_201st_rule_is_refused(api: Client, store: Store, user: str) -> None:

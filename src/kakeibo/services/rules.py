@@ -39,6 +39,7 @@ _MESSAGES = {
     "rule_value_amount": "must be a whole number of yen",
     "rule_value_text": "must be text of 1 to 100 characters",
     "rule_value_pattern": "must be plain text, not a pattern",
+    "rule_value_character": "contains a character that is not allowed",
     "rule_value_kind": "must be expense, income or transfer",
     "rule_unknown_action": "is not an action a rule takes",
     "rule_action_text": "must be text",
@@ -68,9 +69,10 @@ def check(conditions: Sequence[Mapping[str, Any]], actions: Mapping[str, Any]) -
     problems = core.check_rule(conditions, actions)
     if problems:
         found = [
-            {"loc": ["body", *[str(p) for p in problem.loc]], "msg": _MESSAGES[problem.code], "type": problem.code}
+            {"loc": ["body", *[str(p) for p in problem.loc]], "msg": _MESSAGES[problem.code], "type": problem.code,
+             **({"ctx": dict(problem.context)} if problem.context else {})}
             for problem in problems
-        ]
+        ]  # fmt: skip
         raise errors.ValidationFailed("the rule is not valid", errors=found)
 
 
