@@ -806,3 +806,138 @@ def test_a_rules_cleared_action_is_previewed_and_applied_to_the_uncleared_slips(
     assert api.post(f"/rules/{back['id']}/apply").json["changed"] == 0
     assert _cleared_balance(api, "bank") == 500_000 - 3_000
     assert invariants.check(store, user) == []
+
+
+# ---- a model: rule runs, edits and posts against strict budgets that receive a carry-over --------
+
+# January rolls over into a strict February, which rolls over into a strict March: month -> (limit,
+# rollover, strict) of 食費 in 2026
+BUDGETS = {1: (1_000, True, False), 2: (1_000, True, True), 3: (800, False, True)}
+MODEL_STEPS, MODEL_SEED = 40, 142
+
+
+def _lefts(spent: dict[int, int]) -> dict[int, int]:
+    """What each month has left as §19 defines it: its limit, plus what the month before hands on
+    when that one rolls over, less what it spent."""
+    out, carried = {}, 0
+    for month, (limit, rolls, _) in BUDGETS.items():
+        out[month] = limit + carried - spent[month]
+        carried = out[month] if rolls else 0
+    return out
+
+
+def _fits(before: dict[int, int], after: dict[int, int]) -> bool:
+    """Whether spending going from `before` to `after` leaves every strict month it takes from within
+    what that month makes available."""
+    was, now = _lefts(before), _lefts(after)
+    return all(not (strict and now[m] < 0 and now[m] < was[m]) for m, (_, _, strict) in BUDGETS.items())
+
+
+def _spent(slips: dict[str, dict[str, Any]]) -> dict[int, int]:
+    out = dict.fromkeys(BUDGETS, 0)
+    for slip in slips.values():
+        if slip["category"] == "食費":
+            out[int(slip["date"][5:7])] += slip["amount"]
+    return out
+
+
+def _agrees(api: Client, slips: dict[str, dict[str, Any]]) -> None:
+    """The ledger's budgets are the model's, and no strict month is past what it makes available."""
+    spent, lefts = _spent(slips), _lefts(_spent(slips))
+    for month, (_, _, strict) in BUDGETS.items():
+        (food,) = api.get("/budgets", query={"month": f"2026-{month:02d}"}).json["items"]
+        assert (food["spent"], food["remaining"]) == (spent[month], lefts[month]), (month, food, slips)
+        assert not strict or food["remaining"] >= 0, (month, food)
+
+
+def test_rule_runs_edits_and_posts_keep_every_carried_strict_month_within_its_available(
+    api: Client, store: Store, user: str
+) -> None:
+    """A seeded run of posts (the rule filing some of them), edits by hand, deletions, rule applies,
+    the rule removed and made again, and fresh processes (which have met no carry yet), each compared
+    with a model of the slips: every change the model says fits is made, every other one is refused
+    as budget_exceeded, and an apply changes exactly the slips that fit, oldest first. (The seed is
+    one whose run has applies that change slips, refuse them, and both; one of them in a fresh process.)"""
+    import random
+
+    rng = random.Random(MODEL_SEED)
+    # Given the budgets, a wallet that never runs short, and the rule that files the supermarket
+    api.account("cash", 10**8)
+    for month, (limit, rolls, strict) in BUDGETS.items():
+        body = {"limit": limit, "rollover": rolls, "strict": strict}
+        assert api.put(f"/budgets/2026-{month:02d}/" + quote("食費"), body).status == 201
+    rule: dict[str, Any] | None = api.post("/rules", SUPER).json
+    slips: dict[str, dict[str, Any]] = {}  # id -> what the model says of the slip, in the order made
+    ops = ["post"] * 4 + ["categorise", "uncategorise", "amount", "delete", "rule", "fresh"] + ["apply"] * 2
+    for step in range(MODEL_STEPS):
+        op = rng.choice(ops)
+        before = _spent(slips)
+        uncategorised = [i for i, s in slips.items() if s["category"] == "uncategorized"]
+        filed = [i for i, s in slips.items() if s["category"] == "食費"]
+        # When it is done
+        if op == "post":
+            payee = rng.choice(["ｽｰﾊﾟｰ", "八百屋"])
+            body = {"date": f"2026-{rng.randint(1, 3):02d}-{rng.randint(1, 28):02d}", "kind": "expense",
+                    "amount": 100 * rng.randint(1, 6), "account": "cash", "payee": payee}  # fmt: skip
+            sent = rng.choice([None, "食費", "uncategorized"])  # none: the rule may file it
+            if sent is not None:
+                body["category"] = sent
+            category = sent or ("食費" if rule is not None and payee == "ｽｰﾊﾟｰ" else "uncategorized")
+            after = {**slips, "new": {"date": body["date"], "amount": body["amount"], "category": category}}
+            reply = api.post("/slips", body)
+            # Then it is made when it fits, else refused naming the budget
+            if _fits(before, _spent(after)):
+                assert reply.status == 201 and reply.json["category"] == category, (step, reply)
+                slips[reply.json["id"]] = {**after["new"], "payee": payee, "version": 1}
+            else:
+                assert reply.status == 409 and reply.json["code"] == "budget_exceeded", (step, reply)
+        elif (op == "uncategorise" and filed) or (op in ("categorise", "amount", "delete") and slips):
+            pool = {"uncategorise": filed, "categorise": uncategorised or list(slips)}.get(op) or list(slips)
+            slip_id = rng.choice(pool)
+            slip = slips[slip_id]
+            where, match = f"/slips/{slip['date']}/{slip_id}", {"If-Match": f'"{slip["version"]}"'}
+            if op == "delete":
+                assert api.delete(where, headers=match).status == 204, step
+                del slips[slip_id]
+                continue
+            change: dict[str, Any] = {
+                "uncategorise": {"category": "uncategorized"},
+                "categorise": {"category": "食費"},
+            }.get(op) or {"amount": 100 * rng.randint(1, 6)}
+            after = {**slips, slip_id: {**slip, **change}}
+            reply = api.patch(where, change, headers=match)
+            if _fits(before, _spent(after)):
+                assert reply.status == 200, (step, reply)
+                slips[slip_id] = {**after[slip_id], "version": reply.json["version"]}  # the same when unchanged
+            else:
+                assert reply.status == 409 and reply.json["code"] == "budget_exceeded", (step, reply)
+        elif op == "rule":
+            if rule is None:
+                rule = api.post("/rules", SUPER).json
+            else:
+                assert api.delete(f"/rules/{rule['id']}", headers={"If-Match": '"1"'}).status == 204
+                rule = None
+        elif op == "fresh":
+            reset_caches()  # the next request is served by a process that has met no carry yet
+        elif op == "apply" and rule is not None:
+            due = sorted((i for i in uncategorised if slips[i]["payee"] == "ｽｰﾊﾟｰ"), key=lambda i: (slips[i]["date"], i))
+            preview = api.post(f"/rules/{rule['id']}/preview")
+            assert preview.json["changed"] == len(due), (step, preview)
+            applied = api.post(f"/rules/{rule['id']}/apply")
+            # Then each slip that fits, in the order the apply runs (oldest first), is filed; the others refused
+            changed, refused = [], []
+            for slip_id in due:
+                after = {**slips, slip_id: {**slips[slip_id], "category": "食費"}}
+                if _fits(_spent(slips), _spent(after)):
+                    slips[slip_id] = {**after[slip_id], "version": slips[slip_id]["version"] + 1}
+                    changed.append(slip_id)
+                else:
+                    refused.append(slip_id)
+            assert applied.status == 200 and applied.json["complete"] is True, (step, applied)
+            assert sorted(i["id"] for i in applied.json["items"]) == sorted(changed), (step, applied)
+            assert sorted(f["id"] for f in applied.json["failed"]) == sorted(refused), (step, applied)
+        # And the budgets read as the model says
+        if step % 5 == 4 or op == "apply":
+            _agrees(api, slips)
+    _agrees(api, slips)
+    assert invariants.check(store, user) == []
