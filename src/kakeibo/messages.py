@@ -377,6 +377,10 @@ _BY_TYPE: dict[str, tuple[str, str]] = {
         "{f}は正規表現ではなく、そのままの文字で指定してください",
     ),
     "rule_value_kind": ("{f} must be expense, income or transfer", "{f}は expense, income, transfer のいずれかです"),
+    "rule_value_character": (
+        "{f} contains a character that is not allowed ({ch})",
+        "{f}に使えない文字（{ch}）が含まれています",
+    ),
     "rule_unknown_action": ("{f} is not an action a rule takes", "{f}はルールで使えない動作です"),
     "rule_action_text": ("{f} must be text", "{f}は文字列で指定してください"),
     "rule_action_bool": ("{f} must be true or false", "{f}は true か false で指定してください"),

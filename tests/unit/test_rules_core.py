@@ -253,3 +253,30 @@ def test_a_rule_set_does_what_its_rules_do_one_by_one(listed: list[Rule], slip: 
     when the rule set runs on it (finding the rules that may match by their key tests),
     then the slip comes out as running each rule in turn makes it."""
     assert RuleSet(listed).run(slip).slip == _one_by_one(listed, slip)
+
+
+@given(
+    st.sampled_from(["payee", "imported_payee", "memo", "account"]),
+    st.sampled_from(["is", "contains", "one_of"]),
+    st.sampled_from(["\x00", "\x07", "\x1b", "\u202e", "\ue000", "\ud800"]),
+    st.sampled_from(["", "セブン", "ｽｰﾊﾟｰ"]),
+)
+def test_a_control_character_in_a_text_value_is_refused_naming_it(field: str, op: str, ch: str, text: str) -> None:
+    """Given a text condition whose value holds a control, private-use, surrogate or bidirectional
+    character (NUL, BEL, ESC, RLO...), alone or in a list, then the value is refused naming the character."""
+    value: Any = text + ch
+    if op == "one_of":
+        value = ["ローソン", value]
+    problems = rules.check_condition({"field": field, "op": op, "value": value}, ("conditions", 0))
+    assert [(p.loc, p.code) for p in problems] == [(("conditions", 0, "value"), "rule_value_character")]
+    assert problems[0].context == {"ch": f"U+{ord(ch):04X}"}
+
+
+def test_a_memo_value_may_hold_what_a_memo_holds() -> None:
+    """Given a memo condition on a line break or an emoji joined by a zero-width joiner (a memo takes both),
+    then it is good; a payee condition on the joiner is refused (a payee takes none)."""
+    assert rules.check_condition({"field": "memo", "op": "contains", "value": "立替\n"}) == []
+    assert rules.check_condition({"field": "memo", "op": "contains", "value": "👨\u200d👩"}) == []
+    assert rules.check_condition({"field": "payee", "op": "contains", "value": "a\u200db"})[0].code == (
+        "rule_value_character"
+    )

@@ -18,6 +18,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from kakeibo.core.text import code_point, refused_character
+
 STAGES = ("pre", "default", "post")
 MATCHES = ("all", "any")
 TEXT_FIELDS = ("payee", "imported_payee", "memo", "account", "kind")
@@ -46,10 +48,12 @@ def normalise(text: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Problem:
-    """What is wrong with a rule: where (a path of names and indices) and a message code."""
+    """What is wrong with a rule: where (a path of names and indices), a message code and what the
+    message names (the character refused)."""
 
     loc: tuple[str | int, ...]
     code: str
+    context: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +106,10 @@ def check_condition(condition: Mapping[str, Any], at: tuple[str | int, ...] = ()
     for v in values:
         if not scalar(v):
             return [Problem(where, "rule_value_amount" if name == "amount" else "rule_value_text")]
+        memo = name == "memo"  # a memo's value may hold what a memo holds (line breaks, joiners)
+        refused = None if name == "amount" else refused_character(v, allow_newlines=memo, allow_format=memo)
+        if refused is not None:  # what the field itself could never hold (NUL, BEL, a bidi override)
+            return [Problem(where, "rule_value_character", {"ch": code_point(refused)})]
         if name != "amount" and _PATTERN.search(v):
             return [Problem(where, "rule_value_pattern")]
         if name == "kind" and v not in KINDS:

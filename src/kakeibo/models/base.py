@@ -14,6 +14,9 @@ from pydantic import (
     StrictInt,
 )
 
+from kakeibo.core import text
+from kakeibo.core.text import code_point, refused_character
+
 MAX_AMOUNT = 10**12
 MIN_YEAR, MAX_YEAR = 1900, 2999
 
@@ -54,24 +57,20 @@ def check_month(value: str) -> str:
     return value
 
 
-# Unicode categories never accepted: controls, surrogates, private use, unassigned.
-_REJECTED = {"Cc", "Cs", "Co", "Cn"}
-# Bidirectional embeddings, overrides and isolates: they make text display other than it reads
-# ("Trojan Source"), so no field takes them, not even a memo, which takes other format characters.
-BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+BIDI_CONTROLS = text.BIDI_CONTROLS  # no field takes them (core.text); the models package names them too
 
 
 def checked_text(*, allow_newlines: bool = False, allow_format: bool = False, forbid: str = "") -> Any:
+    """Text with no character a field never takes (core.text), none of `forbid`, not blank; NFC, stripped."""
+
     def check(value: str) -> str:
         value = unicodedata.normalize("NFC", value).strip()
+        refused = refused_character(value, allow_newlines=allow_newlines, allow_format=allow_format)
+        if refused is not None:
+            if refused in BIDI_CONTROLS:
+                raise ValueError(f"contains a bidirectional control character {code_point(refused)}")
+            raise ValueError(f"contains a disallowed character {code_point(refused)}")
         for ch in value:
-            cat = unicodedata.category(ch)
-            if allow_newlines and ch in "\n\t":
-                continue
-            if ch in BIDI_CONTROLS:
-                raise ValueError(f"contains a bidirectional control character U+{ord(ch):04X}")
-            if cat in _REJECTED or (cat == "Cf" and not allow_format):
-                raise ValueError(f"contains a disallowed character U+{ord(ch):04X}")
             if ch in forbid:
                 raise ValueError(f"must not contain {ch!r}")
         if not value:

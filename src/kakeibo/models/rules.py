@@ -26,7 +26,12 @@ class SlipRuleActions(Strict):
     subcategory: Category | None = Field(default=None, description="Only with a category")
     payee: Name | None = Field(default=None, description="The payee the slip is given (renaming it)")
     memo_append: Name | None = Field(default=None, description="Added to the end of the memo, once")
-    cleared: StrictBool | None = None
+    cleared: StrictBool | None = Field(
+        default=None,
+        description="The state of the slip's `account` side: true cleared, false uncleared. On a new slip or an "
+        "imported row that does not say (a bank's or card's row otherwise arrives cleared); on a slip the ledger "
+        "has, true clears an uncleared side and false takes no clearing back",
+    )
 
 
 class SlipRuleIn(Strict):

@@ -6,10 +6,11 @@ batches: each batch is ONE transaction and ONE journal entry (so `POST /changes/
 batch back), each slip written only if it is still at the version read.
 
 What counts as set on an existing slip (and is never overwritten, as on a new one): a category other
-than "none" (uncategorized, 未分類) with its subcategory, and a payee other than the one its file
-wrote (imported_payee). So applying twice changes nothing the second time (what the first set is
-set), and an edit racing an apply wins: the apply, finding the slip changed, reads it again and
-leaves what the edit set alone.
+than "none" (uncategorized, 未分類) with its subcategory, a payee other than the one its file wrote
+(imported_payee), and a side that is cleared or reconciled (so a rule may mark an uncleared slip
+cleared, and never takes back what a member or a reconciliation cleared). So applying twice changes
+nothing the second time (what the first set is set), and an edit racing an apply wins: the apply,
+finding the slip changed, reads it again and leaves what the edit set alone.
 """
 
 from __future__ import annotations
@@ -34,7 +35,6 @@ MAX_BATCH = 25  # slips per transaction at most (fewer when their items would pa
 MAX_TX_ITEMS = 100 - GUARD_ITEMS - JOURNAL_ITEMS
 MIN_SECONDS_LEFT = 3.0  # stop starting batches when the invocation has less than this left
 ATTEMPTS = 4  # a batch read again when a slip of it changed meanwhile
-RULED = ("category", "subcategory", "memo", "payee")
 
 TimeLeft = Callable[[], float]
 
@@ -83,8 +83,15 @@ def planned(rule_set: core.RuleSet, item: Mapping[str, Any]) -> tuple[dict[str, 
         update.update(step)
         current.update(step)
         touched += [r for r in rules if r not in touched]
-    update = {name: value for name, value in update.items() if item.get(name) != value}
+    update = {name: value for name, value in update.items() if _stated(item, name) != value}
     return update, (tuple(touched) if update else ())
+
+
+def _stated(item: Mapping[str, Any], name: str) -> Any:
+    """A field of the slip as a rule's change states it (an uncleared side is stored as none)."""
+    if name == "cleared":
+        return item.get(name) or rules_service.UNCLEARED
+    return item.get(name)
 
 
 def _one_pass(rule_set: core.RuleSet, item: Mapping[str, Any]) -> tuple[dict[str, Any], tuple[str, ...]]:
@@ -102,12 +109,15 @@ def _one_pass(rule_set: core.RuleSet, item: Mapping[str, Any]) -> tuple[dict[str
         "imported_payee": imported,
         "category": None if unset else category,
         "subcategory": None if unset else item.get("subcategory"),
+        "cleared": rules_service.is_cleared(item.get("cleared")),
     }
     explicit = set() if unset else {"category", "subcategory"}
     if payee and payee != imported:
         explicit.add("payee")
+    if fields["cleared"]:
+        explicit.add("cleared")
     outcome = rule_set.run(fields, explicit)
-    update = {name: outcome.slip[name] for name in RULED if name in outcome.set_by}
+    update = rules_service.ruled_fields(outcome)
     if not update:
         return {}, ()
     if "category" in update and "subcategory" not in update:
@@ -121,7 +131,7 @@ def _change(item: Mapping[str, Any], update: Mapping[str, Any], rules: tuple[str
         "id": item["id"],
         "date": item["date"],
         "rules": list(rules),
-        "before": {name: item.get(name) for name in update},
+        "before": {name: _stated(item, name) for name in update},
         "after": dict(update),
     }
 

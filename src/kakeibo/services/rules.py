@@ -17,16 +17,18 @@ from kakeibo.core import rules as core
 from kakeibo.core.ids import new_slip_id
 from kakeibo.core.posting import UNCATEGORIZED
 from kakeibo.csvio import Row
-from kakeibo.models import SlipIn, SlipRuleIn
+from kakeibo.models import CLEARED_STATES, SlipIn, SlipRuleIn
 from kakeibo.services.common import check_version, now_iso, on_current, valid_id
 from kakeibo.store import Change, Item, RuleSetItems, Store, WriteContext
 
 MAX_RULES = core.MAX_RULES
 # A category an app writes for "none" (Money Forward ME, Zaim): a rule may set one in its place.
 UNSET_CATEGORIES = frozenset({"未分類", UNCATEGORIZED})
-# What a rule changes on an imported row. The file's payee is where the row's payee starts, not a
-# choice: a rule may rename it (imported_payee keeps the file's text).
-RULED_FIELDS = ("category", "subcategory", "memo", "payee")
+# What a rule changes on a slip (a new one, an imported row, one the ledger has). The file's payee is
+# where an imported row's payee starts, not a choice: a rule may rename it (imported_payee keeps the
+# file's text). `cleared` is the state of the slip's `account` side.
+RULED_FIELDS = ("category", "subcategory", "memo", "payee", "cleared")
+CLEARED, UNCLEARED = "cleared", "uncleared"
 MAX_RULED_ROWS = 1000  # rows an import or its dry run answers with the rules that changed them
 _MESSAGES = {
     "rule_unknown_field": "is not a field a rule looks at",
@@ -37,6 +39,7 @@ _MESSAGES = {
     "rule_value_amount": "must be a whole number of yen",
     "rule_value_text": "must be text of 1 to 100 characters",
     "rule_value_pattern": "must be plain text, not a pattern",
+    "rule_value_character": "contains a character that is not allowed",
     "rule_value_kind": "must be expense, income or transfer",
     "rule_unknown_action": "is not an action a rule takes",
     "rule_action_text": "must be text",
@@ -66,9 +69,10 @@ def check(conditions: Sequence[Mapping[str, Any]], actions: Mapping[str, Any]) -
     problems = core.check_rule(conditions, actions)
     if problems:
         found = [
-            {"loc": ["body", *[str(p) for p in problem.loc]], "msg": _MESSAGES[problem.code], "type": problem.code}
+            {"loc": ["body", *[str(p) for p in problem.loc]], "msg": _MESSAGES[problem.code], "type": problem.code,
+             **({"ctx": dict(problem.context)} if problem.context else {})}
             for problem in problems
-        ]
+        ]  # fmt: skip
         raise errors.ValidationFailed("the rule is not valid", errors=found)
 
 
@@ -224,10 +228,27 @@ def reorder(store: Store, ctx: WriteContext, ids: Sequence[str], *, expected: in
     return on_current(attempt)
 
 
-def ruled_row(rule_set: core.RuleSet, row: Row) -> tuple[Row, tuple[str, ...]]:
+def is_cleared(state: str | None) -> bool:
+    """A side's state as the rules see it (their `cleared` action is true or false): reconciled is
+    cleared, and no state is uncleared."""
+    return state in CLEARED_STATES
+
+
+def ruled_fields(outcome: core.Outcome) -> dict[str, Any]:
+    """What the rules changed (`outcome`), as the slip's own fields: a side's state as a slip states
+    it (the rules' true or false as cleared or uncleared). Empty: nothing."""
+    update = {name: outcome.slip[name] for name in RULED_FIELDS if name in outcome.set_by}
+    if "cleared" in update:
+        update["cleared"] = CLEARED if update["cleared"] else UNCLEARED
+    return update
+
+
+def ruled_row(rule_set: core.RuleSet, row: Row, *, arrives_cleared: bool = False) -> tuple[Row, tuple[str, ...]]:
     """`row` as the ledger's rules make it, and the rules that changed it. What the file set (a
-    category other than its "none", a subcategory, a memo) is never overwritten; a memo may be
-    added to. A split row is left as the file wrote it."""
+    category other than its "none", a subcategory, a side's state) is never overwritten; a memo may
+    be added to. A row whose file says nothing of its state is seen as it would arrive
+    (`arrives_cleared`: a bank's or card's row) and may be marked cleared or uncleared. A split row
+    is left as the file wrote it."""
     slip = row.slip
     if not len(rule_set) or slip.lines:
         return row, ()
@@ -241,10 +262,13 @@ def ruled_row(rule_set: core.RuleSet, row: Row) -> tuple[Row, tuple[str, ...]]:
         "imported_payee": slip.imported_payee,
         "category": None if unset else slip.category,
         "subcategory": None if unset else slip.subcategory,
+        "cleared": arrives_cleared if slip.cleared is None else is_cleared(slip.cleared),
     }
     explicit = {name for name in ("category", "subcategory") if fields[name] is not None}
+    if slip.cleared is not None:
+        explicit.add("cleared")
     outcome = rule_set.run(fields, explicit)
-    update = {name: outcome.slip[name] for name in RULED_FIELDS if name in outcome.set_by}
+    update = ruled_fields(outcome)
     if not update:
         return row, ()
     if "category" in update and "subcategory" not in update and unset:
@@ -253,13 +277,10 @@ def ruled_row(rule_set: core.RuleSet, row: Row) -> tuple[Row, tuple[str, ...]]:
     return replace(row, slip=slip.model_copy(update=update)), tuple(r for r in outcome.touched if r in changed)
 
 
-SLIP_RULED_FIELDS = ("category", "subcategory", "memo", "payee")  # what a rule changes on a new slip
-
-
 def ruled_slip(rule_set: core.RuleSet, body: SlipIn) -> tuple[SlipIn, tuple[str, ...]]:
     """A new slip (POST /slips) as the ledger's rules make it, and the rules that changed it. What
-    the caller sent (a category, with its subcategory, or a payee) is never overwritten; a memo may be
-    added to. A split slip keeps its lines as sent."""
+    the caller sent (a category, with its subcategory, a payee or a side's state) is never
+    overwritten; a memo may be added to. A split slip keeps its lines as sent."""
     if not len(rule_set) or body.lines:
         return body, ()
     fields = {
@@ -270,12 +291,15 @@ def ruled_slip(rule_set: core.RuleSet, body: SlipIn) -> tuple[SlipIn, tuple[str,
         "payee": body.payee,
         "category": body.category,
         "subcategory": body.subcategory,
+        "cleared": is_cleared(body.cleared),
     }
     explicit = {name for name in ("category", "payee") if fields[name] is not None}
     if "category" in explicit:
         explicit.add("subcategory")  # a subcategory belongs to the category the caller chose
+    if body.cleared is not None:
+        explicit.add("cleared")
     outcome = rule_set.run(fields, explicit)
-    update = {name: outcome.slip[name] for name in SLIP_RULED_FIELDS if name in outcome.set_by}
+    update = ruled_fields(outcome)
     if not update:
         return body, ()
     changed = {outcome.set_by[name] for name in update}

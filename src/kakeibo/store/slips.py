@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -83,8 +83,9 @@ class SlipOps(SlipIndexOps, BalanceOps, WriteOps):
     read from its entries alone; `changes_complete` says the list began with the slip's creation.
     """
 
-    # The four slip writes: each is built again from scratch when it meets a month that the carry
-    # links to a strict one (BalanceOps.carrying), then checked against that category's year.
+    # The five slip writes: each is built again from scratch when it meets a month that the carry
+    # links to a strict one (BalanceOps.carrying), then checked against that category's year
+    # (`_commit_checked`, which every one of them commits through).
 
     def create_slips(
         self,
@@ -171,10 +172,8 @@ class SlipOps(SlipIndexOps, BalanceOps, WriteOps):
             plan,
             active_accounts=frozenset(plan.accounts),
         )
-        check = self.carry_check(ledger, plan)
 
         def with_identities(seq: int) -> list[TxOp]:
-            check()
             return [
                 *ops,
                 *(
@@ -188,7 +187,7 @@ class SlipOps(SlipIndexOps, BalanceOps, WriteOps):
                 ),
             ]
 
-        return self.commit(ctx, with_identities, commit.changes, token=commit.token, at=stamp)
+        return self._commit_checked(ctx, plan, with_identities, commit, at=stamp)
 
     def _change_slip(
         self,
@@ -226,16 +225,11 @@ class SlipOps(SlipIndexOps, BalanceOps, WriteOps):
         )
         ops += commit.conditions  # e.g. that the members the slip names have not left
 
-        check = self.carry_check(ledger, plan)
-
         def with_identity(seq: int) -> list[TxOp]:
-            check()
             version = int(new["version"])
             return [*ops, self._identity_op(ledger, current, date=new["date"], version=version, deleted=False, seq=seq)]
 
-        return self.commit(
-            ctx, with_identity, commit.changes, token=commit.token, at=new["updated_at"], undoes=commit.undoes
-        )
+        return self._commit_checked(ctx, plan, with_identity, commit, at=new["updated_at"])
 
     def change_slips(
         self, ctx: WriteContext, pairs: Sequence[tuple[Item, Item]], plan: Plan, commit: SlipCommit
@@ -244,6 +238,26 @@ class SlipOps(SlipIndexOps, BalanceOps, WriteOps):
         (`pairs`: as read, as they become; none changes its date), their identities following them,
         their index entries and every balance item they move (`plan`, merged), the commit's conditions
         and ONE journal entry (rules applied to a batch of slips, or such a batch undone). Its seq."""
+        return self.carrying(lambda n: self._change_slips(ctx, pairs, plan, _again(commit, n)))
+
+    def _commit_checked(
+        self, ctx: WriteContext, plan: Plan, build: Callable[[int], list[TxOp]], commit: SlipCommit, *, at: str
+    ) -> int:
+        """The commit of every slip write (`build`: its operations, given the entry's seq): the strict
+        months its plan reaches through the carry are checked against their year just before each
+        build (`carry_check`), so no write of slips commits past a strict budget's `available`."""
+        check = self.carry_check(ctx.ledger, plan)
+
+        def checked(seq: int) -> list[TxOp]:
+            check()
+            return build(seq)
+
+        return self.commit(ctx, checked, commit.changes, token=commit.token, at=at, undoes=commit.undoes)
+
+    def _change_slips(
+        self, ctx: WriteContext, pairs: Sequence[tuple[Item, Item]], plan: Plan, commit: SlipCommit
+    ) -> int:
+        """change_slips, once (again when the carry meets a strict month)."""
         ledger = ctx.ledger
         ops: list[TxOp] = list(commit.conditions)
         put: set[str] = set()
@@ -279,7 +293,7 @@ class SlipOps(SlipIndexOps, BalanceOps, WriteOps):
                 ),
             ]  # fmt: skip
 
-        return self.commit(ctx, with_identities, commit.changes, token=commit.token, at=at, undoes=commit.undoes)
+        return self._commit_checked(ctx, plan, with_identities, commit, at=at)
 
     def _delete_slips(
         self,
@@ -311,10 +325,8 @@ class SlipOps(SlipIndexOps, BalanceOps, WriteOps):
             ]
         ops += self.index_ops(ledger, delete=frozenset().union(*(slip_index_sks(c) for c in currents)))
         ops += self.balance_ops(ledger, plan)
-        check = self.carry_check(ledger, plan)
 
         def with_tombstones(seq: int) -> list[TxOp]:
-            check()
             return [
                 *ops,
                 *(
@@ -323,7 +335,7 @@ class SlipOps(SlipIndexOps, BalanceOps, WriteOps):
                 ),
             ]
 
-        return self.commit(ctx, with_tombstones, commit.changes, token=commit.token, at=at, undoes=commit.undoes)
+        return self._commit_checked(ctx, plan, with_tombstones, commit, at=at)
 
     def _restore_slip(
         self,
@@ -376,13 +388,11 @@ class SlipOps(SlipIndexOps, BalanceOps, WriteOps):
             active_accounts=frozenset(plan.accounts),
         )
         ops += commit.conditions
-        check = self.carry_check(ledger, plan)
 
         def with_revived(seq: int) -> list[TxOp]:
-            check()
             return [revived(seq), *ops]
 
-        return self.commit(ctx, with_revived, commit.changes, at=item["updated_at"], undoes=commit.undoes)
+        return self._commit_checked(ctx, plan, with_revived, commit, at=item["updated_at"])
 
     def _identity_op(self, ledger: str, slip: Item, *, date: str, version: int, deleted: bool, seq: int) -> TxOp:
         """The identity follows its slip, and lists the entry `seq`; a slip from before identities

@@ -35,12 +35,10 @@ from kakeibo.core import rules as rules_core
 from kakeibo.core.posting import AccountItem
 from kakeibo.core.units import POINTS, is_yen
 from kakeibo.csvio import Row, RowError
-from kakeibo.models.slips import ImportRow
 from kakeibo.services import rules as rules_service
 from kakeibo.services.common import TimeLeft, now_iso
 from kakeibo.services.imports import sync as import_sync
-from kakeibo.services.imports.prepare import Options, prepare, preview
-from kakeibo.services.rules import ruled_row
+from kakeibo.services.imports.prepare import Options, as_arrived, as_ruled, prepare, preview
 from kakeibo.services.slips import fingerprint, new_slip_item, slip_change, slip_range, slip_view
 from kakeibo.services.units import Unit, checked
 from kakeibo.store import (
@@ -317,11 +315,11 @@ class _Writer:
         """`row` as the rules make it (the file's own row kept for what later downloads compare with)."""
         if already_imported(row, self.known):
             return row
-        ruled, touched = ruled_row(self.rule_set, row)
+        written, touched = as_ruled(self.rule_set, row, self.accounts)
         if touched:
             self.filed.setdefault(row.slip_id, row)
             self.tally.ruled[row.line] = list(touched)
-        return ruled
+        return written
 
     def write(self, rows: Sequence[Row]) -> None:
         rows = self._drop(rows, {r.slip_id for r in rows if already_imported(r, self.known)})
@@ -407,25 +405,6 @@ class _Writer:
         self.store.create_slips(
             self.ctx, slips, plan, SlipCommit([slip_change(None, new.item) for new in slips]), import_id=self.sha256
         )
-
-
-STATEMENT_TYPES = ("bank", "credit")  # accounts whose rows come from a statement: they arrive cleared
-
-
-def as_arrived(slip: ImportRow, accounts: dict[str, Item]) -> ImportRow:
-    """The row's slip as it is created: each side on a bank or card account is `cleared` (the
-    bank's or the card company's file is its statement), unless the row says otherwise. Compared
-    with later downloads as the file wrote it (the file does not say; the ledger does)."""
-    update: dict[str, str] = {}
-    if slip.cleared is None and _statement(slip.account, accounts):
-        update["cleared"] = "cleared"
-    if slip.kind == "transfer" and slip.to_cleared is None and _statement(slip.to_account, accounts):
-        update["to_cleared"] = "cleared"
-    return slip.model_copy(update=update) if update else slip
-
-
-def _statement(account: str | None, accounts: dict[str, Item]) -> bool:
-    return account is not None and (accounts.get(account) or {}).get("type") in STATEMENT_TYPES
 
 
 def already_imported(row: Row, used: set[str]) -> bool:

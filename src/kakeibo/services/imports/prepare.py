@@ -11,10 +11,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kakeibo import errors
+from kakeibo.core.rules import RuleSet
 from kakeibo.csvio import CsvFile, Row
 from kakeibo.importformats import accounts as matching
 from kakeibo.importformats import detect
 from kakeibo.models import AccountCreate
+from kakeibo.models.slips import ImportRow
 from kakeibo.services import accounts as account_service
 from kakeibo.services import rules as rules_service
 from kakeibo.services.imports import sync as import_sync
@@ -94,6 +96,32 @@ def _create(store: Store, ctx: WriteContext, unknown: list[dict[str, Any]]) -> l
     return created
 
 
+STATEMENT_TYPES = ("bank", "credit")  # accounts whose rows come from a statement: they arrive cleared
+
+
+def as_arrived(slip: ImportRow, accounts: dict[str, Item]) -> ImportRow:
+    """The row's slip as it is created: each side on a bank or card account is `cleared` (the
+    bank's or the card company's file is its statement), unless the row (or a rule) says otherwise.
+    Compared with later downloads as the file wrote it (the file does not say; the ledger does)."""
+    update: dict[str, str] = {}
+    if slip.cleared is None and _statement(slip.account, accounts):
+        update["cleared"] = "cleared"
+    if slip.kind == "transfer" and slip.to_cleared is None and _statement(slip.to_account, accounts):
+        update["to_cleared"] = "cleared"
+    return slip.model_copy(update=update) if update else slip
+
+
+def _statement(account: str | None, accounts: dict[str, Item]) -> bool:
+    return account is not None and (accounts.get(account) or {}).get("type") in STATEMENT_TYPES
+
+
+def as_ruled(rule_set: RuleSet, row: Row, accounts: dict[str, Item]) -> tuple[Row, tuple[str, ...]]:
+    """`row` as the ledger's rules make it, and the rules that changed it (rules.ruled_row): the
+    rules see its side in the state it would arrive in (`as_arrived`), so one may leave a statement's
+    row to be checked (cleared false) or mark a wallet's row cleared."""
+    return rules_service.ruled_row(rule_set, row, arrives_cleared=_statement(row.slip.account, accounts))
+
+
 def preview(store: Store, ledger: str, prepared: Prepared, problem: AccountProblem) -> dict[str, Any]:
     """What importing the file would do, row by row; writes nothing. Rows already imported (by
     this file or an overlapping one) are duplicates; rows an app did not count as income or
@@ -123,7 +151,7 @@ def preview(store: Store, ledger: str, prepared: Prepared, problem: AccountProbl
         action = "duplicate" if row.slip_id in existing or row.legacy_id in existing else counted
         outcome: dict[str, Any] = {"line": row.line, "action": action, "slip_id": row.slip_id}
         if action != "duplicate" and rule_set is not None:  # as the import would write it
-            written, touched = rules_service.ruled_row(rule_set, row)
+            written, touched = as_ruled(rule_set, row, prepared.accounts)
             if touched:
                 outcome["rules"] = list(touched)
                 ruled.append({"line": row.line, "rules": list(touched)})
