@@ -223,6 +223,14 @@ class VersionMismatch(ApiError):
     status, code, title = 412, "version_mismatch", "Version mismatch"
 
 
+class UndoRefused(VersionMismatch):
+    """An undo refused because what its entry would take back moved on since (POST
+    /changes/{seq}/undo): `entity` and `id` name it, `current` is its version now (None: deleted),
+    `expected` the version the entry left it at; `reconciled_by`: a slip reconciled since, by that
+    reconciliation; `adjustment_of`: the adjustment slip of that reconciliation (its undo) was
+    changed since. Nothing was changed."""
+
+
 class PayloadTooLarge(ApiError):
     status, code, title = 413, "payload_too_large", "Payload too large"
 

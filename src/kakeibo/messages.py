@@ -15,6 +15,8 @@ from collections.abc import Callable, Mapping, Sequence
 from functools import cache
 from typing import Any, Literal
 
+from kakeibo.core import units
+
 Lang = Literal["en", "ja"]
 LANGUAGES: tuple[Lang, ...] = ("en", "ja")
 
@@ -491,7 +493,65 @@ def _budget_exceeded(m: Mapping[str, Any], lang: Lang) -> str | None:
     return f"the {month} budget for {category} has {yen(m['remaining'])} left; this needs {yen(m['needed'])}"
 
 
+# what an undo names, in words (errors.UndoRefused's `entity`)
+ENTITIES: dict[str, tuple[str, str]] = {
+    "slip": ("slip", "伝票"),
+    "account": ("account", "口座"),
+    "budget": ("budget", "予算"),
+    "recurrence": ("recurrence", "繰り返し伝票"),
+    "reconciliation": ("reconciliation", "照合"),
+}
+
+
+def _undo_refused(m: Mapping[str, Any], lang: Lang) -> str:
+    """An undo refused because what it would take back moved on since its entry: nobody else is
+    blamed (the caller's own later change, or a reconciliation, may have moved it), nothing is to
+    be saved again; what to do first is said."""
+    kind = ENTITIES.get(str(m.get("entity")), (str(m.get("entity")), str(m.get("entity"))))
+    name, ident, current, expected = kind[lang == "ja"], m.get("id"), m.get("current"), m.get("expected")
+    if m.get("adjustment_of"):
+        rid = m["adjustment_of"]
+        if lang == "ja":
+            return (
+                f"照合 {rid} の差額の伝票 {ident} は、照合のあとに変更されています（現在の版は {current}）。"
+                "その変更を消さないよう、照合は取り消していません（何も変更していません）。"
+                "取り消すには、先にその伝票を ?unlock=true で削除してください"
+            )
+        return (
+            f"the adjustment slip {ident} of reconciliation {rid} was changed after it (it is at version "
+            f"{current}): the reconciliation is not undone, so that change is kept (nothing was changed); to undo "
+            "it, delete that slip first with ?unlock=true"
+        )
+    if m.get("reconciled_by"):
+        rid = m["reconciled_by"]
+        if lang == "ja":
+            return (
+                f"{name} {ident} はこの変更のあとで照合されました（{rid}）。この変更は取り消していません。"
+                "先にその照合を取り消してから、もう一度この変更を取り消してください"
+            )
+        return (
+            f"{name} {ident} was reconciled after this change (by {rid}): this change is not undone; undo that "
+            "reconciliation first, then undo this change again"
+        )
+    if current is None:
+        if lang == "ja":
+            return f"{name} {ident} はこの変更のあとで削除されています。この変更は取り消していません"
+        return f"{name} {ident} was deleted after this change: this change is not undone"
+    if lang == "ja":
+        return (
+            f"{name} {ident} はこの変更のあとにも変更されています"
+            f"（現在の版は {current}、この変更の直後は {expected}）。この変更は取り消していません。"
+            "あとの変更を先に取り消すか、直接変更してください"
+        )
+    return (
+        f"{name} {ident} was changed after this change (it is at version {current}; this change left it at "
+        f"{expected}): this change is not undone; undo the later changes first, or change it directly"
+    )
+
+
 def _version_mismatch(m: Mapping[str, Any], lang: Lang) -> str | None:
+    if m.get("entity"):  # an undo's (errors.UndoRefused)
+        return _undo_refused(m, lang)
     current, expected = m.get("current"), m.get("expected")
     if current is None or expected is None:
         return None
@@ -501,6 +561,29 @@ def _version_mismatch(m: Mapping[str, Any], lang: Lang) -> str | None:
             "読み込み直してから、もう一度保存してください"
         )
     return f"it was changed meanwhile: it is at version {current}, not {expected}; read it again and retry"
+
+
+def _reconciliation_difference(m: Mapping[str, Any], lang: Lang) -> str | None:
+    """The statement against the cleared balance, each amount in the account's unit (¥12,520, $12.34, 1,200 pt)."""
+    if not all(k in m for k in ("date", "balance", "cleared_balance", "difference")):
+        return None
+    unit = str(m.get("unit") or units.JPY)
+    if not units.is_unit(unit):
+        unit = units.JPY
+    cleared, balance = (
+        units.format_amount(int(m["cleared_balance"]), unit),
+        units.format_amount(int(m["balance"]), unit),
+    )
+    difference = units.format_amount(int(m["difference"]), unit)
+    if lang == "ja":
+        return (
+            f"{m['date']} 時点の確認済み残高は {cleared}、明細書の残高は {balance} です（差額 {difference}）。"
+            "足りない明細を確認済みにするか、adjust: true で差額を使途不明金として記録してください"
+        )
+    return (
+        f"the cleared balance as of {m['date']} is {cleared}, the statement says {balance} (difference "
+        f"{difference}); clear the missing slips or send adjust: true"
+    )
 
 
 def _field_detail(m: Mapping[str, Any], lang: Lang) -> str | None:
@@ -519,6 +602,7 @@ DETAILS: dict[str, Detail] = {
     "insufficient_funds": _insufficient_funds,
     "budget_exceeded": _budget_exceeded,
     "version_mismatch": _version_mismatch,
+    "reconciliation_difference": _reconciliation_difference,
     "validation_error": _field_detail,
     "lines_sum_mismatch": _field_detail,
     "bad_request": _bad_query,
@@ -1036,6 +1120,20 @@ TRANSLATIONS: dict[str, str] = {
         "この照合はちょうど取り消し中かやり直し中です。少し待ってからもう一度お試しください"
     ),
     "a slip changed while it was reconciled; retry": "照合中に明細が変更されました。もう一度お試しください",
+    "the adjustment slip '{slip}' of reconciliation '{id}' changed since: the reconciliation is not undone": (
+        "照合 {id} の差額の伝票 {slip} は照合のあとに変更されています。照合は取り消していません"
+    ),
+    "jpy_amount is the yen of an adjustment: send it with adjust: true": (
+        "円換算額（jpy_amount）は差額の調整の円換算額です。adjust: true といっしょに指定してください"
+    ),
+    "account '{account}' is in {unit}: jpy_amount is only for an account in a foreign currency": (
+        "口座 {account} の単位は {unit} です。円換算額（jpy_amount）は外貨の口座にだけ指定できます"
+    ),
+    "account '{account}' is in {unit} and none of its slips up to {date} says what its amounts came to in yen: "
+    "send jpy_amount, the yen of the difference": (
+        "口座 {account} は {unit} の口座で、{date} までの伝票に円換算額のわかるものがありません。"
+        "差額の円換算額を jpy_amount で指定してください"
+    ),
     "this reconciliation was let go meanwhile; retry": "この照合は途中で手放されました。もう一度お試しください",
     "the account changed while it was reconciled; retry": "照合中に口座が変更されました。もう一度お試しください",
     "the account kept changing while it was reconciled; retry": (

@@ -158,7 +158,22 @@ class GoneProblem(ProblemBase):
 class VersionMismatchProblem(ProblemBase):
     code: Literal["version_mismatch"]
     current: int | None = Field(default=None, description="the version it is at now (its ETag)")
-    expected: int | None = Field(default=None, description="the version If-Match named")
+    expected: int | None = Field(
+        default=None, description="the version If-Match named (an undo: the version the entry left it at)"
+    )
+    entity: str | None = Field(
+        default=None,
+        description="an undo refused: what moved on since the entry (slip, account, budget, recurrence, "
+        "reconciliation); nothing was changed",
+    )
+    id: str | None = Field(default=None, description="an undo refused: the id of what moved on")
+    reconciled_by: str | None = Field(
+        default=None, description="an undo refused: the slip was reconciled since, by this reconciliation"
+    )
+    adjustment_of: str | None = Field(
+        default=None,
+        description="the undo of this reconciliation refused: its adjustment slip (`id`) was changed since",
+    )
 
 
 class PayloadTooLargeProblem(ProblemBase):
@@ -208,6 +223,11 @@ class ReconciliationDifferenceProblem(ProblemBase):
     code: Literal["reconciliation_difference"]
     difference: int = Field(description="the statement's balance less the cleared balance")
     cleared_balance: int = Field(description="the account's cleared balance as of the date")
+    date: str | None = Field(default=None, description="the statement's date")
+    balance: int | None = Field(default=None, description="the statement's balance")
+    unit: str | None = Field(
+        default=None, description="the account's unit, which the amounts are in (JPY, an ISO 4217 code, points)"
+    )
 
 
 class LockedProblem(ProblemBase):

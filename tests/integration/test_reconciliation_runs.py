@@ -153,9 +153,11 @@ def test_an_undo_stopped_between_batches_is_finished_by_whoever_next_asks(
     undone = api.post(f"/changes/{seq}/undo")
     assert undone.status == 500, undone
     _restarted(store, monkeypatch)
-    # Then it is half done: some slips cleared again, the assertion still there, the undo under way
+    # Then it is half done: the adjustment deleted first, some slips cleared again, the assertion
+    # still there, the undo under way
     states = [s["cleared"] for s in _slips(api)]
-    assert states.count("cleared") == 4 and states.count("reconciled") == 7, states
+    assert states.count("cleared") == 4 and states.count("reconciled") == 6, states
+    assert api.get(f"/slips/{made.json['adjustment_slip']}").status == 404
     assert len(store.reconciliations(user, "wallet")) == 1 and len(_runs(store, user)) == 1
     # And while its lease runs, another undo or reconciliation waits (423)
     assert api.post(f"/changes/{seq}/undo").status == 423
@@ -267,3 +269,42 @@ def test_letting_go_of_a_stopped_reconciliation_and_undoing_one_read_only_the_sl
     cleared = {s["id"] for s in _slips(api) if s["cleared"] == "cleared"}
     assert len(cleared) == 10 and cleared <= set(read) and not set(read) & uncleared, read
     assert store.reconciliations(user, "wallet") == [] and invariants.check(store, user) == []
+
+
+def test_an_undo_left_stuck_on_an_adjustment_reconciled_again_is_given_up_and_the_account_reconciles(
+    api: Client, store: Store, user: str
+) -> None:
+    # Given a wallet reconciled with an adjustment, the adjustment unlocked, moved and reconciled again
+    _wallet(api, store, user)
+    first = api.post(RECONCILIATIONS.format("wallet"), BODY.model_dump())
+    assert first.status == 201, first
+    adjustment = api.get(f"/slips/{first.json['adjustment_slip']}")
+    moved = api.patch(
+        adjustment.header("Content-Location") or "",
+        {"date": "2026-11-01"},
+        query={"unlock": "true"},
+        headers={"If-Match": adjustment.etag or ""},
+    )
+    assert moved.status == 200, moved
+    second = api.post(RECONCILIATIONS.format("wallet"), {"date": "2026-11-01", "balance": 1_800})
+    assert second.status == 201, second
+    # And the undo of the first left under way (as one that stopped, or gave up on its adjustment, left it)
+    entries = api.get("/changes", query={"since": 0, "limit": 100}).json["changes"]
+    seq = next(e["seq"] for e in entries if any(c["id"] == first.json["id"] for c in e["changes"]))
+    ctx = WriteContext.personal(user)
+    lease = store.acquire_lock(user, service.lock_name("wallet"), service.LOCK_TTL)
+    run = service._run(service.UNDO, ctx, "wallet", first.json["id"], BODY.date, seq=seq, version=1)
+    store.start_run(ctx, store.lock_held_op(lease), run)
+    store.release_lock(lease)
+    # When the wallet is reconciled again
+    again = api.post(RECONCILIATIONS.format("wallet"), {"date": "2026-11-25", "balance": 900})
+    # Then the undo that cannot finish is given up (nothing of it written) and the reconciliation goes through
+    assert again.status == 201, again
+    assert _runs(store, user) == []
+    listed = {r["id"] for r in api.get(RECONCILIATIONS.format("wallet")).json["items"]}
+    assert listed == {first.json["id"], second.json["id"], again.json["id"]}
+    assert api.get(f"/slips/{first.json['adjustment_slip']}").json["cleared"] == "reconciled"
+    # And the second reconciliation is undone
+    second_seq = next(e["seq"] for e in entries if any(c["id"] == second.json["id"] for c in e["changes"]))
+    assert api.post(f"/changes/{second_seq}/undo").status == 200
+    assert invariants.check(store, user) == []

@@ -4,10 +4,13 @@ the reconciled slips locked, holds, adjustment, undo, a race of edits, and a lar
 from __future__ import annotations
 
 import threading
+import uuid
 from collections.abc import Callable
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 
 from kakeibo.models import ReconciliationIn, SlipIn
 from kakeibo.services import reconciliations as service
@@ -15,6 +18,7 @@ from kakeibo.services import slips as slip_service
 from kakeibo.store import CLEARED_INDEXED, SLIP_SEQ_SK, Store, WriteContext, pk, to_ddb
 from tests import invariants
 from tests.events import Client
+from tests.integration.test_journal import all_changes, comparable, current_state, replay
 
 RECONCILIATIONS = "/accounts/{}/reconciliations"
 
@@ -411,3 +415,335 @@ def test_the_cleared_balance_as_of_any_date_comes_from_the_rollups_after_it(
     assert [(r["date"], r["holds"]) for r in listed] == [("2026-10-31", True)]
     rollups = sorted(sk for sk in read if sk.startswith(("AYEAR#", "AMONTH#", "DAY#")))
     assert rollups == ["AMONTH#2026-11#bank"], read
+
+
+# ---- undo of a reconciliation whose adjustment moved on ------------------------------------------
+
+
+def _seq_of(api: Client, reconciliation: str) -> int:
+    """The seq of the entry that stored `reconciliation`."""
+    entries = api.get("/changes", query={"since": 0, "limit": 200}).json["changes"]
+    return next(
+        e["seq"]
+        for e in entries
+        if any(c["type"] == "reconciliation" and c["id"] == reconciliation for c in e["changes"])
+    )
+
+
+def _state(api: Client, store: Store, user: str, account: str) -> tuple[Any, ...]:
+    """What an undo refused must leave as it was: the journal's head, the account's slips, its
+    reconciliations and the runs under way (none)."""
+    slips = sorted((s["id"], s["version"], s["cleared"], s["memo"]) for s in api.get("/slips").json["items"])
+    runs = [r for r in store.reconciliation_records(user, account) if r["type"] != "reconciliation"]
+    head = api.get("/changes", query={"since": 0}).json["knowledge"]
+    return head, slips, [(r["id"], r["holds"]) for r in _reconciliations(api, account)], runs
+
+
+def test_an_undo_whose_adjustment_was_unlocked_and_reconciled_again_is_412_and_the_account_stays_reconcilable(
+    api: Client, store: Store, user: str
+) -> None:
+    # Given a bank reconciled on the 20th with an adjustment A of 500
+    api.account("bank", 10_000, type="bank")
+    _slip(api, date="2026-11-03", kind="expense", amount=1_000, account="bank", category="食費", cleared="cleared")
+    first = api.post(RECONCILIATIONS.format("bank"), {"date": "2026-11-20", "balance": 8_500, "adjust": True})
+    assert first.status == 201, first
+    adjustment = first.json["adjustment_slip"]
+    # And A unlocked and moved to the 5th, then the 10th reconciled (which reconciles A)
+    read = api.get(f"/slips/{adjustment}")
+    moved = api.patch(
+        read.header("Content-Location") or "",
+        {"date": "2026-11-05"},
+        query={"unlock": "true"},
+        headers={"If-Match": read.etag or ""},
+    )
+    assert moved.status == 200, moved
+    second = api.post(RECONCILIATIONS.format("bank"), {"date": "2026-11-10", "balance": 8_500})
+    assert second.status == 201 and second.json["reconciled"] == 1, second
+    before = _state(api, store, user, "bank")
+    # When the first reconciliation is undone
+    refused = api.post(f"/changes/{_seq_of(api, first.json['id'])}/undo", headers={"Accept-Language": "ja"})
+    # Then 412 names the adjustment that moved on, in words that blame nobody and ask to save nothing
+    assert refused.status == 412 and refused.json["code"] == "version_mismatch", refused
+    assert (refused.json["entity"], refused.json["id"], refused.json["adjustment_of"]) == (
+        "slip",
+        adjustment,
+        first.json["id"],
+    )
+    assert refused.json["current"] == moved.json["version"] + 1  # the second reconciliation marked it
+    assert "ほかの人" not in refused.json["detail"] and "保存" not in refused.json["detail"], refused
+    assert adjustment in refused.json["detail"] and "取り消していません" in refused.json["detail"], refused
+    # And nothing changed: no slip, no reconciliation, no entry, no run left under way
+    assert _state(api, store, user, "bank") == before
+    # And the account is still reconciled as before, again and again
+    third = api.post(RECONCILIATIONS.format("bank"), {"date": "2026-11-25", "balance": 8_500})
+    assert third.status == 201, third
+    # And the second reconciliation (the one that reconciled A) is undone
+    undone = api.post(f"/changes/{_seq_of(api, second.json['id'])}/undo")
+    assert undone.status == 200, undone
+    assert api.get(f"/slips/{adjustment}").json["cleared"] == "cleared"
+    assert invariants.check(store, user) == []
+    assert api.post("/ledger/verify").json["ok"] is True
+
+
+def test_an_undo_whose_adjustment_was_edited_since_is_412_and_keeps_the_edit(
+    api: Client, store: Store, user: str
+) -> None:
+    # Given a wallet reconciled with an adjustment, whose memo was edited afterwards (no unlock needed)
+    api.account("wallet", 10_000)
+    lunch = _slip(
+        api, date="2026-11-02", kind="expense", amount=3_000, account="wallet", category="食費", cleared="cleared"
+    )
+    made = api.post(RECONCILIATIONS.format("wallet"), {"date": "2026-11-20", "balance": 6_500, "adjust": True})
+    assert made.status == 201, made
+    adjustment = made.json["adjustment_slip"]
+    read = api.get(f"/slips/{adjustment}")
+    where = read.header("Content-Location") or ""
+    edited = api.patch(where, {"memo": "お釣りの数え間違い"}, headers={"If-Match": read.etag or ""})
+    assert edited.status == 200 and edited.json["cleared"] == "reconciled", edited
+    before = _state(api, store, user, "wallet")
+    seq = _seq_of(api, made.json["id"])
+    # When the reconciliation is undone
+    refused = api.post(f"/changes/{seq}/undo")
+    # Then 412 names the adjustment and its version now, and nothing changed: the memo is kept
+    assert refused.status == 412 and refused.json["code"] == "version_mismatch", refused
+    assert (refused.json["id"], refused.json["current"], refused.json["adjustment_of"]) == (
+        adjustment,
+        edited.json["version"],
+        made.json["id"],
+    )
+    assert "not undone" in refused.json["detail"] and "?unlock=true" in refused.json["detail"], refused
+    assert _state(api, store, user, "wallet") == before
+    assert api.get(f"/slips/{adjustment}").json["memo"] == "お釣りの数え間違い"
+    # When the adjustment is deleted (unlocked) and the undo asked again
+    current = api.get(where)
+    gone = api.delete(where, headers={"If-Match": current.etag or ""}, query={"unlock": "true"})
+    assert gone.status == 204, gone
+    undone = api.post(f"/changes/{seq}/undo")
+    # Then the reconciliation is taken back: its slip cleared again, the assertion gone
+    assert undone.status == 200, undone
+    assert api.get(lunch["where"]).json["cleared"] == "cleared"
+    assert _reconciliations(api, "wallet") == []
+    assert invariants.check(store, user) == []
+
+
+def test_a_412_on_undoing_a_slip_ones_own_reconciliation_reconciled_says_so(api: Client) -> None:
+    # Given a cleared slip, then reconciled by the caller
+    api.account("bank", 10_000, type="bank")
+    rent = _slip(
+        api, date="2026-11-03", kind="expense", amount=1_000, account="bank", category="住居", cleared="cleared"
+    )
+    made = api.post(RECONCILIATIONS.format("bank"), {"date": "2026-11-20", "balance": 9_000})
+    assert made.status == 201, made
+    entries = api.get("/changes", query={"since": 0, "limit": 100}).json["changes"]
+    created = next(e["seq"] for e in entries if any(c["type"] == "slip" and c["op"] == "create" for c in e["changes"]))
+    # When the slip's creation is undone, in Japanese and in English
+    ja = api.post(f"/changes/{created}/undo", headers={"Accept-Language": "ja"})
+    en = api.post(f"/changes/{created}/undo")
+    # Then 412 says the slip was reconciled since and by which reconciliation, to undo first
+    assert ja.status == en.status == 412, (ja, en)
+    assert ja.json["reconciled_by"] == en.json["reconciled_by"] == made.json["id"]
+    assert "照合されました" in ja.json["detail"] and made.json["id"] in ja.json["detail"], ja
+    assert "ほかの人" not in ja.json["detail"] and "保存" not in ja.json["detail"], ja
+    assert "was reconciled after this change" in en.json["detail"], en
+    assert api.get(rent["where"]).json["cleared"] == "reconciled"
+
+
+def test_a_difference_is_worded_in_the_accounts_unit(api: Client) -> None:
+    # Given a yen bank and a dollar wallet, each short of its statement
+    api.account("bank", 20_000, type="bank")
+    api.account("usd", 5_000, unit="USD")
+    # When each is reconciled without adjusting
+    yen = api.post(RECONCILIATIONS.format("bank"), {"date": "2026-11-20", "balance": 32_520})
+    ja = api.post(
+        RECONCILIATIONS.format("bank"), {"date": "2026-11-20", "balance": 32_520}, headers={"Accept-Language": "ja"}
+    )
+    usd = api.post(RECONCILIATIONS.format("usd"), {"date": "2026-11-20", "balance": 4_875})
+    # Then the amounts are in the account's unit, with the unit named in the problem
+    assert yen.status == ja.status == usd.status == 409, (yen, ja, usd)
+    assert "¥20,000" in yen.json["detail"] and "¥32,520" in yen.json["detail"] and "¥12,520" in yen.json["detail"]
+    assert "差額 ¥12,520" in ja.json["detail"], ja
+    assert (usd.json["unit"], usd.json["difference"]) == ("USD", -125), usd
+    assert "$50.00" in usd.json["detail"] and "$48.75" in usd.json["detail"] and "-$1.25" in usd.json["detail"], usd
+
+
+# ---- accounts in other units (§21) ----------------------------------------------------------------
+
+
+def test_a_dollar_account_is_adjusted_in_cents_with_its_yen_at_its_latest_rate_or_as_sent(
+    api: Client, store: Store, user: str
+) -> None:
+    # Given a dollar account bought for ¥15,000 ($100.00) and a cleared dinner of $20.00 (¥3,100)
+    api.account("bank", 100_000, type="bank")
+    api.account("usd", 0, unit="USD")
+    bought = api.slip(
+        date="2026-11-01", kind="transfer", amount=15_000, account="bank", to_account="usd", to_amount=10_000,
+        to_cleared="cleared",
+    )  # fmt: skip
+    assert bought.status == 201, bought
+    dinner = _slip(
+        api, date="2026-11-02", kind="expense", amount=2_000, account="usd", category="食費", jpy_amount=3_100,
+        cleared="cleared",
+    )  # fmt: skip
+    # When the wallet counts $79.00 and the difference of $1.00 is adjusted
+    made = api.post(RECONCILIATIONS.format("usd"), {"date": "2026-11-10", "balance": 7_900, "adjust": True})
+    # Then a cleared expense of 100 cents is posted with its yen at the dinner's rate (¥155), and reconciled
+    assert made.status == 201, made
+    assert (made.json["difference"], made.json["reconciled"]) == (-100, 3)
+    adjustment = api.get(f"/slips/{made.json['adjustment_slip']}").json
+    assert (adjustment["kind"], adjustment["amount"], adjustment["jpy_amount"]) == ("expense", 100, 155)
+    assert api.get(dinner["where"]).json["cleared"] == "reconciled"
+    # And the account is still valued at the dinner's rate, not at one the adjustment made
+    usd = next(i for i in api.get("/balances").json["items"] if i["account"] == "usd")
+    assert (usd["balance"], usd["valued_by"], usd["rate_date"]) == (7_900, "latest_slip", "2026-11-02")
+    # When a later count is adjusted with the yen the caller says
+    said = api.post(
+        RECONCILIATIONS.format("usd"), {"date": "2026-11-20", "balance": 7_850, "adjust": True, "jpy_amount": 80}
+    )
+    # Then that is the adjustment's yen
+    assert said.status == 201, said
+    assert api.get(f"/slips/{said.json['adjustment_slip']}").json["jpy_amount"] == 80
+    assert invariants.check(store, user) == []
+    assert api.post("/ledger/verify").json["ok"] is True
+
+
+def test_an_adjustment_in_another_unit_names_what_it_needs_and_writes_nothing(api: Client) -> None:
+    # Given a euro account none of whose slips says its yen, and a yen wallet
+    api.account("eur", 5_000, unit="EUR")
+    api.account("wallet", 1_000)
+    head = api.get("/changes", query={"since": 0}).json["knowledge"]
+    cases = [
+        ("eur", {"date": "2026-11-20", "balance": 4_900, "adjust": True}),  # no rate to price it at
+        ("eur", {"date": "2026-11-20", "balance": 4_900, "jpy_amount": 160}),  # yen of no adjustment
+        ("wallet", {"date": "2026-11-20", "balance": 900, "adjust": True, "jpy_amount": 100}),  # a yen account
+    ]
+    for account, body in cases:
+        # When it is reconciled so
+        reply = api.post(RECONCILIATIONS.format(account), body, headers={"Accept-Language": "ja"})
+        # Then 422 names jpy_amount, in the caller's language, and nothing was written
+        assert reply.status == 422, (body, reply)
+        assert [e["loc"] for e in reply.json["errors"]] == [["body", "jpy_amount"]], reply
+        assert "jpy_amount" in reply.json["detail"] and "円換算額" in reply.json["detail"], reply
+    assert api.get("/changes", query={"since": 0}).json["knowledge"] == head
+    assert _reconciliations(api, "eur") == []
+    # And with the yen it came to, the euro account is adjusted
+    made = api.post(RECONCILIATIONS.format("eur"), {"date": "2026-11-20", "balance": 4_900, "adjust": True,
+                                                     "jpy_amount": 160})  # fmt: skip
+    assert made.status == 201, made
+    assert api.get(f"/slips/{made.json['adjustment_slip']}").json["jpy_amount"] == 160
+
+
+def test_a_points_account_is_adjusted_at_its_point_value(api: Client) -> None:
+    # Given a points account of 1,500 points worth ¥2 each
+    api.account("rakuten", 1_500, type="other", unit="points", point_value=2, program="楽天ポイント")
+    # When the app says 1,450 and the difference is adjusted
+    made = api.post(RECONCILIATIONS.format("rakuten"), {"date": "2026-11-20", "balance": 1_450, "adjust": True})
+    # Then 50 points are posted, counting ¥100
+    assert made.status == 201, made
+    adjustment = api.get(f"/slips/{made.json['adjustment_slip']}").json
+    assert (adjustment["amount"], adjustment["jpy_amount"]) == (50, 100)
+
+
+# ---- any sequence: the accounts stay reconcilable --------------------------------------------------
+
+SEQUENCES = st.lists(
+    st.tuples(st.sampled_from(["slip", "reconcile", "unlock", "memo", "undo"]), st.integers(0, 60)),
+    min_size=3,
+    max_size=10,
+)
+ACCOUNTS = ("bank", "usd")  # yen, and dollars (cents) whose slips say their yen
+
+
+def _created_seq(api: Client, reconciliation: str) -> int | None:
+    """The seq of the latest entry that stored `reconciliation` (the same request after an undo
+    stores it again under its id)."""
+    entries, _ = all_changes(api)
+    made = [
+        e["seq"]
+        for e in entries
+        for c in e["changes"]
+        if (c["type"], c["id"], c["op"]) == ("reconciliation", reconciliation, "create")
+    ]
+    return max(made, default=None)
+
+
+def _step(api: Client, op: str, n: int, stored: list[str]) -> None:
+    """One write of the sequence, with what it must answer."""
+    account = ACCOUNTS[n % 2]
+    slips = api.get("/slips", query={"limit": "100"}).json["items"]
+    if op == "slip":
+        extra = {"jpy_amount": 150 + n} if account == "usd" else {}
+        reply = api.slip(date=f"2026-11-{1 + n % 20:02d}", kind="expense", amount=100 + n, account=account,
+                         category="食費", cleared="cleared", **extra)  # fmt: skip
+        assert reply.status == 201, reply
+    elif op == "reconcile":
+        date = f"2026-11-{1 + n % 25:02d}"
+        dry = api.post(RECONCILIATIONS.format(account), {"date": date, "balance": 0}, query={"dry_run": "true"})
+        balance = dry.json["cleared_balance"] - (n % 3) * 10  # agreeing, or short by 10 or 20
+        made = api.post(RECONCILIATIONS.format(account), {"date": date, "balance": balance, "adjust": True})
+        assert made.status in (200, 201), made
+        stored.append(made.json["id"])
+    elif op in ("unlock", "memo"):
+        # an adjustment first when there is one: what an undo would take back
+        wanted = [s for s in slips if s["memo"] == service.ADJUSTMENT_MEMO] if n % 2 == 0 else []
+        pool = wanted or ([s for s in slips if s["cleared"] == "reconciled"] if op == "unlock" else slips)
+        if not pool:
+            return
+        slip = api.get(f"/slips/{pool[n % len(pool)]['id']}")
+        patch = {"date": f"2026-11-{1 + n % 25:02d}"} if op == "unlock" else {"memo": f"memo {n}"}
+        query = {"unlock": "true"} if op == "unlock" else None
+        changed = api.patch(slip.header("Content-Location") or "", patch, headers={"If-Match": slip.etag or ""},
+                            query=query)  # fmt: skip
+        assert changed.status == 200, changed
+    elif op == "undo" and stored:
+        rid = stored[n % len(stored)]
+        seq = _created_seq(api, rid)
+        assert seq is not None
+        before = sorted((s["id"], s["version"]) for s in slips)
+        undone = api.post(f"/changes/{seq}/undo")
+        assert undone.status in (200, 409, 412), undone
+        if undone.status == 409:
+            assert undone.json["code"] == "already_undone", undone
+        if undone.status == 412:  # its adjustment moved on: nothing changed
+            assert undone.json["adjustment_of"] == rid, undone
+            after = api.get("/slips", query={"limit": "100"}).json["items"]
+            assert sorted((s["id"], s["version"]) for s in after) == before
+
+
+@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(ops=SEQUENCES)
+# the bank adjusted on the 3rd, its adjustment unlocked to the 1st and reconciled on the 7th, the first undone
+@example(ops=[("reconcile", 2), ("unlock", 0), ("reconcile", 6), ("undo", 0), ("reconcile", 8), ("undo", 1)])
+# the dollars adjusted at their rate, the adjustment's memo edited, the reconciliation undone, more dollars
+@example(ops=[("reconcile", 1), ("memo", 0), ("undo", 0), ("slip", 3), ("reconcile", 5)])
+def test_any_sequence_of_reconciliations_unlocks_edits_and_undos_leaves_every_account_reconcilable(
+    local_env: str, store: Store, ops: list[tuple[str, int]]
+) -> None:
+    # Given a yen bank and a dollar account bought for ¥15,000 ($100.00), its side cleared
+    user = f"recon-{uuid.uuid4().hex[:10]}"
+    api = Client(user)
+    api.account("bank", 100_000, type="bank")
+    api.account("usd", 0, unit="USD")
+    bought = api.slip(date="2026-11-01", kind="transfer", amount=15_000, account="bank", to_account="usd",
+                      to_amount=10_000, cleared="cleared", to_cleared="cleared")  # fmt: skip
+    assert bought.status == 201, bought
+    stored: list[str] = []
+    # When any sequence of cleared slips, reconciliations (adjusted), unlocked moves, edits and undos runs
+    for op, n in ops:
+        _step(api, op, n, stored)
+        # Then no run is ever left under way
+        assert [
+            r for a in ACCOUNTS for r in store.reconciliation_records(user, a) if r["type"] != "reconciliation"
+        ] == []
+    # And each account is still reconciled where its dry run says it agrees
+    for account in ACCOUNTS:
+        dry = api.post(RECONCILIATIONS.format(account), {"date": "2026-11-28", "balance": 0}, query={"dry_run": "true"})
+        agreed = api.post(
+            RECONCILIATIONS.format(account), {"date": "2026-11-28", "balance": dry.json["cleared_balance"]}
+        )
+        assert agreed.status in (200, 201), agreed
+    # And the ledger verifies, and its journal replays to its slips and accounts
+    assert invariants.check(store, user) == []
+    assert api.post("/ledger/verify").json["ok"] is True
+    entries, _ = all_changes(api)
+    replayed = {k: v for k, v in replay(entries).items() if k[0] in ("slip", "account")}
+    assert comparable(replayed) == comparable(current_state(api, set()))

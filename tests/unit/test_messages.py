@@ -267,3 +267,81 @@ def test_a_slip_without_a_category_reads_in_the_callers_language_and_keeps_its_k
     assert wallet.put("/budgets/2026-11/uncategorized", {"limit": 1000}).status == 201
     budgets = wallet.get("/budgets", query={"month": "2026-11"}, headers=JA).json["items"]
     assert [(b["category"], b["category_label"], b["spent"]) for b in budgets] == [("uncategorized", "未分類", 100)]
+
+
+# ---- undo and reconciliation texts ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("members", "en_has", "ja_has"),
+    [
+        (
+            {"entity": "slip", "id": "S1", "current": 4, "expected": 2},
+            "slip S1 was changed after this change (it is at version 4; this change left it at 2)",
+            "伝票 S1 はこの変更のあとにも変更されています（現在の版は 4、この変更の直後は 2）",
+        ),
+        (
+            {"entity": "budget", "id": "2026-11/食費", "current": None, "expected": 3},
+            "budget 2026-11/食費 was deleted after this change",
+            "予算 2026-11/食費 はこの変更のあとで削除されています",
+        ),
+        (
+            {"entity": "slip", "id": "S1", "current": 3, "expected": 1, "reconciled_by": "R1"},
+            "undo that reconciliation first",
+            "伝票 S1 はこの変更のあとで照合されました（R1）",
+        ),
+        (
+            {"entity": "slip", "id": "A1", "current": 4, "expected": 2, "adjustment_of": "R1"},
+            "the adjustment slip A1 of reconciliation R1 was changed after it",
+            "照合 R1 の差額の伝票 A1 は、照合のあとに変更されています（現在の版は 4）",
+        ),
+    ],
+    ids=["changed", "deleted", "reconciled-since", "adjustment-changed"],
+)
+def test_an_undo_refused_says_what_moved_on_and_blames_nobody(
+    members: dict[str, Any], en_has: str, ja_has: str
+) -> None:
+    # When an undo's 412 is worded in English and in Japanese
+    en = messages.detail("version_mismatch", "raised", members, "en")
+    ja = messages.detail("version_mismatch", "raised", members, "ja")
+    # Then it names what moved on, says nothing was undone, and neither blames another person nor asks to save
+    assert en_has in en and ja_has in ja, (en, ja)
+    assert "not undone" in en and "取り消していません" in ja, (en, ja)
+    assert "ほかの人" not in ja and "保存" not in ja and "meanwhile" not in en and "save" not in en, (en, ja)
+
+
+def test_a_stale_if_match_still_reads_as_before() -> None:
+    # Given a 412 of an If-Match that names an old version (no undo), its words are unchanged
+    ja = messages.detail("version_mismatch", "raised", {"current": 3, "expected": 2}, "ja")
+    assert ja.startswith("ほかの人が先に変更しました（現在の版は 3、送られた版は 2）")
+
+
+@pytest.mark.parametrize(
+    ("unit", "en_has", "ja_has"),
+    [
+        ("JPY", "is ¥20,000, the statement says ¥32,520 (difference ¥12,520)", "差額 ¥12,520"),
+        ("USD", "is $200.00, the statement says $325.20 (difference $125.20)", "差額 $125.20"),
+        ("points", "is 20,000 pt, the statement says 32,520 pt (difference 12,520 pt)", "差額 12,520 pt"),
+        (None, "(difference ¥12,520)", "差額 ¥12,520"),
+    ],
+    ids=["yen", "dollars", "points", "no-unit"],
+)
+def test_a_reconciliation_difference_is_worded_in_the_accounts_unit(unit: str | None, en_has: str, ja_has: str) -> None:
+    members = {"date": "2026-11-20", "balance": 32_520, "cleared_balance": 20_000, "difference": 12_520, "unit": unit}
+    # When the 409 is worded
+    en = messages.detail("reconciliation_difference", "raised", members, "en")
+    ja = messages.detail("reconciliation_difference", "raised", members, "ja")
+    # Then each amount is in the account's unit
+    assert en_has in en and ja_has in ja, (en, ja)
+    assert "12520" not in en and "12520" not in ja
+
+
+def test_the_reconciliation_request_says_its_amounts_are_in_the_accounts_unit() -> None:
+    from kakeibo.models import ReconciliationIn
+
+    # Given the request's schema, as the OpenAPI document shows it
+    properties = ReconciliationIn.model_json_schema()["properties"]
+    # Then the balance is in the account's unit, not "in yen", and the adjustment's yen has a field
+    assert "in yen" not in properties["balance"]["description"]
+    assert "the account's unit" in properties["balance"]["description"]
+    assert "jpy_amount" in properties and "rate" in properties["jpy_amount"]["description"]

@@ -140,17 +140,7 @@ def _valued(
     foreign = [a["id"] for a in accounts if not (Unit.of(a).yen or Unit.of(a).points)]
 
     def latest(account: str) -> Callable[[], tuple[int, int, str] | None]:
-        def read() -> tuple[int, int, str] | None:
-            from kakeibo.services.slips import list_slips  # noqa: PLC0415 (slips read balances' neighbours)
-
-            found, _ = list_slips(store, ledger, date_to=as_of, account=account, limit=RATE_SLIPS)
-            for slip in found:
-                rate = slip_rate(slip, account, yen)
-                if rate is not None:
-                    return rate
-            return None
-
-        return read
+        return lambda: _latest_rate(store, ledger, account, yen, as_of)
 
     rates = dict(zip(foreign, together(*(latest(a) for a in foreign)), strict=True)) if foreign else {}
     return [
@@ -158,6 +148,28 @@ def _valued(
         | yen_value(by_id[item["account"]], item["balance"], rates.get(item["account"]))
         for item in items
     ]
+
+
+def _latest_rate(
+    store: Store, ledger: str, account: str, yen: set[str], as_of: str | None
+) -> tuple[int, int, str] | None:
+    """The rate of a foreign account's latest slip (up to `as_of`) that gives one (services/units;
+    `yen`: the ledger's yen accounts): (amount in the unit, yen, date), None when none does."""
+    from kakeibo.services.slips import list_slip_items  # noqa: PLC0415 (slips read balances' neighbours)
+
+    found, _ = list_slip_items(store, ledger, date_to=as_of, account=account, limit=RATE_SLIPS)
+    for slip in found:
+        rate = slip_rate(slip, account, yen)
+        if rate is not None:
+            return rate
+    return None
+
+
+def rate_as_of(store: Store, ledger: str, account: str, as_of: str) -> tuple[int, int, str] | None:
+    """The rate GET /balances?date=`as_of` values a foreign account at: that of its latest slip up
+    to the date that gives one (amount in the unit, yen, date); None when none does."""
+    yen = {str(a["id"]) for a in store.accounts(ledger) if Unit.of(a).yen}
+    return _latest_rate(store, ledger, account, yen, as_of)
 
 
 def history(store: Store, ledger: str, account: str, date_from: str, date_to: str) -> dict[str, Any]:

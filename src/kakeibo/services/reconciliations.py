@@ -32,9 +32,10 @@ from kakeibo.core.ids import derived_id
 from kakeibo.models import ReconciliationIn, SlipIn
 from kakeibo.services import slips as slip_service
 from kakeibo.services.accounts import account_item
-from kakeibo.services.balances import together
+from kakeibo.services.balances import rate_as_of, together
 from kakeibo.services.common import now_iso
 from kakeibo.services.postings import poster_for
+from kakeibo.services.units import RATED, Unit, yen_at_rate
 from kakeibo.settings import today
 from kakeibo.store import (
     GUARD_ITEMS,
@@ -282,6 +283,15 @@ def _checked_account(store: Store, ledger: str, account: str, body: Reconciliati
         raise _refuse("id", f"account: {account} is archived: it is no longer reconciled", where="path")
     if dt.date.fromisoformat(body.date) > today():
         raise _refuse("date", f"date: {body.date} is in the future: a statement tells what an account held up to today")
+    if body.jpy_amount is not None:
+        unit = Unit.of(acct)
+        if not body.adjust:
+            raise _refuse("jpy_amount", "jpy_amount is the yen of an adjustment: send it with adjust: true")
+        if unit.yen or unit.points:
+            raise _refuse(
+                "jpy_amount",
+                f"account '{account}' is in {unit.code}: jpy_amount is only for an account in a foreign currency",
+            )
     return acct
 
 
@@ -363,11 +373,15 @@ def _attempt(
                 f"(difference {diff}); clear the missing slips or send adjust: true",
                 difference=diff,
                 cleared_balance=cleared,
+                date=body.date,
+                balance=body.balance,
+                unit=Unit.of(acct).code,
             )
+        slip, marks = _adjustment(store, ledger, acct, body, diff)  # a 422 before anything is written
         if run is None:
             store.start_run(ctx, store.lock_held_op(lease), _run(RECONCILE, ctx, account, rid, body.date, listed=True))
         started = True
-        adjustment_id = _post_adjustment(store, ctx, lease, account=account, rid=rid, body=body, diff=diff)
+        adjustment_id = _post_adjustment(store, ctx, lease, rid=rid, slip=slip, marks=marks)
         acct = account_item(store, ledger, account)
         cleared, held = cleared_as_of_held(store, ledger, acct, body.date)
         if core.difference(body.balance, cleared):
@@ -410,6 +424,7 @@ def _attempt(
     }
     if keys is not None:  # what its undo lets go: these slips, none other read
         item.update(listed=True, slips=keys)
+    item.update(_adjustment_left(store, ledger, adjustment_id))
     shown = view(item)
     store.store_reconciliation(
         ctx,
@@ -474,6 +489,12 @@ def _marked(slip: Item, account: str, rid: str, actor: str, at: str) -> Item:
     return new
 
 
+def _reconcilers(slip: Item) -> list[str | None]:
+    """The reconciliations `slip`'s reconciled sides name."""
+    fields = [core.side_fields(role) for role in ("account", "to_account")]
+    return [slip.get(by) for _, state, by in fields if slip.get(state) == core.RECONCILED]
+
+
 def _released(slip: Item, rid: str, actor: str, at: str) -> Item:
     """`slip` with the sides `rid` reconciled back to cleared."""
     new = dict(slip)
@@ -492,6 +513,13 @@ def _adjustment_ids(rid: str) -> list[str]:
     return [derived_id(f"{rid}\nadjustment\n{n}") for n in range(20)]
 
 
+def _adjustment_left(store: Store, ledger: str, slip_id: str | None) -> dict[str, int]:
+    """What the assertion keeps of its adjustment (`slip_id`, if any): the version the
+    reconciliation leaves it at, read from its identity (its undo deletes it only at that version)."""
+    found = store.get(ledger, identity_sk(slip_id)) if slip_id is not None else None
+    return {} if found is None or found.get("deleted") else {"adjustment_version": int(found["version"])}
+
+
 def _adjustment_made(store: Store, ledger: str, rid: str) -> str | None:
     """The live adjustment slip of `rid`, if one was posted (a run resumed after a crash)."""
     for slip_id in _adjustment_ids(rid):
@@ -503,27 +531,52 @@ def _adjustment_made(store: Store, ledger: str, rid: str) -> str | None:
     return None
 
 
-def _post_adjustment(
-    store: Store, ctx: WriteContext, lease: Lease, *, account: str, rid: str, body: ReconciliationIn, diff: int
-) -> str:
-    """The difference as a cleared slip, through the one create path, exactly once."""
+def _adjustment(
+    store: Store, ledger: str, account: Item, body: ReconciliationIn, diff: int
+) -> tuple[SlipIn, dict[str, Any]]:
+    """The difference as the slip that adjusts it (cleared, dated the statement's date, in the
+    account's unit) and what its item keeps besides. In a foreign currency it says its yen as every
+    slip there does (§21): the request's jpy_amount, else the difference at the rate the account
+    is valued at as of the date (its latest slip up to then that gives one, as GET /balances), and
+    then it is marked as made at a rate (it gives no rate of its own); no rate: 422 naming
+    jpy_amount. A points adjustment counts at point_value; a yen one is yen."""
     made = core.adjustment(diff, body.category)
     assert made is not None  # noqa: S101 - a difference was found
+    unit, jpy, marks = Unit.of(account), body.jpy_amount, {}
+    if not (unit.yen or unit.points) and jpy is None:
+        rate = rate_as_of(store, ledger, str(account["id"]), body.date)
+        if rate is None:
+            raise _refuse(
+                "jpy_amount",
+                f"account '{account['id']}' is in {unit.code} and none of its slips up to {body.date} says what "
+                "its amounts came to in yen: send jpy_amount, the yen of the difference",
+            )
+        jpy, marks = yen_at_rate(made.amount, rate), {RATED: True}
+    slip = SlipIn(
+        date=body.date,
+        kind=made.kind,
+        amount=made.amount,
+        account=str(account["id"]),
+        category=made.category,
+        memo=ADJUSTMENT_MEMO,
+        cleared="cleared",
+        jpy_amount=jpy,
+    )
+    return slip, marks
+
+
+def _post_adjustment(
+    store: Store, ctx: WriteContext, lease: Lease, *, rid: str, slip: SlipIn, marks: dict[str, Any]
+) -> str:
+    """The adjustment `slip`, through the one create path, exactly once."""
     for slip_id in _adjustment_ids(rid):
         found = store.get(ctx.ledger, identity_sk(slip_id))
         if found is not None and found.get("deleted"):
             continue
-        slip = SlipIn(
-            date=body.date,
-            kind=made.kind,
-            amount=made.amount,
-            account=account,
-            category=made.category,
-            memo=ADJUSTMENT_MEMO,
-            cleared="cleared",
-        )
         held = (store.lock_held_op(lease),)  # a run whose lease was taken over posts nothing more
-        made_slip = slip_service.create_slip(store, ctx, slip, slip_id=slip_id, request_token=slip_id, conditions=held)
+        made_slip = slip_service.create_slip(
+            store, ctx, slip, slip_id=slip_id, request_token=slip_id, conditions=held, marks=marks
+        )
         return str(made_slip["id"])
     raise errors.Conflict("this reconciliation was undone too often; reconcile with another Idempotency-Key")
 
@@ -591,7 +644,10 @@ def _settle_runs(
         if writer is None:
             continue
         if run["op"] == UNDO:
-            lease = _finish_undo(store, writer, lease, run)
+            try:
+                lease = _finish_undo(store, writer, lease, run)
+            except errors.UndoRefused:  # given up, nothing written: the account goes on without it
+                continue
         else:
             lease = _abandon(store, writer, lease, account=account, rid=str(run["id"]), date=str(run["date"]))
     return lease
@@ -637,31 +693,64 @@ def _abandon(store: Store, ctx: WriteContext, lease: Lease, *, account: str, rid
     return lease
 
 
-def _delete_adjustment(store: Store, ctx: WriteContext, lease: Lease, slip_id: str) -> None:
-    """A reconciliation's adjustment slip deleted through the one delete path, under the lease."""
+def _delete_adjustment(
+    store: Store, ctx: WriteContext, lease: Lease, slip_id: str, *, rid: str | None = None, left: Any = None
+) -> None:
+    """A reconciliation's adjustment slip deleted through the one delete path, under the lease.
+    `rid`: an undo of that reconciliation, which deletes the slip only as the reconciliation left it
+    (at version `left`; an assertion stored before it kept that version: still reconciled by it),
+    reconciled sides and all, in one transaction; else UndoRefused (412) and nothing is written.
+    Without `rid` (a run let go), the slip as it is now, once released."""
     found = store.get(ctx.ledger, identity_sk(slip_id))
     if found is None or found.get("deleted"):
         return
     current = store.get(ctx.ledger, slip_sk(found["date"], slip_id))
-    if current is not None:
-        held = (store.lock_held_op(lease),)
-        slip_service.remove_slip(store, ctx, current, expected=int(current["version"]), conditions=held)
+    if current is None:
+        return
+    held = (store.lock_held_op(lease),)
+    if rid is None:  # changed meanwhile: 409 conflict, the run is let go on the next try
+        slip_service.remove_slip(store, ctx, current, expected=None, conditions=held)
+        return
+    version, reconcilers = int(current["version"]), _reconcilers(current)
+    expected = int(left) if left is not None else version
+    kept = version == expected and (left is not None or bool(reconcilers))  # without `left`: still reconciled
+    if not kept or any(by != rid for by in reconcilers):
+        raise _adjustment_moved(slip_id, rid, current=version, expected=int(left) if left is not None else None)
+    try:  # its sides reconciled by `rid` go with it (the assertion goes next)
+        slip_service.remove_slip(store, ctx, current, expected=expected, conditions=held, unlock=True)
+    except errors.VersionMismatch as exc:  # changed between the read and the delete
+        raise _adjustment_moved(slip_id, rid, current=exc.context.get("current"), expected=expected) from exc
+
+
+def _adjustment_moved(slip_id: str, rid: str, *, current: int | None, expected: int | None) -> errors.UndoRefused:
+    return errors.UndoRefused(
+        f"the adjustment slip '{slip_id}' of reconciliation '{rid}' changed since: the reconciliation is not undone",
+        entity="slip", id=slip_id, current=current, expected=expected, adjustment_of=rid,
+    )  # fmt: skip
 
 
 def _finish_undo(store: Store, ctx: WriteContext, lease: Lease, run: Item) -> Lease:
-    """An undo (`run`) carried to its end: the slips its reconciliation marked back to cleared, its
-    adjustment deleted, then the assertion removed, the marker with it and the entry marked undone.
-    An assertion no longer at the version the undo read is left as it is (the marker goes)."""
+    """An undo (`run`) carried to its end: its reconciliation's adjustment deleted first (one
+    transaction, only while it is as the reconciliation left it), then the slips it marked back to
+    cleared, then the assertion removed, the marker with it and the entry marked undone.
+    An assertion no longer at the version the undo read is left as it is (the marker goes). An
+    adjustment changed since (edited, or unlocked and reconciled again) is not taken back: the
+    undo is given up before it wrote anything, its marker removed (412, UndoRefused); nothing
+    else was changed, and the account stays reconcilable."""
     ledger, account, rid = ctx.ledger, str(run["account"]), str(run["id"])
     item = store.reconciliation(ledger, account, rid)
     if item is None or int(item["version"]) != int(run["version"]):
         store.end_run(ctx, store.lock_held_op(lease), account, rid)
         return lease
-    keys = _listed(item)
-    lease = _release(store, ctx, lease, account=account, rid=rid, date=str(item["date"]), tally=False, keys=keys)
     adjustment = item.get("adjustment_slip")
     if adjustment:
-        _delete_adjustment(store, ctx, lease, str(adjustment))
+        try:
+            _delete_adjustment(store, ctx, lease, str(adjustment), rid=rid, left=item.get("adjustment_version"))
+        except errors.UndoRefused:
+            store.end_run(ctx, store.lock_held_op(lease), account, rid)
+            raise
+    keys = _listed(item)
+    lease = _release(store, ctx, lease, account=account, rid=rid, date=str(item["date"]), tally=False, keys=keys)
     store.remove_reconciliation(ctx, store.lock_held_op(lease), item, view(item), undoes=int(run["seq"]), at=now_iso())
     return lease
 
@@ -681,7 +770,7 @@ def undo(store: Store, ctx: WriteContext, change: dict[str, Any], seq: int) -> N
     item = store.reconciliation(ledger, account, rid)
     expected = int(after["version"])
     if item is None or int(item["version"]) != expected:
-        raise errors.VersionMismatch(
+        raise errors.UndoRefused(
             f"reconciliation '{rid}' changed since that entry",
             entity="reconciliation", id=rid, current=int(item["version"]) if item else None, expected=expected,
         )  # fmt: skip

@@ -304,11 +304,20 @@ def create_slip(
     request_token: str | None = None,
     conditions: tuple[TxOp, ...] = (),
     run_rules: bool = False,
+    marks: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """`_create_slip`, priced again when an account turned out to be in another unit (services/units)."""
+    """`_create_slip`, priced again when an account turned out to be in another unit (services/units).
+    `marks`: what the item keeps besides its body (units.RATED: its yen made at an earlier slip's rate)."""
     return on_current(
         lambda: _create_slip(
-            store, ctx, body, slip_id=slip_id, request_token=request_token, conditions=conditions, run_rules=run_rules
+            store,
+            ctx,
+            body,
+            slip_id=slip_id,
+            request_token=request_token,
+            conditions=conditions,
+            run_rules=run_rules,
+            marks=marks,
         )
     )
 
@@ -322,6 +331,7 @@ def _create_slip(
     request_token: str | None = None,
     conditions: tuple[TxOp, ...] = (),
     run_rules: bool = False,
+    marks: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Create one slip: the one way slips come to be (POST /slips, recurrences; imports batch
     the same store operation). One transaction: the slip, its identity and every balance it moves.
@@ -344,7 +354,7 @@ def _create_slip(
     slip_id = slip_id or new_slip_id()
     ledger = ctx.ledger
     price = units.priced(store, ledger, body)
-    body, kept = price.body, price.kept
+    body, kept = price.body, {**price.kept, **(marks or {})}
     shared = settlements.sharing(store, ctx, body)
     entry = shared.apply(body.entry()) if shared else body.entry()
     if shared:
@@ -576,6 +586,9 @@ def write_slip(
     for extra in ("import_id", "request_token", "imported", "imported_payee", "lapse_of"):
         if extra in current:
             item[extra] = current[extra]
+    same_yen = (item["amount"], item.get("jpy_amount")) == (current["amount"], current.get("jpy_amount"))
+    if current.get(units.RATED) and same_yen:
+        item[units.RATED] = True  # its yen is still the one made at a rate: it gives none of its own
     if imported is not None:
         item["imported"] = imported
     _keep_reconciled(current, item, broken)
@@ -859,6 +872,28 @@ def list_slips(
     limit: int = 50,
     cursor: str | None = None,
 ) -> tuple[list[dict[str, Any]], str | None]:
+    """The slips as GET /slips lists them (list_slip_items), each as the API shows it."""
+    found, after = list_slip_items(
+        store, ledger, date_from=date_from, date_to=date_to, account=account, category=category, kind=kind, by=by,
+        payee=payee, limit=limit, cursor=cursor,
+    )  # fmt: skip
+    return [slip_view(i) for i in found], after
+
+
+def list_slip_items(
+    store: Store,
+    ledger: str,
+    *,
+    date_from: str | None = None,
+    date_to: str | None = None,
+    account: str | None = None,
+    category: str | None = None,
+    kind: str | None = None,
+    by: str | None = None,
+    payee: str | None = None,
+    limit: int = 50,
+    cursor: str | None = None,
+) -> tuple[list[Item], str | None]:
     """Newest day first; within a day, the latest slip number first. A day is listed only once
     all its slips are read, so the order holds across pages. A filtered list reads the slip index
     (about its page's worth; with several filters, at most MAX_LIST_READ entries); on a ledger not
@@ -874,7 +909,7 @@ def list_slips(
         )
         if page is not None:
             after = page.resume and encode_cursor({"day": page.resume[0], "below": page.resume[1]})
-            return [slip_view(i) for i in page.items], after
+            return list(page.items), after
     return _list_reading_slips(store, ledger, (lo, hi), resume=resume, filters=filters, limit=limit)
 
 
@@ -886,7 +921,7 @@ def _list_reading_slips(
     resume: tuple[str, int | None] | None,
     filters: SlipFilter,
     limit: int,
-) -> tuple[list[dict[str, Any]], str | None]:
+) -> tuple[list[Item], str | None]:
     """A list read from the slips themselves (unfiltered, or a ledger not yet indexed)."""
     lo, hi = span
     account, category, kind, by, payee = filters.account, filters.category, filters.kind, filters.by, filters.payee
@@ -938,7 +973,7 @@ def _list_reading_slips(
             break
     if len(found) > limit or (found and more):
         found = found[:limit]
-        return [slip_view(i) for i in found], encode_cursor({"day": found[-1]["date"], "below": int(found[-1]["no"])})
+        return found, encode_cursor({"day": found[-1]["date"], "below": int(found[-1]["no"])})
     if stop is not None:
-        return [slip_view(i) for i in found], encode_cursor({"day": stop})
-    return [slip_view(i) for i in found], None
+        return found, encode_cursor({"day": stop})
+    return found, None

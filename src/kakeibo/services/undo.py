@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from kakeibo import errors
+from kakeibo.core import reconcile
 from kakeibo.models import AccountPatch, BudgetIn, SlipIn
 from kakeibo.services import accounts as account_service
 from kakeibo.services import budgets as budget_service
@@ -41,7 +42,13 @@ def undo(store: Store, ctx: WriteContext, seq: int) -> dict[str, Any]:
         )
     undo_ctx = ctx.as_origin("undo")
     if len(found) == 1:
-        _undo_one(store, undo_ctx, found[0], seq)
+        try:
+            _undo_one(store, undo_ctx, found[0], seq)
+        except errors.UndoRefused:
+            raise
+        except errors.VersionMismatch as exc:  # it moved between the read and the write
+            current, expected = exc.context.get("current"), exc.context.get("expected")
+            raise _moved_on(found[0]["type"], str(found[0]["id"]), current, expected) from exc
     else:
         _undo_batch(store, undo_ctx, found, seq)
     return _undone(store, ctx, seq)
@@ -54,9 +61,14 @@ def _undone(store: Store, ctx: WriteContext, seq: int) -> dict[str, Any]:
     return {"undone": seq, "entry": entry_view(made) if made else None}
 
 
-def _moved_on(kind: str, entity: str, current: int | None, expected: int | None) -> errors.ApiError:
-    return errors.VersionMismatch(
-        f"{kind} '{entity}' changed since that entry", entity=kind, id=entity, current=current, expected=expected
+def _moved_on(kind: str, entity: str, current: int | None, expected: int | None, **more: Any) -> errors.ApiError:
+    return errors.UndoRefused(
+        f"{kind} '{entity}' changed since that entry",
+        entity=kind,
+        id=entity,
+        current=current,
+        expected=expected,
+        **more,
     )
 
 
@@ -72,25 +84,37 @@ def _undo_one(store: Store, ctx: WriteContext, change: dict[str, Any], seq: int)
         _undo_recurrence(store, ctx, change, seq)
 
 
-def _current_slip(store: Store, ledger: str, slip_id: str, expected: int) -> Item:
-    """The slip as it is now, if it is still at `expected` (the version the entry left)."""
+def _current_slip(store: Store, ledger: str, slip_id: str, expected: int, left: dict[str, Any] | None = None) -> Item:
+    """The slip as it is now, if it is still at `expected` (the version the entry left, `left`)."""
     identity = store.get(ledger, identity_sk(slip_id))
     if identity is None or identity.get("deleted"):
         raise _moved_on("slip", slip_id, int(identity["version"]) if identity else None, expected)
     current = store.get(ledger, slip_sk(identity["date"], slip_id))
     if current is None or int(current["version"]) != expected:
-        raise _moved_on("slip", slip_id, int(current["version"]) if current else None, expected)
+        since = _reconciled_since(current, left) if current is not None else None
+        more = {"reconciled_by": since} if since else {}
+        raise _moved_on("slip", slip_id, int(current["version"]) if current else None, expected, **more)
     return current
+
+
+def _reconciled_since(current: Item, left: dict[str, Any] | None) -> str | None:
+    """The reconciliation that reconciled a side of slip `current` that the entry (`left`: the slip
+    as it left it) did not show reconciled: what moved the slip on, to be undone first."""
+    for role in ("account", "to_account"):
+        _, state, by = reconcile.side_fields(role)
+        if current.get(state) == reconcile.RECONCILED and (left or {}).get(state) != reconcile.RECONCILED:
+            return str(current.get(by)) if current.get(by) else None
+    return None
 
 
 def _undo_slip(store: Store, ctx: WriteContext, change: dict[str, Any], seq: int) -> None:
     slip_id, after, before = change["id"], change.get("after"), change.get("before")
     if change["op"] == "create" and after is not None:
-        current = _current_slip(store, ctx.ledger, slip_id, int(after["version"]))
+        current = _current_slip(store, ctx.ledger, slip_id, int(after["version"]), after)
         slip_service.remove_slip(store, ctx, current, expected=int(after["version"]), undoes=seq)
         return
     if change["op"] == "update" and after is not None and before is not None:
-        current = _current_slip(store, ctx.ledger, slip_id, int(after["version"]))
+        current = _current_slip(store, ctx.ledger, slip_id, int(after["version"]), after)
         body = SlipIn.model_validate(slip_service.request_of(before, current))
         slip_service.write_slip(
             store, ctx, current, body, expected=int(after["version"]), undoes=seq, shares_mode=before.get("shares_mode")
@@ -163,7 +187,7 @@ def _undo_batch(store: Store, ctx: WriteContext, found: list[dict[str, Any]], se
         return
     if any(c["type"] != "slip" or c["op"] != "create" or c.get("after") is None for c in found):
         raise errors.NotUndoable("this entry undid nothing that can be undone")
-    current = [_current_slip(store, ctx.ledger, c["id"], int(c["after"]["version"])) for c in found]
+    current = [_current_slip(store, ctx.ledger, c["id"], int(c["after"]["version"]), c["after"]) for c in found]
     slip_service.remove_slips(store, ctx, current, undoes=seq, at=now_iso())
 
 
@@ -174,7 +198,7 @@ def _undo_slip_changes(store: Store, ctx: WriteContext, found: list[dict[str, An
     pairs = []
     for change in found:
         before, expected = change["before"], int(change["after"]["version"])
-        current = _current_slip(store, ctx.ledger, change["id"], expected)
+        current = _current_slip(store, ctx.ledger, change["id"], expected, change["after"])
         body = SlipIn.model_validate(slip_service.request_of(before, current))
         new = slip_service.changed_item(store, ctx, current, body, at=at)
         if new is not None:

@@ -18,6 +18,9 @@ from kakeibo.store import Item, Store, account_sk
 
 DERIVED = "jpy_derived"  # a points slip's jpy_amount: its amount x point_value, made here
 LOT_ACCOUNTS = "lot_accounts"  # on a slip: the points accounts whose lots it is in (services/points)
+# a foreign slip whose jpy_amount was made here at the rate of an earlier slip (a reconciliation's
+# adjustment, services/reconciliations): it repeats that rate, rounded, and gives none of its own
+RATED = "jpy_rated"
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,11 +192,12 @@ def yen_value(item: Item, balance: int, rate: tuple[int, int, str] | None) -> di
 
 
 def slip_rate(slip: Item, account: str, yen_accounts: set[str]) -> tuple[int, int, str] | None:
-    """The rate one slip of a foreign account gives: its income or expense with jpy_amount, or a
-    transfer between it and a yen account (the yen that left or arrived against its amount)."""
+    """The rate one slip (as stored) of a foreign account gives: its income or expense with a
+    jpy_amount it was given (not one made here: DERIVED, RATED), or a transfer between it and a yen
+    account (the yen that left or arrived against its amount)."""
     date = str(slip["date"])
     if slip["kind"] != "transfer":
-        if slip.get("jpy_amount") is None or slip.get(DERIVED):
+        if slip.get("jpy_amount") is None or slip.get(DERIVED) or slip.get(RATED):
             return None
         return int(slip["amount"]), int(slip["jpy_amount"]), date
     if slip.get("to_amount") is None:
@@ -204,3 +208,9 @@ def slip_rate(slip: Item, account: str, yen_accounts: set[str]) -> tuple[int, in
     if slip.get("to_account") == account and slip["account"] in yen_accounts:
         return arrived, amount, date
     return None
+
+
+def yen_at_rate(amount: int, rate: tuple[int, int, str]) -> int:
+    """What `amount` in a foreign unit comes to in yen at `rate` (amount, yen, date: slip_rate's),
+    rounded half away from zero; at least ¥1 (a slip's jpy_amount is a positive amount)."""
+    return max(1, units.yen_value(amount, rate[0], rate[1]))
