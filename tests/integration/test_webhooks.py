@@ -304,7 +304,11 @@ def test_a_webhook_url_that_is_not_public_https_is_422(own_tables: str, url: str
         ("http://example.com/hook", "not_https", "must use https (only a local server with WEBHOOK_ALLOW_LOOPBACK=1"),
         ("https://10.0.0.1/hook", "not_public", "private, loopback, link-local or metadata address"),
         ("https://169.254.169.254/latest", "not_public", "must reach a public one"),
-        ("ftp://example.com/hook", "invalid_url", "not a valid URL"),
+        ("ftp://example.com/hook", "not_https", "must use https"),
+        ("ws://example.com/hook", "not_https", "must use https"),
+        ("mailto:hanako@example.com", "not_https", "must use https"),
+        ("https:///hook", "invalid_url", "not a valid URL"),
+        ("example.com/hook", "invalid_url", "not a valid URL"),
     ],
 )
 def test_a_refused_webhook_url_says_why(own_tables: str, url: str, reason: str, says: str) -> None:
@@ -316,6 +320,15 @@ def test_a_refused_webhook_url_says_why(own_tables: str, url: str, reason: str, 
     # Then the answer names why, with its own code
     assert refused.status == 422 and refused.json["code"] == "webhook_url_refused"
     assert refused.json["reason"] == reason and says in refused.json["detail"]
+    # And says the same in Japanese: a URL of another scheme than https is told to use https
+    ja = owner.post(f"/ledgers/{ledger}/webhooks", {"url": url}, headers={"Accept-Language": "ja"})
+    assert ja.json["reason"] == reason
+    worded = {
+        "not_https": "Webhook の URL は https にしてください",
+        "invalid_url": "Webhook の URL が正しくありません",
+        "not_public": "Webhook の URL がプライベート",
+    }
+    assert ja.json["detail"].startswith(worded[reason]), ja.json
 
 
 def test_only_an_owner_manages_webhooks(own_tables: str, receiver: Receiver) -> None:
