@@ -203,13 +203,19 @@ def test_a_failing_receiver_gets_the_entry_again_and_order_is_kept(
     for day in (1, 2, 3):
         lunch = {"date": f"2026-11-0{day}", "kind": "expense", "amount": 100, "account": "cash"}
         assert owner.post(f"/ledgers/{ledger}/slips", lunch).status == 201
-    # When the sender runs
+    # When the sender runs, until the webhook has caught up
+    listed = f"/ledgers/{ledger}/webhooks"
     _, stop = _reader(local_env, own_tables, tmp_path)
     try:
         receiver.wait_for(3)
+        _wait(lambda: owner.get(listed).json["items"][0]["delivered"] == hook["delivered"] + 3)
     finally:
         stop.set()
-    # Then each entry arrived once it was accepted, in order, none skipped
+    # Then the webhook no longer shows the failures it got over: no last error, no retry pending
+    caught_up = owner.get(listed).json["items"][0]
+    assert caught_up["state"] == "active", caught_up
+    assert (caught_up["last_error"], caught_up["failing_since"], caught_up["next_attempt_at"]) == (None, None, None)
+    # And each entry arrived once it was accepted, in order, none skipped
     first = hook["delivered"]
     assert receiver.seqs() == [first + 1, first + 2, first + 3]
     deliveries = owner.get(f"/ledgers/{ledger}/webhooks/{hook['id']}/deliveries").json["items"]
