@@ -20,6 +20,9 @@ def sub(event: dict[str, Any]) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
+# The route API Gateway gives every request no other route matches (template.yaml's DefaultRoute).
+DEFAULT_ROUTE = "$default"
+
 # Every ledger route is also served under this prefix, for the ledger it names (`me`: the caller's).
 LEDGER_PREFIX = "/ledgers/{ledger}"
 PERSONAL = "me"
