@@ -27,7 +27,7 @@ help:
 	@echo "make run ARTIFACT=1 - the same, serving the function as sam build built it for this machine"
 	@echo "make invoke EVENT=events/health.json - one event through the built handler against the local tables"
 	@echo "make deploy - make package, sam deploy --guided, then the API URL and the user pool ids"
-	@echo "make smoke API=https://... TOKEN=... - a bounded check of a deployed stack"
+	@echo "make smoke API=https://... TOKEN=... - a bounded check of a deployed stack (its scratch ledger deleted at the end)"
 	@echo "make package [ARCH=arm64|x86_64] - sam build of every function (default: the template's architecture), in build/sam-ARCH"
 
 # Two stamps: `make run` installs what running needs (the function's dependencies and the local
@@ -82,7 +82,8 @@ deploy: package
 	  --query "Stacks[0].Outputs[?contains('ApiUrl UserPoolId UserPoolClientId', OutputKey)].[OutputKey,OutputValue]" \
 	  --output text
 
-# A bounded check of a deployed stack (scripts/smoke.py): make smoke API=https://... TOKEN=<ID token>
+# A bounded check of a deployed stack (scripts/smoke.py), which deletes the scratch ledger it makes:
+# make smoke API=https://... TOKEN=<ID token>
 API ?=
 TOKEN ?=
 smoke:

@@ -1,9 +1,9 @@
 """`make smoke API=https://... TOKEN=...`: a bounded check of a deployed stack, each step printed.
 
-Health, then a scratch ledger with an account and a slip, read back, then removed as far as the API
-allows: the slip is deleted and the account archived; the scratch ledger itself stays (the API has
-no DELETE /ledgers/{ledger}), named "smoke <time>" so it is recognised. Standard library only; every
-request is cut at 10 seconds. Exit 0 when every step passed; otherwise 1 with one line saying what
+Health, then a scratch ledger (named "smoke <time>") with an account and a slip, read back; then the
+slip is deleted, the account archived and the scratch ledger deleted (DELETE /ledgers/{ledger}), and
+the ledger is checked to be gone: the smoke leaves nothing behind but the ledger's tombstone. Standard
+library only; every request is cut at 10 seconds. Exit 0 when every step passed; otherwise 1 with one line saying what
 failed (a wrong URL or token is told as such).
 """
 
@@ -66,6 +66,16 @@ def smoke(api: str, token: str) -> None:
     name = f"smoke {time.strftime('%Y-%m-%d %H:%M:%S')}"
     _, ledger = expect("create a scratch ledger", call(api, token, "POST", "/ledgers", {"name": name}), 201)
     base = f"/ledgers/{ledger['id']}"
+    try:
+        exercise(api, token, base)
+    except SmokeFailed:
+        clean_up(api, token, base)
+        raise
+    delete_ledger(api, token, base)
+
+
+def exercise(api: str, token: str, base: str) -> None:
+    """An account and a slip in the scratch ledger, read back, then the slip deleted and the account archived."""
     cash = {"id": "cash", "name": "Cash", "type": "cash", "opening_balance": 1000}
     expect("create an account", call(api, token, "POST", f"{base}/accounts", cash), 201)
     slip = {"date": time.strftime("%Y-%m-%d"), "kind": "expense", "amount": 300, "account": "cash", "memo": "smoke"}
@@ -83,7 +93,44 @@ def smoke(api: str, token: str) -> None:
     etag = {k.lower(): v for k, v in headers.items()}.get("etag", "")
     archive = call(api, token, "PATCH", f"{base}/accounts/cash", {"archived": True}, headers={"If-Match": etag})
     expect("archive the account", archive, 200)
-    print(f"the scratch ledger {ledger['id']} ({name!r}) stays: the API has no DELETE /ledgers/{{ledger}}")
+
+
+DELETE_TRIES = 5  # a deletion cut short by the request's time carries on when DELETE is sent again
+
+
+def _state(deletion: Any) -> Any:
+    return deletion.get("state") if isinstance(deletion, dict) else deletion
+
+
+def delete_ledger(api: str, token: str, base: str) -> None:
+    """The scratch ledger deleted (as far as one request gets, then again until it is done) and gone."""
+    headers, _ = expect("read the scratch ledger", call(api, token, "GET", base), 200)
+    etag = {k.lower(): v for k, v in headers.items()}.get("etag", "")
+    _, deletion = expect("delete the scratch ledger", call(api, token, "DELETE", base, headers={"If-Match": etag}), 202)
+    for _ in range(DELETE_TRIES):
+        if _state(deletion) == "deleted":
+            break
+        again = call(api, token, "DELETE", base, headers={"If-Match": "*"})
+        _, deletion = expect("carry on deleting the scratch ledger", again, 202)
+    if _state(deletion) != "deleted":
+        state, tries = _state(deletion), DELETE_TRIES + 1
+        raise SmokeFailed(f"delete the scratch ledger: still {state!r} after {tries} requests")
+    expect("the scratch ledger is gone", call(api, token, "GET", base), 404)
+
+
+def clean_up(api: str, token: str, base: str) -> None:
+    """After a failed step: the scratch ledger deleted all the same, or said to be left (never raises)."""
+    for _ in range(DELETE_TRIES):
+        try:
+            status, _, deletion = call(api, token, "DELETE", base, headers={"If-Match": "*"})
+        except SmokeFailed:
+            break
+        if status != 202:
+            break
+        if _state(deletion) == "deleted":
+            print(f"the scratch ledger {base.rsplit('/', 1)[1]} was deleted after the failure", flush=True)
+            return
+    print(f"the scratch ledger {base.rsplit('/', 1)[1]} is left: DELETE {base} removes it", flush=True)
 
 
 def main(argv: list[str]) -> int:

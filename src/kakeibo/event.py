@@ -53,6 +53,9 @@ def sub(event: dict[str, Any]) -> str | None:
     return found.sub if found else None
 
 
+# The route API Gateway gives every request no other route matches (template.yaml's DefaultRoute).
+DEFAULT_ROUTE = "$default"
+
 # Every ledger route is also served under this prefix, for the ledger it names (`me`: the caller's).
 LEDGER_PREFIX = "/ledgers/{ledger}"
 PERSONAL = "me"

@@ -23,8 +23,8 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 import kakeibo.snapstart  # noqa: F401 - registers the SnapStart runtime hooks
 from kakeibo import __version__, errors, idempotency, jobs, messages
+from kakeibo.event import DEFAULT_ROUTE, header
 from kakeibo.event import caller as event_caller
-from kakeibo.event import header
 from kakeibo.event import route as event_route
 from kakeibo.event import sub as event_sub
 from kakeibo.http import (
@@ -316,6 +316,8 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     if jobs.is_job(event):  # the daily schedule, not an HTTP request
         return jobs.run(event, context)
+    if event.get("routeKey") == DEFAULT_ROUTE:  # no route matches: answered before any identity or data is read
+        return _refusal(errors.NotFound("no such route"), event)
     include_routes(modules_for(str(event.get("rawPath") or "/")))
     idempotent = idempotency.is_idempotent(event)
     # Idempotency-Key means something only where the document declares it; elsewhere it is ignored

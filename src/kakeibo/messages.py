@@ -162,7 +162,7 @@ FIELDS: dict[str, tuple[str, str]] = {
     "one_stop": ("one_stop (ワンストップ特例)", "ワンストップ特例（one_stop）"),
     "year": ("year", "年"),
     "income": ("income", "所得（income）"),
-    "unit": ("unit (JPY, an ISO 4217 currency code or points)", "単位（unit: JPY、ISO 4217 の通貨コードか points）"),
+    "unit": ("unit (what the account's amounts are in)", "単位（unit）"),
     "point_value": ("point_value (yen per point)", "1 ポイントの円換算（point_value）"),
     "program": ("program (the points program)", "ポイントの種類（program）"),
     "jpy_amount": ("jpy_amount (the amount in yen)", "円換算額（jpy_amount）"),

@@ -42,6 +42,32 @@ def test_undeclared_routes_and_methods_are_404(http: Http) -> None:
     assert http.get("/slips/2026-11-03").status_code == 404
 
 
+UNDECLARED = [
+    ("GET", "/ledgers/me/webhooks/01KAJ0000000000000000000ZZ"),  # a webhook has DELETE, resume, deliveries
+    ("GET", "/ledgers/me/members/someone"),
+    ("GET", "/changes/12"),
+    ("GET", "/budgets/2026-11/食費"),
+    ("PATCH", "/ledgers/me/webhooks/01KAJ0000000000000000000ZZ"),
+    ("GET", "/nope"),
+]
+
+
+def test_a_request_no_route_matches_is_a_problem_json_404_in_the_callers_language(http: Http, anonymous: Http) -> None:
+    for method, path in UNDECLARED:
+        for caller in (http, anonymous):
+            # When a path or method the API has not got is asked for, in Japanese or in English
+            ja = caller.request(method, path, headers={"Accept-Language": "ja"})
+            en = caller.request(method, path)
+            # Then it is a problem+json 404 worded for the caller (never API Gateway's {"message":"Not Found"})
+            for reply in (ja, en):
+                assert reply.status_code == 404, (method, path, reply.text)
+                assert reply.headers["Content-Type"] == "application/problem+json", (method, path, reply.text)
+                assert reply.json()["code"] == "not_found" and reply.json()["status"] == 404
+            assert ja.json()["detail"] == "この URL の API はありません", (method, path, ja.text)
+            assert en.json()["detail"] == "no such route", (method, path, en.text)
+            assert ja.headers["Content-Language"] == "ja"
+
+
 def test_cors_preflight_and_exposed_headers(http: Http) -> None:
     origin = "http://localhost:3000"
     pre = http.options(

@@ -56,9 +56,12 @@ class Output:
 
 @contextmanager
 def running(
-    data_dir: Path, port: int, ddb_port: int, *args: str, **settings: str
+    data_dir: Path, port: int, ddb_port: int, *args: str, environ: dict[str, str] | None = None, **settings: str
 ) -> Iterator[tuple[subprocess.Popen[str], Output]]:
-    env = {**os.environ, "PORT": str(port), "DDB_PORT": str(ddb_port), "DATA_DIR": str(data_dir), **settings}
+    """`make run` on `data_dir` until the block ends; its environment this process's (or `environ`)
+    with the ports, the data directory and `settings`."""
+    base = dict(os.environ) if environ is None else environ
+    env = {**base, "PORT": str(port), "DDB_PORT": str(ddb_port), "DATA_DIR": str(data_dir), **settings}
     proc = subprocess.Popen(
         [sys.executable, "-m", "kakeibo.local", "run", *args],
         cwd=ROOT,

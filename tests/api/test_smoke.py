@@ -1,5 +1,5 @@
-"""`make smoke API=... TOKEN=...` against the local front: every step passes; a wrong URL or token
-is one clear line and a non-zero exit."""
+"""`make smoke API=... TOKEN=...` against the local front: every step passes and its scratch ledger is
+deleted; a wrong URL or token is one clear line and a non-zero exit."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import subprocess
 from pathlib import Path
 
 from kakeibo.local.dynamodb import free_port
+from tests.api.conftest import Http
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -22,15 +23,22 @@ def smoke(api: str, token: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_smoke_passes_every_step_on_the_local_front(front_url: str, user: str) -> None:
+def test_smoke_passes_every_step_on_the_local_front_and_leaves_no_ledger(http: Http, front_url: str, user: str) -> None:
     # When make smoke checks the local front as a user
     done = smoke(front_url, user)
-    # Then every step is printed as passed, the scratch ledger is said to stay, and it exits 0
+    # Then every step is printed as passed, the scratch ledger's deletion last, and it exits 0
     assert done.returncode == 0, done.stdout + done.stderr
     steps = [line for line in done.stdout.splitlines() if line.startswith("ok  ")]
-    assert len(steps) == 9, done.stdout
-    assert "no DELETE /ledgers/{ledger}" in done.stdout
+    assert len(steps) == 12, done.stdout
+    assert steps[-3:] == [
+        "ok  read the scratch ledger (200)",
+        "ok  delete the scratch ledger (202)",
+        "ok  the scratch ledger is gone (404)",
+    ], done.stdout
     assert done.stdout.rstrip().endswith("smoke passed")
+    # And the user has no ledger left but their personal one: the scratch ledger was deleted
+    ledgers = http.get("/ledgers").json()["items"]
+    assert [ledger["id"] for ledger in ledgers] == ["me"], ledgers
 
 
 def test_a_wrong_token_is_one_line_and_a_failure(front_url: str) -> None:

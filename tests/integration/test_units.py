@@ -126,7 +126,12 @@ def test_a_unit_is_iso_4217_or_points_and_changes_only_while_the_account_has_no_
     ja = api.post(
         "/accounts", {"id": "odd", "name": "Odd", "type": "cash", "unit": "XXX"}, headers={"Accept-Language": "ja"}
     )
-    assert "ISO 4217" in ja.json["detail"], ja
+    # and says once, in either language, what a unit may be (the field's name does not repeat it)
+    assert ja.json["detail"] == "単位（unit）は JPY、ISO 4217 の通貨コード（USD など）か points にしてください", ja
+    en = api.post("/accounts", {"id": "odd", "name": "Odd", "type": "cash", "unit": "XXX"})
+    assert en.json["detail"] == (
+        "unit (what the account's amounts are in) must be JPY, an ISO 4217 currency code (such as USD) or points"
+    ), en
     # A point value on a yen account
     reply = api.post("/accounts", {"id": "odd", "name": "Odd", "type": "cash", "point_value": 2})
     assert reply.status == 422, reply

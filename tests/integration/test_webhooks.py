@@ -203,13 +203,19 @@ def test_a_failing_receiver_gets_the_entry_again_and_order_is_kept(
     for day in (1, 2, 3):
         lunch = {"date": f"2026-11-0{day}", "kind": "expense", "amount": 100, "account": "cash"}
         assert owner.post(f"/ledgers/{ledger}/slips", lunch).status == 201
-    # When the sender runs
+    # When the sender runs, until the webhook has caught up
+    listed = f"/ledgers/{ledger}/webhooks"
     _, stop = _reader(local_env, own_tables, tmp_path)
     try:
         receiver.wait_for(3)
+        _wait(lambda: owner.get(listed).json["items"][0]["delivered"] == hook["delivered"] + 3)
     finally:
         stop.set()
-    # Then each entry arrived once it was accepted, in order, none skipped
+    # Then the webhook no longer shows the failures it got over: no last error, no retry pending
+    caught_up = owner.get(listed).json["items"][0]
+    assert caught_up["state"] == "active", caught_up
+    assert (caught_up["last_error"], caught_up["failing_since"], caught_up["next_attempt_at"]) == (None, None, None)
+    # And each entry arrived once it was accepted, in order, none skipped
     first = hook["delivered"]
     assert receiver.seqs() == [first + 1, first + 2, first + 3]
     deliveries = owner.get(f"/ledgers/{ledger}/webhooks/{hook['id']}/deliveries").json["items"]
@@ -304,7 +310,11 @@ def test_a_webhook_url_that_is_not_public_https_is_422(own_tables: str, url: str
         ("http://example.com/hook", "not_https", "must use https (only a local server with WEBHOOK_ALLOW_LOOPBACK=1"),
         ("https://10.0.0.1/hook", "not_public", "private, loopback, link-local or metadata address"),
         ("https://169.254.169.254/latest", "not_public", "must reach a public one"),
-        ("ftp://example.com/hook", "invalid_url", "not a valid URL"),
+        ("ftp://example.com/hook", "not_https", "must use https"),
+        ("ws://example.com/hook", "not_https", "must use https"),
+        ("mailto:hanako@example.com", "not_https", "must use https"),
+        ("https:///hook", "invalid_url", "not a valid URL"),
+        ("example.com/hook", "invalid_url", "not a valid URL"),
     ],
 )
 def test_a_refused_webhook_url_says_why(own_tables: str, url: str, reason: str, says: str) -> None:
@@ -316,6 +326,15 @@ def test_a_refused_webhook_url_says_why(own_tables: str, url: str, reason: str, 
     # Then the answer names why, with its own code
     assert refused.status == 422 and refused.json["code"] == "webhook_url_refused"
     assert refused.json["reason"] == reason and says in refused.json["detail"]
+    # And says the same in Japanese: a URL of another scheme than https is told to use https
+    ja = owner.post(f"/ledgers/{ledger}/webhooks", {"url": url}, headers={"Accept-Language": "ja"})
+    assert ja.json["reason"] == reason
+    worded = {
+        "not_https": "Webhook の URL は https にしてください",
+        "invalid_url": "Webhook の URL が正しくありません",
+        "not_public": "Webhook の URL がプライベート",
+    }
+    assert ja.json["detail"].startswith(worded[reason]), ja.json
 
 
 def test_only_an_owner_manages_webhooks(own_tables: str, receiver: Receiver) -> None:

@@ -41,6 +41,34 @@ def test_template_routes_are_exactly_the_resolver_routes() -> None:
     assert not any("proxy+" in key for key in declared)
 
 
+def test_what_no_route_matches_reaches_the_function_and_is_a_problem_json_404() -> None:
+    from kakeibo.handler import lambda_handler
+    from kakeibo.local.front import LambdaContext
+
+    # Given the template's $default route: public, to the one integration, as the other routes
+    (default,) = [r["Properties"] for r in template.load()["Resources"].values()
+                  if r["Type"] == "AWS::ApiGatewayV2::Route" and r["Properties"]["RouteKey"] == "$default"]  # fmt: skip
+    assert default["AuthorizationType"] == "NONE"
+    assert default["Target"] == {"Fn::Sub": "integrations/${LedgerIntegration}"}
+    assert template.default_route() and "$default" not in {route.key for route in template.routes()}
+    # When API Gateway sends it a request no route matches (no authorizer ran: no identity)
+    event = {
+        "version": "2.0",
+        "routeKey": "$default",
+        "rawPath": "/ledgers/me/webhooks/01KAJ0000000000000000000ZZ",
+        "rawQueryString": "",
+        "headers": {"accept-language": "ja"},
+        "requestContext": {"http": {"method": "GET", "path": "/ledgers/me/webhooks/01KAJ0000000000000000000ZZ"},
+                           "requestId": "r-1", "routeKey": "$default", "stage": "$default"},
+        "isBase64Encoded": False,
+    }  # fmt: skip
+    answer = lambda_handler(event, LambdaContext(aws_request_id="r-1"))
+    # Then the function answers a problem+json 404 in the caller's language
+    assert answer["statusCode"] == 404 and answer["headers"]["Content-Type"] == "application/problem+json"
+    body = json.loads(answer["body"])
+    assert (body["code"], body["detail"]) == ("not_found", "この URL の API はありません"), body
+
+
 def test_only_health_and_docs_are_public() -> None:
     from kakeibo.handler import PUBLIC_ROUTES
 

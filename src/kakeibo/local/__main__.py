@@ -30,22 +30,32 @@ SENDER = "WebhookSenderFunction"
 SENDER_HANDLER = "kakeibo.sender.lambda_handler"
 
 
-def local_environment(endpoint: str, s3_endpoint: str = "") -> dict[str, str]:
-    loopback = "1" if os.environ.get("WEBHOOK_ALLOW_LOOPBACK", "") in ("1", "true") else "0"
+def local_environment(endpoint: str, s3_endpoint: str = "", *, allow_loopback: bool | None = None) -> dict[str, str]:
+    """The function's environment as the Lambda runtime gives it, pointed at the local servers: the
+    template's variables (table, bucket and queue names, the endpoints), the region under both of its
+    names (AWS_REGION, which the runtime sets, and AWS_DEFAULT_REGION, which botocore reads) and
+    credentials (the shell's, else dummy ones: the local servers take any). `allow_loopback`: whether
+    webhooks may call http://127.0.0.1 (WEBHOOK_ALLOW_LOOPBACK's setting unless given)."""
+    if allow_loopback is None:
+        allow_loopback = os.environ.get("WEBHOOK_ALLOW_LOOPBACK", "") in ("1", "true")
     # moto's server answers for S3 and SQS alike: the webhook queues live on the receipts' server
-    overrides = {"DynamoDbEndpointUrl": endpoint, "WebhookAllowLoopback": loopback, "S3EndpointUrl": s3_endpoint,
-                 "SqsEndpointUrl": s3_endpoint}  # fmt: skip
+    overrides = {"DynamoDbEndpointUrl": endpoint, "WebhookAllowLoopback": "1" if allow_loopback else "0",
+                 "S3EndpointUrl": s3_endpoint, "SqsEndpointUrl": s3_endpoint}  # fmt: skip
     env = template.environment(overrides=overrides)
-    env.setdefault("AWS_REGION", os.environ.get("AWS_REGION", "us-east-1"))
+    region = os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or "us-east-1"
+    env["AWS_REGION"] = env["AWS_DEFAULT_REGION"] = region
+    if not (os.environ.get("AWS_ACCESS_KEY_ID") and os.environ.get("AWS_SECRET_ACCESS_KEY")):
+        env.update(dict.fromkeys(("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"), "local"))
     return env
 
 
-def prepare_process_env(endpoint: str, s3_endpoint: str = "") -> None:
-    """Environment as the Lambda runtime would set it, plus dummy credentials for DynamoDB Local."""
-    os.environ.update(local_environment(endpoint, s3_endpoint))
-    os.environ.setdefault("AWS_DEFAULT_REGION", os.environ["AWS_REGION"])
-    os.environ.setdefault("AWS_ACCESS_KEY_ID", "local")
-    os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "local")
+def prepare_process_env(endpoint: str, s3_endpoint: str = "", *, allow_loopback: bool | None = None) -> dict[str, str]:
+    """The one preparation of `make run` and `make invoke`: this process's environment made the
+    function's (for the clients it makes itself: tables, buckets, queues, the webhook sender), and
+    that environment returned, for the function instances it starts."""
+    env = local_environment(endpoint, s3_endpoint, allow_loopback=allow_loopback)
+    os.environ.update(env)
+    return env
 
 
 def _log(message: str) -> None:
@@ -125,11 +135,13 @@ def start_webhooks(
     return pool
 
 
-def _mark_running(data_dir: Path, ddb: str, s3: str) -> list[Path]:
-    """run.pid (`make stop` sends SIGTERM to it) and run.json (`make invoke` uses these tables while we run)."""
+def _mark_running(data_dir: Path, ddb: str, s3: str, *, allow_loopback: bool) -> list[Path]:
+    """run.pid (`make stop` sends SIGTERM to it) and run.json (what `make invoke` prepares its function
+    with while we run: our endpoints, and whether webhooks may call loopback)."""
     pid_file, run_file = data_dir / "run.pid", data_dir / "run.json"
     pid_file.write_text(str(os.getpid()), encoding="utf-8")
-    run_file.write_text(json.dumps({"pid": os.getpid(), "dynamodb": ddb, "s3": s3}), encoding="utf-8")
+    running = {"pid": os.getpid(), "dynamodb": ddb, "s3": s3, "webhook_allow_loopback": allow_loopback}
+    run_file.write_text(json.dumps(running), encoding="utf-8")
     return [pid_file, run_file]
 
 
@@ -153,15 +165,15 @@ def run(port: int, ddb_port: int, data_dir: Path, host: str, s3_port: int = 0, *
     s3 = S3Local(s3_port or free_port(), data_dir / "s3")
     try:
         s3.start()
-        prepare_process_env(ddb.endpoint, s3.endpoint)
+        env = prepare_process_env(ddb.endpoint, s3.endpoint)
         create_tables(boto3.client("dynamodb", endpoint_url=ddb.endpoint))
         create_buckets(s3.endpoint, origins=(f"http://{host}:{port}",))
         create_queues(s3.endpoint)
-        pool = Pool(size, local_environment(ddb.endpoint, s3.endpoint), log=_log, task=task).start()
+        pool = Pool(size, env, log=_log, task=task).start()
         web = template.ROOT / "web"
         server = serve(Front(pool, web_root=web if web.is_dir() else None), host, port)
         stop = threading.Event()
-        marks = _mark_running(data_dir, ddb.endpoint, s3.endpoint)
+        marks = _mark_running(data_dir, ddb.endpoint, s3.endpoint, allow_loopback=env["WEBHOOK_ALLOW_LOOPBACK"] == "1")
 
         def on_signal(signum: int, frame: FrameType | None) -> None:
             stop.set()

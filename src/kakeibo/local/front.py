@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import parse_qsl, unquote, urlsplit
 
+from kakeibo.event import DEFAULT_ROUTE
 from kakeibo.local import task, template
 from kakeibo.local.events import http_event, identity_from_authorization
 
@@ -106,6 +107,7 @@ class Front:
         # API Gateway picks the most specific route: literal segments win over variables
         # (`GET /slips/{id}/history` before `GET /slips/{date}/{id}`)
         self.routes = sorted(template.routes(), key=lambda r: -sum(1 for p in r.path.split("/") if p and "{" not in p))
+        self.default = template.default_route()
         self.cors = template.cors()
         self.web_root = web_root
 
@@ -132,8 +134,11 @@ class Front:
             static = self._static(method, path)
             if static is not None:
                 return static
-            status, out, payload = 404, {"Content-Type": "application/json"}, b'{"message":"Not Found"}'
-            return status, {**out, **cors}, payload
+            if not self.default:  # API Gateway's own answer
+                status, out, payload = 404, {"Content-Type": "application/json"}, b'{"message":"Not Found"}'
+                return status, {**out, **cors}, payload
+            # the $default route: the function answers what no route matches (no authorizer on it)
+            matched = template.Route(method, path, public=True, route_key=DEFAULT_ROUTE), {}
         route, params = matched
         try:
             _query(split.query)

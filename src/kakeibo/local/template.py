@@ -14,6 +14,8 @@ from typing import Any
 
 import yaml
 
+from kakeibo.event import DEFAULT_ROUTE
+
 ROOT = Path(__file__).resolve().parents[3]
 TEMPLATE = ROOT / "template.yaml"
 
@@ -51,10 +53,11 @@ class Route:
     method: str
     path: str  # API Gateway syntax: /slips/{date}/{id}
     public: bool
+    route_key: str | None = None  # as the event names it, when not `METHOD /path` ($default's)
 
     @property
     def key(self) -> str:
-        return f"{self.method} {self.path}"
+        return self.route_key or f"{self.method} {self.path}"
 
     @property
     def pattern(self) -> re.Pattern[str]:
@@ -74,9 +77,22 @@ def routes(template: dict[str, Any] | None = None) -> list[Route]:
         if resource.get("Type") != "AWS::ApiGatewayV2::Route":
             continue
         props = resource["Properties"]
+        if props["RouteKey"] == DEFAULT_ROUTE:  # no route of its own: see default_route()
+            continue
         method, path = props["RouteKey"].split(" ", 1)
         found.append(Route(method.upper(), path, props.get("AuthorizationType") == "NONE"))
     return found
+
+
+def default_route(template: dict[str, Any] | None = None) -> bool:
+    """Whether the API sends every request no route matches to the function (a `$default` route),
+    rather than answering it itself with `{"message":"Not Found"}`."""
+    template = template or load()
+    return any(
+        resource.get("Type") == "AWS::ApiGatewayV2::Route"
+        and (resource.get("Properties") or {}).get("RouteKey") == DEFAULT_ROUTE
+        for resource in template["Resources"].values()
+    )
 
 
 def tables(template: dict[str, Any] | None = None) -> dict[str, dict[str, Any]]:

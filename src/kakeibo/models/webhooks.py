@@ -23,7 +23,11 @@ class Webhook(Model):
         description="active; failing (its retry budget ran out: POST .../resume sends what it missed, "
         "from `delivered` on); disabled (its creator is no longer an owner of the ledger)"
     )
-    last_error: str | None = Field(default=None, description="Why the last attempt (or the webhook) failed")
+    last_error: str | None = Field(
+        default=None,
+        description="Why the last attempt failed, while its receiver is failing (null again once an entry is "
+        "delivered), or why the webhook was disabled",
+    )
     failing_since: str | None = Field(default=None, description="The first failure of the current run of them")
     next_attempt_at: str | None = Field(default=None, description="When the sender tries again (backoff)")
 

@@ -6,7 +6,7 @@
 - `state`: `active`, `failing` (its retry budget ran out; `resume` makes it active again, from its
   cursor) or `disabled` (its creator is no longer an owner of the ledger: for good);
 - while a receiver fails: `failures` (in a row), `failing_since_ms`, `retry_at_ms` (the next
-  attempt) and `last_error`;
+  attempt) and `last_error` (`failures` back to 0 and the others gone once an entry is delivered);
 - `lease`/`lease_until_ms`: the one sender delivering to it now (so its entries go in seq order).
 `DELIVERY#{id}#{seq}` records every attempt at one entry. Creating, deleting, resuming and disabling
 a webhook are changes (journaled); delivering is bookkeeping of the sender: never journaled (a
@@ -175,19 +175,20 @@ class WebhookOps(WriteOps):
         return from_ddb(answer["Attributes"])
 
     def advance_delivered(self, ledger: str, webhook_id: str, seq: int, token: str, *, until_ms: int) -> bool:
-        """The webhook has received everything up to `seq` (its failures, if any, are over) and its
-        lease runs until `until_ms`; never moves back, and only its lease holder moves it. False if
-        it is gone, further or not leased."""
+        """The webhook has received everything up to `seq` (its failures, if any, are over: their
+        count, start, next retry and last error go) and its lease runs until `until_ms`; never moves
+        back, and only its lease holder moves it. False if it is gone, further or not leased."""
         return self._conditional(
             self.client.update_item,
             Key=to_ddb({"PK": pk(ledger), "SK": webhook_sk(webhook_id)}),
-            UpdateExpression="SET #d = :seq, #failures = :zero, #until = :until REMOVE #since, #retry",
+            UpdateExpression="SET #d = :seq, #failures = :zero, #until = :until REMOVE #since, #retry, #error",
             ConditionExpression="attribute_exists(SK) AND #d < :seq AND #lease = :token",
             ExpressionAttributeNames={
                 "#d": "delivered",
                 "#failures": "failures",
                 "#since": "failing_since_ms",
                 "#retry": "retry_at_ms",
+                "#error": "last_error",
                 "#lease": "lease",
                 "#until": "lease_until_ms",
             },

@@ -103,7 +103,9 @@ def check_url(url: str, *, resolve: bool = True) -> Target:
     except ValueError:
         raise RefusedUrl(INVALID) from None
     host = parts.hostname or ""
-    if parts.scheme not in ("https", "http") or not host or parts.username or parts.password:
+    if parts.scheme and parts.scheme not in ("https", "http"):  # ftp://, ws://, mailto:...: https is the one
+        raise RefusedUrl(NOT_HTTPS)
+    if not parts.scheme or not host or parts.username or parts.password:
         raise RefusedUrl(INVALID)
     path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
     if parts.scheme == "http":
