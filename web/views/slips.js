@@ -31,7 +31,7 @@ import {
   yen,
 } from '../format.js';
 import { pendingFor, sendChange, sendSlip } from '../outbox.js';
-import { accountName, at, emit, memberName, newest, on, state } from '../state.js';
+import { accountName, at, emit, memberName, newest, on, state, unitOf } from '../state.js';
 import { $, FieldError, busy, clearError, fail, fillAccountSelect, h, say, showError, uuid } from '../ui.js';
 import { payerPatch, payerText, readPayer, setPayer } from './payer.js';
 import { readReceipts, receiptsPatch, setReceipts } from './receipts.js';
@@ -121,11 +121,6 @@ export function clear() {
 }
 
 // ---- the list ----------------------------------------------------------------------------------
-
-/** The unit of an account the page knows (JPY when it does not know it). */
-function unitOf(id) {
-  return state.accounts.find((a) => a.id === id)?.unit ?? 'JPY';
-}
 
 const isForeign = (unit) => unit !== 'JPY' && unit !== 'points';
 
@@ -659,7 +654,7 @@ async function conflict(base, patch, action, { queued = false, why = null } = {}
 function conflictRows(base, current, patch, action) {
   const theirs = new Set(slipChanges(base, current).map((c) => c.field));
   const fields = [...new Set([...theirs, ...Object.keys(patch ?? {})])];
-  const text = (field, slip) => (slip ? fieldText(field, slip[field], accountName) : '（なし）');
+  const text = (field, slip) => (slip ? fieldText(field, slip[field], accountName, unitOf(slip.account ?? base?.account)) : '（なし）');
   const mine = (field) => {
     if (action === 'delete') return '削除';
     if (!patch) return '—';
