@@ -406,8 +406,8 @@ export function unitLabel(unit) {
 /**
  * The household's usual expense categories, for the quick entry's chips: those of the most slips
  * among `slips` (the month shown; a split slip counts each line), then those most spent on in
- * `totals` (months' GET /reports/monthly: their by_category), then `fallback`; uncategorized left
- * out, `count` at most. Pure.
+ * `totals` (months' GET /reports/monthly: their by_category), then `fallback`; uncategorized and
+ * the categories the API books by itself (SYSTEM_CATEGORIES) left out, `count` at most. Pure.
  */
 export function usualCategories({ slips = [], totals = [] }, count = 6, fallback = []) {
   const uses = new Map();
@@ -421,17 +421,21 @@ export function usualCategories({ slips = [], totals = [] }, count = 6, fallback
   for (const report of totals) {
     for (const row of report?.by_category ?? []) if (row.expense > 0) spent.set(row.category, (spent.get(row.category) ?? 0) + row.expense);
   }
+  const usual = (category) => category && category !== UNCATEGORIZED && !SYSTEM_CATEGORIES.includes(category);
   const used = [...new Set([...uses.keys(), ...spent.keys()])]
-    .filter((category) => category && category !== UNCATEGORIZED)
+    .filter(usual)
     .sort((a, b) => (uses.get(b) ?? 0) - (uses.get(a) ?? 0) || (spent.get(b) ?? 0) - (spent.get(a) ?? 0) || (a < b ? -1 : a > b ? 1 : 0));
-  for (const category of fallback) if (!used.includes(category)) used.push(category);
+  for (const category of fallback) if (usual(category) && !used.includes(category)) used.push(category);
   return used.slice(0, count);
 }
 
-/** The account of the latest expense (by date, then as listed), or null. */
-export function latestAccount(slips) {
+/**
+ * The account of the latest expense dated `day` or earlier (by date, then as listed), or null: a
+ * slip recorded ahead (next month's rent) says nothing about the account in use today. Pure.
+ */
+export function latestAccount(slips, day = today()) {
   let latest = null;
-  for (const slip of slips) if (slip.kind === 'expense' && (!latest || slip.date >= latest.date)) latest = slip;
+  for (const slip of slips) if (slip.kind === 'expense' && slip.date <= day && (!latest || slip.date >= latest.date)) latest = slip;
   return latest?.account ?? null;
 }
 

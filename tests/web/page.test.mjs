@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 
-import { busiestAccount, latestAccount, usualCategories } from '../../web/format.js';
+import { SYSTEM_CATEGORIES, busiestAccount, latestAccount, usualCategories } from '../../web/format.js';
 
 const slip = (date, category, account = 'wallet', kind = 'expense', lines = undefined) => ({ date, category, account, kind, lines });
 
@@ -43,13 +43,37 @@ describe('the usual categories', () => {
   test('nothing yet: the fallback, cut to the count', () => {
     assert.deepEqual(usualCategories({}, 2, ['食費', '日用品', '交通費']), ['食費', '日用品']);
   });
+
+  test('the categories the API books by itself are never offered, however often they were booked', () => {
+    // Given a month whose most frequent expenses are points lapsing (the daily job's ポイント失効) and a
+    // reconciliation's 使途不明金, and totals where they were spent on most
+    const slips = [
+      slip('2026-11-01', 'ポイント失効', 'pts'), slip('2026-11-02', 'ポイント失効', 'pts'), slip('2026-11-03', 'ポイント失効', 'pts'),
+      slip('2026-11-04', '使途不明金'), slip('2026-11-05', '使途不明金'), slip('2026-11-06', '食費'),
+    ];
+    const months = [totals([['使途不明金', 90000], ['ポイント失効', 5000], ['日用品', 800]])];
+    // Then the chips are the household's own categories only, the fallback too without them
+    assert.deepEqual(usualCategories({ slips, totals: months }, 4, ['ポイント失効', '交通費']), ['食費', '日用品', '交通費']);
+    assert.deepEqual(SYSTEM_CATEGORIES, ['ポイント失効', '使途不明金']);
+  });
 });
 
 describe('the account preselected', () => {
   test("the latest expense's account, a later one listed wins a tie; none without expenses", () => {
     const slips = [slip('2026-11-05', '食費', 'card'), slip('2026-11-03', '食費', 'wallet'), slip('2026-11-05', '日用品', 'bank'), slip('2026-11-09', '給与', 'payroll', 'income')];
-    assert.equal(latestAccount(slips), 'bank');
-    assert.equal(latestAccount([slip('2026-11-09', '給与', 'payroll', 'income')]), null);
+    assert.equal(latestAccount(slips, '2026-11-20'), 'bank');
+    assert.equal(latestAccount([slip('2026-11-09', '給与', 'payroll', 'income')], '2026-11-20'), null);
+  });
+
+  test('a slip dated after today (rent recorded ahead) does not choose the account', () => {
+    // Given today's lunch from the wallet and next week's rent from the bank, recorded ahead
+    const slips = [slip('2026-11-20', '食費', 'wallet'), slip('2026-11-27', '住居費', 'bank'), slip('2026-11-19', '日用品', 'card')];
+    // Then on 11/20 the account is the wallet's (the last slip dated today or earlier)
+    assert.equal(latestAccount(slips, '2026-11-20'), 'wallet');
+    // And once that day has come, the rent's
+    assert.equal(latestAccount(slips, '2026-11-27'), 'bank');
+    // And with only slips dated ahead, none
+    assert.equal(latestAccount([slip('2026-11-27', '住居費', 'bank')], '2026-11-20'), null);
   });
 
   test("else the account that spent most in the months' totals; none when nothing was spent", () => {

@@ -149,6 +149,9 @@ function categoryCell(slip) {
   return categoryLabel(slip.category);
 }
 
+/** Where a slip was paid: its payee, else the payee its imported file wrote. */
+export const payeeOf = (slip) => slip.payee || slip.imported_payee || '';
+
 function amountCell(slip) {
   const sign = slip.kind === 'expense' ? '-' : slip.kind === 'income' ? '+' : '';
   return h('td', { class: `num amount ${slip.kind}`, 'data-label': '金額', text: `${sign}${amountOf(slip)}` });
@@ -172,6 +175,7 @@ export function render() {
       h('td', { class: 'date', 'data-label': '日付' }, h('time', { datetime: slip.date, text: shortDay(slip.date) })),
       h('td', { class: `kind ${slip.kind}`, 'data-label': '種類', text: KIND_LABELS[slip.kind] }),
       h('td', { class: 'category', 'data-label': '分類', text: categoryCell(slip) }),
+      h('td', { class: 'payee', 'data-label': '支払先', text: payeeOf(slip) }),
       h('td', { class: 'account', 'data-label': '口座', text: where }),
       h('td', { class: 'memo', 'data-label': 'メモ', text: slip.memo ?? '' }),
       h('td', { class: 'author', 'data-label': '記入', text: authorText(slip, memberName) }),
@@ -188,6 +192,7 @@ export function render() {
     );
   });
   $('slip-rows').replaceChildren(...rows);
+  $('slip-table').classList.toggle('with-payee', shown.some((slip) => payeeOf(slip))); // the column only while a slip has one
   $('slips-empty').hidden = state.slips.length > 0;
   $('slips-filtered-empty').hidden = !(state.slips.length > 0 && rows.length === 0);
   $('slip-table').hidden = rows.length === 0;
