@@ -18,6 +18,7 @@
 
 import { ApiError, PERSONAL, inviteTokenOf } from './api.js';
 import * as conflict from './conflict.js';
+import { keep, kept } from './kept.js';
 import * as outbox from './outbox.js';
 import { UNCATEGORIZED, isMonth, monthLabel, monthOf, monthRange, setLedgerTimeZone, shiftMonth, today } from './format.js';
 import { dropPending, emit, on, state } from './state.js';
@@ -143,10 +144,16 @@ async function detectRoutes() {
   emit('routes');
 }
 
-/** The API's routes, who is asking, and every view's data; true when all of it could be read. */
+/**
+ * The API's routes, who is asking, and every view's data; true when all of it could be read.
+ * Without a connection the views still load: each fills what it can from what this browser kept
+ * (kept.js: the accounts, the quick entry's chips), so a slip can be entered and wait in the outbox.
+ */
 async function connect() {
   await detectRoutes();
-  connected = (await ledgers.identify()) && (await refreshAll());
+  const identified = await ledgers.identify();
+  const read = identified !== false && (await refreshAll());
+  connected = identified === true && read;
   return connected;
 }
 
@@ -283,9 +290,14 @@ function bind() {
 async function readTimeZone() {
   try {
     const { data } = await state.api.request('GET', '/health', { auth: false });
-    if (data?.time_zone) setLedgerTimeZone(data.time_zone);
+    if (data?.time_zone) {
+      setLedgerTimeZone(data.time_zone);
+      keep('time_zone', data.time_zone, { ledger: null });
+    }
   } catch {
-    // an API that does not answer yet: the default (Asia/Tokyo) until it does
+    // an API that does not answer yet: the zone it named last time (kept.js), else the default (Asia/Tokyo)
+    const known = kept('time_zone', { ledger: null });
+    if (known) setLedgerTimeZone(known);
   }
 }
 

@@ -42,6 +42,42 @@ export const FIELD_LABELS = {
 };
 export const SLIP_FIELDS = ['date', 'kind', 'amount', 'account', 'to_account', 'category', 'memo'];
 export const UNCATEGORIZED = 'uncategorized'; // what the API files an expense or income without one under
+/**
+ * The categories the API books by itself, never offered as a usual one: a points lot's lapse (the
+ * daily job's ポイント失効) and a reconciliation's adjustment (使途不明金). tests/api/test_web.py checks
+ * this list against the API's own.
+ */
+export const SYSTEM_CATEGORIES = ['ポイント失効', '使途不明金'];
+
+/**
+ * What the ledger's journal records, in words: each type of change (the API's ChangeType), each
+ * operation, and where an entry came from (its origin, said before the verb: 「取り込みで」; a
+ * person's own change and an undo say nothing here). tests/api/test_web.py checks that every type
+ * and origin the API's journal can produce has its words.
+ */
+export const CHANGE_TYPE_LABELS = {
+  slip: '伝票',
+  account: '口座',
+  budget: '予算',
+  recurrence: '繰り返し',
+  member: 'メンバー',
+  ledger: '家計簿',
+  invitation: '招待',
+  webhook: 'Webhook',
+  settlement: '精算',
+  rule: '自動分類のルール',
+  reconciliation: '残高の照合',
+};
+export const CHANGE_OP_LABELS = { create: '追加', update: '変更', delete: '削除' };
+export const ORIGIN_LABELS = {
+  api: '',
+  undo: '',
+  import: '取り込みで',
+  recurrence: '繰り返しで',
+  card_payment: 'カードの引き落としで',
+  point_lapse: 'ポイントの失効で',
+  job: '自動処理で',
+};
 
 export function categoryLabel(category) {
   return category === UNCATEGORIZED ? '未分類' : category;
@@ -164,12 +200,37 @@ export function longDay(date) {
   return LONG_DAY.format(utc(date));
 }
 
-/** A slip field's value as a person reads it. */
-export function fieldText(field, value, accountName = (id) => id) {
+/**
+ * A moment the API wrote (UTC, ISO 8601: 2026-11-30T15:30:00.000Z) as people read it, in the
+ * ledger's time zone: 「12/1(火) 0:30」, with the year when asked (「2026/12/1(火) 0:30」).
+ */
+export function momentText(at, { year = false, zone = ledgerZone } = {}) {
+  const when = new Date(at);
+  if (Number.isNaN(when.getTime())) return String(at ?? '');
+  const parts = Object.fromEntries(
+    new Intl.DateTimeFormat('ja-JP', {
+      timeZone: zone,
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      weekday: 'short',
+      hour: 'numeric',
+      minute: '2-digit',
+      hourCycle: 'h23',
+    })
+      .formatToParts(when)
+      .map((p) => [p.type, p.value]),
+  );
+  const day = `${parts.month}/${parts.day}(${parts.weekday}) ${Number(parts.hour)}:${parts.minute}`;
+  return year ? `${parts.year}/${day}` : day;
+}
+
+/** A slip field's value as a person reads it (its amount in `unit`, its account's). */
+export function fieldText(field, value, accountName = (id) => id, unit = 'JPY') {
   if (value === null || value === undefined || value === '') return '—';
   switch (field) {
     case 'amount':
-      return yen(value);
+      return amountIn(value, unit);
     case 'kind':
       return KIND_LABELS[value] ?? value;
     case 'date':
@@ -345,8 +406,8 @@ export function unitLabel(unit) {
 /**
  * The household's usual expense categories, for the quick entry's chips: those of the most slips
  * among `slips` (the month shown; a split slip counts each line), then those most spent on in
- * `totals` (months' GET /reports/monthly: their by_category), then `fallback`; uncategorized left
- * out, `count` at most. Pure.
+ * `totals` (months' GET /reports/monthly: their by_category), then `fallback`; uncategorized and
+ * the categories the API books by itself (SYSTEM_CATEGORIES) left out, `count` at most. Pure.
  */
 export function usualCategories({ slips = [], totals = [] }, count = 6, fallback = []) {
   const uses = new Map();
@@ -360,17 +421,21 @@ export function usualCategories({ slips = [], totals = [] }, count = 6, fallback
   for (const report of totals) {
     for (const row of report?.by_category ?? []) if (row.expense > 0) spent.set(row.category, (spent.get(row.category) ?? 0) + row.expense);
   }
+  const usual = (category) => category && category !== UNCATEGORIZED && !SYSTEM_CATEGORIES.includes(category);
   const used = [...new Set([...uses.keys(), ...spent.keys()])]
-    .filter((category) => category && category !== UNCATEGORIZED)
+    .filter(usual)
     .sort((a, b) => (uses.get(b) ?? 0) - (uses.get(a) ?? 0) || (spent.get(b) ?? 0) - (spent.get(a) ?? 0) || (a < b ? -1 : a > b ? 1 : 0));
-  for (const category of fallback) if (!used.includes(category)) used.push(category);
+  for (const category of fallback) if (usual(category) && !used.includes(category)) used.push(category);
   return used.slice(0, count);
 }
 
-/** The account of the latest expense (by date, then as listed), or null. */
-export function latestAccount(slips) {
+/**
+ * The account of the latest expense dated `day` or earlier (by date, then as listed), or null: a
+ * slip recorded ahead (next month's rent) says nothing about the account in use today. Pure.
+ */
+export function latestAccount(slips, day = today()) {
   let latest = null;
-  for (const slip of slips) if (slip.kind === 'expense' && (!latest || slip.date >= latest.date)) latest = slip;
+  for (const slip of slips) if (slip.kind === 'expense' && slip.date <= day && (!latest || slip.date >= latest.date)) latest = slip;
   return latest?.account ?? null;
 }
 

@@ -76,6 +76,11 @@ export function accountName(id) {
   return account ? account.name : id;
 }
 
+/** The unit of an account the page knows (JPY when it does not know it): its amounts are shown in it (amountIn). */
+export function unitOf(id) {
+  return state.accounts.find((a) => a.id === id)?.unit ?? 'JPY';
+}
+
 /** How a member is named on the page: "あなた" for the caller. */
 export function memberName(user) {
   return user && user === state.me ? `${user}（あなた）` : user;

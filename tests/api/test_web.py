@@ -7,16 +7,20 @@ what to install rather than skip, so a missing browser can never pass for a gree
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import re
 import shutil
 import subprocess
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import pytest
 
+from kakeibo.core.reconcile import ADJUSTMENT_CATEGORY
+from kakeibo.models.journal import ChangeType, EntityChange, JournalEntry
+from kakeibo.services.lapses import LAPSE_CATEGORY
 from tests.api.conftest import Http
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -94,6 +98,63 @@ def test_page_logic_in_node(node: str) -> None:
     failed = re.search(r"^# fail (\d+)$", output, re.MULTILINE)
     assert passed and int(passed.group(1)) >= 20, output[-2000:]
     assert failed and failed.group(1) == "0", output[-2000:]
+
+
+def page_constants(node: str, *names: str) -> dict[str, Any]:
+    """Exported constants of the page's web/format.js, read by Node as the page does."""
+    wanted = ", ".join(f"{name}: m.{name}" for name in names)
+    script = f"const m = await import('./web/format.js'); console.log(JSON.stringify({{{wanted}}}));"
+    result = subprocess.run(
+        [node, "--input-type=module", "-e", script], cwd=ROOT, capture_output=True, text=True, timeout=60, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    found: dict[str, Any] = json.loads(result.stdout)
+    assert set(found) == set(names) and all(v is not None for v in found.values()), found
+    return found
+
+
+def test_the_journal_is_said_in_words_for_every_change_the_api_records(node: str) -> None:
+    # Given every type of change, operation and origin the API's journal entries can carry
+    types = set(get_args(ChangeType))
+    ops = set(get_args(EntityChange.model_fields["op"].annotation))
+    origins = set(get_args(JournalEntry.model_fields["origin"].annotation))
+    assert {"slip", "rule", "reconciliation"} <= types and "point_lapse" in origins  # the models were read
+    # When the page's words for them are read
+    page = page_constants(node, "CHANGE_TYPE_LABELS", "CHANGE_OP_LABELS", "ORIGIN_LABELS")
+    # Then each has its words: a type in Japanese, never its API name ("あなたがruleを追加しました")
+    assert types <= set(page["CHANGE_TYPE_LABELS"]), sorted(types - set(page["CHANGE_TYPE_LABELS"]))
+    assert all(page["CHANGE_TYPE_LABELS"][t] and page["CHANGE_TYPE_LABELS"][t] != t for t in types)
+    assert ops <= set(page["CHANGE_OP_LABELS"]), sorted(ops - set(page["CHANGE_OP_LABELS"]))
+    # And every origin is known (a person's own change and an undo are said by the verb, the rest before it)
+    assert origins <= set(page["ORIGIN_LABELS"]), sorted(origins - set(page["ORIGIN_LABELS"]))
+    assert all(page["ORIGIN_LABELS"][o] for o in origins - {"api", "undo"})
+
+
+def api_system_categories() -> set[str]:
+    """The categories the API books by itself: every `<NAME>_CATEGORY = "..."` constant of src/kakeibo."""
+    found: set[str] = set()
+    for source in (ROOT / "src" / "kakeibo").rglob("*.py"):
+        for stmt in ast.parse(source.read_text(encoding="utf-8")).body:
+            targets: list[ast.expr] = []
+            if isinstance(stmt, ast.Assign):
+                targets = stmt.targets
+            elif isinstance(stmt, ast.AnnAssign):
+                targets = [stmt.target]
+            value = getattr(stmt, "value", None)
+            named = any(isinstance(t, ast.Name) and t.id.endswith("_CATEGORY") for t in targets)
+            if named and isinstance(value, ast.Constant) and isinstance(value.value, str):
+                found.add(value.value)
+    return found
+
+
+def test_the_quick_entry_knows_every_category_the_api_books_by_itself(node: str) -> None:
+    # Given the categories the API books itself: a points lot's lapse and a reconciliation's adjustment
+    system = api_system_categories()
+    assert {LAPSE_CATEGORY, ADJUSTMENT_CATEGORY} <= system
+    # When the page's list of those it never offers as a usual category is read
+    page = page_constants(node, "SYSTEM_CATEGORIES")
+    # Then it is the API's, no more and no less
+    assert set(page["SYSTEM_CATEGORIES"]) == system
 
 
 def run_page_script(node: str, browser: str, script: str, url: str, user: str) -> tuple[int, dict[str, Any], str]:

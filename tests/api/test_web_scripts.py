@@ -10,7 +10,8 @@ tests/api/test_web.py, a missing browser fails rather than skips. What each scri
   switch reads no settings while they are not shown.
 - offline.mjs (390 px): an edit and a delete made offline wait in the outbox and go out once the
   connection returns, exactly once across lost answers, offline/online cycles and a reload (checked
-  in each slip's history); an offline edit overtaken by another screen's change shown as a conflict.
+  in each slip's history); an offline edit overtaken by another screen's change shown as a conflict;
+  a page reloaded offline on a shared ledger fills the quick entry from what it kept and records to it.
 - reconcile.mjs (1280 px): 残高を合わせる: a tap clears a slip, the difference shows as the balance is
   typed, 使途不明金 books it, the reconciled slip is locked; a transfer's receiving side toggles on its
   own; the locked slip unlocks after a confirmation naming the reconciliation it broke.
@@ -36,7 +37,7 @@ __all__ = ["browser", "node"]  # the fixtures, shared with test_web.py
 SCRIPTS = {  # script: (its steps, the screenshots it leaves at least)
     "dataio": (3, {"me-delete-refused-390.png", "me-deleted-390.png"}),
     "loads": (3, set()),
-    "offline": (3, {"offline-writes-390.png", "offline-conflict-390.png"}),
+    "offline": (4, {"offline-writes-390.png", "offline-conflict-390.png", "offline-quick-390.png"}),
     "reconcile": (3, {"reconcile-1280.png", "reconcile-unlock-1280.png"}),
     "rules": (2, {"rules-390.png"}),
     "units": (5, {"units-slips-390.png", "units-accounts-390.png"}),

@@ -1,8 +1,10 @@
 """The page's everyday views in a real browser (tests/web/views.mjs, one Chromium for every step):
 "today" is the ledger's day whatever the browser's time zone says, the memo column readable at 1280
 and 390 px, a view per hash route with the back button working and each view reading only what it
-shows, an expense in three taps, an entry made offline recorded exactly once, the pictures with their
-tables, axe-core clean on every view. Like tests/api/test_web.py, a missing browser fails rather than skips."""
+shows, an expense in three taps, an entry made offline recorded exactly once, the slips' payees, the
+medical table readable on a phone, the カード tab opening on the statements, the pictures with their
+tables at a readable size, axe-core clean on every view. Like tests/api/test_web.py, a missing browser
+fails rather than skips."""
 
 from __future__ import annotations
 
@@ -32,7 +34,7 @@ def test_everyday_views_in_a_real_browser(node: str, browser: str, front_url: st
     assert returncode == 0 and summary.get("ok") is True, f"failed steps: {failed}\n{output}"
     names = [s["name"] for s in summary["steps"]]
     assert any("today" in n for n in names) and any("memo" in n for n in names), names
-    for words in ("navigation", "three taps", "offline", "pictures"):
+    for words in ("navigation", "three taps", "offline", "pictures", "payee", "medical", "カード tab"):
         assert any(words in n for n in names), (words, names)
     # And it left a screenshot at each width
     assert {Path(p).name for p in summary["screenshots"]} >= {
@@ -44,6 +46,11 @@ def test_everyday_views_in_a_real_browser(node: str, browser: str, front_url: st
         "views-offline-390.png",
         "views-charts-reports-390.png",
         "views-charts-budgets-390.png",
+        "views-payee-1280.png",
+        "views-payee-390.png",
+        "views-medical-390.png",
+        "views-cards-1280.png",
+        "views-cards-390.png",
     }
 
 

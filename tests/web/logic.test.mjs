@@ -28,6 +28,7 @@ import {
   isDate,
   isMonth,
   ledgerLabel,
+  momentText,
   mergePatch,
   monthLabel,
   monthRange,
@@ -160,6 +161,8 @@ describe('slip changes', () => {
   test('field values read as a person expects', () => {
     const names = { wallet: '財布' };
     assert.equal(fieldText('amount', 1500), '￥1,500');
+    assert.equal(fieldText('amount', 1234, undefined, 'USD'), '$12.34'); // in its account's unit (the conflict panel)
+    assert.equal(fieldText('amount', 1200, undefined, 'points'), '1,200 pt');
     assert.equal(fieldText('kind', 'transfer'), '振替');
     assert.equal(fieldText('account', 'wallet', (id) => names[id] ?? id), '財布');
     assert.equal(fieldText('category', 'uncategorized'), '未分類');
@@ -482,6 +485,70 @@ describe('the journal view (views/journal.js)', async () => {
   test('a slip\'s changed fields in words', () => {
     assert.equal(changedText({ amount: [1200, 1300] }), ' 金額 ￥1,200 → ￥1,300');
     assert.equal(changedText({ memo: [null, 'ランチ'], date: ['2026-11-03', '2026-11-04'] }), ' メモ — → ランチ、 日付 2026-11-03 → 2026-11-04');
+  });
+
+  test('a rule and a reconciliation are named in Japanese, never by their API type', () => {
+    // Given a rule made and a reconciliation of a wallet
+    const rule = { by: 'me', origin: 'api', changes: [{ type: 'rule', id: 'R1', op: 'create', before: null, after: { name: 'スーパーは食費' } }] };
+    const reconciled = { by: 'hanako', origin: 'api', changes: [{ type: 'reconciliation', id: 'C1', op: 'create', before: null, after: { account: 'wallet', balance: 12520 } }] };
+    // When they are said
+    const names = { wallet: '財布' };
+    const said = [describeEntry(rule, { me: 'me' }), describeEntry(reconciled, { me: 'me', accountOf: (id) => names[id] })];
+    // Then in words, with what they were about
+    assert.deepEqual(said, ['あなたが自動分類のルールを追加しました（スーパーは食費）', 'hanako さんが残高の照合を追加しました（財布 ￥12,520）']);
+    assert.ok(said.every((text) => !/rule|reconciliation/.test(text)), said.join(' / '));
+  });
+
+  test("amounts of a dollar and a points account are said in the account's unit", () => {
+    // Given a dollar expense, points earned, and a dollar account reconciled, each from an account the page knows the unit of
+    const units = { usd: 'USD', pts: 'points' };
+    const unitOf = (id) => units[id] ?? 'JPY';
+    const dinner = { by: 'hanako', origin: 'api', changes: [{ ...lunch, after: { amount: 1234, category: '外食', account: 'usd' } }] };
+    const earned = { by: 'hanako', origin: 'api', changes: [{ ...lunch, after: { amount: 300, category: 'ポイント', account: 'pts' } }] };
+    const reconciled = { by: 'hanako', origin: 'api', changes: [{ type: 'reconciliation', id: 'C1', op: 'create', after: { account: 'usd', balance: 9816 } }] };
+    // Then each amount is in its unit: dollars with cents, points as pt
+    assert.equal(describeEntry(dinner, { me: 'x', unitOf }), 'hanako さんが伝票を追加しました（外食 $12.34）');
+    assert.equal(describeEntry(earned, { me: 'x', unitOf }), 'hanako さんが伝票を追加しました（ポイント 300 pt）');
+    assert.equal(describeEntry(reconciled, { me: 'x', unitOf }), 'hanako さんが残高の照合を追加しました（usd $98.16）');
+    // And a slip's history says its changed amount in its account's unit too
+    assert.equal(changedText({ amount: [1234, 1500] }, 'USD'), ' 金額 $12.34 → $15.00');
+    assert.equal(changedText({ amount: [300, 200] }, 'points'), ' 金額 300 pt → 200 pt');
+  });
+
+  test('an entry of the daily job (no member) and a lapse say where they came from', () => {
+    const lapse = { by: null, origin: 'point_lapse', changes: [{ ...lunch, after: { amount: 120, category: 'ポイント失効', account: 'pts' } }] };
+    assert.equal(describeEntry(lapse, { me: 'x', unitOf: () => 'points' }), 'ポイントの失効で伝票を追加しました（ポイント失効 120 pt）');
+  });
+
+  test("the accounts' units as the journal from its start says them (made in a unit, changed later)", async () => {
+    const { unitsOf } = await import('../../web/views/journal.js');
+    const account = (id, op, unit) => ({ changes: [{ type: 'account', id, op, after: { id, unit } }] });
+    const entries = [account('usd', 'create', 'USD'), { changes: [lunch] }, account('pts', 'create', 'points'), account('usd', 'update', 'EUR')];
+    assert.deepEqual([...unitsOf(entries)], [['usd', 'EUR'], ['pts', 'points']]);
+    assert.deepEqual([...unitsOf([account('bank', 'create', 'JPY')], new Map([['usd', 'USD']]))], [['usd', 'USD'], ['bank', 'JPY']]);
+  });
+});
+
+describe("the journal's moments (format.js momentText)", () => {
+  test("a moment the API wrote in UTC is shown in the ledger's time zone, for people", () => {
+    // Given 15:30 UTC on 11/30, which is 00:30 on 12/1 in Tokyo
+    const at = '2026-11-30T15:30:00.000Z';
+    // Then it reads as Tokyo's day and time, not the raw UTC text
+    assert.equal(momentText(at), '12/1(火) 0:30');
+    assert.equal(momentText(at, { year: true }), '2026/12/1(火) 0:30');
+    // And in another ledger zone as that zone's
+    assert.equal(momentText(at, { zone: 'UTC' }), '11/30(月) 15:30');
+    assert.equal(momentText('2026-02-28T23:59:00Z', { zone: 'Asia/Tokyo' }), '3/1(日) 8:59');
+  });
+
+  test('follows the zone the API named (GET /health), and leaves a text it cannot read as it is', () => {
+    setLedgerTimeZone('America/New_York');
+    try {
+      assert.equal(momentText('2026-11-30T15:30:00Z'), '11/30(月) 10:30');
+    } finally {
+      setLedgerTimeZone('Asia/Tokyo');
+    }
+    assert.equal(momentText('not a time'), 'not a time');
   });
 });
 

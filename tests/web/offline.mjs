@@ -2,7 +2,8 @@
 // playwright-core) at 390 px: an edit and a delete made offline wait in the outbox (shown, the rows
 // marked), go out when the connection returns, survive answers lost on the way back, offline/online
 // cycles and a reload, and happen exactly once (checked over the API, in each slip's history); an
-// offline edit whose slip another screen changed meanwhile is shown as a conflict, never dropped.
+// offline edit whose slip another screen changed meanwhile is shown as a conflict, never dropped; a
+// page reloaded without a connection fills the quick entry from what it kept (kept.js) and records.
 //
 //   node tests/web/offline.mjs --url http://127.0.0.1:3000 --user someone --out test-output/web
 //
@@ -185,6 +186,60 @@ await run(async () => {
     const after = await api('GET', `/slips/2026-11-12/${fare.id}`);
     check(after.data.memo === 'バス（往復）' && after.data.amount === 600, `the slip after: ${JSON.stringify(after.data)}`);
     check(JSON.stringify(await lifeOf(fare.id)) === JSON.stringify([['create', 1], ['update', 2], ['update', 3]]), `the fare: ${JSON.stringify(await lifeOf(fare.id))}`);
+    await context.close();
+  });
+
+  await step('offline: a page reloaded without a connection still offers its ledger, the accounts, the usual chips, the account and today; an expense entered then goes to that ledger once', async () => {
+    // Given a shared ledger of the person's with a wallet and a card, and a November of fares by card and meals out from the wallet
+    const ledger = await api('POST', '/ledgers', { name: '我が家' });
+    check(ledger.status === 201, `ledger: ${ledger.status}`);
+    const L = ledger.data.id;
+    for (const [id, name, type] of [['wallet', '財布', 'cash'], ['card', 'カード', 'credit']]) {
+      check((await api('POST', `/ledgers/${L}/accounts`, { id, name, type, opening_balance: 20000 })).status === 201, `account ${id}`);
+    }
+    const past = [['2026-11-02', '外食', 'wallet'], ['2026-11-04', '外食', 'wallet'], ['2026-11-10', '交通費', 'card'], ['2026-11-12', '交通費', 'card'], ['2026-11-16', '交通費', 'card']];
+    for (const [i, [date, category, account]] of past.entries()) {
+      const made = await api('POST', `/ledgers/${L}/slips`, { date, kind: 'expense', amount: 300 + i, account, category }, { 'Idempotency-Key': `${args.user}-shared-${i}` });
+      check(made.status === 201, `slip ${i}: ${made.status}`);
+    }
+    // And the page opened on it once with a connection (11/20 in Tokyo): what the quick entry offers
+    const { context, page } = await openPage('#/slips/2026-11');
+    await page.selectOption('#ledger', L);
+    await until('the shared ledger read', () => page.locator('#slip-rows tr').count(), past.length);
+    const usual = ['交通費', '外食', '食費', '日用品', '娯楽費', '医療費'];
+    await until('the usual chips', () => page.locator('#quick-chips .chip').allInnerTexts(), usual);
+    await until('the latest expense\'s account', () => page.inputValue('#quick-account'), 'card');
+    const accounts = () => page.locator('#quick-account option').evaluateAll((options) => options.map((o) => o.value).sort());
+    check(JSON.stringify(await accounts()) === '["card","wallet"]', `the accounts online: ${JSON.stringify(await accounts())}`);
+
+    // When the connection drops and the page is reloaded without it
+    await context.setOffline(true);
+    await reloadOffline(page);
+    // Then the quick entry offers the accounts, that account, the same chips and today
+    await until('the accounts offered', accounts, ['card', 'wallet']);
+    await until('the account', () => page.inputValue('#quick-account'), 'card');
+    await until('the chips', () => page.locator('#quick-chips .chip').allInnerTexts(), usual);
+    check((await page.inputValue('#quick-date')) === '2026-11-20', `the day: ${await page.inputValue('#quick-date')}`);
+    // And it still shows that ledger (what is entered goes there, not to the personal one)
+    check((await page.inputValue('#ledger')) === L, `the ledger shown: ${await page.inputValue('#ledger')}`);
+    // And the slip form offers the accounts too
+    check((await page.locator('#slip-account option').count()) >= 2, 'the slip form\'s accounts');
+    await accessible(page, 'the quick entry reloaded offline');
+    await shot(page, 'offline-quick-390');
+
+    // When an expense is entered in three taps
+    await page.fill('#quick-amount', '480');
+    await page.click('#quick-chips .chip >> text=交通費');
+    await page.click('#quick-submit');
+    // Then it waits
+    await until('what waits', () => page.innerText('#outbox-text'), '送信待ち 1件（オフライン: 接続が戻ると送ります）');
+    // When the connection returns
+    await context.setOffline(false);
+    // Then it goes out once, to the shared ledger, as that expense of that day on that account; nothing to the personal ledger
+    await until('nothing waits', () => page.isVisible('#outbox'), false);
+    const day = async (path) => (await api('GET', `${path}?from=2026-11-20&to=2026-11-20`)).data.items.map((s) => [s.date, s.amount, s.category, s.account]);
+    await until('recorded in the shared ledger', () => day(`/ledgers/${L}/slips`), [['2026-11-20', 480, '交通費', 'card']]);
+    check(JSON.stringify(await day('/slips')) === '[]', `the personal ledger: ${JSON.stringify(await day('/slips'))}`);
     await context.close();
   });
 });

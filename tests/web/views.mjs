@@ -1,7 +1,8 @@
 // The page's everyday views in a real browser (Debian's Chromium, headless, driven by playwright-core)
 // against the local front, one browser for every step: "today" is the ledger's day whatever the
-// browser's time zone, and the memo column stays readable at 1280 and 390 px; axe-core finds nothing
-// serious or critical in either state.
+// browser's time zone, and the memo column stays readable at 1280 and 390 px; the slips show their
+// payee, the medical table keeps its words whole on a phone, the カード tab opens on the statements,
+// the pictures' words stay the page's size; axe-core finds nothing serious or critical in any state.
 //
 //   node tests/web/views.mjs --url http://127.0.0.1:3000 --user someone --out test-output/web
 //
@@ -27,18 +28,41 @@ function apiCalls(page) {
   return asked;
 }
 
-/** Each picture within the window, its words big enough to read (at least 9 px tall as drawn). */
+/**
+ * Each picture within the window, its words big enough to read (at least 9 px tall as drawn) and
+ * no bigger than the page's own text (at most 22 px: a picture blown up to a wide panel's width
+ * would draw its legend 40 px tall).
+ */
 async function fitsAndReads(page, selectors) {
   for (const selector of selectors) {
     const seen = await page.locator(selector).first().evaluate((svg) => {
       const box = svg.getBoundingClientRect();
-      const smallest = Math.min(...[...svg.querySelectorAll('text')].map((t) => t.getBoundingClientRect().height).filter((h) => h > 0));
-      return { right: box.right, width: window.innerWidth, smallest };
+      const heights = [...svg.querySelectorAll('text')].map((t) => t.getBoundingClientRect().height).filter((h) => h > 0);
+      return { right: box.right, width: window.innerWidth, smallest: Math.min(...heights), largest: Math.max(...heights) };
     });
     check(seen.right <= seen.width, `${selector} ends at ${seen.right} in a window ${seen.width} wide`);
     check(seen.smallest >= 9, `${selector}: its smallest words are ${seen.smallest}px tall`);
+    check(seen.largest <= 22, `${selector} at ${seen.width}px: its largest words are ${seen.largest}px tall`);
   }
 }
+
+/**
+ * The visible cells of a table whose words stand one character per line (more lines than one per
+ * two characters): [text, lines] of each.
+ */
+const crampedCells = (page, selector) =>
+  page.evaluate((sel) => {
+    const cramped = [];
+    for (const cell of document.querySelectorAll(`${sel} th, ${sel} td`)) {
+      const text = cell.textContent.trim();
+      if (!text || !cell.getClientRects().length) continue; // empty, or not shown (a phone's table head)
+      const range = document.createRange();
+      range.selectNodeContents(cell);
+      const lines = new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size;
+      if (lines > Math.ceil(text.length / 2)) cramped.push([text, lines]);
+    }
+    return cramped;
+  }, selector);
 
 /** How many lines a cell's text takes (its text's line boxes, by their distinct tops). */
 const linesOf = (page, selector) =>
@@ -259,6 +283,91 @@ await run(async () => {
     await context.close();
   });
 
+  await step('the slip list shows where each slip was paid (its payee), at 1280 and 390 px', async () => {
+    // Given a slip with a payee and a memo, and one without either
+    const user = `${args.user}-payee`;
+    const as = { Authorization: `Bearer ${user}` };
+    check((await api('POST', '/accounts', { id: 'wallet', name: '財布', type: 'cash', opening_balance: 30000 }, as)).status === 201, 'account');
+    const slips = [{ date: '2026-11-06', amount: 1280, category: '食費', payee: 'スーパーマルエツ', memo: 'パン' }, { date: '2026-11-07', amount: 300, category: '交通費' }];
+    for (const [i, slip] of slips.entries()) {
+      const made = await api('POST', '/slips', { kind: 'expense', account: 'wallet', ...slip }, { ...as, 'Idempotency-Key': `${user}-${i}` });
+      check(made.status === 201, `slip ${i}: ${made.status}`);
+    }
+    for (const [width, height] of WIDTHS) {
+      // When the month is shown
+      const { context, page } = await openPage({ width, height }, '#/slips/2026-11', null, user);
+      await until('listed', () => page.locator('#slip-rows tr').count(), 2);
+      // Then the slip with a payee shows it beside its memo, on one line each, and the other shows none
+      const payee = '#slip-rows tr[data-date="2026-11-06"] td.payee';
+      check(await page.isVisible(payee), `${width}px: the payee is not shown`);
+      check((await page.innerText(payee)) === 'スーパーマルエツ', `${width}px: the payee: ${await page.innerText(payee)}`);
+      check((await linesOf(page, payee)) === 1, `${width}px: the payee takes ${await linesOf(page, payee)} lines`);
+      check((await linesOf(page, '#slip-rows tr[data-date="2026-11-06"] td.memo')) === 1, `${width}px: the memo wraps`);
+      check((await page.locator('#slip-rows tr[data-date="2026-11-07"] td.payee').innerText()) === '', `${width}px: a payee on the slip without one`);
+      await shot(page, `views-payee-${width}`);
+      await accessible(page, 'the slips with their payees');
+      await context.close();
+    }
+  });
+
+  await step('the medical table (確定申告) keeps its words readable at 390 px: no column one character per line', async () => {
+    // Given a year's medical payments with a long provider name and large amounts
+    const user = `${args.user}-medical`;
+    const as = { Authorization: `Bearer ${user}` };
+    check((await api('POST', '/accounts', { id: 'wallet', name: '財布', type: 'cash', opening_balance: 5000000 }, as)).status === 201, 'account');
+    const paid = [
+      ['2026-11-05', 1234567, { patient: '山田 花子', provider: '医療法人社団さくら会 中央総合病院', kind: 'treatment', reimbursed: 100000 }],
+      ['2026-11-06', 2980, { patient: 'taro', provider: 'ドラッグストア', kind: 'medicine', reimbursed: 0, otc: true }],
+    ];
+    for (const [i, [date, amount, medical]] of paid.entries()) {
+      const made = await api('POST', '/slips', { date, kind: 'expense', amount, account: 'wallet', category: '医療費', medical }, { ...as, 'Idempotency-Key': `${user}-${i}` });
+      check(made.status === 201, `slip ${i}: ${made.status} ${JSON.stringify(made.data)}`);
+    }
+    for (const [width, height] of WIDTHS) {
+      // When the totals of November are opened
+      const { context, page } = await openPage({ width, height }, '#/reports/2026-11', new Date('2026-11-20T12:00:00+09:00'), user);
+      await until('the medical rows', () => page.locator('#tax-medical-rows tr').count(), 2);
+      // Then no header or cell stands one character per line, and the table is within the window
+      const cramped = await crampedCells(page, '#tax-medical-table');
+      check(cramped.length === 0, `${width}px: cramped cells ${JSON.stringify(cramped)}`);
+      const right = await page.locator('#tax-medical-table').evaluate((table) => table.getBoundingClientRect().right);
+      check(right <= width, `${width}px: the medical table ends at ${right}`);
+      // And each amount is still named by what it is
+      const paidCell = page.locator('#tax-medical-rows tr').first().locator('td[data-label="支払った"]');
+      check((await paidCell.count()) === 1, `${width}px: the paid amount's label`);
+      await shot(page, `views-medical-${width}`);
+      await accessible(page, 'the medical payments');
+      await context.close();
+    }
+  });
+
+  await step('the カード tab opens on the card statements, the balances below, at 1280 and 390 px', async () => {
+    // Given a card billed at the month's end from a bank account, with a charge of October
+    const user = `${args.user}-cards`;
+    const as = { Authorization: `Bearer ${user}` };
+    check((await api('POST', '/accounts', { id: 'bank', name: '銀行', type: 'bank', opening_balance: 100000 }, as)).status === 201, 'bank');
+    const billing = { closing_day: 'last', payment_day: 27, payment_month_offset: 1, pay_from: 'bank', shift: 'none' };
+    const card = await api('POST', '/accounts', { id: 'card', name: 'カード', type: 'credit', opening_balance: 0, billing }, as);
+    check(card.status === 201, `card: ${card.status} ${JSON.stringify(card.data)}`);
+    const charge = await api('POST', '/slips', { date: '2026-11-10', kind: 'expense', amount: 3000, account: 'card', category: '食費' }, { ...as, 'Idempotency-Key': `${user}-charge` });
+    check(charge.status === 201, `charge: ${charge.status}`);
+    for (const [width, height] of WIDTHS) {
+      // When the カード tab is tapped
+      const { context, page } = await openPage({ width, height }, '#/slips/2026-11', new Date('2026-11-20T12:00:00+09:00'), user);
+      await page.click('#views-nav a[data-route="cards"]');
+      await until('the statements', () => page.locator('#card-list .card-statement').count(), 1);
+      await page.waitForFunction(() => !document.querySelector('main[aria-busy="true"]'), null, { timeout: WAIT });
+      // Then the statements come first, the balances list after them
+      const tops = await page.evaluate(() => ['cards-panel', 'balances-panel'].map((id) => document.getElementById(id).getBoundingClientRect().top));
+      check(tops[0] < tops[1], `${width}px: the statements at ${tops[0]}, the balances at ${tops[1]}`);
+      // And the statements are what the view opens on: their heading within the first screen
+      const heading = await page.locator('#cards-title').boundingBox();
+      check(heading && heading.y + heading.height <= height, `${width}px: the statements' heading at ${heading?.y}`);
+      await shot(page, `views-cards-${width}`);
+      await context.close();
+    }
+  });
+
   await step('pictures at 1280 and 390 px: spending by category (a donut), the year by month, budgets with the pace, an account\'s balance over time; each with its table', async () => {
     // Given a household's November: three kinds of spending from a wallet, a salary, two budgets (日用品 overspent)
     const user = `${args.user}-charts`;
@@ -286,7 +395,7 @@ await run(async () => {
       // And the year month by month, with its table of twelve months
       await until('the year', () => page.locator('#trends-chart svg g.trend-month').count(), 12);
       check((await page.locator('#trends-table tbody tr').count()) === 12, 'the year table');
-      await fitsAndReads(page, ['#report-donut svg', '#trends-chart svg']);
+      await fitsAndReads(page, ['#report-donut svg', '#chart svg', '#trends-chart svg']);
       await accessible(page, 'the totals with their pictures');
       await shot(page, `views-charts-reports-${width}`);
       // When the budgets are opened

@@ -6,6 +6,7 @@ import { ApiError, etagOf, query, segment } from '../api.js';
 import { historyChart } from '../chart.js';
 import { conflictShown, hideConflict, offerReapply, showConflict } from '../conflict.js';
 import { TYPE_LABELS, amountIn, canWrite, isDate, monthLabel, monthRange, parseAmount, parseAmountIn, shortDay, today, unitLabel, yen } from '../format.js';
+import { entryAccounts, keep, kept, unreachable } from '../kept.js';
 import { accountName, at, emit, newest, on, state } from '../state.js';
 import { $, FieldError, busy, clearError, fail, fillAccountSelect, h, on422, say, showError } from '../ui.js';
 
@@ -35,9 +36,31 @@ export function mount(root, context) {
  * Read for another view (the slip form offers the accounts), only the accounts: the balances are
  * read when they are shown.
  */
-export function load() {
-  if (!shown()) return loadAccountsOnly();
-  return Promise.all([loadAccounts(), loadHistory()]);
+export async function load() {
+  try {
+    if (!shown()) return await loadAccountsOnly();
+    return await Promise.all([loadAccounts(), loadHistory()]);
+  } catch (error) {
+    if (unreachable(error)) offerKept();
+    throw error;
+  }
+}
+
+/** The accounts as the slip forms need them, kept for a start without a connection (kept.js). */
+function keepAccounts() {
+  keep('accounts', entryAccounts(state.accounts));
+}
+
+/**
+ * No connection and no accounts read: the slip forms offer the ones this browser kept (their
+ * balances are not shown: a kept one would be stale).
+ */
+function offerKept() {
+  if (state.accounts.length) return;
+  const known = kept('accounts');
+  if (!Array.isArray(known) || !known.length) return;
+  state.accounts = known;
+  emit('accounts');
 }
 
 let panel = null;
@@ -50,6 +73,7 @@ async function loadAccountsOnly() {
   const { data } = await state.api.get(at('/accounts'));
   if (!isNewest()) return;
   state.accounts = data.items;
+  keepAccounts();
   render();
   emit('accounts');
 }
@@ -75,6 +99,7 @@ async function loadAccounts() {
   state.today = day;
   state.todayBalances = balances(present);
   state.asOfBalances = balances(past);
+  keepAccounts();
   render();
   emit('accounts');
 }

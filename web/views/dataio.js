@@ -8,6 +8,7 @@
 // sole_owner) and the page lists those ledgers; else the deletion is carried on until it is done.
 
 import { ApiError, segment } from '../api.js';
+import { forgetAll } from '../kept.js';
 import { at, on, state } from '../state.js';
 import { $, FieldError, clearError, fail, h, say, showError } from '../ui.js';
 import { ledgerDeleted, ledgerMade } from './ledgers.js';
@@ -127,6 +128,7 @@ async function removeMe() {
       await new Promise((resolve) => setTimeout(resolve, PAUSE_MS));
     }
     $('me-delete-phrase').value = '';
+    forgetAll(); // what this browser kept of them for entering slips offline goes too
     await page?.refresh();
     say('自分のデータを削除しました');
   } catch (error) {

@@ -6,8 +6,8 @@
 // only when the person ticks it. Shown unless the API says it has no /imports.
 
 import { ApiError, query } from '../api.js';
-import { TYPE_LABELS, yen } from '../format.js';
-import { accountName, at, on, state } from '../state.js';
+import { TYPE_LABELS, amountIn } from '../format.js';
+import { accountName, at, on, state, unitOf } from '../state.js';
 import { $, FieldError, busy, clearError, fail, h, say, showError } from '../ui.js';
 
 const IMPORT_FORMATS = { kakeibo: 'この API の形式', mf: 'マネーフォワード ME', zaim: 'Zaim' };
@@ -143,7 +143,7 @@ function renderPreview(name, report, createAccounts) {
       h('td', { class: 'nowrap', text: IMPORT_ACTIONS[item.action] ?? item.action }),
       h('td', { class: 'nowrap', text: slip.date ?? '' }),
       h('td', { text: what }),
-      h('td', { class: 'num', text: slip.amount === undefined ? '' : yen(slip.kind === 'expense' ? -slip.amount : slip.amount) }),
+      h('td', { class: 'num', text: slip.amount === undefined ? '' : amountIn(slip.kind === 'expense' ? -slip.amount : slip.amount, unitOf(slip.account)) }),
       h('td', { text: item.message ?? slip.memo ?? '' }),
     );
   });

@@ -4,24 +4,26 @@
 // listed with 元に戻す (undo, editors); a slip's 履歴 (its whole life) opens from its row.
 
 import { ApiError, query } from '../api.js';
-import { categoryLabel, yen } from '../format.js';
-import { at, on, state } from '../state.js';
+import { CHANGE_OP_LABELS as OPS, CHANGE_TYPE_LABELS as TYPES, ORIGIN_LABELS, amountIn, categoryLabel, momentText } from '../format.js';
+import { accountName, at, on, state, unitOf } from '../state.js';
 import { $, h, say, showError } from '../ui.js';
 
 const POLL_MS = 4000;
 const SHOWN = 15; // latest entries listed
-const TYPES = { slip: '伝票', account: '口座', budget: '予算', recurrence: '繰り返し', member: 'メンバー', ledger: '家計簿', invitation: '招待', webhook: 'Webhook', settlement: '精算' };
-const OPS = { create: '追加', update: '変更', delete: '削除' };
 
 let ctx = null;
 let knowledge = null; // the last seq this page has seen (null: not read yet)
 let recent = [];
+let units = new Map(); // account id -> its unit, as the journal read from its start says (the accounts may not be read on this view)
 let timer = null;
 let polling = false;
 
-/** One entry in words: 「hanako さんが伝票を追加しました（食費 ¥1,200）」. Pure. */
-export function describeEntry(entry, { me = null, nameOf = (u) => u } = {}) {
-  const who = entry.by === me ? 'あなた' : `${nameOf(entry.by ?? '')} さん`;
+/**
+ * One entry in words, each amount in its account's unit: 「hanako さんが伝票を追加しました（食費
+ * ￥1,200）」, 「あなたが残高の照合を追加しました（USD口座 $98.16）」. Pure.
+ */
+export function describeEntry(entry, { me = null, nameOf = (u) => u, unitOf = () => 'JPY', accountOf = (id) => id } = {}) {
+  const who = entry.by == null ? '' : entry.by === me ? 'あなたが' : `${nameOf(entry.by)} さんが`;
   const change = entry.changes[0] ?? { type: 'slip', op: 'update' };
   const what = TYPES[change.type] ?? change.type;
   const more = entry.changes.length > 1 ? `ほか ${entry.changes.length - 1} 件` : '';
@@ -30,11 +32,30 @@ export function describeEntry(entry, { me = null, nameOf = (u) => u } = {}) {
   let detail = '';
   if (change.type === 'slip' && view.amount !== undefined) {
     const where = view.lines?.length ? `${view.lines.length} 分類` : categoryLabel(view.category ?? '');
-    detail = `（${[where, yen(view.amount)].filter(Boolean).join(' ')}）`;
+    detail = `（${[where, amountIn(view.amount, unitOf(view.account))].filter(Boolean).join(' ')}）`;
+  } else if (change.type === 'reconciliation' && view.balance !== undefined) {
+    detail = `（${accountOf(view.account)} ${amountIn(view.balance, unitOf(view.account))}）`;
+  } else if (change.type === 'rule' && view.name) {
+    detail = `（${view.name}）`;
   }
-  const origin = { import: '取り込みで', recurrence: '繰り返しで', card_payment: 'カードの引き落としで' }[entry.origin] ?? '';
-  return `${who}が${origin}${what}${more}を${verb}${detail}`;
+  const origin = ORIGIN_LABELS[entry.origin] ?? '';
+  return `${who}${origin}${what}${more}を${verb}${detail}`;
 }
+
+/** Each account's unit as entries from the journal's start say (its creation, a later change of unit). Pure. */
+export function unitsOf(entries, known = new Map()) {
+  const found = new Map(known);
+  for (const entry of entries) {
+    for (const change of entry.changes) if (change.type === 'account' && change.after?.unit) found.set(change.id, change.after.unit);
+  }
+  return found;
+}
+
+/** The unit of an account: the accounts read, else what the journal said. */
+const unitHere = (id) => (state.accounts.some((a) => a.id === id) ? unitOf(id) : units.get(id) ?? 'JPY');
+
+/** An entry in words on this page (the caller is あなた, amounts in their accounts' units). */
+const describe = (entry) => describeEntry(entry, { me: state.me, unitOf: unitHere, accountOf: accountName });
 
 /** Can the API undo this entry? (Members, invitations, webhooks, the ledger and an account's creation: no.) Pure. */
 export function undoable(entry) {
@@ -60,6 +81,7 @@ export function mount(_root, pageCtx) {
 export function clear() {
   knowledge = null;
   recent = [];
+  units = new Map();
   render();
 }
 
@@ -76,9 +98,11 @@ export async function load() {
   const ledger = state.ledger;
   let since = 0;
   let kept = [];
+  let seen = new Map();
   for (;;) {
     const { data } = await state.api.get(at(`/changes${query({ since, limit: 500 })}`));
     kept = [...kept, ...data.changes].slice(-SHOWN);
+    seen = unitsOf(data.changes, seen);
     since = data.knowledge;
     if (!data.has_more) break;
   }
@@ -87,6 +111,7 @@ export async function load() {
   // reads, and an entry it sees first may be one those reads missed; polling reloads for it.
   if (knowledge === null) knowledge = since;
   recent = kept;
+  units = seen;
   render();
   schedule();
 }
@@ -116,10 +141,11 @@ async function poll() {
     if (ledger !== state.ledger || !data.changes.length) return;
     knowledge = data.knowledge;
     recent = followed(recent, data.changes, SHOWN);
+    units = unitsOf(data.changes, units);
     render();
     const others = othersOf(data.changes, state.me);
     if (others.length) {
-      $('journal-notice').textContent = describeEntry(others[others.length - 1], { me: state.me });
+      $('journal-notice').textContent = describe(others[others.length - 1]);
       await ctx.refresh();
     }
   } catch (error) {
@@ -135,13 +161,13 @@ export function render() {
     h(
       'li',
       { dataset: { seq: String(entry.seq) } },
-      h('time', { datetime: entry.at, text: entry.at.slice(5, 16).replace('T', ' ') }),
-      h('span', { class: 'what', text: describeEntry(entry, { me: state.me }) }),
+      h('time', { datetime: entry.at, text: momentText(entry.at) }),
+      h('span', { class: 'what', text: describe(entry) }),
       entry.undone_by
         ? h('span', { class: 'undone', text: '元に戻し済み' })
         : !undoable(entry)
           ? null
-          : h('button', { type: 'button', class: 'undo write', 'aria-label': `元に戻す: ${describeEntry(entry, { me: state.me })}`, text: '元に戻す', onclick: () => undo(entry) }),
+          : h('button', { type: 'button', class: 'undo write', 'aria-label': `元に戻す: ${describe(entry)}`, text: '元に戻す', onclick: () => undo(entry) }),
     ),
   );
   $('journal-rows').replaceChildren(...rows);
@@ -152,7 +178,7 @@ export function render() {
 async function undo(entry) {
   try {
     await state.api.request('POST', at(`/changes/${entry.seq}/undo`));
-    say(`「${describeEntry(entry, { me: state.me })}」を元に戻しました`);
+    say(`「${describe(entry)}」を元に戻しました`);
     await ctx.refresh();
   } catch (error) {
     if (error instanceof ApiError && error.status === 412) {
@@ -169,15 +195,16 @@ async function undo(entry) {
 async function showHistory(slip) {
   try {
     const { data } = await state.api.get(at(`/slips/${encodeURIComponent(slip.id)}/history`));
-    $('slip-history-title').textContent = `伝票の履歴（${slip.date} ${yen(slip.amount)}）`;
+    const unit = unitHere(slip.account);
+    $('slip-history-title').textContent = `伝票の履歴（${slip.date} ${amountIn(slip.amount, unit)}）`;
     $('slip-history-rows').replaceChildren(
       ...data.items.map((item) =>
         h(
           'li',
           {},
-          h('time', { datetime: item.at, text: item.at.slice(0, 16).replace('T', ' ') }),
+          h('time', { datetime: item.at, text: momentText(item.at, { year: true }) }),
           h('span', { text: ` ${item.by === state.me ? 'あなた' : item.by} — ${OPS[item.op] ?? item.op}` }),
-          h('span', { class: 'changed', text: changedText(item.changed) }),
+          h('span', { class: 'changed', text: changedText(item.changed, unit) }),
         ),
       ),
     );
@@ -189,11 +216,11 @@ async function showHistory(slip) {
 
 const FIELDS = { date: '日付', kind: '種類', amount: '金額', account: '口座', to_account: '振替先', category: '分類', subcategory: '内訳', memo: 'メモ', lines: '分割' };
 
-/** {amount: [1200, 1300]} -> 「金額 ¥1,200 → ¥1,300」. Pure. */
-export function changedText(changed) {
+/** {amount: [1200, 1300]} -> 「金額 ¥1,200 → ¥1,300」, amounts in the slip's account's `unit`. Pure. */
+export function changedText(changed, unit = 'JPY') {
   const show = (name, value) => {
     if (value === null || value === undefined) return '—';
-    if (name === 'amount') return yen(value);
+    if (name === 'amount') return amountIn(value, unit);
     if (name === 'lines') return `${value.length} 行`;
     return String(value);
   };

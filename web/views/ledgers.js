@@ -4,6 +4,7 @@
 
 import { ApiError, PERSONAL, etagOf, inviteLink, inviteTokenOf, segment } from '../api.js';
 import { ROLE_LABELS, ROLES, canWrite, ledgerLabel } from '../format.js';
+import { keep, keepOnly, kept, unreachable } from '../kept.js';
 import { emit, memberName, newest, state } from '../state.js';
 import { $, FieldError, busy, clearError, fail, h, on422, say, showError } from '../ui.js';
 
@@ -75,14 +76,35 @@ async function loadLedgers() {
   if (!isNewest()) return;
   state.ledgers = list.data.items;
   state.me = mine.data.members?.[0]?.user ?? null;
+  // kept for a start without a connection (kept.js); what this browser kept of a ledger no longer theirs goes
+  keep('ledgers', { items: state.ledgers.map(({ id, name, role }) => ({ id, name, role })), me: state.me }, { ledger: null });
+  keepOnly(state.ledgers.map((l) => l.id));
   if (!shownLedger()) {
     state.ledger = PERSONAL; // not (or no longer) theirs
     storeLedger(PERSONAL);
   }
+  showLedgers();
+}
+
+function showLedgers() {
   $('ledger-nav').hidden = false;
   $('household-panel').hidden = false;
   renderLedgers();
   applyRole(shownLedger()?.role ?? 'owner');
+}
+
+/**
+ * No connection: the caller's ledgers as this browser last read them, the one chosen still shown
+ * (a slip entered now waits for that ledger); false when none were kept.
+ */
+function keptLedgers() {
+  const known = kept('ledgers', { ledger: null });
+  if (!Array.isArray(known?.items) || !known.items.length) return false;
+  state.ledgers = known.items;
+  state.me = known.me ?? null;
+  if (!shownLedger()) state.ledger = PERSONAL;
+  showLedgers();
+  return true;
 }
 
 function withoutLedgers() {
@@ -217,17 +239,29 @@ export async function recheckMembership() {
   }
 }
 
-/** Who is asking and which of their ledgers to show (the last one chosen, if still theirs). */
+/**
+ * Who is asking and which of their ledgers to show (the last one chosen, if still theirs): true, or
+ * false when the API refused; null without a connection (the ledgers this browser kept are shown,
+ * and the views fill their forms from what it kept: kept.js).
+ */
 export async function identify() {
   state.ledger = storedLedger();
   try {
     await loadLedgers();
     return true;
   } catch (error) {
+    showError(error);
+    if (unreachable(error)) {
+      if (!keptLedgers()) {
+        state.ledger = PERSONAL;
+        state.ledgers = null;
+        renderLedgers();
+      }
+      return null;
+    }
     state.ledger = PERSONAL;
     state.ledgers = null;
     renderLedgers();
-    showError(error);
     return false;
   }
 }

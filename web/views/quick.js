@@ -3,12 +3,15 @@
 // anyway and three months' totals by category (a few rows each, however many slips there are): the
 // categories used most often among the month's slips shown, then those most spent on. The day is the
 // ledger's today and the account the one this browser used last in this ledger (else the one of the
-// latest expense among the month's slips, else the one that spent most).
-// Without a connection the slip waits in the outbox (outbox.js) and goes out when it returns.
+// latest expense dated today or earlier among the month's slips, else the one that spent most).
+// Without a connection the slip waits in the outbox (outbox.js) and goes out when it returns; a page
+// opened without one offers the chips and the account this browser kept when it last read them
+// (kept.js), the accounts kept by the accounts view, and today.
 
 import { query } from '../api.js';
-import { busiestAccount, latestAccount, monthOf, parseAmount, shiftMonth, today, usualCategories, yen } from '../format.js';
-import { at, newest, on, state } from '../state.js';
+import { amountIn, busiestAccount, categoryLabel, latestAccount, monthOf, parseAmount, shiftMonth, today, usualCategories } from '../format.js';
+import { keep, kept, unreachable } from '../kept.js';
+import { at, newest, on, state, unitOf } from '../state.js';
 import { $, FieldError, busy, clearError, fail, fillAccountSelect, h, say, showError } from '../ui.js';
 import { sendSlip } from '../outbox.js';
 
@@ -19,6 +22,7 @@ const LOOK_BACK_MONTHS = 3; // the household's usual categories: its spending of
 
 let ctx;
 let totals = []; // GET /reports/monthly of the last three months (for the chips and the account)
+let offline = null; // {chips, account} this browser kept, while the totals could not be read for want of a connection
 let chosen = '';
 
 const accountKey = () => `kakeibo.quick.account.${state.config.user}.${state.ledger}`;
@@ -41,6 +45,7 @@ function remember(account) {
 
 export function mount(_root, context) {
   ctx = context;
+  $('quick-date').value = today(); // whatever can be read, the day is today
   $('quick-form').addEventListener('submit', submit);
   $('quick-chips').addEventListener('click', (event) => {
     const chip = event.target.closest('button[data-category]');
@@ -57,22 +62,45 @@ export async function load() {
   const isNewest = newest('quick');
   const latest = monthOf(today());
   const months = Array.from({ length: LOOK_BACK_MONTHS }, (_, i) => shiftMonth(latest, -i));
-  const answers = await Promise.all(months.map((month) => state.api.get(at(`/reports/monthly${query({ month })}`))));
+  let answers;
+  try {
+    answers = await Promise.all(months.map((month) => state.api.get(at(`/reports/monthly${query({ month })}`))));
+  } catch (error) {
+    if (isNewest()) {
+      offline = unreachable(error) && !totals.length ? kept('quick') : null;
+      render(); // today, and what was kept: the form is usable without the totals
+    }
+    throw error;
+  }
   if (!isNewest()) return;
   totals = answers.map(({ data }) => data);
+  offline = null;
   render();
 }
 
 export function clear() {
   totals = [];
+  offline = null;
   chosen = '';
   $('quick-amount').value = '';
   render();
 }
 
+/** The chips offered: the household's usual categories, else (no connection) those kept, then everyday ones. */
+function chipsOffered() {
+  return usualCategories({ slips: state.slips, totals }, CHIPS, [...(offline?.chips ?? []), ...EVERYDAY]);
+}
+
+/** The account preselected: the one used last here, else the latest expense's (not one dated ahead), else the busiest, else the one kept. */
+function defaultAccount(open) {
+  const day = today();
+  return [remembered(), latestAccount(state.slips, day), busiestAccount(totals), offline?.account].find((id) => id && open.some((a) => a.id === id)) ?? null;
+}
+
 export function render() {
   $('quick-date').value = today();
-  const chips = usualCategories({ slips: state.slips, totals }, CHIPS, EVERYDAY);
+  const chips = chipsOffered();
+  if (totals.length) keep('quick', { chips, account: defaultAccount(state.accounts.filter((a) => !a.archived)) ?? kept('quick')?.account ?? null });
   if (chosen && !chips.includes(chosen)) chips.push(chosen);
   $('quick-chips').replaceChildren(
     ...chips.map((category) =>
@@ -88,7 +116,7 @@ function renderAccounts() {
   const had = select.options.length > 0;
   fillAccountSelect(select, open);
   if (had && open.some((a) => a.id === select.value) && select.dataset.touched) return; // the person chose one
-  const wanted = [remembered(), latestAccount(state.slips), busiestAccount(totals)].find((id) => id && open.some((a) => a.id === id));
+  const wanted = defaultAccount(open);
   if (wanted) select.value = wanted;
 }
 
@@ -122,7 +150,7 @@ async function submit(event) {
   }
   await busy($('quick-submit'), async () => {
     try {
-      const what = `${body.date.slice(5).replace('-', '/')} ${body.category ?? '未分類'} ${yen(body.amount)}`;
+      const what = `${body.date.slice(5).replace('-', '/')} ${body.category ?? '未分類'} ${amountIn(body.amount, unitOf(body.account))}`;
       const slip = await sendSlip(at('/slips'), body, { summary: what });
       remember(body.account);
       delete $('quick-account').dataset.touched;
@@ -134,7 +162,7 @@ async function submit(event) {
         $('quick-amount').focus();
         return;
       }
-      say(`記録しました: ${slip.date.slice(5).replace('-', '/')} ${slip.category === 'uncategorized' ? '未分類' : slip.category} ${yen(slip.amount)}（No. ${slip.no}）`);
+      say(`記録しました: ${slip.date.slice(5).replace('-', '/')} ${categoryLabel(slip.category)} ${amountIn(slip.amount, unitOf(slip.account))}（No. ${slip.no}）`);
       $('quick-amount').value = '';
       choose('');
       if (monthOf(slip.date) === state.month) await ctx.refresh();

@@ -9,7 +9,7 @@
 
 import { ApiError, etagOf, query, segment } from '../api.js';
 import { amountIn, minorDigits, parseAmountIn, today, unitLabel } from '../format.js';
-import { at, emit, on, state } from '../state.js';
+import { at, emit, on, state, unitOf } from '../state.js';
 import { $, busy, clearError, fillAccountSelect, h, say, showError } from '../ui.js';
 
 export const ADJUST_CATEGORY = '使途不明金';
@@ -51,9 +51,6 @@ export function differenceText(difference, unit = 'JPY') {
   if (difference > 0) return `差額 ${money(difference)}: 明細のほうが多く、家計簿に ${money(difference)} 足りません`;
   return `差額 ${money(difference)}: 家計簿のほうが ${money(-difference)} 多く残っています`;
 }
-
-/** The unit of an account of the ledger shown (yen when not known). */
-const unitOf = (account) => state.accounts.find((a) => a.id === account)?.unit ?? 'JPY';
 
 /** The reconciliation that locked a slip's side on `account` dated `date`: the earliest whose date is that day or later. Pure. */
 export function lockedBy(items, date) {

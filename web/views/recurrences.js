@@ -3,8 +3,8 @@
 // Shown when the API has /recurrences.
 
 import { query, segment } from '../api.js';
-import { KIND_LABELS, UNCATEGORIZED, categoryLabel, isDate, longDay, parseAmount, shortDay, today, yen } from '../format.js';
-import { accountName, at, newest, on, state } from '../state.js';
+import { KIND_LABELS, UNCATEGORIZED, amountIn, categoryLabel, isDate, longDay, parseAmount, shortDay, today } from '../format.js';
+import { accountName, at, newest, on, state, unitOf } from '../state.js';
 import { $, FieldError, busy, clearError, fail, fillAccountSelect, h, on422, optional, say, showError, uuid } from '../ui.js';
 
 const FREQ_LABELS = { daily: '毎日', weekly: '毎週', monthly: '毎月', yearly: '毎年' };
@@ -73,7 +73,7 @@ export function render() {
       'tr',
       { dataset: { id: r.id } },
       h('td', { class: 'what' }, what, h('small', { class: 'account', text: accountName(slip.account) })),
-      h('td', { class: `num ${slip.kind}`, text: yen(slip.amount) }),
+      h('td', { class: `num ${slip.kind}`, text: amountIn(slip.amount, unitOf(slip.account)) }),
       ruleCell(r),
       h(
         'td',
@@ -122,7 +122,7 @@ async function submitRecurrence(event) {
         ...dates.map((o) => h('li', { text: `${longDay(o.date)}${o.shifted ? `（${shortDay(o.scheduled)}が休日のため）` : ''}` })),
       );
       $('rec-preview').hidden = false;
-      say(`くり返しを追加しました: ${memo || category || KIND_LABELS[slip.kind]} ${yen(amount)}`);
+      say(`くり返しを追加しました: ${memo || category || KIND_LABELS[slip.kind]} ${amountIn(amount, unitOf(slip.account))}`);
       $('recurrence-form').reset();
       $('rec-start').value = today();
       await ctx.refresh();

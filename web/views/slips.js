@@ -31,7 +31,7 @@ import {
   yen,
 } from '../format.js';
 import { pendingFor, sendChange, sendSlip } from '../outbox.js';
-import { accountName, at, emit, memberName, newest, on, state } from '../state.js';
+import { accountName, at, emit, memberName, newest, on, state, unitOf } from '../state.js';
 import { $, FieldError, busy, clearError, fail, fillAccountSelect, h, say, showError, uuid } from '../ui.js';
 import { payerPatch, payerText, readPayer, setPayer } from './payer.js';
 import { readReceipts, receiptsPatch, setReceipts } from './receipts.js';
@@ -122,11 +122,6 @@ export function clear() {
 
 // ---- the list ----------------------------------------------------------------------------------
 
-/** The unit of an account the page knows (JPY when it does not know it). */
-function unitOf(id) {
-  return state.accounts.find((a) => a.id === id)?.unit ?? 'JPY';
-}
-
 const isForeign = (unit) => unit !== 'JPY' && unit !== 'points';
 
 /** A slip's amount in its account's unit; a foreign one with its yen, a transfer between units with what arrived. */
@@ -154,6 +149,9 @@ function categoryCell(slip) {
   return categoryLabel(slip.category);
 }
 
+/** Where a slip was paid: its payee, else the payee its imported file wrote. */
+export const payeeOf = (slip) => slip.payee || slip.imported_payee || '';
+
 function amountCell(slip) {
   const sign = slip.kind === 'expense' ? '-' : slip.kind === 'income' ? '+' : '';
   return h('td', { class: `num amount ${slip.kind}`, 'data-label': '金額', text: `${sign}${amountOf(slip)}` });
@@ -177,6 +175,7 @@ export function render() {
       h('td', { class: 'date', 'data-label': '日付' }, h('time', { datetime: slip.date, text: shortDay(slip.date) })),
       h('td', { class: `kind ${slip.kind}`, 'data-label': '種類', text: KIND_LABELS[slip.kind] }),
       h('td', { class: 'category', 'data-label': '分類', text: categoryCell(slip) }),
+      h('td', { class: 'payee', 'data-label': '支払先', text: payeeOf(slip) }),
       h('td', { class: 'account', 'data-label': '口座', text: where }),
       h('td', { class: 'memo', 'data-label': 'メモ', text: slip.memo ?? '' }),
       h('td', { class: 'author', 'data-label': '記入', text: authorText(slip, memberName) }),
@@ -193,6 +192,7 @@ export function render() {
     );
   });
   $('slip-rows').replaceChildren(...rows);
+  $('slip-table').classList.toggle('with-payee', shown.some((slip) => payeeOf(slip))); // the column only while a slip has one
   $('slips-empty').hidden = state.slips.length > 0;
   $('slips-filtered-empty').hidden = !(state.slips.length > 0 && rows.length === 0);
   $('slip-table').hidden = rows.length === 0;
@@ -659,7 +659,7 @@ async function conflict(base, patch, action, { queued = false, why = null } = {}
 function conflictRows(base, current, patch, action) {
   const theirs = new Set(slipChanges(base, current).map((c) => c.field));
   const fields = [...new Set([...theirs, ...Object.keys(patch ?? {})])];
-  const text = (field, slip) => (slip ? fieldText(field, slip[field], accountName) : '（なし）');
+  const text = (field, slip) => (slip ? fieldText(field, slip[field], accountName, unitOf(slip.account ?? base?.account)) : '（なし）');
   const mine = (field) => {
     if (action === 'delete') return '削除';
     if (!patch) return '—';
