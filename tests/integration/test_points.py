@@ -155,6 +155,33 @@ def test_a_spend_moved_before_a_lapse_re_plans_it(api: Client, store: Store, use
     assert invariants.check(store, user) == []
 
 
+def test_an_earnings_expiry_changed_alone_is_a_change_that_re_plans_its_lot(api: Client, store: Store, user: str) -> None:
+    # Given 1,000 points earned 5 days ago, expiring in 60 days
+    _points_account(api)
+    lot = _earn(api, 1000, _day(-5), _day(60))
+    where = f"/slips/{lot['date']}/{lot['id']}"
+    assert api.get("/accounts/pts/expiring", query={"within": "30"}).json["items"] == []
+    # When only its expiry is patched to 10 days from now
+    patched = api.patch(where, {"expires_on": _day(10)}, headers={"If-Match": '"1"'})
+    # Then it is a change: a new version, the new expiry kept, and the lot now lapses within 30 days
+    assert patched.status == 200 and patched.etag == '"2"', patched
+    assert api.get(where).json["expires_on"] == _day(10)
+    (soon,) = api.get("/accounts/pts/expiring", query={"within": "30"}).json["items"]
+    assert (soon["lot"], soon["lapses_on"], soon["points"]) == (lot["id"], _day(11), 1000)
+    # When a PUT of the same slip changes only its expiry back
+    body = {k: lot[k] for k in ("date", "kind", "amount", "account", "category")} | {"expires_on": _day(60)}
+    put = api.put(where, body, headers={"If-Match": '"2"'})
+    # Then that is a change too
+    assert put.status == 200 and put.etag == '"3"' and put.json["expires_on"] == _day(60), put
+    assert api.get("/accounts/pts/expiring", query={"within": "30"}).json["items"] == []
+    # And the expiry removed (null), the lot never lapses
+    removed = api.patch(where, {"expires_on": None}, headers={"If-Match": '"3"'})
+    assert removed.status == 200 and removed.etag == '"4"' and "expires_on" not in removed.json, removed
+    assert api.get("/accounts/pts/expiring", query={"within": "3650"}).json["items"] == []
+    assert api.post("/ledger/verify").json["ok"] is True
+    assert invariants.check(store, user) == []
+
+
 def test_points_not_held_on_the_spends_date_and_an_earning_that_lapsed_are_refused(api: Client) -> None:
     # Given 100 points that expired a week ago (lapse posted) and 50 that never expire
     _points_account(api)
