@@ -284,6 +284,7 @@ def patch_recurrence(
             body = RecurrenceIn.model_validate(merged)
         except ValidationError as exc:
             raise invalid(exc, "the patched recurrence is not valid") from exc
+        units.check_repriced(current.slip, patch.get("slip") or {}, body.slip.amount, at=("body", "slip"))
         fields = _definition_fields(body)
         if all(item[name] == value for name, value in fields.items()):
             return recurrence_view(item)

@@ -485,9 +485,11 @@ def merge_patch(current: Item, patch: dict[str, Any]) -> SlipIn:
         merged["to_cleared"] = None  # only a transfer has a receiving side
     clean = {k: v for k, v in merged.items() if v is not None}
     try:
-        return SlipIn.model_validate(clean)
+        new = SlipIn.model_validate(clean)
     except ValidationError as exc:
         raise invalid(exc, "the patched slip is not valid") from exc
+    units.check_repriced(current, patch, new.amount)
+    return new
 
 
 def _still_there(store: Store, ctx: WriteContext) -> None:
