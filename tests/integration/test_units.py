@@ -201,6 +201,24 @@ def test_a_unit_is_iso_4217_or_points_and_changes_only_while_the_account_has_no_
     assert renamed.status == 200 and renamed.json["unit"] == "EUR", renamed
 
 
+def test_the_unit_of_an_account_with_an_opening_balance_does_not_change(api: Client) -> None:
+    # Given a dollar wallet opened with $12.34 and no slips
+    made = api.account("usd", 1234, unit="USD")
+    # When its unit is patched to euros
+    refused = api.patch("/accounts/usd", {"unit": "EUR"}, headers={"If-Match": '"1"'})
+    # Then it is refused naming the opening balance, in words in the caller's language
+    assert refused.status == 409 and refused.json["code"] == "unit_in_use", refused
+    assert refused.json["opening_balance"] == 1234 and "opening balance" in refused.json["detail"], refused
+    ja = api.patch("/accounts/usd", {"unit": "EUR"}, headers={"If-Match": '"1"', "Accept-Language": "ja"})
+    assert ja.status == 409 and "開始残高" in ja.json["detail"], ja
+    # And the account is as it was: still $12.34, at its version
+    kept = api.get("/accounts/usd").json
+    assert (kept["unit"], kept["opening_balance"], kept["balance"], kept["version"]) == ("USD", 1234, 1234, 1)
+    assert made["version"] == 1
+    # And a change to the unit it already has, or of its name, is fine
+    assert api.patch("/accounts/usd", {"unit": "USD", "name": "旅行"}, headers={"If-Match": '"1"'}).status == 200
+
+
 def test_points_pay_at_their_point_value_and_balances_are_valued_in_yen(api: Client, store: Store, user: str) -> None:
     _trip(api)
     # Given a points account worth ¥2 a point holding 1,500 points
