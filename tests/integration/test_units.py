@@ -127,7 +127,9 @@ def test_a_new_amount_of_a_foreign_recurring_slip_needs_its_yen(api: Client) -> 
     # Given a $10.00 subscription the card charges ¥1,500 every month
     api.account("usd", 100_000, unit="USD")
     slip = {"kind": "expense", "amount": 1000, "account": "usd", "category": "サブスク", "jpy_amount": 1500}
-    made = api.post("/recurrences", {"slip": slip, "rule": {"freq": "monthly", "by_month_day": 5, "start": "2026-09-01"}})
+    made = api.post(
+        "/recurrences", {"slip": slip, "rule": {"freq": "monthly", "by_month_day": 5, "start": "2026-09-01"}}
+    )
     assert made.status == 201, made
     where = f"/recurrences/{made.json['id']}"
     # When its price goes up to $12.00 without the yen

@@ -385,7 +385,9 @@ def occurrences(
     failed = current.last_error["scheduled"] if current.last_error else None
     found = list(recurrence.preview(current.schedule, current.shift, start, end))
     through = current.posted_through
-    posted = [recurrence.occurrence_slip_id(current.id, o.scheduled) for o in found if through and o.scheduled <= through]
+    posted = [
+        recurrence.occurrence_slip_id(current.id, o.scheduled) for o in found if through and o.scheduled <= through
+    ]
     identities = store.batch_get(ledger, [identity_sk(slip_id) for slip_id in posted]) if posted else {}
     items = []
     for occurrence in found:
