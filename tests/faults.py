@@ -5,13 +5,15 @@
 - `conflict`: DynamoDB answers TransactionCanceledException with TransactionConflict reasons
 - `throttle`: DynamoDB answers ThrottlingException
 - `slow`: the call takes longer than usual, then goes through
+
+and `before_next_transaction`: another change committed between a write's reads and its transaction.
 """
 
 from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -99,3 +101,17 @@ def injected(client: Any, operation: str, kind: str, times: int) -> Iterator[Fau
         yield faults
     finally:
         faults.remove()
+
+
+def before_next_transaction(store: Any, action: Callable[[], object]) -> None:
+    """Run `action` once, right before the next TransactWriteItems call on `store`'s client is sent
+    (after the write has read and planned what it sends): a race, in a fixed order."""
+    fired = []
+
+    def hook(**kwargs: Any) -> None:
+        if not fired:
+            fired.append(True)
+            store.client.meta.events.unregister("before-call.dynamodb.TransactWriteItems", hook)
+            action()
+
+    store.client.meta.events.register("before-call.dynamodb.TransactWriteItems", hook)

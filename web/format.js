@@ -385,13 +385,18 @@ export function amountText(amount, unit) {
   return `${amount < 0 ? '-' : ''}${whole / scale}.${String(whole % scale).padStart(digits, '0')}`;
 }
 
-/** The merge-patch entries for a slip's unit fields (円換算, 受取額, 有効期限) that the form changed. */
+/**
+ * The merge-patch entries for a slip's unit fields (円換算, 受取額, 有効期限) that the form changed. A new
+ * amount sends the yen and what arrived the form shows with it, changed or not: the API keeps none
+ * given for the old amount (422 naming them).
+ */
 export function unitPatch(base, wanted) {
   const patch = {};
+  const repriced = (base?.amount ?? null) !== (wanted?.amount ?? null);
   for (const field of ['jpy_amount', 'to_amount', 'expires_on']) {
     const before = base?.[field] ?? null;
     const after = wanted?.[field] ?? null;
-    if (before !== after) patch[field] = after;
+    if (before !== after || (repriced && field !== 'expires_on' && after !== null)) patch[field] = after;
   }
   return patch;
 }

@@ -103,7 +103,7 @@ class NotACard(ApiError):
 
 
 class UnitInUse(ApiError):
-    """An account's unit asked to change once slips are written in it (their amounts are in it)."""
+    """An account's unit asked to change once it has an opening balance or slips (their amounts are in it)."""
 
     status, code, title = 409, "unit_in_use", "Unit in use"
 

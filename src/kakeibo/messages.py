@@ -664,6 +664,15 @@ TRANSLATIONS: dict[str, str] = {
     "to_amount is only for a transfer between accounts of different units": (
         "入金額（to_amount）は単位の違う口座の間の振替にだけ指定できます"
     ),
+    "a new amount needs its jpy_amount, the yen it came to (the one kept was for the old amount)": (
+        "金額を変えるときは、その金額の円換算額（jpy_amount）もいっしょに送ってください（いまの円換算額は前の金額のものです）"
+    ),
+    "a new amount needs its to_amount, what arrived for it (the one kept was for the old amount)": (
+        "金額を変えるときは、その金額で振替先に入った額（to_amount）もいっしょに送ってください（いまの入金額は前の金額のものです）"
+    ),
+    "the unit of account '{account}' cannot change: its opening balance ({opening}) is in {unit}": (
+        "口座 {account} の開始残高（{opening}）は {unit} で記録されているため、単位を変更できません"
+    ),
     "the unit of account '{account}' cannot change: it has slips": (
         "口座 {account} には伝票があるため、単位を変更できません"
     ),

@@ -16,6 +16,7 @@ from kakeibo.store.codec import to_ddb
 from tests import invariants
 from tests.concurrently import fan_out
 from tests.events import Client, Reply
+from tests.faults import before_next_transaction
 
 
 def _day(offset: int) -> str:
@@ -155,6 +156,35 @@ def test_a_spend_moved_before_a_lapse_re_plans_it(api: Client, store: Store, use
     assert invariants.check(store, user) == []
 
 
+def test_an_earnings_expiry_changed_alone_is_a_change_that_re_plans_its_lot(
+    api: Client, store: Store, user: str
+) -> None:
+    # Given 1,000 points earned 5 days ago, expiring in 60 days
+    _points_account(api)
+    lot = _earn(api, 1000, _day(-5), _day(60))
+    where = f"/slips/{lot['date']}/{lot['id']}"
+    assert api.get("/accounts/pts/expiring", query={"within": "30"}).json["items"] == []
+    # When only its expiry is patched to 10 days from now
+    patched = api.patch(where, {"expires_on": _day(10)}, headers={"If-Match": '"1"'})
+    # Then it is a change: a new version, the new expiry kept, and the lot now lapses within 30 days
+    assert patched.status == 200 and patched.etag == '"2"', patched
+    assert api.get(where).json["expires_on"] == _day(10)
+    (soon,) = api.get("/accounts/pts/expiring", query={"within": "30"}).json["items"]
+    assert (soon["lot"], soon["lapses_on"], soon["points"]) == (lot["id"], _day(11), 1000)
+    # When a PUT of the same slip changes only its expiry back
+    body = {k: lot[k] for k in ("date", "kind", "amount", "account", "category")} | {"expires_on": _day(60)}
+    put = api.put(where, body, headers={"If-Match": '"2"'})
+    # Then that is a change too
+    assert put.status == 200 and put.etag == '"3"' and put.json["expires_on"] == _day(60), put
+    assert api.get("/accounts/pts/expiring", query={"within": "30"}).json["items"] == []
+    # And the expiry removed (null), the lot never lapses
+    removed = api.patch(where, {"expires_on": None}, headers={"If-Match": '"3"'})
+    assert removed.status == 200 and removed.etag == '"4"' and "expires_on" not in removed.json, removed
+    assert api.get("/accounts/pts/expiring", query={"within": "3650"}).json["items"] == []
+    assert api.post("/ledger/verify").json["ok"] is True
+    assert invariants.check(store, user) == []
+
+
 def test_points_not_held_on_the_spends_date_and_an_earning_that_lapsed_are_refused(api: Client) -> None:
     # Given 100 points that expired a week ago (lapse posted) and 50 that never expire
     _points_account(api)
@@ -173,6 +203,46 @@ def test_points_not_held_on_the_spends_date_and_an_earning_that_lapsed_are_refus
     earned = api.get(f"/slips/{lot['date']}/{lot['id']}")
     deleted = api.delete(f"/slips/{lot['date']}/{lot['id']}", headers={"If-Match": earned.etag or ""})
     assert deleted.status == 409 and deleted.json["code"] == "points_lapsed", deleted
+
+
+def test_a_spend_racing_the_lapse_of_its_lot_is_refused_as_points_lapsed(api: Client, store: Store, user: str) -> None:
+    # Given 300 points that expired 5 days ago, their lapse not posted yet, and nothing else
+    _points_account(api)
+    lot = _earn(api, 300, _day(-30), _day(-5))
+    # When 100 of them are spent on a day they were still open, and the daily job posts their lapse
+    # after the spend has planned its lots, right before its transaction
+    before_next_transaction(store, lambda: _run_jobs(Client(user)))
+    refused = _spend(api, 100, _day(-10))
+    # Then the spend is refused as the docs say: those points have lapsed (ポイント失効 posted), naming the lot
+    assert refused.status == 409 and refused.json["code"] == "points_lapsed", refused
+    assert refused.json["lot"] == lot["id"], refused
+    # And nothing of it was written: the lapse of the 300 points stands alone
+    assert [x["amount"] for x in _lapses(api)] == [300]
+    assert api.balances()["pts"] == 0
+    assert api.post("/ledger/verify").json["ok"] is True
+    assert invariants.check(store, user) == []
+
+
+def test_an_earning_shrunk_while_its_lapse_is_posted_is_refused_as_points_lapsed(
+    api: Client, store: Store, user: str
+) -> None:
+    # Given 300 points that expired 5 days ago, their lapse not posted yet, and nothing else
+    _points_account(api)
+    lot = _earn(api, 300, _day(-30), _day(-5))
+    where = f"/slips/{lot['date']}/{lot['id']}"
+    # When the earning is patched down to 100, and the daily job posts the lapse of all 300 right
+    # before the patch's transaction (after it read the slip and planned the lots)
+    before_next_transaction(store, lambda: _run_jobs(Client(user)))
+    refused = api.patch(where, {"amount": 100}, headers={"If-Match": '"1"', "Accept-Language": "ja"})
+    # Then the patch is refused as points_lapsed (the lot would hold less than its lapse), in Japanese
+    assert refused.status == 409 and refused.json["code"] == "points_lapsed", refused
+    assert refused.json["lot"] == lot["id"] and "失効" in refused.json["detail"], refused
+    # And the earning is as it was, its lapse posted once
+    assert api.get(where).json["amount"] == 300 and api.get(where).etag == '"1"'
+    assert [x["amount"] for x in _lapses(api)] == [300]
+    assert api.balances()["pts"] == 0
+    assert api.post("/ledger/verify").json["ok"] is True
+    assert invariants.check(store, user) == []
 
 
 def test_bad_expiry_and_bad_within_are_refused_naming_the_field(api: Client) -> None:

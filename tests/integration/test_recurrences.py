@@ -443,6 +443,33 @@ def test_an_occurrence_deleted_before_its_progress_was_recorded_is_not_posted_ag
     assert slips(api) == []
 
 
+def test_an_occurrence_whose_post_was_undone_or_whose_slip_was_deleted_says_deleted(api: Client) -> None:
+    # Given rent posted for November, December and January
+    api.account("bank", 1_000_000, type="bank")
+    made = define(api, rent())
+    assert run(api, "2027-01-31")["posted"] == 3
+    (nov, _, nov_id), (dec, _, dec_id), (jan, _, jan_id) = slips(api)
+    # When December's post is undone and January's slip is deleted
+    entries = api.get("/changes", query={"since": "0", "limit": "100"}).json["changes"]
+    (posting,) = [e for e in entries if any(c["id"] == dec_id and c["op"] == "create" for c in e["changes"])]
+    assert api.post(f"/changes/{posting['seq']}/undo").status == 200
+    assert api.delete(f"/slips/{jan}/{jan_id}", headers={"If-Match": '"1"'}).status == 204
+    # Then the preview says those two were deleted, not posted, naming the slips they had
+    preview = api.get(f"/recurrences/{made['id']}/occurrences", query={"from": "2026-11-01", "to": "2027-02-28"})
+    items = preview.json["items"]
+    assert [(o["status"], o["slip_id"]) for o in items[:3]] == [
+        ("posted", nov_id), ("deleted", dec_id), ("deleted", jan_id)
+    ]  # fmt: skip
+    assert items[3]["status"] == "pending"
+    # And the posted one's slip answers; a deleted one's answers 404, its history says it was deleted
+    assert api.get(f"/slips/{nov}/{nov_id}").status == 200
+    assert api.get(f"/slips/{dec}/{dec_id}").status == 404
+    assert api.get(f"/slips/{dec_id}/history").json["items"][-1]["op"] == "delete"
+    # And a further run posts neither again
+    assert run(api, "2027-01-31")["posted"] == 0
+    assert dates(api) == [nov]
+
+
 def test_a_ledger_holds_a_bounded_number_of_recurrences(api: Client, monkeypatch: pytest.MonkeyPatch) -> None:
     api.account("bank", 0, type="bank")
     monkeypatch.setattr(recurrence_service, "MAX_RECURRENCES", 2)

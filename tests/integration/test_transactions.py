@@ -3,7 +3,6 @@ are caught by the conditions inside the transaction, mapped to precise errors, a
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -11,21 +10,9 @@ import pytest
 from kakeibo.store import Store
 from tests import invariants
 from tests.events import Client
+from tests.faults import before_next_transaction
 
 LUNCH = {"date": "2026-11-03", "kind": "expense", "amount": 1000, "account": "cash", "category": "食費"}
-
-
-def before_next_transaction(store: Store, action: Callable[[], None]) -> None:
-    """Run `action` once, right before the next TransactWriteItems call is sent."""
-    fired = []
-
-    def hook(**kwargs: Any) -> None:
-        if not fired:
-            fired.append(True)
-            store.client.meta.events.unregister("before-call.dynamodb.TransactWriteItems", hook)
-            action()
-
-    store.client.meta.events.register("before-call.dynamodb.TransactWriteItems", hook)
 
 
 @pytest.fixture

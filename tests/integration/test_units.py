@@ -85,6 +85,63 @@ def test_edits_and_moves_keep_the_yen_right(api: Client, store: Store, user: str
     assert api.post("/ledger/verify").json["ok"] is True
 
 
+def test_a_new_amount_of_a_foreign_slip_needs_its_yen_and_a_transfers_what_arrived(
+    api: Client, store: Store, user: str
+) -> None:
+    # Given the trip: $130.00 bought for ¥20,000 and a $12.34 dinner charged ¥1,900
+    _trip(api)
+    dinner = api.slip(**DINNER, jpy_amount=1900)
+    where, etag = dinner.header("Location") or "", dinner.etag or ""
+    # When the dinner's amount is patched to $20.00 alone
+    refused = api.patch(where, {"amount": 2000}, headers={"If-Match": etag})
+    # Then it is refused naming jpy_amount, in words in the caller's language, and nothing changes
+    assert refused.status == 422 and _field(refused) == ["jpy_amount"], refused
+    assert "jpy_amount" in refused.json["detail"] and "old amount" in refused.json["detail"], refused
+    ja = api.patch(where, {"amount": 2000}, headers={"If-Match": etag, "Accept-Language": "ja"})
+    assert ja.status == 422 and "金額を変えるときは" in ja.json["detail"], ja
+    assert "円換算額" in ja.json["errors"][0]["msg"], ja
+    assert api.get(where).json["version"] == 1
+    assert api.get("/reports/monthly", query={"month": "2026-08"}).json["expense"] == 1900
+    # When the new amount comes with the yen it came to
+    both = api.patch(where, {"amount": 2000, "jpy_amount": 3100}, headers={"If-Match": etag})
+    # Then both change, and the report counts the new yen
+    assert both.status == 200 and (both.json["amount"], both.json["jpy_amount"]) == (2000, 3100), both
+    assert api.get("/reports/monthly", query={"month": "2026-08"}).json["expense"] == 3100
+    assert api.balances()["usd"] == 11000
+    # And the same holds for a transfer between units: a new amount needs what arrived
+    exchange = api.get("/slips", query={"kind": "transfer"}).json["items"][0]
+    at, version = f"/slips/{exchange['date']}/{exchange['id']}", f'"{exchange["version"]}"'
+    refused = api.patch(at, {"amount": 30000}, headers={"If-Match": version})
+    assert refused.status == 422 and _field(refused) == ["to_amount"], refused
+    moved = api.patch(at, {"amount": 30000, "to_amount": 19500}, headers={"If-Match": version})
+    assert moved.status == 200 and (moved.json["amount"], moved.json["to_amount"]) == (30000, 19500), moved
+    assert api.balances() == {"bank": 70_000, "usd": 17500}
+    # And a patch that sends the amount it already has keeps the yen
+    same = api.patch(where, {"amount": 2000, "memo": "屋台"}, headers={"If-Match": both.etag or ""})
+    assert same.status == 200 and same.json["jpy_amount"] == 3100, same
+    assert invariants.check(store, user) == []
+    assert api.post("/ledger/verify").json["ok"] is True
+
+
+def test_a_new_amount_of_a_foreign_recurring_slip_needs_its_yen(api: Client) -> None:
+    # Given a $10.00 subscription the card charges ¥1,500 every month
+    api.account("usd", 100_000, unit="USD")
+    slip = {"kind": "expense", "amount": 1000, "account": "usd", "category": "サブスク", "jpy_amount": 1500}
+    made = api.post(
+        "/recurrences", {"slip": slip, "rule": {"freq": "monthly", "by_month_day": 5, "start": "2026-09-01"}}
+    )
+    assert made.status == 201, made
+    where = f"/recurrences/{made.json['id']}"
+    # When its price goes up to $12.00 without the yen
+    refused = api.patch(where, {"slip": {"amount": 1200}}, headers={"If-Match": made.etag or ""})
+    # Then it is refused naming the template's jpy_amount, and the recurrence stays as it was
+    assert refused.status == 422 and refused.json["errors"][0]["loc"][-2:] == ["slip", "jpy_amount"], refused
+    assert api.get(where).json["slip"]["amount"] == 1000
+    # And with the yen, the price changes
+    both = api.patch(where, {"slip": {"amount": 1200, "jpy_amount": 1800}}, headers={"If-Match": made.etag or ""})
+    assert both.status == 200 and (both.json["slip"]["amount"], both.json["slip"]["jpy_amount"]) == (1200, 1800)
+
+
 def test_what_a_unit_needs_is_refused_when_missing_naming_the_field_and_nothing_is_written(
     api: Client, store: Store, user: str
 ) -> None:
@@ -149,6 +206,24 @@ def test_a_unit_is_iso_4217_or_points_and_changes_only_while_the_account_has_no_
     # But its name still does
     renamed = api.patch("/accounts/trip", {"name": "Paris"}, headers={"If-Match": changed.etag or ""})
     assert renamed.status == 200 and renamed.json["unit"] == "EUR", renamed
+
+
+def test_the_unit_of_an_account_with_an_opening_balance_does_not_change(api: Client) -> None:
+    # Given a dollar wallet opened with $12.34 and no slips
+    made = api.account("usd", 1234, unit="USD")
+    # When its unit is patched to euros
+    refused = api.patch("/accounts/usd", {"unit": "EUR"}, headers={"If-Match": '"1"'})
+    # Then it is refused naming the opening balance, in words in the caller's language
+    assert refused.status == 409 and refused.json["code"] == "unit_in_use", refused
+    assert refused.json["opening_balance"] == 1234 and "opening balance" in refused.json["detail"], refused
+    ja = api.patch("/accounts/usd", {"unit": "EUR"}, headers={"If-Match": '"1"', "Accept-Language": "ja"})
+    assert ja.status == 409 and "開始残高" in ja.json["detail"], ja
+    # And the account is as it was: still $12.34, at its version
+    kept = api.get("/accounts/usd").json
+    assert (kept["unit"], kept["opening_balance"], kept["balance"], kept["version"]) == ("USD", 1234, 1234, 1)
+    assert made["version"] == 1
+    # And a change to the unit it already has, or of its name, is fine
+    assert api.patch("/accounts/usd", {"unit": "USD", "name": "旅行"}, headers={"If-Match": '"1"'}).status == 200
 
 
 def test_points_pay_at_their_point_value_and_balances_are_valued_in_yen(api: Client, store: Store, user: str) -> None:

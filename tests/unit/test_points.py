@@ -60,6 +60,22 @@ def test_a_posted_lapse_is_not_spent_again_and_never_exceeds_its_lot() -> None:
     assert points.plan([Earning("A", "2026-01-01", 50, "2026-01-31"), events[1]]).overlapsed == ("A",)
 
 
+def test_spends_short_only_of_what_a_posted_lapse_took_name_its_lot() -> None:
+    # Given 300 points expiring at the end of January, all of them lapsed (posted)
+    lapsed = [Earning("A", "2026-01-01", 300, "2026-01-31"), Lapse("L", "A", 300)]
+    # When 100 are spent on a day they were open
+    plan = points.plan([*lapsed, Spending("S", "2026-01-10", 100)])
+    # Then the spend is not covered, and it is the lapse of A that took its points
+    assert plan.uncovered == (("S", 100),)
+    assert points.lapsed_lot([*lapsed, Spending("S", "2026-01-10", 100)]) == "A"
+    # And a spend after the expiry is short whatever lapsed: no lot is named
+    assert points.lapsed_lot([*lapsed, Spending("S", "2026-02-05", 100)]) is None
+    # And so is a spend larger than everything ever held
+    assert points.lapsed_lot([*lapsed, Spending("S", "2026-01-10", 400)]) is None
+    # And without a posted lapse no lot is named
+    assert points.lapsed_lot([lapsed[0], Spending("S", "2026-01-10", 400)]) is None
+
+
 def test_events_are_kept_as_short_texts_and_read_back() -> None:
     kept = [Earning("A", "2026-01-01", 5, "2026-02-01"), Earning("B", "2026-01-01", 5), Spending("S", "2026-01-02", 3)]
     for event in [*kept, Lapse("L", "A", 2)]:

@@ -6,6 +6,8 @@ from typing import Any
 
 import pytest
 
+from kakeibo.models import SlipIn
+from kakeibo.services.slips import says_the_same
 from tests.events import Client
 
 LUNCH = {"date": "2026-11-03", "kind": "expense", "amount": 1200, "account": "cash", "category": "食費"}
@@ -267,6 +269,45 @@ def test_unchanged_put_keeps_the_version(cash: Client) -> None:
     made = cash.slip(**LUNCH)
     again = cash.put(made.header("Location") or "", LUNCH, headers={"If-Match": made.etag or ""})
     assert again.status == 200 and again.etag == '"1"'
+
+
+RECEIPT = "a" * 64
+# A stored slip saying something in every field a request may set (a transfer, so that its receiving
+# side shows too), and for each field another value of it.
+STORED: dict[str, Any] = {
+    "id": "s1", "no": 1, "version": 1, "created_at": "2026-11-03T00:00:00Z", "updated_at": "2026-11-03T00:00:00Z",
+    "created_by": "hanako", "updated_by": "hanako",
+    "date": "2026-11-03", "kind": "transfer", "amount": 1000, "account": "cash", "to_account": "suica",
+    "category": "食費", "subcategory": "外食", "memo": "a", "payee": "店A",
+    "lines": [{"amount": 600, "category": "食費"}, {"amount": 400, "category": "日用品"}],
+    "paid_by": "hanako", "shares": {"hanako": 500, "taro": 500}, "shares_mode": "custom", "receipts": [RECEIPT],
+    "cleared": "cleared", "to_cleared": "cleared",
+    "medical": {"patient": "hanako", "provider": "A医院", "kind": "treatment", "reimbursed": 0, "otc": False},
+    "donation": {"municipality": "北海道上士幌町", "one_stop": True},
+    "jpy_amount": 1000, "to_amount": 900, "expires_on": "2027-01-31",
+}  # fmt: skip
+OTHER: dict[str, Any] = {
+    "date": "2026-11-04", "kind": "expense", "amount": 2000, "account": "bank", "to_account": "pasmo",
+    "category": "日用品", "subcategory": "洗剤", "memo": "b", "payee": "店B",
+    "lines": [{"amount": 500, "category": "食費"}, {"amount": 500, "category": "日用品"}],
+    "paid_by": "taro", "shares": {"hanako": 400, "taro": 600}, "receipts": ["b" * 64], "cleared": "uncleared",
+    "to_cleared": "uncleared", "medical": {**STORED["medical"], "patient": "taro"},
+    "donation": {**STORED["donation"], "one_stop": False}, "jpy_amount": 1001, "to_amount": 901,
+    "expires_on": "2027-02-28", "shares_mode": "equal", "imported_payee": "ﾐｾB", "lapse_of": "s0",
+}  # fmt: skip
+
+
+def test_a_change_of_any_one_field_of_a_slip_is_a_change_and_bookkeeping_alone_is_none() -> None:
+    # Given a slip saying something in every field, and another value for every field a request may set
+    assert set(OTHER) >= set(SlipIn.model_fields), "a new field of slips needs another value here"
+    for name, value in OTHER.items():
+        # When only that field differs
+        changed = {**STORED, name: value}
+        # Then it is a change
+        assert not says_the_same(STORED, changed), name
+    # And a slip differing only in what every write changes (its version, when and by whom) says the same
+    rewritten = {"version": 2, "updated_at": "2026-11-05T00:00:00Z", "updated_by": "taro"}
+    assert says_the_same(STORED, {**STORED, **rewritten})
 
 
 def test_balances_as_of_a_day_carry_forward(cash: Client) -> None:

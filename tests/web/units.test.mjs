@@ -72,3 +72,15 @@ test('an edit patches only the unit fields it changed, null removing one', () =>
   assert.deepEqual(unitPatch(base, {}), { jpy_amount: null });
   assert.deepEqual(unitPatch({}, { to_amount: 500, expires_on: '2026-12-31' }), { to_amount: 500, expires_on: '2026-12-31' });
 });
+
+test('a new amount sends the yen and what arrived that the form shows, even unchanged', () => {
+  // Given a $12.34 dinner charged ¥1,850, and a $130.00 exchange that brought ¥20,000
+  const dinner = { amount: 1234, jpy_amount: 1850, expires_on: null };
+  const exchange = { amount: 13000, to_amount: 20000 };
+  // When the amount changes and the yen stays as shown, Then the yen goes with the new amount
+  assert.deepEqual(unitPatch(dinner, { amount: 2000, jpy_amount: 1850 }), { jpy_amount: 1850 });
+  assert.deepEqual(unitPatch(exchange, { amount: 14000, to_amount: 20000 }), { to_amount: 20000 });
+  // And the same amount sends nothing it did not change; a yen slip sends no yen
+  assert.deepEqual(unitPatch(dinner, { amount: 1234, jpy_amount: 1850 }), {});
+  assert.deepEqual(unitPatch({ amount: 500 }, { amount: 600 }), {});
+});

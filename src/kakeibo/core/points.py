@@ -14,7 +14,8 @@ were written or edited in, so a slip moved or edited re-plans every lot it touch
   take the part of a lot a posted lapse has already taken. What the open lots cannot cover is
   `uncovered`: a points account never spends points it does not hold on the spend's date.
 - A lot's posted lapses never exceed what it held: more is `overlapsed` (its earning deleted or
-  shrunk after the lapse was posted).
+  shrunk after the lapse was posted). Spends short only of what posted lapses took would leave a lot
+  with less than its posted lapse too (`lapsed_lot`).
 So every point earned is spent, lapsed (posted), about to lapse (`pending`) or still open — once.
 """
 
@@ -120,6 +121,25 @@ def plan(events: Iterable[Event], *, today: str = NEVER) -> Plan:
     """Replay the account's events. Lots expiring after `today` are open; those expiring before it
     have their remainder `pending` (or lapsed, as far as posted)."""
     return planned(events, today=today).plan
+
+
+def lapsed_lot(events: Iterable[Event]) -> str | None:
+    """Why the account's spends are not covered, when it is a posted lapse: the lot whose posted
+    lapses, with what the spends would take from it were nothing lapsed, exceed what it held (the
+    change would leave it with less than its posted lapse: ポイント失効 is the lot's, and the spends
+    are short only of the points it took). None when the spends are short of points whatever was
+    lapsed (they were not held on the spends' dates)."""
+    events = list(events)
+    posted: dict[str, int] = {}
+    for event in events:
+        if isinstance(event, Lapse):
+            posted[event.lot] = posted.get(event.lot, 0) + event.amount
+    if not posted:
+        return None
+    unlapsed = plan(e for e in events if not isinstance(e, Lapse))
+    if unlapsed.uncovered:
+        return None
+    return next((lot.id for lot in unlapsed.lots if lot.spent + posted.get(lot.id, 0) > lot.amount), None)
 
 
 @dataclass(frozen=True, slots=True)

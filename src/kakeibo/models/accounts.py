@@ -95,7 +95,11 @@ class AccountPatch(Strict):
     allow_negative: StrictBool | None = None
     archived: StrictBool | None = None
     billing: BillingIn | None = Field(default=None, description="Credit cards only; null removes it")
-    unit: Unit | None = Field(default=None, description="Only while the account has no slips (else 409 unit_in_use)")
+    unit: Unit | None = Field(
+        default=None,
+        description="Only while the account has no opening balance and no slips, both being in its unit "
+        "(else 409 unit_in_use)",
+    )
     point_value: PointValue | None = None
     program: Name | None = Field(default=None, description=PROGRAM_DESCRIPTION + "; null removes it")
 

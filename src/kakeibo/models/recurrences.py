@@ -165,8 +165,15 @@ class OccurrenceView(Model):
     scheduled: str
     date: str
     shifted: bool
-    status: Literal["posted", "failed", "pending"]
-    slip_id: str
+    status: Literal["posted", "deleted", "failed", "pending"] = Field(
+        description="posted: its slip is in the ledger; deleted: it was posted, then its slip was deleted or its "
+        "post undone (it is never posted again); failed: the last run could not write it (last_error), the next "
+        "tries again; pending: not due yet"
+    )
+    slip_id: str = Field(
+        description="The id its slip has (posted), had (deleted) or will have (failed, pending): "
+        "GET /slips/{id}/history follows it"
+    )
 
 
 class OccurrenceList(Model):

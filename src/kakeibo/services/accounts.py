@@ -201,8 +201,9 @@ def change_account(
 
 def _unit_change(store: Store, ledger: str, current: Item, fields: dict[str, Any]) -> dict[str, Any]:
     """A change of the account's unit, point value or program, checked against the account as
-    stored: a unit changes only while the account has no slips (their amounts are in it); point
-    value and program belong to points accounts."""
+    stored: a unit changes only while the account has no opening balance and no slips (their amounts
+    are in it: a new unit would read them as amounts of its own); point value and program belong to
+    points accounts."""
     unit = fields.get("unit", unit_fields(current)["unit"])
     if unit != "points":
         for name in ("point_value", "program"):
@@ -212,6 +213,14 @@ def _unit_change(store: Store, ledger: str, current: Item, fields: dict[str, Any
     if "unit" not in fields or unit == unit_fields(current)["unit"]:
         return fields
     account = str(current["id"])
+    opening = int(current.get("opening_balance") or 0)
+    if opening:
+        was = unit_fields(current)["unit"]
+        raise errors.UnitInUse(
+            f"the unit of account '{account}' cannot change: its opening balance ({opening}) is in {was}",
+            account=account,
+            opening_balance=opening,
+        )
     if store.account_has_slips(ledger, account):
         raise errors.UnitInUse(f"the unit of account '{account}' cannot change: it has slips", account=account)
     if unit == "points":

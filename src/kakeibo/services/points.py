@@ -17,7 +17,7 @@ slips the first time a write meets the account without them.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from kakeibo import errors
@@ -148,7 +148,7 @@ def lot_ops(store: Store, ctx: WriteContext, before: Sequence[Item], after: Sequ
             if op is None:
                 continue
             plan, lots, diff, whole = op
-            _refuse_unless_held(plan, account)
+            _refuse_unless_held(plan, account, lots.decoded.values())
 
         def changed(current: Item | None, account: str = account) -> errors.ApiError:
             # learned from the cancelled transaction: plan again
@@ -245,21 +245,26 @@ def _continued(
     return stored.planned.then(decoded[key])
 
 
-def _refuse_unless_held(plan: points.Plan, account: str) -> None:
+def _refuse_unless_held(plan: points.Plan, account: str, events: Iterable[points.Event]) -> None:
+    """The refusal of a plan that does not hold (`events`: what it planned): 409 points_lapsed when the
+    change would leave a lot with less than its posted lapse (its earning deleted or shrunk, or spends
+    that would take the points the lapse took: a spend racing the lapse of its lot included, which
+    meets the lapse when it plans again), else 409 insufficient_funds (points not held on the
+    spend's date)."""
+    lot = plan.overlapsed[0] if plan.overlapsed else points.lapsed_lot(events) if plan.uncovered else None
+    if lot is not None:
+        raise errors.PointsLapsed(
+            f"points of the lot earned by slip '{lot}' have lapsed (ポイント失効 posted): delete or change that "
+            "lapse slip first",
+            account=account,
+            lot=lot,
+        )
     if plan.uncovered:
         _, short = plan.uncovered[0]
         raise errors.InsufficientFunds(
             f"the points of '{account}' open on the slip's date do not cover it ({short} short): points are "
             "spent from the lots earned by then and not expired",
             account=account,
-        )
-    if plan.overlapsed:
-        lot = plan.overlapsed[0]
-        raise errors.PointsLapsed(
-            f"points of the lot earned by slip '{lot}' have lapsed (ポイント失効 posted): delete or change that "
-            "lapse slip first",
-            account=account,
-            lot=lot,
         )
 
 

@@ -284,6 +284,7 @@ def patch_recurrence(
             body = RecurrenceIn.model_validate(merged)
         except ValidationError as exc:
             raise invalid(exc, "the patched recurrence is not valid") from exc
+        units.check_repriced(current.slip, patch.get("slip") or {}, body.slip.amount, at=("body", "slip"))
         fields = _definition_fields(body)
         if all(item[name] == value for name, value in fields.items()):
             return recurrence_view(item)
@@ -370,7 +371,10 @@ def occurrences(
     store: Store, ledger: str, recurrence_id: str, date_from: str | None, date_to: str | None
 ) -> dict[str, Any]:
     """The occurrences posting between from and to: scheduled and shifted dates, and whether each
-    is posted, failed (last_error) or pending. Costs one read, whatever the range."""
+    is posted, deleted (posted, then its slip deleted or its post undone: never posted again),
+    failed (last_error) or pending. Costs one read, whatever the range, and one batch read of the
+    identities of the slips it posted in the range (100 per call): a slip's identity is its
+    tombstone once it is deleted."""
     start = query_date("from", date_from) if date_from else today()
     end = query_date("to", date_to) if date_to else start + dt.timedelta(days=365)
     if start > end:
@@ -379,11 +383,19 @@ def occurrences(
         raise errors.BadRequest(f"at most {MAX_PREVIEW_DAYS} days per request")
     current = Definition.of(_read(store, ledger, recurrence_id))
     failed = current.last_error["scheduled"] if current.last_error else None
+    found = list(recurrence.preview(current.schedule, current.shift, start, end))
+    through = current.posted_through
+    posted = [
+        recurrence.occurrence_slip_id(current.id, o.scheduled) for o in found if through and o.scheduled <= through
+    ]
+    identities = store.batch_get(ledger, [identity_sk(slip_id) for slip_id in posted]) if posted else {}
     items = []
-    for occurrence in recurrence.preview(current.schedule, current.shift, start, end):
+    for occurrence in found:
         scheduled = occurrence.scheduled.isoformat()
-        if current.posted_through is not None and occurrence.scheduled <= current.posted_through:
-            status = "posted"
+        slip_id = recurrence.occurrence_slip_id(current.id, occurrence.scheduled)
+        if through is not None and occurrence.scheduled <= through:
+            identity = identities.get(identity_sk(slip_id))
+            status = "deleted" if identity is not None and identity.get("deleted") else "posted"
         elif scheduled == failed:
             status = "failed"
         else:
@@ -394,7 +406,7 @@ def occurrences(
                 "date": occurrence.date.isoformat(),
                 "shifted": occurrence.date != occurrence.scheduled,
                 "status": status,
-                "slip_id": recurrence.occurrence_slip_id(current.id, occurrence.scheduled),
+                "slip_id": slip_id,
             }
         )
     return {"id": current.id, "from": start.isoformat(), "to": end.isoformat(), "items": items}

@@ -17,7 +17,7 @@ from kakeibo.core import rules as rules_core
 from kakeibo.core.ids import derived_id, new_slip_id
 from kakeibo.core.posting import Entry
 from kakeibo.core.tax import slip_tax_fields
-from kakeibo.models import CLEARED_STATES, SlipIn, parse_date
+from kakeibo.models import CLEARED_STATES, Slip, SlipIn, parse_date
 from kakeibo.services import points, settlements, units
 from kakeibo.services.access import PERSONAL, resolve
 from kakeibo.services.common import (
@@ -48,10 +48,11 @@ from kakeibo.store import (
     slip_sk,
 )
 
-SLIP_FIELDS = (
-    "date", "kind", "amount", "account", "to_account", "category", "subcategory", "memo", "lines", "paid_by", "shares",
-    "receipts", "medical", "donation", "jpy_amount", "to_amount", "cleared", "to_cleared", "payee", "expires_on",
-)  # fmt: skip
+SLIP_FIELDS = tuple(SlipIn.model_fields)  # what a request says of a slip: the model's fields, every one
+# what every write of a slip changes, whatever it says: not what the slip says (`says_the_same`)
+BOOKKEEPING = ("version", "updated_at", "updated_by")
+# what a slip keeps through every change: where it came from (its import, request, file row, lapsed lot)
+KEPT_FIELDS = ("import_id", "request_token", "imported", "imported_payee", "lapse_of")
 CLEARED_FIELDS = ("cleared", "to_cleared")  # absent (or uncleared): not cleared
 UNCLEARED = "uncleared"
 SHARING_FIELDS = ("paid_by", "shares", "shares_mode")
@@ -142,6 +143,14 @@ def slip_change(before: Item | None, after: Item | None) -> Change:
     old = slip_view(before) if before is not None else None
     new = slip_view(after) if after is not None else None
     return Change.between("slip", str((new or old or {})["id"]), old, new)
+
+
+def says_the_same(current: Item, item: Item) -> bool:
+    """Whether the slip `item` says exactly what `current` says: every field of a slip as the
+    API answers it (the Slip model's, so a field added to slips is compared too), bookkeeping aside.
+    A change that says the same is nothing: nothing is written, the version stays."""
+    before, after = slip_view(current), slip_view(item)
+    return all(before.get(name) == after.get(name) for name in Slip.model_fields if name not in BOOKKEEPING)
 
 
 def lines_view(item: Item) -> list[dict[str, Any]] | None:
@@ -486,9 +495,11 @@ def merge_patch(current: Item, patch: dict[str, Any]) -> SlipIn:
         merged["to_cleared"] = None  # only a transfer has a receiving side
     clean = {k: v for k, v in merged.items() if v is not None}
     try:
-        return SlipIn.model_validate(clean)
+        new = SlipIn.model_validate(clean)
     except ValidationError as exc:
         raise invalid(exc, "the patched slip is not valid") from exc
+    units.check_repriced(current, patch, new.amount)
+    return new
 
 
 def _still_there(store: Store, ctx: WriteContext) -> None:
@@ -558,18 +569,6 @@ def write_slip(
     old_entry, new_entry = entry_of(current), new.entry()
     if shared:
         new_entry = shared.apply(new_entry)
-    unchanged = (
-        old_entry == new_entry
-        and current.get("memo") == new.memo
-        and current.get("payee") == new.payee
-        and current.get("lines") == _stored_lines(new)
-        and {k: current.get(k) for k in SHARING_FIELDS} == _sharing_fields(shared)
-        and sorted(current.get("receipts") or []) == list(new.receipts or [])
-        and not broken
-    )
-    if unchanged:
-        _still_there(store, ctx)
-        return slip_view(current)
     item = _slip_item(
         new,
         new_entry,
@@ -583,7 +582,7 @@ def write_slip(
         updated_by=ctx.actor,
         **kept,
     )
-    for extra in ("import_id", "request_token", "imported", "imported_payee", "lapse_of"):
+    for extra in KEPT_FIELDS:
         if extra in current:
             item[extra] = current[extra]
     same_yen = (item["amount"], item.get("jpy_amount")) == (current["amount"], current.get("jpy_amount"))
@@ -593,6 +592,9 @@ def write_slip(
         item["imported"] = imported
     _keep_reconciled(current, item, broken)
     _mark_hand(current, item, by_hand=by_hand)
+    if not broken and says_the_same(current, item):
+        _still_there(store, ctx)
+        return slip_view(current)
     newly_named = set(posting.accounts_touched(new_entry)) - set(posting.accounts_touched(old_entry))
     commit = SlipCommit(
         [slip_change(current, item)],
@@ -660,31 +662,20 @@ def changed_item(store: Store, ctx: WriteContext, current: Item, new: SlipIn, *,
     price = units.priced(store, ctx.ledger, new)
     new, kept = price.body, price.kept
     shared = settlements.sharing(store, ctx, new, kept=current, reshare=False)
-    old_entry, new_entry = entry_of(current), new.entry()
-    if shared:
-        new_entry = shared.apply(new_entry)
+    new_entry = shared.apply(new.entry()) if shared else new.entry()
     if new.date != current["date"]:
         raise ValueError("a batch of slip changes keeps every slip on its date")
-    unchanged = (
-        old_entry == new_entry
-        and current.get("memo") == new.memo
-        and current.get("payee") == new.payee
-        and current.get("lines") == _stored_lines(new)
-        and sorted(current.get("receipts") or []) == list(new.receipts or [])
-    )
-    if unchanged:
-        return None
     item = _slip_item(
         new, new_entry, shared, id=current["id"], no=current["no"], version=int(current["version"]) + 1,
         created_at=current["created_at"], updated_at=at, created_by=current.get("created_by"), updated_by=ctx.actor,
         **kept,
     )  # fmt: skip
-    for extra in ("import_id", "request_token", "imported", "imported_payee"):
+    for extra in KEPT_FIELDS:
         if extra in current:
             item[extra] = current[extra]
     _keep_reconciled(current, item, ())
     _mark_hand(current, item, by_hand=False)
-    return item
+    return None if says_the_same(current, item) else item
 
 
 BY_HAND = "category_by_hand"  # on a slip whose category a member chose (not a rule, a file or a schedule)
@@ -720,10 +711,6 @@ def write_slips(
     commit = SlipCommit([slip_change(old, new) for old, new in pairs], new_token(), undoes, receipts, stale)
     with _naming_accounts(entry_of(pairs[0][0])):
         return store.change_slips(ctx, pairs, plan, commit)
-
-
-def _sharing_fields(shared: Sharing | None) -> dict[str, Any]:
-    return shared.fields() if shared else dict.fromkeys(SHARING_FIELDS)
 
 
 def _stale(expected: int | None) -> Callable[[Item | None], errors.ApiError]:

@@ -4,7 +4,7 @@ meet the accounts a slip names."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any, NoReturn
@@ -131,6 +131,29 @@ def priced(store: Store, ledger: str, body: SlipIn) -> Priced:
     if lots:  # the points accounts whose lots the slip is in (services/points)
         kept = {**kept, LOT_ACCOUNTS: lots}
     return Priced(written, kept, guard)
+
+
+PRICED = ("jpy_amount", "to_amount")  # what a slip in another unit was written at, for its amount
+
+
+def check_repriced(
+    current: Mapping[str, Any], sent: Collection[str], amount: int, *, at: tuple[str, ...] = ("body",)
+) -> None:
+    """A merge patch (`sent`: the names it sends) that changes the amount of a slip in another unit, or
+    of a recurring slip's template (`current`, as stored), to `amount`: the yen it came to
+    (`jpy_amount`) or what a transfer brought (`to_amount`) was given for the old amount, and the API
+    never re-prices (it fetches no rates), so the patch sends the new one with it; else 422 naming it,
+    nothing written. A points slip's yen is made here from its amount (it follows it)."""
+    if current.get(DERIVED) or current.get("amount") is None or int(current["amount"]) == amount:
+        return
+    for name in PRICED:
+        if current.get(name) is None or name in sent:
+            continue
+        if name == "jpy_amount":
+            message = "a new amount needs its jpy_amount, the yen it came to (the one kept was for the old amount)"
+        else:
+            message = "a new amount needs its to_amount, what arrived for it (the one kept was for the old amount)"
+        raise errors.ValidationFailed(message, errors=[{"loc": [*at, name], "msg": message}])
 
 
 def checked(body: SlipIn, unit: Unit, to: Unit | None) -> tuple[SlipIn, dict[str, Any]]:

@@ -31,8 +31,9 @@ class SlipPage:
 class SlipCommit:
     """What a write of slips commits besides the slips and their balance items: the journal entry's
     changes, the request's token (a retry of it is a no-op), the entry it undoes, further checks in
-    the same transaction (members, receipts, a recurrence's version), and what a slip no longer at
-    the version read answers (default: 412 with its current version)."""
+    the same transaction (members, receipts, a recurrence's version, points lots; checked before the
+    balance items, so that a hint they guard is planned again before a balance refuses), and what a
+    slip no longer at the version read answers (default: 412 with its current version)."""
 
     changes: Sequence[Change]
     token: str | None = None
@@ -216,6 +217,11 @@ class SlipOps(SlipIndexOps, BalanceOps, WriteOps):
                     lambda old: errors.AlreadyExists("a slip already exists at the new key"),
                 ),
             ]
+        # the commit's conditions (e.g. that the members the slip names have not left, the points lots it
+        # re-planned) before the balances, as in every slip transaction: the first condition that fails
+        # says why, and a lots item that moved is planned again (a lapse posted meanwhile refuses as
+        # points_lapsed) rather than the balance it moved refusing the change as insufficient_funds
+        ops += commit.conditions
         before, after = slip_index_sks(current), slip_index_sks(new)
         ops += self.index_ops(ledger, put=after - before, delete=before - after)
         ops += self.balance_ops(
@@ -223,7 +229,6 @@ class SlipOps(SlipIndexOps, BalanceOps, WriteOps):
             plan,
             active_accounts=newly_named,
         )
-        ops += commit.conditions  # e.g. that the members the slip names have not left
 
         def with_identity(seq: int) -> list[TxOp]:
             version = int(new["version"])
@@ -380,6 +385,7 @@ class SlipOps(SlipIndexOps, BalanceOps, WriteOps):
 
         ops = [
             self.put_op(ledger, item, "attribute_not_exists(SK)", functools.partial(_slip_at_key, slip_id)),
+            *commit.conditions,  # before the balances, as in every slip transaction (`_change_slip`)
             *self.index_ops(ledger, put=slip_index_sks(item)),
         ]
         ops += self.balance_ops(
@@ -387,7 +393,6 @@ class SlipOps(SlipIndexOps, BalanceOps, WriteOps):
             plan,
             active_accounts=frozenset(plan.accounts),
         )
-        ops += commit.conditions
 
         def with_revived(seq: int) -> list[TxOp]:
             return [revived(seq), *ops]
