@@ -29,6 +29,7 @@ from kakeibo.settings import get_settings, utc_now
 from kakeibo.store import Bookkeeping, Change, Item, SharedLedger, Store, WriteContext
 from kakeibo.store.dataio import BUILDING, READY, ArchiveItemsRefused, ExportUnderWay, restorable
 from kakeibo.store.keys import idempotency_person
+from kakeibo.store.ledgers import listed_invitation
 from kakeibo.store.locks import Lease
 from kakeibo.store.receipts import is_receipt_sk
 
@@ -416,6 +417,8 @@ def _purge(store: Store, ledger_id: str, tomb: Item, time_left: TimeLeft | None,
                     blobs.delete(blobs.key_of(ledger_id, sk.removeprefix("RECEIPT#")))
                 elif item.get("type") == "export" and item.get("key"):
                     blobs.delete(str(item["key"]))
+                elif (token := listed_invitation(item)) is not None:  # the invitation, wherever listed
+                    store.invitation_removed(token, ledger=ledger)
             store.delete_items(ledger, [str(item["SK"]) for item in page])
             store.deletion_progress(ledger, lease, items=len(page))
             removed += len(page)
@@ -515,12 +518,15 @@ def delete_me(store: Store, user: str, *, time_left: TimeLeft | None = None) -> 
 
 def _forget_person(store: Store, user: str, tomb: Item, time_left: TimeLeft | None) -> bool:
     """What a person's data also is, outside their ledgers: their restores (the records, and any
-    archive still uploaded) and their Idempotency-Key records (which keep the answers they were
+    archive still uploaded), the invitations they made or used (in the ledgers they left, before or
+    now: each names them) and their Idempotency-Key records (which keep the answers they were
     given), read page by page from their own partition of the records' table, how far recorded in
     the tombstone. Gone, as far as time allows: False when it ran out (the next run goes on)."""
     for sha in store.restores_of(user):
         blobs.delete(blobs.restore_key(user, sha))
         store.restore_removed(user, sha)
+    for token in store.person_invitations(user):  # those they made or used, in whichever ledger
+        store.invitation_removed(token, person=user)
     recorded = (store.read_person_tombstone(user) or tomb).get("records_after")
     if recorded == "done":
         return True

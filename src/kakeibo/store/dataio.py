@@ -25,6 +25,7 @@ from kakeibo.store.journal import GONE, Change
 from kakeibo.store.keys import (
     DELETION_WORK,
     EXPORTING_SK,
+    INVITATION_REFS,
     JOURNAL_SK,
     META_SK,
     SharedLedger,
@@ -48,18 +49,20 @@ from kakeibo.store.write import Bookkeeping, WriteContext, WriteOps
 
 EXPORT = "EXPORT#"
 BUILDING, READY = "building", "ready"
-# Not the ledger's data: the leases of work in progress, and the exports themselves.
-_NOT_DATA = ("LOCK#", EXPORT, EXPORTING_SK)
+# Not the ledger's data: the leases of work in progress, the exports themselves, and the listings of
+# its invitations (each holds a token that makes whoever has it a member).
+_NOT_DATA = ("LOCK#", EXPORT, EXPORTING_SK, INVITATION_REFS)
 _SECRETS = ("secret",)  # a webhook's signing secret never leaves the table
 
 
-# What a restored ledger does not take from its archive: its members, webhooks and journal are its
-# own (the restoring user is its owner, webhooks start fresh, the journal starts with the restore),
-# and receipts not stored are uploads that never finished.
+# What a restored ledger does not take from its archive: its members, webhooks, invitations and
+# journal are its own (the restoring user is its owner, webhooks start fresh, the journal starts with
+# the restore), and receipts not stored are uploads that never finished.
 _NOT_RESTORED = (
     lock_sk(""),
     EXPORT,
     EXPORTING_SK,
+    INVITATION_REFS,
     META_SK,
     member_sk(""),
     webhook_sk(""),
