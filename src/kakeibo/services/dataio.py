@@ -230,9 +230,15 @@ def restore(
     (202, pending with an upload) until the archive is uploaded; then it is checked whole (422
     naming what is wrong, nothing created) and written into a new ledger of which the caller is the
     owner: (201, restored with the ledger), or (202, restoring) when time ran out (POST again). A
-    restore already done answers (200, restored): one archive makes one ledger."""
+    restore already done answers (200, restored): one archive makes one ledger while that ledger is
+    the caller's. Once it is deleted (or they are no longer in it), the archive is restored anew, as
+    the first time: (202, pending) with an upload, then into another new ledger (an id is never used
+    again)."""
     record = store.read_restore(user, body.sha256)
     key = blobs.restore_key(user, body.sha256)
+    if record is not None and record["state"] == "restored" and store.member(str(record["ledger"]), user) is None:
+        store.restore_reopened(user, body.sha256, ledger=str(record["ledger"]))  # the ledger it made is gone
+        record = None
     if record is None:
         fresh = {"id": body.sha256, "size": body.size, "created_at": _iso(utc_now())}
         if store.restore_claimed(user, fresh):  # nothing can be uploaded yet

@@ -449,6 +449,17 @@ class DataOps(LockOps, WriteOps):
             ExpressionAttributeValues=to_ddb({":pending": "pending"}),
         )
 
+    def restore_reopened(self, user: str, sha256: str, *, ledger: str) -> bool:
+        """A restore `restored` into `ledger`, which is no longer the user's (deleted, or they left it):
+        forgotten, so that the archive can be restored again. False: it was forgotten already."""
+        return self._conditional(
+            self.client.delete_item,
+            Key=to_ddb({"PK": user_pk(user), "SK": restore_sk(sha256)}),
+            ConditionExpression="#state = :restored AND #ledger = :ledger",
+            ExpressionAttributeNames={"#state": "state", "#ledger": "ledger"},
+            ExpressionAttributeValues=to_ddb({":restored": "restored", ":ledger": ledger}),
+        )
+
     def restore_begun(self, user: str, sha256: str, *, ledger_id: str, name: str, at: str) -> bool:
         """The archive checked: the new ledger's id and name, named once. False: another request did."""
         return self._conditional(
