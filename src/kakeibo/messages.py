@@ -315,9 +315,9 @@ _VALUE_ERRORS: list[tuple[str, str, str]] = [
         "補填される金額（reimbursed: {reimbursed}）は支払った金額（{paid}）以下にしてください",
     ),
     (
-        r"provider is needed: no memo names where it was paid",
-        "medical.provider is needed: no memo names where it was paid",
-        "支払先（medical.provider）を指定してください（メモもありません）",
+        r"provider is needed: no payee or memo names where it was paid",
+        "medical.provider is needed: neither a payee nor a memo names where it was paid",
+        "医療費の支払先（medical.provider）を指定してください（伝票に支払先（payee）もメモもありません）",
     ),
     (
         r"a split slip has no category of its own: its lines have them",
@@ -866,6 +866,9 @@ TRANSLATIONS: dict[str, str] = {
     "this change was already undone": "この変更はすでに元に戻されています",
     "slip '{id}' changed since that entry": "伝票 {id} はその変更のあとにさらに変更されています",
     "{entity} '{id}' changed since that entry": "{entity} {id} はその変更のあとにさらに変更されています",
+    "the invitation kept changing while it was removed; retry": (
+        "招待の削除中に招待が変更され続けました。もう一度お試しください"
+    ),
     "it kept changing while this change was written; retry": (
         "書き込み中にほかの変更が続きました。もう一度お試しください"
     ),

@@ -67,6 +67,43 @@ def test_a_split_receipt_counts_only_its_medical_line(api: Client, store: Store,
     assert api.post("/ledger/verify").json["ok"] is True
 
 
+def test_a_medical_payment_that_names_no_provider_was_paid_to_the_slip_s_payee(api: Client) -> None:
+    # Given cash, and medical payments that do not name their provider: a clinic's bill with a payee and
+    # no memo, a pharmacy's with a payee and a memo, a split receipt with a payee and a memo on its line,
+    # and one that names its provider beside another payee
+    api.account("cash", 500_000)
+    visit = {"patient": "taro", "kind": "treatment"}
+    base = {"date": "2026-06-01", "kind": "expense", "amount": 4_000, "account": "cash", "category": "医療費"}
+    clinic = api.slip(**{**base, "payee": "山田医院", "medical": visit})
+    pharmacy = api.slip(**{**base, "payee": "さくら薬局", "memo": "風邪薬", "medical": {**visit, "kind": "medicine"}})
+    uncategorised = {k: v for k, v in base.items() if k != "category"}  # a split slip's lines have them
+    split = api.slip(**{**uncategorised, "payee": "駅前ドラッグ", "memo": "まとめ買い", "lines": [
+        {"amount": 1_000, "category": "日用品"},
+        {"amount": 3_000, "category": "医療費", "memo": "目薬", "medical": {**visit, "kind": "medicine"}},
+    ]})  # fmt: skip
+    named = api.slip(**{**base, "payee": "カード払い", "medical": {**visit, "provider": "中央病院"}})
+    # Then each is recorded, its provider the payee (the payee before any memo), or the one it names
+    for made in (clinic, pharmacy, split, named):
+        assert made.status == 201, made
+    assert clinic.json["medical"]["provider"] == "山田医院"
+    assert pharmacy.json["medical"]["provider"] == "さくら薬局"
+    assert split.json["lines"][1]["medical"]["provider"] == "駅前ドラッグ"
+    assert named.json["medical"]["provider"] == "中央病院"
+    # And the year's report lists the payments under those providers
+    rows = {(r["provider"], r["kind"]): r["paid"] for r in _medical(api)["items"]}
+    assert rows == {
+        ("山田医院", "treatment"): 4_000,
+        ("さくら薬局", "medicine"): 4_000,
+        ("駅前ドラッグ", "medicine"): 3_000,
+        ("中央病院", "treatment"): 4_000,
+    }
+    # And one with neither a provider, a payee nor a memo is refused, saying what would name it
+    nobody = api.post("/slips", {**base, "medical": visit})
+    assert nobody.status == 422 and "payee" in nobody.json["detail"], nobody
+    japanese = api.post("/slips", {**base, "medical": visit}, headers={"Accept-Language": "ja"})
+    assert japanese.status == 422 and "支払先（payee）" in japanese.json["detail"], japanese
+
+
 def test_edits_moves_and_deletes_keep_the_year_right(api: Client, store: Store, user: str) -> None:
     api.account("cash", 500_000)
     made = api.slip(**HOSPITAL)
