@@ -347,3 +347,29 @@ def test_a_report_query_out_of_range_is_422_naming_the_field(
     assert got.json["code"] == "validation_error"
     assert words in got.json["detail"], got.json["detail"]
     assert got.json["errors"][0]["loc"][0] == "query"
+
+
+@pytest.mark.parametrize(
+    ("income", "words"),
+    [("-5", "所得（income）は 0 以上"), ("1.5", "所得（income）は整数"), ("9" * 40, "所得（income）は")],
+    ids=["negative", "fraction", "forty-digits"],
+)
+def test_every_form_of_the_medical_report_refuses_the_same_income_in_the_same_words(
+    api: Client, income: str, words: str
+) -> None:
+    # Given an income the medical report cannot take
+    query = {"year": "2026", "income": income}
+    # When the report is asked for as JSON, as CSV and as the .xlsx form (in Japanese)
+    answers = [
+        api.get(path, query=query, headers={"Accept-Language": "ja"})
+        for path in ("/reports/medical", "/reports/medical.csv", "/reports/medical.xlsx")
+    ]
+    # Then each is the same 422 naming income in words
+    for got in answers:
+        assert got.status == 422 and got.json["code"] == "validation_error", got
+        assert got.json["errors"][0]["loc"] == ["query", "income"], got.json
+        assert words in got.json["detail"], got.json["detail"]
+    assert answers[1].json["detail"] == answers[0].json["detail"] == answers[2].json["detail"]
+    # And a whole number of yen is taken by all three
+    for path in ("/reports/medical", "/reports/medical.csv", "/reports/medical.xlsx"):
+        assert api.get(path, query={"year": "2026", "income": "4000000"}).status == 200, path
