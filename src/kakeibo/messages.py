@@ -126,6 +126,7 @@ FIELDS: dict[str, tuple[str, str]] = {
     "strict": ("strict", "予算の厳守"),
     "rollover": ("rollover", "繰越"),
     "month": ("month", "月"),
+    "source": ("source (the month copied from)", "コピー元の月（source）"),
     "from": ("from", "開始日"),
     "to": ("to", "終了日"),
     "cursor": ("cursor", "カーソル"),
@@ -220,6 +221,11 @@ _VALUE_ERRORS: list[tuple[str, str, str]] = [
     (r"must be a month YYYY-MM", "", ""),
     (r"is not a real calendar date", "{f} is not a real calendar date", "{f}には実在する日付を指定してください"),
     (r"is not a real month", "{f} is not a real month", "存在しない月が指定されています"),
+    (
+        r"is the month copied into: copy from another month",
+        "{f} is the month being copied into: copy the budgets from another month",
+        "{f}がコピー先と同じ月です。別の月から予算をコピーしてください",
+    ),
     (
         r"year must be between (?P<lo>\d+) and (?P<hi>\d+)",
         "the year of {f} must be between {lo} and {hi}",
