@@ -1166,6 +1166,23 @@ def field_errors_in(items: Sequence[Any], lang: Lang) -> list[Any]:
 # (ledger.UNCATEGORIZED), as they always were: the key never changes with the language, so reports
 # keep counting older slips with newer ones and a client can send a slip back as it read it. People
 # read it as a label, worded here.
+# Why the ワンストップ特例 no longer applies to a year's ふるさと納税 (GET /reports/donations' reasons).
+ONE_STOP_REASONS: dict[str, tuple[str, str]] = {
+    "too_many_municipalities": (
+        "this year's donations went to more than 5 municipalities: the ワンストップ特例 covers at most 5",
+        "今年の寄附先が 5 自治体を超えています（ワンストップ特例は 5 自治体まで）",
+    ),
+    "not_requested": (
+        "a donation was not marked as sent for the ワンストップ特例",
+        "ワンストップ特例の申請をしていない寄附があります",
+    ),
+}
+
+
+def one_stop_reason(reason: str, lang: Lang) -> str:
+    return ONE_STOP_REASONS[reason][0 if lang == "en" else 1]
+
+
 CATEGORY_LABELS: dict[str, tuple[str, str]] = {"uncategorized": ("Uncategorized", "未分類")}
 
 

@@ -272,8 +272,13 @@ def test_donations_say_when_one_stop_no_longer_applies(api: Client, store: Store
     report = got.json
     assert report["one_stop"] is False
     assert report["reasons"] == ["too_many_municipalities", "not_requested"]
-    assert report["reasons_text"][0] == "寄附先が 5 自治体を超えました"
+    assert report["reasons_text"][0] == "今年の寄附先が 5 自治体を超えています（ワンストップ特例は 5 自治体まで）"
     assert report["remaining"] == -10_000
+    # And in English it says so in plain words
+    english = api.get("/reports/donations", query={"year": "2026"}).json["reasons_text"]
+    assert (
+        english[0] == "this year's donations went to more than 5 municipalities: the ワンストップ特例 covers at most 5"
+    )
     assert invariants.check(store, user) == []
 
 

@@ -221,7 +221,7 @@ class DonationSummary:
 
 
 def donation_summary(groups: Mapping[str, DonationTotals], limit: int | None = None) -> DonationSummary:
-    """The year's donations: ワンストップ特例 applies while at most five municipalities were given to
+    """The year's donations: ワンストップ特例 applies while they went to at most five municipalities
     and every donation asked for it (else the reasons why not); with a limit, what remains of it
     (below 0: over)."""
     total = sum(t.total for t in groups.values())

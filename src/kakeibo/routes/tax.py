@@ -111,8 +111,8 @@ def medical_xlsx(year: YearQuery, income: IncomeQuery = None) -> Response[str]:
     "/reports/donations",
     tags=TAGS,
     summary="ふるさと納税 of a year per municipality; whether ワンストップ特例 still applies; what remains of ?limit",
-    description="ワンストップ特例 applies while at most 5 municipalities were given to and every donation is "
-    "marked `one_stop` (`reasons` says why not). Filing a return (for 医療費控除, say) also ends it: then "
+    description="ワンストップ特例 applies while the year's donations went to at most 5 municipalities and every "
+    "donation is marked `one_stop` (`reasons` says why not). Filing a return (for 医療費控除, say) also ends it: then "
     "the donations are claimed in that return.",
     operation_id="getDonationReport",
     responses={200: ok_response(DonationReport), **problem_responses(401, 422)},

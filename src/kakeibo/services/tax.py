@@ -19,16 +19,6 @@ KIND_LABELS_EN = {
     "care": "Nursing care service",
     "other": "Other medical costs",
 }
-REASONS: dict[str, tuple[str, str]] = {
-    "too_many_municipalities": (
-        "more than 5 municipalities were given to this year",
-        "寄附先が 5 自治体を超えました",
-    ),
-    "not_requested": (
-        "a donation was not marked as sent for the ワンストップ特例",
-        "ワンストップ特例の申請をしていない寄附があります",
-    ),
-}
 
 
 def check_year(year: str) -> str:
@@ -114,7 +104,7 @@ def donations_report(store: Store, ledger: str, year: str, limit: int | None, la
         "municipalities": summary.municipalities,
         "one_stop": summary.one_stop,
         "reasons": list(summary.reasons),
-        "reasons_text": [REASONS[r][0 if lang == "en" else 1] for r in summary.reasons],
+        "reasons_text": [messages.one_stop_reason(r, lang) for r in summary.reasons],
         "limit": limit,
         "remaining": summary.remaining,
         "items": [
