@@ -8,6 +8,7 @@ import pytest
 
 from kakeibo.services import dataio
 from kakeibo.store import Store
+from kakeibo.store.codec import from_ddb
 
 
 def count_finishes(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
@@ -29,3 +30,24 @@ def expire_leases(monkeypatch: pytest.MonkeyPatch) -> None:
     """The store's clock moved past a deletion's lease: a run that stopped no longer holds it."""
     later = Store.now_ms
     monkeypatch.setattr(Store, "now_ms", lambda self: later(self) + int(dataio.LEASE_SECONDS * 1000) + 1000)
+
+
+def table_items(store: Store) -> list[dict[str, Any]]:
+    """Every item of the ledger table, as stored (a Scan: a test's look at what is left, never the API's)."""
+    pages = store.client.get_paginator("scan").paginate(TableName=store.table, ConsistentRead=True)
+    return [from_ddb(raw) for page in pages for raw in page.get("Items", [])]
+
+
+def naming(items: list[dict[str, Any]], *values: str) -> list[dict[str, Any]]:
+    """The items with one of `values` anywhere in their keys or attributes (nested ones too)."""
+
+    def holds(value: Any) -> bool:
+        if isinstance(value, str):
+            return any(v in value for v in values)
+        if isinstance(value, dict):
+            return any(holds(k) or holds(v) for k, v in value.items())
+        if isinstance(value, list | set | tuple):
+            return any(holds(v) for v in value)
+        return False
+
+    return [item for item in items if holds(item)]

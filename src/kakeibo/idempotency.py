@@ -9,7 +9,8 @@ key then still belongs to the request it was first used for (store.idempotency_l
 
 An outcome is kept under the key — status, body, ETag, Location — only when the request was carried
 out: a 200/201, or a refusal the change itself decided (insufficient funds, a budget exceeded, an id
-already taken, a slip since deleted: 409/410). Anything else — a refusal of the key itself
+already taken, a slip since deleted: 409/410; an archive to restore read and refused: 422
+`archive_refused`, its upload deleted with it). Anything else — a refusal of the key itself
 (`idempotency_key_reused`), validation (400/422), authorization (401/403/404), a retryable failure
 (conflict, lock, 5xx) or an import cut short by time (202) — is raised out of the idempotent
 function so Powertools keeps no record of it, and the original request retried with the same key
@@ -41,11 +42,23 @@ from kakeibo.store import idempotency_persistence
 Response = dict[str, Any]
 
 IDEMPOTENT_ROUTES = frozenset(
-    {"POST /accounts", "POST /slips", "POST /imports", "POST /recurrences", "POST /settlements"}
+    {
+        "POST /accounts",
+        "POST /slips",
+        "POST /imports",
+        "POST /recurrences",
+        "POST /settlements",
+        "POST /ledgers/restore",
+    }
 )
 KEY_RE = re.compile(r"^[\x21-\x7e]{1,255}$")
-# Refusals decided by the change itself (its transaction, or the slip identity the key names)
-KEPT_REFUSALS = frozenset({"insufficient_funds", "budget_exceeded", "already_exists", "gone"})
+# Refusals decided by the change itself (its transaction, the slip identity the key names, or the
+# archive a restore read), by their status
+KEPT_REFUSALS: dict[int, frozenset[str]] = {
+    409: frozenset({"insufficient_funds", "budget_exceeded", "already_exists"}),
+    410: frozenset({"gone"}),
+    422: frozenset({"archive_refused"}),
+}
 
 
 class _NotKept(Exception):
@@ -117,13 +130,13 @@ def kept(response: Response) -> bool:
     """Is this the outcome of a request that was carried out (kept under its key, replayed)?"""
     status = int(response.get("statusCode", 200))
     if status in (200, 201):
-        return True  # 202: an import cut short by time; the same request continues it
-    if status in (409, 410):
+        return True  # 202: an import or a restore cut short by time (or waiting for its upload): continued
+    if status in KEPT_REFUSALS:
         try:
             code = json.loads(response.get("body") or "{}").get("code")
         except (ValueError, AttributeError):
             return False
-        return code in KEPT_REFUSALS
+        return code in KEPT_REFUSALS[status]
     return False
 
 

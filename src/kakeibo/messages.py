@@ -129,6 +129,7 @@ FIELDS: dict[str, tuple[str, str]] = {
     "strict": ("strict", "予算の厳守"),
     "rollover": ("rollover", "繰越"),
     "month": ("month", "月"),
+    "source": ("source (the month copied from)", "コピー元の月（source）"),
     "from": ("from", "開始日"),
     "to": ("to", "終了日"),
     "cursor": ("cursor", "カーソル"),
@@ -224,6 +225,11 @@ _VALUE_ERRORS: list[tuple[str, str, str]] = [
     (r"is not a real calendar date", "{f} is not a real calendar date", "{f}には実在する日付を指定してください"),
     (r"is not a real month", "{f} is not a real month", "存在しない月が指定されています"),
     (
+        r"is the month copied into: copy from another month",
+        "{f} is the month being copied into: copy the budgets from another month",
+        "{f}がコピー先と同じ月です。別の月から予算をコピーしてください",
+    ),
+    (
         r"year must be between (?P<lo>\d+) and (?P<hi>\d+)",
         "the year of {f} must be between {lo} and {hi}",
         "{f}の年は {lo}〜{hi} 年で指定してください",
@@ -318,9 +324,9 @@ _VALUE_ERRORS: list[tuple[str, str, str]] = [
         "補填される金額（reimbursed: {reimbursed}）は支払った金額（{paid}）以下にしてください",
     ),
     (
-        r"provider is needed: no memo names where it was paid",
-        "medical.provider is needed: no memo names where it was paid",
-        "支払先（medical.provider）を指定してください（メモもありません）",
+        r"provider is needed: no payee or memo names where it was paid",
+        "medical.provider is needed: neither a payee nor a memo names where it was paid",
+        "医療費の支払先（medical.provider）を指定してください（伝票に支払先（payee）もメモもありません）",
     ),
     (
         r"a split slip has no category of its own: its lines have them",
@@ -977,6 +983,9 @@ TRANSLATIONS: dict[str, str] = {
     "this change was already undone": "この変更はすでに元に戻されています",
     "slip '{id}' changed since that entry": "伝票 {id} はその変更のあとにさらに変更されています",
     "{entity} '{id}' changed since that entry": "{entity} {id} はその変更のあとにさらに変更されています",
+    "the invitation kept changing while it was removed; retry": (
+        "招待の削除中に招待が変更され続けました。もう一度お試しください"
+    ),
     "it kept changing while this change was written; retry": (
         "書き込み中にほかの変更が続きました。もう一度お試しください"
     ),
@@ -1282,6 +1291,23 @@ def field_errors_in(items: Sequence[Any], lang: Lang) -> list[Any]:
 # (ledger.UNCATEGORIZED), as they always were: the key never changes with the language, so reports
 # keep counting older slips with newer ones and a client can send a slip back as it read it. People
 # read it as a label, worded here.
+# Why the ワンストップ特例 no longer applies to a year's ふるさと納税 (GET /reports/donations' reasons).
+ONE_STOP_REASONS: dict[str, tuple[str, str]] = {
+    "too_many_municipalities": (
+        "this year's donations went to more than 5 municipalities: the ワンストップ特例 covers at most 5",
+        "今年の寄附先が 5 自治体を超えています（ワンストップ特例は 5 自治体まで）",
+    ),
+    "not_requested": (
+        "a donation was not marked as sent for the ワンストップ特例",
+        "ワンストップ特例の申請をしていない寄附があります",
+    ),
+}
+
+
+def one_stop_reason(reason: str, lang: Lang) -> str:
+    return ONE_STOP_REASONS[reason][0 if lang == "en" else 1]
+
+
 CATEGORY_LABELS: dict[str, tuple[str, str]] = {"uncategorized": ("Uncategorized", "未分類")}
 
 

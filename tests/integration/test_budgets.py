@@ -347,6 +347,22 @@ def test_copy_from_keeps_rollover_and_strictness_and_leaves_set_budgets_alone(ca
     assert cash.post("/budgets/2026-11/copy-from/2026-13").status == 422
 
 
+def test_copying_a_month_s_budgets_into_itself_is_refused_in_words_and_changes_nothing(cash: Client) -> None:
+    # Given November's food budget
+    assert cash.put(food("2026-11"), {"limit": 30_000}).status == 201
+    before = budgets(cash)
+    # When November's budgets are copied into November, in English and in Japanese
+    english = cash.post("/budgets/2026-11/copy-from/2026-11")
+    japanese = cash.post("/budgets/2026-11/copy-from/2026-11", headers={"Accept-Language": "ja"})
+    # Then 422 names the month copied from and says to copy from another one
+    assert english.status == 422 and english.json["code"] == "validation_error", english
+    assert english.json["errors"][0]["loc"] == ["path", "source"], english.json
+    assert "copy the budgets from another month" in english.json["detail"], english.json
+    assert japanese.status == 422 and "別の月から予算をコピー" in japanese.json["detail"], japanese.json
+    # And the month's budgets are as they were
+    assert budgets(cash) == before
+
+
 def test_copy_from_lists_a_budget_whose_carry_a_later_strict_month_refuses_and_copies_the_rest(cash: Client) -> None:
     # Given January's food (100, rolling over) and 日用品 (2,000); February spends 5,000 on food with
     # no budget yet, and March's food is strict, rolling over, and spent to its limit

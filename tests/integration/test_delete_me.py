@@ -17,8 +17,17 @@ from kakeibo.services import daily, dataio
 from kakeibo.settings import get_settings
 from kakeibo.store import SharedLedger, Store
 from kakeibo.store.journal import GONE
-from kakeibo.store.keys import JOURNAL_SK, META_SK, gone_pk, idempotency_person, idempotency_tag, tombstone_pk
-from tests.deletions import count_finishes, expire_leases
+from kakeibo.store.keys import (
+    JOURNAL_SK,
+    META_SK,
+    gone_pk,
+    idempotency_person,
+    idempotency_tag,
+    invitation_pk,
+    tombstone_pk,
+    user_pk,
+)
+from tests.deletions import count_finishes, expire_leases, naming, table_items
 from tests.events import Client, Reply
 from tests.idempotency_records import idempotency_records
 from tests.integration.test_ledger_roles import CSV, RENT, ROUTES, Household, _lunch
@@ -99,6 +108,52 @@ def test_a_person_deletes_their_data_and_the_others_keep_theirs(api: Client, oth
     balances = other_api.get(f"/ledgers/{theirs}/balances").json["items"]
     assert [(b["account"], b["balance"]) for b in balances] == [("cash", 4_100)]
     assert other_api.get(f"/ledgers/{household}/accounts").json["items"][0]["id"] == "cash"
+
+
+def _invitation(owner: Client, ledger: str, role: str) -> str:
+    made = owner.post(f"/ledgers/{ledger}/invitations", {"role": role})
+    assert made.status == 201, made
+    return str(made.json["token"])
+
+
+def test_no_invitation_a_person_made_or_used_stays_after_their_deletion(
+    api: Client, other_api: Client, store: Store
+) -> None:
+    # Given a person with a ledger of their own holding an invitation nobody used, a household of the
+    # other person's they joined by an invitation, one they co-own where they made an invitation, and
+    # one they joined and left before; the other person's own invitation to the household unused
+    person, other = str(api.user), other_api.user
+    alone = api.post("/ledgers", {"name": "自分用"}).json["id"]
+    theirs = [_invitation(api, alone, "viewer")]
+    household = _joined_with(other_api, api, "山田家", "editor", theirs)
+    kept = _invitation(other_api, household, "viewer")
+    shared = _joined_with(other_api, api, "共同", "owner", theirs)
+    theirs.append(_invitation(api, shared, "editor"))
+    left = _joined_with(other_api, api, "旧居", "viewer", theirs)
+    assert api.delete(f"/ledgers/{left}/members/{person}", headers={"If-Match": "*"}).status == 204
+    # When they delete their data
+    assert _deleted_me(api).json["state"] == "deleted"
+    # Then nothing holds the tokens of the invitations they made or used, nor lists them anywhere
+    items = table_items(store)
+    assert naming(items, *theirs) == []
+    # And no invitation names them, and nothing is left in their own partition
+    assert [i for i in naming(items, person) if str(i["PK"]).startswith(invitation_pk(""))] == []
+    assert [i for i in items if i["PK"] == user_pk(person)] == []
+    # And the other person's own invitation is untouched: it still makes whoever accepts it a member
+    newcomer = Client(f"newcomer-{other}")
+    assert newcomer.post(f"/invitations/{kept}/accept").status == 200
+    assert newcomer.get(f"/ledgers/{household}/slips").status == 200
+
+
+def _joined_with(owner: Client, member: Client, name: str, role: str, tokens: list[str]) -> str:
+    """A ledger of `owner`'s that `member` joined with `role` by an invitation (its token added to
+    `tokens`): its id."""
+    made = owner.post("/ledgers", {"name": name})
+    assert made.status == 201, made
+    token = _invitation(owner, made.json["id"], role)
+    assert member.post(f"/invitations/{token}/accept").status == 200
+    tokens.append(token)
+    return str(made.json["id"])
 
 
 def test_the_only_owner_of_a_shared_ledger_with_members_is_refused_in_their_language(

@@ -346,6 +346,42 @@ def test_export_then_import_into_an_empty_ledger_gives_identical_balances(api: C
     assert len(slips_of(api)) == 33
 
 
+def test_our_own_export_imported_with_create_accounts_creates_the_accounts_it_names(
+    api: Client, other_api: Client
+) -> None:
+    # Given a ledger's export naming a wallet, a Suica and a card, and a ledger without any account
+    api.account("cash", 10_000)
+    api.account("suica", 0, type="emoney")
+    api.account("card", 0, type="credit")
+    api.slip(date="2026-11-01", kind="transfer", amount=2_000, account="cash", to_account="suica")
+    api.slip(date="2026-11-02", kind="expense", amount=420, account="suica", category="交通費")
+    api.slip(date="2026-11-03", kind="expense", amount=9_800, account="card", category="日用品")
+    exported = api.get("/slips.csv").raw
+    csv_type = {"Content-Type": "text/csv; charset=utf-8"}
+    # When it is previewed with create_accounts, then nothing is written and the accounts are listed
+    dry = other_api.post(
+        "/imports", raw=exported, headers=csv_type, query={"dry_run": "true", "create_accounts": "true"}
+    )
+    assert dry.status == 200 and (dry.json["created"], dry.json["failed"]) == (3, 0), dry
+    assert {(u["id"], u["type"]) for u in dry.json["unknown_accounts"]} == {
+        ("cash", "cash"), ("suica", "emoney"), ("card", "credit")
+    }  # fmt: skip
+    assert other_api.get("/accounts").json["items"] == []
+    # When it is imported with create_accounts
+    reply = other_api.post("/imports", raw=exported, headers=csv_type, query={"create_accounts": "true"})
+    # Then the accounts it names are created first (typed from their ids, negative balances allowed)
+    assert reply.status == 200, reply
+    assert sorted(reply.json["accounts_created"]) == ["card", "cash", "suica"]
+    accounts = {a["id"]: a for a in other_api.get("/accounts").json["items"]}
+    assert {i: (a["type"], a["allow_negative"]) for i, a in accounts.items()} == {
+        "cash": ("cash", True), "suica": ("emoney", True), "card": ("credit", True)
+    }  # fmt: skip
+    # And every row is a slip, moving those accounts as the file says
+    assert (reply.json["created"], reply.json["failed"]) == (3, 0), reply
+    assert other_api.balances() == {"cash": -2_000, "suica": 1_580, "card": -9_800}
+    assert other_api.post("/ledger/verify").json["ok"] is True
+
+
 def test_with_an_idempotency_key_a_partial_import_is_continued_not_replayed(
     api: Client, monkeypatch: pytest.MonkeyPatch
 ) -> None:

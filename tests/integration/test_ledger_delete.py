@@ -19,7 +19,7 @@ from kakeibo import blobs
 from kakeibo.services import daily, dataio
 from kakeibo.store import SharedLedger, Store
 from kakeibo.store.keys import META_SK, tombstone_pk
-from tests.deletions import count_finishes, expire_leases
+from tests.deletions import count_finishes, expire_leases, naming, table_items
 from tests.events import Client, Reply
 from tests.receipts import stored_receipt
 
@@ -88,6 +88,26 @@ def test_an_owner_deletes_a_shared_ledger_and_everything_in_it(api: Client, stor
     assert api.get(f"/ledgers/{other}/accounts").json["items"][0]["id"] == "bank"
     # And deleting it again finds nothing
     assert api.delete(f"/ledgers/{ledger}", headers={"If-Match": "*"}).status == 404
+
+
+def test_nothing_names_a_deleted_ledger_but_its_tombstone_not_even_its_invitations(api: Client, store: Store) -> None:
+    # Given a household its editor joined by an invitation, with another invitation nobody used yet
+    ledger, _ = _household(api)
+    used = api.post(f"/ledgers/{ledger}/invitations", {"role": "viewer"}).json["token"]
+    viewer = Client(f"viewer-{uuid.uuid4().hex[:8]}")
+    assert viewer.post(f"/invitations/{used}/accept").status == 200
+    unused = api.post(f"/ledgers/{ledger}/invitations", {"role": "editor"}).json["token"]
+    assert naming(table_items(store), used, unused), "the invitations are stored"
+    # When its owner deletes it
+    deleted = _deleted(api, f"/ledgers/{ledger}", _etag(api, ledger))
+    assert deleted.status == 202 and deleted.json["state"] == "deleted", deleted
+    # Then a scan of the whole table finds nothing that names the ledger but its tombstone
+    left = naming(table_items(store), ledger)
+    assert [(i["PK"], i["SK"]) for i in left] == [(tombstone_pk(ledger), META_SK)], left
+    # And nothing holds its invitations' tokens any more (the invitations, and wherever they were listed)
+    assert naming(table_items(store), used, unused) == []
+    # And the one nobody used is unknown now, not merely spent
+    assert Client(f"late-{uuid.uuid4().hex[:8]}").post(f"/invitations/{unused}/accept").status == 404
 
 
 def test_only_its_owner_may_delete_a_ledger_and_only_at_its_version(

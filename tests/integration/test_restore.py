@@ -147,6 +147,34 @@ def test_an_exported_ledger_restores_into_a_new_ledger_equal_to_it(
     assert [i["id"] for i in api.get("/ledgers").json["items"]].count(ledger["id"]) == 1
 
 
+def test_an_archive_restored_again_after_its_ledger_was_deleted_makes_another_new_ledger(
+    api: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given a household's archive restored into a new ledger, which its owner then deleted
+    base = _household(api, monkeypatch)
+    data = _archive_of(api, base)
+    first = _restore(api, data)
+    assert first.status == 201, first
+    gone = first.json["ledger"]["id"]
+    deleted = api.delete(f"/ledgers/{gone}", headers={"If-Match": "*"})
+    while deleted.status == 202 and deleted.json["state"] == "deleting":
+        deleted = api.delete(f"/ledgers/{gone}", headers={"If-Match": "*"})
+    assert deleted.status == 202 and deleted.json["state"] == "deleted", deleted
+    # When the same archive is restored again
+    again = _restore(api, data)
+    # Then it is restored as the first time, into another new ledger, not answered with the deleted one
+    assert again.status == 201, again
+    ledger = again.json["ledger"]["id"]
+    assert ledger not in (gone, base.rsplit("/", 1)[1])
+    assert again.header("Location") == f"/ledgers/{ledger}"
+    assert _view(api, f"/ledgers/{ledger}") == _view(api, base)
+    # And the deleted one still answers 404, and the same archive now answers the new ledger
+    assert api.get(f"/ledgers/{gone}").status == 404
+    body = {"sha256": hashlib.sha256(data).hexdigest(), "size": len(data)}
+    replay = api.post("/ledgers/restore", body)
+    assert replay.status == 200 and replay.json["ledger"]["id"] == ledger, replay
+
+
 def test_a_personal_ledger_restores_into_a_shared_one_with_the_name_given(api: Client) -> None:
     # Given a personal ledger with a slip, exported
     api.account("cash", 10_000)
@@ -221,6 +249,29 @@ def test_an_archive_that_is_not_whole_or_not_one_ledgers_is_refused_and_creates_
     ja = api.post("/ledgers/restore", body, headers={"Accept-Language": "ja"})
     assert ja.status == 422 and ja.json["title"] == "このファイルからは復元できません", ja
     assert ja.json["detail"] != done.json["detail"] and ja.json["reason"] == done.json["reason"], ja
+
+
+def test_a_refused_restore_sent_again_with_its_idempotency_key_is_answered_the_same_refusal(
+    api: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given an archive cut short, claimed and uploaded with an Idempotency-Key, and refused
+    base = _household(api, monkeypatch)
+    data = _archive_of(api, base)[:2000]
+    body = {"sha256": hashlib.sha256(data).hexdigest(), "size": len(data)}
+    key = {"Idempotency-Key": "restore-cut-short"}
+    claimed = api.post("/ledgers/restore", body, headers=key)
+    assert claimed.status == 202 and claimed.json["state"] == "pending", claimed
+    upload = claimed.json["upload"]
+    assert requests.put(upload["url"], data=data, headers=upload["headers"], timeout=30).status_code == 200
+    refused = api.post("/ledgers/restore", body, headers=key)
+    assert refused.status == 422 and refused.json["code"] == "archive_refused", refused
+    # When the same request is sent again with the same key
+    again = api.post("/ledgers/restore", body, headers=key)
+    # Then it is answered the refusal again, not a new upload
+    assert (again.status, again.json) == (422, refused.json), again
+    # And another key is another request: the archive may be uploaded again
+    fresh = api.post("/ledgers/restore", body, headers={"Idempotency-Key": "restore-cut-short-2"})
+    assert fresh.status == 202 and fresh.json["state"] == "pending", fresh
 
 
 def test_bad_restore_requests_are_refused_in_words(api: Client) -> None:

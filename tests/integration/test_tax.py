@@ -67,6 +67,43 @@ def test_a_split_receipt_counts_only_its_medical_line(api: Client, store: Store,
     assert api.post("/ledger/verify").json["ok"] is True
 
 
+def test_a_medical_payment_that_names_no_provider_was_paid_to_the_slip_s_payee(api: Client) -> None:
+    # Given cash, and medical payments that do not name their provider: a clinic's bill with a payee and
+    # no memo, a pharmacy's with a payee and a memo, a split receipt with a payee and a memo on its line,
+    # and one that names its provider beside another payee
+    api.account("cash", 500_000)
+    visit = {"patient": "taro", "kind": "treatment"}
+    base = {"date": "2026-06-01", "kind": "expense", "amount": 4_000, "account": "cash", "category": "医療費"}
+    clinic = api.slip(**{**base, "payee": "山田医院", "medical": visit})
+    pharmacy = api.slip(**{**base, "payee": "さくら薬局", "memo": "風邪薬", "medical": {**visit, "kind": "medicine"}})
+    uncategorised = {k: v for k, v in base.items() if k != "category"}  # a split slip's lines have them
+    split = api.slip(**{**uncategorised, "payee": "駅前ドラッグ", "memo": "まとめ買い", "lines": [
+        {"amount": 1_000, "category": "日用品"},
+        {"amount": 3_000, "category": "医療費", "memo": "目薬", "medical": {**visit, "kind": "medicine"}},
+    ]})  # fmt: skip
+    named = api.slip(**{**base, "payee": "カード払い", "medical": {**visit, "provider": "中央病院"}})
+    # Then each is recorded, its provider the payee (the payee before any memo), or the one it names
+    for made in (clinic, pharmacy, split, named):
+        assert made.status == 201, made
+    assert clinic.json["medical"]["provider"] == "山田医院"
+    assert pharmacy.json["medical"]["provider"] == "さくら薬局"
+    assert split.json["lines"][1]["medical"]["provider"] == "駅前ドラッグ"
+    assert named.json["medical"]["provider"] == "中央病院"
+    # And the year's report lists the payments under those providers
+    rows = {(r["provider"], r["kind"]): r["paid"] for r in _medical(api)["items"]}
+    assert rows == {
+        ("山田医院", "treatment"): 4_000,
+        ("さくら薬局", "medicine"): 4_000,
+        ("駅前ドラッグ", "medicine"): 3_000,
+        ("中央病院", "treatment"): 4_000,
+    }
+    # And one with neither a provider, a payee nor a memo is refused, saying what would name it
+    nobody = api.post("/slips", {**base, "medical": visit})
+    assert nobody.status == 422 and "payee" in nobody.json["detail"], nobody
+    japanese = api.post("/slips", {**base, "medical": visit}, headers={"Accept-Language": "ja"})
+    assert japanese.status == 422 and "支払先（payee）" in japanese.json["detail"], japanese
+
+
 def test_edits_moves_and_deletes_keep_the_year_right(api: Client, store: Store, user: str) -> None:
     api.account("cash", 500_000)
     made = api.slip(**HOSPITAL)
@@ -235,8 +272,13 @@ def test_donations_say_when_one_stop_no_longer_applies(api: Client, store: Store
     report = got.json
     assert report["one_stop"] is False
     assert report["reasons"] == ["too_many_municipalities", "not_requested"]
-    assert report["reasons_text"][0] == "寄附先が 5 自治体を超えました"
+    assert report["reasons_text"][0] == "今年の寄附先が 5 自治体を超えています（ワンストップ特例は 5 自治体まで）"
     assert report["remaining"] == -10_000
+    # And in English it says so in plain words
+    english = api.get("/reports/donations", query={"year": "2026"}).json["reasons_text"]
+    assert (
+        english[0] == "this year's donations went to more than 5 municipalities: the ワンストップ特例 covers at most 5"
+    )
     assert invariants.check(store, user) == []
 
 
@@ -310,3 +352,29 @@ def test_a_report_query_out_of_range_is_422_naming_the_field(
     assert got.json["code"] == "validation_error"
     assert words in got.json["detail"], got.json["detail"]
     assert got.json["errors"][0]["loc"][0] == "query"
+
+
+@pytest.mark.parametrize(
+    ("income", "words"),
+    [("-5", "所得（income）は 0 以上"), ("1.5", "所得（income）は整数"), ("9" * 40, "所得（income）は")],
+    ids=["negative", "fraction", "forty-digits"],
+)
+def test_every_form_of_the_medical_report_refuses_the_same_income_in_the_same_words(
+    api: Client, income: str, words: str
+) -> None:
+    # Given an income the medical report cannot take
+    query = {"year": "2026", "income": income}
+    # When the report is asked for as JSON, as CSV and as the .xlsx form (in Japanese)
+    answers = [
+        api.get(path, query=query, headers={"Accept-Language": "ja"})
+        for path in ("/reports/medical", "/reports/medical.csv", "/reports/medical.xlsx")
+    ]
+    # Then each is the same 422 naming income in words
+    for got in answers:
+        assert got.status == 422 and got.json["code"] == "validation_error", got
+        assert got.json["errors"][0]["loc"] == ["query", "income"], got.json
+        assert words in got.json["detail"], got.json["detail"]
+    assert answers[1].json["detail"] == answers[0].json["detail"] == answers[2].json["detail"]
+    # And a whole number of yen is taken by all three
+    for path in ("/reports/medical", "/reports/medical.csv", "/reports/medical.xlsx"):
+        assert api.get(path, query={"year": "2026", "income": "4000000"}).status == 200, path

@@ -163,3 +163,14 @@ def test_a_donation_and_a_medical_payment_in_another_unit_count_their_yen() -> N
     assert sorted(v for k, v in fields.items() if not k.endswith(tax.COUNT)) == [1500, 1850]
     assert [v for k, v in donated.items() if k.endswith(tax.PAID)] == [1850]
     assert [v for k, v in dict(tax.slip_tax_fields(1234, medical)).items() if k.endswith(tax.PAID)] == [1234]
+
+
+def test_a_provider_not_given_is_the_payee_else_the_first_memo_that_says_something() -> None:
+    # Given what a slip and its line say of where a medical payment went
+    # When nothing names a provider, Then the payee comes first, then the memos in order, trimmed
+    assert tax.default_provider("  山田医院 ", "風邪薬", "まとめ買い") == "山田医院"
+    assert tax.default_provider(None, "  ", "駅前ドラッグ") == "駅前ドラッグ"
+    assert tax.default_provider(" ", "目薬", None) == "目薬"
+    assert tax.default_provider("薬" * 150) == "薬" * tax.PROVIDER_MAX
+    # And nothing that names anybody gives none
+    assert tax.default_provider(None, None, " ") is None

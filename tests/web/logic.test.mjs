@@ -700,8 +700,8 @@ describe('確定申告 (views/tax.js)', async () => {
 
   test('ワンストップ特例: usable, or why not', () => {
     assert.equal(oneStopText({ municipalities: 5, one_stop: true }), 'ワンストップ特例が使えます（5 自治体）');
-    const over = { municipalities: 6, one_stop: false, reasons_text: ['寄附先が 5 自治体を超えました'] };
-    assert.equal(oneStopText(over), 'ワンストップ特例は使えません: 寄附先が 5 自治体を超えました');
+    const over = { municipalities: 6, one_stop: false, reasons_text: ['今年の寄附先が 5 自治体を超えています（ワンストップ特例は 5 自治体まで）'] };
+    assert.equal(oneStopText(over), 'ワンストップ特例は使えません: 今年の寄附先が 5 自治体を超えています（ワンストップ特例は 5 自治体まで）');
     assert.equal(oneStopText({ municipalities: 0 }), 'ふるさと納税はまだありません');
   });
 });

@@ -68,6 +68,19 @@ class DonationPart:
     one_stop: bool = False
 
 
+PROVIDER_MAX = 100  # characters of a provider's name (models.PartyName)
+
+
+def default_provider(payee: str | None, *memos: str | None) -> str | None:
+    """Who was paid, when a medical payment does not say (§20): the slip's payee, else the first memo
+    that says something (the line's, then the slip's); trimmed, at most PROVIDER_MAX characters.
+    None when none of them names anybody."""
+    for text in (payee, *memos):
+        if text and text.strip():
+            return text.strip()[:PROVIDER_MAX]
+    return None
+
+
 def medical_prefix(group: MedicalGroup) -> str:
     return SEP.join((MEDICAL, group.patient, group.provider, group.kind, "1" if group.otc else "0")) + SEP
 
@@ -208,7 +221,7 @@ class DonationSummary:
 
 
 def donation_summary(groups: Mapping[str, DonationTotals], limit: int | None = None) -> DonationSummary:
-    """The year's donations: ワンストップ特例 applies while at most five municipalities were given to
+    """The year's donations: ワンストップ特例 applies while they went to at most five municipalities
     and every donation asked for it (else the reasons why not); with a limit, what remains of it
     (below 0: over)."""
     total = sum(t.total for t in groups.values())

@@ -5,7 +5,8 @@ this order: the account with exactly that name (trimmed); the account with that 
 account whose name is the same after NFKC normalisation (full-width and half-width forms are
 one: ｶﾞ and ガ); the account whose id it is after NFKC. An exact name always wins over a
 look-alike; a name that only looks like two or more accounts (or is exactly the name of two) is
-ambiguous, and its row is refused naming the candidates, never guessed. Names that match none
+ambiguous, and its row is refused naming the candidates, never guessed. (This API's own CSV names
+accounts by id: `unknown_ids` lists those the ledger has not got.) Names that match none
 are the file's unknown accounts: listed, and created on request with
 - an id derived from the name, deterministically (the same name always proposes the same id):
   its ASCII letters and digits, lowercased and joined with '-', plus 8 hex digits of the name's
@@ -189,6 +190,20 @@ def resolve(source: SourceFile, accounts: Iterable[Mapping[str, Any]], *, create
         out.file.valid.append(Row(row.line, row.slip_id, slip, counted=row.counted))
     out.unknown = list(unknown.values())
     return out
+
+
+def unknown_ids(file: CsvFile, accounts: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The accounts this API's own CSV names (by id: `account`, `to_account`) that the ledger has not
+    got, listed as `resolve` lists an app's ({name, id, type, rows}, in the order the file first
+    names them): created on request with that id, the id as their name and a type guessed from it."""
+    known = {str(a["id"]) for a in accounts}
+    unknown: dict[str, dict[str, Any]] = {}
+    for row in file.valid:
+        for account in dict.fromkeys(a for a in (row.slip.account, row.slip.to_account) if a):
+            if account not in known:
+                named = {"name": account, "id": account, "type": guess_type(account), "rows": 0}
+                unknown.setdefault(account, named)["rows"] += 1
+    return list(unknown.values())
 
 
 def in_minor_units(text: str, currency: str) -> int | None:

@@ -10,7 +10,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from kakeibo.core.posting import MAX_LINES, UNCATEGORIZED, Entry, Kind, Line
-from kakeibo.core.tax import paid_in_yen, slip_tax_fields
+from kakeibo.core.tax import default_provider, paid_in_yen, slip_tax_fields
 from kakeibo.models.base import MAX_AMOUNT, AccountId, Amount, Category, Date, Memo, Model, Strict, checked_text
 from kakeibo.models.receipts import Receipts
 from kakeibo.models.tax import DonationIn, MedicalIn
@@ -68,10 +68,12 @@ def check_tax(  # noqa: PLR0917 (a slip's fields, as check_lines takes them)
     medical: MedicalIn | None,
     donation: DonationIn | None,
     jpy_amount: int | None = None,
+    *,
+    payee: str | None = None,
 ) -> None:
     """Medical payments and donations are expenses; what is reimbursed is at most what was paid (in
-    yen: a slip in another unit by its `jpy_amount`); the provider, when not given, is the memo (of
-    the line, else of the slip)."""
+    yen: a slip in another unit by its `jpy_amount`); the provider, when not given, is the slip's
+    payee, else the memo (of the line, else of the slip): core.tax.default_provider."""
     if kind != "expense":
         if medical is not None or any(line.medical for line in lines or ()):
             raise ValueError(f"medical is only for expenses, not {kind}")
@@ -89,9 +91,9 @@ def check_tax(  # noqa: PLR0917 (a slip's fields, as check_lines takes them)
         if given.reimbursed > paid:
             raise ValueError(f"reimbursed ({given.reimbursed}) is more than the amount paid ({paid})")
         if given.provider is None:
-            provider = next((m.strip()[:100] for m in memos if m and m.strip()), None)
+            provider = default_provider(payee, *memos)
             if provider is None:
-                raise ValueError("provider is needed: no memo names where it was paid")
+                raise ValueError("provider is needed: no payee or memo names where it was paid")
             given.provider = provider
 
 
@@ -192,7 +194,16 @@ class SlipIn(Strict):
         if self.kind != "transfer" and self.to_amount is not None:
             raise ValueError(f"to_amount is only for transfers, not {self.kind}")
         check_lines(self.kind, self.amount, self.category, self.lines)
-        check_tax(self.kind, self.amount, self.memo, self.lines, self.medical, self.donation, self.jpy_amount)
+        check_tax(
+            self.kind,
+            self.amount,
+            self.memo,
+            self.lines,
+            self.medical,
+            self.donation,
+            self.jpy_amount,
+            payee=self.payee,
+        )
         return self
 
     def tax_fields(self) -> tuple[tuple[str, int], ...]:

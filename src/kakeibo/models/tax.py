@@ -18,8 +18,8 @@ class MedicalIn(Strict):
     patient: PartyName = Field(description="Who was treated (医療を受けた人): a member's id or a name")
     provider: PartyName | None = Field(
         default=None,
-        description="The hospital, clinic or pharmacy paid (支払先); without it, the memo (of the line, "
-        "else of the slip)",
+        description="The hospital, clinic or pharmacy paid (支払先); without it, the slip's payee, else the "
+        "memo (of the line, else of the slip)",
     )
     kind: MedicalKind = Field(
         description="treatment 診療・治療 / medicine 医薬品購入 / care 介護保険サービス / other その他の医療費"

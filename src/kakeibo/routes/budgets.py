@@ -97,6 +97,7 @@ def delete_budget(month: str, category: str, if_match_header: IfMatchHeader) -> 
     "/budgets/<month>/copy-from/<source>",
     tags=TAGS,
     summary="Copy a month's budgets into another (limit, strict, rollover); budgets already set there are kept",
+    description="422 naming `source` when it is `month` itself (copy from another month).",
     operation_id="copyBudgets",
     responses={200: ok_response(BudgetCopy), **problem_responses(400, 401, 404, 409, 413, 415, 422)},
 )

@@ -13,6 +13,7 @@ from aws_lambda_powertools.event_handler.openapi.params import Body
 
 from kakeibo.http import (
     LOCATION,
+    IdempotencyKeyHeader,
     IfMatchHeader,
     identity,
     if_match,
@@ -51,7 +52,9 @@ def _service() -> ModuleType:
     "201 `restored` with `ledger`, or 202 `restoring` if it takes longer than one request (POST again to "
     "carry on). Its slips (ids kept), balances, budgets, recurrences, rules and receipts are the archive's; "
     "its members, webhooks and Idempotency-Keys start fresh, and its journal starts with one entry saying "
-    "where it came from. The same archive POSTed again answers 200 with the ledger it made.",
+    "where it came from. The same archive POSTed again answers 200 with the ledger it made while it is yours; "
+    "once that ledger is deleted (or you left it), the archive is restored anew, as the first time. With an "
+    "Idempotency-Key, its final answer (201, or 422 `archive_refused`) is given again to the same key.",
     operation_id="restoreLedger",
     responses={
         200: ok_response(LedgerRestore, "Restored before"),
@@ -60,7 +63,10 @@ def _service() -> ModuleType:
         **problem_responses(400, 401, 409, 413, 415, 422, 503),
     },
 )
-def restore_ledger(restore: Annotated[RestoreIn, Body(openapi_examples=RESTORE_EXAMPLES)]) -> Response[str]:
+def restore_ledger(
+    restore: Annotated[RestoreIn, Body(openapi_examples=RESTORE_EXAMPLES)],
+    idempotency_key: IdempotencyKeyHeader = None,
+) -> Response[str]:
     request_id = (router.current_event.raw_event.get("requestContext") or {}).get("requestId")
     status, view = _service().restore(
         get_store(), identity(router), restore, time_left=time_left(router), request_id=request_id

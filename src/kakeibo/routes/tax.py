@@ -20,6 +20,17 @@ router = LedgerRouter()
 TAGS = ["tax"]
 YearQuery = Annotated[str, Query(pattern=YEAR_PATTERN, examples=["2026"], description="The slips' calendar year")]
 MoneyQuery = Annotated[int | None, Query(ge=0, le=10**12)]
+# The three forms of the medical report take the same query and check it the same way: a link that
+# asks for one with ?income asks for the others with it too (the e-Tax form has no place for it).
+IncomeQuery = Annotated[
+    int | None,
+    Query(
+        ge=0,
+        le=10**12,
+        description="総所得金額等 in yen: the deduction's floor is 5% of it when that is less than 100,000 "
+        "(the .csv and .xlsx forms check it as the report does, and have no place for it)",
+    ),
+]
 
 
 @router.get(
@@ -32,7 +43,7 @@ MoneyQuery = Annotated[int | None, Query(ge=0, le=10**12)]
     operation_id="getMedicalReport",
     responses={200: ok_response(MedicalReport), **problem_responses(401, 422)},
 )
-def medical(year: YearQuery, income: MoneyQuery = None) -> Response[str]:
+def medical(year: YearQuery, income: IncomeQuery = None) -> Response[str]:
     ledger = ledger_scope(router).key
     lang = caller_language(router.current_event.raw_event)
     return json_response(200, tax.medical_report(get_store(), ledger, year, income, lang))
@@ -56,9 +67,9 @@ def medical(year: YearQuery, income: MoneyQuery = None) -> Response[str]:
         **problem_responses(401, 422),
     },
 )
-def medical_csv(year: YearQuery) -> Response[str]:
+def medical_csv(year: YearQuery, income: IncomeQuery = None) -> Response[str]:
     ledger = ledger_scope(router).key
-    body = tax.medical_csv(get_store(), ledger, year)
+    body = tax.medical_csv(get_store(), ledger, year, income)
     headers = {"Content-Disposition": f'attachment; filename="medical-{year}.csv"'}
     return Response(status_code=200, content_type="text/csv; charset=utf-8", body=body, headers=headers)
 
@@ -85,9 +96,9 @@ XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
         **problem_responses(401, 422),
     },
 )
-def medical_xlsx(year: YearQuery) -> Response[str]:
+def medical_xlsx(year: YearQuery, income: IncomeQuery = None) -> Response[str]:
     ledger = ledger_scope(router).key
-    body = base64.b64encode(tax.medical_xlsx(get_store(), ledger, year)).decode("ascii")
+    body = base64.b64encode(tax.medical_xlsx(get_store(), ledger, year, income)).decode("ascii")
     headers = {"Content-Disposition": f'attachment; filename="medical-{year}.xlsx"'}
     # binary, as API Gateway takes it: base64 text marked so (the resolver's response validation
     # would read raw bytes as UTF-8 text)
@@ -100,8 +111,8 @@ def medical_xlsx(year: YearQuery) -> Response[str]:
     "/reports/donations",
     tags=TAGS,
     summary="ふるさと納税 of a year per municipality; whether ワンストップ特例 still applies; what remains of ?limit",
-    description="ワンストップ特例 applies while at most 5 municipalities were given to and every donation is "
-    "marked `one_stop` (`reasons` says why not). Filing a return (for 医療費控除, say) also ends it: then "
+    description="ワンストップ特例 applies while the year's donations went to at most 5 municipalities and every "
+    "donation is marked `one_stop` (`reasons` says why not). Filing a return (for 医療費控除, say) also ends it: then "
     "the donations are claimed in that return.",
     operation_id="getDonationReport",
     responses={200: ok_response(DonationReport), **problem_responses(401, 422)},

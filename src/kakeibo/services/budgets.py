@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from kakeibo import errors, settings
+from kakeibo import errors, messages, settings
 from kakeibo.core import rollover
 from kakeibo.core.rollover import Carry
 from kakeibo.models import BudgetIn, SlipIn, check_month
@@ -170,6 +170,13 @@ def copy_budgets(store: Store, ctx: WriteContext, month: str, source: str) -> di
             raise errors.ValidationFailed(
                 f"{name} {exc}", errors=[{"loc": ["path", name], "msg": str(exc), "type": "value_error"}]
             ) from None
+    if source == month:  # nothing to copy: every budget of the month is set there already
+        same = {
+            "loc": ["path", "source"],
+            "msg": "is the month copied into: copy from another month",
+            "type": "value_error",
+        }
+        raise errors.ValidationFailed(messages.field_errors([same], "en"), errors=[same])
     copied: list[str] = []
     kept: list[str] = []
     refused: list[dict[str, Any]] = []

@@ -29,6 +29,7 @@ from kakeibo.settings import get_settings, utc_now
 from kakeibo.store import Bookkeeping, Change, Item, SharedLedger, Store, WriteContext, get_token_store
 from kakeibo.store.dataio import BUILDING, READY, ArchiveItemsRefused, ExportUnderWay, restorable
 from kakeibo.store.keys import idempotency_person
+from kakeibo.store.ledgers import listed_invitation
 from kakeibo.store.locks import Lease
 from kakeibo.store.receipts import is_receipt_sk
 
@@ -229,9 +230,15 @@ def restore(
     (202, pending with an upload) until the archive is uploaded; then it is checked whole (422
     naming what is wrong, nothing created) and written into a new ledger of which the caller is the
     owner: (201, restored with the ledger), or (202, restoring) when time ran out (POST again). A
-    restore already done answers (200, restored): one archive makes one ledger."""
+    restore already done answers (200, restored): one archive makes one ledger while that ledger is
+    the caller's. Once it is deleted (or they are no longer in it), the archive is restored anew, as
+    the first time: (202, pending) with an upload, then into another new ledger (an id is never used
+    again)."""
     record = store.read_restore(user, body.sha256)
     key = blobs.restore_key(user, body.sha256)
+    if record is not None and record["state"] == "restored" and store.member(str(record["ledger"]), user) is None:
+        store.restore_reopened(user, body.sha256, ledger=str(record["ledger"]))  # the ledger it made is gone
+        record = None
     if record is None:
         fresh = {"id": body.sha256, "size": body.size, "created_at": _iso(utc_now())}
         if store.restore_claimed(user, fresh):  # nothing can be uploaded yet
@@ -416,6 +423,8 @@ def _purge(store: Store, ledger_id: str, tomb: Item, time_left: TimeLeft | None,
                     blobs.delete(blobs.key_of(ledger_id, sk.removeprefix("RECEIPT#")))
                 elif item.get("type") == "export" and item.get("key"):
                     blobs.delete(str(item["key"]))
+                elif (token := listed_invitation(item)) is not None:  # the invitation, wherever listed
+                    store.invitation_removed(token, ledger=ledger)
             store.delete_items(ledger, [str(item["SK"]) for item in page])
             store.deletion_progress(ledger, lease, items=len(page))
             removed += len(page)
@@ -515,7 +524,8 @@ def delete_me(store: Store, user: str, *, time_left: TimeLeft | None = None) -> 
 
 def _forget_person(store: Store, user: str, tomb: Item, time_left: TimeLeft | None) -> bool:
     """What a person's data also is, outside their ledgers: their restores (the records, and any
-    archive still uploaded) and their Idempotency-Key records (which keep the answers they were
+    archive still uploaded), the invitations they made or used (in the ledgers they left, before or
+    now: each names them) and their Idempotency-Key records (which keep the answers they were
     given), read page by page from their own partition of the records' table, how far recorded in
     the tombstone. Gone, as far as time allows: False when it ran out (the next run goes on). Their
     personal access tokens go first: none of them works again."""
@@ -523,6 +533,8 @@ def _forget_person(store: Store, user: str, tomb: Item, time_left: TimeLeft | No
     for sha in store.restores_of(user):
         blobs.delete(blobs.restore_key(user, sha))
         store.restore_removed(user, sha)
+    for token in store.person_invitations(user):  # those they made or used, in whichever ledger
+        store.invitation_removed(token, person=user)
     recorded = (store.read_person_tombstone(user) or tomb).get("records_after")
     if recorded == "done":
         return True

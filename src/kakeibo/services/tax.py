@@ -19,16 +19,6 @@ KIND_LABELS_EN = {
     "care": "Nursing care service",
     "other": "Other medical costs",
 }
-REASONS: dict[str, tuple[str, str]] = {
-    "too_many_municipalities": (
-        "more than 5 municipalities were given to this year",
-        "寄附先が 5 自治体を超えました",
-    ),
-    "not_requested": (
-        "a donation was not marked as sent for the ワンストップ特例",
-        "ワンストップ特例の申請をしていない寄附があります",
-    ),
-}
 
 
 def check_year(year: str) -> str:
@@ -63,10 +53,17 @@ def kind_label(kind: str, lang: Lang) -> str:
     return tax.KIND_LABELS_JA[kind] if lang == "ja" else KIND_LABELS_EN[kind]
 
 
+def medical_query(year: str, income: int | None) -> tuple[str, int | None]:
+    """What the medical report takes, in each of its forms (JSON, .csv, .xlsx), checked the same way:
+    422 naming `year` or `income`."""
+    return check_year(year), check_amount("income", income)
+
+
 def medical_report(store: Store, ledger: str, year: str, income: int | None, lang: Lang = "en") -> dict[str, Any]:
     """The year's medical payments per patient, provider and kind, the totals and both deductions."""
-    groups = tax.medical_groups(store.tax_year(ledger, check_year(year)))
-    summary = tax.summarize(groups, check_amount("income", income))
+    year, income = medical_query(year, income)
+    groups = tax.medical_groups(store.tax_year(ledger, year))
+    summary = tax.summarize(groups, income)
     items = [
         {
             "patient": group.patient,
@@ -107,7 +104,7 @@ def donations_report(store: Store, ledger: str, year: str, limit: int | None, la
         "municipalities": summary.municipalities,
         "one_stop": summary.one_stop,
         "reasons": list(summary.reasons),
-        "reasons_text": [REASONS[r][0 if lang == "en" else 1] for r in summary.reasons],
+        "reasons_text": [messages.one_stop_reason(r, lang) for r in summary.reasons],
         "limit": limit,
         "remaining": summary.remaining,
         "items": [
@@ -163,11 +160,13 @@ def form_rows(store: Store, ledger: str, year: str) -> list[FormRow]:
     ]
 
 
-def medical_csv(store: Store, ledger: str, year: str) -> str:
-    """The form's columns B-J as CSV, UTF-8 with a BOM (what a spreadsheet opens as Japanese text)."""
+def medical_csv(store: Store, ledger: str, year: str, income: int | None = None) -> str:
+    """The form's columns B-J as CSV, UTF-8 with a BOM (what a spreadsheet opens as Japanese text).
+    `income` is checked as the report checks it; the form has no place for it."""
     import csv  # noqa: PLC0415 - loaded when a file is asked for
     import io  # noqa: PLC0415
 
+    year, _ = medical_query(year, income)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\r\n")
     writer.writerow(FORM_COLUMNS)
@@ -176,8 +175,10 @@ def medical_csv(store: Store, ledger: str, year: str) -> str:
     return "\ufeff" + out.getvalue()
 
 
-def medical_xlsx(store: Store, ledger: str, year: str) -> bytes:
-    """The form as an .xlsx workbook laid out as the e-Tax 医療費集計フォーム (see FORM_SHEET)."""
+def medical_xlsx(store: Store, ledger: str, year: str, income: int | None = None) -> bytes:
+    """The form as an .xlsx workbook laid out as the e-Tax 医療費集計フォーム (see FORM_SHEET).
+    `income` is checked as the report checks it; the form has no place for it."""
+    year, _ = medical_query(year, income)
     return form_workbook(form_rows(store, ledger, year))
 
 

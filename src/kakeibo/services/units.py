@@ -187,7 +187,9 @@ def _checked(body: SlipIn, unit: Unit, to: Unit | None) -> tuple[SlipIn, dict[st
             message = f"jpy_amount of a points slip is its amount times the account's point_value ({unit.point_value})"
             _refuse("jpy_amount", message)
         try:  # what is reimbursed is held to the yen paid, which the account's point_value says
-            check_tax(body.kind, body.amount, body.memo, body.lines, body.medical, body.donation, value)
+            check_tax(
+                body.kind, body.amount, body.memo, body.lines, body.medical, body.donation, value, payee=body.payee
+            )
         except ValueError as exc:
             _refuse("medical", str(exc))
         return body.model_copy(update={"jpy_amount": value}), {DERIVED: True}

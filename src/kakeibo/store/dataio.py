@@ -25,6 +25,7 @@ from kakeibo.store.journal import GONE, Change
 from kakeibo.store.keys import (
     DELETION_WORK,
     EXPORTING_SK,
+    INVITATION_REFS,
     JOURNAL_SK,
     META_SK,
     SharedLedger,
@@ -48,18 +49,20 @@ from kakeibo.store.write import Bookkeeping, WriteContext, WriteOps
 
 EXPORT = "EXPORT#"
 BUILDING, READY = "building", "ready"
-# Not the ledger's data: the leases of work in progress, and the exports themselves.
-_NOT_DATA = ("LOCK#", EXPORT, EXPORTING_SK)
+# Not the ledger's data: the leases of work in progress, the exports themselves, and the listings of
+# its invitations (each holds a token that makes whoever has it a member).
+_NOT_DATA = ("LOCK#", EXPORT, EXPORTING_SK, INVITATION_REFS)
 _SECRETS = ("secret",)  # a webhook's signing secret never leaves the table
 
 
-# What a restored ledger does not take from its archive: its members, webhooks and journal are its
-# own (the restoring user is its owner, webhooks start fresh, the journal starts with the restore),
-# and receipts not stored are uploads that never finished.
+# What a restored ledger does not take from its archive: its members, webhooks, invitations and
+# journal are its own (the restoring user is its owner, webhooks start fresh, the journal starts with
+# the restore), and receipts not stored are uploads that never finished.
 _NOT_RESTORED = (
     lock_sk(""),
     EXPORT,
     EXPORTING_SK,
+    INVITATION_REFS,
     META_SK,
     member_sk(""),
     webhook_sk(""),
@@ -444,6 +447,17 @@ class DataOps(LockOps, WriteOps):
             ConditionExpression="#state = :pending",
             ExpressionAttributeNames={"#state": "state"},
             ExpressionAttributeValues=to_ddb({":pending": "pending"}),
+        )
+
+    def restore_reopened(self, user: str, sha256: str, *, ledger: str) -> bool:
+        """A restore `restored` into `ledger`, which is no longer the user's (deleted, or they left it):
+        forgotten, so that the archive can be restored again. False: it was forgotten already."""
+        return self._conditional(
+            self.client.delete_item,
+            Key=to_ddb({"PK": user_pk(user), "SK": restore_sk(sha256)}),
+            ConditionExpression="#state = :restored AND #ledger = :ledger",
+            ExpressionAttributeNames={"#state": "state", "#ledger": "ledger"},
+            ExpressionAttributeValues=to_ddb({":restored": "restored", ":ledger": ledger}),
         )
 
     def restore_begun(self, user: str, sha256: str, *, ledger_id: str, name: str, at: str) -> bool:

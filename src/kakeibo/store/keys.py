@@ -370,6 +370,21 @@ def invitation_pk(token: str) -> str:
     return f"INVITE#{token}"
 
 
+INVITATION_REFS = "INVITE#"
+
+
+def invitation_ref_sk(token: str) -> str:
+    """Where an invitation is listed besides its own item: in its ledger's partition, and in the USER#
+    partitions of the people it names (who made it; who used it, once used). A ledger's deletion and a
+    person's (DELETE /me) find it there and remove it with every item that lists it."""
+    return f"{INVITATION_REFS}{token}"
+
+
+def invitation_of_ref(sk: str) -> str | None:
+    """The token of the invitation an item listing one (`invitation_ref_sk`) names; None for any other."""
+    return sk.removeprefix(INVITATION_REFS) if sk.startswith(INVITATION_REFS) else None
+
+
 def webhook_sk(webhook_id: str) -> str:
     return f"WEBHOOK#{webhook_id}"
 

@@ -4,6 +4,11 @@ A shared ledger's items live under `HOUSEHOLD#{id}`: `META` (name, version) and 
 per member (role, version, added_by). Each member also has `USER#{user}` / `LEDGER#{id}` (role), so
 "my ledgers" is one Query. Both member items are written in the same transaction. The personal
 ledger (`me`, the caller's JWT `sub`) has neither: its owner is implicit.
+
+An invitation is `INVITE#{token}` / `META` (found by its token alone), listed in the same
+transaction under `INVITE#{token}` in its ledger's partition and in its author's `USER#` partition,
+and, once used, in its user's: so a ledger's deletion and a person's find every invitation that
+belongs to them, and remove it with every item that lists it (`invitation_removed`).
 """
 
 from __future__ import annotations
@@ -15,8 +20,22 @@ from kakeibo import errors
 from kakeibo.store.codec import Item, to_ddb
 from kakeibo.store.core import OnFail, TxOp
 from kakeibo.store.journal import Change
-from kakeibo.store.keys import DEPARTURES, META_SK, household_pk, invitation_pk, member_sk, membership_sk, user_pk
-from kakeibo.store.write import WriteContext, WriteOps
+from kakeibo.store.keys import (
+    DEPARTURES,
+    INVITATION_REFS,
+    META_SK,
+    SharedLedger,
+    household_pk,
+    invitation_of_ref,
+    invitation_pk,
+    invitation_ref_sk,
+    member_sk,
+    membership_sk,
+    user_pk,
+)
+from kakeibo.store.write import Bookkeeping, WriteContext, WriteOps
+
+REMOVE_ATTEMPTS = 8  # an invitation used between its read and its removal is read again
 
 
 class LedgerOps(WriteOps):
@@ -45,11 +64,12 @@ class LedgerOps(WriteOps):
         ledger_id, created_by = str(ctx.ledger), ctx.actor
         invite = {"PK": invitation_pk(token), "SK": META_SK, "ledger": ledger_id, "role": role,
                   "created_by": created_by, "created_at": now, "expires_at_ms": expires_at_ms}  # fmt: skip
+        listed = [_listing(household_pk(ledger_id), token), _listing(user_pk(created_by), token)]
 
         def taken(_: Item | None) -> errors.ApiError:
             return errors.Conflict("the invitation could not be made; retry")
 
-        self.commit(ctx, [self._new_item_op(invite, taken)], changes, at=now)
+        self.commit(ctx, [self._new_item_op(item, taken) for item in (invite, *listed)], changes, at=now)
         return {key: value for key, value in invite.items() if key not in ("PK", "SK")}
 
     def invitation(self, token: str) -> Item | None:
@@ -99,8 +119,52 @@ class LedgerOps(WriteOps):
             raise errors.AlreadyExists("already a member of this ledger")
         # An invitation is worth only as much as its author: the context's guard is its author's owner role
         ops = [use, exists, self._new_item_op(member, already), self._new_item_op(mine, already)]
+        # listed among the invitations that name its user too (their DELETE /me removes it)
+        listed = {"TableName": self.table, "Item": to_ddb(_listing(user_pk(user), token))}
+        ops.append(TxOp("Put", listed, _not_found))
         self.commit(ctx, ops, changes, at=now)
         return {"ledger": ledger_id, "role": role}
+
+    def person_invitations(self, user: str) -> list[str]:
+        """The tokens of the invitations listed in `user`'s partition: those they made or used."""
+        found = self.query_at(user_pk(user), begins_with=INVITATION_REFS, projection="PK, SK")
+        return [token for item in found if (token := invitation_of_ref(str(item["SK"]))) is not None]
+
+    def invitation_removed(self, token: str, *, ledger: str | None = None, person: str | None = None) -> None:
+        """The invitation `token` gone with every item that lists it (its ledger's, its author's and
+        its user's), in one transaction; it was found listed in `ledger`'s partition (a SharedLedger),
+        or in `person`'s, and that listing goes even when the invitation itself is gone already.
+        Removing it again does nothing."""
+        found_at = household_pk(str(ledger)) if ledger is not None else user_pk(str(person))
+        for _ in range(REMOVE_ATTEMPTS):
+            invite = self.invitation(token)
+            if invite is None:
+                listing = to_ddb({"PK": found_at, "SK": invitation_ref_sk(token)})
+                self._call(self.client.delete_item, TableName=self.table, Key=listing)
+                return
+            ledger_id, used_by = str(invite["ledger"]), invite.get("used_by")
+            partitions = {found_at, household_pk(ledger_id), user_pk(str(invite["created_by"]))}
+            if used_by is not None:
+                partitions.add(user_pk(str(used_by)))
+            # the invitation as it was read: one used meanwhile names one more person, read again
+            unchanged: dict[str, Any] = {
+                "ConditionExpression": "attribute_exists(PK) AND attribute_not_exists(#used)",
+                "ExpressionAttributeNames": {"#used": "used_by"},
+            }
+            if used_by is not None:
+                unchanged["ConditionExpression"] = "#used = :used"
+                unchanged["ExpressionAttributeValues"] = to_ddb({":used": used_by})
+            itself = {"TableName": self.table, "Key": to_ddb({"PK": invitation_pk(token), "SK": META_SK}), **unchanged}
+            ops = [TxOp("Delete", itself, _read_again)]
+            for partition in sorted(partitions):
+                listing = {"TableName": self.table, "Key": to_ddb({"PK": partition, "SK": invitation_ref_sk(token)})}
+                ops.append(TxOp("Delete", listing, _read_again))
+            try:
+                self.record(Bookkeeping(SharedLedger(ledger_id), deleting=True), ops)
+            except errors.ReadAgain:
+                continue
+            return
+        raise errors.Conflict("the invitation kept changing while it was removed; retry", retry_after=1)
 
     def change_role(
         self,
@@ -286,6 +350,20 @@ class LedgerOps(WriteOps):
 
 def _not_found(_: Item | None) -> errors.ApiError:
     return errors.NotFound("not found")
+
+
+def _read_again(_: Item | None) -> errors.ApiError:
+    return errors.ReadAgain()
+
+
+def listed_invitation(item: Item) -> str | None:
+    """The token of the invitation `item` lists (`_listing`), or None when it lists none."""
+    return invitation_of_ref(str(item["SK"]))
+
+
+def _listing(partition: str, token: str) -> Item:
+    """An invitation listed in `partition` (a ledger's, or a person's): its token, nothing else."""
+    return {"PK": partition, "SK": invitation_ref_sk(token), "type": "invitation_ref"}
 
 
 def _last_owner(current: Item | None) -> errors.ApiError:

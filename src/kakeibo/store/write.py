@@ -40,7 +40,17 @@ from kakeibo import errors
 from kakeibo.store.codec import Item, to_ddb
 from kakeibo.store.core import ConditionFailed, TxOp
 from kakeibo.store.journal import GONE, Change, HeadMoved, JournalOps, LedgerGone
-from kakeibo.store.keys import META_SK, SharedLedger, change_sk, gone_pk, household_pk, lock_sk, member_sk, pk
+from kakeibo.store.keys import (
+    INVITATION_REFS,
+    META_SK,
+    SharedLedger,
+    change_sk,
+    gone_pk,
+    household_pk,
+    lock_sk,
+    member_sk,
+    pk,
+)
 
 # Where a change comes from: a request, an import, the daily job's postings (recurring slips, card
 # payments and points that lapse), an undo, or the job's own bookkeeping.
@@ -193,7 +203,9 @@ class WriteOps(JournalOps):
     def swept(self, ledger: str) -> int:
         """A fenced ledger's items written by a request that met the fence (a slip's number is taken
         before its change commits) gone again: every item but the fence and the leases. How many."""
-        stray = [str(i["SK"]) for i in self.query(ledger) if GONE not in i and not str(i["SK"]).startswith(lock_sk(""))]
+        # an invitation's listing is left to the deletion, which removes the invitation with it
+        kept = (lock_sk(""), INVITATION_REFS)
+        stray = [str(i["SK"]) for i in self.query(ledger) if GONE not in i and not str(i["SK"]).startswith(kept)]
         for sk in stray:
             self._call(self.client.delete_item, TableName=self.table, Key=to_ddb({"PK": pk(ledger), "SK": sk}))
         return len(stray)

@@ -68,18 +68,21 @@ def prepare(store: Store, ctx: WriteContext, data: bytes, charset: str | None, o
     ledger = ctx.ledger
     source = detect.read(data, charset, options.format, by_content=options.by_content)
     listing = account_service.list_accounts(store, ledger)
-    if isinstance(source, CsvFile):
-        return Prepared(detect.KAKEIBO, source, _by_id(listing))
-    resolved = matching.resolve(source, listing, create=options.create_accounts)
+    if isinstance(source, CsvFile):  # this API's own: its rows name accounts by id
+        file, unknown, fmt, repeated = source, matching.unknown_ids(source, listing), detect.KAKEIBO, 0
+    else:
+        resolved = matching.resolve(source, listing, create=options.create_accounts)
+        file, unknown, fmt, repeated = resolved.file, resolved.unknown, source.format, source.repeated_ids
     created: list[str] = []
-    if options.create_accounts and resolved.unknown and not options.dry_run:
-        created = _create(store, ctx, resolved.unknown)
+    if options.create_accounts and unknown and not options.dry_run:
+        created = _create(store, ctx, unknown)
         listing = account_service.list_accounts(store, ledger)
-        resolved = matching.resolve(source, listing, create=False)
+        if not isinstance(source, CsvFile):
+            file = matching.resolve(source, listing, create=False).file
     accounts = _by_id(listing)
     if options.dry_run and options.create_accounts:  # as they would be once created
-        accounts.update({u["id"]: {"id": u["id"], "name": u["name"], "archived": False} for u in resolved.unknown})
-    return Prepared(source.format, resolved.file, accounts, resolved.unknown, created, source.repeated_ids)
+        accounts.update({u["id"]: {"id": u["id"], "name": u["name"], "archived": False} for u in unknown})
+    return Prepared(fmt, file, accounts, unknown, created, repeated)
 
 
 def _by_id(listing: list[dict[str, Any]]) -> dict[str, Item]:
