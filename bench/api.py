@@ -78,7 +78,7 @@ class Api:
         if body is not None:
             sent["content-type"] = "application/json"
             payload = json.dumps(body, ensure_ascii=False).encode()
-        return self.front.event(route, params=params, target=target, headers=sent, body=payload, sub=user)
+        return self.front.event(route, params=params, target=target, headers=sent, body=payload, claims={"sub": user})
 
     def invoke(self, event: Event) -> Reply:
         return Reply.of(self.handler(event, lambda_context()))

@@ -1,5 +1,5 @@
 """DynamoDB Local and the local S3 server for the integration and API tests: one in-memory instance
-of each per test session."""
+of each per test session; on the S3 server, the template's user pool."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import pytest
 
 from kakeibo.local import template
 from kakeibo.local.bootstrap import create_tables
+from kakeibo.local.cognito import UserPool, create_user_pool
 from kakeibo.local.dynamodb import DynamoDBLocal, free_port
 from kakeibo.local.s3 import S3Local, create_bucket
 from kakeibo.local.sqs import create_queues
@@ -32,6 +33,12 @@ def s3_local() -> Iterator[S3Local]:
     """The S3-compatible server receipts are kept in, with the template's bucket (and, on the same
     server, the template's queues: the webhook sender's)."""
     yield from s3_server()
+
+
+@pytest.fixture(scope="session")
+def user_pool(s3_local: S3Local) -> UserPool:
+    """template.yaml's user pool and app client on the session's local server, as make run makes them."""
+    return create_user_pool(s3_local.endpoint, "us-east-1")
 
 
 def s3_server() -> Iterator[S3Local]:

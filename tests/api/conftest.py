@@ -1,4 +1,5 @@
-"""API tests: real HTTP against the local front (template routes, emulated authorizer).
+"""API tests: real HTTP against the local front (template routes, the JWT authorizer against the
+local user pool).
 
 KAKEIBO_TASK=DIR (a `sam build` directory of the LedgerFunction; `make test` sets it for one run of
 this suite) serves the function as built: each instance imports it from DIR and the standard library
@@ -15,6 +16,7 @@ from pathlib import Path
 import pytest
 import requests
 
+from kakeibo.local.cognito import UserPool
 from kakeibo.local.dynamodb import DynamoDBLocal, free_port
 from kakeibo.local.front import Front, serve
 from kakeibo.local.instances import Pool, concurrency
@@ -47,9 +49,10 @@ def function_pool(dynamodb_local: DynamoDBLocal, s3_local: S3Local) -> Iterator[
 
 
 @pytest.fixture(scope="session")
-def front(function_pool: Pool) -> Front:
+def front(function_pool: Pool, user_pool: UserPool) -> Front:
+    """The front as make run serves it: the user pool's tokens, and `Bearer <name>` (most tests' caller)."""
     web = ROOT / "web"
-    return Front(function_pool, web_root=web if web.is_dir() else None)
+    return Front(function_pool, web_root=web if web.is_dir() else None, authorizer=user_pool.authorizer())
 
 
 @contextmanager

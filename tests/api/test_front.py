@@ -1,20 +1,25 @@
-"""The local front over real HTTP: template routes only, the authorizer emulation, CORS."""
+"""The local front over real HTTP: template routes only, CORS, and the JWT authorizer of
+template.yaml in front of the local user pool: a person signed in as the page signs in reaches their
+own ledger; every token API Gateway would refuse gets its 401 before the function runs."""
 
 from __future__ import annotations
 
 import base64
 import json
+import os
 import socket
+import time
+from collections.abc import Callable, Iterator
 from typing import Any
 
-from tests.api.conftest import Http
+import pytest
 
-
-def _unsigned_jwt(sub: str) -> str:
-    def part(obj: dict[str, str]) -> str:
-        return base64.urlsafe_b64encode(json.dumps(obj).encode()).decode().rstrip("=")
-
-    return f"{part({'alg': 'none'})}.{part({'sub': sub})}."
+from kakeibo.local.cognito import UserPool
+from kakeibo.local.front import Front, Function, InProcess
+from kakeibo.local.instances import Pool
+from kakeibo.local.s3 import S3Local
+from tests.api.conftest import Http, serving
+from tests.users import Person, other_client, payload, person, signed, tokens
 
 
 def test_health_without_identity(anonymous: Http) -> None:
@@ -25,15 +30,6 @@ def test_health_without_identity(anonymous: Http) -> None:
 def test_protected_route_without_identity_is_401(anonymous: Http) -> None:
     assert anonymous.get("/accounts").status_code == 401
     assert anonymous.get("/accounts", headers={"Authorization": "Basic abc"}).status_code == 401
-
-
-def test_bearer_user_and_unsigned_jwt_sub_are_the_same_ledger(http: Http, anonymous: Http, user: str) -> None:
-    # Given an account made with `Bearer <user>`
-    assert http.post("/accounts", json={"id": "cash", "name": "Cash", "type": "cash"}).status_code == 201
-    # When the same user calls with an unsigned JWT whose sub is that user
-    reply = anonymous.get("/accounts/cash", headers={"Authorization": f"Bearer {_unsigned_jwt(user)}"})
-    # Then it is the same ledger
-    assert reply.status_code == 200 and reply.headers["ETag"] == '"1"'
 
 
 def test_undeclared_routes_and_methods_are_404(http: Http) -> None:
@@ -152,3 +148,224 @@ def test_a_query_that_is_not_utf8_is_a_400(front_url: str, user: str) -> None:
         status, body = _raw_get(front_url, target, user)
         assert status == 400, (target, body)
         assert body["code"] == "bad_request" and "UTF-8" in body["detail"], body
+
+
+# -- signed in with the local user pool ---------------------------------------------------------
+
+
+@pytest.fixture
+def hanako(s3_local: S3Local, user_pool: UserPool) -> Person:
+    """Signed up, confirmed with the code the pool printed, signed in (her ID and access tokens)."""
+    return person(s3_local, user_pool)
+
+
+def test_a_person_signed_in_with_the_local_pool_writes_in_their_own_ledger(
+    anonymous: Http, hanako: Person, s3_local: S3Local, user_pool: UserPool
+) -> None:
+    # When Hanako records an account with her ID token
+    made = anonymous.post("/accounts", json={"id": "cash", "name": "財布", "type": "cash"}, headers=hanako.auth)
+    # Then it is made, in the ledger her `sub` names (the same one `Bearer <her sub>` reaches locally)
+    assert made.status_code == 201, made.text
+    assert anonymous.get("/accounts/cash", headers={"Authorization": f"Bearer {hanako.sub}"}).status_code == 200
+    # And her access token reaches it too (API Gateway takes its client_id for the audience)
+    assert anonymous.get("/accounts/cash", headers={"Authorization": f"Bearer {hanako.access_token}"}).ok
+    # And the token alone, without `Bearer `, is read as API Gateway reads the identity source
+    assert anonymous.get("/accounts/cash", headers={"Authorization": hanako.id_token}).ok
+    # And another person signed in has a ledger of their own, without it
+    taro = person(s3_local, user_pool)
+    assert anonymous.get("/accounts", headers=taro.auth).json()["items"] == []
+
+
+class Recording:
+    """A function that keeps the events it is given, and answers 200."""
+
+    def __init__(self) -> None:
+        self.events: list[dict[str, Any]] = []
+
+    def __call__(self, event: dict[str, Any], context: Any) -> dict[str, Any]:
+        self.events.append(event)
+        return {"statusCode": 200, "body": "{}"}
+
+
+def test_the_claims_reach_the_function_as_api_gateway_passes_them(hanako: Person, user_pool: UserPool) -> None:
+    # Given a front in front of a function that keeps its events
+    function = Recording()
+    front = Front(InProcess(function), authorizer=user_pool.authorizer())
+    # When Hanako calls with her ID token, then with her access token
+    for token in (hanako.id_token, hanako.access_token):
+        status, _, _ = front.handle("GET", "/accounts", {"Authorization": f"Bearer {token}"}, b"")
+        assert status == 200
+    id_event, access_event = function.events
+    # Then the function has every claim of each token, each as a string, as API Gateway hands them over
+    for event, token in ((id_event, hanako.id_token), (access_event, hanako.access_token)):
+        jwt = event["requestContext"]["authorizer"]["jwt"]
+        sent = payload(token)
+        assert jwt["scopes"] is None  # no route of the template asks for scopes
+        assert set(jwt["claims"]) == set(sent)
+        assert jwt["claims"]["exp"] == str(sent["exp"]) and jwt["claims"]["sub"] == hanako.sub
+    id_claims = id_event["requestContext"]["authorizer"]["jwt"]["claims"]
+    assert (id_claims["token_use"], id_claims["aud"], id_claims["email"]) == ("id", user_pool.client_id, hanako.email)
+    access_claims = access_event["requestContext"]["authorizer"]["jwt"]["claims"]
+    assert (access_claims["token_use"], access_claims["client_id"]) == ("access", user_pool.client_id)
+    assert access_claims["scope"] == "aws.cognito.signin.user.admin"
+    # And a public route is served without the authorizer: a broken token changes nothing there
+    status, _, _ = front.handle("GET", "/health", {"Authorization": "Bearer x.y.z"}, b"")
+    assert status == 200 and "authorizer" not in function.events[-1]["requestContext"]
+
+
+def _claims(who: Person, pool: UserPool, **changed: Any) -> dict[str, Any]:
+    """Her ID token's claims, with `changed` (None: left out)."""
+    now = int(time.time())
+    claims = {**payload(who.id_token), "iat": now, "auth_time": now, "exp": now + 3600, **changed}
+    return {k: v for k, v in claims.items() if v is not None}
+
+
+def _b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).decode().rstrip("=")
+
+
+def _tampered(who: Person, pool: UserPool, server: S3Local) -> str:
+    # another person's genuine token, its payload changed to name her `sub`
+    other = person(server, pool).id_token
+    head, _, sig = other.split(".")
+    return f"{head}.{_b64(json.dumps({**payload(other), 'sub': who.sub}).encode())}.{sig}"
+
+
+def _alg_none(who: Person, pool: UserPool, server: S3Local) -> str:
+    head = _b64(json.dumps({"alg": "none", "kid": "dummy"}).encode())
+    return f"{head}.{who.id_token.split('.')[1]}."
+
+
+def _random_signature(who: Person, pool: UserPool, server: S3Local) -> str:
+    head, body, _ = who.id_token.split(".")
+    return f"{head}.{body}.{_b64(os.urandom(256))}"
+
+
+def _another_key(who: Person, pool: UserPool, server: S3Local) -> str:
+    # signed as RS256 with kid "dummy", but by a key of someone else's
+    from joserfc import jwk
+
+    return signed(_claims(who, pool), key=jwk.RSAKey.generate_key(2048, parameters={"kid": "dummy"}))
+
+
+def _hs256(who: Person, pool: UserPool, server: S3Local) -> str:
+    from joserfc import jwk
+
+    return signed(_claims(who, pool), alg="HS256", key=jwk.OctKey.import_key(os.urandom(32)))
+
+
+def _other_audience(who: Person, pool: UserPool, server: S3Local) -> str:
+    # a genuine ID token of the pool, for another app client
+    return tokens(pool, who.email, client_id=other_client(pool))["IdToken"]
+
+
+def _other_client_access(who: Person, pool: UserPool, server: S3Local) -> str:
+    return tokens(pool, who.email, client_id=other_client(pool))["AccessToken"]
+
+
+REFUSED: dict[str, Callable[[Person, UserPool, S3Local], str]] = {
+    "tampered payload": _tampered,
+    "expired": lambda p, pool, s: signed(_claims(p, pool, exp=int(time.time()) - 60, iat=int(time.time()) - 3660)),
+    "without exp": lambda p, pool, s: signed(_claims(p, pool, exp=None)),
+    "alg none": _alg_none,
+    "random signature": _random_signature,
+    "signed by another key": _another_key,
+    "HS256": _hs256,
+    "a kid the issuer does not have": lambda p, pool, s: signed(_claims(p, pool), kid="rotated"),
+    "other audience": _other_audience,
+    "access token of another client": _other_client_access,
+    # an access token names its client in client_id: with aud instead, its claims are not the pool's
+    "access token with the claims of an ID token": lambda p, pool, s: signed(_claims(p, pool, token_use="access")),
+    "ID token naming its client in client_id": lambda p, pool, s: signed(
+        _claims(p, pool, aud=None, client_id=pool.client_id)
+    ),
+    "another issuer": lambda p, pool, s: signed(_claims(p, pool, iss=pool.issuer + "x")),
+    "nbf in the future": lambda p, pool, s: signed(_claims(p, pool, nbf=int(time.time()) + 3600)),
+    "iat in the future": lambda p, pool, s: signed(_claims(p, pool, iat=int(time.time()) + 3600)),
+}
+
+
+class Counting:
+    """The function behind a front, with a count of its invocations."""
+
+    def __init__(self, function: Function) -> None:
+        self.function = function
+        self.calls = 0
+
+    def invoke(self, event: dict[str, Any]) -> dict[str, Any]:
+        self.calls += 1
+        return self.function.invoke(event)
+
+
+@pytest.fixture(scope="module")
+def counted(function_pool: Pool, user_pool: UserPool) -> Iterator[tuple[str, Counting]]:
+    """A front of its own (the user pool's authorizer) over the function's instances, counting calls."""
+    function = Counting(function_pool)
+    with serving(Front(function, authorizer=user_pool.authorizer())) as url:
+        yield url, function
+
+
+def test_the_token_builders_make_what_the_pool_would_accept_but_for_their_one_fault(
+    hanako: Person, user_pool: UserPool, counted: tuple[str, Counting]
+) -> None:
+    # Given a token signed with the pool's key and her claims, nothing changed
+    url, _ = counted
+    token = signed(_claims(hanako, user_pool))
+    # Then it is let through: each refused token below differs from it in its one fault only
+    assert Http(url, None).get("/accounts", headers={"Authorization": f"Bearer {token}"}).status_code == 200
+
+
+@pytest.mark.parametrize("kind", sorted(REFUSED))
+def test_a_token_api_gateway_would_refuse_is_its_401_and_the_function_never_runs(
+    kind: str, hanako: Person, user_pool: UserPool, s3_local: S3Local, counted: tuple[str, Counting], anonymous: Http
+) -> None:
+    # Given a token naming Hanako that API Gateway's JWT authorizer would refuse
+    url, function = counted
+    token = REFUSED[kind](hanako, user_pool, s3_local)
+    before = function.calls
+    # When it is sent to write into her ledger
+    reply = Http(url, None).post("/accounts", json={"id": "stolen", "name": "x", "type": "cash"},
+                                 headers={"Authorization": f"Bearer {token}"})  # fmt: skip
+    # Then it is API Gateway's 401, saying why in www-authenticate, and the function was never called
+    assert reply.status_code == 401 and reply.json() == {"message": "Unauthorized"}, reply.text
+    assert reply.headers["www-authenticate"].startswith('Bearer scope="" error="invalid_token" error_description=')
+    assert function.calls == before
+    # And her ledger has no such account
+    assert anonymous.get("/accounts/stolen", headers=hanako.auth).status_code == 404
+
+
+def test_strict_mode_refuses_bearer_name_and_lets_the_pool_s_tokens_through(
+    function_pool: Pool, user_pool: UserPool, hanako: Person
+) -> None:
+    # Given the front as `LOCAL_AUTH=strict make run` serves it
+    with serving(Front(function_pool, authorizer=user_pool.authorizer(), names=False)) as url:
+        caller = Http(url, None)
+        # When someone calls with the curl shortcut `Bearer <name>`, even naming her sub
+        for name in ("hanako", hanako.sub):
+            reply = caller.get("/accounts", headers={"Authorization": f"Bearer {name}"})
+            # Then it is a 401 that says strict mode has no such shortcut
+            assert reply.status_code == 401 and reply.json() == {"message": "Unauthorized"}
+            assert "LOCAL_AUTH=strict" in reply.headers["www-authenticate"]
+        # And her ID token is let through, as without a token nothing is
+        assert caller.get("/accounts", headers=hanako.auth).status_code == 200
+        assert caller.get("/accounts").status_code == 401
+
+
+def test_the_issuer_s_keys_are_read_once_and_again_for_a_kid_they_lack(user_pool: UserPool, hanako: Person) -> None:
+    # Given a front of its own, not yet asked anything
+    authorizer = user_pool.authorizer()
+    front = Front(InProcess(Recording()), authorizer=authorizer)
+
+    def status(token: str) -> int:
+        return front.handle("GET", "/accounts", {"Authorization": f"Bearer {token}"}, b"")[0]
+
+    # When two requests come with her tokens
+    assert status(hanako.id_token) == 200 and status(hanako.access_token) == 200
+    # Then the JWKS was read once
+    assert authorizer.fetches == 1
+    # When a token names a kid the keys do not have (a key rotated in since)
+    assert status(signed(_claims(hanako, user_pool), kid="rotated")) == 401
+    # Then the keys were read again (and the kid is still not there: 401)
+    assert authorizer.fetches == 2
+    # And the next token of a known kid reads nothing
+    assert status(hanako.id_token) == 200 and authorizer.fetches == 2

@@ -25,6 +25,7 @@ from typing import Any
 import pytest
 
 from kakeibo.local.__main__ import local_environment
+from kakeibo.local.cognito import UserPool
 from kakeibo.local.dynamodb import DynamoDBLocal
 from kakeibo.local.front import Front
 from kakeibo.local.instances import Pool
@@ -79,13 +80,13 @@ def _walkthrough() -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def readme_front(dynamodb_local: DynamoDBLocal, s3_local: S3Local) -> Iterator[str]:
+def readme_front(dynamodb_local: DynamoDBLocal, s3_local: S3Local, user_pool: UserPool) -> Iterator[str]:
     """The front as `WEBHOOK_ALLOW_LOOPBACK=1 make run` serves it (the README's webhook receiver is
-    on 127.0.0.1), on two function instances."""
+    on 127.0.0.1), on two function instances, with the user pool's authorizer."""
     env = {**local_environment(dynamodb_local.endpoint, s3_local.endpoint), "WEBHOOK_ALLOW_LOOPBACK": "1"}
     pool = Pool(2, env).start()
     try:
-        with serving(Front(pool)) as url:
+        with serving(Front(pool, authorizer=user_pool.authorizer())) as url:
             yield url
     finally:
         pool.close()
@@ -113,12 +114,23 @@ def test_every_block_is_run_or_says_why_not() -> None:
 
 
 @pytest.fixture(scope="module")
-def walked(readme_front: str, people: dict[str, str], tmp_path_factory: pytest.TempPathFactory) -> str:
+def walked(
+    readme_front: str,
+    people: dict[str, str],
+    tmp_path_factory: pytest.TempPathFactory,
+    user_pool: UserPool,
+    s3_local: S3Local,
+) -> str:
     """The curl walk-through, run once as one shell session: its output."""
     script = "set -euo pipefail\n" + "\n".join(_as(code, people) for code in _walkthrough())
     script = script.replace("API=http://127.0.0.1:3000", f"API={readme_front}")
     work = tmp_path_factory.mktemp("readme")
     (work / "walkthrough.sh").write_text(script, encoding="utf-8")
+    # what make run leaves in DATA_DIR (.kakeibo) for the sign-in: run.json and the codes it printed
+    (work / ".kakeibo").mkdir()
+    (work / ".kakeibo" / "run.json").write_text(json.dumps({"user_pool": user_pool.describe()}), encoding="utf-8")
+    assert s3_local.codes is not None
+    (work / ".kakeibo" / "confirmation-codes.txt").symlink_to(s3_local.codes)
     log = work / "walkthrough.log"
     with log.open("w", encoding="utf-8") as sink:  # a file: the receiver left in the background keeps it open
         shell = subprocess.Popen(
@@ -145,6 +157,12 @@ def test_the_curl_walkthrough_runs_as_written(walked: str) -> None:
     assert '"code":"insufficient_funds"' in walked.replace(" ", "")
     assert "lines_sum_mismatch" in walked
     assert re.search(r'"state":\s*"stored"', walked), "the receipt was stored"
+    # And the person signed in with the local pool reached her own (empty) ledger; a token altered is refused
+    signed_in = (
+        r'"UserConfirmed":\s*false.{0,400}?\{\}\s*\{"items":\s*\[\]\}\s*'
+        r'www-authenticate: Bearer scope="" error="invalid_token" error_description="the token\'s signature is invalid"'
+    )
+    assert re.search(signed_in, walked, re.DOTALL | re.IGNORECASE), walked[:3000]
     attached = re.findall(r'"slips":\s*\[("[^"]+")\]', walked)
     assert attached, "the receipt is on the slip it was attached to"
 

@@ -6,6 +6,7 @@ function instance that dies is replaced."""
 from __future__ import annotations
 
 import datetime as dt
+import json
 import os
 import re
 import signal
@@ -19,7 +20,9 @@ from pathlib import Path
 
 import requests
 
+from kakeibo.local.cognito import UserPool
 from kakeibo.local.dynamodb import free_port
+from tests.users import idp, new_email, sign_up, tokens
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -222,3 +225,55 @@ def test_a_port_in_use_is_a_clear_error(tmp_path: Path) -> None:
     assert result.returncode == 1
     assert f"port {port} is already in use" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_a_bad_local_auth_is_a_clear_error(tmp_path: Path) -> None:
+    env = {**os.environ, "LOCAL_AUTH": "off", "PORT": str(free_port()), "DATA_DIR": str(tmp_path)}
+    result = _run_once(env)
+    assert result.returncode == 1
+    assert "LOCAL_AUTH must be strict or unset, not 'off'" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def _user_pool(data_dir: Path) -> UserPool:
+    """The user pool of the make run on `data_dir`, as its run.json describes it."""
+    described = json.loads((data_dir / "run.json").read_text(encoding="utf-8"))["user_pool"]
+    return UserPool(described["endpoint"], described["region"], described["user_pool_id"], described["client_id"])
+
+
+def test_a_person_signs_up_and_in_with_make_run_s_pool_and_is_the_same_person_after_a_restart(tmp_path: Path) -> None:
+    port, ddb_port = free_port(), free_port()
+    base = f"http://127.0.0.1:{port}"
+    email = new_email()
+    # Given make run started strict (the user pool's tokens only), and the pool it made from the template
+    with running(tmp_path, port, ddb_port, LOCAL_AUTH="strict") as (_, output):
+        output.wait_for("LOCAL_AUTH=strict: only the user pool's tokens are let through")
+        pool = _user_pool(tmp_path)
+        output.wait_for(rf"user pool {pool.pool_id}, app client {pool.client_id}")
+        # When Hanako signs up: make run's log shows her code
+        sub = sign_up(pool, email)
+        code = output.wait_for(rf"confirmation code for {re.escape(email)}: (\d{{6}})").group(1)
+        # And she confirms with it, signs in, and records an account with her ID token
+        idp(pool.endpoint, "ConfirmSignUp", {"ClientId": pool.client_id, "Username": email, "ConfirmationCode": code})
+        auth = {"Authorization": f"Bearer {tokens(pool, email)['IdToken']}"}
+        made = requests.post(f"{base}/accounts", json={"id": "cash", "name": "財布", "type": "cash"}, headers=auth,
+                             timeout=60)  # fmt: skip
+        assert made.status_code == 201, made.text
+        # Then `Bearer <name>` is refused, even naming her sub: strict
+        assert (
+            requests.get(f"{base}/accounts", headers={"Authorization": f"Bearer {sub}"}, timeout=60).status_code == 401
+        )
+    # When make run starts again on the same data, not strict
+    with running(tmp_path, port, ddb_port) as (_, output):
+        output.wait_for(r"Bearer <name> for a local caller <name>")
+        again = _user_pool(tmp_path)
+        assert (again.pool_id, again.client_id) == (pool.pool_id, pool.client_id)
+        # Then she signs in with her password as the same person, and finds her account
+        auth = {"Authorization": f"Bearer {tokens(again, email)['IdToken']}"}
+        found = requests.get(f"{base}/accounts", headers=auth, timeout=60)
+        assert [a["id"] for a in found.json()["items"]] == ["cash"], found.text
+        # And the shortcut reaches the same ledger, by her sub
+        assert requests.get(f"{base}/accounts/cash", headers={"Authorization": f"Bearer {sub}"}, timeout=60).ok
+        # And her code was not printed again, the codes file keeps the one she was sent
+        assert f"confirmation code for {email}" not in output.text
+        assert f"confirmation code for {email}: {code}" in (tmp_path / "confirmation-codes.txt").read_text()

@@ -111,7 +111,9 @@ def event(method: str, path: str, user: str, body: Any) -> dict[str, Any]:
     assert matched is not None
     route, params = matched
     headers = {"authorization": f"Bearer {user}", "content-type": "application/json"}
-    return front.event(route, params=params, target=path, headers=headers, body=json.dumps(body).encode(), sub=user)
+    return front.event(
+        route, params=params, target=path, headers=headers, body=json.dumps(body).encode(), claims={"sub": user}
+    )
 
 
 def test_the_package_alone_handles_requests_on_dynamodb_local(package: Path, local_env: str, user: str) -> None:

@@ -138,7 +138,7 @@ def test_sample_has_the_shape_the_builder_makes(name: str) -> None:
         query=event.get("queryStringParameters"),
         headers=event["headers"],
         body=event.get("body"),
-        sub="local",
+        claims={"sub": "local"},
     )
     assert _keys(built) == _keys(event)
 

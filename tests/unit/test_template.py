@@ -276,6 +276,37 @@ def test_encryption_retention_and_throttling_are_configured() -> None:
     assert throttling["ThrottlingBurstLimit"] > 0 and throttling["ThrottlingRateLimit"] > 0
 
 
+def test_the_local_user_pool_is_made_from_every_setting_of_the_template_s() -> None:
+    import boto3
+
+    from kakeibo.local import cognito
+
+    # Given the template's user pool and app client, and what Cognito's API takes to make them
+    resources = template.load()["Resources"]
+    pool, client = resources["UserPool"]["Properties"], resources["UserPoolClient"]["Properties"]
+    model = boto3.client("cognito-idp", region_name="us-east-1").meta.service_model
+    takes = {
+        op: set(model.operation_model(op).input_shape.members) for op in ("CreateUserPool", "CreateUserPoolClient")
+    }
+    # When the local pool's requests are built from them
+    made_pool, made_client = cognito.pool_request("us-east-1"), cognito.client_request("us-east-1")
+    mfa = cognito.mfa_request()
+    # Then every setting is passed on (the name and MFA, whose API names differ, as the API has them)
+    assert set(made_pool) <= takes["CreateUserPool"] and set(made_client) <= takes["CreateUserPoolClient"]
+    assert set(made_pool) == set(pool) - {"UserPoolName", "EnabledMfas"} | {"PoolName"}
+    assert made_pool["PoolName"] == "kakeibo-local-users" and made_pool["Policies"] == pool["Policies"]
+    assert mfa == {"MfaConfiguration": "OPTIONAL", "SoftwareTokenMfaConfiguration": {"Enabled": True}}
+    assert made_client == {k: v for k, v in client.items() if k != "UserPoolId"} | {"ClientName": "kakeibo-local-web"}
+    # And the app client signs in by SRP, refreshes, and keeps its tokens an hour (revocable)
+    assert (
+        "ALLOW_USER_SRP_AUTH" in client["ExplicitAuthFlows"]
+        and "ALLOW_REFRESH_TOKEN_AUTH" in client["ExplicitAuthFlows"]
+    )
+    assert "ALLOW_USER_PASSWORD_AUTH" not in client["ExplicitAuthFlows"]
+    assert (client["IdTokenValidity"], client["TokenValidityUnits"]["IdToken"]) == (60, "minutes")
+    assert client["EnableTokenRevocation"] is True and client["GenerateSecret"] is False
+
+
 def test_checkov_finds_nothing_unjustified() -> None:
     """The IaC scanner passes every check it runs; each skip carries its reason in the template."""
     import json

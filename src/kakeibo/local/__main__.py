@@ -1,4 +1,5 @@
-"""`python -m kakeibo.local run`: DynamoDB Local + tables + the HTTP front, until Ctrl-C.
+"""`python -m kakeibo.local run`: DynamoDB Local + tables, the moto server (receipts, webhook queues,
+the user pool) + the HTTP front, until Ctrl-C.
 `python -m kakeibo.local invoke --task DIR EVENT...`: events through the built handler (kakeibo.local.invoke)."""
 
 from __future__ import annotations
@@ -19,8 +20,9 @@ import boto3
 
 from kakeibo.local import template
 from kakeibo.local.bootstrap import create_tables
+from kakeibo.local.cognito import UserPool, create_user_pool
 from kakeibo.local.dynamodb import DynamoDBLocal, LocalStackError, free_port, port_free
-from kakeibo.local.front import Front, FunctionFailed, serve
+from kakeibo.local.front import Front, FunctionFailed, serve, strict_auth
 from kakeibo.local.instances import Pool, concurrency
 from kakeibo.local.s3 import S3Local, create_buckets
 from kakeibo.local.sqs import THREADS, QueuePoller, create_queues
@@ -94,8 +96,20 @@ def post_due_daily(stop: threading.Event) -> None:
             return
 
 
+CODES = "confirmation-codes.txt"  # in DATA_DIR: every code the local user pool sent
+
+
 def _banner(
-    url: str, size: int, pids: list[int], *, ddb: str, s3: str, data_dir: Path, task: Path | None = None
+    url: str,
+    size: int,
+    pids: list[int],
+    *,
+    ddb: str,
+    s3: str,
+    data_dir: Path,
+    users: UserPool,
+    strict: bool,
+    task: Path | None = None,
 ) -> None:
     print(f"Kakeibo API on {url}  (Swagger UI: {url}/swagger)")
     print(f"serving with {size} function instances (FUNCTION_CONCURRENCY), pids {', '.join(map(str, pids))}")
@@ -103,7 +117,15 @@ def _banner(
         print(f"the function as built: {task} and the standard library only (as Lambda's /var/task)")
         print(f"the webhook sender as built: {task.parent / SENDER}")
     print(f"DynamoDB Local on {ddb}, data in {data_dir.resolve()}  -- Ctrl-C to stop")
-    print(f"S3- and SQS-compatible server (receipts, webhook queues) on {s3}, data in {(data_dir / 's3').resolve()}")
+    print(f"S3-, SQS- and Cognito-compatible server (receipts, webhook queues, users) on {s3}, data in "
+          f"{(data_dir / 's3').resolve()}")  # fmt: skip
+    print(f"user pool {users.pool_id}, app client {users.client_id} (template.yaml's UserPool, UserPoolClient): "
+          f"sign-up codes are printed here and kept in {(data_dir / CODES).resolve()}")  # fmt: skip
+    if strict:
+        print("LOCAL_AUTH=strict: only the user pool's tokens are let through")
+    else:
+        print("Authorization: the user pool's tokens, or Bearer <name> for a local caller <name> "
+              "(LOCAL_AUTH=strict: tokens only)")  # fmt: skip
     if os.environ.get("WEBHOOK_ALLOW_LOOPBACK") == "1":
         print("webhooks may call http://127.0.0.1 (WEBHOOK_ALLOW_LOOPBACK=1)")
 
@@ -135,19 +157,32 @@ def start_webhooks(
     return pool
 
 
-def _mark_running(data_dir: Path, ddb: str, s3: str, *, allow_loopback: bool) -> list[Path]:
+def _mark_running(data_dir: Path, ddb: str, s3: str, users: UserPool, *, allow_loopback: bool) -> list[Path]:
     """run.pid (`make stop` sends SIGTERM to it) and run.json (what `make invoke` prepares its function
-    with while we run: our endpoints, and whether webhooks may call loopback)."""
+    with while we run: our endpoints, and whether webhooks may call loopback; a client of the local user
+    pool finds it there)."""
     pid_file, run_file = data_dir / "run.pid", data_dir / "run.json"
     pid_file.write_text(str(os.getpid()), encoding="utf-8")
-    running = {"pid": os.getpid(), "dynamodb": ddb, "s3": s3, "webhook_allow_loopback": allow_loopback}
+    running = {"pid": os.getpid(), "dynamodb": ddb, "s3": s3, "webhook_allow_loopback": allow_loopback,
+               "user_pool": users.describe()}  # fmt: skip
     run_file.write_text(json.dumps(running), encoding="utf-8")
     return [pid_file, run_file]
+
+
+def _provision(ddb: DynamoDBLocal, s3: S3Local, origin: str) -> tuple[dict[str, str], UserPool]:
+    """The template's tables, buckets, queues and user pool on the local servers: the function's
+    environment (this process's made the same) and the pool."""
+    env = prepare_process_env(ddb.endpoint, s3.endpoint)
+    create_tables(boto3.client("dynamodb", endpoint_url=ddb.endpoint))
+    create_buckets(s3.endpoint, origins=(origin,))
+    create_queues(s3.endpoint)
+    return env, create_user_pool(s3.endpoint, os.environ["AWS_REGION"])
 
 
 def run(port: int, ddb_port: int, data_dir: Path, host: str, s3_port: int = 0, *, task: Path | None = None) -> int:
     try:
         size = concurrency()
+        strict = strict_auth()
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
@@ -162,18 +197,17 @@ def run(port: int, ddb_port: int, data_dir: Path, host: str, s3_port: int = 0, *
         return 1
     pool: Pool | None = None
     sender_pool: Pool | None = None
-    s3 = S3Local(s3_port or free_port(), data_dir / "s3")
+    s3 = S3Local(s3_port or free_port(), data_dir / "s3", codes=data_dir / CODES, echo=True)
     try:
         s3.start()
-        env = prepare_process_env(ddb.endpoint, s3.endpoint)
-        create_tables(boto3.client("dynamodb", endpoint_url=ddb.endpoint))
-        create_buckets(s3.endpoint, origins=(f"http://{host}:{port}",))
-        create_queues(s3.endpoint)
+        env, users = _provision(ddb, s3, f"http://{host}:{port}")
         pool = Pool(size, env, log=_log, task=task).start()
         web = template.ROOT / "web"
-        server = serve(Front(pool, web_root=web if web.is_dir() else None), host, port)
+        front = Front(pool, web_root=web if web.is_dir() else None, authorizer=users.authorizer(), names=not strict)
+        server = serve(front, host, port)
         stop = threading.Event()
-        marks = _mark_running(data_dir, ddb.endpoint, s3.endpoint, allow_loopback=env["WEBHOOK_ALLOW_LOOPBACK"] == "1")
+        loopback = env["WEBHOOK_ALLOW_LOOPBACK"] == "1"
+        marks = _mark_running(data_dir, ddb.endpoint, s3.endpoint, users, allow_loopback=loopback)
 
         def on_signal(signum: int, frame: FrameType | None) -> None:
             stop.set()
@@ -185,7 +219,8 @@ def run(port: int, ddb_port: int, data_dir: Path, host: str, s3_port: int = 0, *
         threading.Thread(target=post_due_daily, args=(stop,), daemon=True, name="recurrences").start()
         sender_pool = start_webhooks(ddb.endpoint, s3.endpoint, data_dir, stop, task=task)
         url = f"http://{host}:{port}"
-        _banner(url, size, pool.pids(), ddb=ddb.endpoint, s3=s3.endpoint, data_dir=data_dir, task=task)
+        _banner(url, size, pool.pids(), ddb=ddb.endpoint, s3=s3.endpoint, data_dir=data_dir, users=users,
+                strict=strict, task=task)  # fmt: skip
         sys.stdout.flush()
         stop.wait()
         print("\nstopping...")

@@ -1,8 +1,12 @@
 """An HTTP front that behaves like the API Gateway HTTP API of template.yaml.
 
 Only the routes the template declares are served (anything else: 404, as API Gateway does). Each
-request becomes a payload-2.0 event with the authorizer's claims (`Authorization: Bearer <user>`,
-or an unsigned JWT's `sub`); protected routes without one get 401 before the function runs. All
+request to a protected route is authorized as template.yaml's JWT authorizer does it
+(kakeibo.local.authorizer: a token of the local user pool, its signature, issuer, audience and
+times); a request without a token, or with one it refuses, gets API Gateway's 401 before the
+function runs, and the function gets the token's claims as API Gateway passes them. Locally only,
+`Authorization: Bearer <name>` (a name, not a JWT) is also let through as the caller `<name>` (for
+curl and the README), unless `names` is off (make run with LOCAL_AUTH=strict). All
 of that happens here, in the front's threads; the function itself runs wherever `Function` says:
 on a pool of instance processes for `make run` and the API tests (kakeibo.local.instances), or in
 this process (`InProcess`). A function that fails or dies without answering gets 502.
@@ -16,6 +20,8 @@ from __future__ import annotations
 import base64
 import json
 import mimetypes
+import os
+import re
 import sys
 import threading
 import uuid
@@ -28,7 +34,8 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 
 from kakeibo.event import DEFAULT_ROUTE
 from kakeibo.local import task, template
-from kakeibo.local.events import http_event, identity_from_authorization
+from kakeibo.local.authorizer import JwtAuthorizer, Refused, api_gateway_claims, looks_like_jwt, token_from
+from kakeibo.local.events import http_event
 
 Handler = Callable[[dict[str, Any], Any], dict[str, Any]]
 LambdaContext = task.LambdaContext  # the context an instance hands the handler (tests and the bench too)
@@ -101,9 +108,29 @@ def _query(raw: str) -> dict[str, str]:
     return query
 
 
+def strict_auth(environ: dict[str, str] | os._Environ[str] | None = None) -> bool:
+    """`LOCAL_AUTH=strict`: only the user pool's tokens (no `Bearer <name>`). Unset or empty: both."""
+    value = (environ if environ is not None else os.environ).get("LOCAL_AUTH", "").strip()
+    if value not in ("", "strict"):
+        raise ValueError(f"LOCAL_AUTH must be strict or unset, not {value!r}")
+    return value == "strict"
+
+
+UNAUTHORIZED = b'{"message":"Unauthorized"}'
+
+
 class Front:
-    def __init__(self, function: Function, *, web_root: Path | None = None) -> None:
+    def __init__(
+        self,
+        function: Function,
+        *,
+        web_root: Path | None = None,
+        authorizer: JwtAuthorizer | None = None,
+        names: bool = True,
+    ) -> None:
         self.function = function
+        self.authorizer = authorizer  # None: no user pool, so no JWT is let through
+        self.names = names  # `Bearer <name>` accepted as the caller <name>
         # API Gateway picks the most specific route: literal segments win over variables
         # (`GET /slips/{id}/history` before `GET /slips/{date}/{id}`)
         self.routes = sorted(template.routes(), key=lambda r: -sum(1 for p in r.path.split("/") if p and "{" not in p))
@@ -147,17 +174,40 @@ class Front:
             return status, {**out, **cors}, payload
         if len(body) > MAX_PAYLOAD:
             return _problem(413, "the request body is over API Gateway's 10 MB limit", "payload_too_large")
-        sub = identity_from_authorization(lowered.get("authorization"))
-        if not route.public and sub is None:
-            status, out, payload = 401, {"Content-Type": "application/json"}, b'{"message":"Unauthorized"}'
-            return status, {**out, **cors}, payload
-        event = self.event(route, params=params, target=target, headers=lowered, body=body, sub=sub)
+        claims = None
+        if not route.public:  # API Gateway runs the authorizer of the routes that have one only
+            claims, refused = self.authorize(lowered.get("authorization"))
+            if claims is None:
+                out = {"Content-Type": "application/json"}
+                if refused is not None:  # as API Gateway's JWT authorizer says why
+                    detail = re.sub(r"[^ !#-\[\]-~]", "?", refused)[:200]  # printable ASCII, no quote or backslash
+                    out["www-authenticate"] = f'Bearer scope="" error="invalid_token" error_description="{detail}"'
+                return 401, {**out, **cors}, UNAUTHORIZED
+        event = self.event(route, params=params, target=target, headers=lowered, body=body, claims=claims)
         try:
             result = self.function.invoke(event)
         except FunctionFailed as exc:
             status, out, payload = _problem(502, f"no answer from the function: {exc.detail}", "bad_gateway")
             return status, {**out, **cors}, payload
         return self._response(result, cors)
+
+    def authorize(self, header: str | None) -> tuple[dict[str, str] | None, str | None]:
+        """(the claims to pass, None) for a caller let through; (None, why not) for a refused token;
+        (None, None) without a token."""
+        token = token_from(header)
+        if token is None:
+            return None, None
+        if not looks_like_jwt(token):
+            if self.names and (header or "").strip()[:7].lower() == "bearer ":
+                return {"sub": token}, None  # the local shortcut: `Bearer <name>`
+            why = "the token is not a JWT" + (" (LOCAL_AUTH=strict: no Bearer <name>)" if not self.names else "")
+            return None, why
+        if self.authorizer is None:
+            return None, "no user pool to verify the token against"
+        try:
+            return api_gateway_claims(self.authorizer.verify(token)), None
+        except Refused as refused:
+            return None, refused.reason
 
     @staticmethod
     def event(
@@ -167,7 +217,7 @@ class Front:
         target: str,
         headers: dict[str, str],
         body: bytes,
-        sub: str | None,
+        claims: dict[str, str] | None,
     ) -> dict[str, Any]:
         """The payload-2.0 event API Gateway would send for this request to a matched route."""
         split = urlsplit(target)
@@ -179,7 +229,7 @@ class Front:
             query=query,
             headers={k.lower(): v for k, v in headers.items()},
             body=body,
-            sub=sub,
+            claims=claims,
         )
         event["rawQueryString"] = split.query
         return event

@@ -1,19 +1,25 @@
 """Start and stop the local S3-compatible server that keeps receipts (moto's server, from PyPI
 `moto[server]`): a real HTTP server speaking S3's wire protocol, presigned URLs included. Where it
-differs from S3 is in docs/receipts.md.
+differs from S3 is in docs/receipts.md. The same server holds the webhook queues (SQS) and the user
+pool (Cognito, kakeibo.local.cognito); it runs as kakeibo.local.moto_server, which prints the
+confirmation codes a user pool would email.
 
 It keeps objects in memory; with a data directory (make run's DATA_DIR) every request that changes
 something is appended to `s3-recording.jsonl` there (moto's recorder) and replayed at the next
 start, so receipts outlive a restart as DynamoDB Local's items do. What the webhook queues' poller
 did (its receives, deletes and visibility changes, several a second) is not state: it is taken out
-of the recording before the replay, where each receive would wait out its long poll again."""
+of the recording before the replay, where each receive would wait out its long poll again; so are
+sign-ins and the reads of the user pool."""
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
+import urllib.parse
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,6 +44,22 @@ NOT_STATE = frozenset(
         "GetQueueUrl",
         "ListQueues",
     )
+) | frozenset(
+    # A sign-in makes tokens and a session, which a replay could not use again (other ids, other
+    # times): the replay keeps who signed up and was confirmed, not who signed in.
+    f"AWSCognitoIdentityProviderService.{action}"
+    for action in (
+        "InitiateAuth",
+        "AdminInitiateAuth",
+        "GetUser",
+        "AdminGetUser",
+        "ListUsers",
+        "ListUserPools",
+        "ListUserPoolClients",
+        "DescribeUserPool",
+        "DescribeUserPoolClient",
+        "GetUserPoolMfaConfig",
+    )
 )
 
 
@@ -45,8 +67,12 @@ NOT_STATE = frozenset(
 class S3Local:
     port: int
     data_dir: Path | None = None  # None: in memory only
+    # where the user pool's confirmation codes are written (None: a temporary file of its own)
+    codes: Path | None = None
+    echo: bool = False  # the codes printed on this process's stdout too (make run's log)
     process: subprocess.Popen[bytes] | None = field(default=None, init=False)
     log: IO[bytes] | None = field(default=None, init=False)
+    _scratch: Path | None = field(default=None, init=False)
 
     @property
     def endpoint(self) -> str:
@@ -57,14 +83,18 @@ class S3Local:
             raise LocalStackError(
                 f"port {self.port} is already in use; stop what uses it or set S3_PORT to another port"
             )
-        args = [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(self.port)]
+        if self.codes is None:
+            self._scratch = Path(tempfile.mkdtemp(prefix="kakeibo-codes-"))
+            self.codes = self._scratch / "confirmation-codes.txt"
+        args = [sys.executable, "-m", "kakeibo.local.moto_server", "-H", "127.0.0.1", "-p", str(self.port)]
+        args += ["--codes", str(self.codes.resolve())]
         env = dict(os.environ)
         if self.data_dir is not None:
             self.data_dir.mkdir(parents=True, exist_ok=True)
             env["MOTO_RECORDER_FILEPATH"] = str((self.data_dir / RECORDING).resolve())
         self.log = server_log()  # it logs every request it answers
         self.process = subprocess.Popen(
-            args, stdout=subprocess.DEVNULL, stderr=self.log, start_new_session=True, env=env
+            args, stdout=None if self.echo else subprocess.DEVNULL, stderr=self.log, start_new_session=True, env=env
         )
         listening(self.process, self.port, "the local S3 server", timeout, self.log)
         if self.data_dir is not None:
@@ -79,6 +109,14 @@ class S3Local:
         terminate(self.process)
         if self.log is not None:
             self.log.close()
+        if self._scratch is not None:
+            shutil.rmtree(self._scratch, ignore_errors=True)
+
+    def confirmation_code(self, who: str) -> str | None:
+        """The last confirmation code the user pool sent `who` (an email), if any."""
+        from kakeibo.local.cognito import confirmation_code
+
+        return confirmation_code(self.codes, who) if self.codes is not None else None
 
 
 def _post(url: str, timeout: float) -> None:
@@ -98,9 +136,10 @@ def compact_recording(path: Path) -> int:
     dropped = 0
     with path.open(encoding="utf-8") as recording:
         for line in recording:
-            headers = (json.loads(line).get("headers") or {}) if line.strip() else {}
+            entry = json.loads(line) if line.strip() else {}
+            headers = entry.get("headers") or {}
             target = next((str(v) for k, v in headers.items() if k.lower() == "x-amz-target"), "")
-            if target in NOT_STATE:
+            if target in NOT_STATE or _reads_keys(entry):
                 dropped += 1
             elif line.strip():
                 kept.append(line if line.endswith("\n") else line + "\n")
@@ -109,6 +148,12 @@ def compact_recording(path: Path) -> int:
         partial.write_text("".join(kept), encoding="utf-8")
         partial.replace(path)  # whole or not at all: a start stopped here replays the old recording
     return dropped
+
+
+def _reads_keys(entry: dict[str, Any]) -> bool:
+    """A read of a user pool's JWKS or OpenID configuration (the local front's, at its start)."""
+    path = urllib.parse.urlsplit(str(entry.get("url") or "")).path
+    return entry.get("method") == "GET" and "/.well-known/" in path
 
 
 def create_bucket(client: Any, name: str, cors: dict[str, Any] | None = None) -> None:
