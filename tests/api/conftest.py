@@ -39,20 +39,27 @@ class Http(requests.Session):
 @pytest.fixture(scope="session")
 def function_pool(dynamodb_local: DynamoDBLocal, s3_local: S3Local) -> Iterator[Pool]:
     """The function's instances (FUNCTION_CONCURRENCY, default 4), as `make run` starts them."""
-    from kakeibo.local.__main__ import local_environment
 
     task = Path(os.environ["KAKEIBO_TASK"]) if os.environ.get("KAKEIBO_TASK") else None
     assert task is None or (task / "kakeibo" / "handler.py").is_file(), f"KAKEIBO_TASK={task}: not a built function"
-    pool = Pool(concurrency(), local_environment(dynamodb_local.endpoint, s3_local.endpoint), task=task).start()
+    pool = Pool(concurrency(), function_environment(dynamodb_local, s3_local), task=task).start()
     yield pool
     pool.close()
 
 
+def function_environment(dynamodb_local: DynamoDBLocal, s3_local: S3Local) -> dict[str, str]:
+    return local_environment(dynamodb_local.endpoint, s3_local.endpoint)
+
+
 @pytest.fixture(scope="session")
-def front(function_pool: Pool, user_pool: UserPool) -> Front:
-    """The front as make run serves it: the user pool's tokens, and `Bearer <name>` (most tests' caller)."""
+def front(function_pool: Pool, user_pool: UserPool, dynamodb_local: DynamoDBLocal, s3_local: S3Local) -> Front:
+    """The front as make run serves it: the user pool's tokens, personal access tokens (in the function's
+    table), and `Bearer <name>` (most tests' caller)."""
     web = ROOT / "web"
-    return Front(function_pool, web_root=web if web.is_dir() else None, authorizer=user_pool.authorizer())
+    env = function_environment(dynamodb_local, s3_local)
+    return Front(
+        function_pool, web_root=web if web.is_dir() else None, authorizer=user_pool.authorizer(), environment=env
+    )
 
 
 @contextmanager

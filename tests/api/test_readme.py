@@ -86,7 +86,7 @@ def readme_front(dynamodb_local: DynamoDBLocal, s3_local: S3Local, user_pool: Us
     env = {**local_environment(dynamodb_local.endpoint, s3_local.endpoint), "WEBHOOK_ALLOW_LOOPBACK": "1"}
     pool = Pool(2, env).start()
     try:
-        with serving(Front(pool, authorizer=user_pool.authorizer())) as url:
+        with serving(Front(pool, authorizer=user_pool.authorizer(), environment=env)) as url:
             yield url
     finally:
         pool.close()
@@ -163,6 +163,9 @@ def test_the_curl_walkthrough_runs_as_written(walked: str) -> None:
         r'www-authenticate: Bearer scope="" error="invalid_token" error_description="the token\'s signature is invalid"'
     )
     assert re.search(signed_in, walked, re.DOTALL | re.IGNORECASE), walked[:3000]
+    # And her read token read her ledger, was refused a write, and is listed without its secret
+    assert '"code":"token_scope"' in walked.replace(" ", ""), walked[:4000]
+    assert re.search(r'"name":\s*"家計簿シート",\s*"scope":\s*"read"', walked), walked[:4000]
     attached = re.findall(r'"slips":\s*\[("[^"]+")\]', walked)
     assert attached, "the receipt is on the slip it was attached to"
 

@@ -13,38 +13,10 @@ from hypothesis import strategies as st
 
 from kakeibo import settings as kakeibo_settings
 from kakeibo.core import tokens
-from kakeibo.handler import lambda_handler
-from kakeibo.local.events import http_event
-from kakeibo.local.front import Front, InProcess
 from kakeibo.services import tokens as service
 from kakeibo.store import get_token_store
 from tests.concurrently import fan_out
-from tests.events import Client, Reply
-
-
-class TokenClient:
-    """Calls the handler as API Gateway does after the authorizer has accepted a token: the
-    authorizer's context (`{sub, via, scope, token_id}`) in `requestContext.authorizer.lambda`."""
-
-    def __init__(self, token: str) -> None:
-        self.token = token
-        self.front = Front(InProcess(lambda_handler))
-
-    def request(self, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None) -> Reply:
-        grant = service.grant(get_token_store(), self.token)
-        if grant is None:
-            return Reply(401, {}, b'{"message":"Unauthorized"}')
-        matched = self.front.match(method, path.split("?", 1)[0])
-        assert matched is not None, path
-        route, params = matched
-        sent = {"content-type": "application/json", **(headers or {})}
-        event = http_event(route, path=path, path_parameters=params, headers=sent,
-                           body=json.dumps(body) if body is not None else None)  # fmt: skip
-        event["requestContext"]["authorizer"] = {
-            "lambda": {"sub": grant.sub, "via": "token", "scope": grant.scope, "token_id": grant.token_id}
-        }
-        result = InProcess(lambda_handler).invoke(event)
-        return Reply(int(result["statusCode"]), dict(result.get("headers") or {}), str(result["body"]).encode())
+from tests.events import Client
 
 
 def _make(api: Client, scope: str = "write", **extra: Any) -> dict[str, Any]:
@@ -77,7 +49,7 @@ def test_a_token_is_shown_once_and_kept_only_as_its_hash(api: Client, store: Any
 def test_a_token_acts_as_its_person_and_a_read_token_only_reads(api: Client) -> None:
     # Given a person with an account, a read token and a write token
     api.account("wallet", 5000)
-    reader, writer = TokenClient(_make(api, "read")["token"]), TokenClient(_make(api, "write")["token"])
+    reader, writer = Client(_make(api, "read")["token"]), Client(_make(api, "write")["token"])
 
     # When each reads the person's accounts
     # Then both see the person's own ledger
@@ -87,7 +59,7 @@ def test_a_token_acts_as_its_person_and_a_read_token_only_reads(api: Client) -> 
 
     # When the read token records a slip
     slip = {"date": "2026-11-03", "kind": "expense", "amount": 300, "account": "wallet", "category": "食費"}
-    refused = reader.request("POST", "/slips", slip, headers={"accept-language": "ja"})
+    refused = reader.request("POST", "/slips", slip, headers={"Accept-Language": "ja"})
     # Then it is refused as beyond its scope, in the caller's language, and nothing is written
     assert refused.status == 403 and refused.json["code"] == "token_scope", refused
     assert "読み取り専用" in refused.json["detail"]
@@ -113,7 +85,7 @@ def test_a_viewers_write_token_cannot_write_in_that_ledger(api: Client, other_ap
         f"/ledgers/{ledger}/accounts", {"id": "wallet", "name": "財布", "type": "cash", "opening_balance": 1000}
     )
     assert opened.status == 201, opened
-    token = TokenClient(_make(other_api, "write")["token"])
+    token = Client(_make(other_api, "write")["token"])
     slip = {"date": "2026-11-03", "kind": "expense", "amount": 300, "account": "wallet", "category": "食費"}
 
     # When the token reads and writes there
@@ -149,15 +121,18 @@ def test_a_revoked_expired_or_mistyped_token_proves_nothing(api: Client, monkeyp
 
     # When the kept one is revoked
     assert api.delete(f"/me/tokens/{kept['id']}").status == 204
-    # Then it proves nothing, and revoking it again is 404
+    # Then it proves nothing: its request is refused as API Gateway refuses one, and revoking it again is 404
     assert service.grant(store, kept["token"]) is None
+    refused = Client(kept["token"]).get("/accounts")
+    assert refused.status == 401 and refused.json == {"message": "Unauthorized"}, refused
+    assert Client(typo).get("/accounts").status == 401
     again = api.delete(f"/me/tokens/{kept['id']}")
     assert again.status == 404 and again.json["code"] == "not_found", again
 
 
 def test_tokens_are_managed_only_when_signed_in(api: Client) -> None:
     # Given a write token
-    token = TokenClient(_make(api)["token"])
+    token = Client(_make(api)["token"])
     # When it lists, makes or revokes tokens
     answers = [
         token.request("GET", "/me/tokens"),

@@ -203,7 +203,13 @@ def run(port: int, ddb_port: int, data_dir: Path, host: str, s3_port: int = 0, *
         env, users = _provision(ddb, s3, f"http://{host}:{port}")
         pool = Pool(size, env, log=_log, task=task).start()
         web = template.ROOT / "web"
-        front = Front(pool, web_root=web if web.is_dir() else None, authorizer=users.authorizer(), names=not strict)
+        front = Front(
+            pool,
+            web_root=web if web.is_dir() else None,
+            authorizer=users.authorizer(),
+            names=not strict,
+            environment=env,
+        )
         server = serve(front, host, port)
         stop = threading.Event()
         loopback = env["WEBHOOK_ALLOW_LOOPBACK"] == "1"

@@ -21,6 +21,7 @@ def http_event(
     headers: dict[str, str] | None = None,
     body: bytes | str | None = None,
     claims: dict[str, str] | None = None,
+    token: dict[str, str] | None = None,
     source_ip: str = "127.0.0.1",
 ) -> dict[str, Any]:
     headers = {k.lower(): v for k, v in (headers or {}).items()}
@@ -59,6 +60,9 @@ def http_event(
         # as API Gateway's JWT authorizer passes them: every claim a string; scopes only for routes
         # that ask for scopes (none here)
         event["requestContext"]["authorizer"] = {"jwt": {"claims": dict(claims), "scopes": None}}
+    if token is not None and not route.public:
+        # a personal access token, as §25's Lambda authorizer passes it: its simple response's context
+        event["requestContext"]["authorizer"] = {"lambda": dict(token)}
     if body:
         if isinstance(body, bytes):
             try:

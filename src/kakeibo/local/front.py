@@ -32,10 +32,12 @@ from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import parse_qsl, unquote, urlsplit
 
+from kakeibo.core.tokens import looks_like_token
 from kakeibo.event import DEFAULT_ROUTE
 from kakeibo.local import task, template
 from kakeibo.local.authorizer import JwtAuthorizer, Refused, api_gateway_claims, looks_like_jwt, token_from
 from kakeibo.local.events import http_event
+from kakeibo.store.tokens import TokenStore
 
 Handler = Callable[[dict[str, Any], Any], dict[str, Any]]
 LambdaContext = task.LambdaContext  # the context an instance hands the handler (tests and the bench too)
@@ -127,10 +129,13 @@ class Front:
         web_root: Path | None = None,
         authorizer: JwtAuthorizer | None = None,
         names: bool = True,
+        environment: dict[str, str] | None = None,
     ) -> None:
         self.function = function
         self.authorizer = authorizer  # None: no user pool, so no JWT is let through
         self.names = names  # `Bearer <name>` accepted as the caller <name>
+        self.environment = environment  # the function's: the table personal tokens are found in
+        self._tokens: TokenStore | None = None
         # API Gateway picks the most specific route: literal segments win over variables
         # (`GET /slips/{id}/history` before `GET /slips/{date}/{id}`)
         self.routes = sorted(template.routes(), key=lambda r: -sum(1 for p in r.path.split("/") if p and "{" not in p))
@@ -174,22 +179,59 @@ class Front:
             return status, {**out, **cors}, payload
         if len(body) > MAX_PAYLOAD:
             return _problem(413, "the request body is over API Gateway's 10 MB limit", "payload_too_large")
-        claims = None
+        claims = token = None
         if not route.public:  # API Gateway runs the authorizer of the routes that have one only
-            claims, refused = self.authorize(lowered.get("authorization"))
-            if claims is None:
+            token = self.personal_token(lowered.get("authorization"))
+            claims, refused = (None, None) if token else self.authorize(lowered.get("authorization"))
+            if claims is None and token is None:
                 out = {"Content-Type": "application/json"}
                 if refused is not None:  # as API Gateway's JWT authorizer says why
                     detail = re.sub(r"[^ !#-\[\]-~]", "?", refused)[:200]  # printable ASCII, no quote or backslash
                     out["www-authenticate"] = f'Bearer scope="" error="invalid_token" error_description="{detail}"'
                 return 401, {**out, **cors}, UNAUTHORIZED
-        event = self.event(route, params=params, target=target, headers=lowered, body=body, claims=claims)
+        event = self.event(route, params=params, target=target, headers=lowered, body=body, claims=claims, token=token)
         try:
             result = self.function.invoke(event)
         except FunctionFailed as exc:
             status, out, payload = _problem(502, f"no answer from the function: {exc.detail}", "bad_gateway")
             return status, {**out, **cors}, payload
         return self._response(result, cors)
+
+    def tokens(self) -> TokenStore:
+        """The personal tokens' items, in the function's table (this process's, unless told)."""
+        if self.environment is None:
+            from kakeibo.store import get_token_store
+
+            return get_token_store()
+        if self._tokens is None:
+            import boto3
+
+            from kakeibo.store.core import StoreCore
+
+            env = self.environment
+            client = boto3.client(
+                "dynamodb",
+                endpoint_url=env.get("DYNAMODB_ENDPOINT_URL") or None,
+                region_name=env.get("AWS_REGION") or env.get("AWS_DEFAULT_REGION"),
+                aws_access_key_id=env.get("AWS_ACCESS_KEY_ID"),
+                aws_secret_access_key=env.get("AWS_SECRET_ACCESS_KEY"),
+            )
+            self._tokens = TokenStore(StoreCore(client, env.get("TABLE_NAME", "LedgerTable")))
+        return self._tokens
+
+    def personal_token(self, header: str | None) -> dict[str, str] | None:
+        """A personal access token's context (§25: `{sub, via, scope, token_id}`) if the header carries a
+        live one; None for anything else (a JWT, a name, or a token that proves nothing, which `authorize`
+        then refuses as no JWT)."""
+        credential = token_from(header)
+        if credential is None or not looks_like_token(credential):
+            return None
+        from kakeibo.services.tokens import grant
+
+        found = grant(self.tokens(), credential)
+        if found is None:
+            return None
+        return {"sub": found.sub, "via": "token", "scope": found.scope, "token_id": found.token_id}
 
     def authorize(self, header: str | None) -> tuple[dict[str, str] | None, str | None]:
         """(the claims to pass, None) for a caller let through; (None, why not) for a refused token;
@@ -198,6 +240,8 @@ class Front:
         if token is None:
             return None, None
         if not looks_like_jwt(token):
+            if looks_like_token(token):  # a personal token that proves nothing (mistyped, revoked, expired)
+                return None, "the token is not a live personal access token"
             if self.names and (header or "").strip()[:7].lower() == "bearer ":
                 return {"sub": token}, None  # the local shortcut: `Bearer <name>`
             why = "the token is not a JWT" + (" (LOCAL_AUTH=strict: no Bearer <name>)" if not self.names else "")
@@ -218,6 +262,7 @@ class Front:
         headers: dict[str, str],
         body: bytes,
         claims: dict[str, str] | None,
+        token: dict[str, str] | None = None,
     ) -> dict[str, Any]:
         """The payload-2.0 event API Gateway would send for this request to a matched route."""
         split = urlsplit(target)
@@ -230,6 +275,7 @@ class Front:
             headers={k.lower(): v for k, v in headers.items()},
             body=body,
             claims=claims,
+            token=token,
         )
         event["rawQueryString"] = split.query
         return event
