@@ -14,7 +14,68 @@ class ImportRowError(Model):
     message: str
 
 
-ImportFormat = Literal["kakeibo", "mf", "zaim"]
+ImportFormat = Literal[
+    "kakeibo",
+    "mf",
+    "zaim",
+    # card and bank statements (importformats/issuers: GET /imports/formats)
+    "rakuten_card",
+    "vpass",
+    "jcb",
+    "paypay_card",
+    "epos",
+    "saison",
+    "view_card",
+    "nicos",
+    "aeon_card",
+    "amex",
+    "yucho",
+    "mufg_bank",
+    "smbc_bank",
+    "sbi_sumishin",
+    "rakuten_bank",
+    "sbi_shinsei",
+    "paypay_bank",
+    "ja_bank",
+    "sfcard_viewer",
+]
+
+
+class FormatLayout(Model):
+    id: str = Field(description="the layout version (an issuer's file has had several)")
+    header: str = Field(description="its header line as the issuer writes it (a file without one: its first line)")
+    preamble: str | None = Field(default=None, description="the lines before the header, described")
+    encoding: str = Field(description="as the issuer writes the file (every file is read in Shift_JIS or UTF-8)")
+    source: str = Field(description="the public source the layout was taken from")
+
+
+class ImportFormatInfo(Model):
+    id: ImportFormat = Field(description="the value of ?format= that forces it")
+    name: str
+    name_en: str
+    kind: Literal["app", "card", "bank", "ic"] = Field(
+        description="app: another household-ledger app's export (or this API's own CSV); card, bank, ic: the "
+        "statement of one account, imported with ?account={id}"
+    )
+    layouts: list[FormatLayout]
+    notes: str = ""
+
+
+class ImportFormats(Model):
+    items: list[ImportFormatInfo]
+
+
+SkipReason = Literal["blank", "preamble", "header", "section", "note", "total", "payment", "zero"]
+
+
+class SkippedLine(Model):
+    line: int
+    reason: SkipReason = Field(
+        description="blank; preamble (before the header: account, period, totals); header; section (a heading "
+        "within the rows: a card's holder); note (a line about the row before it, or the file); total; payment "
+        "(the card's own payment, as the card received it: the daily job posts it from the bank); zero (0 yen)"
+    )
+    text: str = Field(description="the line's first cells")
 
 
 class UnknownAccount(Model):
@@ -107,6 +168,11 @@ class ImportResult(Model):
         description="rows changed, in conflict, possibly replacing another, and slips missing in the file or "
         "deleted (up to 1000)"
     )
+    layout: str | None = Field(default=None, description="a statement: the version of its issuer's layout")
+    account: str | None = Field(default=None, description="a statement: the account its rows are on")
+    skipped_lines: list[SkippedLine] = Field(
+        default_factory=list, description="a statement's lines that are no slip, and why (up to 200)"
+    )
     ruled: list[RuledRow] = Field(
         default_factory=list,
         description="rows the ledger's rules (GET /rules) categorised or added to, with the rules that did "
@@ -135,6 +201,11 @@ class ImportPreview(Model):
     accounts_created: list[str] = Field(description="always empty: a dry run creates nothing")
     repeated_ids: int = Field(description="Money Forward rows whose ID repeats an earlier row's")
     notices: list[str] = Field(description="what the file as a whole needs the reader to know")
+    layout: str | None = Field(default=None, description="a statement: the version of its issuer's layout")
+    account: str | None = Field(default=None, description="a statement: the account its rows are on")
+    skipped_lines: list[SkippedLine] = Field(
+        default_factory=list, description="a statement's lines that are no slip, and why (up to 200)"
+    )
     ruled: list[RuledRow] = Field(
         default_factory=list,
         description="rows the ledger's rules (GET /rules) would categorise, rename or add to, with those rules (up "

@@ -39,7 +39,7 @@ from kakeibo.models.slips import ImportRow
 from kakeibo.services import rules as rules_service
 from kakeibo.services.common import TimeLeft, now_iso
 from kakeibo.services.imports import sync as import_sync
-from kakeibo.services.imports.prepare import Options, prepare, preview
+from kakeibo.services.imports.prepare import Options, compare, prepare, preview
 from kakeibo.services.rules import ruled_row
 from kakeibo.services.slips import fingerprint, new_slip_item, slip_change, slip_range, slip_view
 from kakeibo.services.units import Unit, checked
@@ -108,7 +108,7 @@ def import_csv(
             queue.append(row)
     _started(store, ctx, parsed)
     # rows imported before whose content changed in the app, rows it no longer has
-    sync = import_sync.compare(store, ledger, prepared.format, queue)
+    sync = compare(store, ledger, prepared, queue)
     written: dict[str, dict[str, Any]] = {}
     done = import_sync.apply(store, ctx, sync, apply_deletions=options.apply_deletions, written=written)
     waiting = {sid for sid in sync.replacing if not done.get(sid, "").startswith("replaced")}

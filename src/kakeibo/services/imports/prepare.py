@@ -10,10 +10,12 @@ from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Any
 
-from kakeibo import errors
+from kakeibo import errors, settings
 from kakeibo.csvio import CsvFile, Row
 from kakeibo.importformats import accounts as matching
 from kakeibo.importformats import detect
+from kakeibo.importformats.statement import Statement
+from kakeibo.importformats.statement import file_rows as statement_rows
 from kakeibo.models import AccountCreate
 from kakeibo.services import accounts as account_service
 from kakeibo.services import rules as rules_service
@@ -25,6 +27,7 @@ MAX_PREVIEW_ROWS = 2000
 # request sent with an Idempotency-Key: as a JSON string inside JSON, each non-ASCII character
 # escaped to 6 bytes (a row with a 500-character Japanese memo takes about 3 KB there).
 MAX_PREVIEW_BYTES = 300_000
+MAX_SKIPPED = 200  # a statement's skipped lines listed (blank, preamble, totals, notes...)
 AccountProblem = Callable[[Row, dict[str, Item]], str | None]
 
 
@@ -35,6 +38,7 @@ class Options:
     dry_run: bool = False
     apply_deletions: bool = False  # delete the rows earlier downloads brought that the file lacks
     by_content: bool = False  # Money Forward rows identified by their content, not their ID
+    account: str | None = None  # a card's or bank's statement: the account it is the statement of
 
 
 @dataclass
@@ -45,6 +49,8 @@ class Prepared:
     unknown: list[dict[str, Any]] = field(default_factory=list)
     created: list[str] = field(default_factory=list)
     repeated_ids: int = 0
+    statement: Statement | None = None  # a card's or bank's statement (its rows are `file`'s)
+    account: str | None = None  # the account a statement is of
 
     def summary(self) -> dict[str, Any]:
         notices = []
@@ -53,19 +59,44 @@ class Prepared:
                 f"{self.repeated_ids} rows repeat an ID of an earlier row (a file edited by hand or anonymised): "
                 "they are refused; import the file with identity=content to read its rows by their content"
             )
+        statement = self.statement
+        if statement is not None and statement.kind == "card" and self.account_type not in (None, "credit"):
+            notices.append(f"this is a card's statement, imported onto a {self.account_type} account")
+        if statement is not None and statement.kind == "bank" and self.account_type not in (None, "bank"):
+            notices.append(f"this is a bank's statement, imported onto a {self.account_type} account")
         return {
             "format": self.format,
             "unknown_accounts": self.unknown,
             "accounts_created": self.created,
             "repeated_ids": self.repeated_ids,
             "notices": notices,
+            "layout": statement.layout if statement is not None else None,
+            "account": self.account,
+            "skipped_lines": [
+                {"line": s.line, "reason": s.reason, "text": s.text} for s in statement.skipped[:MAX_SKIPPED]
+            ]
+            if statement is not None
+            else [],
         }
+
+    @property
+    def account_type(self) -> str | None:
+        item = self.accounts.get(self.account or "")
+        return None if item is None else str(item.get("type"))
 
 
 def prepare(store: Store, ctx: WriteContext, data: bytes, charset: str | None, options: Options) -> Prepared:
     ledger = ctx.ledger
-    source = detect.read(data, charset, options.format, by_content=options.by_content)
+    source = detect.read(data, charset, options.format, by_content=options.by_content, today=settings.today())
     listing = account_service.list_accounts(store, ledger)
+    if isinstance(source, Statement):
+        return _statement(store, ledger, source, _by_id(listing), options.account)
+    if options.account is not None:
+        raise errors.ValidationFailed(
+            "account: names the account a card's or bank's statement is of; this file is not one (send it "
+            "without ?account=)",
+            errors=[{"loc": ["query", "account"], "msg": "only for a statement"}],
+        )
     if isinstance(source, CsvFile):
         return Prepared(detect.KAKEIBO, source, _by_id(listing))
     resolved = matching.resolve(source, listing, create=options.create_accounts)
@@ -78,6 +109,24 @@ def prepare(store: Store, ctx: WriteContext, data: bytes, charset: str | None, o
     if options.dry_run and options.create_accounts:  # as they would be once created
         accounts.update({u["id"]: {"id": u["id"], "name": u["name"], "archived": False} for u in resolved.unknown})
     return Prepared(source.format, resolved.file, accounts, resolved.unknown, created, source.repeated_ids)
+
+
+def _statement(
+    store: Store, ledger: str, statement: Statement, accounts: dict[str, Item], account: str | None
+) -> Prepared:
+    """A card's or bank's statement as rows on `account` (required: the file does not name it), the"""
+    if account is None:
+        raise errors.ValidationFailed(
+            "account: name the account this statement is of (?account={id}): the file does not say",
+            errors=[{"loc": ["query", "account"], "msg": "required for a statement"}],
+        )
+    if account not in accounts:
+        raise errors.ValidationFailed(
+            f"account: '{account}' is not an account of the ledger",
+            errors=[{"loc": ["query", "account"], "msg": "not an account of the ledger"}],
+        )
+    file = statement_rows(statement, account)
+    return Prepared(statement.format, file, accounts, statement=statement, account=account)
 
 
 def _by_id(listing: list[dict[str, Any]]) -> dict[str, Item]:
@@ -111,7 +160,7 @@ def preview(store: Store, ledger: str, prepared: Prepared, problem: AccountProbl
             items.append({"line": row.line, "action": "error", "message": reason, "slip": slip})
         else:
             writable.append(row)
-    sync = import_sync.compare(store, ledger, prepared.format, writable)
+    sync = compare(store, ledger, prepared, writable)
     synced = import_sync.outcomes(sync)
     listed = {i["slip_id"] for i in synced}
     rule_set = rules_service.load(store, ledger) if writable else None  # one read: every rule of the ledger
@@ -144,6 +193,19 @@ def preview(store: Store, ledger: str, prepared: Prepared, problem: AccountProbl
         "outcomes": _listed(items),
         "ruled": ruled[: rules_service.MAX_RULED_ROWS],
     }
+
+
+def compare(store: Store, ledger: str, prepared: Prepared, rows: list[Row]) -> import_sync.Sync:
+    """The rows against earlier downloads (import_sync.compare)."""
+    statement = prepared.statement
+    return import_sync.compare(
+        store,
+        ledger,
+        prepared.format,
+        rows,
+        account=prepared.account,
+        lists_missing=statement is None or statement.kind != "card",
+    )
 
 
 # A dry run's counts, named as an import's answer names them: count -> the row actions it counts
