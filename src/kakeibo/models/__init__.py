@@ -73,6 +73,7 @@ if TYPE_CHECKING:
         RestoreIn,
     )
     from kakeibo.models.imports import (
+        CardPaymentRow,
         FormatLayout,
         Health,
         ImportAction,
@@ -258,6 +259,7 @@ __all__ = [
     "BudgetCopyRefusal",
     "BudgetIn",
     "BudgetList",
+    "CardPaymentRow",
     "CardPayments",
     "Category",
     "CategoryTotal",
@@ -447,6 +449,7 @@ _WINGS: dict[str, str] = {
     "LedgerExport": "dataio",
     "LedgerRestore": "dataio",
     "RestoreIn": "dataio",
+    "CardPaymentRow": "imports",
     "FormatLayout": "imports",
     "ImportFormatInfo": "imports",
     "ImportFormats": "imports",

@@ -78,6 +78,20 @@ class SkippedLine(Model):
     text: str = Field(description="the line's first cells")
 
 
+class CardPaymentRow(Model):
+    line: int = Field(description="the bank row's line")
+    card: str = Field(description="the card account it pays")
+    closing_date: str
+    payment_date: str
+    slip_id: str = Field(description="the payment's identity: the slip the daily job posts for that cycle (§13)")
+    amount: int = Field(description="what the bank debited")
+    posted_amount: int | None = Field(description="already_posted: the amount of the payment the ledger holds")
+    action: Literal["post", "already_posted"] = Field(
+        description="post: the row becomes the card's payment of that cycle (the daily job then posts nothing); "
+        "already_posted: the ledger has it (the daily job, or an earlier import): nothing is written"
+    )
+
+
 class UnknownAccount(Model):
     name: str = Field(description="as the file names it (matched after NFKC normalisation and trimming)")
     id: str = Field(description="the id it is (or would be) created with")
@@ -173,6 +187,9 @@ class ImportResult(Model):
     skipped_lines: list[SkippedLine] = Field(
         default_factory=list, description="a statement's lines that are no slip, and why (up to 200)"
     )
+    card_payments: list[CardPaymentRow] = Field(
+        default_factory=list, description="a bank's rows that are payments of the ledger's own cards"
+    )
     ruled: list[RuledRow] = Field(
         default_factory=list,
         description="rows the ledger's rules (GET /rules) categorised or added to, with the rules that did "
@@ -205,6 +222,9 @@ class ImportPreview(Model):
     account: str | None = Field(default=None, description="a statement: the account its rows are on")
     skipped_lines: list[SkippedLine] = Field(
         default_factory=list, description="a statement's lines that are no slip, and why (up to 200)"
+    )
+    card_payments: list[CardPaymentRow] = Field(
+        default_factory=list, description="a bank's rows that are payments of the ledger's own cards"
     )
     ruled: list[RuledRow] = Field(
         default_factory=list,

@@ -19,6 +19,7 @@ from kakeibo.importformats.statement import file_rows as statement_rows
 from kakeibo.models import AccountCreate
 from kakeibo.services import accounts as account_service
 from kakeibo.services import rules as rules_service
+from kakeibo.services.imports import statements as statements_service
 from kakeibo.services.imports import sync as import_sync
 from kakeibo.store import Item, Store, WriteContext
 
@@ -51,6 +52,11 @@ class Prepared:
     repeated_ids: int = 0
     statement: Statement | None = None  # a card's or bank's statement (its rows are `file`'s)
     account: str | None = None  # the account a statement is of
+    payments: list[dict[str, Any]] = field(default_factory=list)  # bank rows that are the ledger's card payments
+
+    @property
+    def payment_ids(self) -> set[str]:
+        return {p["slip_id"] for p in self.payments}
 
     def summary(self) -> dict[str, Any]:
         notices = []
@@ -77,6 +83,7 @@ class Prepared:
             ]
             if statement is not None
             else [],
+            "card_payments": self.payments,
         }
 
     @property
@@ -114,7 +121,8 @@ def prepare(store: Store, ctx: WriteContext, data: bytes, charset: str | None, o
 def _statement(
     store: Store, ledger: str, statement: Statement, accounts: dict[str, Item], account: str | None
 ) -> Prepared:
-    """A card's or bank's statement as rows on `account` (required: the file does not name it), the"""
+    """A card's or bank's statement as rows on `account` (required: the file does not name it), the
+    bank rows that pay the ledger's own cards recognised as those payments."""
     if account is None:
         raise errors.ValidationFailed(
             "account: name the account this statement is of (?account={id}): the file does not say",
@@ -126,7 +134,8 @@ def _statement(
             errors=[{"loc": ["query", "account"], "msg": "not an account of the ledger"}],
         )
     file = statement_rows(statement, account)
-    return Prepared(statement.format, file, accounts, statement=statement, account=account)
+    payments = statements_service.card_payments(store, ledger, account, statement, file, accounts=accounts)
+    return Prepared(statement.format, file, accounts, statement=statement, account=account, payments=payments)
 
 
 def _by_id(listing: list[dict[str, Any]]) -> dict[str, Item]:
@@ -196,13 +205,15 @@ def preview(store: Store, ledger: str, prepared: Prepared, problem: AccountProbl
 
 
 def compare(store: Store, ledger: str, prepared: Prepared, rows: list[Row]) -> import_sync.Sync:
-    """The rows against earlier downloads (import_sync.compare)."""
+    """The rows against earlier downloads (import_sync.compare); a bank row that is a card's payment
+    is that payment, never compared as a row."""
     statement = prepared.statement
+    paying = prepared.payment_ids
     return import_sync.compare(
         store,
         ledger,
         prepared.format,
-        rows,
+        [r for r in rows if r.slip_id not in paying],
         account=prepared.account,
         lists_missing=statement is None or statement.kind != "card",
     )
