@@ -6,6 +6,9 @@
   card is known by its account's name and, when that name holds a known company's word (楽天, JCB,
   セゾン...), by that company's debit names. Text compares in one form: NFKC, case folded, every
   long-vowel mark and dash as ー, small kana as large (banks print ツ for ッ), no spaces or dots.
+- Which billing cycle a card's file is the statement of: the one paid on the date the file names,
+  else in the month it names, else the cycle most of its rows fall in.
+- How the file's rows differ from what the ledger holds for that cycle.
 """
 
 from __future__ import annotations
@@ -13,7 +16,10 @@ from __future__ import annotations
 import datetime as dt
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 from kakeibo.core import billing
 from kakeibo.core.billing import Billing, Cycle
@@ -71,3 +77,75 @@ def paying_cycle(rule: Billing, day: dt.date) -> Cycle | None:
         if closing.payment_date == day:
             return closing
     return None
+
+
+def statement_cycle(
+    rule: Billing, *, payment_date: str | None, payment_month: str | None, dates: Sequence[str]
+) -> Cycle | None:
+    """The cycle a card's file is the statement of (see the module's doc)."""
+    if payment_date is not None:
+        day = dt.date.fromisoformat(payment_date)
+        paid = paying_cycle(rule, day)
+        if paid is not None:
+            return paid
+        for months in range(4):  # a date the card's shift does not reach: by its scheduled day
+            index = day.year * 12 + day.month - 1 - months
+            found = billing.cycle(rule, index // 12, index % 12 + 1)
+            if found.scheduled_payment == day or found.payment_date.strftime("%Y-%m") == payment_date[:7]:
+                return found
+    if payment_month is not None:
+        year, month = int(payment_month[:4]), int(payment_month[5:7])
+        for months in range(4):
+            index = year * 12 + month - 1 - months
+            found = billing.cycle(rule, index // 12, index % 12 + 1)
+            if found.scheduled_payment.strftime("%Y-%m") == payment_month:
+                return found
+    if not dates:
+        return None
+    counted = Counter(billing.cycle_of(rule, dt.date.fromisoformat(d)).closing_date for d in dates)
+    closing = max(counted, key=lambda c: (counted[c], c))
+    return billing.cycle_of(rule, closing)
+
+
+@dataclass(frozen=True, slots=True)
+class FileRow:
+    line: int
+    slip_id: str
+    date: str
+    signed: int  # what the row adds to what the card owes (a refund: negative)
+    payee: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class LedgerSlip:
+    slip_id: str
+    date: str
+    signed: int
+    payee: str | None
+
+
+def differences(
+    rows: Sequence[FileRow], ledger: Mapping[str, LedgerSlip], cycle_slips: Sequence[LedgerSlip], cycle: Cycle
+) -> list[dict[str, Any]]:
+    """The file's rows that the ledger does not hold as the file says for `cycle`, and the cycle's
+    slips the file lacks: `{reason, line?, slip_id, date, file_amount?, ledger_amount?, payee}` where
+    reason is not_in_ledger (not imported, or deleted), amount (the ledger's differs: edited here),
+    outside_period (dated outside the cycle: the ledger bills it in another one), or not_in_file."""
+    lo, hi = cycle.period_from.isoformat(), cycle.closing_date.isoformat()
+    out: list[dict[str, Any]] = []
+    for row in rows:
+        held = ledger.get(row.slip_id)
+        base = {"line": row.line, "slip_id": row.slip_id, "date": row.date, "file_amount": row.signed,
+                "payee": row.payee}  # fmt: skip
+        if held is None:
+            out.append({"reason": "not_in_ledger", **base, "ledger_amount": None})
+        elif held.signed != row.signed:
+            out.append({"reason": "amount", **base, "ledger_amount": held.signed})
+        elif not lo <= held.date <= hi:
+            out.append({"reason": "outside_period", **base, "date": held.date, "ledger_amount": held.signed})
+    inside = {row.slip_id for row in rows}
+    for slip in cycle_slips:
+        if slip.slip_id not in inside:
+            out.append({"reason": "not_in_file", "line": None, "slip_id": slip.slip_id, "date": slip.date,
+                        "file_amount": None, "ledger_amount": slip.signed, "payee": slip.payee})  # fmt: skip
+    return out

@@ -91,6 +91,8 @@ if TYPE_CHECKING:
         LedgerRebuild,
         PreviewRow,
         SkippedLine,
+        StatementCheck,
+        StatementDifference,
         UnknownAccount,
     )
     from kakeibo.models.journal import (
@@ -377,6 +379,8 @@ __all__ = [
     "SlipTemplate",
     "SlipTemplatePatch",
     "Statement",
+    "StatementCheck",
+    "StatementDifference",
     "StatementList",
     "Strict",
     "SubcategoryTotal",
@@ -454,6 +458,8 @@ _WINGS: dict[str, str] = {
     "ImportFormatInfo": "imports",
     "ImportFormats": "imports",
     "SkippedLine": "imports",
+    "StatementCheck": "imports",
+    "StatementDifference": "imports",
     "Health": "imports",
     "ImportAction": "imports",
     "ImportFormat": "imports",

@@ -92,6 +92,37 @@ class CardPaymentRow(Model):
     )
 
 
+class StatementDifference(Model):
+    reason: Literal["not_in_ledger", "amount", "outside_period", "not_in_file"] = Field(
+        description="not_in_ledger: a row of the file the ledger does not hold (not imported, refused or "
+        "deleted); amount: the ledger's slip has another amount (edited here); outside_period: dated outside "
+        "the cycle, so the ledger bills it in another one; not_in_file: a slip of the cycle on the card that "
+        "the file lacks"
+    )
+    line: int | None
+    slip_id: str
+    date: str
+    file_amount: int | None = Field(description="what the file says the row adds to the bill (a refund negative)")
+    ledger_amount: int | None
+    payee: str | None = None
+
+
+class StatementCheck(Model):
+    """A card's file against the card's own statement of its cycle (§13)."""
+
+    account: str
+    closing_date: str
+    payment_date: str
+    period: dict[str, str]
+    file_total: int = Field(description="the file's total: the issuer's stated one, else the sum of its rows")
+    rows_total: int = Field(description="the sum of the file's rows (charges less refunds)")
+    amount_due: int = Field(description="what the ledger says the cycle owes (GET /accounts/{id}/statements)")
+    equal: bool = Field(description="file_total == amount_due")
+    difference: int = Field(description="file_total - amount_due")
+    differing: int = Field(description="rows and slips that differ (all of them; up to 200 listed)")
+    differences: list[StatementDifference]
+
+
 class UnknownAccount(Model):
     name: str = Field(description="as the file names it (matched after NFKC normalisation and trimming)")
     id: str = Field(description="the id it is (or would be) created with")
@@ -190,6 +221,9 @@ class ImportResult(Model):
     card_payments: list[CardPaymentRow] = Field(
         default_factory=list, description="a bank's rows that are payments of the ledger's own cards"
     )
+    statement: StatementCheck | None = Field(
+        default=None, description="a card's statement: checked against the card's statement of its cycle"
+    )
     ruled: list[RuledRow] = Field(
         default_factory=list,
         description="rows the ledger's rules (GET /rules) categorised or added to, with the rules that did "
@@ -225,6 +259,9 @@ class ImportPreview(Model):
     )
     card_payments: list[CardPaymentRow] = Field(
         default_factory=list, description="a bank's rows that are payments of the ledger's own cards"
+    )
+    statement: StatementCheck | None = Field(
+        default=None, description="a card's statement: checked against the card's statement of its cycle"
     )
     ruled: list[RuledRow] = Field(
         default_factory=list,

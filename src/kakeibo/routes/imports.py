@@ -74,8 +74,9 @@ def _importer() -> ModuleType:
     "import the rest. Also reads Money Forward ME's 収入・支出詳細 and Zaim's exports (detected from the "
     "header); their accounts are matched by name or id. And a card's or bank's statement as its website "
     "gives it (GET /imports/formats lists them), onto the account named by ?account=: each row a slip, the "
-    "issuer's payee its payee, a bank row that pays one of the ledger's cards that card's payment. "
-    "dry_run=true writes nothing and answers what each row would do.",
+    "issuer's payee its payee, a bank row that pays one of the ledger's cards that card's payment, a card's "
+    "file checked against the card's statement. dry_run=true writes nothing and answers what each row "
+    "would do.",
     responses={
         200: {
             "description": "Imported (ImportResult), or what would be (ImportPreview, dry_run=true)",

@@ -39,7 +39,7 @@ from kakeibo.models.slips import ImportRow
 from kakeibo.services import rules as rules_service
 from kakeibo.services.common import TimeLeft, now_iso
 from kakeibo.services.imports import sync as import_sync
-from kakeibo.services.imports.prepare import Options, compare, prepare, preview
+from kakeibo.services.imports.prepare import Options, compare, prepare, preview, statement_check
 from kakeibo.services.rules import ruled_row
 from kakeibo.services.slips import fingerprint, new_slip_item, slip_change, slip_range, slip_view
 from kakeibo.services.units import Unit, checked
@@ -170,6 +170,7 @@ def import_csv(
         "errors": report[:MAX_ANSWERED_ERRORS],
         **_synced(sync, done, written),
         **prepared.summary(),
+        "statement": statement_check(store, ledger, prepared),
         "ruled": [{"line": n, "rules": ids} for n, ids in sorted(tally.ruled.items())][: rules_service.MAX_RULED_ROWS],
     }
 

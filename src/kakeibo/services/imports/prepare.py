@@ -199,6 +199,7 @@ def preview(store: Store, ledger: str, prepared: Prepared, problem: AccountProbl
         "rows": parsed.rows,
         **{count: sum(counts[action] for action in actions) for count, actions in COUNTS.items()},
         **prepared.summary(),
+        "statement": statement_check(store, ledger, prepared),
         "outcomes": _listed(items),
         "ruled": ruled[: rules_service.MAX_RULED_ROWS],
     }
@@ -217,6 +218,15 @@ def compare(store: Store, ledger: str, prepared: Prepared, rows: list[Row]) -> i
         account=prepared.account,
         lists_missing=statement is None or statement.kind != "card",
     )
+
+
+def statement_check(store: Store, ledger: str, prepared: Prepared) -> dict[str, Any] | None:
+    """A card's file against the card's statement of its cycle, as the ledger holds it now (§13)."""
+    statement = prepared.statement
+    if statement is None or statement.kind != "card" or prepared.account is None:
+        return None
+    card = account_service.account_item(store, ledger, prepared.account)
+    return statements_service.check(store, ledger, card, statement, prepared.file)
 
 
 # A dry run's counts, named as an import's answer names them: count -> the row actions it counts
