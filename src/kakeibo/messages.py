@@ -835,6 +835,9 @@ TRANSLATIONS: dict[str, str] = {
     ),
     # card and bank statements (importformats/statement.py, issuers/)
     "{name} (missing {columns})": "{name}（{columns} がありません）",
+    "the issuer's id of this row repeats line {line}'s": (
+        "この行の明細 ID は {line} 行目と同じです（ファイルが編集されたか、つながっています）"
+    ),
     "none of them": "どれにも似ていません",
     "the file is not {name}'s statement: expected {expected}": (
         "このファイルは {name} の明細の形式ではありません（見出し行 {expected} が見つかりません）"

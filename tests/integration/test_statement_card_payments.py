@@ -119,3 +119,14 @@ def test_a_card_paid_from_another_bank_is_not_this_banks_payment(api: Client, on
     data = bank_file("20261127,-3086,,ラクテンカ－ド　サ－ビス")
     done = api.post("/imports", raw=data, headers=CSV, query={"account": "other"})
     assert (done.json["card_payments"], done.json["created"]) == ([], 1)
+
+
+def test_a_second_debit_of_the_card_that_day_is_an_expense(api: Client, on_day: Any) -> None:
+    # Given two debits naming the card company on its payment date
+    household(api, on_day)
+    data = bank_file("20261127,-3086,,ラクテンカ－ド　サ－ビス", "20261127,-1000,,ラクテンカ－ド　サ－ビス")
+    done = api.post("/imports", raw=data, headers=CSV, query={"account": "bank"})
+    # Then the first is the cycle's payment and the second an expense (one payment per cycle)
+    assert [p["line"] for p in done.json["card_payments"]] == [2]
+    assert (done.json["created"], done.json["failed"]) == (2, 0)
+    assert [p["amount"] for p in payments(api)] == [3086]

@@ -270,3 +270,16 @@ def test_any_order_of_overlapping_downloads_gives_the_same_slips(
     assert sorted((d, a, p) for d, a, p in first.values()) == sorted(
         (f"{DAYS[d]:%Y-%m-%d}", a, SHOPS[s]) for d, s, a in covered
     )
+
+
+def test_a_repeated_issuer_id_refuses_the_second_row() -> None:
+    # Given ゆうちょ's download with one 入出金明細ＩＤ on two rows (edited by hand, or two files joined)
+    text = (
+        "取引日,入出金明細ＩＤ,受入金額（円）,払出金額（円）,詳細１,詳細２,現在（貸付）高,\n"
+        "20261101,202611010000001,3,,受取利子,,200003,\n"
+        "20261102,202611010000001,,1000,送金,ヤマダ,199003,\n"
+    )
+    file = file_rows(read(cp932(text)), "bank")
+    # Then the second is a row error naming the first, and one slip is left: never two rows on one slip
+    assert [r.line for r in file.valid] == [2]
+    assert [(e.line, e.message) for e in file.errors] == [(3, "the issuer's id of this row repeats line 2's")]

@@ -520,7 +520,12 @@ def file_rows(statement: Statement, account: str) -> CsvFile:
     """The statement's entries as the importer's rows on `account`: payee and imported_payee the
     file's text, no category (the ledger's rules give one, §18)."""
     out = CsvFile(statement.sha256, statement.encoding, rows=statement.rows, errors=list(statement.errors))
+    seen: dict[str, int] = {}
     for entry, slip_id in zip(statement.entries, identities(statement, account), strict=True):
+        if slip_id in seen:  # only an issuer's own id can repeat (a file edited by hand, or two joined)
+            out.errors.append(RowError(entry.line, f"the issuer's id of this row repeats line {seen[slip_id]}'s"))
+            continue
+        seen[slip_id] = entry.line
         body = {
             "date": entry.date,
             "kind": entry.kind,

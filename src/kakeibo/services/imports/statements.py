@@ -43,13 +43,17 @@ def card_payments(
     texts = {e.line: e.texts for e in statement.entries}
     names = {str(c["id"]): rules.debit_names(str(c["name"]), str(c["id"])) for c in cards}
     found: list[tuple[int, Item, billing.Cycle]] = []
+    taken: set[tuple[str, dt.date]] = set()  # a cycle is paid by one row (a second debit is an expense)
     for index, row in enumerate(file.valid):
         if row.slip.kind != "expense":
             continue
         day = dt.date.fromisoformat(row.slip.date)
         for card in cards:
             cycle = rules.paying_cycle(card_billing(dict(card["billing"])), day)
-            if cycle is not None and rules.names_card(texts.get(row.line, ()), names[str(card["id"])]):
+            if cycle is None or (str(card["id"]), cycle.closing_date) in taken:
+                continue
+            if rules.names_card(texts.get(row.line, ()), names[str(card["id"])]):
+                taken.add((str(card["id"]), cycle.closing_date))
                 found.append((index, card, cycle))
                 break
     if not found:
