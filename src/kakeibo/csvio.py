@@ -380,8 +380,8 @@ def slip_id_for(file_sha256: str, line: int, external_id: str | None) -> str:
     another origin will derive: Idempotency-Key slips (services/slips.py) and recurring occurrences
     (core/recurrence.py) are 26 characters of RFC 4648 base32 (A-Z, 2-7), domain-separated by what they
     hash; imported rows are "U" + 26 (an external_id, hashed), "I" + 21 (file hash + line),
-    "M"/"Z" + 26 (Money Forward, Zaim rows); generated ids are ULIDs, 26 Crockford characters
-    starting with "0" (a time below 2^45 ms), a shape no hash above produces.
+    "M"/"Z"/"S" + 26 (Money Forward, Zaim, card and bank statement rows); generated ids are ULIDs, 26
+    Crockford characters starting with "0" (a time below 2^45 ms), a shape no hash above produces.
     An external_id used to become the slip id verbatim whenever it was a valid one, so a row could
     take a recurrence's occurrence id before it was posted (the occurrence then counted as
     posted). Now only a ULID is kept verbatim (an export's external_id: the slip keeps its id in

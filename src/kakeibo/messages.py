@@ -944,10 +944,59 @@ TRANSLATIONS: dict[str, str] = {
     ),
     "line 1 must be the header {header}: {why}": "1 行目は見出し行 {header} にしてください（{why}）",
     "line 1 is {problem}; expected one of: {ours}[,external_id][,subcategory] (this API), {mf} (Money Forward ME"
-    " 収入・支出詳細), {zaim} (Zaim)": (
+    " 収入・支出詳細), {zaim} (Zaim), or a card's or bank's statement (GET /imports/formats lists them); it "
+    "resembles: {like}": (
         "1 行目が読める見出し行ではありません。この API の {ours}[,external_id][,subcategory]、"
-        "Money Forward ME（収入・支出詳細）の {mf}、Zaim の {zaim} のいずれかにしてください"
+        "Money Forward ME（収入・支出詳細）の {mf}、Zaim の {zaim}、またはカード会社・銀行の明細"
+        "（GET /imports/formats に一覧があります）のいずれかにしてください。似ている形式: {like}"
     ),
+    # card and bank statements (importformats/statement.py, issuers/)
+    "{name} (missing {columns})": "{name}（{columns} がありません）",
+    "the issuer's id of this row repeats line {line}'s": (
+        "この行の明細 ID は {line} 行目と同じです（ファイルが編集されたか、つながっています）"
+    ),
+    "none of them": "どれにも似ていません",
+    "the file is not {name}'s statement: expected {expected}": (
+        "このファイルは {name} の明細の形式ではありません（見出し行 {expected} が見つかりません）"
+    ),
+    "account: names the account a card's or bank's statement is of; this file is not one (send it without ?account=)": (
+        "account はカード会社・銀行の明細を取り込む口座の指定です。このファイルは明細ではないため、"
+        "?account= を付けずに送ってください"
+    ),
+    "account: name the account this statement is of (?account={id}): the file does not say": (
+        "この明細を取り込む口座を ?account={id} で指定してください（ファイルには書かれていません）"
+    ),
+    "account: {account} is not an account of the ledger": "口座 {account} はこの家計簿にありません",
+    "{name}: {value} is not a date": "{name} の {value} は日付ではありません",
+    "{name}: {value} is not a real date": "{name} の {value} は実在しない日付です",
+    "{name}: the row ends before this column: the file may be cut here": (
+        "{name}: この行はこの列の前で終わっています。ファイルが途中で切れている可能性があります"
+    ),
+    "{name}: is required (the amount the card was charged)": "{name} がありません（カードに請求された金額）",
+    "{name}: a row moves money one way: it has both": "{name}: 入金と出金の両方が書かれています（どちらか一方です）",
+    "{name}: the row has no amount": "{name}: この行には金額がありません",
+    "ご利用日: the row has an amount but no date: Vpass gives it none; record it by hand": (
+        "ご利用日: 金額はありますが日付がありません（Vpass の明細に日付がない行です）。手で記録してください"
+    ),
+    "a quoted cell is not closed: the file is cut or damaged from this line on; download it again": (
+        "引用符で始まる項目が閉じられていません。この行から先が切れているか壊れています。ダウンロードし直してください"
+    ),
+    "this line holds a byte-order mark (U+FEFF) in the middle of the file: two files were joined; download it again": (
+        "この行の途中に BOM（U+FEFF）があります。2 つのファイルがつながっています。ダウンロードし直してください"
+    ),
+    "this line is in UTF-8 while the file is in Shift_JIS: two files were joined; download it again": (
+        "この行は UTF-8 ですが、ファイルは Shift_JIS です。2 つのファイルがつながっています。"
+        "ダウンロードし直してください"
+    ),
+    "this line is in Shift_JIS while the file is in UTF-8: two files were joined; download it again": (
+        "この行は Shift_JIS ですが、ファイルは UTF-8 です。2 つのファイルがつながっています。"
+        "ダウンロードし直してください"
+    ),
+    "this line is neither UTF-8 nor Shift_JIS: the file is damaged here; download it again": (
+        "この行は UTF-8 でも Shift_JIS でもありません。ファイルが壊れています。ダウンロードし直してください"
+    ),
+    "this is a card's statement, imported onto a {type} account": "カードの明細を {type} の口座に取り込みました",
+    "this is a bank's statement, imported onto a {type} account": "銀行の明細を {type} の口座に取り込みました",
     "line 1 must be {app}'s header {header}: {why}": "1 行目は {app} の見出し行 {header} にしてください（{why}）",
     "account '{name}' could be any of the accounts {ids}: name one of them by its id": (
         "口座「{name}」に当てはまる口座が複数あります（{ids}）。どれか 1 つを ID で指定してください"
@@ -1162,8 +1211,9 @@ TRANSLATIONS: dict[str, str] = {
     ),
     "reconciliation '{id}' changed since that entry": "照合 {id} はこの変更のあとに変わっています",
 }
-# Groups whose text is itself an English detail: translated too.
+# Groups whose text is itself an English detail: translated too; lists of them ("; "-separated): each.
 _NESTED = ("detail",)
+_LISTS = ("like",)
 
 
 @cache
@@ -1179,12 +1229,20 @@ def _compiled() -> list[tuple[re.Pattern[str], str]]:
     return out
 
 
+def _nested(name: str, value: str) -> str:
+    if name in _NESTED:
+        return translate(value) or value
+    if name in _LISTS:
+        return "、".join(translate(part) or part for part in value.split("; "))
+    return value
+
+
 def translate(detail: str) -> str | None:
     """The Japanese of an English detail raised as text, or None if the catalogue lacks it."""
     for pattern, japanese in _compiled():
         found = pattern.match(detail)
         if found:
-            groups = {k: (translate(v) or v) if k in _NESTED else v for k, v in found.groupdict().items()}
+            groups = {k: _nested(k, v) for k, v in found.groupdict().items()}
             return japanese.format(**groups)
     return field_sentence(detail)
 

@@ -48,6 +48,9 @@ def function_pool(dynamodb_local: DynamoDBLocal, s3_local: S3Local) -> Iterator[
 
 
 def function_environment(dynamodb_local: DynamoDBLocal, s3_local: S3Local) -> dict[str, str]:
+    """The function's environment as make run gives it, on the session's servers."""
+    from kakeibo.local.__main__ import local_environment
+
     return local_environment(dynamodb_local.endpoint, s3_local.endpoint)
 
 

@@ -168,6 +168,8 @@ def test_the_curl_walkthrough_runs_as_written(walked: str) -> None:
     assert re.search(r'"name":\s*"家計簿シート",\s*"scope":\s*"read"', walked), walked[:4000]
     attached = re.findall(r'"slips":\s*\[("[^"]+")\]', walked)
     assert attached, "the receipt is on the slip it was attached to"
+    # the bank's row debiting the card company on the card's payment date is that card's payment
+    assert re.search(r'"card_payments":\s*\[\{"line":\s*2,\s*"card":\s*"card"', walked), "the card's payment"
 
 
 def test_the_python_journal_client_snippet_runs(

@@ -3,12 +3,16 @@ mapping, transfer pairing, row identity, account matching and the ids proposed f
 
 from __future__ import annotations
 
+import typing
+from pathlib import Path
+
 import pytest
 
 from kakeibo import errors, messages
 from kakeibo.csvio import CsvFile
-from kakeibo.importformats import accounts, detect
+from kakeibo.importformats import accounts, detect, issuers
 from kakeibo.importformats.source import NOT_COUNTED, UNKNOWN_COUNTERPART, SourceFile
+from kakeibo.models import ImportFormat
 
 MF = "計算対象,日付,内容,金額（円）,保有金融機関,大項目,中項目,メモ,振替,ID\n"
 ZAIM = (
@@ -341,3 +345,37 @@ def test_zaims_foreign_transfers_carry_what_arrived_in_the_unit_of_each_side() -
     # And between two dollar accounts the dollars move as they are, and a yen transfer stays in yen
     assert (rows[4].amount, rows[4].to_amount) == (1000, None)
     assert (rows[5].amount, rows[5].to_amount) == (500, None)
+
+
+# ---- card and bank statements -------------------------------------------------------------------
+
+SAMPLES = Path(__file__).resolve().parents[1] / "samples" / "statements"
+
+
+@pytest.mark.parametrize("path", sorted(SAMPLES.glob("*.csv")), ids=lambda p: p.stem)
+def test_a_statement_is_told_by_its_header_and_preamble(path: Path) -> None:
+    # Given an issuer's download as it comes
+    text, _, _ = issuers.decode(path.read_bytes())
+    # Then detection names the issuer (the sample's name begins with its format's)
+    assert path.stem.startswith(detect.detect(text))
+
+
+def test_the_formats_a_request_may_force_are_the_registrys() -> None:
+    assert set(typing.get_args(ImportFormat)) == set(detect.FORMATS)
+    assert [f["id"] for f in detect.listing()] == list(detect.FORMATS)
+
+
+def test_a_file_of_no_known_layout_names_what_it_resembles() -> None:
+    # Given a download that has JCB's columns but its amount
+    text = '"ご利用者","カテゴリ","ご利用日","ご利用先など","支払区分"\n"x","y","2026/11/01","ローソン","１回"\n'
+    with pytest.raises(errors.ValidationFailed) as caught:
+        detect.read(text.encode("cp932"))
+    # Then the 422 names it, with what it lacks, in words and as a member
+    assert caught.value.context["resembles"][0]["format"] == "jcb"
+    assert "it resembles: JCB（MyJCB カードご利用代金明細） (missing ご利用金額(¥)" in caught.value.detail
+    assert messages.translate(caught.value.detail) is not None
+
+
+def test_a_statement_forced_as_another_issuers_is_422_naming_what_that_one_expects() -> None:
+    with pytest.raises(errors.ValidationFailed, match=r"is not Rakuten Card .*'s statement: expected"):
+        detect.read((SAMPLES / "jcb.csv").read_bytes(), fmt="rakuten_card")

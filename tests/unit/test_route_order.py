@@ -37,6 +37,7 @@ def test_the_most_specific_route_answers_whatever_the_order(order: str) -> None:
     assert _winner(resolver, "GET", "/slips/01JABCDEF/history") == "/slips/<id>/history"
     assert _winner(resolver, "GET", "/slips/2026-11-01/01JABCDEF") == "/slips/<date>/<id>"
     assert _winner(resolver, "GET", "/ledgers/L1/slips/01JABCDEF/history") == "/ledgers/<ledger>/slips/<id>/history"
+    assert _winner(resolver, "GET", "/imports/formats") == "/imports/formats"
 
 
 def test_specificity_ranks_literals_before_parameters_segment_by_segment() -> None:

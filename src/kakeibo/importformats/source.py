@@ -143,7 +143,7 @@ def memo(*parts: str | None) -> str | None:
     return text[:MAX_MEMO] or None
 
 
-PREFIXES = {"mf": "M", "zaim": "Z"}
+PREFIXES = {"mf": "M", "zaim": "Z", "st": "S"}  # st: card and bank statements (importformats/statement.py)
 
 
 def identity(source: str, *parts: str) -> str:

@@ -14,7 +14,113 @@ class ImportRowError(Model):
     message: str
 
 
-ImportFormat = Literal["kakeibo", "mf", "zaim"]
+ImportFormat = Literal[
+    "kakeibo",
+    "mf",
+    "zaim",
+    # card and bank statements (importformats/issuers: GET /imports/formats)
+    "rakuten_card",
+    "vpass",
+    "jcb",
+    "paypay_card",
+    "epos",
+    "saison",
+    "view_card",
+    "nicos",
+    "aeon_card",
+    "amex",
+    "yucho",
+    "mufg_bank",
+    "smbc_bank",
+    "sbi_sumishin",
+    "rakuten_bank",
+    "sbi_shinsei",
+    "paypay_bank",
+    "ja_bank",
+    "sfcard_viewer",
+]
+
+
+class FormatLayout(Model):
+    id: str = Field(description="the layout version (an issuer's file has had several)")
+    header: str = Field(description="its header line as the issuer writes it (a file without one: its first line)")
+    preamble: str | None = Field(default=None, description="the lines before the header, described")
+    encoding: str = Field(description="as the issuer writes the file (every file is read in Shift_JIS or UTF-8)")
+    source: str = Field(description="the public source the layout was taken from")
+
+
+class ImportFormatInfo(Model):
+    id: ImportFormat = Field(description="the value of ?format= that forces it")
+    name: str
+    name_en: str
+    kind: Literal["app", "card", "bank", "ic"] = Field(
+        description="app: another household-ledger app's export (or this API's own CSV); card, bank, ic: the "
+        "statement of one account, imported with ?account={id}"
+    )
+    layouts: list[FormatLayout]
+    notes: str = ""
+
+
+class ImportFormats(Model):
+    items: list[ImportFormatInfo]
+
+
+SkipReason = Literal["blank", "preamble", "header", "section", "note", "total", "payment", "zero"]
+
+
+class SkippedLine(Model):
+    line: int
+    reason: SkipReason = Field(
+        description="blank; preamble (before the header: account, period, totals); header; section (a heading "
+        "within the rows: a card's holder); note (a line about the row before it, or the file); total; payment "
+        "(the card's own payment, as the card received it: the daily job posts it from the bank); zero (0 yen)"
+    )
+    text: str = Field(description="the line's first cells")
+
+
+class CardPaymentRow(Model):
+    line: int = Field(description="the bank row's line")
+    card: str = Field(description="the card account it pays")
+    closing_date: str
+    payment_date: str
+    slip_id: str = Field(description="the payment's identity: the slip the daily job posts for that cycle (§13)")
+    amount: int = Field(description="what the bank debited")
+    posted_amount: int | None = Field(description="already_posted: the amount of the payment the ledger holds")
+    action: Literal["post", "already_posted"] = Field(
+        description="post: the row becomes the card's payment of that cycle (the daily job then posts nothing); "
+        "already_posted: the ledger has it (the daily job, or an earlier import): nothing is written"
+    )
+
+
+class StatementDifference(Model):
+    reason: Literal["not_in_ledger", "amount", "outside_period", "not_in_file"] = Field(
+        description="not_in_ledger: a row of the file the ledger does not hold (not imported, refused or "
+        "deleted); amount: the ledger's slip has another amount (edited here); outside_period: dated outside "
+        "the cycle, so the ledger bills it in another one; not_in_file: a slip of the cycle on the card that "
+        "the file lacks"
+    )
+    line: int | None
+    slip_id: str
+    date: str
+    file_amount: int | None = Field(description="what the file says the row adds to the bill (a refund negative)")
+    ledger_amount: int | None
+    payee: str | None = None
+
+
+class StatementCheck(Model):
+    """A card's file against the card's own statement of its cycle (§13)."""
+
+    account: str
+    closing_date: str
+    payment_date: str
+    period: dict[str, str]
+    file_total: int = Field(description="the file's total: the issuer's stated one, else the sum of its rows")
+    rows_total: int = Field(description="the sum of the file's rows (charges less refunds)")
+    amount_due: int = Field(description="what the ledger says the cycle owes (GET /accounts/{id}/statements)")
+    equal: bool = Field(description="file_total == amount_due")
+    difference: int = Field(description="file_total - amount_due")
+    differing: int = Field(description="rows and slips that differ (all of them; up to 200 listed)")
+    differences: list[StatementDifference]
 
 
 class UnknownAccount(Model):
@@ -107,6 +213,17 @@ class ImportResult(Model):
         description="rows changed, in conflict, possibly replacing another, and slips missing in the file or "
         "deleted (up to 1000)"
     )
+    layout: str | None = Field(default=None, description="a statement: the version of its issuer's layout")
+    account: str | None = Field(default=None, description="a statement: the account its rows are on")
+    skipped_lines: list[SkippedLine] = Field(
+        default_factory=list, description="a statement's lines that are no slip, and why (up to 200)"
+    )
+    card_payments: list[CardPaymentRow] = Field(
+        default_factory=list, description="a bank's rows that are payments of the ledger's own cards"
+    )
+    statement: StatementCheck | None = Field(
+        default=None, description="a card's statement: checked against the card's statement of its cycle"
+    )
     ruled: list[RuledRow] = Field(
         default_factory=list,
         description="rows the ledger's rules (GET /rules) categorised or added to, with the rules that did "
@@ -135,6 +252,17 @@ class ImportPreview(Model):
     accounts_created: list[str] = Field(description="always empty: a dry run creates nothing")
     repeated_ids: int = Field(description="Money Forward rows whose ID repeats an earlier row's")
     notices: list[str] = Field(description="what the file as a whole needs the reader to know")
+    layout: str | None = Field(default=None, description="a statement: the version of its issuer's layout")
+    account: str | None = Field(default=None, description="a statement: the account its rows are on")
+    skipped_lines: list[SkippedLine] = Field(
+        default_factory=list, description="a statement's lines that are no slip, and why (up to 200)"
+    )
+    card_payments: list[CardPaymentRow] = Field(
+        default_factory=list, description="a bank's rows that are payments of the ledger's own cards"
+    )
+    statement: StatementCheck | None = Field(
+        default=None, description="a card's statement: checked against the card's statement of its cycle"
+    )
     ruled: list[RuledRow] = Field(
         default_factory=list,
         description="rows the ledger's rules (GET /rules) would categorise, rename or add to, with those rules (up "

@@ -22,7 +22,15 @@ from kakeibo.http import (
     time_left,
 )
 from kakeibo.messages import Lang, changes_message, row_message
-from kakeibo.models import DATE_PATTERN, ImportFormat, ImportPreview, ImportReport, ImportResult
+from kakeibo.models import (
+    ACCOUNT_ID_PATTERN,
+    DATE_PATTERN,
+    ImportFormat,
+    ImportFormats,
+    ImportPreview,
+    ImportReport,
+    ImportResult,
+)
 from kakeibo.routes.scope import EDITORS, LedgerRouter, ledger_scope
 from kakeibo.store import get_store
 
@@ -34,7 +42,8 @@ CSV_BODY = {
     "required": True,
     "description": f"UTF-8 (BOM or not) or Shift_JIS/CP932, up to 5 MB. Header: {HEADER} "
     "(external_id and subcategory optional). Set the charset parameter, or it is detected. Money "
-    "Forward ME and Zaim exports are read as they are.",
+    "Forward ME and Zaim exports, and the CSV downloads of the common Japanese card issuers and banks "
+    "(GET /imports/formats), are read as they are.",
     "content": {
         CSV: {
             # the file's bytes, as they are (UTF-8 or Shift_JIS): binary, so generated clients send them untouched
@@ -63,8 +72,11 @@ def _importer() -> ModuleType:
     "(or one that overlaps it, with external_id, or an export) creates only what is missing, and never "
     "brings back a slip deleted since. 202: time ran out before the end of the file; send it again to "
     "import the rest. Also reads Money Forward ME's 収入・支出詳細 and Zaim's exports (detected from the "
-    "header); their accounts are matched by name or id. dry_run=true writes nothing and answers what each "
-    "row would do.",
+    "header); their accounts are matched by name or id. And a card's or bank's statement as its website "
+    "gives it (GET /imports/formats lists them), onto the account named by ?account=: each row a slip, the "
+    "issuer's payee its payee, a bank row that pays one of the ledger's cards that card's payment, a card's "
+    "file checked against the card's statement. dry_run=true writes nothing and answers what each row "
+    "would do.",
     responses={
         200: {
             "description": "Imported (ImportResult), or what would be (ImportPreview, dry_run=true)",
@@ -78,7 +90,18 @@ def _importer() -> ModuleType:
 def import_csv(
     format: Annotated[
         ImportFormat | None,
-        Query(description="kakeibo (this API's), mf (Money Forward ME) or zaim; default: detected from the header"),
+        Query(
+            description="kakeibo (this API's), mf (Money Forward ME), zaim, or a statement's (GET /imports/formats); "
+            "default: detected from the header"
+        ),
+    ] = None,
+    account: Annotated[
+        str | None,
+        Query(
+            max_length=64,
+            pattern=ACCOUNT_ID_PATTERN,
+            description="a card's or bank's statement: the account it is the statement of (required for one)",
+        ),
     ] = None,
     create_accounts: Annotated[
         bool, Query(description="create the accounts the file names that the ledger does not have")
@@ -109,6 +132,7 @@ def import_csv(
         dry_run=dry_run,
         apply_deletions=apply_deletions,
         by_content=identity == "content",
+        account=account,
     )
     result = importer.import_csv(
         get_store(), writer, raw_body(router), charset, time_left=time_left(router), options=options
@@ -140,6 +164,27 @@ def _worded_row(row: dict[str, Any], lang: Lang) -> dict[str, Any]:
     if row.get("changes"):
         return {**row, "message": changes_message(row["message"], row["changes"], lang)}
     return {**row, "message": row_message(row["message"], lang)}
+
+
+@router.get(
+    "/imports/formats",
+    tags=TAGS,
+    summary="The files POST /imports reads: other apps' exports and the card issuers' and banks' statements",
+    operation_id="listImportFormats",
+    description="Each format with its layout versions (the header as the issuer writes it, the preamble "
+    "before it, the encoding) and the public source the layout was taken from. A statement is imported onto "
+    "one account: POST /imports?account={id}.",
+    responses={200: ok_response(ImportFormats), **problem_responses(401, 409)},
+)
+def list_formats() -> Response[str]:
+    ledger_scope(router)
+    return json_response(200, {"items": _formats().listing()})
+
+
+def _formats() -> ModuleType:
+    from kakeibo.importformats import detect  # noqa: PLC0415 - with the importer, on first use
+
+    return detect
 
 
 @router.get(

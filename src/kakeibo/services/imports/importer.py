@@ -38,7 +38,7 @@ from kakeibo.csvio import Row, RowError
 from kakeibo.services import rules as rules_service
 from kakeibo.services.common import TimeLeft, now_iso
 from kakeibo.services.imports import sync as import_sync
-from kakeibo.services.imports.prepare import Options, as_arrived, as_ruled, prepare, preview
+from kakeibo.services.imports.prepare import Options, as_arrived, as_ruled, compare, prepare, preview, statement_check
 from kakeibo.services.slips import fingerprint, new_slip_item, slip_change, slip_range, slip_view
 from kakeibo.services.units import Unit, checked
 from kakeibo.store import (
@@ -106,7 +106,7 @@ def import_csv(
             queue.append(row)
     _started(store, ctx, parsed)
     # rows imported before whose content changed in the app, rows it no longer has
-    sync = import_sync.compare(store, ledger, prepared.format, queue)
+    sync = compare(store, ledger, prepared, queue)
     written: dict[str, dict[str, Any]] = {}
     done = import_sync.apply(store, ctx, sync, apply_deletions=options.apply_deletions, written=written)
     waiting = {sid for sid in sync.replacing if not done.get(sid, "").startswith("replaced")}
@@ -168,6 +168,7 @@ def import_csv(
         "errors": report[:MAX_ANSWERED_ERRORS],
         **_synced(sync, done, written),
         **prepared.summary(),
+        "statement": statement_check(store, ledger, prepared),
         "ruled": [{"line": n, "rules": ids} for n, ids in sorted(tally.ruled.items())][: rules_service.MAX_RULED_ROWS],
     }
 

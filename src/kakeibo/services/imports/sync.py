@@ -1,5 +1,5 @@
-"""Keeping up with the app a household still uses: a fresh download of Money Forward ME or Zaim
-compared with what earlier downloads imported.
+"""Keeping up with the app a household still uses: a fresh download of Money Forward ME, Zaim, or a
+card's or bank's statement, compared with what earlier downloads imported.
 
 - Money Forward ME names each row by its `ID`. A row imported before whose content changed in the
   app is `changed`: applied as an update of its slip under the slip's version, through the one
@@ -11,6 +11,10 @@ compared with what earlier downloads imported.
 - Rows of earlier downloads (slips of the same app, dated within the new file's dates) that the new
   file lacks are `missing_in_file`; they are deleted, through the one delete path, only when asked
   (`apply_deletions`), and only while unedited here.
+- A card's or bank's statement names each row by its identity (importformats/statement.py: the
+  issuer's own id, else the row's date, payee and occurrence): compared as Money Forward's rows are,
+  so a pending charge that settled at another amount is `changed`. The missing rows of a bank's or
+  IC card's download are the account's; a card's statement lists none (it is a month's bill).
 - Zaim has no row id: an edited row is a new row, and its old one vanishes. A new row dated the day
   of a vanished one, on the same account, is `possibly_replaced` (both shown); it is written only
   with `apply_deletions`, which then deletes the vanished one and creates the new one.
@@ -24,7 +28,9 @@ from typing import Any
 from kakeibo import errors, messages
 from kakeibo.core.posting import UNCATEGORIZED
 from kakeibo.csvio import Row
+from kakeibo.importformats import issuers
 from kakeibo.importformats.source import identity_prefix
+from kakeibo.importformats.statement import SOURCE as STATEMENT_SOURCE
 from kakeibo.models import SlipIn
 from kakeibo.services.slips import (
     CLEARED_FIELDS,
@@ -37,7 +43,8 @@ from kakeibo.services.slips import (
 )
 from kakeibo.store import Item, Store, WriteContext, identity_sk, slip_sk
 
-SYNCED_FORMATS = ("mf", "zaim")
+STATEMENTS = tuple(issuers.BY_ID)  # card and bank statements: identified like Money Forward's rows
+SYNCED_FORMATS = ("mf", "zaim", *STATEMENTS)
 MAX_LISTED = 1000  # outcomes listed in an answer (the counts cover every row)
 # what the other app's file says of a slip (whether the statement has it is the ledger's own)
 COMPARED = tuple(
@@ -91,9 +98,14 @@ def _filed(fields: dict[str, Any]) -> SlipIn:
     return SlipIn.model_validate(fields)
 
 
-def compare(store: Store, ledger: str, fmt: str, rows: list[Row]) -> Sync:
+def compare(
+    store: Store, ledger: str, fmt: str, rows: list[Row], *, account: str | None = None, lists_missing: bool = True
+) -> Sync:
     """The file's valid rows against the ledger: reads the rows' identities and slips (BatchGetItem)
-    and the slips dated within the file's dates (one Query)."""
+    and the slips dated within the file's dates (one Query). A statement's rows are identified as
+    Money Forward's are (changed, conflict, stale); its missing rows are those of its `account` only,
+    and only where the file is a run of the account's days (a bank's or IC card's: `lists_missing`;
+    a card's statement lists what is billed in a month, whatever day it was used)."""
     out = Sync()
     if fmt not in SYNCED_FORMATS or not rows:
         return out
@@ -103,7 +115,7 @@ def compare(store: Store, ledger: str, fmt: str, rows: list[Row]) -> Sync:
         for r in rows
         if identity_sk(r.slip_id) in identities and not identities[identity_sk(r.slip_id)].get("deleted")
     }
-    if fmt == "mf" and live:
+    if fmt != "zaim" and live:
         slips = store.batch_get(ledger, [slip_sk(str(i["date"]), sid) for sid, i in live.items()])
         for row in rows:
             found = live.get(row.slip_id)
@@ -111,12 +123,17 @@ def compare(store: Store, ledger: str, fmt: str, rows: list[Row]) -> Sync:
             if current is not None:
                 _classify(row, current, out)
     lo, hi, _ = slip_range(min(r.slip.date for r in rows), max(r.slip.date for r in rows), None)
+    if not lists_missing:
+        return out
     ids = {r.slip_id for r in rows}
-    prefix = identity_prefix(fmt)
+    prefix = identity_prefix(STATEMENT_SOURCE if fmt in STATEMENTS else fmt)
     vanished = [
         item
         for item in store.slips_oldest_first(ledger, lo, hi)
-        if item.get("import_id") and str(item["id"]).startswith(prefix) and item["id"] not in ids
+        if item.get("import_id")
+        and str(item["id"]).startswith(prefix)
+        and item["id"] not in ids
+        and (account is None or item.get("account") == account)
     ]
     if fmt == "zaim":
         new = [r for r in rows if r.slip_id not in identities]
