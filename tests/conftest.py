@@ -39,6 +39,7 @@ def reset_caches() -> None:
     blobs.reset()
     store.dynamodb_client.cache_clear()
     store.get_store.cache_clear()
+    store.get_token_store.cache_clear()
     store.idempotency_persistence.cache_clear()
     idempotency._idempotent.cache_clear()
 

@@ -118,6 +118,7 @@ def _ledger_requests(api: Client, base: str) -> list[tuple[str, str, dict[str, A
         ("DELETE /budgets/{month}/{category}", f"{base}/budgets/2026-11/食費", {"headers": {"If-Match": '"1"'}}),
         ("POST /imports", f"{base}/imports", {"raw": csv, "headers": {"Content-Type": "text/csv"}}),
         ("GET /imports/{id}", f"{base}/imports/{csvio.parse(csv.encode()).sha256}", {}),
+        ("GET /imports/formats", f"{base}/imports/formats", {}),
         ("GET /slips.csv", f"{base}/slips.csv", {}),
         ("POST /recurrences", f"{base}/recurrences", {"body": RENT}),
         ("GET /recurrences", f"{base}/recurrences", {}),
@@ -211,12 +212,17 @@ def test_every_route_reads_consistently(api: Client, store: Store, recorder: Rec
         TableName=store.table, Key=to_ddb(failing), UpdateExpression="SET #s = :failing",
         ExpressionAttributeNames={"#s": "state"}, ExpressionAttributeValues=to_ddb({":failing": "failing"}),
     )  # fmt: skip
+    token_id = api.post("/me/tokens", {"name": "夜のスクリプト", "scope": "write"}).json["id"]
     requests += [
         ("POST /ledgers/{ledger}/webhooks", f"{household}/webhooks", {"body": {"url": "https://93.184.215.14/h2"}}),
         ("GET /ledgers/{ledger}/webhooks", f"{household}/webhooks", {}),
         ("GET /ledgers/{ledger}/webhooks/{id}/deliveries", f"{household}/webhooks/{hook}/deliveries", {}),
         ("POST /ledgers/{ledger}/webhooks/{id}/resume", f"{household}/webhooks/{hook}/resume", {}),
         ("DELETE /ledgers/{ledger}/webhooks/{id}", f"{household}/webhooks/{hook}", {}),
+        # the person's tokens (the one revoked made before)
+        ("POST /me/tokens", "/me/tokens", {"body": {"name": "家計簿シート", "scope": "read"}}),
+        ("GET /me/tokens", "/me/tokens", {}),
+        ("DELETE /me/tokens/{id}", f"/me/tokens/{token_id}", {}),
         ("DELETE /ledgers/{ledger}", household, {"headers": {"If-Match": "*"}}),  # last: the household goes
         ("DELETE /me", "/me", {}),  # and then the person: their personal ledger goes
     ]

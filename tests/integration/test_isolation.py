@@ -83,7 +83,7 @@ def test_every_route_is_covered_here() -> None:
         "GET /reports/medical", "GET /reports/medical.csv", "GET /reports/medical.xlsx", "GET /reports/donations",
         "DELETE /budgets/{month}/{category}",
         "GET /budgets", "POST /budgets/{month}/copy-from/{source}",
-        "POST /imports", "GET /imports/{id}", "GET /slips.csv", "POST /ledger/verify", "POST /ledger/rebuild",
+        "POST /imports", "GET /imports/{id}", "GET /imports/formats", "GET /slips.csv", "POST /ledger/verify", "POST /ledger/rebuild",
         "POST /recurrences", "GET /recurrences", "GET /recurrences/{id}", "PATCH /recurrences/{id}",
         "DELETE /recurrences/{id}", "GET /recurrences/{id}/occurrences", "POST /recurrences/run",
         "GET /accounts/{id}/statements", "POST /jobs/run", "GET /accounts/{id}/expiring",
@@ -96,6 +96,8 @@ def test_every_route_is_covered_here() -> None:
         "POST /ledgers/restore",  # the caller's own archive into a new ledger of theirs: test_restore.py
         "DELETE /ledgers/{ledger}",  # owners only (editors 403, strangers 404): test_ledger_delete.py
         "DELETE /me",  # the caller's own data, nobody else's: test_delete_me.py
+        # the caller's own personal tokens, made only when signed in: test_tokens.py
+        "POST /me/tokens", "GET /me/tokens", "DELETE /me/tokens/{id}",
         "POST /ledgers", "GET /ledgers", "GET /ledgers/{ledger}", "PATCH /ledgers/{ledger}",
         "POST /ledgers/{ledger}/invitations", "POST /invitations/{token}/accept",
         "PUT /ledgers/{ledger}/members/{user}", "DELETE /ledgers/{ledger}/members/{user}",

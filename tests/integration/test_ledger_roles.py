@@ -175,6 +175,7 @@ ROUTES: dict[str, tuple[Call, bool]] = {
     ),
     "POST /imports": (lambda h, c: c.post(f"{h.base}/imports", raw=CSV, headers={"Content-Type": "text/csv"}), False),
     "GET /imports/{id}": (lambda h, c: c.get(f"{h.base}/imports/{h.import_id}"), True),
+    "GET /imports/formats": (lambda h, c: c.get(f"{h.base}/imports/formats"), True),
     "GET /slips.csv": (lambda h, c: c.get(f"{h.base}/slips.csv"), True),
     "POST /ledger/verify": (lambda h, c: c.post(f"{h.base}/ledger/verify"), True),
     "POST /ledger/rebuild": (lambda h, c: c.post(f"{h.base}/ledger/rebuild"), False),
