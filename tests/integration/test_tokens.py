@@ -46,8 +46,11 @@ def test_a_token_is_shown_once_and_kept_only_as_its_hash(api: Client, store: Any
     assert secret not in json.dumps(get_token_store().tokens_of(user)[0], default=str)
 
 
-def test_a_token_acts_as_its_person_and_a_read_token_only_reads(api: Client) -> None:
-    # Given a person with an account, a read token and a write token
+def test_a_token_acts_as_its_person_and_a_read_token_only_reads(api: Client, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Given the tokens' clock at one instant (the day of use recorded is that instant's, whenever this runs)
+    instant = dt.datetime(2026, 12, 1, 14, 59, 59, tzinfo=dt.UTC)  # 23:59:59 in Tokyo, still 12/1 in UTC
+    monkeypatch.setattr(service, "utc_now", lambda: instant)
+    # And a person with an account, a read token and a write token
     api.account("wallet", 5000)
     reader, writer = Client(_make(api, "read")["token"]), Client(_make(api, "write")["token"])
 
@@ -71,8 +74,8 @@ def test_a_token_acts_as_its_person_and_a_read_token_only_reads(api: Client) -> 
     assert made.status == 201, made
     assert api.get("/accounts/wallet").json["balance"] == 4700
     # And the token's use is recorded to the day
-    day = kakeibo_settings.utc_now().date().isoformat()
-    assert {t["scope"]: t["last_used_at"] for t in api.get("/me/tokens").json["items"]} == {"read": day, "write": day}
+    used = {t["scope"]: t["last_used_at"] for t in api.get("/me/tokens").json["items"]}
+    assert used == {"read": "2026-12-01", "write": "2026-12-01"}
 
 
 def test_a_viewers_write_token_cannot_write_in_that_ledger(api: Client, other_api: Client, other_user: str) -> None:
