@@ -78,7 +78,8 @@ class Api:
         if body is not None:
             sent["content-type"] = "application/json"
             payload = json.dumps(body, ensure_ascii=False).encode()
-        return self.front.event(route, params=params, target=target, headers=sent, body=payload, claims={"sub": user})
+        caller = {"sub": user, "via": "jwt", "scope": "write", "token_id": ""}  # as the authorizer passes it
+        return self.front.event(route, params=params, target=target, headers=sent, body=payload, context=caller)
 
     def invoke(self, event: Event) -> Reply:
         return Reply.of(self.handler(event, lambda_context()))

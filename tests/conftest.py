@@ -40,6 +40,7 @@ def reset_caches() -> None:
     store.dynamodb_client.cache_clear()
     store.get_store.cache_clear()
     store.get_token_store.cache_clear()
+    store.get_limit_store.cache_clear()
     store.idempotency_persistence.cache_clear()
     idempotency._idempotent.cache_clear()
 

@@ -57,6 +57,9 @@ def s3_server() -> Iterator[S3Local]:
         server.stop()
 
 
+NO_BUDGETS = {"RequestsPerMinute": "0", "TokenRequestsPerMinute": "0"}
+
+
 @pytest.fixture
 def local_env(dynamodb_local: DynamoDBLocal, s3_local: S3Local, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     """The function's environment (from the template) pointed at the session's DynamoDB Local and
@@ -65,6 +68,9 @@ def local_env(dynamodb_local: DynamoDBLocal, s3_local: S3Local, monkeypatch: pyt
         "DynamoDbEndpointUrl": dynamodb_local.endpoint,
         "S3EndpointUrl": s3_local.endpoint,
         "SqsEndpointUrl": s3_local.endpoint,
+        # no request budgets: a test makes hundreds of requests a minute as one person (the budgets
+        # have their own tests, tests/integration/test_limits.py)
+        **NO_BUDGETS,
     }
     for key, value in template.environment(overrides=overrides).items():
         monkeypatch.setenv(key, value)

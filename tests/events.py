@@ -55,9 +55,12 @@ class Client:
     """Calls the Lambda handler in-process through the same route table as the local front."""
 
     def __init__(self, user: str | None) -> None:
+        from kakeibo.auth.authorizer import Authorizer, personal_token_grant
         from kakeibo.handler import lambda_handler
+        from kakeibo.local.cognito import Deciding
 
-        self.front = Front(InProcess(lambda_handler))
+        # the Lambda authorizer in this process: personal tokens of this process's table (no user pool)
+        self.front = Front(InProcess(lambda_handler), authorizer=Deciding(Authorizer(None, personal_token_grant)))
         self.user = user
 
     def request(

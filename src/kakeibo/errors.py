@@ -47,6 +47,12 @@ class Unauthorized(ApiError):
     status, code, title = 401, "unauthorized", "Unauthorized"
 
 
+class RateLimited(ApiError):
+    """The caller spent their request budget for this minute (§25): retry after Retry-After."""
+
+    status, code, title = 429, "rate_limited", "Too many requests"
+
+
 class Forbidden(ApiError):
     """A member of the ledger whose role does not allow this (a non-member gets NotFound)."""
 

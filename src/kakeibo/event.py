@@ -47,6 +47,13 @@ def caller(event: dict[str, Any]) -> Caller | None:
     return Caller(value) if isinstance(value, str) and value else None
 
 
+def refusal(event: dict[str, Any]) -> str | None:
+    """Why the authorizer let the request through without a caller (a token it refused), if it did."""
+    context = ((event.get("requestContext") or {}).get("authorizer") or {}).get("lambda")
+    why = context.get("refused") if isinstance(context, dict) else None
+    return str(why) if why else None
+
+
 def sub(event: dict[str, Any]) -> str | None:
     """The person the authorizer verified, if any."""
     found = caller(event)

@@ -20,11 +20,15 @@ from aws_lambda_powertools.event_handler.openapi.exceptions import (
 )
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
+from botocore.exceptions import BotoCoreError, ClientError
 
 import kakeibo.snapstart  # noqa: F401 - registers the SnapStart runtime hooks
 from kakeibo import __version__, errors, idempotency, jobs, messages
+from kakeibo import settings as config
+from kakeibo.core import limits
 from kakeibo.event import DEFAULT_ROUTE, header
 from kakeibo.event import caller as event_caller
+from kakeibo.event import refusal as event_refusal
 from kakeibo.event import route as event_route
 from kakeibo.event import sub as event_sub
 from kakeibo.http import (
@@ -239,11 +243,26 @@ def _from_validation(exc: RequestValidationError) -> errors.ApiError:
     return errors.ValidationFailed(messages.field_errors(found, "en"), errors=found)
 
 
+def unauthorized(event: dict[str, Any]) -> errors.ApiError:
+    """401 for a request the authorizer let through without a caller, saying why as RFC 6750 does."""
+    why = event_refusal(event)
+    if why is None:
+        error = errors.Unauthorized("a bearer token is required")
+        error.headers["WWW-Authenticate"] = 'Bearer realm="kakeibo"'
+        return error
+    error = errors.Unauthorized("the bearer token is not valid: sign in again, or use a live token")
+    described = re.sub(r"[^ !#-\[\]-~]", "?", why)[:200]  # printable ASCII, no quote or backslash
+    error.headers["WWW-Authenticate"] = (
+        f'Bearer realm="kakeibo", error="invalid_token", error_description="{described}"'
+    )
+    return error
+
+
 def precheck(event: dict[str, Any]) -> errors.ApiError | None:
     """What API Gateway and the handler must refuse before any route runs. Normalises JSON bodies."""
     route = event_route(event)
     if route not in PUBLIC_ROUTES and event_sub(event) is None:
-        return errors.Unauthorized("a bearer token is required")
+        return unauthorized(event)
     method = route.split(" ", 1)[0]
     who = event_caller(event)
     if who is not None and not who.may_write and method not in READ_METHODS:
@@ -324,6 +343,14 @@ def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, A
     refused = precheck(event) or (idempotency.check_key(event) if idempotent else None)
     if refused is not None:
         return _refusal(refused, event)
+    try:
+        standings = spend_budget(event)
+    except errors.RateLimited as error:
+        return _refusal(error, event)
+    return with_budget(_answer(event, context, idempotent=idempotent), standings)
+
+
+def _answer(event: dict[str, Any], context: LambdaContext, *, idempotent: bool) -> dict[str, Any]:
     if idempotent and header(event, "idempotency-key"):
         try:
             idempotency.authorize(event)
@@ -331,6 +358,31 @@ def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, A
         except errors.ApiError as error:
             return _refusal(error, event)
     return app.resolve(event, context)
+
+
+def spend_budget(event: dict[str, Any]) -> list[limits.Standing]:
+    """Spend the caller's request budgets (§25; none for a public route or when none is set): their
+    standing for the answer's RateLimit fields; RateLimited when one is spent. A counter that cannot be
+    written lets the request through (logged): the stage's throttling is still the backstop."""
+    who = event_caller(event)
+    settings = config.get_settings()
+    if who is None or not (settings.rate_limit_person or settings.rate_limit_token):
+        return []
+    from kakeibo.services import limits as budgets  # noqa: PLC0415 - loaded on use
+    from kakeibo.store import get_limit_store  # noqa: PLC0415
+
+    try:
+        return budgets.spend(get_limit_store(), settings, who, config.utc_now().timestamp())  # the API's one clock
+    except (BotoCoreError, ClientError) as exc:
+        logger.warning("request budget not counted", extra={"error": type(exc).__name__})
+        return []
+
+
+def with_budget(result: dict[str, Any], standings: list[limits.Standing]) -> dict[str, Any]:
+    """The answer with the RateLimit fields of the budgets the request spent."""
+    if standings:
+        result["headers"] = {**(result.get("headers") or {}), **limits.headers(standings)}
+    return result
 
 
 def _refusal(error: errors.ApiError, event: dict[str, Any]) -> dict[str, Any]:

@@ -278,13 +278,17 @@ PROBLEM_CODES: dict[int, tuple[str, tuple[str, ...]]] = {
     ),
     423: ("Ledger locked by a rebuild or an import: retry after Retry-After seconds", ("locked",)),
     428: ("If-Match required", ("precondition_required",)),
+    429: (
+        "Over the caller's request budget for this minute (RateLimit-Policy, RateLimit): retry after Retry-After",
+        ("rate_limited",),
+    ),
     503: (
         "The receipts storage did not answer: nothing was changed; retry after Retry-After seconds",
         ("storage_unavailable",),
     ),
 }
 # Statuses whose answers may carry Retry-After.
-RETRYABLE_STATUSES = frozenset({409, 423, 503})
+RETRYABLE_STATUSES = frozenset({409, 423, 429, 503})
 
 
 def problem_schema_name(code: str) -> str:

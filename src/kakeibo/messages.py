@@ -91,6 +91,7 @@ TITLES: dict[str, tuple[str, str]] = {
     "idempotency_key_reused": ("Idempotency key reused", "Idempotency-Key が別の内容で使われています"),
     "locked": ("Locked", "処理中のため変更できません"),
     "precondition_required": ("Precondition required", "If-Match が必要です"),
+    "rate_limited": ("Too many requests", "リクエストが多すぎます"),
     "internal_error": ("Internal error", "サーバーでエラーが発生しました"),
 }
 
@@ -686,7 +687,16 @@ TRANSLATIONS: dict[str, str] = {
         "口座 {account} は {unit} の口座です。取り込みは円の口座にだけ書き込めます"
     ),
     # requests and bodies
+    "over the person's budget of {limit} requests a minute: retry after {seconds} s": (
+        "1 分あたり {limit} 回までのリクエストを使い切りました。{seconds} 秒後にもう一度お試しください"
+    ),
+    "over this token's budget of {limit} requests a minute: retry after {seconds} s": (
+        "このトークンの 1 分あたり {limit} 回までのリクエストを使い切りました。{seconds} 秒後にもう一度お試しください"
+    ),
     "a bearer token is required": "Authorization: Bearer <トークン> を送ってください",
+    "the bearer token is not valid: sign in again, or use a live token": (
+        "トークンが無効です（期限切れ・取り消し済み・形式の誤り）。サインインし直すか、有効なトークンを使ってください"
+    ),
     "a valid bearer token is required": "有効な Authorization: Bearer <トークン> を送ってください",
     "no such route": "この URL の API はありません",
     "not found": "見つかりません",

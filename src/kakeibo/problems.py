@@ -230,6 +230,15 @@ class ReconciliationDifferenceProblem(ProblemBase):
     )
 
 
+class RateLimitedProblem(ProblemBase):
+    """Over a request budget: the person's per minute, or a token's (lower, within it)."""
+
+    code: Literal["rate_limited"]
+    retry_after: int = Field(description=RETRY_AFTER + ": when the budget's window ends")
+    budget: Literal["person", "token"] = Field(description="the budget that was spent: the person's, or the token's")
+    limit: int = Field(description="requests the budget allows per minute")
+
+
 class LockedProblem(ProblemBase):
     code: Literal["locked"]
     retry_after: int = Field(description=RETRY_AFTER)
@@ -277,5 +286,6 @@ BY_CODE: dict[str, type[ProblemBase]] = {
         ReconciliationDifferenceProblem,
         LockedProblem,
         PreconditionRequiredProblem,
+        RateLimitedProblem,
     )
 }

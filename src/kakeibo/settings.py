@@ -48,6 +48,16 @@ class Settings(BaseModel):
         default=86400.0, gt=0, le=14 * 86400, validation_alias="WEBHOOK_RETRY_BUDGET_SECONDS"
     )
 
+    # The user pool whose JWTs the authorizer takes (template: the stack's pool and app client, or
+    # JwtIssuer/JwtAudience), and where its keys are when not under the issuer (JwksUrl; a local pool).
+    user_pool_issuer: str = Field(default="", validation_alias="USER_POOL_ISSUER")
+    user_pool_clients: str = Field(default="", validation_alias="USER_POOL_CLIENTS")
+    jwks_url: str = Field(default="", validation_alias="JWKS_URL")
+    # Request budgets per minute (§25; template: RequestsPerMinute, TokenRequestsPerMinute): a person's,
+    # and each of their tokens' within it. 0: no budget (only the stage's throttling), as when unset.
+    rate_limit_person: int = Field(default=0, ge=0, le=1_000_000, validation_alias="RATE_LIMIT_PERSON")
+    rate_limit_token: int = Field(default=0, ge=0, le=1_000_000, validation_alias="RATE_LIMIT_TOKEN")
+
     @field_validator("ledger_time_zone")
     @classmethod
     def _known_zone(cls, value: str) -> str:

@@ -16,6 +16,8 @@ the hooks, and registering them does nothing.
 
 from __future__ import annotations
 
+__all__ = ["prepare", "refresh", "register_after_restore", "register_before_snapshot"]
+
 import random
 from collections.abc import Callable
 from typing import Any

@@ -7,7 +7,8 @@ Powertools cannot express is settled here, so that the document says exactly wha
 - the problem bodies, typed per code (problems.py), become components the responses refer to, with
   the body API Gateway's authorizer sends on a 401 of its own;
 - a 204 has no body (Powertools would describe one);
-- public routes need no bearer token (`security: []`);
+- public routes need no bearer token (`security: []`); every other one may answer 429 when its caller
+  is over their request budget (§25), with the RateLimit fields;
 - PATCH bodies are JSON merge patches: their media type is `application/merge-patch+json` (the API
   reads `application/json` the same way, as the body's description says; listing both media types
   makes openapi-python-client 0.29 generate a module that fails to import);
@@ -66,6 +67,8 @@ def finish(document: dict[str, Any], public_routes: frozenset[str]) -> dict[str,
                     response.pop("content", None)  # no body: a generated client must not parse one
             if f"{method.upper()} {path}" in public_routes:
                 operation["security"] = []
+            else:
+                operation.setdefault("responses", {}).setdefault("429", _rate_limited())
             if method == "patch":
                 _merge_patch(operation)
             parameters = operation.setdefault("parameters", [])
@@ -120,6 +123,21 @@ def _referenced(node: Any, schemas: dict[str, Any], found: set[str]) -> None:
     elif isinstance(node, list):
         for value in node:
             _referenced(value, schemas, found)
+
+
+def _rate_limited() -> dict[str, Any]:
+    from kakeibo.http import CONTENT_LANGUAGE, PROBLEM_CODES, RETRY_AFTER, header_doc  # noqa: PLC0415
+
+    return {
+        "description": PROBLEM_CODES[429][0],
+        "headers": {
+            **CONTENT_LANGUAGE,
+            **RETRY_AFTER,
+            "RateLimit-Policy": header_doc('The caller\'s budgets, e.g. "token";q=60;w=60, "person";q=300;w=60'),
+            "RateLimit": header_doc('What is left of each and when it resets, e.g. "token";r=0;t=41'),
+        },
+        "content": {"application/problem+json": {"schema": {"$ref": COMPONENTS + "RateLimitedProblem"}}},
+    }
 
 
 def _drop_powertools_422(operation: dict[str, Any]) -> None:

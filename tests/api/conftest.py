@@ -1,4 +1,4 @@
-"""API tests: real HTTP against the local front (template routes, the JWT authorizer against the
+"""API tests: real HTTP against the local front (template routes, the Lambda authorizer against the
 local user pool).
 
 KAKEIBO_TASK=DIR (a `sam build` directory of the LedgerFunction; `make test` sets it for one run of
@@ -19,7 +19,7 @@ import requests
 from kakeibo.local.cognito import UserPool
 from kakeibo.local.dynamodb import DynamoDBLocal, free_port
 from kakeibo.local.front import Front, serve
-from kakeibo.local.instances import Pool, concurrency
+from kakeibo.local.instances import Pool, authorizer_pool, concurrency
 from kakeibo.local.s3 import S3Local, create_buckets
 from kakeibo.local.template import ROOT
 
@@ -48,21 +48,32 @@ def function_pool(dynamodb_local: DynamoDBLocal, s3_local: S3Local) -> Iterator[
 
 
 def function_environment(dynamodb_local: DynamoDBLocal, s3_local: S3Local) -> dict[str, str]:
-    """The function's environment as make run gives it, on the session's servers."""
+    """The function's environment as make run gives it, on the session's servers, without request
+    budgets: the suite's callers send hundreds of requests a minute each (make run's and the README's
+    have them, tests/api/test_run.py and test_readme.py; their rules: tests/integration/test_limits.py)."""
     from kakeibo.local.__main__ import local_environment
 
-    return local_environment(dynamodb_local.endpoint, s3_local.endpoint)
+    return {**local_environment(dynamodb_local.endpoint, s3_local.endpoint), "RATE_LIMIT_PERSON": "0",
+            "RATE_LIMIT_TOKEN": "0"}  # fmt: skip
 
 
 @pytest.fixture(scope="session")
-def front(function_pool: Pool, user_pool: UserPool, dynamodb_local: DynamoDBLocal, s3_local: S3Local) -> Front:
-    """The front as make run serves it: the user pool's tokens, personal access tokens (in the function's
-    table), and `Bearer <name>` (most tests' caller)."""
+def authorizer_instances(user_pool: UserPool, dynamodb_local: DynamoDBLocal, s3_local: S3Local) -> Iterator[Pool]:
+    """template.yaml's AuthorizerFunction on an instance of its own, as make run starts it (from the
+    sources, or built beside KAKEIBO_TASK's function)."""
+    task = Path(os.environ["KAKEIBO_TASK"]) if os.environ.get("KAKEIBO_TASK") else None
+    env = {**function_environment(dynamodb_local, s3_local), **user_pool.authorizer_environment()}
+    pool = authorizer_pool(1, env, task=task).start()
+    yield pool
+    pool.close()
+
+
+@pytest.fixture(scope="session")
+def front(function_pool: Pool, authorizer_instances: Pool) -> Front:
+    """The front as make run serves it: the Lambda authorizer (the user pool's tokens, personal access
+    tokens in the function's table) and `Bearer <name>` (most tests' caller)."""
     web = ROOT / "web"
-    env = function_environment(dynamodb_local, s3_local)
-    return Front(
-        function_pool, web_root=web if web.is_dir() else None, authorizer=user_pool.authorizer(), environment=env
-    )
+    return Front(function_pool, web_root=web if web.is_dir() else None, authorizer=authorizer_instances)
 
 
 @contextmanager

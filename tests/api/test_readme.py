@@ -28,7 +28,7 @@ from kakeibo.local.__main__ import local_environment
 from kakeibo.local.cognito import UserPool
 from kakeibo.local.dynamodb import DynamoDBLocal
 from kakeibo.local.front import Front
-from kakeibo.local.instances import Pool
+from kakeibo.local.instances import Pool, authorizer_pool
 from kakeibo.local.s3 import S3Local
 from tests.api.conftest import serving
 from tests.api.test_generated_clients import python_client, served_spec  # noqa: F401 - fixtures
@@ -85,10 +85,12 @@ def readme_front(dynamodb_local: DynamoDBLocal, s3_local: S3Local, user_pool: Us
     on 127.0.0.1), on two function instances, with the user pool's authorizer."""
     env = {**local_environment(dynamodb_local.endpoint, s3_local.endpoint), "WEBHOOK_ALLOW_LOOPBACK": "1"}
     pool = Pool(2, env).start()
+    gate = authorizer_pool(1, {**env, **user_pool.authorizer_environment()})
     try:
-        with serving(Front(pool, authorizer=user_pool.authorizer(), environment=env)) as url:
+        with serving(Front(pool, authorizer=gate.start())) as url:
             yield url
     finally:
+        gate.close()
         pool.close()
 
 
@@ -160,7 +162,8 @@ def test_the_curl_walkthrough_runs_as_written(walked: str) -> None:
     # And the person signed in with the local pool reached her own (empty) ledger; a token altered is refused
     signed_in = (
         r'"UserConfirmed":\s*false.{0,400}?\{\}\s*\{"items":\s*\[\]\}\s*'
-        r'www-authenticate: Bearer scope="" error="invalid_token" error_description="the token\'s signature is invalid"'
+        r'www-authenticate: Bearer realm="kakeibo", error="invalid_token", '
+        r'error_description="the token\'s signature is invalid"'
     )
     assert re.search(signed_in, walked, re.DOTALL | re.IGNORECASE), walked[:3000]
     # And her read token read her ledger, was refused a write, and is listed without its secret

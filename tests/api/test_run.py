@@ -247,7 +247,7 @@ def test_a_person_signs_up_and_in_with_make_run_s_pool_and_is_the_same_person_af
     email = new_email()
     # Given make run started strict (the user pool's tokens only), and the pool it made from the template
     with running(tmp_path, port, ddb_port, LOCAL_AUTH="strict") as (_, output):
-        output.wait_for("LOCAL_AUTH=strict: only the user pool's tokens are let through")
+        output.wait_for("LOCAL_AUTH=strict: only the user pool's tokens and personal access tokens are let through")
         pool = _user_pool(tmp_path)
         output.wait_for(rf"user pool {pool.pool_id}, app client {pool.client_id}")
         # When Hanako signs up: make run's log shows her code

@@ -112,7 +112,12 @@ def event(method: str, path: str, user: str, body: Any) -> dict[str, Any]:
     route, params = matched
     headers = {"authorization": f"Bearer {user}", "content-type": "application/json"}
     return front.event(
-        route, params=params, target=path, headers=headers, body=json.dumps(body).encode(), claims={"sub": user}
+        route,
+        params=params,
+        target=path,
+        headers=headers,
+        body=json.dumps(body).encode(),
+        context={"sub": user, "via": "jwt", "scope": "write", "token_id": ""},
     )
 
 

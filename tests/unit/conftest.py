@@ -11,13 +11,14 @@ from moto import mock_aws
 from kakeibo.local import template
 from kakeibo.local.bootstrap import create_tables
 from tests.conftest import reset_caches
+from tests.ddb_local import NO_BUDGETS
 from tests.events import Client
 
 
 @pytest.fixture
 def aws(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Moto with the template's tables, and the function's environment from the template."""
-    for key, value in template.environment().items():
+    for key, value in template.environment(overrides=NO_BUDGETS).items():  # a test is many requests a minute
         monkeypatch.setenv(key, value)
     monkeypatch.setenv("DYNAMODB_ENDPOINT_URL", "")
     with mock_aws():

@@ -1,199 +1,212 @@
-"""The local JWT authorizer on its own (kakeibo.local.authorizer): API Gateway's checks, its rendering
-of the claims, the issuer's keys read once and again for a new kid; whatever is sent, a refusal and
-never an error (the front answers it with 401, never a 5xx). Tokens are signed with joserfc, an
-implementation independent of the authorizer's."""
+"""The Lambda authorizer (kakeibo.auth.authorizer) and the local front running it as API Gateway
+does: who a header is (a JWT of the pool, a personal token, nobody and why), its answers cached per
+header for the template's TTL, API Gateway's own 401 without a header and 403 for a refusal, and the
+function's 401 for a caller the authorizer let through without a `sub`."""
 
 from __future__ import annotations
 
-import base64
 import json
 from typing import Any
 
-import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from joserfc import jwk, jwt
 
-from kakeibo.local.authorizer import JwtAuthorizer, Refused, api_gateway_claims, token_from
-from kakeibo.local.front import Front, InProcess, strict_auth
+from kakeibo.auth.authorizer import Authorizer, handler, identity
+from kakeibo.core.tokens import new_token
+from kakeibo.local import template
+from kakeibo.local.cognito import Deciding
+from kakeibo.local.front import Front, InProcess
+from tests.unit.test_jwt import CLIENT, ISSUER, KEY, NOW, Issuer, claims, token
+from tests.unit.test_jwt import authorizer as jwt_authorizer
 
-NOW = 1_800_000_000  # the authorizer's clock, fixed: what "now" is for the checks of exp, nbf and iat
-ISSUER = "https://cognito-idp.ap-northeast-1.amazonaws.com/ap-northeast-1_Test"
-CLIENT = "client-1"
-KEY = jwk.RSAKey.generate_key(2048, parameters={"kid": "k1"})
-
-
-class Issuer:
-    """The JWKS endpoint, as a function the authorizer fetches through (counted; it can fail)."""
-
-    def __init__(self, *keys: Any) -> None:
-        self.keys = list(keys)
-        self.reads = 0
-        self.down = False
-
-    def __call__(self, url: str) -> Any:
-        self.reads += 1
-        if self.down:
-            raise OSError("connection refused")
-        return {"keys": [key.as_dict(private=False) for key in self.keys]}
+LIVE = new_token(b"\x01" * 32)  # a personal token the fake table knows
+UNKNOWN = new_token(b"\x02" * 32)  # well formed, but in no table
 
 
-def claims(**changed: Any) -> dict[str, Any]:
-    base = {"iss": ISSUER, "sub": "s-1", "aud": CLIENT, "token_use": "id", "iat": NOW - 10, "exp": NOW + 600}
-    return {k: v for k, v in {**base, **changed}.items() if v is not None}
+def grant(credential: str) -> dict[str, str] | None:
+    if credential == LIVE:
+        return {"sub": "s-token", "via": "token", "scope": "read", "token_id": "t1"}
+    return None
 
 
-def token(payload: dict[str, Any], key: Any = KEY, **header: Any) -> str:
-    return str(jwt.encode({"alg": "RS256", "kid": key.kid, **header}, payload, key))
+def deciding() -> Authorizer:
+    return Authorizer(jwt_authorizer(Issuer(KEY)), grant)
 
 
-def by_hand(header: dict[str, Any], payload: dict[str, Any]) -> str:
-    """Signed with the key as RS256, whatever the header (joserfc refuses to write some)."""
-    from cryptography.hazmat.primitives import hashes
-    from cryptography.hazmat.primitives.asymmetric import padding
-
-    def b64(data: bytes) -> str:
-        return base64.urlsafe_b64encode(data).decode().rstrip("=")
-
-    signed = f"{b64(json.dumps(header).encode())}.{b64(json.dumps(payload).encode())}"
-    signature = KEY.private_key.sign(signed.encode(), padding.PKCS1v15(), hashes.SHA256())
-    return f"{signed}.{b64(signature)}"
+def event(header: str | None) -> dict[str, Any]:
+    return {"type": "REQUEST", "identitySource": [header] if header is not None else [], "headers": {}}
 
 
-def authorizer(issuer: Issuer | None = None) -> JwtAuthorizer:
-    jwks = "http://127.0.0.1:1/pool/.well-known/jwks.json"
-    return JwtAuthorizer(ISSUER, [CLIENT], jwks, fetch=issuer or Issuer(KEY), clock=lambda: NOW)
+def test_a_jwt_of_the_pool_is_its_person_who_may_write() -> None:
+    # When the authorizer is given an ID token of the pool for its client
+    answer = deciding().decide(event(f"Bearer {token(claims())}"))
+    # Then the request is authorized as that person, signed in (`jwt`), with the write scope
+    assert answer == {"isAuthorized": True, "context": {"sub": "s-1", "via": "jwt", "scope": "write", "token_id": ""}}
 
 
-def test_a_token_of_the_issuer_for_the_client_is_let_through_with_its_claims() -> None:
-    # Given an ID token and an access token of the issuer, for the client
-    sent_id = claims(email="a@example.com")
-    sent_access = claims(aud=None, client_id=CLIENT, token_use="access", scope="openid profile")
-    # Then each is let through, with its claims
-    assert authorizer().verify(token(sent_id)) == sent_id
-    assert authorizer().verify(token(sent_access)) == sent_access
-    # And one that becomes valid this very second, issued this very second
-    assert authorizer().verify(token(claims(nbf=NOW, iat=NOW)))["nbf"] == NOW
+def test_a_live_personal_token_is_its_person_with_its_scope() -> None:
+    # When it is given a live personal token (the header may carry it alone or after Bearer)
+    for header in (f"Bearer {LIVE}", LIVE):
+        answer = deciding().decide(event(header))
+        # Then it is the token's person, through the token, with the token's scope and id
+        assert answer == {"isAuthorized": True, "context": {"sub": "s-token", "via": "token", "scope": "read",
+                                                            "token_id": "t1"}}  # fmt: skip
 
 
-@pytest.mark.parametrize(
-    ("sent", "reason"),
-    [
-        (claims(iss=ISSUER + "/other"), "the token does not have a valid issuer"),
-        (claims(aud="client-2"), "the token does not have a valid audience"),
-        # API Gateway reads aud when there is one, and client_id only without it
-        (claims(aud="client-2", client_id=CLIENT), "the token does not have a valid audience"),
-        (claims(aud=None, client_id="client-2", token_use="access"), "the token does not have a valid audience"),
-        (claims(exp=NOW), "the token has expired"),
-        (claims(exp=None), "the token has expired"),
-        (claims(exp="soon"), "the token's exp is not a number"),
-        (claims(nbf=NOW + 1), "the token is not valid yet"),
-        (claims(iat=NOW + 1), "the token was issued in the future"),
-        (claims(token_use="access"), "the token's token_use does not match the claim naming its client"),
-        (claims(token_use=None), "the token's token_use does not match the claim naming its client"),
-        (claims(aud=None, client_id=CLIENT), "the token's token_use does not match the claim naming its client"),
-        (claims(token_use="refresh"), "the token's token_use does not match the claim naming its client"),
-    ],
-)
-def test_each_claim_api_gateway_checks_refuses_the_token(sent: dict[str, Any], reason: str) -> None:
-    # When a well-signed token has one claim API Gateway's authorizer would not let through
-    with pytest.raises(Refused) as refused:
-        authorizer().verify(token(sent))
-    # Then it is refused, saying which
-    assert refused.value.reason == reason
-
-
-def test_a_signature_by_another_key_or_algorithm_is_refused() -> None:
-    other = jwk.RSAKey.generate_key(2048, parameters={"kid": "k1"})  # the same kid, another key
+def test_what_proves_nobody_is_let_through_without_a_caller_saying_why() -> None:
     cases = {
-        token(claims(), key=other): "the token's signature is invalid",
-        str(jwt.encode({"alg": "HS256", "kid": "k1"}, claims(), jwk.OctKey.import_key(b"k" * 32))): (
-            "signing method HS256 is invalid"
-        ),
-        token(claims()).rsplit(".", 1)[0] + ".": "the token's signature is invalid",
-        by_hand({"alg": "RS256", "kid": "k1", "crit": ["b64"], "b64": True}, claims()): (
-            "the token names critical header parameters"
-        ),
+        f"Bearer {UNKNOWN}": "the token is not a live personal access token",
+        f"Bearer {LIVE[:-1]}x": "the token is not a live personal access token",  # a mistyped checksum
+        "Bearer abc": "the token is not a JWT",
+        f"Bearer {token(claims(exp=NOW))}": "the token has expired",
+        f"Bearer {token(claims(aud='other'))}": "the token does not have a valid audience",
+        "Bearer ": "no bearer token",
     }
-    assert authorizer().verify(by_hand({"alg": "RS256", "kid": "k1"}, claims()))["sub"] == "s-1"  # as made, but crit
-    for sent, reason in cases.items():
-        with pytest.raises(Refused) as refused:
-            authorizer().verify(sent)
-        assert refused.value.reason == reason
+    for header, why in cases.items():
+        # Then each is let through with no `sub`, and why (the function answers it 401)
+        assert deciding().decide(event(header)) == {"isAuthorized": True, "context": {"sub": "", "refused": why}}
 
 
-def test_the_keys_are_read_once_and_again_for_a_kid_they_lack() -> None:
-    # Given an issuer whose JWKS has one key
-    issuer = Issuer(KEY)
-    check = authorizer(issuer)
-    check.verify(token(claims()))
-    check.verify(token(claims()))
-    assert issuer.reads == 1
-    # When it rotates a new key in, and a token signed with it comes
-    rotated = jwk.RSAKey.generate_key(2048, parameters={"kid": "k2"})
-    issuer.keys.append(rotated)
-    # Then the keys are read again, and the token is let through
-    assert check.verify(token(claims(), key=rotated))["sub"] == "s-1"
-    assert issuer.reads == 2
-    # And a kid nobody has is refused after one more read
-    with pytest.raises(Refused, match="not in the issuer's JWKS"):
-        check.verify(token(claims(), key=jwk.RSAKey.generate_key(2048, parameters={"kid": "k3"})))
-    assert issuer.reads == 3
+def test_without_a_pool_a_jwt_is_refused_and_a_failing_grant_is_a_refusal_not_an_error() -> None:
+    def broken(credential: str) -> dict[str, str] | None:
+        raise OSError("the table did not answer")
+
+    # Given an authorizer without a pool, whose token table fails
+    lone = Authorizer(None, broken)
+    # Then a JWT is refused, and a token too, saying to try again: never an exception (API Gateway's 500)
+    assert lone.decide(event(token(claims())))["context"]["refused"] == "no user pool to verify the token against"
+    assert lone.decide(event(LIVE))["context"] == {"sub": "", "refused": "the token could not be checked; try again"}
 
 
-def test_an_issuer_that_cannot_be_read_is_a_refusal_not_an_error() -> None:
-    # Given an issuer whose JWKS endpoint is down
-    issuer = Issuer(KEY)
-    issuer.down = True
-    # Then a token is refused, saying so (and the next one tries again)
-    with pytest.raises(Refused, match="JWKS could not be read"):
-        authorizer(issuer).verify(token(claims()))
+def test_the_identity_source_is_read_as_api_gateway_sends_it() -> None:
+    assert identity({"identitySource": ["Bearer x"], "headers": {"authorization": "Bearer y"}}) == "Bearer x"
+    assert identity({"headers": {"Authorization": "Bearer y"}}) == "Bearer y"
+    assert identity({}) is None
 
 
-def test_claims_are_passed_as_api_gateway_renders_them() -> None:
-    # Given claims of every JSON type
-    sent = {"sub": "s", "exp": 1767225600, "email_verified": True, "ratio": 1.5, "gone": None,
-            "cognito:groups": ["admins", "family"], "address": {"country": "JP"}}  # fmt: skip
-    # Then each is a string: numbers and booleans as JSON writes them, arrays in brackets, null left out
-    assert api_gateway_claims(sent) == {
-        "sub": "s",
-        "exp": "1767225600",
-        "email_verified": "true",
-        "ratio": "1.5",
-        "cognito:groups": "[admins family]",
-        "address": '{"country":"JP"}',
+def test_the_lambda_entry_point_reads_its_pool_from_the_environment(monkeypatch: Any) -> None:
+    # Given the authorizer's environment as template.yaml sets it, with no pool
+    import kakeibo.auth.authorizer as module
+
+    monkeypatch.setattr(module, "_AUTHORIZER", None)
+    monkeypatch.delenv("USER_POOL_ISSUER", raising=False)
+    # Then the handler answers an event, refusing a JWT for want of a pool
+    answer = handler(event(f"Bearer {token(claims())}"), None)
+    assert answer["context"]["refused"] == "no user pool to verify the token against"
+    monkeypatch.setattr(module, "_AUTHORIZER", None)
+
+
+# -- the front, running the authorizer as API Gateway does ----------------------------------------
+
+
+class Counting(Deciding):
+    def __init__(self) -> None:
+        super().__init__(deciding())
+        self.events: list[dict[str, Any]] = []
+
+    def invoke(self, event: dict[str, Any]) -> dict[str, Any]:
+        self.events.append(event)
+        return super().invoke(event)
+
+
+class Recording:
+    def __init__(self) -> None:
+        self.events: list[dict[str, Any]] = []
+
+    def __call__(self, event: dict[str, Any], context: Any) -> dict[str, Any]:
+        self.events.append(event)
+        return {"statusCode": 200, "body": "{}"}
+
+
+def front(clock: list[float]) -> tuple[Front, Counting, Recording]:
+    gate, function = Counting(), Recording()
+    return Front(InProcess(function), authorizer=gate, clock=lambda: clock[0]), gate, function
+
+
+def test_the_front_caches_each_headers_answer_for_the_templates_ttl() -> None:
+    # Given the front, its clock at 0, and the template's TTL
+    clock = [0.0]
+    served, gate, function = front(clock)
+    ttl = template.authorizer_ttl()
+    assert ttl == 60
+    sent = {"Authorization": f"Bearer {LIVE}"}
+    # When one token is sent three times within the TTL, and once after it
+    for at in (0.0, 1.0, ttl - 0.5):
+        clock[0] = at
+        assert served.handle("GET", "/accounts", sent, b"")[0] == 200
+    assert len(gate.events) == 1
+    clock[0] = ttl + 0.5
+    served.handle("GET", "/accounts", sent, b"")
+    # Then the authorizer ran once per TTL, and the function got its context every time
+    assert len(gate.events) == 2
+    contexts = [e["requestContext"]["authorizer"]["lambda"] for e in function.events]
+    assert contexts == [{"sub": "s-token", "via": "token", "scope": "read", "token_id": "t1"}] * 4
+    # And the authorizer's event is API Gateway's: payload 2.0, the identity source, the route's ARN
+    first = gate.events[0]
+    assert (
+        first["type"] == "REQUEST" and first["version"] == "2.0" and first["identitySource"] == [sent["Authorization"]]
+    )
+    assert first["routeArn"].endswith("/$default/GET/accounts") and "body" not in first
+
+
+def test_no_header_is_api_gateways_401_and_a_refusal_reaches_the_function_without_a_caller() -> None:
+    clock = [0.0]
+    served, gate, function = front(clock)
+    # When a request comes without an Authorization header
+    status, _, body = served.handle("GET", "/accounts", {}, b"")
+    # Then API Gateway answers 401 itself; the authorizer never ran
+    assert (status, json.loads(body)) == (401, {"message": "Unauthorized"}) and gate.events == []
+    # When one comes with a token the authorizer refuses
+    served.handle("GET", "/accounts", {"Authorization": f"Bearer {UNKNOWN}"}, b"")
+    # Then the function gets it with no caller, and why
+    assert function.events[-1]["requestContext"]["authorizer"]["lambda"] == {
+        "sub": "",
+        "refused": "the token is not a live personal access token",
     }
 
 
-def test_the_identity_source_is_the_token_alone_or_after_bearer() -> None:
-    assert token_from("Bearer a.b.c") == token_from("bearer  a.b.c") == token_from("a.b.c") == "a.b.c"
-    assert token_from(None) is None and token_from("  ") is None and token_from("Bearer ") is None
+def test_an_authorizer_saying_no_is_api_gateways_403() -> None:
+    class Saying:
+        def invoke(self, event: dict[str, Any]) -> dict[str, Any]:
+            return {"isAuthorized": False}
+
+    served = Front(InProcess(Recording()), authorizer=Saying())
+    status, _, body = served.handle("GET", "/accounts", {"Authorization": "Bearer a.b.c"}, b"")
+    assert (status, json.loads(body)) == (403, {"message": "Forbidden"})
 
 
-def test_local_auth_is_strict_or_unset() -> None:
-    assert strict_auth({}) is False and strict_auth({"LOCAL_AUTH": ""}) is False
-    assert strict_auth({"LOCAL_AUTH": "strict"}) is True
-    with pytest.raises(ValueError, match="LOCAL_AUTH must be strict or unset"):
-        strict_auth({"LOCAL_AUTH": "off"})
+def test_a_public_route_runs_no_authorizer() -> None:
+    clock = [0.0]
+    served, gate, _ = front(clock)
+    assert served.handle("GET", "/health", {"Authorization": "Bearer x.y.z"}, b"")[0] == 200
+    assert gate.events == []
 
 
 segment = st.text(alphabet="ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_=+/. \u00e9", max_size=60)
 
 
 @given(st.one_of(st.text(max_size=200), st.builds(lambda a, b, c: f"{a}.{b}.{c}", segment, segment, segment)))
-def test_whatever_is_sent_is_let_through_or_refused_never_an_error(sent: str) -> None:
-    # Given any text as a token, from noise to three parts of base64-ish text
-    try:
-        authorizer().verify(sent)
-    except Refused as refused:
-        # Then it is a refusal with a reason (here: never let through, as nothing is signed)
-        assert refused.reason
-    else:
-        pytest.fail(f"{sent!r} was let through")
-    # And the front answers it without raising: a 401, with a www-authenticate header HTTP can carry
-    front = Front(InProcess(lambda event, context: {"statusCode": 200}), authorizer=authorizer())
-    status, headers, _ = front.handle("GET", "/accounts", {"Authorization": f"Bearer {sent}"}, b"")
-    assert status in (200, 401)  # 200: a plain name, the local `Bearer <name>`
-    if status == 401 and "www-authenticate" in headers:
-        assert headers["www-authenticate"].isascii() and "\r" not in headers["www-authenticate"]
-        assert "\n" not in headers["www-authenticate"]
+def test_whatever_header_is_sent_the_front_answers_and_the_function_refuses_it_with_a_401(sent: str) -> None:
+    # Given the real handler behind the front with the authorizer (names off: no local shortcut)
+    from kakeibo.handler import precheck
+
+    served = Front(InProcess(lambda e, c: _refused_or_200(precheck, e)), authorizer=Deciding(deciding()), names=False)
+    status, headers, _ = served.handle("GET", "/accounts", {"Authorization": f"Bearer {sent}"}, b"")
+    # Then it is API Gateway's 401 (nothing to send) or the function's 401 saying why in a header HTTP can carry
+    assert status == 401
+    challenge = headers.get("WWW-Authenticate", "")
+    assert challenge.isascii() and "\r" not in challenge and "\n" not in challenge
+
+
+def _refused_or_200(precheck: Any, event: dict[str, Any]) -> dict[str, Any]:
+    refused = precheck(event)
+    if refused is None:
+        return {"statusCode": 200}
+    return {"statusCode": refused.status, "headers": refused.headers}
+
+
+def test_issuer_and_clients_come_from_the_environment() -> None:
+    made = Authorizer.from_environ({"USER_POOL_ISSUER": ISSUER, "USER_POOL_CLIENTS": f"{CLIENT}, other"})
+    assert made.jwt is not None
+    assert made.jwt.audiences == [CLIENT, "other"] and made.jwt.jwks_url == ISSUER + "/.well-known/jwks.json"
+    assert Authorizer.from_environ({}).jwt is None

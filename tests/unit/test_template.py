@@ -236,8 +236,9 @@ def _transformed() -> dict[str, Any]:
             return {}
 
     source = copy.deepcopy(template.load())
-    for name in ("LedgerFunction", "WebhookSenderFunction"):
-        source["Resources"][name]["Properties"]["CodeUri"] = "s3://bucket/key"
+    for name, resource in source["Resources"].items():
+        if resource["Type"] == "AWS::Serverless::Function":
+            source["Resources"][name]["Properties"]["CodeUri"] = "s3://bucket/key"
     os.environ.setdefault("AWS_DEFAULT_REGION", "ap-northeast-1")
     result: dict[str, Any] = transform(source, {}, NoManagedPolicies())
     return result
@@ -271,7 +272,7 @@ def test_encryption_retention_and_throttling_are_configured() -> None:
         assert props["SSESpecification"]["SSEEnabled"] is True
         assert props["PointInTimeRecoverySpecification"]["PointInTimeRecoveryEnabled"] is True
     log_groups = [r for r in resources.values() if r["Type"] == "AWS::Logs::LogGroup"]
-    assert len(log_groups) == 3 and all("RetentionInDays" in r["Properties"] for r in log_groups)
+    assert len(log_groups) == 4 and all("RetentionInDays" in r["Properties"] for r in log_groups)
     throttling = resources["HttpApiStage"]["Properties"]["DefaultRouteSettings"]
     assert throttling["ThrottlingBurstLimit"] > 0 and throttling["ThrottlingRateLimit"] > 0
 

@@ -29,8 +29,9 @@ def transformed(source: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> dict
     """What `sam deploy` hands CloudFormation (CodeUri as `sam package` rewrites it)."""
     monkeypatch.setenv("AWS_DEFAULT_REGION", "ap-northeast-1")
     doc = copy.deepcopy(source)
-    for name in ("LedgerFunction", "WebhookSenderFunction"):
-        doc["Resources"][name]["Properties"]["CodeUri"] = "s3://deploy-bucket/ledger.zip"
+    for name, resource in doc["Resources"].items():
+        if resource["Type"] == "AWS::Serverless::Function":
+            doc["Resources"][name]["Properties"]["CodeUri"] = "s3://deploy-bucket/ledger.zip"
     result: dict[str, Any] = transform(doc, {}, _NoManagedPolicies())
     return result
 
@@ -57,10 +58,18 @@ def policy_statement(permission: dict[str, Any], source_arn: str) -> dict[str, A
     }
 
 
+def ledger_permissions(stack: dict[str, Any]) -> list[dict[str, Any]]:
+    """The ledger function's invoke permissions (its resource policy; the authorizer has its own)."""
+    return [
+        p for p in of_type(stack, "AWS::Lambda::Permission").values()
+        if p["Properties"]["FunctionName"]["Ref"].startswith("LedgerFunction")
+    ]  # fmt: skip
+
+
 def policy_size(stack: dict[str, Any]) -> int:
-    """Estimated bytes of the function's resource policy: one statement per permission."""
+    """Estimated bytes of the ledger function's resource policy: one statement per permission."""
     statements = []
-    for permission in of_type(stack, "AWS::Lambda::Permission").values():
+    for permission in ledger_permissions(stack):
         source = permission["Properties"]["SourceArn"]
         text = source["Fn::Sub"] if isinstance(source, dict) else source
         arn = text.replace("arn:${AWS::Partition}:execute-api:${AWS::Region}:${AWS::AccountId}:${HttpApi}", API_ARN)
@@ -107,12 +116,15 @@ def test_cors_origins_reach_api_gateway_as_a_list(stack: dict[str, Any]) -> None
 def test_every_route_reaches_the_live_alias_through_one_integration_and_one_permission(
     stack: dict[str, Any],
 ) -> None:
-    # Given the function, its published version and alias, and the API's routes
-    function = of_type(stack, "AWS::Lambda::Function")["LedgerFunction"]
-    (alias_name,) = of_type(stack, "AWS::Lambda::Alias")
-    assert len(of_type(stack, "AWS::Lambda::Version")) == 1
-    assert function["Properties"]["Runtime"] == "python3.13"
-    assert function["Properties"]["SnapStart"] == {"ApplyOn": "PublishedVersions"}
+    # Given the functions, their published versions and aliases, and the API's routes
+    functions = of_type(stack, "AWS::Lambda::Function")
+    aliases = {a["Properties"]["FunctionName"]["Ref"]: n for n, a in of_type(stack, "AWS::Lambda::Alias").items()}
+    versions = {v["Properties"]["FunctionName"]["Ref"] for v in of_type(stack, "AWS::Lambda::Version").values()}
+    assert set(aliases) == versions == {"LedgerFunction", "AuthorizerFunction"}
+    for name in versions:
+        assert functions[name]["Properties"]["Runtime"] == "python3.13"
+        assert functions[name]["Properties"]["SnapStart"] == {"ApplyOn": "PublishedVersions"}
+    alias_name = aliases["LedgerFunction"]
     (integration_name, integration), *others = of_type(stack, "AWS::ApiGatewayV2::Integration").items()
     assert others == []
     # Then the one integration invokes the alias (the SnapStart version), not $LATEST
@@ -120,20 +132,42 @@ def test_every_route_reaches_the_live_alias_through_one_integration_and_one_perm
     assert integration["Properties"]["IntegrationUri"] == {"Fn::Sub": f"${{LedgerFunction.Arn}}:{alias}"}
     assert integration["DependsOn"] == "LedgerInvokePermission"
     assert integration["Properties"]["PayloadFormatVersion"] == "2.0"
-    # And every route targets it, private ones through the JWT authorizer
+    # And every route targets it, private ones through the one Lambda authorizer
     routes = of_type(stack, "AWS::ApiGatewayV2::Route")
     assert len(routes) == len(template.routes()) + 1 > 20  # and $default: what no route matches
     assert len(routes) <= ROUTES_PER_API  # every ledger route twice (also under /ledgers/{ledger}) included
     for route in routes.values():
         props = route["Properties"]
         assert props["Target"] == {"Fn::Sub": f"integrations/${{{integration_name}}}"}
-        assert props["AuthorizationType"] in ("NONE", "JWT")
-        assert props["AuthorizationType"] == "NONE" or props["AuthorizerId"] == {"Ref": "JwtAuthorizer"}
-    # And exactly one invoke permission exists, for the alias, from this API only
-    (permission,) = of_type(stack, "AWS::Lambda::Permission").values()
-    assert permission["Properties"]["FunctionName"] == {"Ref": alias_name}
-    assert permission["Properties"]["Principal"] == "apigateway.amazonaws.com"
-    assert "${HttpApi}/*" in permission["Properties"]["SourceArn"]["Fn::Sub"]
+        assert props["AuthorizationType"] in ("NONE", "CUSTOM")
+        assert props["AuthorizationType"] == "NONE" or props["AuthorizerId"] == {"Ref": "LedgerAuthorizer"}
+    # And exactly one invoke permission exists per function: the ledger's for its routes, the
+    # authorizer's for the API's authorizers, each for its alias, from this API only
+    permissions = {
+        p["Properties"]["FunctionName"]["Ref"]: p for p in of_type(stack, "AWS::Lambda::Permission").values()
+    }
+    assert set(permissions) == {alias_name, aliases["AuthorizerFunction"]}
+    for name, permission in permissions.items():
+        assert permission["Properties"]["Principal"] == "apigateway.amazonaws.com"
+        source = permission["Properties"]["SourceArn"]["Fn::Sub"]
+        assert source.endswith("${HttpApi}/*" if name == alias_name else "${HttpApi}/authorizers/*")
+
+
+def test_the_authorizer_is_a_cached_simple_lambda_authorizer_of_the_live_alias(stack: dict[str, Any]) -> None:
+    # Given the API's authorizers
+    (authorizer,) = of_type(stack, "AWS::ApiGatewayV2::Authorizer").values()
+    props = authorizer["Properties"]
+    # Then it is the AuthorizerFunction's live alias, payload 2.0, simple responses, cached 60 s by the header
+    assert props["AuthorizerType"] == "REQUEST" and props["AuthorizerPayloadFormatVersion"] == "2.0"
+    assert props["EnableSimpleResponses"] is True and props["AuthorizerResultTtlInSeconds"] == 60
+    assert props["IdentitySource"] == ["$request.header.Authorization"]
+    assert "${AuthorizerFunction.Arn}:live/invocations" in props["AuthorizerUri"]["Fn::Sub"]
+    # And the function it names is the one the local front runs, with the handler that exists
+    assert template.lambda_authorizer()[0] == "AuthorizerFunction"
+    assert template.function_handler("AuthorizerFunction") == "kakeibo.auth.authorizer.handler"
+    from kakeibo.auth import authorizer as module
+
+    assert callable(module.handler)
 
 
 def test_the_resource_policy_stays_small_when_the_routes_double(
@@ -144,11 +178,11 @@ def test_the_resource_policy_stays_small_when_the_routes_double(
     routes = len(of_type(doubled, "AWS::ApiGatewayV2::Route"))
     assert routes > 1.8 * len(of_type(stack, "AWS::ApiGatewayV2::Route"))
     # Then there is still one permission and the policy is far below Lambda's 20 KB
-    assert len(of_type(doubled, "AWS::Lambda::Permission")) == 1
+    assert len(ledger_permissions(doubled)) == 1
     assert policy_size(doubled) == policy_size(stack) < POLICY_LIMIT / 20
     # While one permission per route (SAM's HttpApi events) would stop the API at some 50 routes,
     # fewer than shared ledgers, members, invitations and recurrences will need
-    (permission,) = of_type(stack, "AWS::Lambda::Permission").values()
+    (permission,) = ledger_permissions(stack)
     one = policy_statement(permission, f"{API_ARN}/*/GET/ledgers/{{ledger}}/slips/{{date}}/{{id}}")
     assert POLICY_LIMIT // len(json.dumps(one)) < 60
 

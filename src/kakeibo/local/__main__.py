@@ -23,13 +23,16 @@ from kakeibo.local.bootstrap import create_tables
 from kakeibo.local.cognito import UserPool, create_user_pool
 from kakeibo.local.dynamodb import DynamoDBLocal, LocalStackError, free_port, port_free
 from kakeibo.local.front import Front, FunctionFailed, serve, strict_auth
-from kakeibo.local.instances import Pool, concurrency
+from kakeibo.local.instances import Pool, authorizer_pool, concurrency
 from kakeibo.local.s3 import S3Local, create_buckets
 from kakeibo.local.sqs import THREADS, QueuePoller, create_queues
 from kakeibo.local.streams import StreamReader
 
 SENDER = "WebhookSenderFunction"
 SENDER_HANDLER = "kakeibo.sender.lambda_handler"
+
+
+AUTHORIZER_INSTANCES = 2  # called once per Authorization header per cache TTL: a few are plenty
 
 
 def local_environment(endpoint: str, s3_endpoint: str = "", *, allow_loopback: bool | None = None) -> dict[str, str]:
@@ -122,9 +125,10 @@ def _banner(
     print(f"user pool {users.pool_id}, app client {users.client_id} (template.yaml's UserPool, UserPoolClient): "
           f"sign-up codes are printed here and kept in {(data_dir / CODES).resolve()}")  # fmt: skip
     if strict:
-        print("LOCAL_AUTH=strict: only the user pool's tokens are let through")
+        print("LOCAL_AUTH=strict: only the user pool's tokens and personal access tokens are let through")
     else:
-        print("Authorization: the user pool's tokens, or Bearer <name> for a local caller <name> "
+        print("Authorization (template.yaml's Lambda authorizer, answers cached 60 s): the user pool's tokens, "
+              "personal access tokens, or Bearer <name> for a local caller <name> "
               "(LOCAL_AUTH=strict: tokens only)")  # fmt: skip
     if os.environ.get("WEBHOOK_ALLOW_LOOPBACK") == "1":
         print("webhooks may call http://127.0.0.1 (WEBHOOK_ALLOW_LOOPBACK=1)")
@@ -179,6 +183,11 @@ def _provision(ddb: DynamoDBLocal, s3: S3Local, origin: str) -> tuple[dict[str, 
     return env, create_user_pool(s3.endpoint, os.environ["AWS_REGION"])
 
 
+def _web_root() -> Path | None:
+    web = template.ROOT / "web"
+    return web if web.is_dir() else None
+
+
 def run(port: int, ddb_port: int, data_dir: Path, host: str, s3_port: int = 0, *, task: Path | None = None) -> int:
     try:
         size = concurrency()
@@ -196,20 +205,15 @@ def run(port: int, ddb_port: int, data_dir: Path, host: str, s3_port: int = 0, *
         print(f"error: {exc}", file=sys.stderr)
         return 1
     pool: Pool | None = None
+    gate: Pool | None = None
     sender_pool: Pool | None = None
     s3 = S3Local(s3_port or free_port(), data_dir / "s3", codes=data_dir / CODES, echo=True)
     try:
         s3.start()
         env, users = _provision(ddb, s3, f"http://{host}:{port}")
         pool = Pool(size, env, log=_log, task=task).start()
-        web = template.ROOT / "web"
-        front = Front(
-            pool,
-            web_root=web if web.is_dir() else None,
-            authorizer=users.authorizer(),
-            names=not strict,
-            environment=env,
-        )
+        gate = authorizer_pool(AUTHORIZER_INSTANCES, {**env, **users.authorizer_environment()}, task=task, log=_log)
+        front = Front(pool, web_root=_web_root(), authorizer=gate.start(), names=not strict)
         server = serve(front, host, port)
         stop = threading.Event()
         loopback = env["WEBHOOK_ALLOW_LOOPBACK"] == "1"
@@ -239,7 +243,7 @@ def run(port: int, ddb_port: int, data_dir: Path, host: str, s3_port: int = 0, *
         print(f"error: {getattr(exc, 'detail', exc)}", file=sys.stderr)
         return 1
     finally:
-        for instances in (pool, sender_pool):
+        for instances in (pool, gate, sender_pool):
             if instances is not None:
                 instances.close()
         s3.stop()

@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import Any
 
 from kakeibo.local import template
-from kakeibo.local.authorizer import JwtAuthorizer
 
 LOCAL_STACK = "kakeibo-local"  # what ${AWS::StackName} is locally
 # Set when the pool is made, never changed after (UpdateUserPool does not take them)
@@ -76,6 +75,17 @@ def client_request(region: str, doc: dict[str, Any] | None = None) -> dict[str, 
     return {k: _resolved(v, region) for k, v in props.items() if k != "UserPoolId"}
 
 
+class Deciding:
+    """An authorizer as the front invokes a function: one authorizer event in, its answer out."""
+
+    def __init__(self, authorizer: Any) -> None:
+        self.authorizer = authorizer
+
+    def invoke(self, event: dict[str, Any]) -> dict[str, Any]:
+        answer: dict[str, Any] = self.authorizer.decide(event)
+        return answer
+
+
 @dataclass(frozen=True)
 class UserPool:
     """The local pool and its app client, on the server at `endpoint`."""
@@ -94,9 +104,16 @@ class UserPool:
     def jwks_url(self) -> str:
         return f"{self.endpoint}/{self.pool_id}/.well-known/jwks.json"
 
-    def authorizer(self) -> JwtAuthorizer:
-        """The JWT authorizer of template.yaml, for this pool and its client."""
-        return JwtAuthorizer(self.issuer, [self.client_id], self.jwks_url)
+    def authorizer_environment(self) -> dict[str, str]:
+        """What template.yaml's AuthorizerFunction is given for this pool and its client (and where the
+        local pool's keys are: not under its issuer, as Cognito's are)."""
+        return {"USER_POOL_ISSUER": self.issuer, "USER_POOL_CLIENTS": self.client_id, "JWKS_URL": self.jwks_url}
+
+    def authorizer(self) -> Deciding:
+        """The Lambda authorizer for this pool, called in this process (its tokens: this process's table)."""
+        from kakeibo.auth.authorizer import Authorizer
+
+        return Deciding(Authorizer.from_environ(self.authorizer_environment()))
 
     def describe(self) -> dict[str, str]:
         """What a client of the pool needs to know (make run's run.json)."""

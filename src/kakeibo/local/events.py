@@ -11,6 +11,8 @@ from urllib.parse import urlencode
 
 from kakeibo.local.template import Route
 
+LOCAL_REGION = "us-east-1"  # the region the local front's ARNs name
+
 
 def http_event(
     route: Route,
@@ -21,7 +23,7 @@ def http_event(
     headers: dict[str, str] | None = None,
     body: bytes | str | None = None,
     claims: dict[str, str] | None = None,
-    token: dict[str, str] | None = None,
+    authorizer: dict[str, Any] | None = None,
     source_ip: str = "127.0.0.1",
 ) -> dict[str, Any]:
     headers = {k.lower(): v for k, v in (headers or {}).items()}
@@ -60,9 +62,9 @@ def http_event(
         # as API Gateway's JWT authorizer passes them: every claim a string; scopes only for routes
         # that ask for scopes (none here)
         event["requestContext"]["authorizer"] = {"jwt": {"claims": dict(claims), "scopes": None}}
-    if token is not None and not route.public:
-        # a personal access token, as §25's Lambda authorizer passes it: its simple response's context
-        event["requestContext"]["authorizer"] = {"lambda": dict(token)}
+    if authorizer is not None and not route.public:
+        # as the Lambda authorizer (§25) passes it: its simple response's context
+        event["requestContext"]["authorizer"] = {"lambda": dict(authorizer)}
     if body:
         if isinstance(body, bytes):
             try:
@@ -72,4 +74,21 @@ def http_event(
                 event["isBase64Encoded"] = True
         else:
             event["body"] = body
+    return event
+
+
+def authorizer_event(request: dict[str, Any], identity: str) -> dict[str, Any]:
+    """The payload-2.0 event a Lambda authorizer gets for `request` (a route's event, without its
+    body): its identity source's value and the route's ARN."""
+    method, _, path = str(request.get("routeKey", "")).partition(" ")
+    context = request.get("requestContext") or {}
+    arn = f"arn:aws:execute-api:{LOCAL_REGION}:{context.get('accountId', '')}:{context.get('apiId', '')}"
+    event = {k: v for k, v in request.items() if k not in ("body", "isBase64Encoded")}
+    event.update(
+        {
+            "type": "REQUEST",
+            "routeArn": f"{arn}/{context.get('stage', '$default')}/{method}{path}",
+            "identitySource": [identity],
+        }
+    )
     return event

@@ -1,15 +1,19 @@
 """An HTTP front that behaves like the API Gateway HTTP API of template.yaml.
 
 Only the routes the template declares are served (anything else: 404, as API Gateway does). Each
-request to a protected route is authorized as template.yaml's JWT authorizer does it
-(kakeibo.local.authorizer: a token of the local user pool, its signature, issuer, audience and
-times); a request without a token, or with one it refuses, gets API Gateway's 401 before the
-function runs, and the function gets the token's claims as API Gateway passes them. Locally only,
-`Authorization: Bearer <name>` (a name, not a JWT) is also let through as the caller `<name>` (for
-curl and the README), unless `names` is off (make run with LOCAL_AUTH=strict). All
-of that happens here, in the front's threads; the function itself runs wherever `Function` says:
-on a pool of instance processes for `make run` and the API tests (kakeibo.local.instances), or in
-this process (`InProcess`). A function that fails or dies without answering gets 502.
+request to a protected route is authorized as API Gateway runs template.yaml's Lambda authorizer
+(`LedgerAuthorizer`, the `AuthorizerFunction`: kakeibo.auth.authorizer): a request without an
+`Authorization` header gets API Gateway's 401 before anything runs; otherwise the authorizer
+function is invoked with the payload-2.0 authorizer event (on its own instances, from its source
+or built directory, as the ledger's function is), its simple response cached for that header value
+for the template's `AuthorizerResultTtlInSeconds`, and its context handed to the function in
+`requestContext.authorizer.lambda` (`isAuthorized: false`: API Gateway's 403). Locally only,
+`Authorization: Bearer <name>` (a name: neither a JWT nor a personal token) is also let through as
+the caller `<name>` (for curl and the README), unless `names` is off (make run with
+LOCAL_AUTH=strict). The function itself runs wherever `Function` says: on a pool of instance
+processes for `make run` and the API tests (kakeibo.local.instances), or in this process
+(`InProcess`). A function that fails or dies without answering gets 502; an authorizer that does,
+API Gateway's 500.
 
 The server keeps a listen backlog of 128, so a burst of clients waits instead of being reset, and
 a client that hangs up before its answer is one log line.
@@ -21,9 +25,9 @@ import base64
 import json
 import mimetypes
 import os
-import re
 import sys
 import threading
+import time
 import uuid
 from collections.abc import Callable
 from http import HTTPStatus
@@ -32,12 +36,11 @@ from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import parse_qsl, unquote, urlsplit
 
+from kakeibo.auth.jwt import looks_like_jwt, token_from
 from kakeibo.core.tokens import looks_like_token
 from kakeibo.event import DEFAULT_ROUTE
 from kakeibo.local import task, template
-from kakeibo.local.authorizer import JwtAuthorizer, Refused, api_gateway_claims, looks_like_jwt, token_from
-from kakeibo.local.events import http_event
-from kakeibo.store.tokens import TokenStore
+from kakeibo.local.events import authorizer_event, http_event
 
 Handler = Callable[[dict[str, Any], Any], dict[str, Any]]
 LambdaContext = task.LambdaContext  # the context an instance hands the handler (tests and the bench too)
@@ -119,6 +122,9 @@ def strict_auth(environ: dict[str, str] | os._Environ[str] | None = None) -> boo
 
 
 UNAUTHORIZED = b'{"message":"Unauthorized"}'
+FORBIDDEN = b'{"message":"Forbidden"}'
+AUTHORIZER_FAILED = b'{"message":"Internal Server Error"}'
+CACHED_ANSWERS = 10_000  # answers the authorizer cache holds before it forgets the expired ones
 
 
 class Front:
@@ -127,15 +133,18 @@ class Front:
         function: Function,
         *,
         web_root: Path | None = None,
-        authorizer: JwtAuthorizer | None = None,
+        authorizer: Function | None = None,
         names: bool = True,
-        environment: dict[str, str] | None = None,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.function = function
-        self.authorizer = authorizer  # None: no user pool, so no JWT is let through
+        self.authorizer = authorizer  # the Lambda authorizer's function (None: nobody but names gets in)
         self.names = names  # `Bearer <name>` accepted as the caller <name>
-        self.environment = environment  # the function's: the table personal tokens are found in
-        self._tokens: TokenStore | None = None
+        self.cache_seconds = template.authorizer_ttl()
+        self._clock = clock
+        self._answers: dict[str, tuple[float, dict[str, Any] | None]] = {}  # header -> (until, context)
+        self._answers_lock = threading.Lock()
+        self.authorizer_calls = 0  # how often the authorizer ran (tests: the cache)
         # API Gateway picks the most specific route: literal segments win over variables
         # (`GET /slips/{id}/history` before `GET /slips/{date}/{id}`)
         self.routes = sorted(template.routes(), key=lambda r: -sum(1 for p in r.path.split("/") if p and "{" not in p))
@@ -179,17 +188,19 @@ class Front:
             return status, {**out, **cors}, payload
         if len(body) > MAX_PAYLOAD:
             return _problem(413, "the request body is over API Gateway's 10 MB limit", "payload_too_large")
-        claims = token = None
+        context = None
         if not route.public:  # API Gateway runs the authorizer of the routes that have one only
-            token = self.personal_token(lowered.get("authorization"))
-            claims, refused = (None, None) if token else self.authorize(lowered.get("authorization"))
-            if claims is None and token is None:
-                out = {"Content-Type": "application/json"}
-                if refused is not None:  # as API Gateway's JWT authorizer says why
-                    detail = re.sub(r"[^ !#-\[\]-~]", "?", refused)[:200]  # printable ASCII, no quote or backslash
-                    out["www-authenticate"] = f'Bearer scope="" error="invalid_token" error_description="{detail}"'
-                return 401, {**out, **cors}, UNAUTHORIZED
-        event = self.event(route, params=params, target=target, headers=lowered, body=body, claims=claims, token=token)
+            header = lowered.get("authorization")
+            if not (header or "").strip():  # no identity source: API Gateway's 401, no authorizer call
+                return 401, {"Content-Type": "application/json", **cors}, UNAUTHORIZED
+            request = self.event(route, params=params, target=target, headers=lowered, body=b"", context=None)
+            try:
+                context = self.authorize(header or "", request)
+            except FunctionFailed:
+                return 500, {"Content-Type": "application/json", **cors}, AUTHORIZER_FAILED
+            if context is None:
+                return 403, {"Content-Type": "application/json", **cors}, FORBIDDEN
+        event = self.event(route, params=params, target=target, headers=lowered, body=body, context=context)
         try:
             result = self.function.invoke(event)
         except FunctionFailed as exc:
@@ -197,61 +208,37 @@ class Front:
             return status, {**out, **cors}, payload
         return self._response(result, cors)
 
-    def tokens(self) -> TokenStore:
-        """The personal tokens' items, in the function's table (this process's, unless told)."""
-        if self.environment is None:
-            from kakeibo.store import get_token_store
-
-            return get_token_store()
-        if self._tokens is None:
-            import boto3
-
-            from kakeibo.store.core import StoreCore
-
-            env = self.environment
-            client = boto3.client(
-                "dynamodb",
-                endpoint_url=env.get("DYNAMODB_ENDPOINT_URL") or None,
-                region_name=env.get("AWS_REGION") or env.get("AWS_DEFAULT_REGION"),
-                aws_access_key_id=env.get("AWS_ACCESS_KEY_ID"),
-                aws_secret_access_key=env.get("AWS_SECRET_ACCESS_KEY"),
-            )
-            self._tokens = TokenStore(StoreCore(client, env.get("TABLE_NAME", "LedgerTable")))
-        return self._tokens
-
-    def personal_token(self, header: str | None) -> dict[str, str] | None:
-        """A personal access token's context (§25: `{sub, via, scope, token_id}`) if the header carries a
-        live one; None for anything else (a JWT, a name, or a token that proves nothing, which `authorize`
-        then refuses as no JWT)."""
-        credential = token_from(header)
-        if credential is None or not looks_like_token(credential):
-            return None
-        from kakeibo.services.tokens import grant
-
-        found = grant(self.tokens(), credential)
-        if found is None:
-            return None
-        return {"sub": found.sub, "via": "token", "scope": found.scope, "token_id": found.token_id}
-
-    def authorize(self, header: str | None) -> tuple[dict[str, str] | None, str | None]:
-        """(the claims to pass, None) for a caller let through; (None, why not) for a refused token;
-        (None, None) without a token."""
-        token = token_from(header)
-        if token is None:
-            return None, None
-        if not looks_like_jwt(token):
-            if looks_like_token(token):  # a personal token that proves nothing (mistyped, revoked, expired)
-                return None, "the token is not a live personal access token"
-            if self.names and (header or "").strip()[:7].lower() == "bearer ":
-                return {"sub": token}, None  # the local shortcut: `Bearer <name>`
-            why = "the token is not a JWT" + (" (LOCAL_AUTH=strict: no Bearer <name>)" if not self.names else "")
-            return None, why
+    def authorize(self, header: str, request: dict[str, Any]) -> dict[str, Any] | None:
+        """The authorizer's context for this `Authorization` header (None: not authorized), from the
+        cache while its answer is fresh, as API Gateway caches by identity source."""
+        name = self.local_name(header)
+        if name is not None:
+            return {"sub": name, "via": "jwt", "scope": "write", "token_id": ""}
+        now = self._clock()
+        with self._answers_lock:
+            cached = self._answers.get(header)
+            if cached is not None and cached[0] > now:
+                return cached[1]
         if self.authorizer is None:
-            return None, "no user pool to verify the token against"
-        try:
-            return api_gateway_claims(self.authorizer.verify(token)), None
-        except Refused as refused:
-            return None, refused.reason
+            return None
+        self.authorizer_calls += 1
+        answer = self.authorizer.invoke(authorizer_event(request, header))
+        context = dict(answer.get("context") or {}) if answer.get("isAuthorized") is True else None
+        if self.cache_seconds > 0:
+            with self._answers_lock:
+                if len(self._answers) >= CACHED_ANSWERS:
+                    self._answers = {k: v for k, v in self._answers.items() if v[0] > now}
+                self._answers[header] = (now + self.cache_seconds, context)
+        return context
+
+    def local_name(self, header: str) -> str | None:
+        """The local shortcut's caller: `Bearer <name>`, a name that is neither a JWT nor a personal token."""
+        credential = token_from(header)
+        if not self.names or credential is None or header.strip()[:7].lower() != "bearer ":
+            return None
+        if looks_like_jwt(credential) or looks_like_token(credential):
+            return None
+        return credential
 
     @staticmethod
     def event(
@@ -261,8 +248,7 @@ class Front:
         target: str,
         headers: dict[str, str],
         body: bytes,
-        claims: dict[str, str] | None,
-        token: dict[str, str] | None = None,
+        context: dict[str, Any] | None,
     ) -> dict[str, Any]:
         """The payload-2.0 event API Gateway would send for this request to a matched route."""
         split = urlsplit(target)
@@ -274,8 +260,7 @@ class Front:
             query=query,
             headers={k.lower(): v for k, v in headers.items()},
             body=body,
-            claims=claims,
-            token=token,
+            authorizer=context,
         )
         event["rawQueryString"] = split.query
         return event

@@ -29,7 +29,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-from kakeibo.local import task
+from kakeibo.local import task, template
 from kakeibo.local.front import FunctionFailed
 
 DEFAULT_CONCURRENCY = 4
@@ -63,6 +63,7 @@ class Instance:
     process: subprocess.Popen[bytes]
     conn: Connection
     cold_start_ms: float
+    label: str = "function"  # what the log calls it: the function's, or the authorizer's instance
 
     @property
     def pid(self) -> int:
@@ -78,7 +79,7 @@ class Instance:
             self.conn.send(event)
             kind, payload = self.conn.recv()
         except (EOFError, OSError) as exc:
-            raise InstanceDied(f"function instance {self.number} (pid {self.pid}) {_ended(self.process)}") from exc
+            raise InstanceDied(f"{self.label} instance {self.number} (pid {self.pid}) {_ended(self.process)}") from exc
         if kind != "ok":
             raise FunctionFailed(f"the function raised {payload}")
         result: dict[str, Any] = payload
@@ -121,6 +122,7 @@ class Pool:
         handler: str = task.DEFAULT_HANDLER,
         function: str = task.DEFAULT_FUNCTION,
         timeout: float = task.DEFAULT_TIMEOUT,
+        label: str = "function",
     ) -> None:
         if size < 1:
             raise ValueError("a pool needs at least one instance")
@@ -130,6 +132,7 @@ class Pool:
         self.task = task
         self.stdout = stdout  # where the instances' own output goes (None: this process's stdout)
         # which handler each instance imports, and the function its context names and times
+        self.label = label  # what the log calls its instances
         self.options = ["--handler", handler, "--function", function, "--timeout", str(timeout)]
         self._slots = [_Slot(number) for number in range(1, size + 1)]
         self._idle: queue.Queue[_Slot] = queue.Queue()  # FIFO: requests spread over every instance
@@ -199,7 +202,7 @@ class Pool:
         if slot.instance is not None and slot.instance.alive:
             return slot.instance
         if slot.instance is not None:
-            self.log(f"function instance {slot.number} (pid {slot.instance.pid}) {_ended(slot.instance.process)}")
+            self.log(f"{self.label} instance {slot.number} (pid {slot.instance.pid}) {_ended(slot.instance.process)}")
             slot.instance.conn.close()
             slot.instance = None
         slot.instance = self._launch(slot.number)
@@ -233,7 +236,27 @@ class Pool:
         except (EOFError, OSError) as exc:
             parent.close()
             raise FunctionFailed(
-                f"function instance {number} could not start: it {_ended(process)} (see its output above)"
+                f"{self.label} instance {number} could not start: it {_ended(process)} (see its output above)"
             ) from exc
-        self.log(f"function instance {number} ready: pid {pid}, cold start {cold_ms:.0f} ms")
-        return Instance(number, process, parent, cold_ms)
+        self.log(f"{self.label} instance {number} ready: pid {pid}, cold start {cold_ms:.0f} ms")
+        return Instance(number, process, parent, cold_ms, self.label)
+
+
+def authorizer_pool(
+    size: int, env: dict[str, str], *, task: Path | None = None, log: Log | None = None, stdout: int | None = None
+) -> Pool:
+    """Instances of template.yaml's authorizer function (its handler, its timeout): from the sources,
+    or, given the ledger function's built directory, from its neighbour that sam build made for it."""
+    logical, _ = template.lambda_authorizer()
+    built = task.parent / logical if task is not None else None
+    return Pool(
+        size,
+        env,
+        log=log,
+        task=built,
+        stdout=stdout,
+        handler=template.function_handler(logical),
+        function=logical,
+        timeout=template.function_timeout(logical),
+        label="authorizer",
+    )

@@ -84,6 +84,30 @@ def routes(template: dict[str, Any] | None = None) -> list[Route]:
     return found
 
 
+def lambda_authorizer(template: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
+    """The API's Lambda authorizer: (its function's logical id, its AWS::ApiGatewayV2::Authorizer
+    properties). The template has one, on every route that is not public."""
+    template = template or load()
+    found = [
+        r["Properties"]
+        for r in template["Resources"].values()
+        if r.get("Type") == "AWS::ApiGatewayV2::Authorizer" and r["Properties"].get("AuthorizerType") == "REQUEST"
+    ]
+    if len(found) != 1:
+        raise ValueError(f"the template should declare one Lambda authorizer, not {len(found)}")
+    uri = found[0]["AuthorizerUri"]
+    text = uri.get("Fn::Sub", "") if isinstance(uri, dict) else str(uri)
+    matched = re.search(r"\$\{(\w+)\.Arn\}", text if isinstance(text, str) else text[0])
+    if matched is None:
+        raise ValueError(f"the authorizer's URI names no function: {uri}")
+    return matched.group(1), found[0]
+
+
+def authorizer_ttl(template: dict[str, Any] | None = None) -> int:
+    """How long API Gateway caches the authorizer's answer for one identity source, in seconds."""
+    return int(lambda_authorizer(template)[1].get("AuthorizerResultTtlInSeconds", 300))
+
+
 def default_route(template: dict[str, Any] | None = None) -> bool:
     """Whether the API sends every request no route matches to the function (a `$default` route),
     rather than answering it itself with `{"message":"Not Found"}`."""
@@ -173,6 +197,12 @@ def function_timeout(logical: str, template: dict[str, Any] | None = None) -> fl
     return float(own if own is not None else doc["Globals"]["Function"].get("Timeout", 3))
 
 
+def function_handler(logical: str, template: dict[str, Any] | None = None) -> str:
+    """A function's Handler (`module.function`)."""
+    doc = template or load()
+    return str(doc["Resources"][logical]["Properties"]["Handler"])
+
+
 def parameters(template: dict[str, Any] | None = None) -> dict[str, str]:
     template = template or load()
     return {name: str(p.get("Default", "")) for name, p in (template.get("Parameters") or {}).items()}
@@ -195,6 +225,8 @@ def environment(
     for key, value in variables.items():
         if isinstance(value, dict) and "Ref" in value:
             env[key] = names.get(value["Ref"], params.get(value["Ref"], ""))
+        elif isinstance(value, dict):  # another intrinsic (the stack's pool: the local one is given apart)
+            env[key] = ""
         else:
             env[key] = str(value)
     return env

@@ -62,6 +62,7 @@ from kakeibo.store.write import GUARD_ITEMS, ORIGINS, Bookkeeping, Guard, WriteC
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.idempotency import DynamoDBPersistenceLayer
 
+    from kakeibo.store.limits import LimitStore
     from kakeibo.store.tokens import TokenStore
 
 __all__ = [
@@ -173,6 +174,14 @@ def get_token_store() -> TokenStore:
     from kakeibo.store.tokens import TokenStore  # noqa: PLC0415 - loaded on use
 
     return TokenStore(StoreCore(dynamodb_client(), get_settings().table_name))
+
+
+@cache
+def get_limit_store() -> LimitStore:
+    """Request budgets' counters, in the IdempotencyTable (their items expire)."""
+    from kakeibo.store.limits import LimitStore  # noqa: PLC0415 - loaded on use
+
+    return LimitStore(dynamodb_client(), get_settings().idempotency_table_name)
 
 
 @cache

@@ -466,6 +466,12 @@ def idempotency_person(user: str) -> str:
     return "P" + hashlib.sha256(user.encode()).hexdigest()[:24]
 
 
+def limit_sk(scope: str, window: int) -> str:
+    """A request budget's counter for one window, in its person's partition of the IdempotencyTable
+    (store/limits.py): the person's own (`scope` empty), or one of their tokens' (its id)."""
+    return f"LIMIT#TOKEN#{scope}#{window}" if scope else f"LIMIT#{window}"
+
+
 def idempotency_tag(user: str) -> str:
     """What every Idempotency-Key record of `user`'s carries in its key (store/idempotency_layer.py):
     their partition, between two `#`."""

@@ -1,34 +1,43 @@
-"""API Gateway's JWT authorizer (template.yaml's `JwtAuthorizer`), for the local front.
+"""The pool's JWTs, checked as API Gateway's JWT authorizer checks them (the Lambda authorizer's half
+for signed-in people: kakeibo.auth.authorizer).
 
-What API Gateway does with the identity source, `Authorization` (the token alone, or after `Bearer `),
-in its order (https://docs.aws.amazon.com/apigateway/latest/developerguide/http-api-jwt-authorizer.html):
+In API Gateway's order (https://docs.aws.amazon.com/apigateway/latest/developerguide/http-api-jwt-authorizer.html):
 decode the token; check its algorithm (RSA only) and its signature, with the key its header's `kid`
-names in the issuer's JWKS (fetched once, and again when a token names a kid not in it: a rotated
-key); then its claims: `iss` is the authorizer's issuer, `aud` -- or, without one, `client_id` -- is
-one of its audiences, `exp` is after now, `nbf` and `iat` not after now. Any failure is a 401
-`{"message":"Unauthorized"}` whose `www-authenticate` header says why (`Refused.reason`).
+names in the issuer's JWKS (fetched once per instance, and again when a token names a kid not in it:
+a rotated key); then its claims: `iss` is the issuer, `aud` -- or, without one, `client_id` -- is one
+of the audiences (the app clients), `exp` is after now, `nbf` and `iat` not after now. Any failure is
+`Refused`, whose `reason` is what API Gateway's www-authenticate would say.
 
 One check more than API Gateway's, which every token of the pool passes: `token_use` is `id` with
-the audience in `aud` (an ID token) or `access` with it in `client_id` (an access token). API Gateway
-cannot tell the two apart; a token whose claims say otherwise did not come from the pool as it is.
+the audience in `aud` (an ID token) or `access` with it in `client_id` (an access token).
 
-The claims reach the function as API Gateway hands them over (`api_gateway_claims`): every value a
-string. The signature is checked with `cryptography` (which moto brings); the JOSE parsing is here.
+The RSA signature (RSASSA-PKCS1-v1_5, RFC 8017 §8.2.2) is checked with the standard library alone:
+the signature raised to the key's exponent must be, byte for byte, the one encoding of the digest
+that the signer had to produce (compared whole, never parsed), and the modulus at least 2048 bits.
+No cryptography package is imported on an authorizer's cold start for it.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import hashlib
+import hmac
 import json
 import re
 import threading
 import time
-import urllib.request
 from collections.abc import Callable
 from typing import Any
 
-ALGORITHMS = {"RS256": "SHA256", "RS384": "SHA384", "RS512": "SHA512"}  # RSA-based, as API Gateway
+ALGORITHMS = {"RS256": "sha256", "RS384": "sha384", "RS512": "sha512"}  # RSA-based, as API Gateway
+# The DER DigestInfo that precedes each digest in an RSASSA-PKCS1-v1_5 signature (RFC 8017 §9.2, note 1).
+DIGEST_INFO = {
+    "sha256": bytes.fromhex("3031300d060960864801650304020105000420"),
+    "sha384": bytes.fromhex("3041300d060960864801650304020205000430"),
+    "sha512": bytes.fromhex("3051300d060960864801650304020305000440"),
+}
+MIN_MODULUS_BITS = 2048
 _SEGMENT = re.compile(r"[A-Za-z0-9_-]*")  # base64url without padding (RFC 7515 §2)
 TOKEN_USES = {"id": "aud", "access": "client_id"}  # the claim each kind of token names its client in
 
@@ -85,8 +94,27 @@ def _number(claims: dict[str, Any], name: str) -> float | None:
 
 
 def _fetch_json(url: str) -> Any:
+    import urllib.request  # noqa: PLC0415 - once per instance (and per rotated key), not on every start
+
     with urllib.request.urlopen(url, timeout=10) as answer:  # noqa: S310 - the issuer's JWKS, http(s) only
         return json.loads(answer.read())
+
+
+def pkcs1_v15_valid(n: int, e: int, alg: str, signed: bytes, signature: bytes) -> bool:
+    """Whether `signature` is the RSASSA-PKCS1-v1_5 signature of `signed` under the key (n, e) with the
+    algorithm's hash: EMSA-PKCS1-v1_5 built from the digest and compared with the opened signature
+    (RFC 8017 §8.2.2 step 4: the comparison, not a parse, so no malformed padding can pass)."""
+    hash_name = ALGORITHMS[alg]
+    size = (n.bit_length() + 7) // 8
+    digest_info = DIGEST_INFO[hash_name] + hashlib.new(hash_name, signed).digest()
+    if len(signature) != size or size < len(digest_info) + 11:
+        return False
+    s = int.from_bytes(signature, "big")
+    if s >= n:
+        return False
+    opened = pow(s, e, n).to_bytes(size, "big")
+    expected = b"\x00\x01" + b"\xff" * (size - len(digest_info) - 3) + b"\x00" + digest_info
+    return hmac.compare_digest(opened, expected)
 
 
 class JwtAuthorizer:
@@ -158,22 +186,17 @@ class JwtAuthorizer:
 
     @staticmethod
     def _check_signature(key: dict[str, Any], alg: str, signed: bytes, signature: bytes) -> None:
-        from cryptography.exceptions import InvalidSignature
-        from cryptography.hazmat.primitives import hashes
-        from cryptography.hazmat.primitives.asymmetric import padding, rsa
-
         if key.get("kty") != "RSA" or key.get("use", "sig") != "sig":
             raise Refused("the issuer's key is not an RSA signing key")
         try:
             n = int.from_bytes(_decoded(str(key["n"])), "big")
             e = int.from_bytes(_decoded(str(key["e"])), "big")
-            public = rsa.RSAPublicNumbers(e, n).public_key()
-        except (KeyError, ValueError, Refused) as exc:
+        except (KeyError, Refused) as exc:
             raise Refused("the issuer's key is not a usable RSA key") from exc
-        try:
-            public.verify(signature, signed, padding.PKCS1v15(), getattr(hashes, ALGORITHMS[alg])())
-        except InvalidSignature as exc:
-            raise Refused("the token's signature is invalid") from exc
+        if n.bit_length() < MIN_MODULUS_BITS or e < 3 or e % 2 == 0:
+            raise Refused("the issuer's key is not a usable RSA key")
+        if not pkcs1_v15_valid(n, e, alg, signed, signature):
+            raise Refused("the token's signature is invalid")
 
     # -- the claims ------------------------------------------------------------------------------
 
@@ -195,19 +218,3 @@ class JwtAuthorizer:
             raise Refused("the token is not valid yet")
         if iat is not None and iat > now:
             raise Refused("the token was issued in the future")
-
-
-def api_gateway_claims(claims: dict[str, Any]) -> dict[str, str]:
-    """The claims as API Gateway puts them in `requestContext.authorizer.jwt.claims`: strings as they
-    are, numbers and booleans as JSON writes them (`"1767225600"`, `"true"`), arrays as `[a b]`,
-    objects as JSON; a null claim is left out."""
-
-    def text(value: Any) -> str:
-        return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
-    passed = {}
-    for name, value in claims.items():
-        if value is None:
-            continue
-        passed[name] = "[" + " ".join(text(v) for v in value) + "]" if isinstance(value, list) else text(value)
-    return passed
