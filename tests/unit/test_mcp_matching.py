@@ -3,10 +3,13 @@ Idempotency-Key a request id stands for, the configuration read from the environ
 
 from __future__ import annotations
 
+import ast
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+import kakeibo_mcp
 from kakeibo_mcp.api import ApiProblem, Config, ConfigError
 from kakeibo_mcp.matching import (
     Ambiguous,
@@ -126,3 +129,17 @@ def test_a_problem_reads_as_its_title_detail_and_code() -> None:
     assert problem.text == "残高不足: お財布の残高では払えません (insufficient_funds, 409 from POST /slips)"
     # And an answer that is not a problem (API Gateway's own 404) still says what it was
     assert ApiProblem(404, {"message": "Not Found"}, "GET", "/forecast").text == "Not Found (404 from GET /forecast)"
+
+
+def test_the_mcp_server_is_a_client_of_the_api_only() -> None:
+    # Given the MCP server's modules
+    package = Path(kakeibo_mcp.__file__).parent
+    imported = set()
+    for source in package.glob("*.py"):
+        for node in ast.walk(ast.parse(source.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                imported |= {alias.name.split(".")[0] for alias in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                imported.add(node.module.split(".")[0])
+    # Then none imports the API's own code (it talks to the API over HTTP, and ships apart from it)
+    assert "kakeibo" not in imported and "mcp" in imported
