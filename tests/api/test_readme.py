@@ -1,6 +1,7 @@
 """Every code block of the README runs as it is written, against the local front: the curl
 walk-through from "Use it with curl" on as one shell session (as a reader pastes it, block after
-block), the Python and JavaScript snippets with the services they need. A block that needs AWS,
+block), the Python and JavaScript snippets with the services they need (the MCP section's
+configuration and conversation: tests/api/test_mcp.py). A block that needs AWS,
 Docker or a server of its own is listed in NOT_RUN with the reason, and a new block must be one or
 the other: a block nobody runs is a block that can go wrong unseen."""
 
@@ -32,6 +33,7 @@ from kakeibo.local.instances import Pool, authorizer_pool
 from kakeibo.local.s3 import S3Local
 from tests.api.conftest import serving
 from tests.api.test_generated_clients import python_client, served_spec  # noqa: F401 - fixtures
+from tests.api.test_mcp import readme_blocks as mcp_blocks
 
 ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -47,6 +49,7 @@ NOT_RUN = {
     "sam build && sam local start-api --config-env local": "needs Docker",
     "STACK=kakeibo-api": "needs a deployed stack and AWS credentials",
     "DDB_PORT=${DDB_PORT:-8000}": "starts a table browser that serves until stopped",
+    ".venv/bin/pip install -q -e '.[mcp]'": "installs the MCP SDK, which `make test` installs with the dev tools",
     ".venv/bin/pip install -q -e '.[dev]'": (
         "generates both clients: tests/api/test_generated_clients.py runs the same generators on the served document"
     ),
@@ -109,6 +112,7 @@ def test_every_block_is_run_or_says_why_not() -> None:
     found = blocks()
     # Then each one is run by this test, or listed with the reason it is not
     runnable = set(_walkthrough()) | {c for lang, c, _ in found if lang in ("python", "js")}
+    runnable |= set(mcp_blocks())  # the MCP client's configuration and first conversation: tests/api/test_mcp.py
     unaccounted = [_first_line(c) for _, c, _ in found if c not in runnable and _not_run(c) is None]
     assert not unaccounted, unaccounted
     # And nothing is listed that is no longer there

@@ -222,6 +222,7 @@ def test_every_route_reads_consistently(api: Client, store: Store, recorder: Rec
         # the person's tokens (the one revoked made before)
         ("POST /me/tokens", "/me/tokens", {"body": {"name": "家計簿シート", "scope": "read"}}),
         ("GET /me/tokens", "/me/tokens", {}),
+        ("GET /me", "/me", {}),
         ("DELETE /me/tokens/{id}", f"/me/tokens/{token_id}", {}),
         ("DELETE /ledgers/{ledger}", household, {"headers": {"If-Match": "*"}}),  # last: the household goes
         ("DELETE /me", "/me", {}),  # and then the person: their personal ledger goes

@@ -97,8 +97,8 @@ def test_every_route_is_covered_here() -> None:
         "POST /ledgers/restore",  # the caller's own archive into a new ledger of theirs: test_restore.py
         "DELETE /ledgers/{ledger}",  # owners only (editors 403, strangers 404): test_ledger_delete.py
         "DELETE /me",  # the caller's own data, nobody else's: test_delete_me.py
-        # the caller's own personal tokens, made only when signed in: test_tokens.py
-        "POST /me/tokens", "GET /me/tokens", "DELETE /me/tokens/{id}",
+        # the caller's own personal tokens, made only when signed in, and who the caller is: test_tokens.py
+        "GET /me", "POST /me/tokens", "GET /me/tokens", "DELETE /me/tokens/{id}",
         "POST /ledgers", "GET /ledgers", "GET /ledgers/{ledger}", "PATCH /ledgers/{ledger}",
         "POST /ledgers/{ledger}/invitations", "POST /invitations/{token}/accept",
         "PUT /ledgers/{ledger}/members/{user}", "DELETE /ledgers/{ledger}/members/{user}",

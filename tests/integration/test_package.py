@@ -194,8 +194,9 @@ def test_the_package_holds_no_dev_code_and_a_trusted_pyc_for_every_module(packag
     # Given the built package
     sources = sorted(package.rglob("*.py"))
     assert (package / "kakeibo" / "handler.py") in sources
-    # Then it ships no dev-only code: no local front, no tests, no console scripts
+    # Then it ships no dev-only code: no local front, no MCP server (a client of the API), no tests, no console scripts
     assert not (package / "kakeibo" / "local").exists()
+    assert not (package / "kakeibo_mcp").exists() and not (package / "mcp").exists()
     assert not [p for p in package.rglob("*") if p.is_dir() and p.name in ("tests", "test", "bin")]
     # And of botocore's models only those of the services the code calls
     assert {p.name for p in (package / "botocore" / "data").iterdir() if p.is_dir()} == services_called()

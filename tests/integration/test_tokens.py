@@ -78,6 +78,22 @@ def test_a_token_acts_as_its_person_and_a_read_token_only_reads(api: Client, mon
     assert used == {"read": "2026-12-01", "write": "2026-12-01"}
 
 
+def test_get_me_says_who_calls_and_whether_they_may_write(api: Client, user: str) -> None:
+    # Given a signed-in person with a read token and a write token
+    reader, writer = _make(api, "read"), _make(api, "write")
+
+    # When each of them asks who they are
+    signed_in = api.get("/me")
+    read = Client(reader["token"]).request("GET", "/me")
+    write = Client(writer["token"]).request("GET", "/me")
+
+    # Then each is the person, told how they came in and what they may do
+    assert signed_in.status == 200, signed_in
+    assert signed_in.json == {"user": user, "via": "jwt", "scope": "write", "token_id": None}
+    assert read.json == {"user": user, "via": "token", "scope": "read", "token_id": reader["id"]}
+    assert write.json == {"user": user, "via": "token", "scope": "write", "token_id": writer["id"]}
+
+
 def test_a_viewers_write_token_cannot_write_in_that_ledger(api: Client, other_api: Client, other_user: str) -> None:
     # Given a shared ledger where the other person is a viewer, and their write token
     ledger = api.post("/ledgers", {"name": "家族"}).json["id"]

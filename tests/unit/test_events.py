@@ -94,6 +94,7 @@ EXPECTED = {
     "apply_rule": 200,
     "list_rule_suggestions": 200,
     "accept_rule_suggestion": 201,
+    "get_me": 200,
     "create_token": 201,
     "list_tokens": 200,
     "revoke_token": 404,  # the sample's token id names no token of the sample's person

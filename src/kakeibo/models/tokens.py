@@ -34,3 +34,12 @@ class TokenCreated(Token):
 
 class TokenList(Model):
     items: list[Token]
+
+
+class Me(Model):
+    """Who a request is, as the API sees it: a program learns here what its token may do."""
+
+    user: str = Field(description="Your user id (the `sub` your sign-in or your token acts as)")
+    via: Literal["jwt", "token"] = Field(description="jwt: signed in; token: a personal access token")
+    scope: Scope = Field(description="read: GET requests only; write: what your role allows in each ledger")
+    token_id: str | None = Field(default=None, description="The token's id (GET /me/tokens) when via is token")

@@ -1,4 +1,5 @@
-"""/me/tokens: a signed-in person's personal access tokens, for scripts and programs (§25)."""
+"""/me: who calls (signed in, or a token and its scope); /me/tokens: a signed-in person's personal access
+tokens, for scripts and programs (§25)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Body
 
 from kakeibo.http import caller_of, json_response, no_content, ok_response, problem_responses
-from kakeibo.models.tokens import TokenCreated, TokenIn, TokenList
+from kakeibo.models.tokens import Me, TokenCreated, TokenIn, TokenList
 from kakeibo.services import tokens as service
 from kakeibo.store import get_token_store
 
@@ -21,6 +22,19 @@ EXAMPLES: dict[str, Any] = {
         "value": {"name": "家計簿シート", "scope": "read", "expires_in_days": 90},
     }
 }
+
+
+@router.get(
+    "/me",
+    tags=TAGS,
+    summary="Who you are to the API: signed in, or a personal access token and its scope",
+    description="Any caller, with a token too: a program learns here whether its token may write (`scope`) "
+    "before it offers to change anything.",
+    operation_id="getMe",
+    responses={200: ok_response(Me), **problem_responses(401)},
+)
+def get_me() -> Response[str]:
+    return json_response(200, service.me(caller_of(router)))
 
 
 @router.post(

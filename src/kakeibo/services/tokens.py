@@ -41,6 +41,11 @@ def view(item: Item) -> dict[str, Any]:
     }
 
 
+def me(caller: Caller) -> dict[str, Any]:
+    """GET /me: who calls and what they may do (any caller, signed in or with a token)."""
+    return {"user": caller.sub, "via": caller.via, "scope": caller.scope, "token_id": caller.token_id}
+
+
 def create(store: TokenStore, caller: Caller, body: Any) -> dict[str, Any]:
     """POST /me/tokens: a new token, shown in this answer only."""
     _signed_in(caller)
