@@ -127,6 +127,7 @@ def _ledger_requests(api: Client, base: str) -> list[tuple[str, str, dict[str, A
         ("POST /recurrences/run", f"{base}/recurrences/run", {"query": {"until": "2026-12-31"}}),
         ("GET /accounts/{id}/statements", f"{base}/accounts/visa/statements", {"query": {"from": "2026-10"}}),
         ("GET /accounts/{id}/expiring", f"{base}/accounts/cash/expiring", {"query": {"within": "30"}}),
+        ("GET /forecast", f"{base}/forecast", {}),
         ("GET /accounts/{id}/reconciliations", f"{base}/accounts/cash/reconciliations", {}),
         (
             "POST /accounts/{id}/reconciliations",

@@ -87,7 +87,7 @@ def test_every_route_is_covered_here() -> None:
         "POST /ledger/verify", "POST /ledger/rebuild",
         "POST /recurrences", "GET /recurrences", "GET /recurrences/{id}", "PATCH /recurrences/{id}",
         "DELETE /recurrences/{id}", "GET /recurrences/{id}/occurrences", "POST /recurrences/run",
-        "GET /accounts/{id}/statements", "POST /jobs/run", "GET /accounts/{id}/expiring",
+        "GET /accounts/{id}/statements", "POST /jobs/run", "GET /accounts/{id}/expiring", "GET /forecast",
         "POST /accounts/{id}/reconciliations", "GET /accounts/{id}/reconciliations",
         "POST /rules", "GET /rules", "PUT /rules/order", "GET /rules/{id}", "PATCH /rules/{id}", "DELETE /rules/{id}",
         "POST /rules/preview", "POST /rules/apply", "POST /rules/{id}/preview", "POST /rules/{id}/apply",
@@ -125,6 +125,8 @@ def test_bob_can_neither_see_nor_touch_alices_ledger(
     assert bob.get("/accounts/cash/history").status == 404
     assert bob.get("/accounts/card/statements").status == 404
     assert bob.get("/accounts/cash/expiring").status == 404
+    assert bob.get("/forecast").json["items"] == []
+    assert bob.get("/forecast", query={"account": "cash"}).status == 404
     assert bob.get("/accounts/cash/reconciliations").status == 404
     assert bob.post("/accounts/cash/reconciliations", {"date": "2026-11-20", "balance": 0}).status == 404
     assert bob.get(alice["receipt"]).status == 404

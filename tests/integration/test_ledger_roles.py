@@ -188,6 +188,7 @@ ROUTES: dict[str, tuple[Call, bool]] = {
     "POST /recurrences/run": (lambda h, c: c.post(f"{h.base}/recurrences/run", query={"until": "2026-11-30"}), False),
     "GET /accounts/{id}/statements": (lambda h, c: c.get(f"{h.base}/accounts/card/statements"), True),
     "GET /accounts/{id}/expiring": (lambda h, c: c.get(f"{h.base}/accounts/cash/expiring"), True),
+    "GET /forecast": (lambda h, c: c.get(f"{h.base}/forecast", query={"account": "cash"}), True),
     "POST /accounts/{id}/reconciliations": (_reconcile, False),
     "GET /accounts/{id}/reconciliations": (lambda h, c: c.get(f"{h.base}/accounts/cash/reconciliations"), True),
     "POST /receipts": (lambda h, c: c.post(f"{h.base}/receipts", receipt_body(uuid.uuid4().bytes)), False),

@@ -98,6 +98,7 @@ EXPECTED = {
     "list_tokens": 200,
     "revoke_token": 404,  # the sample's token id names no token of the sample's person
     "list_import_formats": 200,
+    "get_forecast": 200,
 }
 WEBHOOK_ID = "01KAJ0000000000000000000WH"
 SHARED_LEDGER_ID = "01KAJ0000000000000000000HH"

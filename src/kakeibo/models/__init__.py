@@ -72,6 +72,7 @@ if TYPE_CHECKING:
         LedgerRestore,
         RestoreIn,
     )
+    from kakeibo.models.forecast import AccountForecast, Forecast, ForecastDay, ForecastMove, Shortfall
     from kakeibo.models.imports import (
         CardPaymentRow,
         FormatLayout,
@@ -244,6 +245,7 @@ __all__ = [
     "Acceptance",
     "Account",
     "AccountCreate",
+    "AccountForecast",
     "AccountHistory",
     "AccountId",
     "AccountList",
@@ -281,6 +283,9 @@ __all__ = [
     "ExpiringLot",
     "ExpiringPoints",
     "ExternalId",
+    "Forecast",
+    "ForecastDay",
+    "ForecastMove",
     "FormatLayout",
     "Health",
     "HistoryPoint",
@@ -354,6 +359,7 @@ __all__ = [
     "ShareAmount",
     "Shares",
     "ShiftName",
+    "Shortfall",
     "SignedAmount",
     "SkippedLine",
     "Slip",
@@ -402,6 +408,11 @@ __all__ = [
 ]
 
 _WINGS: dict[str, str] = {
+    "AccountForecast": "forecast",
+    "Forecast": "forecast",
+    "ForecastDay": "forecast",
+    "ForecastMove": "forecast",
+    "Shortfall": "forecast",
     "Account": "accounts",
     "AccountCreate": "accounts",
     "AccountHistory": "accounts",

@@ -14,7 +14,7 @@ MODULES = (
     "health", "accounts", "cards", "journal", "undo", "slips", "reports", "budgets", "imports", "maintenance",
     "recurrences", "daily", "receipts", "ledgers", "webhooks", "settlements", "rules", "dataio", "tax",
     "reconciliations",
-    "ledgerdata", "points", "tokens",
+    "ledgerdata", "points", "tokens", "forecast",
 )  # fmt: skip
 
 FAMILIES: dict[str, tuple[str, ...]] = {
@@ -23,6 +23,7 @@ FAMILIES: dict[str, tuple[str, ...]] = {
     "budgets": ("budgets",),
     "changes": ("journal", "undo"),
     "exports": ("dataio",),
+    "forecast": ("forecast",),
     "health": ("health",),
     "imports": ("imports",),
     "invitations": ("ledgers",),
@@ -47,7 +48,7 @@ FAMILIES: dict[str, tuple[str, ...]] = {
 # income or limit): a value refused there is 422 naming the field, as a body's would be; elsewhere a
 # bad query is 400. As `event.route` names them (a route under /ledgers/{ledger} by its unprefixed name).
 QUERY_AS_INPUT = frozenset({
-    "GET /accounts/{id}/expiring",
+    "GET /accounts/{id}/expiring", "GET /forecast",
     "GET /reports/medical", "GET /reports/medical.csv", "GET /reports/medical.xlsx", "GET /reports/donations",
 })  # fmt: skip
 
