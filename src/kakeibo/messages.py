@@ -636,6 +636,7 @@ TRANSLATIONS: dict[str, str] = {
     ),
     "a ledger holds at most {limit} goals": "目標は 1 つの家計簿に {limit} 件までです",
     "goal not found": "目標が見つかりません",
+    "goal '{id}' already exists": "目標「{id}」はすでにあります",
     # personal access tokens
     "this token may only read (GET): make a write token to change anything": (
         "このトークンは読み取り専用（GET のみ）です。変更するには書き込み用のトークンを作ってください"

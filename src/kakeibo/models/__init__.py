@@ -73,6 +73,7 @@ if TYPE_CHECKING:
         RestoreIn,
     )
     from kakeibo.models.forecast import AccountForecast, Forecast, ForecastDay, ForecastMove, Shortfall
+    from kakeibo.models.goals import Goal, GoalIn, GoalList, GoalPatch
     from kakeibo.models.imports import (
         CardPaymentRow,
         FormatLayout,
@@ -124,6 +125,7 @@ if TYPE_CHECKING:
         SettlementView,
         SuggestedTransfer,
     )
+    from kakeibo.models.networth import NetWorth, NetWorthMonth
     from kakeibo.models.receipts import (
         MAX_RECEIPT_BYTES,
         MAX_RECEIPTS,
@@ -287,6 +289,10 @@ __all__ = [
     "ForecastDay",
     "ForecastMove",
     "FormatLayout",
+    "Goal",
+    "GoalIn",
+    "GoalList",
+    "GoalPatch",
     "Health",
     "HistoryPoint",
     "ImportAction",
@@ -328,6 +334,8 @@ __all__ = [
     "MonthDay",
     "MonthlyReport",
     "Name",
+    "NetWorth",
+    "NetWorthMonth",
     "OccurrenceError",
     "OccurrenceList",
     "OccurrenceView",
@@ -408,6 +416,12 @@ __all__ = [
 ]
 
 _WINGS: dict[str, str] = {
+    "NetWorth": "networth",
+    "NetWorthMonth": "networth",
+    "Goal": "goals",
+    "GoalIn": "goals",
+    "GoalList": "goals",
+    "GoalPatch": "goals",
     "AccountForecast": "forecast",
     "Forecast": "forecast",
     "ForecastDay": "forecast",

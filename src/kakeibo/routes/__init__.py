@@ -14,7 +14,7 @@ MODULES = (
     "health", "accounts", "cards", "journal", "undo", "slips", "reports", "budgets", "imports", "maintenance",
     "recurrences", "daily", "receipts", "ledgers", "webhooks", "settlements", "rules", "dataio", "tax",
     "reconciliations",
-    "ledgerdata", "points", "tokens", "forecast",
+    "ledgerdata", "points", "tokens", "forecast", "goals", "networth",
 )  # fmt: skip
 
 FAMILIES: dict[str, tuple[str, ...]] = {
@@ -24,6 +24,7 @@ FAMILIES: dict[str, tuple[str, ...]] = {
     "changes": ("journal", "undo"),
     "exports": ("dataio",),
     "forecast": ("forecast",),
+    "goals": ("goals",),
     "health": ("health",),
     "imports": ("imports",),
     "invitations": ("ledgers",),
@@ -34,7 +35,7 @@ FAMILIES: dict[str, tuple[str, ...]] = {
     "members": ("ledgers",),
     "receipts": ("receipts",),
     "recurrences": ("recurrences",),
-    "reports": ("reports", "tax"),
+    "reports": ("reports", "tax", "networth"),
     "rules": ("rules",),
     "settlement": ("settlements",),
     "settlements": ("settlements",),
