@@ -47,6 +47,7 @@ IDEMPOTENT_ROUTES = frozenset(
         "POST /slips",
         "POST /imports",
         "POST /recurrences",
+        "POST /goals",
         "POST /settlements",
         "POST /ledgers/restore",
     }

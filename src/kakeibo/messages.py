@@ -169,6 +169,10 @@ FIELDS: dict[str, tuple[str, str]] = {
     "program": ("program (the points program)", "ポイントの種類（program）"),
     "jpy_amount": ("jpy_amount (the amount in yen)", "円換算額（jpy_amount）"),
     "to_amount": ("to_amount (what arrived, in the receiving account's unit)", "入金額（to_amount: 振替先の単位で）"),
+    "low_balance": ("low_balance (the balance not to fall below)", "残高の下限（low_balance）"),
+    "until": ("until", "いつまで（until）"),
+    "target": ("target (the amount to save)", "目標額（target）"),
+    "by": ("by (the day to reach it)", "期日（by）"),
     "if-match": ("If-Match", "If-Match"),
     "idempotency-key": ("Idempotency-Key", "Idempotency-Key"),
 }
@@ -269,6 +273,11 @@ _VALUE_ERRORS: list[tuple[str, str, str]] = [
         r"unit must be JPY, an ISO 4217 currency code or points",
         "{f} must be JPY, an ISO 4217 currency code (such as USD) or points",
         "{f}は JPY、ISO 4217 の通貨コード（USD など）か points にしてください",
+    ),
+    (
+        r"low_balance is not for credit accounts",
+        "{f} is not for credit accounts (a card owes: its balance is below 0)",
+        "{f}はクレジットカードの口座には指定できません（カードの残高は利用額のマイナスです）",
     ),
     (
         r"(?P<name>point_value|program) is only for points accounts",
@@ -620,6 +629,15 @@ DETAILS: dict[str, Detail] = {
 
 _BUSY = "ほかの処理（{name}）の実行中です。少し待ってからもう一度お試しください"
 TRANSLATIONS: dict[str, str] = {
+    # the months ahead: forecast, goals
+    "low_balance is not for credit accounts": ("残高の下限（low_balance）はクレジットカードの口座には指定できません"),
+    "until ({until}) is before today ({today})": "いつまで（until: {until}）が今日（{today}）より前です",
+    "until ({until}) is more than a year ahead: at most {last}": (
+        "いつまで（until: {until}）が 1 年より先です。{last} までにしてください"
+    ),
+    "a ledger holds at most {limit} goals": "目標は 1 つの家計簿に {limit} 件までです",
+    "goal not found": "目標が見つかりません",
+    "goal '{id}' already exists": "目標「{id}」はすでにあります",
     # personal access tokens
     "this token may only read (GET): make a write token to change anything": (
         "このトークンは読み取り専用（GET のみ）です。変更するには書き込み用のトークンを作ってください"

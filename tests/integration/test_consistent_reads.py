@@ -24,6 +24,7 @@ from tests.receipts import receipt_body, uploaded_receipt
 
 READS = {"Query", "GetItem", "Scan", "BatchGetItem"}
 RENAME = "RENAME"  # in a path: the seq of the ledger's account rename, looked up when the request is sent
+GOAL = "GOAL"  # in a path: the id of the ledger's goal, looked up when the request is sent
 FRESH = "FRESH"  # an If-Match: the settlement's ETag, read when the request is sent
 LUNCH = {"kind": "expense", "amount": 500, "account": "cash", "category": "食費"}
 RENT = {
@@ -127,6 +128,17 @@ def _ledger_requests(api: Client, base: str) -> list[tuple[str, str, dict[str, A
         ("POST /recurrences/run", f"{base}/recurrences/run", {"query": {"until": "2026-12-31"}}),
         ("GET /accounts/{id}/statements", f"{base}/accounts/visa/statements", {"query": {"from": "2026-10"}}),
         ("GET /accounts/{id}/expiring", f"{base}/accounts/cash/expiring", {"query": {"within": "30"}}),
+        ("GET /forecast", f"{base}/forecast", {}),
+        (
+            "POST /goals",
+            f"{base}/goals",
+            {"body": {"name": "旅行", "target": 90_000, "by": "2027-01-31", "account": "cash"}},
+        ),
+        ("GET /goals", f"{base}/goals", {}),
+        ("GET /reports/net-worth", f"{base}/reports/net-worth", {"query": {"from": "2026-10", "to": "2026-11"}}),
+        ("GET /goals/{id}", f"{base}/goals/{GOAL}", {}),
+        ("PATCH /goals/{id}", f"{base}/goals/{GOAL}", {"body": {"target": 80_000}, "headers": {"If-Match": '"1"'}}),
+        ("DELETE /goals/{id}", f"{base}/goals/{GOAL}", {"headers": {"If-Match": '"2"'}}),
         ("GET /accounts/{id}/reconciliations", f"{base}/accounts/cash/reconciliations", {}),
         (
             "POST /accounts/{id}/reconciliations",
@@ -235,6 +247,9 @@ def test_every_route_reads_consistently(api: Client, store: Store, recorder: Rec
                 e["seq"] for e in changes if e["changes"][0]["type"] == "account" and e["changes"][0]["op"] == "update"
             ]
             path = path.replace(RENAME, str(renamed[0]))
+        if GOAL in path:
+            goals = api.get(path.split("/goals/")[0] + "/goals").json["items"]
+            path = path.replace(GOAL, goals[0]["id"])
         if kw.get("headers", {}).get("If-Match") == FRESH:
             kw["headers"] = {"If-Match": api.get(path.removesuffix("s")).etag or ""}
         recorder.calls.clear()

@@ -56,6 +56,8 @@ def alice(api: Client) -> dict[str, Any]:
     marue = {"conditions": [{"field": "payee", "op": "contains", "value": "マルエツ"}], "actions": {"category": "食費"}}
     rule = api.post("/rules", marue)
     assert rule.status == 201, rule
+    goal = api.post("/goals", {"name": "旅行", "target": 200_000, "account": "bank"})
+    assert goal.status == 201, goal
     receipt = stored_receipt(api, b"alice's receipt")
     export = api.post("/exports")
     assert export.status == 202, export
@@ -70,6 +72,7 @@ def alice(api: Client) -> dict[str, Any]:
         "balances": api.balances(),
         "recurrence": recurring.header("Location"),
         "rule": rule.header("Location"),
+        "goal": goal.header("Location"),
     }
 
 
@@ -87,7 +90,9 @@ def test_every_route_is_covered_here() -> None:
         "POST /ledger/verify", "POST /ledger/rebuild",
         "POST /recurrences", "GET /recurrences", "GET /recurrences/{id}", "PATCH /recurrences/{id}",
         "DELETE /recurrences/{id}", "GET /recurrences/{id}/occurrences", "POST /recurrences/run",
-        "GET /accounts/{id}/statements", "POST /jobs/run", "GET /accounts/{id}/expiring",
+        "GET /accounts/{id}/statements", "POST /jobs/run", "GET /accounts/{id}/expiring", "GET /forecast",
+        "GET /reports/net-worth",
+        "POST /goals", "GET /goals", "GET /goals/{id}", "PATCH /goals/{id}", "DELETE /goals/{id}",
         "POST /accounts/{id}/reconciliations", "GET /accounts/{id}/reconciliations",
         "POST /rules", "GET /rules", "PUT /rules/order", "GET /rules/{id}", "PATCH /rules/{id}", "DELETE /rules/{id}",
         "POST /rules/preview", "POST /rules/apply", "POST /rules/{id}/preview", "POST /rules/{id}/apply",
@@ -125,6 +130,15 @@ def test_bob_can_neither_see_nor_touch_alices_ledger(
     assert bob.get("/accounts/cash/history").status == 404
     assert bob.get("/accounts/card/statements").status == 404
     assert bob.get("/accounts/cash/expiring").status == 404
+    assert bob.get("/forecast").json["items"] == []
+    assert bob.get("/forecast", query={"account": "cash"}).status == 404
+    assert bob.get("/goals").json == {"items": []}
+    worth = bob.get("/reports/net-worth", query={"from": "2026-10", "to": "2026-11"}).json["items"]
+    assert [(m["assets"], m["liabilities"]) for m in worth] == [(0, 0), (0, 0)]
+    assert bob.get(alice["goal"]).status == 404
+    assert bob.post("/goals", {"name": "x", "target": 1, "account": "bank"}).status == 404  # Alice's account
+    assert bob.patch(alice["goal"], {"target": 1}, headers={"If-Match": '"1"'}).status == 404
+    assert bob.delete(alice["goal"], headers={"If-Match": '"1"'}).status == 404
     assert bob.get("/accounts/cash/reconciliations").status == 404
     assert bob.post("/accounts/cash/reconciliations", {"date": "2026-11-20", "balance": 0}).status == 404
     assert bob.get(alice["receipt"]).status == 404

@@ -50,6 +50,12 @@ class Household:
         assert made.status == 201, made
         return made
 
+    def goal(self) -> Reply:
+        made = self.owner.post(f"{self.base}/goals", {"name": "旅行", "target": 100_000, "by": "2027-03-31",
+                                                      "account": "bank"})  # fmt: skip
+        assert made.status == 201, made
+        return made
+
     def rent(self) -> Reply:
         made = self.owner.post(f"{self.base}/recurrences", RENT)
         assert made.status == 201, made
@@ -86,6 +92,16 @@ def _patch_recurrence(h: Household, c: Client) -> Reply:
 def _delete_recurrence(h: Household, c: Client) -> Reply:
     rent = h.rent()
     return c.delete(rent.header("Location") or "", headers={"If-Match": rent.etag or ""})
+
+
+def _patch_goal(h: Household, c: Client) -> Reply:
+    goal = h.goal()
+    return c.patch(goal.header("Location") or "", {"target": 120_000}, headers={"If-Match": goal.etag or ""})
+
+
+def _delete_goal(h: Household, c: Client) -> Reply:
+    goal = h.goal()
+    return c.delete(goal.header("Location") or "", headers={"If-Match": goal.etag or ""})
 
 
 def _patch_rule(h: Household, c: Client) -> Reply:
@@ -188,6 +204,16 @@ ROUTES: dict[str, tuple[Call, bool]] = {
     "POST /recurrences/run": (lambda h, c: c.post(f"{h.base}/recurrences/run", query={"until": "2026-11-30"}), False),
     "GET /accounts/{id}/statements": (lambda h, c: c.get(f"{h.base}/accounts/card/statements"), True),
     "GET /accounts/{id}/expiring": (lambda h, c: c.get(f"{h.base}/accounts/cash/expiring"), True),
+    "GET /forecast": (lambda h, c: c.get(f"{h.base}/forecast", query={"account": "cash"}), True),
+    "POST /goals": (
+        lambda h, c: c.post(f"{h.base}/goals", {"name": "車", "target": 500_000, "account": "bank"}),
+        False,
+    ),
+    "GET /goals": (lambda h, c: c.get(f"{h.base}/goals"), True),
+    "GET /reports/net-worth": (lambda h, c: c.get(f"{h.base}/reports/net-worth", query={"from": "2026-10"}), True),
+    "GET /goals/{id}": (lambda h, c: c.get(h.goal().header("Location") or ""), True),
+    "PATCH /goals/{id}": (_patch_goal, False),
+    "DELETE /goals/{id}": (_delete_goal, False),
     "POST /accounts/{id}/reconciliations": (_reconcile, False),
     "GET /accounts/{id}/reconciliations": (lambda h, c: c.get(f"{h.base}/accounts/cash/reconciliations"), True),
     "POST /receipts": (lambda h, c: c.post(f"{h.base}/receipts", receipt_body(uuid.uuid4().bytes)), False),

@@ -99,6 +99,13 @@ EXPECTED = {
     "list_tokens": 200,
     "revoke_token": 404,  # the sample's token id names no token of the sample's person
     "list_import_formats": 200,
+    "get_forecast": 200,
+    "create_goal": 201,
+    "list_goals": 200,
+    "get_goal": 200,
+    "patch_goal": 200,
+    "delete_goal": 204,
+    "net_worth": 200,
 }
 WEBHOOK_ID = "01KAJ0000000000000000000WH"
 SHARED_LEDGER_ID = "01KAJ0000000000000000000HH"
@@ -193,6 +200,12 @@ def test_handler_answers_every_sample(aws: None, name: str) -> None:
 
         rent = RecurrenceIn.model_validate(json.loads(sample("create_recurrence")["body"]))
         recurrences.create_recurrence(store, who, rent, recurrence_id=RECURRENCE_ID)
+    if name in ("get_goal", "patch_goal", "delete_goal"):  # the goal the sample names, at version 1
+        from kakeibo.models import GoalIn
+        from kakeibo.services import goals
+
+        trip = GoalIn(name="旅行の積立", target=300000, account="cash")
+        goals.create_goal(store, who, trip, goal_id=sample("get_goal")["pathParameters"]["id"])
     if name == "accept_rule_suggestion":  # two slips of マルエツ given 食費 by hand: the sample's suggestion
         from kakeibo.models import SlipIn
         from kakeibo.services import slips as slip_service

@@ -219,6 +219,17 @@ def test_every_documented_example_is_accepted(api: Client, spec: dict[str, Any])
         reply = send(api, "POST", "/me/tokens", media, value)
         assert reply.status == 201 and reply.json["token"].startswith("kk_"), (name, reply)
     accepted.add(("post", "/me/tokens"))
+    api.post("/accounts", {"id": "savings", "name": "貯金", "type": "bank"})
+    for media, name, value in body_examples(ops["post", "/goals"]):
+        reply = send(api, "POST", "/goals", media, {**value, "account": "savings"})  # (the sample's account)
+        assert reply.status == 201, (name, reply)
+    accepted.add(("post", "/goals"))
+    for media, name, value in body_examples(ops["patch", "/goals/{id}"]):
+        _, _, trip = body_examples(ops["post", "/goals"])[0]
+        made = send(api, "POST", "/goals", "application/json", {**trip, "account": "savings"})
+        reply = send(api, "PATCH", made.header("Location") or "", media, value, {"If-Match": made.etag or ""})
+        assert reply.status == 200, (name, reply)
+    accepted.add(("patch", "/goals/{id}"))
     # And no operation's examples were left out
     # (a route repeated under /ledgers/{ledger} shows the same examples)
     repeated = {

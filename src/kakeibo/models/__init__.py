@@ -72,6 +72,8 @@ if TYPE_CHECKING:
         LedgerRestore,
         RestoreIn,
     )
+    from kakeibo.models.forecast import AccountForecast, Forecast, ForecastDay, ForecastMove, Shortfall
+    from kakeibo.models.goals import Goal, GoalIn, GoalList, GoalPatch
     from kakeibo.models.imports import (
         CardPaymentRow,
         FormatLayout,
@@ -123,6 +125,7 @@ if TYPE_CHECKING:
         SettlementView,
         SuggestedTransfer,
     )
+    from kakeibo.models.networth import NetWorth, NetWorthMonth
     from kakeibo.models.receipts import (
         MAX_RECEIPT_BYTES,
         MAX_RECEIPTS,
@@ -244,6 +247,7 @@ __all__ = [
     "Acceptance",
     "Account",
     "AccountCreate",
+    "AccountForecast",
     "AccountHistory",
     "AccountId",
     "AccountList",
@@ -281,7 +285,14 @@ __all__ = [
     "ExpiringLot",
     "ExpiringPoints",
     "ExternalId",
+    "Forecast",
+    "ForecastDay",
+    "ForecastMove",
     "FormatLayout",
+    "Goal",
+    "GoalIn",
+    "GoalList",
+    "GoalPatch",
     "Health",
     "HistoryPoint",
     "ImportAction",
@@ -323,6 +334,8 @@ __all__ = [
     "MonthDay",
     "MonthlyReport",
     "Name",
+    "NetWorth",
+    "NetWorthMonth",
     "OccurrenceError",
     "OccurrenceList",
     "OccurrenceView",
@@ -354,6 +367,7 @@ __all__ = [
     "ShareAmount",
     "Shares",
     "ShiftName",
+    "Shortfall",
     "SignedAmount",
     "SkippedLine",
     "Slip",
@@ -402,6 +416,17 @@ __all__ = [
 ]
 
 _WINGS: dict[str, str] = {
+    "NetWorth": "networth",
+    "NetWorthMonth": "networth",
+    "Goal": "goals",
+    "GoalIn": "goals",
+    "GoalList": "goals",
+    "GoalPatch": "goals",
+    "AccountForecast": "forecast",
+    "Forecast": "forecast",
+    "ForecastDay": "forecast",
+    "ForecastMove": "forecast",
+    "Shortfall": "forecast",
     "Account": "accounts",
     "AccountCreate": "accounts",
     "AccountHistory": "accounts",

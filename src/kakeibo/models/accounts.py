@@ -8,12 +8,14 @@ from pydantic import (
     Field,
     StrictBool,
     StrictInt,
+    ValidationInfo,
     WithJsonSchema,
+    field_validator,
     model_validator,
 )
 
 from kakeibo.core.units import is_unit
-from kakeibo.models.base import AccountId, AccountType, Model, Name, SignedAmount, Strict
+from kakeibo.models.base import MAX_AMOUNT, AccountId, AccountType, Model, Name, SignedAmount, Strict
 
 
 def _check_unit(value: str) -> str:
@@ -37,6 +39,17 @@ Unit = Annotated[
 PointValue = Annotated[
     StrictInt, Field(ge=1, le=10_000, description="Points accounts: yen per point (default 1)", examples=[1])
 ]
+LowBalance = Annotated[
+    StrictInt,
+    Field(
+        ge=0,
+        le=MAX_AMOUNT,
+        examples=[30000],
+        description="The balance this account should not fall below: GET /forecast names the first day it is "
+        "projected to (残高不足の見込み). Without it, the floor is 0 (a credit card has none). In the account's unit.",
+    ),
+]
+LOW_BALANCE_ON_CARD = "low_balance is not for credit accounts"
 PROGRAM_DESCRIPTION = "Points accounts: the points program (楽天ポイント, Vポイント, dポイント, ...)"
 
 # 1-31 or "last" (a one-value enum, see MonthDay): a day the month lacks is its last day
@@ -74,6 +87,7 @@ class AccountCreate(Strict):
     unit: Unit = "JPY"
     point_value: PointValue | None = None
     program: Name | None = Field(default=None, description=PROGRAM_DESCRIPTION)
+    low_balance: LowBalance | None = None
 
     @property
     def negative_allowed(self) -> bool:
@@ -89,6 +103,13 @@ class AccountCreate(Strict):
                     raise ValueError(f"{name} is only for points accounts")
         return self
 
+    @field_validator("low_balance")
+    @classmethod
+    def _floor(cls, value: int | None, info: ValidationInfo) -> int | None:
+        if value is not None and info.data.get("type") == "credit":
+            raise ValueError(LOW_BALANCE_ON_CARD)
+        return value
+
 
 class AccountPatch(Strict):
     name: Name | None = None
@@ -102,10 +123,11 @@ class AccountPatch(Strict):
     )
     point_value: PointValue | None = None
     program: Name | None = Field(default=None, description=PROGRAM_DESCRIPTION + "; null removes it")
+    low_balance: LowBalance | None = Field(default=None, description="null removes it")
 
     @model_validator(mode="after")
     def _not_null(self) -> Self:
-        for name in self.model_fields_set - {"billing", "program"}:
+        for name in self.model_fields_set - {"billing", "program", "low_balance"}:
             if getattr(self, name) is None:
                 raise ValueError(f"{name} cannot be null")
         if not self.model_fields_set:
@@ -149,6 +171,9 @@ class Account(Model):
     unit: str = Field(default="JPY", description="JPY, an ISO 4217 code (amounts in its minor unit) or points")
     point_value: int | None = Field(default=None, description="Points accounts: yen per point")
     program: str | None = Field(default=None, description="Points accounts: the points program")
+    low_balance: int | None = Field(
+        default=None, description="The balance it should not fall below (GET /forecast); none: 0, a card none"
+    )
     version: int
     created_at: str
     updated_at: str

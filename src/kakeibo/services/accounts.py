@@ -63,6 +63,7 @@ def account_view(item: Item) -> dict[str, Any]:
         "billing": billing_view(item.get("billing")),
         "payments": payments_view(item),
         **unit_fields(item),
+        "low_balance": None if item.get("low_balance") is None else int(item["low_balance"]),
         "version": int(item["version"]),
         "created_at": item["created_at"],
         "updated_at": item["updated_at"],
@@ -108,6 +109,7 @@ def create_account(
         "unit": body.unit,
         "point_value": (body.point_value or 1) if body.unit == "points" else None,
         "program": body.program,
+        "low_balance": body.low_balance,
         ROLLUPS_MARK: True,  # its month and year items hold every slip from the start
         "version": 1,
         "created_at": stamp,
@@ -169,6 +171,11 @@ def change_account(
         return view
     account, version = str(current["id"]), int(current["version"])
     fields = _unit_change(store, ctx.ledger, current, fields)
+    if fields.get("low_balance") is not None and current["type"] == "credit":
+        raise errors.ValidationFailed(
+            "low_balance is not for credit accounts",
+            errors=[{"loc": ["body", "low_balance"], "msg": "low_balance is not for credit accounts"}],
+        )
     if "billing" in fields:  # a new billing: its payments go on from the last one paid
         schedule = billing_schedule(
             store, ctx.ledger, account, current["type"], fields["billing"], paid_through=current.get("paid_through"),

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kakeibo import errors
-from kakeibo.core import billing
+from kakeibo.core import billing, forecast
 from kakeibo.core.billing import Cycle
 from kakeibo.models import check_month
 from kakeibo.services.accounts import account_item, card_billing, card_eras, card_managed
@@ -110,19 +110,7 @@ def _statements(store: Store, ledger: str, item: Item, cycles: Cycles) -> list[d
             )
         ),
     )
-    moved = changes(store, ledger, [item], (start, end), Rollups(years, months))
-    owed, balance, running = (
-        {},
-        int(item["opening_balance"]) + moved.before[account],
-        sorted(moved.days[account].items()),
-    )
-    index = 0
-    for current in everything:  # the balance at the end of each closing date
-        closing = current.closing_date.isoformat()
-        while index < len(running) and running[index][0] <= closing:
-            balance += running[index][1]
-            index += 1
-        owed[current.closing_date] = -balance
+    owed = _owed(store, ledger, item, everything, Rollups(years, months))
     payments, deleted = _payments(store, ledger, item, everything)
     due = billing.amounts_due(everything, owed, payments, card_managed(item), deleted)
     today_ = today()
@@ -153,6 +141,57 @@ def _statements(store: Store, ledger: str, item: Item, cycles: Cycles) -> list[d
             }
         )
     return out
+
+
+def _owed(store: Store, ledger: str, item: Item, everything: list[Cycle], rollups: Rollups) -> dict[dt.date, int]:
+    """What the card owes at the end of each cycle's closing date (minus its balance then), from
+    its rollups of everything's span."""
+    account = str(item["id"])
+    start, end = everything[0].closing_date.isoformat(), everything[-1].closing_date.isoformat()
+    moved = changes(store, ledger, [item], (start, end), rollups)
+    owed, balance, running = (
+        {},
+        int(item["opening_balance"]) + moved.before[account],
+        sorted(moved.days[account].items()),
+    )
+    index = 0
+    for current in everything:  # the balance at the end of each closing date
+        closing = current.closing_date.isoformat()
+        while index < len(running) and running[index][0] <= closing:
+            balance += running[index][1]
+            index += 1
+        owed[current.closing_date] = -balance
+    return owed
+
+
+def forecast_card(store: Store, ledger: str, item: Item, until: dt.date) -> forecast.Card | None:
+    """What the forecast needs of a card with billing (core/forecast.py): the cycles whose payments
+    the daily job posts by `until` (with their lookback), what it owes at each closing date and the
+    payments posted. The card's year items, its month items of those cycles and the payments'
+    identities and slips: the window's items, not the card's history."""
+    if not item.get("billing") or not item.get("next_closing"):
+        return None
+    rule = card_billing(dict(item["billing"]))
+    first = billing.cycle_of(rule, dt.date.fromisoformat(str(item["next_closing"])))
+    wanted = forecast.cycles_to_pay(rule, first, until)
+    if not wanted:
+        return None
+    everything = billing.with_lookback(rule, wanted)
+    start, end = everything[0].closing_date.isoformat(), everything[-1].closing_date.isoformat()
+    years, months = together(*rollup_reads(store, ledger, start, end, str(item["id"])))
+    owed = _owed(store, ledger, item, everything, Rollups(years, months))
+    payments, deleted = _payments(store, ledger, item, everything)
+    return forecast.Card(
+        id=str(item["id"]),
+        pay_from=str(dict(item["billing"])["pay_from"]),
+        rule=rule,
+        first=first,
+        cycles=tuple(everything),
+        owed=owed,
+        payments=payments,
+        managed=card_managed(item),
+        deleted=deleted,
+    )
 
 
 def _payments(

@@ -17,7 +17,7 @@ from kakeibo.services.common import now_iso
 from kakeibo.services.journal import UNDOABLE, entry_view
 from kakeibo.store import Item, Store, WriteContext, account_sk, entry_changes, identity_sk, recurrence_sk, slip_sk
 
-ACCOUNT_FIELDS = ("name", "allow_negative", "archived", "billing")
+ACCOUNT_FIELDS = ("name", "allow_negative", "archived", "billing", "low_balance")
 
 
 def undo(store: Store, ctx: WriteContext, seq: int) -> dict[str, Any]:

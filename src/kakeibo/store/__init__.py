@@ -20,6 +20,7 @@ from kakeibo.store.codec import Item, from_ddb, to_ddb
 from kakeibo.store.core import OnFail, RetryPolicy, StoreCore, TxOp, dynamodb_client
 from kakeibo.store.cursors import decode_cursor, encode_cursor
 from kakeibo.store.dataio import DataOps
+from kakeibo.store.goals import GoalOps
 from kakeibo.store.imports import ImportOps
 from kakeibo.store.journal import CHANGE_TYPES, JOURNAL_ITEMS, Change, change_seq, entry_changes
 from kakeibo.store.keys import (
@@ -158,6 +159,7 @@ class Store(
     RuleOps,
     TaxOps,
     PointOps,
+    GoalOps,
     WriteOps,
 ):
     """The ledger table: every operation the services use."""

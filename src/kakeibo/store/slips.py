@@ -15,7 +15,7 @@ from kakeibo.store.balances import BalanceOps
 from kakeibo.store.codec import Item, from_ddb, to_ddb
 from kakeibo.store.core import OnFail, TxOp
 from kakeibo.store.journal import Change
-from kakeibo.store.keys import SLIP_SEQ_SK, identity_sk, import_sk, pk, slip_index_sks
+from kakeibo.store.keys import SLIP_SEQ_SK, identity_sk, import_sk, pk, slip_index_sks, slip_sk
 from kakeibo.store.slip_index import CLEARED_INDEXED, INDEX_FORMAT, INDEXED, SlipIndexOps
 from kakeibo.store.write import WriteContext, WriteOps
 
@@ -521,6 +521,10 @@ class SlipOps(SlipIndexOps, BalanceOps, WriteOps):
                 return
             kwargs["ExclusiveStartKey"] = last
             kwargs["Limit"] = then
+
+    def slips_dated(self, ledger: str, first: str, last: str) -> Iterator[Item]:
+        """The slips dated first..last (YYYY-MM-DD, inclusive), oldest date first (one Query's pages)."""
+        return self.query(ledger, between=(slip_sk(first, ""), slip_sk(last, "~")), page_size=500)
 
     def slips_oldest_first(self, ledger: str, lo: str, hi: str, after: str | None = None) -> Iterator[Item]:
         """The slips with SKs in lo..hi (after `after`), oldest date first."""
