@@ -69,11 +69,12 @@ def authorizer_instances(user_pool: UserPool, dynamodb_local: DynamoDBLocal, s3_
 
 
 @pytest.fixture(scope="session")
-def front(function_pool: Pool, authorizer_instances: Pool) -> Front:
+def front(function_pool: Pool, authorizer_instances: Pool, user_pool: UserPool) -> Front:
     """The front as make run serves it: the Lambda authorizer (the user pool's tokens, personal access
-    tokens in the function's table) and `Bearer <name>` (most tests' caller)."""
+    tokens in the function's table), `Bearer <name>` (most tests' caller), the page's config.json."""
     web = ROOT / "web"
-    return Front(function_pool, web_root=web if web.is_dir() else None, authorizer=authorizer_instances)
+    return Front(function_pool, web_root=web if web.is_dir() else None, authorizer=authorizer_instances,
+                 page_config=user_pool.page_config())  # fmt: skip
 
 
 @contextmanager

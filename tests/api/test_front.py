@@ -371,3 +371,18 @@ def test_the_issuer_s_keys_are_read_once_and_again_for_a_kid_they_lack(user_pool
     assert authorizer.fetches == 2
     # And the next token of a known kid reads nothing
     assert status(hanako.id_token) == 200 and authorizer.fetches == 2
+
+
+def test_the_page_finds_the_api_and_the_user_pool_in_its_config_json(front_url: str, user_pool: UserPool) -> None:
+    # When the page asks for its config.json (what `make deploy` publishes beside it)
+    reply = Http(front_url, None).get("/config.json")
+    # Then it names the pool, its app client, the region and where the Identity Provider API answers;
+    # the API is the page's own origin
+    assert reply.status_code == 200 and reply.headers["Cache-Control"] == "no-cache"
+    assert reply.json() == {
+        "api": "",
+        "region": user_pool.region,
+        "user_pool_id": user_pool.pool_id,
+        "client_id": user_pool.client_id,
+        "cognito_endpoint": user_pool.endpoint,
+    }

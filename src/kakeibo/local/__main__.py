@@ -213,7 +213,9 @@ def run(port: int, ddb_port: int, data_dir: Path, host: str, s3_port: int = 0, *
         env, users = _provision(ddb, s3, f"http://{host}:{port}")
         pool = Pool(size, env, log=_log, task=task).start()
         gate = authorizer_pool(AUTHORIZER_INSTANCES, {**env, **users.authorizer_environment()}, task=task, log=_log)
-        front = Front(pool, web_root=_web_root(), authorizer=gate.start(), names=not strict)
+        front = Front(
+            pool, web_root=_web_root(), authorizer=gate.start(), names=not strict, page_config=users.page_config()
+        )
         server = serve(front, host, port)
         stop = threading.Event()
         loopback = env["WEBHOOK_ALLOW_LOOPBACK"] == "1"

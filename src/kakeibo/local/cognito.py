@@ -115,6 +115,18 @@ class UserPool:
 
         return Deciding(Authorizer.from_environ(self.authorizer_environment()))
 
+    def page_config(self, api: str = "") -> dict[str, str]:
+        """The page's config.json for this pool: the API's URL (empty: the page's own origin), the region,
+        the pool and its app client, and the endpoint of the Cognito Identity Provider API (empty on
+        AWS: the region's)."""
+        return {
+            "api": api,
+            "region": self.region,
+            "user_pool_id": self.pool_id,
+            "client_id": self.client_id,
+            "cognito_endpoint": self.endpoint,
+        }
+
     def describe(self) -> dict[str, str]:
         """What a client of the pool needs to know (make run's run.json)."""
         return {

@@ -136,8 +136,12 @@ class Front:
         authorizer: Function | None = None,
         names: bool = True,
         clock: Callable[[], float] = time.monotonic,
+        page_config: dict[str, str] | None = None,
     ) -> None:
         self.function = function
+        # the page's /config.json, as `make deploy` publishes it beside the page: where the API and the
+        # user pool are (here: the API at the page's own origin, the pool on the local server)
+        self.page_config = page_config
         self.authorizer = authorizer  # the Lambda authorizer's function (None: nobody but names gets in)
         self.names = names  # `Bearer <name>` accepted as the caller <name>
         self.cache_seconds = template.authorizer_ttl()
@@ -285,9 +289,12 @@ class Front:
         }
 
     def _static(self, method: str, path: str) -> tuple[int, dict[str, str], bytes] | None:
-        """The web app (web/), if there is one, at paths the API does not declare."""
+        """The web app (web/), if there is one, at paths the API does not declare; its /config.json."""
         if self.web_root is None or method not in ("GET", "HEAD"):
             return None
+        if path == "/config.json" and self.page_config is not None:
+            payload = json.dumps(self.page_config).encode()
+            return 200, {"Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-cache"}, payload
         relative = "index.html" if path in ("", "/") else path.lstrip("/")
         root = self.web_root.resolve()
         target = (root / unquote(relative)).resolve()
