@@ -67,6 +67,7 @@ export const CHANGE_TYPE_LABELS = {
   settlement: '精算',
   rule: '自動分類のルール',
   reconciliation: '残高の照合',
+  alert: 'お知らせ',
 };
 export const CHANGE_OP_LABELS = { create: '追加', update: '変更', delete: '削除' };
 export const ORIGIN_LABELS = {

@@ -103,6 +103,7 @@ NO_BODY_ROUTES = frozenset(
         "POST /receipts/{id}/complete",
         "POST /invitations/{token}/accept",
         "POST /changes/{seq}/undo",
+        "POST /alerts/{id}/dismiss",
         "POST /webhooks/{id}/resume",
         "POST /budgets/{month}/copy-from/{source}",
         "POST /exports",

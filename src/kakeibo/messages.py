@@ -638,6 +638,10 @@ TRANSLATIONS: dict[str, str] = {
     "a ledger holds at most {limit} goals": "目標は 1 つの家計簿に {limit} 件までです",
     "goal not found": "目標が見つかりません",
     "goal '{id}' already exists": "目標「{id}」はすでにあります",
+    # alerts
+    "an alert is not undone; dismiss it instead": "お知らせは元に戻せません。不要なら閉じてください",
+    "no open alert '{name}'": "開いているお知らせ「{name}」はありません",
+    "alert '{name}' was raised already": "お知らせ「{name}」はもう出ています",
     # personal access tokens
     "this token may only read (GET): make a write token to change anything": (
         "このトークンは読み取り専用（GET のみ）です。変更するには書き込み用のトークンを作ってください"
@@ -1413,6 +1417,46 @@ def title(code: str, fallback: str, lang: Lang) -> str:
     if texts is None:
         return fallback
     return texts[0] if lang == "en" else texts[1]
+
+
+# ---- alerts (§27): what each kind says, from its facts -------------------------------------------
+
+ALERT_WORDS: dict[str, tuple[str, str]] = {
+    "budget_80": (
+        "{category}: {spent} of {available} yen spent this month (80% of the budget)",
+        "{category}の今月の予算の 80% を使いました（{spent} 円 / {available} 円）",
+    ),
+    "budget_100": (
+        "{category}: {spent} of {available} yen spent this month (the whole budget)",
+        "{category}の今月の予算を使い切りました（{spent} 円 / {available} 円）",
+    ),
+    "shortfall": (
+        "{account} is forecast to fall to {balance} on {date}, below {floor}, with {memo}",
+        "残高不足の見込み：{date} に{account}の残高が {balance} になります（下限 {floor}、{memo}）",
+    ),
+    "points_lapsing": (
+        "{points} points of {account} lapse on {date}",
+        "{date} に{account}のポイント {points} が失効します",
+    ),
+    "card_payment": (
+        "{amount} yen will be debited for {card} on {date}",
+        "{date} に{card}の引き落とし {amount} 円があります",
+    ),
+}
+
+
+def alert_text(kind: str, facts: Mapping[str, Any], lang: Lang) -> str:
+    """An alert's sentence in `lang`, from its facts (a fact it lacks is left out as ?)."""
+    english, japanese = ALERT_WORDS[kind]
+    shown = {k: ("?" if v is None else v) for k, v in facts.items()}
+    if kind == "shortfall" and not shown.get("memo"):
+        shown["memo"] = "引き落とし" if lang == "ja" else "a debit"
+
+    class _Missing(dict[str, Any]):
+        def __missing__(self, key: str) -> str:
+            return "?"
+
+    return (japanese if lang == "ja" else english).format_map(_Missing(shown))
 
 
 def detail(code: str, raised: str, members: Mapping[str, Any], lang: Lang) -> str:

@@ -1,18 +1,28 @@
 """The cost of each operation in DynamoDB calls: create = the ledger's rules (one Query) + counter +
 1 transaction;
 update / delete = 1 consistent read + 1 transaction. Balance and index items ride in that
-transaction."""
+transaction. The slips here are dated in a month that is not today's (the API's clock is fixed in
+December): an expense of today's month also reads its year's budgets once, for the alerts it may raise
+(tests/integration/test_alerts.py counts that one)."""
 
 from __future__ import annotations
 
+import datetime as dt
 from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
+from kakeibo import settings
 from kakeibo.store import Store
 from tests.events import Client
+
+
+@pytest.fixture(autouse=True)
+def _december(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Today is in December: the November slips below are not this month's."""
+    monkeypatch.setattr(settings, "utc_now", lambda: dt.datetime(2026, 12, 10, 3, 0, tzinfo=dt.UTC))
 
 
 @pytest.fixture

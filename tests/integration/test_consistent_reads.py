@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from kakeibo import csvio
+from kakeibo import csvio, settings
 from kakeibo.local import template
 from kakeibo.store import SharedLedger, Store, pk, to_ddb
 from kakeibo.store.keys import webhook_sk
@@ -58,6 +58,15 @@ def recorder(store: Store) -> Iterator[Recorder]:
     store.client.meta.events.unregister("before-call.dynamodb", seen)
 
 
+def _budget_alert(api: Client, base: str) -> str:
+    """An open alert: this month's budget for 日用品 spent past 80%."""
+    month = settings.today().strftime("%Y-%m")
+    assert api.put(f"{base}/budgets/{month}/日用品", {"limit": 100}).status in (200, 201)
+    spent = {"date": f"{month}-01", "kind": "expense", "amount": 90, "account": "cash", "category": "日用品"}
+    assert api.post(f"{base}/slips", spent).status == 201
+    return str(api.get(f"{base}/alerts").json["items"][0]["id"])
+
+
 def _ledger_requests(api: Client, base: str) -> list[tuple[str, str, dict[str, Any]]]:
     """Every ledger route of the ledger at `base` ("" or /ledgers/{ledger}), with what it needs."""
     # Given a ledger with accounts, slips, a budget and an import
@@ -84,6 +93,7 @@ def _ledger_requests(api: Client, base: str) -> list[tuple[str, str, dict[str, A
         hand = {**LUNCH, "date": day, "payee": "八百屋", "category": "食費"}
         assert api.post(f"{base}/slips", hand).status == 201
     (suggested,) = api.get(f"{base}/rules/suggestions").json["items"]
+    alert = _budget_alert(api, base)
     requests: list[tuple[str, str, dict[str, Any]]] = [
         ("GET /accounts", f"{base}/accounts", {}),
         ("GET /accounts/{id}", f"{base}/accounts/cash", {}),
@@ -129,6 +139,8 @@ def _ledger_requests(api: Client, base: str) -> list[tuple[str, str, dict[str, A
         ("GET /accounts/{id}/statements", f"{base}/accounts/visa/statements", {"query": {"from": "2026-10"}}),
         ("GET /accounts/{id}/expiring", f"{base}/accounts/cash/expiring", {"query": {"within": "30"}}),
         ("GET /forecast", f"{base}/forecast", {}),
+        ("GET /alerts", f"{base}/alerts", {}),
+        ("POST /alerts/{id}/dismiss", f"{base}/alerts/{alert}/dismiss", {}),
         (
             "POST /goals",
             f"{base}/goals",

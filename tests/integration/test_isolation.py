@@ -91,7 +91,7 @@ def test_every_route_is_covered_here() -> None:
         "POST /recurrences", "GET /recurrences", "GET /recurrences/{id}", "PATCH /recurrences/{id}",
         "DELETE /recurrences/{id}", "GET /recurrences/{id}/occurrences", "POST /recurrences/run",
         "GET /accounts/{id}/statements", "POST /jobs/run", "GET /accounts/{id}/expiring", "GET /forecast",
-        "GET /reports/net-worth",
+        "GET /reports/net-worth", "GET /alerts", "POST /alerts/{id}/dismiss",
         "POST /goals", "GET /goals", "GET /goals/{id}", "PATCH /goals/{id}", "DELETE /goals/{id}",
         "POST /accounts/{id}/reconciliations", "GET /accounts/{id}/reconciliations",
         "POST /rules", "GET /rules", "PUT /rules/order", "GET /rules/{id}", "PATCH /rules/{id}", "DELETE /rules/{id}",

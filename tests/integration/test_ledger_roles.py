@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from kakeibo import settings
 from kakeibo.local import template
 from kakeibo.store import SharedLedger, Store
 from tests import invariants
@@ -55,6 +56,15 @@ class Household:
                                                       "account": "bank"})  # fmt: skip
         assert made.status == 201, made
         return made
+
+    def alert(self) -> str:
+        """An open alert of the ledger: its food budget (set this month) spent past 80%."""
+        month = settings.today().strftime("%Y-%m")
+        assert self.owner.put(f"{self.base}/budgets/{month}/食費", {"limit": 1_000}).status in (200, 201)
+        slip = {"date": f"{month}-01", "kind": "expense", "amount": 900, "account": "cash", "category": "食費"}
+        assert self.owner.post(f"{self.base}/slips", slip).status == 201
+        found = self.owner.get(f"{self.base}/alerts").json["items"]
+        return str(next(a["id"] for a in found if a["kind"] == "budget_80"))
 
     def rent(self) -> Reply:
         made = self.owner.post(f"{self.base}/recurrences", RENT)
@@ -205,6 +215,8 @@ ROUTES: dict[str, tuple[Call, bool]] = {
     "GET /accounts/{id}/statements": (lambda h, c: c.get(f"{h.base}/accounts/card/statements"), True),
     "GET /accounts/{id}/expiring": (lambda h, c: c.get(f"{h.base}/accounts/cash/expiring"), True),
     "GET /forecast": (lambda h, c: c.get(f"{h.base}/forecast", query={"account": "cash"}), True),
+    "GET /alerts": (lambda h, c: c.get(f"{h.base}/alerts"), True),
+    "POST /alerts/{id}/dismiss": (lambda h, c: c.post(f"{h.base}/alerts/{h.alert()}/dismiss"), False),
     "POST /goals": (
         lambda h, c: c.post(f"{h.base}/goals", {"name": "車", "target": 500_000, "account": "bank"}),
         False,

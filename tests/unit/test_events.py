@@ -106,6 +106,8 @@ EXPECTED = {
     "patch_goal": 200,
     "delete_goal": 204,
     "net_worth": 200,
+    "list_alerts": 200,
+    "dismiss_alert": 404,  # the sample's alert id names no alert of the sample's ledger
 }
 WEBHOOK_ID = "01KAJ0000000000000000000WH"
 SHARED_LEDGER_ID = "01KAJ0000000000000000000HH"
@@ -147,7 +149,7 @@ def test_sample_has_the_shape_the_builder_makes(name: str) -> None:
         query=event.get("queryStringParameters"),
         headers=event["headers"],
         body=event.get("body"),
-        claims={"sub": "local"},
+        authorizer={"sub": "local", "via": "jwt", "scope": "write", "token_id": ""},  # the Lambda authorizer's
     )
     assert _keys(built) == _keys(event)
 

@@ -22,7 +22,6 @@ def http_event(
     query: dict[str, str] | None = None,
     headers: dict[str, str] | None = None,
     body: bytes | str | None = None,
-    claims: dict[str, str] | None = None,
     authorizer: dict[str, Any] | None = None,
     source_ip: str = "127.0.0.1",
 ) -> dict[str, Any]:
@@ -58,10 +57,6 @@ def http_event(
         event["queryStringParameters"] = dict(query)
     if path_parameters:
         event["pathParameters"] = dict(path_parameters)
-    if claims is not None and not route.public:
-        # as API Gateway's JWT authorizer passes them: every claim a string; scopes only for routes
-        # that ask for scopes (none here)
-        event["requestContext"]["authorizer"] = {"jwt": {"claims": dict(claims), "scopes": None}}
     if authorizer is not None and not route.public:
         # as the Lambda authorizer (§25) passes it: its simple response's context
         event["requestContext"]["authorizer"] = {"lambda": dict(authorizer)}

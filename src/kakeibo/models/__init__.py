@@ -31,6 +31,7 @@ if TYPE_CHECKING:
         Statement,
         StatementList,
     )
+    from kakeibo.models.alerts import Alert, AlertList
     from kakeibo.models.base import (
         ACCOUNT_ID_PATTERN,
         ACCOUNT_ID_RE,
@@ -254,6 +255,8 @@ __all__ = [
     "AccountPatch",
     "AccountTotal",
     "AccountType",
+    "Alert",
+    "AlertList",
     "Amount",
     "BalanceItem",
     "Balances",
@@ -416,6 +419,8 @@ __all__ = [
 ]
 
 _WINGS: dict[str, str] = {
+    "Alert": "alerts",
+    "AlertList": "alerts",
     "NetWorth": "networth",
     "NetWorthMonth": "networth",
     "Goal": "goals",

@@ -14,11 +14,12 @@ MODULES = (
     "health", "accounts", "cards", "journal", "undo", "slips", "reports", "budgets", "imports", "maintenance",
     "recurrences", "daily", "receipts", "ledgers", "webhooks", "settlements", "rules", "dataio", "tax",
     "reconciliations",
-    "ledgerdata", "points", "tokens", "forecast", "goals", "networth",
+    "ledgerdata", "points", "tokens", "forecast", "goals", "networth", "alerts",
 )  # fmt: skip
 
 FAMILIES: dict[str, tuple[str, ...]] = {
     "accounts": ("accounts", "cards", "reconciliations", "points"),
+    "alerts": ("alerts",),
     "balances": ("reports",),
     "budgets": ("budgets",),
     "changes": ("journal", "undo"),

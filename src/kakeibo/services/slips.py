@@ -18,7 +18,7 @@ from kakeibo.core.ids import derived_id, new_slip_id
 from kakeibo.core.posting import Entry
 from kakeibo.core.tax import slip_tax_fields
 from kakeibo.models import CLEARED_STATES, Slip, SlipIn, parse_date
-from kakeibo.services import points, settlements, units
+from kakeibo.services import alerts, points, settlements, units
 from kakeibo.services.access import PERSONAL, resolve
 from kakeibo.services.common import (
     check_version,
@@ -389,6 +389,7 @@ def _create_slip(
                 price.guard(posting.plan(None, entry)),
                 SlipCommit([slip_change(None, item)], token, conditions=conditions),
             )
+        alerts.after_spending(store, ctx, [item])  # a budget it takes to 80% or 100%: told once
 
     try:
         write(request_token or new_token())
@@ -609,6 +610,7 @@ def write_slip(
     with _naming_accounts(new_entry), units.learning(ctx.ledger):
         plan = price.guard(posting.plan(old_entry, new_entry))
         store.change_slip(ctx, current, item, plan, commit, newly_named=frozenset(newly_named))
+    alerts.after_spending(store, ctx, [item])  # a budget it takes to 80% or 100%: told once
     return slip_view(item)
 
 

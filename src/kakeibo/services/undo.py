@@ -29,6 +29,8 @@ def undo(store: Store, ctx: WriteContext, seq: int) -> dict[str, Any]:
     if "undone_by" in entry:
         raise errors.AlreadyUndone("this change was already undone", undone_by=int(entry["undone_by"]))
     found = entry_changes(entry)
+    if any(c["type"] == "alert" for c in found):
+        raise errors.NotUndoable("an alert is not undone; dismiss it instead")
     if any(c["type"] == "settlement" for c in found):
         raise errors.NotUndoable("a settlement is not undone; record the opposite settlement instead")
     if len(found) == 1 and found[0]["type"] == "reconciliation":  # its slips back to cleared, in batches

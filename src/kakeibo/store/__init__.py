@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from kakeibo.settings import get_settings
 from kakeibo.store.accounts import AccountOps
+from kakeibo.store.alerts import AlertOps
 from kakeibo.store.balances import FENCE, FENCE_NAMES, REBUILD_EXPIRES, REBUILD_MARK, ROLLUPS_MARK
 from kakeibo.store.budgets import BudgetOps
 from kakeibo.store.cards import CardOps, is_card_sk
@@ -160,6 +161,7 @@ class Store(
     TaxOps,
     PointOps,
     GoalOps,
+    AlertOps,
     WriteOps,
 ):
     """The ledger table: every operation the services use."""

@@ -30,6 +30,7 @@ CHANGE_TYPES = (
     "settlement",
     "rule",
     "reconciliation",
+    "alert",
 )
 OPS = ("create", "update", "delete")
 JOURNAL_ITEMS = 2  # what the journal adds to a transaction: the head and the entry

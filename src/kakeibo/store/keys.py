@@ -385,6 +385,11 @@ def invitation_of_ref(sk: str) -> str | None:
     return sk.removeprefix(INVITATION_REFS) if sk.startswith(INVITATION_REFS) else None
 
 
+def alert_sk(alert_id: str) -> str:
+    """An alert raised in a ledger (store/alerts.py): once per identity (kind, subject, period)."""
+    return f"ALERT#{alert_id}"
+
+
 def goal_sk(goal_id: str) -> str:
     """A savings goal (目標貯金): its name, target, day and account."""
     return f"GOAL#{goal_id}"

@@ -1,0 +1,60 @@
+"""Alerts (§27): their items. The only module that knows how alerts are stored.
+
+`ALERT#{id}` holds an alert raised in the ledger: its kind, subject, period and facts, when it was
+raised and, once dismissed, when and by whom. Its id is its identity's digest (core/alerts.py), and it
+is written only if absent: an alert is raised once, whoever raises it again. Raising and dismissing
+are journal entries (type `alert`), so webhooks are told of them as of any change.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from kakeibo import errors
+from kakeibo.store.codec import Item
+from kakeibo.store.journal import Change
+from kakeibo.store.keys import alert_sk
+from kakeibo.store.write import WriteContext, WriteOps
+
+PREFIX = alert_sk("")
+
+
+class AlertOps(WriteOps):
+    """A ledger's alerts."""
+
+    def alerts(self, ledger: str) -> Iterator[Item]:
+        return self.query(ledger, begins_with=PREFIX)
+
+    def alert(self, ledger: str, alert_id: str) -> Item | None:
+        return self.get(ledger, alert_sk(alert_id), consistent=True)
+
+    def raise_alert(self, ctx: WriteContext, item: Item, view: dict[str, Any]) -> bool:
+        """Write a new alert with its journal entry: False when it was raised already (nothing written)."""
+        alert_id = str(item["id"])
+        op = self.put_op(
+            ctx.ledger,
+            {"SK": alert_sk(alert_id), **{k: v for k, v in item.items() if v is not None}},
+            "attribute_not_exists(SK)",
+            lambda old: errors.AlreadyExists(f"alert '{alert_id}' was raised already", id=alert_id),
+        )
+        try:
+            self.commit(ctx, [op], [Change.between("alert", alert_id, None, view)], at=str(item["raised_at"]))
+        except errors.AlreadyExists:
+            return False
+        return True
+
+    def dismiss_alert(
+        self, ctx: WriteContext, alert_id: str, *, at: str, before: dict[str, Any], after: dict[str, Any]
+    ) -> None:
+        """Mark an open alert dismissed, journaled; NotFound when it is not there or dismissed already."""
+        op = self.update_op(
+            ctx.ledger,
+            alert_sk(alert_id),
+            "SET #at = :at, #by = :by ADD #ver :one",
+            lambda old: errors.NotFound(f"no open alert '{alert_id}'"),
+            "attribute_exists(SK) AND attribute_not_exists(#at)",
+            names={"#at": "dismissed_at", "#by": "dismissed_by", "#ver": "version"},
+            values={":at": at, ":by": ctx.actor, ":one": 1},
+        )
+        self.commit(ctx, [op], [Change.between("alert", alert_id, before, after)], at=at)
