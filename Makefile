@@ -26,7 +26,7 @@ help:
 	@echo "make bench  - benchmarks (results in bench/results/)"
 	@echo "make run ARTIFACT=1 - the same, serving the function as sam build built it for this machine"
 	@echo "make invoke EVENT=events/health.json - one event through the built handler against the local tables"
-	@echo "make deploy - make package, sam deploy --guided, then the API URL and the user pool ids"
+	@echo "make deploy - make package, sam deploy --guided, the page published, then its URL, the API's and the user pool ids"
 	@echo "make smoke API=https://... TOKEN=... - a bounded check of a deployed stack (its scratch ledger deleted at the end)"
 	@echo "make package [ARCH=arm64|x86_64] - sam build of every function (default: the template's architecture), in build/sam-ARCH"
 
@@ -73,13 +73,17 @@ package: $(SAM_BUILD)/.built
 
 host-package: build/sam-$(HOST_ARCH)/.built
 
-# Deploy what `make package` built (sam deploy --guided: answers kept in samconfig.toml), then print
-# the stack's outputs: the API's URL and the user pool's ids (README: "Deploy to AWS" gets a token).
+# Deploy what `make package` built (sam deploy --guided: answers kept in samconfig.toml), publish the
+# page (web/ and its config.json, into the stack's page bucket: scripts/publish_page.py), then print
+# the stack's outputs: the page's and the API's URLs, the user pool's ids. A stack with nothing to
+# change is no failure: the page may have changed alone.
 STACK ?= kakeibo-api
 deploy: package
-	PATH="$(PY_HOME)/bin:$$PATH" $(VENV)/bin/sam deploy --guided --template-file $(SAM_BUILD)/template.yaml --stack-name $(STACK)
+	PATH="$(PY_HOME)/bin:$$PATH" $(VENV)/bin/sam deploy --guided --no-fail-on-empty-changeset \
+	  --template-file $(SAM_BUILD)/template.yaml --stack-name $(STACK)
+	$(PY) scripts/publish_page.py --stack $(STACK)
 	@aws cloudformation describe-stacks --stack-name $(STACK) \
-	  --query "Stacks[0].Outputs[?contains('ApiUrl UserPoolId UserPoolClientId', OutputKey)].[OutputKey,OutputValue]" \
+	  --query "Stacks[0].Outputs[?contains('PageUrl ApiUrl UserPoolId UserPoolClientId', OutputKey)].[OutputKey,OutputValue]" \
 	  --output text
 
 # A bounded check of a deployed stack (scripts/smoke.py), which deletes the scratch ledger it makes:

@@ -2,6 +2,10 @@
 // from the network when there is one, else from the cache, so the page opens without a connection
 // and an entry made then waits in the outbox (outbox.js). The API's answers are never cached.
 
+// The cache of one version of the page. make deploy publishes this file with the version of what it
+// published in place of `v1` (scripts/publish_page.py: a digest of the page's files), so a deploy
+// changes the worker and every installed page takes the new files on its next start; `make run`
+// serves it as it is, each file from the network first.
 const CACHE = 'kakeibo-page-v1';
 // The page's shell: every file it loads, kept at install so the page opens without a connection even
 // before it was opened online under this worker (tests/api/test_web_views.py keeps this list whole).

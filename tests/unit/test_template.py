@@ -207,7 +207,10 @@ def test_the_receipts_bucket_is_private_encrypted_tls_only_and_aborts_incomplete
     (rule,) = bucket["LifecycleConfiguration"]["Rules"]
     assert rule["AbortIncompleteMultipartUpload"]["DaysAfterInitiation"] == 1
     (cors,) = bucket["CorsConfiguration"]["CorsRules"]
-    assert cors["AllowedOrigins"] == {"Ref": "AllowedOrigins"} and "x-amz-checksum-sha256" in cors["AllowedHeaders"]
+    assert "x-amz-checksum-sha256" in cors["AllowedHeaders"]
+    # the origins of AllowedOrigins (and the page's: tests/unit/test_template_page.py)
+    (local,) = template.bucket_cors("ReceiptsBucket")["CORSRules"]
+    assert local["AllowedOrigins"] == template.parameters()["AllowedOrigins"].split(",")
     (deny,) = resources["ReceiptsBucketPolicy"]["Properties"]["PolicyDocument"]["Statement"]
     assert deny["Effect"] == "Deny" and deny["Condition"] == {"Bool": {"aws:SecureTransport": "false"}}
 

@@ -101,8 +101,13 @@ def test_cors_origins_reach_api_gateway_as_a_list(stack: dict[str, Any]) -> None
     # Given the HTTP API's CORS configuration as CloudFormation receives it
     (api,) = of_type(stack, "AWS::ApiGatewayV2::Api").values()
     cors = api["Properties"]["CorsConfiguration"]
-    # Then the origins are a list: literally, or a CommaDelimitedList parameter (a list once resolved)
+    # Then the origins are a list: literally, a CommaDelimitedList parameter, or one split (a list once
+    # resolved: the parameter's and the page's)
     origins = cors["AllowOrigins"]
+    if isinstance(origins, dict) and "Fn::Split" in origins:
+        delimiter, (joined,) = origins["Fn::Split"][0], origins["Fn::Split"][1]["Fn::Sub"][1].values()
+        assert delimiter == "," and joined["Fn::Join"][0] == ","
+        origins = joined["Fn::Join"][1]
     if isinstance(origins, dict):
         assert set(origins) == {"Ref"}
         assert stack["Parameters"][origins["Ref"]]["Type"] == "CommaDelimitedList"

@@ -157,11 +157,12 @@ def _reads_keys(entry: dict[str, Any]) -> bool:
 
 
 def create_bucket(client: Any, name: str, cors: dict[str, Any] | None = None) -> None:
-    """The receipts bucket as the template defines what a local server can hold (idempotent)."""
+    """A bucket as the template defines what a local server can hold (idempotent): its CORS rules, if
+    it has any (the page's bucket has none: CloudFront reads it, never a browser)."""
     existing = {b["Name"] for b in client.list_buckets().get("Buckets", [])}
     if name not in existing:
         client.create_bucket(Bucket=name)
-    if cors:
+    if cors and cors.get("CORSRules"):
         client.put_bucket_cors(Bucket=name, CORSConfiguration=cors)
 
 

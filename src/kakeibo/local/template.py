@@ -158,9 +158,7 @@ def bucket_cors(logical: str, template: dict[str, Any] | None = None) -> dict[st
     template = template or load()
     rules = []
     for rule in (buckets(template)[logical].get("CorsConfiguration") or {}).get("CorsRules", []):
-        origins = rule["AllowedOrigins"]
-        if isinstance(origins, dict) and "Ref" in origins:
-            origins = parameters(template)[origins["Ref"]].split(",")
+        origins = cors_origins(rule["AllowedOrigins"], template)
         # CloudFormation's names -> the S3 API's
         names = {"MaxAge": "MaxAgeSeconds", "ExposedHeaders": "ExposeHeaders", "Id": "ID"}
         rules.append({names.get(k, k): v for k, v in {**rule, "AllowedOrigins": origins}.items()})
@@ -237,8 +235,66 @@ def cors(template: dict[str, Any] | None = None) -> dict[str, Any]:
     for resource in template["Resources"].values():
         if resource.get("Type") == "AWS::ApiGatewayV2::Api":
             config = dict(resource["Properties"].get("CorsConfiguration") or {})
-            origins = config.get("AllowOrigins")
-            if isinstance(origins, dict) and "Ref" in origins:
-                config["AllowOrigins"] = parameters(template)[origins["Ref"]].split(",")
+            if "AllowOrigins" in config:
+                config["AllowOrigins"] = cors_origins(config["AllowOrigins"], template)
             return config
     return {}
+
+
+_UNKNOWN = "\x00"  # a value only a deployed stack has (a resource's attribute, a pseudo parameter)
+
+
+def cors_origins(value: Any, template: dict[str, Any] | None = None) -> list[str]:
+    """The origins a CORS rule of the template allows, as a local server allows them: its parameters'
+    defaults (AllowedOrigins), without the origins only a deployed stack has (the page's
+    distribution: locally the front serves the page itself, at an origin given apart)."""
+    template = template or load()
+    resolved = _resolve(value, template)
+    listed = resolved if isinstance(resolved, list) else [resolved]
+    return [origin for origin in listed if origin and _UNKNOWN not in origin]
+
+
+def _resolve(value: Any, template: dict[str, Any]) -> str | list[str]:
+    """A value of the template with the intrinsics CORS origins are written with (Ref of a parameter,
+    Fn::Join, Fn::Split, Fn::Sub) evaluated on the parameters' defaults; what only AWS knows is _UNKNOWN."""
+    declared = template.get("Parameters") or {}
+
+    def ref(name: str) -> str | list[str]:
+        if name not in declared:
+            return _UNKNOWN
+        default = str(declared[name].get("Default", ""))
+        return default.split(",") if declared[name].get("Type") == "CommaDelimitedList" else default
+
+    def text(item: Any) -> str:
+        got = _resolve(item, template)
+        return ",".join(got) if isinstance(got, list) else got
+
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return [text(item) for item in value]
+    if not isinstance(value, dict) or len(value) != 1:
+        raise ValueError(f"not a value the local servers can resolve: {value!r}")
+    ((function, argument),) = value.items()
+    if function == "Ref":
+        return ref(str(argument))
+    if function == "Fn::Join":
+        delimiter, items = argument
+        got = _resolve(items, template)
+        return str(delimiter).join(got if isinstance(got, list) else [got])
+    if function == "Fn::Split":
+        delimiter, source = argument
+        return text(source).split(delimiter)
+    if function == "Fn::Sub":
+        source, variables = (argument, {}) if isinstance(argument, str) else argument
+        given = {name: text(item) for name, item in variables.items()}
+
+        def substituted(match: re.Match[str]) -> str:
+            name = match.group(1)
+            if name in given:
+                return given[name]
+            got = ref(name) if "." not in name and "::" not in name else _UNKNOWN
+            return ",".join(got) if isinstance(got, list) else got
+
+        return re.sub(r"\$\{([^}!]+)\}", substituted, str(source))
+    return _UNKNOWN  # Fn::GetAtt and the rest: a deployed stack's
