@@ -39,6 +39,7 @@ def test_quick_bench_reports_every_section(tmp_path: Path) -> None:
             "settlement",
             "medical",
             "statements",
+            "ahead",
             "receipts",
             "job",
             "webhooks",
@@ -116,6 +117,11 @@ def test_quick_bench_reports_every_section(tmp_path: Path) -> None:
 
     # And a card's statements were measured at 1 month and 10 years: the floor's five calls (and the
     # person's tombstone), whatever the age
+    ahead = doc["sections"]["ahead"]  # the months-ahead reads, timed on both ledgers
+    assert [s["label"] for s in ahead["sizes"]] == ["1 month", "10 years"]
+    assert all(
+        s[r]["ours"]["p50_ms"] > 0 and s[r]["calls"] > 0 for s in ahead["sizes"] for r in ("forecast", "net_worth")
+    )
     statements = doc["sections"]["statements"]
     assert [size["label"] for size in statements["sizes"]] == ["1 month", "10 years"]
     for size in statements["sizes"]:
