@@ -87,7 +87,7 @@ deploy: package
 	  --output text
 
 # A bounded check of a deployed stack (scripts/smoke.py), which deletes the scratch ledger it makes:
-# make smoke API=https://... TOKEN=<ID token>
+# make smoke API=https://... TOKEN=<an ID token, or a write personal access token kk_...>
 API ?=
 TOKEN ?=
 smoke:

@@ -49,7 +49,10 @@ def call(
 def expect(step: str, answer: Any, status: int) -> Any:
     got, headers, body = answer
     if got == 401:
-        raise SmokeFailed(f"{step}: 401 Unauthorized: TOKEN is not a valid ID token of the stack's user pool")
+        raise SmokeFailed(
+            f"{step}: 401 Unauthorized: TOKEN is neither a valid ID token of the stack's user pool nor a live "
+            "personal access token (kk_...) with the write scope"
+        )
     if got != status:
         raise SmokeFailed(f"{step}: expected {status}, got {got}: {json.dumps(body, ensure_ascii=False)[:300]}")
     print(f"ok  {step} ({got})", flush=True)

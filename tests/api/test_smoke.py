@@ -56,3 +56,14 @@ def test_a_wrong_url_is_one_line_and_a_failure() -> None:
     # Then make smoke fails at once with one line naming the URL
     assert done.returncode != 0
     assert "no answer from" in done.stderr and "ApiUrl" in done.stderr, done.stderr
+
+
+def test_smoke_passes_with_a_write_personal_token(http: Http, front_url: str) -> None:
+    # Given a write token of the user (made signed in)
+    made = http.post("/me/tokens", json={"name": "smoke", "scope": "write", "expires_in_days": 1})
+    assert made.status_code == 201, made.text
+    # When make smoke checks the local front with it
+    done = smoke(front_url, made.json()["token"])
+    # Then every step passes, as with a signed-in person
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.rstrip().endswith("smoke passed")
