@@ -92,7 +92,9 @@ def test_a_restart_keeps_the_pool_its_client_and_its_people(tmp_path: Path) -> N
         with pytest.raises(IdpError):
             idp(pool.endpoint, "ConfirmSignUp", {"ClientId": pool.client_id, "Username": taro,
                                                  "ConfirmationCode": wrong})  # fmt: skip
-        assert pool.authorizer().verify(hanako.id_token)["sub"] == hanako.sub  # the JWKS read, as the front reads it
+        assert (
+            pool.authorizer().authorizer.jwt.verify(hanako.id_token)["sub"] == hanako.sub
+        )  # the JWKS read, as the front reads it
         printed = codes.read_text(encoding="utf-8")
     finally:
         first.stop()
@@ -105,7 +107,7 @@ def test_a_restart_keeps_the_pool_its_client_and_its_people(tmp_path: Path) -> N
         assert (again.pool_id, again.client_id) == (pool.pool_id, pool.client_id)
         # And Hanako signs in with her password as the same person: the same sub, the same ledger
         signed_in = tokens(again, hanako.email)
-        assert again.authorizer().verify(signed_in["IdToken"])["sub"] == hanako.sub
+        assert again.authorizer().authorizer.jwt.verify(signed_in["IdToken"])["sub"] == hanako.sub
         # And Taro's wrong code has not confirmed him on the way, nor was any code printed again
         with pytest.raises(IdpError) as unconfirmed:
             tokens(again, taro)
@@ -139,7 +141,7 @@ def test_a_changed_template_updates_the_pool_in_place(tmp_path: Path) -> None:
         app = client.describe_user_pool_client(UserPoolId=pool.pool_id, ClientId=pool.client_id)["UserPoolClient"]
         assert app["IdTokenValidity"] == 30
         # And its people still sign in with their email, as the same person
-        assert updated.authorizer().verify(tokens(updated, hanako.email)["IdToken"])["sub"] == hanako.sub
+        assert updated.authorizer().authorizer.jwt.verify(tokens(updated, hanako.email)["IdToken"])["sub"] == hanako.sub
         # And the new policy is the pool's: 21 characters are enough, 16 no longer
         assert sign_up(updated, new_email(), password=PASSWORD)
         with pytest.raises(IdpError) as weak:
