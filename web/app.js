@@ -209,6 +209,7 @@ async function signOut() {
     // storage disabled: nothing was kept
   }
   const revoked = await session.signOut();
+  say(''); // nothing said about their ledger stays either
   useApi();
   clearLedger();
   settings.render();

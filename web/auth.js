@@ -153,7 +153,8 @@ export class Session {
     const claims = claimsOf(result.IdToken) ?? {};
     const expires = Number.isFinite(claims.exp) ? claims.exp * 1000 : this.now() + (result.ExpiresIn ?? 3600) * 1000;
     this.tokens = { id: result.IdToken, access: result.AccessToken, refresh: result.RefreshToken ?? this.tokens?.refresh ?? null, expires };
-    this.who = { sub: claims.sub ?? this.who?.sub ?? null, email: claims.email ?? email ?? this.who?.email ?? null };
+    // the email they typed (or known from before), else the token's
+    this.who = { sub: claims.sub ?? this.who?.sub ?? null, email: email ?? this.who?.email ?? claims.email ?? null };
     this.save();
     this.schedule();
   }
