@@ -1,10 +1,12 @@
 // The API client: where the API is, who is asking, and what an error response means.
 //
-// Locally the page is served by the API's own front (same origin) and the identity is a user name
-// sent as `Authorization: Bearer <user>`. For a deployed API, the base URL and a token (a JWT from the
-// stack's Cognito user pool) are set in the page and kept in this browser's localStorage only.
+// Where the API is comes from the page's config.json (`api`: empty for the page's own origin, as the
+// local front serves both). Who is asking: the person signed in to the stack's user pool (auth.js: their
+// ID token, renewed before it expires and once after a 401), or, locally only, a user name sent as
+// `Authorization: Bearer <user>` (config.json's `local_names`: the local front without
+// LOCAL_AUTH=strict), kept in this browser's localStorage.
 
-const KEYS = { user: 'kakeibo.user', base: 'kakeibo.apiBase', token: 'kakeibo.token' };
+const KEYS = { user: 'kakeibo.user' };
 const TIMEOUT_MS = 20_000;
 
 export const DEFAULT_USER = 'local';
@@ -17,11 +19,7 @@ export function loadConfig(storage = globalThis.localStorage) {
       return ''; // storage disabled (private mode): fall back to defaults
     }
   };
-  return {
-    user: read(KEYS.user) || DEFAULT_USER,
-    base: read(KEYS.base),
-    token: read(KEYS.token),
-  };
+  return { user: read(KEYS.user) || DEFAULT_USER, base: '', sub: null };
 }
 
 export function saveConfig(config, storage = globalThis.localStorage) {
@@ -80,14 +78,18 @@ export function preferredLanguage(nav = globalThis.navigator) {
 }
 
 export class Api {
-  constructor(config, fetchImpl = globalThis.fetch.bind(globalThis), language = preferredLanguage()) {
+  /** `session`: the person signed in (auth.js Session), or null: the local user name of `config`. */
+  constructor(config, fetchImpl = globalThis.fetch.bind(globalThis), language = preferredLanguage(), session = null) {
     this.config = config;
     this.fetch = fetchImpl;
     this.language = language;
+    this.session = session;
   }
 
-  get bearer() {
-    return this.config.token || this.config.user || DEFAULT_USER;
+  /** What goes in `Authorization` after "Bearer ": the ID token (renewed when about to expire), or the user name. */
+  async bearer() {
+    if (this.session) return (await this.session.bearer()) ?? '';
+    return this.config.user || DEFAULT_USER;
   }
 
   url(path) {
@@ -98,13 +100,34 @@ export class Api {
    * One request. `json` is sent as JSON (or `body` as is with `contentType`); `ifMatch` becomes the
    * If-Match header, `headers` adds others. Resolves {status, data, etag, location}; rejects with ApiError.
    */
-  async request(method, path, { json, body, contentType, ifMatch, headers: extra, auth = true } = {}) {
+  async request(method, path, options = {}) {
+    const { auth = true, renewed = false } = options;
+    let sent = null;
+    if (auth) {
+      try {
+        sent = await this.bearer();
+      } catch {
+        sent = ''; // the renewal was refused: signed out (the session says so); the API says 401
+      }
+    }
+    try {
+      return await this.once(method, path, options, sent);
+    } catch (error) {
+      // A 401 to a person's token: renewed once (REFRESH_TOKEN_AUTH) and tried again with the new one
+      if (!(error instanceof ApiError) || error.status !== 401 || !auth || renewed || !this.session?.signedIn) throw error;
+      const fresh = await this.session.afterUnauthorized(sent);
+      if (!fresh) throw error;
+      return this.request(method, path, { ...options, renewed: true });
+    }
+  }
+
+  async once(method, path, { json, body, contentType, ifMatch, headers: extra } = {}, bearer = null) {
     const headers = {
       Accept: 'application/json, application/problem+json',
       'Accept-Language': this.language,
       ...extra,
     };
-    if (auth) headers.Authorization = `Bearer ${this.bearer}`;
+    if (bearer) headers.Authorization = `Bearer ${bearer}`;
     if (ifMatch) headers['If-Match'] = ifMatch;
     let payload = body;
     if (json !== undefined) {

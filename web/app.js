@@ -16,9 +16,10 @@
 //
 // Views tell each other what changed through state.js's on/emit ('accounts', 'month', ...).
 
-import { ApiError, PERSONAL, inviteTokenOf } from './api.js';
+import { Api, ApiError, PERSONAL, inviteTokenOf, normaliseBase, preferredLanguage } from './api.js';
+import { Session, signInConfigured } from './auth.js';
 import * as conflict from './conflict.js';
-import { keep, kept } from './kept.js';
+import { forgetAll, keep, kept } from './kept.js';
 import * as outbox from './outbox.js';
 import { UNCATEGORIZED, isMonth, monthLabel, monthOf, monthRange, setLedgerTimeZone, shiftMonth, today } from './format.js';
 import { dropPending, emit, on, state } from './state.js';
@@ -38,6 +39,7 @@ import * as quick from './views/quick.js';
 import * as receipts from './views/receipts.js';
 import * as reconcile from './views/reconcile.js';
 import * as settings from './views/settings.js';
+import * as signin from './views/signin.js';
 import * as settlement from './views/settlement.js';
 import * as slips from './views/slips.js';
 import * as tax from './views/tax.js';
@@ -103,7 +105,137 @@ const ctx = {
   setMonth,
   recheckMembership: () => ledgers.recheckMembership(),
   firstAccount: (id) => slips.useAccount(id),
+  language: preferredLanguage(),
+  session: () => session,
+  localNames: () => localNames,
+  useApi,
+  askSignIn,
+  cancelSignIn,
+  signedIn,
+  signOut,
 };
+
+// ---- who is asking -------------------------------------------------------------------------------
+// The page's config.json (published beside it by `make deploy`; served by the local front) names the
+// API and the user pool. Signed in: the person's tokens (auth.js). Not signed in: the sign-in panel,
+// unless config.json allows local user names (`local_names`: the local front without LOCAL_AUTH=strict).
+
+const PAGE_CONFIG_KEY = 'kakeibo.pageConfig'; // the last config.json read: the page also starts offline
+let pageConfig = {};
+let session = null; // auth.js Session when config.json names a user pool
+let localNames = true; // `Bearer <name>` is how this page speaks when nobody is signed in
+
+async function readPageConfig() {
+  try {
+    const response = await fetch('config.json', { cache: 'no-store' });
+    if (response.ok) {
+      const config = await response.json();
+      try {
+        localStorage.setItem(PAGE_CONFIG_KEY, JSON.stringify(config));
+      } catch {
+        // storage disabled: read again at the next start
+      }
+      return config;
+    }
+    if (response.status === 404) return {}; // no config.json: a page beside an API with names only (as before sign-in)
+  } catch {
+    // no connection: the config read last time
+  }
+  try {
+    return JSON.parse(localStorage.getItem(PAGE_CONFIG_KEY) ?? '{}') ?? {};
+  } catch {
+    return {};
+  }
+}
+
+/** 'in' (a person signed in), 'names' (a local user name), or 'out' (the sign-in panel). */
+function authMode() {
+  if (session?.signedIn) return 'in';
+  return localNames ? 'names' : 'out';
+}
+
+/** The API client for who is asking now; the outbox and what is kept follow that identity. */
+function useApi() {
+  const mode = authMode();
+  let base = '';
+  try {
+    base = normaliseBase(pageConfig.api ?? '');
+  } catch {
+    base = '';
+  }
+  // signed in, or signed out after a refused refresh: their `sub` (their outbox waits for them)
+  const sub = mode === 'names' ? null : (session?.who?.sub ?? null);
+  state.config = { ...state.config, base, sub };
+  state.api = new Api(state.config, undefined, ctx.language, mode === 'in' ? session : null);
+  document.body.dataset.auth = mode;
+}
+
+/** The sign-in panel (the rest of the page hidden unless local names let it be used without). */
+function askSignIn({ note = '', cancel = localNames } = {}) {
+  document.body.dataset.signin = 'true';
+  signin.show({ note, cancel, email: session?.who?.email ?? null });
+  $('signin-title').focus();
+}
+
+function cancelSignIn() {
+  signin.hide();
+  delete document.body.dataset.signin;
+}
+
+/** Someone signed in: their page, what waits in their outbox sent, an invitation kept for them offered. */
+async function signedIn() {
+  delete document.body.dataset.signin;
+  useApi();
+  settings.render();
+  clearLedger();
+  await outbox.render();
+  await connect();
+  if (navigator.onLine !== false) outbox.flush();
+  const invited = signin.takeInvite();
+  if (invited) offerInvite(invited);
+}
+
+/** Sign out: RevokeToken, then nothing of the person stays here (what waits, what was kept, the tokens). */
+async function signOut() {
+  const words = signin.currentWords();
+  const waiting = await outbox.waiting();
+  if (waiting.length && !window.confirm(words.discard(waiting.length))) return false;
+  await outbox.forgetWaiting();
+  forgetAll();
+  try {
+    localStorage.removeItem('kakeibo.ledger');
+    for (const key of Object.keys(localStorage)) if (key.startsWith('kakeibo.quick.') || key.startsWith('kakeibo.kept')) localStorage.removeItem(key);
+  } catch {
+    // storage disabled: nothing was kept
+  }
+  const revoked = await session.signOut();
+  say(''); // nothing said about their ledger stays either
+  useApi();
+  clearLedger();
+  settings.render();
+  await outbox.render();
+  const note = revoked ? words.signedOut : words.signedOutOffline;
+  if (authMode() === 'out') askSignIn({ note });
+  else {
+    say(note);
+    await connect();
+  }
+  return true;
+}
+
+/** The tokens were refused (a refresh the pool would not do): sign in again; the outbox stays. */
+function expired() {
+  useApi();
+  settings.render();
+  askSignIn({ note: signin.currentWords().expired });
+}
+
+function offerInvite(token) {
+  history.replaceState(null, '', hashOf('household', state.month));
+  showRoute('household');
+  refreshAll();
+  ledgers.offerInvite(token);
+}
 
 let refreshing = 0;
 let connected = false; // the last read of the page's data succeeded (not so after a start without a connection)
@@ -165,6 +297,7 @@ let reconnecting = null;
  * a little later each time, while the browser stays online.
  */
 function reconnect() {
+  if (authMode() === 'out') return null; // nobody to read the data of
   reconnecting ??= (async () => {
     for (let attempt = 0; attempt < 4 && !connected && navigator.onLine !== false; attempt += 1) {
       if (attempt) await new Promise((resolve) => setTimeout(resolve, 1000 * attempt));
@@ -246,10 +379,13 @@ function goRoute(event, route) {
 function followHash() {
   const invited = inviteTokenOf(location.hash);
   if (invited) {
-    history.replaceState(null, '', hashOf('household', state.month));
-    showRoute('household');
-    refreshAll();
-    ledgers.offerInvite(invited);
+    if (authMode() === 'out') {
+      signin.keepInvite(invited); // offered once they are signed in (or signed up and confirmed)
+      history.replaceState(null, '', hashOf('household', state.month));
+      askSignIn();
+      return;
+    }
+    offerInvite(invited);
     return;
   }
   const wanted = parseHash(location.hash);
@@ -312,10 +448,20 @@ async function installable() {
 }
 
 async function main() {
+  pageConfig = await readPageConfig();
+  if (signInConfigured(pageConfig)) {
+    session = new Session(pageConfig);
+    session.on((event) => {
+      if (event === 'expired') expired();
+    });
+    localNames = pageConfig.local_names === true;
+  }
+  useApi();
   conflict.mount();
   await outbox.mount(); // what waits from before (written without a connection), shown at once
   on('outbox-sent', () => refreshAll());
   renderNav();
+  signin.mount($('signin-panel'), ctx);
   for (const { view, id, on: shownOn } of VIEWS) {
     $(id).dataset.routes = shownOn.join(' '); // where it is shown (a link into it opens its route)
     view.mount($(id), ctx);
@@ -327,10 +473,15 @@ async function main() {
   showRoute(invited ? 'household' : wanted.route ?? HOME);
   await readTimeZone();
   setMonth(wanted.month ?? monthOf(today()), { reload: false });
-  await connect();
-  if (invited) ledgers.offerInvite(invited);
+  if (authMode() === 'out') {
+    if (invited) signin.keepInvite(invited); // offered once they are signed in (or signed up and confirmed)
+    askSignIn({ note: session?.who ? signin.currentWords().expired : '' });
+  } else {
+    await connect();
+    if (invited) ledgers.offerInvite(invited);
+    if (navigator.onLine !== false) outbox.flush();
+  }
   document.body.dataset.ready = 'true';
-  if (navigator.onLine !== false) outbox.flush();
   installable();
 }
 

@@ -15,9 +15,19 @@ const DB = 'kakeibo';
 const STORE = 'outbox';
 const RETRY_MS = 15_000; // while something waits and the page thinks it is online
 
-/** Who sends: a queued slip goes out only as the identity it was written by (API, user or token). */
+/**
+ * Who sends: a queued slip goes out only as the identity it was written by: the API and the person
+ * signed in (their `sub`, which outlives their tokens: what waits still goes out after they sign in
+ * again), or the local user name.
+ */
 export function identity(config = state.config) {
-  return `${config.base}|${config.token ? `token:${config.token.slice(-24)}` : `user:${config.user}`}`;
+  return `${config.base}|${config.sub ? `sub:${config.sub}` : `user:${config.user}`}`;
+}
+
+/** Everything waiting as the identity shown is dropped (its person signed out: nothing of them stays). */
+export async function forgetWaiting() {
+  for (const entry of await waiting()) await drop(entry.key);
+  await render();
 }
 
 /** Failures worth trying again later: no connection, or the API not answering for now. */

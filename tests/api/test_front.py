@@ -18,6 +18,7 @@ from kakeibo.local.cognito import UserPool
 from kakeibo.local.front import Front, Function, InProcess
 from kakeibo.local.instances import Pool
 from kakeibo.local.s3 import S3Local
+from kakeibo.local.template import ROOT
 from tests.api.conftest import Http, serving
 from tests.users import Person, other_client, payload, person, signed, tokens
 
@@ -377,7 +378,7 @@ def test_the_page_finds_the_api_and_the_user_pool_in_its_config_json(front_url: 
     # When the page asks for its config.json (what `make deploy` publishes beside it)
     reply = Http(front_url, None).get("/config.json")
     # Then it names the pool, its app client, the region and where the Identity Provider API answers;
-    # the API is the page's own origin
+    # the API is the page's own origin; and, this front taking `Bearer <name>`, that the page may too
     assert reply.status_code == 200 and reply.headers["Cache-Control"] == "no-cache"
     assert reply.json() == {
         "api": "",
@@ -385,4 +386,13 @@ def test_the_page_finds_the_api_and_the_user_pool_in_its_config_json(front_url: 
         "user_pool_id": user_pool.pool_id,
         "client_id": user_pool.client_id,
         "cognito_endpoint": user_pool.endpoint,
+        "local_names": True,
     }
+
+
+def test_a_strict_front_tells_the_page_to_sign_in(function_pool: Pool, user_pool: UserPool) -> None:
+    # Given the front as LOCAL_AUTH=strict serves it (no `Bearer <name>`)
+    strict = Front(function_pool, web_root=ROOT / "web", names=False, page_config=user_pool.page_config())
+    with serving(strict) as url:
+        # Then the page's config.json says the page has no user names to fall back on
+        assert Http(url, None).get("/config.json").json()["local_names"] is False

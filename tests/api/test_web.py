@@ -19,9 +19,13 @@ from typing import Any, get_args
 import pytest
 
 from kakeibo.core.reconcile import ADJUSTMENT_CATEGORY
+from kakeibo.local.cognito import UserPool
+from kakeibo.local.front import Front
+from kakeibo.local.instances import Pool
+from kakeibo.local.s3 import S3Local
 from kakeibo.models.journal import ChangeType, EntityChange, JournalEntry
 from kakeibo.services.lapses import LAPSE_CATEGORY
-from tests.api.conftest import Http
+from tests.api.conftest import Http, serving
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
@@ -269,3 +273,33 @@ def test_household_flow_in_a_real_browser(node: str, browser: str, front_url: st
         assert hanako.get("/slips", params=month).json()["items"] == []
         assert taro.get("/slips", params=month).json()["items"] == []
         assert {"16-shared-slips-390.png", "17-shared-conflict-390.png"} <= {p.name for p in shots}
+
+
+def test_a_person_signs_up_signs_in_and_out_in_a_real_browser(
+    node: str, browser: str, function_pool: Pool, authorizer_instances: Pool, user_pool: UserPool, s3_local: S3Local
+) -> None:
+    # Given the front as `LOCAL_AUTH=strict make run` serves it: the user pool's tokens only, no names
+    strict = Front(function_pool, web_root=ROOT / "web", authorizer=authorizer_instances, names=False,
+                   page_config=user_pool.page_config())  # fmt: skip
+    assert s3_local.codes is not None
+    with serving(strict) as url:
+        # When a new person signs up, confirms, signs in, records a slip and signs out, and someone new
+        # opens an invitation link (tests/web/signin.mjs)
+        result = subprocess.run(
+            [node, "tests/web/signin.mjs", "--url", url, "--out", str(SCREENSHOTS)],
+            cwd=ROOT, capture_output=True, text=True, timeout=300, check=False,
+            env={**os.environ, "CHROMIUM": browser, "KAKEIBO_CODES": str(s3_local.codes)},
+        )  # fmt: skip
+    # Then every step passed, with its screenshots
+    lines = [line for line in result.stdout.splitlines() if line.startswith("{")]
+    summary = json.loads(lines[-1]) if lines else {}
+    failed = [s for s in summary.get("steps", []) if not s.get("ok")]
+    assert result.returncode == 0 and summary.get("ok") is True, (
+        f"failed: {failed}\n{result.stdout[-6000:]}{result.stderr[-3000:]}"
+    )
+    assert len(summary["steps"]) == 5, summary["steps"]
+    assert {Path(p).name for p in summary["screenshots"]} >= {
+        "signin-signed-in-390.png",
+        "signin-signed-out-390.png",
+        "signin-invited-390.png",
+    }

@@ -149,3 +149,45 @@ def test_a_changed_template_updates_the_pool_in_place(tmp_path: Path) -> None:
         assert weak.value.kind == "InvalidPasswordException"
     finally:
         server.stop()
+
+
+def test_a_revoked_refresh_token_renews_nothing(s3_local: S3Local, user_pool: UserPool) -> None:
+    # Given someone signed in: their refresh token renews their ID token
+    someone = person(s3_local, user_pool)
+    refresh = {"ClientId": user_pool.client_id, "AuthFlow": "REFRESH_TOKEN_AUTH",
+               "AuthParameters": {"REFRESH_TOKEN": someone.refresh_token}}  # fmt: skip
+    assert idp(user_pool.endpoint, "InitiateAuth", refresh)["AuthenticationResult"]["IdToken"]
+    # When they sign out (RevokeToken, which moto lacks: kakeibo.local.moto_server)
+    revoke = {"ClientId": user_pool.client_id, "Token": someone.refresh_token}
+    assert idp(user_pool.endpoint, "RevokeToken", revoke) == {}
+    # Then the refresh token is refused as Cognito refuses a revoked one, and revoking again is no error
+    with pytest.raises(IdpError) as refused:
+        idp(user_pool.endpoint, "InitiateAuth", refresh)
+    assert refused.value.kind == "NotAuthorizedException"
+    assert idp(user_pool.endpoint, "RevokeToken", revoke) == {}
+
+
+def test_only_the_printed_code_resets_a_password(s3_local: S3Local, user_pool: UserPool) -> None:
+    # Given someone who forgot their password: the pool printed a reset code for them
+    someone = person(s3_local, user_pool)
+    sent = idp(user_pool.endpoint, "ForgotPassword", {"ClientId": user_pool.client_id, "Username": someone.email})
+    assert sent["CodeDeliveryDetails"]["DeliveryMedium"] == "EMAIL"
+    code = s3_local.confirmation_code(someone.email, "password reset")
+    assert code is not None and len(code) == 6 and code != s3_local.confirmation_code(someone.email)
+    new = "Another-Passw0rd-Long"
+    reset = {"ClientId": user_pool.client_id, "Username": someone.email, "Password": new}
+    # When another code is given: Cognito's CodeMismatchException; a weak password: its policy's refusal
+    with pytest.raises(IdpError) as mismatch:
+        idp(
+            user_pool.endpoint, "ConfirmForgotPassword", {**reset, "ConfirmationCode": f"{(int(code) + 1) % 10**6:06d}"}
+        )
+    assert mismatch.value.kind == "CodeMismatchException"
+    with pytest.raises(IdpError) as weak:
+        idp(user_pool.endpoint, "ConfirmForgotPassword", {**reset, "Password": "short1A", "ConfirmationCode": code})
+    assert weak.value.kind == "InvalidPasswordException"
+    # Then the printed code sets the new password: the old one no longer signs in
+    idp(user_pool.endpoint, "ConfirmForgotPassword", {**reset, "ConfirmationCode": code})
+    assert tokens(user_pool, someone.email, new)["IdToken"]
+    with pytest.raises(IdpError) as old:
+        tokens(user_pool, someone.email)
+    assert old.value.kind == "NotAuthorizedException"

@@ -707,14 +707,14 @@ async function run(context) {
     await until('December shown', () => page.inputValue('#month'), '2026-12');
     await until('the slip in December', () => row(page, '移す伝票').count(), 1);
 
-    // A bad token: its error, and nothing of the previous ledger left on screen
+    // A refused identity (API Gateway's 401): its error, and nothing of the previous ledger left on screen
     await page.route('**/*', (route) =>
       route.request().headers().authorization === 'Bearer bad-token'
         ? route.fulfill({ status: 401, json: { message: 'Unauthorized' } })
         : route.fallback(),
     );
     await page.click('#settings summary');
-    await page.fill('#token', 'bad-token');
+    await page.fill('#user', 'bad-token'); // a name the API refuses (as a token it would: API Gateway's 401)
     await page.click('#settings-form button[type="submit"]');
     await until('401 shown', () => text(page, '#error').then((t) => t.startsWith('認証が必要です')), true);
     check(!(await page.locator('#settings').evaluate((d) => d.open)), 'the popover closed after saving');

@@ -277,10 +277,11 @@ describe('API client', () => {
   const response = (status, body, headers = {}) =>
     new Response(body === null ? null : typeof body === 'string' ? body : JSON.stringify(body), { status, headers });
 
-  test('the user is the bearer token locally; a configured token wins', async () => {
+  test('the user is the bearer token locally; a person signed in sends their ID token', async () => {
     const { calls, fetch } = fakeFetch(() => response(200, { items: [] }));
-    await new Api({ user: 'hanako', base: '', token: '' }, fetch).get('/accounts');
-    await new Api({ user: 'local', base: 'https://api.example.test', token: 'eyJ.x.y' }, fetch).get('/accounts');
+    await new Api({ user: 'hanako', base: '' }, fetch).get('/accounts');
+    const session = { signedIn: true, bearer: async () => 'eyJ.x.y' };
+    await new Api({ user: 'local', base: 'https://api.example.test' }, fetch, 'ja', session).get('/accounts');
     assert.equal(calls[0].url, '/accounts');
     assert.equal(calls[0].init.headers.Authorization, 'Bearer hanako');
     assert.equal(calls[1].url, 'https://api.example.test/accounts');
@@ -365,10 +366,10 @@ describe('API client', () => {
       setItem: (k, v) => store.set(k, v),
       removeItem: (k) => store.delete(k),
     };
-    assert.deepEqual(loadConfig(storage), { user: 'local', base: '', token: '' });
-    saveConfig({ user: ' taro ', base: 'https://api.example.test', token: '' }, storage);
-    assert.deepEqual(loadConfig(storage), { user: 'taro', base: 'https://api.example.test', token: '' });
-    assert.ok(!store.has('kakeibo.token'));
+    assert.deepEqual(loadConfig(storage), { user: 'local', base: '', sub: null });
+    saveConfig({ user: ' taro ', base: 'https://api.example.test' }, storage);
+    assert.deepEqual(loadConfig(storage), { user: 'taro', base: '', sub: null }); // the API's URL is config.json's
+    assert.deepEqual([...store.keys()], ['kakeibo.user']);
   });
 
   test('base URLs and query strings', () => {

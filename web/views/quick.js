@@ -13,7 +13,7 @@ import { amountIn, busiestAccount, categoryLabel, latestAccount, monthOf, parseA
 import { keep, kept, unreachable } from '../kept.js';
 import { at, newest, on, state, unitOf } from '../state.js';
 import { $, FieldError, busy, clearError, fail, fillAccountSelect, h, say, showError } from '../ui.js';
-import { sendSlip } from '../outbox.js';
+import { identity, sendSlip } from '../outbox.js';
 
 /** Offered before a household has slips of its own (and to fill up the chips). */
 const EVERYDAY = ['食費', '日用品', '交通費', '外食', '娯楽費', '医療費'];
@@ -25,7 +25,7 @@ let totals = []; // GET /reports/monthly of the last three months (for the chips
 let offline = null; // {chips, account} this browser kept, while the totals could not be read for want of a connection
 let chosen = '';
 
-const accountKey = () => `kakeibo.quick.account.${state.config.user}.${state.ledger}`;
+const accountKey = () => `kakeibo.quick.account.${identity()}.${state.ledger}`;
 
 function remembered() {
   try {

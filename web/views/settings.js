@@ -1,15 +1,29 @@
-// 接続: who the page speaks as (a local user, or a token for a deployed API) and where the API is.
-// Kept in this browser's localStorage only; saving reloads the page's data as that identity.
+// 接続: who the page speaks as. Signed in: their email, two-step verification (TOTP with an
+// authenticator app: AssociateSoftwareToken, then VerifySoftwareToken with its first code) and
+// サインアウト. Locally with user names allowed (config.json's `local_names`: the local front without
+// LOCAL_AUTH=strict), the user name sent as `Bearer <name>` when nobody is signed in, kept in this
+// browser's localStorage; saving reloads the page's data as that user.
 
-import { Api, DEFAULT_USER, normaliseBase, saveConfig } from '../api.js';
+import { DEFAULT_USER, saveConfig } from '../api.js';
 import { state } from '../state.js';
-import { $, FieldError, clearError, fail, say } from '../ui.js';
+import { $, FieldError, busy, clearError, fail, say, showError } from '../ui.js';
+import { currentWords, refusalText } from './signin.js';
 
 let ctx;
 
 export function mount(root, context) {
   ctx = context;
   $('settings-form').addEventListener('submit', submitSettings);
+  $('signout').addEventListener('click', signOut);
+  $('signin-open').addEventListener('click', () => {
+    root.open = false;
+    ctx.askSignIn({ cancel: true });
+  });
+  $('mfa-start').addEventListener('click', startTotp);
+  $('mfa-form').addEventListener('submit', finishTotp);
+  root.addEventListener('toggle', () => {
+    if (root.open && ctx.session()?.signedIn) showTotpState();
+  });
   root.addEventListener('keydown', (event) => {
     if (event.key !== 'Escape' || !root.open) return;
     root.open = false; // Escape closes the popover, focus back on its summary
@@ -19,33 +33,86 @@ export function mount(root, context) {
 }
 
 export function render() {
+  const session = ctx.session();
+  const signedIn = Boolean(session?.signedIn);
+  const names = ctx.localNames();
+  $('account-box').hidden = !signedIn;
+  $('settings-form').hidden = signedIn || !names;
+  $('signin-open-row').hidden = signedIn || !session;
   $('user').value = state.config.user;
-  $('api-base').value = state.config.base;
-  $('token').value = state.config.token;
-  $('who').textContent = `${state.config.token ? 'トークン' : state.config.user}${state.config.base ? ` @ ${new URL(state.config.base).host}` : ''}`;
+  if (signedIn) $('account-email').textContent = session.who?.email ?? '';
+  $('who').textContent = signedIn ? session.who?.email ?? '' : names ? state.config.user : '—';
   $('swagger-link').href = `${state.config.base || '.'}/swagger`;
 }
 
 async function submitSettings(event) {
   event.preventDefault();
   clearError();
-  let base;
-  try {
-    base = normaliseBase($('api-base').value);
-  } catch (error) {
-    fail(new FieldError($('api-base'), error.message));
-    return;
-  }
   const user = $('user').value.trim() || DEFAULT_USER;
   if (!/^[\x21-\x7e]{1,128}$/.test(user)) {
     fail(new FieldError($('user'), 'ユーザーは空白を含まない半角英数字・記号にしてください'));
     return;
   }
-  state.config = { user, base, token: $('token').value.trim() };
+  state.config = { ...state.config, user };
   saveConfig(state.config);
-  state.api = new Api(state.config);
+  ctx.useApi();
   $('settings').open = false; // it covers the balances; the answer shows below
   render();
   ctx.clearLedger(); // nothing of the previous identity's ledger stays on screen, even if this one fails
   if (await ctx.connect()) say('接続先を保存して読み込みました');
+}
+
+async function showTotpState() {
+  const words = currentWords();
+  try {
+    const on = await ctx.session().totpOn();
+    $('mfa-state').textContent = on ? words.mfaOn : words.mfaOff;
+    $('mfa-start').hidden = on;
+  } catch {
+    $('mfa-state').textContent = ''; // not reachable now: asked again when the popover opens
+  }
+}
+
+async function startTotp() {
+  clearError();
+  await busy($('mfa-start'), async () => {
+    try {
+      const { secret, uri } = await ctx.session().startTotp();
+      $('mfa-secret').textContent = secret;
+      $('mfa-link').href = uri;
+      $('mfa-form').hidden = false;
+      $('mfa-code').focus();
+    } catch (error) {
+      showError(new Error(refusalText(error, currentWords())));
+    }
+  });
+}
+
+async function finishTotp(event) {
+  event.preventDefault();
+  clearError();
+  const code = $('mfa-code').value.trim();
+  if (!/^\d{6}$/.test(code)) {
+    fail(new FieldError($('mfa-code'), currentWords().needCode));
+    return;
+  }
+  await busy($('mfa-submit'), async () => {
+    try {
+      await ctx.session().finishTotp(code);
+      $('mfa-form').reset();
+      $('mfa-form').hidden = true;
+      say(currentWords().mfaDone);
+      await showTotpState();
+    } catch (error) {
+      fail(new FieldError($('mfa-code'), refusalText(error, currentWords())));
+    }
+  });
+}
+
+async function signOut() {
+  clearError();
+  await busy($('signout'), async () => {
+    if (!(await ctx.signOut())) return;
+    $('settings').open = false;
+  });
 }

@@ -153,9 +153,10 @@ async function download(ext) {
   const file = formFile(yearOf($('tax-year').value, state.month), ext, base());
   const api = state.api;
   let response;
+  const bearer = await api.bearer().catch(() => '');
   try {
     response = await api.fetch(api.url(file.path), {
-      headers: { Authorization: `Bearer ${api.bearer}`, 'Accept-Language': api.language, Accept: `${file.type}, application/problem+json` },
+      headers: { Authorization: `Bearer ${bearer}`, 'Accept-Language': api.language, Accept: `${file.type}, application/problem+json` },
       cache: 'no-store',
     });
   } catch {

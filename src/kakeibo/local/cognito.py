@@ -8,9 +8,11 @@ template gets the new settings, and its users (and their `sub`s) stay.
 
 Where moto's pool differs from Cognito's, which the page and the tests must not rely on: it does not
 enforce the client's ExplicitAuthFlows (USER_PASSWORD_AUTH works, as the tests and the README's curl
-use it; the deployed client refuses it), it accepts any SRP proof, and its tokens last an hour
-whatever the client's validity says. Its signing key is moto's published test key (kid `dummy`):
-fine for a local pool, which is what it is.
+use it; the deployed client refuses it), it accepts any SRP proof (so a wrong password signs in
+through SRP: the page's SRP is checked against a reference instead, tests/unit/test_srp_vectors.py),
+its TOTP codes are checked only with MOTO_COGNITO_IDP_USER_POOL_ENABLE_TOTP=true (and its secret is
+the same for everyone), and its tokens last an hour whatever the client's validity says. Its signing
+key is moto's published test key (kid `dummy`): fine for a local pool, which is what it is.
 """
 
 from __future__ import annotations
@@ -182,15 +184,16 @@ def create_user_pool(endpoint: str, region: str, doc: dict[str, Any] | None = No
     return UserPool(endpoint, region, pool_id, client_id)
 
 
-_CODE = re.compile(r"^confirmation code for (?P<who>\S+): (?P<code>\d{6})$")
+_CODE = re.compile(r"^(?P<kind>confirmation|password reset) code for (?P<who>\S+): (?P<code>\d{6})$")
 
 
-def confirmation_code(codes: Path, who: str) -> str | None:
-    """The last confirmation code the local server printed for `who` (an email), if any."""
+def confirmation_code(codes: Path, who: str, kind: str = "confirmation") -> str | None:
+    """The last code of `kind` (a sign-up's confirmation, or a password reset) the local server printed
+    for `who` (an email), if any."""
     found = None
     if codes.is_file():
         for line in codes.read_text(encoding="utf-8").splitlines():
             match = _CODE.match(line)
-            if match and match["who"] == who:
+            if match and match["who"] == who and match["kind"] == kind:
                 found = match["code"]
     return found

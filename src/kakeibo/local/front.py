@@ -293,7 +293,9 @@ class Front:
         if self.web_root is None or method not in ("GET", "HEAD"):
             return None
         if path == "/config.json" and self.page_config is not None:
-            payload = json.dumps(self.page_config).encode()
+            # and, locally only, whether the page may speak as a user name (`Bearer <name>`) when
+            # nobody is signed in: not with LOCAL_AUTH=strict, never on AWS (deploy's has no such key)
+            payload = json.dumps({**self.page_config, "local_names": self.names}).encode()
             return 200, {"Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-cache"}, payload
         relative = "index.html" if path in ("", "/") else path.lstrip("/")
         root = self.web_root.resolve()

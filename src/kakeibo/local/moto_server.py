@@ -7,6 +7,13 @@ queues) and Cognito's user pools (sign-in), with what a real user pool does that
   makes a six-digit code, prints `confirmation code for EMAIL: CODE` on stdout (make run's log) and
   appends that line to FILE; ConfirmSignUp with another code is Cognito's CodeMismatchException, and
   of a user confirmed already its NotAuthorizedException.
+- **Password reset codes.** Cognito emails a code on ForgotPassword and ConfirmForgotPassword takes
+  only that one; moto hands its code in a response header and takes any other. Here ForgotPassword
+  makes a six-digit code, printed and appended as `password reset code for EMAIL: CODE`, and
+  ConfirmForgotPassword with another code is Cognito's CodeMismatchException.
+- **RevokeToken** (sign-out; moto lacks it): the refresh token is revoked, REFRESH_TOKEN_AUTH with it
+  is then Cognito's NotAuthorizedException. Its access and ID tokens stay valid until they expire
+  (the API's authorizer checks signatures, not revocation, on AWS as here).
 - **Ids that outlive a restart.** make run replays moto's recording of earlier runs (kakeibo.local.s3).
   A pool's and an app client's ids are derived from what created them (moto's HASH strategy), and a
   user's `sub` from their pool, their user name and how many users of that name the pool made before
@@ -36,6 +43,7 @@ from typing import Any
 # uuid5 namespace of the local users' `sub`s (any fixed value: only its staying fixed matters)
 SUB_NAMESPACE = uuid.UUID("6f1c2a52-3f55-4c36-9d35-8a4f0f6c1d2e")
 CODE_LINE = "confirmation code for {who}: {code}"
+RESET_LINE = "password reset code for {who}: {code}"
 
 
 class _State:
@@ -46,8 +54,8 @@ class _State:
         self.sent: Counter[str] = Counter()  # codes sent per user (sub)
         self.lock = threading.Lock()
 
-    def announce(self, who: str, code: str) -> None:
-        line = CODE_LINE.format(who=who, code=code)
+    def announce(self, who: str, code: str, form: str = CODE_LINE) -> None:
+        line = form.format(who=who, code=code)
         with self.lock:
             print(line, flush=True)
             if self.codes is not None:
@@ -121,15 +129,25 @@ def _pool_and_user(response: Any) -> tuple[Any, Any]:
     raise exceptions.ResourceNotFoundError(client_id)
 
 
+def _code_for(state: _State) -> Any:
+    def code_for(user: Any) -> str:
+        """The next code of `user`: from their `sub` and how many codes they were sent (replays alike)."""
+        with state.lock:
+            state.sent[user.id] += 1
+            seed = hashlib.sha256(f"{user.id}\n{state.sent[user.id]}".encode()).digest()
+        return f"{int.from_bytes(seed[:8], 'big') % 10**6:06d}"
+
+    return code_for
+
+
 def _confirmation_codes(state: _State) -> None:
     from moto.cognitoidp import exceptions, models, responses
     from moto.core.responses import ActionResult
 
+    code_for = _code_for(state)
+
     def new_code(user: Any) -> None:
-        with state.lock:
-            state.sent[user.id] += 1
-            seed = hashlib.sha256(f"{user.id}\n{state.sent[user.id]}".encode()).digest()
-        user.kakeibo_signup_code = f"{int.from_bytes(seed[:8], 'big') % 10**6:06d}"
+        user.kakeibo_signup_code = code_for(user)
         if not state.replaying:
             state.announce(user.attribute_lookup.get("email") or user.username, user.kakeibo_signup_code)
 
@@ -166,6 +184,64 @@ def _confirmation_codes(state: _State) -> None:
     _patch(responses.CognitoIdpResponse, "resend_confirmation_code", resend_confirmation_code)
 
 
+def _password_resets(state: _State) -> None:
+    from moto.cognitoidp import exceptions, models
+
+    code_for = _code_for(state)
+    forgot = models.CognitoIdpBackend.forgot_password
+
+    def forgot_with_code(self: Any, client_id: str, username: str) -> Any:
+        _, details = forgot(self, client_id, username)
+        for pool in self.user_pools.values():
+            user = pool._get_user(username) if client_id in pool.clients else None
+            if user is not None:
+                user.kakeibo_reset_code = code_for(user)
+                user.confirmation_code = None  # moto's own, never sent to anyone
+                if not state.replaying:
+                    who = user.attribute_lookup.get("email") or user.username
+                    state.announce(who, user.kakeibo_reset_code, RESET_LINE)
+        return None, details
+
+    confirm = models.CognitoIdpBackend.confirm_forgot_password
+
+    def confirm_with_code(self: Any, client_id: str, username: str, password: str, confirmation_code: str) -> None:
+        for pool in self.user_pools.values():
+            user = pool._get_user(username) if client_id in pool.clients else None
+            if user is not None:
+                wanted = getattr(user, "kakeibo_reset_code", None)
+                if wanted is None or confirmation_code != wanted:
+                    raise exceptions.CodeMismatchException("Invalid verification code provided, please try again.")
+                self._validate_password(pool.id, password)
+                confirm(self, client_id, username, password, confirmation_code)
+                user.kakeibo_reset_code = None
+                return
+        confirm(self, client_id, username, password, confirmation_code)
+
+    _patch(models.CognitoIdpBackend, "forgot_password", forgot_with_code)
+    _patch(models.CognitoIdpBackend, "confirm_forgot_password", confirm_with_code)
+
+
+def _revoke_token() -> None:
+    from moto.cognitoidp import exceptions, responses
+    from moto.core.responses import EmptyResult
+
+    def revoke_token(self: Any) -> Any:
+        token, client_id = self._get_param("Token"), self._get_param("ClientId")
+        backend = self._get_region_agnostic_backend()._find_backend_for_clientid(client_id)
+        for pool in backend.user_pools.values():
+            if client_id not in pool.clients:
+                continue
+            issued = pool.refresh_tokens.get(token)
+            if issued is not None and issued[0] != client_id:
+                raise exceptions.NotAuthorizedError("The client is not the one the token was issued to.")
+            if token in pool.refresh_tokens:
+                pool.refresh_tokens[token] = None  # as GlobalSignOut leaves it: REFRESH_TOKEN_AUTH refused
+            return EmptyResult()
+        raise exceptions.ResourceNotFoundError(client_id)
+
+    _patch(responses.CognitoIdpResponse, "revoke_token", revoke_token)
+
+
 def install(codes: Path | None = None) -> None:
     """Add the behaviour above to moto (before its server starts)."""
     os.environ.setdefault("MOTO_COGNITO_IDP_USER_POOL_ID_STRATEGY", "HASH")
@@ -175,6 +251,8 @@ def install(codes: Path | None = None) -> None:
     _stable_subs(state)
     _update_keeps_what_is_fixed()
     _confirmation_codes(state)
+    _password_resets(state)
+    _revoke_token()
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -46,11 +46,15 @@ NOT_STATE = frozenset(
     )
 ) | frozenset(
     # A sign-in makes tokens and a session, which a replay could not use again (other ids, other
-    # times): the replay keeps who signed up and was confirmed, not who signed in.
+    # times): the replay keeps who signed up and was confirmed (and reset a password), not who
+    # signed in or out.
     f"AWSCognitoIdentityProviderService.{action}"
     for action in (
         "InitiateAuth",
         "AdminInitiateAuth",
+        "RespondToAuthChallenge",
+        "RevokeToken",
+        "AssociateSoftwareToken",
         "GetUser",
         "AdminGetUser",
         "ListUsers",
@@ -112,11 +116,11 @@ class S3Local:
         if self._scratch is not None:
             shutil.rmtree(self._scratch, ignore_errors=True)
 
-    def confirmation_code(self, who: str) -> str | None:
-        """The last confirmation code the user pool sent `who` (an email), if any."""
+    def confirmation_code(self, who: str, kind: str = "confirmation") -> str | None:
+        """The last code of `kind` (confirmation, password reset) the user pool sent `who` (an email), if any."""
         from kakeibo.local.cognito import confirmation_code
 
-        return confirmation_code(self.codes, who) if self.codes is not None else None
+        return confirmation_code(self.codes, who, kind) if self.codes is not None else None
 
 
 def _post(url: str, timeout: float) -> None:
