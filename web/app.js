@@ -44,6 +44,7 @@ import * as settlement from './views/settlement.js';
 import * as slips from './views/slips.js';
 import * as tax from './views/tax.js';
 import * as trends from './views/trends.js';
+import * as tokens from './views/tokens.js';
 import * as webhooks from './views/webhooks.js';
 
 const COMMON_CATEGORIES = ['食費', '日用品', '交通費', '住居費', '水道光熱費', '通信費', '医療費', '娯楽費', '交際費', '衣服', '給与', '賞与'];
@@ -90,6 +91,7 @@ const VIEWS = [
   { view: rules, id: 'rules-panel', on: ['settings'] },
   { view: journal, id: 'journal-panel', on: ['household'], reads: EVERY },
   { view: webhooks, id: 'webhooks-panel', on: ['settings'] },
+  { view: tokens, id: 'tokens-panel', on: ['settings'] },
   { view: dataio, id: 'data-panel', on: ['settings'] },
 ];
 const views = VIEWS.map(({ view }) => view);

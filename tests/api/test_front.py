@@ -396,3 +396,22 @@ def test_a_strict_front_tells_the_page_to_sign_in(function_pool: Pool, user_pool
     with serving(strict) as url:
         # Then the page's config.json says the page has no user names to fall back on
         assert Http(url, None).get("/config.json").json()["local_names"] is False
+
+
+def test_a_personal_token_and_a_jwt_both_pass_the_authorizer_as_run_by_the_front(
+    http: Http, front_url: str, hanako: Person
+) -> None:
+    # Given a read token of a person (made signed in) and the person's own ID token
+    made = http.post("/me/tokens", json={"name": "sheet", "scope": "read", "expires_in_days": 1})
+    assert made.status_code == 201, made.text
+    program = Http(front_url, None)
+    token = {"Authorization": f"Bearer {made.json()['token']}"}
+    # Then the token reads its person's ledger and is refused a write; the JWT reads hers
+    assert program.get("/accounts", headers=token).status_code == 200
+    refused = program.post("/accounts", json={"id": "x", "name": "x", "type": "cash"}, headers=token)
+    assert refused.status_code == 403 and refused.json()["code"] == "token_scope", refused.text
+    assert program.get("/accounts", headers=hanako.auth).status_code == 200
+    # And the token mistyped by one character is refused as nobody (401, the function saying why)
+    typo = {"Authorization": token["Authorization"][:-1] + ("A" if token["Authorization"][-1] != "A" else "B")}
+    mistyped = program.get("/accounts", headers=typo)
+    assert mistyped.status_code == 401 and "invalid_token" in mistyped.headers["www-authenticate"], mistyped.text

@@ -232,3 +232,25 @@ def test_the_javascript_save_snippet_saves_once(
     ran = subprocess.run(["node", str(tmp_path / "save.mjs")], capture_output=True, text=True, timeout=120, check=False)
     # Then the slip is created
     assert ran.returncode == 0 and ran.stdout.split() == ["201", "120"], ran.stdout + ran.stderr
+
+
+def test_the_python_token_snippet_reads_the_ledger_with_a_token(
+    readme_front: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Given a person with an account and a read token of theirs
+    import requests
+
+    who = {"Authorization": f"Bearer script-{uuid.uuid4().hex[:8]}"}  # a person of their own
+    wallet = {"id": "wallet", "name": "財布", "type": "cash", "opening_balance": 1200}
+    made = requests.post(f"{readme_front}/accounts", json=wallet, headers=who, timeout=30)
+    assert made.status_code == 201, made.text
+    sent = {"name": "script", "scope": "read"}
+    token = requests.post(f"{readme_front}/me/tokens", json=sent, headers=who, timeout=30)
+    assert token.status_code == 201, token.text
+    (code,) = [c for lang, c, _ in blocks() if lang == "python" and "def kakeibo" in c]
+    # When the README's snippet runs with the API's URL and the token
+    monkeypatch.setenv("KAKEIBO_API", readme_front)
+    monkeypatch.setenv("KAKEIBO_TOKEN", token.json()["token"])
+    exec(compile(code, "README.md", "exec"), {})  # noqa: S102 - the README's own code
+    # Then it printed the person's account with its balance
+    assert capsys.readouterr().out.splitlines() == ["財布 1200"]

@@ -7,6 +7,7 @@ API's one clock (`settings.utc_now`) is fixed: which minute a request falls in i
 from __future__ import annotations
 
 import datetime as dt
+import threading
 from typing import Any
 
 import pytest
@@ -111,3 +112,50 @@ def test_the_fields_name_each_budget_in_order() -> None:
     assert fields == {"RateLimit-Policy": '"token";q=60;w=60, "person";q=300;w=60',
                       "RateLimit": '"token";r=59;t=30, "person";r=0;t=30'}  # fmt: skip
     assert standings[1].exhausted and not standings[0].exhausted and limits.headers([]) == {}
+
+
+def test_a_burst_from_8_threads_admits_exactly_the_budget(budgets: list[dt.datetime], user: str) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from kakeibo.event import Caller
+    from kakeibo.services import limits as service
+    from kakeibo.settings import get_settings
+    from kakeibo.store import get_limit_store
+
+    # Given a person's budget of 3 a minute and 8 requests spent at the same instant, from 8 threads
+    store, config, now = get_limit_store(), get_settings(), MINUTE.timestamp() + 15
+    barrier = threading.Barrier(8)
+
+    def one(_: int) -> bool:
+        barrier.wait()
+        try:
+            service.spend(store, config, Caller(user), now)
+        except Exception as exc:
+            assert type(exc).__name__ == "RateLimited", exc
+            return False
+        return True
+
+    with ThreadPoolExecutor(8) as pool:
+        admitted = list(pool.map(one, range(8)))
+    # Then exactly the budget was admitted, and the rest refused
+    assert admitted.count(True) == 3 and admitted.count(False) == 5
+
+
+def test_a_counter_that_cannot_be_written_lets_the_request_through(
+    budgets: list[dt.datetime], user: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from botocore.exceptions import ClientError
+
+    from kakeibo.store.limits import LimitStore
+
+    # Given the counters' table throttling every write
+    def throttled(self: LimitStore, *args: Any, **kwargs: Any) -> int | None:
+        raise ClientError(
+            {"Error": {"Code": "ProvisionedThroughputExceededException", "Message": "slow"}}, "UpdateItem"
+        )
+
+    monkeypatch.setattr(LimitStore, "spend", throttled)
+    # Then requests are served (failing open: the stage's throttling stays the backstop), without RateLimit fields
+    for _ in range(5):
+        reply = Client(user).get("/accounts")
+        assert reply.status == 200 and reply.header("RateLimit") is None, reply

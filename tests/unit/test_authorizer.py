@@ -210,3 +210,25 @@ def test_issuer_and_clients_come_from_the_environment() -> None:
     assert made.jwt is not None
     assert made.jwt.audiences == [CLIENT, "other"] and made.jwt.jwks_url == ISSUER + "/.well-known/jwks.json"
     assert Authorizer.from_environ({}).jwt is None
+
+
+def test_a_revoked_token_works_until_the_cached_answer_expires_then_is_refused() -> None:
+    # Given a token the authorizer grants, and the front at 0 s
+    live = {"now": True}
+
+    def revocable(credential: str) -> dict[str, str] | None:
+        return grant(credential) if live["now"] else None
+
+    clock, function = [0.0], Recording()
+    served = Front(InProcess(function), authorizer=Deciding(Authorizer(None, revocable)), clock=lambda: clock[0])
+    sent = {"Authorization": f"Bearer {LIVE}"}
+    served.handle("GET", "/accounts", sent, b"")
+    # When it is revoked, and used again within the TTL, then after it
+    live["now"] = False
+    clock[0] = template.authorizer_ttl() - 1
+    served.handle("GET", "/accounts", sent, b"")
+    clock[0] = template.authorizer_ttl() + 1
+    served.handle("GET", "/accounts", sent, b"")
+    # Then the cached answer let it through until the TTL ran out; after it, it is nobody's
+    subs = [e["requestContext"]["authorizer"]["lambda"]["sub"] for e in function.events]
+    assert subs == ["s-token", "s-token", ""]

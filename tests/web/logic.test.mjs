@@ -902,3 +902,22 @@ describe('the rules view (views/rules.js)', async () => {
     assert.equal(ruleFromSlip({ ...slip, kind: 'transfer' }, '食費'), null);
   });
 });
+
+describe('the tokens view (views/tokens.js)', async () => {
+  const { daysOf, tokenText } = await import('../../web/views/tokens.js');
+
+  test('a token in words: its name, scope, prefix, expiry and last use', () => {
+    const token = { name: 'シート', scope: 'read', prefix: 'kk_Ab12', expires_at: '2027-03-01T00:00:00Z', last_used_at: null };
+    const now = new Date('2026-12-01T00:00:00Z');
+    assert.equal(tokenText(token, now), 'シート（読み取りのみ・kk_Ab12…）2027-03-01 まで・まだ使われていません');
+    const used = { ...token, scope: 'write', last_used_at: '2026-11-30' };
+    assert.equal(tokenText(used, new Date('2027-03-02T00:00:00Z')), 'シート（読み書き・kk_Ab12…）2027-03-01 に期限切れ・最後に使われた日 2026-11-30');
+  });
+
+  test('the days a token lasts: 1 to 365, 90 when left empty, anything else refused', () => {
+    assert.equal(daysOf(''), 90);
+    assert.equal(daysOf(' 30 '), 30);
+    assert.equal(daysOf('365'), 365);
+    for (const bad of ['0', '366', '1.5', '-3', 'abc', '1000']) assert.equal(daysOf(bad), null, bad);
+  });
+});
