@@ -40,6 +40,7 @@ def test_quick_bench_reports_every_section(tmp_path: Path) -> None:
             "medical",
             "statements",
             "ahead",
+            "authorizer",
             "receipts",
             "job",
             "webhooks",
