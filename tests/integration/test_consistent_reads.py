@@ -136,6 +136,7 @@ def _ledger_requests(api: Client, base: str) -> list[tuple[str, str, dict[str, A
         ),
         ("GET /goals", f"{base}/goals", {}),
         ("GET /reports/net-worth", f"{base}/reports/net-worth", {"query": {"from": "2026-10", "to": "2026-11"}}),
+        ("GET /reports/tags", f"{base}/reports/tags", {"query": {"from": "2026-10", "to": "2026-11"}}),
         ("GET /goals/{id}", f"{base}/goals/{GOAL}", {}),
         ("PATCH /goals/{id}", f"{base}/goals/{GOAL}", {"body": {"target": 80_000}, "headers": {"If-Match": '"1"'}}),
         ("DELETE /goals/{id}", f"{base}/goals/{GOAL}", {"headers": {"If-Match": '"2"'}}),

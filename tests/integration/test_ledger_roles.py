@@ -211,6 +211,10 @@ ROUTES: dict[str, tuple[Call, bool]] = {
     ),
     "GET /goals": (lambda h, c: c.get(f"{h.base}/goals"), True),
     "GET /reports/net-worth": (lambda h, c: c.get(f"{h.base}/reports/net-worth", query={"from": "2026-10"}), True),
+    "GET /reports/tags": (
+        lambda h, c: c.get(f"{h.base}/reports/tags", query={"from": "2026-10", "to": "2026-11"}),
+        True,
+    ),
     "GET /goals/{id}": (lambda h, c: c.get(h.goal().header("Location") or ""), True),
     "PATCH /goals/{id}": (_patch_goal, False),
     "DELETE /goals/{id}": (_delete_goal, False),

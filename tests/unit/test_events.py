@@ -106,6 +106,7 @@ EXPECTED = {
     "patch_goal": 200,
     "delete_goal": 204,
     "net_worth": 200,
+    "tag_report": 200,
 }
 WEBHOOK_ID = "01KAJ0000000000000000000WH"
 SHARED_LEDGER_ID = "01KAJ0000000000000000000HH"

@@ -129,6 +129,23 @@ def list_slips(
         str | None,
         Query(min_length=1, max_length=100, description="A payee's slips, compared normalised (ｽｰﾊﾟｰ is スーパー)"),
     ] = None,
+    tag: Annotated[
+        str | None,
+        Query(
+            min_length=1,
+            max_length=100,
+            description="A tag's slips, compared normalised; read only in the months the tag has slips",
+        ),
+    ] = None,
+    q: Annotated[
+        str | None,
+        Query(
+            min_length=1,
+            max_length=100,
+            description="Words, each in the payee, memo, category or tags (compared normalised: ｽｰﾊﾟｰ is スーパー), "
+            "within from..to: by default the last 12 months, at most 5 years",
+        ),
+    ] = None,
     limit: Annotated[int, Query(ge=1, le=100)] = 50,
     cursor: Annotated[str | None, Query(max_length=512)] = None,
 ) -> Response[str]:
@@ -142,6 +159,8 @@ def list_slips(
         kind=kind,
         by=by,
         payee=payee,
+        tag=tag,
+        q=q,
         limit=limit,
         cursor=cursor,
     )
