@@ -656,6 +656,16 @@ TRANSLATIONS: dict[str, str] = {
         "検索できる期間は {years} 年までです。開始日（from）と終了日（to）の間を短くしてください"
     ),
     "q must hold a word": "検索語（q）を入力してください",
+    "account '{account}' is not in yen": "口座「{account}」は円の口座ではありません",
+    "a slip holds at most {limit} tags": "タグは 1 件の伝票に {limit} 個までです",
+    "a split slip's categories are on its lines: change it by itself": (
+        "分割した伝票のカテゴリは各明細にあります。その伝票だけを個別に変更してください"
+    ),
+    "a slip of an account in another unit is moved by itself": ("円以外の単位の口座の伝票は、1 件ずつ移してください"),
+    "this bulk edit is being applied by another request; retry": (
+        "この一括変更はほかのリクエストで実行中です。少し待ってからもう一度お試しください"
+    ),
+    "the slips could not be changed; retry": "伝票を変更できませんでした。もう一度お試しください",
     # the months ahead: forecast, goals
     "low_balance is not for credit accounts": ("残高の下限（low_balance）はクレジットカードの口座には指定できません"),
     "until ({until}) is before today ({today})": "いつまで（until: {until}）が今日（{today}）より前です",

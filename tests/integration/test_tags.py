@@ -215,3 +215,24 @@ def test_tag_totals_equal_a_recomputation_after_any_changes(local_env: str, stor
         listed = api.get("/slips", query={"tag": tag, "limit": "100"}).json["items"]
         assert sorted(s["id"] for s in listed) == sorted(s["id"] for s in live if tag in (s.get("tags") or ()))
     assert integrity.verify(store, user)["ok"]
+
+
+def test_tags_go_out_in_the_csv_export_and_come_back_in_with_it(api: Client, other_api: Client) -> None:
+    # Given tagged slips, one split
+    for who in (api, other_api):
+        who.account("cash", 100_000)
+    api.slip(**LUNCH, tags=["trip", "家族"])
+    split = {**LUNCH, "category": None, "amount": 900, "lines": [{"amount": 400, "category": "食費"},
+                                                                  {"amount": 500, "category": "日用品"}]}  # fmt: skip
+    assert api.slip(**{k: v for k, v in split.items() if v is not None}, tags=["trip"]).status == 201
+    # When the ledger is exported, Then the tags column holds each slip's tags
+    exported = api.get("/slips.csv")
+    assert exported.status == 200
+    header = exported.raw.decode("utf-8-sig").splitlines()[0].split(",")
+    assert "tags" in header and header[-2:] == ["cleared", "to_cleared"]
+    # When the export is imported into another ledger, Then the slips come with their tags
+    imported = other_api.post("/imports", raw=exported.raw, headers={"Content-Type": "text/csv"})
+    assert imported.status == 200 and imported.json["created"] == 2, imported
+    assert report(other_api) == report(api) == {"trip": (0, 2100, 2), "家族": (0, 1200, 1)}
+    # And a tag holding the separator is refused in words
+    assert api.slip(**LUNCH, tags=["a;b"]).json["detail"] == "tags must not contain ';'"

@@ -107,6 +107,7 @@ EXPECTED = {
     "delete_goal": 204,
     "net_worth": 200,
     "tag_report": 200,
+    "bulk_slips": 200,
 }
 WEBHOOK_ID = "01KAJ0000000000000000000WH"
 SHARED_LEDGER_ID = "01KAJ0000000000000000000HH"
@@ -189,6 +190,7 @@ def test_handler_answers_every_sample(aws: None, name: str) -> None:
         "delete_slip",
         "slip_history",
         "undo_change",
+        "bulk_slips",
     ):
         from kakeibo.models import SlipIn
         from kakeibo.services import slips as service

@@ -71,3 +71,6 @@ class SlipHistory(Model):
 class UndoResult(Model):
     undone: int
     entry: JournalEntry | None
+    entries: list[int] | None = Field(
+        default=None, description="A bulk edit undone: the entries that undid each of its batches"
+    )

@@ -60,7 +60,7 @@ def _tags(given: list[str]) -> list[str]:
         raise ValueError("must not be blank") from None
 
 
-Tag = Annotated[str, Field(min_length=1, max_length=100, examples=["北海道旅行"]), checked_text()]
+Tag = Annotated[str, Field(min_length=1, max_length=100, examples=["北海道旅行"]), checked_text(forbid=";")]
 Tags = Annotated[
     list[Tag],
     Field(max_length=100, description=TAGS_DESCRIPTION, examples=[["北海道旅行", "家族"]]),

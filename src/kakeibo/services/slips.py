@@ -622,6 +622,17 @@ def write_slip(
     return slip_view(item)
 
 
+def check_reconciled(current: Item, new: SlipIn | None) -> None:
+    """409 `reconciled` when the change of `current` into `new` (None: its deletion) would break a
+    reconciliation (what a change without ?unlock=true may not do)."""
+    _reconciled_sides(current, new, unlock=False)
+
+
+def is_reconciled(item: Item) -> bool:
+    """Has a side of the slip been reconciled?"""
+    return any(item.get(reconcile.side_fields(role)[1]) == reconcile.RECONCILED for role in ("account", "to_account"))
+
+
 def _reconciled_sides(current: Item, new: SlipIn | None, *, unlock: bool) -> tuple[reconcile.Role, ...]:
     """The reconciled sides of `current` the change breaks (amount, date, account, kind, state or
     a delete): 409 `reconciled` naming the reconciliation unless the request unlocks them."""
