@@ -62,7 +62,12 @@ UNIT_COLUMNS = ("jpy_amount", "to_amount")
 # ledger its export is imported into. Read back, reconciled is cleared (only a reconciliation of the
 # ledger it is in makes a slip reconciled), and a blank cell (or no column) is unsaid.
 CLEARED_COLUMNS = ("cleared", "to_cleared")
-OPTIONAL_COLUMNS = (EXTERNAL_ID, SUBCATEGORY, LINE, SLIP_MEMO, *TAX_COLUMNS, *PAYEES, *UNIT_COLUMNS, *CLEARED_COLUMNS)
+# A slip's tags in one cell, separated by ';' (no tag holds one): written when some slip of the page has
+# tags, before the sides' states; a split slip's on each of its rows.
+TAGS, TAG_SEPARATOR = "tags", ";"
+OPTIONAL_COLUMNS = (
+    EXTERNAL_ID, SUBCATEGORY, LINE, SLIP_MEMO, *TAX_COLUMNS, *PAYEES, *UNIT_COLUMNS, TAGS, *CLEARED_COLUMNS,
+)  # fmt: skip
 
 UTF8, SHIFT_JIS = "utf-8", "shift_jis"
 # Shift_JIS as Windows and Japanese banks write it is CP932 (a superset: NEC/IBM extensions such
@@ -245,7 +250,7 @@ def _join_lines(file_sha256: str, rows: list[tuple[int, ImportRow]]) -> Iterator
         body = {"date": first.date, "kind": first.kind, "account": first.account, "external_id": external_id,
                 "amount": sum(r.amount for _, r in members), "memo": first.slip_memo, "lines": lines,
                 "donation": donation, "payee": first.payee, "imported_payee": first.imported_payee,
-                "cleared": first.cleared}  # fmt: skip
+                "cleared": first.cleared, "tags": first.tags}  # fmt: skip
         try:
             slip = ImportRow.model_validate({k: v for k, v in body.items() if v is not None})
         except ValidationError as exc:
@@ -312,6 +317,8 @@ def _row(columns: tuple[str, ...], fields: list[str]) -> ImportRow:
     for name in UNIT_COLUMNS:
         if name in values:
             values[name] = _amount(values[name], name)
+    if TAGS in values:
+        values[TAGS] = [tag for tag in values[TAGS].split(TAG_SEPARATOR) if tag.strip()]
     if LINE in values:
         if not values[LINE].isascii() or not values[LINE].isdigit():
             raise ValueError("line: must be a whole number (1, 2, 3... within a split slip)")
@@ -417,13 +424,20 @@ def _b32(data: bytes) -> str:
 
 
 def header_line(
-    *, subcategory: bool = False, lines: bool = False, tax: bool = False, payees: bool = False, units: bool = False
+    *,
+    subcategory: bool = False,
+    lines: bool = False,
+    tax: bool = False,
+    payees: bool = False,
+    units: bool = False,
+    tags: bool = False,
 ) -> str:
     columns = (*EXPORT_COLUMNS, SUBCATEGORY) if subcategory or lines else EXPORT_COLUMNS
     columns = (*columns, LINE, SLIP_MEMO) if lines else columns
     columns = (*columns, *TAX_COLUMNS) if tax else columns
     columns = (*columns, *PAYEES) if payees else columns
     columns = (*columns, *UNIT_COLUMNS) if units else columns
+    columns = (*columns, TAGS) if tags else columns
     return _line((*columns, *CLEARED_COLUMNS))
 
 
@@ -447,6 +461,7 @@ def slip_line(
     tax: bool = False,
     payees: bool = False,
     units: bool = False,
+    tags: bool = False,
 ) -> str:
     """One exported slip; external_id is its id, so importing the export is idempotent. A split slip
     is one row per line (`lines`: the line number and the slip's own memo; then, with `tax`, the
@@ -458,12 +473,16 @@ def slip_line(
             row = {**slip, "amount": part["amount"], "category": part["category"], "memo": part.get("memo"),
                    "subcategory": part.get("subcategory"), "lines": None, "medical": part.get("medical")}  # fmt: skip
             extra = (str(number), slip.get("memo") or "", *(_tax_cells(row) if tax else ()), *_payees(slip, payees))
-            extra = (*extra, *_unit_cells(slip, units), *_cleared(slip))
+            extra = (*extra, *_unit_cells(slip, units), *_tags_cell(slip, tags), *_cleared(slip))
             out.append(_values(row, subcategory=True, extra=extra))
         return "".join(out)
     extra = ("", "") if lines else ()
     extra = (*extra, *(_tax_cells(slip) if tax else ()), *_payees(slip, payees), *_unit_cells(slip, units))
-    return _values(slip, subcategory=subcategory or lines, extra=(*extra, *_cleared(slip)))
+    return _values(slip, subcategory=subcategory or lines, extra=(*extra, *_tags_cell(slip, tags), *_cleared(slip)))
+
+
+def _tags_cell(slip: Mapping[str, Any], tags: bool) -> tuple[str, ...]:
+    return (TAG_SEPARATOR.join(slip.get("tags") or ()),) if tags else ()
 
 
 def _cleared(slip: Mapping[str, Any]) -> tuple[str, ...]:

@@ -195,8 +195,10 @@ def unexpected(exc: Exception) -> Response[str]:
 
 # What pydantic names the members of a union in an error's location (literal['last'],
 # constrained-int, dict[function-after[...],...], list[...], a model's class name): never a field.
+# A collection's name comes with its items' (set[int]): a field may be called `set` (POST /slips/bulk).
 _UNION_MEMBER = re.compile(
-    r"^(?:literal|dict|list|tuple|set|frozenset|union|nullable|tagged-union|json-or-python|chain|default|"
+    r"^(?:literal|dict|list|tuple|set|frozenset)\[|"
+    r"^(?:union|nullable|tagged-union|json-or-python|chain|default|"
     r"function-(?:after|before|wrap|plain)|constrained-\w+|lax-\w+|strict-\w+|is-instance)\b|"
     r"^(?:int|str|bool|float|none)$|^[A-Z][A-Za-z0-9]*$"
 )

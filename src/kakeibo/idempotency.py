@@ -45,6 +45,7 @@ IDEMPOTENT_ROUTES = frozenset(
     {
         "POST /accounts",
         "POST /slips",
+        "POST /slips/bulk",
         "POST /imports",
         "POST /recurrences",
         "POST /goals",

@@ -173,6 +173,15 @@ FIELDS: dict[str, tuple[str, str]] = {
     "until": ("until", "いつまで（until）"),
     "target": ("target (the amount to save)", "目標額（target）"),
     "by": ("by (the day to reach it)", "期日（by）"),
+    "tags": ("tags", "タグ"),
+    "tag": ("tag", "タグ"),
+    "tags_add": ("tags_add (the tags to add)", "追加するタグ（tags_add）"),
+    "tags_remove": ("tags_remove (the tags to remove)", "外すタグ（tags_remove）"),
+    "q": ("q (the words to find)", "検索語（q）"),
+    "slips": ("slips", "伝票の一覧（slips）"),
+    "set": ("set (what the slips become)", "変更内容（set）"),
+    "delete": ("delete", "削除（delete）"),
+    "version": ("version", "版（version）"),
     "if-match": ("If-Match", "If-Match"),
     "idempotency-key": ("Idempotency-Key", "Idempotency-Key"),
 }
@@ -292,6 +301,11 @@ _VALUE_ERRORS: list[tuple[str, str, str]] = [
     (r"(?P<name>\w+) cannot be null", "{name} cannot be null", "{name}に null は指定できません"),
     (r"nothing to change", "nothing to change: send at least one field", "変更する項目を 1 つ以上指定してください"),
     (
+        r"send either set or delete: true",
+        "send either set (what the slips become) or delete: true, not both",
+        "set（変更内容）か delete: true のどちらか一方を指定してください",
+    ),
+    (
         r"account '(?P<account>.*)' does not exist",
         "account '{account}' does not exist",
         "口座「{account}」はありません",
@@ -353,6 +367,10 @@ _BY_TYPE: dict[str, tuple[str, str]] = {
     "lines_sum_mismatch": (
         "the lines sum to {total}, not the slip's amount {amount}",
         "分割の明細の合計（{total}）が金額（{amount}）と一致しません",
+    ),
+    "tag_too_long": (
+        "each of {f} must be at most {max_length} characters (as stored: NFKC, case folded)",
+        "{f}は 1 つ {max_length} 文字以内にしてください",
     ),
     "int_type": ("{f} must be a whole number", "{f}は整数で指定してください"),
     "int_parsing": ("{f} must be a whole number", "{f}は整数で指定してください"),
@@ -629,6 +647,25 @@ DETAILS: dict[str, Detail] = {
 
 _BUSY = "ほかの処理（{name}）の実行中です。少し待ってからもう一度お試しください"
 TRANSLATIONS: dict[str, str] = {
+    # tags, bulk edits, search
+    "'{name}' must be a month YYYY-MM": "{name} は YYYY-MM で指定してください（例: 2026-11）",
+    "'{name}' is not a real month": "{name} に存在しない月が指定されています",
+    "from ({first}) is after to ({last})": "開始月（from: {first}）が終了月（to: {last}）より後になっています",
+    "a tag report spans at most {months} months": "タグの集計は {months} か月分までです",
+    "a search spans at most {years} years: from..to is longer": (
+        "検索できる期間は {years} 年までです。開始日（from）と終了日（to）の間を短くしてください"
+    ),
+    "q must hold a word": "検索語（q）を入力してください",
+    "account '{account}' is not in yen": "口座「{account}」は円の口座ではありません",
+    "a slip holds at most {limit} tags": "タグは 1 件の伝票に {limit} 個までです",
+    "a split slip's categories are on its lines: change it by itself": (
+        "分割した伝票のカテゴリは各明細にあります。その伝票だけを個別に変更してください"
+    ),
+    "a slip of an account in another unit is moved by itself": ("円以外の単位の口座の伝票は、1 件ずつ移してください"),
+    "this bulk edit is being applied by another request; retry": (
+        "この一括変更はほかのリクエストで実行中です。少し待ってからもう一度お試しください"
+    ),
+    "the slips could not be changed; retry": "伝票を変更できませんでした。もう一度お試しください",
     # the months ahead: forecast, goals
     "low_balance is not for credit accounts": ("残高の下限（low_balance）はクレジットカードの口座には指定できません"),
     "until ({until}) is before today ({today})": "いつまで（until: {until}）が今日（{today}）より前です",

@@ -107,6 +107,18 @@ def _ledger_requests(api: Client, base: str) -> list[tuple[str, str, dict[str, A
         ("POST /slips", f"{base}/slips", {"body": {"date": "2026-11-06", **LUNCH}}),
         ("GET /slips", f"{base}/slips", {}),
         ("GET /slips", f"{base}/slips", {"query": {"account": "cash", "kind": "expense"}}),
+        ("GET /slips", f"{base}/slips", {"query": {"tag": "trip"}}),
+        ("GET /slips", f"{base}/slips", {"query": {"q": "ランチ", "from": "2026-01-01", "to": "2026-12-31"}}),
+        (
+            "POST /slips/bulk",
+            f"{base}/slips/bulk",
+            {
+                "body": {
+                    "slips": [{"date": "2026-11-06", "id": "01KAJ0000000000000000000ZZ", "version": 1}],
+                    "set": {"tags_add": ["trip"]},
+                }
+            },
+        ),
         ("GET /slips/{id}", f"{base}/slips/{slip['id']}", {}),
         ("GET /slips/{date}/{id}", where, {}),
         ("PATCH /slips/{date}/{id}", where, {"body": {"amount": 600}, "headers": {"If-Match": '"1"'}}),
@@ -148,6 +160,7 @@ def _ledger_requests(api: Client, base: str) -> list[tuple[str, str, dict[str, A
         ),
         ("GET /goals", f"{base}/goals", {}),
         ("GET /reports/net-worth", f"{base}/reports/net-worth", {"query": {"from": "2026-10", "to": "2026-11"}}),
+        ("GET /reports/tags", f"{base}/reports/tags", {"query": {"from": "2026-10", "to": "2026-11"}}),
         ("GET /goals/{id}", f"{base}/goals/{GOAL}", {}),
         ("PATCH /goals/{id}", f"{base}/goals/{GOAL}", {"body": {"target": 80_000}, "headers": {"If-Match": '"1"'}}),
         ("DELETE /goals/{id}", f"{base}/goals/{GOAL}", {"headers": {"If-Match": '"2"'}}),

@@ -81,7 +81,7 @@ def test_every_route_is_covered_here() -> None:
         "GET /health", "GET /openapi.json", "GET /swagger",  # public, hold no ledger data
         "POST /accounts", "GET /accounts", "GET /accounts/{id}", "PATCH /accounts/{id}",
         "GET /accounts/{id}/history", "POST /slips", "GET /slips", "GET /slips/{id}", "GET /slips/{date}/{id}",
-        "PUT /slips/{date}/{id}", "PATCH /slips/{date}/{id}", "DELETE /slips/{date}/{id}",
+        "PUT /slips/{date}/{id}", "PATCH /slips/{date}/{id}", "DELETE /slips/{date}/{id}", "POST /slips/bulk",
         "GET /balances", "GET /reports/monthly", "GET /reports/yearly", "PUT /budgets/{month}/{category}",
         "GET /reports/medical", "GET /reports/medical.csv", "GET /reports/medical.xlsx", "GET /reports/donations",
         "DELETE /budgets/{month}/{category}",
@@ -91,7 +91,7 @@ def test_every_route_is_covered_here() -> None:
         "POST /recurrences", "GET /recurrences", "GET /recurrences/{id}", "PATCH /recurrences/{id}",
         "DELETE /recurrences/{id}", "GET /recurrences/{id}/occurrences", "POST /recurrences/run",
         "GET /accounts/{id}/statements", "POST /jobs/run", "GET /accounts/{id}/expiring", "GET /forecast",
-        "GET /reports/net-worth", "GET /alerts", "POST /alerts/{id}/dismiss",
+        "GET /reports/net-worth", "GET /reports/tags", "GET /alerts", "POST /alerts/{id}/dismiss",
         "POST /goals", "GET /goals", "GET /goals/{id}", "PATCH /goals/{id}", "DELETE /goals/{id}",
         "POST /accounts/{id}/reconciliations", "GET /accounts/{id}/reconciliations",
         "POST /rules", "GET /rules", "PUT /rules/order", "GET /rules/{id}", "PATCH /rules/{id}", "DELETE /rules/{id}",
@@ -135,6 +135,16 @@ def test_bob_can_neither_see_nor_touch_alices_ledger(
     assert bob.get("/goals").json == {"items": []}
     worth = bob.get("/reports/net-worth", query={"from": "2026-10", "to": "2026-11"}).json["items"]
     assert [(m["assets"], m["liabilities"]) for m in worth] == [(0, 0), (0, 0)]
+    assert bob.get("/reports/tags", query={"from": "2026-01", "to": "2026-12"}).json["items"] == []
+    _, _, day, slip_id = str(slip).split("/")
+    ref = {"date": day, "id": slip_id, "version": 1}
+    touched = bob.post("/slips/bulk", {"slips": [ref], "set": {"memo_append": "x"}})
+    assert touched.status == 422  # not a field: nothing of Alice's is even looked at
+    refused = bob.post("/slips/bulk", {"slips": [ref], "set": {"category": "x"}})
+    assert refused.status == 200 and [r["reason"] for r in refused.json["refused"]] == ["not_found"], refused
+    assert bob.post("/slips/bulk", {"slips": [ref], "delete": True}).json["changed"] == []
+    assert bob.get("/slips", query={"tag": "trip"}).json["items"] == []
+    assert bob.get("/slips", query={"q": "ランチ", "from": "2026-01-01", "to": "2026-12-31"}).json["items"] == []
     assert bob.get(alice["goal"]).status == 404
     assert bob.post("/goals", {"name": "x", "target": 1, "account": "bank"}).status == 404  # Alice's account
     assert bob.patch(alice["goal"], {"target": 1}, headers={"If-Match": '"1"'}).status == 404

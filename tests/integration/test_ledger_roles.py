@@ -84,6 +84,12 @@ def _patch_slip(h: Household, c: Client) -> Reply:
     return c.patch(slip.header("Location") or "", {"amount": 130}, headers={"If-Match": slip.etag or ""})
 
 
+def _bulk_slips(h: Household, c: Client) -> Reply:
+    slip = h.lunch().json
+    named = [{"date": slip["date"], "id": slip["id"], "version": slip["version"]}]
+    return c.post(f"{h.base}/slips/bulk", {"slips": named, "set": {"tags_add": ["trip"]}})
+
+
 def _put_slip(h: Household, c: Client) -> Reply:
     slip = h.lunch()
     return c.put(slip.header("Location") or "", _lunch(amount=140), headers={"If-Match": slip.etag or ""})
@@ -185,6 +191,7 @@ ROUTES: dict[str, tuple[Call, bool]] = {
     "PUT /slips/{date}/{id}": (_put_slip, False),
     "PATCH /slips/{date}/{id}": (_patch_slip, False),
     "DELETE /slips/{date}/{id}": (_delete_slip, False),
+    "POST /slips/bulk": (_bulk_slips, False),
     "GET /balances": (lambda h, c: c.get(f"{h.base}/balances"), True),
     "GET /reports/monthly": (lambda h, c: c.get(f"{h.base}/reports/monthly", query={"month": "2026-11"}), True),
     "GET /reports/yearly": (lambda h, c: c.get(f"{h.base}/reports/yearly", query={"year": "2026"}), True),
@@ -223,6 +230,10 @@ ROUTES: dict[str, tuple[Call, bool]] = {
     ),
     "GET /goals": (lambda h, c: c.get(f"{h.base}/goals"), True),
     "GET /reports/net-worth": (lambda h, c: c.get(f"{h.base}/reports/net-worth", query={"from": "2026-10"}), True),
+    "GET /reports/tags": (
+        lambda h, c: c.get(f"{h.base}/reports/tags", query={"from": "2026-10", "to": "2026-11"}),
+        True,
+    ),
     "GET /goals/{id}": (lambda h, c: c.get(h.goal().header("Location") or ""), True),
     "PATCH /goals/{id}": (_patch_goal, False),
     "DELETE /goals/{id}": (_delete_goal, False),

@@ -108,6 +108,8 @@ EXPECTED = {
     "net_worth": 200,
     "list_alerts": 200,
     "dismiss_alert": 404,  # the sample's alert id names no alert of the sample's ledger
+    "tag_report": 200,
+    "bulk_slips": 200,
 }
 WEBHOOK_ID = "01KAJ0000000000000000000WH"
 SHARED_LEDGER_ID = "01KAJ0000000000000000000HH"
@@ -190,6 +192,7 @@ def test_handler_answers_every_sample(aws: None, name: str) -> None:
         "delete_slip",
         "slip_history",
         "undo_change",
+        "bulk_slips",
     ):
         from kakeibo.models import SlipIn
         from kakeibo.services import slips as service

@@ -120,6 +120,13 @@ def test_every_documented_example_is_accepted(api: Client, spec: dict[str, Any])
             reply = send(api, method, made.header("Location") or "", media, value, {"If-Match": made.etag or ""})
             assert reply.status == 200, (method, name, reply)
         accepted.add((method, "/slips/{date}/{id}"))
+    for media, name, value in body_examples(ops["post", "/slips/bulk"]):
+        # (the example's slips are a sample's: a fresh slip of this ledger is named instead)
+        made = fresh_slip().json
+        named = [{"date": made["date"], "id": made["id"], "version": made["version"]}]
+        reply = send(api, "POST", "/slips/bulk", media, {**value, "slips": named})
+        assert reply.status == 200 and [c["id"] for c in reply.json["changed"]] == [made["id"]], (name, reply)
+    accepted.add(("post", "/slips/bulk"))
     for media, name, value in body_examples(ops["put", "/budgets/{month}/{category}"]):
         reply = send(api, "PUT", f"/budgets/2026-11/{name}", media, value)
         assert reply.status == 201, (name, reply)

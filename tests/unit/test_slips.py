@@ -284,7 +284,7 @@ STORED: dict[str, Any] = {
     "cleared": "cleared", "to_cleared": "cleared",
     "medical": {"patient": "hanako", "provider": "A医院", "kind": "treatment", "reimbursed": 0, "otc": False},
     "donation": {"municipality": "北海道上士幌町", "one_stop": True},
-    "jpy_amount": 1000, "to_amount": 900, "expires_on": "2027-01-31",
+    "jpy_amount": 1000, "to_amount": 900, "expires_on": "2027-01-31", "tags": ["trip"],
 }  # fmt: skip
 OTHER: dict[str, Any] = {
     "date": "2026-11-04", "kind": "expense", "amount": 2000, "account": "bank", "to_account": "pasmo",
@@ -294,6 +294,7 @@ OTHER: dict[str, Any] = {
     "to_cleared": "uncleared", "medical": {**STORED["medical"], "patient": "taro"},
     "donation": {**STORED["donation"], "one_stop": False}, "jpy_amount": 1001, "to_amount": 901,
     "expires_on": "2027-02-28", "shares_mode": "equal", "imported_payee": "ﾐｾB", "lapse_of": "s0",
+    "tags": ["trip", "family"],
 }  # fmt: skip
 
 

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from kakeibo.core.tags import is_tag_field, tag_effects
 from kakeibo.core.tax import is_tax_field
 from kakeibo.core.units import in_yen
 
@@ -56,6 +57,8 @@ class Entry:
     # categories, reports and budgets, and what a transfer between units brought to `to_account`
     jpy_amount: int | None = None
     to_amount: int | None = None
+    # its tags (core.tags, normalised): their totals are kept on the month item of `account`
+    tags: tuple[str, ...] = ()
 
     @property
     def month(self) -> str:
@@ -223,6 +226,9 @@ def effects(entry: Entry, sign: int = 1) -> dict[ItemKey, dict[str, int]]:
     """The signed contribution of one slip to every item it touches."""
     out: dict[ItemKey, dict[str, int]] = defaultdict(dict)
     amount = sign * entry.amount
+    if entry.tags:  # a tag's totals: on the account's month item, which the slip moves in any case
+        yen = entry.amount if entry.jpy_amount is None else entry.jpy_amount
+        _add(out[AccountMonthItem(entry.account, entry.month)], **tag_effects(entry.tags, entry.kind, yen, sign))
     if entry.tax:  # medical payments and donations: the year's tax item, in the same transaction
         _add(out[TaxYearItem(entry.date[:4])], **{name: sign * value for name, value in entry.tax})
     if entry.paid_by is not None:  # who paid for whom: the ledger's nets (in yen), in the same transaction
@@ -451,6 +457,9 @@ def fields_of(key: ItemKey, *values: Mapping[str, int]) -> tuple[str, ...]:
         return tuple(sorted({name for value in values for name in value if is_net_field(name)}))
     if isinstance(key, TaxYearItem):
         return tuple(sorted({name for value in values for name in value if is_tax_field(name)}))
+    if isinstance(key, AccountMonthItem):  # and the month's tag totals (core.tags)
+        tags = sorted({name for value in values for name in value if is_tag_field(name)})
+        return (*FIELDS[AccountMonthItem], *tags)
     return FIELDS[type(key)]
 
 

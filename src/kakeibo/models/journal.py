@@ -41,6 +41,9 @@ class JournalEntry(Model):
     changes: list[EntityChange]
     undone_by: int | None = Field(default=None, description="The seq of the entry that undid this one")
     undoes: int | None = Field(default=None, description="The seq of the entry this one undid (origin undo)")
+    bulk: str | None = Field(
+        default=None, description="The bulk edit (POST /slips/bulk) this entry is a batch of: undone with its others"
+    )
 
 
 class ChangeList(Model):
@@ -68,3 +71,6 @@ class SlipHistory(Model):
 class UndoResult(Model):
     undone: int
     entry: JournalEntry | None
+    entries: list[int] | None = Field(
+        default=None, description="A bulk edit undone: the entries that undid each of its batches"
+    )

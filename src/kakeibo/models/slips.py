@@ -3,6 +3,7 @@
 from typing import Annotated, Literal, Self
 
 from pydantic import (
+    AfterValidator,
     Field,
     StrictInt,
     model_validator,
@@ -10,6 +11,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from kakeibo.core.posting import MAX_LINES, UNCATEGORIZED, Entry, Kind, Line
+from kakeibo.core.tags import MAX_TAG_LENGTH, MAX_TAGS, TagProblem, normalise_tags
 from kakeibo.core.tax import default_provider, paid_in_yen, slip_tax_fields
 from kakeibo.models.base import MAX_AMOUNT, AccountId, Amount, Category, Date, Memo, Model, Strict, checked_text
 from kakeibo.models.receipts import Receipts
@@ -37,6 +39,33 @@ IMPORTED_PAYEE_DESCRIPTION = (
     "The payee as the imported file wrote it (Money Forward 内容, Zaim お店); never changed (null: not imported)"
 )
 Payee = Annotated[str, Field(min_length=1, max_length=100, examples=["スーパーマルエツ"]), checked_text()]
+TAGS_DESCRIPTION = (
+    f"Tags (at most {MAX_TAGS}, each at most {MAX_TAG_LENGTH} characters): stored normalised as rule text is "
+    "(NFKC, case folded: ＴＲＩＰ is trip), each once. GET /slips?tag= lists a tag's slips, GET /reports/tags "
+    "sums them by tag"
+)
+
+
+def _tags(given: list[str]) -> list[str]:
+    """A list of tags as the slip keeps them (core.tags), its problems worded as field errors."""
+    try:
+        return list(normalise_tags(given))
+    except TagProblem as problem:
+        if problem.code == "too_many":
+            raise PydanticCustomError("too_long", "at most {max_length} tags", {"max_length": problem.limit}) from None
+        if problem.code == "too_long":
+            raise PydanticCustomError(
+                "tag_too_long", "a tag of at most {max_length} characters", {"max_length": problem.limit}
+            ) from None
+        raise ValueError("must not be blank") from None
+
+
+Tag = Annotated[str, Field(min_length=1, max_length=100, examples=["北海道旅行"]), checked_text(forbid=";")]
+Tags = Annotated[
+    list[Tag],
+    Field(max_length=100, description=TAGS_DESCRIPTION, examples=[["北海道旅行", "家族"]]),
+    AfterValidator(_tags),
+]
 
 
 class LineIn(Strict):
@@ -173,6 +202,7 @@ class SlipIn(Strict):
     jpy_amount: Amount | None = Field(default=None, description=JPY_AMOUNT_DESCRIPTION)
     to_amount: Amount | None = Field(default=None, description=TO_AMOUNT_DESCRIPTION)
     expires_on: Date | None = Field(default=None, description=EXPIRES_ON_DESCRIPTION)
+    tags: Tags | None = None
 
     @model_validator(mode="after")
     def _shape(self) -> Self:
@@ -225,12 +255,13 @@ class SlipIn(Strict):
             parts = tuple(Line(line.amount, line.category, line.subcategory) for line in self.lines)
             return Entry(
                 self.date, self.kind, self.amount, self.account, None, None, None, parts, tax=tax,
-                jpy_amount=self.jpy_amount, cleared=cleared, to_cleared=to_cleared,
+                jpy_amount=self.jpy_amount, cleared=cleared, to_cleared=to_cleared, tags=tuple(self.tags or ()),
             )  # fmt: skip
         category = None if self.kind == "transfer" else (self.category or UNCATEGORIZED)
         return Entry(
             self.date, self.kind, self.amount, self.account, self.to_account, category, self.subcategory, tax=tax,
             jpy_amount=self.jpy_amount, to_amount=self.to_amount, cleared=cleared, to_cleared=to_cleared,
+            tags=tuple(self.tags or ()),
         )  # fmt: skip
 
 
@@ -277,6 +308,7 @@ class SlipPatch(SlipTemplatePatch):
     medical: MedicalIn | None = Field(default=None, description=MEDICAL_DESCRIPTION + " null: none.")
     donation: DonationIn | None = Field(default=None, description=DONATION_DESCRIPTION + " null: none.")
     expires_on: Date | None = Field(default=None, description=EXPIRES_ON_DESCRIPTION + " null: never.")
+    tags: Tags | None = Field(default=None, description="The tags it has, whole; null: none")
 
 
 class SlipLine(Model):
@@ -334,6 +366,7 @@ class Slip(Model):
     lapse_of: str | None = Field(
         default=None, description="A lapse the daily job posted (ポイント失効): the slip that earned the lot"
     )
+    tags: list[str] | None = Field(default=None, description="Its tags, normalised; absent: none")
 
 
 class SlipList(Model):

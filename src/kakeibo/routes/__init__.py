@@ -14,7 +14,7 @@ MODULES = (
     "health", "accounts", "cards", "journal", "undo", "slips", "reports", "budgets", "imports", "maintenance",
     "recurrences", "daily", "receipts", "ledgers", "webhooks", "settlements", "rules", "dataio", "tax",
     "reconciliations",
-    "ledgerdata", "points", "tokens", "forecast", "goals", "networth", "alerts",
+    "ledgerdata", "points", "tokens", "forecast", "goals", "networth", "alerts", "tags",
 )  # fmt: skip
 
 FAMILIES: dict[str, tuple[str, ...]] = {
@@ -36,7 +36,7 @@ FAMILIES: dict[str, tuple[str, ...]] = {
     "members": ("ledgers",),
     "receipts": ("receipts",),
     "recurrences": ("recurrences",),
-    "reports": ("reports", "tax", "networth"),
+    "reports": ("reports", "tax", "networth", "tags"),
     "rules": ("rules",),
     "settlement": ("settlements",),
     "settlements": ("settlements",),
@@ -50,7 +50,7 @@ FAMILIES: dict[str, tuple[str, ...]] = {
 # income or limit): a value refused there is 422 naming the field, as a body's would be; elsewhere a
 # bad query is 400. As `event.route` names them (a route under /ledgers/{ledger} by its unprefixed name).
 QUERY_AS_INPUT = frozenset({
-    "GET /accounts/{id}/expiring", "GET /forecast",
+    "GET /accounts/{id}/expiring", "GET /forecast", "GET /reports/tags",
     "GET /reports/medical", "GET /reports/medical.csv", "GET /reports/medical.xlsx", "GET /reports/donations",
 })  # fmt: skip
 

@@ -25,8 +25,9 @@ from kakeibo.http import (
     problem_responses,
     request_token,
 )
-from kakeibo.models import ACCOUNT_ID_PATTERN, DATE_PATTERN, Slip, SlipIn, SlipList, SlipPatch
+from kakeibo.models import ACCOUNT_ID_PATTERN, DATE_PATTERN, BulkIn, BulkResult, Slip, SlipIn, SlipList, SlipPatch
 from kakeibo.routes.scope import EDITORS, LedgerRouter, Scope, ledger_scope
+from kakeibo.services import bulk as bulk_service
 from kakeibo.services import slips as service
 from kakeibo.store import WriteContext, get_store
 
@@ -65,6 +66,22 @@ SLIP_PATCH_EXAMPLES: dict[str, Any] = {
     "memo": {"summary": "Remove the memo (null removes an optional field)", "value": {"memo": None}},
 }
 MOVED = "The slip (a new date moves it: Location names where it is now)"
+BULK_EXAMPLES: dict[str, Any] = {
+    "recategorise": {
+        "summary": "Two slips to 交通費, tagged trip",
+        "value": {
+            "slips": [
+                {"date": "2026-11-03", "id": "01KAJ0000000000000000000AB", "version": 1},
+                {"date": "2026-11-04", "id": "01KAJ0000000000000000000AC", "version": 2},
+            ],
+            "set": {"category": "交通費", "tags_add": ["trip"]},
+        },
+    },
+    "delete": {
+        "summary": "Delete slips",
+        "value": {"slips": [{"date": "2026-11-03", "id": "01KAJ0000000000000000000AB", "version": 1}], "delete": True},
+    },
+}
 
 
 def _settling(writer: WriteContext, change: Callable[[], T]) -> T:
@@ -129,6 +146,23 @@ def list_slips(
         str | None,
         Query(min_length=1, max_length=100, description="A payee's slips, compared normalised (ｽｰﾊﾟｰ is スーパー)"),
     ] = None,
+    tag: Annotated[
+        str | None,
+        Query(
+            min_length=1,
+            max_length=100,
+            description="A tag's slips, compared normalised; read only in the months the tag has slips",
+        ),
+    ] = None,
+    q: Annotated[
+        str | None,
+        Query(
+            min_length=1,
+            max_length=100,
+            description="Words, each in the payee, memo, category or tags (compared normalised: ｽｰﾊﾟｰ is スーパー), "
+            "within from..to: by default the last 12 months, at most 5 years",
+        ),
+    ] = None,
     limit: Annotated[int, Query(ge=1, le=100)] = 50,
     cursor: Annotated[str | None, Query(max_length=512)] = None,
 ) -> Response[str]:
@@ -142,6 +176,8 @@ def list_slips(
         kind=kind,
         by=by,
         payee=payee,
+        tag=tag,
+        q=q,
         limit=limit,
         cursor=cursor,
     )
@@ -248,3 +284,27 @@ def delete_slip(
     expected = if_match(if_match_header)
     _settling(writer, lambda: service.delete_slip(get_store(), writer, date, id, expected=expected, unlock=unlock))
     return Response(status_code=204, body="")
+
+
+@router.post(
+    "/slips/bulk",
+    tags=["slips"],
+    summary="Change or delete many slips at once, each under the version read",
+    description="Up to 500 slips, each with the version the caller read; `set` changes what it names (tags_add "
+    "and tags_remove edit the tags), `delete: true` deletes them. Applied in batches, each one transaction and one "
+    "journal entry naming the bulk edit; the answer lists what changed and what was refused (stale: at another "
+    "version, reconciled, forbidden, not_found, invalid). Every slip stale: 200 with every refusal, nothing "
+    "changed. Resent with the same Idempotency-Key it carries on from where it stopped, never changing a slip "
+    "twice. POST /changes/{seq}/undo of any of its entries takes back the whole bulk edit.",
+    operation_id="bulkSlips",
+    responses={
+        200: ok_response(BulkResult),
+        **problem_responses(400, 401, 403, 404, 409, 413, 415, 422, 423),
+    },
+)
+def bulk_slips(
+    bulk: Annotated[BulkIn, Body(openapi_examples=BULK_EXAMPLES)], idempotency_key: IdempotencyKeyHeader = None
+) -> Response[str]:
+    scope = ledger_scope(router, EDITORS, fenced=True)
+    token = request_token(router, idempotency_key)
+    return json_response(200, bulk_service.bulk_edit(get_store(), scope.writer, bulk, token=token))

@@ -209,7 +209,7 @@ def read(store: Store, ledger: str) -> Snapshot:
                 snap.points_accounts[key.account] = int(item.get("opening_balance", 0))
         if isinstance(key, CategoryMonthItem) and "limit" in item:
             snap.limits[key] = int(item["limit"])
-        snap.stored[key] = {name: int(item.get(name, 0)) for name in posting.FIELDS[type(key)]}
+        snap.stored[key] = {name: int(item.get(name, 0)) for name in posting.fields_of(key, item)}
     return snap
 
 

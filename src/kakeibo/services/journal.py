@@ -34,6 +34,8 @@ def entry_view(item: Item) -> dict[str, Any]:
         view["undone_by"] = int(item["undone_by"])
     if "undoes" in item:
         view["undoes"] = int(item["undoes"])
+    if item.get("bulk"):
+        view["bulk"] = item["bulk"]
     return view
 
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from typing import Any
 
 from pydantic import ValidationError
@@ -94,6 +95,11 @@ def _payee_view(item: Item) -> dict[str, Any]:
     return {name: item[name] for name in ("payee", "imported_payee") if item.get(name)}
 
 
+def _tags_view(item: Item) -> dict[str, Any]:
+    """A slip's tags, on the slips that have some (absent on the others, as before tags)."""
+    return {"tags": list(item["tags"])} if item.get("tags") else {}
+
+
 def slip_view(item: Item) -> dict[str, Any]:
     return {
         "id": item["id"],
@@ -119,6 +125,7 @@ def slip_view(item: Item) -> dict[str, Any]:
         **_tax_view(item),
         **_unit_view(item),
         **_payee_view(item),
+        **_tags_view(item),
     }
 
 
@@ -206,6 +213,7 @@ def entry_of(item: Item) -> Entry:
         tax=tax,
         jpy_amount=None if item.get("jpy_amount") is None else int(item["jpy_amount"]),
         to_amount=None if item.get("to_amount") is None else int(item["to_amount"]),
+        tags=tuple(item.get("tags") or ()),
     )
 
 
@@ -255,6 +263,8 @@ def _slip_item(body: SlipIn, entry: Entry, sharing: Sharing | None = None, **met
     if body.payee is not None:  # absent, not null, on the slips without: they look as before
         item["payee"] = body.payee
         item["payee_key"] = rules_core.normalise(body.payee)  # what ?payee= compares with
+    if body.tags:  # absent, not [], on the slips without: they look as before
+        item["tags"] = list(body.tags)
     imported_payee = getattr(body, "imported_payee", None)  # an import row's: the file's own text
     if imported_payee is not None:
         item["imported_payee"] = imported_payee
@@ -614,6 +624,17 @@ def write_slip(
     return slip_view(item)
 
 
+def check_reconciled(current: Item, new: SlipIn | None) -> None:
+    """409 `reconciled` when the change of `current` into `new` (None: its deletion) would break a
+    reconciliation (what a change without ?unlock=true may not do)."""
+    _reconciled_sides(current, new, unlock=False)
+
+
+def is_reconciled(item: Item) -> bool:
+    """Has a side of the slip been reconciled?"""
+    return any(item.get(reconcile.side_fields(role)[1]) == reconcile.RECONCILED for role in ("account", "to_account"))
+
+
 def _reconciled_sides(current: Item, new: SlipIn | None, *, unlock: bool) -> tuple[reconcile.Role, ...]:
     """The reconciled sides of `current` the change breaks (amount, date, account, kind, state or
     a delete): 409 `reconciled` naming the reconciliation unless the request unlocks them."""
@@ -699,18 +720,24 @@ def write_slips(
     *,
     undoes: int | None = None,
     stale: Callable[[Item | None], errors.ApiError] | None = None,
+    group: str | None = None,
+    more: Callable[[int], Sequence[TxOp]] | None = None,
 ) -> int:
     """Several slips (as read) changed into the items `changed_item` made, in ONE transaction and one
-    journal entry (rules applied to a batch of slips; such a batch undone): each only if still at the
-    version read. Their accounts and dates stay; categories, payees and memos may change. Its seq."""
+    journal entry (rules applied to a batch of slips; such a batch undone; a bulk edit's batch,
+    `group` and `more` as SlipCommit has them): each only if still at the version read. Their dates
+    stay; categories, payees, memos, tags, states and (a bulk edit) accounts may change. Its seq."""
+    accounts = {a for old, new in pairs for e in (entry_of(old), entry_of(new)) for a in posting.accounts_touched(e)}
     plan = posting.Plan(
         "update",
         posting.merge(part for old, new in pairs for part in (posting.effects(entry_of(old), -1),
                                                              posting.effects(entry_of(new), +1))),
-        tuple(sorted({a for old, _ in pairs for a in posting.accounts_touched(entry_of(old))})),
+        tuple(sorted(accounts)),
     )  # fmt: skip
     receipts = tuple(op for old, new in pairs for op in receipt_ops(store, ctx.ledger, str(old["id"]), old, new))
-    commit = SlipCommit([slip_change(old, new) for old, new in pairs], new_token(), undoes, receipts, stale)
+    commit = SlipCommit(
+        [slip_change(old, new) for old, new in pairs], new_token(), undoes, receipts, stale, group=group, more=more
+    )
     with _naming_accounts(entry_of(pairs[0][0])):
         return store.change_slips(ctx, pairs, plan, commit)
 
@@ -771,20 +798,62 @@ def remove_slip(
         store.delete_slips(ctx, [current], posting.plan(old_entry, None), commit, at=now_iso())
 
 
-def remove_slips(store: Store, ctx: WriteContext, currents: list[Item], *, undoes: int, at: str) -> None:
-    """Several slips (as read) deleted in one transaction: an import batch or a recurring post undone."""
+def remove_slips(
+    store: Store,
+    ctx: WriteContext,
+    currents: list[Item],
+    *,
+    undoes: int | None,
+    at: str,
+    stale: Callable[[Item | None], errors.ApiError] | None = None,
+    group: str | None = None,
+    more: Callable[[int], Sequence[TxOp]] | None = None,
+) -> int:
+    """Several slips (as read) deleted in one transaction: an import batch or a recurring post undone,
+    or a bulk edit's batch (`group`, `more`: as SlipCommit has them). Its seq."""
     entries = [entry_of(c) for c in currents]
     accounts = sorted({a for e in entries for a in posting.accounts_touched(e)})
     plan = posting.Plan("delete", posting.merge(posting.effects(e, -1) for e in entries), tuple(accounts))
     receipts = tuple(op for c in currents for op in receipt_ops(store, ctx.ledger, str(c["id"]), c, None))
     receipts += points.lot_ops(store, ctx, currents, [])
-    commit = SlipCommit([slip_change(c, None) for c in currents], None, undoes, receipts, _stale(None))
+    commit = SlipCommit(
+        [slip_change(c, None) for c in currents], None, undoes, receipts, stale or _stale(None), group=group, more=more
+    )
     with _naming_accounts(entries[0]):
-        store.delete_slips(ctx, currents, plan, commit, at=at)
+        return store.delete_slips(ctx, currents, plan, commit, at=at)
 
 
 def restore_slip(store: Store, ctx: WriteContext, view: dict[str, Any], *, tombstone: int, undoes: int) -> None:
     """A deleted slip back with its own id and number, as the entry that deleted it saw it."""
+    restore_slips(store, ctx, [(view, tombstone)], undoes=undoes)
+
+
+def restore_slips(store: Store, ctx: WriteContext, views: list[tuple[dict[str, Any], int]], *, undoes: int) -> None:
+    """Deleted slips back, each with its own id and number as the entry that deleted it saw it (paired
+    with the version its tombstone is at), in one transaction."""
+    items: list[tuple[Item, int]] = []
+    entries: list[Entry] = []
+    checks: tuple[TxOp, ...] = ()
+    guards = []
+    for view, tombstone in views:
+        item, entry, more, guard = _restored(store, ctx, view, tombstone)
+        items.append((item, tombstone))
+        entries.append(entry)
+        checks += more
+        guards.append(guard)
+    accounts = tuple(sorted({a for e in entries for a in posting.accounts_touched(e)}))
+    plan = posting.Plan("create", posting.merge(posting.effects(e, +1) for e in entries), accounts)
+    plan = replace(plan, units=tuple(sorted({unit for guard in guards for unit in guard(plan).units})))
+    commit = SlipCommit([slip_change(None, item) for item, _ in items], undoes=undoes, conditions=checks)
+    with _naming_accounts(entries[0]):
+        store.restore_slips(ctx, items, plan, commit)
+
+
+def _restored(
+    store: Store, ctx: WriteContext, view: dict[str, Any], tombstone: int
+) -> tuple[Item, Entry, tuple[TxOp, ...], Callable[[posting.Plan], posting.Plan]]:
+    """A deleted slip's item as it comes back, its entry, what its transaction checks, and the guard
+    of its unit's price."""
     body = SlipIn.model_validate({k: view[k] for k in SLIP_FIELDS if view.get(k) is not None})
     price = units.priced(store, ctx.ledger, body)
     body, kept = price.body, price.kept
@@ -801,9 +870,7 @@ def restore_slip(store: Store, ctx: WriteContext, view: dict[str, Any], *, tombs
         item["lapse_of"] = view["lapse_of"]
     checks = ((shared.check,) if shared else ()) + receipt_ops(store, ctx.ledger, view["id"], None, item)
     checks += points.lot_ops(store, ctx, [], [item])
-    commit = SlipCommit([slip_change(None, item)], undoes=undoes, conditions=checks)
-    with _naming_accounts(entry):
-        store.restore_slip(ctx, item, price.guard(posting.plan(None, entry)), commit, tombstone_version=tombstone)
+    return item, entry, checks, price.guard
 
 
 def slip_range(date_from: str | None, date_to: str | None, cursor: str | None) -> tuple[str, str, str | None]:
@@ -858,13 +925,15 @@ def list_slips(
     kind: str | None = None,
     by: str | None = None,
     payee: str | None = None,
+    tag: str | None = None,
+    q: str | None = None,
     limit: int = 50,
     cursor: str | None = None,
 ) -> tuple[list[dict[str, Any]], str | None]:
     """The slips as GET /slips lists them (list_slip_items), each as the API shows it."""
     found, after = list_slip_items(
         store, ledger, date_from=date_from, date_to=date_to, account=account, category=category, kind=kind, by=by,
-        payee=payee, limit=limit, cursor=cursor,
+        payee=payee, tag=tag, q=q, limit=limit, cursor=cursor,
     )  # fmt: skip
     return [slip_view(i) for i in found], after
 
@@ -880,6 +949,8 @@ def list_slip_items(
     kind: str | None = None,
     by: str | None = None,
     payee: str | None = None,
+    tag: str | None = None,
+    q: str | None = None,
     limit: int = 50,
     cursor: str | None = None,
 ) -> tuple[list[Item], str | None]:
@@ -892,6 +963,13 @@ def list_slip_items(
     resume = list_cursor(date_from, date_to, cursor)
     payee_key = rules_core.normalise(payee) if payee else None  # ?payee=ｽｰﾊﾟｰ finds スーパー
     filters = SlipFilter(account=account, category=category, kind=kind, by=by, payee=payee_key)
+    if tag is not None or q is not None:  # a tag's months, or a window of words (services/search)
+        from kakeibo.services import search  # noqa: PLC0415
+
+        return search.find_slips(
+            store, ledger, tag=tag, q=q, filters=filters, date_from=date_from, date_to=date_to, resume=resume,
+            limit=limit,
+        )  # fmt: skip
     if filters:
         page = store.indexed_slips(
             ledger, filters, date_from=date_from, date_to=date_to, below=resume, limit=limit, max_read=MAX_LIST_READ

@@ -26,6 +26,8 @@ def undo(store: Store, ctx: WriteContext, seq: int) -> dict[str, Any]:
     entry = store.journal_entry(ctx.ledger, seq) if seq >= 1 else None
     if entry is None:
         raise errors.NotFound("change not found")
+    if entry.get("bulk"):  # a batch of a bulk edit: the whole bulk edit is undone
+        return _undo_bulk(store, ctx, entry, seq)
     if "undone_by" in entry:
         raise errors.AlreadyUndone("this change was already undone", undone_by=int(entry["undone_by"]))
     found = entry_changes(entry)
@@ -213,3 +215,41 @@ def _undo_slip_changes(store: Store, ctx: WriteContext, found: list[dict[str, An
         return _moved_on("slip", slip_id, int(old["version"]) if old else None, None)
 
     slip_service.write_slips(store, ctx, pairs, undoes=seq, stale=moved_on)
+
+
+def _undo_bulk(store: Store, ctx: WriteContext, entry: Item, seq: int) -> dict[str, Any]:
+    """Every batch of the bulk edit `entry` is one of, undone: each in one transaction, the last batch
+    first, conditioned as every undo on its slips being where the batch left them; every slip of every
+    batch not yet undone is checked before anything is written (412 naming the first that moved)."""
+    record = store.bulk_record(ctx.ledger, str(entry["bulk"])) or {}
+    seqs = sorted({int(s) for s in record.get("entries") or []} | {seq})
+    pending = [e for e in store.entries_of(ctx.ledger, seqs) if "undone_by" not in e]
+    if not pending:
+        raise errors.AlreadyUndone("this change was already undone", undone_by=int(entry.get("undone_by", 0)))
+    for batch in pending:
+        for change in entry_changes(batch):
+            _still_as_left(store, ctx.ledger, change)
+    undo_ctx = ctx.as_origin("undo")
+    made = []
+    for batch in reversed(pending):
+        found, batch_seq = entry_changes(batch), int(batch["seq"])
+        if all(c["op"] == "delete" and c.get("before") for c in found):
+            views = [(c["before"], int(c["version"])) for c in found]
+            slip_service.restore_slips(store, undo_ctx, views, undoes=batch_seq)
+        else:
+            _undo_slip_changes(store, undo_ctx, found, batch_seq)
+        made.append(int((store.journal_entry(ctx.ledger, batch_seq) or {}).get("undone_by", 0)))
+    result = _undone(store, ctx, seq)
+    return {**result, "entries": sorted(made)}
+
+
+def _still_as_left(store: Store, ledger: str, change: dict[str, Any]) -> None:
+    """The slip of a bulk edit's change is still where the change left it (412 otherwise)."""
+    slip_id = str(change["id"])
+    if change["op"] == "delete":
+        identity = store.get(ledger, identity_sk(slip_id))
+        if identity is None or not identity.get("deleted") or int(identity["version"]) != int(change["version"]):
+            current = int(identity["version"]) if identity else None
+            raise _moved_on("slip", slip_id, current, int(change["version"]))
+        return
+    _current_slip(store, ledger, slip_id, int(change["after"]["version"]), change["after"])

@@ -16,6 +16,7 @@ from kakeibo.store.accounts import AccountOps
 from kakeibo.store.alerts import AlertOps
 from kakeibo.store.balances import FENCE, FENCE_NAMES, REBUILD_EXPIRES, REBUILD_MARK, ROLLUPS_MARK
 from kakeibo.store.budgets import BudgetOps
+from kakeibo.store.bulk import BulkMoved, BulkOps
 from kakeibo.store.cards import CardOps, is_card_sk
 from kakeibo.store.codec import Item, from_ddb, to_ddb
 from kakeibo.store.core import OnFail, RetryPolicy, StoreCore, TxOp, dynamodb_client
@@ -57,6 +58,7 @@ from kakeibo.store.rules import RuleOps, RuleSetItems
 from kakeibo.store.settlements import Roster, SettlementOps
 from kakeibo.store.slip_index import CLEARED_INDEXED, INDEX_FORMAT, INDEXED, IndexedPage, SlipFilter
 from kakeibo.store.slips import NewSlip, SlipCommit, SlipIdTaken, SlipOps, SlipPage, identity_of
+from kakeibo.store.tags import TagOps
 from kakeibo.store.tax import TaxOps
 from kakeibo.store.webhooks import MAX_WEBHOOKS, WebhookOps
 from kakeibo.store.write import GUARD_ITEMS, ORIGINS, Bookkeeping, Guard, WriteContext, WriteOps
@@ -87,6 +89,7 @@ __all__ = [
     "SLIP_SEQ_SK",
     "AccountMoved",
     "Bookkeeping",
+    "BulkMoved",
     "CardOps",
     "Change",
     "Claimed",
@@ -159,6 +162,8 @@ class Store(
     WebhookOps,
     RuleOps,
     TaxOps,
+    TagOps,
+    BulkOps,
     PointOps,
     GoalOps,
     AlertOps,

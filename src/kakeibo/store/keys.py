@@ -515,6 +515,11 @@ def restore_sk(sha256: str) -> str:
     return f"RESTORE#{sha256}"
 
 
+def bulk_sk(bulk_id: str) -> str:
+    """A bulk edit of slips (§28): how far it got (its batches' entries, the slips they changed)."""
+    return f"BULK#{bulk_id}"
+
+
 def lots_sk(account: str) -> str:
     """A points account's lots (store/points.py)."""
     return f"LOTS#{account}"

@@ -40,6 +40,10 @@ class SlipCommit:
     undoes: int | None = None
     conditions: Sequence[TxOp] = ()
     stale: OnFail | None = None
+    # a batch of a bulk edit (§28): the bulk's id, on its entry, and what the batch records of its
+    # progress in the same transaction (built from the entry's seq)
+    group: str | None = None
+    more: Callable[[int], Sequence[TxOp]] | None = None
 
 
 @dataclass(frozen=True)
@@ -130,9 +134,14 @@ class SlipOps(SlipIndexOps, BalanceOps, WriteOps):
         self, ctx: WriteContext, item: Item, plan: Plan, commit: SlipCommit, *, tombstone_version: int
     ) -> int:
         """A deleted slip back, with its own id (undo of a delete), in one transaction."""
-        return self.carrying(
-            lambda n: self._restore_slip(ctx, item, plan, _again(commit, n), tombstone_version=tombstone_version)
-        )
+        return self.restore_slips(ctx, [(item, tombstone_version)], plan, commit)
+
+    def restore_slips(
+        self, ctx: WriteContext, items: Sequence[tuple[Item, int]], plan: Plan, commit: SlipCommit
+    ) -> int:
+        """Deleted slips back, each with its own id (undo of a delete, or of a bulk edit's batch of
+        deletes), in one transaction: `items` pairs each slip with the version its tombstone is at."""
+        return self.carrying(lambda n: self._restore_slips(ctx, items, plan, _again(commit, n)))
 
     def _create_slips(
         self,
@@ -255,9 +264,11 @@ class SlipOps(SlipIndexOps, BalanceOps, WriteOps):
 
         def checked(seq: int) -> list[TxOp]:
             check()
-            return build(seq)
+            return [*build(seq), *(commit.more(seq) if commit.more else ())]
 
-        return self.commit(ctx, checked, commit.changes, token=commit.token, at=at, undoes=commit.undoes)
+        return self.commit(
+            ctx, checked, commit.changes, token=commit.token, at=at, undoes=commit.undoes, group=commit.group
+        )
 
     def _change_slips(
         self, ctx: WriteContext, pairs: Sequence[tuple[Item, Item]], plan: Plan, commit: SlipCommit
@@ -342,34 +353,27 @@ class SlipOps(SlipIndexOps, BalanceOps, WriteOps):
 
         return self._commit_checked(ctx, plan, with_tombstones, commit, at=at)
 
-    def _restore_slip(
-        self,
-        ctx: WriteContext,
-        item: Item,
-        plan: Plan,
-        commit: SlipCommit,
-        *,
-        tombstone_version: int,
+    def _restore_slips(
+        self, ctx: WriteContext, items: Sequence[tuple[Item, int]], plan: Plan, commit: SlipCommit
     ) -> int:
-        """A deleted slip back, with its own id (undo of a delete): one transaction that puts it
-        where it was, brings its identity back to life if it is still the tombstone the delete left
-        (`tombstone_version`), and moves every balance item again."""
+        """Deleted slips back, with their own ids: one transaction that puts each where it was, brings
+        its identity back to life if it is still the tombstone the delete left (its version paired
+        with it), and moves every balance item again (`plan`, merged)."""
         ledger = ctx.ledger
-        slip_id = item["id"]
 
-        def moved_on(current: Item | None) -> errors.ApiError:
+        def moved_on(slip_id: str, tombstone_version: int, current: Item | None) -> errors.ApiError:
             version = int(current["version"]) if current else None
             return errors.VersionMismatch(
                 f"slip '{slip_id}' changed since that entry", entity="slip", id=slip_id,
                 current=version, expected=tombstone_version,
             )  # fmt: skip
 
-        def revived(seq: int) -> TxOp:
+        def revived(item: Item, tombstone_version: int, seq: int) -> TxOp:
             return self.update_op(
                 ledger,
-                identity_sk(slip_id),
+                identity_sk(item["id"]),
                 "SET #date = :date, #ver = :ver, #del = :false, #chg = list_append(if_not_exists(#chg, :none), :seq)",
-                moved_on,
+                functools.partial(moved_on, str(item["id"]), tombstone_version),
                 "#del = :true AND #ver = :tomb",
                 names={"#date": "date", "#ver": "version", "#del": "deleted", "#chg": "changes"},
                 values={
@@ -384,10 +388,11 @@ class SlipOps(SlipIndexOps, BalanceOps, WriteOps):
             )
 
         ops = [
-            self.put_op(ledger, item, "attribute_not_exists(SK)", functools.partial(_slip_at_key, slip_id)),
-            *commit.conditions,  # before the balances, as in every slip transaction (`_change_slip`)
-            *self.index_ops(ledger, put=slip_index_sks(item)),
+            self.put_op(ledger, item, "attribute_not_exists(SK)", functools.partial(_slip_at_key, item["id"]))
+            for item, _ in items
         ]
+        ops += commit.conditions  # before the balances, as in every slip transaction (`_change_slip`)
+        ops += self.index_ops(ledger, put=frozenset().union(*(slip_index_sks(item) for item, _ in items)))
         ops += self.balance_ops(
             ledger,
             plan,
@@ -395,9 +400,9 @@ class SlipOps(SlipIndexOps, BalanceOps, WriteOps):
         )
 
         def with_revived(seq: int) -> list[TxOp]:
-            return [revived(seq), *ops]
+            return [*(revived(item, tomb, seq) for item, tomb in items), *ops]
 
-        return self._commit_checked(ctx, plan, with_revived, commit, at=item["updated_at"])
+        return self._commit_checked(ctx, plan, with_revived, commit, at=items[0][0]["updated_at"])
 
     def _identity_op(self, ledger: str, slip: Item, *, date: str, version: int, deleted: bool, seq: int) -> TxOp:
         """The identity follows its slip, and lists the entry `seq`; a slip from before identities
@@ -443,6 +448,7 @@ class SlipOps(SlipIndexOps, BalanceOps, WriteOps):
         kind: str | None = None,
         by: str | None = None,
         payee: str | None = None,
+        tag: str | None = None,
         first: int = 100,
         then: int = 100,
     ) -> Iterator[SlipPage]:
@@ -470,6 +476,10 @@ class SlipOps(SlipIndexOps, BalanceOps, WriteOps):
             filters.append("#payee = :payee")
             names["#payee"] = "payee_key"
             values[":payee"] = payee
+        if tag:  # normalised, as slips keep their tags
+            filters.append("contains(#tags, :tag)")
+            names["#tags"] = "tags"
+            values[":tag"] = tag
         kwargs: dict[str, Any] = {
             "TableName": self.table,
             "KeyConditionExpression": "PK = :pk AND SK BETWEEN :lo AND :hi",

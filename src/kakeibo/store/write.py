@@ -155,10 +155,12 @@ class WriteOps(JournalOps):
         token: str | None = None,
         at: str,
         undoes: int | None = None,
+        group: str | None = None,
     ) -> int:
         """One transaction: `ops`, the writer's guard and the journal entry of `changes`. The seq of
         the entry it wrote. A head conflict is retried here on the new head. `ops` may be built from
-        the seq the entry gets (an item that must know the entry that made it)."""
+        the seq the entry gets (an item that must know the entry that made it). `group`: the bulk
+        edit the entry is a batch of (§28), kept on the entry."""
         if not changes:
             raise ValueError("a change commits with what it changed")
         body = json.dumps([c.as_dict() for c in changes], ensure_ascii=False, separators=(",", ":"))
@@ -177,6 +179,8 @@ class WriteOps(JournalOps):
                 "changes": body,
                 "undoes": undoes,
             }
+            if group is not None:
+                entry["bulk"] = group
             journal = self.journal_ops(ctx.ledger, seen, entry, undoes)
             attempt_token = first_token if attempt == 0 else str(uuid.uuid5(uuid.NAMESPACE_URL, f"{first_token}/{seq}"))
             built = ops(seq) if callable(ops) else ops

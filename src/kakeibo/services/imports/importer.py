@@ -461,13 +461,14 @@ def export_csv(
     only the slips that member created or changed last."""
     lo, hi, start = slip_range(date_from, date_to, cursor)
     slips: list[dict[str, Any]] = []
-    size = len(csvio.header_line(subcategory=True, lines=True, tax=True, payees=True, units=True))
+    longest = {"subcategory": True, "lines": True, "tax": True, "payees": True, "units": True, "tags": True}
+    size = len(csvio.header_line(**longest))
     next_cursor: str | None = None
     for item in store.slips_oldest_first(ledger, lo, hi, after=start):
         if by and by not in (item.get("created_by"), item.get("updated_by")):
             continue
         slip = slip_view(item)
-        line = csvio.slip_line(slip, subcategory=True, lines=True, tax=True, payees=True, units=True)  # the longest
+        line = csvio.slip_line(slip, **longest)  # the longest
         if slips and size + len(line.encode("utf-8")) > MAX_EXPORT_BYTES:
             next_cursor = encode_cursor({"sk": slips[-1]["SK"]})
             break
@@ -478,7 +479,8 @@ def export_csv(
     tax = any(csvio.has_tax(s) for s in slips)  # medical and donation columns
     payees = any(s.get("payee") or s.get("imported_payee") for s in slips)
     units = any(csvio.has_units(s) for s in slips)  # jpy_amount and to_amount (accounts in other units)
-    shape = {"subcategory": subcategory, "lines": split, "tax": tax, "payees": payees, "units": units}
+    tags = any(s.get("tags") for s in slips)  # the tags column
+    shape = {"subcategory": subcategory, "lines": split, "tax": tax, "payees": payees, "units": units, "tags": tags}
     lines = [csvio.slip_line(s, **shape) for s in slips]
     header = csvio.header_line(**shape)
     return header + "".join(lines), next_cursor
