@@ -119,3 +119,27 @@ def test_the_daily_job_tells_a_shortfall_before_a_debit_and_a_card_payment_soon(
     # And the job run again tells nothing twice
     assert api.post("/jobs/run").status == 200
     assert len(_alerts(api)) == 2 and len(_alert_changes(api)) == 2
+
+
+def test_an_alert_raised_by_8_writers_at_once_is_raised_once(api: Client, store: Store, user: str) -> None:
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    from kakeibo.core import alerts as core
+    from kakeibo.services import alerts
+    from kakeibo.store import WriteContext
+
+    # Given one alert, and 8 writers of the ledger raising it at the same moment
+    api.account("cash", 1_000)
+    alert = core.Alert("budget_80", "食費", "2026-11", {"category": "食費", "spent": 9, "available": 10, "share": 80})
+    barrier = threading.Barrier(8)
+
+    def one(_: int) -> list[str]:
+        barrier.wait()
+        return alerts.raise_alerts(store, WriteContext.personal(user), [alert])
+
+    with ThreadPoolExecutor(8) as pool:
+        raised = list(pool.map(one, range(8)))
+    # Then one writer raised it, and the journal holds it once
+    assert sum(len(ids) for ids in raised) == 1
+    assert [a["id"] for a in _alerts(api)] == [alert.id] and len(_alert_changes(api)) == 1
