@@ -248,11 +248,12 @@ def build(api: Api) -> LedgerServer:  # noqa: PLR0915 - a closure per tool
                 max_length=100,
             ),
         ] = None,
+        tag: Annotated[str | None, Field(description="Only slips with this tag (タグ)", max_length=30)] = None,
         limit: Annotated[int, Field(ge=1, le=100, description="At most this many slips (newest first)")] = 20,
         ledger: Ledger = None,
     ) -> dict[str, Any]:
         """Find slips (伝票), newest first: in a month (default this month) or between two days, by
-        category or subcategory, payee, account, kind or words. Answers the slips and the sums of
+        category or subcategory, payee, account, kind, tag or words. Answers the slips and the sums of
         their expenses and income ("how much on 外食 this month?": category 外食)."""
         if month and (date_from or date_to):
             raise Refused(say.MONTH_OR_RANGE)
@@ -260,7 +261,7 @@ def build(api: Api) -> LedgerServer:  # noqa: PLR0915 - a closure per tool
             date_from, date_to = _month_range(month or _today().strftime("%Y-%m"))
         listed = accounts(ledger)
         names = _names(listed)
-        query: dict[str, Any] = {"from": date_from, "to": date_to, "kind": kind, "payee": payee}
+        query: dict[str, Any] = {"from": date_from, "to": date_to, "kind": kind, "payee": payee, "tag": tag}
         if account:
             query["account"] = match_account(account, listed)["id"]
         subcategory: str | None = None
@@ -386,6 +387,10 @@ def build(api: Api) -> LedgerServer:  # noqa: PLR0915 - a closure per tool
         ] = None,
         payee: Annotated[str | None, Field(max_length=100, description="The shop or payee (店名)")] = None,
         memo: Annotated[str | None, Field(max_length=200, description="A note")] = None,
+        tags: Annotated[
+            list[str] | None,
+            Field(max_length=10, description="Tags (タグ), e.g. a trip's name: at most 10, each at most 30 characters"),
+        ] = None,
         ledger: Ledger = None,
     ) -> dict[str, Any]:
         """Record an expense (支出), income (収入) or transfer (振替) ("1,280 yen at the drugstore on the card").
@@ -413,7 +418,7 @@ def build(api: Api) -> LedgerServer:  # noqa: PLR0915 - a closure per tool
             if matched.subcategory:
                 body["subcategory"] = matched.subcategory
             new_category = None if matched.known else matched.category
-        body.update({k: v for k, v in (("payee", payee), ("memo", memo)) if v})
+        body.update({k: v for k, v in (("payee", payee), ("memo", memo), ("tags", tags)) if v})
         key = idempotency_key("record", request_id)
         made = api.call("POST", api.path("/slips", ledger), body=body, headers={"Idempotency-Key": key}).body
         history = api.get(api.path(f"/slips/{made['id']}/history", ledger))

@@ -193,7 +193,8 @@ def test_the_read_tools_answer_from_what_was_recorded(assistant: Assistant, owne
                           account="三井住友", category="給与", date=DAY1)  # fmt: skip
     assert salary["new_category"] == "給与"
     lunch = assistant.ok("record_slip", request_id=str(uuid.uuid4()), kind="expense", amount=3000,
-                         account="財布", category="食費", subcategory="外食", memo="ランチ", date=DAY2)  # fmt: skip
+                         account="財布", category="食費", subcategory="外食", memo="ランチ", date=DAY2,
+                         tags=["京都旅行"])  # fmt: skip
     withdrawal = assistant.ok("record_slip", request_id=str(uuid.uuid4()), kind="transfer", amount=10000,
                               account="銀行", to_account="現金", date=DAY2)  # fmt: skip
     assert withdrawal["recorded"]["to_account"] == "お財布"
@@ -215,6 +216,8 @@ def test_the_read_tools_answer_from_what_was_recorded(assistant: Assistant, owne
     assert {s["id"] for s in eating_out["items"]} == {lunch["recorded"]["id"], dinner["recorded"]["id"]}
     by_words = assistant.ok("find_slips", date_from=DAY1, date_to=DAY2, words="ﾗﾝﾁ")
     assert [s["id"] for s in by_words["items"]] == [lunch["recorded"]["id"]]
+    by_tag = assistant.ok("find_slips", month=MONTH, tag="京都旅行")
+    assert [s["id"] for s in by_tag["items"]] == [lunch["recorded"]["id"]]
     transfers = assistant.ok("find_slips", month=MONTH, account="現金", kind="transfer", limit=1)
     assert [s["id"] for s in transfers["items"]] == [withdrawal["recorded"]["id"]] and not transfers["more"]
     report = assistant.ok("month_report", month=MONTH)
