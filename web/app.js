@@ -25,6 +25,8 @@ import { UNCATEGORIZED, isMonth, monthLabel, monthOf, monthRange, setLedgerTimeZ
 import { dropPending, emit, on, state } from './state.js';
 import { $, h, say, showError } from './ui.js';
 import * as accounts from './views/accounts.js';
+import { forecast, goalsView, networth } from './views/ahead.js';
+import * as alerts from './views/alerts.js';
 import * as budgets from './views/budgets.js';
 import * as cards from './views/cards.js';
 import * as dataio from './views/dataio.js';
@@ -73,6 +75,7 @@ const EVERY = ROUTES.map((r) => r.path);
  */
 const VIEWS = [
   { view: settings, id: 'settings', on: EVERY },
+  { view: alerts, id: 'alerts', on: EVERY },
   { view: ledgers, id: 'household-panel', on: ['household'], reads: EVERY },
   { view: quick, id: 'quick-panel', on: ['slips'] },
   { view: slips, id: 'slips-panel', on: ['slips'] },
@@ -81,7 +84,10 @@ const VIEWS = [
   { view: accounts, id: 'balances-panel', on: ['accounts', 'cards'], reads: ['slips'] }, // a card's billing is set on its account
   { view: cards, id: 'cards-panel', on: ['cards'] },
   { view: reconcile, id: 'reconcile-panel', on: ['accounts'], reads: ['slips'] }, // each slip row's cleared mark
+  { view: forecast, id: 'forecast-panel', on: ['accounts'] },
+  { view: goalsView, id: 'goals-panel', on: ['accounts'] },
   { view: report, id: 'report-panel', on: ['reports'] },
+  { view: networth, id: 'networth-panel', on: ['reports'] },
   { view: trends, id: 'trends-panel', on: ['reports'] },
   { view: budgets, id: 'budgets-panel', on: ['budgets'] },
   { view: settlement, id: 'settlement-panel', on: ['household'] },

@@ -261,3 +261,88 @@ export function budgetChart(budgets, { pace = 1, title = '予算の進み具合'
   });
   return svg;
 }
+
+// ---- the months ahead: a line per account ------------------------------------------------------
+
+const dayNumber = (date) => Date.UTC(Number(date.slice(0, 4)), Number(date.slice(5, 7)) - 1, Number(date.slice(8, 10))) / 86400000;
+
+/**
+ * Each account's projected balance as a step line over the days from..until (the balance holds
+ * until the day it changes), on one scale: [[x, y], ...] per line, and where 0 falls. Pure, for tests.
+ */
+export function forecastLines(lines, { from, until, width, height }) {
+  const all = lines.flatMap((l) => l.points.map((p) => p.balance));
+  const low = Math.min(0, ...all);
+  const high = Math.max(0, ...all);
+  const span = high - low || 1;
+  const first = dayNumber(from);
+  const days = Math.max(dayNumber(until) - first, 1);
+  const x = (date) => Math.round(((dayNumber(date) - first) / days) * width * 10) / 10;
+  const y = (value) => Math.round((height - ((value - low) * height) / span) * 10) / 10;
+  const steps = lines.map((l) => {
+    const out = [];
+    l.points.forEach((p, i) => {
+      if (i) out.push([x(p.date), y(l.points[i - 1].balance)]);
+      out.push([x(p.date), y(p.balance)]);
+    });
+    const last = l.points.at(-1);
+    if (last) out.push([width, y(last.balance)]);
+    return out;
+  });
+  return { steps, x, y, zero: y(0) };
+}
+
+/**
+ * The forecast: a line per account ([{id, name, points: [{date, balance}], marks: [date], shortfall}]),
+ * each card's debit day marked with a dot, the first shortfall with a ring; a legend under it and
+ * every line's start, end, low and marks in the title for screen readers.
+ */
+export function forecastChart(lines, { from, until, title = '残高の見通し' } = {}) {
+  const width = 460;
+  const plot = 170;
+  const pad = 8;
+  const legend = 20 * Math.ceil(lines.length / 2);
+  const height = plot + 2 * pad + 16 + legend;
+  const svg = el('svg', { viewBox: `0 0 ${width} ${height}`, width: '100%', role: 'img', class: 'chart forecast-chart' });
+  const spoken = lines
+    .map((l) => {
+      const values = l.points.map((p) => p.balance);
+      const marks = l.marks.length ? `、引き落とし ${l.marks.map((d) => `${Number(d.slice(5, 7))}/${Number(d.slice(8, 10))}`).join('・')}` : '';
+      return `${l.name} ${yen(values[0])} → ${yen(values.at(-1))}（最低 ${yen(Math.min(...values))}${marks}${l.shortfall ? '、残高不足の見込みあり' : ''}）`;
+    })
+    .join('。');
+  svg.append(el('title', {}, `${title}（${from}〜${until}）: ${spoken || 'データなし'}`));
+  const inner = width - 2 * pad;
+  const { steps, x, y, zero } = forecastLines(lines, { from, until, width: inner, height: plot });
+  svg.append(el('line', { x1: pad, x2: pad + inner, y1: zero + pad, y2: zero + pad, class: 'forecast-zero' }));
+  lines.forEach((l, i) => {
+    const g = el('g', { class: `forecast-account slice-${i % 6}`, 'data-account': l.id });
+    g.append(el('polyline', { class: 'forecast-line', fill: 'none', points: steps[i].map(([px, py]) => `${px + pad},${py + pad}`).join(' ') }));
+    const balanceOn = (date) => [...l.points].reverse().find((p) => p.date <= date)?.balance ?? l.points[0].balance;
+    for (const date of l.marks) {
+      const dot = el('circle', { class: 'forecast-debit', cx: x(date) + pad, cy: y(balanceOn(date)) + pad, r: 4, 'data-date': date });
+      dot.append(el('title', {}, `${l.name}: ${date} 引き落とし（${yen(balanceOn(date))}）`));
+      g.append(dot);
+    }
+    if (l.shortfall) {
+      const ring = el('circle', { class: 'forecast-shortfall', cx: x(l.shortfall) + pad, cy: y(balanceOn(l.shortfall)) + pad, r: 7, fill: 'none', 'data-date': l.shortfall });
+      ring.append(el('title', {}, `${l.name}: ${l.shortfall} 残高不足の見込み`));
+      g.append(ring);
+    }
+    svg.append(g);
+  });
+  const base = plot + 2 * pad;
+  svg.append(
+    el('text', { x: pad, y: base + 12, class: 'chart-value' }, `${Number(from.slice(5, 7))}/${Number(from.slice(8, 10))}`),
+    el('text', { x: width - pad, y: base + 12, 'text-anchor': 'end', class: 'chart-value' }, `${Number(until.slice(5, 7))}/${Number(until.slice(8, 10))}`),
+  );
+  lines.forEach((l, i) => {
+    const lx = pad + (i % 2) * (width / 2);
+    const ly = base + 16 + 20 * Math.floor(i / 2) + 12;
+    svg.append(
+      el('rect', { x: lx, y: ly - 9, width: 12, height: 4, class: `slice-${i % 6} swatch` }),
+      el('text', { x: lx + 18, y: ly, class: 'chart-label' }, shorten(l.name, 12)),
+    );
+  });
+  return svg;
+}
