@@ -38,6 +38,7 @@ RENT = {
 }
 NET_FROM = f"{HISTORY_END.year}-01"
 NET_TO = HISTORY_END.strftime("%Y-%m")
+NET_DECADE = f"{HISTORY_END.year - 9}-01"  # ten years of months on the old ledger: O(months), per month
 
 
 def _build(ctx: Context, days: int) -> dict[str, Any]:
@@ -70,11 +71,11 @@ def _forecast_floor(ctx: Context, ledger: str, now: dt.date, until: dt.date) -> 
     ]
 
 
-def _net_worth_floor(ctx: Context, ledger: str) -> list[tuple[str, dict[str, Any]]]:
+def _net_worth_floor(ctx: Context, ledger: str, first: str = NET_FROM) -> list[tuple[str, dict[str, Any]]]:
     return [
         ("Query", _between(ctx, ledger, account_sk(""), account_sk("~"))),
-        ("Query", _between(ctx, ledger, *account_years_range("0000", NET_FROM[:4]))),
-        ("Query", _between(ctx, ledger, *account_months_range(NET_FROM, NET_TO))),
+        ("Query", _between(ctx, ledger, *account_years_range("0000", first[:4]))),
+        ("Query", _between(ctx, ledger, *account_months_range(first, NET_TO))),
     ]
 
 
@@ -92,6 +93,12 @@ def render(r: dict[str, Any]) -> list[str]:
                 f"{m['floor']['p50_ms']:8.2f} {m['ratio']:7.2f} {m['vs_first']:9.2f}"
             )
     lines.append(f"  target: 10 years within 1.5x of 1 month {r['targets']['oldest_within_1_5x']}")
+    by = r["net_worth_by_months"]
+    lines.append(
+        f"  net worth of 120 month-ends on the 10-year ledger: p50 {by['decade']['ours']['p50_ms']:.2f} ms "
+        f"(floor {by['decade']['floor']['p50_ms']:.2f}); per month {by['per_month_ms']['10 years']:.3f} ms "
+        f"vs {by['per_month_ms']['1 year']:.3f} ms over 12"
+    )
     return lines
 
 
@@ -108,10 +115,22 @@ def run(ctx: Context) -> dict[str, Any]:
                             _forecast_floor(ctx, who, now, until))  # fmt: skip
         net = _measure(ctx, who, "net_worth", f"/reports/net-worth?from={NET_FROM}&to={NET_TO}",
                        _net_worth_floor(ctx, who))  # fmt: skip
-        sizes.append({"label": label, "days": days, "slips": data["slips"], "forecast": forecast, "net_worth": net})
+        sizes.append({"label": label, "days": days, "slips": data["slips"], "forecast": forecast, "net_worth": net,
+                      "who": who})  # fmt: skip
     for name in ("forecast", "net_worth"):
         first = sizes[0][name]["ours"]["p50_ms"]
         for size in sizes:
             size[name]["vs_first"] = ratio(size[name]["ours"]["p50_ms"], first)
     flat = all(sizes[-1][name]["vs_first"] <= 1.5 for name in ("forecast", "net_worth"))
-    return {"kind": "ahead", "sizes": sizes, "targets": {"oldest_within_1_5x": flat}}
+    # net worth by months: ten years of month-ends against one year's, on the old ledger, per month
+    old = sizes[-1]
+    decade = _measure(ctx, old["who"],
+                      "net_worth_decade", f"/reports/net-worth?from={NET_DECADE}&to={NET_TO}",
+                      _net_worth_floor(ctx, old["who"], NET_DECADE))  # fmt: skip
+    months = {"1 year": 12, "10 years": 120}
+    per_month = {
+        "1 year": round(old["net_worth"]["ours"]["p50_ms"] / months["1 year"], 3),
+        "10 years": round(decade["ours"]["p50_ms"] / months["10 years"], 3),
+    }
+    return {"kind": "ahead", "sizes": sizes, "net_worth_by_months": {"decade": decade, "per_month_ms": per_month},
+            "targets": {"oldest_within_1_5x": flat}}  # fmt: skip
