@@ -284,7 +284,9 @@ def test_a_person_signs_up_signs_in_and_out_in_a_real_browser(
     assert s3_local.codes is not None
     with serving(strict) as url:
         # When a new person signs up, confirms, signs in, records a slip and signs out, and someone new
-        # opens an invitation link (tests/web/signin.mjs)
+        # opens an invitation link; then the browser's clock moves past the ID token's expiry, a slip
+        # waits while the refresh is refused and the pool cannot be reached, a wrong password is
+        # refused, and two-step verification is turned on and used (tests/web/signin.mjs)
         result = subprocess.run(
             [node, "tests/web/signin.mjs", "--url", url, "--out", str(SCREENSHOTS)],
             cwd=ROOT, capture_output=True, text=True, timeout=300, check=False,
@@ -297,9 +299,11 @@ def test_a_person_signs_up_signs_in_and_out_in_a_real_browser(
     assert result.returncode == 0 and summary.get("ok") is True, (
         f"failed: {failed}\n{result.stdout[-6000:]}{result.stderr[-3000:]}"
     )
-    assert len(summary["steps"]) == 5, summary["steps"]
+    assert len(summary["steps"]) == 9, summary["steps"]
     assert {Path(p).name for p in summary["screenshots"]} >= {
         "signin-signed-in-390.png",
         "signin-signed-out-390.png",
         "signin-invited-390.png",
+        "signin-pool-down-390.png",
+        "signin-totp-390.png",
     }

@@ -1,12 +1,18 @@
 """The local user pool make run serves (kakeibo.local.cognito on kakeibo.local.moto_server): made from
 template.yaml's UserPool and UserPoolClient; confirmation codes printed, and only the right one
 confirms; a restart on the same data keeps the pool, its client and its people (the same `sub`: the
-same ledger); a changed template updates the pool in place."""
+same ledger); a changed template updates the pool in place; only the authenticator's current TOTP code
+turns two-step verification on and answers its challenge."""
 
 from __future__ import annotations
 
+import base64
 import copy
+import hmac
+import struct
+import time
 from pathlib import Path
+from typing import Any
 
 import boto3
 import pytest
@@ -191,3 +197,59 @@ def test_only_the_printed_code_resets_a_password(s3_local: S3Local, user_pool: U
     with pytest.raises(IdpError) as old:
         tokens(user_pool, someone.email)
     assert old.value.kind == "NotAuthorizedException"
+
+
+def totp(secret: str, at: float) -> str:
+    """RFC 6238's code (HMAC-SHA1, 30 s steps, 6 digits) of the base32 `secret` at `at`."""
+    key = base64.b32decode(secret.upper() + "=" * (-len(secret) % 8))
+    mac = hmac.digest(key, struct.pack(">Q", int(at) // 30), "sha1")
+    at_byte = mac[19] & 0xF
+    return f"{(int.from_bytes(mac[at_byte : at_byte + 4], 'big') & 0x7FFFFFFF) % 1_000_000:06d}"
+
+
+def fresh_totp(secret: str) -> str:
+    """The current code, with time left in its 30 s step (the pool takes the current step's only): when
+    the step is about to end, the next one's, once it has begun."""
+    now = time.time()
+    if now % 30 >= 25:
+        time.sleep(30 - now % 30)  # at most 5 s: the next step's start
+    return totp(secret, time.time())
+
+
+def other_than(code: str) -> str:
+    return f"{(int(code) + 1) % 1_000_000:06d}"
+
+
+def test_only_the_authenticator_s_current_code_turns_totp_on_and_signs_in(
+    s3_local: S3Local, user_pool: UserPool
+) -> None:
+    # Given someone signed in, with the key the pool gives their authenticator app
+    someone = person(s3_local, user_pool)
+    secret = idp(user_pool.endpoint, "AssociateSoftwareToken", {"AccessToken": someone.access_token})["SecretCode"]
+    # When they type another code than the app's: refused (moto takes any code unless told to check)
+    code = fresh_totp(secret)
+    verify = {"AccessToken": someone.access_token, "FriendlyDeviceName": "phone"}
+    with pytest.raises(IdpError) as wrong:
+        idp(user_pool.endpoint, "VerifySoftwareToken", {**verify, "UserCode": other_than(code)})
+    assert wrong.value.kind == "CodeMismatchException"
+    # When they type the app's code, and prefer TOTP: each sign-in asks for it
+    verified = idp(user_pool.endpoint, "VerifySoftwareToken", {**verify, "UserCode": fresh_totp(secret)})
+    assert verified["Status"] == "SUCCESS"
+    prefer = {"AccessToken": someone.access_token, "SoftwareTokenMfaSettings": {"Enabled": True, "PreferredMfa": True}}
+    idp(user_pool.endpoint, "SetUserMFAPreference", prefer)
+    start = {"ClientId": user_pool.client_id, "AuthFlow": "USER_PASSWORD_AUTH",
+             "AuthParameters": {"USERNAME": someone.email, "PASSWORD": PASSWORD}}  # fmt: skip
+    challenge = idp(user_pool.endpoint, "InitiateAuth", start)
+    assert challenge["ChallengeName"] == "SOFTWARE_TOKEN_MFA" and "AuthenticationResult" not in challenge
+
+    def answer(code: str) -> dict[str, Any]:
+        return idp(user_pool.endpoint, "RespondToAuthChallenge", {
+            "ClientId": user_pool.client_id, "ChallengeName": "SOFTWARE_TOKEN_MFA", "Session": challenge["Session"],
+            "ChallengeResponses": {"USERNAME": someone.email, "SOFTWARE_TOKEN_MFA_CODE": code}})  # fmt: skip
+
+    # Then another code is refused at sign-in, as Cognito refuses it, and the app's code signs them in
+    code = fresh_totp(secret)
+    with pytest.raises(IdpError) as refused:
+        answer(other_than(code))
+    assert refused.value.kind == "CodeMismatchException"
+    assert answer(fresh_totp(secret))["AuthenticationResult"]["IdToken"]

@@ -9,7 +9,7 @@ import { describe, test } from 'node:test';
 import { Api, ApiError } from '../../web/api.js';
 import { AuthError, Idp, RENEW_BEFORE_MS, SESSION_KEY, Session, claimsOf, endpointOf } from '../../web/auth.js';
 import { identity, retriable } from '../../web/outbox.js';
-import { WORDS, refusalText, wordsFor } from '../../web/views/signin.js';
+import { WORDS, refusalText, totpRefusalText, wordsFor } from '../../web/views/signin.js';
 
 const CONFIG = { region: 'ap-northeast-1', user_pool_id: 'ap-northeast-1_AbC123', client_id: 'client-1', cognito_endpoint: '' };
 const T0 = Date.UTC(2026, 10, 3, 9, 0, 0);
@@ -127,6 +127,12 @@ describe('signing in with SRP (auth.js Session.signIn)', () => {
     assert.equal(refusalText(error, wordsFor('en-US')), 'Incorrect email or password');
     assert.match(refusalText(new AuthError('NetworkError', 'x'), wordsFor('ja')), /今はサインインできません.*送信待ちの伝票は残っています/);
     assert.equal(refusalText(new AuthError('SomethingNew', 'The pool says so'), WORDS.en), 'Could not sign in: The pool says so');
+    // A wrong authenticator code is about the app, not the email (CodeMismatchException at the challenge)
+    for (const type of ['CodeMismatchException', 'EnableSoftwareTokenMFAException']) {
+      assert.equal(totpRefusalText(new AuthError(type, 'x'), WORDS.ja), '認証アプリのコードが違います。アプリに今表示されている6桁を入力してください');
+      assert.equal(totpRefusalText(new AuthError(type, 'x'), WORDS.en), 'Wrong code from the authenticator app. Type the 6 digits it shows now');
+    }
+    assert.equal(totpRefusalText(new AuthError('NetworkError', 'x'), WORDS.en), WORDS.en.errors.NetworkError);
     assert.ok(!session.signedIn);
   });
 });

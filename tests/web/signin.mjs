@@ -4,15 +4,23 @@
 // signed in with SRP (USER_SRP_AUTH: no password in any request), records an expense, is still signed
 // in after a reload, signs out (RevokeToken: the refresh token renews nothing, nothing of theirs left
 // in storage); then someone new opens an invitation link, signs up, confirms and lands on the
-// invitation. axe-core finds nothing serious or critical on the sign-in forms.
+// invitation. axe-core finds nothing serious or critical on the sign-in forms. Then, in a browser
+// whose clock is moved on past the ID token's expiry (a context of its own: its clock never leaks),
+// the token is renewed without a prompt; a slip written without a connection waits while the refresh
+// is refused and while the user pool cannot be reached (said in words); a wrong password, answered
+// with the pool's own refusal, is said in words; signed in again, the slip goes out. Last, two-step
+// verification: turned on under 接続 with a code computed from the key the page shows (RFC 6238), a
+// wrong code refused at the next sign-in, the right one signing in.
 //
 //   KAKEIBO_CODES=DATA_DIR/confirmation-codes.txt node tests/web/signin.mjs --url http://127.0.0.1:3000
 //
 // The codes file is where the local user pool writes the codes it would email (kakeibo.local.moto_server).
 // tests/api/test_web.py runs it against a strict front of its own.
 
+import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 
+import { claimsOf } from '../../web/auth.js';
 import { harness } from './harness.mjs';
 
 const { BASE, check, step, until, shot, accessible, openPage, run } = await harness('signin');
@@ -36,7 +44,30 @@ function codeFor(email, kind = 'confirmation') {
   return found;
 }
 
+/** RFC 6238's code (HMAC-SHA1, 30 s, 6 digits) of the base32 `secret` at `ms`. */
+function totp(secret, ms = Date.now()) {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+  let bits = '';
+  for (const c of secret.toUpperCase().replace(/=+$/, '')) bits += alphabet.indexOf(c).toString(2).padStart(5, '0');
+  const key = Buffer.from(bits.match(/.{8}/g).map((b) => parseInt(b, 2)));
+  const counter = Buffer.alloc(8);
+  counter.writeBigUInt64BE(BigInt(Math.floor(ms / 30_000)));
+  const mac = createHmac('sha1', key).update(counter).digest();
+  const at = mac[19] & 0xf;
+  return String((mac.readUInt32BE(at) & 0x7fffffff) % 1_000_000).padStart(6, '0');
+}
+
+/** A code good for a while yet: waits while the current 30 s step has less than 5 s left. */
+async function freshTotp(secret) {
+  await until('a TOTP step with time left', () => Date.now() % 30_000 < 25_000, true);
+  return totp(secret);
+}
+
+const WAITING = '11/6(金) 食費 ￥300'; // how the outbox names the slip that waits (tests/web/signin.mjs' second slip)
+const otherThan = (code) => String((Number(code) + 500_000) % 1_000_000).padStart(6, '0');
+
 const config = await (await fetch(`${BASE}/config.json`)).json();
+const toPool = (url) => url.href.startsWith(config.cognito_endpoint);
 
 /** One call of the pool's API, as the page makes it. */
 async function idp(op, body) {
@@ -88,6 +119,42 @@ async function signUp(page, email, { wrongFirst = false } = {}) {
   await page.click('#confirm-submit');
   await until('signed in', () => page.evaluate(() => document.body.dataset.auth), 'in');
   await until('the header names them', () => page.innerText('#who'), email);
+}
+
+/** Sign in with the form shown; `then`: what should follow ('in', or nothing to wait for). */
+async function signInWith(page, email, then = 'in') {
+  await page.fill('#signin-email', email);
+  await page.fill('#signin-password', PASSWORD);
+  await page.click('#signin-submit');
+  if (then === 'in') await until('signed in', () => page.evaluate(() => document.body.dataset.auth), 'in');
+}
+
+/** The slips waiting in this browser's outbox (IndexedDB), their summaries. */
+const queued = (page) =>
+  page.evaluate(
+    () =>
+      new Promise((resolve, reject) => {
+        const open = indexedDB.open('kakeibo', 1);
+        open.onupgradeneeded = () => open.result.createObjectStore('outbox', { keyPath: 'key' });
+        open.onerror = () => reject(open.error);
+        open.onsuccess = () => {
+          const all = open.result.transaction('outbox', 'readonly').objectStore('outbox').getAll();
+          all.onsuccess = () => resolve(all.result.map((e) => e.summary));
+          all.onerror = () => reject(all.error);
+        };
+      }),
+  );
+
+/** No trace of code in what the page says: no exception's name, no stack frame. */
+const plainWords = (text) => !/Exception|Error|\bat \S+:\d+|\.js\b|undefined/.test(text);
+
+async function slip(page, memo, amount) {
+  await page.fill('#slip-date', '2026-11-06');
+  await page.fill('#slip-amount', String(amount));
+  await page.selectOption('#slip-account', 'wallet');
+  await page.fill('#slip-category', '食費');
+  await page.fill('#slip-memo', memo);
+  await page.click('#slip-submit');
 }
 
 await run(async () => {
@@ -192,5 +259,132 @@ await run(async () => {
     const members = await call(oldTokens.id, 'GET', `/ledgers/${ledger.data.id}`);
     check(members.data.members.length === 2, `members: ${JSON.stringify(members.data.members)}`);
     await opened.context.close();
+  });
+
+  await step('past the ID token\'s expiry (the browser\'s clock moved on): renewed without a prompt', async () => {
+    // A context of its own: its fixed clock is never the other steps'
+    const now = Date.now();
+    ({ context, page } = await openPage({ width: 390, height: 844 }, '#/slips/2026-11', now));
+    pool = watchPool(page);
+    await until('the sign-in panel', () => page.isVisible('#signin-form'), true);
+    await signInWith(page, hanako);
+    const before = JSON.parse((await stored(page))['kakeibo.session']).tokens;
+    const exp = claimsOf(before.id).exp * 1000;
+    check(exp > now, `the ID token expires after now: ${new Date(exp).toISOString()}`);
+    // When the browser's clock says the token expired ten minutes ago and a slip is recorded
+    await page.clock.setFixedTime(exp + 10 * 60_000);
+    const asked = pool.length;
+    await until('the account offered', () => page.locator('#slip-account option[value="wallet"]').count(), 1);
+    const posted = page.waitForResponse((r) => r.request().method() === 'POST' && new URL(r.url()).pathname.endsWith('/slips'));
+    await slip(page, '期限のあとの記録', 800);
+    const response = await posted;
+    // Then the page renewed the token itself (REFRESH_TOKEN_AUTH), sent the new one, and asked nothing
+    check(response.status() === 201, `the slip: ${response.status()}`);
+    const sent = (await response.request().headerValue('authorization')) ?? '';
+    check(sent.startsWith('Bearer ') && sent !== `Bearer ${before.id}`, 'a renewed ID token sent, not the expired one');
+    const renewals = pool.slice(asked).filter((r) => r.op === 'InitiateAuth' && JSON.parse(r.body).AuthFlow === 'REFRESH_TOKEN_AUTH');
+    check(renewals.length >= 1, `renewed: ${pool.slice(asked).map((r) => r.op)}`);
+    await until('the slip listed', () => page.locator('#slip-rows tr', { hasText: '期限のあとの記録' }).count(), 1);
+    check(!(await page.isVisible('#signin-panel')), 'no sign-in asked for');
+    check((await page.evaluate(() => document.body.dataset.auth)) === 'in', 'still signed in');
+  });
+
+  await step('a refused refresh, then the user pool not reachable: asked to sign in, told it cannot be now, the queued slip kept', async () => {
+    // Given a slip written while the API cannot be reached: it waits in the outbox
+    const noApi = (route) => (route.request().method() === 'POST' && new URL(route.request().url()).pathname.endsWith('/slips') ? route.abort('internetdisconnected') : route.fallback());
+    await page.route(`${BASE}/**`, noApi);
+    await slip(page, '送信待ちの記録', 300);
+    await until('the slip waits in the outbox', () => queued(page), [WAITING]);
+    // And the refresh token revoked (signed out elsewhere): the next renewal is refused
+    const { tokens } = JSON.parse((await stored(page))['kakeibo.session']);
+    const revoked = await idp('RevokeToken', { ClientId: config.client_id, Token: tokens.refresh });
+    check(revoked.status === 200, `revoked: ${JSON.stringify(revoked)}`);
+    await page.reload();
+    await page.waitForSelector('body[data-ready="true"]');
+    await until('asked to sign in again', () => page.isVisible('#signin-form'), true);
+    await until('told why', () => page.innerText('#signin-note'), 'サインインの有効期限が切れました。もう一度サインインしてください（送信待ちの伝票はそのまま残っています）');
+    check(JSON.stringify(await queued(page)) === JSON.stringify([WAITING]), 'the slip still waits');
+    // When the user pool cannot be reached and they sign in
+    await page.route(toPool, (route) => route.abort('connectionrefused'));
+    await signInWith(page, hanako, null);
+    // Then the page says it cannot sign in now, in words, and keeps what waits
+    const said = await until('cannot sign in now', () => page.innerText('#error'), '今はサインインできません（ユーザープールに接続できません）。接続が戻ってからもう一度お試しください。送信待ちの伝票は残っています');
+    check(plainWords(said), `no trace of code: ${said}`);
+    check(await page.isVisible('#signin-form'), 'the sign-in form stays for another try');
+    check(JSON.stringify(await queued(page)) === JSON.stringify([WAITING]), 'the slip still waits');
+    await shot(page, 'signin-pool-down-390');
+    await page.unroute(toPool);
+  });
+
+  await step('a wrong password: the pool\'s refusal said in their words; signed in, the queued slip goes out', async () => {
+    // moto's SRP accepts any proof: the refusal is Cognito's own answer to the proof
+    const refuse = async (route) => {
+      if (route.request().method() !== 'POST' || route.request().headers()['x-amz-target'] !== 'AWSCognitoIdentityProviderService.RespondToAuthChallenge') return route.fallback();
+      return route.fulfill({
+        status: 400,
+        headers: { 'Content-Type': 'application/x-amz-json-1.1', 'Access-Control-Allow-Origin': '*', 'x-amzn-ErrorType': 'NotAuthorizedException:' },
+        body: JSON.stringify({ __type: 'NotAuthorizedException', message: 'Incorrect username or password.' }),
+      });
+    };
+    await page.route(toPool, refuse);
+    await signInWith(page, hanako, null);
+    const said = await until('a wrong password refused', () => page.innerText('#error'), 'メールアドレスかパスワードが違います');
+    check(plainWords(said), `no trace of code: ${said}`);
+    check((await page.getAttribute('#signin-password', 'aria-invalid')) === 'true', 'the password field is marked');
+    check(pool.at(-1).op === 'RespondToAuthChallenge', `refused at: ${pool.at(-1).op}`);
+    check(JSON.stringify(await queued(page)) === JSON.stringify([WAITING]), 'the slip still waits');
+    await page.unroute(toPool);
+    await page.unroute(`${BASE}/**`);
+    // When they sign in with the pool and the API back, the slip waiting goes out as them
+    await signInWith(page, hanako);
+    await until('the outbox emptied', () => queued(page), []);
+    const { tokens } = JSON.parse((await stored(page))['kakeibo.session']);
+    const slips = await call(tokens.id, 'GET', '/slips?from=2026-11-01&to=2026-11-30');
+    const memos = slips.data.items.map((s) => s.memo).sort();
+    check(JSON.stringify(memos) === JSON.stringify(['サインインして記録', '期限のあとの記録', '送信待ちの記録'].sort()), `the ledger: ${memos}`);
+    await context.close();
+  });
+
+  await step('two-step verification: turned on with the code of the key shown, a wrong code refused, the right one signs in', async () => {
+    ({ context, page } = await openPage({ width: 390, height: 844 }, '#/slips/2026-11'));
+    pool = watchPool(page);
+    await until('the sign-in panel', () => page.isVisible('#signin-form'), true);
+    await signInWith(page, hanako);
+    await page.click('#settings summary');
+    await until('off for now', () => page.innerText('#mfa-state'), '2段階認証: 無効');
+    await page.click('#mfa-start');
+    await until('the key shown', () => page.isVisible('#mfa-form'), true);
+    const secret = (await page.innerText('#mfa-secret')).trim();
+    check(/^[A-Za-z2-7]{8,}=*$/.test(secret), `a base32 key: ${secret}`);
+    check((await page.getAttribute('#mfa-link', 'href')).includes(`secret=${secret}`), 'the otpauth link carries it');
+    await accessible(page, 'turning two-step verification on');
+    // A wrong code first: refused at the field
+    await page.fill('#mfa-code', otherThan(await freshTotp(secret)));
+    await page.click('#mfa-submit');
+    await until('a wrong code refused', () => page.innerText('#error'), '認証アプリのコードが違います。アプリに今表示されている6桁を入力してください');
+    await page.fill('#mfa-code', await freshTotp(secret));
+    await page.click('#mfa-submit');
+    await until('on', () => page.innerText('#mfa-state'), '2段階認証: 有効（サインインのたびに認証アプリのコードを聞きます）');
+    const ops = pool.map((r) => r.op);
+    check(['AssociateSoftwareToken', 'VerifySoftwareToken', 'SetUserMFAPreference'].every((op) => ops.includes(op)), `asked: ${ops}`);
+    await page.click('#signout');
+    await until('signed out', () => page.isVisible('#signin-form'), true);
+    // When they sign in again, the app's code is asked for
+    await signInWith(page, hanako, null);
+    await until('the code asked for', () => page.isVisible('#totp-form'), true);
+    await accessible(page, 'the TOTP challenge');
+    await page.fill('#totp-code', otherThan(await freshTotp(secret)));
+    await page.click('#totp-submit');
+    const said = await until('a wrong code refused', () => page.innerText('#error'), '認証アプリのコードが違います。アプリに今表示されている6桁を入力してください');
+    check(plainWords(said), `no trace of code: ${said}`);
+    check((await page.getAttribute('#totp-code', 'aria-invalid')) === 'true', 'the code field is marked');
+    await page.fill('#totp-code', await freshTotp(secret));
+    await page.click('#totp-submit');
+    await until('signed in', () => page.evaluate(() => document.body.dataset.auth), 'in');
+    await shot(page, 'signin-totp-390');
+    const answers = pool.filter((r) => r.op === 'RespondToAuthChallenge').map((r) => JSON.parse(r.body));
+    const mfa = answers.filter((a) => a.ChallengeName === 'SOFTWARE_TOKEN_MFA');
+    check(mfa.length === 2 && mfa.every((a) => /^\d{6}$/.test(a.ChallengeResponses.SOFTWARE_TOKEN_MFA_CODE) && a.Session), `the challenge answered: ${JSON.stringify(mfa)}`);
+    await context.close();
   });
 });

@@ -7,7 +7,7 @@
 import { DEFAULT_USER, saveConfig } from '../api.js';
 import { state } from '../state.js';
 import { $, FieldError, busy, clearError, fail, say, showError } from '../ui.js';
-import { currentWords, refusalText } from './signin.js';
+import { currentWords, refusalText, totpRefusalText } from './signin.js';
 
 let ctx;
 
@@ -104,7 +104,7 @@ async function finishTotp(event) {
       say(currentWords().mfaDone);
       await showTotpState();
     } catch (error) {
-      fail(new FieldError($('mfa-code'), refusalText(error, currentWords())));
+      fail(new FieldError($('mfa-code'), totpRefusalText(error, currentWords())));
     }
   });
 }

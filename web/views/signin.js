@@ -47,7 +47,7 @@ export const WORDS = {
       InvalidParameterException: '入力の形が正しくありません（メールアドレスとパスワードを確かめてください）',
       CodeMismatchException: 'コードが違います。メールを確かめて、もう一度入力してください',
       ExpiredCodeException: 'コードの有効期限が切れています。「コードをもう一度送る」で新しいコードを受け取ってください',
-      EnableSoftwareTokenMFAException: '認証アプリのコードが違います',
+      EnableSoftwareTokenMFAException: '認証アプリのコードが違います。アプリに今表示されている6桁を入力してください',
       LimitExceededException: '試行の回数が多すぎます。しばらくしてからお試しください',
       TooManyRequestsException: '混み合っています。しばらくしてからお試しください',
       TooManyFailedAttemptsException: '失敗が多すぎます。しばらくしてからお試しください',
@@ -89,7 +89,7 @@ export const WORDS = {
       InvalidParameterException: 'Please check the email and the password',
       CodeMismatchException: 'Wrong code. Check the email and type it again',
       ExpiredCodeException: 'The code has expired. Ask for a new one with “Send the code again”',
-      EnableSoftwareTokenMFAException: 'Wrong code from the authenticator app',
+      EnableSoftwareTokenMFAException: 'Wrong code from the authenticator app. Type the 6 digits it shows now',
       LimitExceededException: 'Too many attempts. Please try again later',
       TooManyRequestsException: 'Too many requests. Please try again later',
       TooManyFailedAttemptsException: 'Too many failed attempts. Please try again later',
@@ -107,6 +107,12 @@ export const wordsFor = (language) => (/^ja\b/i.test(language ?? '') || !languag
 export function refusalText(error, words) {
   if (error instanceof AuthError) return words.errors[error.type] ?? words.refused(error.message);
   return words.refused(error?.message ?? String(error));
+}
+
+/** A refused authenticator code (the pool says CodeMismatchException, or EnableSoftwareTokenMFAException when turning it on): about the app, not the email. Pure. */
+export function totpRefusalText(error, words) {
+  const wrongCode = error instanceof AuthError && (error.type === 'CodeMismatchException' || error.type === 'EnableSoftwareTokenMFAException');
+  return wrongCode ? words.errors.EnableSoftwareTokenMFAException : refusalText(error, words);
 }
 
 let ctx;
@@ -328,7 +334,7 @@ async function submitTotp(event) {
       await session().answerTotp($('totp-code').value.trim());
       await signedIn();
     } catch (error) {
-      refused(error, { default: $('totp-code') });
+      fail(new FieldError($('totp-code'), totpRefusalText(error, words)));
     }
   });
 }

@@ -10,9 +10,10 @@ Where moto's pool differs from Cognito's, which the page and the tests must not 
 enforce the client's ExplicitAuthFlows (USER_PASSWORD_AUTH works, as the tests and the README's curl
 use it; the deployed client refuses it), it accepts any SRP proof (so a wrong password signs in
 through SRP: the page's SRP is checked against a reference instead, tests/unit/test_srp_vectors.py),
-its TOTP codes are checked only with MOTO_COGNITO_IDP_USER_POOL_ENABLE_TOTP=true (and its secret is
-the same for everyone), and its tokens last an hour whatever the client's validity says. Its signing
-key is moto's published test key (kid `dummy`): fine for a local pool, which is what it is.
+its TOTP codes are checked only with MOTO_COGNITO_IDP_USER_POOL_ENABLE_TOTP=true
+(kakeibo.local.moto_server sets it; the secret is the same for everyone), and its tokens last an
+hour whatever the client's validity says. Its signing key is moto's published test key (kid
+`dummy`): fine for a local pool, which is what it is.
 """
 
 from __future__ import annotations

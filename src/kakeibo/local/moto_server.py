@@ -21,6 +21,11 @@ queues) and Cognito's user pools (sign-in), with what a real user pool does that
   same ledger. A code is derived from its user's `sub` and how many codes they were sent before, so
   the replay makes the same codes and refuses the same wrong ones (it prints none again). It guards
   nothing: a local pool accepts any SRP proof anyway.
+- **TOTP codes checked.** Cognito takes only the authenticator app's current code at
+  VerifySoftwareToken and at the SOFTWARE_TOKEN_MFA challenge; moto takes any code unless
+  MOTO_COGNITO_IDP_USER_POOL_ENABLE_TOTP=true, which is set here (a wrong code is then its
+  CodeMismatchException). Its secret is one fixed value for every user. The replay does not check
+  them (the codes it replays were current when they were recorded).
 - **UpdateUserPool keeps what it cannot change** (the username attributes, the schema): moto's
   replaces the whole configuration, and a pool updated to a newer template would forget that its
   users sign in with their email.
@@ -112,6 +117,18 @@ def _update_keeps_what_is_fixed() -> None:
         update(self, user_pool_id, {**fixed, **extended_config})
 
     _patch(models.CognitoIdpBackend, "update_user_pool", update_keeping_fixed)
+
+
+def _totp_not_checked_in_the_replay(state: _State) -> None:
+    from moto.cognitoidp import models, utils
+
+    verify = utils.verify_totp  # what models calls by that name
+
+    def verify_unless_replaying(totp: Any, code: bytes, valid_window: int = 0) -> None:
+        if not state.replaying:
+            verify(totp, code, valid_window)
+
+    _patch(models, "verify_totp", verify_unless_replaying)
 
 
 def _pool_and_user(response: Any) -> tuple[Any, Any]:
@@ -246,6 +263,7 @@ def install(codes: Path | None = None) -> None:
     """Add the behaviour above to moto (before its server starts)."""
     os.environ.setdefault("MOTO_COGNITO_IDP_USER_POOL_ID_STRATEGY", "HASH")
     os.environ.setdefault("MOTO_COGNITO_IDP_USER_POOL_CLIENT_ID_STRATEGY", "HASH")
+    os.environ.setdefault("MOTO_COGNITO_IDP_USER_POOL_ENABLE_TOTP", "true")
     state = _State(codes)
     _flag_the_replay(state)
     _stable_subs(state)
@@ -253,6 +271,7 @@ def install(codes: Path | None = None) -> None:
     _confirmation_codes(state)
     _password_resets(state)
     _revoke_token()
+    _totp_not_checked_in_the_replay(state)
 
 
 def main(argv: list[str] | None = None) -> None:
