@@ -10,8 +10,9 @@ restored instance does again on its first request. So before the snapshot (`prim
 - requests are served through the handler as API Gateway sends them — POST /slips with and without
   an Idempotency-Key, then GET /slips — so that the code they run is imported and botocore has
   built, signed and parsed each call once. Their DynamoDB calls never leave the process: the
-  client's `before-send` event answers each one locally, as a table holding nothing whose every
-  write succeeds would (no connection is opened, nothing is written, no credentials are sent);
+  client's HTTP session is, while priming, one that answers each call locally, as a table holding
+  nothing whose every write succeeds would (no connection is opened, nothing is written; they are
+  signed with credentials of the priming's own, so the function's are neither looked up nor used);
 - what the requests leave behind is cleared: what the stores learnt of the priming ledger (the
   journal head they saw), the resolver's current event and context, the idempotency config's
   Lambda context, the Logger's keys (request id, correlation id) and its cold-start flag, so a
@@ -68,15 +69,17 @@ class _Body:
 
 
 class LocalAnswers:
-    """DynamoDB answered in process, as a table that holds nothing and takes every write: registered
-    on a client's `before-send` event, it answers each call with the response DynamoDB would send
-    (parsed by botocore as a real one is) and counts the calls it answered."""
+    """DynamoDB answered in process, as a table that holds nothing and takes every write: the HTTP
+    session of a client's endpoint while priming (botocore builds, signs and parses every call as
+    it would, its event handlers and their caches untouched), it answers each request with the
+    response DynamoDB would send and counts the calls it answered."""
 
     def __init__(self) -> None:
         self.calls: list[str] = []
 
-    def __call__(self, request: Any, event_name: str = "", **_: Any) -> AWSResponse:
-        operation = event_name.rsplit(".", 1)[-1]
+    def send(self, request: Any) -> AWSResponse:
+        target = request.headers.get("X-Amz-Target") or b""
+        operation = (target.decode() if isinstance(target, bytes) else str(target)).rsplit(".", 1)[-1]
         params = json.loads(request.body or b"{}")
         self.calls.append(operation)
         body = json.dumps(answer(operation, params)).encode()
@@ -190,11 +193,13 @@ def serve() -> tuple[list[int], list[str]]:
     signer: Any = getattr(client, "_request_signer")  # noqa: B009 - not in the typed client
     credentials = signer._credentials
     signer._credentials = Credentials("snapstart-priming", "snapstart-priming")
-    client.meta.events.register_first("before-send.dynamodb", local, unique_id="kakeibo-priming")  # type: ignore[arg-type]
+    endpoint: Any = getattr(client, "_endpoint")  # noqa: B009
+    session = endpoint.http_session
+    endpoint.http_session = local
     try:
         statuses = [int(lambda_handler(e, PrimingContext())["statusCode"]) for e in requests()]  # type: ignore[arg-type]
     finally:
-        client.meta.events.unregister("before-send.dynamodb", unique_id="kakeibo-priming")
+        endpoint.http_session = session
         signer._credentials = credentials
         for store in stores:  # what a store learnt of the priming ledger (its journal head, its years)
             for name in set(vars(store)) - kept[id(store)]:
