@@ -32,8 +32,6 @@ AWS_ENV = {
     "AWS_REGION": "us-east-1",
 }
 
-UNSPENT_BUDGETS = {"RequestsPerMinute": "1000000", "TokenRequestsPerMinute": "1000000"}
-
 
 @contextmanager
 def setting(name: str, value: str) -> Iterator[None]:
@@ -158,13 +156,11 @@ class Context:
     def start(self) -> Context:
         self._ddb = DynamoDBLocal(free_port()).start()
         self._s3 = S3Local(free_port()).start()
-        overrides = {
-            "DynamoDbEndpointUrl": self._ddb.endpoint,
-            "S3EndpointUrl": self._s3.endpoint,
-            # one person makes every request of a run: the request budgets are spent as deployed (their
-            # counter's UpdateItem on every request), but never run out (the template's 300 a minute would)
-            **UNSPENT_BUDGETS,
-        }
+        # No request budgets (§25): each section's reads and writes are compared with their floors, which
+        # the budget's counter (one conditional UpdateItem per request, outside its work) is not part of;
+        # the bench sends hundreds of requests a minute as one person besides.
+        overrides = {"DynamoDbEndpointUrl": self._ddb.endpoint, "S3EndpointUrl": self._s3.endpoint,
+                     "RequestsPerMinute": "0", "TokenRequestsPerMinute": "0"}  # fmt: skip
         self.env = {
             **AWS_ENV,
             **template.environment(overrides=overrides),
