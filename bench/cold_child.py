@@ -8,6 +8,13 @@
                                                            validation and Logger, one route taking
                                                            SPEC's event, its body validated by
                                                            pydantic, making SPEC's calls
+    python -I -S bench/cold_child.py restore SPEC.json DIR SnapStart as it runs: import the handler,
+                                                           run the before-snapshot hooks, fork (the
+                                                           restore), run the after-restore hooks in
+                                                           the child and handle SPEC's two events,
+                                                           then the first again
+    python -I -S bench/cold_child.py unprimed SPEC.json DIR the same without the handler's priming
+                                                           (only snapstart.prepare before the fork)
 
 DIR is a built function (build/sam-ARCH/LedgerFunction, for every mode) and the only place
 imports come from besides the standard library (-S: no site-packages), as in Lambda's /var/task.
@@ -118,12 +125,76 @@ def floor(spec: dict[str, Any], start: tuple[float, float]) -> dict[str, Any]:
     return {"status": result["statusCode"], **phases(marks)}
 
 
+def _hooks(registry: list[tuple[Any, tuple[Any, ...], dict[str, Any]]]) -> None:
+    for func, args, kwargs in registry:
+        func(*args, **kwargs)
+
+
+def restore(spec: dict[str, Any], start: tuple[float, float], *, primed: bool = True) -> dict[str, Any]:
+    """Initialise as Lambda does before a snapshot, then fork: the child is a restored instance. It
+    handles SPEC's two events (POST /slips on two ledgers, each new to it: both read their
+    ledger's journal head once), then the first again (its head known); the parent reports what
+    the child timed."""
+    import snapshot_restore_py  # noqa: PLC0415 - Lambda's runtime hooks, shipped in the package
+
+    from kakeibo import handler  # noqa: PLC0415 - the import is what is timed
+
+    hooks = reversed(snapshot_restore_py.get_before_snapshot())
+    before = [hook for hook in hooks if primed or hook[0] is not handler.prime]
+    _hooks(before)
+    initialised = now()
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the restored instance: never returns
+        code = 0
+        try:
+            os.close(read)
+            _hooks(snapshot_restore_py.get_after_restore())
+            restored = now()
+            one, other = spec["events"]
+            loaded = set(sys.modules)
+            first = handler.lambda_handler(json.loads(json.dumps(one)), LambdaContext())  # type: ignore[arg-type]
+            served = now()
+            imported = sorted(set(sys.modules) - loaded)
+            second = handler.lambda_handler(json.loads(json.dumps(other)), LambdaContext())  # type: ignore[arg-type]
+            again = now()
+            third = handler.lambda_handler(json.loads(json.dumps(one)), LambdaContext())  # type: ignore[arg-type]
+            thrice = now()
+            marks = [("restore", restored), ("first_request", served), ("second_request", again),
+                     ("third_request", thrice)]  # fmt: skip
+            statuses = [first["statusCode"], second["statusCode"], third["statusCode"]]
+            out = {"status": statuses, "imported": imported, **phases(marks)}
+            with os.fdopen(write, "w") as pipe:
+                json.dump(out, pipe)
+        except BaseException:  # reported by the exit code
+            import traceback  # noqa: PLC0415
+
+            traceback.print_exc()
+            code = 1
+        finally:
+            os._exit(code)
+    os.close(write)
+    with os.fdopen(read) as pipe:
+        text = pipe.read()
+    _, status = os.waitpid(pid, 0)
+    if os.waitstatus_to_exitcode(status) != 0 or not text:
+        raise SystemExit("the restored child failed")
+    child = json.loads(text)
+    init = phases([("start", start), ("init", initialised)])
+    return {**child, "init_s": init["init_s"], "init_cpu_s": init["init_cpu_s"], "hooks": len(before)}
+
+
+def unprimed(spec: dict[str, Any], start: tuple[float, float]) -> dict[str, Any]:
+    return restore(spec, start, primed=False)
+
+
 def main() -> None:
     mode, spec_path, package = sys.argv[1], sys.argv[2], sys.argv[3]
     sys.path.insert(0, package)
     spec = json.loads(Path(spec_path).read_text(encoding="utf-8"))
     start = now()
-    out = {"ours": ours, "boto3": bare, "floor": floor}[mode](spec, start)
+    modes = {"ours": ours, "boto3": bare, "floor": floor, "restore": restore, "unprimed": unprimed}
+    out = modes[mode](spec, start)
     print(json.dumps(out))
 
 

@@ -13,13 +13,24 @@ Three kinds, interleaved, after one discarded round that warms the file cache:
               validation and its Logger, one route answering the same event, its body validated by
               a pydantic model, making the same DynamoDB calls (from the same package as ours, so
               its botocore is trimmed exactly as ours: the same models kept)
-The median of each is reported (the target: ours within 1.1x of the floor), and where ours' import
-time goes (`python -X importtime`).
+  restore     SnapStart as it runs (§31): import the handler, run the before-snapshot hooks (the
+              handler's priming), fork; the child, a restored instance, runs the after-restore hooks
+              and handles POST /slips on one ledger, then on another, then on the first again: its
+              first request against its second (both on a ledger new to the instance, which reads
+              the ledger's journal head once), and against its third (the same ledger again)
+  unprimed    the same fork with only snapstart.prepare before it (what a restore was before the
+              priming): the cost the priming takes away
+The median of each is reported (the targets: ours within 1.15x of the floor; a restored instance's
+first request within 1.15x of its second), and where ours' import time goes (`python -X importtime`).
+
+The package is the one `make host-package` builds, or KAKEIBO_BENCH_PACKAGE=DIR: a LedgerFunction
+already built (sam build's directory, e.g. a copy of another checkout's), used as it is.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import platform
 import re
 import subprocess
@@ -42,20 +53,26 @@ from kakeibo.store.keys import change_sk
 
 ROOT = Path(__file__).resolve().parents[2]
 CHILD = ROOT / "bench" / "cold_child.py"
-KINDS = ("ours", "bare", "same_calls", "floor")
+KINDS = ("ours", "bare", "same_calls", "floor", "restore", "unprimed")
 ARCH = platform.machine().replace("aarch64", "arm64")
 
 
 def packages() -> dict[str, Path]:
     """The LedgerFunction as sam build builds it for this machine ((re)built by make when stale). The
     baselines load their boto3, Powertools and pydantic from it too: trimmed exactly as ours."""
+    given = os.environ.get("KAKEIBO_BENCH_PACKAGE")
+    if given:
+        ours = Path(given).resolve()
+        if not (ours / "kakeibo" / "handler.py").is_file():
+            raise BenchError(f"KAKEIBO_BENCH_PACKAGE={given}: not a built LedgerFunction")
+        return {"ours": ours, "boto3": ours, "floor": ours, "restore": ours, "unprimed": ours}
     built = subprocess.run(
         ["make", "--no-print-directory", "host-package"], cwd=ROOT, capture_output=True, text=True, check=False
     )
     if built.returncode != 0:
         raise BenchError(f"make host-package failed: {(built.stdout + built.stderr)[-800:]}")
     ours = ROOT / "build" / f"sam-{ARCH}" / "LedgerFunction"
-    return {"ours": ours, "boto3": ours, "floor": ours}
+    return {"ours": ours, "boto3": ours, "floor": ours, "restore": ours, "unprimed": ours}
 
 
 def _child(mode: str, spec: Path, package: Path, *flags: str) -> tuple[dict[str, Any], float, str]:
@@ -128,6 +145,36 @@ def _medians_ms(runs: list[dict[str, Any]]) -> dict[str, float]:
     return {phase.removesuffix("_s") + "_ms": round(median([run[phase] for run in runs]) * 1000, 1) for phase in phases}
 
 
+def _restore(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """A kind of restored instance: its first and second requests' medians, their ratio (of the
+    medians, and the median of each child's own), and the modules its first request imported."""
+    first, second, third = (median([run[f"{n}_request_s"] for run in runs]) for n in ("first", "second", "third"))
+    first_cpu, second_cpu = (median([run[f"{n}_request_cpu_s"] for run in runs]) for n in ("first", "second"))
+    own = median([run["first_request_s"] / run["second_request_s"] for run in runs])
+    return {
+        "init_ms": round(median([run["init_s"] for run in runs]) * 1000, 1),
+        "first_request_ms": round(first * 1000, 2),
+        "second_request_ms": round(second * 1000, 2),
+        "third_request_ms": round(third * 1000, 2),
+        "first_vs_second": round(first / second, 3),
+        "first_vs_second_each": round(own, 3),
+        "first_vs_third": round(first / third, 3),
+        "cpu_first_vs_second": round(first_cpu / second_cpu, 3),
+        "imported_by_first": max(len(run["imported"]) for run in runs),
+        "imported_sample": runs[0]["imported"][:12],
+    }
+
+
+def _restore_line(kind: str, x: dict[str, Any]) -> str:
+    return (
+        f"  {kind:11} init {x['init_ms']:.0f} ms, fork; the child's first POST /slips {x['first_request_ms']:.1f} ms, "
+        f"second (another ledger) {x['second_request_ms']:.1f} ms -> {x['first_vs_second']:.2f}x "
+        f"(each child's own: {x['first_vs_second_each']:.2f}x; CPU {x['cpu_first_vs_second']:.2f}x); "
+        f"third (the first's ledger again) {x['third_request_ms']:.1f} ms -> first/third "
+        f"{x['first_vs_third']:.2f}x; the first imported {x['imported_by_first']} modules"
+    )
+
+
 def render(r: dict[str, Any]) -> list[str]:
     m = r["median"]
     return [
@@ -147,6 +194,7 @@ def render(r: dict[str, Any]) -> list[str]:
         f"{m['floor']['first_request_ms']:.0f} ms = {m['floor']['total_ms']:.0f} ms -> ours/floor "
         f"{r['ratio']['vs_floor']:.2f}x (CPU {r['ratio']['cpu_vs_floor']:.2f}x; floor/bare "
         f"{r['ratio']['floor_vs_bare_boto3']:.2f}x)",
+        *(_restore_line(kind, x) for kind, x in r["restore"].items()),
         "  import time of ours by package (ms, one run under -X importtime): "
         + ", ".join(f"{i['package']} {i['self_ms']:.0f}" for i in r["import_cost_by_package"][:8]),
     ]
@@ -158,6 +206,10 @@ def run(ctx: Context) -> dict[str, Any]:
     account = {"id": "cash", "name": "Cash", "type": "cash", "opening_balance": 10**9}
     ctx.request("POST", "/accounts", user=ledger, body=account, expect=201)
     event = ctx.api.event("POST", "/slips", user=ledger, body=slip_body(0))
+    other = ctx.ledger("cold")
+    ctx.request("POST", "/accounts", user=other, body=account, expect=201)
+    ctx.request("POST", "/slips", user=other, body=slip_body(0), expect=201)
+    others = {"events": [event, ctx.api.event("POST", "/slips", user=other, body=slip_body(1))]}
     ctx.recorder.clear()
     created = ctx.api.invoke(json.loads(json.dumps(event)))
     if created.status != 201:
@@ -170,6 +222,8 @@ def run(ctx: Context) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="kakeibo-cold-") as tmp:
         ours_spec = Path(tmp) / "ours.json"
         ours_spec.write_text(json.dumps({"event": event}), encoding="utf-8")
+        restore_spec = Path(tmp) / "restore.json"
+        restore_spec.write_text(json.dumps(others), encoding="utf-8")
         bare_spec = Path(tmp) / "bare.json"
         bare_spec.write_text("{}", encoding="utf-8")
         warmup = ctx.sizes.cold_warmup_rounds
@@ -178,9 +232,11 @@ def run(ctx: Context) -> dict[str, Any]:
             floor_spec = Path(tmp) / f"floor-{round_}.json"
             for kind, mode, spec in (
                 ("ours", "ours", ours_spec),
+                ("restore", "restore", restore_spec),
                 ("bare", "boto3", bare_spec),
                 ("same_calls", "boto3", same_spec),
                 ("floor", "floor", floor_spec),
+                ("unprimed", "unprimed", restore_spec),
             ):
                 if spec in (same_spec, floor_spec):  # after the runs before it moved the journal
                     fresh = {
@@ -191,6 +247,8 @@ def run(ctx: Context) -> dict[str, Any]:
                 out, wall, _ = _child(mode, spec, dirs[mode])
                 if kind in ("ours", "floor") and out["status"] != 201:
                     raise BenchError(f"cold start request ({kind}) got {out['status']}")
+                if kind in ("restore", "unprimed") and out["status"] != [201, 201, 201]:
+                    raise BenchError(f"restored instance's requests ({kind}) got {out['status']}")
                 if round_ >= warmup:  # warm-up rounds fill the page cache and compile bytecode
                     samples[kind].append(out)
                     walls[kind].append(wall)
@@ -198,11 +256,12 @@ def run(ctx: Context) -> dict[str, Any]:
 
     med = {kind: _medians_ms(runs) for kind, runs in samples.items()}
     wall_ms = {k: round(median(v) * 1000, 1) for k, v in walls.items()}
+    restores = {kind: _restore(samples[kind]) for kind in ("restore", "unprimed")}
     return {
         "kind": "cold",
         "runs": ctx.sizes.cold_runs,
         "first_request": "POST /slips",
-        "packages": {mode: str(path.relative_to(ROOT)) for mode, path in dirs.items()},
+        "packages": {mode: ctx.shown(path) for mode, path in dirs.items()},
         "median": med,
         "process_wall_ms": wall_ms,
         "ratio": {
@@ -213,6 +272,9 @@ def run(ctx: Context) -> dict[str, Any]:
             "vs_floor": _ratio(med, "ours", "floor", "total_ms"),
             "cpu_vs_floor": _ratio(med, "ours", "floor", "total_cpu_ms"),
             "floor_vs_bare_boto3": _ratio(med, "floor", "bare", "total_ms"),
+            "restored_first_vs_second": restores["restore"]["first_vs_second"],
+            "unprimed_first_vs_second": restores["unprimed"]["first_vs_second"],
         },
+        "restore": restores,
         "import_cost_by_package": import_cost_by_package(importtime),
     }

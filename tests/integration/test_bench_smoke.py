@@ -152,7 +152,11 @@ def test_quick_bench_reports_every_section(tmp_path: Path) -> None:
     cold = doc["sections"]["cold"]
     assert cold["median"]["ours"]["total_ms"] > 0 and cold["median"]["bare"]["total_ms"] > 0
     assert cold["median"]["floor"]["total_ms"] > 0
-    assert set(cold["ratio"]) >= {"vs_floor", "vs_bare_boto3", "vs_boto3_same_calls"}
+    assert set(cold["ratio"]) >= {"vs_floor", "vs_bare_boto3", "vs_boto3_same_calls", "restored_first_vs_second"}
+    # and a restored instance (a fork of the primed process) whose first request imported nothing,
+    # beside one restored without the priming
+    assert cold["restore"]["restore"]["imported_by_first"] == 0
+    assert cold["restore"]["unprimed"]["imported_by_first"] > 0
 
     # And under concurrent writers our ledger verified with no drift (the naive one may drift)
     concurrent = doc["sections"]["naive"]["concurrent"]
