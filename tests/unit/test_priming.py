@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import threading
 
+import boto3
 import pytest
 
 from kakeibo import priming
@@ -18,6 +19,8 @@ def unreachable(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("RATE_LIMIT_PERSON", "300")  # the request budgets' counter is primed too
     monkeypatch.delenv("AWS_ACCESS_KEY_ID")  # nor are the function's credentials looked up
     monkeypatch.delenv("AWS_SECRET_ACCESS_KEY")
+    # a session of its own: boto3's default one keeps the credentials an earlier test of this process found
+    monkeypatch.setattr(boto3, "DEFAULT_SESSION", None)
 
 
 def test_priming_serves_its_requests_without_a_network_and_leaves_no_request_behind(unreachable: None) -> None:
