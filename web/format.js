@@ -39,6 +39,7 @@ export const FIELD_LABELS = {
   jpy_amount: '円換算',
   to_amount: '受取額',
   expires_on: '有効期限',
+  tags: 'タグ',
 };
 export const SLIP_FIELDS = ['date', 'kind', 'amount', 'account', 'to_account', 'category', 'memo'];
 export const UNCATEGORIZED = 'uncategorized'; // what the API files an expense or income without one under
@@ -241,6 +242,8 @@ export function fieldText(field, value, accountName = (id) => id, unit = 'JPY') 
       return accountName(value);
     case 'category':
       return categoryLabel(value);
+    case 'tags':
+      return Array.isArray(value) && value.length ? value.join('・') : '—';
     default:
       return String(value);
   }

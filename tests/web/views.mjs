@@ -368,6 +368,64 @@ await run(async () => {
     }
   });
 
+  await step('tags: typed on the slip form, shown as chips, a chip narrows to its tag with its total, many slips tagged at once and undone, a search of past months', async () => {
+    // Given slips tagged 旅行 (one also 京都) and one without tags
+    const user = `${args.user}-tags`;
+    const as = { Authorization: `Bearer ${user}` };
+    check((await api('POST', '/accounts', { id: 'wallet', name: '財布', type: 'cash', opening_balance: 30000 }, as)).status === 201, 'account');
+    const slips = [
+      { date: '2026-11-06', amount: 1280, category: '食費', tags: ['旅行', '京都'] },
+      { date: '2026-11-07', amount: 300, category: '交通費', tags: ['旅行'] },
+      { date: '2026-11-08', amount: 500, category: '日用品' },
+    ];
+    for (const [i, slip] of slips.entries()) {
+      const made = await api('POST', '/slips', { kind: 'expense', account: 'wallet', ...slip }, { ...as, 'Idempotency-Key': `${user}-${i}` });
+      check(made.status === 201, `slip ${i}: ${made.status}`);
+    }
+    const { context, page } = await openPage({ width: 1280, height: 900 }, '#/slips/2026-11', null, user);
+    const row = (date) => `#slip-rows tr[data-date="${date}"]`;
+    await until('listed', () => page.locator('#slip-rows tr').count(), 3);
+    // Then each slip shows its tags as chips
+    check(JSON.stringify(await page.locator(`${row('2026-11-06')} td.tags button`).allInnerTexts()) === JSON.stringify(['旅行', '京都']), 'the chips');
+    check((await page.locator(`${row('2026-11-08')} td.tags button`).count()) === 0, 'no chips on a slip without tags');
+    // When a chip is clicked: only the tag's slips, with its total for the month
+    await page.click(`${row('2026-11-07')} td.tags button`);
+    await until('narrowed to 旅行', () => page.locator('#slip-rows tr').count(), 2);
+    await until('the tag total', () => page.locator('#tag-total').innerText().then((t) => t.includes('支出 ￥1,580') && t.includes('2 件')), true);
+    await accessible(page, 'the slips narrowed to a tag');
+    await page.click('#tag-filter-clear');
+    await until('every slip again', () => page.locator('#slip-rows tr').count(), 3);
+    // When two slips are chosen and tagged at once
+    await page.check(`${row('2026-11-07')} td.select input`);
+    await page.check(`${row('2026-11-08')} td.select input`);
+    await until('the bulk form', () => page.isVisible('#bulk-form'), true);
+    check((await page.innerText('#bulk-count')).includes('2 件'), 'two chosen');
+    await page.fill('#bulk-tags-add', 'まとめ');
+    await accessible(page, 'two slips chosen for a bulk edit');
+    await page.click('#bulk-apply');
+    await until('said', () => page.innerText('#bulk-done-text').then((t) => t.includes('2 件を変更しました')), true);
+    await until('tagged', () => page.locator(`${row('2026-11-08')} td.tags button`).allInnerTexts().then((t) => t.join(',')), 'まとめ');
+    // And undone: both as they were
+    await page.click('#bulk-undo');
+    await until('undone', () => page.locator(`${row('2026-11-08')} td.tags button`).count(), 0);
+    check((await page.locator(`${row('2026-11-07')} td.tags button`).allInnerTexts()).join(',') === '旅行', 'the other slip as it was');
+    // When a slip is added with tags typed in the form
+    await page.fill('#slip-amount', '700');
+    await page.fill('#slip-category', '外食');
+    await page.fill('#slip-tags', '旅行, ＫＹＯＴＯ');
+    await page.click('#slip-submit');
+    await until('added', () => page.locator('#slip-rows tr').count(), 4);
+    const listed = await api('GET', '/slips?from=2026-11-01&to=2026-11-30&tag=kyoto', undefined, as);
+    check(listed.status === 200 && listed.data.items.length === 1 && JSON.stringify(listed.data.items[0].tags) === JSON.stringify(['旅行', 'kyoto']), `the tags sent: ${JSON.stringify(listed.data)}`);
+    // When the past months are searched
+    await page.fill('#search-q', '京都');
+    await page.click('#search-submit');
+    await until('found', () => page.locator('#slip-rows tr').count(), 1);
+    await page.click('#search-clear');
+    await until('the month again', () => page.locator('#slip-rows tr').count(), 4);
+    await context.close();
+  });
+
   await step('pictures at 1280 and 390 px: spending by category (a donut), the year by month, budgets with the pace, an account\'s balance over time; each with its table', async () => {
     // Given a household's November: three kinds of spending from a wallet, a salary, two budgets (日用品 overspent)
     const user = `${args.user}-charts`;

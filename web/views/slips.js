@@ -24,6 +24,7 @@ import {
   minorDigits,
   parseAmount,
   parseAmountIn,
+  shiftMonth,
   shortDay,
   slipChanges,
   unitLabel,
@@ -37,12 +38,18 @@ import { payerPatch, payerText, readPayer, setPayer } from './payer.js';
 import { readReceipts, receiptsPatch, setReceipts } from './receipts.js';
 import { clearedCell } from './reconcile.js';
 import { addRule, ruleFromSlip } from './rules.js';
+import { bulkBody, bulkWords, hasTag, normaliseTag, parseTags, sameTags, tagTotalWords, tagsProblem, tagsText, undoSeqOf } from '../tags.js';
 import { readTax, setTax, taxPatch } from './tax.js';
 
 const PAGE_SIZE = 100;
 const MAX_PAGES = 50;
 
 let ctx;
+let search = ''; // words searched in the last 12 months (GET /slips?q=): the list shows what was found, not the month
+let tagShown = ''; // the tag the list is narrowed to (a chip clicked)
+const selected = new Map(); // id -> the slip as listed (its version), chosen for a bulk edit
+let lastBulk = null; // {seq, words}: the bulk edit just made, offered to undo
+let bulkKey = null; // {text, key}: the Idempotency-Key of a bulk edit not yet answered
 
 export function mount(root, context) {
   ctx = context;
@@ -70,6 +77,32 @@ export function mount(root, context) {
   $('export-csv').addEventListener('click', exportCsv);
   $('filter-form').addEventListener('input', readFilters);
   $('filter-form').addEventListener('submit', (event) => event.preventDefault());
+  $('search-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    startSearch($('search-q').value.trim());
+  });
+  $('search-clear').addEventListener('click', () => {
+    $('search-q').value = '';
+    startSearch('');
+  });
+  $('tag-filter-clear').addEventListener('click', () => showTag(''));
+  $('slip-select-all').addEventListener('change', (event) => {
+    for (const slip of shownSlips()) {
+      if (event.target.checked) selected.set(slip.id, slip);
+      else selected.delete(slip.id);
+    }
+    render();
+  });
+  $('bulk-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    bulk({ category: $('bulk-category').value, tagsAdd: $('bulk-tags-add').value, tagsRemove: $('bulk-tags-remove').value }, $('bulk-apply'));
+  });
+  $('bulk-delete').addEventListener('click', () => bulk({ delete: true }, $('bulk-delete')));
+  $('bulk-none').addEventListener('click', () => {
+    selected.clear();
+    render();
+  });
+  $('bulk-undo').addEventListener('click', undoBulk);
   syncKind();
   on('accounts', () => {
     fillAccounts();
@@ -95,11 +128,13 @@ export async function load() {
   let cursor = null;
   let truncated = false;
   for (let page = 0; ; page += 1) {
-    if (page === MAX_PAGES) {
+    if (page === (search ? 1 : MAX_PAGES)) {
       truncated = true;
       break;
     }
-    const { data } = await state.api.get(at(`/slips${query({ from, to, by: state.filters.by, limit: PAGE_SIZE, cursor })}`));
+    // a search reads the last 12 months (the API's window), newest first; else the month
+    const params = search ? { q: search, by: state.filters.by, limit: PAGE_SIZE, cursor } : { from, to, by: state.filters.by, limit: PAGE_SIZE, cursor };
+    const { data } = await state.api.get(at(`/slips${query(params)}`));
     items.push(...data.items);
     cursor = data.next_cursor;
     if (!cursor) break;
@@ -107,7 +142,14 @@ export async function load() {
   if (!isNewest()) return;
   state.slips = items;
   state.slipsTruncated = truncated;
+  // what was chosen stays chosen while it is listed, at the version listed now
+  const listed = new Map(items.map((slip) => [slip.id, slip]));
+  for (const id of [...selected.keys()]) {
+    if (listed.has(id)) selected.set(id, listed.get(id));
+    else selected.delete(id);
+  }
   render();
+  if (tagShown) loadTagTotal().catch(showError);
 }
 
 /** Nothing of the ledger shown before: no slips, an empty form, no retry pending. */
@@ -115,6 +157,11 @@ export function clear() {
   state.slips = [];
   state.slipsTruncated = false;
   state.filters.by = '';
+  search = '';
+  tagShown = '';
+  selected.clear();
+  lastBulk = null;
+  $('search-q').value = '';
   state.idempotency = null; // a retry belongs to the ledger it was first sent to
   resetForm();
   render();
@@ -157,11 +204,44 @@ function amountCell(slip) {
   return h('td', { class: `num amount ${slip.kind}`, 'data-label': '金額', text: `${sign}${amountOf(slip)}` });
 }
 
+/** The slips listed: the month's (or those found), narrowed by the filters and the tag chosen. */
+const shownSlips = () => filterSlips(state.slips, state.filters).filter((slip) => hasTag(slip, tagShown));
+
+/** A slip's tags as chips: each narrows the list to its tag. */
+function tagsCell(slip) {
+  return h(
+    'td',
+    { class: 'tags', 'data-label': 'タグ' },
+    ...(slip.tags ?? []).map((tag) =>
+      h('button', { type: 'button', class: 'chip tag', 'aria-pressed': String(tag === tagShown), 'aria-label': `タグ「${tag}」で絞り込む`, text: tag, onclick: () => showTag(tag === tagShown ? '' : tag) }),
+    ),
+  );
+}
+
+function selectCell(slip, summary) {
+  return h(
+    'td',
+    { class: 'select write' },
+    h('input', {
+      type: 'checkbox',
+      'aria-label': `選ぶ: ${summary}`,
+      checked: selected.has(slip.id),
+      onchange: (event) => {
+        if (event.target.checked) selected.set(slip.id, slip);
+        else selected.delete(slip.id);
+        renderBulk();
+      },
+    }),
+  );
+}
+
 export function render() {
   const truncated = state.slipsTruncated;
   state.slipsShown = true;
-  const shown = filterSlips(state.slips, state.filters);
+  const shown = shownSlips();
   const filtering = shown.length !== state.slips.length;
+  if (search) $('slips-empty').textContent = `「${search}」に合う伝票は過去 12 か月にありません。`;
+  else $('slips-empty').textContent = 'この月の伝票はありません。';
   renderFilterCategories();
   const rows = shown.map((slip) => {
     const paid = payerText(slip);
@@ -172,12 +252,14 @@ export function render() {
     return h(
       'tr',
       { dataset: { id: slip.id, date: slip.date }, class: classes.length ? classes.join(' ') : undefined },
+      selectCell(slip, summary),
       h('td', { class: 'date', 'data-label': '日付' }, h('time', { datetime: slip.date, text: shortDay(slip.date) })),
       h('td', { class: `kind ${slip.kind}`, 'data-label': '種類', text: KIND_LABELS[slip.kind] }),
       h('td', { class: 'category', 'data-label': '分類', text: categoryCell(slip) }),
       h('td', { class: 'payee', 'data-label': '支払先', text: payeeOf(slip) }),
       h('td', { class: 'account', 'data-label': '口座', text: where }),
       h('td', { class: 'memo', 'data-label': 'メモ', text: slip.memo ?? '' }),
+      tagsCell(slip),
       h('td', { class: 'author', 'data-label': '記入', text: authorText(slip, memberName) }),
       amountCell(slip),
       h('td', { class: 'cleared', 'data-label': '確認' }, clearedCell(slip, summary)),
@@ -197,10 +279,18 @@ export function render() {
   $('slips-filtered-empty').hidden = !(state.slips.length > 0 && rows.length === 0);
   $('slip-table').hidden = rows.length === 0;
   const by = state.filters.by ? `（記入者: ${memberName(state.filters.by)}）` : '';
+  const what = search ? `「${search}」の検索結果（過去 12 か月）` : `${monthLabel(state.month)}の伝票`;
   $('slip-caption').textContent = filtering
-    ? `${monthLabel(state.month)}の伝票${by} ${state.slips.length} 件中、条件に合う ${rows.length} 件`
-    : `${monthLabel(state.month)}の伝票${by} ${rows.length} 件${truncated ? '（一部のみ表示）' : ''}`;
-  if (truncated) say(`伝票が多いため、最初の ${rows.length} 件だけを表示しています`);
+    ? `${what}${by} ${state.slips.length} 件中、条件に合う ${rows.length} 件`
+    : `${what}${by} ${rows.length} 件${truncated ? '（一部のみ表示）' : ''}`;
+  $('slip-table').classList.toggle('with-tags', state.slips.some((slip) => slip.tags?.length));
+  $('search-clear').hidden = !search;
+  $('tag-filter').hidden = !tagShown;
+  $('tag-filter-text').textContent = tagShown ? `タグ「${tagShown}」の伝票 ${rows.length} 件` : '';
+  const all = shown.length > 0 && shown.every((slip) => selected.has(slip.id));
+  $('slip-select-all').checked = all;
+  renderBulk();
+  if (truncated) say(search ? `見つかった伝票が多いため、新しい ${state.slips.length} 件だけを表示しています` : `伝票が多いため、最初の ${rows.length} 件だけを表示しています`);
   emit('slips');
 }
 
@@ -303,6 +393,7 @@ function readForm() {
     category: $('slip-category').value,
     memo: $('slip-memo').value,
     payee: $('slip-payee').value,
+    tags: $('slip-tags').value,
   };
   if (!isDate(raw.date)) throw new FieldError($('slip-date'), '日付を正しく入力してください');
   const unit = unitOf(raw.account);
@@ -344,6 +435,10 @@ function readForm() {
     slip.category = raw.category.trim() || null;
   }
   slip.payee = raw.payee.trim() || null;
+  const tags = parseTags(raw.tags);
+  const tagsWrong = tagsProblem(tags);
+  if (tagsWrong) throw new FieldError($('slip-tags'), tagsWrong);
+  slip.tags = tags.length ? tags : null;
   // who paid and what medical payments count are in yen: a foreign slip's 円換算, points at their value
   const pointValue = state.accounts.find((a) => a.id === raw.account)?.point_value ?? 1;
   const inYen = slip.jpy_amount ?? (unit === 'points' ? amount * pointValue : amount);
@@ -363,6 +458,7 @@ function setForm(values) {
   $('slip-category').value = category === UNCATEGORIZED ? '' : category;
   $('slip-memo').value = values.memo ?? '';
   $('slip-payee').value = values.payee ?? '';
+  $('slip-tags').value = tagsText(values.tags);
   syncKind();
   showSplit(values.lines?.length ? values.lines : null);
   setPayer(values);
@@ -497,6 +593,7 @@ async function createSlip(slip) {
       $('slip-amount').value = '';
       $('slip-memo').value = '';
       $('slip-payee').value = '';
+      $('slip-tags').value = '';
       showSplit(null);
       return;
     }
@@ -504,6 +601,7 @@ async function createSlip(slip) {
     $('slip-amount').value = '';
     $('slip-memo').value = '';
     $('slip-payee').value = '';
+    $('slip-tags').value = '';
     showSplit(null);
     if (monthOf(data.date) !== state.month) ctx.setMonth(monthOf(data.date), { reload: false });
     await ctx.refresh();
@@ -518,7 +616,7 @@ async function saveEdit(wanted) {
   const { id, date, etag, base } = state.editing;
   // An emptied category is "uncategorized" on the server: not a change.
   const split = Boolean(wanted.lines);
-  const { paid_by: _paidBy, shares: _shares, receipts: _receipts, medical: _medical, donation: _donation, ...fields } = wanted;
+  const { paid_by: _paidBy, shares: _shares, receipts: _receipts, medical: _medical, donation: _donation, tags: _tags, ...fields } = wanted;
   const target = { ...fields, category: wanted.kind === 'transfer' || split ? null : wanted.category ?? UNCATEGORIZED };
   delete target.lines;
   const patch = mergePatch(base, target);
@@ -530,6 +628,7 @@ async function saveEdit(wanted) {
   const units = unitPatch(base, wanted);
   if (!isForeign(unitOf(wanted.account)) && wanted.kind !== 'transfer' && base.account === wanted.account) delete units.jpy_amount; // a points slip's yen is the API's
   Object.assign(patch, payerPatch(base, wanted), receiptsPatch(base, wanted), taxPatch(base, wanted), units);
+  if (!sameTags(base.tags, wanted.tags ?? [])) patch.tags = wanted.tags ?? null; // replaced whole
   if (!Object.keys(patch).length) {
     say('変更はありません');
     resetForm();
@@ -796,4 +895,92 @@ function readLines(amount) {
   const left = linesLeft(amount, lines.map((l) => l.amount));
   if (left !== 0) throw new FieldError(rows[0].querySelector('.line-amount'), `内訳の合計が金額と一致しません（${left > 0 ? `残り ${amountIn(left, unit)}` : `${amountIn(-left, unit)} 多すぎます`}）`);
   return lines;
+}
+
+// ---- search, a tag, bulk edits (§28) -----------------------------------------------------------
+
+/** Search the last 12 months for words (empty: back to the month). */
+async function startSearch(words) {
+  clearError();
+  search = words;
+  selected.clear();
+  await busy($('search-submit'), () => load()).catch(showError);
+  if (search) say(`「${search}」で過去 12 か月の伝票を検索しました: ${state.slips.length} 件`);
+}
+
+/** Narrow the list to a tag (empty: every slip), with its total. */
+function showTag(tag) {
+  tagShown = tag ? normaliseTag(tag) : '';
+  $('tag-total').textContent = '';
+  render();
+  if (tagShown) loadTagTotal().catch(showError);
+}
+
+/** The tag's income, expense and count over the month shown (or, searching, the last 12 months). */
+async function loadTagTotal() {
+  const tag = tagShown;
+  const to = state.month;
+  const from = search ? shiftMonth(to, -11) : to;
+  const { data } = await state.api.get(at(`/reports/tags${query({ from, to, tag })}`));
+  if (tag !== tagShown) return;
+  const total = data.items.find((item) => item.tag === tag);
+  const span = from === to ? monthLabel(to) : `${monthLabel(from)}〜${monthLabel(to)}`;
+  $('tag-total').textContent = `${span}の「${tag}」: ${tagTotalWords(total, yen)}`;
+}
+
+function renderBulk() {
+  const n = selected.size;
+  $('bulk-form').hidden = n === 0 || !canWrite(state.role);
+  $('bulk-count').textContent = n ? `${n} 件を選んでいます` : '';
+  $('bulk-done').hidden = !lastBulk;
+  $('bulk-done-text').textContent = lastBulk?.words ?? '';
+  $('bulk-undo').hidden = !lastBulk?.seq;
+}
+
+/** The slips chosen changed (or deleted) in one bulk edit; its undo offered after. */
+async function bulk(action, button) {
+  clearError();
+  let body;
+  try {
+    body = bulkBody([...selected.values()], action);
+  } catch (error) {
+    showError(error, action.delete ? undefined : $('bulk-category'));
+    return;
+  }
+  if (action.delete && !window.confirm(`選んだ ${body.slips.length} 件の伝票を削除しますか？`)) return;
+  await busy(button, async () => {
+    try {
+      // the same bulk sent again after a failed attempt reuses its key: carried on, never applied twice
+      const text = JSON.stringify(body);
+      if (bulkKey?.text !== text) bulkKey = { text, key: uuid() };
+      const { data } = await state.api.request('POST', at('/slips/bulk'), { json: body, headers: { 'Idempotency-Key': bulkKey.key } });
+      bulkKey = null;
+      const words = bulkWords(data, action);
+      lastBulk = { seq: undoSeqOf(data), words };
+      selected.clear();
+      for (const id of ['bulk-category', 'bulk-tags-add', 'bulk-tags-remove']) $(id).value = '';
+      say(words);
+      await ctx.refresh();
+      renderBulk();
+    } catch (error) {
+      showError(error);
+    }
+  });
+}
+
+async function undoBulk() {
+  clearError();
+  const done = lastBulk;
+  if (!done?.seq) return;
+  await busy($('bulk-undo'), async () => {
+    try {
+      await state.api.request('POST', at(`/changes/${done.seq}/undo`));
+      lastBulk = null;
+      say('まとめて行った変更を元に戻しました');
+      await ctx.refresh();
+      renderBulk();
+    } catch (error) {
+      showError(error);
+    }
+  });
 }
