@@ -53,11 +53,17 @@ def run(event: dict[str, Any], context: Any) -> dict[str, Any]:
     remaining = getattr(context, "get_remaining_time_in_millis", None)
     time_left = (lambda: float(remaining()) / 1000) if remaining is not None else None
     result = daily.post_due(get_store(), scheduled_day(event), time_left=time_left)
+    if result["complete"]:  # then the alerts of the months ahead (services/alerts_ahead.py)
+        from kakeibo.services import alerts_ahead  # noqa: PLC0415
+
+        told = alerts_ahead.raise_due(get_store(), dt.date.fromisoformat(str(result["until"])), time_left=time_left)
+        result = {**result, "alerts": told["alerts"], "complete": told["complete"]}
     summary = {
         "until": result["until"],
         "posted": result["posted"],
         "failed": len(result["failed"]),
         "swept": result.get("swept", 0),
+        "alerts": result.get("alerts", 0),
     }
     logger.info("posted due recurrences and card payments", extra={**summary, "complete": result["complete"]})
     if not result["complete"]:

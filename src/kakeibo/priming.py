@@ -32,6 +32,7 @@ import re
 import threading
 import uuid
 from collections.abc import Iterator
+from types import ModuleType
 from typing import Any
 
 from botocore.awsrequest import AWSResponse
@@ -165,9 +166,17 @@ def requests() -> list[dict[str, Any]]:
     ]
 
 
+def entry() -> ModuleType:
+    """The function's handler module: the one that registers the priming (it imports this module, not
+    the other way round: the handler is what Lambda imports first, so it is there when priming runs)."""
+    return importlib.import_module("kakeibo.handler")
+
+
 def import_everything() -> None:
     """Every route family on the resolver, every model wing imported, every route's validation built."""
-    from kakeibo import handler, models  # noqa: PLC0415 - priming runs after the handler is imported
+    from kakeibo import models  # noqa: PLC0415
+
+    handler = entry()
 
     handler.include_all_routes()
     for wing in sorted(set(models._WINGS.values())):
@@ -181,7 +190,7 @@ def import_everything() -> None:
 def serve() -> tuple[list[int], list[str]]:
     """The priming requests through the handler, their DynamoDB calls answered in process: their
     statuses and the calls answered."""
-    from kakeibo.handler import lambda_handler  # noqa: PLC0415
+    lambda_handler = entry().lambda_handler
     from kakeibo.store import dynamodb_client  # noqa: PLC0415
 
     client = dynamodb_client()
@@ -197,7 +206,7 @@ def serve() -> tuple[list[int], list[str]]:
     session = endpoint.http_session
     endpoint.http_session = local
     try:
-        statuses = [int(lambda_handler(e, PrimingContext())["statusCode"]) for e in requests()]  # type: ignore[arg-type]
+        statuses = [int(lambda_handler(e, PrimingContext())["statusCode"]) for e in requests()]
     finally:
         endpoint.http_session = session
         signer._credentials = credentials
@@ -222,9 +231,11 @@ def clean() -> None:
     from aws_lambda_powertools.event_handler.api_gateway import BaseRouter  # noqa: PLC0415
     from aws_lambda_powertools.logging import logger as powertools_logger  # noqa: PLC0415
 
-    from kakeibo import handler, idempotency  # noqa: PLC0415
+    from kakeibo import idempotency  # noqa: PLC0415
 
-    handler.app.clear_context()  # type: ignore[no-untyped-call]
+    handler = entry()
+
+    handler.app.clear_context()
     for name in ("current_event", "lambda_context"):  # class attributes the resolver set for its routers
         if name in vars(BaseRouter):
             delattr(BaseRouter, name)

@@ -1320,8 +1320,8 @@ async function run(context) {
       writable.buttons = [...new Set([...writable.buttons, ...seen.buttons])].sort();
     }
     await openRoute(j, 'slips');
-    check(JSON.stringify(writable.forms) === JSON.stringify(['accept-form', 'asof-form', 'filter-form']), `forms a viewer sees: ${writable.forms}`);
-    check(writable.buttons.every((b) => ['accept-submit', 'history small', 'history-close', 'history', 'ledger-leave', 'export-csv', 'tax-download', 'tax-download-xlsx', '表示'].includes(b)), `buttons a viewer sees: ${writable.buttons}`);
+    check(JSON.stringify(writable.forms) === JSON.stringify(['accept-form', 'asof-form', 'filter-form', 'search-form', 'token-form']), `forms a viewer sees: ${writable.forms}`);
+    check(writable.buttons.every((b) => ['accept-submit', 'history small', 'history-close', 'history', 'ledger-leave', 'export-csv', 'tax-download', 'tax-download-xlsx', '表示', 'search-submit', 'token-submit'].includes(b)), `buttons a viewer sees: ${writable.buttons}`);
     if (shared) check(writable.buttons.includes('history small'), 'the viewer still reads balance histories');
     if (shared) check(writable.buttons.includes('history'), 'the viewer still reads a slip\'s 履歴');
     await fitsBothWidths(j, '18-viewer');

@@ -92,6 +92,9 @@ def post_due_daily(stop: threading.Event) -> None:
             result = daily.post_due(get_store())
             failed = f", {len(result['failed'])} could not be written" if result["failed"] else ""
             print(f"recurring slips and card payments due by {result['until']}: {result['posted']} posted{failed}")
+            from kakeibo.services import alerts_ahead
+
+            alerts_ahead.raise_due(get_store(), dt.date.fromisoformat(str(result["until"])))
         except Exception as exc:  # the server keeps serving; tomorrow's run tries again
             print(f"the daily run failed: {exc!r}", file=sys.stderr)
         sys.stdout.flush()

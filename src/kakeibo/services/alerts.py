@@ -4,8 +4,9 @@ never by a read. Listed (`GET /alerts`: the open ones) and dismissed (`POST /ale
 - A budget at 80% and at 100% of what it has this month: raised after the slip that spends it is
   written (one Query of its year's budgets, the month's carries included), and by the daily job.
 - A shortfall the 30-day forecast sees before a debit, a card payment within 3 days, points lapsing
-  within 30 days: raised by the daily job, for every ledger with something due in the next 30 days
-  (found through the due index: a ledger with nothing ahead costs nothing).
+  within 30 days: raised by the daily job (services/alerts_ahead.py), for every ledger with
+  something due in the next 30 days (found through the due index: a ledger with nothing ahead costs
+  nothing).
 
 Each is an item written only if absent, with its journal entry (type `alert`): webhooks are told of
 it once, as of any change.
@@ -93,17 +94,6 @@ def after_spending(store: Store, ctx: WriteContext, slips: Iterable[Item]) -> li
     except (errors.ApiError, BotoCoreError, ClientError) as exc:
         LOG.warning("alerts not raised after a write: %s", type(exc).__name__)
         return []
-
-
-def evaluate(store: Store, ctx: WriteContext, today: dt.date) -> list[str]:
-    """The daily job's look at one ledger: this month's budgets, and the next 30 days' forecast."""
-    from kakeibo.services import forecast  # noqa: PLC0415
-    from kakeibo.services.budgets import list_budgets  # noqa: PLC0415
-
-    found = alerts.budget_alerts(list_budgets(store, ctx.ledger, today.strftime("%Y-%m"))["items"])
-    projections = forecast.project(store, ctx.ledger, today, today + dt.timedelta(days=alerts.AHEAD))
-    found += alerts.forecast_alerts(projections.found, today)
-    return raise_alerts(store, ctx, found)
 
 
 def job_context(store: Store, ledger: str) -> WriteContext | None:

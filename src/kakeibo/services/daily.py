@@ -41,32 +41,7 @@ def post_due(store: Store, until: dt.date | None = None, *, time_left: TimeLeft 
             swept += _due_work(store, ledger, sk, bound, tally, time_left=time_left)
         except LedgerGone:
             continue  # the ledger is being deleted: its deletion removes this work with it
-    raised = _alerts(store, tally, time_left=time_left) if tally.complete else 0
-    return {**tally.result(), "swept": swept, "alerts": raised}
-
-
-def _alerts(store: Store, tally: RunTally, *, time_left: TimeLeft | None) -> int:
-    """Alerts for every ledger with something due in the next 30 days (the due index again, further
-    ahead): its budgets, and what its forecast sees (services/alerts.py). How many were raised."""
-    from kakeibo.core.alerts import AHEAD  # noqa: PLC0415
-    from kakeibo.services import alerts  # noqa: PLC0415 - the forecast's modules only for the job
-
-    ahead = (tally.until + dt.timedelta(days=AHEAD)).isoformat()
-    seen: set[str] = set()
-    raised = 0
-    for ledger, sk in store.due_work(ahead):
-        if str(ledger) in seen or sk == DELETION_WORK:
-            continue
-        seen.add(str(ledger))
-        if out_of_time(time_left):
-            tally.complete = False
-            break
-        try:
-            ctx = alerts.job_context(store, ledger)
-            raised += len(alerts.evaluate(store, ctx, tally.until)) if ctx is not None else 0
-        except (LedgerGone, errors.ApiError):
-            continue  # gone, or refused now: the next day's run looks again
-    return raised
+    return {**tally.result(), "swept": swept}
 
 
 def _due_work(store: Store, ledger: str, sk: str, bound: str, tally: RunTally, *, time_left: TimeLeft | None) -> int:
@@ -110,8 +85,6 @@ def run_ledger(
 
 def _ledger_alerts(store: Store, ledger: str) -> None:
     """POST /jobs/run's alerts: what the daily job would raise for this ledger today."""
-    from kakeibo.services import alerts  # noqa: PLC0415
+    from kakeibo.services import alerts_ahead  # noqa: PLC0415 - the forecast's modules only for the job
 
-    ctx = alerts.job_context(store, ledger)
-    if ctx is not None:
-        alerts.evaluate(store, ctx, today())
+    alerts_ahead.raise_for(store, ledger, today())

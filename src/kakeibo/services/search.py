@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from kakeibo import errors
 from kakeibo.core.rules import normalise
@@ -174,9 +173,3 @@ def _read_newest(
             more = number < len(spans) - 1 or len(found) > limit
             return page_of()
     return page_of()
-
-
-def listed(items: list[Item]) -> list[dict[str, Any]]:
-    from kakeibo.services.slips import slip_view  # noqa: PLC0415
-
-    return [slip_view(i) for i in items]
