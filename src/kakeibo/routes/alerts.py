@@ -25,7 +25,7 @@ TAGS = ["alerts"]
     "by the daily job; journaled, so webhooks receive each as an `alert` change. `dismissed=true` lists the "
     "dismissed ones too.",
     operation_id="listAlerts",
-    responses={200: ok_response(AlertList), **problem_responses(400, 401, 409)},
+    responses={200: ok_response(AlertList), **problem_responses(400, 401, 404, 409)},
 )
 def list_alerts(
     dismissed: Annotated[bool, Query(description="Also the dismissed alerts")] = False,

@@ -74,7 +74,7 @@ def create_goal(
     tags=TAGS,
     summary="The savings goals, each with saved, remaining, monthly_needed and on_track",
     operation_id="listGoals",
-    responses={200: ok_response(GoalList), **problem_responses(401, 409)},
+    responses={200: ok_response(GoalList), **problem_responses(401, 404, 409)},
 )
 def list_goals() -> Response[str]:
     return json_response(200, {"items": _service().list_goals(get_store(), ledger_scope(router).key)})

@@ -25,7 +25,7 @@ MonthQuery = Annotated[str | None, Query(pattern=MONTH_PATTERN, examples=["2026-
     "a foreign currency at the rate of its latest slip). Its cost grows with the months asked for, never "
     "with the slips.",
     operation_id="getNetWorth",
-    responses={200: ok_response(NetWorth), **problem_responses(400, 401, 409)},
+    responses={200: ok_response(NetWorth), **problem_responses(400, 401, 404, 409)},
 )
 def get_net_worth(month_from: Annotated[str | None, Query(alias="from", pattern=MONTH_PATTERN)] = None,
                   to: MonthQuery = None) -> Response[str]:  # fmt: skip

@@ -305,6 +305,7 @@ def delete_slip(
 def bulk_slips(
     bulk: Annotated[BulkIn, Body(openapi_examples=BULK_EXAMPLES)], idempotency_key: IdempotencyKeyHeader = None
 ) -> Response[str]:
-    scope = ledger_scope(router, EDITORS, fenced=True)
+    # not fenced: a bulk whose every slip is refused answers without a change to meet the fence
+    scope = ledger_scope(router, EDITORS)
     token = request_token(router, idempotency_key)
     return json_response(200, bulk_service.bulk_edit(get_store(), scope.writer, bulk, token=token))

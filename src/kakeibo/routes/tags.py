@@ -23,7 +23,7 @@ router = LedgerRouter()
     description="Summed from the month items the slips' own transactions keep (no slip is read): one Query of "
     "accounts x months items, whatever the number of slips. At most 120 months.",
     operation_id="getTagReport",
-    responses={200: ok_response(TagReport), **problem_responses(400, 401, 409, 422)},
+    responses={200: ok_response(TagReport), **problem_responses(400, 401, 404, 409, 422)},
 )
 def tag_report(
     date_from: Annotated[str, Query(alias="from", pattern=MONTH_PATTERN, examples=["2026-08"])],
