@@ -7,6 +7,7 @@ import binascii
 import importlib
 import json
 import re
+import sys
 import threading
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -407,4 +408,4 @@ def prime() -> None:
     imports nothing. An instance started without SnapStart never runs it: it imports on first use."""
     from kakeibo import priming  # noqa: PLC0415 - only before a snapshot
 
-    priming.prime()
+    priming.prime(sys.modules[__name__])

@@ -166,17 +166,9 @@ def requests() -> list[dict[str, Any]]:
     ]
 
 
-def entry() -> ModuleType:
-    """The function's handler module: the one that registers the priming (it imports this module, not
-    the other way round: the handler is what Lambda imports first, so it is there when priming runs)."""
-    return importlib.import_module("kakeibo.handler")
-
-
-def import_everything() -> None:
+def import_everything(handler: ModuleType) -> None:
     """Every route family on the resolver, every model wing imported, every route's validation built."""
     from kakeibo import models  # noqa: PLC0415
-
-    handler = entry()
 
     handler.include_all_routes()
     for wing in sorted(set(models._WINGS.values())):
@@ -187,10 +179,10 @@ def import_everything() -> None:
         _ = route.dependant, route.body_field
 
 
-def serve() -> tuple[list[int], list[str]]:
+def serve(handler: ModuleType) -> tuple[list[int], list[str]]:
     """The priming requests through the handler, their DynamoDB calls answered in process: their
     statuses and the calls answered."""
-    lambda_handler = entry().lambda_handler
+    lambda_handler = handler.lambda_handler
     from kakeibo.store import dynamodb_client  # noqa: PLC0415
 
     client = dynamodb_client()
@@ -226,14 +218,12 @@ def _stores() -> list[Any]:
     return [get_store(), *limits]
 
 
-def clean() -> None:
+def clean(handler: ModuleType) -> None:
     """What the priming requests left behind that a restored instance must not share."""
     from aws_lambda_powertools.event_handler.api_gateway import BaseRouter  # noqa: PLC0415
     from aws_lambda_powertools.logging import logger as powertools_logger  # noqa: PLC0415
 
     from kakeibo import idempotency  # noqa: PLC0415
-
-    handler = entry()
 
     handler.app.clear_context()
     for name in ("current_event", "lambda_context"):  # class attributes the resolver set for its routers
@@ -245,8 +235,10 @@ def clean() -> None:
     powertools_logger.is_cold_start = True
 
 
-def prime() -> dict[str, Any]:
-    """Prepare the function for its snapshot (see the module's doc); what was served, for the record."""
+def prime(handler: ModuleType) -> dict[str, Any]:
+    """Prepare the function for its snapshot (see the module's doc); what was served, for the record.
+    `handler`: the function's handler module, which registers this as its before-snapshot hook (this
+    module is handed it rather than importing it back)."""
     from kakeibo import snapstart  # noqa: PLC0415
 
     snapstart.prepare()
@@ -254,12 +246,12 @@ def prime() -> dict[str, Any]:
     statuses: list[int] = []
     calls: list[str] = []
     try:
-        import_everything()
-        statuses, calls = serve()
+        import_everything(handler)
+        statuses, calls = serve(handler)
     except Exception:  # an instance that was not primed still serves: it imports on first use
         LOG.exception("SnapStart priming failed")
     finally:
-        clean()
+        clean(handler)
     if statuses != list(EXPECTED):
         LOG.warning("SnapStart priming answered %s, not %s", statuses, list(EXPECTED))
     if threading.active_count() != threads:

@@ -4,6 +4,7 @@ DynamoDB is answered in the process (the endpoint here is one nothing listens on
 from __future__ import annotations
 
 import threading
+from types import ModuleType
 
 import boto3
 import pytest
@@ -32,7 +33,7 @@ def test_priming_serves_its_requests_without_a_network_and_leaves_no_request_beh
 
     threads = threading.active_count()
     # When the function is primed
-    done = priming.prime()
+    done = priming.prime(handler)
     # Then its requests were answered, every DynamoDB call of theirs in the process
     assert done["statuses"] == [201, 201, 200]
     assert {"TransactWriteItems", "PutItem", "UpdateItem", "Query"} <= set(done["calls"])
@@ -56,12 +57,14 @@ def test_priming_serves_its_requests_without_a_network_and_leaves_no_request_beh
 def test_a_priming_that_fails_leaves_the_instance_as_it_would_be_without_it(
     unreachable: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def broken() -> None:
+    from kakeibo import handler
+
+    def broken(entry: ModuleType) -> None:
         raise RuntimeError("a route that cannot be imported")
 
     monkeypatch.setattr(priming, "import_everything", broken)
     # When the priming fails, the initialisation does not (an instance imports on first use)
-    assert priming.prime() == {"statuses": [], "calls": []}
+    assert priming.prime(handler) == {"statuses": [], "calls": []}
 
 
 def test_an_update_answers_the_values_it_sets_on_an_absent_item() -> None:
