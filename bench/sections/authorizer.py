@@ -110,7 +110,7 @@ def run(ctx: Context) -> dict[str, Any]:
     for n in range(ctx.sizes.warmup + ctx.sizes.iterations):
         start = time.perf_counter_ns()
         ctx.client.update_item(
-            TableName=store.table, Key={"id": {"S": f"floor-{who}"}, "sk": {"S": f"LIMIT#{n // 1000}"}},
+            TableName=store.core.table, Key={"id": {"S": f"floor-{who}"}, "sk": {"S": f"LIMIT#{n // 1000}"}},
             UpdateExpression="ADD #c :one", ExpressionAttributeNames={"#c": "count"},
             ExpressionAttributeValues={":one": {"N": "1"}},
         )  # fmt: skip

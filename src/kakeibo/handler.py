@@ -377,7 +377,7 @@ def spend_budget(event: dict[str, Any]) -> list[limits.Standing]:
 
     try:
         return budgets.spend(get_limit_store(), settings, who, config.utc_now().timestamp())  # the API's one clock
-    except (BotoCoreError, ClientError) as exc:
+    except (BotoCoreError, ClientError, errors.Conflict) as exc:  # throttled, unanswered or refused: fail open
         logger.warning("request budget not counted", extra={"error": type(exc).__name__})
         return []
 

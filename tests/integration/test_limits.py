@@ -144,20 +144,20 @@ def test_a_burst_from_8_threads_admits_exactly_the_budget(budgets: list[dt.datet
     assert admitted.count(True) == 3 and admitted.count(False) == 5
 
 
+@pytest.mark.parametrize("code", ["ProvisionedThroughputExceededException", "AccessDeniedException"])
 def test_a_counter_that_cannot_be_written_lets_the_request_through(
-    budgets: list[dt.datetime], user: str, monkeypatch: pytest.MonkeyPatch
+    budgets: list[dt.datetime], user: str, monkeypatch: pytest.MonkeyPatch, code: str
 ) -> None:
     from botocore.exceptions import ClientError
 
-    from kakeibo.store.limits import LimitStore
+    from kakeibo.store import get_limit_store
 
-    # Given the counters' table throttling every write
-    def throttled(self: LimitStore, *args: Any, **kwargs: Any) -> int | None:
-        raise ClientError(
-            {"Error": {"Code": "ProvisionedThroughputExceededException", "Message": "slow"}}, "UpdateItem"
-        )
+    # Given the counters' table refusing every write (throttled past botocore's retries, or denied)
+    class Refusing:
+        def update_item(self, **kwargs: Any) -> Any:
+            raise ClientError({"Error": {"Code": code, "Message": "no"}}, "UpdateItem")
 
-    monkeypatch.setattr(LimitStore, "spend", throttled)
+    monkeypatch.setattr(get_limit_store().core, "client", Refusing())
     # Then requests are served (failing open: the stage's throttling stays the backstop), without RateLimit fields
     for _ in range(5):
         reply = Client(user).get("/accounts")

@@ -45,7 +45,7 @@ def test_priming_serves_its_requests_without_a_network_and_leaves_no_request_beh
     assert not {"function_request_id", "correlation_id", "cold_start"} & set(keys)
     assert powertools_logger.is_cold_start is True
     assert set(vars(get_store())) == {"client", "table", "retry", "clock"}  # no journal head of the priming ledger
-    assert set(vars(get_limit_store())) == {"client", "table"}
+    assert set(vars(get_limit_store())) == {"core"}
     assert threading.active_count() == threads
     # And the client is as it was: its own credentials, its own HTTP session, with no connection
     client = dynamodb_client()

@@ -190,7 +190,7 @@ def get_limit_store() -> LimitStore:
     """Request budgets' counters, in the IdempotencyTable (their items expire)."""
     from kakeibo.store.limits import LimitStore  # noqa: PLC0415 - loaded on use
 
-    return LimitStore(dynamodb_client(), get_settings().idempotency_table_name)
+    return LimitStore(StoreCore(dynamodb_client(), get_settings().idempotency_table_name))
 
 
 @cache

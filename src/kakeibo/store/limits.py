@@ -11,28 +11,25 @@ outside any slip's transaction: a refused one changes nothing.
 
 from __future__ import annotations
 
-from typing import Any
-
-from botocore.exceptions import ClientError
-
+from kakeibo.store.core import ConditionFailed, StoreCore
 from kakeibo.store.keys import idempotency_person, limit_sk
 
 KEEP = 120  # seconds a counter is kept past its window's end (TTL removes it later still)
 
 
 class LimitStore:
-    """The counters of request budgets."""
+    """The counters of request budgets, over a core of the IdempotencyTable (composition)."""
 
-    def __init__(self, client: Any, table: str) -> None:
-        self.client = client
-        self.table = table
+    def __init__(self, core: StoreCore) -> None:
+        self.core = core
 
     def spend(self, sub: str, scope: str, window: int, *, limit: int, seconds: int) -> int | None:
         """Count one request of `sub` (`scope`: "" for the person, a token id for a token) in the window
-        starting at `window`: the requests spent in it now, or None when `limit` were spent already."""
+        starting at `window`: the requests spent in it now, or None when `limit` were spent already.
+        What the table cannot take now is the core's: Conflict (throttled, no answer), or ClientError."""
         try:
-            answer = self.client.update_item(
-                TableName=self.table,
+            answer = self.core._write(
+                self.core.client.update_item,
                 Key={"id": {"S": idempotency_person(sub)}, "sk": {"S": limit_sk(scope, window)}},
                 UpdateExpression="ADD #c :one SET #e = if_not_exists(#e, :expires)",
                 ConditionExpression="attribute_not_exists(#c) OR #c < :limit",
@@ -44,8 +41,6 @@ class LimitStore:
                 },
                 ReturnValues="UPDATED_NEW",
             )
-        except ClientError as exc:
-            if exc.response["Error"]["Code"] == "ConditionalCheckFailedException":
-                return None
-            raise
+        except ConditionFailed:
+            return None
         return int(answer["Attributes"]["count"]["N"])
