@@ -58,9 +58,13 @@ def alert_view(item: Item, lang: messages.Lang = "en") -> dict[str, Any]:
 
 
 def raise_alerts(store: Store, ctx: WriteContext, found: Iterable[alerts.Alert]) -> list[str]:
-    """Write each alert not raised before (one transaction each, with its journal entry): their ids."""
+    """Write each alert not raised before (one transaction each, with its journal entry): their ids.
+    Those raised already are read first (one read of their keys), so an alert told once costs no failing
+    transaction each time its cause is written again; two writers raising one at once meet the item's
+    condition, and one of them raises it."""
     raised = []
-    existing = {str(item["id"]) for item in store.alerts(ctx.ledger)}
+    found = list(found)
+    existing = store.raised(ctx.ledger, [alert.id for alert in found])
     for alert in found:
         if alert.id in existing:
             continue

@@ -8,7 +8,7 @@ are journal entries (type `alert`), so webhooks are told of them as of any chang
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from kakeibo import errors
@@ -25,6 +25,12 @@ class AlertOps(WriteOps):
 
     def alerts(self, ledger: str) -> Iterator[Item]:
         return self.query(ledger, begins_with=PREFIX)
+
+    def raised(self, ledger: str, alert_ids: Sequence[str]) -> set[str]:
+        """Which of these alerts were raised already (one consistent read of their keys, not of every
+        alert the ledger ever had)."""
+        found = self.batch_get(ledger, [alert_sk(a) for a in dict.fromkeys(alert_ids)]) if alert_ids else {}
+        return {str(item["id"]) for item in found.values()}
 
     def alert(self, ledger: str, alert_id: str) -> Item | None:
         return self.get(ledger, alert_sk(alert_id), consistent=True)
