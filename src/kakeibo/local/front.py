@@ -148,7 +148,6 @@ class Front:
         self._clock = clock
         self._answers: dict[str, tuple[float, dict[str, Any] | None]] = {}  # header -> (until, context)
         self._answers_lock = threading.Lock()
-        self.authorizer_calls = 0  # how often the authorizer ran (tests: the cache)
         # API Gateway picks the most specific route: literal segments win over variables
         # (`GET /slips/{id}/history` before `GET /slips/{date}/{id}`)
         self.routes = sorted(template.routes(), key=lambda r: -sum(1 for p in r.path.split("/") if p and "{" not in p))
@@ -225,7 +224,6 @@ class Front:
                 return cached[1]
         if self.authorizer is None:
             return None
-        self.authorizer_calls += 1
         answer = self.authorizer.invoke(authorizer_event(request, header))
         context = dict(answer.get("context") or {}) if answer.get("isAuthorized") is True else None
         if self.cache_seconds > 0:
