@@ -22,7 +22,7 @@ from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 from botocore.exceptions import BotoCoreError, ClientError
 
-from kakeibo import __version__, errors, idempotency, jobs, messages
+from kakeibo import __version__, deadline, errors, idempotency, jobs, messages
 from kakeibo import settings as config
 from kakeibo.core import limits
 from kakeibo.event import DEFAULT_ROUTE, header
@@ -333,6 +333,11 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP)
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    with deadline.within(context):  # every retry loop of the request shares its time (§31)
+        return _handle(event, context)
+
+
+def _handle(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     if jobs.is_job(event):  # the daily schedule, not an HTTP request
         return jobs.run(event, context)
     if event.get("routeKey") == DEFAULT_ROUTE:  # no route matches: answered before any identity or data is read
@@ -398,10 +403,10 @@ def _refusal(error: errors.ApiError, event: dict[str, Any]) -> dict[str, Any]:
 
 
 @register_before_snapshot
-def prime() -> None:
+def prime() -> dict[str, Any]:
     """Before SnapStart's snapshot: every route family and model wing imported and requests served
     against DynamoDB answered in process (kakeibo.priming), so a restored instance's first request
     imports nothing. An instance started without SnapStart never runs it: it imports on first use."""
     from kakeibo import priming  # noqa: PLC0415 - only before a snapshot
 
-    priming.prime()
+    return priming.prime(priming.Function(lambda_handler, app, logger, include_all_routes))

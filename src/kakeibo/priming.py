@@ -31,7 +31,8 @@ import logging
 import re
 import threading
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from botocore.awsrequest import AWSResponse
@@ -165,23 +166,33 @@ def requests() -> list[dict[str, Any]]:
     ]
 
 
-def import_everything() -> None:
-    """Every route family on the resolver, every model wing imported, every route's validation built."""
-    from kakeibo import handler, models  # noqa: PLC0415 - priming runs after the handler is imported
+@dataclass(frozen=True)
+class Function:
+    """What priming works on: the API's handler, its resolver and Logger, and how every route is
+    included (kakeibo.handler hands them over: priming never imports the handler back)."""
 
-    handler.include_all_routes()
+    handle: Callable[[dict[str, Any], Any], dict[str, Any]]
+    app: Any
+    logger: Any
+    include_all_routes: Callable[[], Any]
+
+
+def import_everything(function: Function) -> None:
+    """Every route family on the resolver, every model wing imported, every route's validation built."""
+    from kakeibo import models  # noqa: PLC0415
+
+    function.include_all_routes()
     for wing in sorted(set(models._WINGS.values())):
         importlib.import_module(f"kakeibo.models.{wing}")
     importlib.import_module("kakeibo.store.idempotency_layer")
     importlib.import_module("encodings.idna")  # what opening the first connection imports (the host's name)
-    for route in [*handler.app._static_routes, *handler.app._dynamic_routes]:
+    for route in [*function.app._static_routes, *function.app._dynamic_routes]:
         _ = route.dependant, route.body_field
 
 
-def serve() -> tuple[list[int], list[str]]:
+def serve(function: Function) -> tuple[list[int], list[str]]:
     """The priming requests through the handler, their DynamoDB calls answered in process: their
     statuses and the calls answered."""
-    from kakeibo.handler import lambda_handler  # noqa: PLC0415
     from kakeibo.store import dynamodb_client  # noqa: PLC0415
 
     client = dynamodb_client()
@@ -197,7 +208,7 @@ def serve() -> tuple[list[int], list[str]]:
     session = endpoint.http_session
     endpoint.http_session = local
     try:
-        statuses = [int(lambda_handler(e, PrimingContext())["statusCode"]) for e in requests()]  # type: ignore[arg-type]
+        statuses = [int(function.handle(e, PrimingContext())["statusCode"]) for e in requests()]
     finally:
         endpoint.http_session = session
         signer._credentials = credentials
@@ -217,24 +228,24 @@ def _stores() -> list[Any]:
     return [get_store(), *limits]
 
 
-def clean() -> None:
+def clean(function: Function) -> None:
     """What the priming requests left behind that a restored instance must not share."""
     from aws_lambda_powertools.event_handler.api_gateway import BaseRouter  # noqa: PLC0415
     from aws_lambda_powertools.logging import logger as powertools_logger  # noqa: PLC0415
 
-    from kakeibo import handler, idempotency  # noqa: PLC0415
+    from kakeibo import idempotency  # noqa: PLC0415
 
-    handler.app.clear_context()  # type: ignore[no-untyped-call]
+    function.app.clear_context()
     for name in ("current_event", "lambda_context"):  # class attributes the resolver set for its routers
         if name in vars(BaseRouter):
             delattr(BaseRouter, name)
     _, config = idempotency._idempotent()
     config.lambda_context = None
-    handler.logger.clear_state()
+    function.logger.clear_state()
     powertools_logger.is_cold_start = True
 
 
-def prime() -> dict[str, Any]:
+def prime(function: Function) -> dict[str, Any]:
     """Prepare the function for its snapshot (see the module's doc); what was served, for the record."""
     from kakeibo import snapstart  # noqa: PLC0415
 
@@ -243,12 +254,12 @@ def prime() -> dict[str, Any]:
     statuses: list[int] = []
     calls: list[str] = []
     try:
-        import_everything()
-        statuses, calls = serve()
+        import_everything(function)
+        statuses, calls = serve(function)
     except Exception:  # an instance that was not primed still serves: it imports on first use
         LOG.exception("SnapStart priming failed")
     finally:
-        clean()
+        clean(function)
     if statuses != list(EXPECTED):
         LOG.warning("SnapStart priming answered %s, not %s", statuses, list(EXPECTED))
     if threading.active_count() != threads:

@@ -28,8 +28,9 @@ def test_priming_serves_its_requests_without_a_network_and_leaves_no_request_beh
     from kakeibo.store import dynamodb_client, get_limit_store, get_store
 
     threads = threading.active_count()
+    credentials = dynamodb_client()._request_signer._credentials
     # When the function is primed
-    done = priming.prime()
+    done = handler.prime()
     # Then its requests were answered, every DynamoDB call of theirs in the process
     assert done["statuses"] == [201, 201, 200]
     assert {"TransactWriteItems", "PutItem", "UpdateItem", "Query"} <= set(done["calls"])
@@ -45,7 +46,7 @@ def test_priming_serves_its_requests_without_a_network_and_leaves_no_request_beh
     assert threading.active_count() == threads
     # And the client is as it was: its own credentials, its own HTTP session, with no connection
     client = dynamodb_client()
-    assert client._request_signer._credentials is None  # none in this environment
+    assert client._request_signer._credentials is credentials
     assert not isinstance(client._endpoint.http_session, priming.LocalAnswers)
     assert len(client._endpoint.http_session._manager.pools) == 0
 
@@ -53,12 +54,14 @@ def test_priming_serves_its_requests_without_a_network_and_leaves_no_request_beh
 def test_a_priming_that_fails_leaves_the_instance_as_it_would_be_without_it(
     unreachable: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def broken() -> None:
+    from kakeibo import handler
+
+    def broken(function: priming.Function) -> None:
         raise RuntimeError("a route that cannot be imported")
 
     monkeypatch.setattr(priming, "import_everything", broken)
     # When the priming fails, the initialisation does not (an instance imports on first use)
-    assert priming.prime() == {"statuses": [], "calls": []}
+    assert handler.prime() == {"statuses": [], "calls": []}
 
 
 def test_an_update_answers_the_values_it_sets_on_an_absent_item() -> None:
