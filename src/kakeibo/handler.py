@@ -23,7 +23,7 @@ from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 from botocore.exceptions import BotoCoreError, ClientError
 
-from kakeibo import __version__, errors, idempotency, jobs, messages
+from kakeibo import __version__, deadline, errors, idempotency, jobs, messages
 from kakeibo import settings as config
 from kakeibo.core import limits
 from kakeibo.event import DEFAULT_ROUTE, header
@@ -337,6 +337,11 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP)
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    with deadline.within(context):  # every retry loop of the request shares its time (§31)
+        return _handle(event, context)
+
+
+def _handle(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     if jobs.is_job(event):  # the daily schedule, not an HTTP request
         return jobs.run(event, context)
     if event.get("routeKey") == DEFAULT_ROUTE:  # no route matches: answered before any identity or data is read

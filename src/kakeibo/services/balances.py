@@ -12,6 +12,7 @@ from its day totals instead: slower, never wrong.
 
 from __future__ import annotations
 
+import contextvars
 import datetime as dt
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
@@ -39,7 +40,7 @@ def _pool() -> ThreadPoolExecutor:
 def together(*reads: Callable[[], T]) -> list[T]:
     """Run independent reads at the same time (the client is thread-safe): a request waits for one
     round trip, not one per read. Each read must return its items whole, not a lazy iterator."""
-    futures = [_pool().submit(read) for read in reads]
+    futures = [_pool().submit(contextvars.copy_context().run, read) for read in reads]  # the request's deadline too
     return [future.result() for future in futures]
 
 

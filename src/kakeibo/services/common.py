@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
-from kakeibo import errors, messages
+from kakeibo import deadline, errors, messages
 from kakeibo.models import check_month, parse_date
 
 T = TypeVar("T")
@@ -25,7 +25,8 @@ def on_current(attempt: Callable[[], T]) -> T:
         try:
             return attempt()
         except errors.ReadAgain:
-            continue
+            if not deadline.allows():  # the request's time is up: 409, retry later
+                raise
     return attempt()
 
 

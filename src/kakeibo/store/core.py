@@ -29,7 +29,7 @@ from botocore.exceptions import (
     ReadTimeoutError,
 )
 
-from kakeibo import errors
+from kakeibo import deadline, errors
 from kakeibo.settings import get_settings
 from kakeibo.store.codec import Item, from_ddb, to_ddb
 from kakeibo.store.keys import household_pk, member_sk, pk, prefix_range
@@ -40,18 +40,34 @@ if TYPE_CHECKING:
 
 @cache
 def dynamodb_client() -> DynamoDBClient:
-    """Created on first use and cached for the life of the process (Lambda container)."""
+    """Created on first use and cached for the life of the process (Lambda container). Its retries
+    and each attempt's read timeout are held to the request's deadline (kakeibo.deadline)."""
     settings = get_settings()
     config = Config(
         retries={"mode": "standard", "max_attempts": 3},
-        connect_timeout=2,
+        connect_timeout=1,
         read_timeout=5,
         tcp_keepalive=True,
     )
     kwargs: dict[str, Any] = {"config": config}
     if settings.dynamodb_endpoint_url:
         kwargs["endpoint_url"] = settings.dynamodb_endpoint_url
-    return boto3.client("dynamodb", **kwargs)
+    client = boto3.client("dynamodb", **kwargs)
+    held_to_deadline(client)
+    return client
+
+
+def held_to_deadline(client: Any) -> None:
+    """botocore's standard retries of `client` vetoed when the request's time would not cover them,
+    and each attempt's read timeout cut to the time left."""
+    events = client.meta.events
+    name = client.meta.service_model.service_id.hyphenize()
+    unique_id = f"retry-config-{name}"  # how botocore registers its standard retry handler
+    registered = events._emitter._unique_id_handlers.get(unique_id)
+    if registered is not None:
+        events.unregister(f"needs-retry.{name}", unique_id=unique_id)
+        events.register(f"needs-retry.{name}", deadline.hold_retries(registered["handler"]), unique_id=unique_id)
+    events.register(f"request-created.{name}", deadline.cap_read_timeout, unique_id="kakeibo-read-timeout")
 
 
 OnFail = Callable[[Item | None], errors.ApiError]
@@ -92,11 +108,22 @@ class RetryPolicy:
     attempts: int = 6
     base_delay: float = 0.02
     max_delay: float = 0.5
-    sleep: Callable[[float], None] = field(default=time.sleep)
+    sleep: Callable[[float], None] = field(default=deadline.wait)
 
     def delay(self, attempt: int) -> float:
         # "full jitter" exponential backoff
         return random.uniform(0, min(self.max_delay, self.base_delay * 2**attempt))  # noqa: S311
+
+    def pause(self, attempt: int) -> bool:
+        """Wait before attempt `attempt + 1`, if the request's deadline leaves time for it and one more
+        attempt; False (no wait) if it does not: the caller gives up with its retryable refusal."""
+        return self.pause_for(self.delay(attempt))
+
+    def pause_for(self, seconds: float) -> bool:
+        if not deadline.allows(seconds):
+            return False
+        self.sleep(seconds)
+        return True
 
 
 RETRYABLE_REASONS = {
@@ -293,8 +320,8 @@ class StoreCore:
                     if code in RETRYABLE_ERRORS:  # botocore already retried these
                         raise errors.Conflict("the ledger is busy; retry shortly", retry_after=1) from exc
                     raise
-            if attempt + 1 < self.retry.attempts:
-                self.retry.sleep(self.retry.delay(attempt))
+            if attempt + 1 < self.retry.attempts and not self.retry.pause(attempt):
+                break  # the request's time would run out before another attempt answered
         raise errors.Conflict("the ledger is busy with concurrent changes; retry", retry_after=1)
 
     def batch_get(self, ledger: str, sks: Sequence[str]) -> dict[str, Item]:
@@ -312,9 +339,8 @@ class StoreCore:
                     item = from_ddb(raw)
                     out[item["SK"]] = item
                 request = res.get("UnprocessedKeys") or {}
-                if not request:
+                if not request or not self.retry.pause(attempt):
                     break
-                self.retry.sleep(self.retry.delay(attempt))
             if request:
                 raise errors.Conflict("the ledger is busy; retry shortly", retry_after=1)
         return out

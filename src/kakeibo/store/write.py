@@ -197,8 +197,9 @@ class WriteOps(JournalOps):
             except HeadMoved as moved:
                 seen = moved.seq
                 self._saw_head(ctx.ledger, seen)
-                if attempt:
-                    self.retry.sleep(random.uniform(0, min(HEAD_MAX_DELAY, 0.005 * 2**attempt)))  # noqa: S311
+                pause = random.uniform(0, min(HEAD_MAX_DELAY, 0.005 * 2**attempt)) if attempt else 0.0  # noqa: S311
+                if not self.retry.pause_for(pause):
+                    break  # the request's time would run out before the next head answered
                 continue
             self._saw_head(ctx.ledger, seq)
             return seq
