@@ -51,6 +51,12 @@ class Reply:
         return f"Reply({self.status}, {self.raw[:300]!r})"
 
 
+# The function's time as the tests give it: Lambda's longest (900 s), so that no request of a test is
+# cut short by how busy the machine is; a request's own deadline is tested on a fake clock
+# (tests/unit/test_deadline.py)
+SUITE_TIMEOUT = 900.0
+
+
 class Client:
     """Calls the Lambda handler in-process through the same route table as the local front."""
 
@@ -60,7 +66,8 @@ class Client:
         from kakeibo.local.cognito import Deciding
 
         # the Lambda authorizer in this process: personal tokens of this process's table (no user pool)
-        self.front = Front(InProcess(lambda_handler), authorizer=Deciding(Authorizer(None, personal_token_grant)))
+        gate = Deciding(Authorizer(None, personal_token_grant))
+        self.front = Front(InProcess(lambda_handler, timeout=SUITE_TIMEOUT), authorizer=gate)
         self.user = user
 
     def request(

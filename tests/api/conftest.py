@@ -22,6 +22,7 @@ from kakeibo.local.front import Front, serve
 from kakeibo.local.instances import Pool, authorizer_pool, concurrency
 from kakeibo.local.s3 import S3Local, create_buckets
 from kakeibo.local.template import ROOT
+from tests.events import SUITE_TIMEOUT
 
 
 class Http(requests.Session):
@@ -42,7 +43,8 @@ def function_pool(dynamodb_local: DynamoDBLocal, s3_local: S3Local) -> Iterator[
 
     task = Path(os.environ["KAKEIBO_TASK"]) if os.environ.get("KAKEIBO_TASK") else None
     assert task is None or (task / "kakeibo" / "handler.py").is_file(), f"KAKEIBO_TASK={task}: not a built function"
-    pool = Pool(concurrency(), function_environment(dynamodb_local, s3_local), task=task).start()
+    # at Lambda's longest timeout: no request is cut short by how busy the machine is (tests.events)
+    pool = Pool(concurrency(), function_environment(dynamodb_local, s3_local), task=task, timeout=SUITE_TIMEOUT).start()
     yield pool
     pool.close()
 

@@ -83,14 +83,16 @@ class InProcess:
     never gives an instance two events at once. A call made from inside the handler, on its own
     thread (a test's request meeting another while it runs), goes through. No isolation."""
 
-    def __init__(self, handler: Handler) -> None:
+    def __init__(self, handler: Handler, *, timeout: float = task.DEFAULT_TIMEOUT) -> None:
         self.handler = handler
+        self.timeout = timeout  # what the context says the function's time is (its deadline, §31)
         with _INSTANCES_GUARD:
             self._lock = _INSTANCES.setdefault(id(handler), threading.RLock())
 
     def invoke(self, event: dict[str, Any]) -> dict[str, Any]:
         with self._lock:
-            return self.handler(event, LambdaContext(aws_request_id=event["requestContext"]["requestId"]))
+            context = LambdaContext(aws_request_id=event["requestContext"]["requestId"], timeout=self.timeout)
+            return self.handler(event, context)
 
 
 def _problem(status: int, detail: str, code: str) -> tuple[int, dict[str, str], bytes]:
