@@ -25,6 +25,7 @@ from kakeibo.core.units import JPY
 from kakeibo.models import BulkIn, BulkSlip
 from kakeibo.services import slips as slip_service
 from kakeibo.services.common import now_iso
+from kakeibo.services.facets import reconciliation
 from kakeibo.store import GUARD_ITEMS, JOURNAL_ITEMS, BulkMoved, Item, Store, WriteContext, account_sk, slip_sk
 from kakeibo.store.keys import entry_parts, slip_index_sks
 
@@ -146,7 +147,7 @@ def _changed(store: Store, ctx: WriteContext, current: Item, body: BulkIn, at: s
     """What `current` becomes (None: deleted, or nothing changes for a `set`)."""
     wanted = body.set
     if body.delete or wanted is None:
-        slip_service.check_reconciled(current, None)
+        reconciliation.check(current, None)
         return None
     patch: dict[str, Any] = {}
     for name in ("category", "subcategory", "payee", "account", "cleared"):
@@ -167,7 +168,7 @@ def _changed(store: Store, ctx: WriteContext, current: Item, body: BulkIn, at: s
     ):
         raise errors.ValidationFailed("a slip of an account in another unit is moved by itself")
     new = slip_service.merge_patch(current, patch)
-    slip_service.check_reconciled(current, new)
+    reconciliation.check(current, new)
     return slip_service.changed_item(store, ctx, current, new, at=at)
 
 
@@ -247,7 +248,7 @@ def _still_current(
             _refuse(out, ref, "not_found")
         elif int(now["version"]) != int(current["version"]):
             _refuse(out, ref, "stale", current=int(now["version"]))
-        elif reconciled and slip_service.is_reconciled(now):
+        elif reconciled and reconciliation.is_reconciled(now):
             _refuse(out, ref, "reconciled")
         else:
             kept.append((ref, current, new))

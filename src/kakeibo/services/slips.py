@@ -17,9 +17,8 @@ from kakeibo.core import posting, reconcile
 from kakeibo.core import rules as rules_core
 from kakeibo.core.ids import derived_id, new_slip_id
 from kakeibo.core.posting import Entry
-from kakeibo.core.tax import slip_tax_fields
-from kakeibo.models import CLEARED_STATES, Slip, SlipIn, parse_date
-from kakeibo.services import alerts, points, settlements, units
+from kakeibo.models import Slip, SlipIn, parse_date
+from kakeibo.services import alerts, facets, settlements, units
 from kakeibo.services.access import PERSONAL, resolve
 from kakeibo.services.common import (
     check_version,
@@ -30,8 +29,8 @@ from kakeibo.services.common import (
     query_date,
     valid_id,
 )
-from kakeibo.services.settlements import CUSTOM, Sharing
-from kakeibo.settings import utc_now
+from kakeibo.services.facets import reconciliation, sharing, tax
+from kakeibo.services.settlements import Sharing
 from kakeibo.store import (
     Change,
     Item,
@@ -53,54 +52,13 @@ SLIP_FIELDS = tuple(SlipIn.model_fields)  # what a request says of a slip: the m
 # what every write of a slip changes, whatever it says: not what the slip says (`says_the_same`)
 BOOKKEEPING = ("version", "updated_at", "updated_by")
 # what a slip keeps through every change: where it came from (its import, request, file row, lapsed lot)
-KEPT_FIELDS = ("import_id", "request_token", "imported", "imported_payee", "lapse_of")
-CLEARED_FIELDS = ("cleared", "to_cleared")  # absent (or uncleared): not cleared
-UNCLEARED = "uncleared"
-SHARING_FIELDS = ("paid_by", "shares", "shares_mode")
+KEPT_FIELDS = ("import_id", "request_token", "imported", *facets.KEPT)
+CLEARED_FIELDS, UNCLEARED = reconciliation.STATES, reconciliation.UNCLEARED
 LINE_FIELDS = ("amount", "category", "subcategory", "memo", "medical")
-TAX_FIELDS = ("medical", "donation")
-
-
-def medical_view(stored: Any) -> dict[str, Any] | None:
-    """A stored medical payment as the API shows it (whole numbers, the flag a bool)."""
-    if not stored:
-        return None
-    return {
-        "patient": stored["patient"],
-        "provider": stored.get("provider"),
-        "kind": stored["kind"],
-        "reimbursed": int(stored.get("reimbursed") or 0),
-        "otc": bool(stored.get("otc")),
-    }
-
-
-def donation_view(stored: Any) -> dict[str, Any] | None:
-    if not stored:
-        return None
-    return {"municipality": stored["municipality"], "one_stop": bool(stored.get("one_stop"))}
-
-
-def _tax_view(item: Item) -> dict[str, Any]:
-    """A slip's medical payment and donation, on the slips that have them (absent on the others)."""
-    out: dict[str, Any] = {}
-    if item.get("medical"):
-        out["medical"] = medical_view(item["medical"])
-    if item.get("donation"):
-        out["donation"] = donation_view(item["donation"])
-    return out
-
-
-def _payee_view(item: Item) -> dict[str, Any]:
-    """A slip's payee and the payee its file wrote, on the slips that have them (absent on the others)."""
-    return {name: item[name] for name in ("payee", "imported_payee") if item.get(name)}
-
-
-def _tags_view(item: Item) -> dict[str, Any]:
-    """A slip's tags, on the slips that have some (absent on the others, as before tags)."""
-    return {"tags": list(item["tags"])} if item.get("tags") else {}
 
 
 def slip_view(item: Item) -> dict[str, Any]:
+    """A stored slip as the API shows it: its core, then what each facet shows (services/facets)."""
     return {
         "id": item["id"],
         "no": int(item["no"]),
@@ -113,36 +71,13 @@ def slip_view(item: Item) -> dict[str, Any]:
         "subcategory": item.get("subcategory"),
         "memo": item.get("memo"),
         "lines": lines_view(item),
-        "receipts": sorted(item.get("receipts") or []),
         "version": int(item["version"]),
         "created_at": item["created_at"],
         "updated_at": item["updated_at"],
         "created_by": item.get("created_by"),
         "updated_by": item.get("updated_by"),
-        **_sharing_view(item),
-        "cleared": item.get("cleared") or UNCLEARED,
-        "to_cleared": (item.get("to_cleared") or UNCLEARED) if item["kind"] == "transfer" else None,
-        **_tax_view(item),
-        **_unit_view(item),
-        **_payee_view(item),
-        **_tags_view(item),
+        **facets.view(item),
     }
-
-
-def _unit_view(item: Item) -> dict[str, Any]:
-    """A slip's yen (foreign and points accounts), what a transfer brought (between units), when
-    earned points expire and the lot a lapse is of, on the slips that have them (absent on the others)."""
-    out: dict[str, Any] = {name: int(item[name]) for name in ("jpy_amount", "to_amount") if item.get(name) is not None}
-    out.update({name: item[name] for name in ("expires_on", "lapse_of") if item.get(name)})
-    return out
-
-
-def _sharing_view(item: Item) -> dict[str, Any]:
-    """Who paid and each member's share, on the slips that say (absent on the others, as before)."""
-    if not item.get("paid_by"):
-        return {}
-    shares = {str(user): int(amount) for user, amount in sorted(item.get("shares", {}).items())}
-    return {"paid_by": item["paid_by"], "shares": shares, "shares_mode": item.get("shares_mode", CUSTOM)}
 
 
 def slip_change(before: Item | None, after: Item | None) -> Change:
@@ -170,7 +105,7 @@ def lines_view(item: Item) -> list[dict[str, Any]] | None:
         view = {name: line.get(name) for name in LINE_FIELDS if name != "medical"}
         view["amount"] = int(line["amount"])
         if line.get("medical"):  # absent on the lines without: their view is as before
-            view["medical"] = medical_view(line["medical"])
+            view["medical"] = tax.medical_view(line["medical"])
         out.append(view)
     return out
 
@@ -182,21 +117,11 @@ def _stored_lines(body: SlipIn) -> list[dict[str, Any]] | None:
 
 
 def entry_of(item: Item) -> Entry:
+    """The stored slip's `Entry` (what it moves): its core, then what each facet adds."""
     lines = tuple(
         posting.Line(int(line["amount"]), str(line["category"]), line.get("subcategory"))
         for line in item.get("lines") or ()
     )
-    paid_by = item.get("paid_by") or None
-    shares = tuple(sorted((str(u), int(a)) for u, a in (item.get("shares") or {}).items() if int(a))) if paid_by else ()
-    tax: tuple[tuple[str, int], ...] = ()
-    if item.get("medical") or item.get("donation") or any(line.get("medical") for line in item.get("lines") or ()):
-        tax = slip_tax_fields(
-            int(item["amount"]),
-            item.get("medical"),
-            ((int(line["amount"]), line.get("medical")) for line in item.get("lines") or ()),
-            item.get("donation"),
-            None if item.get("jpy_amount") is None else int(item["jpy_amount"]),
-        )
     return Entry(
         date=item["date"],
         kind=item["kind"],
@@ -206,14 +131,7 @@ def entry_of(item: Item) -> Entry:
         category=item.get("category"),
         subcategory=item.get("subcategory"),
         lines=lines,
-        paid_by=paid_by,
-        shares=shares,
-        cleared=item.get("cleared") in CLEARED_STATES,
-        to_cleared=item.get("to_cleared") in CLEARED_STATES,
-        tax=tax,
-        jpy_amount=None if item.get("jpy_amount") is None else int(item["jpy_amount"]),
-        to_amount=None if item.get("to_amount") is None else int(item["to_amount"]),
-        tags=tuple(item.get("tags") or ()),
+        **facets.entry(item),
     )
 
 
@@ -245,47 +163,11 @@ def _slip_item(body: SlipIn, entry: Entry, sharing: Sharing | None = None, **met
     if lines:  # a split: its lines, and their categories for a list filtered by category
         item["lines"] = lines
         item["line_categories"] = sorted({line["category"] for line in lines})
-    if body.receipts:
-        item["receipts"] = list(body.receipts)
-    for name in CLEARED_FIELDS:  # absent, not "uncleared": slips written before look alike
-        if getattr(body, name) not in (None, UNCLEARED):
-            item[name] = getattr(body, name)
-    if body.medical is not None:  # absent, not null, on the slips without: they look as before
-        item["medical"] = body.medical.model_dump()
-    if body.donation is not None:
-        item["donation"] = body.donation.model_dump()
-    for name in ("jpy_amount", "to_amount", "expires_on"):  # accounts in other units (absent on yen slips)
-        if getattr(body, name) is not None:
-            item[name] = getattr(body, name)
-    lapse_of = getattr(body, "lapse_of", None)  # a lapse the daily job posts: the lot it is of
-    if lapse_of is not None:
-        item["lapse_of"] = lapse_of
-    if body.payee is not None:  # absent, not null, on the slips without: they look as before
-        item["payee"] = body.payee
-        item["payee_key"] = rules_core.normalise(body.payee)  # what ?payee= compares with
-    if body.tags:  # absent, not [], on the slips without: they look as before
-        item["tags"] = list(body.tags)
-    imported_payee = getattr(body, "imported_payee", None)  # an import row's: the file's own text
-    if imported_payee is not None:
-        item["imported_payee"] = imported_payee
+    item.update(facets.stored(body))
     if sharing is not None:
         item.update(sharing.fields())
     item.update(meta)
     return item
-
-
-def receipt_ops(store: Store, ledger: str, slip_id: str, old: Item | None, new: Item | None) -> tuple[TxOp, ...]:
-    """What a slip's change of receipts writes in its own transaction: each newly attached one must
-    be stored and counts the slip, each let go stops counting it (services/receipts)."""
-    before, after = set((old or {}).get("receipts") or []), set((new or {}).get("receipts") or [])
-    if before == after:
-        return ()
-    from kakeibo.services.receipts import sweep_day  # noqa: PLC0415
-
-    later = sweep_day(utc_now())
-    return tuple(
-        store.ref_ops(ledger, sorted(after - before), sorted(before - after), slip_id=slip_id, sweep_after=later)
-    )
 
 
 def fingerprint(body: SlipIn) -> str:
@@ -297,7 +179,7 @@ def fingerprint(body: SlipIn) -> str:
     }  # no receipts (or uncleared) is the same as none named: bodies from before keep their fingerprint
     if body.lines:
         fields["lines"] = _stored_lines(body)
-    for name in TAX_FIELDS:
+    for name in tax.FIELDS:
         if name in fields:
             fields[name] = getattr(body, name).model_dump()
     canonical = json.dumps(fields, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
@@ -387,8 +269,7 @@ def _create_slip(
     new = NewSlip(item, origin=ctx.origin, fingerprint=fingerprint(sent), request_token=request_token)
     conditions = (
         *conditions,
-        *receipt_ops(store, ledger, slip_id, None, item),
-        *points.lot_ops(store, ctx, [], [item]),
+        *facets.writes(store, ctx, [], [item]),
     )
 
     def write(token: str) -> None:
@@ -477,8 +358,8 @@ def request_of(view: dict[str, Any], current: Item) -> dict[str, Any]:
 
 def merge_patch(current: Item, patch: dict[str, Any]) -> SlipIn:
     """RFC 7396 over the slip's fields, then validated as a whole slip."""
-    merged = {k: current.get(k) for k in SLIP_FIELDS if k not in SHARING_FIELDS}
-    merged.update(medical=medical_view(current.get("medical")), donation=donation_view(current.get("donation")))
+    merged = {k: current.get(k) for k in SLIP_FIELDS if k not in sharing.FIELDS}
+    merged.update(medical=tax.medical_view(current.get("medical")), donation=tax.donation_view(current.get("donation")))
     if current.get("lines"):  # as a request gives them: whole-number amounts, no empty fields
         merged["lines"] = [{k: v for k, v in line.items() if v is not None} for line in lines_view(current) or ()]
     merged.update(settlements.sharing_of(current))  # "equal" stays equal among the slip's own sharers
@@ -571,7 +452,7 @@ def write_slip(
     `reshare`: the request sent `shares` (else "equal" stays among the slip's own sharers);
     `unlock`: a reconciled side may change (409 `reconciled` otherwise);
     `by_hand`: the caller chose the category (PUT, or PATCH sending one): rule suggestions learn from it."""
-    broken = _reconciled_sides(current, new, unlock=unlock)
+    broken = reconciliation.broken_sides(current, new, unlock=unlock)
     version = int(current["version"])
     slip_id = current["id"]
     price = units.priced(store, ctx.ledger, new)
@@ -601,7 +482,7 @@ def write_slip(
         item[units.RATED] = True  # its yen is still the one made at a rate: it gives none of its own
     if imported is not None:
         item["imported"] = imported
-    _keep_reconciled(current, item, broken)
+    reconciliation.keep(current, item, broken)
     _mark_hand(current, item, by_hand=by_hand)
     if not broken and says_the_same(current, item):
         _still_there(store, ctx)
@@ -612,9 +493,8 @@ def write_slip(
         token or new_token(),
         undoes,
         ((shared.check,) if shared else ())
-        + receipt_ops(store, ctx.ledger, slip_id, current, item)
-        + _breaking(store, ctx.ledger, current, broken)
-        + points.lot_ops(store, ctx, [current], [item]),
+        + reconciliation.breaking(store, ctx.ledger, current, broken)
+        + facets.writes(store, ctx, [current], [item]),
         _stale(expected),
     )
     with _naming_accounts(new_entry), units.learning(ctx.ledger):
@@ -622,59 +502,6 @@ def write_slip(
         store.change_slip(ctx, current, item, plan, commit, newly_named=frozenset(newly_named))
     alerts.after_spending(store, ctx, [item])  # a budget it takes to 80% or 100%: told once
     return slip_view(item)
-
-
-def check_reconciled(current: Item, new: SlipIn | None) -> None:
-    """409 `reconciled` when the change of `current` into `new` (None: its deletion) would break a
-    reconciliation (what a change without ?unlock=true may not do)."""
-    _reconciled_sides(current, new, unlock=False)
-
-
-def is_reconciled(item: Item) -> bool:
-    """Has a side of the slip been reconciled?"""
-    return any(item.get(reconcile.side_fields(role)[1]) == reconcile.RECONCILED for role in ("account", "to_account"))
-
-
-def _reconciled_sides(current: Item, new: SlipIn | None, *, unlock: bool) -> tuple[reconcile.Role, ...]:
-    """The reconciled sides of `current` the change breaks (amount, date, account, kind, state or
-    a delete): 409 `reconciled` naming the reconciliation unless the request unlocks them."""
-    proposed = None if new is None else {**new.model_dump(include=set(SLIP_FIELDS)), "kind": new.kind}
-    broken = reconcile.broken_sides(current, proposed)
-    if broken and not unlock:
-        by = current.get(reconcile.side_fields(broken[0])[2])
-        raise errors.Reconciled(
-            f"this slip was reconciled ({by}): its amount, date and account stay as summed; send "
-            "?unlock=true to change it (the reconciliation then no longer holds)",
-            reconciliation=by,
-            account=current.get(reconcile.side_fields(broken[0])[0]),
-        )
-    return broken
-
-
-def _keep_reconciled(current: Item, item: Item, broken: tuple[reconcile.Role, ...]) -> None:
-    """The new item keeps each reconciled side the change leaves as summed; a broken one is cleared
-    again (or as the request asked) and names no reconciliation."""
-    for role in ("account", "to_account"):
-        _, state, by = reconcile.side_fields(role)
-        if current.get(state) != reconcile.RECONCILED:
-            continue
-        if role in broken:
-            if item.get(state) not in (None, UNCLEARED):
-                item[state] = reconcile.CLEARED
-            item.pop(by, None)
-        else:
-            item[state], item[by] = reconcile.RECONCILED, current.get(by)
-
-
-def _breaking(store: Store, ledger: str, current: Item, broken: tuple[reconcile.Role, ...]) -> tuple[TxOp, ...]:
-    """What an unlocked change writes in its own transaction: each assertion it breaks no longer holds."""
-    out = []
-    for role in broken:
-        account, _, by = reconcile.side_fields(role)
-        # a side marked by a reconciliation that never finished names no stored assertion: none to break
-        if current.get(by) and store.reconciliation(ledger, str(current[account]), str(current[by])) is not None:
-            out.append(store.break_reconciliation_op(ledger, str(current[account]), str(current[by])))
-    return tuple(out)
 
 
 def changed_item(store: Store, ctx: WriteContext, current: Item, new: SlipIn, *, at: str) -> Item | None:
@@ -696,7 +523,7 @@ def changed_item(store: Store, ctx: WriteContext, current: Item, new: SlipIn, *,
     for extra in KEPT_FIELDS:
         if extra in current:
             item[extra] = current[extra]
-    _keep_reconciled(current, item, ())
+    reconciliation.keep(current, item, ())
     _mark_hand(current, item, by_hand=False)
     return None if says_the_same(current, item) else item
 
@@ -734,9 +561,9 @@ def write_slips(
                                                              posting.effects(entry_of(new), +1))),
         tuple(sorted(accounts)),
     )  # fmt: skip
-    receipts = tuple(op for old, new in pairs for op in receipt_ops(store, ctx.ledger, str(old["id"]), old, new))
+    written = facets.writes(store, ctx, [old for old, _ in pairs], [new for _, new in pairs])
     commit = SlipCommit(
-        [slip_change(old, new) for old, new in pairs], new_token(), undoes, receipts, stale, group=group, more=more
+        [slip_change(old, new) for old, new in pairs], new_token(), undoes, written, stale, group=group, more=more
     )
     with _naming_accounts(entry_of(pairs[0][0])):
         return store.change_slips(ctx, pairs, plan, commit)
@@ -788,12 +615,11 @@ def remove_slip(
     """The one delete path of a slip (as read): one transaction, its identity left as a tombstone.
     A reconciled slip goes only with `unlock` (its reconciliation then no longer holds).
     `conditions`: further checks of the same transaction (a reconciliation's lease still held)."""
-    broken = _reconciled_sides(current, None, unlock=unlock)
+    broken = reconciliation.broken_sides(current, None, unlock=unlock)
     old_entry = entry_of(current)
-    receipts = receipt_ops(store, ctx.ledger, str(current["id"]), current, None)
-    receipts += _breaking(store, ctx.ledger, current, broken) + conditions
-    receipts += points.lot_ops(store, ctx, [current], [])
-    commit = SlipCommit([slip_change(current, None)], token or new_token(), undoes, receipts, _stale(expected))
+    written = facets.writes(store, ctx, [current], [])
+    written += reconciliation.breaking(store, ctx.ledger, current, broken) + conditions
+    commit = SlipCommit([slip_change(current, None)], token or new_token(), undoes, written, _stale(expected))
     with _naming_accounts(old_entry):
         store.delete_slips(ctx, [current], posting.plan(old_entry, None), commit, at=now_iso())
 
@@ -814,10 +640,9 @@ def remove_slips(
     entries = [entry_of(c) for c in currents]
     accounts = sorted({a for e in entries for a in posting.accounts_touched(e)})
     plan = posting.Plan("delete", posting.merge(posting.effects(e, -1) for e in entries), tuple(accounts))
-    receipts = tuple(op for c in currents for op in receipt_ops(store, ctx.ledger, str(c["id"]), c, None))
-    receipts += points.lot_ops(store, ctx, currents, [])
+    written = facets.writes(store, ctx, currents, [])
     commit = SlipCommit(
-        [slip_change(c, None) for c in currents], None, undoes, receipts, stale or _stale(None), group=group, more=more
+        [slip_change(c, None) for c in currents], None, undoes, written, stale or _stale(None), group=group, more=more
     )
     with _naming_accounts(entries[0]):
         return store.delete_slips(ctx, currents, plan, commit, at=at)
@@ -864,12 +689,10 @@ def _restored(
         body, entry, shared, id=view["id"], no=int(view["no"]), version=tombstone + 1, created_at=view["created_at"],
         updated_at=stamp, created_by=view.get("created_by"), updated_by=ctx.actor, **kept,
     )  # fmt: skip
-    if view.get("imported_payee"):  # the file's text comes back with the slip
-        item["imported_payee"] = view["imported_payee"]
-    if view.get("lapse_of"):  # a lapse comes back as the lapse of its lot
-        item["lapse_of"] = view["lapse_of"]
-    checks = ((shared.check,) if shared else ()) + receipt_ops(store, ctx.ledger, view["id"], None, item)
-    checks += points.lot_ops(store, ctx, [], [item])
+    for name in facets.KEPT:  # what the slip kept comes back with it (the file's text, the lot of a lapse)
+        if view.get(name):
+            item[name] = view[name]
+    checks = ((shared.check,) if shared else ()) + facets.writes(store, ctx, [], [item])
     return item, entry, checks, price.guard
 
 

@@ -32,8 +32,8 @@ from kakeibo.importformats import issuers
 from kakeibo.importformats.source import identity_prefix
 from kakeibo.importformats.statement import SOURCE as STATEMENT_SOURCE
 from kakeibo.models import SlipIn
+from kakeibo.services.facets.reconciliation import STATES as CLEARED_FIELDS
 from kakeibo.services.slips import (
-    CLEARED_FIELDS,
     SLIP_FIELDS,
     fingerprint,
     remove_slip,
