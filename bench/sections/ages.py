@@ -45,8 +45,15 @@ CHANGES = 500  # entries of a delta sync from nothing
 
 
 def _csv(slips: list[dict[str, Any]]) -> str:
-    lines = [",".join(COLUMNS)]
-    lines += [",".join(str(s.get(c) or "") for c in COLUMNS) for s in slips]
+    """The slips as the importer reads them; a `tags` column (';' between tags) when some slip has tags."""
+    columns = (*COLUMNS, "tags") if any(s.get("tags") for s in slips) else COLUMNS
+
+    def cell(slip: dict[str, Any], column: str) -> str:
+        value = slip.get(column)
+        return ";".join(value) if column == "tags" and value else str(value or "")
+
+    lines = [",".join(columns)]
+    lines += [",".join(cell(s, c) for c in columns) for s in slips]
     return "\n".join(lines) + "\n"
 
 

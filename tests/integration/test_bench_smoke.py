@@ -50,6 +50,7 @@ def test_quick_bench_reports_every_section(tmp_path: Path) -> None:
             "rules",
             "reconcile",
             "points",
+            "tags",
         ),
     }
     assert {"nproc", "cpu", "memory_gib", "python", "dynamodb_local"} <= set(doc["machine"])
@@ -123,6 +124,20 @@ def test_quick_bench_reports_every_section(tmp_path: Path) -> None:
     assert all(
         s[r]["ours"]["p50_ms"] > 0 and s[r]["calls"] > 0 for s in ahead["sizes"] for r in ("forecast", "net_worth")
     )
+    # And the tag report was measured on a tagged ledger of 1 month and of 10 years, each window's totals
+    # as its slips say, read from the window's accounts x months items alone; and the search read the
+    # slips of its window, every one once and no other
+    tags = doc["sections"]["tags"]
+    assert [ledger["label"] for ledger in tags["ledgers"]] == ["1 month", "10 years"]
+    assert tags["ledgers"][0]["slips"] < tags["ledgers"][1]["slips"]
+    for read in tags["reports"]["reads"].values():
+        assert read["ours"]["n"] > 0 and read["tags"] > 0
+        assert read["queried"] == read["month_items"] > 0 and read["slips_read"] == 0
+    assert tags["targets"]["reads_the_months_items"] is True
+    search = tags["search"]
+    assert search["words"]["住居"]["slips_read"] == search["window_slips"] == search["floor"]["slips_read"] > 0
+    assert search["words"]["住居"]["found"] == search["words"]["住居"]["matching"] > 0
+    assert tags["targets"]["reads_the_window_only"] is True
     statements = doc["sections"]["statements"]
     assert [size["label"] for size in statements["sizes"]] == ["1 month", "10 years"]
     for size in statements["sizes"]:
