@@ -21,6 +21,7 @@ import csv
 import io
 import statistics
 import time
+from collections import Counter
 from typing import Any
 
 from bench.api import BenchError
@@ -86,7 +87,8 @@ def _send(ctx: Context, who: str, data: bytes, target: str) -> tuple[float, dict
     event = ctx.api.event("POST", target, user=who, headers={"content-type": "text/csv"})
     event["body"], event["isBase64Encoded"] = base64.b64encode(data).decode(), True
     created, sends = 0, 0
-    start = time.perf_counter()
+    ctx.recorder.clear()
+    start, cpu = time.perf_counter(), time.process_time()
     while True:
         reply = ctx.api.invoke(event)
         sends += 1
@@ -95,7 +97,9 @@ def _send(ctx: Context, who: str, data: bytes, target: str) -> tuple[float, dict
         created += int(reply.json["created"])
         if reply.json.get("dry_run") or reply.json["status"] == "complete" or sends >= 50:
             break
-    return time.perf_counter() - start, {**reply.json, "created": created, "sends": sends}
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu  # this process's: not DynamoDB Local's
+    calls = Counter(c.operation for c in ctx.recorder.take())
+    return seconds, {**reply.json, "created": created, "sends": sends, "cpu_s": cpu, "calls": dict(calls)}
 
 
 def render(r: dict[str, Any]) -> list[str]:
@@ -107,9 +111,15 @@ def render(r: dict[str, Any]) -> list[str]:
         f"{s['rows_per_s']:.0f} rows/s; min {s['min_s'] * 1000:.0f} ms; {s['sends']} send(s))",
         f"  plain CSV  {p['median_s'] * 1000:8.0f} ms median  ({r['plain_bytes']} bytes UTF-8, "
         f"{p['rows_per_s']:.0f} rows/s; min {p['min_s'] * 1000:.0f} ms; {p['sends']} send(s))",
-        f"  ratio      {r['ratio']:.2f}x   card check: file {r['check']['file_total']} yen, "
-        f"amount due {r['check']['amount_due']} yen",
+        f"  ratio      {r['ratio']:.2f}x   (this process's CPU: {s['cpu_median_s']:.2f} s against "
+        f"{p['cpu_median_s']:.2f} s, {r['cpu_ratio']:.2f}x)",
+        f"  DynamoDB calls: statement {_calls(s['calls'])}; plain {_calls(p['calls'])}",
+        f"  card check: file {r['check']['file_total']} yen, amount due {r['check']['amount_due']} yen",
     ]
+
+
+def _calls(calls: dict[str, int]) -> str:
+    return ", ".join(f"{n} {op}" for op, n in sorted(calls.items(), key=lambda kv: -kv[1])) or "none"
 
 
 @register("card_import", "a card's statement against the plain CSV of its rows", order=66, render=render)
@@ -127,6 +137,7 @@ def run(ctx: Context) -> dict[str, Any]:
     other = plain([r.slip.model_dump(exclude_none=True) for r in rows.valid])
 
     times: dict[str, list[float]] = {"statement": [], "plain": []}
+    cpus: dict[str, list[float]] = {"statement": [], "plain": []}
     last: dict[str, dict[str, Any]] = {}
     for i in range(rounds):
         order = ("statement", "plain") if i % 2 == 0 else ("plain", "statement")
@@ -139,6 +150,7 @@ def run(ctx: Context) -> dict[str, Any]:
             if verify(ctx.store, who)["mismatched_items"]:
                 raise BenchError(f"{kind}: the ledger does not match its slips")
             times[kind].append(seconds)
+            cpus[kind].append(answer["cpu_s"])
             last[kind] = answer
     sides = {
         kind: {
@@ -147,6 +159,8 @@ def run(ctx: Context) -> dict[str, Any]:
             "runs_s": [round(t, 4) for t in ts],
             "rows_per_s": round(n / statistics.median(ts), 1),
             "sends": last[kind]["sends"],
+            "cpu_median_s": round(statistics.median(cpus[kind]), 4),
+            "calls": last[kind]["calls"],
         }
         for kind, ts in times.items()
     }
@@ -159,5 +173,6 @@ def run(ctx: Context) -> dict[str, Any]:
         "plain_bytes": len(other),
         **sides,
         "ratio": round(sides["statement"]["median_s"] / sides["plain"]["median_s"], 3),
+        "cpu_ratio": round(sides["statement"]["cpu_median_s"] / sides["plain"]["cpu_median_s"], 3),
         "check": {k: check.get(k) for k in ("file_total", "amount_due", "equal")},
     }
