@@ -9,6 +9,7 @@ MAX_COLD = 1.15  # ours / the floor: fresh process, import + first request (sect
 MAX_RESTORE = 1.15  # a restored (forked, primed) instance's first POST /slips / its second (§31)
 MIN_IMPORT_SPEEDUP = 5.0  # batched import rows/s / one transaction per row
 MAX_RULES_OVERHEAD = 1.10  # an import with 200 rules / the same import without rules
+MAX_STATEMENT_IMPORT = 1.20  # a card's statement (CP932, its issuer's layout) / the plain CSV of its rows
 
 
 def evaluate(results: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
@@ -37,6 +38,12 @@ def evaluate(results: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
         value = ruled["ratio"]
         target = f"<= {MAX_RULES_OVERHEAD}"
         out.append(_target("import: with 200 rules / without (time)", target, value, value <= MAX_RULES_OVERHEAD))
+    card = results.get("card_import", {})
+    if "ratio" in card:
+        value = card["ratio"]
+        target = f"<= {MAX_STATEMENT_IMPORT}"
+        name = "import: a card's statement / its plain CSV (time)"
+        out.append(_target(name, target, value, value <= MAX_STATEMENT_IMPORT))
     naive = results.get("naive", {}).get("concurrent")
     if naive:
         drift = naive["naive"]["verify"]["balance_drift_yen"] + naive["naive"]["verify"]["day_total_drift_yen"]

@@ -11,7 +11,7 @@ const CACHE = 'kakeibo-page-v1';
 // before it was opened online under this worker (tests/api/test_web_views.py keeps this list whole).
 const SHELL = [
   './', 'index.html', 'style.css', 'manifest.webmanifest', 'icon.svg', 'icon-192.png', 'icon-512.png',
-  'app.js', 'api.js', 'auth.js', 'chart.js', 'conflict.js', 'format.js', 'kept.js', 'outbox.js', 'srp.js', 'state.js', 'tags.js', 'ui.js',
+  'app.js', 'api.js', 'auth.js', 'chart.js', 'conflict.js', 'format.js', 'kept.js', 'outbox.js', 'srp.js', 'state.js', 'statements.js', 'tags.js', 'ui.js',
   'views/accounts.js', 'views/ahead.js', 'views/alerts.js', 'views/budgets.js', 'views/cards.js', 'views/dataio.js', 'views/imports.js',
   'views/journal.js', 'views/ledgers.js', 'views/payer.js', 'views/quick.js', 'views/receipts.js',
   'views/reconcile.js', 'views/recurrences.js', 'views/report.js', 'views/rules.js', 'views/settings.js',

@@ -4,6 +4,10 @@ tests/api/test_web.py, a missing browser fails rather than skips. What each scri
 
 - dataio.mjs: データの書き出し (progress, download); 自分のデータを削除 behind a typed phrase, refused
   while they alone own a shared ledger others are in (listed on the page), then done.
+- imports.mjs (390 px): CSV 取込 of 楽天カード's e-NAVI download onto the ledger's card: the dry run
+  names the format (GET /imports/formats) and shows each row, the lines skipped and the check against
+  the card's statement; imported on confirmation, the slips read back through the API; MyJCB's
+  Shift_JIS file recognised as sent; a file of no known layout refused with the API's 422.
 - loads.mjs (390 px): the API calls of the slips view and of each tab tapped, counted: each view reads
   only what it shows (the quick entry's chips from three months' totals, the slip form's accounts
   without their balances), nothing twice, the journal followed from where the page got to; a ledger
@@ -36,6 +40,7 @@ __all__ = ["browser", "node"]  # the fixtures, shared with test_web.py
 
 SCRIPTS = {  # script: (its steps, the screenshots it leaves at least)
     "dataio": (3, {"me-delete-refused-390.png", "me-deleted-390.png"}),
+    "imports": (5, {"imports-dry-run-390.png", "imports-done-390.png"}),
     "loads": (3, set()),
     "offline": (4, {"offline-writes-390.png", "offline-conflict-390.png", "offline-quick-390.png"}),
     "reconcile": (3, {"reconcile-1280.png", "reconcile-unlock-1280.png"}),

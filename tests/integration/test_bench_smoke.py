@@ -34,6 +34,7 @@ def test_quick_bench_reports_every_section(tmp_path: Path) -> None:
             "cold",
             "naive",
             "imports",
+            "card_import",
             "front",
             "ages",
             "settlement",
@@ -162,6 +163,11 @@ def test_quick_bench_reports_every_section(tmp_path: Path) -> None:
     assert imports["batched"]["rows_per_s"] > 0 and imports["per_row"]["rows_per_s"] > 0
     assert imports["reimport"]["created"] == 0 and imports["reimport"]["skipped"] == imports["rows"]
     assert imports["drift"] == {"batched": 0, "per_row": 0}
+
+    # And a card's statement was imported beside the plain CSV of its rows, each file's rows all created
+    card = doc["sections"]["card_import"]
+    assert card["statement"]["median_s"] > 0 and card["plain"]["median_s"] > 0 and card["ratio"] > 0
+    assert card["statement"]["calls"]["TransactWriteItems"] > 0 and card["plain"]["calls"]["TransactWriteItems"] > 0
 
     # And the cold start compares fresh processes
     cold = doc["sections"]["cold"]

@@ -4,11 +4,18 @@
 // earlier ones: rows changed in the app (変更), edited here too (競合), slips the file no longer
 // has (ファイルにない) and Zaim rows that may replace one (置き換え?); deleting and replacing happen
 // only when the person ticks it. Shown unless the API says it has no /imports.
+//
+// A card's or bank's statement as its website gives it (楽天カード, Vpass, ゆうちょ…) goes onto the
+// account chosen for it (POST /imports?account=): the file's bytes are sent as they are (Shift_JIS
+// stays Shift_JIS; the API detects it), and the dry run says the format recognised (its name from
+// GET /imports/formats, read once, in the page's language), what each row becomes, the lines
+// skipped, the bank rows that pay a card and the card file checked against the card's statement.
 
 import { ApiError, query } from '../api.js';
 import { TYPE_LABELS, amountIn } from '../format.js';
 import { accountName, at, on, state, unitOf } from '../state.js';
-import { $, FieldError, busy, clearError, fail, h, say, showError } from '../ui.js';
+import { cardPaymentRows, checkText, differenceRows, formatName, rowText, skippedRows, statementAccounts, wordsFor } from '../statements.js';
+import { $, FieldError, busy, clearError, fail, fillAccountSelect, h, say, showError } from '../ui.js';
 
 const IMPORT_FORMATS = { kakeibo: 'この API の形式', mf: 'マネーフォワード ME', zaim: 'Zaim' };
 export const IMPORT_ACTIONS = {
@@ -21,6 +28,7 @@ export const IMPORT_ACTIONS = {
   missing_in_file: 'ファイルにない',
   possibly_replaced: '置き換え?',
   deleted: '削除',
+  stale: '古い行',
 };
 
 /** What a dry run found, in words, the zero counts left out. Pure. */
@@ -45,10 +53,13 @@ export function writesAnything(report, applyDeletions) {
 
 let ctx;
 let panel;
+let words = wordsFor();
+let formats = null; // GET /imports/formats, read the first time a statement is checked
 
 export function mount(root, context) {
   ctx = context;
   panel = root;
+  words = wordsFor(context.language);
   $('import-form').addEventListener('submit', submitImport);
   $('import-preview').addEventListener('click', previewImport);
   $('import-commit').addEventListener('click', commitPreviewed);
@@ -59,24 +70,45 @@ export function mount(root, context) {
   on('routes', () => {
     panel.hidden = Boolean(state.routes && !state.routes.has('/imports'));
   });
+  // A statement's account: the ledger's cards, banks and IC cards (its own accounts are not created).
+  on('accounts', fillStatementAccounts);
+  $('import-account').addEventListener('change', () => {
+    $('import-create-accounts-line').hidden = Boolean($('import-account').value);
+  });
   // What was said about the last import belongs to the month it was made in.
   on('month', () => {
     $('import-report').hidden = true;
   });
 }
 
+function fillStatementAccounts() {
+  fillAccountSelect($('import-account'), statementAccounts(state.accounts), {
+    placeholder: '（明細ではない: この API・マネーフォワード ME・Zaim の CSV）',
+  });
+  $('import-create-accounts-line').hidden = Boolean($('import-account').value);
+}
+
 export function clear() {
+  $('import-account').value = '';
+  $('import-create-accounts-line').hidden = false;
   $('import-report').hidden = true;
   $('import-dry-run').hidden = true;
   state.previewed = null;
 }
 
 /**
- * POST /imports with the page's options; `dryRun` asks what would happen and writes nothing. While
- * the file is sent and read, a progress bar says so (a large file takes a while).
+ * POST /imports with the page's options; `dryRun` asks what would happen and writes nothing; an
+ * `account` says the file is that account's statement. The file goes as its bytes (a File is sent
+ * untouched: a Shift_JIS download is never decoded here). While the file is sent and read, a
+ * progress bar says so (a large file takes a while).
  */
-async function sendImport(file, createAccounts, dryRun = false, applyDeletions = false) {
-  const options = { create_accounts: createAccounts ? 'true' : '', dry_run: dryRun ? 'true' : '', apply_deletions: applyDeletions ? 'true' : '' };
+async function sendImport(file, createAccounts, dryRun = false, applyDeletions = false, account = '') {
+  const options = {
+    account,
+    create_accounts: createAccounts && !account ? 'true' : '',
+    dry_run: dryRun ? 'true' : '',
+    apply_deletions: applyDeletions ? 'true' : '',
+  };
   const path = at(`/imports${query(options)}`);
   const kb = Math.max(1, Math.round(file.size / 1024));
   $('import-progress-text').textContent = `${file.name}（${kb} KB）を${dryRun ? '確認' : '取り込み'}中…`;
@@ -101,21 +133,64 @@ async function previewImport() {
   const file = chosenFile();
   if (!file) return;
   const createAccounts = $('import-create-accounts').checked;
+  const account = $('import-account').value;
   await busy($('import-preview'), async () => {
     try {
-      const { data } = await sendImport(file, createAccounts, true);
-      state.previewed = { file, createAccounts, report: data };
+      const { data } = await sendImport(file, createAccounts, true, false, account);
+      if (data.account) await readFormats();
+      state.previewed = { file, createAccounts, account, report: data };
       renderPreview(file.name, data, createAccounts);
     } catch (error) {
+      // what an earlier file's dry run said is not this file's
+      state.previewed = null;
+      $('import-dry-run').hidden = true;
       showError(error);
     }
   });
 }
 
+/** The formats the API reads (their names in both languages), once; without them a format is named by its id. */
+async function readFormats() {
+  if (formats) return;
+  try {
+    formats = (await state.api.get(at('/imports/formats'))).data.items;
+  } catch {
+    formats = null;
+  }
+}
+
+/** The file's format in words: a statement's by the API's listing, onto its account. */
+function formatText(report) {
+  if (!report.account) return IMPORT_FORMATS[report.format] ?? report.format;
+  return words.onto(formatName(formats, report.format, ctx.language, report.format), accountName(report.account));
+}
+
+/** A table's rows of cells (numbers right-aligned where `num` says), the table hidden when there are none. */
+function fillTable(table, rows, num = []) {
+  table.querySelector('tbody').replaceChildren(
+    ...rows.map((cells) => h('tr', {}, ...cells.map((text, i) => h('td', { class: num.includes(i) ? 'num' : undefined, text })))),
+  );
+  table.hidden = rows.length === 0;
+}
+
+/** A statement's own parts of a dry run: the card check, the rows that differ, card payments, the lines skipped. */
+function renderStatement(report) {
+  const yenOf = (amount) => amountIn(amount, unitOf(report.account ?? ''));
+  $('import-dry-check').textContent = checkText(report, words, yenOf);
+  $('import-dry-check').hidden = !report.statement;
+  $('import-dry-differences-caption').textContent = words.checkCaption;
+  fillTable($('import-dry-differences'), differenceRows(report, words, yenOf), [1, 4, 5]);
+  $('import-dry-payments-caption').textContent = words.paymentsCaption;
+  fillTable($('import-dry-payments'), cardPaymentRows(report, words, accountName, yenOf), [0, 3]);
+  const skipped = skippedRows(report, words);
+  $('import-dry-skipped-caption').textContent = words.skippedCaption(skipped.length);
+  fillTable($('import-dry-skipped'), skipped, [0]);
+}
+
 function renderPreview(name, report, createAccounts) {
   const counts = previewCounts(report);
   $('import-dry-summary').textContent =
-    `${name}（${IMPORT_FORMATS[report.format] ?? report.format}）: ${counts.join('、')}。まだ何も書き込んでいません。`;
+    `${name}（${formatText(report)}）: ${counts.join('、')}。まだ何も書き込んでいません。`;
   const notices = report.notices ?? [];
   $('import-dry-notices').textContent = notices.join(' ');
   $('import-dry-notices').hidden = notices.length === 0;
@@ -132,7 +207,7 @@ function renderPreview(name, report, createAccounts) {
   const label = (id) => toCreate.get(id) ?? accountName(id);
   const rows = (report.outcomes ?? []).map((item) => {
     const slip = item.slip ?? item.current ?? {};
-    const what = slip.kind === 'transfer' ? `${label(slip.account)} → ${label(slip.to_account)}` : [
+    const what = report.account && slip.kind !== 'transfer' ? rowText(slip, words) : slip.kind === 'transfer' ? `${label(slip.account)} → ${label(slip.to_account)}` : [
       label(slip.account ?? ''),
       [slip.category, slip.subcategory].filter(Boolean).join(' / '),
     ].filter(Boolean).join(' ');
@@ -148,6 +223,7 @@ function renderPreview(name, report, createAccounts) {
     );
   });
   $('import-dry-rows').querySelector('tbody').replaceChildren(...rows);
+  renderStatement(report);
   $('import-commit').hidden = !writesAnything(report, false);
   $('import-report').hidden = true;
   $('import-dry-run').hidden = false;
@@ -160,7 +236,8 @@ async function commitPreviewed() {
   if (!previewed) return;
   await busy($('import-commit'), async () => {
     try {
-      const { data } = await sendImport(previewed.file, previewed.createAccounts, false, $('import-apply-deletions').checked);
+      const deletions = $('import-apply-deletions').checked;
+      const { data } = await sendImport(previewed.file, previewed.createAccounts, false, deletions, previewed.account);
       state.previewed = null;
       $('import-dry-run').hidden = true;
       renderImport(previewed.file.name, data);
@@ -178,7 +255,7 @@ async function submitImport(event) {
   if (!file) return;
   await busy($('import-submit'), async () => {
     try {
-      const { data } = await sendImport(file, $('import-create-accounts').checked);
+      const { data } = await sendImport(file, $('import-create-accounts').checked, false, false, $('import-account').value);
       $('import-dry-run').hidden = true;
       renderImport(file.name, data);
       await ctx.refresh();
@@ -205,6 +282,9 @@ function renderImport(name, report) {
     (report.possibly_replaced && !report.created ? `、${report.possibly_replaced} 件は置き換えの確認待ち` : '') +
     (errors.length ? `、${errors.length} 行はエラー` : '') +
     `（取込 ID ${report.import_id}）`;
+  const yenOf = (amount) => amountIn(amount, unitOf(report.account ?? ''));
+  $('import-check').textContent = checkText(report, words, yenOf);
+  $('import-check').hidden = !report.statement;
   const table = $('import-errors');
   table.querySelector('tbody').replaceChildren(
     ...errors.map((e) => h('tr', {}, h('td', { class: 'num', text: String(e.line) }), h('td', { text: e.message }))),

@@ -105,8 +105,9 @@ def import_csv(
         else:
             queue.append(row)
     _started(store, ctx, parsed)
+    known = store.used_slip_ids(ledger)  # identities (live or deleted), legacy ROW# marks
     # rows imported before whose content changed in the app, rows it no longer has
-    sync = compare(store, ledger, prepared, queue)
+    sync = compare(store, ledger, prepared, queue, used=known)
     written: dict[str, dict[str, Any]] = {}
     done = import_sync.apply(store, ctx, sync, apply_deletions=options.apply_deletions, written=written)
     waiting = {sid for sid in sync.replacing if not done.get(sid, "").startswith("replaced")}
@@ -120,7 +121,6 @@ def import_csv(
                 tally.synced += 1
     queue = [row for row in queue if row.slip_id not in settled]
     queue.sort(key=lambda r: (r.slip.date, r.line))
-    known = store.used_slip_ids(ledger)
     writer = _Writer(
         store,
         ctx,
@@ -168,7 +168,7 @@ def import_csv(
         "errors": report[:MAX_ANSWERED_ERRORS],
         **_synced(sync, done, written),
         **prepared.summary(),
-        "statement": statement_check(store, ledger, prepared),
+        "statement": statement_check(store, ledger, prepared, writer.written),
         "ruled": [{"line": n, "rules": ids} for n, ids in sorted(tally.ruled.items())][: rules_service.MAX_RULED_ROWS],
     }
 
@@ -296,6 +296,7 @@ class _Writer:
         self.numbers: dict[str, int] = {}
         self.rule_set = rule_set or rules_core.RuleSet(())
         self.filed: dict[str, Row] = {}  # slip id -> the row as the file wrote it, when rules changed it
+        self.written: dict[str, Item] = {}  # slip id -> the slip item this request created
 
     def run(self, rows: Sequence[Row], time_left: TimeLeft | None) -> int:
         """Write `rows`; the number left unwritten because time ran out (0 when done)."""
@@ -328,7 +329,7 @@ class _Writer:
             if not rows:
                 return
             try:
-                self._create(rows)
+                created = self._create(rows)
             except SlipIdTaken:
                 # Some of them exist (a concurrent run, or a slip with that id): drop those, retry.
                 existing = self._existing(rows)
@@ -345,6 +346,7 @@ class _Writer:
                 return
             self.tally.created += len(rows)
             self.known.update(r.slip_id for r in rows)
+            self.written.update((str(item["id"]), item) for item in created)
             return
         raise errors.Conflict("the import kept colliding with concurrent changes; send the file again")
 
@@ -377,8 +379,8 @@ class _Writer:
         missing = list(dict.fromkeys(r.slip_id for r in rows if r.slip_id not in self.numbers))
         self.numbers.update(zip(missing, self.store.reserve_numbers(self.ledger, len(missing)), strict=True))
 
-    def _create(self, rows: Sequence[Row]) -> None:
-        """The rows' slips in one transaction, through the one create path."""
+    def _create(self, rows: Sequence[Row]) -> list[Item]:
+        """The rows' slips in one transaction, through the one create path; their items as written."""
         self._number(rows)
         stamp = now_iso()
         accounts: set[str] = set()
@@ -406,6 +408,7 @@ class _Writer:
         self.store.create_slips(
             self.ctx, slips, plan, SlipCommit([slip_change(None, new.item) for new in slips]), import_id=self.sha256
         )
+        return [new.item for new in slips]
 
 
 def already_imported(row: Row, used: set[str]) -> bool:

@@ -200,7 +200,7 @@ def preview(store: Store, ledger: str, prepared: Prepared, problem: AccountProbl
             items.append({"line": row.line, "action": "error", "message": reason, "slip": slip})
         else:
             writable.append(row)
-    sync = compare(store, ledger, prepared, writable)
+    sync = compare(store, ledger, prepared, writable, used=existing)
     synced = import_sync.outcomes(sync)
     listed = {i["slip_id"] for i in synced}
     rule_set = rules_service.load(store, ledger) if writable else None  # one read: every rule of the ledger
@@ -236,9 +236,11 @@ def preview(store: Store, ledger: str, prepared: Prepared, problem: AccountProbl
     }
 
 
-def compare(store: Store, ledger: str, prepared: Prepared, rows: list[Row]) -> import_sync.Sync:
+def compare(
+    store: Store, ledger: str, prepared: Prepared, rows: list[Row], *, used: set[str] | None = None
+) -> import_sync.Sync:
     """The rows against earlier downloads (import_sync.compare); a bank row that is a card's payment
-    is that payment, never compared as a row."""
+    is that payment, never compared as a row. `used`: the ledger's used slip ids, when read already."""
     statement = prepared.statement
     paying = prepared.payment_ids
     return import_sync.compare(
@@ -248,16 +250,20 @@ def compare(store: Store, ledger: str, prepared: Prepared, rows: list[Row]) -> i
         [r for r in rows if r.slip_id not in paying],
         account=prepared.account,
         lists_missing=statement is None or statement.kind != "card",
+        used=used,
     )
 
 
-def statement_check(store: Store, ledger: str, prepared: Prepared) -> dict[str, Any] | None:
-    """A card's file against the card's statement of its cycle, as the ledger holds it now (§13)."""
+def statement_check(
+    store: Store, ledger: str, prepared: Prepared, written: dict[str, Item] | None = None
+) -> dict[str, Any] | None:
+    """A card's file against the card's statement of its cycle, as the ledger holds it now (§13);
+    `written`: the slips this request created, by id, as it wrote them (not read back)."""
     statement = prepared.statement
     if statement is None or statement.kind != "card" or prepared.account is None:
         return None
     card = account_service.account_item(store, ledger, prepared.account)
-    return statements_service.check(store, ledger, card, statement, prepared.file)
+    return statements_service.check(store, ledger, card, statement, prepared.file, written=written)
 
 
 # A dry run's counts, named as an import's answer names them: count -> the row actions it counts

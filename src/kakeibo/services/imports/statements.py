@@ -7,6 +7,7 @@ card's file is checked against the card's statement of its cycle. The reading is
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -105,10 +106,19 @@ def _posted(store: Store, ledger: str, ids: list[str]) -> dict[str, int | None]:
     return out
 
 
-def check(store: Store, ledger: str, card: Item | None, statement: Statement, file: CsvFile) -> dict[str, Any] | None:
+def check(
+    store: Store,
+    ledger: str,
+    card: Item | None,
+    statement: Statement,
+    file: CsvFile,
+    *,
+    written: Mapping[str, Item] | None = None,
+) -> dict[str, Any] | None:
     """A card's file against the card's own statement of the cycle it is (§13): whether the file's
     total equals the cycle's amount_due, and which rows differ. None for a bank's or IC card's
-    file, or a card without billing (it has no cycles)."""
+    file, or a card without billing (it has no cycles). `written`: the slips the import created in
+    this request, by id, as written: they are not read back."""
     if statement.kind != "card" or card is None or not card.get("billing"):
         return None
     rule = card_billing(dict(card["billing"]))
@@ -126,7 +136,7 @@ def check(store: Store, ledger: str, card: Item | None, statement: Statement, fi
     file_total = statement.stated_total if statement.stated_total is not None else rows_total
     signed = {e.line: e.signed for e in statement.entries}
     file_rows = [rules.FileRow(r.line, r.slip_id, r.slip.date, signed.get(r.line, 0), r.slip.payee) for r in file.valid]
-    held = _slips(store, ledger, [r.slip_id for r in file_rows], account)
+    held = _slips(store, ledger, [r.slip_id for r in file_rows], account, written or {})
     lo, hi, _ = slip_range(cycle.period_from.isoformat(), cycle.closing_date.isoformat(), None)
     in_cycle = [
         rules.LedgerSlip(str(item["id"]), str(item["date"]), _signed(item, account), item.get("payee"))
@@ -156,8 +166,18 @@ def _signed(item: Item, account: str) -> int:
     return -amount if item.get("kind") == "income" else amount
 
 
-def _slips(store: Store, ledger: str, ids: list[str], account: str) -> dict[str, rules.LedgerSlip]:
-    """The live slips of `ids`, as they are now."""
+def _slips(
+    store: Store, ledger: str, ids: list[str], account: str, written: Mapping[str, Item]
+) -> dict[str, rules.LedgerSlip]:
+    """The live slips of `ids`, as they are now: those just `written` as written, the others read."""
+    out = {
+        i: rules.LedgerSlip(i, str(item["date"]), _signed(item, account), item.get("payee"))
+        for i in ids
+        if (item := written.get(i)) is not None
+    }
+    ids = [i for i in ids if i not in out]
+    if not ids:
+        return out
     identities = store.batch_get(ledger, [identity_sk(i) for i in ids])
     live = {
         slip_sk(str(v["date"]), i): i
@@ -165,7 +185,7 @@ def _slips(store: Store, ledger: str, ids: list[str], account: str) -> dict[str,
         if (v := identities.get(identity_sk(i))) is not None and not v.get("deleted")
     }
     slips = store.batch_get(ledger, list(live)) if live else {}
-    return {
+    return out | {
         slip_id: rules.LedgerSlip(slip_id, str(slips[sk]["date"]), _signed(slips[sk], account), slips[sk].get("payee"))
         for sk, slip_id in live.items()
         if sk in slips

@@ -99,17 +99,27 @@ def _filed(fields: dict[str, Any]) -> SlipIn:
 
 
 def compare(
-    store: Store, ledger: str, fmt: str, rows: list[Row], *, account: str | None = None, lists_missing: bool = True
+    store: Store,
+    ledger: str,
+    fmt: str,
+    rows: list[Row],
+    *,
+    account: str | None = None,
+    lists_missing: bool = True,
+    used: set[str] | None = None,
 ) -> Sync:
     """The file's valid rows against the ledger: reads the rows' identities and slips (BatchGetItem)
     and the slips dated within the file's dates (one Query). A statement's rows are identified as
     Money Forward's are (changed, conflict, stale); its missing rows are those of its `account` only,
     and only where the file is a run of the account's days (a bank's or IC card's: `lists_missing`;
-    a card's statement lists what is billed in a month, whatever day it was used)."""
+    a card's statement lists what is billed in a month, whatever day it was used). `used`: every slip
+    id the ledger ever used (store.used_slip_ids), when the caller has read it: only those rows'
+    identities are read (a row whose id was never used has none), so a file's first import reads none."""
     out = Sync()
     if fmt not in SYNCED_FORMATS or not rows:
         return out
-    identities = store.batch_get(ledger, [identity_sk(r.slip_id) for r in rows])
+    known = rows if used is None else [r for r in rows if r.slip_id in used]
+    identities = store.batch_get(ledger, [identity_sk(r.slip_id) for r in known]) if known else {}
     live = {
         r.slip_id: identities[identity_sk(r.slip_id)]
         for r in rows
