@@ -1,5 +1,6 @@
-"""Each view's own browser script (tests/web/*.mjs, one Chromium each) against the front, as a new
-user of its ledger would use it: every named step passes and leaves its screenshots. Like
+"""Each view's own browser script (tests/web/*.mjs, one Chromium each) against the strict front (the
+user pool's tokens only), as a new person of the pool would use their ledger: every named step passes
+and leaves its screenshots. Like
 tests/api/test_web.py, a missing browser fails rather than skips. What each script walks through:
 
 - dataio.mjs: データの書き出し (progress, download); 自分のデータを削除 behind a typed phrase, refused

@@ -15,7 +15,7 @@
 //   KAKEIBO_CODES=DATA_DIR/confirmation-codes.txt node tests/web/signin.mjs --url http://127.0.0.1:3000
 //
 // The codes file is where the local user pool writes the codes it would email (kakeibo.local.moto_server).
-// tests/api/test_web.py runs it against a strict front of its own.
+// tests/api/test_web.py runs it against a strict front, as every browser script of tests/web.
 
 import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
