@@ -94,12 +94,12 @@ export function people(base) {
     return { cookies: [], origins: [{ origin: new URL(base).origin, localStorage: Object.entries(items).map(([key, value]) => ({ name: key, value })) }] };
   }
 
-  /** Every person used so far: name -> {sub, email}. */
+  /** Every person made so far: name -> {sub, email} (one the pool refused is left out: its step said why). */
   async function known() {
     const all = {};
     for (const [name, found] of persons) {
-      const { sub, email } = await found;
-      all[name] = { sub, email };
+      const made = await found.catch(() => null);
+      if (made) all[name] = { sub: made.sub, email: made.email };
     }
     return all;
   }
