@@ -103,6 +103,23 @@ def front_url(front: Front, s3_local: S3Local) -> Iterator[str]:
         yield url
 
 
+@pytest.fixture(scope="session")
+def strict_front(function_pool: Pool, authorizer_instances: Pool, user_pool: UserPool) -> Front:
+    """The front as `LOCAL_AUTH=strict make run` serves it: the user pool's tokens (and personal access
+    tokens) only, no `Bearer <name>`; the page's browser tests run against it, as CI does."""
+    return Front(function_pool, web_root=ROOT / "web", authorizer=authorizer_instances, names=False,
+                 page_config=user_pool.page_config())  # fmt: skip
+
+
+@pytest.fixture(scope="session")
+def strict_front_url(strict_front: Front, front_url: str, s3_local: S3Local) -> Iterator[str]:
+    """The strict front on a free port, for the whole session (the receipts bucket lets the page on it
+    upload too, as on front_url)."""
+    with serving(strict_front) as url:
+        create_buckets(s3_local.endpoint, origins=(front_url, url))
+        yield url
+
+
 @pytest.fixture(autouse=True)
 def _front_env(front_url: str, local_env: str) -> None:
     """In-process calls made by API tests (stores, checks) use the same DynamoDB Local."""

@@ -20,12 +20,11 @@ import pytest
 
 from kakeibo.core.reconcile import ADJUSTMENT_CATEGORY
 from kakeibo.local.cognito import UserPool
-from kakeibo.local.front import Front
-from kakeibo.local.instances import Pool
 from kakeibo.local.s3 import S3Local
 from kakeibo.models.journal import ChangeType, EntityChange, JournalEntry
 from kakeibo.services.lapses import LAPSE_CATEGORY
-from tests.api.conftest import Http, serving
+from tests.api.conftest import Http
+from tests.users import tokens
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
@@ -193,10 +192,20 @@ def _run_e2e(node: str, browser: str, url: str, user: str) -> tuple[int, dict[st
     return result.returncode, summary, result.stdout[-6000:] + result.stderr[-3000:]
 
 
-def test_household_flow_in_a_real_browser(node: str, browser: str, front_url: str, http: Http, user: str) -> None:
-    # Given an empty ledger of its own, the page in headless Chromium creates an account, adds a slip,
-    # moves its date, provokes a 412 from a second tab, re-applies, deletes (tests/web/e2e.mjs)
-    code, summary, output = _run_e2e(node, browser, front_url, user)
+def signed_in(url: str, pool: UserPool, summary: dict[str, Any], name: str) -> Http:
+    """The API as the person a browser script named `name` (its summary's `people`: their email), with
+    an ID token of theirs from the pool."""
+    email = summary["people"][name]["email"]
+    return Http(url, tokens(pool, email)["IdToken"])
+
+
+def test_household_flow_in_a_real_browser(
+    node: str, browser: str, strict_front_url: str, user_pool: UserPool, user: str
+) -> None:
+    # Given a new person of the user pool, signed in, with an empty ledger of their own, the page in
+    # headless Chromium against the strict front (the pool's tokens only) creates an account, adds a
+    # slip, moves its date, provokes a 412 from a second tab, re-applies, deletes (tests/web/e2e.mjs)
+    code, summary, output = _run_e2e(node, browser, strict_front_url, user)
 
     # Then every step passed in the browser
     failed = [s for s in summary.get("steps", []) if not s.get("ok")]
@@ -226,9 +235,10 @@ def test_household_flow_in_a_real_browser(node: str, browser: str, front_url: st
     }
     assert all(p.stat().st_size > 10_000 for p in shots), shots
 
-    # And the ledger, read through the API, is what the page did: the first slip created, moved,
-    # edited from two tabs and deleted; a strict 食費 budget raised to 4,000 with one 2,000 slip
-    # under it (the 1,500 one past it refused); the other tab's 9,000 not written over it
+    # And the ledger, read through the API as the same person, is what the page did: the first slip
+    # created, moved, edited from two tabs and deleted; a strict 食費 budget raised to 4,000 with one
+    # 2,000 slip under it (the 1,500 one past it refused); the other tab's 9,000 not written over it
+    http = signed_in(strict_front_url, user_pool, summary, user)
     accounts = http.get("/accounts").json()["items"]
     assert [(a["id"], a["name"], a["type"], a["balance"]) for a in accounts] == [("wallet", "財布", "cash", 8000)]
     slips = http.get("/slips", params={"from": "2026-11-01", "to": "2026-11-30"}).json()["items"]
@@ -243,7 +253,7 @@ def test_household_flow_in_a_real_browser(node: str, browser: str, front_url: st
     ]
     # And of the two budgets a page removed one from (after a stale attempt on the other was refused),
     # only the other is left, at the limit another screen gave it; the spending under the removed one stays
-    budgeted = Http(front_url, f"{user}-budget")
+    budgeted = signed_in(strict_front_url, user_pool, summary, f"{user}-budget")
     left = budgeted.get("/budgets", params={"month": "2026-11"}).json()["items"]
     assert [(b["category"], b["limit"]) for b in left] == [("日用品", 4000)]
     assert budgeted.delete("/budgets/2026-11/食費", headers={"If-Match": "*"}).status_code == 404
@@ -251,13 +261,15 @@ def test_household_flow_in_a_real_browser(node: str, browser: str, front_url: st
     assert report["expense"] == 500
 
     # And the household the page shared is what its three people did: Hanako created 山田家 and is its
-    # only member left (Jiro removed by her, Taro demoted to viewer and then gone by his own choice)
-    hanako, taro, jiro = (Http(front_url, f"{user}-{name}") for name in ("hanako", "taro", "jiro"))
+    # only member left (Jiro removed by her, Taro demoted to viewer and then gone by his own choice);
+    # the API names each person by their `sub` in the pool
+    sub = {name: summary["people"][f"{user}-{name}"]["sub"] for name in ("hanako", "taro", "jiro")}
+    hanako, taro, jiro = (signed_in(strict_front_url, user_pool, summary, f"{user}-{name}") for name in sub)
     shared = [lg for lg in hanako.get("/ledgers").json()["items"] if lg["id"] != "me"]
     assert [(lg["name"], lg["role"]) for lg in shared] == [("山田家", "owner")]
     ledger = shared[0]["id"]
     members = hanako.get(f"/ledgers/{ledger}").json()["members"]
-    assert [(m["user"], m["role"]) for m in members] == [(f"{user}-hanako", "owner")]
+    assert [(m["user"], m["role"]) for m in members] == [(sub["hanako"], "owner")]
     for gone in (taro, jiro):
         assert [lg["id"] for lg in gone.get("/ledgers").json()["items"]] == ["me"]
         assert gone.get(f"/ledgers/{ledger}").status_code == 404
@@ -267,8 +279,8 @@ def test_household_flow_in_a_real_browser(node: str, browser: str, front_url: st
         month = {"from": "2026-11-01", "to": "2026-11-30"}
         slips = sorted(hanako.get(f"/ledgers/{ledger}/slips", params=month).json()["items"], key=lambda s: s["date"])
         assert [(s["amount"], s["memo"], s["created_by"], s["updated_by"]) for s in slips] == [
-            (2600, "八百屋と魚屋", f"{user}-hanako", f"{user}-hanako"),
-            (800, "バス", f"{user}-taro", f"{user}-taro"),
+            (2600, "八百屋と魚屋", sub["hanako"], sub["hanako"]),
+            (800, "バス", sub["taro"], sub["taro"]),
         ]
         assert hanako.get("/slips", params=month).json()["items"] == []
         assert taro.get("/slips", params=month).json()["items"] == []
@@ -276,22 +288,19 @@ def test_household_flow_in_a_real_browser(node: str, browser: str, front_url: st
 
 
 def test_a_person_signs_up_signs_in_and_out_in_a_real_browser(
-    node: str, browser: str, function_pool: Pool, authorizer_instances: Pool, user_pool: UserPool, s3_local: S3Local
+    node: str, browser: str, strict_front_url: str, s3_local: S3Local
 ) -> None:
     # Given the front as `LOCAL_AUTH=strict make run` serves it: the user pool's tokens only, no names
-    strict = Front(function_pool, web_root=ROOT / "web", authorizer=authorizer_instances, names=False,
-                   page_config=user_pool.page_config())  # fmt: skip
     assert s3_local.codes is not None
-    with serving(strict) as url:
-        # When a new person signs up, confirms, signs in, records a slip and signs out, and someone new
-        # opens an invitation link; then the browser's clock moves past the ID token's expiry, a slip
-        # waits while the refresh is refused and the pool cannot be reached, a wrong password is
-        # refused, and two-step verification is turned on and used (tests/web/signin.mjs)
-        result = subprocess.run(
-            [node, "tests/web/signin.mjs", "--url", url, "--out", str(SCREENSHOTS)],
-            cwd=ROOT, capture_output=True, text=True, timeout=300, check=False,
-            env={**os.environ, "CHROMIUM": browser, "KAKEIBO_CODES": str(s3_local.codes)},
-        )  # fmt: skip
+    # When a new person signs up, confirms, signs in, records a slip and signs out, and someone new
+    # opens an invitation link; then the browser's clock moves past the ID token's expiry, a slip
+    # waits while the refresh is refused and the pool cannot be reached, a wrong password is
+    # refused, and two-step verification is turned on and used (tests/web/signin.mjs)
+    result = subprocess.run(
+        [node, "tests/web/signin.mjs", "--url", strict_front_url, "--out", str(SCREENSHOTS)],
+        cwd=ROOT, capture_output=True, text=True, timeout=300, check=False,
+        env={**os.environ, "CHROMIUM": browser, "KAKEIBO_CODES": str(s3_local.codes)},
+    )  # fmt: skip
     # Then every step passed, with its screenshots
     lines = [line for line in result.stdout.splitlines() if line.startswith("{")]
     summary = json.loads(lines[-1]) if lines else {}

@@ -1,5 +1,6 @@
-"""Each view's own browser script (tests/web/*.mjs, one Chromium each) against the front, as a new
-user of its ledger would use it: every named step passes and leaves its screenshots. Like
+"""Each view's own browser script (tests/web/*.mjs, one Chromium each) against the strict front (the
+user pool's tokens only), as a new person of the pool would use their ledger: every named step passes
+and leaves its screenshots. Like
 tests/api/test_web.py, a missing browser fails rather than skips. What each script walks through:
 
 - dataio.mjs: データの書き出し (progress, download); 自分のデータを削除 behind a typed phrase, refused
@@ -52,12 +53,13 @@ SCRIPTS = {  # script: (its steps, the screenshots it leaves at least)
 
 @pytest.mark.parametrize("script", list(SCRIPTS))
 def test_a_view_walked_through_in_a_real_browser(
-    script: str, node: str, browser: str, front_url: str, user: str
+    script: str, node: str, browser: str, strict_front_url: str, user: str
 ) -> None:
-    # Given a new person's ledger of their own, the page in headless Chromium
+    # Given a new person of the user pool, signed in, with a ledger of their own, the page in headless
+    # Chromium against the strict front (the pool's tokens only)
     steps, screenshots = SCRIPTS[script]
     # When the view's script walks through it
-    returncode, summary, output = run_page_script(node, browser, f"tests/web/{script}.mjs", front_url, user)
+    returncode, summary, output = run_page_script(node, browser, f"tests/web/{script}.mjs", strict_front_url, user)
     # Then every one of its steps passed
     failed = [s for s in summary.get("steps", []) if not s.get("ok")]
     assert returncode == 0 and summary.get("ok") is True, f"failed steps: {failed}\n{output}"

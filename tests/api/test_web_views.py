@@ -26,9 +26,10 @@ def test_health_names_the_ledgers_time_zone(anonymous: Http) -> None:
     assert health["time_zone"] == "Asia/Tokyo"
 
 
-def test_everyday_views_in_a_real_browser(node: str, browser: str, front_url: str, user: str) -> None:
-    # Given an empty ledger of its own, the page in headless Chromium at 1280 and 390 px
-    returncode, summary, output = run_page_script(node, browser, "tests/web/views.mjs", front_url, user)
+def test_everyday_views_in_a_real_browser(node: str, browser: str, strict_front_url: str, user: str) -> None:
+    # Given a new person of the user pool, signed in, with an empty ledger of their own, the page in
+    # headless Chromium at 1280 and 390 px against the strict front (the pool's tokens only)
+    returncode, summary, output = run_page_script(node, browser, "tests/web/views.mjs", strict_front_url, user)
     # Then every step passed: today in Tokyo from a browser in UTC, the memo on one line
     failed = [s for s in summary.get("steps", []) if not s.get("ok")]
     assert returncode == 0 and summary.get("ok") is True, f"failed steps: {failed}\n{output}"

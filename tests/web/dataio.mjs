@@ -7,12 +7,12 @@
 //   node tests/web/dataio.mjs --url http://127.0.0.1:3000 --user someone --out test-output/web
 //
 // Prints one JSON line per step and a final JSON summary; exits 0 only if every step passed.
-// tests/api/test_web_scripts.py runs it against a fresh front.
+// tests/api/test_web_scripts.py runs it against a strict front (the user pool's tokens only).
 
 import { harness } from './harness.mjs';
 import { openRoute } from './routing.mjs';
 
-const { args, BASE, check, step, until, api, shot, accessible, openPage, run } = await harness('dataio');
+const { args, BASE, check, step, until, api, auth, subOf, shot, accessible, openPage, run } = await harness('dataio');
 
 await run(async () => {
   await step('the export is built, its progress said, and offered for download', async () => {
@@ -32,12 +32,12 @@ await run(async () => {
 
   await step('deleting my data: a typed phrase, refused while I alone own a shared ledger (listed), then done', async () => {
     // Given a household 山田家 the person alone owns, Taro a member of it
-    const taro = `${args.user}-taro`;
+    const taro = await subOf(`${args.user}-taro`);
     const made = await api('POST', '/ledgers', { name: '山田家' });
     check(made.status === 201, `ledger: ${made.status}`);
     const ledger = made.data.id;
     const invited = await api('POST', `/ledgers/${ledger}/invitations`, { role: 'editor' });
-    const accepted = await fetch(`${BASE}/invitations/${invited.data.token}/accept`, { method: 'POST', headers: { Authorization: `Bearer ${taro}` } });
+    const accepted = await fetch(`${BASE}/invitations/${invited.data.token}/accept`, { method: 'POST', headers: await auth(`${args.user}-taro`) });
     check(accepted.status === 200, `accepted: ${accepted.status}`);
     const { context, page } = await openPage({ width: 390, height: 844 }, '#2026-11');
     await openRoute(page, 'settings'); // deleting one's data is in the settings view

@@ -2,13 +2,19 @@
 // driven by playwright-core), named steps that record pass or fail, waiting for what the page shows,
 // the API as the test's user, screenshots, axe-core, and the final summary.
 //
+// Its people are accounts of the front's user pool (people.mjs): the test's user (--user names it)
+// and whoever else a script names, each signed up on first use; a page opens signed in as one of them
+// (what the page keeps after a sign-in, seeded), and `api` sends the test's user's ID token. So the
+// scripts run against a strict front (LOCAL_AUTH=strict) as well as against `make run`'s.
+//
 //   const { check, step, until, api, accessible, openPage, run } = await harness('rules');
 //   await run(async () => {
 //     await step('…', async () => { … });
 //   }); // closes the browser, prints the summary, exits 0 only if every step passed
 //
-// Each script prints one JSON line per step and a final JSON summary; tests/api/test_web*.py run
-// them through run_page_script.
+// Each script prints one JSON line per step and a final JSON summary (with `people`: each name's
+// `sub` and email, as the API and the pool know them); tests/api/test_web*.py run them through
+// run_page_script.
 
 import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -17,6 +23,7 @@ import { parseArgs } from 'node:util';
 
 import { chromium } from 'playwright-core';
 
+import { people } from './people.mjs';
 import { WAIT, routed } from './routing.mjs';
 
 export { WAIT };
@@ -68,6 +75,7 @@ export async function harness(name) {
   const problems = []; // uncaught page errors: any one fails the run
 
   const log = (record) => process.stdout.write(`${JSON.stringify(record)}\n`);
+  const pool = people(BASE);
 
   async function step(title, work) {
     try {
@@ -80,11 +88,11 @@ export async function harness(name) {
     }
   }
 
-  /** The API as the test's user (another user's Authorization in `headers` wins). */
+  /** The API as the test's user (another person's Authorization in `headers` wins: `await auth(name)`). */
   async function api(method, path, body, headers = {}) {
     const response = await fetch(`${BASE}${path}`, {
       method,
-      headers: { Authorization: `Bearer ${args.user}`, 'Content-Type': 'application/json', ...headers },
+      headers: { ...(await pool.auth(args.user)), 'Content-Type': 'application/json', ...headers },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await response.text();
@@ -113,13 +121,21 @@ export async function harness(name) {
   const browser = await chromium.launch({ executablePath: args.chromium, headless: true, args: LAUNCH_FLAGS });
 
   /**
-   * A browser context of `user` (the test's user unless given) in a browser whose clock says UTC (as a
-   * laptop abroad, or a CI machine), opened at `hash` once the page is ready. `route`: the page opens a
+   * A new browser context signed in as `user` (the test's user unless given): the page's session as a
+   * sign-in leaves it; `user` null: nobody signed in.
+   */
+  async function signedInContext(options = {}, user = args.user) {
+    const signedIn = user === null ? {} : { storageState: await pool.storageState(user) };
+    return browser.newContext({ locale: 'ja-JP', timezoneId: 'UTC', ...options, ...signedIn });
+  }
+
+  /**
+   * A browser context of `user` (the test's user unless given; null: nobody signed in) in a browser whose
+   * clock says UTC (as a laptop abroad, or a CI machine), opened at `hash` once the page is ready. `route`: the page opens a
    * panel's view before it acts on it (routing.mjs), as a person taps its tab.
    */
   async function openPage({ width, height, hasTouch = false }, hash = '', clock = null, { user = args.user, route = true } = {}) {
-    const context = await browser.newContext({ locale: 'ja-JP', timezoneId: 'UTC', viewport: { width, height }, hasTouch });
-    await context.addInitScript((who) => localStorage.setItem('kakeibo.user', who), user);
+    const context = await signedInContext({ viewport: { width, height }, hasTouch }, user);
     const opened = await context.newPage();
     const page = route ? routed(opened) : opened;
     page.on('pageerror', (error) => problems.push(String(error)));
@@ -148,9 +164,10 @@ export async function harness(name) {
       await browser.close();
     }
     const ok = steps.length > 0 && steps.every((s) => s.ok);
-    log({ ok, user: args.user, steps, screenshots });
+    log({ ok, user: args.user, people: await pool.known(), steps, screenshots });
     process.exit(ok ? 0 : 1);
   }
 
-  return { args, BASE, OUT, browser, problems, log, check, step, until, api, shot, accessible, openPage, run };
+  const { auth, subOf } = pool;
+  return { args, BASE, OUT, browser, problems, log, check, step, until, api, auth, subOf, signedInContext, shot, accessible, openPage, run };
 }

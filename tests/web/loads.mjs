@@ -8,12 +8,12 @@
 //   node tests/web/loads.mjs --url http://127.0.0.1:3000 --user someone --out test-output/web
 //
 // Prints one JSON line per step and a final JSON summary; exits 0 only if every step passed.
-// tests/api/test_web_scripts.py runs it against a fresh front.
+// tests/api/test_web_scripts.py runs it against a strict front (the user pool's tokens only).
 
 import { harness } from './harness.mjs';
 import { WAIT } from './routing.mjs';
 
-const { BASE, args, browser, problems, log, check, step, until, api, accessible, run } = await harness('loads');
+const { BASE, args, problems, log, check, step, until, api, signedInContext, accessible, run } = await harness('loads');
 
 /** The API calls a page makes (method, path and query), its own files left out. */
 function callsOf(page) {
@@ -56,8 +56,7 @@ await run(async () => {
   check((await api('PUT', `/budgets/2026-11/${encodeURIComponent('食費')}`, { limit: 30000 })).status < 300, 'budget');
 
   await step('each view reads only what it shows: the API calls of the slips and of each tab tapped, counted', async () => {
-    const context = await browser.newContext({ locale: 'ja-JP', timezoneId: 'UTC', viewport: { width: 390, height: 844 } });
-    await context.addInitScript((user) => localStorage.setItem('kakeibo.user', user), args.user);
+    const context = await signedInContext({ viewport: { width: 390, height: 844 } });
     const page = await context.newPage();
     page.on('pageerror', (error) => problems.push(String(error)));
     await page.clock.setFixedTime(new Date('2026-11-20T12:00:00+09:00'));
@@ -108,8 +107,7 @@ await run(async () => {
     // Given a shared ledger of the user's (its owner), and the page open on the slips
     const shared = await api('POST', '/ledgers', { name: '我が家' });
     check(shared.status === 201, `ledger: ${shared.status}`);
-    const context = await browser.newContext({ locale: 'ja-JP', timezoneId: 'UTC', viewport: { width: 390, height: 844 } });
-    await context.addInitScript((user) => localStorage.setItem('kakeibo.user', user), args.user);
+    const context = await signedInContext({ viewport: { width: 390, height: 844 } });
     const page = await context.newPage();
     page.on('pageerror', (error) => problems.push(String(error)));
     await page.goto(`${BASE}/#/slips/2026-11`);

@@ -7,7 +7,7 @@
 //   node tests/web/rules.mjs --url http://127.0.0.1:3000 --user someone --out test-output/web
 //
 // Prints one JSON line per step and a final JSON summary; exits 0 only if every step passed.
-// tests/api/test_web_scripts.py runs it against a fresh front.
+// tests/api/test_web_scripts.py runs it against a strict front (the user pool's tokens only).
 
 import { harness } from './harness.mjs';
 import { openRoute } from './routing.mjs';

@@ -15,7 +15,7 @@
 //   KAKEIBO_CODES=DATA_DIR/confirmation-codes.txt node tests/web/signin.mjs --url http://127.0.0.1:3000
 //
 // The codes file is where the local user pool writes the codes it would email (kakeibo.local.moto_server).
-// tests/api/test_web.py runs it against a strict front of its own.
+// tests/api/test_web.py runs it against a strict front, as every browser script of tests/web.
 
 import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -23,7 +23,9 @@ import { readFileSync } from 'node:fs';
 import { claimsOf } from '../../web/auth.js';
 import { harness } from './harness.mjs';
 
-const { BASE, check, step, until, shot, accessible, openPage, run } = await harness('signin');
+const { BASE, check, step, until, shot, accessible, openPage: open, run } = await harness('signin');
+/** A page of nobody signed in yet (each step signs someone in as a person does). */
+const openPage = (size, hash, clock = null) => open(size, hash, clock, { user: null });
 const CODES = process.env.KAKEIBO_CODES;
 const PASSWORD = 'Kakeibo-Passw0rd-Long';
 const stamp = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;

@@ -7,11 +7,11 @@
 //   node tests/web/views.mjs --url http://127.0.0.1:3000 --user someone --out test-output/web
 //
 // Prints one JSON line per step and a final JSON summary; exits 0 only if every step passed.
-// tests/api/test_web_views.py runs it against a fresh front.
+// tests/api/test_web_views.py runs it against a strict front (the user pool's tokens only).
 
 import { WAIT, harness } from './harness.mjs';
 
-const { args, BASE, check, step, until, api, shot, accessible, openPage: open, run } = await harness('views');
+const { args, BASE, check, step, until, api, auth, shot, accessible, openPage: open, run } = await harness('views');
 
 /** A page of `user` opened as it is (these steps open views themselves). */
 const openPage = (size, hash = '', clock = null, user = args.user) => open(size, hash, clock, { user, route: false });
@@ -167,7 +167,7 @@ await run(async () => {
     // Given a household of its own with two accounts and the expenses of a few weeks: 食費 most often,
     // then 日用品, the latest paid by card
     const user = `${args.user}-quick`;
-    const as = { Authorization: `Bearer ${user}` };
+    const as = await auth(user);
     for (const [id, name, type] of [['wallet', '財布', 'cash'], ['card', 'カード', 'credit']]) {
       const made = await api('POST', '/accounts', { id, name, type, opening_balance: 50000 }, as);
       check(made.status === 201, `account ${id}: ${made.status}`);
@@ -222,7 +222,7 @@ await run(async () => {
   await step('offline: an entry made without a connection waits (shown), survives two offline/online cycles and a reload, and is recorded exactly once', async () => {
     // Given a ledger of its own with a wallet, the page installed (its service worker keeps the page)
     const user = `${args.user}-offline`;
-    const as = { Authorization: `Bearer ${user}` };
+    const as = await auth(user);
     check((await api('POST', '/accounts', { id: 'wallet', name: '財布', type: 'cash', opening_balance: 30000 }, as)).status === 201, 'account');
     const { context, page } = await openPage({ width: 390, height: 844, hasTouch: true }, '#/slips', new Date('2026-11-20T12:00:00+09:00'), user);
     await until('the service worker in charge', () => page.evaluate(() => Boolean(navigator.serviceWorker.controller)), true);
@@ -286,7 +286,7 @@ await run(async () => {
   await step('the slip list shows where each slip was paid (its payee), at 1280 and 390 px', async () => {
     // Given a slip with a payee and a memo, and one without either
     const user = `${args.user}-payee`;
-    const as = { Authorization: `Bearer ${user}` };
+    const as = await auth(user);
     check((await api('POST', '/accounts', { id: 'wallet', name: '財布', type: 'cash', opening_balance: 30000 }, as)).status === 201, 'account');
     const slips = [{ date: '2026-11-06', amount: 1280, category: '食費', payee: 'スーパーマルエツ', memo: 'パン' }, { date: '2026-11-07', amount: 300, category: '交通費' }];
     for (const [i, slip] of slips.entries()) {
@@ -313,7 +313,7 @@ await run(async () => {
   await step('the medical table (確定申告) keeps its words readable at 390 px: no column one character per line', async () => {
     // Given a year's medical payments with a long provider name and large amounts
     const user = `${args.user}-medical`;
-    const as = { Authorization: `Bearer ${user}` };
+    const as = await auth(user);
     check((await api('POST', '/accounts', { id: 'wallet', name: '財布', type: 'cash', opening_balance: 5000000 }, as)).status === 201, 'account');
     const paid = [
       ['2026-11-05', 1234567, { patient: '山田 花子', provider: '医療法人社団さくら会 中央総合病院', kind: 'treatment', reimbursed: 100000 }],
@@ -344,7 +344,7 @@ await run(async () => {
   await step('the カード tab opens on the card statements, the balances below, at 1280 and 390 px', async () => {
     // Given a card billed at the month's end from a bank account, with a charge of October
     const user = `${args.user}-cards`;
-    const as = { Authorization: `Bearer ${user}` };
+    const as = await auth(user);
     check((await api('POST', '/accounts', { id: 'bank', name: '銀行', type: 'bank', opening_balance: 100000 }, as)).status === 201, 'bank');
     const billing = { closing_day: 'last', payment_day: 27, payment_month_offset: 1, pay_from: 'bank', shift: 'none' };
     const card = await api('POST', '/accounts', { id: 'card', name: 'カード', type: 'credit', opening_balance: 0, billing }, as);
@@ -371,7 +371,7 @@ await run(async () => {
   await step('tags: typed on the slip form, shown as chips, a chip narrows to its tag with its total, many slips tagged at once and undone, a search of past months', async () => {
     // Given slips tagged 旅行 (one also 京都) and one without tags
     const user = `${args.user}-tags`;
-    const as = { Authorization: `Bearer ${user}` };
+    const as = await auth(user);
     check((await api('POST', '/accounts', { id: 'wallet', name: '財布', type: 'cash', opening_balance: 30000 }, as)).status === 201, 'account');
     const slips = [
       { date: '2026-11-06', amount: 1280, category: '食費', tags: ['旅行', '京都'] },
@@ -429,7 +429,7 @@ await run(async () => {
   await step('pictures at 1280 and 390 px: spending by category (a donut), the year by month, budgets with the pace, an account\'s balance over time; each with its table', async () => {
     // Given a household's November: three kinds of spending from a wallet, a salary, two budgets (日用品 overspent)
     const user = `${args.user}-charts`;
-    const as = { Authorization: `Bearer ${user}` };
+    const as = await auth(user);
     check((await api('POST', '/accounts', { id: 'wallet', name: '財布', type: 'cash', opening_balance: 100000 }, as)).status === 201, 'account');
     const slips = [
       ['2026-10-25', 'income', 250000, '給与'], ['2026-11-03', 'expense', 4200, '食費'], ['2026-11-07', 'expense', 1800, '日用品'],
