@@ -168,7 +168,7 @@ def run_page_script(node: str, browser: str, script: str, url: str, user: str) -
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=600,
         check=False,
         env={**os.environ, "CHROMIUM": browser or CHROMIUM},
     )
@@ -298,7 +298,7 @@ def test_a_person_signs_up_signs_in_and_out_in_a_real_browser(
     # refused, and two-step verification is turned on and used (tests/web/signin.mjs)
     result = subprocess.run(
         [node, "tests/web/signin.mjs", "--url", strict_front_url, "--out", str(SCREENSHOTS)],
-        cwd=ROOT, capture_output=True, text=True, timeout=300, check=False,
+        cwd=ROOT, capture_output=True, text=True, timeout=600, check=False,
         env={**os.environ, "CHROMIUM": browser, "KAKEIBO_CODES": str(s3_local.codes)},
     )  # fmt: skip
     # Then every step passed, with its screenshots
