@@ -709,7 +709,7 @@ def _delete_adjustment(
         return
     held = (store.lock_held_op(lease),)
     if rid is None:  # changed meanwhile: 409 conflict, the run is let go on the next try
-        slip_service.remove_slip(store, ctx, current, expected=None, conditions=held)
+        slip_service.remove_slip(store, ctx, current, slip_service.SlipWrite(None, conditions=held))
         return
     version, reconcilers = int(current["version"]), _reconcilers(current)
     expected = int(left) if left is not None else version
@@ -717,7 +717,7 @@ def _delete_adjustment(
     if not kept or any(by != rid for by in reconcilers):
         raise _adjustment_moved(slip_id, rid, current=version, expected=int(left) if left is not None else None)
     try:  # its sides reconciled by `rid` go with it (the assertion goes next)
-        slip_service.remove_slip(store, ctx, current, expected=expected, conditions=held, unlock=True)
+        slip_service.remove_slip(store, ctx, current, slip_service.SlipWrite(expected, unlock=True, conditions=held))
     except errors.VersionMismatch as exc:  # changed between the read and the delete
         raise _adjustment_moved(slip_id, rid, current=exc.context.get("current"), expected=expected) from exc
 

@@ -7,7 +7,7 @@ import hashlib
 import json
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from pydantic import ValidationError
@@ -424,40 +424,45 @@ def update_slip(
         new = body if body is not None else merge_patch(current, patch or {})
         reshare = "shares" in (body.model_fields_set if body is not None else (patch or {}))
         hand = body is not None or "category" in (patch or {})  # the caller chose the category
-        return write_slip(
-            store, ctx, current, new, expected=expected, token=token, reshare=reshare, unlock=unlock, by_hand=hand
-        )
+        how = SlipWrite(expected, token, unlock=unlock, reshare=reshare, by_hand=hand)
+        return write_slip(store, ctx, current, new, how)
 
     return on_current(attempt)
 
 
-def write_slip(
-    store: Store,
-    ctx: WriteContext,
-    current: Item,
-    new: SlipIn,
-    *,
-    expected: int | None,
-    token: str | None = None,
-    undoes: int | None = None,
-    shares_mode: str | None = None,
-    imported: dict[str, Any] | None = None,
-    reshare: bool = False,
-    unlock: bool = False,
-    by_hand: bool = False,
-) -> dict[str, Any]:
-    """The one change path of a slip: `current` (as read) becomes `new`, in one transaction.
-    `shares_mode`: the mode of shares given as amounts (an undo restoring a slip as it was);
-    `imported`: a change an import makes, what the slip now keeps of the row it comes from;
-    `reshare`: the request sent `shares` (else "equal" stays among the slip's own sharers);
-    `unlock`: a reconciled side may change (409 `reconciled` otherwise);
-    `by_hand`: the caller chose the category (PUT, or PATCH sending one): rule suggestions learn from it."""
-    broken = reconciliation.broken_sides(current, new, unlock=unlock)
+@dataclass(frozen=True)
+class SlipWrite:
+    """How one slip's change or deletion is written (`write_slip`, `remove_slip`).
+
+    `expected`: the version the caller read (None: If-Match: *, whatever it is when it commits);
+    `token`: the request's token for the transaction (None: a new one); `undoes`: the journal entry
+    this write undoes; `unlock`: a reconciled side may change (409 `reconciled` otherwise), its
+    reconciliation then no longer holds. A change only: `shares_mode`, the mode of shares given as
+    amounts (an undo restoring a slip as it was); `imported`, what the slip now keeps of the import
+    row it comes from; `reshare`, the request sent `shares` (else "equal" stays among the slip's own
+    sharers); `by_hand`, the caller chose the category (PUT, or PATCH sending one): rule suggestions
+    learn from it. A deletion only: `conditions`, further checks of its transaction (a
+    reconciliation's lease still held)."""
+
+    expected: int | None
+    token: str | None = None
+    undoes: int | None = None
+    unlock: bool = False
+    shares_mode: str | None = None
+    imported: dict[str, Any] | None = None
+    reshare: bool = False
+    by_hand: bool = False
+    conditions: tuple[TxOp, ...] = ()
+
+
+def write_slip(store: Store, ctx: WriteContext, current: Item, new: SlipIn, how: SlipWrite) -> dict[str, Any]:
+    """The one change path of a slip: `current` (as read) becomes `new`, in one transaction, as `how` says."""
+    broken = reconciliation.broken_sides(current, new, unlock=how.unlock)
     version = int(current["version"])
     slip_id = current["id"]
     price = units.priced(store, ctx.ledger, new)
     new, kept = price.body, price.kept
-    shared = settlements.sharing(store, ctx, new, mode=shares_mode, kept=current, reshare=reshare)
+    shared = settlements.sharing(store, ctx, new, mode=how.shares_mode, kept=current, reshare=how.reshare)
     old_entry, new_entry = entry_of(current), new.entry()
     if shared:
         new_entry = shared.apply(new_entry)
@@ -480,22 +485,22 @@ def write_slip(
     same_yen = (item["amount"], item.get("jpy_amount")) == (current["amount"], current.get("jpy_amount"))
     if current.get(units.RATED) and same_yen:
         item[units.RATED] = True  # its yen is still the one made at a rate: it gives none of its own
-    if imported is not None:
-        item["imported"] = imported
+    if how.imported is not None:
+        item["imported"] = how.imported
     reconciliation.keep(current, item, broken)
-    _mark_hand(current, item, by_hand=by_hand)
+    _mark_hand(current, item, by_hand=how.by_hand)
     if not broken and says_the_same(current, item):
         _still_there(store, ctx)
         return slip_view(current)
     newly_named = set(posting.accounts_touched(new_entry)) - set(posting.accounts_touched(old_entry))
     commit = SlipCommit(
         [slip_change(current, item)],
-        token or new_token(),
-        undoes,
+        how.token or new_token(),
+        how.undoes,
         ((shared.check,) if shared else ())
         + reconciliation.breaking(store, ctx.ledger, current, broken)
         + facets.writes(store, ctx, [current], [item]),
-        _stale(expected),
+        _stale(how.expected),
     )
     with _naming_accounts(new_entry), units.learning(ctx.ledger):
         plan = price.guard(posting.plan(old_entry, new_entry))
@@ -596,30 +601,20 @@ def delete_slip(
     def attempt() -> None:
         current = _read_slip(store, ctx.ledger, date, slip_id)
         check_version(int(current["version"]), expected)
-        remove_slip(store, ctx, current, expected=expected, token=token, unlock=unlock)
+        remove_slip(store, ctx, current, SlipWrite(expected, token, unlock=unlock))
 
     on_current(attempt)
 
 
-def remove_slip(
-    store: Store,
-    ctx: WriteContext,
-    current: Item,
-    *,
-    expected: int | None,
-    token: str | None = None,
-    undoes: int | None = None,
-    unlock: bool = False,
-    conditions: tuple[TxOp, ...] = (),
-) -> None:
+def remove_slip(store: Store, ctx: WriteContext, current: Item, how: SlipWrite) -> None:
     """The one delete path of a slip (as read): one transaction, its identity left as a tombstone.
-    A reconciled slip goes only with `unlock` (its reconciliation then no longer holds).
-    `conditions`: further checks of the same transaction (a reconciliation's lease still held)."""
-    broken = reconciliation.broken_sides(current, None, unlock=unlock)
+    A reconciled slip goes only with `how.unlock` (its reconciliation then no longer holds)."""
+    broken = reconciliation.broken_sides(current, None, unlock=how.unlock)
     old_entry = entry_of(current)
     written = facets.writes(store, ctx, [current], [])
-    written += reconciliation.breaking(store, ctx.ledger, current, broken) + conditions
-    commit = SlipCommit([slip_change(current, None)], token or new_token(), undoes, written, _stale(expected))
+    written += reconciliation.breaking(store, ctx.ledger, current, broken) + how.conditions
+    token, stale = how.token or new_token(), _stale(how.expected)
+    commit = SlipCommit([slip_change(current, None)], token, how.undoes, written, stale)
     with _naming_accounts(old_entry):
         store.delete_slips(ctx, [current], posting.plan(old_entry, None), commit, at=now_iso())
 

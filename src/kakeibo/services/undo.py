@@ -115,14 +115,13 @@ def _undo_slip(store: Store, ctx: WriteContext, change: dict[str, Any], seq: int
     slip_id, after, before = change["id"], change.get("after"), change.get("before")
     if change["op"] == "create" and after is not None:
         current = _current_slip(store, ctx.ledger, slip_id, int(after["version"]), after)
-        slip_service.remove_slip(store, ctx, current, expected=int(after["version"]), undoes=seq)
+        slip_service.remove_slip(store, ctx, current, slip_service.SlipWrite(int(after["version"]), undoes=seq))
         return
     if change["op"] == "update" and after is not None and before is not None:
         current = _current_slip(store, ctx.ledger, slip_id, int(after["version"]), after)
         body = SlipIn.model_validate(slip_service.request_of(before, current))
-        slip_service.write_slip(
-            store, ctx, current, body, expected=int(after["version"]), undoes=seq, shares_mode=before.get("shares_mode")
-        )
+        how = slip_service.SlipWrite(int(after["version"]), undoes=seq, shares_mode=before.get("shares_mode"))
+        slip_service.write_slip(store, ctx, current, body, how)
         return
     if change["op"] == "delete" and before is not None:
         slip_service.restore_slip(store, ctx, before, tombstone=int(change["version"]), undoes=seq)

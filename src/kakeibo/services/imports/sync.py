@@ -35,6 +35,7 @@ from kakeibo.models import SlipIn
 from kakeibo.services.facets.reconciliation import STATES as CLEARED_FIELDS
 from kakeibo.services.slips import (
     SLIP_FIELDS,
+    SlipWrite,
     fingerprint,
     remove_slip,
     slip_range,
@@ -302,7 +303,7 @@ def apply(
             if new.kind == "transfer":
                 kept["to_cleared"] = current.get("to_cleared")
             new = new.model_copy(update=kept)
-            updated = write_slip(store, ctx, current, new, expected=version, imported=mark)
+            updated = write_slip(store, ctx, current, new, SlipWrite(version, imported=mark))
             done[slip_id] = CHANGED
             if written is not None:
                 written[slip_id] = updated
@@ -335,7 +336,7 @@ def _delete(store: Store, ctx: WriteContext, item: Item) -> str:
     if int(item["version"]) != int(mark.get("version", 1)):
         return "edited here since it was imported: not deleted"
     try:
-        remove_slip(store, ctx, item, expected=int(item["version"]))
+        remove_slip(store, ctx, item, SlipWrite(int(item["version"])))
     except errors.VersionMismatch:
         return "edited here meanwhile: not deleted"
     except errors.NotFound:
