@@ -33,7 +33,6 @@ from kakeibo.event import route as event_route
 from kakeibo.event import sub as event_sub
 from kakeibo.http import (
     JSON,
-    MAX_CSV_BODY,
     PROBLEM_JSON,
     caller_language,
     if_match_required,
@@ -41,7 +40,8 @@ from kakeibo.http import (
     problem_json,
     problem_response,
 )
-from kakeibo.routes import MODULES, QUERY_AS_INPUT, modules_for
+from kakeibo.routes import MODULES, QUERY_AS_INPUT, modules_for, properties
+from kakeibo.routes.properties import RouteProperties
 from kakeibo.services.common import error_item
 from kakeibo.snapstart import register_before_snapshot  # and the SnapStart runtime hooks every function has
 
@@ -61,6 +61,7 @@ def include_routers(resolver: APIGatewayHttpResolver, routers: Sequence[Any]) ->
     with parameters in the order it holds them)."""
     for module in routers:
         resolver.include_router(module.router)
+        properties.declare(getattr(module, "PROPERTIES", {}))
     resolver._dynamic_routes.sort(key=lambda route: specificity(route.path))
 
 
@@ -86,35 +87,10 @@ def include_all_routes() -> APIGatewayHttpResolver:
     return app
 
 
-# Routes that need no identity; template.yaml gives exactly these `Auth: {Authorizer: NONE}`.
-PUBLIC_ROUTES = frozenset({"GET /health", "GET /openapi.json", "GET /swagger"})
 # What a `read` token may ask (§25): anything else is a write, refused with 403 token_scope.
 READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 MAX_JSON_BODY = 64 * 1024
 JSON_TYPES = ("application/json", "application/merge-patch+json")
-# Routes whose body is not JSON: their media types and size limit. The route reads the raw bytes.
-RAW_BODY_ROUTES = {"POST /imports": (("text/csv",), MAX_CSV_BODY)}
-# POST routes that take no body (an empty JSON object is tolerated).
-NO_BODY_ROUTES = frozenset(
-    {
-        "POST /ledger/verify",
-        "POST /ledger/rebuild",
-        "POST /recurrences/run",
-        "POST /jobs/run",
-        "POST /receipts/{id}/complete",
-        "POST /invitations/{token}/accept",
-        "POST /changes/{seq}/undo",
-        "POST /alerts/{id}/dismiss",
-        "POST /webhooks/{id}/resume",
-        "POST /budgets/{month}/copy-from/{source}",
-        "POST /exports",
-        "POST /rules/preview",
-        "POST /rules/apply",
-        "POST /rules/{id}/preview",
-        "POST /rules/{id}/apply",
-        "POST /rules/suggestions/{id}/accept",
-    }
-)
 
 # How the API describes itself. The OpenAPI document models (some hundred pydantic classes) are a
 # large share of a cold start and only /openapi.json and /swagger need them: imported on first use.
@@ -134,8 +110,12 @@ def openapi_json() -> str:
     bearer = HTTPBearer(description="JWT (locally: Bearer <user id>)")
     include_all_routes()
     generated = app.get_openapi_json_schema(**OPENAPI, security_schemes={"bearer": bearer})  # type: ignore[arg-type]
-    document = spec.finish(json.loads(generated), PUBLIC_ROUTES)
+    document = spec.finish(json.loads(generated), properties.routes_with("public"))
     return json.dumps(document, ensure_ascii=False, indent=2)
+
+
+# the API's description is the handler's own, open to anyone (routes/properties.py)
+properties.declare({"GET /openapi.json": RouteProperties(public=True), "GET /swagger": RouteProperties(public=True)})
 
 
 @app.get("/openapi.json", include_in_schema=False)
@@ -265,7 +245,8 @@ def unauthorized(event: dict[str, Any]) -> errors.ApiError:
 def precheck(event: dict[str, Any]) -> errors.ApiError | None:
     """What API Gateway and the handler must refuse before any route runs. Normalises JSON bodies."""
     route = event_route(event)
-    if route not in PUBLIC_ROUTES and event_sub(event) is None:
+    said = properties.of(route)
+    if not said.public and event_sub(event) is None:
         return unauthorized(event)
     method = route.split(" ", 1)[0]
     who = event_caller(event)
@@ -281,15 +262,15 @@ def precheck(event: dict[str, Any]) -> errors.ApiError | None:
             return errors.BadRequest("the body is not valid base64")
     else:
         data = raw.encode("utf-8", "surrogatepass")
-    types, limit = RAW_BODY_ROUTES.get(route, (JSON_TYPES, MAX_JSON_BODY))
+    types, limit = (said.raw_body.media_types, said.raw_body.limit) if said.raw_body else (JSON_TYPES, MAX_JSON_BODY)
     if len(data) > limit:
         return errors.PayloadTooLarge(f"the body may be at most {limit} bytes", limit=limit)
-    if route in NO_BODY_ROUTES and not data.strip():
+    if said.no_body and not data.strip():
         return None
     content_type = (header(event, "content-type") or "").split(";", 1)[0].strip().lower()
     if content_type and content_type not in types:
         return errors.UnsupportedMediaType(f"send {types[0]}, not {content_type}", accepted=list(types))
-    if route in RAW_BODY_ROUTES:
+    if said.raw_body:
         return None
     if not data.strip():
         return errors.BadRequest("a JSON body is required")
@@ -300,7 +281,7 @@ def precheck(event: dict[str, Any]) -> errors.ApiError | None:
         return errors.BadRequest(f"the body names '{exc.key}' more than once", key=exc.key)
     except (ValueError, RecursionError):
         return errors.BadRequest("the body is not valid JSON")
-    if route in NO_BODY_ROUTES and parsed != {}:
+    if said.no_body and parsed != {}:
         return errors.BadRequest(f"{route} takes no body")
     if not isinstance(parsed, dict):
         return errors.ValidationFailed(

@@ -36,23 +36,12 @@ from kakeibo.event import PERSONAL, header
 from kakeibo.event import ledger as event_ledger
 from kakeibo.event import route as event_route
 from kakeibo.event import sub as event_sub
+from kakeibo.routes import properties
 from kakeibo.settings import get_settings
 from kakeibo.store import idempotency_persistence
 
 Response = dict[str, Any]
 
-IDEMPOTENT_ROUTES = frozenset(
-    {
-        "POST /accounts",
-        "POST /slips",
-        "POST /slips/bulk",
-        "POST /imports",
-        "POST /recurrences",
-        "POST /goals",
-        "POST /settlements",
-        "POST /ledgers/restore",
-    }
-)
 KEY_RE = re.compile(r"^[\x21-\x7e]{1,255}$")
 # Refusals decided by the change itself (its transaction, the slip identity the key names, or the
 # archive a restore read), by their status
@@ -81,7 +70,8 @@ def scope(event: dict[str, Any]) -> tuple[str, str]:
 
 
 def is_idempotent(event: dict[str, Any]) -> bool:
-    return scope(event)[1] in IDEMPOTENT_ROUTES
+    """Does the request's route honour an Idempotency-Key (its module declares it: routes/properties)?"""
+    return properties.of(scope(event)[1]).idempotent
 
 
 def request_token(ledger: str, route: str, key: str) -> str:

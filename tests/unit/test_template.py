@@ -70,10 +70,12 @@ def test_what_no_route_matches_reaches_the_function_and_is_a_problem_json_404() 
 
 
 def test_only_health_and_docs_are_public() -> None:
-    from kakeibo.handler import PUBLIC_ROUTES
+    from kakeibo.handler import include_all_routes
+    from kakeibo.routes import properties
 
+    include_all_routes()
     public = {route.key for route in template.routes() if route.public}
-    assert public == set(PUBLIC_ROUTES) == {"GET /health", "GET /openapi.json", "GET /swagger"}
+    assert public == properties.routes_with("public") == {"GET /health", "GET /openapi.json", "GET /swagger"}
 
 
 def test_env_vars_read_by_code_are_the_ones_the_template_sets() -> None:

@@ -26,12 +26,17 @@ from kakeibo.models import (
     AccountList,
     AccountPatch,
 )
+from kakeibo.routes.properties import RouteProperties
 from kakeibo.routes.scope import EDITORS, LedgerRouter, ledger_scope
 from kakeibo.services import accounts, balances, common
 from kakeibo.settings import today
 from kakeibo.store import get_store
 
 router = LedgerRouter()
+# what these routes are besides their code (routes/properties.py)
+PROPERTIES = {
+    "POST /accounts": RouteProperties(idempotent=True),
+}
 TAGS = ["accounts"]
 ACCOUNT_EXAMPLES: dict[str, Any] = {
     "cash": {

@@ -21,11 +21,16 @@ from kakeibo.http import (
     problem_responses,
 )
 from kakeibo.models import MONTH_PATTERN, Budget, BudgetCopy, BudgetIn, BudgetList
+from kakeibo.routes.properties import RouteProperties
 from kakeibo.routes.scope import EDITORS, LedgerRouter, ledger_scope
 from kakeibo.services import budgets, common
 from kakeibo.store import get_store
 
 router = LedgerRouter()
+# what these routes are besides their code (routes/properties.py)
+PROPERTIES = {
+    "POST /budgets/{month}/copy-from/{source}": RouteProperties(no_body=True),
+}
 TAGS = ["budgets"]
 BUDGET_EXAMPLES: dict[str, Any] = {
     "food": {"summary": "30,000 yen a month, refusing expenses past it", "value": {"limit": 30000, "strict": True}},

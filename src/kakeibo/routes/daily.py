@@ -9,10 +9,15 @@ from aws_lambda_powertools.event_handler.openapi.params import Query
 
 from kakeibo.http import caller_language, json_response, ok_response, problem_responses, time_left
 from kakeibo.models import DATE_PATTERN, RunResult
+from kakeibo.routes.properties import RouteProperties
 from kakeibo.routes.scope import EDITORS, LedgerRouter, ledger_scope
 from kakeibo.store import get_store
 
 router = LedgerRouter()
+# what these routes are besides their code (routes/properties.py)
+PROPERTIES = {
+    "POST /jobs/run": RouteProperties(no_body=True),
+}
 
 
 @router.post(

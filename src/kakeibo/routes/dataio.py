@@ -8,10 +8,15 @@ from aws_lambda_powertools.event_handler import Response
 
 from kakeibo.http import json_response, ok_response, problem_responses, time_left
 from kakeibo.models import LedgerExport
+from kakeibo.routes.properties import RouteProperties
 from kakeibo.routes.scope import OWNERS, LedgerRouter, ledger_scope
 from kakeibo.store import get_store
 
 router = LedgerRouter()
+# what these routes are besides their code (routes/properties.py)
+PROPERTIES = {
+    "POST /exports": RouteProperties(no_body=True),
+}
 TAGS = ["data"]
 
 

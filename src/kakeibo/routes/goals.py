@@ -22,10 +22,15 @@ from kakeibo.http import (
     request_token,
 )
 from kakeibo.models import Goal, GoalIn, GoalList, GoalPatch
+from kakeibo.routes.properties import RouteProperties
 from kakeibo.routes.scope import EDITORS, LedgerRouter, ledger_scope
 from kakeibo.store import get_store
 
 router = LedgerRouter()
+# what these routes are besides their code (routes/properties.py)
+PROPERTIES = {
+    "POST /goals": RouteProperties(idempotent=True),
+}
 TAGS = ["goals"]
 GOAL_EXAMPLES: dict[str, Any] = {
     "trip": {

@@ -11,6 +11,7 @@ from aws_lambda_powertools.event_handler.openapi.params import Query
 
 from kakeibo import csvio
 from kakeibo.http import (
+    MAX_CSV_BODY,
     ByQuery,
     IdempotencyKeyHeader,
     caller_language,
@@ -31,10 +32,15 @@ from kakeibo.models import (
     ImportReport,
     ImportResult,
 )
+from kakeibo.routes.properties import RawBody, RouteProperties
 from kakeibo.routes.scope import EDITORS, LedgerRouter, ledger_scope
 from kakeibo.store import get_store
 
 router = LedgerRouter()
+# what these routes are besides their code (routes/properties.py)
+PROPERTIES = {
+    "POST /imports": RouteProperties(raw_body=RawBody(("text/csv",), MAX_CSV_BODY), idempotent=True),
+}
 TAGS = ["imports"]
 CSV = "text/csv"
 HEADER = ",".join(csvio.EXPORT_COLUMNS)

@@ -23,9 +23,14 @@ from kakeibo.http import (
     time_left,
 )
 from kakeibo.models import LedgerDeletion, LedgerRestore, RestoreIn
+from kakeibo.routes.properties import RouteProperties
 from kakeibo.store import get_store
 
 router = Router()
+# what these routes are besides their code (routes/properties.py)
+PROPERTIES = {
+    "POST /ledgers/restore": RouteProperties(idempotent=True),
+}
 TAGS = ["data"]
 RESTORE_EXAMPLES: dict[str, Any] = {
     "archive": {

@@ -31,10 +31,15 @@ from kakeibo.models import (
     Member,
     MemberIn,
 )
+from kakeibo.routes.properties import RouteProperties
 from kakeibo.services import ledgers
 from kakeibo.store import get_store
 
 router = Router()
+# what these routes are besides their code (routes/properties.py)
+PROPERTIES = {
+    "POST /invitations/{token}/accept": RouteProperties(no_body=True),
+}
 TAGS = ["ledgers"]
 LEDGER_EXAMPLES: dict[str, Any] = {"household": {"summary": "A household's ledger", "value": {"name": "山田家"}}}
 RENAME_EXAMPLES: dict[str, Any] = {"rename": {"summary": "Rename", "value": {"name": "山田家（実家）"}}}

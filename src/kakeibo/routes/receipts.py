@@ -10,10 +10,15 @@ from aws_lambda_powertools.event_handler.openapi.params import Body
 
 from kakeibo.http import LOCATION, IdempotencyKeyHeader, json_response, ok_response, problem_responses
 from kakeibo.models import Receipt, ReceiptIn
+from kakeibo.routes.properties import RouteProperties
 from kakeibo.routes.scope import EDITORS, LedgerRouter, ledger_scope
 from kakeibo.store import get_store
 
 router = LedgerRouter()
+# what these routes are besides their code (routes/properties.py)
+PROPERTIES = {
+    "POST /receipts/{id}/complete": RouteProperties(no_body=True),
+}
 TAGS = ["receipts"]
 RECEIPT_EXAMPLES: dict[str, Any] = {
     "photo": {

@@ -32,10 +32,16 @@ from kakeibo.models import (
     RecurrencePatch,
     RunResult,
 )
+from kakeibo.routes.properties import RouteProperties
 from kakeibo.routes.scope import EDITORS, LedgerRouter, Scope, ledger_scope
 from kakeibo.store import get_store
 
 router = LedgerRouter()
+# what these routes are besides their code (routes/properties.py)
+PROPERTIES = {
+    "POST /recurrences": RouteProperties(idempotent=True),
+    "POST /recurrences/run": RouteProperties(no_body=True),
+}
 TAGS = ["recurrences"]
 RECURRENCE_EXAMPLES: dict[str, Any] = {
     "rent": {

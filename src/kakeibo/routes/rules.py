@@ -30,10 +30,19 @@ from kakeibo.models import (
     SlipRuleRun,
     SlipRuleSuggestionList,
 )
+from kakeibo.routes.properties import RouteProperties
 from kakeibo.routes.scope import EDITORS, LedgerRouter, Scope, ledger_scope
 from kakeibo.store import get_store
 
 router = LedgerRouter()
+# what these routes are besides their code (routes/properties.py)
+PROPERTIES = {
+    "POST /rules/preview": RouteProperties(no_body=True),
+    "POST /rules/apply": RouteProperties(no_body=True),
+    "POST /rules/{id}/preview": RouteProperties(no_body=True),
+    "POST /rules/{id}/apply": RouteProperties(no_body=True),
+    "POST /rules/suggestions/{id}/accept": RouteProperties(no_body=True),
+}
 TAGS = ["rules"]
 RULE_EXAMPLES: dict[str, Any] = {
     "supermarket": {

@@ -21,11 +21,16 @@ from kakeibo.http import (
     request_token,
 )
 from kakeibo.models import SettlementIn, SettlementRecord, SettlementView
+from kakeibo.routes.properties import RouteProperties
 from kakeibo.services import settlements as service
 from kakeibo.services.access import EDITORS, MEMBERS, open_ledger
 from kakeibo.store import get_store
 
 router = Router()
+# what these routes are besides their code (routes/properties.py)
+PROPERTIES = {
+    "POST /settlements": RouteProperties(idempotent=True),
+}
 TAGS = ["settlements"]
 SETTLEMENT_EXAMPLES: dict[str, Any] = {
     "paid_back": {

@@ -26,12 +26,18 @@ from kakeibo.http import (
     request_token,
 )
 from kakeibo.models import ACCOUNT_ID_PATTERN, DATE_PATTERN, BulkIn, BulkResult, Slip, SlipIn, SlipList, SlipPatch
+from kakeibo.routes.properties import RouteProperties
 from kakeibo.routes.scope import EDITORS, LedgerRouter, Scope, ledger_scope
 from kakeibo.services import bulk as bulk_service
 from kakeibo.services import slips as service
 from kakeibo.store import WriteContext, get_store
 
 router = LedgerRouter()
+# what these routes are besides their code (routes/properties.py)
+PROPERTIES = {
+    "POST /slips": RouteProperties(idempotent=True),
+    "POST /slips/bulk": RouteProperties(idempotent=True),
+}
 T = TypeVar("T")
 UNLOCK = (
     "a reconciled slip's amount, date or account may change (or it may go): its side is cleared again and "

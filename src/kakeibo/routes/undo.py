@@ -7,11 +7,16 @@ from aws_lambda_powertools.event_handler import Response
 from kakeibo import errors
 from kakeibo.http import json_response, ok_response, problem_responses
 from kakeibo.models import UndoResult
+from kakeibo.routes.properties import RouteProperties
 from kakeibo.routes.scope import EDITORS, LedgerRouter, ledger_scope
 from kakeibo.services import undo as service
 from kakeibo.store import get_store
 
 router = LedgerRouter()
+# what these routes are besides their code (routes/properties.py)
+PROPERTIES = {
+    "POST /changes/{seq}/undo": RouteProperties(no_body=True),
+}
 TAGS = ["journal"]
 
 

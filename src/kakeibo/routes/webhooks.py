@@ -10,11 +10,16 @@ from aws_lambda_powertools.event_handler.openapi.params import Body
 
 from kakeibo.http import identity, json_response, no_content, ok_response, problem_responses
 from kakeibo.models import DeliveryList, Webhook, WebhookCreated, WebhookIn, WebhookList
+from kakeibo.routes.properties import RouteProperties
 from kakeibo.services.access import OWNERS, open_ledger
 from kakeibo.services.webhooks import manage as service
 from kakeibo.store import get_store
 
 router = Router()
+# what these routes are besides their code (routes/properties.py)
+PROPERTIES = {
+    "POST /webhooks/{id}/resume": RouteProperties(no_body=True),
+}
 TAGS = ["webhooks"]
 WEBHOOK_EXAMPLES: dict[str, Any] = {
     "dashboard": {
