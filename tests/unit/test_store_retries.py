@@ -191,3 +191,41 @@ def test_a_permanent_reason_is_not_a_retryable_conflict(
     assert raised.value.code == "internal_error" and "Retry-After" not in raised.value.headers
     assert raised.value.context["reasons"] == [reason]
     assert sleeps == []
+
+
+def _deletes(n: int) -> list[dict[str, Any]]:
+    return [{"DeleteRequest": {"Key": to_ddb({"PK": "alice", "SK": f"SLIP#2026-11-03#{i:03d}"})}} for i in range(n)]
+
+
+def test_a_batch_write_sends_25_a_call_and_what_is_left_unprocessed_again(
+    stubbed: tuple[Store, Stubber, list[float]],
+) -> None:
+    store, stub, sleeps = stubbed
+    requests = _deletes(30)
+    # Given DynamoDB leaves two of the first 25 unprocessed once
+    stub.add_response(
+        "batch_write_item",
+        {"UnprocessedItems": {"LedgerTable": requests[:2]}},
+        {"RequestItems": {"LedgerTable": requests[:25]}},
+    )
+    stub.add_response("batch_write_item", {"UnprocessedItems": {}}, {"RequestItems": {"LedgerTable": requests[:2]}})
+    stub.add_response("batch_write_item", {}, {"RequestItems": {"LedgerTable": requests[25:]}})
+    # When the 30 requests are written, Then the two are sent again after one pause, then the other 5
+    store.batch_write("LedgerTable", requests)
+    assert len(sleeps) == 1
+
+
+def test_a_batch_write_that_stays_unprocessed_is_409_conflict_within_the_deadline(
+    stubbed: tuple[Store, Stubber, list[float]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from kakeibo import deadline
+
+    store, stub, sleeps = stubbed
+    requests = _deletes(3)
+    # Given a request with no time left for a pause, and DynamoDB leaving everything unprocessed
+    monkeypatch.setattr(deadline, "allows", lambda pause=0.0: False)
+    stub.add_response("batch_write_item", {"UnprocessedItems": {"LedgerTable": requests}}, {"RequestItems": ANY})
+    # When they are written, Then one call is made and the request is refused as retryable, unslept
+    with pytest.raises(errors.Conflict):
+        store.batch_write("LedgerTable", requests)
+    assert sleeps == []

@@ -3,7 +3,7 @@ restored into a new ledger.
 
 An export is built batch by batch under the ledger's `export` lease: a page of items at a time is
 written into the current part (a receipt's bytes right after its item); a part is uploaded and
-recorded (store/dataio.py) once it is large enough for S3's multipart upload, the last one with
+recorded (store/exports.py) once it is large enough for S3's multipart upload, the last one with
 the archive's end line, and then the upload is completed. Time running out, or the function
 stopping, loses at most the part being written: the next run (POST .../exports again, which takes
 up the export still building rather than starting another) continues after the last recorded part
@@ -27,11 +27,12 @@ from kakeibo.services.common import TimeLeft
 from kakeibo.services.receipts import LEASE_SECONDS as RECEIPT_LINK_SECONDS
 from kakeibo.settings import get_settings, utc_now
 from kakeibo.store import Bookkeeping, Change, Item, SharedLedger, Store, WriteContext, get_token_store
-from kakeibo.store.dataio import BUILDING, READY, ArchiveItemsRefused, ExportUnderWay, restorable
+from kakeibo.store.exports import BUILDING, READY, ExportUnderWay
 from kakeibo.store.keys import idempotency_person
 from kakeibo.store.ledgers import listed_invitation
 from kakeibo.store.locks import Lease
 from kakeibo.store.receipts import is_receipt_sk
+from kakeibo.store.restores import ArchiveItemsRefused, restorable
 
 LOCK = "export"
 LEASE_SECONDS = 120.0

@@ -21,7 +21,8 @@ from kakeibo.store.cards import CardOps, is_card_sk
 from kakeibo.store.codec import Item, from_ddb, to_ddb
 from kakeibo.store.core import OnFail, RetryPolicy, StoreCore, TxOp, dynamodb_client
 from kakeibo.store.cursors import decode_cursor, encode_cursor
-from kakeibo.store.dataio import DataOps
+from kakeibo.store.deletion import DeletionOps
+from kakeibo.store.exports import ExportOps
 from kakeibo.store.goals import GoalOps
 from kakeibo.store.imports import ImportOps
 from kakeibo.store.journal import CHANGE_TYPES, JOURNAL_ITEMS, Change, change_seq, entry_changes
@@ -54,6 +55,7 @@ from kakeibo.store.rebuild import RebuildOps
 from kakeibo.store.receipts import Claimed, ReceiptOps, is_receipt_sk, receipt_sk
 from kakeibo.store.reconciliations import AccountMoved, ReconciliationOps, Remark, SlipMoved
 from kakeibo.store.recurrences import ProgressConflict, RecurrenceOps
+from kakeibo.store.restores import RestoreOps
 from kakeibo.store.rules import RuleOps, RuleSetItems
 from kakeibo.store.settlements import Roster, SettlementOps
 from kakeibo.store.slip_index import CLEARED_INDEXED, INDEX_FORMAT, INDEXED, IndexedPage, SlipFilter
@@ -148,7 +150,9 @@ __all__ = [
 
 class Store(
     ReconciliationOps,
-    DataOps,
+    ExportOps,
+    RestoreOps,
+    DeletionOps,
     SlipOps,
     SettlementOps,
     AccountOps,

@@ -74,6 +74,8 @@ OnFail = Callable[[Item | None], errors.ApiError]
 
 
 MAX_BATCH_GET = 100  # keys per BatchGetItem
+MAX_BATCH_WRITE = 25  # requests per BatchWriteItem
+BATCH_WRITE_ATTEMPTS = 12  # calls for one batch's unprocessed requests
 
 
 class QueryOptions(TypedDict, total=False):
@@ -344,6 +346,20 @@ class StoreCore:
             if request:
                 raise errors.Conflict("the ledger is busy; retry shortly", retry_after=1)
         return out
+
+    def batch_write(self, table: str, requests: Sequence[dict[str, Any]]) -> None:
+        """Put and delete requests on `table` (BatchWriteItem), 25 a call; what a call leaves
+        unprocessed is sent again after a pause that doubles (at most 2 s) while the request's
+        deadline allows it, else 409 conflict. Writing again what is written does nothing new."""
+        for begin in range(0, len(requests), MAX_BATCH_WRITE):
+            pending: dict[str, Any] = {table: list(requests[begin : begin + MAX_BATCH_WRITE])}
+            for attempt in range(BATCH_WRITE_ATTEMPTS):
+                res = self._call(self.client.batch_write_item, RequestItems=pending)
+                pending = res.get("UnprocessedItems") or {}
+                if not pending or not self.retry.pause_for(min(2.0, 0.05 * 2**attempt)):
+                    break
+            if pending:
+                raise errors.Conflict("the table is busy; retry shortly", retry_after=1)
 
     def transact_get(self, ledger: str, sks: Sequence[str]) -> list[Item | None]:
         """A consistent snapshot of up to 100 items (TransactGetItems)."""

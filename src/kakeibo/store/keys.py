@@ -433,7 +433,7 @@ def prefix_range(prefix: str) -> tuple[str, str]:
 
 
 def export_sk(export_id: str) -> str:
-    """A ledger's export: its state and how far its archive is built (store/dataio.py)."""
+    """A ledger's export: its state and how far its archive is built (store/exports.py)."""
     return f"EXPORT#{export_id}"
 
 
@@ -455,11 +455,11 @@ def reconciliation_run_sk(account: str, reconciliation_id: str) -> str:
     return f"{RECONCILIATIONS}{account}#run#{reconciliation_id}"
 
 
-EXPORTING_SK = "EXPORTING"  # the one export a ledger is building: its id (store/dataio.py)
+EXPORTING_SK = "EXPORTING"  # the one export a ledger is building: its id (store/exports.py)
 
 
 def tombstone_pk(ledger_id: str) -> str:
-    """What stays of a deleted shared ledger: who deleted it and when (store/dataio.py)."""
+    """What stays of a deleted shared ledger: who deleted it and when (store/deletion.py)."""
     return f"GONE#{ledger_id}"
 
 
