@@ -266,4 +266,7 @@ def test_points_lapse_on_the_day_after_they_expire(
             assert move.change_of("pts") == -amount
             assert move.on == max(today, dt.date.fromisoformat(lot_of.expires_on) + dt.timedelta(days=1))
     assert found.final == sum(e.amount for e in events) + sum(m.change_of("pts") for m in moves)
-    assert list(itertools.chain.from_iterable(d.moves for d in found.days)) == sorted(moves, key=lambda m: m.on)
+    # And every lapse is on its day, the days in order (the order of one day's lapses is the forecast's)
+    placed = list(itertools.chain.from_iterable(d.moves for d in found.days))
+    assert [m.on for m in placed] == sorted(m.on for m in moves)
+    assert sorted(placed, key=lambda m: (m.on, m.ref)) == sorted(moves, key=lambda m: (m.on, m.ref))

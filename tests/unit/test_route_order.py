@@ -84,7 +84,10 @@ def test_a_request_loads_only_its_family_and_still_finds_the_most_specific_route
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
     out = json.loads(done.stdout.strip().splitlines()[-1])
-    # Then only the slips family's route modules (and the shared scope helper) were imported
-    assert out["loaded"] == ["kakeibo.routes.journal", "kakeibo.routes.scope", "kakeibo.routes.slips"]
+    # Then only the slips family's route modules (and the shared scope helper and the routes'
+    # properties, which the handler reads) were imported
+    assert out["loaded"] == [
+        "kakeibo.routes.journal", "kakeibo.routes.properties", "kakeibo.routes.scope", "kakeibo.routes.slips"
+    ]  # fmt: skip
     # And the history route is there, before the date route that could also match
     assert "/slips/<id>/history" in out["paths"] and "/accounts" not in out["paths"]
