@@ -149,6 +149,23 @@ def test_requests_at_once_still_spread_over_the_instances() -> None:
         pool.close()
 
 
+def test_the_last_instance_dead_while_idle_is_replaced_on_the_next_request() -> None:
+    # Given a pool of two instances, the one that answered last killed while idle, and ended
+    pool = Pool(2, handler="tests.api.pid_handler.lambda_handler").start()
+    try:
+        last = int(pool.invoke(_pid_event(0))["body"])
+        os.kill(last, signal.SIGKILL)
+        [slot] = [s for s in pool._slots if s.instance is not None and s.instance.pid == last]
+        assert slot.instance is not None
+        slot.instance.process.wait(timeout=120)
+        # When the next request comes (it takes that instance's place first)
+        served = int(pool.invoke(_pid_event(1))["body"])
+        # Then a new instance answers it, in the dead one's place
+        assert served != last and served in pool.pids() and last not in pool.pids()
+    finally:
+        pool.close()
+
+
 class Gate:
     """A function that answers only once the test opens the gate, with more than socket buffers hold
     (so writing it to a client that reset its connection fails for sure)."""
