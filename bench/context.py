@@ -189,6 +189,13 @@ class Context:
             self._ddb.stop()
             self._ddb = None
 
+    @property
+    def s3_endpoint(self) -> str:
+        """The local S3 server's endpoint (moto's: it serves the user pool too, as in `make run`)."""
+        if self._s3 is None:
+            raise RuntimeError("the bench's servers are not started")
+        return self._s3.endpoint
+
     def shown(self, path: Path) -> str:
         """A path as the report shows it: relative to the project when inside it."""
         return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)

