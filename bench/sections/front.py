@@ -75,8 +75,9 @@ class OneAtATime:
 
 
 @contextmanager
-def _serving(function: Function) -> Iterator[str]:
-    server = serve(Front(function), "127.0.0.1", free_port())
+def serving(front: Front) -> Iterator[str]:
+    """`front` served over HTTP on a free port for the block: its base URL."""
+    server = serve(front, "127.0.0.1", free_port())
     server.quiet = True
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -154,10 +155,10 @@ def run(ctx: Context) -> dict[str, Any]:
     size = concurrency()
     pool = Pool(size, ctx.env).start()
     try:
-        with _serving(pool) as base:
+        with serving(Front(pool)) as base:
             one = _writers(ctx, base, 1)
             many = _writers(ctx, base, ctx.sizes.writers)
-        with _serving(OneAtATime(pool)) as base:
+        with serving(Front(OneAtATime(pool))) as base:
             serial = _writers(ctx, base, ctx.sizes.writers)
     finally:
         pool.close()

@@ -25,10 +25,7 @@ from __future__ import annotations
 
 import json
 import tempfile
-import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -40,13 +37,14 @@ from bench.context import Context, Twin
 from bench.recorder import Call, replay
 from bench.registry import register
 from bench.scenario import OPENING, slip_body
+from bench.sections.front import serving
 from bench.stats import ratio, summary
 from bench.targets import MAX_FRONT
 from kakeibo.local.__main__ import AUTHORIZER_INSTANCES
 from kakeibo.local.bootstrap import create_tables
 from kakeibo.local.cognito import create_user_pool
 from kakeibo.local.dynamodb import DynamoDBLocal, free_port
-from kakeibo.local.front import Front, Function, serve
+from kakeibo.local.front import Front, Function
 from kakeibo.local.instances import Pool, authorizer_pool, concurrency
 
 
@@ -78,19 +76,6 @@ class TimedFront(Front):
             return super().handle(method, target, headers, body)
         finally:
             self.handled_ns.append(time.perf_counter_ns() - start)
-
-
-@contextmanager
-def _serving(front: Front) -> Iterator[str]:
-    server = serve(front, "127.0.0.1", free_port())
-    server.quiet = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 def render(r: dict[str, Any]) -> list[str]:
@@ -164,7 +149,7 @@ def run(ctx: Context) -> dict[str, Any]:
         instance, authorizer = Timed(pool), Timed(gate)
         front = TimedFront(instance, authorizer=authorizer, names=False)
         front.handled_ns = []
-        with _serving(front) as base:
+        with serving(front) as base:
             session = requests.Session()
             sent: list[int] = []
             local: list[int] = []
