@@ -161,6 +161,8 @@ def _restore(runs: list[dict[str, Any]]) -> dict[str, Any]:
         "first_vs_third": round(first / third, 3),
         "cpu_first_vs_second": round(first_cpu / second_cpu, 3),
         "imported_by_first": max(len(run["imported"]) for run in runs),
+        "faults_first": median([run["first_request_faults"] for run in runs]),
+        "faults_second": median([run["second_request_faults"] for run in runs]),
         "imported_sample": runs[0]["imported"][:12],
     }
 
@@ -171,7 +173,8 @@ def _restore_line(kind: str, x: dict[str, Any]) -> str:
         f"second (another ledger) {x['second_request_ms']:.1f} ms -> {x['first_vs_second']:.2f}x "
         f"(each child's own: {x['first_vs_second_each']:.2f}x; CPU {x['cpu_first_vs_second']:.2f}x); "
         f"third (the first's ledger again) {x['third_request_ms']:.1f} ms -> first/third "
-        f"{x['first_vs_third']:.2f}x; the first imported {x['imported_by_first']} modules"
+        f"{x['first_vs_third']:.2f}x; the first imported {x['imported_by_first']} modules; page faults "
+        f"(pages copied on write) first {x['faults_first']:.0f}, second {x['faults_second']:.0f}"
     )
 
 

@@ -3,7 +3,9 @@ DynamoDB is answered in the process (the endpoint here is one nothing listens on
 
 from __future__ import annotations
 
+import gc
 import threading
+from collections.abc import Iterator
 from types import ModuleType
 
 import boto3
@@ -22,6 +24,14 @@ def unreachable(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("AWS_SECRET_ACCESS_KEY")
     # a session of its own: boto3's default one keeps the credentials an earlier test of this process found
     monkeypatch.setattr(boto3, "DEFAULT_SESSION", None)
+
+
+@pytest.fixture(autouse=True)
+def thawed() -> Iterator[None]:
+    """This process's heap given back to the collector after each test (the priming freezes it)."""
+    gc.unfreeze()
+    yield
+    gc.unfreeze()
 
 
 def test_priming_serves_its_requests_without_a_network_and_leaves_no_request_behind(unreachable: None) -> None:
@@ -53,6 +63,9 @@ def test_priming_serves_its_requests_without_a_network_and_leaves_no_request_beh
     assert client._request_signer._credentials is credentials
     assert not isinstance(client._endpoint.http_session, priming.LocalAnswers)
     assert len(client._endpoint.http_session._manager.pools) == 0
+    # And the heap is kept as the snapshot will hold it: every object alive out of the collector's
+    # generations, so no collection in a restored instance walks (and writes to) the shared memory
+    assert gc.get_freeze_count() > 0
 
 
 def test_a_priming_that_fails_leaves_the_instance_as_it_would_be_without_it(
