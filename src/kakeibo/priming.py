@@ -240,7 +240,9 @@ def settle() -> None:
     """Leave the heap as it is to be kept: what the initialisation and the priming made and dropped is
     collected, and every object still alive is moved out of the collector's generations
     (`gc.freeze`), so no later collection in a restored instance walks (and so writes to) the memory
-    every instance shares. The collector keeps collecting what each instance makes after it."""
+    every instance shares. The collector keeps collecting what each instance makes after it; what
+    was alive at the snapshot is never collected again, even once dropped (a cycle among those
+    objects stays in memory: bounded by what the initialisation made)."""
     gc.collect()
     gc.freeze()
 

@@ -179,8 +179,9 @@ def test_quick_bench_reports_every_section(tmp_path: Path) -> None:
     # beside one restored without the priming
     assert cold["restore"]["restore"]["imported_by_first"] == 0
     assert cold["restore"]["unprimed"]["imported_by_first"] > 0
-    # and each restored request's pages copied on write counted (a fork's first request writes some)
-    assert cold["restore"]["restore"]["faults_first"] > 0 and cold["restore"]["restore"]["faults_second"] >= 0
+    # and each restored request's pages copied on write counted: the first request copies the pages
+    # it writes of those it shares with the snapshot, the second finds most of them its own already
+    assert cold["restore"]["restore"]["faults_first"] > cold["restore"]["restore"]["faults_second"]
 
     # And under concurrent writers our ledger verified with no drift (the naive one may drift)
     concurrent = doc["sections"]["naive"]["concurrent"]
