@@ -67,6 +67,12 @@ DEFAULT_ROUTE = "$default"
 LEDGER_PREFIX = "/ledgers/{ledger}"
 PERSONAL = "me"
 
+# What the handler establishes once per request and hands on, in the resolver's context (cleared
+# when the request ends): the JSON body as the precheck parsed it, (text, value), and the caller's
+# access to the ledger when the idempotency check resolved it before the route (an Access).
+HELD_BODY = "kakeibo.body"
+HELD_ACCESS = "kakeibo.access"
+
 
 def route(event: dict[str, Any]) -> str:
     """The route a request asks for, as `METHOD /path`: a route under `/ledgers/{ledger}` is named

@@ -26,7 +26,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 from kakeibo import __version__, deadline, errors, idempotency, jobs, messages
 from kakeibo import settings as config
 from kakeibo.core import limits
-from kakeibo.event import DEFAULT_ROUTE, header
+from kakeibo.event import DEFAULT_ROUTE, HELD_ACCESS, HELD_BODY, header
 from kakeibo.event import caller as event_caller
 from kakeibo.event import refusal as event_refusal
 from kakeibo.event import route as event_route
@@ -46,7 +46,15 @@ from kakeibo.services.common import error_item
 from kakeibo.snapstart import register_before_snapshot  # and the SnapStart runtime hooks every function has
 
 logger = Logger()
-app = APIGatewayHttpResolver(enable_validation=True)
+
+
+def _json_body(text: str) -> Any:
+    """The resolver's parse of a JSON body: the precheck's own, when it parsed this very text."""
+    held = app.context.get(HELD_BODY)
+    return held[1] if held is not None and held[0] is text else json.loads(text)
+
+
+app = APIGatewayHttpResolver(enable_validation=True, json_body_deserializer=_json_body)
 
 
 def specificity(path: str) -> tuple[int, ...]:
@@ -242,8 +250,9 @@ def unauthorized(event: dict[str, Any]) -> errors.ApiError:
     return error
 
 
-def precheck(event: dict[str, Any]) -> errors.ApiError | None:
-    """What API Gateway and the handler must refuse before any route runs. Normalises JSON bodies."""
+def precheck(event: dict[str, Any], held: dict[str, Any] | None = None) -> errors.ApiError | None:
+    """What API Gateway and the handler must refuse before any route runs. Normalises JSON bodies,
+    and leaves the one parse of a JSON body in `held` (the resolver's context) for the request."""
     route = event_route(event)
     said = properties.of(route)
     if not said.public and event_sub(event) is None:
@@ -289,6 +298,8 @@ def precheck(event: dict[str, Any]) -> errors.ApiError | None:
             errors=[{"loc": ["body"], "msg": "must be a JSON object", "type": "model_type"}],
         )
     event["body"] = text
+    if held is not None:
+        held[HELD_BODY] = (text, parsed)
     event["isBase64Encoded"] = False
     event["headers"] = {**(event.get("headers") or {}), "content-type": JSON}
     return None
@@ -325,12 +336,19 @@ def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, A
 def _handle(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     if jobs.is_job(event):  # the daily schedule, not an HTTP request
         return jobs.run(event, context)
+    try:
+        return _request(event, context)
+    finally:
+        app.clear_context()  # what this request held is not the next one's (a replay never resolves)
+
+
+def _request(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     if event.get("routeKey") == DEFAULT_ROUTE:  # no route matches: answered before any identity or data is read
         return _refusal(errors.NotFound("no such route"), event)
     include_routes(modules_for(str(event.get("rawPath") or "/")))
     idempotent = idempotency.is_idempotent(event)
     # Idempotency-Key means something only where the document declares it; elsewhere it is ignored
-    refused = precheck(event) or (idempotency.check_key(event) if idempotent else None)
+    refused = precheck(event, app.context) or (idempotency.check_key(event) if idempotent else None)
     if refused is not None:
         return _refusal(refused, event)
     try:
@@ -343,8 +361,9 @@ def _handle(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
 def _answer(event: dict[str, Any], context: LambdaContext, *, idempotent: bool) -> dict[str, Any]:
     if idempotent and header(event, "idempotency-key"):
         try:
-            idempotency.authorize(event)
-            return idempotency.run_once(event, context, lambda: app.resolve(event, context))
+            app.append_context(**{HELD_ACCESS: idempotency.authorize(event)})
+            body = app.context.get(HELD_BODY)
+            return idempotency.run_once(event, context, lambda: app.resolve(event, context), body)
         except errors.ApiError as error:
             return _refusal(error, event)
     return app.resolve(event, context)

@@ -29,7 +29,7 @@ import json
 import re
 from collections.abc import Callable
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kakeibo import errors
 from kakeibo.event import PERSONAL, header
@@ -39,6 +39,9 @@ from kakeibo.event import sub as event_sub
 from kakeibo.routes import properties
 from kakeibo.settings import get_settings
 from kakeibo.store import idempotency_persistence
+
+if TYPE_CHECKING:
+    from kakeibo.services.access import Access
 
 Response = dict[str, Any]
 
@@ -132,20 +135,22 @@ def kept(response: Response) -> bool:
     return False
 
 
-def authorize(event: dict[str, Any]) -> None:
+def authorize(event: dict[str, Any]) -> Access:
     """The caller may write this ledger (404 to a non-member, 403 to a viewer, 404 to a person who
-    had their data deleted): checked before any stored answer is replayed, as the route itself
-    checks it before any write."""
+    had their data deleted): checked before any stored answer is replayed; the access it resolved is
+    handed on to the route, which checks its own roles on it instead of reading the membership again."""
     from kakeibo.services.access import EDITORS, open_ledger  # noqa: PLC0415 - loaded on use
     from kakeibo.store import get_store  # noqa: PLC0415
 
-    open_ledger(get_store(), event_sub(event) or "", event_ledger(event), EDITORS)
+    return open_ledger(get_store(), event_sub(event) or "", event_ledger(event), EDITORS)
 
 
-def _payload(event: dict[str, Any]) -> Any:
+def _payload(event: dict[str, Any], parsed: tuple[str, Any] | None) -> Any:
     body = event.get("body") or ""
     if event.get("isBase64Encoded"):
         payload: dict[str, Any] = {"base64": body}
+    elif parsed is not None and parsed[0] is body:  # the precheck's parse of this very body
+        payload = {"json": parsed[1]}
     else:
         try:
             payload = {"json": json.loads(body)}
@@ -158,8 +163,11 @@ def _payload(event: dict[str, Any]) -> Any:
     return payload
 
 
-def run_once(event: dict[str, Any], context: Any, resolve: Callable[[], Response]) -> Response:
-    """Resolve the request at most once per (ledger, member, route, Idempotency-Key)."""
+def run_once(
+    event: dict[str, Any], context: Any, resolve: Callable[[], Response], parsed: tuple[str, Any] | None = None
+) -> Response:
+    """Resolve the request at most once per (ledger, member, route, Idempotency-Key). `parsed`: the
+    JSON body as the precheck parsed it, (text, value), so it is not parsed again."""
     from aws_lambda_powertools.utilities.idempotency.exceptions import (  # noqa: PLC0415 - loaded on use
         IdempotencyAlreadyInProgressError,
         IdempotencyInconsistentStateError,
@@ -177,7 +185,7 @@ def run_once(event: dict[str, Any], context: Any, resolve: Callable[[], Response
         "ledger": whose,
         "route": route,
         "key": header(event, "idempotency-key"),
-        "payload": _payload(event),
+        "payload": _payload(event, parsed),
     }
     try:
         return run(request=request, resolve=resolve)

@@ -17,13 +17,13 @@ from typing import Any
 
 from aws_lambda_powertools.event_handler.api_gateway import BaseRouter, Router
 
-from kakeibo.event import LEDGER_PREFIX
+from kakeibo.event import HELD_ACCESS, LEDGER_PREFIX
 from kakeibo.event import ledger as event_ledger
 from kakeibo.http import identity, problem_responses
-from kakeibo.services.access import EDITORS, MEMBERS, OWNERS, Access, open_ledger
+from kakeibo.services.access import EDITORS, MEMBERS, OWNERS, Access, open_ledger, permit
 from kakeibo.store import WriteContext, get_store
 
-__all__ = ["EDITORS", "MEMBERS", "OWNERS", "LedgerRouter", "Scope", "ledger_scope"]
+__all__ = ["EDITORS", "MEMBERS", "OWNERS", "LedgerRouter", "Scope", "ledger_access", "ledger_scope"]
 
 _ROUTE = inspect.signature(Router.route)
 _PREFIX = LEDGER_PREFIX.replace("{ledger}", "<ledger>")  # the resolver's spelling of a path parameter
@@ -92,6 +92,17 @@ def ledger_scope(router: BaseRouter, roles: tuple[str, ...] = MEMBERS, *, fenced
     event = router.current_event.raw_event
     ledger = event_ledger(event)
     prefixed = str(event.get("routeKey", "")).partition(" ")[2].startswith(LEDGER_PREFIX + "/")
-    access = open_ledger(get_store(), user, ledger, roles, fenced=fenced)
+    access = ledger_access(router, ledger, roles, fenced=fenced)
     request_id = (event.get("requestContext") or {}).get("requestId")
     return Scope(user, access, f"/ledgers/{ledger}" if prefixed else "", str(request_id) if request_id else None)
+
+
+def ledger_access(router: BaseRouter, ledger: str, roles: tuple[str, ...] = MEMBERS, *, fenced: bool = False) -> Access:
+    """The caller's access to `ledger` for something `roles` may do (404 / 403 otherwise), read once
+    per request: when the idempotency check resolved it already (handler, HELD_ACCESS), its roles are
+    checked on that. That resolution read the tombstone a `fenced` one skips: it checked more."""
+    user = identity(router)
+    held = router.context.get(HELD_ACCESS)
+    if isinstance(held, Access) and held.user == user and held.ledger == ledger:
+        return permit(held, roles)
+    return open_ledger(get_store(), user, ledger, roles, fenced=fenced)

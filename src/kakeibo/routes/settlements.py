@@ -13,7 +13,6 @@ from kakeibo.http import (
     ETAG,
     IdempotencyKeyHeader,
     IfMatchHeader,
-    identity,
     if_match,
     json_response,
     ok_response,
@@ -22,8 +21,9 @@ from kakeibo.http import (
 )
 from kakeibo.models import SettlementIn, SettlementRecord, SettlementView
 from kakeibo.routes.properties import RouteProperties
+from kakeibo.routes.scope import ledger_access
 from kakeibo.services import settlements as service
-from kakeibo.services.access import EDITORS, MEMBERS, open_ledger
+from kakeibo.services.access import EDITORS, MEMBERS
 from kakeibo.store import get_store
 
 router = Router()
@@ -51,7 +51,7 @@ SETTLEMENT_EXAMPLES: dict[str, Any] = {
     responses={200: ok_response(SettlementView, headers=ETAG), **problem_responses(401, 404, 409)},
 )
 def get_settlement(ledger: str) -> Response[str]:
-    access = open_ledger(get_store(), identity(router), ledger, MEMBERS)
+    access = ledger_access(router, ledger, MEMBERS)
     found = service.settlement(get_store(), access.key)
     return json_response(200, found, etag=found["version"])
 
@@ -77,7 +77,7 @@ def create_settlement(
     idempotency_key: IdempotencyKeyHeader = None,
 ) -> Response[str]:
     expected = if_match(if_match_header)
-    access = open_ledger(get_store(), identity(router), ledger, EDITORS)
+    access = ledger_access(router, ledger, EDITORS)
     request_id = (router.current_event.raw_event.get("requestContext") or {}).get("requestId")
     made = service.record_settlement(
         get_store(),

@@ -8,10 +8,11 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Body
 
-from kakeibo.http import identity, json_response, no_content, ok_response, problem_responses
+from kakeibo.http import json_response, no_content, ok_response, problem_responses
 from kakeibo.models import DeliveryList, Webhook, WebhookCreated, WebhookIn, WebhookList
 from kakeibo.routes.properties import RouteProperties
-from kakeibo.services.access import OWNERS, open_ledger
+from kakeibo.routes.scope import ledger_access
+from kakeibo.services.access import OWNERS
 from kakeibo.services.webhooks import manage as service
 from kakeibo.store import get_store
 
@@ -30,7 +31,7 @@ WEBHOOK_EXAMPLES: dict[str, Any] = {
 
 
 def _owner(ledger: str) -> Any:
-    return open_ledger(get_store(), identity(router), ledger, OWNERS)
+    return ledger_access(router, ledger, OWNERS)
 
 
 @router.post(

@@ -68,10 +68,15 @@ def open_ledger(
     """The caller's access to a ledger's data for something `roles` may do: 404 to a non-member,
     403 to a member whose role may not. Its `writer` carries the roles every write transaction
     checks again on the member item. `fenced`: as `resolve` takes it."""
-    access = resolve(store, user, ledger, fenced=fenced)
+    return permit(resolve(store, user, ledger, fenced=fenced), roles)
+
+
+def permit(access: Access, roles: tuple[str, ...]) -> Access:
+    """The access resolved, for something `roles` may do (403 to a member whose role may not): what
+    `open_ledger` checks after its read, for a request that resolved the membership already."""
     if access.role not in roles:
         raise errors.Forbidden(_FORBIDDEN.get(roles, "your role in this ledger does not allow this"), role=access.role)
-    return Access(access.ledger, access.role, access.member, access.key, user, roles)
+    return Access(access.ledger, access.role, access.member, access.key, access.user, roles)
 
 
 _FORBIDDEN = {
