@@ -15,6 +15,13 @@
                                                            then the first again
     python -I -S bench/cold_child.py unprimed SPEC.json DIR the same without the handler's priming
                                                            (only snapstart.prepare before the fork)
+    python -I -S bench/cold_child.py floor_restore SPEC.json DIR  the floor's stack initialised and
+                                                           primed as ours is (its client made, one
+                                                           request served against a table answered
+                                                           in process, the heap collected and
+                                                           frozen), forked; the child handles SPEC's
+                                                           event three times, making SPEC's three
+                                                           sets of calls
 
 DIR is a built function (build/sam-ARCH/LedgerFunction, for every mode) and the only place
 imports come from besides the standard library (-S: no site-packages), as in Lambda's /var/task.
@@ -94,15 +101,35 @@ def bare(spec: dict[str, Any], start: tuple[float, float]) -> dict[str, Any]:
 def floor(spec: dict[str, Any], start: tuple[float, float]) -> dict[str, Any]:
     """The design's floor: its stack with nothing of ours, answering the same event with one route
     that validates the body with pydantic and makes the same DynamoDB calls (pre-built)."""
-    from typing import Annotated  # noqa: PLC0415 - the imports are what is timed
+    from typing import Annotated  # noqa: F401, PLC0415 - the imports are what is timed
 
     import boto3  # noqa: PLC0415
+    from aws_lambda_powertools import Logger  # noqa: F401, PLC0415
+    from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response  # noqa: F401, PLC0415
+    from aws_lambda_powertools.event_handler.openapi.params import Body  # noqa: F401, PLC0415
+    from pydantic import BaseModel, ConfigDict, Field  # noqa: F401, PLC0415
+
+    imported = now()
+
+    def client() -> Any:
+        return boto3.client("dynamodb", endpoint_url=os.environ["DYNAMODB_ENDPOINT_URL"] or None)
+
+    handler = _floor_handler(client, lambda: spec["calls"])
+    result = handler(spec["event"], LambdaContext())
+    done = now()
+    marks = [("start", start), ("import", imported), ("first_request", done)]
+    return {"status": result["statusCode"], **phases(marks)}
+
+
+def _floor_handler(client: Any, calls: Any) -> Any:
+    """The floor's Lambda handler: Powertools' resolver with validation and its Logger, one route
+    (POST /slips, its body validated by a pydantic model) making `calls()` on `client()`."""
+    from typing import Annotated  # noqa: PLC0415
+
     from aws_lambda_powertools import Logger  # noqa: PLC0415
     from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response  # noqa: PLC0415
     from aws_lambda_powertools.event_handler.openapi.params import Body  # noqa: PLC0415
     from pydantic import BaseModel, ConfigDict, Field  # noqa: PLC0415
-
-    imported = now()
 
     class SlipIn(BaseModel):
         model_config = ConfigDict(extra="forbid", strict=True)
@@ -118,19 +145,63 @@ def floor(spec: dict[str, Any], start: tuple[float, float]) -> dict[str, Any]:
 
     @app.post("/slips")
     def create(slip: Annotated[SlipIn, Body()]) -> Response[str]:
-        client = boto3.client("dynamodb", endpoint_url=os.environ["DYNAMODB_ENDPOINT_URL"] or None)
-        for operation, params in spec["calls"]:
-            getattr(client, operation)(**params)
+        dynamodb = client()
+        for operation, params in calls():
+            getattr(dynamodb, operation)(**params)
         return Response(201, "application/json", json.dumps({"amount": slip.amount}))
 
     @logger.inject_lambda_context
     def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
         return app.resolve(event, context)
 
-    result = handler(spec["event"], LambdaContext())
-    done = now()
-    marks = [("start", start), ("import", imported), ("first_request", done)]
-    return {"status": result["statusCode"], **phases(marks)}
+    return handler
+
+
+class _EmptyTable:
+    """DynamoDB answered in process for the floor's priming, as ours' priming answers it: every
+    call built, signed and sent through botocore, answered with an empty success."""
+
+    def send(self, request: Any) -> Any:
+        from botocore.awsrequest import AWSResponse  # noqa: PLC0415
+
+        class Raw:
+            def stream(self, **_: Any) -> Any:
+                yield b"{}"
+
+        headers = {"x-amzn-RequestId": "priming", "Content-Type": "application/x-amz-json-1.0"}
+        return AWSResponse(request.url, 200, headers, Raw())  # type: ignore[arg-type]
+
+
+def floor_restore(spec: dict[str, Any], start: tuple[float, float]) -> dict[str, Any]:
+    """The floor restored as ours is: its client made at init, one request served against a table
+    answered in process (nothing written), the heap collected and frozen; then the fork."""
+    import gc  # noqa: PLC0415
+
+    import boto3  # noqa: PLC0415
+
+    dynamodb = boto3.client("dynamodb", endpoint_url=os.environ["DYNAMODB_ENDPOINT_URL"] or None)
+    pending: list[Any] = []
+    handler = _floor_handler(lambda: dynamodb, lambda: pending.pop(0))
+    endpoint: Any = getattr(dynamodb, "_endpoint")  # noqa: B009 - its HTTP session, swapped as our priming swaps it
+    session, endpoint.http_session = endpoint.http_session, _EmptyTable()
+    pending.append(spec["calls"][0])
+    primed = handler(json.loads(json.dumps(spec["event"])), LambdaContext())
+    endpoint.http_session = session
+    if primed["statusCode"] != 201:
+        raise SystemExit(f"the floor's priming got {primed['statusCode']}")
+    import encodings.idna  # noqa: F401, PLC0415 - what opening the first connection imports, as ours' priming
+
+    gc.collect()
+    gc.freeze()
+    initialised = now()
+
+    def serve(n: int) -> int:
+        pending.append(spec["calls"][n])
+        return int(handler(json.loads(json.dumps(spec["event"])), LambdaContext())["statusCode"])
+
+    child = _forked(lambda: None, serve)
+    init = phases([("start", start), ("init", initialised)])
+    return {**child, "init_s": init["init_s"], "init_cpu_s": init["init_cpu_s"], "hooks": 0}
 
 
 def _hooks(registry: list[tuple[Any, tuple[Any, ...], dict[str, Any]]]) -> None:
@@ -151,29 +222,42 @@ def restore(spec: dict[str, Any], start: tuple[float, float], *, primed: bool = 
     before = [hook for hook in hooks if primed or hook[0] is not handler.prime]
     _hooks(before)
     initialised = now()
+    one, other = spec["events"]
+
+    def serve(n: int) -> int:
+        event = one if n != 1 else other
+        return int(handler.lambda_handler(json.loads(json.dumps(event)), LambdaContext())["statusCode"])  # type: ignore[arg-type]
+
+    child = _forked(lambda: _hooks(snapshot_restore_py.get_after_restore()), serve)
+    init = phases([("start", start), ("init", initialised)])
+    return {**child, "init_s": init["init_s"], "init_cpu_s": init["init_cpu_s"], "hooks": len(before)}
+
+
+def _forked(restored: Any, serve: Any) -> dict[str, Any]:
+    """Fork: the child, a restored instance, runs `restored()` (the after-restore hooks) and
+    `serve(0)`, `serve(1)`, `serve(2)` (its first, second and third requests), timing each and counting
+    the modules the first imported and each request's page faults; the parent returns what it timed."""
     read, write = os.pipe()
     pid = os.fork()
     if pid == 0:  # the restored instance: never returns
         code = 0
         try:
             os.close(read)
-            _hooks(snapshot_restore_py.get_after_restore())
-            restored = now()
-            one, other = spec["events"]
+            restored()
+            back = now()
             counted = [faults()]
             loaded = set(sys.modules)
-            first = handler.lambda_handler(json.loads(json.dumps(one)), LambdaContext())  # type: ignore[arg-type]
+            statuses = [serve(0)]
             served = now()
             counted.append(faults())
             imported = sorted(set(sys.modules) - loaded)
-            second = handler.lambda_handler(json.loads(json.dumps(other)), LambdaContext())  # type: ignore[arg-type]
+            statuses.append(serve(1))
             again = now()
             counted.append(faults())
-            third = handler.lambda_handler(json.loads(json.dumps(one)), LambdaContext())  # type: ignore[arg-type]
+            statuses.append(serve(2))
             thrice = now()
-            marks = [("restore", restored), ("first_request", served), ("second_request", again),
+            marks = [("restore", back), ("first_request", served), ("second_request", again),
                      ("third_request", thrice)]  # fmt: skip
-            statuses = [first["statusCode"], second["statusCode"], third["statusCode"]]
             paged = {"first_request_faults": counted[1] - counted[0], "second_request_faults": counted[2] - counted[1]}
             out = {"status": statuses, "imported": imported, **paged, **phases(marks)}
             with os.fdopen(write, "w") as pipe:
@@ -191,9 +275,8 @@ def restore(spec: dict[str, Any], start: tuple[float, float], *, primed: bool = 
     _, status = os.waitpid(pid, 0)
     if os.waitstatus_to_exitcode(status) != 0 or not text:
         raise SystemExit("the restored child failed")
-    child = json.loads(text)
-    init = phases([("start", start), ("init", initialised)])
-    return {**child, "init_s": init["init_s"], "init_cpu_s": init["init_cpu_s"], "hooks": len(before)}
+    child: dict[str, Any] = json.loads(text)
+    return child
 
 
 def unprimed(spec: dict[str, Any], start: tuple[float, float]) -> dict[str, Any]:
@@ -205,7 +288,14 @@ def main() -> None:
     sys.path.insert(0, package)
     spec = json.loads(Path(spec_path).read_text(encoding="utf-8"))
     start = now()
-    modes = {"ours": ours, "boto3": bare, "floor": floor, "restore": restore, "unprimed": unprimed}
+    modes = {
+        "ours": ours,
+        "boto3": bare,
+        "floor": floor,
+        "restore": restore,
+        "unprimed": unprimed,
+        "floor_restore": floor_restore,
+    }
     out = modes[mode](spec, start)
     print(json.dumps(out))
 

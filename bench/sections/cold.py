@@ -20,6 +20,10 @@ Three kinds, interleaved, after one discarded round that warms the file cache:
               the ledger's journal head once), and against its third (the same ledger again)
   unprimed    the same fork with only snapstart.prepare before it (what a restore was before the
               priming): the cost the priming takes away
+  floor_restore  the floor restored as ours is: its client made, one request served against a table
+              answered in process, the heap collected and frozen, fork; the child's first request
+              against its second, as for ours: what a restored instance's first request costs on
+              this machine with none of our code (a fork copies each page a request writes)
 The median of each is reported (the targets: ours within 1.15x of the floor; a restored instance's
 first request within 1.15x of its second), and where ours' import time goes (`python -X importtime`).
 
@@ -53,7 +57,8 @@ from kakeibo.store.keys import change_sk
 
 ROOT = Path(__file__).resolve().parents[2]
 CHILD = ROOT / "bench" / "cold_child.py"
-KINDS = ("ours", "bare", "same_calls", "floor", "restore", "unprimed")
+KINDS = ("ours", "bare", "same_calls", "floor", "restore", "unprimed", "floor_restore")
+RESTORED = ("restore", "unprimed", "floor_restore")
 ARCH = platform.machine().replace("aarch64", "arm64")
 
 
@@ -65,14 +70,14 @@ def packages() -> dict[str, Path]:
         ours = Path(given).resolve()
         if not (ours / "kakeibo" / "handler.py").is_file():
             raise BenchError(f"KAKEIBO_BENCH_PACKAGE={given}: not a built LedgerFunction")
-        return {"ours": ours, "boto3": ours, "floor": ours, "restore": ours, "unprimed": ours}
+        return dict.fromkeys(("ours", "boto3", "floor", "restore", "unprimed", "floor_restore"), ours)
     built = subprocess.run(
         ["make", "--no-print-directory", "host-package"], cwd=ROOT, capture_output=True, text=True, check=False
     )
     if built.returncode != 0:
         raise BenchError(f"make host-package failed: {(built.stdout + built.stderr)[-800:]}")
     ours = ROOT / "build" / f"sam-{ARCH}" / "LedgerFunction"
-    return {"ours": ours, "boto3": ours, "floor": ours, "restore": ours, "unprimed": ours}
+    return dict.fromkeys(("ours", "boto3", "floor", "restore", "unprimed", "floor_restore"), ours)
 
 
 def _child(mode: str, spec: Path, package: Path, *flags: str) -> tuple[dict[str, Any], float, str]:
@@ -168,14 +173,26 @@ def _restore(runs: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def _restore_line(kind: str, x: dict[str, Any]) -> str:
+    floor = kind == "floor_restore"  # one ledger: the floor has no ledger of its own to know
+    second, third = ("another slip", "a third") if floor else ("another ledger", "the first's ledger again")
     return (
         f"  {kind:11} init {x['init_ms']:.0f} ms, fork; the child's first POST /slips {x['first_request_ms']:.1f} ms, "
-        f"second (another ledger) {x['second_request_ms']:.1f} ms -> {x['first_vs_second']:.2f}x "
+        f"second ({second}) "
+        f"{x['second_request_ms']:.1f} ms -> {x['first_vs_second']:.2f}x "
         f"(each child's own: {x['first_vs_second_each']:.2f}x; CPU {x['cpu_first_vs_second']:.2f}x); "
-        f"third (the first's ledger again) {x['third_request_ms']:.1f} ms -> first/third "
+        f"third ({third}) {x['third_request_ms']:.1f} ms -> first/third "
         f"{x['first_vs_third']:.2f}x; the first imported {x['imported_by_first']} modules; page faults "
         f"(pages copied on write) first {x['faults_first']:.0f}, second {x['faults_second']:.0f}"
     )
+
+
+def _against_floor_restored(ratio: dict[str, Any]) -> list[str]:
+    if "restored_vs_floor_restored" not in ratio:  # results from before the floor was restored too
+        return []
+    return [
+        f"  restored, ours' first/second against the floor's: {ratio['restored_first_vs_second']:.2f}x / "
+        f"{ratio['floor_restored_first_vs_second']:.2f}x = {ratio['restored_vs_floor_restored']:.2f}x"
+    ]
 
 
 def render(r: dict[str, Any]) -> list[str]:
@@ -198,6 +215,7 @@ def render(r: dict[str, Any]) -> list[str]:
         f"{r['ratio']['vs_floor']:.2f}x (CPU {r['ratio']['cpu_vs_floor']:.2f}x; floor/bare "
         f"{r['ratio']['floor_vs_bare_boto3']:.2f}x)",
         *(_restore_line(kind, x) for kind, x in r["restore"].items()),
+        *_against_floor_restored(r["ratio"]),
         "  import time of ours by package (ms, one run under -X importtime): "
         + ", ".join(f"{i['package']} {i['self_ms']:.0f}" for i in r["import_cost_by_package"][:8]),
     ]
@@ -233,6 +251,7 @@ def run(ctx: Context) -> dict[str, Any]:
         for round_ in range(warmup + ctx.sizes.cold_runs):
             same_spec = Path(tmp) / f"same-{round_}.json"
             floor_spec = Path(tmp) / f"floor-{round_}.json"
+            floor_restore_spec = Path(tmp) / f"floor-restore-{round_}.json"
             for kind, mode, spec in (
                 ("ours", "ours", ours_spec),
                 ("restore", "restore", restore_spec),
@@ -240,17 +259,19 @@ def run(ctx: Context) -> dict[str, Any]:
                 ("same_calls", "boto3", same_spec),
                 ("floor", "floor", floor_spec),
                 ("unprimed", "unprimed", restore_spec),
+                ("floor_restore", "floor_restore", floor_restore_spec),
             ):
-                if spec in (same_spec, floor_spec):  # after the runs before it moved the journal
-                    fresh = {
-                        "event": event,
-                        "calls": _at_head(_fresh_ids(calls, created.json["id"]), ctx.store.journal_head(ledger)),
-                    }
+                head = ctx.store.journal_head(ledger)  # after the runs before it moved the journal
+                if spec in (same_spec, floor_spec):
+                    fresh = {"event": event, "calls": _at_head(_fresh_ids(calls, created.json["id"]), head)}
                     spec.write_text(json.dumps(fresh), encoding="utf-8")
+                if spec is floor_restore_spec:  # three requests, each a new slip at the next head
+                    three = [_at_head(_fresh_ids(calls, created.json["id"]), head + n) for n in range(3)]
+                    spec.write_text(json.dumps({"event": event, "calls": three}), encoding="utf-8")
                 out, wall, _ = _child(mode, spec, dirs[mode])
                 if kind in ("ours", "floor") and out["status"] != 201:
                     raise BenchError(f"cold start request ({kind}) got {out['status']}")
-                if kind in ("restore", "unprimed") and out["status"] != [201, 201, 201]:
+                if kind in RESTORED and out["status"] != [201, 201, 201]:
                     raise BenchError(f"restored instance's requests ({kind}) got {out['status']}")
                 if round_ >= warmup:  # warm-up rounds fill the page cache and compile bytecode
                     samples[kind].append(out)
@@ -259,7 +280,7 @@ def run(ctx: Context) -> dict[str, Any]:
 
     med = {kind: _medians_ms(runs) for kind, runs in samples.items()}
     wall_ms = {k: round(median(v) * 1000, 1) for k, v in walls.items()}
-    restores = {kind: _restore(samples[kind]) for kind in ("restore", "unprimed")}
+    restores = {kind: _restore(samples[kind]) for kind in RESTORED}
     return {
         "kind": "cold",
         "runs": ctx.sizes.cold_runs,
@@ -277,6 +298,10 @@ def run(ctx: Context) -> dict[str, Any]:
             "floor_vs_bare_boto3": _ratio(med, "floor", "bare", "total_ms"),
             "restored_first_vs_second": restores["restore"]["first_vs_second"],
             "unprimed_first_vs_second": restores["unprimed"]["first_vs_second"],
+            "floor_restored_first_vs_second": restores["floor_restore"]["first_vs_second"],
+            "restored_vs_floor_restored": round(
+                restores["restore"]["first_vs_second"] / restores["floor_restore"]["first_vs_second"], 3
+            ),
         },
         "restore": restores,
         "import_cost_by_package": import_cost_by_package(importtime),

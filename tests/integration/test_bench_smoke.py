@@ -182,6 +182,15 @@ def test_quick_bench_reports_every_section(tmp_path: Path) -> None:
     # and each restored request's pages copied on write counted: the first request copies the pages
     # it writes of those it shares with the snapshot, the second finds most of them its own already
     assert cold["restore"]["restore"]["faults_first"] > cold["restore"]["restore"]["faults_second"]
+    # and the floor restored the same way (primed, frozen, forked), its requests timed and counted as
+    # ours are, the two restores' first/second set side by side
+    floor_restored = cold["restore"]["floor_restore"]
+    assert floor_restored["imported_by_first"] == 0
+    assert floor_restored["first_request_ms"] > 0 and floor_restored["second_request_ms"] > 0
+    assert floor_restored["faults_first"] > floor_restored["faults_second"]
+    assert cold["ratio"]["restored_vs_floor_restored"] == round(
+        cold["ratio"]["restored_first_vs_second"] / cold["ratio"]["floor_restored_first_vs_second"], 3
+    )
 
     # And under concurrent writers our ledger verified with no drift (the naive one may drift)
     concurrent = doc["sections"]["naive"]["concurrent"]
