@@ -17,7 +17,7 @@ from pydantic import BaseModel
 from kakeibo import errors
 from kakeibo.event import Caller, header
 from kakeibo.event import caller as event_caller
-from kakeibo.idempotency import request_token as derive_token
+from kakeibo.idempotency import derive_token
 from kakeibo.idempotency import scope as idempotency_scope
 from kakeibo.messages import Lang, category_label, language
 

@@ -77,7 +77,7 @@ def is_idempotent(event: dict[str, Any]) -> bool:
     return properties.of(scope(event)[1]).idempotent
 
 
-def request_token(ledger: str, route: str, key: str) -> str:
+def derive_token(ledger: str, route: str, key: str) -> str:
     """A ClientRequestToken (<= 36 characters) that only this ledger (+ member) + route + key produce."""
     digest = hashlib.sha256(f"{ledger}\n{route}\n{key}".encode()).digest()
     return base64.b32encode(digest).decode().rstrip("=")[:32]
