@@ -23,7 +23,7 @@ export const state = {
   budgets: [],
   routes: null, // Set of the API's paths, or null when unknown
   editing: null, // {id, date, etag, base}
-  idempotency: null, // {body, key}: a retried identical POST reuses its key
+  idempotency: null, // {text, key}: a retried identical POST of a new slip reuses its key (views/slips/state.js keyFor)
   previewed: null, // {file, createAccounts}: the import a dry run showed, ready to commit
   filters: { account: '', category: '', kind: '', text: '', by: '' },
   ledger: PERSONAL, // the ledger shown: 'me' or a shared ledger's id

@@ -15,8 +15,8 @@ const SHELL = [
   'views/accounts.js', 'views/ahead.js', 'views/alerts.js', 'views/budgets.js', 'views/cards.js', 'views/dataio.js', 'views/imports.js',
   'views/journal.js', 'views/ledgers.js', 'views/payer.js', 'views/quick.js', 'views/receipts.js',
   'views/reconcile.js', 'views/recurrences.js', 'views/report.js', 'views/rules.js', 'views/settings.js',
-  'views/settlement.js', 'views/signin.js', 'views/slips.js', 'views/tax.js', 'views/tokens.js', 'views/trends.js',
-  'views/webhooks.js',
+  'views/settlement.js', 'views/signin.js', 'views/slips.js', 'views/slips/fetch.js', 'views/slips/state.js', 'views/slips/view.js',
+  'views/tax.js', 'views/tokens.js', 'views/trends.js', 'views/webhooks.js',
 ];
 const PAGE_FILE = /\.(html|js|css|webmanifest|svg|png)$/;
 

@@ -7,6 +7,9 @@ import { TYPE_LABELS } from './format.js';
 
 export const $ = (id) => document.getElementById(id);
 
+/** A view's own lookup: an element by id under its root only (the element app.js hands it), never elsewhere on the page. */
+export const within = (root) => (id) => root.querySelector(`#${CSS.escape(id)}`);
+
 /** An element: h('td', {class: 'num', text: '￥1'}, ...children); `on*` props are listeners. */
 export function h(tag, props = {}, ...children) {
   const node = document.createElement(tag);

@@ -84,6 +84,45 @@ def test_the_page_loads_nothing_from_elsewhere() -> None:
         assert not re.search(r"""(import\s[^;]*from\s*|@import\s*(url\()?)["']https?://""", text), name
 
 
+# The view modules that still find their elements anywhere in the page (ui.js's `$` is
+# document.getElementById) rather than under the root app.js hands them, as the slips view does.
+PAGE_WIDE_VIEWS = {
+    "accounts.js", "ahead.js", "alerts.js", "budgets.js", "cards.js", "dataio.js", "imports.js", "journal.js",
+    "ledgers.js", "payer.js", "quick.js", "receipts.js", "reconcile.js", "recurrences.js", "report.js", "rules.js",
+    "settings.js", "settlement.js", "signin.js", "tax.js", "tokens.js", "trends.js", "webhooks.js",
+}  # fmt: skip
+DOCUMENT_QUERY = re.compile(r"\bdocument\s*\.\s*(?:getElementById|getElementsBy\w+|querySelector(?:All)?)\b")
+UI_IMPORT = re.compile(
+    r"""import\s*(?:\{(?P<names>[^}]*)\}|\*\s*as\s+(?P<space>[\w$]+))\s*from\s*['"](?:\.\.?/)+ui\.js['"]"""
+)
+
+
+def document_queries(source: str) -> list[str]:
+    """Where a module finds elements in the whole document: document.getElementById, getElementsBy…,
+    querySelector(All), or ui.js's `$` (document.getElementById) imported, by name or through its namespace."""
+    found = [m.group(0) for m in DOCUMENT_QUERY.finditer(source)]
+    for m in UI_IMPORT.finditer(source):
+        if m.group("names") is not None:
+            names = {part.split(" as ")[0].strip() for part in m.group("names").split(",")}
+            found += ["$ from ui.js"] if "$" in names else []
+        elif re.search(rf"\b{re.escape(m.group('space'))}\s*\.\s*\$", source):
+            found.append(f"{m.group('space')}.$ from ui.js")
+    return found
+
+
+def test_the_slips_view_finds_its_elements_under_its_root() -> None:
+    # Given every module of the page's views (a view's parts in a folder of its own too)
+    views = ROOT / "web" / "views"
+    sources = {p.relative_to(views).as_posix(): p.read_text(encoding="utf-8") for p in views.rglob("*.js")}
+    assert {"slips.js", "slips/fetch.js", "slips/state.js", "slips/view.js"} <= set(sources)
+    # When each is read for a query of the document as a whole (app.js hands each view its root)
+    reaching = {name: found for name, text in sources.items() if (found := document_queries(text))}
+    # Then the slips view and its parts (and any module added since) find their elements under their
+    # root only; the views that still reach the whole page are those listed, each of them still doing so
+    assert not {name: found for name, found in reaching.items() if name not in PAGE_WIDE_VIEWS}, reaching
+    assert set(reaching) == PAGE_WIDE_VIEWS, sorted(PAGE_WIDE_VIEWS - set(reaching))
+
+
 def test_page_logic_in_node(node: str) -> None:
     # When Node's test runner checks the page's pure logic (money, dates, patches, the API client)
     result = subprocess.run(

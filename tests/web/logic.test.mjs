@@ -813,8 +813,9 @@ describe('領収書 (views/receipts.js)', async () => {
   });
 });
 
-describe('内訳を分ける (views/slips.js)', async () => {
-  const { lineOf, plainLines, slipSummary } = await import('../../web/views/slips.js');
+describe('内訳を分ける (views/slips/state.js, views/slips/view.js)', async () => {
+  const { lineOf, plainLines } = await import('../../web/views/slips/state.js');
+  const { slipSummary } = await import('../../web/views/slips/view.js');
   const split = {
     ...slip,
     amount: 3000,

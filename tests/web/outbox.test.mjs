@@ -1,12 +1,12 @@
 // The outbox's pure parts (web/outbox.js) and how a queued edit shows on the slips list
-// (web/views/slips.js), under `node --test`.
+// (web/views/slips/state.js), under `node --test`.
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 
 import { retriable, same } from '../../web/outbox.js';
 import { ApiError } from '../../web/api.js';
-import { applied } from '../../web/views/slips.js';
+import { applied } from '../../web/views/slips/state.js';
 
 describe('an edit sent again and refused: did this very edit land? (outbox.js same)', () => {
   test('the value a change left equals the one asked for, null and absent alike', () => {
@@ -35,7 +35,7 @@ describe('an edit sent again and refused: did this very edit land? (outbox.js sa
   });
 });
 
-describe('an edit waiting to go out, shown on its row (views/slips.js applied)', () => {
+describe('an edit waiting to go out, shown on its row (views/slips/state.js applied)', () => {
   test('the merge patch applied as the API would: null removes a field, the version stays', () => {
     const slip = { id: 'S', version: 3, amount: 1200, memo: 'パン', payee: 'マルエツ' };
     assert.deepEqual(applied(slip, { memo: 'パンと牛乳', payee: null }), { id: 'S', version: 3, amount: 1200, memo: 'パンと牛乳' });
