@@ -20,7 +20,7 @@ from kakeibo.http import (
     problem_responses,
     request_token,
 )
-from kakeibo.models import SettlementIn, SettlementRecord, SettlementView
+from kakeibo.models.ledgers import SettlementIn, SettlementRecord, SettlementView
 from kakeibo.routes.properties import RouteProperties
 from kakeibo.services import settlements as service
 from kakeibo.services.access import EDITORS, MEMBERS, open_ledger
