@@ -8,7 +8,8 @@ from typing import Any
 from bench.api import BenchError
 from bench.context import Context, Twin
 from bench.verify import verify
-from kakeibo.models import AccountCreate, SlipIn
+from kakeibo.models.accounts import AccountCreate
+from kakeibo.models.slips import SlipIn
 from kakeibo.services import accounts
 from kakeibo.services import slips as slip_service
 from kakeibo.store import WriteContext

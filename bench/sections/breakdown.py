@@ -25,7 +25,7 @@ from bench.registry import register
 from bench.scenario import history, household, slip_body
 from bench.stats import percentile
 from kakeibo import handler
-from kakeibo.models import SlipIn
+from kakeibo.models.slips import SlipIn
 from kakeibo.services import slips as service
 from kakeibo.store import WriteContext
 

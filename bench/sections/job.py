@@ -15,7 +15,7 @@ from typing import Any
 from bench.api import BenchError
 from bench.context import Context, setting
 from bench.registry import register
-from kakeibo.models import RecurrenceIn
+from kakeibo.models.recurrences import RecurrenceIn
 from kakeibo.services import daily
 from kakeibo.services import recurrences as recurrence_service
 from kakeibo.settings import get_settings

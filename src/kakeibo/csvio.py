@@ -40,7 +40,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from kakeibo import errors, messages
-from kakeibo.models import ImportRow
+from kakeibo.models.slips import ImportRow
 
 COLUMNS = ("date", "kind", "amount", "account", "to_account", "category", "memo")
 EXTERNAL_ID = "external_id"

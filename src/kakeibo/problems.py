@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from kakeibo.models import Model
+from kakeibo.models.base import Model
 
 RETRY_AFTER = "seconds to wait before retrying (also sent as the Retry-After header)"
 

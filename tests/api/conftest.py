@@ -53,7 +53,7 @@ def function_environment(dynamodb_local: DynamoDBLocal, s3_local: S3Local) -> di
     """The function's environment as make run gives it, on the session's servers, without request
     budgets: the suite's callers send hundreds of requests a minute each (make run's and the README's
     have them, tests/api/test_run.py and test_readme.py; their rules: tests/integration/test_limits.py)."""
-    from kakeibo.local.__main__ import local_environment
+    from kakeibo.local.instances import local_environment
 
     return {**local_environment(dynamodb_local.endpoint, s3_local.endpoint), "RATE_LIMIT_PERSON": "0",
             "RATE_LIMIT_TOKEN": "0"}  # fmt: skip

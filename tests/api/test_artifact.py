@@ -13,10 +13,9 @@ from pathlib import Path
 import pytest
 import requests
 
-from kakeibo.local.__main__ import local_environment
 from kakeibo.local.dynamodb import DynamoDBLocal, free_port
 from kakeibo.local.front import Front, FunctionFailed
-from kakeibo.local.instances import Pool
+from kakeibo.local.instances import Pool, local_environment
 from kakeibo.local.s3 import S3Local
 from tests.api.conftest import serving
 from tests.api.test_run import running

@@ -16,10 +16,9 @@ from typing import Any
 import pytest
 import requests
 
-from kakeibo.local.__main__ import local_environment
 from kakeibo.local.dynamodb import DynamoDBLocal
 from kakeibo.local.front import Front, FunctionFailed
-from kakeibo.local.instances import Pool, concurrency
+from kakeibo.local.instances import Pool, concurrency, local_environment
 from tests.api.conftest import serving
 
 

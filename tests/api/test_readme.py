@@ -25,11 +25,10 @@ from typing import Any
 
 import pytest
 
-from kakeibo.local.__main__ import local_environment
 from kakeibo.local.cognito import UserPool
 from kakeibo.local.dynamodb import DynamoDBLocal
 from kakeibo.local.front import Front
-from kakeibo.local.instances import Pool, authorizer_pool
+from kakeibo.local.instances import Pool, authorizer_pool, local_environment
 from kakeibo.local.s3 import S3Local
 from tests.api.conftest import serving
 from tests.api.test_generated_clients import python_client, served_spec  # noqa: F401 - fixtures

@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 
 from kakeibo import errors
-from kakeibo.models import ReceiptIn, SlipIn
+from kakeibo.models.receipts import ReceiptIn
+from kakeibo.models.slips import SlipIn
 from kakeibo.services import dataio, receipts, slips
 from kakeibo.services.access import EDITORS, OWNERS
 from kakeibo.store import SharedLedger, Store, WriteContext

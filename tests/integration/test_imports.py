@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from kakeibo import csvio
-from kakeibo.models import SlipIn
+from kakeibo.models.slips import SlipIn
 from kakeibo.services import integrity
 from kakeibo.services import slips as service
 from kakeibo.services.imports import importer

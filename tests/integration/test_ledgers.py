@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from kakeibo import errors
-from kakeibo.models import MemberIn
+from kakeibo.models.ledgers import MemberIn
 from kakeibo.services import ledgers
 from kakeibo.store import Change, Store, WriteContext
 from tests.events import Client

@@ -22,7 +22,7 @@ from tests.events import Client
 ROOT = Path(__file__).resolve().parents[2]
 
 CHILD = """
-import json, sys
+import json, pkgutil, sys
 sys.path.insert(0, sys.argv[1])
 import snapshot_restore_py
 from kakeibo import handler
@@ -54,7 +54,8 @@ run(reversed(snapshot_restore_py.get_before_snapshot()))  # the snapshot is take
 pools = len(client._endpoint.http_session._manager.pools)
 primed = {table: count(client, table) for table in tables}
 routes = sorted(name for name in MODULES if f"kakeibo.routes.{name}" not in sys.modules)
-wings = sorted({w for w in kakeibo.models._WINGS.values() if f"kakeibo.models.{w}" not in sys.modules})
+wings = sorted(w.name for w in pkgutil.iter_modules(kakeibo.models.__path__)
+               if f"kakeibo.models.{w.name}" not in sys.modules)
 run(snapshot_restore_py.get_after_restore())  # a restored instance from here on
 
 loaded = set(sys.modules)

@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 
 from kakeibo import errors
-from kakeibo.models import ReconciliationIn, SlipIn
+from kakeibo.models.reconciliations import ReconciliationIn
+from kakeibo.models.slips import SlipIn
 from kakeibo.services import reconciliations as service
 from kakeibo.services import slips as slip_service
 from kakeibo.store import Store, WriteContext

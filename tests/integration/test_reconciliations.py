@@ -12,7 +12,8 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from kakeibo.models import ReconciliationIn, SlipIn
+from kakeibo.models.reconciliations import ReconciliationIn
+from kakeibo.models.slips import SlipIn
 from kakeibo.services import reconciliations as service
 from kakeibo.services import slips as slip_service
 from kakeibo.store import CLEARED_INDEXED, SLIP_SEQ_SK, Store, WriteContext, pk, to_ddb

@@ -8,7 +8,7 @@ from urllib.parse import quote
 
 import pytest
 
-from kakeibo.models import SlipRuleIn
+from kakeibo.models.rules import SlipRuleIn
 from kakeibo.services import rules as service
 from kakeibo.store import Store, WriteContext
 from tests import invariants

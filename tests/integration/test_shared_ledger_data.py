@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from kakeibo import errors
-from kakeibo.models import SlipIn
+from kakeibo.models.slips import SlipIn
 from kakeibo.services.access import EDITORS
 from kakeibo.services.slips import create_slip
 from kakeibo.store import Item, SharedLedger, Store, WriteContext, entry_changes

@@ -77,7 +77,7 @@ def test_transfer_overdraft_is_refused_whole(cash: Client, store: Store, user: s
 
 def test_duplicate_slip_id_is_already_exists(cash: Client, store: Store, user: str) -> None:
     from kakeibo import errors
-    from kakeibo.models import SlipIn
+    from kakeibo.models.slips import SlipIn
     from kakeibo.services import slips as service
     from kakeibo.store import WriteContext
 
@@ -90,7 +90,7 @@ def test_duplicate_slip_id_is_already_exists(cash: Client, store: Store, user: s
 
 
 def test_client_request_token_makes_a_replayed_transaction_a_no_op(cash: Client, store: Store, user: str) -> None:
-    from kakeibo.models import SlipIn
+    from kakeibo.models.slips import SlipIn
     from kakeibo.services import slips as service
 
     # Given a transaction committed with a token, whose response we pretend was lost

@@ -163,7 +163,7 @@ def test_handler_answers_every_sample(aws: None, name: str) -> None:
 
     # Given the ledger the samples talk about ("local"'s, or the shared one "local" owns): an account,
     # and the sample slip
-    from kakeibo.models import InvitationIn, LedgerIn
+    from kakeibo.models.ledgers import InvitationIn, LedgerIn
     from kakeibo.services import ledgers
     from kakeibo.services.access import EDITORS
     from kakeibo.store import Change, WriteContext, get_store
@@ -179,7 +179,7 @@ def test_handler_answers_every_sample(aws: None, name: str) -> None:
             invited = ledgers.invite(store, "local", SHARED_LEDGER_ID, InvitationIn(role="editor"))
             ledgers.accept(store, "taro", invited["token"])
     if name != "create_account":
-        from kakeibo.models import AccountCreate
+        from kakeibo.models.accounts import AccountCreate
         from kakeibo.services import accounts
 
         cash = AccountCreate(id="cash", name="Cash", type="cash", opening_balance=20000)
@@ -194,38 +194,38 @@ def test_handler_answers_every_sample(aws: None, name: str) -> None:
         "undo_change",
         "bulk_slips",
     ):
-        from kakeibo.models import SlipIn
+        from kakeibo.models.slips import SlipIn
         from kakeibo.services import slips as service
 
         body = SlipIn(date="2026-11-20", kind="expense", amount=1200, account="cash", category="食費")
         service.create_slip(store, who, body, slip_id="01KAJ0000000000000000000AB")
     if name in ("get_recurrence", "patch_recurrence", "delete_recurrence", "list_occurrences"):
-        from kakeibo.models import RecurrenceIn
+        from kakeibo.models.recurrences import RecurrenceIn
         from kakeibo.services import recurrences
 
         rent = RecurrenceIn.model_validate(json.loads(sample("create_recurrence")["body"]))
         recurrences.create_recurrence(store, who, rent, recurrence_id=RECURRENCE_ID)
     if name in ("get_goal", "patch_goal", "delete_goal"):  # the goal the sample names, at version 1
-        from kakeibo.models import GoalIn
+        from kakeibo.models.goals import GoalIn
         from kakeibo.services import goals
 
         trip = GoalIn(name="旅行の積立", target=300000, account="cash")
         goals.create_goal(store, who, trip, goal_id=sample("get_goal")["pathParameters"]["id"])
     if name == "accept_rule_suggestion":  # two slips of マルエツ given 食費 by hand: the sample's suggestion
-        from kakeibo.models import SlipIn
+        from kakeibo.models.slips import SlipIn
         from kakeibo.services import slips as slip_service
 
         for day in ("2026-11-20", "2026-11-21"):
             body = SlipIn(date=day, kind="expense", amount=980, account="cash", category="食費", payee="マルエツ")
             slip_service.create_slip(store, who, body, run_rules=True)
     if name in ("get_rule", "patch_rule", "delete_rule", "order_rules", "preview_rule", "apply_rule"):
-        from kakeibo.models import SlipRuleIn
+        from kakeibo.models.rules import SlipRuleIn
         from kakeibo.services import rules
 
         rule = SlipRuleIn.model_validate(json.loads(sample("create_rule")["body"]))
         rules.create_rule(store, who, rule, rule_id=RULE_ID)
     if name == "card_statements":  # the card the sample names, closing on the 15th, paid from the bank
-        from kakeibo.models import AccountCreate
+        from kakeibo.models.accounts import AccountCreate
         from kakeibo.services import accounts
 
         bank = AccountCreate(id="bank", name="Bank", type="bank", opening_balance=100000)
@@ -237,7 +237,7 @@ def test_handler_answers_every_sample(aws: None, name: str) -> None:
         import boto3
 
         from kakeibo import blobs
-        from kakeibo.models import ReceiptIn
+        from kakeibo.models.receipts import ReceiptIn
         from kakeibo.services import receipts
 
         s3 = boto3.client("s3", region_name="us-east-1")
@@ -265,7 +265,7 @@ def test_handler_answers_every_sample(aws: None, name: str) -> None:
             owner = WriteContext.member(SHARED_LEDGER_ID, "local", ("owner",)) if shared else who
             dataio.start_export(store, owner, export_id=sample(name)["pathParameters"]["id"])
     if name == "delete_budget":  # the budget the sample removes, at version 1
-        from kakeibo.models import BudgetIn
+        from kakeibo.models.budgets import BudgetIn
         from kakeibo.services import budgets
 
         budgets.put_budget(store, who, "2026-11", "食費", body=BudgetIn(limit=30000), expected=None, if_match=False)

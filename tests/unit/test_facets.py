@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kakeibo.core.posting import Entry
-from kakeibo.models import Slip, SlipIn
+from kakeibo.models.slips import Slip, SlipIn
 from kakeibo.services import facets
 from kakeibo.services.slips import entry_of, new_slip_item, slip_view
 

@@ -12,7 +12,7 @@ from kakeibo import errors, messages
 from kakeibo.csvio import CsvFile
 from kakeibo.importformats import accounts, detect, issuers
 from kakeibo.importformats.source import NOT_COUNTED, UNKNOWN_COUNTERPART, SourceFile
-from kakeibo.models import ImportFormat
+from kakeibo.models.imports import ImportFormat
 
 MF = "計算対象,日付,内容,金額（円）,保有金融機関,大項目,中項目,メモ,振替,ID\n"
 ZAIM = (
@@ -214,7 +214,7 @@ def test_account_types_are_guessed_from_well_known_names(name: str, kind: str) -
 
 
 def test_proposed_account_ids_are_valid_stable_and_distinct() -> None:
-    from kakeibo.models import ACCOUNT_ID_RE
+    from kakeibo.models.base import ACCOUNT_ID_RE
 
     names = ["三井住友銀行", "モバイルSuica", "モバイルＳｕｉｃａ", "Suica", "楽天カード", "楽天銀行", "x" * 200]
     ids = [accounts.account_id_for(n) for n in names]

@@ -281,6 +281,6 @@ def test_the_line_limit_keeps_the_worst_case_within_one_transaction() -> None:
 def test_a_slips_receipts_fit_the_items_its_transaction_keeps_for_them() -> None:
     # A change of a slip's receipts lets go of every old one and takes up every new one: one item each
     from kakeibo.core.posting import RESERVED_ITEMS
-    from kakeibo.models import MAX_RECEIPTS
+    from kakeibo.models.receipts import MAX_RECEIPTS
 
     assert 2 * MAX_RECEIPTS <= RESERVED_ITEMS

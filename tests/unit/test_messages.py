@@ -337,7 +337,7 @@ def test_a_reconciliation_difference_is_worded_in_the_accounts_unit(unit: str | 
 
 
 def test_the_reconciliation_request_says_its_amounts_are_in_the_accounts_unit() -> None:
-    from kakeibo.models import ReconciliationIn
+    from kakeibo.models.reconciliations import ReconciliationIn
 
     # Given the request's schema, as the OpenAPI document shows it
     properties = ReconciliationIn.model_json_schema()["properties"]

@@ -29,7 +29,7 @@ def test_swagger_serves_the_spec_the_ui_and_the_oauth2_redirect(api: Client) -> 
 def test_handler_import_leaves_docs_and_validators_for_later() -> None:
     # Given a fresh interpreter (a Lambda cold start)
     code = (
-        "import json, sys; import kakeibo.handler; from kakeibo.models import Slip, SlipIn; "
+        "import json, sys; import kakeibo.handler; from kakeibo.models.slips import Slip, SlipIn; "
         "print(json.dumps(['aws_lambda_powertools.event_handler.openapi.models' in sys.modules, "
         "Slip.__pydantic_complete__, SlipIn.__pydantic_complete__]))"
     )

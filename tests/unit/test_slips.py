@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from kakeibo.models import SlipIn
+from kakeibo.models.slips import SlipIn
 from kakeibo.services.slips import says_the_same
 from tests.events import Client
 

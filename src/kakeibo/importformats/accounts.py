@@ -35,7 +35,8 @@ from pydantic import TypeAdapter, ValidationError
 from kakeibo.core.units import minor_units
 from kakeibo.csvio import CsvFile, Row, RowError, describe
 from kakeibo.importformats.source import SourceFile, SourceRow
-from kakeibo.models import ImportRow, Name
+from kakeibo.models.base import Name
+from kakeibo.models.slips import ImportRow
 
 _WORDS = re.compile(r"[A-Za-z0-9]+", re.ASCII)
 # checked in this order: the first group with a word in the name gives its type

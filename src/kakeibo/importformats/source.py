@@ -18,7 +18,7 @@ from typing import NotRequired, TypedDict
 from kakeibo import errors
 from kakeibo.core.posting import Kind
 from kakeibo.csvio import RowError
-from kakeibo.models import MAX_AMOUNT, parse_date
+from kakeibo.models.base import MAX_AMOUNT, parse_date
 
 # Counterparts of the rows that move one account's money without being income or expense.
 UNKNOWN_COUNTERPART = "振替相手（不明）"  # a Money Forward transfer whose other side is not in the file

@@ -37,7 +37,8 @@ from pydantic import ValidationError
 
 from kakeibo.csvio import CsvFile, Row, RowError, describe
 from kakeibo.importformats.source import identity, memo, payee
-from kakeibo.models import MAX_AMOUNT, ImportRow, parse_date
+from kakeibo.models.base import MAX_AMOUNT, parse_date
+from kakeibo.models.slips import ImportRow
 
 AccountKind = Literal["card", "bank", "ic"]
 SkipReason = Literal["blank", "preamble", "header", "section", "note", "total", "payment", "zero"]

@@ -23,7 +23,8 @@ from kakeibo.local.bootstrap import create_tables
 from kakeibo.local.cognito import UserPool, create_user_pool
 from kakeibo.local.dynamodb import DynamoDBLocal, LocalStackError, free_port, port_free
 from kakeibo.local.front import Front, FunctionFailed, serve, strict_auth
-from kakeibo.local.instances import Pool, authorizer_pool, concurrency
+from kakeibo.local.instances import Pool, authorizer_pool, concurrency, prepare_process_env
+from kakeibo.local.invoke import RUN_FILE, invoke
 from kakeibo.local.s3 import S3Local, create_buckets
 from kakeibo.local.sqs import THREADS, QueuePoller, create_queues
 from kakeibo.local.streams import StreamReader
@@ -33,34 +34,6 @@ SENDER_HANDLER = "kakeibo.sender.lambda_handler"
 
 
 AUTHORIZER_INSTANCES = 2  # called once per Authorization header per cache TTL: a few are plenty
-
-
-def local_environment(endpoint: str, s3_endpoint: str = "", *, allow_loopback: bool | None = None) -> dict[str, str]:
-    """The function's environment as the Lambda runtime gives it, pointed at the local servers: the
-    template's variables (table, bucket and queue names, the endpoints), the region under both of its
-    names (AWS_REGION, which the runtime sets, and AWS_DEFAULT_REGION, which botocore reads) and
-    credentials (the shell's, else dummy ones: the local servers take any). `allow_loopback`: whether
-    webhooks may call http://127.0.0.1 (WEBHOOK_ALLOW_LOOPBACK's setting unless given)."""
-    if allow_loopback is None:
-        allow_loopback = os.environ.get("WEBHOOK_ALLOW_LOOPBACK", "") in ("1", "true")
-    # moto's server answers for S3 and SQS alike: the webhook queues live on the receipts' server
-    overrides = {"DynamoDbEndpointUrl": endpoint, "WebhookAllowLoopback": "1" if allow_loopback else "0",
-                 "S3EndpointUrl": s3_endpoint, "SqsEndpointUrl": s3_endpoint}  # fmt: skip
-    env = template.environment(overrides=overrides)
-    region = os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or "us-east-1"
-    env["AWS_REGION"] = env["AWS_DEFAULT_REGION"] = region
-    if not (os.environ.get("AWS_ACCESS_KEY_ID") and os.environ.get("AWS_SECRET_ACCESS_KEY")):
-        env.update(dict.fromkeys(("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"), "local"))
-    return env
-
-
-def prepare_process_env(endpoint: str, s3_endpoint: str = "", *, allow_loopback: bool | None = None) -> dict[str, str]:
-    """The one preparation of `make run` and `make invoke`: this process's environment made the
-    function's (for the clients it makes itself: tables, buckets, queues, the webhook sender), and
-    that environment returned, for the function instances it starts."""
-    env = local_environment(endpoint, s3_endpoint, allow_loopback=allow_loopback)
-    os.environ.update(env)
-    return env
 
 
 def _log(message: str) -> None:
@@ -168,7 +141,7 @@ def _mark_running(data_dir: Path, ddb: str, s3: str, users: UserPool, *, allow_l
     """run.pid (`make stop` sends SIGTERM to it) and run.json (what `make invoke` prepares its function
     with while we run: our endpoints, and whether webhooks may call loopback; a client of the local user
     pool finds it there)."""
-    pid_file, run_file = data_dir / "run.pid", data_dir / "run.json"
+    pid_file, run_file = data_dir / "run.pid", data_dir / RUN_FILE
     pid_file.write_text(str(os.getpid()), encoding="utf-8")
     running = {"pid": os.getpid(), "dynamodb": ddb, "s3": s3, "webhook_allow_loopback": allow_loopback,
                "user_pool": users.describe()}  # fmt: skip
@@ -271,8 +244,6 @@ def main(argv: list[str] | None = None) -> int:
     invoke_p.add_argument("--data-dir", type=Path, default=Path(os.environ.get("DATA_DIR", ".kakeibo")))
     args = parser.parse_args(argv)
     if args.command == "invoke":
-        from kakeibo.local.invoke import invoke
-
         return invoke(args.events, args.task, args.data_dir)
     if args.task is not None and not (args.task / "kakeibo" / "handler.py").is_file():
         print(f"error: {args.task} is not a built LedgerFunction (make host-package builds it)", file=sys.stderr)

@@ -11,6 +11,10 @@ the caller gets `FunctionFailed` for it and a new instance starts in its place.
 Each instance is kakeibo.local.task: the handler from the source tree, or, given `task` (a `sam
 build` directory, `make run ARTIFACT=1`), from that directory alone with the standard library, as
 Lambda's /var/task.
+
+The environment an instance is given is the function's as the Lambda runtime gives it, pointed at the
+local servers (local_environment); `make run` and `make invoke` make this process's the same
+(prepare_process_env) for the clients they make themselves.
 """
 
 from __future__ import annotations
@@ -45,6 +49,34 @@ def concurrency(environ: dict[str, str] | os._Environ[str] | None = None) -> int
     if not raw.isdigit() or not 1 <= int(raw) <= 64:
         raise ValueError(f"FUNCTION_CONCURRENCY must be a whole number from 1 to 64, not {raw!r}")
     return int(raw)
+
+
+def local_environment(endpoint: str, s3_endpoint: str = "", *, allow_loopback: bool | None = None) -> dict[str, str]:
+    """The function's environment as the Lambda runtime gives it, pointed at the local servers: the
+    template's variables (table, bucket and queue names, the endpoints), the region under both of its
+    names (AWS_REGION, which the runtime sets, and AWS_DEFAULT_REGION, which botocore reads) and
+    credentials (the shell's, else dummy ones: the local servers take any). `allow_loopback`: whether
+    webhooks may call http://127.0.0.1 (WEBHOOK_ALLOW_LOOPBACK's setting unless given)."""
+    if allow_loopback is None:
+        allow_loopback = os.environ.get("WEBHOOK_ALLOW_LOOPBACK", "") in ("1", "true")
+    # moto's server answers for S3 and SQS alike: the webhook queues live on the receipts' server
+    overrides = {"DynamoDbEndpointUrl": endpoint, "WebhookAllowLoopback": "1" if allow_loopback else "0",
+                 "S3EndpointUrl": s3_endpoint, "SqsEndpointUrl": s3_endpoint}  # fmt: skip
+    env = template.environment(overrides=overrides)
+    region = os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or "us-east-1"
+    env["AWS_REGION"] = env["AWS_DEFAULT_REGION"] = region
+    if not (os.environ.get("AWS_ACCESS_KEY_ID") and os.environ.get("AWS_SECRET_ACCESS_KEY")):
+        env.update(dict.fromkeys(("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"), "local"))
+    return env
+
+
+def prepare_process_env(endpoint: str, s3_endpoint: str = "", *, allow_loopback: bool | None = None) -> dict[str, str]:
+    """The one preparation of `make run` and `make invoke`: this process's environment made the
+    function's (for the clients it makes itself: tables, buckets, queues, the webhook sender), and
+    that environment returned, for the function instances it starts."""
+    env = local_environment(endpoint, s3_endpoint, allow_loopback=allow_loopback)
+    os.environ.update(env)
+    return env
 
 
 def _ended(process: subprocess.Popen[bytes]) -> str:

@@ -20,7 +20,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import boto3
+
+from kakeibo.local.bootstrap import create_tables
 from kakeibo.local.dynamodb import DynamoDBLocal, free_port
+from kakeibo.local.front import FunctionFailed
+from kakeibo.local.instances import Pool, prepare_process_env
+from kakeibo.local.s3 import S3Local, create_buckets
+from kakeibo.local.sqs import create_queues
 
 RUN_FILE = "run.json"  # written by `make run` beside run.pid: its endpoints and webhook setting
 
@@ -58,15 +65,6 @@ def _reply(result: dict[str, Any]) -> dict[str, Any]:
 def invoke(events: list[Path], task: Path, data_dir: Path) -> int:
     """Run each event file through the function from `task`; print each response. 1 when the function
     raised or an event cannot be read."""
-    import boto3
-
-    from kakeibo.local.__main__ import prepare_process_env
-    from kakeibo.local.bootstrap import create_tables
-    from kakeibo.local.front import FunctionFailed
-    from kakeibo.local.instances import Pool
-    from kakeibo.local.s3 import S3Local, create_buckets
-    from kakeibo.local.sqs import create_queues
-
     if not (task / "kakeibo" / "handler.py").is_file():
         print(f"error: {task} is not a built LedgerFunction (make host-package builds it)", file=sys.stderr)
         return 1

@@ -18,14 +18,8 @@ from kakeibo.http import (
     problem_responses,
     request_token,
 )
-from kakeibo.models import (
-    DATE_PATTERN,
-    Account,
-    AccountCreate,
-    AccountHistory,
-    AccountList,
-    AccountPatch,
-)
+from kakeibo.models.accounts import Account, AccountCreate, AccountHistory, AccountList, AccountPatch
+from kakeibo.models.base import DATE_PATTERN
 from kakeibo.routes.properties import RouteProperties
 from kakeibo.routes.scope import EDITORS, LedgerRouter, ledger_scope
 from kakeibo.services import accounts, balances, common

@@ -9,7 +9,7 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Query
 
 from kakeibo.http import caller_language, json_response, ok_response, problem_responses
-from kakeibo.models import Alert, AlertList
+from kakeibo.models.alerts import Alert, AlertList
 from kakeibo.routes.properties import RouteProperties
 from kakeibo.routes.scope import EDITORS, LedgerRouter, ledger_scope
 from kakeibo.store import get_store

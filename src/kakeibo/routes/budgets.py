@@ -20,7 +20,8 @@ from kakeibo.http import (
     optional_if_match,
     problem_responses,
 )
-from kakeibo.models import MONTH_PATTERN, Budget, BudgetCopy, BudgetIn, BudgetList
+from kakeibo.models.base import MONTH_PATTERN
+from kakeibo.models.budgets import Budget, BudgetCopy, BudgetIn, BudgetList
 from kakeibo.routes.properties import RouteProperties
 from kakeibo.routes.scope import EDITORS, LedgerRouter, ledger_scope
 from kakeibo.services import budgets, common

@@ -8,7 +8,8 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Query
 
 from kakeibo.http import caller_language, json_response, ok_response, problem_responses, time_left
-from kakeibo.models import DATE_PATTERN, RunResult
+from kakeibo.models.base import DATE_PATTERN
+from kakeibo.models.recurrences import RunResult
 from kakeibo.routes.properties import RouteProperties
 from kakeibo.routes.scope import EDITORS, LedgerRouter, ledger_scope
 from kakeibo.store import get_store

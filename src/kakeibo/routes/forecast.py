@@ -8,7 +8,8 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Query
 
 from kakeibo.http import caller_language, json_response, ok_response, problem_responses
-from kakeibo.models import ACCOUNT_ID_PATTERN, DATE_PATTERN, Forecast
+from kakeibo.models.base import ACCOUNT_ID_PATTERN, DATE_PATTERN
+from kakeibo.models.forecast import Forecast
 from kakeibo.routes.scope import LedgerRouter, ledger_scope
 from kakeibo.store import get_store
 

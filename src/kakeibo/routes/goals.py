@@ -21,7 +21,7 @@ from kakeibo.http import (
     problem_responses,
     request_token,
 )
-from kakeibo.models import Goal, GoalIn, GoalList, GoalPatch
+from kakeibo.models.goals import Goal, GoalIn, GoalList, GoalPatch
 from kakeibo.routes.properties import RouteProperties
 from kakeibo.routes.scope import EDITORS, LedgerRouter, ledger_scope
 from kakeibo.store import get_store

@@ -7,7 +7,7 @@ from aws_lambda_powertools.event_handler.api_gateway import Router
 
 from kakeibo import __version__
 from kakeibo.http import json_response, ok_response
-from kakeibo.models import Health
+from kakeibo.models.imports import Health
 from kakeibo.routes.properties import RouteProperties
 from kakeibo.settings import get_settings
 

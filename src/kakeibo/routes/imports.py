@@ -23,15 +23,8 @@ from kakeibo.http import (
     time_left,
 )
 from kakeibo.messages import Lang, changes_message, row_message
-from kakeibo.models import (
-    ACCOUNT_ID_PATTERN,
-    DATE_PATTERN,
-    ImportFormat,
-    ImportFormats,
-    ImportPreview,
-    ImportReport,
-    ImportResult,
-)
+from kakeibo.models.base import ACCOUNT_ID_PATTERN, DATE_PATTERN
+from kakeibo.models.imports import ImportFormat, ImportFormats, ImportPreview, ImportReport, ImportResult
 from kakeibo.routes.properties import RawBody, RouteProperties
 from kakeibo.routes.scope import EDITORS, LedgerRouter, ledger_scope
 from kakeibo.store import get_store

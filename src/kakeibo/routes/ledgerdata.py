@@ -22,7 +22,7 @@ from kakeibo.http import (
     problem_responses,
     time_left,
 )
-from kakeibo.models import LedgerDeletion, LedgerRestore, RestoreIn
+from kakeibo.models.dataio import LedgerDeletion, LedgerRestore, RestoreIn
 from kakeibo.routes.properties import RouteProperties
 from kakeibo.store import get_store
 

@@ -19,7 +19,7 @@ from kakeibo.http import (
     ok_response,
     problem_responses,
 )
-from kakeibo.models import (
+from kakeibo.models.ledgers import (
     Acceptance,
     Invitation,
     InvitationIn,

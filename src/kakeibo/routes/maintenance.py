@@ -7,7 +7,7 @@ from types import ModuleType
 from aws_lambda_powertools.event_handler import Response
 
 from kakeibo.http import json_response, ok_response, problem_responses, time_left
-from kakeibo.models import LedgerCheck, LedgerRebuild
+from kakeibo.models.imports import LedgerCheck, LedgerRebuild
 from kakeibo.routes.properties import RouteProperties
 from kakeibo.routes.scope import OWNERS, LedgerRouter, ledger_scope
 from kakeibo.store import get_store

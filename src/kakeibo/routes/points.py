@@ -8,7 +8,7 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Query
 
 from kakeibo.http import json_response, ok_response, problem_responses
-from kakeibo.models import ExpiringPoints
+from kakeibo.models.accounts import ExpiringPoints
 from kakeibo.routes.scope import LedgerRouter, ledger_scope
 from kakeibo.store import get_store
 

@@ -9,7 +9,7 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Body
 
 from kakeibo.http import LOCATION, IdempotencyKeyHeader, json_response, ok_response, problem_responses
-from kakeibo.models import Receipt, ReceiptIn
+from kakeibo.models.receipts import Receipt, ReceiptIn
 from kakeibo.routes.properties import RouteProperties
 from kakeibo.routes.scope import EDITORS, LedgerRouter, ledger_scope
 from kakeibo.store import get_store

@@ -9,7 +9,7 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Body, Query
 
 from kakeibo.http import IdempotencyKeyHeader, json_response, ok_response, problem_responses, request_token
-from kakeibo.models import Reconciliation, ReconciliationIn, ReconciliationList, ReconciliationPreview
+from kakeibo.models.reconciliations import Reconciliation, ReconciliationIn, ReconciliationList, ReconciliationPreview
 from kakeibo.routes.scope import EDITORS, LedgerRouter, ledger_scope
 from kakeibo.store import get_store
 

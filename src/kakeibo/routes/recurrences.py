@@ -23,8 +23,8 @@ from kakeibo.http import (
     request_token,
     time_left,
 )
-from kakeibo.models import (
-    DATE_PATTERN,
+from kakeibo.models.base import DATE_PATTERN
+from kakeibo.models.recurrences import (
     OccurrenceList,
     Recurrence,
     RecurrenceIn,

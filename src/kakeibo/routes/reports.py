@@ -8,7 +8,8 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Query
 
 from kakeibo.http import json_response, labelled, ok_response, problem_responses
-from kakeibo.models import DATE_PATTERN, MONTH_PATTERN, YEAR_PATTERN, Balances, MonthlyReport, YearlyReport
+from kakeibo.models.base import DATE_PATTERN, MONTH_PATTERN, YEAR_PATTERN
+from kakeibo.models.reports import Balances, MonthlyReport, YearlyReport
 from kakeibo.routes.scope import LedgerRouter, ledger_scope
 from kakeibo.services import balances, common, reports
 from kakeibo.store import get_store

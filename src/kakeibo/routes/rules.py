@@ -19,8 +19,8 @@ from kakeibo.http import (
     problem_responses,
     time_left,
 )
-from kakeibo.models import (
-    DATE_PATTERN,
+from kakeibo.models.base import DATE_PATTERN
+from kakeibo.models.rules import (
     SlipRule,
     SlipRuleIn,
     SlipRuleList,

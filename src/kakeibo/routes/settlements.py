@@ -19,7 +19,7 @@ from kakeibo.http import (
     problem_responses,
     request_token,
 )
-from kakeibo.models import SettlementIn, SettlementRecord, SettlementView
+from kakeibo.models.ledgers import SettlementIn, SettlementRecord, SettlementView
 from kakeibo.routes.properties import RouteProperties
 from kakeibo.routes.scope import ledger_access
 from kakeibo.services import settlements as service

@@ -25,7 +25,9 @@ from kakeibo.http import (
     problem_responses,
     request_token,
 )
-from kakeibo.models import ACCOUNT_ID_PATTERN, DATE_PATTERN, BulkIn, BulkResult, Slip, SlipIn, SlipList, SlipPatch
+from kakeibo.models.base import ACCOUNT_ID_PATTERN, DATE_PATTERN
+from kakeibo.models.slips import Slip, SlipIn, SlipList, SlipPatch
+from kakeibo.models.tags import BulkIn, BulkResult
 from kakeibo.routes.properties import RouteProperties
 from kakeibo.routes.scope import EDITORS, LedgerRouter, Scope, ledger_scope
 from kakeibo.services import bulk as bulk_service

@@ -8,7 +8,8 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Query
 
 from kakeibo.http import json_response, ok_response, problem_responses
-from kakeibo.models import MONTH_PATTERN, TagReport
+from kakeibo.models.base import MONTH_PATTERN
+from kakeibo.models.tags import TagReport
 from kakeibo.routes.scope import LedgerRouter, ledger_scope
 from kakeibo.services import tags as service
 from kakeibo.store import get_store

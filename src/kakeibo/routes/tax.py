@@ -11,7 +11,8 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Query
 
 from kakeibo.http import caller_language, json_response, ok_response, problem_responses
-from kakeibo.models import YEAR_PATTERN, DonationReport, MedicalReport
+from kakeibo.models.base import YEAR_PATTERN
+from kakeibo.models.tax import DonationReport, MedicalReport
 from kakeibo.routes.scope import LedgerRouter, ledger_scope
 from kakeibo.services import tax
 from kakeibo.store import get_store

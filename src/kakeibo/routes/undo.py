@@ -6,7 +6,7 @@ from aws_lambda_powertools.event_handler import Response
 
 from kakeibo import errors
 from kakeibo.http import json_response, ok_response, problem_responses
-from kakeibo.models import UndoResult
+from kakeibo.models.journal import UndoResult
 from kakeibo.routes.properties import RouteProperties
 from kakeibo.routes.scope import EDITORS, LedgerRouter, ledger_scope
 from kakeibo.services import undo as service

@@ -9,7 +9,7 @@ from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Body
 
 from kakeibo.http import json_response, no_content, ok_response, problem_responses
-from kakeibo.models import DeliveryList, Webhook, WebhookCreated, WebhookIn, WebhookList
+from kakeibo.models.webhooks import DeliveryList, Webhook, WebhookCreated, WebhookIn, WebhookList
 from kakeibo.routes.properties import RouteProperties
 from kakeibo.routes.scope import ledger_access
 from kakeibo.services.access import OWNERS

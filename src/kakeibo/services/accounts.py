@@ -9,7 +9,8 @@ from typing import Any, NoReturn
 from kakeibo import errors
 from kakeibo.core.billing import Billing, Era, Former, Managed, cycle_of, preceding, rebill
 from kakeibo.core.recurrence import LAST_DAY
-from kakeibo.models import ACCOUNT_ID_RE, AccountCreate, AccountPatch
+from kakeibo.models.accounts import AccountCreate, AccountPatch
+from kakeibo.models.base import ACCOUNT_ID_RE
 from kakeibo.services.common import check_version, now_iso, on_current
 from kakeibo.services.units import remember, unit_fields
 from kakeibo.settings import today

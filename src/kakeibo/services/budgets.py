@@ -11,7 +11,9 @@ from pydantic import ValidationError
 from kakeibo import errors, messages, settings
 from kakeibo.core import rollover
 from kakeibo.core.rollover import Carry
-from kakeibo.models import BudgetIn, SlipIn, check_month
+from kakeibo.models.base import check_month
+from kakeibo.models.budgets import BudgetIn
+from kakeibo.models.slips import SlipIn
 from kakeibo.services.common import now_iso, on_current
 from kakeibo.store import Change, Item, OnFail, Store, WriteContext
 

@@ -22,7 +22,7 @@ from kakeibo.core import posting
 from kakeibo.core.ids import derived_id, new_slip_id
 from kakeibo.core.tags import MAX_TAGS, TagProblem, edited
 from kakeibo.core.units import JPY
-from kakeibo.models import BulkIn, BulkSlip
+from kakeibo.models.tags import BulkIn, BulkSlip
 from kakeibo.services import slips as slip_service
 from kakeibo.services.common import now_iso
 from kakeibo.services.facets import reconciliation

@@ -17,7 +17,7 @@ from typing import Any
 from kakeibo import errors
 from kakeibo.core import billing, forecast
 from kakeibo.core.billing import Cycle
-from kakeibo.models import check_month
+from kakeibo.models.base import check_month
 from kakeibo.services.accounts import account_item, card_billing, card_eras, card_managed
 from kakeibo.services.balances import Rollups, changes, rollup_reads, together
 from kakeibo.settings import today

@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 from pydantic import ValidationError
 
 from kakeibo import deadline, errors, messages
-from kakeibo.models import check_month, parse_date
+from kakeibo.models.base import check_month, parse_date
 
 T = TypeVar("T")
 CURRENT_ATTEMPTS = 4

@@ -21,7 +21,7 @@ from typing import Any
 from kakeibo import blobs, errors
 from kakeibo.core import archive
 from kakeibo.core.ids import new_slip_id
-from kakeibo.models import RestoreIn
+from kakeibo.models.dataio import RestoreIn
 from kakeibo.services.access import OWNERS, PERSONAL, SHARED_ID_RE, open_ledger
 from kakeibo.services.common import TimeLeft
 from kakeibo.services.receipts import LEASE_SECONDS as RECEIPT_LINK_SECONDS

@@ -14,7 +14,7 @@ from typing import Any
 from kakeibo import errors
 from kakeibo.core import goals
 from kakeibo.core.ids import derived_id, new_slip_id
-from kakeibo.models import GoalIn, GoalPatch
+from kakeibo.models.goals import GoalIn, GoalPatch
 from kakeibo.services import forecast
 from kakeibo.services.accounts import account_item
 from kakeibo.services.common import check_version, now_iso, on_current, valid_id

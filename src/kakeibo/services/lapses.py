@@ -10,7 +10,7 @@ from typing import Any
 from kakeibo.core import points
 from kakeibo.core.ids import derived_id
 from kakeibo.core.units import POINTS
-from kakeibo.models import SlipIn
+from kakeibo.models.slips import SlipIn
 from kakeibo.services import points as points_service
 from kakeibo.services.accounts import account_item
 from kakeibo.services.common import TimeLeft

@@ -16,7 +16,7 @@ from typing import Any
 
 from kakeibo import errors
 from kakeibo.core.ids import new_slip_id
-from kakeibo.models import InvitationIn, LedgerIn, LedgerPatch, MemberIn
+from kakeibo.models.ledgers import InvitationIn, LedgerIn, LedgerPatch, MemberIn
 from kakeibo.services.access import (
     MEMBERS,
     OWNERS,

@@ -13,7 +13,7 @@ from kakeibo import errors
 from kakeibo.core import networth
 from kakeibo.core.networth import Valuation
 from kakeibo.core.recurrence import LAST_DAY, month_day
-from kakeibo.models import check_month
+from kakeibo.models.base import check_month
 from kakeibo.services.balances import Rollups, changes, rate_as_of, rollup_reads, together
 from kakeibo.services.cards import months_before
 from kakeibo.services.units import Unit

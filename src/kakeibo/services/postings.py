@@ -13,7 +13,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from kakeibo import errors, messages
-from kakeibo.models import SlipIn
+from kakeibo.models.slips import SlipIn
 from kakeibo.services.common import TimeLeft, now_iso
 from kakeibo.services.slips import create_slip
 from kakeibo.store import SharedLedger, SlipIdTaken, Store, TxOp, WriteContext

@@ -21,7 +21,7 @@ import datetime as dt
 from typing import Any
 
 from kakeibo import blobs, errors
-from kakeibo.models import ReceiptIn
+from kakeibo.models.receipts import ReceiptIn
 from kakeibo.settings import get_settings, utc_now
 from kakeibo.store import Bookkeeping, Item, Store, WriteContext
 from kakeibo.store.receipts import RETIRED, Claimed

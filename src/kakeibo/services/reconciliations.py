@@ -29,7 +29,8 @@ from kakeibo import errors
 from kakeibo.core import reconcile as core
 from kakeibo.core.batching import batches
 from kakeibo.core.ids import derived_id
-from kakeibo.models import ReconciliationIn, SlipIn
+from kakeibo.models.reconciliations import ReconciliationIn
+from kakeibo.models.slips import SlipIn
 from kakeibo.services import slips as slip_service
 from kakeibo.services.accounts import account_item
 from kakeibo.services.balances import rate_as_of, together

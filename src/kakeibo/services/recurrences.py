@@ -21,7 +21,8 @@ from kakeibo import errors, messages
 from kakeibo.core import recurrence
 from kakeibo.core.ids import derived_id, new_slip_id
 from kakeibo.core.recurrence import Occurrence
-from kakeibo.models import RecurrenceIn, SlipIn
+from kakeibo.models.recurrences import RecurrenceIn
+from kakeibo.models.slips import SlipIn
 from kakeibo.services import units
 from kakeibo.services.accounts import get_account
 from kakeibo.services.common import (

@@ -11,7 +11,7 @@ from typing import Any
 from kakeibo import errors
 from kakeibo.core import posting
 from kakeibo.core.posting import CategoryMonthItem, ItemKey, SubcategoryMonthItem
-from kakeibo.models import MAX_YEAR, MIN_YEAR
+from kakeibo.models.base import MAX_YEAR, MIN_YEAR
 from kakeibo.services.balances import account_month_totals, together
 from kakeibo.store import Item, Store, derived_key
 

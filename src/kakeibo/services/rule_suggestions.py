@@ -15,7 +15,7 @@ from typing import Any
 from kakeibo import errors
 from kakeibo.core import rules as core
 from kakeibo.core.ids import derived_id
-from kakeibo.models import SlipRuleIn
+from kakeibo.models.rules import SlipRuleIn
 from kakeibo.services import rules as rules_service
 from kakeibo.services.slips import BY_HAND
 from kakeibo.store import Store, WriteContext

@@ -17,7 +17,8 @@ from kakeibo.core import rules as core
 from kakeibo.core.ids import new_slip_id
 from kakeibo.core.posting import UNCATEGORIZED
 from kakeibo.csvio import Row
-from kakeibo.models import CLEARED_STATES, SlipIn, SlipRuleIn
+from kakeibo.models.rules import SlipRuleIn
+from kakeibo.models.slips import CLEARED_STATES, SlipIn
 from kakeibo.services.common import check_version, now_iso, on_current, valid_id
 from kakeibo.store import Change, Item, RuleSetItems, Store, WriteContext
 

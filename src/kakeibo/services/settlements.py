@@ -19,7 +19,8 @@ from typing import Any
 from kakeibo import errors
 from kakeibo.core import posting, settle
 from kakeibo.core.posting import Entry, Settlement
-from kakeibo.models import SettlementIn, SlipIn
+from kakeibo.models.ledgers import SettlementIn
+from kakeibo.models.slips import SlipIn
 from kakeibo.services.common import new_token, now_iso
 from kakeibo.store import Change, Item, SharedLedger, Store, TxOp, WriteContext
 from kakeibo.store.keys import settlement_sk

@@ -17,7 +17,8 @@ from kakeibo.core import posting, reconcile
 from kakeibo.core import rules as rules_core
 from kakeibo.core.ids import derived_id, new_slip_id
 from kakeibo.core.posting import Entry
-from kakeibo.models import Slip, SlipIn, parse_date
+from kakeibo.models.base import parse_date
+from kakeibo.models.slips import Slip, SlipIn
 from kakeibo.services import alerts, facets, settlements, units
 from kakeibo.services.access import PERSONAL, resolve
 from kakeibo.services.common import (

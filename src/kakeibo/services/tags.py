@@ -6,7 +6,7 @@ from typing import Any
 
 from kakeibo import errors
 from kakeibo.core.tags import normalise_tag, tag_totals
-from kakeibo.models import check_month
+from kakeibo.models.base import check_month
 from kakeibo.store import Store
 
 MAX_MONTHS = 120  # months a tag report spans at most (ten years: its items are accounts x months)

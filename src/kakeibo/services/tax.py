@@ -10,7 +10,7 @@ from typing import Any
 from kakeibo import errors, messages
 from kakeibo.core import tax
 from kakeibo.messages import Lang
-from kakeibo.models import MAX_AMOUNT, MAX_YEAR, MIN_YEAR
+from kakeibo.models.base import MAX_AMOUNT, MAX_YEAR, MIN_YEAR
 from kakeibo.store import Store
 
 KIND_LABELS_EN = {

@@ -8,7 +8,9 @@ from typing import Any
 
 from kakeibo import errors
 from kakeibo.core import reconcile
-from kakeibo.models import AccountPatch, BudgetIn, SlipIn
+from kakeibo.models.accounts import AccountPatch
+from kakeibo.models.budgets import BudgetIn
+from kakeibo.models.slips import SlipIn
 from kakeibo.services import accounts as account_service
 from kakeibo.services import budgets as budget_service
 from kakeibo.services import recurrences as recurrence_service

@@ -12,8 +12,7 @@ from typing import Any, NoReturn
 from kakeibo import errors
 from kakeibo.core import units
 from kakeibo.core.posting import Plan
-from kakeibo.models import SlipIn
-from kakeibo.models.slips import check_tax
+from kakeibo.models.slips import SlipIn, check_tax
 from kakeibo.store import Item, Store, account_sk
 
 DERIVED = "jpy_derived"  # a points slip's jpy_amount: its amount x point_value, made here

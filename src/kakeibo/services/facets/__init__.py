@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from kakeibo.models import SlipIn
+from kakeibo.models.slips import SlipIn
 from kakeibo.services.facets import payees, points, receipts, reconciliation, sharing, tags, tax, units
 from kakeibo.services.facets.base import Facet
 from kakeibo.store import Item, Store, TxOp, WriteContext

@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from kakeibo.models import SlipIn
+from kakeibo.models.slips import SlipIn
 from kakeibo.store import Item, Store, TxOp, WriteContext
 
 Writes = Callable[[Store, WriteContext, Sequence[Item], Sequence[Item]], tuple[TxOp, ...]]

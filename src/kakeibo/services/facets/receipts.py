@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from kakeibo.models import SlipIn
+from kakeibo.models.slips import SlipIn
 from kakeibo.services.facets.base import Facet, paired
 from kakeibo.settings import utc_now
 from kakeibo.store import Item, Store, TxOp, WriteContext

@@ -8,7 +8,7 @@ from typing import Any
 
 from kakeibo import errors
 from kakeibo.core import reconcile
-from kakeibo.models import CLEARED_STATES, SlipIn
+from kakeibo.models.slips import CLEARED_STATES, SlipIn
 from kakeibo.services.facets.base import Facet
 from kakeibo.store import Item, Store, TxOp
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kakeibo.models import SlipIn
+from kakeibo.models.slips import SlipIn
 from kakeibo.services.facets.base import Facet
 from kakeibo.store import Item
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from kakeibo.core.tax import slip_tax_fields
-from kakeibo.models import SlipIn
+from kakeibo.models.slips import SlipIn
 from kakeibo.services.facets.base import Facet
 from kakeibo.store import Item
 

@@ -17,7 +17,7 @@ from kakeibo.importformats import accounts as matching
 from kakeibo.importformats import detect
 from kakeibo.importformats.statement import Statement
 from kakeibo.importformats.statement import file_rows as statement_rows
-from kakeibo.models import AccountCreate
+from kakeibo.models.accounts import AccountCreate
 from kakeibo.models.slips import ImportRow
 from kakeibo.services import accounts as account_service
 from kakeibo.services import rules as rules_service

@@ -15,7 +15,7 @@ from kakeibo.core import billing
 from kakeibo.core import statements as rules
 from kakeibo.csvio import CsvFile
 from kakeibo.importformats.statement import Statement
-from kakeibo.models import ImportRow
+from kakeibo.models.slips import ImportRow
 from kakeibo.services.accounts import card_billing
 from kakeibo.services.card_payments import PAYMENT_MEMO
 from kakeibo.services.cards import statement_of

@@ -31,7 +31,7 @@ from kakeibo.csvio import Row
 from kakeibo.importformats import issuers
 from kakeibo.importformats.source import identity_prefix
 from kakeibo.importformats.statement import SOURCE as STATEMENT_SOURCE
-from kakeibo.models import SlipIn
+from kakeibo.models.slips import SlipIn
 from kakeibo.services.facets.reconciliation import STATES as CLEARED_FIELDS
 from kakeibo.services.slips import (
     SLIP_FIELDS,

@@ -18,7 +18,7 @@ from typing import Any
 
 from kakeibo import errors
 from kakeibo.core.ids import new_slip_id
-from kakeibo.models import WebhookIn
+from kakeibo.models.webhooks import WebhookIn
 from kakeibo.services.common import now_iso, valid_id
 from kakeibo.services.webhooks import outbound
 from kakeibo.store import Change, Item, Store, WriteContext
