@@ -24,7 +24,7 @@ from kakeibo.store import SharedLedger, Store, pk
 from kakeibo.store.recurrences import due_shard
 from tests import invariants
 from tests.concurrently import fan_out
-from tests.events import EVENTS_DIR, Client, sample
+from tests.events import EVENTS_DIR, SUITE_TIMEOUT, Client, sample
 from tests.integration.test_recurrences import dates, define, rent
 
 
@@ -187,7 +187,7 @@ def test_the_scheduled_event_runs_the_job_through_the_handler(store: Store) -> N
     event = json.loads((EVENTS_DIR / "schedule" / "post_due_recurrences.json").read_text(encoding="utf-8"))
     assert jobs.is_job(event) and not jobs.is_job(sample("run_recurrences"))
     # When the function receives it
-    summary = lambda_handler(event, LambdaContext(aws_request_id="sched"))
+    summary = lambda_handler(event, LambdaContext(aws_request_id="sched", timeout=SUITE_TIMEOUT))
     # Then the job ran for that day
     expected = {"until": "2026-11-27", "posted": 1, "failed": 0}
     assert {k: v for k, v in summary.items() if k not in ("swept", "alerts")} == expected  # other ledgers may be told

@@ -10,7 +10,7 @@ import pytest
 
 from kakeibo.local import template
 from kakeibo.local.events import http_event
-from tests.events import EVENTS_DIR, sample, samples
+from tests.events import EVENTS_DIR, SUITE_TIMEOUT, sample, samples
 
 EXPECTED = {
     "health": 200,
@@ -297,9 +297,9 @@ def test_handler_answers_every_sample(aws: None, name: str) -> None:
             )  # fmt: skip
     if name == "get_import":  # the import the sample names: the import_csv sample's file
         first = sample("import_csv_in_ledger" if shared else "import_csv")
-        assert lambda_handler(first, LambdaContext(aws_request_id="test"))["statusCode"] == 200
+        assert lambda_handler(first, LambdaContext(aws_request_id="test", timeout=SUITE_TIMEOUT))["statusCode"] == 200
     name = f"{name}_in_ledger" if shared else name
     # When the sample event is handed to the function as `sam local invoke -e` would
-    result = lambda_handler(sample(name), LambdaContext(aws_request_id="test"))
+    result = lambda_handler(sample(name), LambdaContext(aws_request_id="test", timeout=SUITE_TIMEOUT))
     # Then it answers as the route promises
     assert result["statusCode"] == EXPECTED[name], result.get("body")
