@@ -89,6 +89,15 @@ def test_each_room_keeps_to_its_own(room: str, forbidden: tuple[str, ...]) -> No
     assert _offending(_in(room), forbidden) == {}
 
 
+def test_a_slips_pure_rules_are_the_cores() -> None:
+    # Given the slips' service and the reconciliation facet, When their imports are read
+    # Then they take a slip's rules from core/slip, and the service makes no fingerprint of its own
+    # (no hashing, no JSON): what reads no storage is the core's, the service keeps the I/O
+    for name in ("kakeibo.services.slips", "kakeibo.services.facets.reconciliation"):
+        assert "kakeibo.core.slip" in IMPORTS[name], name
+    assert not {"hashlib", "json"} & IMPORTS["kakeibo.services.slips"]
+
+
 def _cycles() -> list[list[str]]:
     graph = {name: sorted({o for i in IMPORTS[name] if (o := _ours(i)) and o != name}) for name in MODULES}
     found: list[list[str]] = []

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Literal, TypeVar
+from typing import Any, Literal, TypeVar
 
 from kakeibo.core.units import in_yen
 
@@ -242,6 +242,26 @@ def add_up(parts: Iterable[Mapping[str, int]]) -> dict[str, int]:
         for name, value in part.items():
             out[name] = out.get(name, 0) + value
     return out
+
+
+def medical_view(stored: Any) -> dict[str, Any] | None:
+    """A stored medical payment as the API shows it (whole numbers, the flag a bool)."""
+    if not stored:
+        return None
+    return {
+        "patient": stored["patient"],
+        "provider": stored.get("provider"),
+        "kind": stored["kind"],
+        "reimbursed": int(stored.get("reimbursed") or 0),
+        "otc": bool(stored.get("otc")),
+    }
+
+
+def donation_view(stored: Any) -> dict[str, Any] | None:
+    """A stored donation as the API shows it (the flag a bool)."""
+    if not stored:
+        return None
+    return {"municipality": stored["municipality"], "one_stop": bool(stored.get("one_stop"))}
 
 
 def slip_tax_fields(

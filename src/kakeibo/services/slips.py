@@ -3,8 +3,6 @@ store operation), reads, changes, deletes and lists."""
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -13,12 +11,12 @@ from typing import Any
 from pydantic import ValidationError
 
 from kakeibo import errors
-from kakeibo.core import posting, reconcile
+from kakeibo.core import posting, slip
 from kakeibo.core import rules as rules_core
 from kakeibo.core.ids import derived_id, new_slip_id
 from kakeibo.core.posting import Entry
 from kakeibo.models.base import parse_date
-from kakeibo.models.slips import Slip, SlipIn
+from kakeibo.models.slips import SlipIn
 from kakeibo.services import alerts, facets, settlements, units
 from kakeibo.services.access import PERSONAL, resolve
 from kakeibo.services.common import (
@@ -30,7 +28,7 @@ from kakeibo.services.common import (
     query_date,
     valid_id,
 )
-from kakeibo.services.facets import reconciliation, sharing, tax
+from kakeibo.services.facets import reconciliation
 from kakeibo.services.settlements import Sharing
 from kakeibo.store import (
     Change,
@@ -49,29 +47,19 @@ from kakeibo.store import (
     slip_sk,
 )
 
-SLIP_FIELDS = tuple(SlipIn.model_fields)  # what a request says of a slip: the model's fields, every one
-# what every write of a slip changes, whatever it says: not what the slip says (`says_the_same`)
-BOOKKEEPING = ("version", "updated_at", "updated_by")
+SLIP_FIELDS = slip.FIELDS  # what a request says of a slip: the model's fields, every one (core/slip)
 # what a slip keeps through every change: where it came from (its import, request, file row, lapsed lot)
 KEPT_FIELDS = ("import_id", "request_token", "imported", *facets.KEPT)
-CLEARED_FIELDS, UNCLEARED = reconciliation.STATES, reconciliation.UNCLEARED
-LINE_FIELDS = ("amount", "category", "subcategory", "memo", "medical")
+BY_HAND = slip.BY_HAND  # on a slip whose category a member chose (not a rule, a file or a schedule)
 
 
 def slip_view(item: Item) -> dict[str, Any]:
-    """A stored slip as the API shows it: its core, then what each facet shows (services/facets)."""
+    """A stored slip as the API shows it: its id and number, its core (core/slip), its bookkeeping,
+    then what each facet shows (services/facets)."""
     return {
         "id": item["id"],
         "no": int(item["no"]),
-        "date": item["date"],
-        "kind": item["kind"],
-        "amount": int(item["amount"]),
-        "account": item["account"],
-        "to_account": item.get("to_account"),
-        "category": item.get("category"),
-        "subcategory": item.get("subcategory"),
-        "memo": item.get("memo"),
-        "lines": lines_view(item),
+        **slip.view(item),
         "version": int(item["version"]),
         "created_at": item["created_at"],
         "updated_at": item["updated_at"],
@@ -90,50 +78,14 @@ def slip_change(before: Item | None, after: Item | None) -> Change:
 
 def says_the_same(current: Item, item: Item) -> bool:
     """Whether the slip `item` says exactly what `current` says: every field of a slip as the
-    API answers it (the Slip model's, so a field added to slips is compared too), bookkeeping aside.
-    A change that says the same is nothing: nothing is written, the version stays."""
-    before, after = slip_view(current), slip_view(item)
-    return all(before.get(name) == after.get(name) for name in Slip.model_fields if name not in BOOKKEEPING)
-
-
-def lines_view(item: Item) -> list[dict[str, Any]] | None:
-    """A split slip's lines as the API shows them (None: not split)."""
-    stored = item.get("lines")
-    if not stored:
-        return None
-    out = []
-    for line in stored:
-        view = {name: line.get(name) for name in LINE_FIELDS if name != "medical"}
-        view["amount"] = int(line["amount"])
-        if line.get("medical"):  # absent on the lines without: their view is as before
-            view["medical"] = tax.medical_view(line["medical"])
-        out.append(view)
-    return out
-
-
-def _stored_lines(body: SlipIn) -> list[dict[str, Any]] | None:
-    if not body.lines:
-        return None
-    return [line.model_dump(exclude_none=True) for line in body.lines]
+    API answers it, bookkeeping aside (core/slip.says_the_same). A change that says the same is
+    nothing: nothing is written, the version stays."""
+    return slip.says_the_same(slip_view(current), slip_view(item))
 
 
 def entry_of(item: Item) -> Entry:
-    """The stored slip's `Entry` (what it moves): its core, then what each facet adds."""
-    lines = tuple(
-        posting.Line(int(line["amount"]), str(line["category"]), line.get("subcategory"))
-        for line in item.get("lines") or ()
-    )
-    return Entry(
-        date=item["date"],
-        kind=item["kind"],
-        amount=int(item["amount"]),
-        account=item["account"],
-        to_account=item.get("to_account"),
-        category=item.get("category"),
-        subcategory=item.get("subcategory"),
-        lines=lines,
-        **facets.entry(item),
-    )
+    """The stored slip's `Entry` (what it moves): its core (core/slip), then what each facet adds."""
+    return slip.entry_of(item, facets.entry(item))
 
 
 @contextmanager
@@ -147,23 +99,7 @@ def _naming_accounts(entry: Entry) -> Iterator[None]:
 
 
 def _slip_item(body: SlipIn, entry: Entry, sharing: Sharing | None = None, **meta: Any) -> Item:
-    item: Item = {
-        "SK": slip_sk(body.date, meta["id"]),
-        "type": "slip",
-        "date": body.date,
-        "kind": body.kind,
-        "amount": body.amount,
-        "account": body.account,
-        "to_account": body.to_account,
-        "category": entry.category,
-        "memo": body.memo,
-    }
-    if body.subcategory is not None:  # absent, not null: slips written before subcategories look alike
-        item["subcategory"] = body.subcategory
-    lines = _stored_lines(body)
-    if lines:  # a split: its lines, and their categories for a list filtered by category
-        item["lines"] = lines
-        item["line_categories"] = sorted({line["category"] for line in lines})
+    item: Item = {"SK": slip_sk(body.date, meta["id"]), **slip.stored(_said(body), entry.category)}
     item.update(facets.stored(body))
     if sharing is not None:
         item.update(sharing.fields())
@@ -171,20 +107,14 @@ def _slip_item(body: SlipIn, entry: Entry, sharing: Sharing | None = None, **met
     return item
 
 
+def _said(body: SlipIn) -> slip.SlipValue:
+    """What the request `body` says of its slip (core/slip)."""
+    return slip.SlipValue.of_request(body.model_dump())
+
+
 def fingerprint(body: SlipIn) -> str:
-    """sha256 of the slip's fields as canonical JSON: the same request body gives the same value."""
-    fields: dict[str, Any] = {
-        name: getattr(body, name)
-        for name in SLIP_FIELDS
-        if getattr(body, name) not in (None, []) and not (name in CLEARED_FIELDS and getattr(body, name) == UNCLEARED)
-    }  # no receipts (or uncleared) is the same as none named: bodies from before keep their fingerprint
-    if body.lines:
-        fields["lines"] = _stored_lines(body)
-    for name in tax.FIELDS:
-        if name in fields:
-            fields[name] = getattr(body, name).model_dump()
-    canonical = json.dumps(fields, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+    """What an Idempotency-Key's replay compares: the same request body gives the same value (core/slip)."""
+    return slip.fingerprint(_said(body))
 
 
 def new_slip_item(
@@ -265,7 +195,7 @@ def _create_slip(
     item = new_slip_item(
         body, slip_id, stamp=stamp, no=no, by=ctx.actor, sharing=shared, request_token=request_token, **kept
     )
-    if run_rules and sent.category not in (None, posting.UNCATEGORIZED):
+    if slip.by_hand({}, sent.category, chosen=run_rules):
         item[BY_HAND] = True  # the caller chose the category: what rule suggestions learn from
     new = NewSlip(item, origin=ctx.origin, fingerprint=fingerprint(sent), request_token=request_token)
     conditions = (
@@ -347,48 +277,15 @@ def _valid_key(date: str, slip_id: str) -> bool:
 def request_of(view: dict[str, Any], current: Item) -> dict[str, Any]:
     """A slip's view (as the journal keeps it) as a request would send it for the slip now stored as
     `current`: a reconciled side as cleared (the write keeps it reconciled), a points slip's yen left
-    to its amount."""
-    body = {k: view[k] for k in SLIP_FIELDS if view.get(k) is not None}
-    for name in CLEARED_FIELDS:
-        if body.get(name) == reconcile.RECONCILED:
-            body[name] = reconcile.CLEARED
-    if current.get(units.DERIVED):
-        body.pop("jpy_amount", None)
-    return body
+    to its amount (core/slip.request_of)."""
+    return slip.request_of(view, derived=bool(current.get(units.DERIVED)))
 
 
 def merge_patch(current: Item, patch: dict[str, Any]) -> SlipIn:
-    """RFC 7396 over the slip's fields, then validated as a whole slip."""
-    merged = {k: current.get(k) for k in SLIP_FIELDS if k not in sharing.FIELDS}
-    merged.update(medical=tax.medical_view(current.get("medical")), donation=tax.donation_view(current.get("donation")))
-    if current.get("lines"):  # as a request gives them: whole-number amounts, no empty fields
-        merged["lines"] = [{k: v for k, v in line.items() if v is not None} for line in lines_view(current) or ()]
-    merged.update(settlements.sharing_of(current))  # "equal" stays equal among the slip's own sharers
-    if current.get(units.DERIVED):  # a points slip's yen follows its amount
-        merged["jpy_amount"] = None
-    for name in CLEARED_FIELDS:  # a reconciled side counts as cleared here; write_slip keeps it reconciled
-        if merged.get(name) == reconcile.RECONCILED:
-            merged[name] = reconcile.CLEARED
-    merged.update(patch)
-    if "paid_by" in patch and patch["paid_by"] is None and "shares" not in patch:
-        merged["shares"] = None  # nobody paid for anybody: no shares either
-    if patch.get("lines") is not None:  # split: the lines have the categories
-        merged["category"] = merged["subcategory"] = None
-    elif (patch.get("category") is not None or merged.get("kind") == "transfer") and "lines" not in patch:
-        merged["lines"] = None  # one category again (or a transfer): no lines
-    if merged.get("kind") == "transfer" and "kind" in patch and "category" not in patch:
-        merged["category"] = None  # turning into a transfer drops the category
-    if "category" in patch and "subcategory" not in patch and patch["category"] != current.get("category"):
-        merged["subcategory"] = None  # a subcategory belongs to its category
-    if merged.get("category") is None:
-        merged["subcategory"] = None
-    if merged.get("kind") != "transfer" and "kind" in patch and "to_account" not in patch:
-        merged["to_account"] = None
-    if merged.get("kind") != "transfer" and "to_cleared" not in patch:
-        merged["to_cleared"] = None  # only a transfer has a receiving side
-    clean = {k: v for k, v in merged.items() if v is not None}
+    """RFC 7396 over the slip's fields (core/slip.merge_patch), then validated as a whole slip."""
+    merged = slip.merge_patch(slip.SlipValue.of_item(current), patch, derived=bool(current.get(units.DERIVED)))
     try:
-        new = SlipIn.model_validate(clean)
+        new = SlipIn.model_validate(merged)
     except ValidationError as exc:
         raise invalid(exc, "the patched slip is not valid") from exc
     units.check_repriced(current, patch, new.amount)
@@ -534,15 +431,10 @@ def changed_item(store: Store, ctx: WriteContext, current: Item, new: SlipIn, *,
     return None if says_the_same(current, item) else item
 
 
-BY_HAND = "category_by_hand"  # on a slip whose category a member chose (not a rule, a file or a schedule)
-
-
 def _mark_hand(current: Item, item: Item, *, by_hand: bool) -> None:
     """The new item's mark of a category chosen by hand: set when the caller chose one, kept while the
-    category stays what was chosen, gone when something else changes it."""
-    chosen = by_hand and item.get("category") not in (None, posting.UNCATEGORIZED)
-    kept = not by_hand and current.get(BY_HAND) and item.get("category") == current.get("category")
-    if chosen or kept:
+    category stays what was chosen, gone when something else changes it (core/slip.by_hand)."""
+    if slip.by_hand(current, item.get("category"), chosen=by_hand):
         item[BY_HAND] = True
 
 

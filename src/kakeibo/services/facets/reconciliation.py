@@ -7,13 +7,13 @@ from __future__ import annotations
 from typing import Any
 
 from kakeibo import errors
-from kakeibo.core import reconcile
+from kakeibo.core import reconcile, slip
 from kakeibo.models.slips import CLEARED_STATES, SlipIn
 from kakeibo.services.facets.base import Facet
 from kakeibo.store import Item, Store, TxOp
 
-STATES = ("cleared", "to_cleared")  # absent (or uncleared): not cleared
-UNCLEARED = "uncleared"
+STATES = slip.SIDE_STATES  # cleared, to_cleared: absent (or uncleared), not cleared
+UNCLEARED = reconcile.UNCLEARED
 
 
 def stored(body: SlipIn) -> Item:
@@ -40,10 +40,10 @@ def check(current: Item, new: SlipIn | None) -> None:
 
 
 def broken_sides(current: Item, new: SlipIn | None, *, unlock: bool) -> tuple[reconcile.Role, ...]:
-    """The reconciled sides of `current` the change breaks (amount, date, account, kind, state or
-    a delete): 409 `reconciled` naming the reconciliation unless the request unlocks them."""
-    proposed = None if new is None else {**new.model_dump(include=set(SlipIn.model_fields)), "kind": new.kind}
-    broken = reconcile.broken_sides(current, proposed)
+    """The reconciled sides of `current` the change breaks (core/slip.broken_sides: amount, date,
+    account, kind, state or a delete): 409 `reconciled` naming the reconciliation unless the request
+    unlocks them."""
+    broken = slip.broken_sides(current, None if new is None else slip.SlipValue.of_request(new.model_dump()))
     if broken and not unlock:
         by = current.get(reconcile.side_fields(broken[0])[2])
         raise errors.Reconciled(
@@ -57,17 +57,12 @@ def broken_sides(current: Item, new: SlipIn | None, *, unlock: bool) -> tuple[re
 
 def keep(current: Item, item: Item, broken: tuple[reconcile.Role, ...]) -> None:
     """The new item keeps each reconciled side the change leaves as summed; a broken one is cleared
-    again (or as the request asked) and names no reconciliation."""
-    for role in ("account", "to_account"):
-        _, state, by = reconcile.side_fields(role)
-        if current.get(state) != reconcile.RECONCILED:
-            continue
-        if role in broken:
-            if item.get(state) not in (None, UNCLEARED):
-                item[state] = reconcile.CLEARED
-            item.pop(by, None)
+    again (or as the request asked) and names no reconciliation (core/slip.kept_sides)."""
+    for name, value in slip.kept_sides(current, item, broken).items():
+        if value is None:
+            item.pop(name, None)
         else:
-            item[state], item[by] = reconcile.RECONCILED, current.get(by)
+            item[name] = value
 
 
 def breaking(store: Store, ledger: str, current: Item, broken: tuple[reconcile.Role, ...]) -> tuple[TxOp, ...]:

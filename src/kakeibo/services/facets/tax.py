@@ -4,31 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from kakeibo.core.tax import slip_tax_fields
+from kakeibo.core.tax import donation_view, medical_view, slip_tax_fields
 from kakeibo.models.slips import SlipIn
 from kakeibo.services.facets.base import Facet
 from kakeibo.store import Item
 
 FIELDS = ("medical", "donation")
-
-
-def medical_view(stored: Any) -> dict[str, Any] | None:
-    """A stored medical payment as the API shows it (whole numbers, the flag a bool)."""
-    if not stored:
-        return None
-    return {
-        "patient": stored["patient"],
-        "provider": stored.get("provider"),
-        "kind": stored["kind"],
-        "reimbursed": int(stored.get("reimbursed") or 0),
-        "otc": bool(stored.get("otc")),
-    }
-
-
-def donation_view(stored: Any) -> dict[str, Any] | None:
-    if not stored:
-        return None
-    return {"municipality": stored["municipality"], "one_stop": bool(stored.get("one_stop"))}
 
 
 def stored(body: SlipIn) -> Item:
