@@ -241,6 +241,11 @@ _INDEX_HEADS = frozenset(f"{head}#" for head in INDEX_FIELDS.values())
 _LEGACY_HEADS = frozenset(f"{head}#" for head in LEGACY_INDEX_FIELDS)
 
 
+def is_card_sk(sk: str) -> bool:
+    """An account's item: what the due index names for a card's next payment."""
+    return sk.startswith(account_sk(""))
+
+
 def import_sk(sha256: str) -> str:
     return f"IMPORT#{sha256}"
 
@@ -258,8 +263,11 @@ NETS_SK = "OWE"
 DEPARTURES = "departures"  # on a shared ledger's META: how many members have been removed so far
 
 
+SETTLEMENT_PREFIX = "SETTLE#"
+
+
 def settlement_sk(settlement_id: str) -> str:
-    return f"SETTLE#{settlement_id}"
+    return f"{SETTLEMENT_PREFIX}{settlement_id}"
 
 
 # A year's medical payments and donations (tax season): one item per ledger and year.
@@ -527,3 +535,15 @@ def lots_sk(account: str) -> str:
 
 def is_lots_sk(sk: str) -> bool:
     return sk.startswith("LOTS#")
+
+
+RECEIPT = "RECEIPT#"
+
+
+def receipt_sk(sha256: str) -> str:
+    """A receipt (store/receipts.py), by the SHA-256 of its object."""
+    return f"{RECEIPT}{sha256}"
+
+
+def is_receipt_sk(sk: str) -> bool:
+    return sk.startswith(RECEIPT)

@@ -20,19 +20,13 @@ from typing import Any
 from kakeibo import errors
 from kakeibo.store.codec import Item
 from kakeibo.store.core import TxOp
+from kakeibo.store.keys import is_receipt_sk, receipt_sk
 from kakeibo.store.recurrences import due_keys
 from kakeibo.store.write import Bookkeeping, WriteOps
 
-RECEIPT = "RECEIPT#"
 RETIRED = "retired"  # being swept: no slip may take it up, its object is about to go
 
-
-def receipt_sk(sha256: str) -> str:
-    return f"{RECEIPT}{sha256}"
-
-
-def is_receipt_sk(sk: str) -> bool:
-    return sk.startswith(RECEIPT)
+__all__ = ["RETIRED", "Claimed", "ReceiptOps", "is_receipt_sk", "receipt_sk"]
 
 
 class Claimed(Exception):

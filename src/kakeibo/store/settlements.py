@@ -19,11 +19,18 @@ from kakeibo.store.balances import BalanceOps
 from kakeibo.store.codec import Item, to_ddb
 from kakeibo.store.core import TxOp
 from kakeibo.store.journal import Change
-from kakeibo.store.keys import DEPARTURES, LEDGER_LOCK, META_SK, NETS_SK, household_pk, member_sk, settlement_sk
+from kakeibo.store.keys import (
+    DEPARTURES,
+    LEDGER_LOCK,
+    META_SK,
+    NETS_SK,
+    SETTLEMENT_PREFIX,
+    household_pk,
+    member_sk,
+    settlement_sk,
+)
 from kakeibo.store.locks import LockOps
 from kakeibo.store.write import WriteContext, WriteOps
-
-SETTLEMENT_PREFIX = "SETTLE#"
 
 
 @dataclass(frozen=True)
