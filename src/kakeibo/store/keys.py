@@ -61,8 +61,17 @@ def account_id(sk: str) -> str:
     return sk.removeprefix("ACCOUNT#")
 
 
+SLIP_PREFIX = "SLIP#"
+FIRST_DAY, LAST_DAY = "0000-00-00", "9999-99-99"  # before and after every date a slip can have
+
+
 def slip_sk(date: str, slip_id: str) -> str:
-    return f"SLIP#{date}#{slip_id}"
+    return f"{SLIP_PREFIX}{date}#{slip_id}"
+
+
+def slip_date(sk: str) -> str:
+    """The date of the slip a slip's SK names."""
+    return sk.split("#")[1]
 
 
 def identity_sk(slip_id: str) -> str:
@@ -421,15 +430,16 @@ def rule_sk(rule_id: str) -> str:
 
 JOURNAL_SK = "JOURNAL"  # the ledger's journal head: the seq of its last entry
 CHANGE_DIGITS = 12
+CHANGE_PREFIX = "CHG#"
 
 
 def change_sk(seq: int) -> str:
     """A journal entry: zero-padded, so key order is seq order."""
-    return f"CHG#{seq:0{CHANGE_DIGITS}d}"
+    return f"{CHANGE_PREFIX}{seq:0{CHANGE_DIGITS}d}"
 
 
 def change_seq(sk: str) -> int:
-    return int(sk.removeprefix("CHG#"))
+    return int(sk.removeprefix(CHANGE_PREFIX))
 
 
 def prefix_range(prefix: str) -> tuple[str, str]:

@@ -26,7 +26,12 @@ from kakeibo.store.write import Bookkeeping, WriteOps
 
 RETIRED = "retired"  # being swept: no slip may take it up, its object is about to go
 
-__all__ = ["RETIRED", "Claimed", "ReceiptOps", "is_receipt_sk", "receipt_sk"]
+__all__ = ["RETIRED", "Claimed", "ReceiptOps", "is_receipt_sk", "receipt_of", "receipt_sk"]
+
+
+def receipt_of(name: str) -> str | None:
+    """The SHA-256 of the receipt an item is, from the item's key (`name`); None for any other item."""
+    return name.removeprefix(receipt_sk("")) if is_receipt_sk(name) else None
 
 
 class Claimed(Exception):
