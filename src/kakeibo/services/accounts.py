@@ -20,7 +20,6 @@ from kakeibo.store import (
     Item,
     Store,
     WriteContext,
-    account_sk,
 )
 
 MAX_ACCOUNTS = 100
@@ -96,7 +95,6 @@ def create_account(
     billing = body.billing.model_dump() if body.billing else None
     schedule = billing_schedule(store, ledger, body.id, body.type, billing, paid_through=None) if billing else {}
     item = {
-        "SK": account_sk(body.id),
         "type": body.type,
         "id": body.id,
         "name": body.name,
@@ -120,7 +118,7 @@ def create_account(
     try:
         store.create_account(ctx, item, counted=count, limit=MAX_ACCOUNTS, changes=[account_change(None, item)])
     except errors.AlreadyExists:
-        existing = store.get(ledger, account_sk(body.id))
+        existing = store.account(ledger, body.id)
         if request_token and existing and existing.get("request_token") == request_token:
             return account_view(existing)  # this very request, created before its answer was lost
         raise
@@ -130,7 +128,7 @@ def create_account(
 
 def account_item(store: Store, ledger: str, account: str) -> Item:
     """The stored account item (404 when the ledger has none by that id)."""
-    item = store.get(ledger, account_sk(account)) if ACCOUNT_ID_RE.match(account) else None
+    item = store.account(ledger, account) if ACCOUNT_ID_RE.match(account) else None
     if item is None:
         raise errors.NotFound(f"account '{account}' not found")
     return item
@@ -259,7 +257,7 @@ def billing_schedule(
     if kind != "credit":
         _refuse("billing", "billing is only for credit accounts")
     source = billing["pay_from"]
-    found = store.get(ledger, account_sk(source)) if source != account else None
+    found = store.account(ledger, source) if source != account else None
     if found is None or found.get("archived"):
         _refuse("pay_from", f"account '{source}' {'is archived' if found else 'does not exist'}")
     elif found["type"] != "bank":

@@ -17,8 +17,9 @@ from kakeibo.services import alerts, forecast
 from kakeibo.services.budgets import list_budgets
 from kakeibo.services.common import TimeLeft
 from kakeibo.services.postings import out_of_time
-from kakeibo.store import DELETION_WORK, Store, WriteContext
+from kakeibo.store import Store, WriteContext
 from kakeibo.store.journal import LedgerGone
+from kakeibo.store.recurrences import DELETION
 
 
 def evaluate(store: Store, ctx: WriteContext, today: dt.date) -> list[str]:
@@ -35,8 +36,9 @@ def raise_due(store: Store, day: dt.date, *, time_left: TimeLeft | None = None) 
     ahead = (day + dt.timedelta(days=core.AHEAD)).isoformat()
     seen: set[str] = set()
     raised, complete = 0, True
-    for ledger, sk in store.due_work(ahead):
-        if str(ledger) in seen or sk == DELETION_WORK:
+    for due in store.due(ahead):
+        ledger = due.ledger
+        if str(ledger) in seen or due.kind == DELETION:
             continue
         seen.add(str(ledger))
         if out_of_time(time_left):

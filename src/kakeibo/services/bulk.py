@@ -26,8 +26,7 @@ from kakeibo.models.tags import BulkIn, BulkSlip
 from kakeibo.services import slips as slip_service
 from kakeibo.services.common import now_iso
 from kakeibo.services.facets import reconciliation
-from kakeibo.store import GUARD_ITEMS, JOURNAL_ITEMS, BulkMoved, Item, Store, WriteContext, account_sk, slip_sk
-from kakeibo.store.keys import entry_parts, slip_index_sks
+from kakeibo.store import GUARD_ITEMS, JOURNAL_ITEMS, BulkMoved, Item, Store, WriteContext, index_items_changed
 
 BATCH = 25  # slips per transaction at most
 TX_ITEMS = 100 - GUARD_ITEMS - JOURNAL_ITEMS - 1  # what a batch may write besides its record of progress
@@ -98,7 +97,7 @@ def _row(stored: Any) -> dict[str, Any]:
 
 def _check_account(store: Store, ledger: str, account: str) -> None:
     """The account every slip moves to: one that exists, is open and counts in yen."""
-    found = store.get(ledger, account_sk(account))
+    found = store.account(ledger, account)
     if found is None or found.get("archived") or (found.get("unit") or JPY) != JPY:
         reason = "does not exist" if found is None else "is archived" if found.get("archived") else "is not in yen"
         message = f"account '{account}' {reason}"
@@ -117,10 +116,10 @@ def _prepare(
 ) -> list[Work]:
     """The slips of `refs` read (one consistent BatchGetItem), each refused, unchanged or made into its
     new item."""
-    found = store.batch_get(ctx.ledger, [slip_sk(ref.date, ref.id) for ref in refs])
+    found = store.slips_at(ctx.ledger, [(ref.date, ref.id) for ref in refs])
     work: list[Work] = []
     for ref in refs:
-        current = found.get(slip_sk(ref.date, ref.id))
+        current = found.get((ref.date, ref.id))
         if current is None:
             _refuse(out, ref, "not_found")
         elif int(current["version"]) != ref.version:
@@ -162,7 +161,7 @@ def _changed(store: Store, ctx: WriteContext, current: Item, body: BulkIn, at: s
         except TagProblem:
             raise errors.ValidationFailed(f"a slip holds at most {MAX_TAGS} tags") from None
         patch["tags"] = list(tags) or None
-    if "account" in patch and (store.get(ctx.ledger, account_sk(current["account"])) or {}).get("unit") not in (
+    if "account" in patch and (store.account(ctx.ledger, current["account"]) or {}).get("unit") not in (
         None,
         JPY,
     ):
@@ -176,8 +175,7 @@ def _size(current: Item, new: Item | None) -> int:
     """About how many items a slip's change adds to a transaction: the slip and its identity, the
     balance items it moves, its index items, its receipts (a delete) and its points lots."""
     moved = len(posting.plan(slip_service.entry_of(current), slip_service.entry_of(new) if new else None).changes)
-    before, after = slip_index_sks(current), slip_index_sks(new) if new else frozenset()
-    index = len({entry_parts(e)[0] for e in before ^ after})
+    index = len(index_items_changed(current, new))
     receipts = 0 if new is not None else len(current.get("receipts") or ())
     return 2 + moved + index + receipts + 2  # and the accounts' checks, the points lots
 
@@ -240,10 +238,10 @@ def _still_current(
 ) -> list[Work]:
     """The slips of `batch` still at the version they were read at (consistent reads); the others
     refused (stale, or gone). A batch a reconciliation refused: each reconciled slip refused."""
-    found = store.batch_get(ctx.ledger, [current["SK"] for _, current, _ in batch])
+    found = store.slips_read_again(ctx.ledger, [current for _, current, _ in batch])
     kept = []
     for ref, current, new in batch:
-        now = found.get(current["SK"])
+        now = found.get((str(current["date"]), str(current["id"])))
         if now is None:
             _refuse(out, ref, "not_found")
         elif int(now["version"]) != int(current["version"]):

@@ -21,7 +21,6 @@ from kakeibo.store import (
     ProgressConflict,
     Store,
     WriteContext,
-    identity_sk,
 )
 
 MAX_PAYMENTS_PER_RUN = 24  # cycles one run pays of one card (a card far behind catches up over runs)
@@ -85,7 +84,7 @@ def _pay(
             "this card's billing has no member to pay as; set it again to pay as you",
         )
     slip_id = billing.payment_slip_id(account, cycle.closing_date)
-    if store.get(poster.ledger, identity_sk(slip_id)) is not None:
+    if store.slip_identity(poster.ledger, slip_id) is not None:
         return None  # posted already (and perhaps edited or deleted since: never posted twice)
     amount = statement_of(store, poster.ledger, item, cycle)["amount_due"]
     if amount <= 0:

@@ -24,8 +24,6 @@ from kakeibo.settings import today
 from kakeibo.store import (
     Item,
     Store,
-    identity_sk,
-    slip_sk,
 )
 
 MAX_MONTHS = 24
@@ -202,19 +200,19 @@ def _payments(
     account = str(item["id"])
     closings = billing.payment_closings(card_billing(dict(item["billing"])), cycles, card_eras(item))
     ids = {billing.payment_slip_id(account, closing): closing for closing in closings}
-    identities = store.batch_get(ledger, [identity_sk(i) for i in ids])
-    found = {slip_id: identities.get(identity_sk(slip_id)) for slip_id in ids}
+    identities = store.slip_identities(ledger, ids)
+    found = {slip_id: identities.get(slip_id) for slip_id in ids}
     deleted = frozenset(ids[i] for i, identity in found.items() if identity is not None and identity.get("deleted"))
     live = {
-        slip_sk(str(identity["date"]), slip_id): ids[slip_id]
+        (str(identity["date"]), slip_id): ids[slip_id]
         for slip_id, identity in found.items()
         if identity is not None and not identity.get("deleted")
     }
-    slips = store.batch_get(ledger, list(live)) if live else {}
+    slips = store.slips_at(ledger, list(live)) if live else {}
     payments = {
-        closing: billing.Payment(closing, dt.date.fromisoformat(str(slips[sk]["date"])), int(slips[sk]["amount"]))
-        for sk, closing in live.items()
-        if sk in slips
+        closing: billing.Payment(closing, dt.date.fromisoformat(str(slips[ref]["date"])), int(slips[ref]["amount"]))
+        for ref, closing in live.items()
+        if ref in slips
     }
     return payments, deleted
 

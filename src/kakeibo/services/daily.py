@@ -12,17 +12,9 @@ from kakeibo.services import card_payments, lapses, recurrences
 from kakeibo.services.common import TimeLeft, query_date
 from kakeibo.services.postings import RunTally, out_of_time
 from kakeibo.settings import today
-from kakeibo.store import (
-    DELETION_WORK,
-    Store,
-    is_card_sk,
-    is_lots_sk,
-    is_receipt_sk,
-    lots_sk,
-    receipt_sk,
-    recurrence_sk,
-)
+from kakeibo.store import Due, Store
 from kakeibo.store.journal import LedgerGone
+from kakeibo.store.recurrences import CARD_PAYMENT, DELETION, LAPSES, RECEIPT_SWEEP, RECURRENCE
 
 
 def post_due(store: Store, until: dt.date | None = None, *, time_left: TimeLeft | None = None) -> dict[str, Any]:
@@ -33,39 +25,40 @@ def post_due(store: Store, until: dt.date | None = None, *, time_left: TimeLeft 
     bound = tally.until.isoformat()
     store.rekey_due()  # due items from before the shards move to theirs (none left: one Query)
     swept = 0  # receipts on no slip for a day, deleted
-    for ledger, sk in store.due_work(bound):
+    for due in store.due(bound):
         if out_of_time(time_left):
             tally.complete = False
             break
         try:
-            swept += _due_work(store, ledger, sk, bound, tally, time_left=time_left)
+            swept += _due_work(store, due, bound, tally, time_left=time_left)
         except LedgerGone:
             continue  # the ledger is being deleted: its deletion removes this work with it
     return {**tally.result(), "swept": swept}
 
 
-def _due_work(store: Store, ledger: str, sk: str, bound: str, tally: RunTally, *, time_left: TimeLeft | None) -> int:
+def _due_work(store: Store, due: Due, bound: str, tally: RunTally, *, time_left: TimeLeft | None) -> int:
     """One item of due work carried out: how many receipts it swept."""
-    if is_card_sk(sk):
-        item = store.get(ledger, sk)
+    ledger = due.ledger
+    if due.kind == CARD_PAYMENT:
+        item = store.account(ledger, due.subject)
         if item is not None and item.get("next_payment") and item["next_payment"] <= bound:
             card_payments.run_card(store, ledger, item, tally, time_left=time_left)
-    elif is_lots_sk(sk):
-        lapses.run_lapses(store, ledger, sk.removeprefix(lots_sk("")), tally, time_left=time_left)
-    elif sk.startswith(recurrence_sk("")):
-        recurrences.run_due(store, ledger, sk.removeprefix(recurrence_sk("")), tally, time_left=time_left)
-    elif sk == DELETION_WORK:  # a deletion whose run stopped (its lease expired): finished here
+    elif due.kind == LAPSES:
+        lapses.run_lapses(store, ledger, due.subject, tally, time_left=time_left)
+    elif due.kind == RECURRENCE:
+        recurrences.run_due(store, ledger, due.subject, tally, time_left=time_left)
+    elif due.kind == DELETION:  # a deletion whose run stopped (its lease expired): finished here
         from kakeibo.services import dataio  # noqa: PLC0415 - S3's client only when there is one to finish
 
         try:
             dataio.finish_deletion(store, ledger, time_left=time_left)
         except errors.ApiError:
             return 0  # still refused, or the bucket did not answer: it stays due, the next run tries again
-    elif is_receipt_sk(sk):
+    elif due.kind == RECEIPT_SWEEP:
         from kakeibo.services import receipts  # noqa: PLC0415 - S3's client only when there is one to sweep
 
         try:
-            return int(receipts.sweep(store, ledger, sk.removeprefix(receipt_sk("")), tally.until))
+            return int(receipts.sweep(store, ledger, due.subject, tally.until))
         except errors.StorageUnavailable:
             return 0  # the bucket did not answer: the receipt stays due, the next run sweeps it
     return 0

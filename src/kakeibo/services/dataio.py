@@ -28,10 +28,9 @@ from kakeibo.services.receipts import LEASE_SECONDS as RECEIPT_LINK_SECONDS
 from kakeibo.settings import get_settings, utc_now
 from kakeibo.store import Bookkeeping, Change, Item, SharedLedger, Store, WriteContext, get_token_store
 from kakeibo.store.exports import BUILDING, READY, ExportUnderWay
-from kakeibo.store.keys import idempotency_person
 from kakeibo.store.ledgers import listed_invitation
 from kakeibo.store.locks import Lease
-from kakeibo.store.receipts import is_receipt_sk
+from kakeibo.store.receipts import receipt_of
 from kakeibo.store.restores import ArchiveItemsRefused, restorable
 
 LOCK = "export"
@@ -149,9 +148,8 @@ def _build(store: Store, book: Bookkeeping, lease: Lease, export_id: str, time_l
         for item in page:
             writer.add(archive.item_line(item))
             items += 1
-            sk = str(item["SK"]["S"])
-            if is_receipt_sk(sk) and item.get("state") == {"S": "stored"}:
-                sha = sk.removeprefix("RECEIPT#")
+            sha = receipt_of(str(item["SK"]["S"]))
+            if sha is not None and item.get("state") == {"S": "stored"}:
                 data = blobs.read(blobs.key_of(str(ledger), sha))
                 if data is not None:
                     writer.add(archive.receipt_line(sha, data))
@@ -314,7 +312,7 @@ def _write_restore(
     recorded, then the ledger made the caller's with its first journal entry."""
     sha, ledger = str(record["id"]), SharedLedger(str(record["ledger"]))
     done_items, done_receipts = int(record.get("items", 0)), int(record.get("receipts", 0))
-    kept = {str(i["SK"]["S"]).removeprefix("RECEIPT#") for i in items if str(i["SK"]["S"]).startswith("RECEIPT#")}
+    kept = {held for i in items if (held := receipt_of(str(i["SK"]["S"]))) is not None}
     receipts = sorted(r for r in found.receipts if r in kept)
     for number, receipt in enumerate(receipts[done_receipts:], done_receipts + 1):
         if time_left is not None and time_left() < MARGIN:
@@ -419,9 +417,8 @@ def _purge(store: Store, ledger_id: str, tomb: Item, time_left: TimeLeft | None,
             if not page:
                 break
             for item in page:  # the objects first: an item is never gone while its object stays
-                sk = str(item["SK"])
-                if is_receipt_sk(sk):
-                    blobs.delete(blobs.key_of(ledger_id, sk.removeprefix("RECEIPT#")))
+                if (sha := receipt_of(str(item["SK"]))) is not None:
+                    blobs.delete(blobs.key_of(ledger_id, sha))
                 elif item.get("type") == "export" and item.get("key"):
                     blobs.delete(str(item["key"]))
                 elif (token := listed_invitation(item)) is not None:  # the invitation, wherever listed
@@ -540,11 +537,11 @@ def _forget_person(store: Store, user: str, tomb: Item, time_left: TimeLeft | No
     if recorded == "done":
         return True
     after: dict[str, Any] | None = json.loads(recorded) if recorded else None
-    table, person = get_settings().idempotency_table_name, idempotency_person(user)
+    table = get_settings().idempotency_table_name
     while True:
         if time_left is not None and time_left() < MARGIN:
             return False
-        _, after = store.idempotency_records_forgotten(table, person, after=after, limit=RECORDS_PAGE)
+        _, after = store.idempotency_records_forgotten(table, user, after=after, limit=RECORDS_PAGE)
         store.person_records_progress(user, after)
         if after is None:
             return True

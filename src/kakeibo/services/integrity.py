@@ -51,26 +51,18 @@ from kakeibo.store import (
     GUARD_ITEMS,
     INDEX_FORMAT,
     INDEXED,
-    LEDGER_LOCK,
-    SLIP_SEQ_SK,
     Item,
     Lease,
     Store,
     TxOp,
     WriteContext,
-    account_sk,
-    derived_key,
-    derived_sk,
     entry_changes,
+    entry_place,
     identity_of,
-    identity_sk,
-    is_lots_sk,
-    recurrence_sk,
-    slip_index_sks,
-    slip_sk,
+    index_entries,
+    item_name,
 )
-from kakeibo.store.keys import entry_parts, is_index_sk, is_legacy_index_sk, item_entries
-from kakeibo.store.settlements import SETTLEMENT_PREFIX
+from kakeibo.store.rebuild import COUNTER, IDENTITY, IMPORT_ROW, INDEX, LEGACY_INDEX, LOTS, SETTLEMENT, SLIP
 
 NETS_SUM = "sum"  # a mismatch on the nets item: its members' nets do not sum to 0
 LEASE_SECONDS = 60.0  # longer than any invocation (Lambda timeout <= API Gateway's 30 s)
@@ -86,11 +78,11 @@ class Snapshot:
     entries: list[posting.Entry] = field(default_factory=list)
     slips: list[Item] = field(default_factory=list)
     identities: set[str] = field(default_factory=set)  # slip ids that have an identity item
-    import_rows: list[Item] = field(default_factory=list)  # ROW# marks of imports before identities
+    import_rows: list[Item] = field(default_factory=list)  # the marks of rows imported before identities
     index: set[str] = field(default_factory=set)  # the slip index entries stored
     legacy_index: set[str] = field(default_factory=set)  # items of the former layout (one per slip)
     empty_index: set[str] = field(default_factory=set)  # index items that hold no entry
-    counter: Item | None = None  # the slip counter (SEQ#slip), if any slip was ever numbered
+    counter: Item | None = None  # the slip counter, if any slip was ever numbered
     settlements: list[posting.Settlement] = field(default_factory=list)  # recorded (shared ledgers)
     lots: dict[str, Item] = field(default_factory=dict)  # points account -> its lots item
     points_accounts: dict[str, int] = field(default_factory=dict)  # points account -> opening balance
@@ -108,7 +100,7 @@ class Snapshot:
 
     @cached_property
     def expected_index(self) -> set[str]:
-        return {sk for slip in self.slips for sk in slip_index_sks(slip)}
+        return {entry for slip in self.slips for entry in index_entries(slip)}
 
     def index_problems(self) -> list[IndexProblem]:
         """Index entries missing or in excess, items of the former layout, and a counter that does
@@ -117,9 +109,9 @@ class Snapshot:
         found += [_entry_problem(entry, 0, 1) for entry in sorted(self.index - self.expected_index)]
         found += [IndexProblem(sk, "present", 0, 1) for sk in sorted(self.legacy_index)]
         if self.counter is not None and self.counter.get(INDEXED) != INDEX_FORMAT:
-            found.append(IndexProblem(SLIP_SEQ_SK, INDEXED, INDEX_FORMAT, 0))
+            found.append(IndexProblem(self.counter["SK"], INDEXED, INDEX_FORMAT, 0))
         if self.counter is not None and not self.counter.get(CLEARED_INDEXED):
-            found.append(IndexProblem(SLIP_SEQ_SK, CLEARED_INDEXED, 1, 0))
+            found.append(IndexProblem(self.counter["SK"], CLEARED_INDEXED, 1, 0))
         return found
 
     def expected_lots(self, account: str) -> dict[str, str]:
@@ -164,37 +156,36 @@ class Snapshot:
 def read(store: Store, ledger: str) -> Snapshot:
     """Every slip and balance item of the ledger (one consistent query of its partition)."""
     snap = Snapshot()
-    for item in store.ledger_items(ledger):
-        sk: str = item["SK"]
-        if sk.startswith("SLIP#"):
+    for read in store.read_ledger(ledger):
+        item = read.item
+        if read.kind == SLIP:
             snap.entries.append(entry_of(item))
             snap.slips.append(item)
             continue
-        if sk.startswith("ID#"):
-            snap.identities.add(sk.removeprefix("ID#"))
+        if read.kind == IDENTITY:
+            snap.identities.add(str(read.slip_id))
             continue
-        if sk.startswith("ROW#"):
+        if read.kind == IMPORT_ROW:
             snap.import_rows.append(item)
             continue
-        if is_index_sk(sk):
-            entries = item_entries(item)
-            snap.index.update(entries)
-            if not entries:
-                snap.empty_index.add(sk)
+        if read.kind == INDEX:
+            snap.index.update(read.entries)
+            if not read.entries:
+                snap.empty_index.add(read.name)
             continue
-        if is_legacy_index_sk(sk):
-            snap.legacy_index.add(sk)
+        if read.kind == LEGACY_INDEX:
+            snap.legacy_index.add(read.name)
             continue
-        if sk == SLIP_SEQ_SK:
+        if read.kind == COUNTER:
             snap.counter = item
             continue
-        if is_lots_sk(sk):
+        if read.kind == LOTS:
             snap.lots[str(item["account"])] = item
             continue
-        if sk.startswith(SETTLEMENT_PREFIX):
+        if read.kind == SETTLEMENT:
             snap.settlements.append(posting.Settlement(item["payer"], item["payee"], int(item["amount"])))
             continue
-        key = derived_key(sk)
+        key = read.key
         if key is None:
             continue
         if isinstance(key, NetsItem):  # one field per member and kind (paid, share, settled)
@@ -225,13 +216,13 @@ class IndexProblem:
 
 
 def _entry_problem(entry: str, expected: int, actual: int) -> IndexProblem:
-    item_sk, number, _ = entry_parts(entry)
-    return IndexProblem(item_sk, number, expected, actual)
+    item, number = entry_place(entry)
+    return IndexProblem(item, number, expected, actual)
 
 
 def view(found: Sequence[Mismatch], index: Sequence[IndexProblem | points_service.LotsProblem] = ()) -> dict[str, Any]:
     listed = [
-        {"item": derived_sk(m.key), "field": m.field, "expected": m.expected, "actual": m.actual}
+        {"item": item_name(m.key), "field": m.field, "expected": m.expected, "actual": m.actual}
         for m in found[:MAX_LISTED]
     ]
     listed += [
@@ -271,7 +262,7 @@ def rebuild(store: Store, ctx: WriteContext, *, time_left: TimeLeft | None = Non
     It changes no entity: the journal is never rewritten (each batch is bookkeeping under the
     owner's guard)."""
     ledger = ctx.ledger
-    lease = store.acquire_lock(ledger, LEDGER_LOCK, ttl=LEASE_SECONDS)
+    lease = store.hold_ledger(ledger, ttl=LEASE_SECONDS)
     accounts: list[str] = []
     try:
         accounts = store.account_ids(ledger)
@@ -282,7 +273,7 @@ def rebuild(store: Store, ctx: WriteContext, *, time_left: TimeLeft | None = Non
         # An account item that is missing cannot be derived (no name or type): it stays reported.
         keys = sorted(
             {m.key for m in found if m.actual is not None or not isinstance(m.key, AccountItem)},
-            key=derived_sk,
+            key=item_name,
         )
         stored = snap.stored
         backfill = [store.backfill_identity_op(lease, found) for found in snap.missing_identities()]
@@ -369,14 +360,14 @@ def replay_journal(store: Store, ledger: str) -> dict[str, Any]:
 def _record(store: Store, ledger: str, kind: str, entity: str) -> dict[str, Any] | None:
     """An entity's public view as the journal records it, read from the ledger now."""
     if kind == "slip":
-        identity = store.get(ledger, identity_sk(entity))
+        identity = store.slip_identity(ledger, entity)
         if identity is None or identity.get("deleted"):
             return None
-        item = store.get(ledger, slip_sk(identity["date"], entity))
+        item = store.slip(ledger, identity["date"], entity)
         return slip_service.slip_view(item) if item else None
     if kind == "account":
-        return account_service.account_record(store.get(ledger, account_sk(entity)))
+        return account_service.account_record(store.account(ledger, entity))
     if kind == "budget":
         month, category = entity.split("/", 1)
         return budget_service.budget_record(store.budget_item(ledger, month, category))
-    return recurrence_service.recurrence_record(store.get(ledger, recurrence_sk(entity)))
+    return recurrence_service.recurrence_record(store.read_recurrence(ledger, entity))

@@ -14,7 +14,7 @@ from typing import Any
 from kakeibo import errors
 from kakeibo.services.common import valid_id
 from kakeibo.services.slips import SLIP_FIELDS
-from kakeibo.store import Item, Store, entry_changes, identity_sk
+from kakeibo.store import Item, Store, entry_changes
 
 MAX_CHANGES = 500  # entries per page of GET /changes
 UNDOABLE = ("slip", "account", "budget", "recurrence")  # the entities an entry's undo restores
@@ -73,7 +73,7 @@ def slip_history(store: Store, ledger: str, slip_id: str) -> dict[str, Any]:
     """A slip's whole life across moves and deletes: who changed which fields, when. Read from the
     entries its identity lists (one read per 100); a slip whose list does not go back to its
     creation (written before identities kept one) is looked for in the whole journal."""
-    identity = store.get(ledger, identity_sk(slip_id)) if valid_id(slip_id) else None
+    identity = store.slip_identity(ledger, slip_id) if valid_id(slip_id) else None
     if identity is None:
         raise errors.NotFound("slip not found")
     entries: Iterable[Item]

@@ -24,7 +24,7 @@ from kakeibo import errors
 from kakeibo.core import points
 from kakeibo.services.units import DERIVED, LOT_ACCOUNTS
 from kakeibo.settings import today
-from kakeibo.store import Item, Store, TxOp, WriteContext, account_sk
+from kakeibo.store import Dates, Item, Store, TxOp, WriteContext
 
 MAX_KNOWN = 10_000
 # The lots item is compacted (core.points.compaction_point) once it holds COMPACT_AT events, tried again
@@ -121,12 +121,12 @@ def built_events(store: Store, ledger: str, account: str) -> dict[str, str]:
 
 def _built(store: Store, ledger: str, account: str) -> dict[str, str]:
     """The events of an account whose lots were never stored: its opening balance and its slips."""
-    found = store.get(ledger, account_sk(account))
+    found = store.account(ledger, account)
     events = points.opening_event(int(found.get("opening_balance") or 0) if found else 0)
-    for page in store.slip_pages(ledger, "SLIP#0000-00-00#", "SLIP#9999-99-99#~", account=account):
+    for page in store.slip_pages(ledger, Dates(), account=account):
         for slip in page.items:
             events += points.slip_events(slip, account)
-        if page.last_sk is None:
+        if page.done:
             break
     return {e.id: points.encode(e) for e in events}
 

@@ -29,6 +29,7 @@ from kakeibo import errors
 from kakeibo.core import reconcile as core
 from kakeibo.core.batching import batches
 from kakeibo.core.ids import derived_id
+from kakeibo.core.posting import AccountMonthItem, AccountYearItem, DayItem, ItemKey
 from kakeibo.models.reconciliations import ReconciliationIn
 from kakeibo.models.slips import SlipIn
 from kakeibo.services import slips as slip_service
@@ -43,16 +44,14 @@ from kakeibo.store import (
     JOURNAL_ITEMS,
     ROLLUPS_MARK,
     AccountMoved,
+    Dates,
     Item,
     Remark,
     SlipMoved,
     Store,
     WriteContext,
-    identity_sk,
-    slip_index_sks,
-    slip_sk,
+    index_items_changed,
 )
-from kakeibo.store.keys import account_month_sk, account_year_sk, day_sk, entry_parts, reconciliation_sk
 from kakeibo.store.locks import Lease
 from kakeibo.store.reconciliations import ASSERTION, RUN
 from kakeibo.store.slip_index import SlipFilter
@@ -129,10 +128,10 @@ def _rollups_after(
     return found[0], months, later_days
 
 
-def cleared_as_of_held(store: Store, ledger: str, account: Item, date: str) -> tuple[int, dict[str, int] | None]:
+def cleared_as_of_held(store: Store, ledger: str, account: Item, date: str) -> tuple[int, dict[ItemKey, int] | None]:
     """The cleared balance as of `date` (as cleared_as_of) and what keeps it so: the cleared total
     of every rollup item after the date that it was found from (days to the month's end, months to
-    the year's end, years to this one or the last found; 0 where there is none), SK -> total. With
+    the year's end, years to this one or the last found; 0 where there is none), item -> total. With
     the account's cleared total, they make it what it is: while none moves, a slip's amount, state
     or date moved across the date cannot have changed it. None for an account without rollups or a
     date so old that its years do not fit in one transaction (its cleared total alone is checked)."""
@@ -140,21 +139,21 @@ def cleared_as_of_held(store: Store, ledger: str, account: Item, date: str) -> t
     if not account.get(ROLLUPS_MARK) or int(date[:4]) < today().year - HELD_YEARS:
         return cleared_as_of(store, ledger, account, date), None
     years, months, days = _rollups_after(store, ledger, account_id, [date])
-    held: dict[str, int] = {}
+    held: dict[ItemKey, int] = {}
     year, month = int(date[:4]), int(date[5:7])
     last = calendar.monthrange(year, month)[1]
     for day in range(int(date[8:10]) + 1, last + 1):
-        held[day_sk(account_id, f"{date[:7]}-{day:02d}")] = 0
+        held[DayItem(account_id, f"{date[:7]}-{day:02d}")] = 0
     for later in range(month + 1, 13):
-        held[account_month_sk(f"{year:04d}-{later:02d}", account_id)] = 0
+        held[AccountMonthItem(account_id, f"{year:04d}-{later:02d}")] = 0
     last_year = max([today().year, *(int(y["year"]) for y in years)])
     for later in range(year + 1, last_year + 1):
-        held[account_year_sk(f"{later:04d}", account_id)] = 0
+        held[AccountYearItem(account_id, f"{later:04d}")] = 0
     if len(held) > HELD_ITEMS:
         return cleared_as_of(store, ledger, account, date), None
-    held.update({day_sk(account_id, str(d["date"])): int(d.get("cleared", 0)) for d in days})
-    held.update({account_month_sk(str(m["month"]), account_id): int(m.get("cleared", 0)) for m in months})
-    held.update({account_year_sk(str(y["year"]), account_id): int(y.get("cleared", 0)) for y in years})
+    held.update({DayItem(account_id, str(d["date"])): int(d.get("cleared", 0)) for d in days})
+    held.update({AccountMonthItem(account_id, str(m["month"])): int(m.get("cleared", 0)) for m in months})
+    held.update({AccountYearItem(account_id, str(y["year"])): int(y.get("cleared", 0)) for y in years})
     after = sum(held.values())
     return int(account["opening_balance"]) + int(account.get("cleared", 0)) - after, held
 
@@ -191,11 +190,7 @@ def account_slips(store: Store, ledger: str, account: str, date: str) -> list[It
         )
         if page is None:
             wanted = SlipFilter(account=account)
-            return [
-                s
-                for s in store.slips_oldest_first(ledger, slip_sk(FIRST_DAY, ""), slip_sk(date, "~"))
-                if wanted.matches(s)
-            ]
+            return [s for s in store.slips_within(ledger, Dates(FIRST_DAY, date)) if wanted.matches(s)]
         found += page.items
         if page.resume is None:
             break
@@ -388,8 +383,8 @@ def _attempt(
         if core.difference(body.balance, cleared):
             raise AccountMoved("the account changed while it was reconciled; retry", retry_after=1)
     elif adjustment_id is not None:  # a resumed run: the adjustment went in before the crash
-        found = store.get(ledger, identity_sk(adjustment_id))
-        adjusted = store.get(ledger, slip_sk(found["date"], adjustment_id)) if found else None
+        found = store.slip_identity(ledger, adjustment_id)
+        adjusted = store.slip(ledger, found["date"], adjustment_id) if found else None
         if adjusted is not None:
             signed = int(adjusted["amount"]) * (1 if adjusted["kind"] == "income" else -1)
             first_difference = signed
@@ -410,7 +405,6 @@ def _attempt(
             keys += [r.current["SK"] for r in batch]
         lease = _kept(store, lease)
     item: Item = {
-        "SK": reconciliation_sk(account, rid),
         "type": "reconciliation",
         "id": rid,
         "account": account,
@@ -469,7 +463,7 @@ def _transactions(remarks: list[Remark]) -> Iterator[list[Remark]]:
     by the slips of one day), the lease's check, the run's tally, the journal and the guard."""
 
     def items_of(remark: Remark) -> set[Hashable]:
-        index = {entry_parts(e)[0] for e in slip_index_sks(remark.current) ^ slip_index_sks(remark.new)}
+        index = index_items_changed(remark.current, remark.new)
         return {("slip", remark.current["id"]), ("identity", remark.current["id"]), *index}
 
     return batches(remarks, items_of, most=BATCH, room=TX_ITEMS)
@@ -517,14 +511,14 @@ def _adjustment_ids(rid: str) -> list[str]:
 def _adjustment_left(store: Store, ledger: str, slip_id: str | None) -> dict[str, int]:
     """What the assertion keeps of its adjustment (`slip_id`, if any): the version the
     reconciliation leaves it at, read from its identity (its undo deletes it only at that version)."""
-    found = store.get(ledger, identity_sk(slip_id)) if slip_id is not None else None
+    found = store.slip_identity(ledger, slip_id) if slip_id is not None else None
     return {} if found is None or found.get("deleted") else {"adjustment_version": int(found["version"])}
 
 
 def _adjustment_made(store: Store, ledger: str, rid: str) -> str | None:
     """The live adjustment slip of `rid`, if one was posted (a run resumed after a crash)."""
     for slip_id in _adjustment_ids(rid):
-        found = store.get(ledger, identity_sk(slip_id))
+        found = store.slip_identity(ledger, slip_id)
         if found is None:
             return None
         if not found.get("deleted"):
@@ -571,7 +565,7 @@ def _post_adjustment(
 ) -> str:
     """The adjustment `slip`, through the one create path, exactly once."""
     for slip_id in _adjustment_ids(rid):
-        found = store.get(ctx.ledger, identity_sk(slip_id))
+        found = store.slip_identity(ctx.ledger, slip_id)
         if found is not None and found.get("deleted"):
             continue
         held = (store.lock_held_op(lease),)  # a run whose lease was taken over posts nothing more
@@ -702,10 +696,10 @@ def _delete_adjustment(
     (at version `left`; an assertion stored before it kept that version: still reconciled by it),
     reconciled sides and all, in one transaction; else UndoRefused (412) and nothing is written.
     Without `rid` (a run let go), the slip as it is now, once released."""
-    found = store.get(ctx.ledger, identity_sk(slip_id))
+    found = store.slip_identity(ctx.ledger, slip_id)
     if found is None or found.get("deleted"):
         return
-    current = store.get(ctx.ledger, slip_sk(found["date"], slip_id))
+    current = store.slip(ctx.ledger, found["date"], slip_id)
     if current is None:
         return
     held = (store.lock_held_op(lease),)

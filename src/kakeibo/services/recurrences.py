@@ -43,7 +43,6 @@ from kakeibo.store import (
     ProgressConflict,
     Store,
     WriteContext,
-    identity_sk,
 )
 
 # Who may post a recurrence's slips: its author must still be an owner or editor of a shared ledger.
@@ -389,13 +388,13 @@ def occurrences(
     posted = [
         recurrence.occurrence_slip_id(current.id, o.scheduled) for o in found if through and o.scheduled <= through
     ]
-    identities = store.batch_get(ledger, [identity_sk(slip_id) for slip_id in posted]) if posted else {}
+    identities = store.slip_identities(ledger, posted) if posted else {}
     items = []
     for occurrence in found:
         scheduled = occurrence.scheduled.isoformat()
         slip_id = recurrence.occurrence_slip_id(current.id, occurrence.scheduled)
         if through is not None and occurrence.scheduled <= through:
-            identity = identities.get(identity_sk(slip_id))
+            identity = identities.get(slip_id)
             status = "deleted" if identity is not None and identity.get("deleted") else "posted"
         elif scheduled == failed:
             status = "failed"
@@ -423,7 +422,7 @@ def already_posted(store: Store, ledger: str, slip_id: str) -> bool:
     changed and stays as a tombstone when it is deleted: a slip posted once is never posted again,
     wherever it went. The create is the guard that cannot be raced: the identity is written
     `attribute_not_exists` in the slip's own transaction, and a taken id raises `SlipIdTaken`."""
-    return store.get(ledger, identity_sk(slip_id)) is not None
+    return store.slip_identity(ledger, slip_id) is not None
 
 
 def run_ledger_recurrences(store: Store, ledger: str, tally: RunTally, *, time_left: TimeLeft | None = None) -> None:

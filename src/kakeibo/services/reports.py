@@ -13,7 +13,7 @@ from kakeibo.core import posting
 from kakeibo.core.posting import CategoryMonthItem, ItemKey, SubcategoryMonthItem
 from kakeibo.models.base import MAX_YEAR, MIN_YEAR
 from kakeibo.services.balances import account_month_totals, together
-from kakeibo.store import Item, Store, derived_key
+from kakeibo.store import Item, Store, balance_key
 
 
 def monthly_report(store: Store, ledger: str, month: str, basis: str = "date") -> dict[str, Any]:
@@ -89,7 +89,7 @@ def _category_totals(items: Iterable[Item]) -> dict[str, dict[ItemKey, dict[str,
     """month -> month x category and subcategory key -> {income, expense}."""
     out: dict[str, dict[ItemKey, dict[str, int]]] = defaultdict(dict)
     for item in items:
-        key = derived_key(item["SK"])
+        key = balance_key(item)
         if isinstance(key, CategoryMonthItem | SubcategoryMonthItem):
             out[key.month][key] = {"income": int(item.get("income", 0)), "expense": int(item.get("expense", 0))}
     return out

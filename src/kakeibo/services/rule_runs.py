@@ -27,8 +27,7 @@ from kakeibo.core.posting import AccountItem
 from kakeibo.services import rules as rules_service
 from kakeibo.services.common import now_iso
 from kakeibo.services.slips import changed_item, entry_of, merge_patch, slip_range, write_slips
-from kakeibo.store import GUARD_ITEMS, JOURNAL_ITEMS, Item, Store, WriteContext, slip_index_sks
-from kakeibo.store.keys import entry_parts, identity_sk, slip_sk
+from kakeibo.store import GUARD_ITEMS, JOURNAL_ITEMS, Dates, Item, Store, WriteContext, index_items_changed
 
 MAX_LISTED = 500  # slips an answer lists (the counts cover every slip)
 MAX_BATCH = 25  # slips per transaction at most (fewer when their items would pass 100)
@@ -136,16 +135,16 @@ def _change(item: Mapping[str, Any], update: Mapping[str, Any], rules: tuple[str
     }
 
 
-Span = tuple[str, str]  # the SKs of the slips a run covers (from..to), both ends included
+Span = Dates  # the days of the slips a run covers (from..to), both ends included
 
 
 def _span(date_from: str | None, date_to: str | None) -> Span:
-    lo, hi, _ = slip_range(date_from, date_to, None)
-    return lo, hi
+    window, _ = slip_range(date_from, date_to, None)
+    return window
 
 
 def _slips(store: Store, ledger: str, span: Span) -> Iterator[Item]:
-    return store.slips_oldest_first(ledger, *span)
+    return store.slips_within(ledger, span)
 
 
 def preview(
@@ -215,10 +214,10 @@ def _items_of(rule_set: core.RuleSet, item: Item) -> set[Hashable]:
     update, _ = planned(rule_set, item)
     new = {**item, **update}
     before, after = entry_of(item), entry_of(new)
-    keys: set[Hashable] = {("slip", item["SK"]), ("identity", item["id"])}
+    keys: set[Hashable] = {("slip", item["date"], item["id"]), ("identity", item["id"])}
     keys |= set(posting.effects(before)) | set(posting.effects(after))
     keys |= {AccountItem(a) for a in posting.accounts_touched(before)}
-    keys |= {("index", entry_parts(e)[0]) for e in slip_index_sks(item) ^ slip_index_sks(new)}
+    keys |= {("index", name) for name in index_items_changed(item, new)}
     return keys
 
 
@@ -285,18 +284,18 @@ def _read_again(old: Item | None) -> errors.ApiError:
 def _read_again_all(store: Store, ledger: str, items: list[Item], span: Span) -> list[Item]:
     """The slips as they are now: those deleted meanwhile left out, and one an edit moved to another
     day found there through its identity (left out only when that day is outside the run's span)."""
-    found = store.batch_get(ledger, [i["SK"] for i in items])
-    gone = [i for i in items if i["SK"] not in found]
+    found = store.slips_read_again(ledger, items)
+    gone = [i for i in items if (str(i["date"]), str(i["id"])) not in found]
     if gone:
-        identities = store.batch_get(ledger, [identity_sk(str(i["id"])) for i in gone])
+        identities = store.slip_identities(ledger, [str(i["id"]) for i in gone])
         moved = []
         for item in gone:
-            identity = identities.get(identity_sk(str(item["id"])))
+            identity = identities.get(str(item["id"]))
             if identity is not None and not identity.get("deleted"):
-                sk = slip_sk(str(identity["date"]), str(item["id"]))
-                if span[0] <= sk <= span[1]:
-                    moved.append(sk)
+                ref = (str(identity["date"]), str(item["id"]))
+                if span.holds(*ref):
+                    moved.append(ref)
         if moved:
-            found.update(store.batch_get(ledger, moved))
+            found.update(store.slips_at(ledger, moved))
     now = {str(f["id"]): f for f in found.values()}
     return [now[str(i["id"])] for i in items if str(i["id"]) in now]

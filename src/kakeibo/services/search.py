@@ -21,7 +21,7 @@ from kakeibo.core.rules import normalise
 from kakeibo.core.tags import normalise_tag
 from kakeibo.services.common import query_date
 from kakeibo.settings import today
-from kakeibo.store import Item, SlipFilter, Store, encode_cursor
+from kakeibo.store import Dates, Item, SlipFilter, Store, encode_cursor
 
 MAX_READ = 1000  # slips read per request at most; a cursor continues
 DEFAULT_MONTHS = 12
@@ -149,7 +149,7 @@ def _read_newest(
             continue
         day: str | None = None
         bucket: list[Item] = []
-        pages = store.slip_pages(ledger, f"SLIP#{first}#", f"SLIP#{last}#~", tag=tag, first=limit + 16, then=200)
+        pages = store.slip_pages(ledger, Dates(first, last), tag=tag, first=limit + 16, then=200)
         for page in pages:
             read += page.read
             for item in page.items:
@@ -166,7 +166,7 @@ def _read_newest(
                     started = started or day
                 if keep(item):
                     bucket.append(item)
-            if page.last_sk is not None and read >= MAX_READ and day is not None and day != started:
+            if not page.done and read >= MAX_READ and day is not None and day != started:
                 return found, encode_cursor({"day": day})  # the day being read, read again whole
         close(day, bucket)
         if len(found) >= limit:

@@ -23,7 +23,6 @@ from kakeibo.models.ledgers import SettlementIn
 from kakeibo.models.slips import SlipIn
 from kakeibo.services.common import new_token, now_iso
 from kakeibo.store import Change, Item, SharedLedger, Store, TxOp, WriteContext
-from kakeibo.store.keys import settlement_sk
 
 EQUAL, CUSTOM = "equal", "custom"
 
@@ -178,7 +177,7 @@ def record_settlement(
     if payer == payee:
         raise _refused(["to"], "from and to must be two different people")
     settlement_id = hashlib.sha256((token or new_token()).encode()).hexdigest()[:26].upper()
-    if token is not None and (recorded := store.get(ctx.ledger, settlement_sk(settlement_id))) is not None:
+    if token is not None and (recorded := store.settlement(ctx.ledger, settlement_id)) is not None:
         return _recorded(recorded, body)  # this key's settlement, recorded before its answer was lost
     item = store.nets(ctx.ledger) or {}
     seen = int(item.get("version", 0))
@@ -191,7 +190,6 @@ def record_settlement(
             raise _refused([field], f"'{user}' is not a member of this ledger")
     at = now_iso()
     record: Item = {
-        "SK": settlement_sk(settlement_id),
         "type": "settlement",
         "id": settlement_id,
         "payer": payer,

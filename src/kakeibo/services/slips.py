@@ -32,6 +32,7 @@ from kakeibo.services.facets import reconciliation
 from kakeibo.services.settlements import Sharing
 from kakeibo.store import (
     Change,
+    Dates,
     Item,
     NewSlip,
     SharedLedger,
@@ -43,8 +44,7 @@ from kakeibo.store import (
     WriteContext,
     decode_cursor,
     encode_cursor,
-    identity_sk,
-    slip_sk,
+    keyed_slip,
 )
 
 SLIP_FIELDS = slip.FIELDS  # what a request says of a slip: the model's fields, every one (core/slip)
@@ -99,12 +99,12 @@ def _naming_accounts(entry: Entry) -> Iterator[None]:
 
 
 def _slip_item(body: SlipIn, entry: Entry, sharing: Sharing | None = None, **meta: Any) -> Item:
-    item: Item = {"SK": slip_sk(body.date, meta["id"]), **slip.stored(_said(body), entry.category)}
+    item: Item = slip.stored(_said(body), entry.category)
     item.update(facets.stored(body))
     if sharing is not None:
         item.update(sharing.fields())
     item.update(meta)
-    return item
+    return keyed_slip(item)
 
 
 def _said(body: SlipIn) -> slip.SlipValue:
@@ -219,10 +219,10 @@ def _create_slip(
         if not request_token:
             raise
         found = exc.identity if isinstance(exc, SlipIdTaken) else None
-        found = found or store.get(ledger, identity_sk(slip_id))
+        found = found or store.slip_identity(ledger, slip_id)
         if found is not None:
             return _replay(store, ledger, found, new)
-        legacy = store.get(ledger, slip_sk(body.date, slip_id))  # a slip from before identities
+        legacy = store.slip(ledger, body.date, slip_id)  # a slip from before identities
         if legacy is not None:
             if legacy.get("request_token") == request_token:
                 return slip_view(legacy)
@@ -241,7 +241,7 @@ def _replay(store: Store, ledger: str, identity: Item, new: NewSlip) -> dict[str
             "the slip this Idempotency-Key created has been deleted; it is not created again",
             id=identity["slip_id"],
         )
-    current = store.get(ledger, slip_sk(identity["date"], identity["slip_id"]))
+    current = store.slip(ledger, identity["date"], identity["slip_id"])
     if current is None:  # moved between our two reads
         raise errors.Conflict("the slip is being changed; retry", retry_after=1)
     return slip_view(current)
@@ -249,7 +249,7 @@ def _replay(store: Store, ledger: str, identity: Item, new: NewSlip) -> dict[str
 
 def get_slip_by_id(store: Store, ledger: str, slip_id: str) -> dict[str, Any]:
     """A slip by its id alone, wherever its date has moved it."""
-    found = store.get(ledger, identity_sk(slip_id)) if valid_id(slip_id) else None
+    found = store.slip_identity(ledger, slip_id) if valid_id(slip_id) else None
     if found is None or found.get("deleted"):
         raise errors.NotFound("slip not found")
     return get_slip(store, ledger, found["date"], slip_id)
@@ -260,7 +260,7 @@ def get_slip(store: Store, ledger: str, date: str, slip_id: str) -> dict[str, An
 
 
 def _read_slip(store: Store, ledger: str, date: str, slip_id: str) -> Item:
-    item = store.get(ledger, slip_sk(date, slip_id)) if _valid_key(date, slip_id) else None
+    item = store.slip(ledger, date, slip_id) if _valid_key(date, slip_id) else None
     if item is None:
         raise errors.NotFound("slip not found")
     return item
@@ -584,22 +584,22 @@ def _restored(
     return item, entry, checks, price.guard
 
 
-def slip_range(date_from: str | None, date_to: str | None, cursor: str | None) -> tuple[str, str, str | None]:
-    """The SK range of the slips dated from..to, and where a cursor resumes inside it."""
+def slip_range(date_from: str | None, date_to: str | None, cursor: str | None) -> tuple[Dates, str | None]:
+    """The days of the slips dated from..to, and where a cursor of an oldest-first listing of them
+    (its `sk`: store.slip_position) resumes inside them."""
     for name, value in (("from", date_from), ("to", date_to)):
         if value is not None:
             query_date(name, value)
-    lo = f"SLIP#{date_from or '0000-00-00'}#"
-    hi = f"SLIP#{date_to or '9999-99-99'}#~"
-    if lo > hi:
+    window = Dates(date_from, date_to)
+    if window.empty:
         raise errors.BadRequest("'from' is after 'to'")
     start = None
     if cursor:
         payload = decode_cursor(cursor)
         start = payload.get("sk")
-        if not (isinstance(start, str) and start.startswith("SLIP#") and lo <= start <= hi):
+        if not window.holds_position(start):
             raise errors.BadRequest("invalid cursor")
-    return lo, hi, start
+    return window, start
 
 
 MAX_LIST_READ = 1000  # slips (index entries) read per request by a filtered list; a cursor continues
@@ -670,7 +670,7 @@ def list_slip_items(
     (about its page's worth; with several filters, at most MAX_LIST_READ entries); on a ledger not
     yet indexed it reads at most MAX_LIST_READ slips (plus the rest of a day it started). Either
     may answer fewer than `limit` items with a cursor to continue."""
-    lo, hi, _ = slip_range(date_from, date_to, None)
+    window, _ = slip_range(date_from, date_to, None)
     resume = list_cursor(date_from, date_to, cursor)
     payee_key = rules_core.normalise(payee) if payee else None  # ?payee=ｽｰﾊﾟｰ finds スーパー
     filters = SlipFilter(account=account, category=category, kind=kind, by=by, payee=payee_key)
@@ -688,23 +688,22 @@ def list_slip_items(
         if page is not None:
             after = page.resume and encode_cursor({"day": page.resume[0], "below": page.resume[1]})
             return list(page.items), after
-    return _list_reading_slips(store, ledger, (lo, hi), resume=resume, filters=filters, limit=limit)
+    return _list_reading_slips(store, ledger, window, resume=resume, filters=filters, limit=limit)
 
 
 def _list_reading_slips(
     store: Store,
     ledger: str,
-    span: tuple[str, str],
+    window: Dates,
     *,
     resume: tuple[str, int | None] | None,
     filters: SlipFilter,
     limit: int,
 ) -> tuple[list[Item], str | None]:
     """A list read from the slips themselves (unfiltered, or a ledger not yet indexed)."""
-    lo, hi = span
     account, category, kind, by, payee = filters.account, filters.category, filters.kind, filters.by, filters.payee
     if resume:
-        hi = min(hi, f"SLIP#{resume[0]}#~")
+        window = window.until(resume[0])
     found: list[Item] = []  # the slips of the days read to their end, in order
     day: str | None = None  # the day being read
     first_day = resume[0] if resume else None
@@ -725,7 +724,7 @@ def _list_reading_slips(
     else:  # a little past the page, so that its last day is usually read whole by one Query
         first, then = limit + 1 + limit // 10 + 5, 25
     pages = store.slip_pages(
-        ledger, lo, hi, account=account, category=category, kind=kind, by=by, payee=payee, first=first, then=then
+        ledger, window, account=account, category=category, kind=kind, by=by, payee=payee, first=first, then=then
     )
     for page in pages:
         read += page.read
@@ -736,13 +735,13 @@ def _list_reading_slips(
                 day = item["date"]
                 first_day = first_day or day
             bucket.append(item)
-        if page.last_sk is None:
+        if page.stopped_on is None:
             close_day()
             break
         if len(found) >= limit:  # a page's worth of whole days, and the range goes on
             more = True
             break
-        at = page.last_sk.split("#")[1]
+        at = page.stopped_on
         first_day = first_day or at
         if read >= MAX_LIST_READ and at != first_day:
             if day is not None and day != at:

@@ -17,7 +17,7 @@ from kakeibo.services import recurrences as recurrence_service
 from kakeibo.services import slips as slip_service
 from kakeibo.services.common import now_iso
 from kakeibo.services.journal import UNDOABLE, entry_view
-from kakeibo.store import Item, Store, WriteContext, account_sk, entry_changes, identity_sk, recurrence_sk, slip_sk
+from kakeibo.store import Item, Store, WriteContext, entry_changes
 
 ACCOUNT_FIELDS = ("name", "allow_negative", "archived", "billing", "low_balance")
 
@@ -92,10 +92,10 @@ def _undo_one(store: Store, ctx: WriteContext, change: dict[str, Any], seq: int)
 
 def _current_slip(store: Store, ledger: str, slip_id: str, expected: int, left: dict[str, Any] | None = None) -> Item:
     """The slip as it is now, if it is still at `expected` (the version the entry left, `left`)."""
-    identity = store.get(ledger, identity_sk(slip_id))
+    identity = store.slip_identity(ledger, slip_id)
     if identity is None or identity.get("deleted"):
         raise _moved_on("slip", slip_id, int(identity["version"]) if identity else None, expected)
-    current = store.get(ledger, slip_sk(identity["date"], slip_id))
+    current = store.slip(ledger, identity["date"], slip_id)
     if current is None or int(current["version"]) != expected:
         since = _reconciled_since(current, left) if current is not None else None
         more = {"reconciled_by": since} if since else {}
@@ -136,7 +136,7 @@ def _undo_account(store: Store, ctx: WriteContext, change: dict[str, Any], seq: 
     if change["op"] != "update" or after is None or before is None:
         raise errors.NotUndoable("an account's creation is not undone; archive the account instead")
     account = str(change["id"])
-    current = store.get(ctx.ledger, account_sk(account))
+    current = store.account(ctx.ledger, account)
     expected = int(after["version"])
     if current is None or int(current["version"]) != expected:
         raise _moved_on("account", account, int(current["version"]) if current else None, expected)
@@ -168,7 +168,7 @@ def _undo_budget(store: Store, ctx: WriteContext, change: dict[str, Any], seq: i
 def _undo_recurrence(store: Store, ctx: WriteContext, change: dict[str, Any], seq: int) -> None:
     before = change.get("before")
     recurrence_id = str(change["id"])
-    current = store.get(ctx.ledger, recurrence_sk(recurrence_id))
+    current = store.read_recurrence(ctx.ledger, recurrence_id)
     expected = int(change["version"])
     found = int(current["version"]) if current else None
     if change["op"] == "delete":
@@ -248,7 +248,7 @@ def _still_as_left(store: Store, ledger: str, change: dict[str, Any]) -> None:
     """The slip of a bulk edit's change is still where the change left it (412 otherwise)."""
     slip_id = str(change["id"])
     if change["op"] == "delete":
-        identity = store.get(ledger, identity_sk(slip_id))
+        identity = store.slip_identity(ledger, slip_id)
         if identity is None or not identity.get("deleted") or int(identity["version"]) != int(change["version"]):
             current = int(identity["version"]) if identity else None
             raise _moved_on("slip", slip_id, current, int(change["version"]))

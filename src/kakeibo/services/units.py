@@ -13,7 +13,7 @@ from kakeibo import errors
 from kakeibo.core import units
 from kakeibo.core.posting import Plan
 from kakeibo.models.slips import SlipIn, check_tax
-from kakeibo.store import Item, Store, account_sk
+from kakeibo.store import Item, Store
 
 DERIVED = "jpy_derived"  # a points slip's jpy_amount: its amount x point_value, made here
 LOT_ACCOUNTS = "lot_accounts"  # on a slip: the points accounts whose lots it is in (services/points)
@@ -86,7 +86,7 @@ def _unit(store: Store, ledger: str, account: str, *, read: bool) -> Unit:
     known = _KNOWN.get((ledger, account))
     if known is not None or not read:
         return known or Unit()
-    item = store.get(ledger, account_sk(account))
+    item = store.account(ledger, account)
     if item is not None:
         remember(ledger, item)
     return Unit.of(item)

@@ -14,7 +14,15 @@ from typing import TYPE_CHECKING
 from kakeibo.settings import get_settings
 from kakeibo.store.accounts import AccountOps
 from kakeibo.store.alerts import AlertOps
-from kakeibo.store.balances import FENCE, FENCE_NAMES, REBUILD_EXPIRES, REBUILD_MARK, ROLLUPS_MARK
+from kakeibo.store.balances import (
+    FENCE,
+    FENCE_NAMES,
+    REBUILD_EXPIRES,
+    REBUILD_MARK,
+    ROLLUPS_MARK,
+    balance_key,
+    item_name,
+)
 from kakeibo.store.budgets import BudgetOps
 from kakeibo.store.bulk import BulkMoved, BulkOps
 from kakeibo.store.cards import CardOps, is_card_sk
@@ -25,7 +33,15 @@ from kakeibo.store.deletion import DeletionOps
 from kakeibo.store.exports import ExportOps
 from kakeibo.store.goals import GoalOps
 from kakeibo.store.imports import ImportOps
-from kakeibo.store.journal import CHANGE_TYPES, JOURNAL_ITEMS, Change, change_seq, entry_changes
+from kakeibo.store.journal import (
+    CHANGE_TYPES,
+    JOURNAL_ITEMS,
+    Change,
+    change_seq,
+    entry_changes,
+    entry_of_image,
+    is_entry_record,
+)
 from kakeibo.store.keys import (
     ACCOUNT_COUNT_SK,
     DELETION_WORK,
@@ -51,18 +67,37 @@ from kakeibo.store.keys import (
 from kakeibo.store.ledgers import LedgerOps
 from kakeibo.store.locks import Lease
 from kakeibo.store.points import PointOps
-from kakeibo.store.rebuild import RebuildOps
-from kakeibo.store.receipts import Claimed, ReceiptOps, is_receipt_sk, receipt_sk
+from kakeibo.store.rebuild import LedgerItem, RebuildOps
+from kakeibo.store.receipts import Claimed, ReceiptOps, is_receipt_sk, receipt_of, receipt_sk
 from kakeibo.store.reconciliations import AccountMoved, ReconciliationOps, Remark, SlipMoved
-from kakeibo.store.recurrences import ProgressConflict, RecurrenceOps
+from kakeibo.store.recurrences import Due, ProgressConflict, RecurrenceOps
 from kakeibo.store.restores import RestoreOps
 from kakeibo.store.rules import RuleOps, RuleSetItems
 from kakeibo.store.settlements import Roster, SettlementOps
-from kakeibo.store.slip_index import CLEARED_INDEXED, INDEX_FORMAT, INDEXED, IndexedPage, SlipFilter
-from kakeibo.store.slips import NewSlip, SlipCommit, SlipIdTaken, SlipOps, SlipPage, identity_of
+from kakeibo.store.slip_index import (
+    CLEARED_INDEXED,
+    INDEX_FORMAT,
+    INDEXED,
+    IndexedPage,
+    SlipFilter,
+    entry_place,
+    index_entries,
+    index_items_changed,
+)
+from kakeibo.store.slips import (
+    Dates,
+    NewSlip,
+    SlipCommit,
+    SlipIdTaken,
+    SlipOps,
+    SlipPage,
+    identity_of,
+    keyed_slip,
+    slip_position,
+)
 from kakeibo.store.tags import TagOps
 from kakeibo.store.tax import TaxOps
-from kakeibo.store.webhooks import MAX_WEBHOOKS, WebhookOps
+from kakeibo.store.webhooks import MAX_WEBHOOKS, WebhookOps, ledger_address, ledger_at
 from kakeibo.store.write import GUARD_ITEMS, ORIGINS, Bookkeeping, Guard, WriteContext, WriteOps
 
 if TYPE_CHECKING:
@@ -95,10 +130,13 @@ __all__ = [
     "CardOps",
     "Change",
     "Claimed",
+    "Dates",
+    "Due",
     "Guard",
     "IndexedPage",
     "Item",
     "Lease",
+    "LedgerItem",
     "NewSlip",
     "OnFail",
     "ProgressConflict",
@@ -118,6 +156,7 @@ __all__ = [
     "WriteContext",
     "account_id",
     "account_sk",
+    "balance_key",
     "category_sk",
     "change_seq",
     "day_sk",
@@ -127,6 +166,8 @@ __all__ = [
     "dynamodb_client",
     "encode_cursor",
     "entry_changes",
+    "entry_of_image",
+    "entry_place",
     "from_ddb",
     "get_store",
     "get_token_store",
@@ -134,15 +175,24 @@ __all__ = [
     "identity_of",
     "identity_sk",
     "import_sk",
+    "index_entries",
+    "index_items_changed",
     "is_card_sk",
+    "is_entry_record",
     "is_lots_sk",
     "is_receipt_sk",
+    "item_name",
+    "keyed_slip",
+    "ledger_address",
+    "ledger_at",
     "lock_sk",
     "lots_sk",
     "pk",
+    "receipt_of",
     "receipt_sk",
     "recurrence_sk",
     "slip_index_sks",
+    "slip_position",
     "slip_sk",
     "to_ddb",
 ]

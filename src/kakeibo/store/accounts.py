@@ -22,6 +22,10 @@ SCHEDULE = ("next_closing", "next_payment", "paid_through")  # with `last_error`
 class AccountOps(LockOps, WriteOps):
     """The ledger's accounts."""
 
+    def account(self, ledger: str, account: str) -> Item | None:
+        """The account item `account` (a consistent read)."""
+        return self.get(ledger, account_sk(account))
+
     def accounts(self, ledger: str) -> Iterator[Item]:
         """Every account item of the ledger, in id order."""
         return self.query(ledger, begins_with="ACCOUNT#")
@@ -42,6 +46,7 @@ class AccountOps(LockOps, WriteOps):
         the journal entry."""
         ledger = ctx.ledger
         account = item["id"]
+        item = {"SK": account_sk(account), **item}
         if item.get("billing"):
             item = {**item, **card_schedule(ledger, account, **{k: item[k] for k in SCHEDULE})}
         item = {k: v for k, v in item.items() if v is not None}

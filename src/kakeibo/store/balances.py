@@ -31,12 +31,25 @@ from kakeibo.store.keys import (
     account_years_range,
     category_sk,
     day_sk,
+    derived_key,
     derived_sk,
     month_prefix,
     months_range,
     pk,
     subcategory_sk,
 )
+
+
+def item_name(key: ItemKey) -> str:
+    """The name of a balance item, as a verify reports it (and orders them by): its key."""
+    return derived_sk(key)
+
+
+def balance_key(item: Item) -> ItemKey | None:
+    """The balance item a stored item is (account, day, month x category or subcategory, account
+    month or year, nets, tax year); None for any other item."""
+    return derived_key(str(item["SK"]))
+
 
 # A mark on a month x category item: its spending reaches a strict month through the carry (繰越), so
 # its slip changes are checked against the strict months of its year, not against its own item alone

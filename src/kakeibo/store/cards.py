@@ -14,7 +14,7 @@ from typing import Any
 
 from kakeibo import errors
 from kakeibo.store.codec import Item
-from kakeibo.store.keys import account_sk
+from kakeibo.store.keys import account_sk, is_card_sk
 from kakeibo.store.recurrences import ProgressConflict, due_keys, forward_only, sets_and_removes
 from kakeibo.store.write import Bookkeeping, WriteOps
 
@@ -34,8 +34,7 @@ def card_schedule(
     }
 
 
-def is_card_sk(sk: str) -> bool:
-    return sk.startswith(account_sk(""))
+__all__ = ["CardOps", "card_schedule", "is_card_sk"]
 
 
 class CardOps(WriteOps):

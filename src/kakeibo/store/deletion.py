@@ -20,6 +20,7 @@ from kakeibo.store.keys import (
     SharedLedger,
     gone_pk,
     household_pk,
+    idempotency_person,
     lock_sk,
     member_sk,
     membership_sk,
@@ -235,9 +236,9 @@ class DeletionOps(LockOps, WriteOps):
         )
 
     def idempotency_records_forgotten(
-        self, table: str, person: str, *, after: dict[str, Any] | None, limit: int = 1000
+        self, table: str, user: str, *, after: dict[str, Any] | None, limit: int = 1000
     ) -> tuple[int, dict[str, Any] | None]:
-        """One page (`limit` records) of a Query of the person's partition of `table` (keys.
+        """One page (`limit` records) of a Query of `user`'s partition of `table` (keys.
         idempotency_person) after the key `after`: those Idempotency-Key records gone, 25 a call.
         (How many, the key to go on after; None: the partition is read.) Only their own records are
         read: the cost is theirs, not the table's. A key from before records were kept per person
@@ -247,7 +248,7 @@ class DeletionOps(LockOps, WriteOps):
             "KeyConditionExpression": "#id = :person",
             "ProjectionExpression": "#id, #sk",
             "ExpressionAttributeNames": {"#id": "id", "#sk": "sk"},
-            "ExpressionAttributeValues": {":person": {"S": person}},
+            "ExpressionAttributeValues": {":person": {"S": idempotency_person(user)}},
             "ConsistentRead": True,
             "Limit": limit,
         }

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from kakeibo import errors
 from kakeibo.store.codec import Item
-from kakeibo.store.keys import import_sk
+from kakeibo.store.keys import identity_sk, import_sk, slip_sk
 from kakeibo.store.write import Bookkeeping, WriteContext, WriteOps
 
 
@@ -18,6 +19,15 @@ class ImportOps(WriteOps):
         recorded imported rows before slips had identities."""
         used = {i["SK"].removeprefix("ID#") for i in self.query(ledger, begins_with="ID#", projection="SK")}
         return used | {i["SK"].removeprefix("ROW#") for i in self.query(ledger, begins_with="ROW#", projection="SK")}
+
+    def ids_taken(self, ledger: str, slips: Sequence[tuple[str, str]]) -> set[str]:
+        """The slip ids among `slips` (date, slip id) already used (an identity) or taken by an older
+        slip at that date: one consistent read of them all (TransactGetItems)."""
+        keys = [k for date, slip_id in slips for k in (identity_sk(slip_id), slip_sk(date, slip_id))]
+        found = self.transact_get(ledger, keys)
+        return {
+            slip_id for i, (_, slip_id) in enumerate(slips) if found[2 * i] is not None or found[2 * i + 1] is not None
+        }
 
     def import_started(
         self, ctx: WriteContext | Bookkeeping, import_id: str, *, rows: int, encoding: str, now: str

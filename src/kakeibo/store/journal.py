@@ -9,14 +9,14 @@ journal back (delta sync, history, undo).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from kakeibo import errors
 from kakeibo.store.codec import Item
 from kakeibo.store.core import StoreCore, TxOp
-from kakeibo.store.keys import JOURNAL_SK, change_seq, change_sk, pk
+from kakeibo.store.keys import CHANGE_PREFIX, JOURNAL_SK, change_seq, change_sk, ledger_of_pk, pk
 
 CHANGE_TYPES = (
     "slip",
@@ -101,6 +101,24 @@ def _already_undone(current: Item | None) -> errors.ApiError:
     if current is None:
         return errors.NotFound("change not found")
     return errors.AlreadyUndone("this change was already undone", undone_by=int(current["undone_by"]))
+
+
+def is_entry_record(record: Mapping[str, Any]) -> bool:
+    """A stream record of a new journal entry: an INSERT of an entry's key."""
+    keys = (record.get("dynamodb") or {}).get("Keys") or {}
+    sk = (keys.get("SK") or {}).get("S", "")
+    return record.get("eventName") == "INSERT" and isinstance(sk, str) and sk.startswith(CHANGE_PREFIX)
+
+
+def entry_of_image(image: Mapping[str, Any]) -> tuple[str, int] | None:
+    """The ledger (personal `sub` or SharedLedger) and seq of a journal entry item (a stream record's
+    image, decoded); None if it is not an entry of a ledger, or its seq is not its key's. A field
+    missing or of another type raises (KeyError, TypeError, ValueError, AttributeError)."""
+    ledger = ledger_of_pk(str(image["PK"]))
+    seq = int(image["seq"])
+    if ledger is None or seq < 1 or change_seq(str(image["SK"])) != seq:
+        return None
+    return ledger, seq
 
 
 def entry_changes(entry: Item) -> list[dict[str, Any]]:

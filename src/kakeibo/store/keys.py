@@ -61,8 +61,17 @@ def account_id(sk: str) -> str:
     return sk.removeprefix("ACCOUNT#")
 
 
+SLIP_PREFIX = "SLIP#"
+FIRST_DAY, LAST_DAY = "0000-00-00", "9999-99-99"  # before and after every date a slip can have
+
+
 def slip_sk(date: str, slip_id: str) -> str:
-    return f"SLIP#{date}#{slip_id}"
+    return f"{SLIP_PREFIX}{date}#{slip_id}"
+
+
+def slip_date(sk: str) -> str:
+    """The date of the slip a slip's SK names."""
+    return sk.split("#")[1]
 
 
 def identity_sk(slip_id: str) -> str:
@@ -241,6 +250,11 @@ _INDEX_HEADS = frozenset(f"{head}#" for head in INDEX_FIELDS.values())
 _LEGACY_HEADS = frozenset(f"{head}#" for head in LEGACY_INDEX_FIELDS)
 
 
+def is_card_sk(sk: str) -> bool:
+    """An account's item: what the due index names for a card's next payment."""
+    return sk.startswith(account_sk(""))
+
+
 def import_sk(sha256: str) -> str:
     return f"IMPORT#{sha256}"
 
@@ -258,8 +272,11 @@ NETS_SK = "OWE"
 DEPARTURES = "departures"  # on a shared ledger's META: how many members have been removed so far
 
 
+SETTLEMENT_PREFIX = "SETTLE#"
+
+
 def settlement_sk(settlement_id: str) -> str:
-    return f"SETTLE#{settlement_id}"
+    return f"{SETTLEMENT_PREFIX}{settlement_id}"
 
 
 # A year's medical payments and donations (tax season): one item per ledger and year.
@@ -413,15 +430,16 @@ def rule_sk(rule_id: str) -> str:
 
 JOURNAL_SK = "JOURNAL"  # the ledger's journal head: the seq of its last entry
 CHANGE_DIGITS = 12
+CHANGE_PREFIX = "CHG#"
 
 
 def change_sk(seq: int) -> str:
     """A journal entry: zero-padded, so key order is seq order."""
-    return f"CHG#{seq:0{CHANGE_DIGITS}d}"
+    return f"{CHANGE_PREFIX}{seq:0{CHANGE_DIGITS}d}"
 
 
 def change_seq(sk: str) -> int:
-    return int(sk.removeprefix("CHG#"))
+    return int(sk.removeprefix(CHANGE_PREFIX))
 
 
 def prefix_range(prefix: str) -> tuple[str, str]:
@@ -527,3 +545,15 @@ def lots_sk(account: str) -> str:
 
 def is_lots_sk(sk: str) -> bool:
     return sk.startswith("LOTS#")
+
+
+RECEIPT = "RECEIPT#"
+
+
+def receipt_sk(sha256: str) -> str:
+    """A receipt (store/receipts.py), by the SHA-256 of its object."""
+    return f"{RECEIPT}{sha256}"
+
+
+def is_receipt_sk(sk: str) -> bool:
+    return sk.startswith(RECEIPT)

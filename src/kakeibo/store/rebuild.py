@@ -3,7 +3,8 @@ items, and the identity items of slips from before identities."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from kakeibo import errors
@@ -20,13 +21,76 @@ from kakeibo.store.balances import (
 )
 from kakeibo.store.codec import Item, to_ddb
 from kakeibo.store.core import TxOp
-from kakeibo.store.keys import SLIP_SEQ_SK, account_sk, derived_sk, pk
+from kakeibo.store.keys import (
+    LEDGER_LOCK,
+    SETTLEMENT_PREFIX,
+    SLIP_PREFIX,
+    SLIP_SEQ_SK,
+    account_sk,
+    derived_key,
+    derived_sk,
+    identity_sk,
+    is_index_sk,
+    is_legacy_index_sk,
+    is_lots_sk,
+    item_entries,
+    pk,
+)
 from kakeibo.store.locks import Lease, LockOps
 from kakeibo.store.slip_index import CLEARED_INDEXED, INDEX_FORMAT, INDEXED, SlipIndexOps
+
+# What an item of a ledger is, as a verify reads the ledger (`LedgerItem.kind`)
+SLIP, IDENTITY, IMPORT_ROW, INDEX, LEGACY_INDEX = "slip", "identity", "import_row", "index", "legacy"
+COUNTER, LOTS, SETTLEMENT, BALANCE, OTHER = "counter", "lots", "settlement", "balance", "other"
+IMPORT_ROW_PREFIX = "ROW#"  # an imported row's mark, from before slips had identities
+
+
+@dataclass(frozen=True)
+class LedgerItem:
+    """An item of a ledger as a verify reads it: what it is, its name (as a verify reports it), the
+    slip an identity is of, the balance item it is, or the index entries it holds (latest first)."""
+
+    kind: str
+    item: Item
+    name: str
+    slip_id: str | None = None
+    key: ItemKey | None = None
+    entries: tuple[str, ...] = ()
+
+
+def ledger_item(item: Item) -> LedgerItem:
+    """What a stored item of a ledger is (`kind`), from its key."""
+    sk: str = item["SK"]
+    if sk.startswith(SLIP_PREFIX):
+        return LedgerItem(SLIP, item, sk)
+    if sk.startswith(identity_sk("")):
+        return LedgerItem(IDENTITY, item, sk, slip_id=sk.removeprefix(identity_sk("")))
+    if sk.startswith(IMPORT_ROW_PREFIX):
+        return LedgerItem(IMPORT_ROW, item, sk)
+    if is_index_sk(sk):
+        return LedgerItem(INDEX, item, sk, entries=tuple(item_entries(item)))
+    if is_legacy_index_sk(sk):
+        return LedgerItem(LEGACY_INDEX, item, sk)
+    if sk == SLIP_SEQ_SK:
+        return LedgerItem(COUNTER, item, sk)
+    if is_lots_sk(sk):
+        return LedgerItem(LOTS, item, sk)
+    if sk.startswith(SETTLEMENT_PREFIX):
+        return LedgerItem(SETTLEMENT, item, sk)
+    key = derived_key(sk)
+    return LedgerItem(OTHER, item, sk) if key is None else LedgerItem(BALANCE, item, sk, key=key)
 
 
 class RebuildOps(LockOps, SlipIndexOps, BalanceOps):
     """Writes made under the ledger lock."""
+
+    def read_ledger(self, ledger: str) -> Iterator[LedgerItem]:
+        """Every item of the ledger (one consistent query of its partition), each as what it is."""
+        return (ledger_item(item) for item in self.query(ledger))
+
+    def hold_ledger(self, ledger: str, ttl: float) -> Lease:
+        """The ledger's lock, which a rebuild holds: no slip or account changes meanwhile."""
+        return self.acquire_lock(ledger, LEDGER_LOCK, ttl=ttl)
 
     def mark_op(self, lease: Lease, account: str) -> TxOp:
         """Mark an account as being rebuilt under `lease`: slip changes on it fail (Locked)."""

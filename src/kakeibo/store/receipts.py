@@ -20,19 +20,18 @@ from typing import Any
 from kakeibo import errors
 from kakeibo.store.codec import Item
 from kakeibo.store.core import TxOp
+from kakeibo.store.keys import is_receipt_sk, receipt_sk
 from kakeibo.store.recurrences import due_keys
 from kakeibo.store.write import Bookkeeping, WriteOps
 
-RECEIPT = "RECEIPT#"
 RETIRED = "retired"  # being swept: no slip may take it up, its object is about to go
 
-
-def receipt_sk(sha256: str) -> str:
-    return f"{RECEIPT}{sha256}"
+__all__ = ["RETIRED", "Claimed", "ReceiptOps", "is_receipt_sk", "receipt_of", "receipt_sk"]
 
 
-def is_receipt_sk(sk: str) -> bool:
-    return sk.startswith(RECEIPT)
+def receipt_of(name: str) -> str | None:
+    """The SHA-256 of the receipt an item is, from the item's key (`name`); None for any other item."""
+    return name.removeprefix(receipt_sk("")) if is_receipt_sk(name) else None
 
 
 class Claimed(Exception):

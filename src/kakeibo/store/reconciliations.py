@@ -13,12 +13,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from kakeibo import errors
+from kakeibo.core.posting import ItemKey
 from kakeibo.store.codec import Item, to_ddb
 from kakeibo.store.core import TxOp
 from kakeibo.store.journal import Change
 from kakeibo.store.keys import (
     RECONCILIATIONS,
     account_sk,
+    derived_sk,
     pk,
     reconciliation_run_sk,
     reconciliation_sk,
@@ -222,14 +224,16 @@ class ReconciliationOps(SlipOps):
         *,
         balance: int,
         cleared: int,
-        cleared_after: Mapping[str, int] | None = None,
+        cleared_after: Mapping[ItemKey, int] | None = None,
     ) -> int:
         """The assertion, last: put once, while the account's balance and cleared total are still
         `balance` and `cleared` (what its marks were computed from), each rollup item of
-        `cleared_after` (SK -> its cleared total, 0 for an item absent) still has that cleared total
+        `cleared_after` (balance item -> its cleared total, 0 for an item absent) still has that cleared total
         (the cleared balance as of the date is then still what was summed), and the lease is
         `held`. Its seq."""
         ledger = ctx.ledger
+        item = {"SK": reconciliation_sk(item["account"], item["id"]), **item}
+        held_after = sorted((derived_sk(key), value) for key, value in (cleared_after or {}).items())
         account_check = TxOp(
             "ConditionCheck",
             {
@@ -250,7 +254,7 @@ class ReconciliationOps(SlipOps):
         ops = [
             held,
             account_check,
-            *(self._cleared_check(ledger, sk, value) for sk, value in sorted((cleared_after or {}).items())),
+            *(self._cleared_check(ledger, sk, value) for sk, value in held_after),
             self.put_op(ledger, item, "attribute_not_exists(SK)", _exists),
             self._run_gone_op(ledger, item["account"], item["id"]),  # the run is done with its assertion
         ]

@@ -29,7 +29,19 @@ from kakeibo.settings import get_settings
 from kakeibo.store.codec import Item, to_ddb
 from kakeibo.store.core import TxOp
 from kakeibo.store.journal import Change
-from kakeibo.store.keys import DELETION_WORK, ledger_of_gone_pk, ledger_of_pk, pk, recurrence_sk
+from kakeibo.store.keys import (
+    DELETION_WORK,
+    account_sk,
+    is_card_sk,
+    is_lots_sk,
+    is_receipt_sk,
+    ledger_of_gone_pk,
+    ledger_of_pk,
+    lots_sk,
+    pk,
+    receipt_sk,
+    recurrence_sk,
+)
 from kakeibo.store.write import Bookkeeping, WriteContext, WriteOps
 
 DUE_INDEX = "DueIndex"
@@ -55,6 +67,38 @@ def forward_only(names: dict[str, str], values: dict[str, Any], *, version: int,
         return condition + " AND attribute_not_exists(#pt)"
     values[":pt"] = value
     return condition + " AND (attribute_not_exists(#pt) OR #pt <= :pt)"
+
+
+# What work the due index holds for a ledger (`Due.kind`)
+CARD_PAYMENT, LAPSES, RECURRENCE, DELETION, RECEIPT_SWEEP, OTHER_WORK = (
+    "card", "lapses", "recurrence", "deletion", "receipt", "other",
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Due:
+    """Work due in a ledger: a card's next payment (`subject`: the card's account id), a points
+    account's lots lapsing (the account), a recurrence's occurrences (its id), a deletion to finish,
+    or a receipt on no slip to sweep (its SHA-256)."""
+
+    ledger: str
+    kind: str
+    subject: str = ""
+
+
+def due_of(ledger: str, sk: str) -> Due:
+    """The work that the item `sk` of `ledger` is due for (as `RecurrenceOps.due_work` names it)."""
+    if is_card_sk(sk):
+        return Due(ledger, CARD_PAYMENT, sk.removeprefix(account_sk("")))
+    if is_lots_sk(sk):
+        return Due(ledger, LAPSES, sk.removeprefix(lots_sk("")))
+    if sk.startswith(PREFIX):
+        return Due(ledger, RECURRENCE, sk.removeprefix(PREFIX))
+    if sk == DELETION_WORK:
+        return Due(ledger, DELETION)
+    if is_receipt_sk(sk):
+        return Due(ledger, RECEIPT_SWEEP, sk.removeprefix(receipt_sk("")))
+    return Due(ledger, OTHER_WORK, sk)
 
 
 class ProgressConflict(Exception):
@@ -275,6 +319,10 @@ class RecurrenceOps(WriteOps):
         for ledger, sk in self.due_work(until):
             if sk.startswith(PREFIX):
                 yield ledger, sk.removeprefix(PREFIX)
+
+    def due(self, until: str) -> Iterator[Due]:
+        """Every piece of work, in any ledger, due on or before `until`, earliest first (due_work)."""
+        return (due_of(ledger, sk) for ledger, sk in self.due_work(until))
 
     def due_work(self, until: str) -> Iterator[tuple[str, str]]:
         """(ledger, SK) of every item, in any ledger, with work due on or before `until` (recurrences,

@@ -19,11 +19,18 @@ from kakeibo.store.balances import BalanceOps
 from kakeibo.store.codec import Item, to_ddb
 from kakeibo.store.core import TxOp
 from kakeibo.store.journal import Change
-from kakeibo.store.keys import DEPARTURES, LEDGER_LOCK, META_SK, NETS_SK, household_pk, member_sk, settlement_sk
+from kakeibo.store.keys import (
+    DEPARTURES,
+    LEDGER_LOCK,
+    META_SK,
+    NETS_SK,
+    SETTLEMENT_PREFIX,
+    household_pk,
+    member_sk,
+    settlement_sk,
+)
 from kakeibo.store.locks import LockOps
 from kakeibo.store.write import WriteContext, WriteOps
-
-SETTLEMENT_PREFIX = "SETTLE#"
 
 
 @dataclass(frozen=True)
@@ -80,6 +87,10 @@ class SettlementOps(LockOps, BalanceOps, WriteOps):
     def settlements(self, ledger: str) -> Iterator[Item]:
         return self.query(ledger, begins_with=SETTLEMENT_PREFIX)
 
+    def settlement(self, ledger: str, settlement_id: str) -> Item | None:
+        """The recorded settlement `settlement_id`."""
+        return self.get(ledger, settlement_sk(settlement_id))
+
     def record_settlement(
         self,
         ctx: WriteContext,
@@ -95,6 +106,7 @@ class SettlementOps(LockOps, BalanceOps, WriteOps):
         item if it is still at version `seen` (the caller's If-Match), no member gone since the roster
         was read, no rebuild holding the ledger, and the journal entry (`token`: its
         ClientRequestToken, from an Idempotency-Key). Its seq."""
+        item = {"SK": settlement_sk(item["id"]), **item}
         (deltas,) = settlement_effects(settlement).values()
         names = {f"#f{i}": name for i, name in enumerate(deltas)}
         values = {f":f{i}": value for i, value in enumerate(deltas.values())}

@@ -33,6 +33,7 @@ from kakeibo.store.keys import (
     index_range,
     item_entries,
     pk,
+    slip_index_sks,
     slip_sk,
 )
 
@@ -48,6 +49,24 @@ CLEARED_INDEXED = "cleared_indexed"
 # Most selective first, in a household's usual data: a category is a small share of the slips, an
 # account or a member a larger one, a kind (nearly all slips are expenses) the largest.
 SELECTIVITY = ("payee", "category", "account", "by", "kind")
+
+
+def index_entries(slip: Item) -> frozenset[str]:
+    """The index entries a slip has (what `SlipIndexOps.index_ops` puts and deletes)."""
+    return slip_index_sks(slip)
+
+
+def index_items_changed(before: Item | None, after: Item | None) -> frozenset[str]:
+    """The index items a slip's write changes (from `before` to `after`; None: no slip): those that
+    hold an entry it gains or loses, each once however many of its entries it holds."""
+    entries = (index_entries(before) if before else frozenset()) ^ (index_entries(after) if after else frozenset())
+    return frozenset(entry_parts(entry)[0] for entry in entries)
+
+
+def entry_place(entry: str) -> tuple[str, str]:
+    """Where an index entry is stored: the name of its item, and the attribute it is there."""
+    item, name, _ = entry_parts(entry)
+    return item, name
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,9 +15,66 @@ from kakeibo.store.balances import BalanceOps
 from kakeibo.store.codec import Item, from_ddb, to_ddb
 from kakeibo.store.core import OnFail, TxOp
 from kakeibo.store.journal import Change
-from kakeibo.store.keys import SLIP_SEQ_SK, identity_sk, import_sk, pk, slip_index_sks, slip_sk
+from kakeibo.store.keys import (
+    FIRST_DAY,
+    LAST_DAY,
+    SLIP_PREFIX,
+    SLIP_SEQ_SK,
+    identity_sk,
+    import_sk,
+    pk,
+    slip_date,
+    slip_index_sks,
+    slip_sk,
+)
 from kakeibo.store.slip_index import CLEARED_INDEXED, INDEX_FORMAT, INDEXED, SlipIndexOps
 from kakeibo.store.write import WriteContext, WriteOps
+
+
+@dataclass(frozen=True)
+class Dates:
+    """The days from `first` to `last` (YYYY-MM-DD), both included: the window of slips a listing
+    reads. None: from the first day there is, to the last."""
+
+    first: str | None = None
+    last: str | None = None
+
+    @property
+    def span(self) -> tuple[str, str]:
+        """The SK range of the slips of these days."""
+        return slip_sk(self.first or FIRST_DAY, ""), slip_sk(self.last or LAST_DAY, "~")
+
+    @property
+    def empty(self) -> bool:
+        """Whether the window ends before it starts (`first` after `last`)."""
+        lo, hi = self.span
+        return lo > hi
+
+    def until(self, day: str) -> Dates:
+        """These days, up to `day` at the latest."""
+        return self if slip_sk(self.last or LAST_DAY, "~") <= slip_sk(day, "~") else Dates(self.first, day)
+
+    def holds(self, date: str, slip_id: str) -> bool:
+        """Whether the slip `slip_id` of `date` falls in the window."""
+        lo, hi = self.span
+        return lo <= slip_sk(date, slip_id) <= hi
+
+    def holds_position(self, position: object) -> bool:
+        """Whether `position` (where an oldest-first listing stopped, as its cursor keeps it) is a
+        slip of the window."""
+        lo, hi = self.span
+        return isinstance(position, str) and position.startswith(SLIP_PREFIX) and lo <= position <= hi
+
+
+def slip_position(slip: Item) -> str:
+    """Where an oldest-first listing of slips (`SlipOps.slips_within`) goes on after `slip`: what its
+    cursor keeps."""
+    return str(slip["SK"])
+
+
+def keyed_slip(item: Item) -> Item:
+    """A slip's item as it is stored: its fields, under the key its date and id make."""
+    return {"SK": slip_sk(item["date"], item["id"]), **item}
 
 
 @dataclass(frozen=True)
@@ -25,6 +82,16 @@ class SlipPage:
     items: list[Item]
     read: int  # slips read, matching or not
     last_sk: str | None  # where the page stopped; None: the range is done
+
+    @property
+    def done(self) -> bool:
+        """Whether the window is read to its end."""
+        return self.last_sk is None
+
+    @property
+    def stopped_on(self) -> str | None:
+        """The day of the slip where the page stopped (None: the window is read to its end)."""
+        return None if self.last_sk is None else slip_date(self.last_sk)
 
 
 @dataclass(frozen=True)
@@ -437,11 +504,32 @@ class SlipOps(SlipIndexOps, BalanceOps, WriteOps):
             },
         )
 
+    def slip(self, ledger: str, date: str, slip_id: str) -> Item | None:
+        """The slip `slip_id` of `date` (a consistent read)."""
+        return self.get(ledger, slip_sk(date, slip_id))
+
+    def slip_identity(self, ledger: str, slip_id: str) -> Item | None:
+        """The identity of the slip `slip_id`: its date and version now (a tombstone once deleted)."""
+        return self.get(ledger, identity_sk(slip_id))
+
+    def slip_identities(self, ledger: str, slip_ids: Iterable[str]) -> dict[str, Item]:
+        """The identities of the slips `slip_ids` that have one, by slip id (consistent reads)."""
+        keys = {identity_sk(slip_id): slip_id for slip_id in slip_ids}
+        return {keys[sk]: item for sk, item in self.batch_get(ledger, list(keys)).items()}
+
+    def slips_at(self, ledger: str, refs: Iterable[tuple[str, str]]) -> dict[tuple[str, str], Item]:
+        """The slips (date, slip id) of `refs` that are there, by (date, slip id) (consistent reads)."""
+        keys = {slip_sk(date, slip_id): (date, slip_id) for date, slip_id in refs}
+        return {keys[sk]: item for sk, item in self.batch_get(ledger, list(keys)).items()}
+
+    def slips_read_again(self, ledger: str, slips: Iterable[Item]) -> dict[tuple[str, str], Item]:
+        """The slips as they are now where they were read (those still there), by (date, slip id)."""
+        return self.slips_at(ledger, [(str(slip["date"]), str(slip["id"])) for slip in slips])
+
     def slip_pages(
         self,
         ledger: str,
-        lo: str,
-        hi: str,
+        window: Dates,
         *,
         account: str | None = None,
         category: str | None = None,
@@ -452,9 +540,10 @@ class SlipOps(SlipIndexOps, BalanceOps, WriteOps):
         first: int = 100,
         then: int = 100,
     ) -> Iterator[SlipPage]:
-        """The slips with SKs in lo..hi, newest date first, one Query page at a time: the slips that
-        match the filters, how many slips the page read, and where it stopped (None: at the end).
+        """The slips of the days of `window`, newest date first, one Query page at a time: the slips
+        that match the filters, how many slips the page read, and where it stopped (None: at the end).
         The first Query reads up to `first` slips, the following ones `then`."""
+        lo, hi = window.span
         filters, names, values = [], {}, {}
         if account:
             filters.append("(#acc = :acc OR #to = :acc)")
@@ -535,6 +624,11 @@ class SlipOps(SlipIndexOps, BalanceOps, WriteOps):
     def slips_dated(self, ledger: str, first: str, last: str) -> Iterator[Item]:
         """The slips dated first..last (YYYY-MM-DD, inclusive), oldest date first (one Query's pages)."""
         return self.query(ledger, between=(slip_sk(first, ""), slip_sk(last, "~")), page_size=500)
+
+    def slips_within(self, ledger: str, window: Dates, after: str | None = None) -> Iterator[Item]:
+        """The slips of the days of `window`, oldest date first, after the position `after`
+        (slip_position) if given."""
+        return self.slips_oldest_first(ledger, *window.span, after=after)
 
     def slips_oldest_first(self, ledger: str, lo: str, hi: str, after: str | None = None) -> Iterator[Item]:
         """The slips with SKs in lo..hi (after `after`), oldest date first."""

@@ -23,7 +23,7 @@ from kakeibo import errors
 from kakeibo.store.codec import Item, from_ddb, to_ddb
 from kakeibo.store.core import ConditionFailed, TxOp
 from kakeibo.store.journal import Change
-from kakeibo.store.keys import delivery_sk, pk, webhook_sk
+from kakeibo.store.keys import delivery_sk, ledger_of_pk, pk, webhook_sk
 from kakeibo.store.write import WriteContext, WriteOps
 
 MAX_WEBHOOKS = 10  # per ledger: every entry is sent to each
@@ -32,6 +32,16 @@ ACTIVE, FAILING, DISABLED = "active", "failing", "disabled"
 
 def _gone(_: Item | None) -> errors.ApiError:
     return errors.NotFound("webhook not found")
+
+
+def ledger_address(ledger: str) -> str:
+    """How a queue message (a webhook woken, a delivery given up) names a ledger: its partition."""
+    return pk(ledger)
+
+
+def ledger_at(address: str) -> str | None:
+    """The ledger (personal `sub` or SharedLedger) a queue message's `ledger_address` names, if any."""
+    return ledger_of_pk(address)
 
 
 class WebhookOps(WriteOps):

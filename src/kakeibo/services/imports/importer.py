@@ -51,11 +51,9 @@ from kakeibo.store import (
     Store,
     WriteContext,
     encode_cursor,
-    identity_sk,
-    slip_index_sks,
-    slip_sk,
+    index_items_changed,
+    slip_position,
 )
-from kakeibo.store.keys import entry_parts
 
 # TransactWriteItems' limit, less a shared ledger's check on the importing member and the journal's head and entry
 MAX_TX_ITEMS = 100 - GUARD_ITEMS - JOURNAL_ITEMS
@@ -369,9 +367,7 @@ class _Writer:
 
     def _existing(self, rows: Sequence[Row]) -> set[str]:
         """Slip ids among `rows` already used (an identity) or taken by an older slip at that key."""
-        keys = [k for r in rows for k in (identity_sk(r.slip_id), slip_sk(r.slip.date, r.slip_id))]
-        found = self.store.transact_get(self.ledger, keys)
-        return {r.slip_id for i, r in enumerate(rows) if found[2 * i] is not None or found[2 * i + 1] is not None}
+        return self.store.ids_taken(self.ledger, [(r.slip.date, r.slip_id) for r in rows])
 
     def _number(self, rows: Sequence[Row]) -> None:
         """Slip numbers for the rows that have none yet: one counter call for all of them (a number
@@ -436,7 +432,7 @@ def batches(
         # before the write, so the batch can only be smaller than it could have been)
         arrived = as_arrived(row.slip, accounts or {})
         item = new_slip_item(arrived, row.slip_id, stamp="", no=numbers.get(row.slip_id, 0), by=author)
-        items = {entry_parts(e)[0] for e in slip_index_sks(item)}
+        items = index_items_changed(None, item)
         if batch and 1 + own + 2 + len(index | items) + len(keys | touched) > MAX_TX_ITEMS:
             yield batch
             batch, keys, index, own = [], set(), set(), 0
@@ -462,20 +458,22 @@ def export_csv(
 ) -> tuple[str, str | None]:
     """(CSV text, cursor of the next page or None), oldest first, in the import format; with `by`,
     only the slips that member created or changed last."""
-    lo, hi, start = slip_range(date_from, date_to, cursor)
+    window, start = slip_range(date_from, date_to, cursor)
     slips: list[dict[str, Any]] = []
     longest = {"subcategory": True, "lines": True, "tax": True, "payees": True, "units": True, "tags": True}
     size = len(csvio.header_line(**longest))
     next_cursor: str | None = None
-    for item in store.slips_oldest_first(ledger, lo, hi, after=start):
+    last: str | None = None  # where the slips listed end: the next page goes on after it
+    for item in store.slips_within(ledger, window, after=start):
         if by and by not in (item.get("created_by"), item.get("updated_by")):
             continue
         slip = slip_view(item)
         line = csvio.slip_line(slip, **longest)  # the longest
         if slips and size + len(line.encode("utf-8")) > MAX_EXPORT_BYTES:
-            next_cursor = encode_cursor({"sk": slips[-1]["SK"]})
+            next_cursor = encode_cursor({"sk": last})
             break
-        slips.append({**slip, "SK": item["SK"]})
+        slips.append(slip)
+        last = slip_position(item)
         size += len(line.encode("utf-8"))
     subcategory = any(s.get("subcategory") for s in slips)
     split = any(s.get("lines") for s in slips)  # one row per line, numbered

@@ -20,7 +20,7 @@ from kakeibo.services.accounts import card_billing
 from kakeibo.services.card_payments import PAYMENT_MEMO
 from kakeibo.services.cards import statement_of
 from kakeibo.services.slips import slip_range
-from kakeibo.store import Item, Store, identity_sk, slip_sk
+from kakeibo.store import Item, Store
 
 MAX_DIFFERENCES = 200  # rows listed as differing from the card's statement (the counts cover them all)
 
@@ -95,14 +95,14 @@ def card_payments(
 
 def _posted(store: Store, ledger: str, ids: list[str]) -> dict[str, int | None]:
     """The payment slips that exist (or did: a deleted one is never posted again), by id -> amount."""
-    identities = store.batch_get(ledger, [identity_sk(i) for i in ids])
-    found = {i: identities[identity_sk(i)] for i in ids if identity_sk(i) in identities}
-    live = {slip_sk(str(v["date"]), i): i for i, v in found.items() if not v.get("deleted")}
-    slips = store.batch_get(ledger, list(live)) if live else {}
+    identities = store.slip_identities(ledger, ids)
+    found = {i: identities[i] for i in ids if i in identities}
+    live = {(str(v["date"]), i): i for i, v in found.items() if not v.get("deleted")}
+    slips = store.slips_at(ledger, list(live)) if live else {}
     out: dict[str, int | None] = dict.fromkeys(found)
-    for sk, slip_id in live.items():
-        if sk in slips:
-            out[slip_id] = int(slips[sk]["amount"])
+    for ref, slip_id in live.items():
+        if ref in slips:
+            out[slip_id] = int(slips[ref]["amount"])
     return out
 
 
@@ -137,10 +137,10 @@ def check(
     signed = {e.line: e.signed for e in statement.entries}
     file_rows = [rules.FileRow(r.line, r.slip_id, r.slip.date, signed.get(r.line, 0), r.slip.payee) for r in file.valid]
     held = _slips(store, ledger, [r.slip_id for r in file_rows], account, written or {})
-    lo, hi, _ = slip_range(cycle.period_from.isoformat(), cycle.closing_date.isoformat(), None)
+    window, _ = slip_range(cycle.period_from.isoformat(), cycle.closing_date.isoformat(), None)
     in_cycle = [
         rules.LedgerSlip(str(item["id"]), str(item["date"]), _signed(item, account), item.get("payee"))
-        for item in store.slips_oldest_first(ledger, lo, hi)
+        for item in store.slips_within(ledger, window)
         if item.get("account") == account
     ]
     differ = rules.differences(file_rows, held, in_cycle, cycle)
@@ -178,15 +178,13 @@ def _slips(
     ids = [i for i in ids if i not in out]
     if not ids:
         return out
-    identities = store.batch_get(ledger, [identity_sk(i) for i in ids])
-    live = {
-        slip_sk(str(v["date"]), i): i
-        for i in ids
-        if (v := identities.get(identity_sk(i))) is not None and not v.get("deleted")
-    }
-    slips = store.batch_get(ledger, list(live)) if live else {}
+    identities = store.slip_identities(ledger, ids)
+    live = {(str(v["date"]), i): i for i in ids if (v := identities.get(i)) is not None and not v.get("deleted")}
+    slips = store.slips_at(ledger, list(live)) if live else {}
     return out | {
-        slip_id: rules.LedgerSlip(slip_id, str(slips[sk]["date"]), _signed(slips[sk], account), slips[sk].get("payee"))
-        for sk, slip_id in live.items()
-        if sk in slips
+        slip_id: rules.LedgerSlip(
+            slip_id, str(slips[ref]["date"]), _signed(slips[ref], account), slips[ref].get("payee")
+        )
+        for ref, slip_id in live.items()
+        if ref in slips
     }

@@ -42,7 +42,7 @@ from kakeibo.services.slips import (
     slip_view,
     write_slip,
 )
-from kakeibo.store import Item, Store, WriteContext, identity_sk, slip_sk
+from kakeibo.store import Item, Store, WriteContext
 
 STATEMENTS = tuple(issuers.BY_ID)  # card and bank statements: identified like Money Forward's rows
 SYNCED_FORMATS = ("mf", "zaim", *STATEMENTS)
@@ -120,27 +120,27 @@ def compare(
     if fmt not in SYNCED_FORMATS or not rows:
         return out
     known = rows if used is None else [r for r in rows if r.slip_id in used]
-    identities = store.batch_get(ledger, [identity_sk(r.slip_id) for r in known]) if known else {}
+    identities = store.slip_identities(ledger, [r.slip_id for r in known]) if known else {}
     live = {
-        r.slip_id: identities[identity_sk(r.slip_id)]
+        r.slip_id: identities[r.slip_id]
         for r in rows
-        if identity_sk(r.slip_id) in identities and not identities[identity_sk(r.slip_id)].get("deleted")
+        if r.slip_id in identities and not identities[r.slip_id].get("deleted")
     }
     if fmt != "zaim" and live:
-        slips = store.batch_get(ledger, [slip_sk(str(i["date"]), sid) for sid, i in live.items()])
+        slips = store.slips_at(ledger, [(str(i["date"]), sid) for sid, i in live.items()])
         for row in rows:
             found = live.get(row.slip_id)
-            current = slips.get(slip_sk(str(found["date"]), row.slip_id)) if found else None
+            current = slips.get((str(found["date"]), row.slip_id)) if found else None
             if current is not None:
                 _classify(row, current, out)
-    lo, hi, _ = slip_range(min(r.slip.date for r in rows), max(r.slip.date for r in rows), None)
+    window, _ = slip_range(min(r.slip.date for r in rows), max(r.slip.date for r in rows), None)
     if not lists_missing:
         return out
     ids = {r.slip_id for r in rows}
     prefix = identity_prefix(STATEMENT_SOURCE if fmt in STATEMENTS else fmt)
     vanished = [
         item
-        for item in store.slips_oldest_first(ledger, lo, hi)
+        for item in store.slips_within(ledger, window)
         if item.get("import_id")
         and str(item["id"]).startswith(prefix)
         and item["id"] not in ids
@@ -325,8 +325,8 @@ def apply(
 def _raced(store: Store, ctx: WriteContext, row: Row, read: Item) -> str:
     """A change that met another write of its slip: another import of the same download applied
     it (the slip now keeps the row), or the slip was edited here meanwhile."""
-    where = sorted({slip_sk(str(read["date"]), str(read["id"])), slip_sk(row.slip.date, row.slip_id)})
-    now = store.batch_get(ctx.ledger, where)
+    where = sorted({(str(read["date"]), str(read["id"])), (row.slip.date, row.slip_id)})
+    now = store.slips_at(ctx.ledger, where)
     mark: dict[str, Any] = next((dict(item.get("imported") or {}) for item in now.values()), {})
     return CHANGED if mark.get("fingerprint") == fingerprint(as_slip(row)) else CONFLICTED
 

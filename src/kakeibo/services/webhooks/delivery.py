@@ -38,8 +38,16 @@ from typing import Any
 from kakeibo.queues import Queues
 from kakeibo.services.webhooks import outbound
 from kakeibo.settings import get_settings
-from kakeibo.store import Item, SharedLedger, Store, from_ddb
-from kakeibo.store.keys import change_seq, ledger_of_pk, pk
+from kakeibo.store import (
+    Item,
+    SharedLedger,
+    Store,
+    entry_of_image,
+    from_ddb,
+    is_entry_record,
+    ledger_address,
+    ledger_at,
+)
 from kakeibo.store.webhooks import ACTIVE, DISABLED, FAILING
 
 EVENT_ID = "Kakeibo-Event-Id"
@@ -52,28 +60,29 @@ BUSY_DELAY = 1  # seconds: a webhook another sender is delivering to is looked a
 CREATOR_GONE = "its creator is no longer an owner of the ledger"
 
 
+def _message(ledger: str, webhook_id: str, seq: int, **more: Any) -> dict[str, Any]:
+    """A queue message that wakes (or gives up on) the webhook `webhook_id` of `ledger` at `seq`."""
+    return {"ledger": ledger_address(ledger), "webhook": webhook_id, "seq": seq, **more}
+
+
 class Malformed(ValueError):
     """A stream record that names a journal entry but cannot be read as one."""
 
 
 def is_entry(record: dict[str, Any]) -> bool:
     """A stream record of a new journal entry (the only ones the sender acts on)."""
-    keys = (record.get("dynamodb") or {}).get("Keys") or {}
-    sk = (keys.get("SK") or {}).get("S", "")
-    return record.get("eventName") == "INSERT" and isinstance(sk, str) and sk.startswith("CHG#")
+    return is_entry_record(record)
 
 
 def entry_of(record: dict[str, Any]) -> tuple[str, int]:
     """The ledger (personal `sub` or SharedLedger) and seq of a journal entry's stream record."""
     try:
-        image = from_ddb(record["dynamodb"]["NewImage"])
-        ledger = ledger_of_pk(str(image["PK"]))
-        seq = int(image["seq"])
-        if ledger is None or seq < 1 or change_seq(str(image["SK"])) != seq:
+        found = entry_of_image(from_ddb(record["dynamodb"]["NewImage"]))
+        if found is None:
             raise Malformed("not a journal entry of a ledger")
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise Malformed(f"{type(exc).__name__}: {exc}") from None
-    return ledger, seq
+    return found
 
 
 def ledger_naming(ledger: str) -> dict[str, Any]:
@@ -146,7 +155,7 @@ class Sender:
     def _wake(self, ledger: str, seq: int) -> None:
         now_ms = int(self.clock() * 1000)
         messages = [
-            {"ledger": pk(ledger), "webhook": str(hook["id"]), "seq": seq}
+            _message(ledger, str(hook["id"]), seq)
             for hook in self.store.webhooks(ledger)
             if hook.get("state", ACTIVE) == ACTIVE
             and int(hook.get("delivered", 0)) < seq
@@ -164,7 +173,7 @@ class Sender:
         for record in records:
             try:
                 body = json.loads(record["body"])
-                ledger = ledger_of_pk(str(body["ledger"]))
+                ledger = ledger_at(str(body["ledger"]))
                 key = (str(body["ledger"]), str(body["webhook"]))
                 seq = int(body.get("seq", 0))
                 if ledger is None:
@@ -179,8 +188,7 @@ class Sender:
             return {"batchItemFailures": failures}
         with ThreadPoolExecutor(max_workers=min(10, len(woken))) as pool:
             futures = {
-                key: pool.submit(self.deliver, ledger_of_pk(key[0]) or "", key[1], seq)
-                for key, (seq, _) in woken.items()
+                key: pool.submit(self.deliver, ledger_at(key[0]) or "", key[1], seq) for key, (seq, _) in woken.items()
             }
             for key, future in futures.items():
                 try:
@@ -199,7 +207,7 @@ class Sender:
         if hook is None:  # gone, or another sender is delivering to it: it may miss `seq`, so look again
             current = self.store.webhook(ledger, webhook_id)
             if current is not None and current.get("state", ACTIVE) == ACTIVE and int(current["delivered"]) < seq:
-                self.queues.wake([{"ledger": pk(ledger), "webhook": webhook_id, "seq": seq}], delay=BUSY_DELAY)
+                self.queues.wake([_message(ledger, webhook_id, seq)], delay=BUSY_DELAY)
             return
         try:
             self._run(ledger, hook, token)
@@ -224,7 +232,7 @@ class Sender:
             for entry in entries:
                 if self._left() < MIN_SECONDS_LEFT:  # the next invocation goes on from the cursor
                     self.store.release_webhook(ledger, webhook_id, token)
-                    self.queues.wake([{"ledger": pk(ledger), "webhook": webhook_id, "seq": int(entry["seq"])}])
+                    self.queues.wake([_message(ledger, webhook_id, int(entry["seq"]))])
                     return
                 # read after the entries: an entry committed after a removal is only read once the
                 # removal is committed too, and this sees it
@@ -283,11 +291,9 @@ class Sender:
         state: dict[str, Any] = {"failures": failures, "failing_since_ms": since, "last_error": error}
         if spent:
             self.store.release_webhook(ledger, webhook_id, token, state=FAILING, retry_at_ms=0, **state)
-            self.queues.dead_letter(
-                {"ledger": pk(ledger), "webhook": webhook_id, "seq": seq, "error": error, "failures": failures}
-            )
+            self.queues.dead_letter(_message(ledger, webhook_id, seq, error=error, failures=failures))
             return
         delay = min(settings.webhook_retry_max_seconds, settings.webhook_retry_seconds * 2 ** min(failures - 1, 20))
         delay *= random.uniform(0.8, 1.0)  # noqa: S311 - jitter, not secrecy
         self.store.release_webhook(ledger, webhook_id, token, retry_at_ms=now_ms + int(delay * 1000), **state)
-        self.queues.wake([{"ledger": pk(ledger), "webhook": webhook_id, "seq": seq}], delay=delay)
+        self.queues.wake([_message(ledger, webhook_id, seq)], delay=delay)
