@@ -9,7 +9,9 @@
 // the ledger's data forgotten on a switch. Each panel is a module of its own in views/, with the same
 // small interface:
 //
-//   mount(root, ctx)  once: bind its controls (root is its element; ctx: what it may ask of the page)
+//   mount(root, ctx, handed)  once: bind its controls (root is its element, everything it finds is
+//                     under it; ctx: what it may ask of the page; handed: what it acts on outside its
+//                     root, handed by the page — the header's ledger switcher, a dialog, the foot's link)
 //   load()            read its data for the ledger and month shown, then render (optional)
 //   render()          draw from `state` (state.js)
 //   clear()           forget the ledger shown (optional)
@@ -71,12 +73,13 @@ const EVERY = ROUTES.map((r) => r.path);
 /**
  * Each view, the element it lives in, and the routes it is shown on: only the views of the route
  * shown read their data. `reads`: routes that need its data without showing it (the slip form
- * offers the accounts); `EVERY`: the page as a whole (who you are, the ledger's journal).
+ * offers the accounts); `EVERY`: the page as a whole (who you are, the ledger's journal). `hands`:
+ * the page's own elements outside its root that it acts on, handed to its mount by name.
  */
 const VIEWS = [
-  { view: settings, id: 'settings', on: EVERY },
+  { view: settings, id: 'settings', on: EVERY, hands: { docs: 'swagger-link' } },
   { view: alerts, id: 'alerts', on: EVERY },
-  { view: ledgers, id: 'household-panel', on: ['household'], reads: EVERY },
+  { view: ledgers, id: 'household-panel', on: ['household'], reads: EVERY, hands: { switcher: 'ledger-nav' } },
   { view: quick, id: 'quick-panel', on: ['slips'] },
   { view: slips, id: 'slips-panel', on: ['slips'] },
   { view: payer, id: 'slip-payer', on: ['slips'] },
@@ -95,7 +98,7 @@ const VIEWS = [
   { view: recurrences, id: 'recurrences-panel', on: ['slips'] },
   { view: imports, id: 'import-panel', on: ['slips'] },
   { view: rules, id: 'rules-panel', on: ['settings'] },
-  { view: journal, id: 'journal-panel', on: ['household'], reads: EVERY },
+  { view: journal, id: 'journal-panel', on: ['household'], reads: EVERY, hands: { history: 'slip-history-dialog' } },
   { view: webhooks, id: 'webhooks-panel', on: ['settings'] },
   { view: tokens, id: 'tokens-panel', on: ['settings'] },
   { view: dataio, id: 'data-panel', on: ['settings'] },
@@ -470,9 +473,9 @@ async function main() {
   on('outbox-sent', () => refreshAll());
   renderNav();
   signin.mount($('signin-panel'), ctx);
-  for (const { view, id, on: shownOn } of VIEWS) {
+  for (const { view, id, on: shownOn, hands = {} } of VIEWS) {
     $(id).dataset.routes = shownOn.join(' '); // where it is shown (a link into it opens its route)
-    view.mount($(id), ctx);
+    view.mount($(id), ctx, Object.fromEntries(Object.entries(hands).map(([name, part]) => [name, $(part)])));
   }
   bind();
   window.addEventListener('online', reconnect);

@@ -34,6 +34,7 @@ export const FIELD_LABELS = {
   to_account: '振替先',
   category: '分類',
   memo: 'メモ',
+  payee: '支払先',
   paid_by: '払った人',
   shares: '負担',
   jpy_amount: '円換算',
@@ -41,7 +42,7 @@ export const FIELD_LABELS = {
   expires_on: '有効期限',
   tags: 'タグ',
 };
-export const SLIP_FIELDS = ['date', 'kind', 'amount', 'account', 'to_account', 'category', 'memo'];
+export const SLIP_FIELDS = ['date', 'kind', 'amount', 'account', 'to_account', 'category', 'memo', 'payee'];
 export const UNCATEGORIZED = 'uncategorized'; // what the API files an expense or income without one under
 /**
  * The categories the API books by itself, never offered as a usual one: a points lot's lapse (the

@@ -84,13 +84,8 @@ def test_the_page_loads_nothing_from_elsewhere() -> None:
         assert not re.search(r"""(import\s[^;]*from\s*|@import\s*(url\()?)["']https?://""", text), name
 
 
-# The view modules that still find their elements anywhere in the page (ui.js's `$` is
-# document.getElementById) rather than under the root app.js hands them, as the slips view does.
-PAGE_WIDE_VIEWS = {
-    "accounts.js", "ahead.js", "alerts.js", "budgets.js", "cards.js", "dataio.js", "imports.js", "journal.js",
-    "ledgers.js", "payer.js", "quick.js", "receipts.js", "reconcile.js", "recurrences.js", "report.js", "rules.js",
-    "settings.js", "settlement.js", "signin.js", "tax.js", "tokens.js", "trends.js", "webhooks.js",
-}  # fmt: skip
+# A view finds its elements under the root app.js hands it (ui.js's `within`), never anywhere in the page
+# (ui.js's `$` is document.getElementById).
 DOCUMENT_QUERY = re.compile(r"\bdocument\s*\.\s*(?:getElementById|getElementsBy\w+|querySelector(?:All)?)\b")
 UI_IMPORT = re.compile(
     r"""import\s*(?:\{(?P<names>[^}]*)\}|\*\s*as\s+(?P<space>[\w$]+))\s*from\s*['"](?:\.\.?/)+ui\.js['"]"""
@@ -110,17 +105,21 @@ def document_queries(source: str) -> list[str]:
     return found
 
 
-def test_the_slips_view_finds_its_elements_under_its_root() -> None:
+def test_every_view_finds_its_elements_under_its_root() -> None:
     # Given every module of the page's views (a view's parts in a folder of its own too)
     views = ROOT / "web" / "views"
     sources = {p.relative_to(views).as_posix(): p.read_text(encoding="utf-8") for p in views.rglob("*.js")}
-    assert {"slips.js", "slips/fetch.js", "slips/state.js", "slips/view.js"} <= set(sources)
-    # When each is read for a query of the document as a whole (app.js hands each view its root)
+    assert {"slips.js", "slips/fetch.js", "slips/state.js", "slips/view.js", "ledgers.js", "payer.js"} <= set(sources)
+    # And the scan sees a query of the whole document in each of its forms
+    assert document_queries("const a = document.getElementById('x');") == ["document.getElementById"]
+    assert document_queries("import { $, h } from '../ui.js';") == ["$ from ui.js"]
+    assert document_queries("import * as ui from '../ui.js'; ui.$('x');") == ["ui.$ from ui.js"]
+    assert document_queries("import { h, within } from '../ui.js'; const $ = within(root);") == []
+    # When each is read for a query of the document as a whole (app.js hands each view its root, and
+    # the page's elements outside it that it acts on; a view hands another the part of its own it needs)
     reaching = {name: found for name, text in sources.items() if (found := document_queries(text))}
-    # Then the slips view and its parts (and any module added since) find their elements under their
-    # root only; the views that still reach the whole page are those listed, each of them still doing so
-    assert not {name: found for name, found in reaching.items() if name not in PAGE_WIDE_VIEWS}, reaching
-    assert set(reaching) == PAGE_WIDE_VIEWS, sorted(PAGE_WIDE_VIEWS - set(reaching))
+    # Then none of them reaches the whole page: every view finds its elements under what it is handed
+    assert not reaching, reaching
 
 
 def test_page_logic_in_node(node: str) -> None:

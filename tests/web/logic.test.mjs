@@ -20,6 +20,7 @@ import {
 } from '../../web/api.js';
 import { chartGroups, chartRows, linePoints, shorten } from '../../web/chart.js';
 import {
+  FIELD_LABELS,
   authorText,
   canWrite,
   defaultDay,
@@ -156,6 +157,16 @@ describe('slip changes', () => {
       slipChanges(slip, null).map((c) => c.field),
       ['date', 'kind', 'amount', 'account', 'category', 'memo'],
     );
+  });
+
+  test("a conflict names the payee another screen changed, in words", () => {
+    // Given the slip as read, then as another screen left it: paid at マルエツ instead of nowhere
+    const theirs = { ...slip, payee: 'マルエツ', version: 2 };
+    // When the two are compared for the conflict panel
+    const changes = slipChanges(slip, theirs);
+    // Then the payee is the one change, with its label
+    assert.deepEqual(changes, [{ field: 'payee', before: null, after: 'マルエツ' }]);
+    assert.equal(FIELD_LABELS.payee, '支払先');
   });
 
   test('field values read as a person expects', () => {

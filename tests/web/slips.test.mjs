@@ -139,4 +139,19 @@ describe('the merge patch an edit sends', () => {
     assert.equal(fromPoints.amount, 600);
     assert.deepEqual(fromDollars, { amount: 1300, jpy_amount: 1950, paid_by: 'hanako', shares: 'equal' });
   });
+
+  test('a payee changed alone is sent; one cleared is sent as null; one added to a slip without one is sent', () => {
+    // Given the slip as read, paid at マルエツ, and one with no payee
+    const none = slip('n', 1);
+    // When only the payee changes on the form: another shop, emptied (the form reads it as null), one typed
+    const moved = editPatch(base, form({ payee: '八百屋' }));
+    const cleared = editPatch(base, form({ payee: null }));
+    const added = editPatch(none, { ...none, payee: 'ドラッグストア' });
+    // Then each is a merge patch of the payee alone (null removes it, as the API's SlipPatch takes it)
+    assert.deepEqual(moved, { payee: '八百屋' });
+    assert.deepEqual(cleared, { payee: null });
+    assert.deepEqual(added, { payee: 'ドラッグストア' });
+    // And the same payee typed again is no change
+    assert.deepEqual(editPatch(base, form({ payee: 'マルエツ' })), {});
+  });
 });

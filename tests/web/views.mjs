@@ -1,8 +1,9 @@
 // The page's everyday views in a real browser (Debian's Chromium, headless, driven by playwright-core)
 // against the local front, one browser for every step: "today" is the ledger's day whatever the
 // browser's time zone, and the memo column stays readable at 1280 and 390 px; the slips show their
-// payee, the medical table keeps its words whole on a phone, the カード tab opens on the statements,
-// the pictures' words stay the page's size; axe-core finds nothing serious or critical in any state.
+// payee (and one changed or emptied alone in the form is saved so), the medical table keeps its
+// words whole on a phone, the カード tab opens on the statements, the pictures' words stay the page's
+// size; axe-core finds nothing serious or critical in any state.
 //
 //   node tests/web/views.mjs --url http://127.0.0.1:3000 --user someone --out test-output/web
 //
@@ -308,6 +309,31 @@ await run(async () => {
       await accessible(page, 'the slips with their payees');
       await context.close();
     }
+  });
+
+  await step('a payee changed alone in the slip form is saved, and one emptied is removed (1280 px)', async () => {
+    // Given a slip paid at スーパーマルエツ, its month shown
+    const user = `${args.user}-payee-edit`;
+    const as = await auth(user);
+    check((await api('POST', '/accounts', { id: 'wallet', name: '財布', type: 'cash', opening_balance: 30000 }, as)).status === 201, 'account');
+    const made = await api('POST', '/slips', { kind: 'expense', account: 'wallet', date: '2026-11-06', amount: 1280, category: '食費', payee: 'スーパーマルエツ' }, { ...as, 'Idempotency-Key': `${user}-0` });
+    check(made.status === 201, `slip: ${made.status}`);
+    const payees = async () => JSON.stringify((await api('GET', '/slips?from=2026-11-01&to=2026-11-30', undefined, as)).data.items.map((s) => s.payee ?? null));
+    const [width, height] = WIDTHS[0];
+    const { context, page } = await openPage({ width, height }, '#/slips/2026-11', null, user);
+    await until('listed', () => page.locator('#slip-rows tr').count(), 1);
+    for (const [before, typed, saved] of [['スーパーマルエツ', '八百屋', '八百屋'], ['八百屋', '', null]]) {
+      // When the slip is edited, only its payee changed (then emptied), and saved
+      await page.click('#slip-rows tr button.edit');
+      await until('in the form', () => page.inputValue('#slip-payee'), before);
+      await page.fill('#slip-payee', typed);
+      await page.click('#slip-submit');
+      // Then the API has the payee typed (none once emptied), and the page says it saved, not that nothing changed
+      await until(`the payee ${typed || '(none)'} saved`, payees, JSON.stringify([saved]));
+      await until('said', async () => (await page.innerText('#status')).startsWith('保存しました'), true);
+      await until('listed with it', () => page.innerText('#slip-rows tr td.payee'), typed);
+    }
+    await context.close();
   });
 
   await step('the medical table (確定申告) keeps its words readable at 390 px: no column one character per line', async () => {

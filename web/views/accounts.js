@@ -8,7 +8,10 @@ import { conflictShown, hideConflict, offerReapply, showConflict } from '../conf
 import { TYPE_LABELS, amountIn, canWrite, isDate, monthLabel, monthRange, parseAmount, parseAmountIn, shortDay, today, unitLabel, yen } from '../format.js';
 import { entryAccounts, keep, kept, unreachable } from '../kept.js';
 import { accountName, at, emit, newest, on, state } from '../state.js';
-import { $, FieldError, busy, clearError, fail, fillAccountSelect, h, on422, say, showError } from '../ui.js';
+import { FieldError, busy, clearError, fail, fillAccountSelect, h, on422, say, showError, within } from '../ui.js';
+import { useEditor as cardsUse } from './cards.js';
+
+let $ = null; // an element of the view by id, found under its root (#balances-panel, the element app.js hands it)
 
 const ACCOUNT_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 const ACCOUNT_FIELDS = { name: '名前', allow_negative: 'マイナス残高', archived: 'アーカイブ' };
@@ -16,6 +19,7 @@ const ACCOUNT_FIELDS = { name: '名前', allow_negative: 'マイナス残高', a
 let ctx;
 
 export function mount(root, context) {
+  $ = within(root);
   ctx = context;
   panel = root;
   $('account-form').addEventListener('submit', submitAccount);
@@ -28,6 +32,7 @@ export function mount(root, context) {
     $('history').hidden = true;
   });
   $('asof-form').addEventListener('submit', submitAsOf);
+  cardsUse($('account-manage-details')); // a card's billing is set in the account editor: handed to the cards view
   on('role', renderEmpty);
 }
 

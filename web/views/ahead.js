@@ -6,7 +6,12 @@ import { etagOf, query, segment } from '../api.js';
 import { forecastChart, historyChart, percent } from '../chart.js';
 import { amountText, isDate, longDay, monthLabel, monthOf, parseAmount, shiftMonth, shortDay, today, unitLabel, yen } from '../format.js';
 import { accountName, at, newest, on, state } from '../state.js';
-import { $, FieldError, busy, clearError, fail, fillAccountSelect, h, on422, optional, say, showError } from '../ui.js';
+import { FieldError, busy, clearError, fail, fillAccountSelect, h, on422, optional, say, showError, within } from '../ui.js';
+
+// Each panel's elements by id, found under its own root (the element app.js hands it).
+let inForecast = null; // #forecast-panel
+let inGoals = null; // #goals-panel
+let inNetworth = null; // #networth-panel
 
 // ---- pure ------------------------------------------------------------------------------------
 
@@ -100,12 +105,13 @@ export const forecast = {
   panel: null,
   mount(root) {
     this.panel = root;
-    $('forecast-until').addEventListener('change', () => this.load().catch(showError));
+    inForecast = within(root);
+    inForecast('forecast-until').addEventListener('change', () => this.load().catch(showError));
     on('accounts', () => forecastData && this.render());
   },
   load() {
     const isNewest = newest('forecast');
-    const until = untilOf(today(), Number($('forecast-until').value) || 3);
+    const until = untilOf(today(), Number(inForecast('forecast-until').value) || 3);
     return optional(this.panel, '/forecast', async () => {
       const { data } = await state.api.get(at(`/forecast${query({ until })}`));
       if (!isNewest()) return;
@@ -121,20 +127,20 @@ export const forecast = {
     const data = forecastData;
     if (!data) return;
     const name = (id) => accountName(id);
-    $('forecast-range').textContent = `${shortDay(data.from)}〜${shortDay(data.until)}`;
+    inForecast('forecast-range').textContent = `${shortDay(data.from)}〜${shortDay(data.until)}`;
     const short = data.items.filter((a) => a.first_shortfall);
-    $('forecast-shortfalls').replaceChildren(
+    inForecast('forecast-shortfalls').replaceChildren(
       ...short.map((a) => h('li', { class: 'shortfall', dataset: { account: a.account }, text: shortfallText(a, name) })),
     );
-    $('forecast-ok').hidden = short.length > 0 || !data.items.length;
+    inForecast('forecast-ok').hidden = short.length > 0 || !data.items.length;
     const lines = data.items.filter((a) => a.unit === 'JPY');
-    $('forecast-chart').replaceChildren(
+    inForecast('forecast-chart').replaceChildren(
       forecastChart(
         lines.map((a) => ({ id: a.account, name: a.name, points: forecastSeries(a, data.from), marks: debitDays(a), shortfall: a.first_shortfall?.date ?? null })),
         { from: data.from, until: data.until },
       ),
     );
-    $('forecast-table').querySelector('tbody').replaceChildren(
+    inForecast('forecast-table').querySelector('tbody').replaceChildren(
       ...data.items.map((a) =>
         h(
           'tr',
@@ -159,7 +165,8 @@ export const goalsView = {
   panel: null,
   mount(root) {
     this.panel = root;
-    $('goal-form').addEventListener('submit', (event) => {
+    inGoals = within(root);
+    inGoals('goal-form').addEventListener('submit', (event) => {
       event.preventDefault();
       this.create();
     });
@@ -179,8 +186,8 @@ export const goalsView = {
     this.panel.hidden = true;
   },
   render() {
-    fillAccountSelect($('goal-account'), state.accounts.filter((a) => !a.archived));
-    $('goal-rows').replaceChildren(
+    fillAccountSelect(inGoals('goal-account'), state.accounts.filter((a) => !a.archived));
+    inGoals('goal-rows').replaceChildren(
       ...goals.map((goal) => {
         const unit = unitOfAccount(goal.account);
         const id = `goal-${goal.id}`;
@@ -194,15 +201,15 @@ export const goalsView = {
         );
       }),
     );
-    $('goals-empty').hidden = goals.length > 0;
+    inGoals('goals-empty').hidden = goals.length > 0;
   },
   async create() {
     clearError();
-    const button = $('goal-submit');
-    const nameField = $('goal-name');
-    const targetField = $('goal-target');
-    const byField = $('goal-by');
-    const accountField = $('goal-account');
+    const button = inGoals('goal-submit');
+    const nameField = inGoals('goal-name');
+    const targetField = inGoals('goal-target');
+    const byField = inGoals('goal-by');
+    const accountField = inGoals('goal-account');
     try {
       const name = nameField.value.trim();
       if (!name) throw new FieldError(nameField, '目標の名前を入力してください');
@@ -223,7 +230,7 @@ export const goalsView = {
           throw null;
         }
       });
-      $('goal-form').reset();
+      inGoals('goal-form').reset();
       say(`目標「${name}」を追加しました`);
       await this.load();
     } catch (error) {
@@ -251,6 +258,7 @@ export const networth = {
   panel: null,
   mount(root) {
     this.panel = root;
+    inNetworth = within(root);
   },
   load() {
     const isNewest = newest('networth');
@@ -270,15 +278,15 @@ export const networth = {
     if (!netWorth) return;
     const items = netWorth.items;
     const last = items.at(-1);
-    $('networth-range').textContent = items.length ? `${monthLabel(items[0].month)}〜${monthLabel(last.month)}` : '';
-    $('networth-now').textContent = last ? yen(last.net) : '—';
-    $('networth-now').className = last && last.net < 0 ? 'expense' : 'income';
-    $('networth-assets').textContent = last ? yen(last.assets) : '—';
-    $('networth-liabilities').textContent = last ? yen(last.liabilities) : '—';
-    $('networth-chart').replaceChildren(
+    inNetworth('networth-range').textContent = items.length ? `${monthLabel(items[0].month)}〜${monthLabel(last.month)}` : '';
+    inNetworth('networth-now').textContent = last ? yen(last.net) : '—';
+    inNetworth('networth-now').className = last && last.net < 0 ? 'expense' : 'income';
+    inNetworth('networth-assets').textContent = last ? yen(last.assets) : '—';
+    inNetworth('networth-liabilities').textContent = last ? yen(last.liabilities) : '—';
+    inNetworth('networth-chart').replaceChildren(
       historyChart(items.map((m) => ({ date: monthLabel(m.month), balance: m.net })), { title: `純資産の推移（${netWorthSummary(items)}）` }),
     );
-    $('networth-table').querySelector('tbody').replaceChildren(
+    inNetworth('networth-table').querySelector('tbody').replaceChildren(
       ...items.map((m) =>
         h(
           'tr',
@@ -290,7 +298,7 @@ export const networth = {
         ),
       ),
     );
-    $('networth-unvalued').hidden = !netWorth.unvalued?.length;
-    $('networth-unvalued').textContent = netWorth.unvalued?.length ? `換算できない口座は含めていません: ${netWorth.unvalued.map(accountName).join('、')}` : '';
+    inNetworth('networth-unvalued').hidden = !netWorth.unvalued?.length;
+    inNetworth('networth-unvalued').textContent = netWorth.unvalued?.length ? `換算できない口座は含めていません: ${netWorth.unvalued.map(accountName).join('、')}` : '';
   },
 };

@@ -5,13 +5,16 @@
 import { segment } from '../api.js';
 import { momentText } from '../format.js';
 import { at, newest, state } from '../state.js';
-import { $, busy, h, optional, say, showError } from '../ui.js';
+import { busy, h, optional, say, showError, within } from '../ui.js';
 import { alertCountText } from './ahead.js';
+
+let $ = null; // an element of the view by id, found under its root (#alerts, the element app.js hands it)
 
 let alerts = [];
 let panel = null;
 
 export function mount(root) {
+  $ = within(root);
   panel = root;
 }
 

@@ -7,12 +7,15 @@ import { ApiError, etagOf, query, segment } from '../api.js';
 import { budgetChart, monthPace } from '../chart.js';
 import { categoryLabel, monthLabel, parseAmount, shiftMonth, today, yen } from '../format.js';
 import { at, emit, newest, on, state } from '../state.js';
-import { $, FieldError, busy, clearError, fail, h, optional, say, showError } from '../ui.js';
+import { FieldError, busy, clearError, fail, h, optional, say, showError, within } from '../ui.js';
+
+let $ = null; // an element of the view by id, found under its root (#budgets-panel, the element app.js hands it)
 
 let ctx;
 let panel;
 
 export function mount(root, context) {
+  $ = within(root);
   ctx = context;
   panel = root;
   $('budget-form').addEventListener('submit', submitBudget);

@@ -6,7 +6,11 @@
 import { ApiError, etagOf, segment } from '../api.js';
 import { canWrite, longDay, shortDay, today, yen } from '../format.js';
 import { at, newest, on, state } from '../state.js';
-import { $, FieldError, busy, clearError, fail, fillAccountSelect, h, on422, say, showError } from '../ui.js';
+import { FieldError, busy, clearError, fail, fillAccountSelect, h, on422, say, showError, within } from '../ui.js';
+
+let panel = null; // the view's element
+let $ = null; // an element of the view by id, found under its root (#cards-panel, the element app.js hands it)
+let editor = null; // an element of the account editor by id (the balances' 口座を管理, where a card's billing is set), handed by its owner
 
 export const SHIFT_LABELS = { none: 'そのまま', previous_business_day: '前の営業日', next_business_day: '次の営業日' };
 const STATE_LABELS = { open: '利用中', closed: '締め済み', paid: '支払済み' };
@@ -48,14 +52,9 @@ export function summary(items, day) {
 }
 
 export function mount(root, context) {
+  panel = root;
+  $ = within(root);
   ctx = context;
-  const form = $('billing-form');
-  form.addEventListener('submit', submitBilling);
-  $('billing-remove').addEventListener('click', removeBilling);
-  $('manage-account').addEventListener('change', fillBillingForm);
-  const days = () => [...Array.from({ length: 31 }, (_, i) => h('option', { value: String(i + 1), text: `${i + 1}日` })), h('option', { value: 'last', text: '末日' })];
-  $('billing-closing').replaceChildren(...days());
-  $('billing-payment').replaceChildren(...days());
   on('accounts', () => {
     fillBillingForm();
     loadStatements().catch(showError);
@@ -81,7 +80,7 @@ async function loadStatements() {
 
 export function render() {
   const shown = cards().filter((card) => statements.has(card.id));
-  $('cards-panel').hidden = shown.length === 0;
+  panel.hidden = shown.length === 0;
   $('card-list').replaceChildren(...shown.map((card) => cardSection(card, statements.get(card.id))));
 }
 
@@ -140,21 +139,32 @@ function cardSection(card, items) {
 
 // ---- billing in the account editor -------------------------------------------------------------
 
+/** The account editor a card's billing is set in (its 請求の設定 form, the account chosen), handed by its owner (the balances view). */
+export function useEditor(element) {
+  editor = within(element);
+  editor('billing-form').addEventListener('submit', submitBilling);
+  editor('billing-remove').addEventListener('click', removeBilling);
+  editor('manage-account').addEventListener('change', fillBillingForm);
+  const days = () => [...Array.from({ length: 31 }, (_, i) => h('option', { value: String(i + 1), text: `${i + 1}日` })), h('option', { value: 'last', text: '末日' })];
+  editor('billing-closing').replaceChildren(...days());
+  editor('billing-payment').replaceChildren(...days());
+}
+
 /** The billing fieldset shows for a credit card, filled with its billing as last read. */
 function fillBillingForm() {
-  const account = state.accounts.find((a) => a.id === $('manage-account').value);
+  const account = state.accounts.find((a) => a.id === editor('manage-account').value);
   const credit = account?.type === 'credit';
-  $('billing-form').hidden = !credit || !canWrite(state.role);
+  editor('billing-form').hidden = !credit || !canWrite(state.role);
   if (!credit) return;
-  fillAccountSelect($('billing-pay-from'), state.accounts.filter((a) => a.type === 'bank' && !a.archived), { placeholder: '銀行口座を選ぶ' });
+  fillAccountSelect(editor('billing-pay-from'), state.accounts.filter((a) => a.type === 'bank' && !a.archived), { placeholder: '銀行口座を選ぶ' });
   const billing = account.billing;
-  $('billing-closing').value = billing ? dayValue(billing.closing_day) : '15';
-  $('billing-payment').value = billing ? dayValue(billing.payment_day) : '10';
-  $('billing-offset').value = String(billing?.payment_month_offset ?? 1);
-  $('billing-pay-from').value = billing?.pay_from ?? '';
-  $('billing-shift').value = billing?.shift ?? 'next_business_day';
-  $('billing-remove').hidden = !billing;
-  $('billing-state').textContent = billing
+  editor('billing-closing').value = billing ? dayValue(billing.closing_day) : '15';
+  editor('billing-payment').value = billing ? dayValue(billing.payment_day) : '10';
+  editor('billing-offset').value = String(billing?.payment_month_offset ?? 1);
+  editor('billing-pay-from').value = billing?.pay_from ?? '';
+  editor('billing-shift').value = billing?.shift ?? 'next_business_day';
+  editor('billing-remove').hidden = !billing;
+  editor('billing-state').textContent = billing
     ? `次回の引き落とし: ${account.payments ? longDay(account.payments.next_payment) : '—'}`
     : '締め日と引き落とし日を設定すると、請求額が計算され、引き落とし日に銀行口座から自動で振り替えます。';
 }
@@ -176,7 +186,7 @@ async function saveBilling(account, billing, button, said) {
       } else {
         const fields = { closing_day: 'billing-closing', payment_day: 'billing-payment', pay_from: 'billing-pay-from', shift: 'billing-shift' };
         const named = error instanceof ApiError ? (error.problem?.errors ?? []).map((e) => fields[e.loc?.at(-1)]).find(Boolean) : undefined;
-        showError(error, on422(error, $(named ?? 'billing-closing')));
+        showError(error, on422(error, editor(named ?? 'billing-closing')));
       }
     }
   });
@@ -185,28 +195,28 @@ async function saveBilling(account, billing, button, said) {
 async function submitBilling(event) {
   event.preventDefault();
   clearError();
-  const account = state.accounts.find((a) => a.id === $('manage-account').value);
+  const account = state.accounts.find((a) => a.id === editor('manage-account').value);
   if (!account) return;
   let billing;
   try {
     billing = billingBody({
-      closing: $('billing-closing').value,
-      payment: $('billing-payment').value,
-      offset: $('billing-offset').value,
-      payFrom: $('billing-pay-from').value,
-      shift: $('billing-shift').value,
+      closing: editor('billing-closing').value,
+      payment: editor('billing-payment').value,
+      offset: editor('billing-offset').value,
+      payFrom: editor('billing-pay-from').value,
+      shift: editor('billing-shift').value,
     });
   } catch (error) {
     const controls = { closing_day: 'billing-closing', payment_day: 'billing-payment', pay_from: 'billing-pay-from' };
-    fail(error instanceof FieldError && typeof error.field === 'string' ? new FieldError($(controls[error.field]), error.message) : error);
+    fail(error instanceof FieldError && typeof error.field === 'string' ? new FieldError(editor(controls[error.field]), error.message) : error);
     return;
   }
-  await saveBilling(account, billing, $('billing-submit'), `締め日と引き落とし日を保存しました: ${account.name}`);
+  await saveBilling(account, billing, editor('billing-submit'), `締め日と引き落とし日を保存しました: ${account.name}`);
 }
 
 async function removeBilling() {
   clearError();
-  const account = state.accounts.find((a) => a.id === $('manage-account').value);
+  const account = state.accounts.find((a) => a.id === editor('manage-account').value);
   if (!account?.billing) return;
-  await saveBilling(account, null, $('billing-remove'), `締め日と引き落とし日の設定を外しました: ${account.name}`);
+  await saveBilling(account, null, editor('billing-remove'), `締め日と引き落とし日の設定を外しました: ${account.name}`);
 }

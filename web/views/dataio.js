@@ -10,8 +10,11 @@
 import { ApiError, segment } from '../api.js';
 import { forgetAll } from '../kept.js';
 import { at, on, state } from '../state.js';
-import { $, FieldError, clearError, fail, h, say, showError } from '../ui.js';
+import { FieldError, clearError, fail, h, say, showError, within } from '../ui.js';
 import { ledgerDeleted, ledgerMade } from './ledgers.js';
+
+let panel = null; // the view's element
+let $ = null; // an element of the view by id, found under its root (#data-panel, the element app.js hands it)
 
 const PAUSE_MS = 1000;
 let running = false;
@@ -39,7 +42,9 @@ export function blockingLedgers(problem) {
 
 let page = null;
 
-export function mount(_root, ctx) {
+export function mount(root, ctx) {
+  panel = root;
+  $ = within(root);
   page = ctx ?? null;
   $('export-start').addEventListener('click', () => start());
   $('me-delete-phrase').addEventListener('input', () => {
@@ -93,7 +98,7 @@ export function render() {
   // a restore makes a new ledger of the person's own: offered where they own the ledger shown (their
   // own one always), so a viewer of a shared ledger is offered no action in it
   const restorable = state.role === 'owner' && (!state.routes || state.routes.has('/ledgers/restore'));
-  $('data-panel').hidden = !owner && !restorable;
+  panel.hidden = !owner && !restorable;
   $('export-part').hidden = !owner;
   $('restore-form').hidden = !restorable;
   const shared = owner && state.ledger !== 'me' && Boolean(shownName());

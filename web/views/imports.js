@@ -15,7 +15,9 @@ import { ApiError, query } from '../api.js';
 import { TYPE_LABELS, amountIn } from '../format.js';
 import { accountName, at, on, state, unitOf } from '../state.js';
 import { cardPaymentRows, checkText, differenceRows, formatName, rowText, skippedRows, statementAccounts, wordsFor } from '../statements.js';
-import { $, FieldError, busy, clearError, fail, fillAccountSelect, h, say, showError } from '../ui.js';
+import { FieldError, busy, clearError, fail, fillAccountSelect, h, say, showError, within } from '../ui.js';
+
+let $ = null; // an element of the view by id, found under its root (#import-panel, the element app.js hands it)
 
 const IMPORT_FORMATS = { kakeibo: 'この API の形式', mf: 'マネーフォワード ME', zaim: 'Zaim' };
 export const IMPORT_ACTIONS = {
@@ -57,6 +59,7 @@ let words = wordsFor();
 let formats = null; // GET /imports/formats, read the first time a statement is checked
 
 export function mount(root, context) {
+  $ = within(root);
   ctx = context;
   panel = root;
   words = wordsFor(context.language);

@@ -6,7 +6,12 @@
 import { ApiError, query } from '../api.js';
 import { CHANGE_OP_LABELS as OPS, CHANGE_TYPE_LABELS as TYPES, ORIGIN_LABELS, amountIn, categoryLabel, momentText } from '../format.js';
 import { accountName, at, on, state, unitOf } from '../state.js';
-import { $, h, say, showError } from '../ui.js';
+import { h, say, showError, within } from '../ui.js';
+
+let panel = null; // the view's element
+let $ = null; // an element of the view by id, found under its root (#journal-panel, the element app.js hands it)
+let dialog = null; // a slip's 履歴, a dialog of the page's (opened from the slips' rows), handed by the page
+let inDialog = null; // an element of the dialog by id
 
 const POLL_MS = 4000;
 const SHOWN = 15; // latest entries listed
@@ -68,14 +73,19 @@ export function othersOf(entries, me) {
   return entries.filter((e) => e.by !== me);
 }
 
-export function mount(_root, pageCtx) {
+/** `history`: the dialog a slip's 履歴 opens in, outside the panel (a slip's row opens it while the panel is not shown); the page hands it. */
+export function mount(root, pageCtx, { history }) {
+  panel = root;
+  $ = within(root);
+  dialog = history;
+  inDialog = within(history);
   ctx = pageCtx;
   document.addEventListener('visibilitychange', () => {
     if (document.visibilityState === 'visible') poll();
   });
   window.addEventListener('focus', () => poll());
   on('history', (slip) => showHistory(slip));
-  $('slip-history-close').addEventListener('click', () => $('slip-history-dialog').close());
+  inDialog('slip-history-close').addEventListener('click', () => dialog.close());
 }
 
 export function clear() {
@@ -88,10 +98,10 @@ export function clear() {
 /** The latest entries, and the knowledge to follow from. */
 export async function load() {
   if (state.routes && !state.routes.has('/changes')) {
-    $('journal-panel').hidden = true;
+    panel.hidden = true;
     return;
   }
-  $('journal-panel').hidden = false;
+  panel.hidden = false;
   // Followed from where the page got to: read from the start once per ledger, then what is new
   // (a ledger's whole journal is not read again on every view)
   if (knowledge !== null) return poll();
@@ -196,8 +206,8 @@ async function showHistory(slip) {
   try {
     const { data } = await state.api.get(at(`/slips/${encodeURIComponent(slip.id)}/history`));
     const unit = unitHere(slip.account);
-    $('slip-history-title').textContent = `伝票の履歴（${slip.date} ${amountIn(slip.amount, unit)}）`;
-    $('slip-history-rows').replaceChildren(
+    inDialog('slip-history-title').textContent = `伝票の履歴（${slip.date} ${amountIn(slip.amount, unit)}）`;
+    inDialog('slip-history-rows').replaceChildren(
       ...data.items.map((item) =>
         h(
           'li',
@@ -208,7 +218,7 @@ async function showHistory(slip) {
         ),
       ),
     );
-    $('slip-history-dialog').showModal();
+    dialog.showModal();
   } catch (error) {
     showError(error);
   }

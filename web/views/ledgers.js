@@ -6,22 +6,32 @@ import { ApiError, PERSONAL, etagOf, inviteLink, inviteTokenOf, segment } from '
 import { ROLE_LABELS, ROLES, canWrite, ledgerLabel } from '../format.js';
 import { keep, keepOnly, kept, unreachable } from '../kept.js';
 import { emit, memberName, newest, state } from '../state.js';
-import { $, FieldError, busy, clearError, fail, h, on422, say, showError } from '../ui.js';
+import { FieldError, busy, clearError, fail, h, on422, say, showError, within } from '../ui.js';
+
+let panel = null; // the view's element
+let $ = null; // an element of the view by id, found under its root (#household-panel, the element app.js hands it)
+let switcher = null; // the ledger switcher in the header (#ledger-nav), handed by the page
+let inSwitcher = null; // an element of the switcher by id
 
 const LEDGER_KEY = 'kakeibo.ledger';
 
 let ctx;
 
-export function mount(root, context) {
+/** `switcher`: the header's ledger switcher, which this view fills and follows; the page hands it. */
+export function mount(root, context, { switcher: nav }) {
+  panel = root;
+  $ = within(root);
+  switcher = nav;
+  inSwitcher = within(nav);
   ctx = context;
-  $('ledger').addEventListener('change', () => switchLedger($('ledger').value));
-  $('ledger-nav').addEventListener('submit', (event) => event.preventDefault());
+  inSwitcher('ledger').addEventListener('change', () => switchLedger(inSwitcher('ledger').value));
+  switcher.addEventListener('submit', (event) => event.preventDefault());
   $('ledger-create-form').addEventListener('submit', submitLedger);
   $('invite-form').addEventListener('submit', submitInvite);
   $('invite-copy').addEventListener('click', copyInvite);
   $('accept-form').addEventListener('submit', submitAccept);
   $('ledger-leave').addEventListener('click', leaveLedger);
-  $('ledger-members-link').addEventListener('click', () => {
+  inSwitcher('ledger-members-link').addEventListener('click', () => {
     // the link opens #/household (the page keeps the month); then the members are where the focus is
     setTimeout(() => $('household-title').focus(), 0);
   });
@@ -51,7 +61,7 @@ const ledgerName = (ledger) => (ledger?.id === PERSONAL ? '自分の家計簿' :
 function applyRole(role) {
   state.role = role;
   document.body.dataset.role = role;
-  const note = $('ledger-role');
+  const note = inSwitcher('ledger-role');
   note.hidden = state.ledger === PERSONAL;
   note.textContent = state.ledger === PERSONAL ? '' : `あなたは${ROLE_LABELS[role] ?? role}${canWrite(role) ? '' : '（見るだけ）'}`;
   emit('role', role);
@@ -87,8 +97,8 @@ async function loadLedgers() {
 }
 
 function showLedgers() {
-  $('ledger-nav').hidden = false;
-  $('household-panel').hidden = false;
+  switcher.hidden = false;
+  panel.hidden = false;
   renderLedgers();
   applyRole(shownLedger()?.role ?? 'owner');
 }
@@ -110,13 +120,13 @@ function keptLedgers() {
 function withoutLedgers() {
   state.ledgers = null;
   state.ledger = PERSONAL;
-  $('ledger-nav').hidden = true;
-  $('household-panel').hidden = true;
+  switcher.hidden = true;
+  panel.hidden = true;
   applyRole('owner');
 }
 
 function renderLedgers() {
-  const select = $('ledger');
+  const select = inSwitcher('ledger');
   select.replaceChildren(...(state.ledgers ?? []).map((l) => h('option', { value: l.id, text: ledgerLabel(l) })));
   select.value = state.ledger;
 }
@@ -328,7 +338,7 @@ async function copyInvite() {
 /** A token arrived in the page's address (#invite=…): offer it; joining stays the person's choice. */
 export function offerInvite(token) {
   $('accept-token').value = token;
-  $('household-panel').scrollIntoView({ block: 'start' });
+  panel.scrollIntoView({ block: 'start' });
   $('accept-submit').focus();
   say('共有の家計簿への招待があります。参加するには「参加する」を押してください');
 }

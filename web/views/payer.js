@@ -6,7 +6,11 @@
 import { PERSONAL } from '../api.js';
 import { parseAmount, parseAmountIn, yen } from '../format.js';
 import { memberName, on, state } from '../state.js';
-import { $, FieldError, h } from '../ui.js';
+import { FieldError, h, within } from '../ui.js';
+
+let panel = null; // the view's element
+let $ = null; // an element of the view by id, found under its root (#slip-payer, the element app.js hands it)
+let field = null; // a field of the slip form 立替 sits in (its kind, account, amount, 円換算), handed by the form's owner
 
 /**
  * The yen a slip comes to, as typed — what shares are in (the nets are yen): yen as typed, points at
@@ -20,8 +24,8 @@ export function slipYen(unit, pointValue, amountText, jpyText) {
 
 /** The yen of the slip in the form (slipYen of its account's unit). */
 export function formYen() {
-  const account = (state.accounts ?? []).find((a) => a.id === $('slip-account').value);
-  return slipYen(account?.unit, account?.point_value, $('slip-amount').value, $('slip-jpy-amount').value);
+  const account = (state.accounts ?? []).find((a) => a.id === field('slip-account').value);
+  return slipYen(account?.unit, account?.point_value, field('slip-amount').value, field('slip-jpy-amount').value);
 }
 
 /** The yen split equally among `users`: the yen that do not divide go one each to the first in user order. Pure. */
@@ -62,24 +66,31 @@ const sortedEntries = (shares) => Object.entries(shares ?? {}).filter(([, v]) =>
 /** Whether the form offers 立替: an expense in a shared ledger whose API has settlements. */
 function offered() {
   const routes = state.routes;
-  return Boolean(state.household) && state.ledger !== PERSONAL && $('slip-kind').value === 'expense' && (!routes || routes.has('/ledgers/{ledger}/settlement'));
+  return Boolean(state.household) && state.ledger !== PERSONAL && field('slip-kind').value === 'expense' && (!routes || routes.has('/ledgers/{ledger}/settlement'));
 }
 
 function members() {
   return (state.household?.members ?? []).map((m) => m.user);
 }
 
-export function mount() {
+export function mount(root) {
+  panel = root;
+  $ = within(root);
   $('slip-paid-by').addEventListener('change', sync);
   $('slip-shares-mode').addEventListener('change', sync);
-  $('slip-amount').addEventListener('input', updateLeft);
-  $('slip-jpy-amount').addEventListener('input', updateLeft); // a foreign slip is shared by its yen
-  $('slip-kind').addEventListener('change', sync);
   on('household', () => {
     fillPayers($('slip-paid-by').value);
     sync();
   });
   on('routes', sync);
+}
+
+/** The slip form 立替 is part of, handed by its owner (the slips view): the fields it reads, followed as they are typed. */
+export function useForm(form) {
+  field = within(form);
+  field('slip-amount').addEventListener('input', updateLeft);
+  field('slip-jpy-amount').addEventListener('input', updateLeft); // a foreign slip is shared by its yen
+  field('slip-kind').addEventListener('change', sync);
 }
 
 function fillPayers(chosen, extra = null) {
@@ -95,7 +106,7 @@ function fillPayers(chosen, extra = null) {
 /** Show or hide the parts of 立替 the form's choices call for. */
 export function sync() {
   const shown = offered();
-  $('slip-payer').hidden = !shown;
+  panel.hidden = !shown;
   const paid = shown && $('slip-paid-by').value !== '';
   $('slip-shares-row').hidden = !paid;
   const custom = paid && $('slip-shares-mode').value === 'custom';

@@ -12,8 +12,10 @@ import { query } from '../api.js';
 import { amountIn, busiestAccount, categoryLabel, latestAccount, monthOf, parseAmount, shiftMonth, today, usualCategories } from '../format.js';
 import { keep, kept, unreachable } from '../kept.js';
 import { at, newest, on, state, unitOf } from '../state.js';
-import { $, FieldError, busy, clearError, fail, fillAccountSelect, h, say, showError } from '../ui.js';
+import { FieldError, busy, clearError, fail, fillAccountSelect, h, say, showError, within } from '../ui.js';
 import { identity, sendSlip } from '../outbox.js';
+
+let $ = null; // an element of the view by id, found under its root (#quick-panel, the element app.js hands it)
 
 /** Offered before a household has slips of its own (and to fill up the chips). */
 const EVERYDAY = ['食費', '日用品', '交通費', '外食', '娯楽費', '医療費'];
@@ -43,7 +45,8 @@ function remember(account) {
   }
 }
 
-export function mount(_root, context) {
+export function mount(root, context) {
+  $ = within(root);
   ctx = context;
   $('quick-date').value = today(); // whatever can be read, the day is today
   $('quick-form').addEventListener('submit', submit);

@@ -6,7 +6,10 @@
 
 import { ApiError, segment } from '../api.js';
 import { at, on, state } from '../state.js';
-import { $, h, say, showError } from '../ui.js';
+import { h, say, showError, within } from '../ui.js';
+
+let panel = null; // the view's element
+let $ = null; // an element of the view by id, found under its root (#slip-receipts-field, the element app.js hands it)
 
 export const RECEIPT_TYPES = ['image/jpeg', 'image/png', 'image/webp', 'image/heic', 'application/pdf'];
 export const MAX_RECEIPT_BYTES = 10 * 1024 * 1024;
@@ -44,10 +47,12 @@ export function setReceipts(values) {
   render();
 }
 
-export function mount() {
+export function mount(root) {
+  panel = root;
+  $ = within(root);
   // Without the API's /receipts (an older API), the slip form offers none.
   on('routes', () => {
-    $('slip-receipts-field').hidden = Boolean(state.routes && !state.routes.has('/receipts'));
+    panel.hidden = Boolean(state.routes && !state.routes.has('/receipts'));
   });
   $('slip-receipt-file').addEventListener('change', async (event) => {
     const files = [...event.target.files];

@@ -10,7 +10,9 @@
 import { ApiError, etagOf, query, segment } from '../api.js';
 import { amountIn, minorDigits, parseAmountIn, today, unitLabel } from '../format.js';
 import { at, emit, on, state, unitOf } from '../state.js';
-import { $, busy, clearError, fillAccountSelect, h, say, showError } from '../ui.js';
+import { busy, clearError, fillAccountSelect, h, say, showError, within } from '../ui.js';
+
+let $ = null; // an element of the view by id, found under its root (#reconcile-panel, the element app.js hands it)
 
 export const ADJUST_CATEGORY = '使途不明金';
 export const CLEARED_LABELS = { uncleared: '未確認', cleared: '確認済み', reconciled: '照合済み' };
@@ -177,6 +179,7 @@ async function unlock(button, slip, side, mark) {
 }
 
 export function mount(root, context) {
+  $ = within(root);
   ctx = context;
   $('reconcile-form').addEventListener('submit', commit);
   for (const id of ['reconcile-account', 'reconcile-date', 'reconcile-balance']) $(id).addEventListener('input', soon);

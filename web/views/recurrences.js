@@ -5,7 +5,9 @@
 import { query, segment } from '../api.js';
 import { KIND_LABELS, UNCATEGORIZED, amountIn, categoryLabel, isDate, longDay, parseAmount, shortDay, today } from '../format.js';
 import { accountName, at, newest, on, state, unitOf } from '../state.js';
-import { $, FieldError, busy, clearError, fail, fillAccountSelect, h, on422, optional, say, showError, uuid } from '../ui.js';
+import { FieldError, busy, clearError, fail, fillAccountSelect, h, on422, optional, say, showError, uuid, within } from '../ui.js';
+
+let $ = null; // an element of the view by id, found under its root (#recurrences-panel, the element app.js hands it)
 
 const FREQ_LABELS = { daily: '毎日', weekly: '毎週', monthly: '毎月', yearly: '毎年' };
 const EVERY_UNITS = { daily: '日', weekly: '週', monthly: 'か月', yearly: '年' };
@@ -15,6 +17,7 @@ let ctx;
 let panel;
 
 export function mount(root, context) {
+  $ = within(root);
   ctx = context;
   panel = root;
   $('recurrence-form').addEventListener('submit', submitRecurrence);

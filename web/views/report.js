@@ -5,9 +5,12 @@ import { query } from '../api.js';
 import { categoryChart, chartRows, donutChart } from '../chart.js';
 import { categoryLabel, monthLabel, yen } from '../format.js';
 import { at, emit, newest, on, state } from '../state.js';
-import { $, h } from '../ui.js';
+import { h, within } from '../ui.js';
 
-export function mount() {
+let $ = null; // an element of the view by id, found under its root (#report-panel, the element app.js hands it)
+
+export function mount(root) {
+  $ = within(root);
   on('month', (month) => {
     $('report-month').textContent = monthLabel(month);
   });

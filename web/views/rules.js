@@ -6,7 +6,9 @@
 
 import { ApiError, segment } from '../api.js';
 import { at, newest, state } from '../state.js';
-import { $, h, optional, say, showError } from '../ui.js';
+import { h, optional, say, showError, within } from '../ui.js';
+
+let $ = null; // an element of the view by id, found under its root (#rules-panel, the element app.js hands it)
 
 let rules = [];
 let suggestions = [];
@@ -63,6 +65,7 @@ export function ruleFromSlip(slip, category) {
 }
 
 export function mount(root, pageCtx) {
+  $ = within(root);
   panel = root;
   ctx = pageCtx;
   $('rule-form').addEventListener('submit', (event) => {

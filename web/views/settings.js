@@ -6,13 +6,21 @@
 
 import { DEFAULT_USER, saveConfig } from '../api.js';
 import { state } from '../state.js';
-import { $, FieldError, busy, clearError, fail, say, showError } from '../ui.js';
-import { currentWords, refusalText, totpRefusalText } from './signin.js';
+import { FieldError, busy, clearError, fail, say, showError, within } from '../ui.js';
+import { WORDS, currentWords, refusalText, totpRefusalText, translate } from './signin.js';
 
 let ctx;
+let panel = null; // the view's element (#settings, the popover in the header)
+let $ = null; // an element of the view by id, found under its root
+let docs = null; // the link to the API's documentation (the page's foot), handed by the page
 
-export function mount(root, context) {
+/** `docs`: the link to the API's documentation, outside the popover (the page's foot): the page hands it. */
+export function mount(root, context, { docs: link }) {
   ctx = context;
+  panel = root;
+  $ = within(root);
+  docs = link;
+  if (currentWords() !== WORDS.ja) translate(root); // its words in the browser's language, as the sign-in panel's
   $('settings-form').addEventListener('submit', submitSettings);
   $('signout').addEventListener('click', signOut);
   $('signin-open').addEventListener('click', () => {
@@ -42,7 +50,7 @@ export function render() {
   $('user').value = state.config.user;
   if (signedIn) $('account-email').textContent = session.who?.email ?? '';
   $('who').textContent = signedIn ? session.who?.email ?? '' : names ? state.config.user : '—';
-  $('swagger-link').href = `${state.config.base || '.'}/swagger`;
+  docs.href = `${state.config.base || '.'}/swagger`;
 }
 
 async function submitSettings(event) {
@@ -56,7 +64,7 @@ async function submitSettings(event) {
   state.config = { ...state.config, user };
   saveConfig(state.config);
   ctx.useApi();
-  $('settings').open = false; // it covers the balances; the answer shows below
+  panel.open = false; // it covers the balances; the answer shows below
   render();
   ctx.clearLedger(); // nothing of the previous identity's ledger stays on screen, even if this one fails
   if (await ctx.connect()) say('接続先を保存して読み込みました');
@@ -113,6 +121,6 @@ async function signOut() {
   clearError();
   await busy($('signout'), async () => {
     if (!(await ctx.signOut())) return;
-    $('settings').open = false;
+    panel.open = false;
   });
 }

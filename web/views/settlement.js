@@ -7,7 +7,10 @@
 import { ApiError, PERSONAL, segment } from '../api.js';
 import { canWrite, yen } from '../format.js';
 import { memberName, newest, on, state } from '../state.js';
-import { $, busy, h, say, showError } from '../ui.js';
+import { busy, h, say, showError, within } from '../ui.js';
+
+let panel = null; // the view's element
+let $ = null; // an element of the view by id, found under its root (#settlement-panel, the element app.js hands it)
 
 let view = null; // {members, suggested, etag}
 
@@ -26,7 +29,9 @@ export function named(user, members) {
   return member && !member.member ? `${user}（退出済み）` : memberName(user);
 }
 
-export function mount() {
+export function mount(root) {
+  panel = root;
+  $ = within(root);
   on('role', () => render());
 }
 
@@ -37,7 +42,7 @@ export function clear() {
 
 export async function load() {
   const shown = state.ledger !== PERSONAL && (!state.routes || state.routes.has('/ledgers/{ledger}/settlement'));
-  $('settlement-panel').hidden = !shown;
+  panel.hidden = !shown;
   if (!shown) {
     view = null;
     return;

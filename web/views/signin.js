@@ -9,7 +9,10 @@
 // the code and the sign-in, and offered once they are in (app.js).
 
 import { AuthError } from '../auth.js';
-import { $, FieldError, busy, clearError, fail, say, showError } from '../ui.js';
+import { FieldError, busy, clearError, fail, say, showError, within } from '../ui.js';
+
+let panel = null; // the view's element
+let $ = null; // an element of the view by id, found under its root (#signin-panel, the element app.js hands it)
 
 const INVITE_KEY = 'kakeibo.invite';
 
@@ -158,8 +161,8 @@ const hasInvite = () => {
   }
 };
 
-/** The page's words in the browser's language, on every element that names one (data-word). */
-export function translate(root = document) {
+/** The words in the browser's language on every element under `root` that names one (data-word): a view's own. */
+export function translate(root) {
   for (const node of root.querySelectorAll('[data-word]')) {
     const text = words[node.dataset.word];
     if (typeof text === 'string') node.textContent = text;
@@ -167,9 +170,11 @@ export function translate(root = document) {
 }
 
 export function mount(root, context) {
+  panel = root;
+  $ = within(root);
   ctx = context;
   words = wordsFor(context.language);
-  if (words !== WORDS.ja) translate();
+  if (words !== WORDS.ja) translate(root);
   $('signin-form').addEventListener('submit', submitSignIn);
   $('signup-form').addEventListener('submit', submitSignUp);
   $('confirm-form').addEventListener('submit', submitConfirm);
@@ -188,7 +193,7 @@ export const currentWords = () => words;
 
 /** The panel shown at `id` (the sign-in form unless said), with `note` above it. */
 export function show({ note = '', id = 'signin-form', cancel = false, email: known = null } = {}) {
-  $('signin-panel').hidden = false;
+  panel.hidden = false;
   $('signin-cancel').hidden = !cancel;
   if (known) $('signin-email').value = known;
   $('signin-note').textContent = note || (hasInvite() ? words.invited : '');
@@ -197,7 +202,7 @@ export function show({ note = '', id = 'signin-form', cancel = false, email: kno
 }
 
 export function hide() {
-  $('signin-panel').hidden = true;
+  panel.hidden = true;
   for (const name of STEPS) $(name).reset();
   password = null;
 }

@@ -8,7 +8,11 @@
 import { ApiError, ledgerPath } from '../api.js';
 import { parseAmount, yen } from '../format.js';
 import { memberName, newest, on, state } from '../state.js';
-import { $, FieldError, h, showError } from '../ui.js';
+import { FieldError, h, showError, within } from '../ui.js';
+
+let panel = null; // the view's element
+let $ = null; // an element of the view by id, found under its root (#tax-panel, the element app.js hands it)
+let field = null; // a field of the slip form (its kind, its medical payment and donation), handed by the form's owner
 
 let medical = null;
 let donations = null;
@@ -48,9 +52,9 @@ export function taxPatch(base, wanted) {
 /** The form's {medical, donation} as the API takes them (nulls when not marked). Pure but for the form. */
 export function medicalBody({ patient, provider, kind, reimbursed, otc }, amount) {
   const who = (patient ?? '').trim();
-  if (!who) throw new FieldError($('slip-patient'), '医療を受けた人を入力してください');
+  if (!who) throw new FieldError(field('slip-patient'), '医療を受けた人を入力してください');
   const paidBack = (reimbursed ?? '').trim() ? parseAmount(reimbursed, { allowZero: true }) : 0;
-  if (paidBack > amount) throw new FieldError($('slip-reimbursed'), '補填される金額は支払った金額以下にしてください');
+  if (paidBack > amount) throw new FieldError(field('slip-reimbursed'), '補填される金額は支払った金額以下にしてください');
   const body = { patient: who, kind, reimbursed: paidBack, otc: Boolean(otc) };
   if ((provider ?? '').trim()) body.provider = provider.trim();
   return body;
@@ -58,53 +62,60 @@ export function medicalBody({ patient, provider, kind, reimbursed, otc }, amount
 
 function taxOffered() {
   const routes = state.routes;
-  return $('slip-kind').value === 'expense' && (!routes || routes.has('/reports/medical'));
+  return field('slip-kind').value === 'expense' && (!routes || routes.has('/reports/medical'));
 }
 
 /** The form's medical payment and donation; throws FieldError naming the field to fix. */
 export function readTax(amount, split) {
   if (!taxOffered()) return { medical: null, donation: null };
-  const medical = !split && $('slip-is-medical').checked
-    ? medicalBody({ patient: $('slip-patient').value, provider: $('slip-provider').value, kind: $('slip-medical-kind').value, reimbursed: $('slip-reimbursed').value, otc: $('slip-otc').checked }, amount)
+  const medical = !split && field('slip-is-medical').checked
+    ? medicalBody({ patient: field('slip-patient').value, provider: field('slip-provider').value, kind: field('slip-medical-kind').value, reimbursed: field('slip-reimbursed').value, otc: field('slip-otc').checked }, amount)
     : null;
   let donation = null;
-  if ($('slip-is-donation').checked) {
-    const municipality = $('slip-municipality').value.trim();
-    if (!municipality) throw new FieldError($('slip-municipality'), '寄附先の自治体を入力してください');
-    donation = { municipality, one_stop: $('slip-one-stop').checked };
+  if (field('slip-is-donation').checked) {
+    const municipality = field('slip-municipality').value.trim();
+    if (!municipality) throw new FieldError(field('slip-municipality'), '寄附先の自治体を入力してください');
+    donation = { municipality, one_stop: field('slip-one-stop').checked };
   }
   return { medical, donation };
 }
 
 export function setTax(values) {
   const medical = values.medical ?? null;
-  $('slip-is-medical').checked = Boolean(medical);
-  $('slip-patient').value = medical?.patient ?? '';
-  $('slip-provider').value = medical?.provider ?? '';
-  $('slip-medical-kind').value = medical?.kind ?? 'treatment';
-  $('slip-reimbursed').value = medical?.reimbursed ? String(medical.reimbursed) : '';
-  $('slip-otc').checked = Boolean(medical?.otc);
+  field('slip-is-medical').checked = Boolean(medical);
+  field('slip-patient').value = medical?.patient ?? '';
+  field('slip-provider').value = medical?.provider ?? '';
+  field('slip-medical-kind').value = medical?.kind ?? 'treatment';
+  field('slip-reimbursed').value = medical?.reimbursed ? String(medical.reimbursed) : '';
+  field('slip-otc').checked = Boolean(medical?.otc);
   const donation = values.donation ?? null;
-  $('slip-is-donation').checked = Boolean(donation);
-  $('slip-municipality').value = donation?.municipality ?? '';
-  $('slip-one-stop').checked = Boolean(donation?.one_stop);
+  field('slip-is-donation').checked = Boolean(donation);
+  field('slip-municipality').value = donation?.municipality ?? '';
+  field('slip-one-stop').checked = Boolean(donation?.one_stop);
   syncTax();
 }
 
 function syncTax() {
-  $('slip-tax').hidden = !taxOffered();
-  $('slip-medical-fields').hidden = !$('slip-is-medical').checked;
-  $('slip-donation-fields').hidden = !$('slip-is-donation').checked;
+  field('slip-tax').hidden = !taxOffered();
+  field('slip-medical-fields').hidden = !field('slip-is-medical').checked;
+  field('slip-donation-fields').hidden = !field('slip-is-donation').checked;
   const members = (state.household?.members ?? []).map((m) => m.user);
-  $('slip-patient-chips').replaceChildren(
+  field('slip-patient-chips').replaceChildren(
     ...members.map((user) =>
-      h('button', { type: 'button', class: 'small chip', text: memberName(user), onclick: () => { $('slip-patient').value = user; } }),
+      h('button', { type: 'button', class: 'small chip', text: memberName(user), onclick: () => { field('slip-patient').value = user; } }),
     ),
   );
 }
 
-export function mount() {
-  for (const id of ['slip-kind', 'slip-is-medical', 'slip-is-donation']) $(id).addEventListener('change', syncTax);
+/** The slip form whose medical payment and donation these are, handed by its owner (the slips view): its fields, followed as they change. */
+export function useForm(form) {
+  field = within(form);
+  for (const id of ['slip-kind', 'slip-is-medical', 'slip-is-donation']) field(id).addEventListener('change', syncTax);
+}
+
+export function mount(root) {
+  panel = root;
+  $ = within(root);
   on('household', syncTax);
   on('routes', syncTax);
   $('tax-year').addEventListener('change', () => load().catch(showError));
@@ -121,7 +132,7 @@ export function clear() {
 
 export async function load() {
   const shown = !state.routes || state.routes.has('/reports/medical');
-  $('tax-panel').hidden = !shown;
+  panel.hidden = !shown;
   if (!shown) return;
   const year = yearOf($('tax-year').value, state.month);
   const income = $('tax-income').value.trim();

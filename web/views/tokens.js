@@ -4,8 +4,10 @@
 // keeps its answer for a header that long).
 
 import { ApiError, segment } from '../api.js';
-import { $, h, say, showError } from '../ui.js';
+import { h, say, showError, within } from '../ui.js';
 import { state } from '../state.js';
+
+let $ = null; // an element of the view by id, found under its root (#tokens-panel, the element app.js hands it)
 
 const SCOPE_WORDS = { read: '読み取りのみ', write: '読み書き' };
 let tokens = [];
@@ -31,6 +33,7 @@ export function daysOf(text) {
 const shown = () => Boolean(panel) && !panel.classList.contains('off-route');
 
 export function mount(root) {
+  $ = within(root);
   panel = root;
   $('token-form').addEventListener('submit', (event) => {
     event.preventDefault();
@@ -55,12 +58,12 @@ export async function load() {
   try {
     const { data } = await state.api.get('/me/tokens');
     tokens = data.items;
-    $('tokens-panel').hidden = false;
+    panel.hidden = false;
     render();
   } catch (error) {
     // with a token itself, or without a person signed in, tokens are not this page's to manage
     if (error instanceof ApiError && (error.status === 403 || error.status === 401)) {
-      $('tokens-panel').hidden = true;
+      panel.hidden = true;
       return;
     }
     throw error;

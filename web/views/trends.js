@@ -5,11 +5,14 @@ import { query } from '../api.js';
 import { trendChart } from '../chart.js';
 import { yen } from '../format.js';
 import { at, newest, state } from '../state.js';
-import { $, h, optional } from '../ui.js';
+import { h, optional, within } from '../ui.js';
+
+let $ = null; // an element of the view by id, found under its root (#trends-panel, the element app.js hands it)
 
 let panel;
 
 export function mount(root) {
+  $ = within(root);
   panel = root;
 }
 

@@ -3,7 +3,9 @@
 
 import { ApiError, segment } from '../api.js';
 import { on, state } from '../state.js';
-import { $, h, say, showError } from '../ui.js';
+import { h, say, showError, within } from '../ui.js';
+
+let $ = null; // an element of the view by id, found under its root (#webhooks-panel, the element app.js hands it)
 
 let hooks = [];
 
@@ -22,6 +24,7 @@ let panel = null;
 const shown = () => Boolean(panel) && !panel.classList.contains('off-route');
 
 export function mount(root) {
+  $ = within(root);
   panel = root;
   $('webhook-form').addEventListener('submit', (event) => {
     event.preventDefault();
@@ -38,7 +41,7 @@ export function mount(root) {
   // a role changed: read the webhooks again only while they are shown (an owner's, or none)
   on('role', () => {
     if (shown()) load().catch(() => {});
-    else $('webhooks-panel').hidden = !ownerHere();
+    else panel.hidden = !ownerHere();
   });
 }
 
@@ -52,7 +55,7 @@ export function clear() {
 
 export async function load() {
   const owner = ownerHere();
-  $('webhooks-panel').hidden = !owner;
+  panel.hidden = !owner;
   if (!owner) return;
   const ledger = state.ledger;
   const { data } = await state.api.get(base());

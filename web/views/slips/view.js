@@ -28,11 +28,11 @@ import { pendingFor } from '../../outbox.js';
 import { accountName, emit, memberName, state, unitOf } from '../../state.js';
 import { parseTags, tagsProblem, tagsText } from '../../tags.js';
 import { FieldError, busy, fillAccountSelect, h, within } from '../../ui.js';
-import { payerText, readPayer, setPayer } from '../payer.js';
+import { payerText, readPayer, setPayer, useForm as payerUses } from '../payer.js';
 import { readReceipts, setReceipts } from '../receipts.js';
 import { clearedCell } from '../reconcile.js';
 import { addRule, ruleFromSlip } from '../rules.js';
-import { readTax, setTax } from '../tax.js';
+import { readTax, setTax, useForm as taxUses } from '../tax.js';
 import { MAX_LINES, allChosen, held, isForeign, lineOf, linesLeft } from './state.js';
 
 let root = null; // the view's element (#slips-panel)
@@ -84,6 +84,9 @@ export function mount(panel, actions) {
   $('bulk-delete').addEventListener('click', () => act.bulk({ delete: true }, $('bulk-delete')));
   $('bulk-none').addEventListener('click', () => act.chooseNone());
   $('bulk-undo').addEventListener('click', () => act.undo($('bulk-undo')));
+  // 立替 and the medical payment or donation are parts of this form: they are handed it
+  payerUses($('slip-form'));
+  taxUses($('slip-form'));
   syncKind();
 }
 
