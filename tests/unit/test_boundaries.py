@@ -78,7 +78,7 @@ def test_the_walls_are_read_from_real_modules() -> None:
             ("boto3", "botocore", "aws_lambda_powertools", "pydantic", "kakeibo.store", "kakeibo.services",
              "kakeibo.routes", "kakeibo.http", "kakeibo.handler", "kakeibo.models", "kakeibo.settings"),
         ),
-        ("routes", ("boto3", "botocore", "kakeibo.store.core", "kakeibo.store.codec")),
+        ("routes", ("boto3", "botocore", "kakeibo.store.transactions", "kakeibo.store.codec")),
         ("store", ("aws_lambda_powertools.event_handler", "kakeibo.http", "kakeibo.routes", "kakeibo.handler",
                    "kakeibo.services")),
         ("importformats", ("boto3", "botocore", "kakeibo.store", "kakeibo.services", "kakeibo.routes")),

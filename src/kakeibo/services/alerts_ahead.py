@@ -16,7 +16,7 @@ from kakeibo.core import alerts as core
 from kakeibo.services import alerts, forecast
 from kakeibo.services.budgets import list_budgets
 from kakeibo.services.common import TimeLeft
-from kakeibo.services.postings import out_of_time
+from kakeibo.services.scheduled import out_of_time
 from kakeibo.store import Store, WriteContext
 from kakeibo.store.journal import LedgerGone
 from kakeibo.store.recurrences import DELETION

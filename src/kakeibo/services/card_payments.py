@@ -14,7 +14,7 @@ from kakeibo.core.billing import Cycle
 from kakeibo.services.accounts import card_billing
 from kakeibo.services.cards import statement_of
 from kakeibo.services.common import TimeLeft
-from kakeibo.services.postings import RunTally, kept_error, out_of_time, post, poster_for, same_error
+from kakeibo.services.scheduled import RunTally, kept_error, out_of_time, post, poster_for, same_error
 from kakeibo.store import (
     Bookkeeping,
     Item,

@@ -10,7 +10,7 @@ from typing import Any
 from kakeibo import errors, messages
 from kakeibo.services import card_payments, lapses, recurrences
 from kakeibo.services.common import TimeLeft, query_date
-from kakeibo.services.postings import RunTally, out_of_time
+from kakeibo.services.scheduled import RunTally, out_of_time
 from kakeibo.settings import today
 from kakeibo.store import Due, Store
 from kakeibo.store.journal import LedgerGone

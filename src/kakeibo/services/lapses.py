@@ -1,5 +1,5 @@
 """Points about to lapse (GET /accounts/{id}/expiring) and the daily job's lapses (ポイント失効): per
-lot the points left at its expiry, posted once through the one posting path (services/postings.py),
+lot the points left at its expiry, posted once through the one posting path (services/scheduled.py),
 as recurring slips and card payments are. The lots themselves are kept by services/points.py."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from kakeibo.models.slips import SlipIn
 from kakeibo.services import points as points_service
 from kakeibo.services.accounts import account_item
 from kakeibo.services.common import TimeLeft
-from kakeibo.services.postings import RunTally, out_of_time, post, poster_for
+from kakeibo.services.scheduled import RunTally, out_of_time, post, poster_for
 from kakeibo.services.units import Unit
 from kakeibo.settings import today
 from kakeibo.store import Store

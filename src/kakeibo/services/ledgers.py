@@ -27,7 +27,7 @@ from kakeibo.services.access import (
 )
 from kakeibo.services.common import check_version, now_iso, on_current
 from kakeibo.store import Change, Item, SharedLedger, Store, WriteContext
-from kakeibo.store.core import TxOp
+from kakeibo.store.transactions import TxOp
 
 TOKEN_RE = re.compile(r"^[A-Za-z0-9_-]{32}$")
 

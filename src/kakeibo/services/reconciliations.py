@@ -36,7 +36,7 @@ from kakeibo.services import slips as slip_service
 from kakeibo.services.accounts import account_item
 from kakeibo.services.balances import rate_as_of, together
 from kakeibo.services.common import now_iso
-from kakeibo.services.postings import poster_for
+from kakeibo.services.scheduled import poster_for
 from kakeibo.services.units import RATED, Unit, yen_at_rate
 from kakeibo.settings import today
 from kakeibo.store import (

@@ -34,7 +34,7 @@ from kakeibo.services.common import (
     query_date,
     valid_id,
 )
-from kakeibo.services.postings import RunTally, kept_error, out_of_time, post, poster_for, same_error, worded
+from kakeibo.services.scheduled import RunTally, kept_error, out_of_time, post, poster_for, same_error, worded
 from kakeibo.settings import today
 from kakeibo.store import (
     Bookkeeping,

@@ -1,7 +1,7 @@
 """The only package that talks to DynamoDB: keys, transactions and their failures.
 
 `Store` offers operations named for what they do, one module per resource, over a small
-transaction core (core.py: the client, codec, TransactWriteItems with retries and the mapping of
+transaction core (transactions.py: the client, codec, TransactWriteItems with retries and the mapping of
 cancellation reasons to precise errors). Services call these operations; they never write a
 condition or an update expression.
 """
@@ -27,7 +27,6 @@ from kakeibo.store.budgets import BudgetOps
 from kakeibo.store.bulk import BulkMoved, BulkOps
 from kakeibo.store.cards import CardOps, is_card_sk
 from kakeibo.store.codec import Item, from_ddb, to_ddb
-from kakeibo.store.core import OnFail, RetryPolicy, StoreCore, TxOp, dynamodb_client
 from kakeibo.store.cursors import decode_cursor, encode_cursor
 from kakeibo.store.deletion import DeletionOps
 from kakeibo.store.exports import ExportOps
@@ -97,6 +96,7 @@ from kakeibo.store.slips import (
 )
 from kakeibo.store.tags import TagOps
 from kakeibo.store.tax import TaxOps
+from kakeibo.store.transactions import OnFail, RetryPolicy, StoreCore, TxOp, dynamodb_client
 from kakeibo.store.webhooks import MAX_WEBHOOKS, WebhookOps, ledger_address, ledger_at
 from kakeibo.store.write import GUARD_ITEMS, ORIGINS, Bookkeeping, Guard, WriteContext, WriteOps
 

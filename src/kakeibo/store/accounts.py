@@ -8,11 +8,11 @@ from typing import Any
 from kakeibo import errors
 from kakeibo.store.cards import card_schedule
 from kakeibo.store.codec import Item
-from kakeibo.store.core import OnFail
 from kakeibo.store.journal import Change
 from kakeibo.store.keys import ACCOUNT_COUNT_SK, LEDGER_LOCK, account_id, account_sk
 from kakeibo.store.locks import LockOps
 from kakeibo.store.recurrences import sets_and_removes
+from kakeibo.store.transactions import OnFail
 from kakeibo.store.write import WriteContext, WriteOps
 
 # The schedule a service gives with `billing`; the store adds the due index keys.

@@ -24,7 +24,6 @@ from kakeibo.core.posting import (
 )
 from kakeibo.core.units import JPY, POINTS
 from kakeibo.store.codec import Item, to_ddb
-from kakeibo.store.core import OnFail, StoreCore, TxOp, seconds_until
 from kakeibo.store.keys import (
     account_months_range,
     account_sk,
@@ -38,6 +37,7 @@ from kakeibo.store.keys import (
     pk,
     subcategory_sk,
 )
+from kakeibo.store.transactions import OnFail, StoreCore, TxOp, seconds_until
 
 
 def item_name(key: ItemKey) -> str:

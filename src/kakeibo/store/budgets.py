@@ -9,9 +9,9 @@ from kakeibo import errors
 from kakeibo.core import rollover as carry
 from kakeibo.store.balances import LINKED, BalanceOps, budget_exceeded, month_budget
 from kakeibo.store.codec import Item
-from kakeibo.store.core import OnFail, TxOp
 from kakeibo.store.journal import Change
 from kakeibo.store.keys import category_sk, months_range
+from kakeibo.store.transactions import OnFail, TxOp
 from kakeibo.store.write import WriteContext, WriteOps
 
 # The attributes a budget write touches on its month x category item.

@@ -14,8 +14,8 @@ from typing import Any
 
 from kakeibo import errors
 from kakeibo.store.codec import Item
-from kakeibo.store.core import StoreCore, TxOp
 from kakeibo.store.keys import bulk_sk
+from kakeibo.store.transactions import StoreCore, TxOp
 
 NAMES = {"#n": "n", "#type": "type", "#at": "created_at", "#entries": "entries", "#changed": "changed"}
 

@@ -11,7 +11,6 @@ from typing import Any
 
 from kakeibo import errors
 from kakeibo.store.codec import Item, to_ddb
-from kakeibo.store.core import TxOp
 from kakeibo.store.journal import GONE
 from kakeibo.store.keys import (
     DELETION_WORK,
@@ -31,6 +30,7 @@ from kakeibo.store.keys import (
 )
 from kakeibo.store.locks import Lease, LockOps
 from kakeibo.store.recurrences import DUE_PK, DUE_SK, due_keys
+from kakeibo.store.transactions import TxOp
 from kakeibo.store.write import Bookkeeping, WriteOps
 
 

@@ -15,8 +15,8 @@ from typing import Any
 
 from kakeibo import errors
 from kakeibo.store.codec import Item
-from kakeibo.store.core import StoreCore, TxOp
 from kakeibo.store.keys import CHANGE_PREFIX, JOURNAL_SK, change_seq, change_sk, ledger_of_pk, pk
+from kakeibo.store.transactions import StoreCore, TxOp
 
 CHANGE_TYPES = (
     "slip",

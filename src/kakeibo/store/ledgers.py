@@ -18,7 +18,6 @@ from typing import Any
 
 from kakeibo import errors
 from kakeibo.store.codec import Item, to_ddb
-from kakeibo.store.core import OnFail, TxOp
 from kakeibo.store.journal import Change
 from kakeibo.store.keys import (
     DEPARTURES,
@@ -33,6 +32,7 @@ from kakeibo.store.keys import (
     membership_sk,
     user_pk,
 )
+from kakeibo.store.transactions import OnFail, TxOp
 from kakeibo.store.write import Bookkeeping, WriteContext, WriteOps
 
 REMOVE_ATTEMPTS = 8  # an invitation used between its read and its removal is read again

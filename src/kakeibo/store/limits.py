@@ -11,8 +11,8 @@ outside any slip's transaction: a refused one changes nothing.
 
 from __future__ import annotations
 
-from kakeibo.store.core import ConditionFailed, StoreCore
 from kakeibo.store.keys import idempotency_person, limit_sk
+from kakeibo.store.transactions import ConditionFailed, StoreCore
 
 KEEP = 120  # seconds a counter is kept past its window's end (TTL removes it later still)
 

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 
 from kakeibo import errors
 from kakeibo.store.codec import Item, to_ddb
-from kakeibo.store.core import ConditionFailed, StoreCore, TxOp, seconds_until
 from kakeibo.store.keys import lock_sk, pk
+from kakeibo.store.transactions import ConditionFailed, StoreCore, TxOp, seconds_until
 
 
 @dataclass(frozen=True)

@@ -11,9 +11,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from kakeibo.store.codec import Item
-from kakeibo.store.core import OnFail, TxOp
 from kakeibo.store.keys import lots_sk
 from kakeibo.store.recurrences import Clauses, due_keys, set_remove_clauses
+from kakeibo.store.transactions import OnFail, TxOp
 from kakeibo.store.write import WriteOps
 
 

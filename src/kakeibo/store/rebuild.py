@@ -20,7 +20,6 @@ from kakeibo.store.balances import (
     subcategory_values,
 )
 from kakeibo.store.codec import Item, to_ddb
-from kakeibo.store.core import TxOp
 from kakeibo.store.keys import (
     LEDGER_LOCK,
     SETTLEMENT_PREFIX,
@@ -38,6 +37,7 @@ from kakeibo.store.keys import (
 )
 from kakeibo.store.locks import Lease, LockOps
 from kakeibo.store.slip_index import CLEARED_INDEXED, INDEX_FORMAT, INDEXED, SlipIndexOps
+from kakeibo.store.transactions import TxOp
 
 # What an item of a ledger is, as a verify reads the ledger (`LedgerItem.kind`)
 SLIP, IDENTITY, IMPORT_ROW, INDEX, LEGACY_INDEX = "slip", "identity", "import_row", "index", "legacy"

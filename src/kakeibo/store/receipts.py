@@ -19,9 +19,9 @@ from typing import Any
 
 from kakeibo import errors
 from kakeibo.store.codec import Item
-from kakeibo.store.core import TxOp
 from kakeibo.store.keys import is_receipt_sk, receipt_sk
 from kakeibo.store.recurrences import due_keys
+from kakeibo.store.transactions import TxOp
 from kakeibo.store.write import Bookkeeping, WriteOps
 
 RETIRED = "retired"  # being swept: no slip may take it up, its object is about to go

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from kakeibo import errors
 from kakeibo.core.posting import ItemKey
 from kakeibo.store.codec import Item, to_ddb
-from kakeibo.store.core import TxOp
 from kakeibo.store.journal import Change
 from kakeibo.store.keys import (
     RECONCILIATIONS,
@@ -28,6 +27,7 @@ from kakeibo.store.keys import (
     slip_index_sks,
 )
 from kakeibo.store.slips import SlipOps
+from kakeibo.store.transactions import TxOp
 from kakeibo.store.write import WriteContext
 
 ASSERTION, RUN = "reconciliation", "reconciliation_run"  # the items under an account's prefix

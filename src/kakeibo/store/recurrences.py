@@ -27,7 +27,6 @@ from typing import Any
 from kakeibo import errors
 from kakeibo.settings import get_settings
 from kakeibo.store.codec import Item, to_ddb
-from kakeibo.store.core import TxOp
 from kakeibo.store.journal import Change
 from kakeibo.store.keys import (
     DELETION_WORK,
@@ -42,6 +41,7 @@ from kakeibo.store.keys import (
     receipt_sk,
     recurrence_sk,
 )
+from kakeibo.store.transactions import TxOp
 from kakeibo.store.write import Bookkeeping, WriteContext, WriteOps
 
 DUE_INDEX = "DueIndex"

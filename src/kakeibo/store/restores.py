@@ -10,7 +10,6 @@ from typing import Any
 
 from kakeibo import errors
 from kakeibo.store.codec import Item, to_ddb
-from kakeibo.store.core import TxOp
 from kakeibo.store.exports import EXPORT
 from kakeibo.store.journal import Change
 from kakeibo.store.keys import (
@@ -32,6 +31,7 @@ from kakeibo.store.keys import (
 )
 from kakeibo.store.locks import LockOps
 from kakeibo.store.recurrences import DUE_SK, due_keys
+from kakeibo.store.transactions import TxOp
 from kakeibo.store.write import WriteContext, WriteOps
 
 # What a restored ledger does not take from its archive: its members, webhooks, invitations and

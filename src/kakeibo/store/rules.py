@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 
 from kakeibo import errors
 from kakeibo.store.codec import Item
-from kakeibo.store.core import TxOp
 from kakeibo.store.journal import Change
 from kakeibo.store.keys import RULES_SK, rule_sk
+from kakeibo.store.transactions import TxOp
 from kakeibo.store.write import WriteContext, WriteOps
 
 

@@ -17,7 +17,6 @@ from kakeibo import errors
 from kakeibo.core.posting import Settlement, settlement_effects
 from kakeibo.store.balances import BalanceOps
 from kakeibo.store.codec import Item, to_ddb
-from kakeibo.store.core import TxOp
 from kakeibo.store.journal import Change
 from kakeibo.store.keys import (
     DEPARTURES,
@@ -30,6 +29,7 @@ from kakeibo.store.keys import (
     settlement_sk,
 )
 from kakeibo.store.locks import LockOps
+from kakeibo.store.transactions import TxOp
 from kakeibo.store.write import WriteContext, WriteOps
 
 

@@ -24,7 +24,6 @@ from typing import Any
 from kakeibo import errors
 from kakeibo.core.rules import normalise
 from kakeibo.store.codec import Item, from_ddb, to_ddb
-from kakeibo.store.core import MAX_BATCH_GET, StoreCore, TxOp
 from kakeibo.store.keys import (
     SLIP_SEQ_SK,
     entries_before,
@@ -36,6 +35,7 @@ from kakeibo.store.keys import (
     slip_index_sks,
     slip_sk,
 )
+from kakeibo.store.transactions import MAX_BATCH_GET, StoreCore, TxOp
 
 # An attribute of the slip counter (SEQ#slip): INDEX_FORMAT when every slip of the ledger has its
 # index entries (a ledger whose first slip was numbered since, or rebuilt since). `true` marked the

@@ -13,7 +13,6 @@ from kakeibo import errors
 from kakeibo.core.posting import Plan
 from kakeibo.store.balances import BalanceOps
 from kakeibo.store.codec import Item, from_ddb, to_ddb
-from kakeibo.store.core import OnFail, TxOp
 from kakeibo.store.journal import Change
 from kakeibo.store.keys import (
     FIRST_DAY,
@@ -28,6 +27,7 @@ from kakeibo.store.keys import (
     slip_sk,
 )
 from kakeibo.store.slip_index import CLEARED_INDEXED, INDEX_FORMAT, INDEXED, SlipIndexOps
+from kakeibo.store.transactions import OnFail, TxOp
 from kakeibo.store.write import WriteContext, WriteOps
 
 

@@ -7,8 +7,8 @@ from collections.abc import Iterator
 
 from kakeibo.core.tags import tag_field
 from kakeibo.store.codec import Item
-from kakeibo.store.core import StoreCore
 from kakeibo.store.keys import account_months_range
+from kakeibo.store.transactions import StoreCore
 
 
 class TagOps(StoreCore):

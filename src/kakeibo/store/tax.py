@@ -5,8 +5,8 @@ that one item, whatever the number of slips."""
 from __future__ import annotations
 
 from kakeibo.core.tax import is_tax_field
-from kakeibo.store.core import StoreCore
 from kakeibo.store.keys import tax_year_sk
+from kakeibo.store.transactions import StoreCore
 
 
 class TaxOps(StoreCore):

@@ -17,8 +17,8 @@ from typing import Any
 
 from kakeibo import errors
 from kakeibo.store.codec import Item, to_ddb
-from kakeibo.store.core import ConditionFailed, StoreCore, TxOp
 from kakeibo.store.keys import META_SK, USER_TOKENS_SK, token_pk, user_pk, user_token_sk
+from kakeibo.store.transactions import ConditionFailed, StoreCore, TxOp
 
 
 class TokenStore:

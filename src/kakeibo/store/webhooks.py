@@ -21,9 +21,9 @@ from typing import Any
 
 from kakeibo import errors
 from kakeibo.store.codec import Item, from_ddb, to_ddb
-from kakeibo.store.core import ConditionFailed, TxOp
 from kakeibo.store.journal import Change
 from kakeibo.store.keys import delivery_sk, ledger_of_pk, pk, webhook_sk
+from kakeibo.store.transactions import ConditionFailed, TxOp
 from kakeibo.store.write import WriteContext, WriteOps
 
 MAX_WEBHOOKS = 10  # per ledger: every entry is sent to each

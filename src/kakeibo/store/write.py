@@ -38,7 +38,6 @@ from typing import Any
 
 from kakeibo import errors
 from kakeibo.store.codec import Item, to_ddb
-from kakeibo.store.core import ConditionFailed, TxOp
 from kakeibo.store.journal import GONE, Change, HeadMoved, JournalOps, LedgerGone
 from kakeibo.store.keys import (
     INVITATION_REFS,
@@ -51,6 +50,7 @@ from kakeibo.store.keys import (
     member_sk,
     pk,
 )
+from kakeibo.store.transactions import ConditionFailed, TxOp
 
 # Where a change comes from: a request, an import, the daily job's postings (recurring slips, card
 # payments and points that lapse), an undo, or the job's own bookkeeping.

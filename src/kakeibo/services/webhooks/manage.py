@@ -22,7 +22,7 @@ from kakeibo.models.webhooks import WebhookIn
 from kakeibo.services.common import now_iso, valid_id
 from kakeibo.services.webhooks import outbound
 from kakeibo.store import Change, Item, Store, WriteContext
-from kakeibo.store.core import TxOp
+from kakeibo.store.transactions import TxOp
 from kakeibo.store.webhooks import ACTIVE, DISABLED, FAILING
 
 MAX_LISTED_DELIVERIES = 50
