@@ -78,6 +78,24 @@ class SplitLine:
         return out
 
 
+_PLAIN = ("to_account", "category", "subcategory", "memo", "payee", "cleared", "to_cleared", "expires_on")
+_NUMBERS = ("jpy_amount", "to_amount")
+
+
+def _lines(source: Mapping[str, Any], medical: Any) -> tuple[SplitLine, ...]:
+    """A split's lines of `source`, each line's medical payment as `medical` reads it."""
+    return tuple(
+        SplitLine(
+            int(line["amount"]),
+            str(line["category"]),
+            line.get("subcategory"),
+            line.get("memo"),
+            medical(line["medical"]) if line.get("medical") else None,
+        )
+        for line in source.get("lines") or ()
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class SlipValue:
     """What a slip says: every field of a request for it, in the request model's order, each None
@@ -111,39 +129,14 @@ class SlipValue:
     def of_request(cls, body: Mapping[str, Any]) -> SlipValue:
         """What a request says: its fields as its model gives them (plain values, nested objects as
         mappings); what it does not name says nothing. Fields that are not a slip's are not read."""
-        lines = tuple(
-            SplitLine(
-                int(line["amount"]),
-                str(line["category"]),
-                line.get("subcategory"),
-                line.get("memo"),
-                _pairs(line.get("medical")),
-            )
-            for line in body.get("lines") or ()
-        )
         shares = body.get("shares")
-        return cls(
-            date=body["date"],
-            kind=body["kind"],
-            amount=int(body["amount"]),
-            account=body["account"],
-            to_account=body.get("to_account"),
-            category=body.get("category"),
-            subcategory=body.get("subcategory"),
-            memo=body.get("memo"),
-            payee=body.get("payee"),
-            lines=lines,
+        return cls._of(
+            body,
+            lines=_lines(body, _pairs),
             paid_by=body.get("paid_by"),
             shares=shares if shares is None or isinstance(shares, str) else tuple(shares.items()),
-            receipts=tuple(body.get("receipts") or ()),
-            cleared=body.get("cleared"),
-            to_cleared=body.get("to_cleared"),
             medical=_pairs(body.get("medical")),
             donation=_pairs(body.get("donation")),
-            jpy_amount=body.get("jpy_amount"),
-            to_amount=body.get("to_amount"),
-            expires_on=body.get("expires_on"),
-            tags=tuple(body.get("tags") or ()),
         )
 
     @classmethod
@@ -151,44 +144,28 @@ class SlipValue:
         """What the stored slip `item` says, as a request would send it for the slip as it is: whole
         numbers, its medical payment and donation as the API shows them, who paid and the shares only
         when somebody did ("equal" shares stay "equal" among the slip's own sharers)."""
-        lines = tuple(
-            SplitLine(
-                int(line["amount"]),
-                str(line["category"]),
-                line.get("subcategory"),
-                line.get("memo"),
-                _pairs(medical_view(line["medical"])) if line.get("medical") else None,
-            )
-            for line in item.get("lines") or ()
-        )
         paid_by = item.get("paid_by") or None
         shares: str | Pairs | None = None
         if paid_by:
             given = item.get("shares") or {}
             shares = EQUAL if item.get("shares_mode") == EQUAL else tuple((k, int(v)) for k, v in given.items())
-        return cls(
-            date=item["date"],
-            kind=item["kind"],
-            amount=int(item["amount"]),
-            account=item["account"],
-            to_account=item.get("to_account"),
-            category=item.get("category"),
-            subcategory=item.get("subcategory"),
-            memo=item.get("memo"),
-            payee=item.get("payee"),
-            lines=lines,
+        return cls._of(
+            item,
+            lines=_lines(item, lambda medical: _pairs(medical_view(medical))),
             paid_by=paid_by,
             shares=shares,
-            receipts=tuple(item.get("receipts") or ()),
-            cleared=item.get("cleared"),
-            to_cleared=item.get("to_cleared"),
             medical=_pairs(medical_view(item.get("medical"))),
             donation=_pairs(donation_view(item.get("donation"))),
-            jpy_amount=None if item.get("jpy_amount") is None else int(item["jpy_amount"]),
-            to_amount=None if item.get("to_amount") is None else int(item["to_amount"]),
-            expires_on=item.get("expires_on"),
-            tags=tuple(item.get("tags") or ()),
         )
+
+    @classmethod
+    def _of(cls, source: Mapping[str, Any], **read: Any) -> SlipValue:
+        """A slip of `source`'s plain fields (whole numbers as ints) and what `read` made of the rest."""
+        fields: dict[str, Any] = {name: source.get(name) for name in _PLAIN}
+        fields.update({name: None if source.get(name) is None else int(source[name]) for name in _NUMBERS})
+        fields.update({name: tuple(source.get(name) or ()) for name in ("receipts", "tags")})
+        fields.update(date=source["date"], kind=source["kind"], amount=int(source["amount"]), account=source["account"])
+        return cls(**fields, **read)
 
     def said(self, name: str) -> Any:
         """The field `name` as a request body has it (None: it says nothing of it)."""
