@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kakeibo.store import Store
+from kakeibo.store import Dates, Store
 from kakeibo.store.codec import to_ddb
 from tests import invariants
 from tests.concurrently import fan_out
@@ -388,7 +388,7 @@ def _as_imported_before_payees(store: Store, user: str) -> None:
     from kakeibo.services.imports.sync import _current_slip
     from kakeibo.services.slips import fingerprint
 
-    for item in list(store.slips_oldest_first(user, "SLIP#", "SLIP#~")):
+    for item in list(store.slips_within(user, Dates())):
         old = {k: v for k, v in item.items() if k not in ("payee", "payee_key", "imported_payee", "imported")}
         row = {k: v for k, v in old.items() if k != "cleared"}  # the file does not say
         if old["kind"] == "income":

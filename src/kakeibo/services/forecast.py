@@ -25,7 +25,7 @@ from kakeibo.services.recurrences import Definition
 from kakeibo.services.slips import entry_of
 from kakeibo.services.units import Unit
 from kakeibo.settings import today
-from kakeibo.store import Item, Store
+from kakeibo.store import Dates, Item, Store
 
 DEFAULT_MONTHS = 3
 TITLE = {"en": "Shortfall expected", "ja": "残高不足の見込み"}
@@ -59,7 +59,7 @@ def project(store: Store, ledger: str, now: dt.date, until: dt.date, account: st
     accounts, years, months, slips, recurrences = together(
         lambda: list(store.accounts(ledger)),
         *rollup_reads(store, ledger, start, start),
-        lambda: list(store.slips_dated(ledger, first, last)) if until > now else [],
+        lambda: list(store.slips_within(ledger, Dates(first, last))) if until > now else [],
         lambda: list(store.list_recurrences(ledger)),
     )
     if account is not None and account not in {a["id"] for a in accounts}:

@@ -621,18 +621,10 @@ class SlipOps(SlipIndexOps, BalanceOps, WriteOps):
             kwargs["ExclusiveStartKey"] = last
             kwargs["Limit"] = then
 
-    def slips_dated(self, ledger: str, first: str, last: str) -> Iterator[Item]:
-        """The slips dated first..last (YYYY-MM-DD, inclusive), oldest date first (one Query's pages)."""
-        return self.query(ledger, between=(slip_sk(first, ""), slip_sk(last, "~")), page_size=500)
-
     def slips_within(self, ledger: str, window: Dates, after: str | None = None) -> Iterator[Item]:
-        """The slips of the days of `window`, oldest date first, after the position `after`
-        (slip_position) if given."""
-        return self.slips_oldest_first(ledger, *window.span, after=after)
-
-    def slips_oldest_first(self, ledger: str, lo: str, hi: str, after: str | None = None) -> Iterator[Item]:
-        """The slips with SKs in lo..hi (after `after`), oldest date first."""
-        return self.query(ledger, between=(lo, hi), forward=True, start_sk=after, page_size=500)
+        """The slips of the days of `window`, oldest date first (one Query's pages), after the
+        position `after` (slip_position) if given."""
+        return self.query(ledger, between=window.span, forward=True, start_sk=after, page_size=500)
 
     def ledger_items(self, ledger: str) -> Iterator[Item]:
         """Every item of the ledger (one partition), in key order."""
