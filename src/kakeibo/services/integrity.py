@@ -360,10 +360,7 @@ def replay_journal(store: Store, ledger: str) -> dict[str, Any]:
 def _record(store: Store, ledger: str, kind: str, entity: str) -> dict[str, Any] | None:
     """An entity's public view as the journal records it, read from the ledger now."""
     if kind == "slip":
-        identity = store.slip_identity(ledger, entity)
-        if identity is None or identity.get("deleted"):
-            return None
-        item = store.slip(ledger, identity["date"], entity)
+        item = store.slip_by_id(ledger, entity)
         return slip_service.slip_view(item) if item else None
     if kind == "account":
         return account_service.account_record(store.account(ledger, entity))

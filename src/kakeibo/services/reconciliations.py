@@ -383,8 +383,7 @@ def _attempt(
         if core.difference(body.balance, cleared):
             raise AccountMoved("the account changed while it was reconciled; retry", retry_after=1)
     elif adjustment_id is not None:  # a resumed run: the adjustment went in before the crash
-        found = store.slip_identity(ledger, adjustment_id)
-        adjusted = store.slip(ledger, found["date"], adjustment_id) if found else None
+        adjusted = store.slip_by_id(ledger, adjustment_id)
         if adjusted is not None:
             signed = int(adjusted["amount"]) * (1 if adjusted["kind"] == "income" else -1)
             first_difference = signed
@@ -696,10 +695,7 @@ def _delete_adjustment(
     (at version `left`; an assertion stored before it kept that version: still reconciled by it),
     reconciled sides and all, in one transaction; else UndoRefused (412) and nothing is written.
     Without `rid` (a run let go), the slip as it is now, once released."""
-    found = store.slip_identity(ctx.ledger, slip_id)
-    if found is None or found.get("deleted"):
-        return
-    current = store.slip(ctx.ledger, found["date"], slip_id)
+    current = store.slip_by_id(ctx.ledger, slip_id)
     if current is None:
         return
     held = (store.lock_held_op(lease),)

@@ -512,6 +512,14 @@ class SlipOps(SlipIndexOps, BalanceOps, WriteOps):
         """The identity of the slip `slip_id`: its date and version now (a tombstone once deleted)."""
         return self.get(ledger, identity_sk(slip_id))
 
+    def slip_by_id(self, ledger: str, slip_id: str) -> Item | None:
+        """The slip `slip_id` wherever its date has moved it (its identity, then the slip: consistent
+        reads); None if there is none or it was deleted."""
+        identity = self.slip_identity(ledger, slip_id)
+        if identity is None or identity.get("deleted"):
+            return None
+        return self.slip(ledger, str(identity["date"]), slip_id)
+
     def slip_identities(self, ledger: str, slip_ids: Iterable[str]) -> dict[str, Item]:
         """The identities of the slips `slip_ids` that have one, by slip id (consistent reads)."""
         keys = {identity_sk(slip_id): slip_id for slip_id in slip_ids}
