@@ -176,7 +176,7 @@ class Context:
         from kakeibo.handler import lambda_handler  # noqa: PLC0415 - its Logger reads the environment
 
         self.store = store.get_store()
-        self.client = self.store.client  # the handler's own client: the floor uses it too
+        self.client = self.store.core.client  # the handler's own client: the floor uses it too
         self.recorder = CallRecorder(self.client)
         self.api = Api(lambda_handler)
         return self

@@ -168,7 +168,7 @@ def _items(ctx: Context, ledger: str) -> list[dict[str, Any]]:
     named = ("PK", "created_by", "updated_by")
     mine = index_head("by", ledger)
     items = []
-    for item in ctx.store.query(ledger, consistent=True):
+    for item in ctx.store.core.query(ledger, consistent=True):
         if item["SK"] == "JOURNAL" or item["SK"].startswith("CHG#"):
             # the journal: the same entries in the same order (who, when and the views name the ledger)
             items.append({"SK": item["SK"], "seq": item["seq"], "origin": item.get("origin")})

@@ -24,15 +24,15 @@ from kakeibo.store import Item, Store, account_sk, day_sk, pk, slip_sk, to_ddb
 class NaiveLedger:
     def __init__(self, store: Store, ledger: str) -> None:
         self.store = store
-        self.client = store.client
+        self.client = store.core.client
         self.ledger = ledger
         self.balance_updates = 0  # read-modify-writes issued
 
     def _put(self, item: Item) -> None:
-        self.client.put_item(TableName=self.store.table, Item=to_ddb({"PK": pk(self.ledger), **item}))
+        self.client.put_item(TableName=self.store.core.table, Item=to_ddb({"PK": pk(self.ledger), **item}))
 
     def _delete(self, sk: str) -> None:
-        self.client.delete_item(TableName=self.store.table, Key=to_ddb({"PK": pk(self.ledger), "SK": sk}))
+        self.client.delete_item(TableName=self.store.core.table, Key=to_ddb({"PK": pk(self.ledger), "SK": sk}))
 
     def open_account(self, account: str, opening: int, type: str = "cash") -> None:
         stamp = now_iso()
@@ -62,7 +62,7 @@ class NaiveLedger:
         return item
 
     def update(self, date: str, slip_id: str, changes: dict[str, Any]) -> Item:
-        current = self.store.get(self.ledger, slip_sk(date, slip_id))
+        current = self.store.core.get(self.ledger, slip_sk(date, slip_id))
         if current is None:
             raise LookupError(f"slip {date}/{slip_id} not found")
         new = {**current, **changes, "version": int(current["version"]) + 1, "updated_at": now_iso()}
@@ -75,7 +75,7 @@ class NaiveLedger:
         return new
 
     def delete(self, date: str, slip_id: str) -> None:
-        current = self.store.get(self.ledger, slip_sk(date, slip_id))
+        current = self.store.core.get(self.ledger, slip_sk(date, slip_id))
         if current is None:
             raise LookupError(f"slip {date}/{slip_id} not found")
         self._delete(current["SK"])
@@ -90,7 +90,7 @@ class NaiveLedger:
 
     def _recompute_day(self, key: DayItem) -> None:
         totals = {"delta": 0, "count": 0, "income": 0, "expense": 0}
-        for slip in self.store.query(self.ledger, begins_with=f"SLIP#{key.date}#"):
+        for slip in self.store.core.query(self.ledger, begins_with=f"SLIP#{key.date}#"):
             for name, value in posting.effects(entry_of(slip)).get(key, {}).items():
                 totals[name] = totals.get(name, 0) + value  # transfers_in / _out on a transfer's day
         item = {"SK": day_sk(key.account, key.date), "type": "day", "account": key.account, "date": key.date}
@@ -100,7 +100,7 @@ class NaiveLedger:
         if not delta:
             return
         self.balance_updates += 1
-        item = self.store.get(self.ledger, account_sk(account), consistent=False)
+        item = self.store.core.get(self.ledger, account_sk(account), consistent=False)
         if item is None:
             raise LookupError(f"account {account} not found")
         item.pop("PK", None)

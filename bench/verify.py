@@ -27,7 +27,7 @@ CATEGORY_FIELDS = ("income", "expense", "count")
 
 
 def stored_items(store: Store, ledger: str) -> list[dict[str, Any]]:
-    return list(store.query(ledger, consistent=True))
+    return list(store.core.query(ledger, consistent=True))
 
 
 def verify(store: Store, ledger: str, *, categories: bool = True) -> dict[str, Any]:

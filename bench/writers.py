@@ -118,7 +118,7 @@ class NaiveDriver:
         self.ledger = NaiveLedger(get_store(), ledger)
 
     def warm(self) -> None:
-        self.ledger.store.get(self.ledger.ledger, "ACCOUNT#cash")
+        self.ledger.store.core.get(self.ledger.ledger, "ACCOUNT#cash")
 
     def create(self, tally: Tally, fields: dict[str, Any]) -> Handle:
         item = self.ledger.create(fields)

@@ -9,32 +9,34 @@ import pytest
 from kakeibo.services import dataio
 from kakeibo.store import Store
 from kakeibo.store.codec import from_ddb
+from kakeibo.store.deletion import DeletionOps
+from kakeibo.store.transactions import StoreCore
 
 
 def count_finishes(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
     """From now on, every time a deletion is recorded as finished: True when this call finished it
     (False: it was finished already)."""
     finished: list[bool] = []
-    real_finish = Store.deletion_finished
+    real_finish = DeletionOps.deletion_finished
 
-    def counting(self: Store, *args: Any, **kwargs: Any) -> bool:
+    def counting(self: DeletionOps, *args: Any, **kwargs: Any) -> bool:
         done = real_finish(self, *args, **kwargs)
         finished.append(done)
         return done
 
-    monkeypatch.setattr(Store, "deletion_finished", counting)
+    monkeypatch.setattr(DeletionOps, "deletion_finished", counting)
     return finished
 
 
 def expire_leases(monkeypatch: pytest.MonkeyPatch) -> None:
     """The store's clock moved past a deletion's lease: a run that stopped no longer holds it."""
-    later = Store.now_ms
-    monkeypatch.setattr(Store, "now_ms", lambda self: later(self) + int(dataio.LEASE_SECONDS * 1000) + 1000)
+    later = StoreCore.now_ms
+    monkeypatch.setattr(StoreCore, "now_ms", lambda self: later(self) + int(dataio.LEASE_SECONDS * 1000) + 1000)
 
 
 def table_items(store: Store) -> list[dict[str, Any]]:
     """Every item of the ledger table, as stored (a Scan: a test's look at what is left, never the API's)."""
-    pages = store.client.get_paginator("scan").paginate(TableName=store.table, ConsistentRead=True)
+    pages = store.core.client.get_paginator("scan").paginate(TableName=store.core.table, ConsistentRead=True)
     return [from_ddb(raw) for page in pages for raw in page.get("Items", [])]
 
 

@@ -111,7 +111,7 @@ def before_next_transaction(store: Any, action: Callable[[], object]) -> None:
     def hook(**kwargs: Any) -> None:
         if not fired:
             fired.append(True)
-            store.client.meta.events.unregister("before-call.dynamodb.TransactWriteItems", hook)
+            store.core.client.meta.events.unregister("before-call.dynamodb.TransactWriteItems", hook)
             action()
 
-    store.client.meta.events.register("before-call.dynamodb.TransactWriteItems", hook)
+    store.core.client.meta.events.register("before-call.dynamodb.TransactWriteItems", hook)

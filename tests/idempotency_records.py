@@ -11,7 +11,7 @@ from kakeibo.store.keys import idempotency_partition
 def idempotency_records(store: Store) -> set[str]:
     """The keys of every record (each stored in its person's partition)."""
     table = get_settings().idempotency_table_name
-    pages = store.client.get_paginator("scan").paginate(TableName=table, ProjectionExpression="sk")
+    pages = store.core.client.get_paginator("scan").paginate(TableName=table, ProjectionExpression="sk")
     return {item["sk"]["S"] for page in pages for item in page["Items"]}
 
 
@@ -31,4 +31,4 @@ class ExpiredKeys:
         table = get_settings().idempotency_table_name
         for record in self.made():
             key = {"id": {"S": idempotency_partition(record)}, "sk": {"S": record}}
-            self.store.client.delete_item(TableName=table, Key=key)
+            self.store.core.client.delete_item(TableName=table, Key=key)

@@ -30,7 +30,7 @@ from kakeibo.store.keys import is_index_sk, is_legacy_index_sk, item_entries
 
 
 def ledger_items(store: Store, who: str) -> list[dict[str, Any]]:
-    return list(store.query(who, consistent=True))
+    return list(store.core.query(who, consistent=True))
 
 
 def check(store: Store, who: str) -> list[str]:

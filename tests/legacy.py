@@ -10,12 +10,12 @@ def unindex(store: Store, who: str) -> int:
     """Strip the ledger's slip index (as if its slips were written before it). Returns how many
     index entries were removed."""
     removed = 0
-    for item in list(store.query(who)):
+    for item in list(store.core.query(who)):
         if is_index_sk(item["SK"]):
-            store.client.delete_item(TableName=store.table, Key=to_ddb({"PK": pk(who), "SK": item["SK"]}))
+            store.core.client.delete_item(TableName=store.core.table, Key=to_ddb({"PK": pk(who), "SK": item["SK"]}))
             removed += len(item_entries(item))
-    store.client.update_item(
-        TableName=store.table,
+    store.core.client.update_item(
+        TableName=store.core.table,
         Key=to_ddb({"PK": pk(who), "SK": SLIP_SEQ_SK}),
         UpdateExpression="REMOVE #ix, #cx",
         ExpressionAttributeNames={"#ix": INDEXED, "#cx": CLEARED_INDEXED},

@@ -103,7 +103,7 @@ def _build(ctx: Context, days: int) -> dict[str, Any]:
 
 def _get(ctx: Context, ledger: str, sk: str) -> dict[str, Any]:
     return {
-        "TableName": ctx.store.table,
+        "TableName": ctx.store.core.table,
         "Key": to_ddb({"PK": pk(ledger), "SK": sk}),
         "ConsistentRead": True,
     }
@@ -111,7 +111,7 @@ def _get(ctx: Context, ledger: str, sk: str) -> dict[str, Any]:
 
 def _query(ctx: Context, ledger: str, lo: str, hi: str) -> dict[str, Any]:
     return {
-        "TableName": ctx.store.table,
+        "TableName": ctx.store.core.table,
         "KeyConditionExpression": "PK = :pk AND SK BETWEEN :lo AND :hi",
         "ExpressionAttributeValues": to_ddb({":pk": pk(ledger), ":lo": lo, ":hi": hi}),
         "ConsistentRead": True,
@@ -170,7 +170,7 @@ def _list_floor(ctx: Context, ledger: str, field: str, value: str) -> list[tuple
     for entry in entries[:PAGE]:
         date, _, slip_id = index_entry(entry)
         keys.append(to_ddb({"PK": pk(ledger), "SK": slip_sk(date, slip_id)}))
-    batch = {"RequestItems": {ctx.store.table: {"Keys": keys, "ConsistentRead": True}}}
+    batch = {"RequestItems": {ctx.store.core.table: {"Keys": keys, "ConsistentRead": True}}}
     return [("Query", query), ("BatchGetItem", batch)]
 
 

@@ -58,7 +58,7 @@ def _clean_up(ctx: Context, data: dict[str, Any]) -> None:
 
 def _between(ctx: Context, ledger: str, lo: str, hi: str) -> dict[str, Any]:
     values = {":pk": pk(ledger), ":lo": lo, ":hi": hi}
-    return {"TableName": ctx.store.table, "KeyConditionExpression": "PK = :pk AND SK BETWEEN :lo AND :hi",
+    return {"TableName": ctx.store.core.table, "KeyConditionExpression": "PK = :pk AND SK BETWEEN :lo AND :hi",
             "ExpressionAttributeValues": to_ddb(values), "ConsistentRead": True}  # fmt: skip
 
 

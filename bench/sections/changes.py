@@ -17,7 +17,7 @@ PAGE = 500
 @register("changes", "journal: GET /changes from 0, one page of 500", order=55)
 def run(ctx: Context) -> dict[str, Any]:
     data = history(ctx)
-    expected = min(PAGE, ctx.store.journal_head(data["who"]))  # its accounts, then its slips
+    expected = min(PAGE, ctx.store.journal.journal_head(data["who"]))  # its accounts, then its slips
     op = Op(
         request=f"GET /changes?since=0&limit={PAGE}",
         event=lambda i: ctx.api.event("GET", f"/changes?since=0&limit={PAGE}", user=data["who"]),

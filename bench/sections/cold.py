@@ -261,7 +261,7 @@ def run(ctx: Context) -> dict[str, Any]:
                 ("unprimed", "unprimed", restore_spec),
                 ("floor_restore", "floor_restore", floor_restore_spec),
             ):
-                head = ctx.store.journal_head(ledger)  # after the runs before it moved the journal
+                head = ctx.store.journal.journal_head(ledger)  # after the runs before it moved the journal
                 if spec in (same_spec, floor_spec):
                     fresh = {"event": event, "calls": _at_head(_fresh_ids(calls, created.json["id"]), head)}
                     spec.write_text(json.dumps(fresh), encoding="utf-8")

@@ -51,7 +51,7 @@ def _ledger(ctx: Context) -> dict[str, Any]:
 def _raw_items(ctx: Context, ledger: str) -> list[dict[str, Any]]:
     """The ledger's items as stored (typed values), its exports and leases left out."""
     kwargs: dict[str, Any] = {
-        "TableName": ctx.store.table,
+        "TableName": ctx.store.core.table,
         "KeyConditionExpression": "PK = :pk",
         "ExpressionAttributeValues": to_ddb({":pk": pk(ledger)}),
         "ConsistentRead": True,
@@ -67,7 +67,7 @@ def _raw_items(ctx: Context, ledger: str) -> list[dict[str, Any]]:
 
 def _batches(ctx: Context, requests: list[dict[str, Any]]) -> None:
     for start in range(0, len(requests), BATCH):
-        pending: dict[str, Any] = {ctx.store.table: requests[start : start + BATCH]}
+        pending: dict[str, Any] = {ctx.store.core.table: requests[start : start + BATCH]}
         while pending:
             pending = ctx.client.batch_write_item(RequestItems=pending).get("UnprocessedItems") or {}
 
@@ -91,7 +91,7 @@ def _delete_ours(ctx: Context, owner: str) -> tuple[int, int]:
 def _delete_floor(ctx: Context, owner: str) -> tuple[int, int]:
     start = time.perf_counter_ns()
     kwargs: dict[str, Any] = {
-        "TableName": ctx.store.table,
+        "TableName": ctx.store.core.table,
         "KeyConditionExpression": "PK = :pk",
         "ExpressionAttributeValues": to_ddb({":pk": pk(owner)}),
         "ProjectionExpression": "PK, SK",

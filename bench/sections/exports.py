@@ -42,7 +42,7 @@ def _ours(ctx: Context, ledger: str) -> tuple[int, int]:
 def _floor(ctx: Context, ledger: str, s3: Any) -> tuple[int, int]:
     start = time.perf_counter_ns()
     kwargs: dict[str, Any] = {
-        "TableName": ctx.store.table,
+        "TableName": ctx.store.core.table,
         "KeyConditionExpression": "PK = :pk",
         "ExpressionAttributeValues": to_ddb({":pk": pk(ledger)}),
         "ConsistentRead": True,
@@ -50,7 +50,7 @@ def _floor(ctx: Context, ledger: str, s3: Any) -> tuple[int, int]:
     }
     lines: list[bytes] = []
     while True:
-        res = ctx.store.client.query(**kwargs)
+        res = ctx.store.core.client.query(**kwargs)
         lines += [json.dumps(item, ensure_ascii=False).encode() + b"\n" for item in res.get("Items", [])]
         if not res.get("LastEvaluatedKey"):
             break

@@ -54,7 +54,7 @@ def _seed(ctx: Context) -> list[str]:
             }  # fmt: skip
             puts.append({"PutRequest": {"Item": to_ddb(item)}})
     for start in range(0, len(puts), 25):
-        batch: Any = {ctx.store.table: puts[start : start + 25]}
+        batch: Any = {ctx.store.core.table: puts[start : start + 25]}
         ctx.client.batch_write_item(RequestItems=batch)
     return ledgers
 
@@ -65,7 +65,7 @@ def _rekey(ctx: Context, ledgers: list[str], shards: int) -> None:
         for n in range(PER_LEDGER):
             rid = f"R{n:02d}{ledger[-10:].upper()}"
             ctx.client.update_item(
-                TableName=ctx.store.table,
+                TableName=ctx.store.core.table,
                 Key=to_ddb({"PK": pk(ledger), "SK": recurrence_sk(rid)}),
                 UpdateExpression="SET #d = :s",
                 ExpressionAttributeNames={"#d": DUE_PK},
@@ -78,7 +78,7 @@ def _read_index(ctx: Context, parallel: int) -> tuple[float, int]:
     due_index.MAX_PARALLEL_SHARDS = parallel
     try:
         t0 = time.perf_counter()
-        found = sum(1 for _ in ctx.store.due_recurrences(DAY.isoformat()))
+        found = sum(1 for _ in ctx.store.recurrences.due_recurrences(DAY.isoformat()))
         return time.perf_counter() - t0, found
     finally:
         due_index.MAX_PARALLEL_SHARDS = before

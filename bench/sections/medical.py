@@ -70,7 +70,7 @@ def _build(ctx: Context, days: int) -> dict[str, Any]:
 def _floor(ctx: Context, ledger: str, year: str) -> list[tuple[str, dict[str, Any]]]:
     """The year's tax item: one consistent GetItem."""
     item = {
-        "TableName": ctx.store.table,
+        "TableName": ctx.store.core.table,
         "Key": to_ddb({"PK": pk(ledger), "SK": tax_year_sk(year)}),
         "ConsistentRead": True,
     }

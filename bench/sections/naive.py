@@ -127,7 +127,7 @@ def _concurrent(ctx: Context) -> dict[str, Any]:
     ours["verify"] = verify(ctx.store, ours_who)
     theirs = _race(ctx, "naive", naive_who)
     theirs["verify"] = verify(ctx.store, naive_who, categories=False)
-    accounts = ctx.store.query(naive_who, begins_with="ACCOUNT#", consistent=True)
+    accounts = ctx.store.core.query(naive_who, begins_with="ACCOUNT#", consistent=True)
     applied = sum(int(i.get("naive_updates", 0)) for i in accounts)
     theirs["lost_balance_updates"] = theirs["balance_updates_issued"] - applied
     return {"ours": ours, "naive": theirs}

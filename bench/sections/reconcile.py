@@ -89,7 +89,7 @@ def _floor_marks(ctx: Context, ledger: str) -> int:
     """The least work that marks the month's slips reconciled, timed (ns): a Query, the batches,
     the assertion. It marks an attribute of its own, so the reconciliation after it finds them as
     they were (only their versions are left alone)."""
-    table, partition = ctx.store.table, pk(ledger)
+    table, partition = ctx.store.core.table, pk(ledger)
     start = time.perf_counter_ns()
     found: list[dict[str, Any]] = []
     request: dict[str, Any] = {
@@ -165,7 +165,7 @@ def _reconciling(ctx: Context) -> dict[str, Any]:
 
 
 def _holds_floor(ctx: Context, ledger: str) -> list[tuple[str, dict[str, Any]]]:
-    table, partition = ctx.store.table, pk(ledger)
+    table, partition = ctx.store.core.table, pk(ledger)
 
     def between(lo: str, hi: str) -> dict[str, Any]:
         return {"TableName": table, "KeyConditionExpression": "PK = :pk AND SK BETWEEN :lo AND :hi",

@@ -56,12 +56,12 @@ def _floor(ctx: Context, ledger_id: str) -> list[tuple[str, dict[str, Any]]]:
     """The nets item (GetItem) and the members (the roster's Query): both consistent."""
     partition = household_pk(ledger_id)
     nets = {
-        "TableName": ctx.store.table,
+        "TableName": ctx.store.core.table,
         "Key": to_ddb({"PK": partition, "SK": NETS_SK}),
         "ConsistentRead": True,
     }
     roster = {
-        "TableName": ctx.store.table,
+        "TableName": ctx.store.core.table,
         "KeyConditionExpression": "PK = :pk AND SK BETWEEN :lo AND :hi",
         "ExpressionAttributeValues": to_ddb({":pk": partition, ":lo": member_sk(""), ":hi": META_SK}),
         "ConsistentRead": True,

@@ -46,7 +46,7 @@ def _floor(ctx: Context, ledger: str) -> list[tuple[str, dict[str, Any]]]:
     for _ in range(billing.LOOKBACK):
         earliest = billing.preceding(rule, earliest)
     start, end = earliest.closing_date.isoformat(), wanted[-1].closing_date.isoformat()
-    table, partition = ctx.store.table, pk(ledger)
+    table, partition = ctx.store.core.table, pk(ledger)
     only_card: dict[str, Any] = {"FilterExpression": "#a = :a", "ExpressionAttributeNames": {"#a": "account"}}
 
     def between(lo: str, hi: str, **extra: Any) -> dict[str, Any]:

@@ -144,7 +144,7 @@ def _once(ctx: Context, ledger: str, target: str) -> tuple[Reply, dict[str, Any]
 
 def _floor_steps(ctx: Context, ledger: str, first: str, last: str) -> list[dict[str, Any]]:
     """The window's slips straight through boto3: one consistent Query, newest first, its pages."""
-    base = {"TableName": ctx.store.table, "KeyConditionExpression": "PK = :pk AND SK BETWEEN :lo AND :hi",
+    base = {"TableName": ctx.store.core.table, "KeyConditionExpression": "PK = :pk AND SK BETWEEN :lo AND :hi",
             "ExpressionAttributeValues": to_ddb({":pk": pk(ledger), ":lo": slip_sk(first, ""),
                                                   ":hi": slip_sk(last, "~")}),
             "ScanIndexForward": False, "ConsistentRead": True}  # fmt: skip

@@ -116,8 +116,8 @@ class MemoryQueues:
 
 def _stream_record(ctx: Context, ledger: str, seq: int) -> dict[str, Any]:
     """The journal entry's INSERT as DynamoDB Streams hands it to the function."""
-    item = ctx.store.client.get_item(
-        TableName=ctx.store.table, Key={"PK": {"S": pk(ledger)}, "SK": {"S": change_sk(seq)}}, ConsistentRead=True
+    item = ctx.store.core.client.get_item(
+        TableName=ctx.store.core.table, Key={"PK": {"S": pk(ledger)}, "SK": {"S": change_sk(seq)}}, ConsistentRead=True
     )["Item"]
     keys = {"PK": item["PK"], "SK": item["SK"]}
     return {
@@ -144,7 +144,7 @@ def _prepare(ctx: Context, receivers: Receivers, down: int, entries: int) -> lis
         made = ctx.request(
             "POST", "/ledgers/me/webhooks", user=ledger, body={"url": receivers.url(kind, f"{tag}-{n}")}, expect=201
         )
-        first = ctx.store.journal_head(ledger) + 1
+        first = ctx.store.journal.journal_head(ledger) + 1
         for i in range(entries):
             ctx.request("POST", "/slips", user=ledger, body=slip_body(i), expect=201)
         hooks.append(
@@ -219,7 +219,7 @@ def _scenario(ctx: Context, receivers: Receivers, down: int) -> dict[str, Any]:
     for h in hooks:
         if h["kind"] == "up":
             continue
-        stored = ctx.store.webhook(h["ledger"], h["id"]) or {}
+        stored = ctx.store.webhooks.webhook(h["ledger"], h["id"]) or {}
         down_state.append(
             {
                 "delivered_entries": int(stored.get("delivered", 0)) - (h["seqs"][0] - 1),

@@ -190,8 +190,8 @@ def serve(handler: ModuleType) -> tuple[list[int], list[str]]:
 
     client = dynamodb_client()
     local = LocalAnswers()
-    stores = _stores()
-    kept = {id(store): set(vars(store)) for store in stores}
+    from kakeibo.store import get_store  # noqa: PLC0415
+
     # Signed with credentials of its own: the function's own are not looked up (a container's
     # credentials endpoint is not called) and no signature of theirs is made before the snapshot.
     signer: Any = getattr(client, "_request_signer")  # noqa: B009 - not in the typed client
@@ -205,20 +205,8 @@ def serve(handler: ModuleType) -> tuple[list[int], list[str]]:
     finally:
         endpoint.http_session = session
         signer._credentials = credentials
-        for store in stores:  # what a store learnt of the priming ledger (its journal head, its years)
-            for name in set(vars(store)) - kept[id(store)]:
-                delattr(store, name)
+        get_store().forget()  # what it learnt of the priming ledger (its journal head, its years)
     return statuses, local.calls
-
-
-def _stores() -> list[Any]:
-    """The stores the requests use, as made before the snapshot."""
-    from kakeibo import settings  # noqa: PLC0415
-    from kakeibo.store import get_limit_store, get_store  # noqa: PLC0415
-
-    configured = settings.get_settings()
-    limits = [get_limit_store()] if configured.rate_limit_person or configured.rate_limit_token else []
-    return [get_store(), *limits]
 
 
 def clean(handler: ModuleType) -> None:

@@ -84,7 +84,7 @@ def test_an_expense_of_this_month_reads_its_budgets_once_and_one_of_another_mont
     def count(event_name: str, **kwargs: Any) -> None:
         seen.append(event_name.rsplit(".", 1)[-1])
 
-    store.client.meta.events.register("before-call.dynamodb.*", count)
+    store.core.client.meta.events.register("before-call.dynamodb.*", count)
     try:
         assert api.slip(date="2026-10-01", kind="expense", amount=1, account="cash", category="食費").status == 201
         before = seen.count("Query")
@@ -92,7 +92,7 @@ def test_an_expense_of_this_month_reads_its_budgets_once_and_one_of_another_mont
         # When an expense of this month is made
         assert api.slip(date="2026-11-10", kind="expense", amount=1, account="cash", category="食費").status == 201
     finally:
-        store.client.meta.events.unregister("before-call.dynamodb.*", count)
+        store.core.client.meta.events.unregister("before-call.dynamodb.*", count)
     # Then it cost one Query more than one of October: the year's budgets
     assert seen.count("Query") == before + 1
 

@@ -390,8 +390,8 @@ def test_budgets_written_before_they_were_packed_read_the_same(cash: Client, sto
     read = budgets(cash, "2026-02")
     assert (read["食費"]["carried"], read["食費"]["available"]) == (9_000, 14_000)
     # When January's item loses its packed budget (as an item written before it was kept)
-    store.client.update_item(
-        TableName=store.table,
+    store.core.client.update_item(
+        TableName=store.core.table,
         Key=to_ddb({"PK": f"LEDGER#{user}", "SK": "MONTH#2026-01#CAT#食費"}),
         UpdateExpression="REMOVE #b",
         ExpressionAttributeNames={"#b": "budget"},
@@ -405,8 +405,8 @@ def test_a_budget_kept_before_rollover_existed_is_linked_by_the_first_rollover_b
 ) -> None:
     # Given a strict February of 1,000 as budgets were kept before carry-over: no rollover, no packed
     # budget, no carry mark
-    store.client.put_item(
-        TableName=store.table,
+    store.core.client.put_item(
+        TableName=store.core.table,
         Item=to_ddb(
             {
                 "PK": f"LEDGER#{user}",

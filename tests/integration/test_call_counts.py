@@ -32,9 +32,9 @@ def calls(store: Store) -> Iterator[Counter[str]]:
     def count(event_name: str, **kwargs: Any) -> None:
         seen[event_name.rsplit(".", 1)[-1]] += 1
 
-    store.client.meta.events.register("before-call.dynamodb.*", count)
+    store.core.client.meta.events.register("before-call.dynamodb.*", count)
     yield seen
-    store.client.meta.events.unregister("before-call.dynamodb.*", count)
+    store.core.client.meta.events.unregister("before-call.dynamodb.*", count)
 
 
 def _transaction_sizes(store: Store) -> list[int]:
@@ -43,7 +43,7 @@ def _transaction_sizes(store: Store) -> list[int]:
     def size(params: dict[str, Any], **kwargs: Any) -> None:
         sizes.append(len(params["TransactItems"]))
 
-    store.client.meta.events.register("provide-client-params.dynamodb.TransactWriteItems", size)
+    store.core.client.meta.events.register("provide-client-params.dynamodb.TransactWriteItems", size)
     return sizes
 
 

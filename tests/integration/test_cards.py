@@ -238,8 +238,8 @@ def test_the_daily_job_pays_cards_through_the_due_index(api: Client, store: Stor
     # Then this card's payments are among what it posted, and it is next due in December
     assert api.get("/accounts/card").json["payments"]["paid_through"] == "2026-10-15"
     assert result["posted"] >= 2
-    assert (user, "ACCOUNT#card") not in list(store.due_work("2026-11-30"))
-    assert (user, "ACCOUNT#card") in list(store.due_work("2026-12-10"))
+    assert (user, "ACCOUNT#card") not in list(store.recurrences.due_work("2026-11-30"))
+    assert (user, "ACCOUNT#card") in list(store.recurrences.due_work("2026-12-10"))
 
 
 def test_the_monthly_report_on_the_payment_basis_counts_card_spending_when_it_is_paid(api: Client, on_day: Any) -> None:

@@ -103,7 +103,7 @@ def _accounts(store: Store, user: str, count: int) -> None:
         sk = f"ACCOUNT#a{i:03d}"
         item = {"SK": sk, "id": f"a{i:03d}", "name": "A", "type": "cash", "opening_balance": 0, "balance": 0}
         item.update({"allow_negative": False, "archived": False, "version": 1, "created_at": "x", "updated_at": "x"})
-        store.client.put_item(TableName=store.table, Item=to_ddb({"PK": f"LEDGER#{user}", **item}))
+        store.core.client.put_item(TableName=store.core.table, Item=to_ddb({"PK": f"LEDGER#{user}", **item}))
 
 
 def test_the_account_limit_holds_under_concurrent_creates(api: Client, store: Store, user: str) -> None:

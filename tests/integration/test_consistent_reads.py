@@ -52,10 +52,10 @@ class Recorder:
 
 @pytest.fixture
 def recorder(store: Store) -> Iterator[Recorder]:
-    seen = Recorder(store.table)
-    store.client.meta.events.register("before-call.dynamodb", seen)
+    seen = Recorder(store.core.table)
+    store.core.client.meta.events.register("before-call.dynamodb", seen)
     yield seen
-    store.client.meta.events.unregister("before-call.dynamodb", seen)
+    store.core.client.meta.events.unregister("before-call.dynamodb", seen)
 
 
 def _budget_alert(api: Client, base: str) -> str:
@@ -245,8 +245,8 @@ def test_every_route_reads_consistently(api: Client, store: Store, recorder: Rec
     ]
     hook = api.post(f"{household}/webhooks", {"url": "https://93.184.215.14/hook"}).json["id"]
     failing = {"PK": pk(SharedLedger(household.rsplit("/", 1)[1])), "SK": webhook_sk(hook)}  # past its retry budget
-    store.client.update_item(
-        TableName=store.table, Key=to_ddb(failing), UpdateExpression="SET #s = :failing",
+    store.core.client.update_item(
+        TableName=store.core.table, Key=to_ddb(failing), UpdateExpression="SET #s = :failing",
         ExpressionAttributeNames={"#s": "state"}, ExpressionAttributeValues=to_ddb({":failing": "failing"}),
     )  # fmt: skip
     token_id = api.post("/me/tokens", {"name": "夜のスクリプト", "scope": "write"}).json["id"]

@@ -20,6 +20,7 @@ from kakeibo.local.s3 import S3Local, create_buckets
 from kakeibo.services import dataio
 from kakeibo.settings import get_settings
 from kakeibo.store import SharedLedger, Store, WriteContext, from_ddb
+from kakeibo.store.exports import ExportOps
 from tests.conftest import reset_caches
 from tests.events import Client
 from tests.receipts import stored_receipt
@@ -72,7 +73,7 @@ def test_an_owner_exports_every_item_and_receipt_of_the_ledger(
     # stored, the webhook without its secret, and the receipt's bytes
     found = archive.read(_download(read.json))
     assert found.ledger == str(ledger)
-    table = [i for i in store.query(ledger) if not str(i["SK"]).startswith(("LOCK#", "EXPORT#"))]
+    table = [i for i in store.core.query(ledger) if not str(i["SK"]).startswith(("LOCK#", "EXPORT#"))]
     hooks = [i for i in table if str(i["SK"]).startswith("WEBHOOK#")]
     assert hooks and all("secret" in h for h in hooks)
     exported = [from_ddb(i) for i in found.items]
@@ -167,12 +168,12 @@ def test_an_export_that_runs_out_of_time_is_resumed_and_written_once(
     # Then the same export is ready, each part was uploaded once, and the archive is whole
     assert second["id"] == first["id"] and second["state"] == "ready", second
     assert sorted(uploads) == list(range(1, second["parts"] + 1))
-    item = store.read_export(ledger, first["id"])
+    item = store.exports.read_export(ledger, first["id"])
     assert item is not None
     data = blobs.read(str(item["key"]))
     assert data is not None
     found = archive.read(data)
-    table = [i for i in store.query(ledger) if not str(i["SK"]).startswith(("LOCK#", "EXPORT#"))]
+    table = [i for i in store.core.query(ledger) if not str(i["SK"]).startswith(("LOCK#", "EXPORT#"))]
     assert [from_ddb(i)["SK"] for i in found.items] == [i["SK"] for i in table]
     assert len(json.loads(item["parts"])) == second["parts"] > 2
 
@@ -185,12 +186,12 @@ def test_two_racing_exports_build_one_archive(api: Client, store: Store, monkeyp
     first = dataio.start_export(store, ctx, time_left=lambda: 0.0)
     assert first["state"] == "building", first
     # And a second POST that read the ledger before the first had written its export (a race)
-    monkeypatch.setattr(Store, "exports_building", lambda self, ledger: [])
+    monkeypatch.setattr(ExportOps, "exports_building", lambda self, ledger: [])
     # When the second POST starts its export
     second = dataio.start_export(store, ctx)
     # Then it takes up the first one instead of starting another, and the ledger has one export
     assert second["id"] == first["id"] and second["state"] == "ready", second
-    exports = list(store.query(ledger, begins_with="EXPORT#"))
+    exports = list(store.core.query(ledger, begins_with="EXPORT#"))
     assert [i["id"] for i in exports] == [first["id"]]
     # And once it is ready, the next POST starts a new export
     third = api.post(f"/ledgers/{ledger}/exports")
@@ -211,23 +212,23 @@ def test_an_upload_completed_but_not_recorded_counts_its_parts_once(
     monkeypatch.setattr(dataio, "PAGE", 5)
     monkeypatch.setattr(dataio, "MIN_PART", 1)
     # And a build that completed the upload and then stopped before recording its last part
-    real = Store.export_part_stored
+    real = ExportOps.export_part_stored
 
-    def stop_on_the_last(self: Store, *args: Any, **kwargs: Any) -> Any:
+    def stop_on_the_last(self: ExportOps, *args: Any, **kwargs: Any) -> Any:
         if kwargs["ready"]:
             raise RuntimeError("the function stopped")
         return real(self, *args, **kwargs)
 
-    monkeypatch.setattr(Store, "export_part_stored", stop_on_the_last)
+    monkeypatch.setattr(ExportOps, "export_part_stored", stop_on_the_last)
     ctx = WriteContext.member(str(ledger), str(api.user), ("owner",))
     with pytest.raises(RuntimeError):
         dataio.start_export(store, ctx)
-    monkeypatch.setattr(Store, "export_part_stored", real)
+    monkeypatch.setattr(ExportOps, "export_part_stored", real)
     # When the export is taken up again
     done = api.post(f"{base}/exports").json
     # Then it is ready, and the parts it counts are the archive's sealed parts
     assert done["state"] == "ready", done
-    item = store.read_export(ledger, done["id"])
+    item = store.exports.read_export(ledger, done["id"])
     assert item is not None
     data = blobs.read(str(item["key"]))
     assert data is not None

@@ -16,6 +16,7 @@ from kakeibo import blobs
 from kakeibo.services import daily, dataio
 from kakeibo.settings import get_settings
 from kakeibo.store import SharedLedger, Store
+from kakeibo.store.deletion import DeletionOps
 from kakeibo.store.journal import GONE
 from kakeibo.store.keys import (
     JOURNAL_SK,
@@ -27,6 +28,7 @@ from kakeibo.store.keys import (
     tombstone_pk,
     user_pk,
 )
+from kakeibo.store.locks import LockOps
 from tests.deletions import count_finishes, expire_leases, naming, table_items
 from tests.events import Client, Reply
 from tests.idempotency_records import idempotency_records
@@ -70,10 +72,10 @@ def _deleted_me(api: Client) -> Reply:
 def _personal_gone(api: Client, store: Store) -> None:
     """Nothing of the caller's personal ledger is stored but its fence (when it was fenced, no more), nor
     its receipt's object; the tombstone says who and when."""
-    items = list(store.query(str(api.user)))
+    items = list(store.core.query(str(api.user)))
     assert [(i["SK"], sorted(i)) for i in items] == [(JOURNAL_SK, ["PK", "SK", GONE, "type"])], items
     assert blobs.read(blobs.key_of(str(api.user), hashlib.sha256(PHOTO).hexdigest())) is None
-    tomb = store.get_at(gone_pk(str(api.user)), META_SK)
+    tomb = store.core.get_at(gone_pk(str(api.user)), META_SK)
     assert tomb is not None and tomb["state"] == "deleted" and tomb["deleted_by"] == api.user and tomb["deleted_at"]
 
 
@@ -95,8 +97,8 @@ def test_a_person_deletes_their_data_and_the_others_keep_theirs(api: Client, oth
     assert deleted.json["id"] == "me" and deleted.json["items"] > 5
     _personal_gone(api, store)
     # And the ledger they alone were in is deleted as DELETE /ledgers/{ledger} deletes one
-    assert list(store.query(SharedLedger(alone))) == []
-    assert (store.get_at(tombstone_pk(alone), META_SK) or {}).get("state") == "deleted"
+    assert list(store.core.query(SharedLedger(alone))) == []
+    assert (store.core.get_at(tombstone_pk(alone), META_SK) or {}).get("state") == "deleted"
     # And they are a member of nothing: the others' ledgers answer them 404 and no longer list them
     assert api.get("/ledgers").json["items"] == []
     for ledger in (household, theirs):
@@ -162,7 +164,7 @@ def test_the_only_owner_of_a_shared_ledger_with_members_is_refused_in_their_lang
     # Given a person who is the only owner of a household the other person edits
     _personal(api, slips=1)
     household = _joined(api, other_api, "山田家", "editor")
-    before = list(store.query(str(api.user)))
+    before = list(store.core.query(str(api.user)))
     # When they ask for their data to be deleted, in English and in Japanese
     english = api.delete("/me")
     japanese = api.delete("/me", headers={"Accept-Language": "ja"})
@@ -171,8 +173,8 @@ def test_the_only_owner_of_a_shared_ledger_with_members_is_refused_in_their_lang
     assert english.json["ledgers"] == [{"id": household, "name": "山田家"}]
     assert "山田家" in english.json["detail"] and "only owner" in english.json["detail"]
     assert japanese.status == 409 and "オーナーはあなただけ" in japanese.json["detail"], japanese
-    assert list(store.query(str(api.user))) == before
-    assert store.get_at(gone_pk(str(api.user)), META_SK) is None
+    assert list(store.core.query(str(api.user))) == before
+    assert store.core.get_at(gone_pk(str(api.user)), META_SK) is None
     assert other_api.get(f"/ledgers/{household}/slips").status == 200
     # When they make the editor an owner too, and ask again
     member = other_api.user
@@ -195,24 +197,24 @@ def test_a_deletion_that_stops_between_batches_is_resumed_and_finished_once(
     _personal(api)
     theirs = _joined(other_api, api, "実家", "viewer")
     monkeypatch.setattr(dataio, "DELETE_PAGE", 5)
-    real = Store.delete_items
+    real = DeletionOps.delete_items
     batches: list[int] = []
 
-    def crashing(self: Store, led: str, sks: Any) -> None:
+    def crashing(self: DeletionOps, led: str, sks: Any) -> None:
         if len(batches) == 2:
             raise RuntimeError("the function stopped")
         batches.append(len(sks))
         real(self, led, sks)
 
-    monkeypatch.setattr(Store, "delete_items", crashing)
+    monkeypatch.setattr(DeletionOps, "delete_items", crashing)
     with pytest.raises(RuntimeError):
         dataio.delete_me(store, str(api.user))
     # Then they have left the other ledger already, and their tombstone says they are being deleted
     assert api.get(f"/ledgers/{theirs}/slips").status == 404
-    tomb = store.get_at(gone_pk(str(api.user)), META_SK)
+    tomb = store.core.get_at(gone_pk(str(api.user)), META_SK)
     assert tomb is not None and (tomb["state"], tomb["items"]) == ("deleting", 10)
     # When they delete their data again
-    monkeypatch.setattr(Store, "delete_items", real)
+    monkeypatch.setattr(DeletionOps, "delete_items", real)
     finished = count_finishes(monkeypatch)
     again = _deleted_me(api)
     # Then the deletion carries on after what was removed, finishes once, and nothing is left
@@ -234,7 +236,7 @@ def test_after_the_deletion_nothing_is_written_into_their_ledger_and_no_key_or_r
     assert [r for r in idempotency_records(store) if tag in r] != []
     sha = hashlib.sha256(b"an archive of theirs").hexdigest()
     assert api.post("/ledgers/restore", {"sha256": sha, "size": 20}).status == 202
-    assert store.restores_of(str(api.user)) == [sha]
+    assert store.deletion.restores_of(str(api.user)) == [sha]
     # When they delete their data
     assert _deleted_me(api).json["state"] == "deleted"
     # Then writing into their ledger answers 404, as a deleted ledger does, and leaves nothing behind:
@@ -247,7 +249,7 @@ def test_after_the_deletion_nothing_is_written_into_their_ledger_and_no_key_or_r
     assert again.status == 404 and again.json["code"] == "not_found", again
     _personal_gone(api, store)
     # And neither their restore nor their Idempotency-Key records are kept
-    assert store.restores_of(str(api.user)) == []
+    assert store.deletion.restores_of(str(api.user)) == []
     assert [r for r in idempotency_records(store) if tag in r] == []
 
 
@@ -258,19 +260,19 @@ def test_a_person_s_deletion_whose_run_stopped_is_finished_once_by_the_daily_job
     store = own_store
     _personal(api)
     monkeypatch.setattr(dataio, "DELETE_PAGE", 5)
-    real = Store.delete_items
+    real = DeletionOps.delete_items
 
-    def crashing(self: Store, led: str, sks: Any) -> None:
+    def crashing(self: DeletionOps, led: str, sks: Any) -> None:
         real(self, led, sks)
         raise RuntimeError("the function stopped")
 
-    release = Store.release_lock
-    monkeypatch.setattr(Store, "delete_items", crashing)
-    monkeypatch.setattr(Store, "release_lock", lambda self, lease: None)
+    release = LockOps.release_lock
+    monkeypatch.setattr(DeletionOps, "delete_items", crashing)
+    monkeypatch.setattr(LockOps, "release_lock", lambda self, lease: None)
     with pytest.raises(RuntimeError):
         dataio.delete_me(store, str(api.user))
-    monkeypatch.setattr(Store, "delete_items", real)
-    monkeypatch.setattr(Store, "release_lock", release)
+    monkeypatch.setattr(DeletionOps, "delete_items", real)
+    monkeypatch.setattr(LockOps, "release_lock", release)
     # When the daily job runs once the lease has expired (twice)
     expire_leases(monkeypatch)
     finished = count_finishes(monkeypatch)
@@ -303,23 +305,23 @@ def test_the_search_for_a_person_s_records_that_runs_out_of_time_goes_on_where_i
         if model.name in ("Scan", "Query") and body.get("TableName") == get_settings().idempotency_table_name:
             reads.append((model.name, body.get("ExpressionAttributeValues")))
 
-    store.client.meta.events.register("before-call.dynamodb", seen)
+    store.core.client.meta.events.register("before-call.dynamodb", seen)
     try:
         stopped = dataio.delete_me(store, str(api.user), time_left=lambda: next(ticks, 0.0))
     finally:
-        store.client.meta.events.unregister("before-call.dynamodb", seen)
+        store.core.client.meta.events.unregister("before-call.dynamodb", seen)
     # Then its records were looked for only in their own partition, a page a Query, never by a Scan
     assert reads == [("Query", {":person": {"S": idempotency_person(str(api.user))}})] * 2, reads
     # Then it is still deleting, and says how far it looked
     assert stopped["state"] == "deleting", stopped
-    tomb = store.get_at(gone_pk(str(api.user)), META_SK) or {}
+    tomb = store.core.get_at(gone_pk(str(api.user)), META_SK) or {}
     assert tomb["records_after"] not in (None, "done"), tomb
     # When it is carried on
     assert _deleted_me(api).json["state"] == "deleted"
     # Then none of the person's records is left, and the other person's is
     records = idempotency_records(store)
     assert [r for r in records if mine in r] == [] and len([r for r in records if theirs in r]) == 1
-    assert (store.get_at(gone_pk(str(api.user)), META_SK) or {})["records_after"] == "done"
+    assert (store.core.get_at(gone_pk(str(api.user)), META_SK) or {})["records_after"] == "done"
 
 
 def _neighbour(owner: Client, base: str) -> Household:

@@ -19,8 +19,10 @@ from kakeibo.models.slips import SlipIn
 from kakeibo.services import dataio, receipts, slips
 from kakeibo.services.access import EDITORS, OWNERS
 from kakeibo.store import SharedLedger, Store, WriteContext
+from kakeibo.store.deletion import DeletionOps
 from kakeibo.store.journal import GONE
 from kakeibo.store.keys import JOURNAL_SK, META_SK, gone_pk
+from kakeibo.store.slips import SlipOps
 from tests.events import Client
 from tests.receipts import receipt_body
 
@@ -34,7 +36,7 @@ def _export(store: Store, ctx: WriteContext) -> None:
 
 
 def _import_status(store: Store, ctx: WriteContext) -> None:
-    store.import_started(ctx, uuid.uuid4().hex * 2, rows=1, encoding="utf-8", now="2026-05-01T00:00:00Z")
+    store.imports.import_started(ctx, uuid.uuid4().hex * 2, rows=1, encoding="utf-8", now="2026-05-01T00:00:00Z")
 
 
 WRITES: dict[str, Callable[[Store, WriteContext], None]] = {
@@ -60,23 +62,23 @@ def _racing(monkeypatch: pytest.MonkeyPatch, ledger: str, phase: str, write: Cal
             outcome.append("written")
 
     if phase == "before_sweep":
-        real_page = Store.deletion_page
+        real_page = DeletionOps.deletion_page
 
-        def page(self: Store, led: str, **kwargs: Any) -> list[Any]:
+        def page(self: DeletionOps, led: str, **kwargs: Any) -> list[Any]:
             if str(led) == str(ledger):
                 attempt()
             return real_page(self, led, **kwargs)
 
-        monkeypatch.setattr(Store, "deletion_page", page)
+        monkeypatch.setattr(DeletionOps, "deletion_page", page)
     else:
-        real_finish = Store.deletion_finished
+        real_finish = DeletionOps.deletion_finished
 
-        def finish(self: Store, led: str, **kwargs: Any) -> bool:
+        def finish(self: DeletionOps, led: str, **kwargs: Any) -> bool:
             if str(led) == str(ledger):
                 attempt()
             return real_finish(self, led, **kwargs)
 
-        monkeypatch.setattr(Store, "deletion_finished", finish)
+        monkeypatch.setattr(DeletionOps, "deletion_finished", finish)
     return outcome
 
 
@@ -95,9 +97,9 @@ def test_a_write_racing_a_person_s_deletion_leaves_nothing_behind(
     # Then the write was refused as the deleted ledger refuses everything
     assert len(outcome) == 1 and isinstance(outcome[0], errors.NotFound), outcome
     # And the partition holds nothing but the fence, the tombstone says it is deleted
-    items = list(store.query(user))
+    items = list(store.core.query(user))
     assert [(i["SK"], sorted(i)) for i in items] == [(JOURNAL_SK, ["PK", "SK", GONE, "type"])], items
-    assert (store.get_at(gone_pk(user), META_SK) or {}).get("state") == "deleted"
+    assert (store.core.get_at(gone_pk(user), META_SK) or {}).get("state") == "deleted"
 
 
 @pytest.mark.parametrize("phase", ["before_sweep", "after_sweep"])
@@ -116,8 +118,8 @@ def test_a_write_racing_a_shared_ledger_s_deletion_leaves_nothing_behind(
     assert dataio.delete_ledger(store, str(api.user), ledger, expected=None)["state"] == "deleted"
     # Then the write was refused (404) and the ledger's partition is empty: its tombstone is all that stays
     assert len(outcome) == 1 and isinstance(outcome[0], errors.NotFound), outcome
-    assert list(store.query(SharedLedger(ledger))) == []
-    assert (store.get_at(gone_pk(SharedLedger(ledger)), META_SK) or {}).get("state") == "deleted"
+    assert list(store.core.query(SharedLedger(ledger))) == []
+    assert (store.core.get_at(gone_pk(SharedLedger(ledger)), META_SK) or {}).get("state") == "deleted"
 
 
 @pytest.mark.parametrize("kind", ["personal", "shared"])
@@ -130,10 +132,10 @@ def test_a_slip_whose_number_is_taken_after_the_deletion_leaves_no_counter_behin
     user = str(api.user)
     ledger = base.rsplit("/", 1)[1] if base else user
     ctx = WriteContext.personal(user) if kind == "personal" else WriteContext.member(ledger, user, EDITORS)
-    real = Store.reserve_numbers
+    real = SlipOps.reserve_numbers
     deleted: list[str] = []
 
-    def numbers(self: Store, *args: Any, **kwargs: Any) -> list[int]:
+    def numbers(self: SlipOps, *args: Any, **kwargs: Any) -> list[int]:
         # When the whole deletion runs before the number is taken
         if not deleted:
             gone = (
@@ -144,7 +146,7 @@ def test_a_slip_whose_number_is_taken_after_the_deletion_leaves_no_counter_behin
             deleted.append(gone["state"])
         return real(self, *args, **kwargs)
 
-    monkeypatch.setattr(Store, "reserve_numbers", numbers)
+    monkeypatch.setattr(SlipOps, "reserve_numbers", numbers)
     body = SlipIn(date="2026-05-03", kind="expense", amount=100, account="cash")  # type: ignore[arg-type]
     # Then the slip is refused (404) after its number was taken
     with pytest.raises(errors.NotFound):
@@ -152,9 +154,9 @@ def test_a_slip_whose_number_is_taken_after_the_deletion_leaves_no_counter_behin
     assert deleted == ["deleted"]
     # And the counter it made is gone again: only what a deletion keeps stays
     if kind == "personal":
-        assert [i["SK"] for i in store.query(user)] == [JOURNAL_SK]
+        assert [i["SK"] for i in store.core.query(user)] == [JOURNAL_SK]
     else:
-        assert list(store.query(SharedLedger(ledger))) == []
+        assert list(store.core.query(SharedLedger(ledger))) == []
 
 
 @pytest.mark.parametrize("kind", ["personal", "shared"])
@@ -168,7 +170,7 @@ def test_a_lease_left_by_a_killed_process_goes_with_the_deletion(
         assert api.account("cash", 5_000)["id"] == "cash"
     else:
         ledger = SharedLedger(api.post("/ledgers", {"name": "山田家"}).json["id"])
-    store.acquire_lock(ledger, dataio.LOCK, dataio.LEASE_SECONDS)
+    store.locks.acquire_lock(ledger, dataio.LOCK, dataio.LEASE_SECONDS)
     # When the ledger is deleted
     gone = (
         dataio.delete_me(store, user)
@@ -177,7 +179,7 @@ def test_a_lease_left_by_a_killed_process_goes_with_the_deletion(
     )
     # Then the lease went with it: only what a deletion keeps stays
     assert gone["state"] == "deleted"
-    assert [i["SK"] for i in store.query(ledger)] == ([JOURNAL_SK] if kind == "personal" else [])
+    assert [i["SK"] for i in store.core.query(ledger)] == ([JOURNAL_SK] if kind == "personal" else [])
 
 
 def test_an_edit_that_changes_nothing_is_refused_once_the_person_s_deletion_has_begun(

@@ -32,7 +32,7 @@ def test_create_under_faults_then_retry_with_the_key(
     cash: Client, store: Store, user: str, kind: str, times: int
 ) -> None:
     # Given the transaction call fails in this way (once, or on every attempt)
-    with injected(store.client, "TransactWriteItems", kind, times) as faults:
+    with injected(store.core.client, "TransactWriteItems", kind, times) as faults:
         first = cash.post("/slips", LUNCH, headers={"Idempotency-Key": f"fault-{kind}"})
     # Then the answer is a success or a retryable 409 — never a server error
     assert first.status in (201, 409), first
@@ -52,7 +52,7 @@ def test_update_and_delete_under_faults(cash: Client, store: Store, user: str, k
     made = cash.post("/slips", LUNCH)
     where = made.header("Location") or ""
     # An update (a date move with an account change) while the transaction call misbehaves every time
-    with injected(store.client, "TransactWriteItems", kind, 99):
+    with injected(store.core.client, "TransactWriteItems", kind, 99):
         moved = cash.patch(where, {"date": "2026-11-09", "account": "suica"}, headers={"If-Match": '"1"'})
     assert moved.status in (200, 409), moved
     if kind == "lose_response":
@@ -63,7 +63,7 @@ def test_update_and_delete_under_faults(cash: Client, store: Store, user: str, k
     # A delete under the same fault, once
     current = cash.get("/slips").json["items"][0]
     location = f"/slips/{current['date']}/{current['id']}"
-    with injected(store.client, "TransactWriteItems", kind, 1):
+    with injected(store.core.client, "TransactWriteItems", kind, 1):
         deleted = cash.delete(location, headers={"If-Match": f'"{current["version"]}"'})
     assert deleted.status in (204, 409), deleted
     assert invariants.check(store, user) == []
@@ -76,7 +76,7 @@ def test_update_and_delete_under_faults(cash: Client, store: Store, user: str, k
 def test_reads_under_faults_answer_or_refuse_cleanly(cash: Client, store: Store, kind: str) -> None:
     cash.post("/slips", LUNCH)
     for operation in ("Query", "GetItem", "TransactGetItems"):
-        with injected(store.client, operation, kind, 99):
+        with injected(store.core.client, operation, kind, 99):
             replies = [cash.get("/slips"), cash.get("/balances"), cash.get("/accounts/cash")]
         assert all(r.status in (200, 409) for r in replies), replies
     assert cash.balances()["cash"] == 18800

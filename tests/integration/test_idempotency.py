@@ -88,7 +88,7 @@ class LoseResponses:
     def __init__(self, store: Store, times: int) -> None:
         self.left = times
         self.sent = 0
-        store.client.meta.events.register("after-call.dynamodb.TransactWriteItems", self.lose)
+        store.core.client.meta.events.register("after-call.dynamodb.TransactWriteItems", self.lose)
 
     def lose(self, **kwargs: Any) -> None:
         self.sent += 1
@@ -114,7 +114,7 @@ def test_the_client_retrying_after_all_answers_were_lost_gets_its_one_slip(
     cash: Client, store: Store, user: str
 ) -> None:
     # Given every answer to the first request is lost (it did commit)
-    LoseResponses(store, times=store.retry.attempts)
+    LoseResponses(store, times=store.core.retry.attempts)
     first = cash.post("/slips", LUNCH, headers=key("k-gone"))
     # Then the caller is told to retry (409 conflict, not remembered as the key's outcome)
     assert first.status == 409 and first.json["code"] == "conflict"
@@ -244,7 +244,7 @@ def test_records_are_kept_in_their_person_s_partition_under_their_own_key(cash: 
     (record,) = records.made()
     assert idempotency_tag(str(cash.user)) in record
     table = records.table
-    found = store.client.query(
+    found = store.core.client.query(
         TableName=table,
         KeyConditionExpression="id = :person",
         ExpressionAttributeValues={":person": {"S": idempotency_person(str(cash.user))}},

@@ -139,7 +139,7 @@ def test_reimporting_an_export_after_edits_moves_and_deletes_creates_nothing(
 def test_an_imported_slip_is_one_identity_with_import_origin(cash: Client, store: Store, user: str) -> None:
     text = "date,kind,amount,account,to_account,category,memo,external_id\n2026-11-03,expense,300,cash,,食費,,EXT9\n"
     assert cash.post("/imports", raw=text, headers=CSV).json["created"] == 1
-    identity = store.get(user, f"ID#{slip_id_for('', 0, 'EXT9')}")
+    identity = store.core.get(user, f"ID#{slip_id_for('', 0, 'EXT9')}")
     assert identity is not None
     assert (identity["origin"], identity["date"], identity["version"], identity["deleted"]) == (
         "import",
@@ -155,8 +155,10 @@ def test_an_imported_slip_is_one_identity_with_import_origin(cash: Client, store
 
 def _strip_identities(store: Store, user: str) -> None:
     """Make the ledger look as written before slips had identity items."""
-    for item in list(store.query(user, begins_with="ID#", projection="SK")):
-        store.client.delete_item(TableName=store.table, Key={"PK": {"S": f"LEDGER#{user}"}, "SK": {"S": item["SK"]}})
+    for item in list(store.core.query(user, begins_with="ID#", projection="SK")):
+        store.core.client.delete_item(
+            TableName=store.core.table, Key={"PK": {"S": f"LEDGER#{user}"}, "SK": {"S": item["SK"]}}
+        )
 
 
 def test_rebuild_gives_older_slips_their_identities(cash: Client, store: Store, user: str) -> None:
@@ -165,8 +167,8 @@ def test_rebuild_gives_older_slips_their_identities(cash: Client, store: Store, 
     kept = cash.post("/slips", LUNCH, headers={"Idempotency-Key": "old-key"}).json
     moved = cash.post("/slips", {**LUNCH, "amount": 300}).json
     _strip_identities(store, user)
-    store.client.put_item(
-        TableName=store.table,
+    store.core.client.put_item(
+        TableName=store.core.table,
         Item={
             "PK": {"S": f"LEDGER#{user}"},
             "SK": {"S": "ROW#IOLDROW00000002"},
@@ -188,12 +190,12 @@ def test_rebuild_gives_older_slips_their_identities(cash: Client, store: Store, 
     # Then every slip has its identity, and the deleted row a tombstone
     assert rebuilt.status == 200, rebuilt
     assert rebuilt.json["identities"] == 2 and rebuilt.json["written"] == 0
-    identity = store.get(user, f"ID#{kept['id']}")
+    identity = store.core.get(user, f"ID#{kept['id']}")
     assert identity is not None and identity["date"] == "2026-11-03" and identity["deleted"] is False
     assert identity["origin"] == "api"
-    tombstone = store.get(user, "ID#IOLDROW00000002")
+    tombstone = store.core.get(user, "ID#IOLDROW00000002")
     assert tombstone is not None and tombstone["deleted"] is True and tombstone["origin"] == "import"
-    follows = store.get(user, f"ID#{moved['id']}")
+    follows = store.core.get(user, f"ID#{moved['id']}")
     assert follows is not None and follows["date"] == "2026-11-09"
     # And the identities answer as for any slip
     assert cash.get(f"/slips/{kept['id']}").header("Content-Location") == f"/slips/2026-11-03/{kept['id']}"
@@ -207,9 +209,11 @@ def test_rebuild_gives_older_slips_their_identities(cash: Client, store: Store, 
 
 def test_a_prefix_read_returns_only_keys_with_the_prefix(cash: Client, store: Store, user: str) -> None:
     # Given a ledger with an account and an item keyed exactly at the end of the accounts' key range
-    store.client.put_item(TableName=store.table, Item={"PK": {"S": f"LEDGER#{user}"}, "SK": {"S": "ACCOUNT$"}})
+    store.core.client.put_item(
+        TableName=store.core.table, Item={"PK": {"S": f"LEDGER#{user}"}, "SK": {"S": "ACCOUNT$"}}
+    )
     # When its accounts are read by prefix
-    keys = [item["SK"] for item in store.query(user, begins_with="ACCOUNT#")]
+    keys = [item["SK"] for item in store.core.query(user, begins_with="ACCOUNT#")]
     # Then the bound's item is not among them, and the accounts are
     assert "ACCOUNT$" not in keys
     assert keys and all(k.startswith("ACCOUNT#") for k in keys)

@@ -398,8 +398,8 @@ def test_a_dry_run_counts_deleted_slips_and_older_imports_as_duplicates(api: Cli
     assert first.status == 200 and first.json["created"] == 1, first
     r1 = csvio.slip_id_for("", 0, "r1")
     assert api.delete(f"/slips/2026-11-01/{r1}", headers={"If-Match": '"1"'}).status == 204
-    store.client.put_item(
-        TableName=store.table,
+    store.core.client.put_item(
+        TableName=store.core.table,
         Item={
             "PK": {"S": f"LEDGER#{user}"},
             "SK": {"S": "ROW#r2"},

@@ -388,14 +388,14 @@ def _as_imported_before_payees(store: Store, user: str) -> None:
     from kakeibo.services.imports.sync import _current_slip
     from kakeibo.services.slips import fingerprint
 
-    for item in list(store.slips_within(user, Dates())):
+    for item in list(store.slips.slips_within(user, Dates())):
         old = {k: v for k, v in item.items() if k not in ("payee", "payee_key", "imported_payee", "imported")}
         row = {k: v for k, v in old.items() if k != "cleared"}  # the file does not say
         if old["kind"] == "income":
             old = row
         else:
             old["imported"] = {"fingerprint": fingerprint(_current_slip(row)), "version": 1}
-        store.client.put_item(TableName=store.table, Item=to_ddb(old))
+        store.core.client.put_item(TableName=store.core.table, Item=to_ddb(old))
 
 
 def test_slips_imported_before_payees_are_unchanged_by_the_same_file_and_changed_by_an_edited_one(

@@ -72,8 +72,8 @@ def wrapped(
     rendezvous: threading.Barrier | None = None,
     before_first: Callable[[], Any] | None = None,
 ) -> tuple[Store, Wrapped]:
-    client = Wrapped(store.client, fail_after, rendezvous, before_first)
-    return Store(client, store.table), client  # type: ignore[arg-type]
+    client = Wrapped(store.core.client, fail_after, rendezvous, before_first)
+    return Store(client, store.core.table), client  # type: ignore[arg-type]
 
 
 def household(api: Client) -> None:
@@ -152,7 +152,7 @@ def test_batched_and_a_crash_halfway_resumes_to_exactly_the_file(api: Client, st
     assert first_batch <= 100
     done = slips_of(api)
     assert 10 <= len(done) < 152  # each row brings its slip, identity, index items and balance items
-    record = store.get(user, f"IMPORT#{importer.csvio.parse(data).sha256}")
+    record = store.core.get(user, f"IMPORT#{importer.csvio.parse(data).sha256}")
     assert record is not None and record["status"] == "interrupted" and record["created"] == len(done)
 
     # When the same file is sent again
@@ -170,7 +170,7 @@ def test_batched_and_a_crash_halfway_resumes_to_exactly_the_file(api: Client, st
     assert len({s["no"] for s in slips}) == 152
     assert integrity.verify(store, user)["ok"] is True
     assert invariants.check(store, user) == []
-    record = store.get(user, f"IMPORT#{result['import_id']}")
+    record = store.core.get(user, f"IMPORT#{result['import_id']}")
     assert record is not None
     assert (record["status"], record["created"], record["runs"], record["rows"]) == ("complete", 152, 2, 152)
 
@@ -288,12 +288,12 @@ def test_a_file_sent_again_takes_no_slip_numbers(api: Client, store: Store, user
     api.account("cash", 10000)
     text = HEADER + "".join(f"2026-11-0{d},expense,{100 * d},cash,,食費,,\n" for d in (3, 4, 5))
     assert api.post("/imports", raw=text, headers={"Content-Type": "text/csv"}).json["created"] == 3
-    counter = store.get(user, "SEQ#slip", consistent=True) or {}
+    counter = store.core.get(user, "SEQ#slip", consistent=True) or {}
     # When it is sent again
     again = api.post("/imports", raw=text, headers={"Content-Type": "text/csv"}).json
     # Then every row is skipped and the slip counter has not moved: the next slip is numbered 4
     assert (again["created"], again["skipped"]) == (0, 3)
-    assert (store.get(user, "SEQ#slip", consistent=True) or {})["value"] == counter["value"] == 3
+    assert (store.core.get(user, "SEQ#slip", consistent=True) or {})["value"] == counter["value"] == 3
     assert api.slip(date="2026-11-06", kind="expense", amount=1, account="cash", category="食費").json["no"] == 4
 
 

@@ -23,8 +23,8 @@ from tests.legacy import unindex
 def corrupt(store: Store, user: str, sk: str, expression: str, **values: Any) -> None:
     """Change a stored item behind the API's back, as a bug or a manual edit would."""
     names = {f"#{name}": name for name in values}
-    store.client.update_item(
-        TableName=store.table,
+    store.core.client.update_item(
+        TableName=store.core.table,
         Key=to_ddb({"PK": pk(user), "SK": sk}),
         UpdateExpression=expression,
         ExpressionAttributeNames=names,
@@ -61,7 +61,9 @@ def test_verify_names_each_corrupted_item_and_rebuild_repairs_them(api: Client, 
     corrupt(store, user, "ACCOUNT#suica", "SET #balance = :balance", balance=1)
     corrupt(store, user, "MONTH#2026-11#CAT#食費", "SET #count = :count", count=7)
     corrupt(store, user, "DAY#suica#2026-11-20", "SET #delta = :delta", delta=500)  # no slip that day
-    store.client.delete_item(TableName=store.table, Key=to_ddb({"PK": pk(user), "SK": "DAY#suica#2026-11-05"}))
+    store.core.client.delete_item(
+        TableName=store.core.table, Key=to_ddb({"PK": pk(user), "SK": "DAY#suica#2026-11-05"})
+    )
     # When the ledger is verified
     reply = api.post("/ledger/verify")
     # Then each damaged field is named with what the slips say and what is stored
@@ -87,8 +89,8 @@ def test_verify_names_each_corrupted_item_and_rebuild_repairs_them(api: Client, 
     assert api.post("/ledger/verify").json["ok"] is True
     assert api.balances() == before["now"] and api.balances("2026-11-04") == before["nov4"]
     # And the lock and the marks are gone: the ledger takes slips again
-    assert store.get(user, "LOCK#ledger") is None
-    assert "rebuild" not in (store.get(user, "ACCOUNT#cash") or {})
+    assert store.core.get(user, "LOCK#ledger") is None
+    assert "rebuild" not in (store.core.get(user, "ACCOUNT#cash") or {})
     assert api.slip(date="2026-11-07", kind="expense", amount=100, account="cash").status == 201
     # And a second rebuild has nothing to do
     assert api.post("/ledger/rebuild").json["written"] == 0
@@ -113,13 +115,13 @@ def test_rebuild_keeps_budgets_and_sets_spent_and_remaining(api: Client, store: 
     # When the ledger is rebuilt
     assert api.post("/ledger/rebuild").json["written"] == 1
     # Then the budget stays, spent = expense - income, remaining = limit - spent
-    item = store.get(user, sk)
+    item = store.core.get(user, sk)
     assert item is not None
     assert (item["limit"], item["strict"], item["expense"], item["income"]) == (5000, True, 2000, 300)
     assert (item["spent"], item["remaining"]) == (1700, 3300)
     listed = {b["category"]: b for b in api.get("/budgets", query={"month": "2026-11"}).json["items"]}
     assert (listed["食費"]["spent"], listed["食費"]["remaining"], listed["食費"]["strict"]) == (1700, 3300, True)
-    december = store.get(user, "MONTH#2026-12#CAT#食費")
+    december = store.core.get(user, "MONTH#2026-12#CAT#食費")
     assert december is not None and (december["limit"], december["remaining"]) == (3000, 3000)
     assert api.post("/ledger/verify").json["ok"] is True
     # And the strict budget still holds: 3300 left, 3301 is refused
@@ -157,10 +159,10 @@ def test_slip_changes_during_a_rebuild_get_423_and_never_interleave(api: Client,
     assert where is not None
     corrupt(store, user, "DAY#cash#2026-11-03", "SET #delta = :delta", delta=0)
     # When a rebuild has marked the accounts and is about to read the slips
-    paused = Paused(store.client)
+    paused = Paused(store.core.client)
     result: dict[str, Any] = {}
     rebuild = threading.Thread(
-        target=lambda: result.update(integrity.rebuild(Store(paused, store.table), WriteContext.personal(user)))  # type: ignore[arg-type]
+        target=lambda: result.update(integrity.rebuild(Store(paused, store.core.table), WriteContext.personal(user)))  # type: ignore[arg-type]
     )
     rebuild.start()
     try:
@@ -206,8 +208,8 @@ def test_marks_of_a_rebuild_that_died_expire_and_the_next_rebuild_takes_over(
 ) -> None:
     # Given a rebuild that marked the accounts and died without cleaning up (short lease)
     november(api)
-    lease = store.acquire_lock(user, LEDGER_LOCK, ttl=1.5)
-    store.record(Bookkeeping(user), [store.mark_op(lease, "cash"), store.mark_op(lease, "suica")])
+    lease = store.locks.acquire_lock(user, LEDGER_LOCK, ttl=1.5)
+    store.write.record(Bookkeeping(user), [store.rebuild.mark_op(lease, "cash"), store.rebuild.mark_op(lease, "suica")])
     blocked = api.slip(date="2026-11-09", kind="expense", amount=100, account="cash")
     assert blocked.status == 423 and blocked.header("Retry-After") in ("1", "2")
     assert api.post("/ledger/rebuild").status == 423
@@ -216,8 +218,8 @@ def test_marks_of_a_rebuild_that_died_expire_and_the_next_rebuild_takes_over(
     # Then slips are taken again, and a new rebuild takes over (and clears the stale marks)
     assert api.slip(date="2026-11-09", kind="expense", amount=100, account="cash").status == 201
     assert api.post("/ledger/rebuild").status == 200
-    assert "rebuild" not in (store.get(user, "ACCOUNT#suica") or {})
-    assert store.get(user, "LOCK#ledger") is None
+    assert "rebuild" not in (store.core.get(user, "ACCOUNT#suica") or {})
+    assert store.core.get(user, "LOCK#ledger") is None
 
 
 def test_a_rebuild_that_lost_its_lease_writes_nothing(api: Client, store: Store, user: str) -> None:
@@ -225,19 +227,19 @@ def test_a_rebuild_that_lost_its_lease_writes_nothing(api: Client, store: Store,
     november(api)
     corrupt(store, user, "DAY#cash#2026-11-03", "SET #delta = :delta", delta=0)
     now = [time.time()]
-    late = Store(store.client, store.table, clock=lambda: now[0])
-    original = late.set_balance_op
+    late = Store(store.core.client, store.core.table, clock=lambda: now[0])
+    original = late.rebuild.set_balance_op
 
     def stall_then_write(lease: Any, key: Any, values: Any) -> Any:
         now[0] += integrity.LEASE_SECONDS
         return original(lease, key, values)
 
-    late.set_balance_op = stall_then_write  # type: ignore[method-assign]
+    late.rebuild.set_balance_op = stall_then_write  # type: ignore[method-assign]
     # When it tries to write: refused, it says why, and it cleaned up after itself
     with pytest.raises(errors.Conflict, match="lock was lost"):
         integrity.rebuild(late, WriteContext.personal(user))
-    assert store.get(user, "DAY#cash#2026-11-03")["delta"] == 0  # type: ignore[index]
-    assert store.get(user, "LOCK#ledger") is None
+    assert store.core.get(user, "DAY#cash#2026-11-03")["delta"] == 0  # type: ignore[index]
+    assert store.core.get(user, "LOCK#ledger") is None
     assert api.slip(date="2026-11-09", kind="expense", amount=100, account="cash").status == 201
 
 
@@ -268,8 +270,8 @@ def test_verify_does_not_report_what_a_concurrent_write_showed_only_once(store: 
             return getattr(self._client, name)
 
     # When it is verified, the first read seeing the half-applied change
-    client = HalfApplied(store.client)
-    report = integrity.verify(Store(client, store.table), user)  # type: ignore[arg-type]
+    client = HalfApplied(store.core.client)
+    report = integrity.verify(Store(client, store.core.table), user)  # type: ignore[arg-type]
     # Then only the real fault is reported, confirmed by a second read (the third reads the journal,
     # the fourth the reconciliations that may no longer hold)
     assert client.reads == 4
@@ -281,7 +283,7 @@ def test_a_failing_unmark_still_frees_the_other_accounts_and_the_lock(
 ) -> None:
     # Given a ledger, and a rebuild whose first unmark fails (DynamoDB busy)
     november(api)
-    real = store.unmark
+    real = store.rebuild.unmark
     calls: list[str] = []
 
     def flaky(lease: Any, account: str) -> bool:
@@ -290,13 +292,13 @@ def test_a_failing_unmark_still_frees_the_other_accounts_and_the_lock(
             raise errors.Conflict("busy")
         return real(lease, account)
 
-    monkeypatch.setattr(store, "unmark", flaky)
+    monkeypatch.setattr(store.rebuild, "unmark", flaky)
     # When it runs
     integrity.rebuild(store, WriteContext.personal(user))
     # Then every other account was unmarked and the lock released: the next rebuild can start
     assert calls == ["cash", "suica"]
-    assert store.get(user, "ACCOUNT#suica", consistent=True).get("rebuild") is None  # type: ignore[union-attr]
-    monkeypatch.setattr(store, "unmark", real)
+    assert store.core.get(user, "ACCOUNT#suica", consistent=True).get("rebuild") is None  # type: ignore[union-attr]
+    monkeypatch.setattr(store.rebuild, "unmark", real)
     assert integrity.rebuild(store, WriteContext.personal(user))["complete"] is True
 
 
@@ -307,8 +309,10 @@ def test_a_ledger_written_before_the_slip_index_is_indexed_by_rebuild(api: Clien
     november(api)
     assert unindex(store, user) == 20
     stray = {"PK": pk(user), "SK": "YC#食費#2026-11-09#0000000003", "99": "X"}
-    store.client.put_item(TableName=store.table, Item=to_ddb(stray))
-    store.client.put_item(TableName=store.table, Item=to_ddb({"PK": pk(user), "SK": "XC#食費#2026-11-09#0000000099#X"}))
+    store.core.client.put_item(TableName=store.core.table, Item=to_ddb(stray))
+    store.core.client.put_item(
+        TableName=store.core.table, Item=to_ddb({"PK": pk(user), "SK": "XC#食費#2026-11-09#0000000099#X"})
+    )
     before = [s["id"] for s in api.get("/slips", query={"category": "食費"}).json["items"]]
     # When it is verified
     found = api.post("/ledger/verify").json
@@ -326,10 +330,10 @@ def test_a_ledger_written_before_the_slip_index_is_indexed_by_rebuild(api: Clien
     rebuilt = api.post("/ledger/rebuild")
     # Then the index is what the slips say, the ledger verifies, and lists read the index
     # (one write per index item: those of the slips' entries, the stray entry's, the former item's delete)
-    slips = [i for i in store.query(user) if i["SK"].startswith("SLIP#")]
+    slips = [i for i in store.core.query(user) if i["SK"].startswith("SLIP#")]
     items = {entry_parts(e)[0] for s in slips for e in slip_index_sks(s)}
     assert rebuilt.status == 200 and rebuilt.json["index"] == len(items) + 2 and rebuilt.json["complete"], rebuilt
-    assert not any(i["SK"].startswith("XC#") for i in store.query(user, projection="SK"))
+    assert not any(i["SK"].startswith("XC#") for i in store.core.query(user, projection="SK"))
     verified = api.post("/ledger/verify").json
     assert verified["ok"] is True and verified["mismatches"] == [] and verified["journal"]["mismatches"] == []
     assert invariants.check(store, user) == []
@@ -338,11 +342,11 @@ def test_a_ledger_written_before_the_slip_index_is_indexed_by_rebuild(api: Clien
     def seen(model: Any, **kwargs: Any) -> None:
         operations.append(model.name)
 
-    store.client.meta.events.register("before-call.dynamodb", seen)
+    store.core.client.meta.events.register("before-call.dynamodb", seen)
     try:
         after = [s["id"] for s in api.get("/slips", query={"category": "食費"}).json["items"]]
     finally:
-        store.client.meta.events.unregister("before-call.dynamodb", seen)
+        store.core.client.meta.events.unregister("before-call.dynamodb", seen)
     assert after == before and operations == ["GetItem", "Query", "BatchGetItem"]  # GetItem: the person's tombstone
 
 
@@ -353,8 +357,8 @@ def test_a_ledger_indexed_one_item_per_slip_lists_from_its_slips_until_rebuilt(
     # whose slips have no entries in the present one
     november(api)
     unindex(store, user)
-    store.client.update_item(
-        TableName=store.table,
+    store.core.client.update_item(
+        TableName=store.core.table,
         Key=to_ddb({"PK": pk(user), "SK": "SEQ#slip"}),
         UpdateExpression="SET #ix = :true",
         ExpressionAttributeNames={"#ix": "indexed"},
@@ -369,6 +373,6 @@ def test_a_ledger_indexed_one_item_per_slip_lists_from_its_slips_until_rebuilt(
     assert {"item": "SEQ#slip", "field": "indexed", "expected": 2, "actual": 0} in found["mismatches"]
     # When it is rebuilt, Then the counter says the present layout and the list reads the index
     assert api.post("/ledger/rebuild").json["complete"] is True
-    assert store.get(user, "SEQ#slip", consistent=True)["indexed"] == 2  # type: ignore[index]
+    assert store.core.get(user, "SEQ#slip", consistent=True)["indexed"] == 2  # type: ignore[index]
     assert [s["id"] for s in api.get("/slips", query={"category": "食費"}).json["items"]] == food
     assert api.post("/ledger/verify").json["ok"] is True and invariants.check(store, user) == []

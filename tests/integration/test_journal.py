@@ -232,11 +232,11 @@ def test_a_slip_history_reads_its_own_entries_not_the_journal(api: Client, store
         seen.append(event_name.rsplit(".", 1)[-1])
 
     # When its history is asked for
-    store.client.meta.events.register("before-call.dynamodb.*", record)
+    store.core.client.meta.events.register("before-call.dynamodb.*", record)
     try:
         history = journal_service.slip_history(store, api.user or "", slip_id)
     finally:
-        store.client.meta.events.unregister("before-call.dynamodb.*", record)
+        store.core.client.meta.events.unregister("before-call.dynamodb.*", record)
 
     # Then it is its four entries, read by key: the identity, then the entries it lists — no Query
     assert [i["op"] for i in history["items"]] == ["create", "update", "delete", "create"]
@@ -249,8 +249,8 @@ def test_a_slip_whose_identity_lists_no_entries_gets_its_history_from_the_journa
     api.account("cash", 10000)
     lunch = api.slip(date="2026-11-03", kind="expense", amount=1200, account="cash")
     slip_id = lunch.json["id"]
-    store.client.update_item(
-        TableName=store.table,
+    store.core.client.update_item(
+        TableName=store.core.table,
         Key={"PK": {"S": pk(api.user or "")}, "SK": {"S": identity_sk(slip_id)}},
         UpdateExpression="REMOVE changes, changes_complete",
     )

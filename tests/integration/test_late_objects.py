@@ -105,7 +105,7 @@ def test_a_receipt_and_an_archive_that_reach_the_bucket_after_a_ledger_s_deletio
     assert blobs.read(late_receipt) is None and blobs.read(late_archive) is None
     assert _open_uploads(blobs.exports_of(ledger)) == []
     # And the tombstone says so and has left the due index; the owner's own receipt is untouched
-    tomb = store.get_at(tombstone_pk(ledger), META_SK) or {}
+    tomb = store.core.get_at(tombstone_pk(ledger), META_SK) or {}
     assert tomb["state"] == "deleted" and tomb["swept_at"] and DUE_SK not in tomb and "sweep_after" not in tomb
     assert blobs.read(blobs.key_of(str(api.user), kept)) == b"the owner's own receipt"
 
@@ -134,7 +134,7 @@ def test_what_a_person_uploads_after_deleting_their_data_is_swept_once_the_links
     assert blobs.read(late_receipt) is None and blobs.read(blobs.restore_key(str(api.user), sha)) is None
     user = str(api.user)
     assert swept == [blobs.receipts_of(user), blobs.exports_of(user), blobs.restores_of(user)]
-    tomb = store.get_at(gone_pk(user), META_SK) or {}
+    tomb = store.core.get_at(gone_pk(user), META_SK) or {}
     assert tomb["state"] == "deleted" and tomb["swept_at"] and DUE_SK not in tomb
 
 
@@ -159,8 +159,8 @@ def test_a_sweep_the_bucket_does_not_answer_stays_due_and_is_done_by_the_next_ru
     monkeypatch.setattr(blobs, "delete_under", unanswered)
     daily.post_due(store)
     # Then the ledger stays due; the next run, answered, sweeps it
-    assert DUE_SK in (store.get_at(tombstone_pk(ledger), META_SK) or {})
+    assert DUE_SK in (store.core.get_at(tombstone_pk(ledger), META_SK) or {})
     monkeypatch.setattr(blobs, "delete_under", real)
     daily.post_due(store)
     assert blobs.read(blobs.key_of(ledger, hashlib.sha256(LATE).hexdigest())) is None
-    assert DUE_SK not in (store.get_at(tombstone_pk(ledger), META_SK) or {})
+    assert DUE_SK not in (store.core.get_at(tombstone_pk(ledger), META_SK) or {})

@@ -18,6 +18,7 @@ import pytest
 from kakeibo import blobs
 from kakeibo.services import daily, dataio
 from kakeibo.store import SharedLedger, Store
+from kakeibo.store.deletion import DeletionOps
 from kakeibo.store.keys import META_SK, tombstone_pk
 from tests.deletions import count_finishes, expire_leases, naming, table_items
 from tests.events import Client, Reply
@@ -65,9 +66,9 @@ def _gone(api: Client, editor: Client, store: Store, ledger: str) -> None:
         assert who.get(f"/ledgers/{ledger}").status == 404
         assert who.get(f"/ledgers/{ledger}/slips").status == 404
         assert ledger not in [i["id"] for i in who.get("/ledgers").json["items"]]
-    assert list(store.query(SharedLedger(ledger))) == []
+    assert list(store.core.query(SharedLedger(ledger))) == []
     assert blobs.read(blobs.key_of(ledger, hashlib.sha256(PHOTO).hexdigest())) is None
-    tomb = store.get_at(tombstone_pk(ledger), META_SK)
+    tomb = store.core.get_at(tombstone_pk(ledger), META_SK)
     assert tomb is not None and tomb["state"] == "deleted" and tomb["deleted_by"] == api.user and tomb["deleted_at"]
 
 
@@ -115,7 +116,7 @@ def test_only_its_owner_may_delete_a_ledger_and_only_at_its_version(
 ) -> None:
     # Given a household with an editor
     ledger, editor = _household(api)
-    before = list(store.query(SharedLedger(ledger)))
+    before = list(store.core.query(SharedLedger(ledger)))
     # When the editor, a stranger, a stale version and no version at all try to delete it
     # Then 403, 404, 412 and 428, and nothing is gone
     assert editor.delete(f"/ledgers/{ledger}", headers=_etag(api, ledger)).status == 403
@@ -123,8 +124,8 @@ def test_only_its_owner_may_delete_a_ledger_and_only_at_its_version(
     assert api.delete(f"/ledgers/{ledger}", headers={"If-Match": '"7"'}).status == 412
     assert api.delete(f"/ledgers/{ledger}").status == 428
     assert api.delete("/ledgers/me", headers={"If-Match": "*"}).status == 409
-    assert list(store.query(SharedLedger(ledger))) == before
-    assert store.get_at(tombstone_pk(ledger), META_SK) is None
+    assert list(store.core.query(SharedLedger(ledger))) == before
+    assert store.core.get_at(tombstone_pk(ledger), META_SK) is None
 
 
 def test_a_deletion_that_stops_between_batches_is_resumed_and_finished_once(
@@ -133,24 +134,24 @@ def test_a_deletion_that_stops_between_batches_is_resumed_and_finished_once(
     # Given a household, and a deletion that removes ten items a batch and stops after the second
     ledger, editor = _household(api)
     monkeypatch.setattr(dataio, "DELETE_PAGE", 10)
-    real = Store.delete_items
+    real = DeletionOps.delete_items
     batches: list[int] = []
 
-    def crashing(self: Store, led: str, sks: Any) -> None:
+    def crashing(self: DeletionOps, led: str, sks: Any) -> None:
         if len(batches) == 2:
             raise RuntimeError("the function stopped")
         batches.append(len(sks))
         real(self, led, sks)
 
-    monkeypatch.setattr(Store, "delete_items", crashing)
+    monkeypatch.setattr(DeletionOps, "delete_items", crashing)
     with pytest.raises(RuntimeError):
         dataio.delete_ledger(store, str(api.user), ledger, expected=None)
     # Then the ledger already answers 404 to its members, and its tombstone says it is being deleted
     assert editor.get(f"/ledgers/{ledger}/slips").status == 404
-    tomb = store.get_at(tombstone_pk(ledger), META_SK)
+    tomb = store.core.get_at(tombstone_pk(ledger), META_SK)
     assert tomb is not None and (tomb["state"], tomb["items"]) == ("deleting", 20)
     # When its owner deletes it again
-    monkeypatch.setattr(Store, "delete_items", real)
+    monkeypatch.setattr(DeletionOps, "delete_items", real)
     finished = count_finishes(monkeypatch)
     again = _deleted(api, f"/ledgers/{ledger}", {"If-Match": "*"})
     # Then the deletion carries on after what was removed, finishes once, and nothing is left
@@ -166,14 +167,14 @@ import sys, time
 from kakeibo.services import dataio
 from kakeibo.store import Store, get_store
 dataio.DELETE_PAGE = 10
-real, batches = Store.delete_items, []
+real, batches = DeletionOps.delete_items, []
 def stalling(self, ledger, sks):
     if len(batches) == 2:
         print("purging", flush=True)
         time.sleep(600)
     batches.append(len(sks))
     real(self, ledger, sks)
-Store.delete_items = stalling
+DeletionOps.delete_items = stalling
 dataio.delete_ledger(get_store(), sys.argv[1], sys.argv[2], expected=None)
 """
 
@@ -194,12 +195,12 @@ def test_a_deletion_killed_mid_purge_is_finished_once_by_the_daily_job(
         process.send_signal(signal.SIGKILL)
         process.wait(timeout=30)
     assert process.returncode == -signal.SIGKILL
-    tomb = store.get_at(tombstone_pk(ledger), META_SK)
+    tomb = store.core.get_at(tombstone_pk(ledger), META_SK)
     assert tomb is not None and (tomb["state"], tomb["items"]) == ("deleting", 20)
     assert editor.get(f"/ledgers/{ledger}/slips").status == 404
     # Then while its lease runs, the daily job leaves it to the run that holds it
     daily.post_due(store)
-    assert (store.get_at(tombstone_pk(ledger), META_SK) or {})["state"] == "deleting"
+    assert (store.core.get_at(tombstone_pk(ledger), META_SK) or {})["state"] == "deleting"
     # When the lease has expired and nobody came back to it, the daily job runs (twice)
     expire_leases(monkeypatch)
     finished = count_finishes(monkeypatch)
@@ -208,4 +209,4 @@ def test_a_deletion_killed_mid_purge_is_finished_once_by_the_daily_job(
     # Then it carried the deletion on after what was removed and finished it once: nothing is left
     assert finished == [True]
     _gone(api, editor, store, ledger)
-    assert (store.get_at(tombstone_pk(ledger), META_SK) or {})["items"] > 20
+    assert (store.core.get_at(tombstone_pk(ledger), META_SK) or {})["items"] > 20

@@ -110,8 +110,8 @@ def test_a_member_is_added_once(api: Client, store: Store, other_user: str) -> N
     _add(api, ledger, other_user, "editor")
     again = Client(other_user).post(f"/invitations/{_invite(api, ledger, 'viewer')}/accept")
     assert again.status == 409 and again.json["code"] == "already_exists"
-    assert store.member(ledger, other_user)["role"] == "editor"  # type: ignore[index]
-    assert [m["ledger"] for m in store.memberships(other_user)] == [ledger]
+    assert store.ledgers.member(ledger, other_user)["role"] == "editor"  # type: ignore[index]
+    assert [m["ledger"] for m in store.ledgers.memberships(other_user)] == [ledger]
 
 
 def _invite(api: Client, ledger: str, role: str = "editor") -> str:
@@ -157,11 +157,11 @@ def test_an_expired_invitation_is_gone(api: Client, other_api: Client, store: St
     token = "E" * 32
     owner = WriteContext.member(ledger, api.user or "", ("owner",))
     made = Change("invitation", "expired", "create", 1, None, {"role": "viewer"})
-    store.create_invitation(owner, token, "viewer", expires_at_ms=store.now_ms() - 1,
+    store.ledgers.create_invitation(owner, token, "viewer", expires_at_ms=store.core.now_ms() - 1,
                             now="2026-11-21T09:00:00.000+09:00", changes=[made])  # fmt: skip
     refused = other_api.post(f"/invitations/{token}/accept")
     assert refused.status == 410 and refused.json["code"] == "gone"
-    assert store.member(ledger, other_user) is None
+    assert store.ledgers.member(ledger, other_user) is None
 
 
 def test_a_member_accepting_again_is_told_so(api: Client, other_api: Client, store: Store, other_user: str) -> None:
@@ -170,7 +170,7 @@ def test_a_member_accepting_again_is_told_so(api: Client, other_api: Client, sto
     assert other_api.post(f"/invitations/{first}/accept").status == 200
     again = other_api.post(f"/invitations/{second}/accept")
     assert again.status == 409 and again.json["code"] == "already_exists"
-    assert store.member(ledger, other_user)["role"] == "editor"  # type: ignore[index]
+    assert store.ledgers.member(ledger, other_user)["role"] == "editor"  # type: ignore[index]
     assert api.post(f"/invitations/{first}/accept").status == 410
 
 
@@ -195,7 +195,7 @@ def test_concurrent_accepts_of_one_token_make_one_member(api: Client, store: Sto
     statuses = sorted(status for status, _ in replies)
     assert statuses.count(200) == 1 and all(s in (200, 410, 409) for s in statuses), replies
     assert all(code in ("gone", "conflict") for status, code in replies if status != 200), replies
-    members = [m for m in store.members(ledger) if m["role"] != "owner"]
+    members = [m for m in store.ledgers.members(ledger) if m["role"] != "owner"]
     winner = next(c for c, (status, _) in zip(people, replies, strict=True) if status == 200)
     assert [m["user"] for m in members] == [winner.user]
 

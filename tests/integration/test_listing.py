@@ -65,7 +65,7 @@ def test_a_filtered_list_on_a_ledger_not_yet_indexed_reads_a_bounded_number_of_s
     def count(parsed: dict[str, Any], **kwargs: Any) -> None:
         read.append(int(parsed.get("ScannedCount", 0)))
 
-    store.client.meta.events.register("after-call.dynamodb.Query", count)
+    store.core.client.meta.events.register("after-call.dynamodb.Query", count)
     # When the bank's slips are listed
     pages = []
     for page in all_pages(api, {"account": "bank", "limit": 50}):
@@ -100,7 +100,7 @@ def test_an_unfiltered_page_is_usually_one_query(api: Client, store: Store) -> N
     for i in range(30):
         api.slip(date=f"2026-11-{1 + i // 3:02d}", kind="expense", amount=10 + i, account="cash")
     queries: list[str] = []
-    store.client.meta.events.register("before-call.dynamodb.Query", lambda **kw: queries.append("Query"))
+    store.core.client.meta.events.register("before-call.dynamodb.Query", lambda **kw: queries.append("Query"))
     # When it is listed ten at a time
     pages = list(all_pages(api, {"limit": 10}))
     # Then each page took one Query, and together they are the ledger, newest first, each once

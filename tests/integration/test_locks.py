@@ -28,7 +28,7 @@ def clock() -> Clock:
 
 @pytest.fixture
 def timed(store: Store, clock: Clock) -> Store:
-    return Store(store.client, store.table, clock=clock)
+    return Store(store.core.client, store.core.table, clock=clock)
 
 
 def test_a_held_lock_refuses_others_with_retry_after(timed: Store, user: str, clock: Clock) -> None:

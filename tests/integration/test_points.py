@@ -265,7 +265,7 @@ def test_bad_expiry_and_bad_within_are_refused_naming_the_field(api: Client) -> 
 
 
 def _lots_item(store: Store, user: str) -> dict[str, object]:
-    item = store.lots(user, "pts")
+    item = store.points.lots(user, "pts")
     assert item is not None
     return item
 
@@ -315,8 +315,8 @@ def test_verify_finds_lots_that_differ_from_the_slips_and_rebuild_repairs_them(
     spent = _spend(api, 40, _day(-5))
     assert spent.status == 201, spent
     spend_id = spent.json["id"]
-    store.client.update_item(
-        TableName=store.table,
+    store.core.client.update_item(
+        TableName=store.core.table,
         Key=to_ddb({"PK": f"LEDGER#{user}", "SK": "LOTS#pts"}),
         UpdateExpression="REMOVE #ev.#s",
         ExpressionAttributeNames={"#ev": "events", "#s": spend_id},

@@ -109,7 +109,7 @@ def test_a_restored_instance_s_first_requests_import_nothing_and_priming_wrote_n
         Client(user).post("/accounts", {"id": "cash", "name": "Cash", "type": "cash", "opening_balance": 1000}).status
         == 201
     )
-    tables = [own_store.table, os.environ["IDEMPOTENCY_TABLE_NAME"]]
+    tables = [own_store.core.table, os.environ["IDEMPOTENCY_TABLE_NAME"]]
     # When a fresh instance is primed before its snapshot, restored, and serves a first POST /slips
     # (with an Idempotency-Key), another one, and GETs of the ledger's slips and of the account
     slip = {"date": "2026-04-01", "kind": "expense", "amount": 300, "account": "cash", "category": "食費"}
@@ -132,7 +132,7 @@ def test_a_restored_instance_s_first_requests_import_nothing_and_priming_wrote_n
     # And nothing priming did is in the tables: they hold the account's items, then the two slips'
     client = boto3.client("dynamodb", endpoint_url=os.environ["DYNAMODB_ENDPOINT_URL"], region_name="us-east-1")
     priming = client.query(
-        TableName=own_store.table,
+        TableName=own_store.core.table,
         KeyConditionExpression="PK = :pk",
         ExpressionAttributeValues={":pk": {"S": "LEDGER#snapstart-priming"}},
     )

@@ -118,8 +118,8 @@ def test_an_uploader_that_died_leaves_a_lease_another_client_takes_over(api: Cli
     first = api.post(f"{base}/receipts", _body(data))
     assert first.status == 201
     assert taro.post(f"{base}/receipts", _body(data)).status == 409  # still leased
-    store.client.update_item(
-        TableName=store.table,
+    store.core.client.update_item(
+        TableName=store.core.table,
         Key={"PK": {"S": pk(SharedLedger(ledger))}, "SK": {"S": receipt_sk(first.json["id"])}},
         UpdateExpression="SET lease_until = :past",
         ExpressionAttributeValues={":past": {"N": "1"}},
@@ -186,7 +186,7 @@ def _slip(api: Client, receipts: list[str], **fields: Any) -> Any:
 
 
 def _refs(store: Store, user: str, receipt: str) -> tuple[int, list[str]]:
-    item = store.read_receipt(user, receipt) or {}
+    item = store.receipts.read_receipt(user, receipt) or {}
     return int(item.get("refs", 0)), sorted(item.get("slips") or [])
 
 
@@ -250,21 +250,21 @@ def test_the_daily_job_sweeps_receipts_on_no_slip_object_first(
 
     later = dt.date.today() + dt.timedelta(days=3)
     # When the sweep dies between deleting the object and the item
-    real = store.forget_receipt
+    real = store.receipts.forget_receipt
 
     def dies_on_loose(ctx: Any, sha256: str) -> bool:
         if sha256 == loose:
             raise RuntimeError("the invocation ended")
         return real(ctx, sha256)
 
-    monkeypatch.setattr(store, "forget_receipt", dies_on_loose)
+    monkeypatch.setattr(store.receipts, "forget_receipt", dies_on_loose)
     with pytest.raises(RuntimeError):
         daily.post_due(store, later)
     # Then the object is gone but the item is there, and the next run finishes it
-    assert blobs.find(blobs.key_of(user, loose), 5) is None and store.read_receipt(user, loose) is not None
-    monkeypatch.setattr(store, "forget_receipt", real)
+    assert blobs.find(blobs.key_of(user, loose), 5) is None and store.receipts.read_receipt(user, loose) is not None
+    monkeypatch.setattr(store.receipts, "forget_receipt", real)
     assert daily.post_due(store, later)["swept"] >= 1
-    assert store.read_receipt(user, loose) is None and api.get(f"/receipts/{loose}").status == 404
+    assert store.receipts.read_receipt(user, loose) is None and api.get(f"/receipts/{loose}").status == 404
     # And the receipt on a slip is kept, object and all
     assert api.get(f"/receipts/{kept}").json["state"] == "stored"
     assert blobs.find(blobs.key_of(user, kept), 4) is not None
@@ -358,7 +358,7 @@ def test_a_slip_cannot_take_up_a_receipt_the_sweep_has_retired(
     # Then the slip was refused (404), no slip holds a receipt without bytes, and the receipt is gone
     assert attached == [404]
     assert api.get("/slips").json["items"] == []
-    assert store.read_receipt(user, loose) is None
+    assert store.receipts.read_receipt(user, loose) is None
 
 
 def test_a_bucket_that_refuses_the_function_is_a_503_that_changes_nothing(api: Client, monkeypatch: Any) -> None:

@@ -47,7 +47,7 @@ def _slips(api: Client) -> list[dict[str, Any]]:
 def _killed_after(store: Store, monkeypatch: pytest.MonkeyPatch, batches: int) -> None:
     """The function is stopped after `batches` batches: nothing after runs (not even its `finally`,
     so its lease stays until it expires)."""
-    real, calls = store.remark_slips, []
+    real, calls = store.reconciliations.remark_slips, []
 
     def stop(*args: Any, **kwargs: Any) -> int:
         if len(calls) == batches:
@@ -55,8 +55,8 @@ def _killed_after(store: Store, monkeypatch: pytest.MonkeyPatch, batches: int) -
         calls.append(1)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(store, "remark_slips", stop)
-    monkeypatch.setattr(store, "release_lock", lambda lease: True)
+    monkeypatch.setattr(store.reconciliations, "remark_slips", stop)
+    monkeypatch.setattr(store.locks, "release_lock", lambda lease: True)
 
 
 def _restarted(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -67,12 +67,12 @@ def _restarted(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
 
 def _expired(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
     """Time has passed beyond the stopped run's lease."""
-    clock = store.clock
-    monkeypatch.setattr(store, "clock", lambda: clock() + service.LOCK_TTL + 1)
+    clock = store.core.clock
+    monkeypatch.setattr(store.core, "clock", lambda: clock() + service.LOCK_TTL + 1)
 
 
 def _runs(store: Store, user: str) -> list[dict[str, Any]]:
-    return [r for r in store.reconciliation_records(user, "wallet") if r["type"] == RUN]
+    return [r for r in store.reconciliations.reconciliation_records(user, "wallet") if r["type"] == RUN]
 
 
 def test_a_reconciliation_stopped_between_batches_is_released_by_the_next_list_once_its_lease_expired(
@@ -159,7 +159,7 @@ def test_an_undo_stopped_between_batches_is_finished_by_whoever_next_asks(
     states = [s["cleared"] for s in _slips(api)]
     assert states.count("cleared") == 4 and states.count("reconciled") == 6, states
     assert api.get(f"/slips/{made.json['adjustment_slip']}").status == 404
-    assert len(store.reconciliations(user, "wallet")) == 1 and len(_runs(store, user)) == 1
+    assert len(store.reconciliations.reconciliations(user, "wallet")) == 1 and len(_runs(store, user)) == 1
     # And while its lease runs, another undo or reconciliation waits (423)
     assert api.post(f"/changes/{seq}/undo").status == 423
     assert api.post(RECONCILIATIONS.format("wallet"), {"date": "2026-11-05", "balance": 1_500}).status == 423
@@ -199,7 +199,7 @@ def test_an_edit_between_batches_that_moves_the_cleared_balance_as_of_the_date_f
                     cleared="cleared")  # fmt: skip
     where = {name: reply.header("Location") or "" for name, reply in (("early", early), ("late", late))}
     # And edits of those two go in while the reconciliation is between its first and second batch
-    real, calls = store.remark_slips, []
+    real, calls = store.reconciliations.remark_slips, []
 
     def edited_between(*args: Any, **kwargs: Any) -> int:
         if len(calls) == 1:
@@ -209,14 +209,14 @@ def test_an_edit_between_batches_that_moves_the_cleared_balance_as_of_the_date_f
         calls.append(1)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(store, "remark_slips", edited_between)
+    monkeypatch.setattr(store.reconciliations, "remark_slips", edited_between)
     # When the statement's 1,000 as of the 20th is asserted
     with pytest.raises(errors.ReconciliationDifference) as refused:
         service.reconcile(
             store, WriteContext.personal(user), "wallet", ReconciliationIn(date="2026-11-20", balance=1_000)
         )
     # Then the assertion is not stored over a cleared balance that moved: computed again, it is 900
-    assert refused.value.status == 409 and store.reconciliations(user, "wallet") == []
+    assert refused.value.status == 409 and store.reconciliations.reconciliations(user, "wallet") == []
     # And no slip is left reconciled, no run is left under way
     assert "reconciled" not in {s["cleared"] for s in _slips(api)}
     assert _runs(store, user) == []
@@ -269,7 +269,7 @@ def test_letting_go_of_a_stopped_reconciliation_and_undoing_one_read_only_the_sl
     assert undone.status == 200, undone
     cleared = {s["id"] for s in _slips(api) if s["cleared"] == "cleared"}
     assert len(cleared) == 10 and cleared <= set(read) and not set(read) & uncleared, read
-    assert store.reconciliations(user, "wallet") == [] and invariants.check(store, user) == []
+    assert store.reconciliations.reconciliations(user, "wallet") == [] and invariants.check(store, user) == []
 
 
 def test_an_undo_left_stuck_on_an_adjustment_reconciled_again_is_given_up_and_the_account_reconciles(
@@ -293,10 +293,10 @@ def test_an_undo_left_stuck_on_an_adjustment_reconciled_again_is_given_up_and_th
     entries = api.get("/changes", query={"since": 0, "limit": 100}).json["changes"]
     seq = next(e["seq"] for e in entries if any(c["id"] == first.json["id"] for c in e["changes"]))
     ctx = WriteContext.personal(user)
-    lease = store.acquire_lock(user, service.lock_name("wallet"), service.LOCK_TTL)
+    lease = store.locks.acquire_lock(user, service.lock_name("wallet"), service.LOCK_TTL)
     run = service._run(service.UNDO, ctx, "wallet", first.json["id"], BODY.date, seq=seq, version=1)
-    store.start_run(ctx, store.lock_held_op(lease), run)
-    store.release_lock(lease)
+    store.reconciliations.start_run(ctx, store.locks.lock_held_op(lease), run)
+    store.locks.release_lock(lease)
     # When the wallet is reconciled again
     again = api.post(RECONCILIATIONS.format("wallet"), {"date": "2026-11-25", "balance": 900})
     # Then the undo that cannot finish is given up (nothing of it written) and the reconciliation goes through

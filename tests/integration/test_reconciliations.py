@@ -242,7 +242,7 @@ def test_a_large_reconciliation_goes_in_batches_and_resumes_after_a_crash_once(
         slip_service.create_slip(store, ctx, charge)
     body = ReconciliationIn(date="2026-10-31", balance=-5_000)
     # When the reconciliation fails after its third batch
-    real, calls = store.remark_slips, []
+    real, calls = store.reconciliations.remark_slips, []
 
     def crash_after_three(*args: Any, **kwargs: Any) -> int:
         if len(calls) == 3:
@@ -250,12 +250,12 @@ def test_a_large_reconciliation_goes_in_batches_and_resumes_after_a_crash_once(
         calls.append(1)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(store, "remark_slips", crash_after_three)
+    monkeypatch.setattr(store.reconciliations, "remark_slips", crash_after_three)
     with pytest.raises(RuntimeError):
         service.reconcile(store, ctx, "card", body)
-    monkeypatch.setattr(store, "remark_slips", real)
+    monkeypatch.setattr(store.reconciliations, "remark_slips", real)
     # Then three batches are reconciled and no assertion is stored yet
-    assert store.reconciliations(user, "card") == []
+    assert store.reconciliations.reconciliations(user, "card") == []
     marked = [s for s in service.account_slips(store, user, "card", "2026-10-31") if s.get("cleared") == "reconciled"]
     assert len(marked) == 3 * service.BATCH
     # When the same reconciliation is sent again
@@ -278,8 +278,8 @@ def slips_read(store: Store) -> tuple[list[str], Callable[[], None]]:
         found += [i for items in parsed.get("Responses", {}).values() for i in items]
         read.extend(i["id"]["S"] for i in found if i and i.get("SK", {}).get("S", "").startswith("SLIP#"))
 
-    store.client.meta.events.register("after-call.dynamodb", seen)
-    return read, lambda: store.client.meta.events.unregister("after-call.dynamodb", seen)
+    store.core.client.meta.events.register("after-call.dynamodb", seen)
+    return read, lambda: store.core.client.meta.events.unregister("after-call.dynamodb", seen)
 
 
 def test_a_reconciliation_reads_only_what_it_can_still_mark_a_backdated_cleared_slip_included(
@@ -336,15 +336,15 @@ def test_a_ledger_from_before_the_index_of_cleared_sides_is_reconciled_from_its_
               cleared="cleared")
         for n in (1, 2, 3)
     ]  # fmt: skip
-    for item in list(store.query(user, begins_with="YR#")):
-        store.client.delete_item(TableName=store.table, Key=to_ddb({"PK": pk(user), "SK": item["SK"]}))
-    store.client.update_item(
-        TableName=store.table,
+    for item in list(store.core.query(user, begins_with="YR#")):
+        store.core.client.delete_item(TableName=store.core.table, Key=to_ddb({"PK": pk(user), "SK": item["SK"]}))
+    store.core.client.update_item(
+        TableName=store.core.table,
         Key=to_ddb({"PK": pk(user), "SK": SLIP_SEQ_SK}),
         UpdateExpression="REMOVE #cx",
         ExpressionAttributeNames={"#cx": CLEARED_INDEXED},
     )
-    assert store.unreconciled_slips(user, "wallet", "2026-11-30") is None
+    assert store.slip_index.unreconciled_slips(user, "wallet", "2026-11-30") is None
     # When the counted wallet is reconciled
     made = api.post(RECONCILIATIONS.format("wallet"), {"date": "2026-11-20", "balance": 7_000})
     # Then its cleared slips are found through the account's slips and reconciled
@@ -356,7 +356,7 @@ def test_a_ledger_from_before_the_index_of_cleared_sides_is_reconciled_from_its_
     assert api.post("/ledger/rebuild").json["complete"] is True
     later = _slip(api, date="2026-11-25", kind="expense", amount=500, account="wallet", category="食費",
                   cleared="cleared")  # fmt: skip
-    assert [s["id"] for s in store.unreconciled_slips(user, "wallet", "2026-11-30") or []] == [later["id"]]
+    assert [s["id"] for s in store.slip_index.unreconciled_slips(user, "wallet", "2026-11-30") or []] == [later["id"]]
     assert api.post("/ledger/verify").json["ok"] is True and invariants.check(store, user) == []
 
 
@@ -394,7 +394,7 @@ def test_the_cleared_balance_as_of_any_date_comes_from_the_rollups_after_it(
     # When the cleared balance is asked as of dates in every year, month ends, year ends and mid-month
     dates = ["2023-12-31", "2024-01-05", "2024-06-17", "2024-12-31", "2025-07-06", "2025-07-07", "2025-12-31",
              "2026-02-28", "2026-10-31", "2026-11-05", "2026-11-27"]  # fmt: skip
-    account = store.get(user, "ACCOUNT#bank")
+    account = store.core.get(user, "ACCOUNT#bank")
     assert account is not None
     found = service.cleared_as_of_dates(store, user, account, dates)
     # Then each is the opening balance and the cleared sides up to it
@@ -407,11 +407,11 @@ def test_the_cleared_balance_as_of_any_date_comes_from_the_rollups_after_it(
     def seen(parsed: dict[str, Any], **_: Any) -> None:
         read.extend(i["SK"]["S"] for i in [parsed.get("Item"), *parsed.get("Items", ())] if i)
 
-    store.client.meta.events.register("after-call.dynamodb", seen)
+    store.core.client.meta.events.register("after-call.dynamodb", seen)
     try:
         listed = _reconciliations(api, "bank")
     finally:
-        store.client.meta.events.unregister("after-call.dynamodb", seen)
+        store.core.client.meta.events.unregister("after-call.dynamodb", seen)
     # Then it holds, read from what was cleared after the date: no rollup of the years before it
     assert [(r["date"], r["holds"]) for r in listed] == [("2026-10-31", True)]
     rollups = sorted(sk for sk in read if sk.startswith(("AYEAR#", "AMONTH#", "DAY#")))
@@ -435,7 +435,7 @@ def _state(api: Client, store: Store, user: str, account: str) -> tuple[Any, ...
     """What an undo refused must leave as it was: the journal's head, the account's slips, its
     reconciliations and the runs under way (none)."""
     slips = sorted((s["id"], s["version"], s["cleared"], s["memo"]) for s in api.get("/slips").json["items"])
-    runs = [r for r in store.reconciliation_records(user, account) if r["type"] != "reconciliation"]
+    runs = [r for r in store.reconciliations.reconciliation_records(user, account) if r["type"] != "reconciliation"]
     head = api.get("/changes", query={"since": 0}).json["knowledge"]
     return head, slips, [(r["id"], r["holds"]) for r in _reconciliations(api, account)], runs
 
@@ -748,7 +748,10 @@ def test_any_sequence_of_reconciliations_unlocks_edits_and_undos_leaves_every_ac
         _step(api, op, n, stored)
         # Then no run is ever left under way
         assert [
-            r for a in ACCOUNTS for r in store.reconciliation_records(user, a) if r["type"] != "reconciliation"
+            r
+            for a in ACCOUNTS
+            for r in store.reconciliations.reconciliation_records(user, a)
+            if r["type"] != "reconciliation"
         ] == []
     # And each account is still reconciled where its dry run says it agrees
     for account in ACCOUNTS:

@@ -39,7 +39,7 @@ class Calls:
 
     def __init__(self, store: Store) -> None:
         self.seen: list[tuple[str, bytes]] = []
-        self.client = store.client
+        self.client = store.core.client
         self.client.meta.events.register("before-call.dynamodb.*", self._record)
 
     def _record(self, event_name: str, params: dict[str, Any], **kwargs: Any) -> None:
@@ -118,20 +118,22 @@ def test_every_due_item_is_found_once_across_the_shards_and_old_ones_are_moved(s
     for home in homes:
         assert home.post("/recurrences", rent()).status == 201
     old = homes[0].get("/recurrences").json["items"][0]["id"]
-    store.client.update_item(
-        TableName=store.table,
+    store.core.client.update_item(
+        TableName=store.core.table,
         Key={"PK": {"S": pk(homes[0].user or "")}, "SK": {"S": f"RECUR#{old}"}},
         UpdateExpression="SET DuePK = :old",
         ExpressionAttributeValues={":old": {"S": "DUE"}},
     )
     # When the due index is read, then every recurrence is there exactly once, whatever its shard
-    found = list(store.due_recurrences("2026-11-30"))
+    found = list(store.recurrences.due_recurrences("2026-11-30"))
     assert sorted(ledger for ledger, _ in found) == sorted(h.user or "" for h in homes)
     shards = {due_shard(h.user or "", get_settings().due_shards) for h in homes}
     assert len(shards) > 1  # spread over several partitions
     # And the old item is moved to its shard once (a second pass has nothing left to move)
-    assert store.rekey_due() == 1 and store.rekey_due() == 0
-    assert sorted(ledger for ledger, _ in store.due_recurrences("2026-11-30")) == sorted(h.user or "" for h in homes)
+    assert store.recurrences.rekey_due() == 1 and store.recurrences.rekey_due() == 0
+    assert sorted(ledger for ledger, _ in store.recurrences.due_recurrences("2026-11-30")) == sorted(
+        h.user or "" for h in homes
+    )
     # And the job posts each one once, even run twice at once
     results: list[dict[str, object]] = []
 
@@ -227,7 +229,7 @@ def test_a_local_table_from_before_the_due_index_gains_it(local_env: str) -> Non
         # Then the index is there and answers
         indexes = client.describe_table(TableName=name)["Table"]["GlobalSecondaryIndexes"]
         assert [i["IndexName"] for i in indexes] == ["DueIndex"]
-        found = list(Store(client, name).due_recurrences("2026-12-31"))
+        found = list(Store(client, name).recurrences.due_recurrences("2026-12-31"))
         assert found == []
     finally:
         for table in names.values():
@@ -294,8 +296,8 @@ def test_moving_old_due_items_while_they_are_edited_moves_each_once(store: Store
         assert reply.status == 201
         made.append((home, reply.json["id"]))
     for home, rid in made:
-        store.client.update_item(
-            TableName=store.table,
+        store.core.client.update_item(
+            TableName=store.core.table,
             Key={"PK": {"S": pk(home.user or "")}, "SK": {"S": f"RECUR#{rid}"}},
             UpdateExpression="SET DuePK = :old",
             ExpressionAttributeValues={":old": {"S": "DUE"}},
@@ -304,7 +306,7 @@ def test_moving_old_due_items_while_they_are_edited_moves_each_once(store: Store
     moved: list[int] = []
 
     def move() -> None:
-        moved.append(store.rekey_due())
+        moved.append(store.recurrences.rekey_due())
 
     mover = threading.Thread(target=move)
     mover.start()
@@ -315,7 +317,7 @@ def test_moving_old_due_items_while_they_are_edited_moves_each_once(store: Store
     mover.join()
     assert [r.status for r in replies] == [200] * len(edits), replies
     # Then nothing is left under the old key, and every recurrence is in the index exactly once
-    assert store.rekey_due() == 0
-    found = [ledger for ledger, _ in store.due_recurrences("2026-11-30")]
+    assert store.recurrences.rekey_due() == 0
+    found = [ledger for ledger, _ in store.recurrences.due_recurrences("2026-11-30")]
     assert sorted(found) == sorted(h.user or "" for h in homes)
     assert moved[0] <= len(homes)

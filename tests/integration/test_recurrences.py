@@ -224,7 +224,7 @@ def test_a_run_that_read_before_an_edit_posts_nothing_of_the_old_definition(
     # Given a run that read the recurrence just before an edit changed its day to the 25th
     api.account("bank", 1_000_000, type="bank")
     made = define(api, rent())
-    stale = store.read_recurrence(user, made["id"])
+    stale = store.recurrences.read_recurrence(user, made["id"])
     assert stale is not None
     edit = api.patch(f"/recurrences/{made['id']}", {"rule": {"by_month_day": 25}}, headers={"If-Match": '"1"'})
     assert edit.status == 200
@@ -244,7 +244,7 @@ def test_a_run_after_a_delete_posts_nothing(api: Client, store: Store, user: str
     # Given a run that read the recurrence just before it was deleted
     api.account("bank", 1_000_000, type="bank")
     made = define(api, rent())
-    stale = store.read_recurrence(user, made["id"])
+    stale = store.recurrences.read_recurrence(user, made["id"])
     assert stale is not None
     assert api.delete(f"/recurrences/{made['id']}", headers={"If-Match": '"1"'}).status == 204
     # When that run goes on, then it posts nothing

@@ -11,20 +11,20 @@ from typing import Any
 
 import pytest
 
-from kakeibo.store import Store
+from kakeibo.store.ledgers import LedgerOps
 from tests.events import Client
 
 
 @pytest.fixture
 def member_reads(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[tuple[str, str]]]:
     seen: list[tuple[str, str]] = []
-    member = Store.member
+    member = LedgerOps.member
 
-    def counted(self: Store, ledger: str, user: str) -> Any:
+    def counted(self: LedgerOps, ledger: str, user: str) -> Any:
         seen.append((ledger, user))
         return member(self, ledger, user)
 
-    monkeypatch.setattr(Store, "member", counted)
+    monkeypatch.setattr(LedgerOps, "member", counted)
     yield seen
 
 

@@ -26,9 +26,9 @@ def calls(store: Store) -> Iterator[Counter[str]]:
     def count(event_name: str, **kwargs: Any) -> None:
         seen[event_name.rsplit(".", 1)[-1]] += 1
 
-    store.client.meta.events.register("before-call.dynamodb.*", count)
+    store.core.client.meta.events.register("before-call.dynamodb.*", count)
     yield seen
-    store.client.meta.events.unregister("before-call.dynamodb.*", count)
+    store.core.client.meta.events.unregister("before-call.dynamodb.*", count)
 
 
 def random_ledger(api: Client, seed: int, slips: int = 60) -> dict[str, dict[str, int]]:
@@ -115,14 +115,14 @@ def test_as_of_reads_three_queries_whatever_the_ledger_holds(api: Client, calls:
 
 def strip_rollups(store: Store, user: str) -> None:
     """Make the ledger look as one written before month and year items existed."""
-    for item in list(store.query(user)):
+    for item in list(store.core.query(user)):
         sk = item["SK"]
         key = to_ddb({"PK": pk(user), "SK": sk})
         if sk.startswith(("AMONTH#", "AYEAR#")):
-            store.client.delete_item(TableName=store.table, Key=key)
+            store.core.client.delete_item(TableName=store.core.table, Key=key)
         elif sk.startswith("ACCOUNT#"):
-            store.client.update_item(
-                TableName=store.table,
+            store.core.client.update_item(
+                TableName=store.core.table,
                 Key=key,
                 UpdateExpression="REMOVE #r",
                 ExpressionAttributeNames={"#r": ROLLUPS_MARK},
@@ -151,7 +151,7 @@ def test_a_ledger_from_before_rollups_reads_right_and_rebuild_backfills_it(
     # Then it verifies, every account is marked complete, and as-of reads the rollups again
     assert rebuilt.status == 200 and rebuilt.json["complete"] is True
     assert api.post("/ledger/verify").json["ok"] is True
-    assert all(store.get(user, f"ACCOUNT#{a}", consistent=True)[ROLLUPS_MARK] for a in ACCOUNTS)  # type: ignore[index]
+    assert all(store.core.get(user, f"ACCOUNT#{a}", consistent=True)[ROLLUPS_MARK] for a in ACCOUNTS)  # type: ignore[index]
     for date in interesting_dates(reference):
         assert api.balances(date) == as_of(reference, date), date
     calls.clear()

@@ -217,8 +217,8 @@ def test_verify_finds_tampered_nets_and_rebuild_repairs_them(local_env: str, sto
     taro, hanako = home.uid("taro"), home.uid("hanako")
     assert home.slip("taro", amount=3000, paid_by=taro, shares="equal").status == 201
     seen = home.settlement().json["version"]
-    store.client.update_item(
-        TableName=store.table,
+    store.core.client.update_item(
+        TableName=store.core.table,
         Key={"PK": {"S": f"HOUSEHOLD#{home.id}"}, "SK": {"S": "OWE"}},
         UpdateExpression="ADD #s :n",
         ExpressionAttributeNames={"#s": f"s#{hanako}"},
@@ -317,7 +317,7 @@ def test_the_largest_shared_split_change_fits_its_documented_bound(local_env: st
     )
     assert made.status == 201, made
     sizes: list[int] = []
-    store.client.meta.events.register(
+    store.core.client.meta.events.register(
         "provide-client-params.dynamodb.TransactWriteItems",
         lambda params, **kw: sizes.append(len(params["TransactItems"])),
     )

@@ -16,6 +16,7 @@ from kakeibo.services.slips import create_slip
 from kakeibo.store import Item, SharedLedger, Store, WriteContext, entry_changes
 from kakeibo.store.codec import to_ddb
 from kakeibo.store.keys import household_pk, member_sk
+from kakeibo.store.transactions import StoreCore
 from tests import invariants
 from tests.events import Client
 
@@ -197,27 +198,27 @@ def test_a_member_removed_while_their_request_runs_commits_nothing(
     editor = Client(f"jiro-{uuid.uuid4().hex[:8]}")
     token = hanako.post(f"{base}/invitations", {"role": "editor"}).json["token"]
     assert editor.post(f"/invitations/{token}/accept").status == 200
-    before = list(store.query(SharedLedger(household["id"]), consistent=True))
+    before = list(store.core.query(SharedLedger(household["id"]), consistent=True))
     # Given the editor's request has read his membership, and the owner removes him before it writes
-    real = type(store)._transact
+    real = StoreCore.transact
     his_check = to_ddb({"PK": household_pk(household["id"]), "SK": member_sk(editor.user or "")})
     removed: list[int] = []
 
-    def removed_first(self: Store, ops: Any, token: str | None = None) -> None:
+    def removed_first(self: StoreCore, ops: Any, token: str | None = None) -> None:
         if any(op.kind == "ConditionCheck" and op.body.get("Key") == his_check for op in ops):  # his write's guard
-            monkeypatch.setattr(type(store), "_transact", real)
+            monkeypatch.setattr(StoreCore, "transact", real)
             gone = hanako.delete(f"{base}/members/{editor.user}", headers={"If-Match": '"1"'})
             assert gone.status == 204, gone
             removed.append(gone.status)
         real(self, ops, token)
 
-    monkeypatch.setattr(type(store), "_transact", removed_first)
+    monkeypatch.setattr(StoreCore, "transact", removed_first)
     method, path, body, headers = WRITES[write](base, slip.header("Location"), slip.etag)
     reply = editor.request(method, path, body, headers=headers)
     # Then his write is refused by its own transaction, as a stranger's is: 404, and nothing changed
     assert removed == [204]
     assert reply.status == 404 and reply.json["code"] == "not_found", reply
-    after = list(store.query(SharedLedger(household["id"]), consistent=True))
+    after = list(store.core.query(SharedLedger(household["id"]), consistent=True))
     assert _data(after) == _data(before)
     # And the journal holds the owner's removal of him, and no entry of his
     new = [entry for entry in after if entry["SK"].startswith("CHG#") and entry not in before]

@@ -129,7 +129,7 @@ def test_a_filtered_page_reads_its_page_not_the_ledger(api: Client, store: Store
         returned = parsed.get("Count", len(next(iter(parsed.get("Responses", {}).values()), [])))
         calls.append((model.name, int(returned)))
 
-    store.client.meta.events.register("after-call.dynamodb", count)
+    store.core.client.meta.events.register("after-call.dynamodb", count)
     try:
         # When the bank's slips are listed two at a time, and 食費 ten at a time
         bank = list(pages(api, {"account": "bank", "limit": 2}))
@@ -137,7 +137,7 @@ def test_a_filtered_page_reads_its_page_not_the_ledger(api: Client, store: Store
         calls.clear()
         food = api.get("/slips", query={"category": "食費", "limit": 10})
     finally:
-        store.client.meta.events.unregister("after-call.dynamodb", count)
+        store.core.client.meta.events.unregister("after-call.dynamodb", count)
     # Then each request is one Query of the index (the items of the page and one more) and one read of the
     # page's slips (with the ledger's slip counter, which says the index is complete): nothing is
     # read of the 200 other slips
@@ -159,7 +159,7 @@ def test_index_items_follow_each_change_in_its_transaction(api: Client, store: S
     slip = api.slip(date="2026-11-03", kind="expense", amount=500, account="cash", category="食費").json
 
     def index() -> set[str]:
-        return {entry for i in store.query(user) if is_index_sk(i["SK"]) for entry in item_entries(i)}
+        return {entry for i in store.core.query(user) if is_index_sk(i["SK"]) for entry in item_entries(i)}
 
     first = index()
     assert len(first) == 4  # its account, category, kind and author
@@ -220,7 +220,7 @@ def test_a_shared_ledger_import_keeps_each_transaction_within_100_items(api: Cli
     def size(params: dict[str, Any], **kwargs: Any) -> None:
         sizes.append(len(params["TransactItems"]))
 
-    store.client.meta.events.register("provide-client-params.dynamodb.TransactWriteItems", size)
+    store.core.client.meta.events.register("provide-client-params.dynamodb.TransactWriteItems", size)
     try:
         # When it is imported (sent again while the answer is 202: short of time on a loaded machine)
         created, reply = 0, None
@@ -230,7 +230,7 @@ def test_a_shared_ledger_import_keeps_each_transaction_within_100_items(api: Cli
             assert reply.status in (200, 202), reply
             created += reply.json["created"]
     finally:
-        store.client.meta.events.unregister("provide-client-params.dynamodb.TransactWriteItems", size)
+        store.core.client.meta.events.unregister("provide-client-params.dynamodb.TransactWriteItems", size)
     # Then every row is in, through transactions that never exceed DynamoDB's 100 items (the
     # member's check included), most of them nearly full
     assert created == 300, reply
@@ -251,18 +251,18 @@ def test_an_import_of_one_day_writes_each_index_item_once(api: Client, store: St
     def seen(params: dict[str, Any], **kwargs: Any) -> None:
         sent.extend(params["TransactItems"])
 
-    store.client.meta.events.register("provide-client-params.dynamodb.TransactWriteItems", seen)
+    store.core.client.meta.events.register("provide-client-params.dynamodb.TransactWriteItems", seen)
     try:
         # When it is imported
         reply = api.post("/imports", raw="\n".join(lines).encode(), headers={"Content-Type": "text/csv; charset=utf-8"})
     finally:
-        store.client.meta.events.unregister("provide-client-params.dynamodb.TransactWriteItems", seen)
+        store.core.client.meta.events.unregister("provide-client-params.dynamodb.TransactWriteItems", seen)
     assert reply.status == 200 and reply.json["created"] == 20, reply
     # Then each index item was written once, by one update holding all its slips of that day: the
     # account, each category, the kind and the author, in one or two buckets of slip numbers
     written = [
         op["Update"]["Key"]["SK"]["S"] for op in sent if "Update" in op and is_index_sk(op["Update"]["Key"]["SK"]["S"])
     ]
-    stored = [i for i in store.query(user) if is_index_sk(i["SK"])]
+    stored = [i for i in store.core.query(user) if is_index_sk(i["SK"])]
     assert len(written) == len(set(written)) == len(stored) <= 10
     assert sum(len(item_entries(i)) for i in stored) == 20 * 4

@@ -186,7 +186,7 @@ def test_the_largest_split_change_fits_one_transaction(local_env: str, store: St
                                        "lines": lines})  # fmt: skip
     assert made.status == 201, made
     sizes: list[int] = []
-    store.client.meta.events.register(
+    store.core.client.meta.events.register(
         "provide-client-params.dynamodb.TransactWriteItems",
         lambda params, **kw: sizes.append(len(params["TransactItems"])),
     )

@@ -20,12 +20,12 @@ def test_verify_finds_a_damaged_or_missing_subcategory_total_and_rebuild_repairs
     api.slip(**LUNCH, subcategory="外食")
     api.slip(**{**LUNCH, "amount": 800}, subcategory="外食")
     api.slip(**{**LUNCH, "kind": "income", "amount": 300}, subcategory="外食")
-    item = store.get(user, SK)
+    item = store.core.get(user, SK)
     assert item is not None and (item["expense"], item["income"], item["count"]) == (2000, 300, 3)
     assert integrity.verify(store, user)["ok"]
     # When the subcategory total is damaged
-    store.client.update_item(
-        TableName=store.table,
+    store.core.client.update_item(
+        TableName=store.core.table,
         Key={"PK": {"S": f"LEDGER#{user}"}, "SK": {"S": SK}},
         UpdateExpression="SET #e = :v",
         ExpressionAttributeNames={"#e": "expense"},
@@ -39,7 +39,7 @@ def test_verify_finds_a_damaged_or_missing_subcategory_total_and_rebuild_repairs
     assert (rebuilt["complete"], rebuilt["written"]) == (True, 1)
     assert integrity.verify(store, user)["ok"]
     # When it is lost altogether, Then verify sees every field missing and rebuild recreates it
-    store.client.delete_item(TableName=store.table, Key={"PK": {"S": f"LEDGER#{user}"}, "SK": {"S": SK}})
+    store.core.client.delete_item(TableName=store.core.table, Key={"PK": {"S": f"LEDGER#{user}"}, "SK": {"S": SK}})
     assert {m["field"] for m in integrity.verify(store, user)["mismatches"]} == {"income", "expense", "count"}
     integrity.rebuild(store, WriteContext.personal(user))
     assert integrity.verify(store, user)["ok"] and invariants.check(store, user) == []

@@ -96,7 +96,7 @@ def test_client_request_token_makes_a_replayed_transaction_a_no_op(cash: Client,
     # Given a transaction committed with a token, whose response we pretend was lost
     body = SlipIn.model_validate(LUNCH)
     sent: list[dict[str, Any]] = []
-    store.client.meta.events.register(
+    store.core.client.meta.events.register(
         "provide-client-params.dynamodb.TransactWriteItems", lambda params, **kw: sent.append(params)
     )
     from kakeibo.store import WriteContext
@@ -104,7 +104,7 @@ def test_client_request_token_makes_a_replayed_transaction_a_no_op(cash: Client,
     made = WriteContext.personal(user)
     service.create_slip(store, made, body, slip_id="01KAJ0000000000000000000CD", request_token="tok-123")
     # When exactly the same request is sent again within DynamoDB's window
-    store.client.transact_write_items(**sent[-1])
+    store.core.client.transact_write_items(**sent[-1])
     # Then DynamoDB treats it as the same transaction: the money moved once
     assert cash.balances()["cash"] == 4000
     assert invariants.check(store, user) == []

@@ -275,9 +275,9 @@ def test_an_import_does_not_write_a_foreign_account(api: Client) -> None:
 
 def _set_unit_elsewhere(store: Store, user: str, account: str, **fields: object) -> None:
     """Another process changes the account's unit: this one still remembers the old one."""
-    item = store.get(user, f"ACCOUNT#{account}")
+    item = store.core.get(user, f"ACCOUNT#{account}")
     assert item is not None
-    store.client.put_item(TableName=store.table, Item=to_ddb({**item, **fields}))
+    store.core.client.put_item(TableName=store.core.table, Item=to_ddb({**item, **fields}))
 
 
 def test_a_slip_is_never_written_in_a_unit_its_account_no_longer_has(api: Client, store: Store, user: str) -> None:

@@ -273,7 +273,7 @@ def test_handler_answers_every_sample(aws: None, name: str) -> None:
         ledgers.create_ledger(store, "hanako", LedgerIn(name="山田家"), ledger_id=SHARED_LEDGER_ID)
         token = sample(name)["pathParameters"]["token"]
         invitation = Change("invitation", ledgers.invitation_id(token), "create", 1, None, {"role": "editor"})
-        store.create_invitation(
+        store.ledgers.create_invitation(
             WriteContext.member(SHARED_LEDGER_ID, "hanako", ("owner",)),
             token,
             "editor",
@@ -285,14 +285,16 @@ def test_handler_answers_every_sample(aws: None, name: str) -> None:
         item = {"type": "webhook", "id": WEBHOOK_ID, "url": "https://93.184.215.14/hooks", "secret": "s",
                 "created_at": now, "created_by": "local"}  # fmt: skip
         made = Change("webhook", WEBHOOK_ID, "create", 1, None, {"id": WEBHOOK_ID})
-        store.create_webhook(WriteContext.member(SHARED_LEDGER_ID, "local", ("owner",)), item, changes=[made], count=0)
+        store.webhooks.create_webhook(
+            WriteContext.member(SHARED_LEDGER_ID, "local", ("owner",)), item, changes=[made], count=0
+        )
         if name == "resume_webhook":  # past its retry budget: what resume is for
             from kakeibo.store import SharedLedger, pk, to_ddb
             from kakeibo.store.keys import webhook_sk
 
             key = {"PK": pk(SharedLedger(SHARED_LEDGER_ID)), "SK": webhook_sk(WEBHOOK_ID)}
-            store.client.update_item(
-                TableName=store.table, Key=to_ddb(key), UpdateExpression="SET #s = :failing",
+            store.core.client.update_item(
+                TableName=store.core.table, Key=to_ddb(key), UpdateExpression="SET #s = :failing",
                 ExpressionAttributeNames={"#s": "state"}, ExpressionAttributeValues=to_ddb({":failing": "failing"}),
             )  # fmt: skip
     if name == "get_import":  # the import the sample names: the import_csv sample's file

@@ -55,7 +55,9 @@ def test_priming_serves_its_requests_without_a_network_and_leaves_no_request_beh
     keys = handler.logger.get_current_keys()
     assert not {"function_request_id", "correlation_id", "cold_start"} & set(keys)
     assert powertools_logger.is_cold_start is True
-    assert set(vars(get_store())) == {"client", "table", "retry", "clock"}  # no journal head of the priming ledger
+    store = get_store()
+    assert store.journal.heads == {} and store.balances.linked_seen == set()  # nothing of the priming ledger
+    assert set(vars(store.core)) == {"client", "table", "retry", "clock"}
     assert set(vars(get_limit_store())) == {"core"}
     assert threading.active_count() == threads
     # And the client is as it was: its own credentials, its own HTTP session, with no connection

@@ -122,7 +122,7 @@ def test_a_transaction_writes_each_index_item_once_setting_and_removing_its_entr
     before = slip_index_sks(old) | slip_index_sks(gone)
     after = slip_index_sks(new) | slip_index_sks(other)
     # When their index writes are made in one call
-    ops = store.index_ops("me", put=after - before, delete=before - after)
+    ops = store.slip_index.index_ops("me", put=after - before, delete=before - after)
     # Then each item is one unconditional update: 食費's sets B and removes A, 日用品's sets A,
     # 給与's and income's remove C, and the account and author items (A unchanged there) set B, remove C
     keys = [op.body["Key"]["SK"]["S"] for op in ops]

@@ -41,7 +41,7 @@ class _RecordingClient:
 
 def lock_owner() -> str:
     client = _RecordingClient()
-    Store(client, "LedgerTable").acquire_lock("ledger", "rebuild", ttl=30)  # type: ignore[arg-type]
+    Store(client, "LedgerTable").locks.acquire_lock("ledger", "rebuild", ttl=30)  # type: ignore[arg-type]
     return client.owners[0]
 
 

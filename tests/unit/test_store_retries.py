@@ -27,10 +27,10 @@ def stubbed() -> Iterator[tuple[Store, Stubber, list[float]]]:
 
 
 def _ops(store: Store) -> list[TxOp]:
-    slip = store.put_op(
+    slip = store.core.put_op(
         "alice", {"SK": "SLIP#2026-11-03#X"}, "attribute_not_exists(SK)", lambda i: errors.AlreadyExists()
     )
-    account = store.update_op(
+    account = store.core.update_op(
         "alice",
         "ACCOUNT#cash",
         "ADD #b :d",
@@ -70,7 +70,7 @@ def test_conflicts_are_retried_with_the_same_token(stubbed: tuple[Store, Stubber
     _expect(stub, error=("TransactionCanceledException", _cancelled("ThrottlingError", "None")))
     _expect(stub)
     # When the transaction is sent
-    store._transact(_ops(store), token="tok")
+    store.core.transact(_ops(store), token="tok")
     # Then it was tried three times (same token: Stubber checked it), backing off in between
     assert len(sleeps) == 2
     assert all(0 <= s <= 0.5 for s in sleeps)
@@ -81,7 +81,7 @@ def test_exhausted_retries_are_409_conflict(stubbed: tuple[Store, Stubber, list[
     for _ in range(4):
         _expect(stub, error=("TransactionCanceledException", _cancelled("TransactionConflict", "None")))
     with pytest.raises(errors.Conflict) as raised:
-        store._transact(_ops(store), token="tok")
+        store.core.transact(_ops(store), token="tok")
     assert raised.value.status == 409 and raised.value.code == "conflict"
     assert len(sleeps) == 3
 
@@ -93,7 +93,7 @@ def test_a_failed_condition_is_mapped_at_once_to_its_item(
     reasons = _cancelled("None", "ConditionalCheckFailed", item={"balance": 3})
     _expect(stub, error=("TransactionCanceledException", reasons))
     with pytest.raises(errors.InsufficientFunds) as raised:
-        store._transact(_ops(store), token="tok")
+        store.core.transact(_ops(store), token="tok")
     assert raised.value.context["balance"] == 3
     assert sleeps == []
 
@@ -103,14 +103,14 @@ def test_condition_failure_wins_over_a_conflict_reason(stubbed: tuple[Store, Stu
     reasons = _cancelled("ConditionalCheckFailed", "TransactionConflict", item={"SK": "SLIP#x"})
     _expect(stub, error=("TransactionCanceledException", reasons))
     with pytest.raises(errors.AlreadyExists):
-        store._transact(_ops(store), token="tok")
+        store.core.transact(_ops(store), token="tok")
 
 
 def test_transaction_in_progress_is_retried(stubbed: tuple[Store, Stubber, list[float]]) -> None:
     store, stub, sleeps = stubbed
     _expect(stub, error=("TransactionInProgressException", {}))
     _expect(stub)
-    store._transact(_ops(store), token="tok")
+    store.core.transact(_ops(store), token="tok")
     assert len(sleeps) == 1
 
 
@@ -118,7 +118,7 @@ def test_token_reused_for_another_change_is_422(stubbed: tuple[Store, Stubber, l
     store, stub, _ = stubbed
     _expect(stub, error=("IdempotentParameterMismatchException", {}))
     with pytest.raises(errors.IdempotencyKeyReused):
-        store._transact(_ops(store), token="tok")
+        store.core.transact(_ops(store), token="tok")
 
 
 def test_unknown_errors_are_not_swallowed(stubbed: tuple[Store, Stubber, list[float]]) -> None:
@@ -127,7 +127,7 @@ def test_unknown_errors_are_not_swallowed(stubbed: tuple[Store, Stubber, list[fl
     store, stub, _ = stubbed
     _expect(stub, error=("ValidationException", {}))
     with pytest.raises(ClientError):
-        store._transact(_ops(store), token="tok")
+        store.core.transact(_ops(store), token="tok")
 
 
 @pytest.mark.parametrize(
@@ -186,7 +186,7 @@ def test_a_permanent_reason_is_not_a_retryable_conflict(
     _expect(stub, error=("TransactionCanceledException", _cancelled("None", reason)))
     # When it is sent, Then it is not retried, and not answered as a conflict to retry
     with pytest.raises(errors.ApiError) as raised:
-        store._transact(_ops(store), token="tok")
+        store.core.transact(_ops(store), token="tok")
     assert not isinstance(raised.value, errors.Conflict)
     assert raised.value.code == "internal_error" and "Retry-After" not in raised.value.headers
     assert raised.value.context["reasons"] == [reason]
@@ -211,7 +211,7 @@ def test_a_batch_write_sends_25_a_call_and_what_is_left_unprocessed_again(
     stub.add_response("batch_write_item", {"UnprocessedItems": {}}, {"RequestItems": {"LedgerTable": requests[:2]}})
     stub.add_response("batch_write_item", {}, {"RequestItems": {"LedgerTable": requests[25:]}})
     # When the 30 requests are written, Then the two are sent again after one pause, then the other 5
-    store.batch_write("LedgerTable", requests)
+    store.core.batch_write("LedgerTable", requests)
     assert len(sleeps) == 1
 
 
@@ -227,5 +227,5 @@ def test_a_batch_write_that_stays_unprocessed_is_409_conflict_within_the_deadlin
     stub.add_response("batch_write_item", {"UnprocessedItems": {"LedgerTable": requests}}, {"RequestItems": ANY})
     # When they are written, Then one call is made and the request is refused as retryable, unslept
     with pytest.raises(errors.Conflict):
-        store.batch_write("LedgerTable", requests)
+        store.core.batch_write("LedgerTable", requests)
     assert sleeps == []

@@ -53,10 +53,10 @@ def resolve(store: Store, user: str, ledger: str, *, fenced: bool = False) -> Ac
     meets the ledger's fence, store/write.py) or in a read of an item the deletion removes, never in
     an answer of its own: the tombstone is not read (a slip's create, change and delete)."""
     if ledger == PERSONAL:
-        if not fenced and store.read_person_tombstone(user) is not None:
+        if not fenced and store.deletion.read_person_tombstone(user) is not None:
             raise errors.NotFound("not found")
         return Access(PERSONAL, "owner", None, user, user)
-    member = store.member(ledger, user) if SHARED_ID_RE.match(ledger) else None
+    member = store.ledgers.member(ledger, user) if SHARED_ID_RE.match(ledger) else None
     if member is None:
         raise errors.NotFound("not found")
     return Access(ledger, str(member["role"]), member, SharedLedger(ledger), user)

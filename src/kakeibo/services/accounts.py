@@ -88,7 +88,7 @@ def create_account(
     store: Store, ctx: WriteContext, body: AccountCreate, *, request_token: str | None = None
 ) -> dict[str, Any]:
     ledger = ctx.ledger
-    count = len(store.account_ids(ledger))
+    count = len(store.accounts.account_ids(ledger))
     if count >= MAX_ACCOUNTS:
         raise errors.LimitReached(f"a ledger holds at most {MAX_ACCOUNTS} accounts", limit=MAX_ACCOUNTS)
     stamp = now_iso()
@@ -116,9 +116,11 @@ def create_account(
         "request_token": request_token,
     }
     try:
-        store.create_account(ctx, item, counted=count, limit=MAX_ACCOUNTS, changes=[account_change(None, item)])
+        store.accounts.create_account(
+            ctx, item, counted=count, limit=MAX_ACCOUNTS, changes=[account_change(None, item)]
+        )
     except errors.AlreadyExists:
-        existing = store.account(ledger, body.id)
+        existing = store.accounts.account(ledger, body.id)
         if request_token and existing and existing.get("request_token") == request_token:
             return account_view(existing)  # this very request, created before its answer was lost
         raise
@@ -128,7 +130,7 @@ def create_account(
 
 def account_item(store: Store, ledger: str, account: str) -> Item:
     """The stored account item (404 when the ledger has none by that id)."""
-    item = store.account(ledger, account) if ACCOUNT_ID_RE.match(account) else None
+    item = store.accounts.account(ledger, account) if ACCOUNT_ID_RE.match(account) else None
     if item is None:
         raise errors.NotFound(f"account '{account}' not found")
     return item
@@ -139,7 +141,7 @@ def get_account(store: Store, ledger: str, account: str) -> dict[str, Any]:
 
 
 def list_accounts(store: Store, ledger: str) -> list[dict[str, Any]]:
-    return [account_view(i) for i in store.accounts(ledger)]
+    return [account_view(i) for i in store.accounts.accounts(ledger)]
 
 
 def patch_account(
@@ -191,7 +193,7 @@ def change_account(
 
     stamp = now_iso()
     updated = {**current, **fields, "updated_at": stamp, "version": version + 1}
-    store.change_account(
+    store.accounts.change_account(
         ctx,
         account,
         {**fields, "updated_at": stamp},
@@ -227,7 +229,7 @@ def _unit_change(store: Store, ledger: str, current: Item, fields: dict[str, Any
             account=account,
             opening_balance=opening,
         )
-    if store.account_has_slips(ledger, account):
+    if store.balances.account_has_slips(ledger, account):
         raise errors.UnitInUse(f"the unit of account '{account}' cannot change: it has slips", account=account)
     if unit == "points":
         return {**fields, "point_value": fields.get("point_value") or 1}
@@ -257,7 +259,7 @@ def billing_schedule(
     if kind != "credit":
         _refuse("billing", "billing is only for credit accounts")
     source = billing["pay_from"]
-    found = store.account(ledger, source) if source != account else None
+    found = store.accounts.account(ledger, source) if source != account else None
     if found is None or found.get("archived"):
         _refuse("pay_from", f"account '{source}' {'is archived' if found else 'does not exist'}")
     elif found["type"] != "bank":

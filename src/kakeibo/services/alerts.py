@@ -64,7 +64,7 @@ def raise_alerts(store: Store, ctx: WriteContext, found: Iterable[alerts.Alert])
     condition, and one of them raises it."""
     raised = []
     found = list(found)
-    existing = store.raised(ctx.ledger, [alert.id for alert in found])
+    existing = store.alerts.raised(ctx.ledger, [alert.id for alert in found])
     for alert in found:
         if alert.id in existing:
             continue
@@ -78,7 +78,7 @@ def raise_alerts(store: Store, ctx: WriteContext, found: Iterable[alerts.Alert])
             "raised_at": _instant(),
             "version": 1,
         }
-        if store.raise_alert(ctx, item, alert_view(item)):
+        if store.alerts.raise_alert(ctx, item, alert_view(item)):
             raised.append(alert.id)
     return raised
 
@@ -104,13 +104,15 @@ def job_context(store: Store, ledger: str) -> WriteContext | None:
     """Who the job raises a ledger's alerts as: its owner (a personal ledger), or one of its owners."""
     if not isinstance(ledger, SharedLedger):
         return WriteContext.personal(str(ledger), origin="job")
-    owners = [str(m["user"]) for m in store.members(str(ledger)) if m.get("role") == "owner"]
+    owners = [str(m["user"]) for m in store.ledgers.members(str(ledger)) if m.get("role") == "owner"]
     return WriteContext.member(str(ledger), owners[0], ("owner",), origin="job") if owners else None
 
 
 def list_alerts(store: Store, ledger: str, lang: messages.Lang, *, dismissed: bool = False) -> dict[str, Any]:
     """GET /alerts: the open alerts, newest first (with `dismissed=true`, the dismissed ones too)."""
-    found = [alert_view(item, lang) for item in store.alerts(ledger) if dismissed or not item.get("dismissed_at")]
+    found = [
+        alert_view(item, lang) for item in store.alerts.alerts(ledger) if dismissed or not item.get("dismissed_at")
+    ]
     found.sort(key=lambda a: (a["raised_at"], a["id"]), reverse=True)
     return {"items": found}
 
@@ -118,10 +120,10 @@ def list_alerts(store: Store, ledger: str, lang: messages.Lang, *, dismissed: bo
 def dismiss(store: Store, ctx: WriteContext, alert_id: str, lang: messages.Lang) -> dict[str, Any]:
     """POST /alerts/{id}/dismiss: the alert is no longer open (it is not raised again: its identity stays)."""
     well_formed = alert_id.isascii() and alert_id.isalnum() and len(alert_id) <= 64
-    item = store.alert(ctx.ledger, alert_id) if well_formed else None
+    item = store.alerts.alert(ctx.ledger, alert_id) if well_formed else None
     if item is None or item.get("dismissed_at"):
         raise errors.NotFound(f"no open alert '{alert_id[:64]}'")
     at = _instant()
     after = {**item, "dismissed_at": at, "dismissed_by": ctx.actor, "version": int(item.get("version", 1)) + 1}
-    store.dismiss_alert(ctx, alert_id, at=at, before=alert_view(item), after=alert_view(after))
+    store.alerts.dismiss_alert(ctx, alert_id, at=at, before=alert_view(item), after=alert_view(after))
     return alert_view(after, lang)

@@ -36,7 +36,7 @@ def raise_due(store: Store, day: dt.date, *, time_left: TimeLeft | None = None) 
     ahead = (day + dt.timedelta(days=core.AHEAD)).isoformat()
     seen: set[str] = set()
     raised, complete = 0, True
-    for due in store.due(ahead):
+    for due in store.recurrences.due(ahead):
         ledger = due.ledger
         if str(ledger) in seen or due.kind == DELETION:
             continue

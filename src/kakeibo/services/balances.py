@@ -59,8 +59,8 @@ def rollup_reads(
     """The two Queries that read `Rollups` for start..end (of every account, or of one), to run with
     others (`together`)."""
     return [
-        lambda: list(store.account_years(ledger, "0000", start[:4], account)),
-        lambda: list(store.account_months(ledger, start[:7], end[:7], account)),
+        lambda: list(store.balances.account_years(ledger, "0000", start[:4], account)),
+        lambda: list(store.balances.account_months(ledger, start[:7], end[:7], account)),
     ]
 
 
@@ -82,7 +82,7 @@ def changes(store: Store, ledger: str, accounts: Iterable[Item], span: tuple[str
     if trusted:
         _from_rollups(rollups, trusted, start, end, out)
     for account in sorted(set(out.before) - trusted):
-        for day in store.day_totals(ledger, account, FIRST_DAY, end, "delta"):
+        for day in store.balances.day_totals(ledger, account, FIRST_DAY, end, "delta"):
             _count(out, account, day["date"], int(day.get("delta", 0)), start)
     return out
 
@@ -114,11 +114,13 @@ def _count(out: Changes, account: str, date: str, delta: int, start: str) -> Non
 
 def balances(store: Store, ledger: str, as_of: str | None = None) -> dict[str, Any]:
     if as_of is None:
-        found = store.accounts_now(ledger)
+        found = store.accounts.accounts_now(ledger)
         items = [{"account": a["id"], "balance": int(a.get("balance", 0))} for a in found]
         return {"date": None, "items": _valued(store, ledger, found, items, None)}
     # the accounts and the rollups at once: one round trip of three Queries
-    accounts, years, months = together(lambda: list(store.accounts(ledger)), *rollup_reads(store, ledger, as_of, as_of))
+    accounts, years, months = together(
+        lambda: list(store.accounts.accounts(ledger)), *rollup_reads(store, ledger, as_of, as_of)
+    )
     moved = changes(store, ledger, accounts, (as_of, as_of), Rollups(years, months))
     out = []
     for acct in accounts:
@@ -169,7 +171,7 @@ def _latest_rate(
 def rate_as_of(store: Store, ledger: str, account: str, as_of: str) -> tuple[int, int, str] | None:
     """The rate GET /balances?date=`as_of` values a foreign account at: that of its latest slip up
     to the date that gives one (amount in the unit, yen, date); None when none does."""
-    yen = {str(a["id"]) for a in store.accounts(ledger) if Unit.of(a).yen}
+    yen = {str(a["id"]) for a in store.accounts.accounts(ledger) if Unit.of(a).yen}
     return _latest_rate(store, ledger, account, yen, as_of)
 
 
@@ -223,6 +225,8 @@ def account_month_totals(
         if item["account"] in trusted:
             add(item["account"], item["month"], item)
     for account in sorted({a["id"] for a in accounts} - trusted):
-        for day in store.day_totals(ledger, account, f"{first}-01", f"{last}-31", "income", "expense", "delta"):
+        for day in store.balances.day_totals(
+            ledger, account, f"{first}-01", f"{last}-31", "income", "expense", "delta"
+        ):
             add(account, day["date"][:7], day)
     return {key: value for key, value in out.items() if any(value.values())}

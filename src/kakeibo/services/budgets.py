@@ -45,7 +45,7 @@ def budget_view(item: Item, carry: Carry | None = None, today: dt.date | None = 
 def year_items(store: Store, ledger: str, month: str) -> list[Item]:
     """The budgets of `month`'s year up to it: one Query of at most that many months' items, never a
     slip."""
-    return [item for item in store.year_budgets(ledger, f"{month[:4]}-01", month) if "limit" in item]
+    return [item for item in store.budgets.year_budgets(ledger, f"{month[:4]}-01", month) if "limit" in item]
 
 
 def year_carries(items: Iterable[Item]) -> dict[str, dict[int, Carry]]:
@@ -129,7 +129,7 @@ def put_budget(
     category = _checked(month, category)
 
     def attempt() -> tuple[dict[str, Any], bool]:
-        current = store.budget_item(ctx.ledger, month, category)
+        current = store.budgets.budget_item(ctx.ledger, month, category)
         exists = current is not None and "limit" in current
         seen = int(current.get("budget_version", 0)) if current else 0
         if if_match and not exists:
@@ -141,7 +141,7 @@ def put_budget(
         _check_seen(seen, expected)
         after = {"spent": 0, **(current or {}), "month": month, "category": category, "limit": body.limit,
                  "strict": body.strict, "rollover": body.rollover, "budget_version": seen + 1}  # fmt: skip
-        store.put_budget(
+        store.budgets.put_budget(
             ctx,
             month,
             category,
@@ -247,12 +247,12 @@ def delete_budget(
     category = _checked(month, category)
 
     def attempt() -> None:
-        current = store.budget_item(ctx.ledger, month, category)
+        current = store.budgets.budget_item(ctx.ledger, month, category)
         if current is None or "limit" not in current:
             raise errors.NotFound("no budget for this month and category")
         seen = int(current.get("budget_version", 0))
         _check_seen(seen, expected)
-        store.remove_budget(
+        store.budgets.remove_budget(
             ctx,
             month,
             category,

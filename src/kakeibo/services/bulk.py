@@ -59,7 +59,7 @@ def bulk_edit(store: Store, ctx: WriteContext, body: BulkIn, *, token: str | Non
     refs: dict[str, BulkSlip] = {}
     for ref in body.slips:  # a slip named twice is one slip
         refs.setdefault(ref.id, ref)
-    record = store.bulk_record(ctx.ledger, bulk_id) or {}
+    record = store.bulk.bulk_record(ctx.ledger, bulk_id) or {}
     out = _Outcome([_row(row) for row in record.get("changed") or []], [], {})
     seen, entries = int(record.get("n", 0)), [int(s) for s in record.get("entries") or []]
     done = {row["id"] for row in out.changed}
@@ -97,7 +97,7 @@ def _row(stored: Any) -> dict[str, Any]:
 
 def _check_account(store: Store, ledger: str, account: str) -> None:
     """The account every slip moves to: one that exists, is open and counts in yen."""
-    found = store.account(ledger, account)
+    found = store.accounts.account(ledger, account)
     if found is None or found.get("archived") or (found.get("unit") or JPY) != JPY:
         reason = "does not exist" if found is None else "is archived" if found.get("archived") else "is not in yen"
         message = f"account '{account}' {reason}"
@@ -116,7 +116,7 @@ def _prepare(
 ) -> list[Work]:
     """The slips of `refs` read (one consistent BatchGetItem), each refused, unchanged or made into its
     new item."""
-    found = store.slips_at(ctx.ledger, [(ref.date, ref.id) for ref in refs])
+    found = store.slips.slips_at(ctx.ledger, [(ref.date, ref.id) for ref in refs])
     work: list[Work] = []
     for ref in refs:
         current = found.get((ref.date, ref.id))
@@ -161,7 +161,7 @@ def _changed(store: Store, ctx: WriteContext, current: Item, body: BulkIn, at: s
         except TagProblem:
             raise errors.ValidationFailed(f"a slip holds at most {MAX_TAGS} tags") from None
         patch["tags"] = list(tags) or None
-    if "account" in patch and (store.account(ctx.ledger, current["account"]) or {}).get("unit") not in (
+    if "account" in patch and (store.accounts.account(ctx.ledger, current["account"]) or {}).get("unit") not in (
         None,
         JPY,
     ):
@@ -209,7 +209,7 @@ def _commit(
             {"id": ref.id, "date": ref.date, "version": None if new is None else int(new["version"])}
             for ref, _, new in batch
         ]
-        more = store.bulk_progress(ctx.ledger, bulk_id, seen=seen, rows=rows, at=at)
+        more = store.bulk.bulk_progress(ctx.ledger, bulk_id, seen=seen, rows=rows, at=at)
         stale: Callable[[Item | None], errors.ApiError] = lambda old: _Stale()  # noqa: E731
         try:
             if delete:
@@ -238,7 +238,7 @@ def _still_current(
 ) -> list[Work]:
     """The slips of `batch` still at the version they were read at (consistent reads); the others
     refused (stale, or gone). A batch a reconciliation refused: each reconciled slip refused."""
-    found = store.slips_read_again(ctx.ledger, [current for _, current, _ in batch])
+    found = store.slips.slips_read_again(ctx.ledger, [current for _, current, _ in batch])
     kept = []
     for ref, current, new in batch:
         now = found.get((str(current["date"]), str(current["id"])))

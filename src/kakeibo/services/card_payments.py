@@ -58,7 +58,7 @@ def run_card(store: Store, ledger: str, item: Item, tally: RunTally, *, time_lef
     if paid_through == item.get("paid_through") and same_error(error, old_error):
         return
     try:
-        store.record_card_progress(
+        store.cards.record_card_progress(
             Bookkeeping(ledger),
             account,
             version=version,
@@ -84,7 +84,7 @@ def _pay(
             "this card's billing has no member to pay as; set it again to pay as you",
         )
     slip_id = billing.payment_slip_id(account, cycle.closing_date)
-    if store.slip_identity(poster.ledger, slip_id) is not None:
+    if store.slips.slip_identity(poster.ledger, slip_id) is not None:
         return None  # posted already (and perhaps edited or deleted since: never posted twice)
     amount = statement_of(store, poster.ledger, item, cycle)["amount_due"]
     if amount <= 0:
@@ -113,7 +113,7 @@ def _pay(
 
 def run_ledger_cards(store: Store, ledger: str, tally: RunTally, *, time_left: TimeLeft | None = None) -> None:
     """Every card of the ledger with billing: its payments due by `tally.until`."""
-    for item in store.accounts(ledger):
+    for item in store.accounts.accounts(ledger):
         if item.get("billing"):
             if out_of_time(time_left):
                 tally.complete = False

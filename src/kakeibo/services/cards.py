@@ -94,7 +94,7 @@ def _statements(store: Store, ledger: str, item: Item, cycles: Cycles) -> list[d
     years, months, days = together(
         *rollup_reads(store, ledger, start, end, account),
         lambda: list(
-            store.day_totals(
+            store.balances.day_totals(
                 ledger,
                 account,
                 period_start,
@@ -200,7 +200,7 @@ def _payments(
     account = str(item["id"])
     closings = billing.payment_closings(card_billing(dict(item["billing"])), cycles, card_eras(item))
     ids = {billing.payment_slip_id(account, closing): closing for closing in closings}
-    identities = store.slip_identities(ledger, ids)
+    identities = store.slips.slip_identities(ledger, ids)
     found = {slip_id: identities.get(slip_id) for slip_id in ids}
     deleted = frozenset(ids[i] for i, identity in found.items() if identity is not None and identity.get("deleted"))
     live = {
@@ -208,7 +208,7 @@ def _payments(
         for slip_id, identity in found.items()
         if identity is not None and not identity.get("deleted")
     }
-    slips = store.slips_at(ledger, list(live)) if live else {}
+    slips = store.slips.slips_at(ledger, list(live)) if live else {}
     payments = {
         closing: billing.Payment(closing, dt.date.fromisoformat(str(slips[ref]["date"])), int(slips[ref]["amount"]))
         for ref, closing in live.items()

@@ -23,9 +23,9 @@ def post_due(store: Store, until: dt.date | None = None, *, time_left: TimeLeft 
     index's due range."""
     tally = RunTally(until or today())
     bound = tally.until.isoformat()
-    store.rekey_due()  # due items from before the shards move to theirs (none left: one Query)
+    store.recurrences.rekey_due()  # due items from before the shards move to theirs (none left: one Query)
     swept = 0  # receipts on no slip for a day, deleted
-    for due in store.due(bound):
+    for due in store.recurrences.due(bound):
         if out_of_time(time_left):
             tally.complete = False
             break
@@ -40,7 +40,7 @@ def _due_work(store: Store, due: Due, bound: str, tally: RunTally, *, time_left:
     """One item of due work carried out: how many receipts it swept."""
     ledger = due.ledger
     if due.kind == CARD_PAYMENT:
-        item = store.account(ledger, due.subject)
+        item = store.accounts.account(ledger, due.subject)
         if item is not None and item.get("next_payment") and item["next_payment"] <= bound:
             card_payments.run_card(store, ledger, item, tally, time_left=time_left)
     elif due.kind == LAPSES:

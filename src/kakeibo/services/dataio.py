@@ -65,7 +65,7 @@ def export_view(ledger: str, item: Item) -> dict[str, Any]:
 
 
 def get_export(store: Store, ledger: str, export_id: str) -> dict[str, Any]:
-    found = store.read_export(ledger, export_id) if _valid(export_id) else None
+    found = store.exports.read_export(ledger, export_id) if _valid(export_id) else None
     if found is None:
         raise errors.NotFound("not found")
     return export_view(ledger, found)
@@ -81,7 +81,7 @@ def start_export(
     """Build the ledger's archive, as far as time allows: the export still building if there is one
     (so that running it again resumes it), else a new one. Owners only (the route's scope)."""
     book = Bookkeeping(ctx.ledger, ctx.guard)
-    building = store.exports_building(ctx.ledger)
+    building = store.exports.exports_building(ctx.ledger)
     if building:
         export = building[0]
     else:
@@ -93,11 +93,11 @@ def start_export(
             "key": blobs.export_key(str(ctx.ledger), export_id),
         }
         try:
-            store.export_started(book, export)
+            store.exports.export_started(book, export)
         except ExportUnderWay as other:  # a racing request started one first: that one is built
             export = {"id": other.export_id}
         else:
-            export = store.read_export(ctx.ledger, export_id) or export
+            export = store.exports.read_export(ctx.ledger, export_id) or export
     return export_view(ctx.ledger, build(store, book, export["id"], time_left=time_left))
 
 
@@ -105,17 +105,17 @@ def build(store: Store, book: Bookkeeping, export_id: str, *, time_left: TimeLef
     """Continue the export `export_id` under the ledger's export lease: the export as it is after.
     Another process holding the lease is building it: then it is left to them."""
     try:
-        lease = store.acquire_lock(book.ledger, LOCK, LEASE_SECONDS)
+        lease = store.locks.acquire_lock(book.ledger, LOCK, LEASE_SECONDS)
     except errors.Locked:
         return _read(store, book.ledger, export_id)
     try:
         return _build(store, book, lease, export_id, time_left)
     finally:
-        store.release_lock(lease)
+        store.locks.release_lock(lease)
 
 
 def _read(store: Store, ledger: str, export_id: str) -> Item:
-    found = store.read_export(ledger, export_id)
+    found = store.exports.read_export(ledger, export_id)
     if found is None:
         raise errors.NotFound("not found")
     return found
@@ -129,7 +129,7 @@ def _build(store: Store, book: Bookkeeping, lease: Lease, export_id: str, time_l
     key = str(export["key"])
     if not export.get("upload_id"):
         upload_id = blobs.open_upload(key)
-        store.export_upload_opened(book, lease, export_id, upload_id)
+        store.exports.export_upload_opened(book, lease, export_id, upload_id)
         export = {**export, "upload_id": upload_id}
     upload_id = str(export["upload_id"])
     stored: list[dict[str, Any]] = json.loads(export["parts"])
@@ -144,7 +144,7 @@ def _build(store: Store, book: Bookkeeping, lease: Lease, export_id: str, time_l
     while True:
         if time_left is not None and time_left() < MARGIN:
             return export  # the part being written is written again by the next run
-        page, after = store.data_page(ledger, after=after, limit=PAGE)
+        page, after = store.exports.data_page(ledger, after=after, limit=PAGE)
         for item in page:
             writer.add(archive.item_line(item))
             items += 1
@@ -164,7 +164,7 @@ def _build(store: Store, book: Bookkeeping, lease: Lease, export_id: str, time_l
         if last:
             parts = [*stored, {"PartNumber": number, "ETag": etag}]
             blobs.complete_upload(key, upload_id, parts)
-        export = store.export_part_stored(
+        export = store.exports.export_part_stored(
             book, lease, export, etag=etag, cursor=after, items=items, receipts=receipts, at=_iso(utc_now()), ready=last
         )
         if last:
@@ -172,7 +172,7 @@ def _build(store: Store, book: Bookkeeping, lease: Lease, export_id: str, time_l
         stored = json.loads(export["parts"])
         number += 1
         writer = archive.PartWriter(number)
-        lease = store.renew_lock(lease, LEASE_SECONDS) or _lost()
+        lease = store.locks.renew_lock(lease, LEASE_SECONDS) or _lost()
 
 
 def _lost() -> Lease:
@@ -185,7 +185,7 @@ def _completed_before(store: Store, book: Bookkeeping, lease: Lease, export: Ite
     if data is None:
         raise errors.Conflict("the export's upload is gone; start another export", retry_after=1)
     found = archive.read(data)
-    return store.export_part_stored(
+    return store.exports.export_part_stored(
         book,
         lease,
         export,
@@ -233,16 +233,20 @@ def restore(
     the caller's. Once it is deleted (or they are no longer in it), the archive is restored anew, as
     the first time: (202, pending) with an upload, then into another new ledger (an id is never used
     again)."""
-    record = store.read_restore(user, body.sha256)
+    record = store.restores.read_restore(user, body.sha256)
     key = blobs.restore_key(user, body.sha256)
-    if record is not None and record["state"] == "restored" and store.member(str(record["ledger"]), user) is None:
-        store.restore_reopened(user, body.sha256, ledger=str(record["ledger"]))  # the ledger it made is gone
+    if (
+        record is not None
+        and record["state"] == "restored"
+        and store.ledgers.member(str(record["ledger"]), user) is None
+    ):
+        store.restores.restore_reopened(user, body.sha256, ledger=str(record["ledger"]))  # the ledger it made is gone
         record = None
     if record is None:
         fresh = {"id": body.sha256, "size": body.size, "created_at": _iso(utc_now())}
-        if store.restore_claimed(user, fresh):  # nothing can be uploaded yet
+        if store.restores.restore_claimed(user, fresh):  # nothing can be uploaded yet
             return 202, _upload(key, {**fresh, "state": "pending"})
-        record = store.read_restore(user, body.sha256) or {**fresh, "state": "pending"}
+        record = store.restores.read_restore(user, body.sha256) or {**fresh, "state": "pending"}
     if record["state"] == "restored":
         return 200, restore_view(record)
     data = blobs.read(key)
@@ -252,15 +256,15 @@ def restore(
         found, items, name = _checked(store, user, record, data)
         ledger_id = new_slip_id()
         name = body.name or name or RESTORED_NAME
-        if not store.restore_begun(user, body.sha256, ledger_id=ledger_id, name=name, at=_iso(utc_now())):
-            record = store.read_restore(user, body.sha256) or record
+        if not store.restores.restore_begun(user, body.sha256, ledger_id=ledger_id, name=name, at=_iso(utc_now())):
+            record = store.restores.read_restore(user, body.sha256) or record
             if record["state"] == "restored":
                 return 200, restore_view(record)
         else:
             record = {**record, "state": "restoring", "ledger": ledger_id, "name": name}
     else:
         if data is None:  # restored already by a request that had not yet recorded it: it is read back
-            record = store.read_restore(user, body.sha256) or record
+            record = store.restores.read_restore(user, body.sha256) or record
             if record["state"] == "restored":
                 return 200, restore_view(record)
             raise errors.Conflict("the archive being restored is gone; restore it again", retry_after=1)
@@ -293,7 +297,7 @@ def _checked(
     except (archive.ArchiveProblem, ArchiveItemsRefused) as problem:
         if record["state"] == "pending":
             blobs.delete(blobs.restore_key(user, str(record["id"])))
-            store.restore_forgotten(user, str(record["id"]))
+            store.restores.restore_forgotten(user, str(record["id"]))
         raise errors.ArchiveRefused(problem.reason, reason=problem.reason) from None
     return found, items, name
 
@@ -316,7 +320,7 @@ def _write_restore(
     receipts = sorted(r for r in found.receipts if r in kept)
     for number, receipt in enumerate(receipts[done_receipts:], done_receipts + 1):
         if time_left is not None and time_left() < MARGIN:
-            store.restore_progress(user, sha, items=done_items, receipts=number - 1)
+            store.restores.restore_progress(user, sha, items=done_items, receipts=number - 1)
             return 202, restore_view({**record, "items": done_items, "receipts": number - 1})
         blobs.write(
             blobs.key_of(str(ledger), receipt), found.receipts[receipt], content_type="application/octet-stream"
@@ -324,10 +328,10 @@ def _write_restore(
     done_receipts = len(receipts)
     while done_items < len(items):
         if time_left is not None and time_left() < MARGIN:
-            store.restore_progress(user, sha, items=done_items, receipts=done_receipts)
+            store.restores.restore_progress(user, sha, items=done_items, receipts=done_receipts)
             return 202, restore_view({**record, "items": done_items, "receipts": done_receipts})
         batch = items[done_items : done_items + PROGRESS_EVERY]
-        store.restore_items(ledger, found.ledger, batch)
+        store.restores.restore_items(ledger, found.ledger, batch)
         done_items += len(batch)
     at = _iso(utc_now())
     name = str(record["name"])
@@ -340,9 +344,11 @@ def _write_restore(
         Change.between("member", user, None, {"user": user, "role": "owner", "version": 1}),
     ]
     try:
-        store.restore_finished(ctx, sha, name=name, at=at, changes=changes, items=done_items, receipts=done_receipts)
+        store.restores.restore_finished(
+            ctx, sha, name=name, at=at, changes=changes, items=done_items, receipts=done_receipts
+        )
     except errors.Conflict:
-        again = store.read_restore(user, sha)
+        again = store.restores.read_restore(user, sha)
         if again is not None and again["state"] == "restored":
             return 200, restore_view(again)
         raise
@@ -379,7 +385,7 @@ def delete_ledger(
     then every item of it and every receipt and export object goes, page by page under the ledger's
     delete lease, as far as time allows. The same owner's DELETE again carries on a deletion that
     stopped; a tombstone (who, when) is all that stays."""
-    tomb = store.read_tombstone(ledger) if SHARED_ID_RE.match(ledger) else None
+    tomb = store.deletion.read_tombstone(ledger) if SHARED_ID_RE.match(ledger) else None
     if tomb is not None:
         if tomb["state"] == "deleting" and tomb["deleted_by"] == user:
             return tombstone_view(_purge(store, ledger, tomb, time_left))
@@ -387,16 +393,16 @@ def delete_ledger(
     if ledger == PERSONAL:
         raise errors.PersonalLedger("your personal ledger is removed with DELETE /me, not here")
     access = open_ledger(store, user, ledger, OWNERS)
-    tomb = store.deletion_started(ledger, user, members=store.members(str(access.key)), expected=expected,
-                                  at=_iso(utc_now()))  # fmt: skip
+    members = store.ledgers.members(str(access.key))
+    tomb = store.deletion.deletion_started(ledger, user, members=members, expected=expected, at=_iso(utc_now()))
     return tombstone_view(_purge(store, ledger, tomb, time_left))
 
 
 def _tombstone(store: Store, ledger: str) -> Item | None:
     """The tombstone of `ledger`: a SharedLedger's, or a person's (a plain `sub`)."""
     if isinstance(ledger, SharedLedger):
-        return store.read_tombstone(str(ledger))
-    return store.read_person_tombstone(ledger)
+        return store.deletion.read_tombstone(str(ledger))
+    return store.deletion.read_person_tombstone(ledger)
 
 
 def _purge(store: Store, ledger_id: str, tomb: Item, time_left: TimeLeft | None, *, personal: bool = False) -> Item:
@@ -405,7 +411,7 @@ def _purge(store: Store, ledger_id: str, tomb: Item, time_left: TimeLeft | None,
     personal ledger it is. The tombstone as it is after."""
     ledger: str = ledger_id if personal else SharedLedger(ledger_id)
     try:
-        lease = store.acquire_lock(ledger, DELETE_LOCK, LEASE_SECONDS)
+        lease = store.locks.acquire_lock(ledger, DELETE_LOCK, LEASE_SECONDS)
     except errors.Locked:
         return _tombstone(store, ledger) or tomb  # another request is deleting it
     removed = 0
@@ -413,7 +419,7 @@ def _purge(store: Store, ledger_id: str, tomb: Item, time_left: TimeLeft | None,
         while True:
             if time_left is not None and time_left() < MARGIN:
                 return {**(_tombstone(store, ledger) or tomb)}
-            page = store.deletion_page(ledger, limit=DELETE_PAGE)
+            page = store.deletion.deletion_page(ledger, limit=DELETE_PAGE)
             if not page:
                 break
             for item in page:  # the objects first: an item is never gone while its object stays
@@ -422,18 +428,20 @@ def _purge(store: Store, ledger_id: str, tomb: Item, time_left: TimeLeft | None,
                 elif item.get("type") == "export" and item.get("key"):
                     blobs.delete(str(item["key"]))
                 elif (token := listed_invitation(item)) is not None:  # the invitation, wherever listed
-                    store.invitation_removed(token, ledger=ledger)
-            store.delete_items(ledger, [str(item["SK"]) for item in page])
-            store.deletion_progress(ledger, lease, items=len(page))
+                    store.ledgers.invitation_removed(token, ledger=ledger)
+            store.deletion.delete_items(ledger, [str(item["SK"]) for item in page])
+            store.deletion.deletion_progress(ledger, lease, items=len(page))
             removed += len(page)
-            lease = store.renew_lock(lease, LEASE_SECONDS) or _lost_deletion()
-        store.other_leases_removed(lease)  # a lease left behind is no data, but it would stay
+            lease = store.locks.renew_lock(lease, LEASE_SECONDS) or _lost_deletion()
+        store.deletion.other_leases_removed(lease)  # a lease left behind is no data, but it would stay
         if personal:
-            store.fence_emptied(ledger)
+            store.deletion.fence_emptied(ledger)
         now = utc_now()
-        store.deletion_finished(ledger, at=_iso(now), sweep_after=_iso(now + dt.timedelta(seconds=LATE_SECONDS)))
+        store.deletion.deletion_finished(
+            ledger, at=_iso(now), sweep_after=_iso(now + dt.timedelta(seconds=LATE_SECONDS))
+        )
     finally:
-        store.release_lock(lease)
+        store.locks.release_lock(lease)
     return _tombstone(store, ledger) or tomb
 
 
@@ -445,12 +453,12 @@ def finish_deletion(store: Store, ledger: str, *, time_left: TimeLeft | None = N
     (DELETE /me, every step of it). A run still holding the lease is left to it. The deletion's
     state after."""
     shared = isinstance(ledger, SharedLedger)
-    tomb = store.read_tombstone(str(ledger)) if shared else store.read_person_tombstone(ledger)
+    tomb = store.deletion.read_tombstone(str(ledger)) if shared else store.deletion.read_person_tombstone(ledger)
     if tomb is None:
         return "deleted"
     if tomb["state"] == "deleted":
         if "sweep_after" in tomb and _sweep_late(ledger, str(tomb["sweep_after"]), time_left):
-            store.late_objects_swept(ledger, at=_iso(utc_now()))
+            store.deletion.late_objects_swept(ledger, at=_iso(utc_now()))
         return "deleted"
     if shared:
         return str(_purge(store, str(ledger), tomb, time_left)["state"])
@@ -492,7 +500,7 @@ def delete_me(store: Store, user: str, *, time_left: TimeLeft | None = None) -> 
     carries on where a run stopped, and finishes once."""
     from kakeibo.services.ledgers import remove_member  # noqa: PLC0415
 
-    tomb = store.read_person_tombstone(user)
+    tomb = store.deletion.read_person_tombstone(user)
     if tomb is not None and tomb["state"] == "deleted":
         return tombstone_view(tomb)
     alone, leaving, blocking = _memberships_of(store, user)
@@ -501,8 +509,8 @@ def delete_me(store: Store, user: str, *, time_left: TimeLeft | None = None) -> 
         raise errors.SoleOwner(f"you are the only owner of {names}: hand it over or delete it first",
                                ledgers=blocking)  # fmt: skip
     if tomb is None:
-        tomb = store.person_deletion_started(user, ledgers=alone, at=_iso(utc_now()))
-    store.person_fenced(user, at=str(tomb["requested_at"]))  # no change is written into it again
+        tomb = store.deletion.person_deletion_started(user, ledgers=alone, at=_iso(utc_now()))
+    store.deletion.person_fenced(user, at=str(tomb["requested_at"]))  # no change is written into it again
     for ledger in leaving:
         try:
             remove_member(store, user, ledger, user, expected=None)
@@ -514,9 +522,9 @@ def delete_me(store: Store, user: str, *, time_left: TimeLeft | None = None) -> 
         except errors.NotFound:  # deleted before
             continue
         if gone["state"] != "deleted":
-            return tombstone_view(store.read_person_tombstone(user) or tomb)
+            return tombstone_view(store.deletion.read_person_tombstone(user) or tomb)
     if not _forget_person(store, user, tomb, time_left):
-        return tombstone_view(store.read_person_tombstone(user) or tomb)
+        return tombstone_view(store.deletion.read_person_tombstone(user) or tomb)
     return tombstone_view(_purge(store, user, tomb, time_left, personal=True))
 
 
@@ -528,12 +536,12 @@ def _forget_person(store: Store, user: str, tomb: Item, time_left: TimeLeft | No
     the tombstone. Gone, as far as time allows: False when it ran out (the next run goes on). Their
     personal access tokens go first: none of them works again."""
     get_token_store().delete_all_of(user)
-    for sha in store.restores_of(user):
+    for sha in store.deletion.restores_of(user):
         blobs.delete(blobs.restore_key(user, sha))
-        store.restore_removed(user, sha)
-    for token in store.person_invitations(user):  # those they made or used, in whichever ledger
-        store.invitation_removed(token, person=user)
-    recorded = (store.read_person_tombstone(user) or tomb).get("records_after")
+        store.deletion.restore_removed(user, sha)
+    for token in store.ledgers.person_invitations(user):  # those they made or used, in whichever ledger
+        store.ledgers.invitation_removed(token, person=user)
+    recorded = (store.deletion.read_person_tombstone(user) or tomb).get("records_after")
     if recorded == "done":
         return True
     after: dict[str, Any] | None = json.loads(recorded) if recorded else None
@@ -541,8 +549,8 @@ def _forget_person(store: Store, user: str, tomb: Item, time_left: TimeLeft | No
     while True:
         if time_left is not None and time_left() < MARGIN:
             return False
-        _, after = store.idempotency_records_forgotten(table, user, after=after, limit=RECORDS_PAGE)
-        store.person_records_progress(user, after)
+        _, after = store.deletion.idempotency_records_forgotten(table, user, after=after, limit=RECORDS_PAGE)
+        store.deletion.person_records_progress(user, after)
         if after is None:
             return True
 
@@ -553,15 +561,15 @@ def _memberships_of(store: Store, user: str) -> tuple[list[str], list[str], list
     alone: list[str] = []
     leaving: list[str] = []
     blocking: list[dict[str, str]] = []
-    for membership in store.memberships(user):
+    for membership in store.ledgers.memberships(user):
         ledger = str(membership["ledger"])
-        members = store.members(ledger)
+        members = store.ledgers.members(ledger)
         others = [m for m in members if m["user"] != user]
         owners = [m for m in others if m["role"] == "owner"]
         if not others:
             alone.append(ledger)
         elif membership["role"] == "owner" and not owners:
-            meta = store.ledger_meta(ledger) or {}
+            meta = store.ledgers.ledger_meta(ledger) or {}
             blocking.append({"id": ledger, "name": str(meta.get("name", ""))})
         else:
             leaving.append(ledger)

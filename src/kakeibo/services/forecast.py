@@ -57,10 +57,10 @@ def project(store: Store, ledger: str, now: dt.date, until: dt.date, account: st
     """Every account's projection (or those `account`'s depends on: it, and the cards it pays)."""
     start, first, last = now.isoformat(), (now + dt.timedelta(days=1)).isoformat(), until.isoformat()
     accounts, years, months, slips, recurrences = together(
-        lambda: list(store.accounts(ledger)),
+        lambda: list(store.accounts.accounts(ledger)),
         *rollup_reads(store, ledger, start, start),
-        lambda: list(store.slips_within(ledger, Dates(first, last))) if until > now else [],
-        lambda: list(store.list_recurrences(ledger)),
+        lambda: list(store.slips.slips_within(ledger, Dates(first, last))) if until > now else [],
+        lambda: list(store.recurrences.list_recurrences(ledger)),
     )
     if account is not None and account not in {a["id"] for a in accounts}:
         raise errors.NotFound(f"account '{account}' not found")

@@ -25,7 +25,7 @@ MAX_GOALS = 50
 
 
 def _read(store: Store, ledger: str, goal_id: str) -> Item:
-    item = store.goal(ledger, goal_id) if valid_id(goal_id) else None
+    item = store.goals.goal(ledger, goal_id) if valid_id(goal_id) else None
     if item is None:
         raise errors.NotFound("goal not found")
     return item
@@ -40,7 +40,7 @@ def create_goal(
     store: Store, ctx: WriteContext, body: GoalIn, *, goal_id: str | None = None, request_token: str | None = None
 ) -> dict[str, Any]:
     ledger = ctx.ledger
-    if store.goal_count(ledger) >= MAX_GOALS:
+    if store.goals.goal_count(ledger) >= MAX_GOALS:
         raise errors.LimitReached(f"a ledger holds at most {MAX_GOALS} goals", limit=MAX_GOALS)
     _account(store, ledger, body.account)
     goal_id = goal_id or (derived_id(f"goal\n{request_token}") if request_token else new_slip_id())
@@ -56,9 +56,9 @@ def create_goal(
         "request_token": request_token,
     }
     try:
-        store.insert_goal(ctx, item)
+        store.goals.insert_goal(ctx, item)
     except errors.AlreadyExists:
-        existing = store.goal(ledger, goal_id)
+        existing = store.goals.goal(ledger, goal_id)
         if request_token and existing is not None and existing.get("request_token") == request_token:
             item = existing  # this very request, made before its answer was lost
         else:
@@ -71,7 +71,7 @@ def get_goal(store: Store, ledger: str, goal_id: str) -> dict[str, Any]:
 
 
 def list_goals(store: Store, ledger: str) -> list[dict[str, Any]]:
-    return _views(store, ledger, sorted(store.goals(ledger), key=lambda g: (str(g["created_at"]), str(g["id"]))))
+    return _views(store, ledger, sorted(store.goals.goals(ledger), key=lambda g: (str(g["created_at"]), str(g["id"]))))
 
 
 def patch_goal(
@@ -89,7 +89,7 @@ def patch_goal(
         stamp = now_iso()
         changed = {**fields, "updated_at": stamp, "updated_by": ctx.actor}
         try:
-            store.change_goal(ctx, goal_id, changed, expected=version)
+            store.goals.change_goal(ctx, goal_id, changed, expected=version)
         except errors.VersionMismatch:
             if expected is None:
                 raise errors.ReadAgain() from None
@@ -105,7 +105,7 @@ def delete_goal(store: Store, ctx: WriteContext, goal_id: str, *, expected: int 
         current = _read(store, ctx.ledger, goal_id)
         version = check_version(int(current["version"]), expected)
         try:
-            store.delete_goal(ctx, goal_id, expected=version)
+            store.goals.delete_goal(ctx, goal_id, expected=version)
         except errors.VersionMismatch:
             if expected is None:
                 raise errors.ReadAgain() from None
@@ -120,7 +120,7 @@ def _views(store: Store, ledger: str, items: list[Item]) -> list[dict[str, Any]]
     if not items:
         return []
     now = today()
-    balances = {str(a["id"]): int(a.get("balance", 0)) for a in store.accounts(ledger)}
+    balances = {str(a["id"]): int(a.get("balance", 0)) for a in store.accounts.accounts(ledger)}
     days = [dt.date.fromisoformat(str(i["by"])) for i in items if i.get("by")]
     ahead = [day for day in days if day >= now]
     projected: dict[str, Any] = {}

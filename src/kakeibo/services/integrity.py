@@ -156,7 +156,7 @@ class Snapshot:
 def read(store: Store, ledger: str) -> Snapshot:
     """Every slip and balance item of the ledger (one consistent query of its partition)."""
     snap = Snapshot()
-    for read in store.read_ledger(ledger):
+    for read in store.rebuild.read_ledger(ledger):
         item = read.item
         if read.kind == SLIP:
             snap.entries.append(entry_of(item))
@@ -262,11 +262,11 @@ def rebuild(store: Store, ctx: WriteContext, *, time_left: TimeLeft | None = Non
     It changes no entity: the journal is never rewritten (each batch is bookkeeping under the
     owner's guard)."""
     ledger = ctx.ledger
-    lease = store.hold_ledger(ledger, ttl=LEASE_SECONDS)
+    lease = store.rebuild.hold_ledger(ledger, ttl=LEASE_SECONDS)
     accounts: list[str] = []
     try:
-        accounts = store.account_ids(ledger)
-        _in_batches(store, ctx, lease, [store.mark_op(lease, a) for a in accounts])
+        accounts = store.accounts.account_ids(ledger)
+        _in_batches(store, ctx, lease, [store.rebuild.mark_op(lease, a) for a in accounts])
         snap = read(store, ledger)
         found = snap.mismatches()
         expected = snap.expected
@@ -276,11 +276,13 @@ def rebuild(store: Store, ctx: WriteContext, *, time_left: TimeLeft | None = Non
             key=item_name,
         )
         stored = snap.stored
-        backfill = [store.backfill_identity_op(lease, found) for found in snap.missing_identities()]
-        index = store.index_ops(ledger, put=snap.expected_index - snap.index, delete=snap.index - snap.expected_index)
-        index += store.dropped_index_ops(ledger, snap.legacy_index | snap.empty_index)
+        backfill = [store.rebuild.backfill_identity_op(lease, found) for found in snap.missing_identities()]
+        index = store.slip_index.index_ops(
+            ledger, put=snap.expected_index - snap.index, delete=snap.index - snap.expected_index
+        )
+        index += store.slip_index.dropped_index_ops(ledger, snap.legacy_index | snap.empty_index)
         ops = backfill + [
-            store.set_balance_op(lease, key, _all_fields(key, expected.get(key, {}), stored.get(key, {})))
+            store.rebuild.set_balance_op(lease, key, _all_fields(key, expected.get(key, {}), stored.get(key, {})))
             for key in keys
         ]
         lots = snap.lots_problems()
@@ -293,19 +295,19 @@ def rebuild(store: Store, ctx: WriteContext, *, time_left: TimeLeft | None = Non
         if written == len(ops):
             # every month and year item is right by now: reads may trust them from here on; and
             # every slip has its index items: filtered lists may read the index
-            done = [store.rollups_complete_op(lease, a) for a in accounts]
+            done = [store.rebuild.rollups_complete_op(lease, a) for a in accounts]
             if not snap.marked_indexed:
-                done.append(store.indexed_op(lease))
+                done.append(store.rebuild.indexed_op(lease))
             _in_batches(store, ctx, lease, done, time_left)
     finally:
         try:
             for account in accounts:
                 # a mark left behind expires with the lease; the next account must still be freed
                 with suppress(errors.ApiError):
-                    store.unmark(lease, account)
+                    store.rebuild.unmark(lease, account)
         finally:
             with suppress(errors.ApiError):  # an unreleased lease expires by itself
-                store.release_lock(lease)
+                store.locks.release_lock(lease)
     complete = written == len(ops)
     identities = min(written, len(backfill))
     indexed = max(0, written - (len(ops) - len(index)))
@@ -333,7 +335,7 @@ def _in_batches(
         if time_left is not None and time_left() < MIN_SECONDS_LEFT:
             return start
         try:
-            store.record(ctx, [store.lock_held_op(lease), *ops[start : start + size]])
+            store.write.record(ctx, [store.locks.lock_held_op(lease), *ops[start : start + size]])
         except errors.Conflict as exc:
             raise errors.Conflict(f"the rebuild stopped: {exc.detail}; run it again") from exc
     return len(ops)
@@ -354,17 +356,17 @@ def replay_journal(store: Store, ledger: str) -> dict[str, Any]:
         actual = _record(store, ledger, kind, entity)
         if actual != replayed:
             mismatches.append({"type": kind, "id": entity, "journal": replayed, "actual": actual})
-    return {"entries": count, "head": store.journal_head(ledger), "mismatches": mismatches[:100]}
+    return {"entries": count, "head": store.journal.journal_head(ledger), "mismatches": mismatches[:100]}
 
 
 def _record(store: Store, ledger: str, kind: str, entity: str) -> dict[str, Any] | None:
     """An entity's public view as the journal records it, read from the ledger now."""
     if kind == "slip":
-        item = store.slip_by_id(ledger, entity)
+        item = store.slips.slip_by_id(ledger, entity)
         return slip_service.slip_view(item) if item else None
     if kind == "account":
-        return account_service.account_record(store.account(ledger, entity))
+        return account_service.account_record(store.accounts.account(ledger, entity))
     if kind == "budget":
         month, category = entity.split("/", 1)
-        return budget_service.budget_record(store.budget_item(ledger, month, category))
-    return recurrence_service.recurrence_record(store.read_recurrence(ledger, entity))
+        return budget_service.budget_record(store.budgets.budget_item(ledger, month, category))
+    return recurrence_service.recurrence_record(store.recurrences.read_recurrence(ledger, entity))

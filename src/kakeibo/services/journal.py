@@ -53,9 +53,9 @@ def changes(store: Store, ledger: str, *, since: int, limit: int) -> dict[str, A
     """GET /changes: the entries after `since`, in order; `knowledge` is the last seq answered (the
     head when none), and `has_more` says whether more follow it. One Query; the head is read only
     when nothing follows `since` (to tell "up to date" from "beyond the head")."""
-    found = [entry_view(item) for item in store.journal_entries(ledger, after=since, limit=limit + 1)]
+    found = [entry_view(item) for item in store.journal.journal_entries(ledger, after=since, limit=limit + 1)]
     if not found:
-        head = store.journal_head(ledger)
+        head = store.journal.journal_head(ledger)
         if since > head:
             raise errors.BadRequest(f"'since' is after the last change ({head})", since=since, head=head)
         return {"changes": [], "knowledge": since, "has_more": False}
@@ -66,19 +66,19 @@ def changes(store: Store, ledger: str, *, since: int, limit: int) -> dict[str, A
 
 def all_entries(store: Store, ledger: str) -> Iterator[Item]:
     """Every entry of the ledger's journal, in seq order."""
-    return store.journal_entries(ledger, after=0)
+    return store.journal.journal_entries(ledger, after=0)
 
 
 def slip_history(store: Store, ledger: str, slip_id: str) -> dict[str, Any]:
     """A slip's whole life across moves and deletes: who changed which fields, when. Read from the
     entries its identity lists (one read per 100); a slip whose list does not go back to its
     creation (written before identities kept one) is looked for in the whole journal."""
-    identity = store.slip_identity(ledger, slip_id) if valid_id(slip_id) else None
+    identity = store.slips.slip_identity(ledger, slip_id) if valid_id(slip_id) else None
     if identity is None:
         raise errors.NotFound("slip not found")
     entries: Iterable[Item]
     if identity.get("changes_complete"):
-        entries = store.entries_of(ledger, [int(seq) for seq in identity.get("changes", [])])
+        entries = store.journal.entries_of(ledger, [int(seq) for seq in identity.get("changes", [])])
     else:
         entries = all_entries(store, ledger)
     items = []

@@ -78,7 +78,7 @@ def run_lapses(store: Store, ledger: str, account: str, tally: RunTally, *, time
     """Post what lapsed in the account's lots by `tally.until`: per lot one ポイント失効 of the points
     left at its expiry, dated the day after, under an id derived from the lot (and what it already
     lapsed), through the one posting path. Whoever runs it, however often, each is posted once."""
-    item = store.lots(ledger, account)
+    item = store.points.lots(ledger, account)
     if item is None:
         return
     points_service.remember(ledger, account, item)
@@ -120,6 +120,6 @@ def run_lapses(store: Store, ledger: str, account: str, tally: RunTally, *, time
 
 def run_ledger_lapses(store: Store, ledger: str, tally: RunTally, *, time_left: TimeLeft | None) -> None:
     """Every points account of the ledger: what lapsed by `tally.until`."""
-    for account in store.accounts(ledger):
+    for account in store.accounts.accounts(ledger):
         if account.get("unit") == POINTS:
             run_lapses(store, ledger, str(account["id"]), tally, time_left=time_left)

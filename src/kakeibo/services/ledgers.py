@@ -62,7 +62,7 @@ def create_ledger(
         Change.between("ledger", ledger_id, None, {"id": ledger_id, "name": body.name, "version": 1}),
         member_change(None, owner),
     ]
-    meta = store.create_ledger(ctx, body.name, now=stamp, changes=changes)
+    meta = store.ledgers.create_ledger(ctx, body.name, now=stamp, changes=changes)
     return {"id": meta["id"], "name": meta["name"], "role": "owner", "version": int(meta["version"])}
 
 
@@ -70,10 +70,10 @@ def list_ledgers(store: Store, user: str) -> dict[str, Any]:
     """The personal ledger first (none once its person had their data deleted), then the shared ones
     in creation order, each with the caller's role."""
     items: list[dict[str, Any]] = []
-    if store.read_person_tombstone(user) is None:
+    if store.deletion.read_person_tombstone(user) is None:
         items.append({"id": PERSONAL, "name": None, "role": "owner", "version": None})
-    for membership in store.memberships(user):
-        meta = store.ledger_meta(str(membership["ledger"]))
+    for membership in store.ledgers.memberships(user):
+        meta = store.ledgers.ledger_meta(str(membership["ledger"]))
         if meta is None:
             continue
         items.append(
@@ -87,10 +87,12 @@ def get_ledger(store: Store, user: str, ledger: str) -> dict[str, Any]:
     if access.personal:
         owner = {"user": user, "role": "owner", "version": None}
         return {"id": PERSONAL, "name": None, "role": "owner", "members": [owner], "version": 1}
-    meta = store.ledger_meta(ledger)
+    meta = store.ledgers.ledger_meta(ledger)
     if meta is None:
         raise errors.NotFound("not found")
-    members = [{"user": m["user"], "role": m["role"], "version": int(m["version"])} for m in store.members(ledger)]
+    members = [
+        {"user": m["user"], "role": m["role"], "version": int(m["version"])} for m in store.ledgers.members(ledger)
+    ]
     return {"id": ledger, "name": meta["name"], "role": access.role, "members": members,
             "version": int(meta["version"])}  # fmt: skip
 
@@ -112,13 +114,13 @@ def rename_ledger(
         return errors.VersionMismatch(current=int(current["version"]), expected=expected)
 
     def attempt() -> dict[str, Any]:
-        meta = store.ledger_meta(ledger)
+        meta = store.ledgers.ledger_meta(ledger)
         if meta is None:
             raise errors.NotFound("not found")
         seen = check_version(int(meta["version"]), expected)
         after = {**meta, "name": body.name, "version": seen + 1}
         change = Change.between("ledger", ledger, ledger_record(meta), ledger_record(after))
-        store.rename_ledger(ctx, body.name, seen=seen, on_fail=stale, changes=[change], at=now_iso())
+        store.ledgers.rename_ledger(ctx, body.name, seen=seen, on_fail=stale, changes=[change], at=now_iso())
         return after
 
     meta = on_current(attempt)
@@ -134,13 +136,13 @@ def invite(store: Store, user: str, ledger: str, body: InvitationIn) -> dict[str
     require_owner(access)
     if access.personal:
         raise errors.PersonalLedger("the personal ledger cannot be shared; create a shared ledger")
-    now_ms = store.now_ms()
+    now_ms = store.core.now_ms()
     expires_ms = now_ms + INVITATION_DAYS * 86_400_000
     token = secrets.token_urlsafe(24)
     expires_at = dt.datetime.fromtimestamp(expires_ms / 1000, dt.UTC).isoformat(timespec="seconds")
     record = {"id": invitation_id(token), "role": body.role, "created_by": user,
               "expires_at": expires_at.replace("+00:00", "Z")}  # fmt: skip
-    store.create_invitation(
+    store.ledgers.create_invitation(
         WriteContext.member(ledger, user, OWNERS),
         token,
         body.role,
@@ -154,15 +156,15 @@ def invite(store: Store, user: str, ledger: str, body: InvitationIn) -> dict[str
 def accept(store: Store, user: str, token: str) -> dict[str, Any]:
     if not TOKEN_RE.match(token):
         raise errors.NotFound("not found")
-    invite = store.invitation(token)
+    invite = store.ledgers.invitation(token)
     if invite is None:
         raise errors.NotFound("not found")
     ledger_id, inviter = str(invite["ledger"]), str(invite["created_by"])
     ctx = WriteContext.invited(ledger_id, user, inviter)
     member = {"user": user, "role": str(invite["role"]), "version": 1}
     try:
-        return store.accept_invitation(
-            ctx, token, invite, now_ms=store.now_ms(), now=now_iso(), changes=[member_change(None, member)]
+        return store.ledgers.accept_invitation(
+            ctx, token, invite, now_ms=store.core.now_ms(), now=now_iso(), changes=[member_change(None, member)]
         )
     except (errors.NoLongerMember, errors.RoleRevoked):
         # an invitation is worth what its author is: one no longer an owner grants nothing
@@ -184,7 +186,7 @@ def change_role(
     ctx = WriteContext.member(ledger, user, OWNERS)
 
     def attempt() -> Item:
-        current = store.member(ledger, member)
+        current = store.ledgers.member(ledger, member)
         if current is None:
             raise errors.NotFound("not found")
         check_version(int(current["version"]), expected)
@@ -194,7 +196,9 @@ def change_role(
         if current["role"] == "owner" and body.role != "owner":  # their webhooks stop with it
             hooks, also = _disabling(store, SharedLedger(ledger), member)
             changes += hooks
-        return store.change_role(ctx, current, body.role, expected=expected, changes=changes, at=now_iso(), also=also)
+        return store.ledgers.change_role(
+            ctx, current, body.role, expected=expected, changes=changes, at=now_iso(), also=also
+        )
 
     changed = on_current(attempt)
     return {"user": member, "role": changed["role"], "version": int(changed["version"])}
@@ -209,13 +213,13 @@ def remove_member(store: Store, user: str, ledger: str, member: str, *, expected
     ctx = WriteContext.member(ledger, user, OWNERS if member != user else MEMBERS)
 
     def attempt() -> None:
-        current = store.member(ledger, member)
+        current = store.ledgers.member(ledger, member)
         if current is None:
             raise errors.NotFound("not found")
         check_version(int(current["version"]), expected)
         hooks, also = _disabling(store, SharedLedger(ledger), member)  # their webhooks stop with it
         changes = [member_change(current, None), *hooks]
-        store.remove_member(ctx, current, expected=expected, changes=changes, at=now_iso(), also=also)
+        store.ledgers.remove_member(ctx, current, expected=expected, changes=changes, at=now_iso(), also=also)
 
     on_current(attempt)
 

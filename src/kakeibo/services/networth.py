@@ -40,7 +40,9 @@ def net_worth(store: Store, ledger: str, first: str | None, last: str | None) ->
     if len(span) > MAX_MONTHS:
         raise errors.BadRequest(f"at most {MAX_MONTHS} months per request")
     start, end = f"{first}-01", month_day(int(last[:4]), int(last[5:7]), LAST_DAY).isoformat()
-    accounts, years, months = together(lambda: list(store.accounts(ledger)), *rollup_reads(store, ledger, start, end))
+    accounts, years, months = together(
+        lambda: list(store.accounts.accounts(ledger)), *rollup_reads(store, ledger, start, end)
+    )
     moved = changes(store, ledger, accounts, (start, end), Rollups(years, months))
     by_month: dict[tuple[str, str], int] = defaultdict(int)
     for account, days in moved.days.items():

@@ -106,7 +106,7 @@ def _lots(store: Store, ledger: str, account: str, *, fresh: bool = False) -> Lo
     known = None if fresh else _KNOWN.get((ledger, account))
     if known is not None:
         return known
-    item = store.lots(ledger, account)
+    item = store.points.lots(ledger, account)
     if item is not None:
         lots = Lots.of(item)
         _remember(ledger, account, lots)
@@ -121,9 +121,9 @@ def built_events(store: Store, ledger: str, account: str) -> dict[str, str]:
 
 def _built(store: Store, ledger: str, account: str) -> dict[str, str]:
     """The events of an account whose lots were never stored: its opening balance and its slips."""
-    found = store.account(ledger, account)
+    found = store.accounts.account(ledger, account)
     events = points.opening_event(int(found.get("opening_balance") or 0) if found else 0)
-    for page in store.slip_pages(ledger, Dates(), account=account):
+    for page in store.slips.slip_pages(ledger, Dates(), account=account):
         for slip in page.items:
             events += points.slip_events(slip, account)
         if page.done:
@@ -157,7 +157,7 @@ def lot_ops(store: Store, ctx: WriteContext, before: Sequence[Item], after: Sequ
 
         next_due = plan.next_due()
         ops.append(
-            store.lots_op(
+            store.points.lots_op(
                 ledger,
                 account,
                 lots.events,
@@ -336,7 +336,7 @@ def repaired_lots_op(store: Store, ledger: str, item: Item, expected: Mapping[st
         return errors.Conflict(f"the lots of '{account}' changed while they were repaired")
 
     _remember(ledger, account, None)
-    return store.lots_op(
+    return store.points.lots_op(
         ledger,
         account,
         expected,

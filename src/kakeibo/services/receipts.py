@@ -80,7 +80,7 @@ def claim(store: Store, ctx: WriteContext, body: ReceiptIn) -> tuple[int, dict[s
         "refs": 0,
     }
     try:
-        store.claim_receipt(
+        store.receipts.claim_receipt(
             Bookkeeping(ctx.ledger, ctx.guard), item, now_ms=int(now.timestamp() * 1000), sweep_after=sweep_day(now)
         )
     except Claimed as taken:
@@ -102,7 +102,7 @@ def claim(store: Store, ctx: WriteContext, body: ReceiptIn) -> tuple[int, dict[s
 
 
 def _read(store: Store, ledger: str, receipt_id: str) -> Item:
-    found = store.read_receipt(ledger, receipt_id) if _valid(receipt_id) else None
+    found = store.receipts.read_receipt(ledger, receipt_id) if _valid(receipt_id) else None
     if found is None or found["state"] == RETIRED:  # a retired receipt is being swept: gone
         raise errors.NotFound("receipt not found")
     return found
@@ -128,7 +128,7 @@ def complete(store: Store, ctx: WriteContext, receipt_id: str) -> dict[str, Any]
             size=found.size,
         )
     at = _iso(utc_now())
-    if store.mark_stored(Bookkeeping(ctx.ledger, ctx.guard), receipt_id, at=at):
+    if store.receipts.mark_stored(Bookkeeping(ctx.ledger, ctx.guard), receipt_id, at=at):
         return receipt_view(ctx.ledger, {**item, "state": "stored", "stored_at": at})
     return receipt_view(ctx.ledger, _read(store, ctx.ledger, receipt_id))  # completed by another call
 
@@ -140,18 +140,18 @@ def get_receipt(store: Store, ledger: str, receipt_id: str) -> dict[str, Any]:
 def sweep(store: Store, ledger: str, receipt_id: str, until: dt.date) -> bool:
     """The daily job's turn for one receipt the due index lists: deleted (True) if it is on no slip
     and was due by `until`; kept out of the index if a slip holds it."""
-    item = store.read_receipt(ledger, receipt_id)
+    item = store.receipts.read_receipt(ledger, receipt_id)
     if item is None:
         return False
     due = str(item.get("DueSK", "")).split("#", 1)[0]
     if not due or due > until.isoformat():
         return False
     if int(item.get("refs", 0)) > 0:
-        store.keep_receipt(Bookkeeping(ledger), receipt_id)
+        store.receipts.keep_receipt(Bookkeeping(ledger), receipt_id)
         return False
     # retired first (no slip can take it up from then on), then the object, then the item: a crash
     # anywhere leaves a retired item the next run finishes, never an attached receipt without bytes
-    if not store.retire_receipt(Bookkeeping(ledger), receipt_id):
+    if not store.receipts.retire_receipt(Bookkeeping(ledger), receipt_id):
         return False  # a slip took it up meanwhile
     blobs.delete(blobs.key_of(str(ledger), receipt_id))
-    return store.forget_receipt(Bookkeeping(ledger), receipt_id)
+    return store.receipts.forget_receipt(Bookkeeping(ledger), receipt_id)

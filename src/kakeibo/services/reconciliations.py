@@ -93,7 +93,7 @@ def cleared_as_of_dates(store: Store, ledger: str, account: Item, dates: list[st
     if not dates:
         return out
     if not account.get(ROLLUPS_MARK):  # written before the rollups: its day totals, slower, never wrong
-        days = list(store.day_totals(ledger, account_id, FIRST_DAY, max(dates), "cleared"))
+        days = list(store.balances.day_totals(ledger, account_id, FIRST_DAY, max(dates), "cleared"))
         for date in dates:
             out[date] = opening + sum(int(d.get("cleared", 0)) for d in days if d["date"] <= date)
         return out
@@ -115,12 +115,12 @@ def _rollups_after(
     months_from = {date[:4]: _month_after(date) for date in sorted(dates, reverse=True)}  # each year's earliest
     days_from = {date[:7]: f"{date}~" for date in sorted(dates, reverse=True)}  # each month's earliest, after it
     reads: list[Callable[[], list[Item]]] = [
-        lambda: list(store.account_years(ledger, f"{int(min(dates)[:4]) + 1:04d}", "9999", account_id))
+        lambda: list(store.balances.account_years(ledger, f"{int(min(dates)[:4]) + 1:04d}", "9999", account_id))
     ]
-    month_reads = [_reader(store.account_months, ledger, first, f"{year}-12", account_id)
+    month_reads = [_reader(store.balances.account_months, ledger, first, f"{year}-12", account_id)
                    for year, first in months_from.items() if first is not None]  # fmt: skip
     reads += month_reads
-    reads += [_reader(store.day_totals, ledger, account_id, first, f"{month}-31", "cleared")
+    reads += [_reader(store.balances.day_totals, ledger, account_id, first, f"{month}-31", "cleared")
               for month, first in days_from.items() if not _last_day(first[:10])]  # fmt: skip
     found = together(*reads)
     months = [m for items in found[1 : 1 + len(month_reads)] for m in items]
@@ -179,7 +179,7 @@ def account_slips(store: Store, ledger: str, account: str, date: str) -> list[It
     found: list[Item] = []
     below: tuple[str, int | None] | None = None
     while True:
-        page = store.indexed_slips(
+        page = store.slip_index.indexed_slips(
             ledger,
             SlipFilter(account=account),
             date_from=None,
@@ -190,7 +190,7 @@ def account_slips(store: Store, ledger: str, account: str, date: str) -> list[It
         )
         if page is None:
             wanted = SlipFilter(account=account)
-            return [s for s in store.slips_within(ledger, Dates(FIRST_DAY, date)) if wanted.matches(s)]
+            return [s for s in store.slips.slips_within(ledger, Dates(FIRST_DAY, date)) if wanted.matches(s)]
         found += page.items
         if page.resume is None:
             break
@@ -247,7 +247,8 @@ def list_reconciliations(store: Store, ledger: str, account: str, *, settle: boo
 def _account_and_records(store: Store, ledger: str, account: str) -> tuple[Item, list[Item]]:
     """The account item and its reconciliation records, read at once."""
     found: list[Any] = together(
-        lambda: account_item(store, ledger, account), lambda: store.reconciliation_records(ledger, account)
+        lambda: account_item(store, ledger, account),
+        lambda: store.reconciliations.reconciliation_records(ledger, account),
     )
     return found[0], found[1]
 
@@ -256,7 +257,7 @@ def broken_assertions(store: Store, ledger: str) -> list[dict[str, Any]]:
     """Every assertion of the ledger that no longer holds (verify lists them): one Query, and the
     rollups of the accounts that have any."""
     out: list[dict[str, Any]] = []
-    for account in sorted({str(i["account"]) for i in store.reconciliations(ledger)}):
+    for account in sorted({str(i["account"]) for i in store.reconciliations.reconciliations(ledger)}):
         found = list_reconciliations(store, ledger, account)["items"]
         out += [
             {"account": account, "id": v["id"], "date": v["date"], "balance": v["balance"]}
@@ -327,7 +328,7 @@ def reconcile(
     ledger = ctx.ledger
     _checked_account(store, ledger, account, body)
     rid = reconciliation_id(account, body, key)
-    lease = store.acquire_lock(ledger, lock_name(account), LOCK_TTL)
+    lease = store.locks.acquire_lock(ledger, lock_name(account), LOCK_TTL)
     try:
         lease = _settle_runs(store, ctx, lease, account, keep=(RECONCILE, rid))  # this very run resumes
         for attempt in range(ATTEMPTS):
@@ -337,7 +338,7 @@ def reconcile(
                 if attempt == ATTEMPTS - 1:
                     _abandon(store, ctx, lease, account=account, rid=rid, date=body.date)
                     raise
-                lease = store.renew_lock(lease, LOCK_TTL) or lease
+                lease = store.locks.renew_lock(lease, LOCK_TTL) or lease
             except errors.ReconciliationDifference:
                 # an edit that won the race changed what the statement is compared with: the slips
                 # marked so far go back to cleared, so no slip stays reconciled without its assertion
@@ -345,21 +346,21 @@ def reconcile(
                 raise
         raise errors.Conflict("the account kept changing while it was reconciled; retry", retry_after=1)
     finally:
-        store.release_lock(lease)
+        store.locks.release_lock(lease)
 
 
 def _attempt(
     store: Store, ctx: WriteContext, lease: Lease, *, account: str, rid: str, body: ReconciliationIn
 ) -> tuple[int, dict[str, Any]]:
     ledger = ctx.ledger
-    stored = store.reconciliation(ledger, account, rid)
+    stored = store.reconciliations.reconciliation(ledger, account, rid)
     if stored is not None:
         return 200, view(stored)
     acct = account_item(store, ledger, account)
     cleared, held = cleared_as_of_held(store, ledger, acct, body.date)
     diff = core.difference(body.balance, cleared)
     adjustment_id = _adjustment_made(store, ledger, rid)
-    run = store.reconciliation_run(ledger, account, rid)  # a run resumed: the sides it marked before
+    run = store.reconciliations.reconciliation_run(ledger, account, rid)  # a run resumed: the sides it marked before
     first_difference = diff
     started = False
     if diff:
@@ -375,7 +376,9 @@ def _attempt(
             )
         slip, marks = _adjustment(store, ledger, acct, body, diff)  # a 422 before anything is written
         if run is None:
-            store.start_run(ctx, store.lock_held_op(lease), _run(RECONCILE, ctx, account, rid, body.date, listed=True))
+            store.reconciliations.start_run(
+                ctx, store.locks.lock_held_op(lease), _run(RECONCILE, ctx, account, rid, body.date, listed=True)
+            )
         started = True
         adjustment_id = _post_adjustment(store, ctx, lease, rid=rid, slip=slip, marks=marks)
         acct = account_item(store, ledger, account)
@@ -383,7 +386,7 @@ def _attempt(
         if core.difference(body.balance, cleared):
             raise AccountMoved("the account changed while it was reconciled; retry", retry_after=1)
     elif adjustment_id is not None:  # a resumed run: the adjustment went in before the crash
-        adjusted = store.slip_by_id(ledger, adjustment_id)
+        adjusted = store.slips.slip_by_id(ledger, adjustment_id)
         if adjusted is not None:
             signed = int(adjusted["amount"]) * (1 if adjusted["kind"] == "income" else -1)
             first_difference = signed
@@ -391,7 +394,9 @@ def _attempt(
     keys: list[str] | None = _listed(run) if run is not None else []  # what the run marked, when it knows
     marking = cleared_slips(store, ledger, account, body.date)
     if marking and run is None and not started:  # before the first mark: a run that stops is found and released
-        store.start_run(ctx, store.lock_held_op(lease), _run(RECONCILE, ctx, account, rid, body.date, listed=True))
+        store.reconciliations.start_run(
+            ctx, store.locks.lock_held_op(lease), _run(RECONCILE, ctx, account, rid, body.date, listed=True)
+        )
     at = now_iso()
     for batch in _transactions([Remark(s, _marked(s, account, rid, ctx.actor, at)) for s in marking]):
         changes = [slip_service.slip_change(r.current, r.new) for r in batch]
@@ -399,7 +404,9 @@ def _attempt(
         if keys is not None and len(keys) + len(batch) > LISTED:
             keys = None
         listed = keys is not None
-        store.remark_slips(ctx, store.lock_held_op(lease), batch, changes, at=at, tally=tally, listed=listed)
+        store.reconciliations.remark_slips(
+            ctx, store.locks.lock_held_op(lease), batch, changes, at=at, tally=tally, listed=listed
+        )
         if keys is not None:
             keys += [r.current["SK"] for r in batch]
         lease = _kept(store, lease)
@@ -420,9 +427,9 @@ def _attempt(
         item.update(listed=True, slips=keys)
     item.update(_adjustment_left(store, ledger, adjustment_id))
     shown = view(item)
-    store.store_reconciliation(
+    store.reconciliations.store_reconciliation(
         ctx,
-        store.lock_held_op(lease),
+        store.locks.lock_held_op(lease),
         item,
         shown,
         balance=int(acct.get("balance", 0)),
@@ -437,7 +444,7 @@ def cleared_slips(store: Store, ledger: str, account: str, date: str) -> list[It
     reconciling it marks), oldest first: the account's index of such sides, so what is read follows
     what is left to mark, not the account's history (the ledger's slips read through the account's
     index when its slips predate that index)."""
-    found = store.unreconciled_slips(ledger, account, date)
+    found = store.slip_index.unreconciled_slips(ledger, account, date)
     if found is None:
         found = account_slips(store, ledger, account, date)
     return [s for s in found if s["date"] <= date and _cleared_sides([s], account)]
@@ -451,9 +458,9 @@ def _cleared_sides(slips: list[Item] | tuple[Item, ...], account: str) -> int:
 def _kept(store: Store, lease: Lease) -> Lease:
     """The lease, renewed between batches once half its time has gone (a batch takes a fraction of
     it): not one more write per batch. Lost meanwhile, the next batch's check of it fails."""
-    if lease.expires_at - store.now_ms() > LOCK_TTL * 1000 / 2:
+    if lease.expires_at - store.core.now_ms() > LOCK_TTL * 1000 / 2:
         return lease
-    return store.renew_lock(lease, LOCK_TTL) or lease
+    return store.locks.renew_lock(lease, LOCK_TTL) or lease
 
 
 def _transactions(remarks: list[Remark]) -> Iterator[list[Remark]]:
@@ -510,14 +517,14 @@ def _adjustment_ids(rid: str) -> list[str]:
 def _adjustment_left(store: Store, ledger: str, slip_id: str | None) -> dict[str, int]:
     """What the assertion keeps of its adjustment (`slip_id`, if any): the version the
     reconciliation leaves it at, read from its identity (its undo deletes it only at that version)."""
-    found = store.slip_identity(ledger, slip_id) if slip_id is not None else None
+    found = store.slips.slip_identity(ledger, slip_id) if slip_id is not None else None
     return {} if found is None or found.get("deleted") else {"adjustment_version": int(found["version"])}
 
 
 def _adjustment_made(store: Store, ledger: str, rid: str) -> str | None:
     """The live adjustment slip of `rid`, if one was posted (a run resumed after a crash)."""
     for slip_id in _adjustment_ids(rid):
-        found = store.slip_identity(ledger, slip_id)
+        found = store.slips.slip_identity(ledger, slip_id)
         if found is None:
             return None
         if not found.get("deleted"):
@@ -564,10 +571,10 @@ def _post_adjustment(
 ) -> str:
     """The adjustment `slip`, through the one create path, exactly once."""
     for slip_id in _adjustment_ids(rid):
-        found = store.slip_identity(ctx.ledger, slip_id)
+        found = store.slips.slip_identity(ctx.ledger, slip_id)
         if found is not None and found.get("deleted"):
             continue
-        held = (store.lock_held_op(lease),)  # a run whose lease was taken over posts nothing more
+        held = (store.locks.lock_held_op(lease),)  # a run whose lease was taken over posts nothing more
         made_slip = slip_service.create_slip(
             store, ctx, slip, slip_id=slip_id, request_token=slip_id, conditions=held, marks=marks
         )
@@ -602,7 +609,7 @@ def _release(
     if keys is None:
         found = account_slips(store, ctx.ledger, account, date)
     else:
-        found = sorted(store.batch_get(ctx.ledger, list(dict.fromkeys(keys))).values(),
+        found = sorted(store.core.batch_get(ctx.ledger, list(dict.fromkeys(keys))).values(),
                        key=lambda s: (s["date"], int(s["no"])))  # fmt: skip
     held = [
         s for s in found if any(side.state == core.RECONCILED and _by(s, side) == rid for side in _sides(s, account))
@@ -611,7 +618,7 @@ def _release(
         changes = [slip_service.slip_change(r.current, r.new) for r in batch]
         sides = sum(_by(r.current, side) == rid for r in batch for side in _sides(r.current, account))
         let_go = (account, rid, -sides) if tally else None
-        store.remark_slips(ctx, store.lock_held_op(lease), batch, changes, at=at, tally=let_go)
+        store.reconciliations.remark_slips(ctx, store.locks.lock_held_op(lease), batch, changes, at=at, tally=let_go)
         lease = _kept(store, lease)
     return lease
 
@@ -631,7 +638,7 @@ def _settle_runs(
     """Under `lease` (taken, so any run that held it before has stopped): each run of `account`
     left unfinished, except `keep` (op, id), released (a reconciliation) or finished (an undo),
     as `ctx` or, when None, as whoever started it."""
-    for run in store.reconciliation_records(lease.ledger, account):
+    for run in store.reconciliations.reconciliation_records(lease.ledger, account):
         if run.get("type") != RUN or (run["op"], run["id"]) == keep:
             continue
         writer = ctx or poster_for(lease.ledger, run.get("by"), str(run.get("origin") or "api"))
@@ -651,7 +658,7 @@ def _settled(store: Store, ledger: str, account: str, ctx: WriteContext | None) 
     """Whether the account's stopped runs were settled now: False while a run holds a live lease
     (it is under way), or when settling them failed (they are left for the next one to ask)."""
     try:
-        lease = store.acquire_lock(ledger, lock_name(account), LOCK_TTL)
+        lease = store.locks.acquire_lock(ledger, lock_name(account), LOCK_TTL)
     except errors.Locked:
         return False
     try:
@@ -659,7 +666,7 @@ def _settled(store: Store, ledger: str, account: str, ctx: WriteContext | None) 
     except errors.ApiError:
         return False
     finally:
-        store.release_lock(lease)
+        store.locks.release_lock(lease)
     return True
 
 
@@ -667,7 +674,7 @@ def settle_refused(store: Store, ctx: WriteContext, refused: errors.Reconciled) 
     """An edit was refused (409 reconciled) by a reconciliation that has a run under way: if that
     run stopped (its lease expired), settle it now. True: the edit may be tried again."""
     account, rid = refused.context.get("account"), refused.context.get("reconciliation")
-    if not account or not rid or store.reconciliation_run(ctx.ledger, str(account), str(rid)) is None:
+    if not account or not rid or store.reconciliations.reconciliation_run(ctx.ledger, str(account), str(rid)) is None:
         return False
     return _settled(store, ctx.ledger, str(account), ctx)
 
@@ -676,14 +683,14 @@ def _abandon(store: Store, ctx: WriteContext, lease: Lease, *, account: str, rid
     """An unfinished reconciliation let go, as if it never ran: the sides it marked back to cleared
     (in batches), its adjustment deleted, its marker removed last. Nothing to do without a marker
     (it wrote nothing)."""
-    run = store.reconciliation_run(ctx.ledger, account, rid)
+    run = store.reconciliations.reconciliation_run(ctx.ledger, account, rid)
     if run is None:
         return lease
     lease = _release(store, ctx, lease, account=account, rid=rid, date=date, tally=True, keys=_listed(run))
     adjustment = _adjustment_made(store, ctx.ledger, rid)
     if adjustment is not None:
         _delete_adjustment(store, ctx, lease, adjustment)
-    store.end_run(ctx, store.lock_held_op(lease), account, rid)
+    store.reconciliations.end_run(ctx, store.locks.lock_held_op(lease), account, rid)
     return lease
 
 
@@ -695,10 +702,10 @@ def _delete_adjustment(
     (at version `left`; an assertion stored before it kept that version: still reconciled by it),
     reconciled sides and all, in one transaction; else UndoRefused (412) and nothing is written.
     Without `rid` (a run let go), the slip as it is now, once released."""
-    current = store.slip_by_id(ctx.ledger, slip_id)
+    current = store.slips.slip_by_id(ctx.ledger, slip_id)
     if current is None:
         return
-    held = (store.lock_held_op(lease),)
+    held = (store.locks.lock_held_op(lease),)
     if rid is None:  # changed meanwhile: 409 conflict, the run is let go on the next try
         slip_service.remove_slip(store, ctx, current, slip_service.SlipWrite(None, conditions=held))
         return
@@ -729,20 +736,22 @@ def _finish_undo(store: Store, ctx: WriteContext, lease: Lease, run: Item) -> Le
     undo is given up before it wrote anything, its marker removed (412, UndoRefused); nothing
     else was changed, and the account stays reconcilable."""
     ledger, account, rid = ctx.ledger, str(run["account"]), str(run["id"])
-    item = store.reconciliation(ledger, account, rid)
+    item = store.reconciliations.reconciliation(ledger, account, rid)
     if item is None or int(item["version"]) != int(run["version"]):
-        store.end_run(ctx, store.lock_held_op(lease), account, rid)
+        store.reconciliations.end_run(ctx, store.locks.lock_held_op(lease), account, rid)
         return lease
     adjustment = item.get("adjustment_slip")
     if adjustment:
         try:
             _delete_adjustment(store, ctx, lease, str(adjustment), rid=rid, left=item.get("adjustment_version"))
         except errors.UndoRefused:
-            store.end_run(ctx, store.lock_held_op(lease), account, rid)
+            store.reconciliations.end_run(ctx, store.locks.lock_held_op(lease), account, rid)
             raise
     keys = _listed(item)
     lease = _release(store, ctx, lease, account=account, rid=rid, date=str(item["date"]), tally=False, keys=keys)
-    store.remove_reconciliation(ctx, store.lock_held_op(lease), item, view(item), undoes=int(run["seq"]), at=now_iso())
+    store.reconciliations.remove_reconciliation(
+        ctx, store.locks.lock_held_op(lease), item, view(item), undoes=int(run["seq"]), at=now_iso()
+    )
     return lease
 
 
@@ -758,18 +767,18 @@ def undo(store: Store, ctx: WriteContext, change: dict[str, Any], seq: int) -> N
     if change["op"] != "create" or after is None:
         raise errors.NotUndoable("this entry undid nothing that can be undone")
     ledger, account, rid = ctx.ledger, str(after["account"]), str(change["id"])
-    item = store.reconciliation(ledger, account, rid)
+    item = store.reconciliations.reconciliation(ledger, account, rid)
     expected = int(after["version"])
     if item is None or int(item["version"]) != expected:
         raise errors.UndoRefused(
             f"reconciliation '{rid}' changed since that entry",
             entity="reconciliation", id=rid, current=int(item["version"]) if item else None, expected=expected,
         )  # fmt: skip
-    lease = store.acquire_lock(ledger, lock_name(account), LOCK_TTL)
+    lease = store.locks.acquire_lock(ledger, lock_name(account), LOCK_TTL)
     try:
         lease = _settle_runs(store, ctx, lease, account, keep=(UNDO, rid))
         run = _run(UNDO, ctx, account, rid, str(item["date"]), seq=seq, version=expected)
-        store.start_run(ctx, store.lock_held_op(lease), run)
+        store.reconciliations.start_run(ctx, store.locks.lock_held_op(lease), run)
         _finish_undo(store, ctx, lease, run)
     finally:
-        store.release_lock(lease)
+        store.locks.release_lock(lease)

@@ -164,7 +164,7 @@ def author(item: Item) -> str | None:
 
 
 def _read(store: Store, ledger: str, recurrence_id: str) -> Item:
-    item = store.read_recurrence(ledger, recurrence_id) if valid_id(recurrence_id) else None
+    item = store.recurrences.read_recurrence(ledger, recurrence_id) if valid_id(recurrence_id) else None
     if item is None:
         raise errors.NotFound("recurrence not found")
     return item
@@ -181,7 +181,7 @@ def create_recurrence(
     """Store a new recurrence. With a request token (Idempotency-Key) its id derives from the token,
     so a retry answers the recurrence the first attempt created instead of making a second one."""
     ledger = ctx.ledger
-    if sum(1 for _ in store.list_recurrences(ledger, keys_only=True)) >= MAX_RECURRENCES:
+    if sum(1 for _ in store.recurrences.list_recurrences(ledger, keys_only=True)) >= MAX_RECURRENCES:
         raise errors.LimitReached(f"a ledger holds at most {MAX_RECURRENCES} recurrences", limit=MAX_RECURRENCES)
     _check_accounts(store, ledger, body)
     definition = _definition_fields(body)
@@ -205,9 +205,9 @@ def create_recurrence(
     }
     try:
         stored = {k: v for k, v in item.items() if v is not None}
-        store.insert_recurrence(ctx, stored, changes=[recurrence_change(None, stored)])
+        store.recurrences.insert_recurrence(ctx, stored, changes=[recurrence_change(None, stored)])
     except errors.AlreadyExists:
-        existing = store.read_recurrence(ledger, recurrence_id)
+        existing = store.recurrences.read_recurrence(ledger, recurrence_id)
         if request_token and existing and existing.get("request_token") == request_token:
             if existing.get("fingerprint") != fingerprint:
                 raise errors.IdempotencyKeyReused(
@@ -246,7 +246,7 @@ def get_recurrence(store: Store, ledger: str, recurrence_id: str, lang: messages
 
 
 def list_recurrences(store: Store, ledger: str, lang: messages.Lang = "en") -> list[dict[str, Any]]:
-    return [recurrence_view(item, lang) for item in store.list_recurrences(ledger)]
+    return [recurrence_view(item, lang) for item in store.recurrences.list_recurrences(ledger)]
 
 
 def merge(target: Any, patch: Any) -> Any:
@@ -297,7 +297,7 @@ def patch_recurrence(
         fields.update({"last_error": None, "updated_at": now_iso(), "updated_by": ctx.actor})
         updated = {k: v for k, v in {**item, **fields, "version": version + 1}.items() if v is not None}
         try:
-            store.replace_definition(
+            store.recurrences.replace_definition(
                 ctx,
                 recurrence_id,
                 fields,
@@ -327,7 +327,7 @@ def redefine(
 def remove_recurrence(store: Store, ctx: WriteContext, recurrence_id: str, *, version: int, undoes: int) -> None:
     """The recurrence deleted at `version` (undo of its creation); the slips it posted stay."""
     item = _read(store, ctx.ledger, recurrence_id)
-    store.delete_recurrence(
+    store.recurrences.delete_recurrence(
         ctx, recurrence_id, version=version, expected=version, changes=[recurrence_change(item, None)],
         at=now_iso(), undoes=undoes,
     )  # fmt: skip
@@ -352,14 +352,14 @@ def restore_recurrence(store: Store, ctx: WriteContext, record: dict[str, Any], 
         "updated_by": ctx.actor,
     }
     stored = {k: v for k, v in item.items() if v is not None}
-    store.insert_recurrence(ctx, stored, changes=[recurrence_change(None, stored)], undoes=undoes)
+    store.recurrences.insert_recurrence(ctx, stored, changes=[recurrence_change(None, stored)], undoes=undoes)
 
 
 def delete_recurrence(store: Store, ctx: WriteContext, recurrence_id: str, *, expected: int | None) -> None:
     def attempt() -> None:
         item = _read(store, ctx.ledger, recurrence_id)
         version = check_version(int(item["version"]), expected)
-        store.delete_recurrence(
+        store.recurrences.delete_recurrence(
             ctx, recurrence_id, version=version, expected=expected, changes=[recurrence_change(item, None)],
             at=now_iso(),
         )  # fmt: skip
@@ -388,7 +388,7 @@ def occurrences(
     posted = [
         recurrence.occurrence_slip_id(current.id, o.scheduled) for o in found if through and o.scheduled <= through
     ]
-    identities = store.slip_identities(ledger, posted) if posted else {}
+    identities = store.slips.slip_identities(ledger, posted) if posted else {}
     items = []
     for occurrence in found:
         scheduled = occurrence.scheduled.isoformat()
@@ -422,12 +422,12 @@ def already_posted(store: Store, ledger: str, slip_id: str) -> bool:
     changed and stays as a tombstone when it is deleted: a slip posted once is never posted again,
     wherever it went. The create is the guard that cannot be raced: the identity is written
     `attribute_not_exists` in the slip's own transaction, and a taken id raises `SlipIdTaken`."""
-    return store.slip_identity(ledger, slip_id) is not None
+    return store.slips.slip_identity(ledger, slip_id) is not None
 
 
 def run_ledger_recurrences(store: Store, ledger: str, tally: RunTally, *, time_left: TimeLeft | None = None) -> None:
     """Every recurrence of the ledger: its occurrences due by `tally.until`."""
-    for item in store.list_recurrences(ledger):
+    for item in store.recurrences.list_recurrences(ledger):
         if out_of_time(time_left):
             tally.complete = False
             break
@@ -445,7 +445,7 @@ def run_ledger(
 
 def run_due(store: Store, ledger: str, recurrence_id: str, tally: RunTally, *, time_left: TimeLeft | None) -> None:
     """The daily job's turn for one recurrence the due index lists."""
-    item = store.read_recurrence(ledger, recurrence_id)
+    item = store.recurrences.read_recurrence(ledger, recurrence_id)
     if item is None or not item.get("next_due") or item["next_due"] > tally.until.isoformat():
         return  # the index is eventually consistent: changed since
     run_recurrence(store, ledger, item, tally, time_left=time_left)
@@ -493,7 +493,7 @@ def _post(
     slip_id = recurrence.occurrence_slip_id(current.id, occurrence.scheduled)
     if already_posted(store, poster.ledger, slip_id):
         return None
-    unchanged = store.recurrence_unchanged_op(poster.ledger, current.id, current.version)
+    unchanged = store.recurrences.recurrence_unchanged_op(poster.ledger, current.id, current.version)
     posted = post(
         store,
         poster,
@@ -517,7 +517,7 @@ def _save_progress(
     for _ in range(PROGRESS_ATTEMPTS):
         upcoming = current.next(posted_through)
         try:
-            store.record_progress(
+            store.recurrences.record_progress(
                 Bookkeeping(ledger),
                 current.id,
                 version=current.version,
@@ -528,7 +528,7 @@ def _save_progress(
             )
             return
         except ProgressConflict:
-            item = store.read_recurrence(ledger, current.id)
+            item = store.recurrences.read_recurrence(ledger, current.id)
             if item is None:
                 return  # deleted meanwhile: its slips stay, there is nothing to record
             latest = Definition.of(item)

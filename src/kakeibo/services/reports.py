@@ -79,9 +79,9 @@ def _reads(store: Store, ledger: str, first: str, last: str) -> list[list[Item]]
     """The month x category and subcategory items, the accounts, and the accounts' month items of
     months first..last (only the totals a report shows): three Queries, sent at once."""
     return together(
-        lambda: list(store.months_category_totals(ledger, first, last)),
-        lambda: list(store.accounts(ledger)),
-        lambda: list(store.account_months_totals(ledger, first, last)),
+        lambda: list(store.balances.months_category_totals(ledger, first, last)),
+        lambda: list(store.accounts.accounts(ledger)),
+        lambda: list(store.balances.account_months_totals(ledger, first, last)),
     )
 
 

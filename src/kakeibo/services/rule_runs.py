@@ -144,7 +144,7 @@ def _span(date_from: str | None, date_to: str | None) -> Span:
 
 
 def _slips(store: Store, ledger: str, span: Span) -> Iterator[Item]:
-    return store.slips_within(ledger, span)
+    return store.slips.slips_within(ledger, span)
 
 
 def preview(
@@ -284,10 +284,10 @@ def _read_again(old: Item | None) -> errors.ApiError:
 def _read_again_all(store: Store, ledger: str, items: list[Item], span: Span) -> list[Item]:
     """The slips as they are now: those deleted meanwhile left out, and one an edit moved to another
     day found there through its identity (left out only when that day is outside the run's span)."""
-    found = store.slips_read_again(ledger, items)
+    found = store.slips.slips_read_again(ledger, items)
     gone = [i for i in items if (str(i["date"]), str(i["id"])) not in found]
     if gone:
-        identities = store.slip_identities(ledger, [str(i["id"]) for i in gone])
+        identities = store.slips.slip_identities(ledger, [str(i["id"]) for i in gone])
         moved = []
         for item in gone:
             identity = identities.get(str(item["id"]))
@@ -296,6 +296,6 @@ def _read_again_all(store: Store, ledger: str, items: list[Item], span: Span) ->
                 if span.holds(*ref):
                     moved.append(ref)
         if moved:
-            found.update(store.slips_at(ledger, moved))
+            found.update(store.slips.slips_at(ledger, moved))
     now = {str(f["id"]): f for f in found.values()}
     return [now[str(i["id"])] for i in items if str(i["id"]) in now]

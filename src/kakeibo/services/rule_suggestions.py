@@ -34,7 +34,7 @@ def suggestions(store: Store, ledger: str) -> dict[str, Any]:
     """The rules the household's corrections suggest, most slips first."""
     rule_set = rules_service.load(store, ledger)
     groups: dict[tuple[str, str], dict[str, Any]] = {}
-    for item in store.slips_marked(ledger, BY_HAND, max_read=MAX_READ):
+    for item in store.slips.slips_marked(ledger, BY_HAND, max_read=MAX_READ):
         payee, category = item.get("payee"), item.get("category")
         if not payee or not category or item.get("lines"):
             continue

@@ -102,7 +102,7 @@ def in_running_order(found: RuleSetItems) -> list[Item]:
 
 
 def list_rules(store: Store, ledger: str) -> dict[str, Any]:
-    found = store.rule_set(ledger)
+    found = store.rules.rule_set(ledger)
     return {"items": [rule_view(i) for i in in_running_order(found)], "version": found.version}
 
 
@@ -114,12 +114,12 @@ def _find(found: RuleSetItems, rule_id: str) -> Item:
 
 
 def get_rule(store: Store, ledger: str, rule_id: str) -> dict[str, Any]:
-    return rule_view(_find(store.rule_set(ledger), rule_id))
+    return rule_view(_find(store.rules.rule_set(ledger), rule_id))
 
 
 def load(store: Store, ledger: str) -> core.RuleSet:
     """The ledger's rules, ready to run (one read)."""
-    found = store.rule_set(ledger)
+    found = store.rules.rule_set(ledger)
     return core.RuleSet(core.rule_of(rule_view(item)) for item in in_running_order(found))
 
 
@@ -130,13 +130,13 @@ def create_rule(store: Store, ctx: WriteContext, body: SlipRuleIn, *, rule_id: s
     rule["id"] = rule_id or new_slip_id()
 
     def attempt() -> dict[str, Any]:
-        found = store.rule_set(ctx.ledger)
+        found = store.rules.rule_set(ctx.ledger)
         if len(found.rules) >= MAX_RULES:
             raise errors.LimitReached(f"a ledger has at most {MAX_RULES} rules", limit=MAX_RULES)
         at = now_iso()
         item = _stored(rule, version=1, created_at=at, at=at)
         view = rule_view(item)
-        store.change_rules(
+        store.rules.change_rules(
             ctx,
             found,
             [*found.ordered_ids(), rule["id"]],
@@ -161,7 +161,7 @@ def patch_rule(
         raise errors.ValidationFailed("the rule is not valid", errors=found)
 
     def attempt() -> dict[str, Any]:
-        found = store.rule_set(ctx.ledger)
+        found = store.rules.rule_set(ctx.ledger)
         current = _find(found, rule_id)
         version = check_version(int(current["version"]), expected)
         before = rule_view(current)
@@ -172,7 +172,7 @@ def patch_rule(
         at = now_iso()
         item = _stored(merged, version=version + 1, created_at=before["created_at"], at=at)
         after = rule_view(item)
-        store.change_rules(
+        store.rules.change_rules(
             ctx,
             found,
             found.ordered_ids(),
@@ -188,11 +188,11 @@ def patch_rule(
 
 def delete_rule(store: Store, ctx: WriteContext, rule_id: str, *, expected: int | None) -> None:
     def attempt() -> None:
-        found = store.rule_set(ctx.ledger)
+        found = store.rules.rule_set(ctx.ledger)
         current = _find(found, rule_id)
         version = check_version(int(current["version"]), expected)
         before = rule_view(current)
-        store.change_rules(
+        store.rules.change_rules(
             ctx,
             found,
             [i for i in found.ordered_ids() if i != rule_id],
@@ -208,7 +208,7 @@ def reorder(store: Store, ctx: WriteContext, ids: Sequence[str], *, expected: in
     """The rules run in the order of `ids` (within each stage); `ids` must name every rule once."""
 
     def attempt() -> dict[str, Any]:
-        found = store.rule_set(ctx.ledger)
+        found = store.rules.rule_set(ctx.ledger)
         check_version(found.version, expected)
         if len(set(ids)) != len(ids) or set(ids) != set(found.rules):
             raise errors.ValidationFailed(
@@ -217,7 +217,7 @@ def reorder(store: Store, ctx: WriteContext, ids: Sequence[str], *, expected: in
             )
         before = {"order": list(found.ordered_ids()), "version": found.version}
         after = {"order": list(ids), "version": found.version + 1}
-        store.change_rules(
+        store.rules.change_rules(
             ctx,
             found,
             list(ids),

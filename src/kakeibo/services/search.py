@@ -103,7 +103,7 @@ def find_slips(
     key = normalise_tag(tag) if tag else None
     lo, hi = date_from or EARLIEST, date_to or LATEST
     if key is not None:
-        months = store.tag_months(ledger, key, lo[:7], hi[:7])
+        months = store.tags.tag_months(ledger, key, lo[:7], hi[:7])
         spans = [(max(lo, f"{m}-00"), min(hi, f"{m}-99")) for m in months]
     else:
         spans = [(lo, hi)]
@@ -149,7 +149,7 @@ def _read_newest(
             continue
         day: str | None = None
         bucket: list[Item] = []
-        pages = store.slip_pages(ledger, Dates(first, last), tag=tag, first=limit + 16, then=200)
+        pages = store.slips.slip_pages(ledger, Dates(first, last), tag=tag, first=limit + 16, then=200)
         for page in pages:
             read += page.read
             for item in page.items:

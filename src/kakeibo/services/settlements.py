@@ -74,7 +74,7 @@ def sharing(
         raise _refused(["paid_by"], "shares need paid_by: who paid for them")
     if body.kind != "expense":
         raise _refused(["paid_by"], "only an expense can say who paid for it")
-    roster = store.roster(str(ctx.ledger))
+    roster = store.settlements.roster(str(ctx.ledger))
     named = _named(kept)
     if body.paid_by not in roster.members and body.paid_by not in named:
         raise _refused(["paid_by"], f"'{body.paid_by}' is not a member of this ledger")
@@ -100,7 +100,7 @@ def sharing(
         body.paid_by,
         tuple(sorted((user, amount) for user, amount in amounts.items() if amount)),
         mode or (EQUAL if isinstance(shares, str) else CUSTOM),
-        store.roster_check_op(str(ctx.ledger), roster.departures),
+        store.settlements.roster_check_op(str(ctx.ledger), roster.departures),
     )
 
 
@@ -133,8 +133,8 @@ def settlement(store: Store, ledger: str) -> dict[str, Any]:
     transfers that settle them all. A member who left stays listed (`member: false`) while their net
     is not 0, and may be settled with; once settled they are no longer listed."""
     _shared(ledger)
-    item = store.nets(ledger) or {}
-    members = store.roster(str(ledger)).members
+    item = store.settlements.nets(ledger) or {}
+    members = store.settlements.roster(str(ledger)).members
     nets = posting.nets_of({k: int(v) for k, v in item.items() if posting.is_net_field(k)})
     users = sorted(set(members) | {user for user, n in nets.items() if n["net"]})  # former: while they owe/are owed
     zero = {"paid": 0, "share": 0, "settled": 0, "net": 0}
@@ -177,13 +177,13 @@ def record_settlement(
     if payer == payee:
         raise _refused(["to"], "from and to must be two different people")
     settlement_id = hashlib.sha256((token or new_token()).encode()).hexdigest()[:26].upper()
-    if token is not None and (recorded := store.settlement(ctx.ledger, settlement_id)) is not None:
+    if token is not None and (recorded := store.settlements.settlement(ctx.ledger, settlement_id)) is not None:
         return _recorded(recorded, body)  # this key's settlement, recorded before its answer was lost
-    item = store.nets(ctx.ledger) or {}
+    item = store.settlements.nets(ctx.ledger) or {}
     seen = int(item.get("version", 0))
     if expected is not None and expected != seen:
         raise errors.VersionMismatch(f"the version is {seen}, not {expected}", current=seen, expected=expected)
-    roster = store.roster(str(ctx.ledger))
+    roster = store.settlements.roster(str(ctx.ledger))
     owed = posting.nets_of({k: int(v) for k, v in item.items() if posting.is_net_field(k)})
     for field, user in (("from", payer), ("to", payee)):
         if user not in roster.members and not owed.get(user, {}).get("net"):
@@ -200,7 +200,7 @@ def record_settlement(
         "version": seen + 1,
     }
     view = settlement_view(record)
-    store.record_settlement(
+    store.settlements.record_settlement(
         ctx,
         record,
         Settlement(payer, payee, body.amount),

@@ -191,7 +191,7 @@ def _create_slip(
     entry = shared.apply(body.entry()) if shared else body.entry()
     if shared:
         conditions = (*conditions, shared.check)
-    stamp, no = now_iso(), store.next_number(ledger)
+    stamp, no = now_iso(), store.slips.next_number(ledger)
     item = new_slip_item(
         body, slip_id, stamp=stamp, no=no, by=ctx.actor, sharing=shared, request_token=request_token, **kept
     )
@@ -205,7 +205,7 @@ def _create_slip(
 
     def write(token: str) -> None:
         with _naming_accounts(entry), units.learning(ledger):
-            store.create_slips(
+            store.slips.create_slips(
                 ctx,
                 [new],
                 price.guard(posting.plan(None, entry)),
@@ -219,10 +219,10 @@ def _create_slip(
         if not request_token:
             raise
         found = exc.identity if isinstance(exc, SlipIdTaken) else None
-        found = found or store.slip_identity(ledger, slip_id)
+        found = found or store.slips.slip_identity(ledger, slip_id)
         if found is not None:
             return _replay(store, ledger, found, new)
-        legacy = store.slip(ledger, body.date, slip_id)  # a slip from before identities
+        legacy = store.slips.slip(ledger, body.date, slip_id)  # a slip from before identities
         if legacy is not None:
             if legacy.get("request_token") == request_token:
                 return slip_view(legacy)
@@ -241,7 +241,7 @@ def _replay(store: Store, ledger: str, identity: Item, new: NewSlip) -> dict[str
             "the slip this Idempotency-Key created has been deleted; it is not created again",
             id=identity["slip_id"],
         )
-    current = store.slip(ledger, identity["date"], identity["slip_id"])
+    current = store.slips.slip(ledger, identity["date"], identity["slip_id"])
     if current is None:  # moved between our two reads
         raise errors.Conflict("the slip is being changed; retry", retry_after=1)
     return slip_view(current)
@@ -249,7 +249,7 @@ def _replay(store: Store, ledger: str, identity: Item, new: NewSlip) -> dict[str
 
 def get_slip_by_id(store: Store, ledger: str, slip_id: str) -> dict[str, Any]:
     """A slip by its id alone, wherever its date has moved it."""
-    found = store.slip_identity(ledger, slip_id) if valid_id(slip_id) else None
+    found = store.slips.slip_identity(ledger, slip_id) if valid_id(slip_id) else None
     if found is None or found.get("deleted"):
         raise errors.NotFound("slip not found")
     return get_slip(store, ledger, found["date"], slip_id)
@@ -260,7 +260,7 @@ def get_slip(store: Store, ledger: str, date: str, slip_id: str) -> dict[str, An
 
 
 def _read_slip(store: Store, ledger: str, date: str, slip_id: str) -> Item:
-    item = store.slip(ledger, date, slip_id) if _valid_key(date, slip_id) else None
+    item = store.slips.slip(ledger, date, slip_id) if _valid_key(date, slip_id) else None
     if item is None:
         raise errors.NotFound("slip not found")
     return item
@@ -402,7 +402,7 @@ def write_slip(store: Store, ctx: WriteContext, current: Item, new: SlipIn, how:
     )
     with _naming_accounts(new_entry), units.learning(ctx.ledger):
         plan = price.guard(posting.plan(old_entry, new_entry))
-        store.change_slip(ctx, current, item, plan, commit, newly_named=frozenset(newly_named))
+        store.slips.change_slip(ctx, current, item, plan, commit, newly_named=frozenset(newly_named))
     alerts.after_spending(store, ctx, [item])  # a budget it takes to 80% or 100%: told once
     return slip_view(item)
 
@@ -464,7 +464,7 @@ def write_slips(
         [slip_change(old, new) for old, new in pairs], new_token(), undoes, written, stale, group=group, more=more
     )
     with _naming_accounts(entry_of(pairs[0][0])):
-        return store.change_slips(ctx, pairs, plan, commit)
+        return store.slips.change_slips(ctx, pairs, plan, commit)
 
 
 def _stale(expected: int | None) -> Callable[[Item | None], errors.ApiError]:
@@ -509,7 +509,7 @@ def remove_slip(store: Store, ctx: WriteContext, current: Item, how: SlipWrite) 
     token, stale = how.token or new_token(), _stale(how.expected)
     commit = SlipCommit([slip_change(current, None)], token, how.undoes, written, stale)
     with _naming_accounts(old_entry):
-        store.delete_slips(ctx, [current], posting.plan(old_entry, None), commit, at=now_iso())
+        store.slips.delete_slips(ctx, [current], posting.plan(old_entry, None), commit, at=now_iso())
 
 
 def remove_slips(
@@ -533,7 +533,7 @@ def remove_slips(
         [slip_change(c, None) for c in currents], None, undoes, written, stale or _stale(None), group=group, more=more
     )
     with _naming_accounts(entries[0]):
-        return store.delete_slips(ctx, currents, plan, commit, at=at)
+        return store.slips.delete_slips(ctx, currents, plan, commit, at=at)
 
 
 def restore_slip(store: Store, ctx: WriteContext, view: dict[str, Any], *, tombstone: int, undoes: int) -> None:
@@ -559,7 +559,7 @@ def restore_slips(store: Store, ctx: WriteContext, views: list[tuple[dict[str, A
     plan = replace(plan, units=tuple(sorted({unit for guard in guards for unit in guard(plan).units})))
     commit = SlipCommit([slip_change(None, item) for item, _ in items], undoes=undoes, conditions=checks)
     with _naming_accounts(entries[0]):
-        store.restore_slips(ctx, items, plan, commit)
+        store.slips.restore_slips(ctx, items, plan, commit)
 
 
 def _restored(
@@ -682,7 +682,7 @@ def list_slip_items(
             limit=limit,
         )  # fmt: skip
     if filters:
-        page = store.indexed_slips(
+        page = store.slip_index.indexed_slips(
             ledger, filters, date_from=date_from, date_to=date_to, below=resume, limit=limit, max_read=MAX_LIST_READ
         )
         if page is not None:
@@ -723,7 +723,7 @@ def _list_reading_slips(
         first = then = min(100, MAX_LIST_READ)
     else:  # a little past the page, so that its last day is usually read whole by one Query
         first, then = limit + 1 + limit // 10 + 5, 25
-    pages = store.slip_pages(
+    pages = store.slips.slip_pages(
         ledger, window, account=account, category=category, kind=kind, by=by, payee=payee, first=first, then=then
     )
     for page in pages:

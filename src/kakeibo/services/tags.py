@@ -37,7 +37,7 @@ def report(store: Store, ledger: str, first: str, last: str, tag: str | None = N
         message = f"a tag report spans at most {MAX_MONTHS} months"
         raise errors.ValidationFailed(message, errors=[{"loc": ["query", "from"], "msg": message}])
     only = normalise_tag(tag) if tag else None
-    totals = tag_totals(store.tag_rollups(ledger, first, last), only=only)
+    totals = tag_totals(store.tags.tag_rollups(ledger, first, last), only=only)
     items = [
         {"tag": t.tag, "income": t.income, "expense": t.expense, "net": t.income - t.expense, "count": t.count}
         for t in totals

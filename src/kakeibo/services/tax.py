@@ -62,7 +62,7 @@ def medical_query(year: str, income: int | None) -> tuple[str, int | None]:
 def medical_report(store: Store, ledger: str, year: str, income: int | None, lang: Lang = "en") -> dict[str, Any]:
     """The year's medical payments per patient, provider and kind, the totals and both deductions."""
     year, income = medical_query(year, income)
-    groups = tax.medical_groups(store.tax_year(ledger, year))
+    groups = tax.medical_groups(store.tax.tax_year(ledger, year))
     summary = tax.summarize(groups, income)
     items = [
         {
@@ -96,7 +96,7 @@ def medical_report(store: Store, ledger: str, year: str, income: int | None, lan
 def donations_report(store: Store, ledger: str, year: str, limit: int | None, lang: Lang = "en") -> dict[str, Any]:
     """The year's ふるさと納税 per municipality, whether ワンストップ特例 still applies (else why
     not), and what remains of the limit."""
-    groups = tax.donation_groups(store.tax_year(ledger, check_year(year)))
+    groups = tax.donation_groups(store.tax.tax_year(ledger, check_year(year)))
     summary = tax.donation_summary(groups, check_amount("limit", limit))
     return {
         "year": year,
@@ -152,7 +152,7 @@ class FormRow:
 def form_rows(store: Store, ledger: str, year: str) -> list[FormRow]:
     """The year's rows of the 医療費集計フォーム: one per patient, provider and kind (OTC purchases
     and the rest apart), the payments added up, in the report's order."""
-    groups = tax.medical_groups(store.tax_year(ledger, check_year(year)))
+    groups = tax.medical_groups(store.tax.tax_year(ledger, check_year(year)))
     return [
         FormRow(g.patient, g.provider, g.kind, t.paid, t.reimbursed)
         for g, t in groups.items()

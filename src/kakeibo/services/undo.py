@@ -25,7 +25,7 @@ ACCOUNT_FIELDS = ("name", "allow_negative", "archived", "billing", "low_balance"
 def undo(store: Store, ctx: WriteContext, seq: int) -> dict[str, Any]:
     """POST /changes/{seq}/undo: the inverse of entry `seq`, in one transaction (an import batch or a
     recurring post as a whole), conditioned on every entity being where that entry left it."""
-    entry = store.journal_entry(ctx.ledger, seq) if seq >= 1 else None
+    entry = store.journal.journal_entry(ctx.ledger, seq) if seq >= 1 else None
     if entry is None:
         raise errors.NotFound("change not found")
     if entry.get("bulk"):  # a batch of a bulk edit: the whole bulk edit is undone
@@ -62,8 +62,8 @@ def undo(store: Store, ctx: WriteContext, seq: int) -> dict[str, Any]:
 
 def _undone(store: Store, ctx: WriteContext, seq: int) -> dict[str, Any]:
     # the undo's own transaction marked the entry it undid with its seq
-    undone = store.journal_entry(ctx.ledger, seq) or {}
-    made = store.journal_entry(ctx.ledger, int(undone.get("undone_by", 0)))
+    undone = store.journal.journal_entry(ctx.ledger, seq) or {}
+    made = store.journal.journal_entry(ctx.ledger, int(undone.get("undone_by", 0)))
     return {"undone": seq, "entry": entry_view(made) if made else None}
 
 
@@ -92,10 +92,10 @@ def _undo_one(store: Store, ctx: WriteContext, change: dict[str, Any], seq: int)
 
 def _current_slip(store: Store, ledger: str, slip_id: str, expected: int, left: dict[str, Any] | None = None) -> Item:
     """The slip as it is now, if it is still at `expected` (the version the entry left, `left`)."""
-    identity = store.slip_identity(ledger, slip_id)
+    identity = store.slips.slip_identity(ledger, slip_id)
     if identity is None or identity.get("deleted"):
         raise _moved_on("slip", slip_id, int(identity["version"]) if identity else None, expected)
-    current = store.slip(ledger, identity["date"], slip_id)
+    current = store.slips.slip(ledger, identity["date"], slip_id)
     if current is None or int(current["version"]) != expected:
         since = _reconciled_since(current, left) if current is not None else None
         more = {"reconciled_by": since} if since else {}
@@ -136,7 +136,7 @@ def _undo_account(store: Store, ctx: WriteContext, change: dict[str, Any], seq: 
     if change["op"] != "update" or after is None or before is None:
         raise errors.NotUndoable("an account's creation is not undone; archive the account instead")
     account = str(change["id"])
-    current = store.account(ctx.ledger, account)
+    current = store.accounts.account(ctx.ledger, account)
     expected = int(after["version"])
     if current is None or int(current["version"]) != expected:
         raise _moved_on("account", account, int(current["version"]) if current else None, expected)
@@ -149,7 +149,7 @@ def _undo_account(store: Store, ctx: WriteContext, change: dict[str, Any], seq: 
 def _undo_budget(store: Store, ctx: WriteContext, change: dict[str, Any], seq: int) -> None:
     after, before = change.get("after"), change.get("before")
     month, category = str(change["id"]).split("/", 1)
-    current = store.budget_item(ctx.ledger, month, category)
+    current = store.budgets.budget_item(ctx.ledger, month, category)
     seen = int(current.get("budget_version", 0)) if current else 0
     expected = int(change["version"])
     if seen != expected:
@@ -168,7 +168,7 @@ def _undo_budget(store: Store, ctx: WriteContext, change: dict[str, Any], seq: i
 def _undo_recurrence(store: Store, ctx: WriteContext, change: dict[str, Any], seq: int) -> None:
     before = change.get("before")
     recurrence_id = str(change["id"])
-    current = store.read_recurrence(ctx.ledger, recurrence_id)
+    current = store.recurrences.read_recurrence(ctx.ledger, recurrence_id)
     expected = int(change["version"])
     found = int(current["version"]) if current else None
     if change["op"] == "delete":
@@ -222,9 +222,9 @@ def _undo_bulk(store: Store, ctx: WriteContext, entry: Item, seq: int) -> dict[s
     """Every batch of the bulk edit `entry` is one of, undone: each in one transaction, the last batch
     first, conditioned as every undo on its slips being where the batch left them; every slip of every
     batch not yet undone is checked before anything is written (412 naming the first that moved)."""
-    record = store.bulk_record(ctx.ledger, str(entry["bulk"])) or {}
+    record = store.bulk.bulk_record(ctx.ledger, str(entry["bulk"])) or {}
     seqs = sorted({int(s) for s in record.get("entries") or []} | {seq})
-    pending = [e for e in store.entries_of(ctx.ledger, seqs) if "undone_by" not in e]
+    pending = [e for e in store.journal.entries_of(ctx.ledger, seqs) if "undone_by" not in e]
     if not pending:
         raise errors.AlreadyUndone("this change was already undone", undone_by=int(entry.get("undone_by", 0)))
     for batch in pending:
@@ -239,7 +239,7 @@ def _undo_bulk(store: Store, ctx: WriteContext, entry: Item, seq: int) -> dict[s
             slip_service.restore_slips(store, undo_ctx, views, undoes=batch_seq)
         else:
             _undo_slip_changes(store, undo_ctx, found, batch_seq)
-        made.append(int((store.journal_entry(ctx.ledger, batch_seq) or {}).get("undone_by", 0)))
+        made.append(int((store.journal.journal_entry(ctx.ledger, batch_seq) or {}).get("undone_by", 0)))
     result = _undone(store, ctx, seq)
     return {**result, "entries": sorted(made)}
 
@@ -248,7 +248,7 @@ def _still_as_left(store: Store, ledger: str, change: dict[str, Any]) -> None:
     """The slip of a bulk edit's change is still where the change left it (412 otherwise)."""
     slip_id = str(change["id"])
     if change["op"] == "delete":
-        identity = store.slip_identity(ledger, slip_id)
+        identity = store.slips.slip_identity(ledger, slip_id)
         if identity is None or not identity.get("deleted") or int(identity["version"]) != int(change["version"]):
             current = int(identity["version"]) if identity else None
             raise _moved_on("slip", slip_id, current, int(change["version"]))

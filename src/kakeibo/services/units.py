@@ -86,7 +86,7 @@ def _unit(store: Store, ledger: str, account: str, *, read: bool) -> Unit:
     known = _KNOWN.get((ledger, account))
     if known is not None or not read:
         return known or Unit()
-    item = store.account(ledger, account)
+    item = store.accounts.account(ledger, account)
     if item is not None:
         remember(ledger, item)
     return Unit.of(item)

@@ -8,6 +8,8 @@ condition or an update expression.
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from functools import cache
 from typing import TYPE_CHECKING
 
@@ -20,6 +22,7 @@ from kakeibo.store.balances import (
     REBUILD_EXPIRES,
     REBUILD_MARK,
     ROLLUPS_MARK,
+    BalanceOps,
     balance_key,
     item_name,
 )
@@ -36,6 +39,7 @@ from kakeibo.store.journal import (
     CHANGE_TYPES,
     JOURNAL_ITEMS,
     Change,
+    JournalOps,
     change_seq,
     entry_changes,
     entry_of_image,
@@ -64,7 +68,7 @@ from kakeibo.store.keys import (
     slip_sk,
 )
 from kakeibo.store.ledgers import LedgerOps
-from kakeibo.store.locks import Lease
+from kakeibo.store.locks import Lease, LockOps
 from kakeibo.store.points import PointOps
 from kakeibo.store.rebuild import LedgerItem, RebuildOps
 from kakeibo.store.receipts import Claimed, ReceiptOps, is_receipt_sk, receipt_of, receipt_sk
@@ -79,6 +83,7 @@ from kakeibo.store.slip_index import (
     INDEXED,
     IndexedPage,
     SlipFilter,
+    SlipIndexOps,
     entry_place,
     index_entries,
     index_items_changed,
@@ -102,6 +107,7 @@ from kakeibo.store.write import GUARD_ITEMS, ORIGINS, Bookkeeping, Guard, WriteC
 
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.idempotency import DynamoDBPersistenceLayer
+    from mypy_boto3_dynamodb import DynamoDBClient
 
     from kakeibo.store.limits import LimitStore
     from kakeibo.store.tokens import TokenStore
@@ -198,32 +204,53 @@ __all__ = [
 ]
 
 
-class Store(
-    ReconciliationOps,
-    ExportOps,
-    RestoreOps,
-    DeletionOps,
-    SlipOps,
-    SettlementOps,
-    AccountOps,
-    CardOps,
-    ReceiptOps,
-    BudgetOps,
-    ImportOps,
-    RebuildOps,
-    RecurrenceOps,
-    LedgerOps,
-    WebhookOps,
-    RuleOps,
-    TaxOps,
-    TagOps,
-    BulkOps,
-    PointOps,
-    GoalOps,
-    AlertOps,
-    WriteOps,
-):
-    """The ledger table: every operation the services use."""
+class Store:
+    """The ledger table: one object per item family, each over the one transaction core and given
+    the families it writes through (`store.slips.slip(...)`, `store.write.commit(...)`). No family
+    inherits another; what a family keeps for the process (the journal heads it saw, the years it
+    found linked) is an attribute of that family."""
+
+    def __init__(
+        self,
+        client: DynamoDBClient,
+        table_name: str,
+        retry: RetryPolicy | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.core = core = StoreCore(client, table_name, retry, clock)
+        self.journal = JournalOps(core)
+        self.write = write = WriteOps(core, self.journal)
+        self.locks = locks = LockOps(core)
+        self.balances = balances = BalanceOps(core)
+        self.slip_index = slip_index = SlipIndexOps(core)
+        self.slips = slips = SlipOps(core, balances, slip_index, write)
+        self.accounts = AccountOps(core, locks, write)
+        self.alerts = AlertOps(core, write)
+        self.budgets = BudgetOps(core, balances, write)
+        self.bulk = BulkOps(core)
+        self.cards = CardOps(core, write)
+        self.deletion = DeletionOps(core, locks, write)
+        self.exports = ExportOps(core, locks, write)
+        self.goals = GoalOps(core, write)
+        self.imports = ImportOps(core, write)
+        self.ledgers = LedgerOps(core, write)
+        self.points = PointOps(core)
+        self.rebuild = RebuildOps(core, locks)
+        self.receipts = ReceiptOps(core, write)
+        self.reconciliations = ReconciliationOps(core, slip_index, slips, write)
+        self.recurrences = RecurrenceOps(core, write)
+        self.restores = RestoreOps(core, write)
+        self.rules = RuleOps(core, write)
+        self.settlements = SettlementOps(core, balances, locks, write)
+        self.tags = TagOps(core)
+        self.tax = TaxOps(core)
+        self.webhooks = WebhookOps(core, write)
+
+    def forget(self) -> None:
+        """Forget what the families learnt of the ledgers they served (the journal heads seen, the
+        years found linked): an instance that starts from a snapshot learns its own."""
+        self.journal.heads.clear()
+        self.balances.linked_seen.clear()
 
 
 @cache

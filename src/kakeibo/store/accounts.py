@@ -12,31 +12,36 @@ from kakeibo.store.journal import Change
 from kakeibo.store.keys import ACCOUNT_COUNT_SK, LEDGER_LOCK, account_id, account_sk
 from kakeibo.store.locks import LockOps
 from kakeibo.store.recurrences import sets_and_removes
-from kakeibo.store.transactions import OnFail
+from kakeibo.store.transactions import OnFail, StoreCore
 from kakeibo.store.write import WriteContext, WriteOps
 
 # The schedule a service gives with `billing`; the store adds the due index keys.
 SCHEDULE = ("next_closing", "next_payment", "paid_through")  # with `last_error` cleared
 
 
-class AccountOps(LockOps, WriteOps):
+class AccountOps:
     """The ledger's accounts."""
+
+    def __init__(self, core: StoreCore, locks: LockOps, write: WriteOps) -> None:
+        self.core = core
+        self.locks = locks
+        self.write = write
 
     def account(self, ledger: str, account: str) -> Item | None:
         """The account item `account` (a consistent read)."""
-        return self.get(ledger, account_sk(account))
+        return self.core.get(ledger, account_sk(account))
 
     def accounts(self, ledger: str) -> Iterator[Item]:
         """Every account item of the ledger, in id order."""
-        return self.query(ledger, begins_with="ACCOUNT#")
+        return self.core.query(ledger, begins_with="ACCOUNT#")
 
     def account_ids(self, ledger: str) -> list[str]:
         """The ids of the ledger's accounts, in order (keys only)."""
-        return [account_id(i["SK"]) for i in self.query(ledger, begins_with="ACCOUNT#", projection="SK")]
+        return [account_id(i["SK"]) for i in self.core.query(ledger, begins_with="ACCOUNT#", projection="SK")]
 
     def accounts_now(self, ledger: str) -> list[Item]:
         """Every account as one consistent snapshot (TransactGetItems): balances that add up."""
-        return [i for i in self.transact_get(ledger, [account_sk(a) for a in self.account_ids(ledger)]) if i]
+        return [i for i in self.core.transact_get(ledger, [account_sk(a) for a in self.account_ids(ledger)]) if i]
 
     def create_account(
         self, ctx: WriteContext, item: Item, *, counted: int, limit: int, changes: Sequence[Change]
@@ -51,13 +56,13 @@ class AccountOps(LockOps, WriteOps):
             item = {**item, **card_schedule(ledger, account, **{k: item[k] for k in SCHEDULE})}
         item = {k: v for k, v in item.items() if v is not None}
         ops = [
-            self.put_op(
+            self.core.put_op(
                 ledger,
                 item,
                 "attribute_not_exists(SK)",
                 lambda old: errors.AlreadyExists(f"account '{account}' already exists", id=account),
             ),
-            self.update_op(
+            self.core.update_op(
                 ledger,
                 ACCOUNT_COUNT_SK,
                 "SET #n = if_not_exists(#n, :counted) + :one",
@@ -67,9 +72,9 @@ class AccountOps(LockOps, WriteOps):
                 values={":counted": counted, ":one": 1, ":limit": limit},
             ),
             # never while a rebuild holds the ledger: slips on an account it has not fenced could interleave
-            self.lock_free_op(ledger, LEDGER_LOCK),
+            self.locks.lock_free_op(ledger, LEDGER_LOCK),
         ]
-        return self.commit(ctx, ops, changes, at=item["created_at"])
+        return self.write.commit(ctx, ops, changes, at=item["created_at"])
 
     def change_account(
         self,
@@ -91,7 +96,7 @@ class AccountOps(LockOps, WriteOps):
         expression, names, values = sets_and_removes(fields)
         values.update({":expected": expected, ":one": 1})
         names["#ver"] = "version"
-        op = self.update_op(
+        op = self.core.update_op(
             ctx.ledger,
             account_sk(account),
             f"{expression} ADD #ver :one",
@@ -100,4 +105,4 @@ class AccountOps(LockOps, WriteOps):
             names=names,
             values=values,
         )
-        return self.commit(ctx, [op], changes, at=at, undoes=undoes)
+        return self.write.commit(ctx, [op], changes, at=at, undoes=undoes)

@@ -15,37 +15,42 @@ from kakeibo import errors
 from kakeibo.store.codec import Item
 from kakeibo.store.journal import Change
 from kakeibo.store.keys import alert_sk
+from kakeibo.store.transactions import StoreCore
 from kakeibo.store.write import WriteContext, WriteOps
 
 PREFIX = alert_sk("")
 
 
-class AlertOps(WriteOps):
+class AlertOps:
     """A ledger's alerts."""
 
+    def __init__(self, core: StoreCore, write: WriteOps) -> None:
+        self.core = core
+        self.write = write
+
     def alerts(self, ledger: str) -> Iterator[Item]:
-        return self.query(ledger, begins_with=PREFIX)
+        return self.core.query(ledger, begins_with=PREFIX)
 
     def raised(self, ledger: str, alert_ids: Sequence[str]) -> set[str]:
         """Which of these alerts were raised already (one consistent read of their keys, not of every
         alert the ledger ever had)."""
-        found = self.batch_get(ledger, [alert_sk(a) for a in dict.fromkeys(alert_ids)]) if alert_ids else {}
+        found = self.core.batch_get(ledger, [alert_sk(a) for a in dict.fromkeys(alert_ids)]) if alert_ids else {}
         return {str(item["id"]) for item in found.values()}
 
     def alert(self, ledger: str, alert_id: str) -> Item | None:
-        return self.get(ledger, alert_sk(alert_id), consistent=True)
+        return self.core.get(ledger, alert_sk(alert_id), consistent=True)
 
     def raise_alert(self, ctx: WriteContext, item: Item, view: dict[str, Any]) -> bool:
         """Write a new alert with its journal entry: False when it was raised already (nothing written)."""
         alert_id = str(item["id"])
-        op = self.put_op(
+        op = self.core.put_op(
             ctx.ledger,
             {"SK": alert_sk(alert_id), **{k: v for k, v in item.items() if v is not None}},
             "attribute_not_exists(SK)",
             lambda old: errors.AlreadyExists(f"alert '{alert_id}' was raised already", id=alert_id),
         )
         try:
-            self.commit(ctx, [op], [Change.between("alert", alert_id, None, view)], at=str(item["raised_at"]))
+            self.write.commit(ctx, [op], [Change.between("alert", alert_id, None, view)], at=str(item["raised_at"]))
         except errors.AlreadyExists:
             return False
         return True
@@ -54,7 +59,7 @@ class AlertOps(WriteOps):
         self, ctx: WriteContext, alert_id: str, *, at: str, before: dict[str, Any], after: dict[str, Any]
     ) -> None:
         """Mark an open alert dismissed, journaled; NotFound when it is not there or dismissed already."""
-        op = self.update_op(
+        op = self.core.update_op(
             ctx.ledger,
             alert_sk(alert_id),
             "SET #at = :at, #by = :by ADD #ver :one",
@@ -63,4 +68,4 @@ class AlertOps(WriteOps):
             names={"#at": "dismissed_at", "#by": "dismissed_by", "#ver": "version"},
             values={":at": at, ":by": ctx.actor, ":one": 1},
         )
-        self.commit(ctx, [op], [Change.between("alert", alert_id, before, after)], at=at)
+        self.write.commit(ctx, [op], [Change.between("alert", alert_id, before, after)], at=at)

@@ -114,13 +114,17 @@ FENCE = "(attribute_not_exists(#rb) OR #rbx < :now)"
 FENCE_NAMES = {"#rb": REBUILD_MARK, "#rbx": REBUILD_EXPIRES}
 
 
-class BalanceOps(StoreCore):
+class BalanceOps:
     """Transaction steps on balance items."""
+
+    def __init__(self, core: StoreCore) -> None:
+        self.core = core
+        self.linked_seen: set[tuple[str, str, str]] = set()  # the years this process found linked
 
     def day_totals(self, ledger: str, account: str, first: str, last: str, *fields: str) -> Iterator[Item]:
         """An account's day totals dated first..last (inclusive), in date order: `fields` and the date."""
         names = {f"#f{i}": name for i, name in enumerate((*fields, "date"))}
-        return self.query(
+        return self.core.query(
             ledger,
             between=(day_sk(account, first), day_sk(account, last)),
             projection=", ".join(names),
@@ -134,21 +138,21 @@ class BalanceOps(StoreCore):
 
     def month_categories(self, ledger: str, month: str) -> Iterator[Item]:
         """The month x category items of a month (totals, and budgets where one is set)."""
-        return self.query(ledger, begins_with=f"MONTH#{month}#CAT#")
+        return self.core.query(ledger, begins_with=f"MONTH#{month}#CAT#")
 
     def month_totals(self, ledger: str, month: str) -> Iterator[Item]:
         """Every month x category and month x subcategory item of a month."""
-        return self.query(ledger, begins_with=month_prefix(month))
+        return self.core.query(ledger, begins_with=month_prefix(month))
 
     def months_category_totals(self, ledger: str, first: str, last: str) -> Iterator[Item]:
         """The income and expense (and SK) of every month x category and subcategory item of months
         first..last: one Query, projected (no budgets or counts)."""
-        return self.query(ledger, between=months_range(first, last), **_projected("SK", "income", "expense"))
+        return self.core.query(ledger, between=months_range(first, last), **_projected("SK", "income", "expense"))
 
     def account_months_totals(self, ledger: str, first: str, last: str) -> Iterator[Item]:
         """Every account's month totals (account, month, income, expense, delta) of months
         first..last: one Query, projected (without the 31 day fields)."""
-        return self.query(
+        return self.core.query(
             ledger,
             between=account_months_range(first, last),
             **_projected("account", "month", "income", "expense", "delta"),
@@ -157,16 +161,16 @@ class BalanceOps(StoreCore):
     def account_months(self, ledger: str, first: str, last: str, account: str | None = None) -> Iterator[Item]:
         """Every account's (or one account's) month items (totals and day fields) of months
         first..last: one Query."""
-        return self.query(ledger, between=account_months_range(first, last), **_of_account(account))
+        return self.core.query(ledger, between=account_months_range(first, last), **_of_account(account))
 
     def account_years(self, ledger: str, first: str, last: str, account: str | None = None) -> Iterator[Item]:
         """Every account's (or one account's) year items of years first..last (YYYY, inclusive): one
         Query."""
-        return self.query(ledger, between=account_years_range(first, last), **_of_account(account))
+        return self.core.query(ledger, between=account_years_range(first, last), **_of_account(account))
 
     def _linked_years(self) -> set[tuple[str, str, str]]:
         """The (ledger, category, year)s this process found linked: their changes read the year first."""
-        linked: set[tuple[str, str, str]] = self.__dict__.setdefault("_linked_seen", set())
+        linked = self.linked_seen
         if len(linked) > 10_000:
             linked.clear()
         return linked
@@ -188,7 +192,7 @@ class BalanceOps(StoreCore):
         """The month x category items of each (category, year): one BatchGetItem (consistent) of twelve
         keys each, by month number."""
         sks = [sk for category, year in keys for sk in year_sks(year, category)]
-        found = self.batch_get(ledger, sks)
+        found = self.core.batch_get(ledger, sks)
         out: dict[tuple[str, str], dict[int, Item]] = {}
         for category, year in keys:
             months = out.setdefault((category, year), {})
@@ -242,7 +246,7 @@ class BalanceOps(StoreCore):
         Every account the plan involves is fenced against a running rebuild (FENCE), through its
         Update or, when its net change is zero, a ConditionCheck. An account that is missing, or
         archived while the plan names it anew, fails the transaction with AccountUnavailable."""
-        now = self.now_ms()
+        now = self.core.now_ms()
         units = {account: (unit, value) for account, unit, value in plan.units}
         ops = []
         for change in plan.changes:
@@ -263,7 +267,7 @@ class BalanceOps(StoreCore):
                 TxOp(
                     "ConditionCheck",
                     {
-                        "TableName": self.table,
+                        "TableName": self.core.table,
                         "Key": to_ddb({"PK": pk(ledger), "SK": account_sk(account)}),
                         "ConditionExpression": condition,
                         "ExpressionAttributeNames": names,
@@ -305,7 +309,7 @@ class BalanceOps(StoreCore):
             unit = (units or {}).get(key.account)
             if unit is not None:
                 condition += _unit_condition(*unit, names, values)
-            return self.update_op(
+            return self.core.update_op(
                 ledger,
                 account_sk(key.account),
                 "ADD " + ", ".join(adds),
@@ -319,7 +323,7 @@ class BalanceOps(StoreCore):
             for i, (name, value) in enumerate(identity_sets(key).items()):
                 names[f"#i{i}"], values[f":i{i}"] = name, value
                 sets.append(f"#i{i} = :i{i}")
-            return self.update_op(
+            return self.core.update_op(
                 ledger,
                 derived_sk(key),
                 "SET " + ", ".join(sets) + " ADD " + ", ".join(adds),
@@ -332,7 +336,7 @@ class BalanceOps(StoreCore):
         if isinstance(key, SubcategoryMonthItem):
             names.update(SUBCATEGORY_NAMES)
             values.update(subcategory_values(key))
-            return self.update_op(
+            return self.core.update_op(
                 ledger,
                 subcategory_sk(key.month, key.category, key.subcategory),
                 f"SET {SUBCATEGORY_SETS} ADD " + ", ".join(adds),
@@ -355,7 +359,7 @@ class BalanceOps(StoreCore):
         """The ledger's nets moved (members' fields ADDed) and its version bumped: the settlement's
         ETag changes with every change of any member's net."""
         names, values = {**names, "#ver": "version", "#type": "type"}, {**values, ":one": 1, ":type": "nets"}
-        return self.update_op(
+        return self.core.update_op(
             ledger,
             derived_sk(NetsItem()),
             "SET #type = :type ADD " + ", ".join([*adds, "#ver :one"]),
@@ -395,7 +399,7 @@ class BalanceOps(StoreCore):
             )
             names["#strict"], names["#lk"] = "strict", LINKED
             values[":false"], values[":need"] = False, need
-        return self.update_op(
+        return self.core.update_op(
             ledger,
             category_sk(key.month, key.category),
             "SET #cat = :cat, #month = :month, #type = :type ADD " + ", ".join(adds),

@@ -11,7 +11,7 @@ from kakeibo.store.balances import LINKED, BalanceOps, budget_exceeded, month_bu
 from kakeibo.store.codec import Item
 from kakeibo.store.journal import Change
 from kakeibo.store.keys import category_sk, months_range
-from kakeibo.store.transactions import OnFail, TxOp
+from kakeibo.store.transactions import OnFail, StoreCore, TxOp
 from kakeibo.store.write import WriteContext, WriteOps
 
 # The attributes a budget write touches on its month x category item.
@@ -26,7 +26,7 @@ _NAMES = {
 }
 
 
-class BudgetOps(BalanceOps, WriteOps):
+class BudgetOps:
     """Budget writes: each one transaction with its journal entry.
 
     A budget write may change which months the carry links to a strict one (core.rollover.linked):
@@ -36,6 +36,11 @@ class BudgetOps(BalanceOps, WriteOps):
     built on the journal head taken before that read, so no slip or budget change can come between
     the read and the commit (every change moves the head; `commit` builds again on the new head)."""
 
+    def __init__(self, core: StoreCore, balances: BalanceOps, write: WriteOps) -> None:
+        self.core = core
+        self.balances = balances
+        self.write = write
+
     def _year_ops(
         self, ctx: WriteContext, month: str, category: str, budget: carry.MonthBudget | None
     ) -> tuple[bool, list[TxOp]]:
@@ -43,7 +48,7 @@ class BudgetOps(BalanceOps, WriteOps):
         after it, and the mark updates of the year's other months. BudgetExceeded when a strict month
         of the year would be left over its available."""
         year, number = month[:4], int(month[5:7])
-        items = self.year_months(ctx.ledger, {(category, year): None})[(category, year)]
+        items = self.balances.year_months(ctx.ledger, {(category, year): None})[(category, year)]
         before = {n: month_budget(item) for n, item in items.items()}
         spent = before.get(number, carry.MonthBudget(limit=None)).spent
         after = dict(before)
@@ -60,7 +65,7 @@ class BudgetOps(BalanceOps, WriteOps):
             if other == number or bool(item.get(LINKED)) == (other in marks):
                 continue
             ops.append(
-                self.update_op(
+                self.core.update_op(
                     ctx.ledger,
                     category_sk(f"{year}-{other:02d}", category),
                     "SET #lk = :true" if other in marks else "REMOVE #lk",
@@ -73,7 +78,7 @@ class BudgetOps(BalanceOps, WriteOps):
 
     def budget_item(self, ledger: str, month: str, category: str) -> Item | None:
         """The month x category item a budget lives on (consistent), if any."""
-        return self.get(ledger, category_sk(month, category))
+        return self.core.get(ledger, category_sk(month, category))
 
     def year_budgets(self, ledger: str, first: str, last: str) -> list[Item]:
         """The budgets of months first..last (one year's): one Query of the month x category items
@@ -90,7 +95,7 @@ class BudgetOps(BalanceOps, WriteOps):
     def _budget_items(self, ledger: str, first: str, last: str, fields: tuple[str, ...]) -> Iterator[Item]:
         names = {f"#p{i}": name for i, name in enumerate(fields)}
         names["#has"] = "limit"
-        return self.query(
+        return self.core.query(
             ledger,
             between=months_range(first, last),
             projection=", ".join(k for k in names if k != "#has"),
@@ -138,7 +143,7 @@ class BudgetOps(BalanceOps, WriteOps):
                 "#cat = :cat, #month = :month, #type = :type, #bud = :bud"
             )
             expression = f"SET {sets}, #lk = :true ADD #bv :one" if linked else f"SET {sets} REMOVE #lk ADD #bv :one"
-            op = self.update_op(
+            op = self.core.update_op(
                 ctx.ledger,
                 category_sk(month, category),
                 expression,
@@ -149,7 +154,7 @@ class BudgetOps(BalanceOps, WriteOps):
             )
             return [op, *marks]
 
-        return self.commit(ctx, build, changes, at=at, undoes=undoes)
+        return self.write.commit(ctx, build, changes, at=at, undoes=undoes)
 
     def remove_budget(
         self,
@@ -171,7 +176,7 @@ class BudgetOps(BalanceOps, WriteOps):
 
         def build(seq: int) -> list[TxOp]:
             _, marks = self._year_ops(ctx, month, category, None)
-            op = self.update_op(
+            op = self.core.update_op(
                 ctx.ledger,
                 category_sk(month, category),
                 "REMOVE #limit, #strict, #ro, #lk, #bud SET #rem = :zero - if_not_exists(#spent, :zero) ADD #bv :one",
@@ -182,7 +187,7 @@ class BudgetOps(BalanceOps, WriteOps):
             )
             return [op, *marks]
 
-        return self.commit(ctx, build, changes, at=at, undoes=undoes)
+        return self.write.commit(ctx, build, changes, at=at, undoes=undoes)
 
 
 # A budget packed in one attribute of its month x category item, "limit,strict,rollover,version,month,

@@ -24,9 +24,12 @@ class BulkMoved(errors.ReadAgain):
     """Another run of the same bulk edit recorded a batch first: read the record again."""
 
 
-class BulkOps(StoreCore):
+class BulkOps:
+    def __init__(self, core: StoreCore) -> None:
+        self.core = core
+
     def bulk_record(self, ledger: str, bulk_id: str) -> Item | None:
-        return self.get(ledger, bulk_sk(bulk_id))
+        return self.core.get(ledger, bulk_sk(bulk_id))
 
     def bulk_progress(
         self, ledger: str, bulk_id: str, *, seen: int, rows: Sequence[Mapping[str, Any]], at: str
@@ -47,7 +50,7 @@ class BulkOps(StoreCore):
             if seen:
                 values[":seen"] = seen
             return [
-                self.update_op(
+                self.core.update_op(
                     ledger,
                     bulk_sk(bulk_id),
                     "SET #n = :next, #type = :type, #at = if_not_exists(#at, :at),"

@@ -16,6 +16,7 @@ from kakeibo import errors
 from kakeibo.store.codec import Item
 from kakeibo.store.keys import account_sk, is_card_sk
 from kakeibo.store.recurrences import ProgressConflict, due_keys, forward_only, sets_and_removes
+from kakeibo.store.transactions import StoreCore
 from kakeibo.store.write import Bookkeeping, WriteOps
 
 PAYMENT_FIELDS = ("next_closing", "next_payment", "paid_through", "last_error")
@@ -37,8 +38,12 @@ def card_schedule(
 __all__ = ["CardOps", "card_schedule", "is_card_sk"]
 
 
-class CardOps(WriteOps):
+class CardOps:
     """What runs record of a card's payments."""
+
+    def __init__(self, core: StoreCore, write: WriteOps) -> None:
+        self.core = core
+        self.write = write
 
     def record_card_progress(
         self,
@@ -65,5 +70,7 @@ class CardOps(WriteOps):
         def fail(old: Item | None) -> errors.ApiError:
             raise ProgressConflict
 
-        op = self.update_op(ctx.ledger, account_sk(account), expression, fail, condition, names=names, values=values)
-        self.record(ctx, [op])
+        op = self.core.update_op(
+            ctx.ledger, account_sk(account), expression, fail, condition, names=names, values=values
+        )
+        self.write.record(ctx, [op])

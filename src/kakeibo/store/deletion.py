@@ -30,7 +30,7 @@ from kakeibo.store.keys import (
 )
 from kakeibo.store.locks import Lease, LockOps
 from kakeibo.store.recurrences import DUE_PK, DUE_SK, due_keys
-from kakeibo.store.transactions import TxOp
+from kakeibo.store.transactions import StoreCore, TxOp
 from kakeibo.store.write import Bookkeeping, WriteOps
 
 
@@ -56,11 +56,16 @@ def _members_moved(current: Item | None) -> errors.ApiError:
     return errors.Conflict("the ledger's members changed meanwhile; retry", retry_after=1)
 
 
-class DeletionOps(LockOps, WriteOps):
+class DeletionOps:
     """Ledgers and people deleted, and how far each deletion got."""
 
+    def __init__(self, core: StoreCore, locks: LockOps, write: WriteOps) -> None:
+        self.core = core
+        self.locks = locks
+        self.write = write
+
     def read_tombstone(self, ledger_id: str) -> Item | None:
-        return self.get_at(tombstone_pk(ledger_id), META_SK)
+        return self.core.get_at(tombstone_pk(ledger_id), META_SK)
 
     def deletion_started(
         self, ledger_id: str, owner: str, *, members: Sequence[Item], expected: int | None, at: str
@@ -72,11 +77,11 @@ class DeletionOps(LockOps, WriteOps):
         tomb = {"PK": tombstone_pk(ledger_id), "SK": META_SK, "type": "tombstone", "ledger": ledger_id,
                 "state": "deleting", "deleted_by": owner, "requested_at": at, "items": 0,
                 **_due(SharedLedger(ledger_id), at)}  # fmt: skip
-        ops = [TxOp("Put", {"TableName": self.table, "Item": to_ddb(tomb),
+        ops = [TxOp("Put", {"TableName": self.core.table, "Item": to_ddb(tomb),
                             "ConditionExpression": "attribute_not_exists(PK)",
                             "ReturnValuesOnConditionCheckFailure": "ALL_OLD"}, _deleting)]  # fmt: skip
         check: dict[str, Any] = {
-            "TableName": self.table,
+            "TableName": self.core.table,
             "Key": to_ddb({"PK": household_pk(ledger_id), "SK": META_SK}),
             "ConditionExpression": "attribute_exists(PK)",
             "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
@@ -97,29 +102,31 @@ class DeletionOps(LockOps, WriteOps):
                 }
             for key in ({"PK": household_pk(ledger_id), "SK": member_sk(user)},
                         {"PK": user_pk(user), "SK": membership_sk(ledger_id)}):  # fmt: skip
-                ops.append(TxOp("Delete", {"TableName": self.table, "Key": to_ddb(key),
+                ops.append(TxOp("Delete", {"TableName": self.core.table, "Key": to_ddb(key),
                                            "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
                                            **condition}, _members_moved))  # fmt: skip
-        self.record(Bookkeeping(SharedLedger(ledger_id), deleting=True), ops)
+        self.write.record(Bookkeeping(SharedLedger(ledger_id), deleting=True), ops)
         return {k: v for k, v in tomb.items() if k not in ("PK", "SK", DUE_PK, DUE_SK)}
 
     def deletion_page(self, ledger: str, *, limit: int) -> list[Item]:
         """Up to `limit` items the ledger still holds, its leases and its fence aside."""
-        found = self.query(ledger, page_size=limit + 4)  # a page read, not the partition (leases, fence: a few)
+        found = self.core.query(ledger, page_size=limit + 4)  # a page read, not the partition (leases, fence: a few)
         kept = (i for i in found if not str(i["SK"]).startswith(lock_sk("")) and GONE not in i)
         return list(islice(kept, limit))
 
     def other_leases_removed(self, lease: Lease) -> int:
         """The leases of the ledger but `lease` (the deletion's own) gone: left by a process that was
         killed, or held by one whose every record the ledger's tombstone now refuses. How many."""
-        held = self.query(lease.ledger, begins_with=lock_sk(""))
+        held = self.core.query(lease.ledger, begins_with=lock_sk(""))
         others = [str(i["SK"]) for i in held if i["SK"] != lock_sk(lease.name)]
         self.delete_items(lease.ledger, others)
         return len(others)
 
     def delete_items(self, ledger: str, sks: Sequence[str]) -> None:
         """The ledger's items `sks` gone (deleting again what is gone already does nothing)."""
-        self.batch_write(self.table, [{"DeleteRequest": {"Key": to_ddb({"PK": pk(ledger), "SK": sk})}} for sk in sks])
+        self.core.batch_write(
+            self.core.table, [{"DeleteRequest": {"Key": to_ddb({"PK": pk(ledger), "SK": sk})}} for sk in sks]
+        )
 
     def deletion_progress(self, ledger: str, lease: Lease, *, items: int) -> None:
         """How many items the deletion of `ledger` (a SharedLedger, or a personal `sub`) has removed
@@ -127,7 +134,7 @@ class DeletionOps(LockOps, WriteOps):
         op = TxOp(
             "Update",
             {
-                "TableName": self.table,
+                "TableName": self.core.table,
                 "Key": to_ddb({"PK": gone_pk(ledger), "SK": META_SK}),
                 "UpdateExpression": "ADD #items :n",
                 "ConditionExpression": "#state = :deleting",
@@ -137,7 +144,7 @@ class DeletionOps(LockOps, WriteOps):
             },
             _deleting,
         )
-        self.record(Bookkeeping(ledger, deleting=True), [op, self.lock_held_op(lease)])
+        self.write.record(Bookkeeping(ledger, deleting=True), [op, self.locks.lock_held_op(lease)])
 
     def deletion_finished(self, ledger: str, *, at: str, sweep_after: str) -> bool:
         """The tombstone says the ledger (a SharedLedger, or a personal `sub`) is gone, once, and
@@ -145,8 +152,8 @@ class DeletionOps(LockOps, WriteOps):
         has expired, the objects that still reached the bucket are looked for (`late_objects_swept`).
         False: it said so already."""
         due = _due(ledger, sweep_after)
-        return self._conditional(
-            self.client.update_item,
+        return self.core.conditional(
+            self.core.client.update_item,
             Key=to_ddb({"PK": gone_pk(ledger), "SK": META_SK}),
             UpdateExpression="SET #state = :deleted, #at = :at, #sweep = :sweep, #dpk = :dpk, #dsk = :dsk",
             ConditionExpression="#state = :deleting",
@@ -173,8 +180,8 @@ class DeletionOps(LockOps, WriteOps):
         """The tombstone of a deleted ledger (a SharedLedger, or a personal `sub`) says that the objects
         uploaded after its deletion are gone too, and leaves the due index: nothing of it is left to
         do. Once: False when it said so already."""
-        return self._conditional(
-            self.client.update_item,
+        return self.core.conditional(
+            self.core.client.update_item,
             Key=to_ddb({"PK": gone_pk(ledger), "SK": META_SK}),
             UpdateExpression="SET #swept = :at REMOVE #sweep, #dpk, #dsk",
             ConditionExpression="#state = :deleted AND attribute_exists(#sweep)",
@@ -189,7 +196,7 @@ class DeletionOps(LockOps, WriteOps):
         )
 
     def read_person_tombstone(self, user: str) -> Item | None:
-        return self.get_at(gone_pk(user), META_SK)
+        return self.core.get_at(gone_pk(user), META_SK)
 
     def person_deletion_started(self, user: str, *, ledgers: Sequence[str], at: str) -> Item:
         """A person's deletion begun (DELETE /me): their tombstone (who, when), written once, naming
@@ -198,8 +205,8 @@ class DeletionOps(LockOps, WriteOps):
         tomb = {"PK": gone_pk(user), "SK": META_SK, "type": "tombstone", "ledger": "me", "state": "deleting",
                 "deleted_by": user, "requested_at": at, "items": 0, "ledgers": list(ledgers),
                 **_due(user, at)}  # fmt: skip
-        if not self._conditional(
-            self.client.put_item, Item=to_ddb(tomb), ConditionExpression="attribute_not_exists(PK)"
+        if not self.core.conditional(
+            self.core.client.put_item, Item=to_ddb(tomb), ConditionExpression="attribute_not_exists(PK)"
         ):
             return self.read_person_tombstone(user) or tomb
         return {k: v for k, v in tomb.items() if k not in ("PK", "SK", DUE_PK, DUE_SK)}
@@ -207,8 +214,8 @@ class DeletionOps(LockOps, WriteOps):
     def person_fenced(self, user: str, *, at: str) -> None:
         """The person's personal ledger fenced: its journal head marked gone, so that no change is
         written into it again (every change's head condition requires the mark's absence). Once."""
-        self._conditional(
-            self.client.update_item,
+        self.core.conditional(
+            self.core.client.update_item,
             Key=to_ddb({"PK": pk(user), "SK": JOURNAL_SK}),
             UpdateExpression="SET #gone = :at",
             ConditionExpression="attribute_not_exists(#gone)",
@@ -219,20 +226,22 @@ class DeletionOps(LockOps, WriteOps):
     def fence_emptied(self, user: str) -> None:
         """The fence of a deleted person's ledger holding nothing but itself (not the journal's seq
         and time it was set on): the one item of the partition left, and no data of theirs."""
-        fence = self.get_at(pk(user), JOURNAL_SK)
+        fence = self.core.get_at(pk(user), JOURNAL_SK)
         if fence is None or (fence.get("type") == "fence" and set(fence) == {"PK", "SK", "type", GONE}):
             return
         item = {"PK": pk(user), "SK": JOURNAL_SK, "type": "fence", GONE: fence[GONE]}
-        self._call(self.client.put_item, TableName=self.table, Item=to_ddb(item))
+        self.core.call(self.core.client.put_item, TableName=self.core.table, Item=to_ddb(item))
 
     def restores_of(self, user: str) -> list[str]:
         """The archives (their sha256) the user has restore records of, whatever their state."""
-        found = self.query_at(user_pk(user), begins_with=restore_sk(""))
+        found = self.core.query_at(user_pk(user), begins_with=restore_sk(""))
         return [str(i["SK"]).removeprefix(restore_sk("")) for i in found]
 
     def restore_removed(self, user: str, sha256: str) -> None:
-        self._call(
-            self.client.delete_item, TableName=self.table, Key=to_ddb({"PK": user_pk(user), "SK": restore_sk(sha256)})
+        self.core.call(
+            self.core.client.delete_item,
+            TableName=self.core.table,
+            Key=to_ddb({"PK": user_pk(user), "SK": restore_sk(sha256)}),
         )
 
     def idempotency_records_forgotten(
@@ -254,18 +263,18 @@ class DeletionOps(LockOps, WriteOps):
         }
         if after and "sk" in after:
             kwargs["ExclusiveStartKey"] = after
-        res = self._call(self.client.query, **kwargs)
+        res = self.core.call(self.core.client.query, **kwargs)
         found = [{"DeleteRequest": {"Key": {"id": raw["id"], "sk": raw["sk"]}}} for raw in res.get("Items", [])]
-        self.batch_write(table, found)
+        self.core.batch_write(table, found)
         return len(found), res.get("LastEvaluatedKey") or None
 
     def person_records_progress(self, user: str, after: dict[str, Any] | None) -> None:
         """How far the person's deletion has looked for their Idempotency-Key records: the key to go on
         after, or (None) `done`."""
         value = json.dumps(after) if after else "done"
-        self._call(
-            self.client.update_item,
-            TableName=self.table,
+        self.core.call(
+            self.core.client.update_item,
+            TableName=self.core.table,
             Key=to_ddb({"PK": gone_pk(user), "SK": META_SK}),
             UpdateExpression="SET #after = :after",
             ExpressionAttributeNames={"#after": "records_after"},

@@ -24,6 +24,7 @@ from kakeibo.store.keys import (
     webhook_sk,
 )
 from kakeibo.store.locks import Lease, LockOps
+from kakeibo.store.transactions import StoreCore
 from kakeibo.store.write import Bookkeeping, WriteOps
 
 EXPORT = "EXPORT#"
@@ -67,15 +68,20 @@ def _under_way(current: Item | None) -> errors.ApiError:
     return ExportUnderWay(str((current or {}).get("id", "")))
 
 
-class ExportOps(LockOps, WriteOps):
+class ExportOps:
     """The ledger's items page by page, and its exports' progress."""
+
+    def __init__(self, core: StoreCore, locks: LockOps, write: WriteOps) -> None:
+        self.core = core
+        self.locks = locks
+        self.write = write
 
     def data_page(self, ledger: str, *, after: str | None, limit: int) -> tuple[list[Item], str | None]:
         """Up to `limit` items of the ledger's data after the key `after`, in key order, exactly as
         stored (DynamoDB JSON: each attribute a typed value, binary ones in base64), webhooks without
         their secrets; and the key to continue after (None: the partition is read)."""
         kwargs: dict[str, Any] = {
-            "TableName": self.table,
+            "TableName": self.core.table,
             "KeyConditionExpression": "PK = :pk",
             "ExpressionAttributeValues": to_ddb({":pk": pk(ledger)}),
             "ConsistentRead": True,
@@ -85,7 +91,7 @@ class ExportOps(LockOps, WriteOps):
             kwargs["ExclusiveStartKey"] = to_ddb({"PK": pk(ledger), "SK": after})
         found: list[Item] = []
         while True:
-            res = self._call(self.client.query, **kwargs)
+            res = self.core.call(self.core.client.query, **kwargs)
             for raw in res.get("Items", []):
                 sk = str(raw["SK"]["S"])
                 if sk.startswith(_NOT_DATA):
@@ -100,27 +106,27 @@ class ExportOps(LockOps, WriteOps):
             kwargs["ExclusiveStartKey"] = last
 
     def read_export(self, ledger: str, export_id: str) -> Item | None:
-        return self.get(ledger, export_sk(export_id))
+        return self.core.get(ledger, export_sk(export_id))
 
     def exports_building(self, ledger: str) -> list[Item]:
-        return [i for i in self.query(ledger, begins_with=EXPORT) if i.get("state") == BUILDING]
+        return [i for i in self.core.query(ledger, begins_with=EXPORT) if i.get("state") == BUILDING]
 
     def export_started(self, ctx: Bookkeeping, item: Item) -> None:
         """The export's item, `building` with nothing stored yet, and the ledger's one export under
         way: ExportUnderWay (naming it) when another request started one first."""
         fields = {**item, "SK": export_sk(item["id"]), "type": "export", "state": BUILDING, "parts": "[]"}
         under_way = {"SK": EXPORTING_SK, "id": item["id"]}
-        self.record(
+        self.write.record(
             ctx,
             [
-                self.put_op(ctx.ledger, under_way, "attribute_not_exists(SK)", _under_way),
-                self.put_op(ctx.ledger, fields, "attribute_not_exists(SK)", _lost),
+                self.core.put_op(ctx.ledger, under_way, "attribute_not_exists(SK)", _under_way),
+                self.core.put_op(ctx.ledger, fields, "attribute_not_exists(SK)", _lost),
             ],
         )
 
     def export_upload_opened(self, ctx: Bookkeeping, lease: Lease, export_id: str, upload_id: str) -> None:
         """The multipart upload the archive is written into, named once."""
-        op = self.update_op(
+        op = self.core.update_op(
             ctx.ledger,
             export_sk(export_id),
             "SET #up = :up",
@@ -129,7 +135,7 @@ class ExportOps(LockOps, WriteOps):
             names={"#up": "upload_id"},
             values={":up": upload_id},
         )
-        self.record(ctx, [op, self.lock_held_op(lease)])
+        self.write.record(ctx, [op, self.locks.lock_held_op(lease)])
 
     def export_part_stored(
         self,
@@ -173,13 +179,13 @@ class ExportOps(LockOps, WriteOps):
             update += ", #cursor = :cursor"
             values[":cursor"] = cursor
         names["#cursor"] = "cursor"
-        op = self.update_op(
+        op = self.core.update_op(
             ctx.ledger, export_sk(export["id"]), update, _lost, "#parts = :was", names=names, values=values
         )
-        ops = [op, self.lock_held_op(lease)]
+        ops = [op, self.locks.lock_held_op(lease)]
         if ready:  # the ledger may start its next export
             ops.append(
-                self.delete_op(
+                self.core.delete_op(
                     ctx.ledger,
                     EXPORTING_SK,
                     "attribute_not_exists(SK) OR #id = :id",
@@ -188,7 +194,7 @@ class ExportOps(LockOps, WriteOps):
                     values={":id": export["id"]},
                 )
             )
-        self.record(ctx, ops)
+        self.write.record(ctx, ops)
         changed = {**export, "parts": values[":parts"], "items": items, "receipts": receipts, "state": values[":state"]}
         changed["updated_at"] = at
         if cursor is None:

@@ -14,6 +14,7 @@ from kakeibo import errors
 from kakeibo.store.codec import Item
 from kakeibo.store.keys import goal_sk
 from kakeibo.store.recurrences import sets_and_removes
+from kakeibo.store.transactions import StoreCore
 from kakeibo.store.write import WriteContext, WriteOps
 
 PREFIX = goal_sk("")
@@ -29,35 +30,39 @@ def _stale(goal_id: str, expected: int) -> Any:
     return fail
 
 
-class GoalOps(WriteOps):
+class GoalOps:
     """A ledger's savings goals."""
 
+    def __init__(self, core: StoreCore, write: WriteOps) -> None:
+        self.core = core
+        self.write = write
+
     def goals(self, ledger: str) -> Iterator[Item]:
-        return self.query(ledger, begins_with=PREFIX)
+        return self.core.query(ledger, begins_with=PREFIX)
 
     def goal_count(self, ledger: str) -> int:
-        return sum(1 for _ in self.query(ledger, begins_with=PREFIX, projection="SK"))
+        return sum(1 for _ in self.core.query(ledger, begins_with=PREFIX, projection="SK"))
 
     def goal(self, ledger: str, goal_id: str) -> Item | None:
-        return self.get(ledger, goal_sk(goal_id), consistent=True)
+        return self.core.get(ledger, goal_sk(goal_id), consistent=True)
 
     def insert_goal(self, ctx: WriteContext, item: Item) -> None:
         """A new goal; AlreadyExists if its id is taken."""
         goal_id = str(item["id"])
-        op = self.put_op(
+        op = self.core.put_op(
             ctx.ledger,
             {"SK": goal_sk(goal_id), **{k: v for k, v in item.items() if v is not None}},
             "attribute_not_exists(SK)",
             lambda old: errors.AlreadyExists(f"goal '{goal_id}' already exists", id=goal_id),
         )
-        self.record(ctx, [op])
+        self.write.record(ctx, [op])
 
     def change_goal(self, ctx: WriteContext, goal_id: str, fields: Mapping[str, Any], *, expected: int) -> None:
         """SET the fields (REMOVE those that are None) and bump the version, if it is at `expected`."""
         expression, names, values = sets_and_removes(fields)
         names["#ver"] = "version"
         values.update({":expected": expected, ":one": 1})
-        op = self.update_op(
+        op = self.core.update_op(
             ctx.ledger,
             goal_sk(goal_id),
             f"{expression} ADD #ver :one",
@@ -66,10 +71,10 @@ class GoalOps(WriteOps):
             names=names,
             values=values,
         )
-        self.record(ctx, [op])
+        self.write.record(ctx, [op])
 
     def delete_goal(self, ctx: WriteContext, goal_id: str, *, expected: int) -> None:
-        op = self.delete_op(
+        op = self.core.delete_op(
             ctx.ledger,
             goal_sk(goal_id),
             "attribute_exists(SK) AND #ver = :expected",
@@ -77,4 +82,4 @@ class GoalOps(WriteOps):
             names={"#ver": "version"},
             values={":expected": expected},
         )
-        self.record(ctx, [op])
+        self.write.record(ctx, [op])

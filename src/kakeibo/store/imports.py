@@ -8,23 +8,30 @@ from typing import Any
 from kakeibo import errors
 from kakeibo.store.codec import Item
 from kakeibo.store.keys import identity_sk, import_sk, slip_sk
+from kakeibo.store.transactions import StoreCore
 from kakeibo.store.write import Bookkeeping, WriteContext, WriteOps
 
 
-class ImportOps(WriteOps):
+class ImportOps:
     """Import bookkeeping."""
+
+    def __init__(self, core: StoreCore, write: WriteOps) -> None:
+        self.core = core
+        self.write = write
 
     def used_slip_ids(self, ledger: str) -> set[str]:
         """Every slip id the ledger ever used: identities (live or deleted), and the ROW# marks that
         recorded imported rows before slips had identities."""
-        used = {i["SK"].removeprefix("ID#") for i in self.query(ledger, begins_with="ID#", projection="SK")}
-        return used | {i["SK"].removeprefix("ROW#") for i in self.query(ledger, begins_with="ROW#", projection="SK")}
+        used = {i["SK"].removeprefix("ID#") for i in self.core.query(ledger, begins_with="ID#", projection="SK")}
+        return used | {
+            i["SK"].removeprefix("ROW#") for i in self.core.query(ledger, begins_with="ROW#", projection="SK")
+        }
 
     def ids_taken(self, ledger: str, slips: Sequence[tuple[str, str]]) -> set[str]:
         """The slip ids among `slips` (date, slip id) already used (an identity) or taken by an older
         slip at that date: one consistent read of them all (TransactGetItems)."""
         keys = [k for date, slip_id in slips for k in (identity_sk(slip_id), slip_sk(date, slip_id))]
-        found = self.transact_get(ledger, keys)
+        found = self.core.transact_get(ledger, keys)
         return {
             slip_id for i, (_, slip_id) in enumerate(slips) if found[2 * i] is not None or found[2 * i + 1] is not None
         }
@@ -95,7 +102,7 @@ class ImportOps(WriteOps):
         )
 
     def get_import(self, ledger: str, import_id: str) -> Item | None:
-        return self.get(ledger, import_sk(import_id))
+        return self.core.get(ledger, import_sk(import_id))
 
     def _bookkeep(
         self,
@@ -106,7 +113,9 @@ class ImportOps(WriteOps):
         names: dict[str, str],
         values: dict[str, Any],
     ) -> None:
-        self.record(ctx, [self.update_op(ctx.ledger, sk, expression, _unrecorded, names=names, values=values)])
+        self.write.record(
+            ctx, [self.core.update_op(ctx.ledger, sk, expression, _unrecorded, names=names, values=values)]
+        )
 
 
 def _unrecorded(current: Item | None) -> errors.ApiError:

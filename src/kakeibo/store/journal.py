@@ -127,28 +127,30 @@ def entry_changes(entry: Item) -> list[dict[str, Any]]:
     return loaded
 
 
-class JournalOps(StoreCore):
+class JournalOps:
     """The journal's operations: the head and entry a change commits with, and reading it back."""
 
-    _heads: dict[str, int]
+    def __init__(self, core: StoreCore) -> None:
+        self.core = core
+        self.heads: dict[str, int] = {}  # by ledger key: the head this process saw last
 
-    def _seen_head(self, ledger: str) -> int:
+    def seen_head(self, ledger: str) -> int:
         """The head this process saw last for the ledger (a stale one costs a retry), else read."""
-        heads = self.__dict__.setdefault("_heads", {})
+        heads = self.heads
         key = pk(ledger)
         if key not in heads:
             heads[key] = self.journal_head(ledger)
         return int(heads[key])
 
-    def _saw_head(self, ledger: str, seq: int) -> None:
-        heads = self.__dict__.setdefault("_heads", {})
+    def saw_head(self, ledger: str, seq: int) -> None:
+        heads = self.heads
         if len(heads) > 10_000:
             heads.clear()
         heads[pk(ledger)] = seq
 
     def journal_head(self, ledger: str) -> int:
         """The seq of the ledger's last journal entry (0: none yet). Consistent."""
-        head = self.get(ledger, JOURNAL_SK)
+        head = self.core.get(ledger, JOURNAL_SK)
         return int(head.get("seq", 0)) if head else 0
 
     def journal_ops(self, ledger: str, seen: int, entry: Item, undoes: int | None) -> list[TxOp]:
@@ -166,7 +168,7 @@ class JournalOps(StoreCore):
         values: dict[str, Any] = {":seq": seq, ":at": at, ":type": "journal"}
         if seen:
             values[":seen"] = seen
-        return self.update_op(
+        return self.core.update_op(
             ledger,
             JOURNAL_SK,
             "SET #seq = :seq, #at = :at, #type = :type",
@@ -177,11 +179,11 @@ class JournalOps(StoreCore):
         )
 
     def _entry_op(self, ledger: str, entry: Item) -> TxOp:
-        return self.put_op(ledger, entry, "attribute_not_exists(SK)", _head_moved)
+        return self.core.put_op(ledger, entry, "attribute_not_exists(SK)", _head_moved)
 
     def _undone_op(self, ledger: str, seq: int, by_seq: int) -> TxOp:
         """The undone entry marked with the entry that undid it, once."""
-        return self.update_op(
+        return self.core.update_op(
             ledger,
             change_sk(seq),
             "SET #undone = :by",
@@ -195,17 +197,17 @@ class JournalOps(StoreCore):
         """The entries with seq > `after`, in seq order (at most `limit`)."""
         lo, hi = change_sk(after + 1), "CHG#~"
         page = min(limit, 1000) if limit else 1000
-        for count, item in enumerate(self.query(ledger, between=(lo, hi), page_size=page), start=1):
+        for count, item in enumerate(self.core.query(ledger, between=(lo, hi), page_size=page), start=1):
             yield item
             if limit is not None and count >= limit:
                 return  # before the generator asks for a page it would not use
 
     def journal_entry(self, ledger: str, seq: int) -> Item | None:
-        return self.get(ledger, change_sk(seq))
+        return self.core.get(ledger, change_sk(seq))
 
     def entries_of(self, ledger: str, seqs: Sequence[int]) -> list[Item]:
         """The entries `seqs` (those that exist), in seq order: consistent reads, 100 per call."""
-        found = self.batch_get(ledger, [change_sk(s) for s in sorted(set(seqs))])
+        found = self.core.batch_get(ledger, [change_sk(s) for s in sorted(set(seqs))])
         return [found[sk] for sk in sorted(found)]
 
 

@@ -32,14 +32,18 @@ from kakeibo.store.keys import (
     membership_sk,
     user_pk,
 )
-from kakeibo.store.transactions import OnFail, TxOp
+from kakeibo.store.transactions import OnFail, StoreCore, TxOp
 from kakeibo.store.write import Bookkeeping, WriteContext, WriteOps
 
 REMOVE_ATTEMPTS = 8  # an invitation used between its read and its removal is read again
 
 
-class LedgerOps(WriteOps):
+class LedgerOps:
     """Shared ledgers and their memberships."""
+
+    def __init__(self, core: StoreCore, write: WriteOps) -> None:
+        self.core = core
+        self.write = write
 
     def create_ledger(self, ctx: WriteContext, name: str, *, now: str, changes: Sequence[Change]) -> Item:
         """The ledger, its owner's member item and the owner's reverse item, in one transaction."""
@@ -53,7 +57,7 @@ class LedgerOps(WriteOps):
         def taken(_: Item | None) -> errors.ApiError:
             return errors.AlreadyExists("a ledger with this id already exists")
 
-        self.commit(ctx, [self._new_item_op(item, taken) for item in (meta, member, mine)], changes, at=now)
+        self.write.commit(ctx, [self._new_item_op(item, taken) for item in (meta, member, mine)], changes, at=now)
         return {key: value for key, value in meta.items() if key not in ("PK", "SK")}
 
     def create_invitation(
@@ -69,11 +73,11 @@ class LedgerOps(WriteOps):
         def taken(_: Item | None) -> errors.ApiError:
             return errors.Conflict("the invitation could not be made; retry")
 
-        self.commit(ctx, [self._new_item_op(item, taken) for item in (invite, *listed)], changes, at=now)
+        self.write.commit(ctx, [self._new_item_op(item, taken) for item in (invite, *listed)], changes, at=now)
         return {key: value for key, value in invite.items() if key not in ("PK", "SK")}
 
     def invitation(self, token: str) -> Item | None:
-        return self.get_at(invitation_pk(token), META_SK)
+        return self.core.get_at(invitation_pk(token), META_SK)
 
     def accept_invitation(
         self, ctx: WriteContext, token: str, invite: Item, *, now_ms: int, now: str, changes: Sequence[Change]
@@ -98,7 +102,7 @@ class LedgerOps(WriteOps):
         use = TxOp(
             "Update",
             {
-                "TableName": self.table,
+                "TableName": self.core.table,
                 "Key": to_ddb({"PK": invitation_pk(token), "SK": META_SK}),
                 "UpdateExpression": "SET #used_by = :user, #used_at = :now",
                 "ConditionExpression": "attribute_exists(PK) AND attribute_not_exists(#used_by) AND #exp > :now_ms",
@@ -120,14 +124,14 @@ class LedgerOps(WriteOps):
         # An invitation is worth only as much as its author: the context's guard is its author's owner role
         ops = [use, exists, self._new_item_op(member, already), self._new_item_op(mine, already)]
         # listed among the invitations that name its user too (their DELETE /me removes it)
-        listed = {"TableName": self.table, "Item": to_ddb(_listing(user_pk(user), token))}
+        listed = {"TableName": self.core.table, "Item": to_ddb(_listing(user_pk(user), token))}
         ops.append(TxOp("Put", listed, _not_found))
-        self.commit(ctx, ops, changes, at=now)
+        self.write.commit(ctx, ops, changes, at=now)
         return {"ledger": ledger_id, "role": role}
 
     def person_invitations(self, user: str) -> list[str]:
         """The tokens of the invitations listed in `user`'s partition: those they made or used."""
-        found = self.query_at(user_pk(user), begins_with=INVITATION_REFS, projection="PK, SK")
+        found = self.core.query_at(user_pk(user), begins_with=INVITATION_REFS, projection="PK, SK")
         return [token for item in found if (token := invitation_of_ref(str(item["SK"]))) is not None]
 
     def invitation_removed(self, token: str, *, ledger: str | None = None, person: str | None = None) -> None:
@@ -140,7 +144,7 @@ class LedgerOps(WriteOps):
             invite = self.invitation(token)
             if invite is None:
                 listing = to_ddb({"PK": found_at, "SK": invitation_ref_sk(token)})
-                self._call(self.client.delete_item, TableName=self.table, Key=listing)
+                self.core.call(self.core.client.delete_item, TableName=self.core.table, Key=listing)
                 return
             ledger_id, used_by = str(invite["ledger"]), invite.get("used_by")
             partitions = {found_at, household_pk(ledger_id), user_pk(str(invite["created_by"]))}
@@ -154,13 +158,20 @@ class LedgerOps(WriteOps):
             if used_by is not None:
                 unchanged["ConditionExpression"] = "#used = :used"
                 unchanged["ExpressionAttributeValues"] = to_ddb({":used": used_by})
-            itself = {"TableName": self.table, "Key": to_ddb({"PK": invitation_pk(token), "SK": META_SK}), **unchanged}
+            itself = {
+                "TableName": self.core.table,
+                "Key": to_ddb({"PK": invitation_pk(token), "SK": META_SK}),
+                **unchanged,
+            }
             ops = [TxOp("Delete", itself, _read_again)]
             for partition in sorted(partitions):
-                listing = {"TableName": self.table, "Key": to_ddb({"PK": partition, "SK": invitation_ref_sk(token)})}
+                listing = {
+                    "TableName": self.core.table,
+                    "Key": to_ddb({"PK": partition, "SK": invitation_ref_sk(token)}),
+                }
                 ops.append(TxOp("Delete", listing, _read_again))
             try:
-                self.record(Bookkeeping(SharedLedger(ledger_id), deleting=True), ops)
+                self.write.record(Bookkeeping(SharedLedger(ledger_id), deleting=True), ops)
             except errors.ReadAgain:
                 continue
             return
@@ -204,7 +215,7 @@ class LedgerOps(WriteOps):
             TxOp(
                 "Update",
                 {
-                    "TableName": self.table,
+                    "TableName": self.core.table,
                     "Key": to_ddb({"PK": household_pk(ledger_id), "SK": member_sk(user)}),
                     "UpdateExpression": "SET #role = :role ADD #ver :one",
                     "ConditionExpression": condition,
@@ -218,7 +229,7 @@ class LedgerOps(WriteOps):
         ]
         if delta:
             ops.append(self._owners_op(ledger_id, delta, _last_owner))
-        self.commit(ctx, [*ops, *also], changes, at=at)
+        self.write.commit(ctx, [*ops, *also], changes, at=at)
         return {**current, "role": role, "version": int(current["version"]) + 1}
 
     def remove_member(
@@ -251,7 +262,7 @@ class LedgerOps(WriteOps):
             TxOp(
                 "Delete",
                 {
-                    "TableName": self.table,
+                    "TableName": self.core.table,
                     "Key": to_ddb({"PK": household_pk(ledger_id), "SK": member_sk(user)}),
                     "ConditionExpression": condition,
                     "ExpressionAttributeNames": {"#role": "role", "#ver": "version"},
@@ -262,19 +273,19 @@ class LedgerOps(WriteOps):
             ),
             TxOp(
                 "Delete",
-                {"TableName": self.table, "Key": to_ddb({"PK": user_pk(user), "SK": membership_sk(ledger_id)})},
+                {"TableName": self.core.table, "Key": to_ddb({"PK": user_pk(user), "SK": membership_sk(ledger_id)})},
                 changed,
             ),
         ]
         # the ledger counts its departures: a slip naming members checks that none left since it read them
         ops.append(self._owners_op(ledger_id, -1 if old == "owner" else 0, _last_owner, departed=True))
-        self.commit(ctx, [*ops, *also], changes, at=at)
+        self.write.commit(ctx, [*ops, *also], changes, at=at)
 
     def _reverse_role_op(self, ledger_id: str, user: str, role: str) -> TxOp:
         return TxOp(
             "Update",
             {
-                "TableName": self.table,
+                "TableName": self.core.table,
                 "Key": to_ddb({"PK": user_pk(user), "SK": membership_sk(ledger_id)}),
                 "UpdateExpression": "SET #role = :role",
                 "ExpressionAttributeNames": {"#role": "role"},
@@ -298,7 +309,7 @@ class LedgerOps(WriteOps):
         return TxOp(
             "Update",
             {
-                "TableName": self.table,
+                "TableName": self.core.table,
                 "Key": to_ddb({"PK": household_pk(ledger_id), "SK": META_SK}),
                 "UpdateExpression": update,
                 "ConditionExpression": condition,
@@ -311,7 +322,7 @@ class LedgerOps(WriteOps):
 
     def _new_item_op(self, item: Item, on_fail: OnFail) -> TxOp:
         body: dict[str, Any] = {
-            "TableName": self.table,
+            "TableName": self.core.table,
             "Item": to_ddb(item),
             "ConditionExpression": "attribute_not_exists(PK)",
             "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
@@ -319,24 +330,24 @@ class LedgerOps(WriteOps):
         return TxOp("Put", body, on_fail)
 
     def ledger_meta(self, ledger_id: str) -> Item | None:
-        return self.get_at(household_pk(ledger_id), META_SK)
+        return self.core.get_at(household_pk(ledger_id), META_SK)
 
     def member(self, ledger_id: str, user: str) -> Item | None:
         """A user's member item in a shared ledger (consistent), or None if not a member."""
-        return self.get_at(household_pk(ledger_id), member_sk(user))
+        return self.core.get_at(household_pk(ledger_id), member_sk(user))
 
     def members(self, ledger_id: str) -> list[Item]:
-        return list(self.query_at(household_pk(ledger_id), begins_with=member_sk("")))
+        return list(self.core.query_at(household_pk(ledger_id), begins_with=member_sk("")))
 
     def memberships(self, user: str) -> list[Item]:
         """The shared ledgers a user belongs to, in id (creation) order."""
-        return list(self.query_at(user_pk(user), begins_with=membership_sk("")))
+        return list(self.core.query_at(user_pk(user), begins_with=membership_sk("")))
 
     def rename_ledger(
         self, ctx: WriteContext, name: str, *, seen: int, on_fail: OnFail, changes: Sequence[Change], at: str
     ) -> None:
         """A new name, only if the ledger is still at version `seen` (read just before)."""
-        op = self.update_op(
+        op = self.core.update_op(
             ctx.ledger,
             META_SK,
             "SET #name = :name ADD #ver :one",
@@ -345,7 +356,7 @@ class LedgerOps(WriteOps):
             names={"#name": "name", "#ver": "version"},
             values={":name": name, ":one": 1, ":seen": seen},
         )
-        self.commit(ctx, [op], changes, at=at)
+        self.write.commit(ctx, [op], changes, at=at)
 
 
 def _not_found(_: Item | None) -> errors.ApiError:

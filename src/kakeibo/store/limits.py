@@ -28,7 +28,7 @@ class LimitStore:
         starting at `window`: the requests spent in it now, or None when `limit` were spent already.
         What the table cannot take now is the core's: Conflict (throttled, no answer), or ClientError."""
         try:
-            answer = self.core._write(
+            answer = self.core.write_one(
                 self.core.client.update_item,
                 Key={"id": {"S": idempotency_person(sub)}, "sk": {"S": limit_sk(scope, window)}},
                 UpdateExpression="ADD #c :one SET #e = if_not_exists(#e, :expires)",

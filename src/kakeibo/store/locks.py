@@ -22,18 +22,21 @@ class Lease:
     expires_at: int
 
 
-class LockOps(StoreCore):
+class LockOps:
     """Take, renew, release and check leases. A lock is one item, LOCK#{name}: taken with a
     conditional Put that succeeds only if nobody holds it or the holder's lease has expired;
     renewed and released only by its owner token."""
 
+    def __init__(self, core: StoreCore) -> None:
+        self.core = core
+
     def acquire_lock(self, ledger: str, name: str, ttl: float, owner: str | None = None) -> Lease:
         """Take the lease for `ttl` seconds, or raise Locked naming when the holder's lease ends."""
-        now = self.now_ms()
+        now = self.core.now_ms()
         lease = Lease(ledger, name, owner or uuid.uuid4().hex, now + math.ceil(ttl * 1000))
         try:
-            self._write(
-                self.client.put_item,
+            self.core.write_one(
+                self.core.client.put_item,
                 Item=to_ddb(
                     {
                         "PK": pk(ledger),
@@ -59,10 +62,10 @@ class LockOps(StoreCore):
 
     def renew_lock(self, lease: Lease, ttl: float) -> Lease | None:
         """Extend a lease we still hold (ours and not expired). None if it was lost."""
-        now = self.now_ms()
+        now = self.core.now_ms()
         renewed = Lease(lease.ledger, lease.name, lease.owner, now + math.ceil(ttl * 1000))
-        if not self._conditional(
-            self.client.update_item,
+        if not self.core.conditional(
+            self.core.client.update_item,
             Key=to_ddb({"PK": pk(lease.ledger), "SK": lock_sk(lease.name)}),
             UpdateExpression="SET #exp = :exp",
             ConditionExpression="#owner = :me AND #exp >= :now",
@@ -74,8 +77,8 @@ class LockOps(StoreCore):
 
     def release_lock(self, lease: Lease) -> bool:
         """Delete the lock if `lease` still owns it. False if someone else holds it by now."""
-        return self._conditional(
-            self.client.delete_item,
+        return self.core.conditional(
+            self.core.client.delete_item,
             Key=to_ddb({"PK": pk(lease.ledger), "SK": lock_sk(lease.name)}),
             ConditionExpression="#owner = :me",
             ExpressionAttributeNames={"#owner": "owner"},
@@ -84,7 +87,7 @@ class LockOps(StoreCore):
 
     def lock_free_op(self, ledger: str, name: str) -> TxOp:
         """A transaction step that fails (Locked) while anybody holds a live lease on `name`."""
-        now = self.now_ms()
+        now = self.core.now_ms()
 
         def fail(item: Item | None) -> errors.ApiError:
             until = int((item or {}).get("expires_at", now))
@@ -93,7 +96,7 @@ class LockOps(StoreCore):
         return TxOp(
             "ConditionCheck",
             {
-                "TableName": self.table,
+                "TableName": self.core.table,
                 "Key": to_ddb({"PK": pk(ledger), "SK": lock_sk(name)}),
                 "ConditionExpression": "attribute_not_exists(SK) OR #exp < :now",
                 "ExpressionAttributeNames": {"#exp": "expires_at"},
@@ -106,11 +109,11 @@ class LockOps(StoreCore):
     def lock_held_op(self, lease: Lease, margin: float = 5.0) -> TxOp:
         """A transaction step that fails unless `lease` is still ours for at least `margin` seconds
         (the margin absorbs clock skew between the holder and everybody checking the lease)."""
-        soon = self.now_ms() + math.ceil(margin * 1000)
+        soon = self.core.now_ms() + math.ceil(margin * 1000)
         return TxOp(
             "ConditionCheck",
             {
-                "TableName": self.table,
+                "TableName": self.core.table,
                 "Key": to_ddb({"PK": pk(lease.ledger), "SK": lock_sk(lease.name)}),
                 "ConditionExpression": "#owner = :me AND #exp > :soon",
                 "ExpressionAttributeNames": {"#owner": "owner", "#exp": "expires_at"},

@@ -13,15 +13,17 @@ from typing import Any
 from kakeibo.store.codec import Item
 from kakeibo.store.keys import lots_sk
 from kakeibo.store.recurrences import Clauses, due_keys, set_remove_clauses
-from kakeibo.store.transactions import OnFail, TxOp
-from kakeibo.store.write import WriteOps
+from kakeibo.store.transactions import OnFail, StoreCore, TxOp
 
 
-class PointOps(WriteOps):
+class PointOps:
     """The lots of points accounts."""
 
+    def __init__(self, core: StoreCore) -> None:
+        self.core = core
+
     def lots(self, ledger: str, account: str) -> Item | None:
-        return self.get(ledger, lots_sk(account))
+        return self.core.get(ledger, lots_sk(account))
 
     def lots_op(
         self,
@@ -52,14 +54,16 @@ class PointOps(WriteOps):
                 **({"through": through} if through else {}), **{k: v for k, v in due.items() if v is not None},
             }  # fmt: skip
             if version is None:
-                return self.put_op(ledger, item, "attribute_not_exists(SK)", on_fail)
-            return self.put_op(ledger, item, "#ver = :v", on_fail, names={"#ver": "version"}, values={":v": version})
+                return self.core.put_op(ledger, item, "attribute_not_exists(SK)", on_fail)
+            return self.core.put_op(
+                ledger, item, "#ver = :v", on_fail, names={"#ver": "version"}, values={":v": version}
+            )
         head = Clauses(["#ver = :next"], names={"#ver": "version"}, values={":v": version, ":next": version + 1})
         if by != stored_by:
             head += Clauses(["#by = :by"], names={"#by": "by"}, values={":by": by})
         dues = {"next_due": next_due, **due} if next_due != stored_due else {}
         clauses = head + set_remove_clauses(changed, path="events", tag="e") + set_remove_clauses(dues, tag="d")
-        return self.update_op(
+        return self.core.update_op(
             ledger,
             lots_sk(account),
             clauses.expression,

@@ -15,7 +15,6 @@ from kakeibo.store.balances import (
     ROLLUPS_MARK,
     SUBCATEGORY_NAMES,
     SUBCATEGORY_SETS,
-    BalanceOps,
     identity_sets,
     subcategory_values,
 )
@@ -36,8 +35,8 @@ from kakeibo.store.keys import (
     pk,
 )
 from kakeibo.store.locks import Lease, LockOps
-from kakeibo.store.slip_index import CLEARED_INDEXED, INDEX_FORMAT, INDEXED, SlipIndexOps
-from kakeibo.store.transactions import TxOp
+from kakeibo.store.slip_index import CLEARED_INDEXED, INDEX_FORMAT, INDEXED
+from kakeibo.store.transactions import StoreCore, TxOp
 
 # What an item of a ledger is, as a verify reads the ledger (`LedgerItem.kind`)
 SLIP, IDENTITY, IMPORT_ROW, INDEX, LEGACY_INDEX = "slip", "identity", "import_row", "index", "legacy"
@@ -81,20 +80,24 @@ def ledger_item(item: Item) -> LedgerItem:
     return LedgerItem(OTHER, item, sk) if key is None else LedgerItem(BALANCE, item, sk, key=key)
 
 
-class RebuildOps(LockOps, SlipIndexOps, BalanceOps):
+class RebuildOps:
     """Writes made under the ledger lock."""
+
+    def __init__(self, core: StoreCore, locks: LockOps) -> None:
+        self.core = core
+        self.locks = locks
 
     def read_ledger(self, ledger: str) -> Iterator[LedgerItem]:
         """Every item of the ledger (one consistent query of its partition), each as what it is."""
-        return (ledger_item(item) for item in self.query(ledger))
+        return (ledger_item(item) for item in self.core.query(ledger))
 
     def hold_ledger(self, ledger: str, ttl: float) -> Lease:
         """The ledger's lock, which a rebuild holds: no slip or account changes meanwhile."""
-        return self.acquire_lock(ledger, LEDGER_LOCK, ttl=ttl)
+        return self.locks.acquire_lock(ledger, LEDGER_LOCK, ttl=ttl)
 
     def mark_op(self, lease: Lease, account: str) -> TxOp:
         """Mark an account as being rebuilt under `lease`: slip changes on it fail (Locked)."""
-        return self.update_op(
+        return self.core.update_op(
             lease.ledger,
             account_sk(account),
             "SET #rb = :token, #rbx = :exp",
@@ -106,8 +109,8 @@ class RebuildOps(LockOps, SlipIndexOps, BalanceOps):
 
     def unmark(self, lease: Lease, account: str) -> bool:
         """Remove our rebuild mark from an account (not someone else's)."""
-        return self._conditional(
-            self.client.update_item,
+        return self.core.conditional(
+            self.core.client.update_item,
             Key=to_ddb({"PK": pk(lease.ledger), "SK": account_sk(account)}),
             UpdateExpression="REMOVE #rb, #rbx",
             ConditionExpression="#rb = :token",
@@ -126,7 +129,7 @@ class RebuildOps(LockOps, SlipIndexOps, BalanceOps):
         if isinstance(key, NetsItem):  # the nets' version moves: a settlement read before is stale
             names.update({"#type": "type", "#ver": "version"})
             exprs.update({":type": "nets", ":one": 1})
-            return self.update_op(
+            return self.core.update_op(
                 lease.ledger,
                 derived_sk(key),
                 "SET " + ", ".join([*sets, "#type = :type"]) + " ADD #ver :one",
@@ -158,7 +161,7 @@ class RebuildOps(LockOps, SlipIndexOps, BalanceOps):
                 "#type = :type",
                 "#rem = if_not_exists(#limit, :zero) - :spent",
             ]
-        return self.update_op(
+        return self.core.update_op(
             lease.ledger,
             derived_sk(key),
             "SET " + ", ".join(sets),
@@ -170,7 +173,7 @@ class RebuildOps(LockOps, SlipIndexOps, BalanceOps):
 
     def rollups_complete_op(self, lease: Lease, account: str) -> TxOp:
         """Mark an account's month and year items complete (a rebuild has written them all)."""
-        return self.update_op(
+        return self.core.update_op(
             lease.ledger,
             account_sk(account),
             "SET #ru = :true",
@@ -183,7 +186,7 @@ class RebuildOps(LockOps, SlipIndexOps, BalanceOps):
     def indexed_op(self, lease: Lease) -> TxOp:
         """Mark the ledger's slips all indexed (a rebuild has written every index item), their
         cleared sides included."""
-        return self.update_op(
+        return self.core.update_op(
             lease.ledger,
             SLIP_SEQ_SK,
             "SET #ix = :format, #cx = :true",
@@ -195,7 +198,7 @@ class RebuildOps(LockOps, SlipIndexOps, BalanceOps):
 
     def backfill_identity_op(self, lease: Lease, identity: Item) -> TxOp:
         """Write the identity of a slip from before identities (a rebuild, under its lease)."""
-        return self.put_op(
+        return self.core.put_op(
             lease.ledger,
             identity,
             "attribute_not_exists(SK)",

@@ -21,7 +21,7 @@ from kakeibo import errors
 from kakeibo.store.codec import Item
 from kakeibo.store.keys import is_receipt_sk, receipt_sk
 from kakeibo.store.recurrences import due_keys
-from kakeibo.store.transactions import TxOp
+from kakeibo.store.transactions import StoreCore, TxOp
 from kakeibo.store.write import Bookkeeping, WriteOps
 
 RETIRED = "retired"  # being swept: no slip may take it up, its object is about to go
@@ -42,9 +42,13 @@ class Claimed(Exception):
         self.item = item
 
 
-class ReceiptOps(WriteOps):
+class ReceiptOps:
+    def __init__(self, core: StoreCore, write: WriteOps) -> None:
+        self.core = core
+        self.write = write
+
     def read_receipt(self, ledger: str, sha256: str) -> Item | None:
-        return self.get(ledger, receipt_sk(sha256))
+        return self.core.get(ledger, receipt_sk(sha256))
 
     def claim_receipt(self, ctx: Bookkeeping, item: Item, *, now_ms: int, sweep_after: str) -> None:
         """Put the receipt pending under a fresh lease unless another caller holds a live one or it
@@ -56,7 +60,7 @@ class ReceiptOps(WriteOps):
         def fail(old: Item | None) -> errors.ApiError:
             raise Claimed(old)
 
-        op = self.put_op(
+        op = self.core.put_op(
             ctx.ledger,
             {k: v for k, v in fields.items() if v is not None},
             "attribute_not_exists(SK) OR (#state = :pending AND (#lease < :now OR #by = :holder))",
@@ -64,7 +68,7 @@ class ReceiptOps(WriteOps):
             names={"#state": "state", "#lease": "lease_until", "#by": "created_by"},
             values={":pending": "pending", ":now": now_ms, ":holder": item["created_by"]},
         )
-        self.record(ctx, [op])
+        self.write.record(ctx, [op])
 
     def mark_stored(self, ctx: Bookkeeping, sha256: str, *, at: str) -> bool:
         """pending -> stored (True), or already stored (False)."""
@@ -74,7 +78,7 @@ class ReceiptOps(WriteOps):
                 return errors.NotFound("receipt not found")
             raise NotMet
 
-        op = self.update_op(
+        op = self.core.update_op(
             ctx.ledger,
             receipt_sk(sha256),
             "SET #state = :stored, #at = :at REMOVE #lease",
@@ -102,7 +106,7 @@ class ReceiptOps(WriteOps):
                 )
 
             ops.append(
-                self.update_op(
+                self.core.update_op(
                     ledger,
                     receipt_sk(sha),
                     "ADD #refs :one, #slips :slip REMOVE #dpk, #dsk",
@@ -119,7 +123,7 @@ class ReceiptOps(WriteOps):
                 return errors.Conflict(f"receipt '{sha}' changed; retry")
 
             ops.append(
-                self.update_op(
+                self.core.update_op(
                     ledger,
                     receipt_sk(sha),
                     "ADD #refs :minus DELETE #slips :slip SET #dpk = :dpk, #dsk = :dsk",
@@ -137,7 +141,7 @@ class ReceiptOps(WriteOps):
         def fail(old: Item | None) -> errors.ApiError:
             raise NotMet
 
-        op = self.update_op(
+        op = self.core.update_op(
             ctx.ledger,
             receipt_sk(sha256),
             "SET #state = :retired",
@@ -154,7 +158,7 @@ class ReceiptOps(WriteOps):
         def fail(old: Item | None) -> errors.ApiError:
             raise NotMet  # taken up by a slip meanwhile (or gone)
 
-        op = self.delete_op(
+        op = self.core.delete_op(
             ctx.ledger,
             receipt_sk(sha256),
             "attribute_exists(SK) AND (attribute_not_exists(#refs) OR #refs = :zero)",
@@ -166,7 +170,7 @@ class ReceiptOps(WriteOps):
 
     def keep_receipt(self, ctx: Bookkeeping, sha256: str) -> None:
         """A receipt the sweep found on a slip: out of the due index until a slip lets it go."""
-        op = self.update_op(
+        op = self.core.update_op(
             ctx.ledger,
             receipt_sk(sha256),
             "REMOVE #dpk, #dsk",
@@ -174,12 +178,12 @@ class ReceiptOps(WriteOps):
             "attribute_exists(SK)",
             names={"#dpk": "DuePK", "#dsk": "DueSK"},
         )
-        self.record(ctx, [op])
+        self.write.record(ctx, [op])
 
     def _applied(self, ctx: Bookkeeping, op: TxOp) -> bool:
         """Record `op`; False if its condition was not met in a way that is an answer (NotMet)."""
         try:
-            self.record(ctx, [op])
+            self.write.record(ctx, [op])
         except NotMet:
             return False
         return True

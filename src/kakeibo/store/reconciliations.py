@@ -26,9 +26,10 @@ from kakeibo.store.keys import (
     reconciliations_prefix,
     slip_index_sks,
 )
+from kakeibo.store.slip_index import SlipIndexOps
 from kakeibo.store.slips import SlipOps
-from kakeibo.store.transactions import TxOp
-from kakeibo.store.write import WriteContext
+from kakeibo.store.transactions import StoreCore, TxOp
+from kakeibo.store.write import WriteContext, WriteOps
 
 ASSERTION, RUN = "reconciliation", "reconciliation_run"  # the items under an account's prefix
 KEY_ATTRIBUTES = frozenset({"PK", "SK"})
@@ -76,8 +77,14 @@ def _gone(item: Item | None) -> errors.ApiError:
     return errors.NotFound("reconciliation not found")
 
 
-class ReconciliationOps(SlipOps):
+class ReconciliationOps:
     """An account's assertions and the batches of slips a reconciliation marks or lets go."""
+
+    def __init__(self, core: StoreCore, slip_index: SlipIndexOps, slips: SlipOps, write: WriteOps) -> None:
+        self.core = core
+        self.slip_index = slip_index
+        self.slips = slips
+        self.write = write
 
     def reconciliations(self, ledger: str, account: str | None = None) -> list[Item]:
         """Every assertion of `account` (of every account when None): one consistent Query."""
@@ -87,17 +94,17 @@ class ReconciliationOps(SlipOps):
         """The assertions of `account` (every account's when None) and its runs under way
         (`type` says which): one consistent Query."""
         prefix = reconciliations_prefix(account) if account is not None else RECONCILIATIONS
-        return list(self.query(ledger, begins_with=prefix, consistent=True))
+        return list(self.core.query(ledger, begins_with=prefix, consistent=True))
 
     def reconciliation_run(self, ledger: str, account: str, reconciliation_id: str) -> Item | None:
-        return self.get(ledger, reconciliation_run_sk(account, reconciliation_id))
+        return self.core.get(ledger, reconciliation_run_sk(account, reconciliation_id))
 
     def start_run(self, ctx: WriteContext, held: TxOp, run: Item) -> None:
         """A run under way (`run`: its op, account, id, date, who): written while the lease is
         `held`, before the run's first write, so that whoever takes the lease after it expired finds
         the run and finishes or releases it. Bookkeeping: no journal entry."""
         item = {**run, "SK": reconciliation_run_sk(run["account"], run["id"]), "type": RUN}
-        put = self.put_op(
+        put = self.core.put_op(
             ctx.ledger,
             item,
             "attribute_not_exists(SK) OR #op = :op",
@@ -107,14 +114,14 @@ class ReconciliationOps(SlipOps):
             names={"#op": "op"},
             values={":op": run["op"]},
         )
-        self.record(ctx, [held, put])
+        self.write.record(ctx, [held, put])
 
     def end_run(self, ctx: WriteContext, held: TxOp, account: str, reconciliation_id: str) -> None:
         """The run's marker gone (it was released), while the lease is `held`."""
-        self.record(ctx, [held, self._run_gone_op(ctx.ledger, account, reconciliation_id)])
+        self.write.record(ctx, [held, self._run_gone_op(ctx.ledger, account, reconciliation_id)])
 
     def _run_gone_op(self, ledger: str, account: str, reconciliation_id: str) -> TxOp:
-        return self.delete_op(
+        return self.core.delete_op(
             ledger,
             reconciliation_run_sk(account, reconciliation_id),
             "attribute_not_exists(SK) OR #type = :run",
@@ -124,7 +131,7 @@ class ReconciliationOps(SlipOps):
         )
 
     def reconciliation(self, ledger: str, account: str, reconciliation_id: str) -> Item | None:
-        return self.get(ledger, reconciliation_sk(account, reconciliation_id))
+        return self.core.get(ledger, reconciliation_sk(account, reconciliation_id))
 
     def remark_slips(
         self,
@@ -162,7 +169,7 @@ class ReconciliationOps(SlipOps):
                 update = "SET #unlisted = :true " + update
                 names["#unlisted"], values[":true"] = "unlisted", True
             ops.append(
-                self.update_op(
+                self.core.update_op(
                     ledger,
                     reconciliation_run_sk(account, reconciliation_id),
                     update,
@@ -177,20 +184,22 @@ class ReconciliationOps(SlipOps):
             before, after = slip_index_sks(remark.current), slip_index_sks(remark.new)
             put |= after - before
             gone |= before - after
-        ops += self.index_ops(ledger, put=frozenset(put), delete=frozenset(gone))  # one update per index item
+        ops += self.slip_index.index_ops(
+            ledger, put=frozenset(put), delete=frozenset(gone)
+        )  # one update per index item
 
         def with_identities(seq: int) -> list[TxOp]:
             return [
                 *ops,
                 *(
-                    self._identity_op(
+                    self.slips.identity_op(
                         ledger, r.current, date=r.new["date"], version=int(r.new["version"]), deleted=False, seq=seq
                     )
                     for r in remarks
                 ),
             ]
 
-        return self.commit(ctx, with_identities, changes, at=at)
+        return self.write.commit(ctx, with_identities, changes, at=at)
 
     def _rewrite_op(self, ledger: str, remark: Remark) -> TxOp:
         """The slip as `remark.new`, if still at the version read: an update of the attributes that
@@ -211,7 +220,7 @@ class ReconciliationOps(SlipOps):
             names[f"#r{n}"] = name
             removes.append(f"#r{n}")
         update = "SET " + ", ".join(sets) + (" REMOVE " + ", ".join(removes) if removes else "")
-        return self.update_op(
+        return self.core.update_op(
             ledger, remark.current["SK"], update, _moved, "#ver = :expected", names=names, values=values
         )
 
@@ -237,7 +246,7 @@ class ReconciliationOps(SlipOps):
         account_check = TxOp(
             "ConditionCheck",
             {
-                "TableName": self.table,
+                "TableName": self.core.table,
                 "Key": to_ddb({"PK": pk(ledger), "SK": account_sk(item["account"])}),
                 "ConditionExpression": "attribute_exists(SK) AND #bal = :bal AND #clr = :clr",
                 "ExpressionAttributeNames": {"#bal": "balance", "#clr": "cleared"},
@@ -255,11 +264,11 @@ class ReconciliationOps(SlipOps):
             held,
             account_check,
             *(self._cleared_check(ledger, sk, value) for sk, value in held_after),
-            self.put_op(ledger, item, "attribute_not_exists(SK)", _exists),
+            self.core.put_op(ledger, item, "attribute_not_exists(SK)", _exists),
             self._run_gone_op(ledger, item["account"], item["id"]),  # the run is done with its assertion
         ]
         change = Change.between("reconciliation", item["id"], None, view)
-        return self.commit(ctx, ops, [change], at=item["at"])
+        return self.write.commit(ctx, ops, [change], at=item["at"])
 
     def _cleared_check(self, ledger: str, sk: str, value: int) -> TxOp:
         """A rollup item's cleared total is still `value` (0: it is absent, or has none)."""
@@ -267,7 +276,7 @@ class ReconciliationOps(SlipOps):
         return TxOp(
             "ConditionCheck",
             {
-                "TableName": self.table,
+                "TableName": self.core.table,
                 "Key": to_ddb({"PK": pk(ledger), "SK": sk}),
                 "ConditionExpression": condition,
                 "ExpressionAttributeNames": {"#clr": "cleared"},
@@ -281,7 +290,7 @@ class ReconciliationOps(SlipOps):
     ) -> int:
         """The assertion gone (its undo, last), if still at its version, with the undo's run marker,
         while the lease is `held`. Its seq."""
-        op = self.delete_op(
+        op = self.core.delete_op(
             ctx.ledger,
             item["SK"],
             "#ver = :ver",
@@ -291,12 +300,12 @@ class ReconciliationOps(SlipOps):
         )
         change = Change.between("reconciliation", item["id"], view, None)
         ops = [held, op, self._run_gone_op(ctx.ledger, item["account"], item["id"])]
-        return self.commit(ctx, ops, [change], at=at, undoes=undoes)
+        return self.write.commit(ctx, ops, [change], at=at, undoes=undoes)
 
     def break_reconciliation_op(self, ledger: str, account: str, reconciliation_id: str) -> TxOp:
         """A transaction step: the assertion no longer holds (a slip it summed was unlocked and
         changed). An assertion already gone (undone) is left so."""
-        return self.update_op(
+        return self.core.update_op(
             ledger,
             reconciliation_sk(account, reconciliation_id),
             "SET #broken = :true",

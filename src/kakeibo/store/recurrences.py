@@ -41,7 +41,7 @@ from kakeibo.store.keys import (
     receipt_sk,
     recurrence_sk,
 )
-from kakeibo.store.transactions import TxOp
+from kakeibo.store.transactions import StoreCore, TxOp
 from kakeibo.store.write import Bookkeeping, WriteContext, WriteOps
 
 DUE_INDEX = "DueIndex"
@@ -167,8 +167,12 @@ def sets_and_removes(
     return clauses.expression, clauses.names, clauses.values
 
 
-class RecurrenceOps(WriteOps):
+class RecurrenceOps:
     """Recurrence definitions, the progress of their runs, and what is due across every ledger."""
+
+    def __init__(self, core: StoreCore, write: WriteOps) -> None:
+        self.core = core
+        self.write = write
 
     def insert_recurrence(
         self, ctx: WriteContext, item: Item, *, changes: Sequence[Change], undoes: int | None = None
@@ -176,13 +180,13 @@ class RecurrenceOps(WriteOps):
         """Store a new recurrence (or one deleted, back: `undoes`); AlreadyExists if its id is taken."""
         ledger = ctx.ledger
         fields = {**item, **due_keys(ledger, item["id"], item.get("next_due"))}
-        op = self.put_op(
+        op = self.core.put_op(
             ledger,
             {"SK": recurrence_sk(item["id"]), **fields},
             "attribute_not_exists(SK)",
             lambda old: errors.AlreadyExists(f"recurrence '{item['id']}' already exists", id=item["id"]),
         )
-        return self.commit(ctx, [op], changes, at=item["updated_at"], undoes=undoes)
+        return self.write.commit(ctx, [op], changes, at=item["updated_at"], undoes=undoes)
 
     def recurrence_unchanged_op(self, ledger: str, recurrence_id: str, version: int) -> TxOp:
         """A ConditionCheck that the recurrence is still defined at `version`: an occurrence is posted
@@ -194,7 +198,7 @@ class RecurrenceOps(WriteOps):
         return TxOp(
             "ConditionCheck",
             {
-                "TableName": self.table,
+                "TableName": self.core.table,
                 "Key": to_ddb({"PK": pk(ledger), "SK": recurrence_sk(recurrence_id)}),
                 "ConditionExpression": "#ver = :v",
                 "ExpressionAttributeNames": {"#ver": "version"},
@@ -205,10 +209,10 @@ class RecurrenceOps(WriteOps):
         )
 
     def read_recurrence(self, ledger: str, recurrence_id: str) -> Item | None:
-        return self.get(ledger, recurrence_sk(recurrence_id), consistent=True)
+        return self.core.get(ledger, recurrence_sk(recurrence_id), consistent=True)
 
     def list_recurrences(self, ledger: str, *, keys_only: bool = False) -> Iterator[Item]:
-        return self.query(ledger, begins_with=PREFIX, consistent=True, projection="SK" if keys_only else None)
+        return self.core.query(ledger, begins_with=PREFIX, consistent=True, projection="SK" if keys_only else None)
 
     def replace_definition(
         self,
@@ -246,11 +250,11 @@ class RecurrenceOps(WriteOps):
                 )
             raise ProgressConflict
 
-        op = self.update_op(
+        op = self.core.update_op(
             ledger, recurrence_sk(recurrence_id), f"{expression} ADD #ver :one", fail, condition,
             names=names, values=values,
         )  # fmt: skip
-        return self.commit(ctx, [op], changes, at=str(fields["updated_at"]), undoes=undoes)
+        return self.write.commit(ctx, [op], changes, at=str(fields["updated_at"]), undoes=undoes)
 
     def delete_recurrence(
         self,
@@ -279,8 +283,8 @@ class RecurrenceOps(WriteOps):
                 f"the recurrence is at version {current}, not {expected}", current=current, expected=expected
             )
 
-        op = self.delete_op(ledger, recurrence_sk(recurrence_id), condition, fail, names=names, values=values)
-        return self.commit(ctx, [op], changes, at=at, undoes=undoes)
+        op = self.core.delete_op(ledger, recurrence_sk(recurrence_id), condition, fail, names=names, values=values)
+        return self.write.commit(ctx, [op], changes, at=at, undoes=undoes)
 
     def record_progress(
         self,
@@ -308,9 +312,9 @@ class RecurrenceOps(WriteOps):
         def fail(old: Item | None) -> errors.ApiError:
             raise ProgressConflict
 
-        self.record(
-            ctx, [self.update_op(ctx.ledger, recurrence_sk(recurrence_id), expression, fail, condition, names=names,
-                                 values=values)]
+        self.write.record(
+            ctx, [self.core.update_op(ctx.ledger, recurrence_sk(recurrence_id), expression, fail, condition,
+                                      names=names, values=values)]
         )  # fmt: skip
 
     def due_recurrences(self, until: str) -> Iterator[tuple[str, str]]:
@@ -340,7 +344,7 @@ class RecurrenceOps(WriteOps):
     def _due_in(self, partition: str, until: str) -> Iterator[tuple[str, str, str]]:
         """(DueSK, ledger, SK) of one due partition, dated `until` or earlier, in order."""
         kwargs: dict[str, Any] = {
-            "TableName": self.table,
+            "TableName": self.core.table,
             "IndexName": DUE_INDEX,
             # DueSK is "{date}#...": every key dated `until` or earlier sorts below "{until}$" ('$' follows '#')
             "KeyConditionExpression": "#dpk = :due AND #dsk < :hi",
@@ -348,7 +352,7 @@ class RecurrenceOps(WriteOps):
             "ExpressionAttributeValues": to_ddb({":due": partition, ":hi": f"{until}$"}),
         }
         while True:
-            res = self._call(self.client.query, **kwargs)
+            res = self.core.call(self.core.client.query, **kwargs)
             for raw in res.get("Items", []):
                 ledger = ledger_of_pk(raw["PK"]["S"])
                 if ledger is not None:
@@ -370,8 +374,8 @@ class RecurrenceOps(WriteOps):
             ledger = ledger_of_pk(raw["PK"]["S"])
             if ledger is None:
                 continue
-            moved += self._conditional(
-                self.client.update_item,
+            moved += self.core.conditional(
+                self.core.client.update_item,
                 Key={"PK": raw["PK"], "SK": raw["SK"]},
                 UpdateExpression="SET #dpk = :shard",
                 ConditionExpression="#dpk = :old",
@@ -381,9 +385,9 @@ class RecurrenceOps(WriteOps):
         return moved
 
     def _legacy_due(self, limit: int) -> list[dict[str, Any]]:
-        res = self._call(
-            self.client.query,
-            TableName=self.table,
+        res = self.core.call(
+            self.core.client.query,
+            TableName=self.core.table,
             IndexName=DUE_INDEX,
             KeyConditionExpression="#dpk = :due",
             ExpressionAttributeNames={"#dpk": DUE_PK},

@@ -29,9 +29,8 @@ from kakeibo.store.keys import (
     user_pk,
     webhook_sk,
 )
-from kakeibo.store.locks import LockOps
 from kakeibo.store.recurrences import DUE_SK, due_keys
-from kakeibo.store.transactions import TxOp
+from kakeibo.store.transactions import StoreCore, TxOp
 from kakeibo.store.write import WriteContext, WriteOps
 
 # What a restored ledger does not take from its archive: its members, webhooks, invitations and
@@ -117,23 +116,27 @@ def _restore_moved(current: Item | None) -> errors.ApiError:
     return errors.Conflict("the restore moved on in another request; retry shortly", retry_after=1)
 
 
-class RestoreOps(LockOps, WriteOps):
+class RestoreOps:
     """Archives restored into new ledgers, and how far each restore got."""
 
+    def __init__(self, core: StoreCore, write: WriteOps) -> None:
+        self.core = core
+        self.write = write
+
     def read_restore(self, user: str, sha256: str) -> Item | None:
-        return self.get_at(user_pk(user), restore_sk(sha256))
+        return self.core.get_at(user_pk(user), restore_sk(sha256))
 
     def restore_claimed(self, user: str, item: Item) -> bool:
         """The user's restore of an archive, `pending` its upload. False: there is one already."""
         body = {"PK": user_pk(user), "SK": restore_sk(str(item["id"])), "type": "restore", "state": "pending", **item}
-        return self._conditional(
-            self.client.put_item, Item=to_ddb(body), ConditionExpression="attribute_not_exists(SK)"
+        return self.core.conditional(
+            self.core.client.put_item, Item=to_ddb(body), ConditionExpression="attribute_not_exists(SK)"
         )
 
     def restore_forgotten(self, user: str, sha256: str) -> None:
         """A pending restore whose archive was refused: gone, so that nothing of it is kept."""
-        self._conditional(
-            self.client.delete_item,
+        self.core.conditional(
+            self.core.client.delete_item,
             Key=to_ddb({"PK": user_pk(user), "SK": restore_sk(sha256)}),
             ConditionExpression="#state = :pending",
             ExpressionAttributeNames={"#state": "state"},
@@ -143,8 +146,8 @@ class RestoreOps(LockOps, WriteOps):
     def restore_reopened(self, user: str, sha256: str, *, ledger: str) -> bool:
         """A restore `restored` into `ledger`, which is no longer the user's (deleted, or they left it):
         forgotten, so that the archive can be restored again. False: it was forgotten already."""
-        return self._conditional(
-            self.client.delete_item,
+        return self.core.conditional(
+            self.core.client.delete_item,
             Key=to_ddb({"PK": user_pk(user), "SK": restore_sk(sha256)}),
             ConditionExpression="#state = :restored AND #ledger = :ledger",
             ExpressionAttributeNames={"#state": "state", "#ledger": "ledger"},
@@ -153,8 +156,8 @@ class RestoreOps(LockOps, WriteOps):
 
     def restore_begun(self, user: str, sha256: str, *, ledger_id: str, name: str, at: str) -> bool:
         """The archive checked: the new ledger's id and name, named once. False: another request did."""
-        return self._conditional(
-            self.client.update_item,
+        return self.core.conditional(
+            self.core.client.update_item,
             Key=to_ddb({"PK": user_pk(user), "SK": restore_sk(sha256)}),
             UpdateExpression="SET #state = :restoring, #ledger = :ledger, #name = :name, #upd = :at",
             ConditionExpression="#state = :pending",
@@ -166,8 +169,8 @@ class RestoreOps(LockOps, WriteOps):
 
     def restore_progress(self, user: str, sha256: str, *, items: int, receipts: int) -> None:
         """How far the restore got (what a later request need not write again)."""
-        self._conditional(
-            self.client.update_item,
+        self.core.conditional(
+            self.core.client.update_item,
             Key=to_ddb({"PK": user_pk(user), "SK": restore_sk(sha256)}),
             UpdateExpression="SET #items = :items, #receipts = :receipts",
             ConditionExpression="#state = :restoring",
@@ -178,7 +181,7 @@ class RestoreOps(LockOps, WriteOps):
     def restore_items(self, ledger: SharedLedger, source: str, items: Sequence[dict[str, Any]]) -> None:
         """Archive items written into the new ledger `ledger` (not yet anyone's: no member item), as
         they were (written again, the same items)."""
-        self.batch_write(self.table, [{"PutRequest": {"Item": _rehomed(ledger, source, i)}} for i in items])
+        self.core.batch_write(self.core.table, [{"PutRequest": {"Item": _rehomed(ledger, source, i)}} for i in items])
 
     def restore_finished(
         self,
@@ -203,7 +206,7 @@ class RestoreOps(LockOps, WriteOps):
             TxOp(
                 "Put",
                 {
-                    "TableName": self.table,
+                    "TableName": self.core.table,
                     "Item": to_ddb(item),
                     "ConditionExpression": "attribute_not_exists(PK)",
                     "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
@@ -215,7 +218,7 @@ class RestoreOps(LockOps, WriteOps):
         done = TxOp(
             "Update",
             {
-                "TableName": self.table,
+                "TableName": self.core.table,
                 "Key": to_ddb({"PK": user_pk(owner), "SK": restore_sk(sha256)}),
                 "UpdateExpression": "SET #state = :restored, #items = :items, #receipts = :receipts, #upd = :at",
                 "ConditionExpression": "#state = :restoring AND #ledger = :ledger",
@@ -240,5 +243,5 @@ class RestoreOps(LockOps, WriteOps):
             },
             _restore_moved,
         )
-        self.commit(ctx, [*ops, done], changes, at=at)
+        self.write.commit(ctx, [*ops, done], changes, at=at)
         return {key: value for key, value in meta.items() if key not in ("PK", "SK")}

@@ -16,7 +16,7 @@ from kakeibo import errors
 from kakeibo.store.codec import Item
 from kakeibo.store.journal import Change
 from kakeibo.store.keys import RULES_SK, rule_sk
-from kakeibo.store.transactions import TxOp
+from kakeibo.store.transactions import StoreCore, TxOp
 from kakeibo.store.write import WriteContext, WriteOps
 
 
@@ -46,13 +46,17 @@ def _rule_moved(found: Item | None) -> errors.ApiError:
     return errors.ReadAgain()
 
 
-class RuleOps(WriteOps):
+class RuleOps:
     """A ledger's rules: read all at once, changed one transaction at a time under the set's version."""
+
+    def __init__(self, core: StoreCore, write: WriteOps) -> None:
+        self.core = core
+        self.write = write
 
     def rule_set(self, ledger: str) -> RuleSetItems:
         """The head and every rule, in one consistent Query."""
         version, order, rules = 0, (), {}
-        for item in self.query(ledger, begins_with=RULES_SK, consistent=True):
+        for item in self.core.query(ledger, begins_with=RULES_SK, consistent=True):
             if item["SK"] == RULES_SK:
                 version, order = int(item["version"]), tuple(item.get("order") or ())
             else:
@@ -76,19 +80,19 @@ class RuleOps(WriteOps):
         ReadAgain when the set or the rule changed since it was read."""
         head: Item = {"SK": RULES_SK, "type": "rules", "version": seen.version + 1, "order": list(order)}
         if seen.version:
-            head_op = self.put_op(
+            head_op = self.core.put_op(
                 ctx.ledger, head, "#ver = :seen", _set_moved, names={"#ver": "version"}, values={":seen": seen.version}
             )
         else:
-            head_op = self.put_op(ctx.ledger, head, "attribute_not_exists(SK)", _set_moved)
+            head_op = self.core.put_op(ctx.ledger, head, "attribute_not_exists(SK)", _set_moved)
         ops: list[TxOp] = [head_op]
         if put is not None:
             item = {**put, "SK": rule_sk(str(put["id"]))}
             if put_version is None:
-                ops.append(self.put_op(ctx.ledger, item, "attribute_not_exists(SK)", _rule_moved))
+                ops.append(self.core.put_op(ctx.ledger, item, "attribute_not_exists(SK)", _rule_moved))
             else:
                 ops.append(
-                    self.put_op(
+                    self.core.put_op(
                         ctx.ledger,
                         item,
                         "#ver = :v",
@@ -99,7 +103,7 @@ class RuleOps(WriteOps):
                 )
         if delete is not None:
             ops.append(
-                self.delete_op(
+                self.core.delete_op(
                     ctx.ledger,
                     rule_sk(delete[0]),
                     "#ver = :v",
@@ -108,4 +112,4 @@ class RuleOps(WriteOps):
                     values={":v": delete[1]},
                 )
             )
-        return self.commit(ctx, ops, changes, at=at)
+        return self.write.commit(ctx, ops, changes, at=at)

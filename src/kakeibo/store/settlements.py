@@ -29,7 +29,7 @@ from kakeibo.store.keys import (
     settlement_sk,
 )
 from kakeibo.store.locks import LockOps
-from kakeibo.store.transactions import TxOp
+from kakeibo.store.transactions import StoreCore, TxOp
 from kakeibo.store.write import WriteContext, WriteOps
 
 
@@ -47,15 +47,21 @@ def _roster_moved(item: Item | None) -> errors.ApiError:
     return errors.Conflict("a member left the ledger while this was written; retry", retry_after=1)
 
 
-class SettlementOps(LockOps, BalanceOps, WriteOps):
+class SettlementOps:
     """The nets item, roster checks and settlements."""
+
+    def __init__(self, core: StoreCore, balances: BalanceOps, locks: LockOps, write: WriteOps) -> None:
+        self.core = core
+        self.balances = balances
+        self.locks = locks
+        self.write = write
 
     def roster(self, ledger_id: str) -> Roster:
         """Every member of a shared ledger and its departures count: one consistent Query (MEMBER#
         items sort just before META)."""
         members: dict[str, str] = {}
         departures = 0
-        for item in self.query_at(household_pk(ledger_id), between=(member_sk(""), META_SK)):
+        for item in self.core.query_at(household_pk(ledger_id), between=(member_sk(""), META_SK)):
             if item["SK"] == META_SK:
                 departures = int(item.get(DEPARTURES, 0))
             elif item["SK"].startswith(member_sk("")):
@@ -70,7 +76,7 @@ class SettlementOps(LockOps, BalanceOps, WriteOps):
         return TxOp(
             "ConditionCheck",
             {
-                "TableName": self.table,
+                "TableName": self.core.table,
                 "Key": to_ddb({"PK": household_pk(ledger_id), "SK": META_SK}),
                 "ConditionExpression": condition,
                 "ExpressionAttributeNames": {"#gone": DEPARTURES},
@@ -82,14 +88,14 @@ class SettlementOps(LockOps, BalanceOps, WriteOps):
 
     def nets(self, ledger: str) -> Item | None:
         """The ledger's nets item (consistent), None before anybody paid for anybody."""
-        return self.get(ledger, NETS_SK)
+        return self.core.get(ledger, NETS_SK)
 
     def settlements(self, ledger: str) -> Iterator[Item]:
-        return self.query(ledger, begins_with=SETTLEMENT_PREFIX)
+        return self.core.query(ledger, begins_with=SETTLEMENT_PREFIX)
 
     def settlement(self, ledger: str, settlement_id: str) -> Item | None:
         """The recorded settlement `settlement_id`."""
-        return self.get(ledger, settlement_sk(settlement_id))
+        return self.core.get(ledger, settlement_sk(settlement_id))
 
     def record_settlement(
         self,
@@ -120,17 +126,19 @@ class SettlementOps(LockOps, BalanceOps, WriteOps):
             return errors.VersionMismatch("the nets changed since they were read", current=current, expected=seen)
 
         ops = [
-            self.nets_op(ctx.ledger, names=names, values=values, adds=adds, condition=condition, on_fail=stale),
-            self.put_op(
+            self.balances.nets_op(
+                ctx.ledger, names=names, values=values, adds=adds, condition=condition, on_fail=stale
+            ),
+            self.core.put_op(
                 ctx.ledger,
                 item,
                 "attribute_not_exists(SK)",
                 lambda _: errors.AlreadyExists("this settlement is recorded already", id=item["id"]),
             ),
-            self.lock_free_op(ctx.ledger, LEDGER_LOCK),
+            self.locks.lock_free_op(ctx.ledger, LEDGER_LOCK),
             self.roster_check_op(str(ctx.ledger), departures),
         ]
-        return self.commit(ctx, ops, changes, token=token, at=str(item["at"]))
+        return self.write.commit(ctx, ops, changes, token=token, at=str(item["at"]))
 
 
 __all__ = ["DEPARTURES", "Roster", "SettlementOps", "settlement_sk"]

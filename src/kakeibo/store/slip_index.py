@@ -109,8 +109,11 @@ class IndexedPage:
     read: int  # index entries examined
 
 
-class SlipIndexOps(StoreCore):
+class SlipIndexOps:
     """Index writes (inside slip transactions) and the indexed list."""
+
+    def __init__(self, core: StoreCore) -> None:
+        self.core = core
 
     def index_ops(self, ledger: str, *, put: Iterable[str] = (), delete: Iterable[str] = ()) -> list[TxOp]:
         """Set and remove index entries: one update per item (unconditional: each follows its
@@ -139,7 +142,7 @@ class SlipIndexOps(StoreCore):
                 clauses.append("REMOVE " + ", ".join(f"#r{i}" for i in range(len(gone))))
             if clauses:
                 ops.append(
-                    self.update_op(ledger, item_sk, " ".join(clauses), _index_failed, names=names, values=values)
+                    self.core.update_op(ledger, item_sk, " ".join(clauses), _index_failed, names=names, values=values)
                 )
         return ops
 
@@ -148,7 +151,7 @@ class SlipIndexOps(StoreCore):
         (keys.is_legacy_index_sk), or an item whose slips have all gone."""
         partition = pk(ledger)
         return [
-            TxOp("Delete", {"TableName": self.table, "Key": to_ddb({"PK": partition, "SK": sk})}, _index_failed)
+            TxOp("Delete", {"TableName": self.core.table, "Key": to_ddb({"PK": partition, "SK": sk})}, _index_failed)
             for sk in sorted(sks)
         ]
 
@@ -179,7 +182,7 @@ class SlipIndexOps(StoreCore):
             size = max(1, min(size, max_read - read + 1))
             lo, hi = index_range(field, value, date_from, date_to, at)
             kwargs: dict[str, Any] = {
-                "TableName": self.table,
+                "TableName": self.core.table,
                 "KeyConditionExpression": "PK = :pk AND SK BETWEEN :lo AND :hi",
                 "ExpressionAttributeValues": to_ddb({":pk": pk(ledger), ":lo": lo, ":hi": hi}),
                 "ScanIndexForward": False,
@@ -188,7 +191,7 @@ class SlipIndexOps(StoreCore):
             }
             if start:
                 kwargs["ExclusiveStartKey"] = start
-            res = self._call(self.client.query, **kwargs)
+            res = self.core.call(self.core.client.query, **kwargs)
             raw = [entry for item in res.get("Items", []) for entry in item_entries(from_ddb(item))]
             entries = [index_entry(entry) for entry in entries_before(raw, at)]
             take = entries[: min(need if exact else size, max_read - read)]  # an item may hold more
@@ -219,7 +222,9 @@ class SlipIndexOps(StoreCore):
         those slips (consistent reads). None if the ledger's counter does not say every slip is in
         that index (its slips predate it): read the account's slips instead."""
         lo, hi = index_range("cleared", account, None, date_to)
-        entries = sorted(index_entry(e) for item in self.query(ledger, between=(lo, hi)) for e in item_entries(item))
+        entries = sorted(
+            index_entry(e) for item in self.core.query(ledger, between=(lo, hi)) for e in item_entries(item)
+        )
         slips, counter = self._slips_and_counter(ledger, entries, with_counter=True)
         if counter is None or not counter.get(CLEARED_INDEXED):
             return None
@@ -232,7 +237,7 @@ class SlipIndexOps(StoreCore):
         counter if asked: consistent BatchGetItem calls (GetItem for the counter alone)."""
         sks = [slip_sk(date, slip_id) for date, _, slip_id in entries]
         wanted = [*sks, SLIP_SEQ_SK] if with_counter else sks
-        got = self.batch_get(ledger, wanted)
+        got = self.core.batch_get(ledger, wanted)
         return [got.get(sk) for sk in sks], got.get(SLIP_SEQ_SK)
 
 

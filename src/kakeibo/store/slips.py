@@ -27,7 +27,7 @@ from kakeibo.store.keys import (
     slip_sk,
 )
 from kakeibo.store.slip_index import CLEARED_INDEXED, INDEX_FORMAT, INDEXED, SlipIndexOps
-from kakeibo.store.transactions import OnFail, TxOp
+from kakeibo.store.transactions import OnFail, StoreCore, TxOp
 from kakeibo.store.write import WriteContext, WriteOps
 
 
@@ -143,7 +143,7 @@ class SlipIdTaken(errors.AlreadyExists):
         self.identity = identity
 
 
-class SlipOps(SlipIndexOps, BalanceOps, WriteOps):
+class SlipOps:
     """Slip writes, each one transaction with every balance item it moves.
 
     Every slip has an identity item, ID#{slip_id}, written in the transaction that creates the slip
@@ -154,6 +154,12 @@ class SlipOps(SlipIndexOps, BalanceOps, WriteOps):
     changed the slip (`changes`, appended in each change's own transaction), so a slip's history is
     read from its entries alone; `changes_complete` says the list began with the slip's creation.
     """
+
+    def __init__(self, core: StoreCore, balances: BalanceOps, slip_index: SlipIndexOps, write: WriteOps) -> None:
+        self.core = core
+        self.balances = balances
+        self.slip_index = slip_index
+        self.write = write
 
     # The five slip writes: each is built again from scratch when it meets a month that the carry
     # links to a strict one (BalanceOps.carrying), then checked against that category's year
@@ -171,7 +177,9 @@ class SlipOps(SlipIndexOps, BalanceOps, WriteOps):
         """One transaction: each slip and its identity, every balance item the slips move (`plan`,
         merged), for an import the import's count of created slips, the commit's conditions (e.g.
         that a recurrence is still at the version it posts from) and the journal entry. Its seq."""
-        return self.carrying(lambda n: self._create_slips(ctx, slips, plan, _again(commit, n), import_id=import_id))
+        return self.balances.carrying(
+            lambda n: self._create_slips(ctx, slips, plan, _again(commit, n), import_id=import_id)
+        )
 
     def change_slip(
         self,
@@ -186,7 +194,7 @@ class SlipOps(SlipIndexOps, BalanceOps, WriteOps):
         """One transaction: the slip rewritten if still at its version (moved when its date
         changed), its identity following it, every balance item the change moves and the journal
         entry (`undoes`: the entry it reverses). Its seq."""
-        return self.carrying(
+        return self.balances.carrying(
             lambda n: self._change_slip(ctx, current, new, plan, _again(commit, n), newly_named=newly_named)
         )
 
@@ -195,7 +203,7 @@ class SlipOps(SlipIndexOps, BalanceOps, WriteOps):
     ) -> int:
         """One transaction: the slips deleted if still at their versions, their identities left as
         tombstones, their effects reversed, the commit's conditions and the journal entry."""
-        return self.carrying(lambda n: self._delete_slips(ctx, currents, plan, _again(commit, n), at=at))
+        return self.balances.carrying(lambda n: self._delete_slips(ctx, currents, plan, _again(commit, n), at=at))
 
     def restore_slip(
         self, ctx: WriteContext, item: Item, plan: Plan, commit: SlipCommit, *, tombstone_version: int
@@ -208,7 +216,7 @@ class SlipOps(SlipIndexOps, BalanceOps, WriteOps):
     ) -> int:
         """Deleted slips back, each with its own id (undo of a delete, or of a bulk edit's batch of
         deletes), in one transaction: `items` pairs each slip with the version its tombstone is at."""
-        return self.carrying(lambda n: self._restore_slips(ctx, items, plan, _again(commit, n)))
+        return self.balances.carrying(lambda n: self._restore_slips(ctx, items, plan, _again(commit, n)))
 
     def _create_slips(
         self,
@@ -225,7 +233,7 @@ class SlipOps(SlipIndexOps, BalanceOps, WriteOps):
         stamp = slips[0].item["created_at"] if slips else ""
         if import_id is not None:
             ops.append(
-                self.update_op(  # unconditional: this run's count, atomically with its slips
+                self.core.update_op(  # unconditional: this run's count, atomically with its slips
                     ledger,
                     import_sk(import_id),
                     "ADD #created :n SET #upd = :now",
@@ -241,10 +249,10 @@ class SlipOps(SlipIndexOps, BalanceOps, WriteOps):
         for new in slips:
             slip_id = new.item["id"]
             ops.append(
-                self.put_op(ledger, new.item, "attribute_not_exists(SK)", functools.partial(_slip_at_key, slip_id))
+                self.core.put_op(ledger, new.item, "attribute_not_exists(SK)", functools.partial(_slip_at_key, slip_id))
             )
-        ops += self.index_ops(ledger, put=frozenset().union(*(slip_index_sks(new.item) for new in slips)))
-        ops += self.balance_ops(
+        ops += self.slip_index.index_ops(ledger, put=frozenset().union(*(slip_index_sks(new.item) for new in slips)))
+        ops += self.balances.balance_ops(
             ledger,
             plan,
             active_accounts=frozenset(plan.accounts),
@@ -254,7 +262,7 @@ class SlipOps(SlipIndexOps, BalanceOps, WriteOps):
             return [
                 *ops,
                 *(
-                    self.put_op(
+                    self.core.put_op(
                         ledger,
                         {**identity, "changes": [seq], "changes_complete": True},
                         "attribute_not_exists(SK)",
@@ -282,11 +290,11 @@ class SlipOps(SlipIndexOps, BalanceOps, WriteOps):
         stale = commit.stale or _stale_slip(expected)
         version = {"names": {"#ver": "version"}, "values": {":expected": expected}}
         if current["SK"] == new["SK"]:
-            ops = [self.put_op(ledger, new, "#ver = :expected", stale, **version)]
+            ops = [self.core.put_op(ledger, new, "#ver = :expected", stale, **version)]
         else:
             ops = [
-                self.delete_op(ledger, current["SK"], "#ver = :expected", stale, **version),
-                self.put_op(
+                self.core.delete_op(ledger, current["SK"], "#ver = :expected", stale, **version),
+                self.core.put_op(
                     ledger,
                     new,
                     "attribute_not_exists(SK)",
@@ -299,8 +307,8 @@ class SlipOps(SlipIndexOps, BalanceOps, WriteOps):
         # points_lapsed) rather than the balance it moved refusing the change as insufficient_funds
         ops += commit.conditions
         before, after = slip_index_sks(current), slip_index_sks(new)
-        ops += self.index_ops(ledger, put=after - before, delete=before - after)
-        ops += self.balance_ops(
+        ops += self.slip_index.index_ops(ledger, put=after - before, delete=before - after)
+        ops += self.balances.balance_ops(
             ledger,
             plan,
             active_accounts=newly_named,
@@ -308,7 +316,7 @@ class SlipOps(SlipIndexOps, BalanceOps, WriteOps):
 
         def with_identity(seq: int) -> list[TxOp]:
             version = int(new["version"])
-            return [*ops, self._identity_op(ledger, current, date=new["date"], version=version, deleted=False, seq=seq)]
+            return [*ops, self.identity_op(ledger, current, date=new["date"], version=version, deleted=False, seq=seq)]
 
         return self._commit_checked(ctx, plan, with_identity, commit, at=new["updated_at"])
 
@@ -319,7 +327,7 @@ class SlipOps(SlipIndexOps, BalanceOps, WriteOps):
         (`pairs`: as read, as they become; none changes its date), their identities following them,
         their index entries and every balance item they move (`plan`, merged), the commit's conditions
         and ONE journal entry (rules applied to a batch of slips, or such a batch undone). Its seq."""
-        return self.carrying(lambda n: self._change_slips(ctx, pairs, plan, _again(commit, n)))
+        return self.balances.carrying(lambda n: self._change_slips(ctx, pairs, plan, _again(commit, n)))
 
     def _commit_checked(
         self, ctx: WriteContext, plan: Plan, build: Callable[[int], list[TxOp]], commit: SlipCommit, *, at: str
@@ -327,13 +335,13 @@ class SlipOps(SlipIndexOps, BalanceOps, WriteOps):
         """The commit of every slip write (`build`: its operations, given the entry's seq): the strict
         months its plan reaches through the carry are checked against their year just before each
         build (`carry_check`), so no write of slips commits past a strict budget's `available`."""
-        check = self.carry_check(ctx.ledger, plan)
+        check = self.balances.carry_check(ctx.ledger, plan)
 
         def checked(seq: int) -> list[TxOp]:
             check()
             return [*build(seq), *(commit.more(seq) if commit.more else ())]
 
-        return self.commit(
+        return self.write.commit(
             ctx, checked, commit.changes, token=commit.token, at=at, undoes=commit.undoes, group=commit.group
         )
 
@@ -350,7 +358,7 @@ class SlipOps(SlipIndexOps, BalanceOps, WriteOps):
                 raise ValueError("change_slips keeps every slip at its key")
             expected = int(current["version"])
             ops.append(
-                self.put_op(
+                self.core.put_op(
                     ledger,
                     new,
                     "#ver = :expected",
@@ -362,15 +370,15 @@ class SlipOps(SlipIndexOps, BalanceOps, WriteOps):
             before, after = slip_index_sks(current), slip_index_sks(new)
             put |= after - before
             gone |= before - after
-        ops += self.index_ops(ledger, put=put, delete=gone - put)
-        ops += self.balance_ops(ledger, plan)
+        ops += self.slip_index.index_ops(ledger, put=put, delete=gone - put)
+        ops += self.balances.balance_ops(ledger, plan)
         at = pairs[0][1]["updated_at"] if pairs else ""
 
         def with_identities(seq: int) -> list[TxOp]:
             return [
                 *ops,
                 *(
-                    self._identity_op(ledger, current, date=new["date"], version=int(new["version"]), deleted=False,
+                    self.identity_op(ledger, current, date=new["date"], version=int(new["version"]), deleted=False,
                                       seq=seq)
                     for current, new in pairs
                 ),
@@ -397,7 +405,7 @@ class SlipOps(SlipIndexOps, BalanceOps, WriteOps):
             expected = int(current["version"])
             tombstones.append((current, expected + 1))
             ops += [
-                self.delete_op(
+                self.core.delete_op(
                     ledger,
                     current["SK"],
                     "#ver = :expected",
@@ -406,14 +414,14 @@ class SlipOps(SlipIndexOps, BalanceOps, WriteOps):
                     values={":expected": expected},
                 ),
             ]
-        ops += self.index_ops(ledger, delete=frozenset().union(*(slip_index_sks(c) for c in currents)))
-        ops += self.balance_ops(ledger, plan)
+        ops += self.slip_index.index_ops(ledger, delete=frozenset().union(*(slip_index_sks(c) for c in currents)))
+        ops += self.balances.balance_ops(ledger, plan)
 
         def with_tombstones(seq: int) -> list[TxOp]:
             return [
                 *ops,
                 *(
-                    self._identity_op(ledger, slip, date=slip["date"], version=version, deleted=True, seq=seq)
+                    self.identity_op(ledger, slip, date=slip["date"], version=version, deleted=True, seq=seq)
                     for slip, version in tombstones
                 ),
             ]
@@ -436,7 +444,7 @@ class SlipOps(SlipIndexOps, BalanceOps, WriteOps):
             )  # fmt: skip
 
         def revived(item: Item, tombstone_version: int, seq: int) -> TxOp:
-            return self.update_op(
+            return self.core.update_op(
                 ledger,
                 identity_sk(item["id"]),
                 "SET #date = :date, #ver = :ver, #del = :false, #chg = list_append(if_not_exists(#chg, :none), :seq)",
@@ -455,12 +463,12 @@ class SlipOps(SlipIndexOps, BalanceOps, WriteOps):
             )
 
         ops = [
-            self.put_op(ledger, item, "attribute_not_exists(SK)", functools.partial(_slip_at_key, item["id"]))
+            self.core.put_op(ledger, item, "attribute_not_exists(SK)", functools.partial(_slip_at_key, item["id"]))
             for item, _ in items
         ]
         ops += commit.conditions  # before the balances, as in every slip transaction (`_change_slip`)
-        ops += self.index_ops(ledger, put=frozenset().union(*(slip_index_sks(item) for item, _ in items)))
-        ops += self.balance_ops(
+        ops += self.slip_index.index_ops(ledger, put=frozenset().union(*(slip_index_sks(item) for item, _ in items)))
+        ops += self.balances.balance_ops(
             ledger,
             plan,
             active_accounts=frozenset(plan.accounts),
@@ -471,10 +479,10 @@ class SlipOps(SlipIndexOps, BalanceOps, WriteOps):
 
         return self._commit_checked(ctx, plan, with_revived, commit, at=items[0][0]["updated_at"])
 
-    def _identity_op(self, ledger: str, slip: Item, *, date: str, version: int, deleted: bool, seq: int) -> TxOp:
+    def identity_op(self, ledger: str, slip: Item, *, date: str, version: int, deleted: bool, seq: int) -> TxOp:
         """The identity follows its slip, and lists the entry `seq`; a slip from before identities
         gets one here."""
-        return self.update_op(
+        return self.core.update_op(
             ledger,
             identity_sk(slip["id"]),
             "SET #type = :type, #sid = :sid, #date = :date, #ver = :ver, #del = :del,"
@@ -506,11 +514,11 @@ class SlipOps(SlipIndexOps, BalanceOps, WriteOps):
 
     def slip(self, ledger: str, date: str, slip_id: str) -> Item | None:
         """The slip `slip_id` of `date` (a consistent read)."""
-        return self.get(ledger, slip_sk(date, slip_id))
+        return self.core.get(ledger, slip_sk(date, slip_id))
 
     def slip_identity(self, ledger: str, slip_id: str) -> Item | None:
         """The identity of the slip `slip_id`: its date and version now (a tombstone once deleted)."""
-        return self.get(ledger, identity_sk(slip_id))
+        return self.core.get(ledger, identity_sk(slip_id))
 
     def slip_by_id(self, ledger: str, slip_id: str) -> Item | None:
         """The slip `slip_id` wherever its date has moved it (its identity, then the slip: consistent
@@ -523,12 +531,12 @@ class SlipOps(SlipIndexOps, BalanceOps, WriteOps):
     def slip_identities(self, ledger: str, slip_ids: Iterable[str]) -> dict[str, Item]:
         """The identities of the slips `slip_ids` that have one, by slip id (consistent reads)."""
         keys = {identity_sk(slip_id): slip_id for slip_id in slip_ids}
-        return {keys[sk]: item for sk, item in self.batch_get(ledger, list(keys)).items()}
+        return {keys[sk]: item for sk, item in self.core.batch_get(ledger, list(keys)).items()}
 
     def slips_at(self, ledger: str, refs: Iterable[tuple[str, str]]) -> dict[tuple[str, str], Item]:
         """The slips (date, slip id) of `refs` that are there, by (date, slip id) (consistent reads)."""
         keys = {slip_sk(date, slip_id): (date, slip_id) for date, slip_id in refs}
-        return {keys[sk]: item for sk, item in self.batch_get(ledger, list(keys)).items()}
+        return {keys[sk]: item for sk, item in self.core.batch_get(ledger, list(keys)).items()}
 
     def slips_read_again(self, ledger: str, slips: Iterable[Item]) -> dict[tuple[str, str], Item]:
         """The slips as they are now where they were read (those still there), by (date, slip id)."""
@@ -578,7 +586,7 @@ class SlipOps(SlipIndexOps, BalanceOps, WriteOps):
             names["#tags"] = "tags"
             values[":tag"] = tag
         kwargs: dict[str, Any] = {
-            "TableName": self.table,
+            "TableName": self.core.table,
             "KeyConditionExpression": "PK = :pk AND SK BETWEEN :lo AND :hi",
             "ExpressionAttributeValues": to_ddb({":pk": pk(ledger), ":lo": lo, ":hi": hi, **values}),
             "ScanIndexForward": False,
@@ -603,7 +611,7 @@ class SlipOps(SlipIndexOps, BalanceOps, WriteOps):
 
     def slip_pages_marked(self, ledger: str, lo: str, hi: str, mark: str) -> Iterator[SlipPage]:
         kwargs: dict[str, Any] = {
-            "TableName": self.table,
+            "TableName": self.core.table,
             "KeyConditionExpression": "PK = :pk AND SK BETWEEN :lo AND :hi",
             "FilterExpression": "attribute_exists(#mark)",
             "ExpressionAttributeNames": {"#mark": mark},
@@ -617,7 +625,7 @@ class SlipOps(SlipIndexOps, BalanceOps, WriteOps):
     def _slip_pages(self, kwargs: dict[str, Any], then: int) -> Iterator[SlipPage]:
         """The Query's pages one by one (`then` items asked for after the first page)."""
         while True:
-            res = self._call(self.client.query, **kwargs)
+            res = self.core.call(self.core.client.query, **kwargs)
             last = res.get("LastEvaluatedKey")
             yield SlipPage(
                 [from_ddb(raw) for raw in res.get("Items", [])],
@@ -632,11 +640,11 @@ class SlipOps(SlipIndexOps, BalanceOps, WriteOps):
     def slips_within(self, ledger: str, window: Dates, after: str | None = None) -> Iterator[Item]:
         """The slips of the days of `window`, oldest date first (one Query's pages), after the
         position `after` (slip_position) if given."""
-        return self.query(ledger, between=window.span, forward=True, start_sk=after, page_size=500)
+        return self.core.query(ledger, between=window.span, forward=True, start_sk=after, page_size=500)
 
     def ledger_items(self, ledger: str) -> Iterator[Item]:
         """Every item of the ledger (one partition), in key order."""
-        return self.query(ledger)
+        return self.core.query(ledger)
 
     def next_number(self, ledger: str) -> int:
         return self.reserve_numbers(ledger, 1)[0]
@@ -650,9 +658,9 @@ class SlipOps(SlipIndexOps, BalanceOps, WriteOps):
         first numbering did not get to mark it, likewise)."""
         if count <= 0:
             return []
-        res = self._call(
-            self.client.update_item,
-            TableName=self.table,
+        res = self.core.call(
+            self.core.client.update_item,
+            TableName=self.core.table,
             Key=to_ddb({"PK": pk(ledger), "SK": sk}),
             UpdateExpression="ADD #v :n",
             ExpressionAttributeNames={"#v": "value"},
@@ -661,9 +669,9 @@ class SlipOps(SlipIndexOps, BalanceOps, WriteOps):
         )
         last = int(from_ddb(res["Attributes"])["value"])
         if sk == SLIP_SEQ_SK and last == count:  # the counter was created by this ADD
-            self._call(
-                self.client.update_item,
-                TableName=self.table,
+            self.core.call(
+                self.core.client.update_item,
+                TableName=self.core.table,
                 Key=to_ddb({"PK": pk(ledger), "SK": sk}),
                 UpdateExpression="SET #ix = :format, #cx = :true",
                 ExpressionAttributeNames={"#ix": INDEXED, "#cx": CLEARED_INDEXED},

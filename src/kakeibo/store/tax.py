@@ -9,8 +9,11 @@ from kakeibo.store.keys import tax_year_sk
 from kakeibo.store.transactions import StoreCore
 
 
-class TaxOps(StoreCore):
+class TaxOps:
+    def __init__(self, core: StoreCore) -> None:
+        self.core = core
+
     def tax_year(self, ledger: str, year: str) -> dict[str, int]:
         """The year's fields (core.tax names them): one consistent GetItem."""
-        item = self.get(ledger, tax_year_sk(year))
+        item = self.core.get(ledger, tax_year_sk(year))
         return {name: int(value) for name, value in (item or {}).items() if is_tax_field(name)}

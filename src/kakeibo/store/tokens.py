@@ -86,7 +86,7 @@ class TokenStore:
             ),
         ]
         try:
-            self.core._transact(ops)
+            self.core.transact(ops)
         except _MovedOn:
             return False
         return True
@@ -114,7 +114,7 @@ class TokenStore:
             ),
         ]
         try:
-            self.core._transact(ops)
+            self.core.transact(ops)
         except _Gone:
             return False
         return True
@@ -123,7 +123,7 @@ class TokenStore:
         """Record the day a token was last used, at most one write per token and day (both items)."""
         for key in ({"PK": token_pk(digest), "SK": META_SK}, {"PK": user_pk(sub), "SK": user_token_sk(token_id)}):
             try:
-                self.core._write(
+                self.core.write_one(
                     self.core.client.update_item,
                     Key=to_ddb(key),
                     UpdateExpression="SET last_used_on = :day",
@@ -140,7 +140,7 @@ class TokenStore:
         for listed in found:
             self.revoke(sub, str(listed["id"]))
         head = to_ddb({"PK": user_pk(sub), "SK": USER_TOKENS_SK})
-        self.core._call(self.core.client.delete_item, TableName=self.core.table, Key=head)
+        self.core.call(self.core.client.delete_item, TableName=self.core.table, Key=head)
         return len(found)
 
 

@@ -181,7 +181,7 @@ class StoreCore:
     def now_ms(self) -> int:
         return int(self.clock() * 1000)
 
-    def _call(self, fn: Callable[..., Any], **kwargs: Any) -> Any:
+    def call(self, fn: Callable[..., Any], **kwargs: Any) -> Any:
         """Run one DynamoDB call. botocore has already retried throttling and connection errors
         (standard mode); what is left of them becomes a retryable 409, never a server error."""
         try:
@@ -198,7 +198,7 @@ class StoreCore:
 
     def get_at(self, partition: str, sk: str, *, consistent: bool = True) -> Item | None:
         """One item of any partition (a ledger's, a user's, an invitation's)."""
-        res = self._call(
+        res = self.call(
             self.client.get_item,
             TableName=self.table,
             Key=to_ddb({"PK": partition, "SK": sk}),
@@ -253,7 +253,7 @@ class StoreCore:
         if start_sk:
             kwargs["ExclusiveStartKey"] = to_ddb({"PK": partition, "SK": start_sk})
         while True:
-            res = self._call(self.client.query, **kwargs)
+            res = self.call(self.client.query, **kwargs)
             for raw in res.get("Items", []):
                 item = from_ddb(raw)
                 if begins_with is None or item["SK"].startswith(begins_with):
@@ -263,7 +263,7 @@ class StoreCore:
                 return
             kwargs["ExclusiveStartKey"] = last
 
-    def _transact(self, ops: Sequence[TxOp], token: str | None = None) -> None:
+    def transact(self, ops: Sequence[TxOp], token: str | None = None) -> None:
         """One TransactWriteItems call; conflicts and throttling retried with the same token. Only the
         write context (journal.py) calls it: every write goes through `commit` or `record`."""
         if not ops:
@@ -289,7 +289,7 @@ class StoreCore:
                 raise
 
         # A lost answer is retried as is: with the same token DynamoDB applies it at most once.
-        self._retrying(send)
+        self.retrying(send)
 
     def role_check(self, ledger_id: str, user: str, roles: tuple[str, ...], on_fail: OnFail) -> TxOp:
         """A ConditionCheck that `user` is still a member of a shared ledger with one of `roles`."""
@@ -307,7 +307,7 @@ class StoreCore:
             on_fail,
         )
 
-    def _retrying(self, call: Callable[[], Any]) -> Any:
+    def retrying(self, call: Callable[[], Any]) -> Any:
         """Retry what botocore does not: transactions cancelled only by conflicts or throttling,
         a transaction still in progress, and an answer lost after botocore's own attempts."""
         for attempt in range(self.retry.attempts):
@@ -336,7 +336,7 @@ class StoreCore:
             keys = [to_ddb({"PK": pk(ledger), "SK": sk}) for sk in sks[begin : begin + MAX_BATCH_GET]]
             request: dict[str, Any] = {self.table: {"Keys": keys, "ConsistentRead": True}}
             for attempt in range(self.retry.attempts):
-                res = self._call(self.client.batch_get_item, RequestItems=request)
+                res = self.call(self.client.batch_get_item, RequestItems=request)
                 for raw in res.get("Responses", {}).get(self.table, []):
                     item = from_ddb(raw)
                     out[item["SK"]] = item
@@ -354,7 +354,7 @@ class StoreCore:
         for begin in range(0, len(requests), MAX_BATCH_WRITE):
             pending: dict[str, Any] = {table: list(requests[begin : begin + MAX_BATCH_WRITE])}
             for attempt in range(BATCH_WRITE_ATTEMPTS):
-                res = self._call(self.client.batch_write_item, RequestItems=pending)
+                res = self.call(self.client.batch_write_item, RequestItems=pending)
                 pending = res.get("UnprocessedItems") or {}
                 if not pending or not self.retry.pause_for(min(2.0, 0.05 * 2**attempt)):
                     break
@@ -369,7 +369,7 @@ class StoreCore:
             gets: list[Any] = [
                 {"Get": {"TableName": self.table, "Key": to_ddb({"PK": pk(ledger), "SK": sk})}} for sk in chunk
             ]
-            res = self._retrying(functools.partial(self.client.transact_get_items, TransactItems=gets))
+            res = self.retrying(functools.partial(self.client.transact_get_items, TransactItems=gets))
             for response in res["Responses"]:
                 raw = response.get("Item")
                 out.append(from_ddb(raw) if raw else None)
@@ -415,18 +415,18 @@ class StoreCore:
         _expressions(body, **expr)
         return TxOp("Update", body, on_fail)
 
-    def _conditional(self, fn: Callable[..., Any], **kwargs: Any) -> bool:
+    def conditional(self, fn: Callable[..., Any], **kwargs: Any) -> bool:
         """One conditional write: True if applied, False if its condition failed."""
         try:
-            self._write(fn, **kwargs)
+            self.write_one(fn, **kwargs)
         except ConditionFailed:
             return False
         return True
 
-    def _write(self, fn: Callable[..., Any], **kwargs: Any) -> Any:
+    def write_one(self, fn: Callable[..., Any], **kwargs: Any) -> Any:
         """One conditional write on the table; `ConditionFailed` (with the item, if returned) if refused."""
         try:
-            return self._call(fn, TableName=self.table, **kwargs)
+            return self.call(fn, TableName=self.table, **kwargs)
         except ClientError as exc:
             if exc.response["Error"]["Code"] == "ConditionalCheckFailedException":
                 old: dict[str, Any] | None = exc.response.get("Item")  # type: ignore[assignment]

@@ -23,7 +23,7 @@ from kakeibo import errors
 from kakeibo.store.codec import Item, from_ddb, to_ddb
 from kakeibo.store.journal import Change
 from kakeibo.store.keys import delivery_sk, ledger_of_pk, pk, webhook_sk
-from kakeibo.store.transactions import ConditionFailed, TxOp
+from kakeibo.store.transactions import ConditionFailed, StoreCore, TxOp
 from kakeibo.store.write import WriteContext, WriteOps
 
 MAX_WEBHOOKS = 10  # per ledger: every entry is sent to each
@@ -44,15 +44,19 @@ def ledger_at(address: str) -> str | None:
     return ledger_of_pk(address)
 
 
-class WebhookOps(WriteOps):
+class WebhookOps:
     """A ledger's webhooks and their deliveries."""
+
+    def __init__(self, core: StoreCore, write: WriteOps) -> None:
+        self.core = core
+        self.write = write
 
     def create_webhook(self, ctx: WriteContext, item: Item, *, changes: Sequence[Change], count: int) -> int:
         """One transaction: the webhook (delivered up to its own entry's seq) and the journal entry."""
 
         def ops(seq: int) -> list[TxOp]:
             return [
-                self.put_op(
+                self.core.put_op(
                     ctx.ledger,
                     {**item, "SK": webhook_sk(item["id"]), "delivered": seq, "state": ACTIVE, "version": 1},
                     "attribute_not_exists(SK)",
@@ -62,15 +66,15 @@ class WebhookOps(WriteOps):
 
         if count >= MAX_WEBHOOKS:
             raise errors.LimitReached(f"a ledger has at most {MAX_WEBHOOKS} webhooks", limit=MAX_WEBHOOKS)
-        return self.commit(ctx, ops, changes, at=item["created_at"])
+        return self.write.commit(ctx, ops, changes, at=item["created_at"])
 
     def delete_webhook(self, ctx: WriteContext, webhook_id: str, *, changes: Sequence[Change], at: str) -> int:
-        op = self.delete_op(ctx.ledger, webhook_sk(webhook_id), "attribute_exists(SK)", _gone)
-        return self.commit(ctx, [op], changes, at=at)
+        op = self.core.delete_op(ctx.ledger, webhook_sk(webhook_id), "attribute_exists(SK)", _gone)
+        return self.write.commit(ctx, [op], changes, at=at)
 
     def disable_webhook_op(self, ledger: str, webhook: Item, reason: str) -> TxOp:
         """The webhook disabled for good (its creator left or was demoted), in the caller's transaction."""
-        return self.update_op(
+        return self.core.update_op(
             ledger,
             webhook_sk(str(webhook["id"])),
             "SET #state = :off, #error = :why ADD #ver :one",
@@ -89,7 +93,7 @@ class WebhookOps(WriteOps):
                 return errors.NotFound("webhook not found")
             return errors.NotResumable("this webhook was disabled: its creator is no longer an owner of the ledger")
 
-        op = self.update_op(
+        op = self.core.update_op(
             ctx.ledger,
             webhook_sk(str(webhook["id"])),
             "SET #state = :on, #failures = :zero ADD #ver :one REMOVE #since, #retry",
@@ -107,18 +111,18 @@ class WebhookOps(WriteOps):
         ops = [op]
         creator = webhook.get("created_by")
         if ctx.shared and creator and creator != ctx.actor:
-            ops.append(self.role_check(str(ctx.ledger), str(creator), ("owner",), refused))
-        return self.commit(ctx, ops, changes, at=at)
+            ops.append(self.core.role_check(str(ctx.ledger), str(creator), ("owner",), refused))
+        return self.write.commit(ctx, ops, changes, at=at)
 
     def webhooks(self, ledger: str) -> list[Item]:
-        return list(self.query(ledger, begins_with=webhook_sk("")))
+        return list(self.core.query(ledger, begins_with=webhook_sk("")))
 
     def webhook(self, ledger: str, webhook_id: str) -> Item | None:
-        return self.get(ledger, webhook_sk(webhook_id))
+        return self.core.get(ledger, webhook_sk(webhook_id))
 
     def deliveries(self, ledger: str, webhook_id: str, *, limit: int) -> list[Item]:
         """The latest deliveries of a webhook, newest entry first."""
-        found = self.query(ledger, begins_with=delivery_sk(webhook_id, 0)[:-12], forward=False, page_size=limit)
+        found = self.core.query(ledger, begins_with=delivery_sk(webhook_id, 0)[:-12], forward=False, page_size=limit)
         out = []
         for item in found:
             out.append(item)
@@ -131,9 +135,9 @@ class WebhookOps(WriteOps):
     ) -> None:
         """One more attempt at delivering entry `seq`, kept with those before it (`done`: delivered;
         `dead`: the webhook's retry budget ran out on it)."""
-        self._call(
-            self.client.update_item,
-            TableName=self.table,
+        self.core.call(
+            self.core.client.update_item,
+            TableName=self.core.table,
             Key=to_ddb({"PK": pk(ledger), "SK": delivery_sk(webhook_id, seq)}),
             UpdateExpression="SET #type = :type, #wh = :wh, #seq = :seq, #last = :last, #done = :done, #dead = :dead,"
             " #first = if_not_exists(#first, :at), #tries = list_append(if_not_exists(#tries, :none), :try)"
@@ -171,8 +175,8 @@ class WebhookOps(WriteOps):
         """The webhook, leased to `token` until `until_ms` if no one else holds it: None otherwise
         (or if it is gone). Only the lease holder delivers: a webhook's entries go in seq order."""
         try:
-            answer = self._write(
-                self.client.update_item,
+            answer = self.core.write_one(
+                self.core.client.update_item,
                 Key=to_ddb({"PK": pk(ledger), "SK": webhook_sk(webhook_id)}),
                 UpdateExpression="SET #lease = :token, #until = :until",
                 ConditionExpression="attribute_exists(SK) AND (attribute_not_exists(#until) OR #until < :now)",
@@ -188,8 +192,8 @@ class WebhookOps(WriteOps):
         """The webhook has received everything up to `seq` (its failures, if any, are over: their
         count, start, next retry and last error go) and its lease runs until `until_ms`; never moves
         back, and only its lease holder moves it. False if it is gone, further or not leased."""
-        return self._conditional(
-            self.client.update_item,
+        return self.core.conditional(
+            self.core.client.update_item,
             Key=to_ddb({"PK": pk(ledger), "SK": webhook_sk(webhook_id)}),
             UpdateExpression="SET #d = :seq, #failures = :zero, #until = :until REMOVE #since, #retry, #error",
             ConditionExpression="attribute_exists(SK) AND #d < :seq AND #lease = :token",
@@ -214,8 +218,8 @@ class WebhookOps(WriteOps):
         for n, (field, value) in enumerate(sorted(state.items())):
             names[f"#f{n}"], values[f":v{n}"] = field, value
             sets.append(f"#f{n} = :v{n}")
-        return self._conditional(
-            self.client.update_item,
+        return self.core.conditional(
+            self.core.client.update_item,
             Key=to_ddb({"PK": pk(ledger), "SK": webhook_sk(webhook_id)}),
             UpdateExpression="SET " + ", ".join(sets),
             ConditionExpression="attribute_exists(SK) AND #lease = :token",

@@ -50,7 +50,7 @@ from kakeibo.store.keys import (
     member_sk,
     pk,
 )
-from kakeibo.store.transactions import ConditionFailed, TxOp
+from kakeibo.store.transactions import ConditionFailed, StoreCore, TxOp
 
 # Where a change comes from: a request, an import, the daily job's postings (recurring slips, card
 # payments and points that lapse), an undo, or the job's own bookkeeping.
@@ -143,8 +143,12 @@ def _not_a_member(current: Item | None) -> errors.ApiError:
     return errors.RoleRevoked("your role in this ledger does not allow this change", role=str(current.get("role")))
 
 
-class WriteOps(JournalOps):
+class WriteOps:
     """The write context's transactions: `commit` (journaled) and `record` (bookkeeping)."""
+
+    def __init__(self, core: StoreCore, journal: JournalOps) -> None:
+        self.core = core
+        self.journal = journal
 
     def commit(
         self,
@@ -165,7 +169,7 @@ class WriteOps(JournalOps):
             raise ValueError("a change commits with what it changed")
         body = json.dumps([c.as_dict() for c in changes], ensure_ascii=False, separators=(",", ":"))
         first_token = (token or str(uuid.uuid4()))[:36]
-        seen = self._seen_head(ctx.ledger)
+        seen = self.journal.seen_head(ctx.ledger)
         for attempt in range(HEAD_ATTEMPTS):
             seq = seen + 1
             entry: Item = {
@@ -181,27 +185,27 @@ class WriteOps(JournalOps):
             }
             if group is not None:
                 entry["bulk"] = group
-            journal = self.journal_ops(ctx.ledger, seen, entry, undoes)
+            journal = self.journal.journal_ops(ctx.ledger, seen, entry, undoes)
             attempt_token = first_token if attempt == 0 else str(uuid.uuid5(uuid.NAMESPACE_URL, f"{first_token}/{seq}"))
             built = ops(seq) if callable(ops) else ops
             try:
                 # the guard first: a writer who is no longer a member is told that (404), whatever else failed
-                self._transact([*self._guard(ctx, built), *journal, *built], attempt_token)
+                self.core.transact([*self._guard(ctx, built), *journal, *built], attempt_token)
             except LedgerGone:
                 self.swept(ctx.ledger)
                 raise
             except errors.NoLongerMember:
-                if ctx.shared and self.get_at(gone_pk(ctx.ledger), META_SK) is not None:
+                if ctx.shared and self.core.get_at(gone_pk(ctx.ledger), META_SK) is not None:
                     self.swept(ctx.ledger)  # the ledger is being deleted: what this request wrote goes
                 raise
             except HeadMoved as moved:
                 seen = moved.seq
-                self._saw_head(ctx.ledger, seen)
+                self.journal.saw_head(ctx.ledger, seen)
                 pause = random.uniform(0, min(HEAD_MAX_DELAY, 0.005 * 2**attempt)) if attempt else 0.0  # noqa: S311
-                if not self.retry.pause_for(pause):
+                if not self.core.retry.pause_for(pause):
                     break  # the request's time would run out before the next head answered
                 continue
-            self._saw_head(ctx.ledger, seq)
+            self.journal.saw_head(ctx.ledger, seq)
             return seq
         raise errors.Conflict("the ledger is busy with concurrent changes; retry", retry_after=1)
 
@@ -210,9 +214,11 @@ class WriteOps(JournalOps):
         before its change commits) gone again: every item but the fence and the leases. How many."""
         # an invitation's listing is left to the deletion, which removes the invitation with it
         kept = (lock_sk(""), INVITATION_REFS)
-        stray = [str(i["SK"]) for i in self.query(ledger) if GONE not in i and not str(i["SK"]).startswith(kept)]
+        stray = [str(i["SK"]) for i in self.core.query(ledger) if GONE not in i and not str(i["SK"]).startswith(kept)]
         for sk in stray:
-            self._call(self.client.delete_item, TableName=self.table, Key=to_ddb({"PK": pk(ledger), "SK": sk}))
+            self.core.call(
+                self.core.client.delete_item, TableName=self.core.table, Key=to_ddb({"PK": pk(ledger), "SK": sk})
+            )
         return len(stray)
 
     def record(self, ctx: WriteContext | Bookkeeping, ops: Sequence[TxOp]) -> None:
@@ -220,17 +226,17 @@ class WriteOps(JournalOps):
         without a guard, under the check that the ledger is not being deleted (its tombstone)."""
         guard = self._guard(ctx, ops) or self._fence(ctx)
         if guard or len(ops) != 1 or ops[0].kind == "ConditionCheck":
-            self._transact([*guard, *ops], None)  # a ledger being deleted answers that first
+            self.core.transact([*guard, *ops], None)  # a ledger being deleted answers that first
             return
         # the deletion's own record of one item: the item's own write (half the cost of a transaction)
         (op,) = ops
         call: dict[str, Callable[..., Any]] = {
-            "Put": self.client.put_item,
-            "Update": self.client.update_item,
-            "Delete": self.client.delete_item,
+            "Put": self.core.client.put_item,
+            "Update": self.core.client.update_item,
+            "Delete": self.core.client.delete_item,
         }
         try:
-            self._write(call[op.kind], **{k: v for k, v in op.body.items() if k != "TableName"})
+            self.core.write_one(call[op.kind], **{k: v for k, v in op.body.items() if k != "TableName"})
         except ConditionFailed as failed:
             raise op.on_fail(failed.item) from failed
 
@@ -244,7 +250,7 @@ class WriteOps(JournalOps):
     def gone_check(self, ledger: str) -> TxOp:
         """A ConditionCheck that `ledger` (a SharedLedger, or a personal `sub`) is not being deleted."""
         check = {
-            "TableName": self.table,
+            "TableName": self.core.table,
             "Key": to_ddb({"PK": gone_pk(ledger), "SK": META_SK}),
             "ConditionExpression": "attribute_not_exists(PK)",
         }
@@ -258,7 +264,7 @@ class WriteOps(JournalOps):
         key = to_ddb({"PK": household_pk(str(ctx.ledger)), "SK": member_sk(ctx.guard.user)})
         if any(op.body.get("Key") == key or _item_key(op) == key for op in ops):
             return []
-        return [self.role_check(str(ctx.ledger), ctx.guard.user, ctx.guard.roles, _not_a_member)]
+        return [self.core.role_check(str(ctx.ledger), ctx.guard.user, ctx.guard.roles, _not_a_member)]
 
 
 def _gone(current: Item | None) -> errors.ApiError:

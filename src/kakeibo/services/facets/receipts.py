@@ -29,7 +29,9 @@ def ops(store: Store, ledger: str, slip_id: str, old: Item | None, new: Item | N
 
     later = sweep_day(utc_now())
     return tuple(
-        store.ref_ops(ledger, sorted(after - before), sorted(before - after), slip_id=slip_id, sweep_after=later)
+        store.receipts.ref_ops(
+            ledger, sorted(after - before), sorted(before - after), slip_id=slip_id, sweep_after=later
+        )
     )
 
 

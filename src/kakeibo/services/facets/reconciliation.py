@@ -71,8 +71,11 @@ def breaking(store: Store, ledger: str, current: Item, broken: tuple[reconcile.R
     for role in broken:
         account, _, by = reconcile.side_fields(role)
         # a side marked by a reconciliation that never finished names no stored assertion: none to break
-        if current.get(by) and store.reconciliation(ledger, str(current[account]), str(current[by])) is not None:
-            out.append(store.break_reconciliation_op(ledger, str(current[account]), str(current[by])))
+        if (
+            current.get(by)
+            and store.reconciliations.reconciliation(ledger, str(current[account]), str(current[by])) is not None
+        ):
+            out.append(store.reconciliations.break_reconciliation_op(ledger, str(current[account]), str(current[by])))
     return tuple(out)
 
 

@@ -103,7 +103,7 @@ def import_csv(
         else:
             queue.append(row)
     _started(store, ctx, parsed)
-    known = store.used_slip_ids(ledger)  # identities (live or deleted), legacy ROW# marks
+    known = store.imports.used_slip_ids(ledger)  # identities (live or deleted), legacy ROW# marks
     # rows imported before whose content changed in the app, rows it no longer has
     sync = compare(store, ledger, prepared, queue, used=known)
     written: dict[str, dict[str, Any]] = {}
@@ -189,7 +189,7 @@ def _synced(sync: import_sync.Sync, done: dict[str, str], written: dict[str, dic
 
 def get_import(store: Store, ledger: str, import_id: str) -> dict[str, Any]:
     """The full report of an import (its refused rows, up to MAX_LISTED_ERRORS), as last run."""
-    found = store.get_import(ledger, import_id) if _is_sha256(import_id) else None
+    found = store.imports.get_import(ledger, import_id) if _is_sha256(import_id) else None
     if found is None:
         raise errors.NotFound(f"import '{import_id}' not found")
     return {
@@ -246,7 +246,7 @@ def _account_problem(row: Row, accounts: dict[str, Item]) -> str | None:
 
 
 def _started(store: Store, ctx: WriteContext, parsed: csvio.CsvFile) -> None:
-    store.import_started(ctx, parsed.sha256, rows=parsed.rows, encoding=parsed.encoding, now=now_iso())
+    store.imports.import_started(ctx, parsed.sha256, rows=parsed.rows, encoding=parsed.encoding, now=now_iso())
 
 
 def _finished(
@@ -255,7 +255,7 @@ def _finished(
     """Record the outcome of this run (`created` is not here: each batch ADDs its own, atomically).
     Returns the refused rows as listed: at most MAX_LISTED_ERRORS, messages cut to MAX_MESSAGE."""
     listed = [{"line": e.line, "message": e.message[:MAX_MESSAGE]} for e in sorted(tally.errors)[:MAX_LISTED_ERRORS]]
-    store.import_finished(
+    store.imports.import_finished(
         ctx,
         parsed.sha256,
         status=status,
@@ -367,13 +367,13 @@ class _Writer:
 
     def _existing(self, rows: Sequence[Row]) -> set[str]:
         """Slip ids among `rows` already used (an identity) or taken by an older slip at that key."""
-        return self.store.ids_taken(self.ledger, [(r.slip.date, r.slip_id) for r in rows])
+        return self.store.imports.ids_taken(self.ledger, [(r.slip.date, r.slip_id) for r in rows])
 
     def _number(self, rows: Sequence[Row]) -> None:
         """Slip numbers for the rows that have none yet: one counter call for all of them (a number
         is kept for its row through retries; one of a row not written is never used)."""
         missing = list(dict.fromkeys(r.slip_id for r in rows if r.slip_id not in self.numbers))
-        self.numbers.update(zip(missing, self.store.reserve_numbers(self.ledger, len(missing)), strict=True))
+        self.numbers.update(zip(missing, self.store.slips.reserve_numbers(self.ledger, len(missing)), strict=True))
 
     def _create(self, rows: Sequence[Row]) -> list[Item]:
         """The rows' slips in one transaction, through the one create path; their items as written."""
@@ -401,7 +401,7 @@ class _Writer:
             posting.merge(posting.effects(as_arrived(r.slip, self.accounts).entry()) for r in rows),
             tuple(sorted(accounts)),
         )
-        self.store.create_slips(
+        self.store.slips.create_slips(
             self.ctx, slips, plan, SlipCommit([slip_change(None, new.item) for new in slips]), import_id=self.sha256
         )
         return [new.item for new in slips]
@@ -464,7 +464,7 @@ def export_csv(
     size = len(csvio.header_line(**longest))
     next_cursor: str | None = None
     last: str | None = None  # where the slips listed end: the next page goes on after it
-    for item in store.slips_within(ledger, window, after=start):
+    for item in store.slips.slips_within(ledger, window, after=start):
         if by and by not in (item.get("created_by"), item.get("updated_by")):
             continue
         slip = slip_view(item)

@@ -190,7 +190,9 @@ def preview(store: Store, ledger: str, prepared: Prepared, problem: AccountProbl
     depend on the money at the time of writing (insufficient funds, a strict budget) are found
     only by the import itself."""
     parsed = prepared.file
-    existing = store.used_slip_ids(ledger) if parsed.valid else set()  # identities (live or deleted), legacy ROW# marks
+    existing = (
+        store.imports.used_slip_ids(ledger) if parsed.valid else set()
+    )  # identities (live or deleted), legacy ROW# marks
     items: list[dict[str, Any]] = [{"line": e.line, "action": "error", "message": e.message} for e in parsed.errors]
     writable = []
     for row in parsed.valid:

@@ -95,10 +95,10 @@ def card_payments(
 
 def _posted(store: Store, ledger: str, ids: list[str]) -> dict[str, int | None]:
     """The payment slips that exist (or did: a deleted one is never posted again), by id -> amount."""
-    identities = store.slip_identities(ledger, ids)
+    identities = store.slips.slip_identities(ledger, ids)
     found = {i: identities[i] for i in ids if i in identities}
     live = {(str(v["date"]), i): i for i, v in found.items() if not v.get("deleted")}
-    slips = store.slips_at(ledger, list(live)) if live else {}
+    slips = store.slips.slips_at(ledger, list(live)) if live else {}
     out: dict[str, int | None] = dict.fromkeys(found)
     for ref, slip_id in live.items():
         if ref in slips:
@@ -140,7 +140,7 @@ def check(
     window, _ = slip_range(cycle.period_from.isoformat(), cycle.closing_date.isoformat(), None)
     in_cycle = [
         rules.LedgerSlip(str(item["id"]), str(item["date"]), _signed(item, account), item.get("payee"))
-        for item in store.slips_within(ledger, window)
+        for item in store.slips.slips_within(ledger, window)
         if item.get("account") == account
     ]
     differ = rules.differences(file_rows, held, in_cycle, cycle)
@@ -178,9 +178,9 @@ def _slips(
     ids = [i for i in ids if i not in out]
     if not ids:
         return out
-    identities = store.slip_identities(ledger, ids)
+    identities = store.slips.slip_identities(ledger, ids)
     live = {(str(v["date"]), i): i for i in ids if (v := identities.get(i)) is not None and not v.get("deleted")}
-    slips = store.slips_at(ledger, list(live)) if live else {}
+    slips = store.slips.slips_at(ledger, list(live)) if live else {}
     return out | {
         slip_id: rules.LedgerSlip(
             slip_id, str(slips[ref]["date"]), _signed(slips[ref], account), slips[ref].get("payee")

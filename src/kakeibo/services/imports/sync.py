@@ -120,14 +120,14 @@ def compare(
     if fmt not in SYNCED_FORMATS or not rows:
         return out
     known = rows if used is None else [r for r in rows if r.slip_id in used]
-    identities = store.slip_identities(ledger, [r.slip_id for r in known]) if known else {}
+    identities = store.slips.slip_identities(ledger, [r.slip_id for r in known]) if known else {}
     live = {
         r.slip_id: identities[r.slip_id]
         for r in rows
         if r.slip_id in identities and not identities[r.slip_id].get("deleted")
     }
     if fmt != "zaim" and live:
-        slips = store.slips_at(ledger, [(str(i["date"]), sid) for sid, i in live.items()])
+        slips = store.slips.slips_at(ledger, [(str(i["date"]), sid) for sid, i in live.items()])
         for row in rows:
             found = live.get(row.slip_id)
             current = slips.get((str(found["date"]), row.slip_id)) if found else None
@@ -140,7 +140,7 @@ def compare(
     prefix = identity_prefix(STATEMENT_SOURCE if fmt in STATEMENTS else fmt)
     vanished = [
         item
-        for item in store.slips_within(ledger, window)
+        for item in store.slips.slips_within(ledger, window)
         if item.get("import_id")
         and str(item["id"]).startswith(prefix)
         and item["id"] not in ids
@@ -326,7 +326,7 @@ def _raced(store: Store, ctx: WriteContext, row: Row, read: Item) -> str:
     """A change that met another write of its slip: another import of the same download applied
     it (the slip now keeps the row), or the slip was edited here meanwhile."""
     where = sorted({(str(read["date"]), str(read["id"])), (row.slip.date, row.slip_id)})
-    now = store.slips_at(ctx.ledger, where)
+    now = store.slips.slips_at(ctx.ledger, where)
     mark: dict[str, Any] = next((dict(item.get("imported") or {}) for item in now.values()), {})
     return CHANGED if mark.get("fingerprint") == fingerprint(as_slip(row)) else CONFLICTED
 

@@ -156,7 +156,7 @@ class Sender:
         now_ms = int(self.clock() * 1000)
         messages = [
             _message(ledger, str(hook["id"]), seq)
-            for hook in self.store.webhooks(ledger)
+            for hook in self.store.webhooks.webhooks(ledger)
             if hook.get("state", ACTIVE) == ACTIVE
             and int(hook.get("delivered", 0)) < seq
             and int(hook.get("retry_at_ms", 0)) <= now_ms  # else its scheduled retry brings this too
@@ -203,48 +203,50 @@ class Sender:
         token = uuid.uuid4().hex
         now_ms = int(self.clock() * 1000)
         until_ms = now_ms + LEASE_SECONDS * 1000
-        hook = self.store.lease_webhook(ledger, webhook_id, token, now_ms=now_ms, until_ms=until_ms)
+        hook = self.store.webhooks.lease_webhook(ledger, webhook_id, token, now_ms=now_ms, until_ms=until_ms)
         if hook is None:  # gone, or another sender is delivering to it: it may miss `seq`, so look again
-            current = self.store.webhook(ledger, webhook_id)
+            current = self.store.webhooks.webhook(ledger, webhook_id)
             if current is not None and current.get("state", ACTIVE) == ACTIVE and int(current["delivered"]) < seq:
                 self.queues.wake([_message(ledger, webhook_id, seq)], delay=BUSY_DELAY)
             return
         try:
             self._run(ledger, hook, token)
         except BaseException:
-            self.store.release_webhook(ledger, webhook_id, token)
+            self.store.webhooks.release_webhook(ledger, webhook_id, token)
             raise
 
     def _run(self, ledger: str, hook: Item, token: str) -> None:
         webhook_id = str(hook["id"])
         if hook.get("state", ACTIVE) != ACTIVE:
-            self.store.release_webhook(ledger, webhook_id, token)
+            self.store.webhooks.release_webhook(ledger, webhook_id, token)
             return
         if int(hook.get("retry_at_ms", 0)) > self.clock() * 1000 + 500:  # its scheduled retry will come
-            self.store.release_webhook(ledger, webhook_id, token)
+            self.store.webhooks.release_webhook(ledger, webhook_id, token)
             return
         delivered = int(hook.get("delivered", 0))
         while True:
-            entries = list(self.store.journal_entries(ledger, after=delivered, limit=ENTRIES_PER_READ))
+            entries = list(self.store.journal.journal_entries(ledger, after=delivered, limit=ENTRIES_PER_READ))
             if not entries:
-                self.store.release_webhook(ledger, webhook_id, token)
+                self.store.webhooks.release_webhook(ledger, webhook_id, token)
                 return
             for entry in entries:
                 if self._left() < MIN_SECONDS_LEFT:  # the next invocation goes on from the cursor
-                    self.store.release_webhook(ledger, webhook_id, token)
+                    self.store.webhooks.release_webhook(ledger, webhook_id, token)
                     self.queues.wake([_message(ledger, webhook_id, int(entry["seq"]))])
                     return
                 # read after the entries: an entry committed after a removal is only read once the
                 # removal is committed too, and this sees it
                 if not self._creator_is_owner(ledger, hook):
-                    self.store.release_webhook(ledger, webhook_id, token, state=DISABLED, last_error=CREATOR_GONE)
+                    self.store.webhooks.release_webhook(
+                        ledger, webhook_id, token, state=DISABLED, last_error=CREATOR_GONE
+                    )
                     return
                 outcome, attempt = self._post(ledger, hook, entry)
                 if not outcome.ok:
                     self._failed(ledger, hook, token, int(entry["seq"]), outcome=outcome, attempt=attempt)
                     return
                 until_ms = int(self.clock() * 1000) + LEASE_SECONDS * 1000
-                self.store.advance_delivered(ledger, webhook_id, int(entry["seq"]), token, until_ms=until_ms)
+                self.store.webhooks.advance_delivered(ledger, webhook_id, int(entry["seq"]), token, until_ms=until_ms)
                 delivered = int(entry["seq"])
                 hook.pop("failing_since_ms", None)
                 hook["failures"] = 0
@@ -253,7 +255,7 @@ class Sender:
         if not isinstance(ledger, SharedLedger):
             return True  # a personal ledger has one owner, for good
         creator = hook.get("created_by")
-        member = self.store.member(str(ledger), str(creator)) if creator else None
+        member = self.store.ledgers.member(str(ledger), str(creator)) if creator else None
         return member is not None and member.get("role") == "owner"
 
     def _post(self, ledger: str, hook: Item, entry: Item) -> tuple[outbound.Outcome, dict[str, Any]]:
@@ -273,7 +275,7 @@ class Sender:
             "ms": outcome.millis,
         }
         if outcome.ok:
-            self.store.record_attempt(ledger, str(hook["id"]), seq, attempt, done=True)
+            self.store.webhooks.record_attempt(ledger, str(hook["id"]), seq, attempt, done=True)
         return outcome, attempt
 
     def _failed(
@@ -287,13 +289,13 @@ class Sender:
         since = int(hook.get("failing_since_ms") or now_ms)
         error = str(outcome.error or f"HTTP {outcome.status}")
         spent = now_ms - since >= settings.webhook_retry_budget_seconds * 1000
-        self.store.record_attempt(ledger, webhook_id, seq, attempt, done=False, dead=spent)
+        self.store.webhooks.record_attempt(ledger, webhook_id, seq, attempt, done=False, dead=spent)
         state: dict[str, Any] = {"failures": failures, "failing_since_ms": since, "last_error": error}
         if spent:
-            self.store.release_webhook(ledger, webhook_id, token, state=FAILING, retry_at_ms=0, **state)
+            self.store.webhooks.release_webhook(ledger, webhook_id, token, state=FAILING, retry_at_ms=0, **state)
             self.queues.dead_letter(_message(ledger, webhook_id, seq, error=error, failures=failures))
             return
         delay = min(settings.webhook_retry_max_seconds, settings.webhook_retry_seconds * 2 ** min(failures - 1, 20))
         delay *= random.uniform(0.8, 1.0)  # noqa: S311 - jitter, not secrecy
-        self.store.release_webhook(ledger, webhook_id, token, retry_at_ms=now_ms + int(delay * 1000), **state)
+        self.store.webhooks.release_webhook(ledger, webhook_id, token, retry_at_ms=now_ms + int(delay * 1000), **state)
         self.queues.wake([_message(ledger, webhook_id, seq)], delay=delay)

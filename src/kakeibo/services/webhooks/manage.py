@@ -78,16 +78,16 @@ def create(store: Store, ctx: WriteContext, body: WebhookIn) -> dict[str, Any]:
     }
     stored = {k: v for k, v in item.items() if v is not None}
     change = Change("webhook", item["id"], "create", 1, None, webhook_record(item))
-    seq = store.create_webhook(ctx, stored, changes=[change], count=len(store.webhooks(ctx.ledger)))
+    seq = store.webhooks.create_webhook(ctx, stored, changes=[change], count=len(store.webhooks.webhooks(ctx.ledger)))
     return {**webhook_view({**item, "delivered": seq}), "secret": item["secret"]}
 
 
 def list_webhooks(store: Store, ledger: str) -> dict[str, Any]:
-    return {"items": [webhook_view(item) for item in store.webhooks(ledger)]}
+    return {"items": [webhook_view(item) for item in store.webhooks.webhooks(ledger)]}
 
 
 def _read(store: Store, ledger: str, webhook_id: str) -> Item:
-    found = store.webhook(ledger, webhook_id) if valid_id(webhook_id) else None
+    found = store.webhooks.webhook(ledger, webhook_id) if valid_id(webhook_id) else None
     if found is None:
         raise errors.NotFound("webhook not found")
     return found
@@ -96,7 +96,7 @@ def _read(store: Store, ledger: str, webhook_id: str) -> Item:
 def delete(store: Store, ctx: WriteContext, webhook_id: str) -> None:
     item = _read(store, ctx.ledger, webhook_id)
     change = Change("webhook", webhook_id, "delete", int(item.get("version", 1)) + 1, webhook_record(item), None)
-    store.delete_webhook(ctx, webhook_id, changes=[change], at=now_iso())
+    store.webhooks.delete_webhook(ctx, webhook_id, changes=[change], at=now_iso())
 
 
 def resume(store: Store, ctx: WriteContext, webhook_id: str) -> dict[str, Any]:
@@ -110,7 +110,7 @@ def resume(store: Store, ctx: WriteContext, webhook_id: str) -> dict[str, Any]:
         raise errors.NotResumable("this webhook is active: there is nothing to resume")
     after = {**item, "state": ACTIVE, "version": int(item.get("version", 1)) + 1}
     change = Change("webhook", webhook_id, "update", int(after["version"]), webhook_record(item), webhook_record(after))
-    store.resume_webhook(ctx, item, changes=[change], at=now_iso())
+    store.webhooks.resume_webhook(ctx, item, changes=[change], at=now_iso())
     return webhook_view({**after, "last_error": item.get("last_error"), "failures": 0, "failing_since_ms": None,
                          "retry_at_ms": None})  # fmt: skip
 
@@ -120,7 +120,7 @@ def disabling(store: Store, ledger: str, creator: str) -> tuple[list[Change], li
     journal's changes and the operations."""
     changes: list[Change] = []
     ops: list[TxOp] = []
-    for item in store.webhooks(ledger):
+    for item in store.webhooks.webhooks(ledger):
         if item.get("created_by") != creator or item.get("state") == DISABLED:
             continue
         after = {**item, "state": DISABLED, "version": int(item.get("version", 1)) + 1}
@@ -129,7 +129,7 @@ def disabling(store: Store, ledger: str, creator: str) -> tuple[list[Change], li
                 "webhook", str(item["id"]), "update", int(after["version"]), webhook_record(item), webhook_record(after)
             )
         )
-        ops.append(store.disable_webhook_op(ledger, item, CREATOR_GONE))
+        ops.append(store.webhooks.disable_webhook_op(ledger, item, CREATOR_GONE))
     return changes, ops
 
 
@@ -141,7 +141,7 @@ def _attempt(raw: str) -> dict[str, Any]:
 
 def deliveries(store: Store, ledger: str, webhook_id: str) -> dict[str, Any]:
     _read(store, ledger, webhook_id)
-    items = store.deliveries(ledger, webhook_id, limit=MAX_LISTED_DELIVERIES)
+    items = store.webhooks.deliveries(ledger, webhook_id, limit=MAX_LISTED_DELIVERIES)
     out = []
     for i in items:
         tries: Sequence[str] = i.get("tries") or [i["last"]]
