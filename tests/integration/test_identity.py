@@ -97,6 +97,25 @@ def test_a_slip_is_found_by_id_wherever_it_moved(cash: Client) -> None:
     assert cash.get(found.header("Content-Location") or "").json == found.json
 
 
+def test_slips_asked_for_by_id_are_read_where_they_live_in_the_order_asked(
+    cash: Client, store: Store, user: str
+) -> None:
+    # Given a slip moved to another date, a slip deleted, a slip left alone and an id never used
+    moved, deleted, kept = (cash.post("/slips", {**LUNCH, "amount": n}).json for n in (100, 200, 300))
+    cash.patch(f"/slips/{moved['date']}/{moved['id']}", {"date": "2026-12-01"}, headers={"If-Match": '"1"'})
+    assert cash.delete(f"/slips/{deleted['date']}/{deleted['id']}", headers={"If-Match": '"1"'}).status == 204
+    asked = [kept["id"], "S00000000000000NEVERUSED", deleted["id"], moved["id"]]
+    # When the store reads them by id
+    read = store.slips.slips_by_id(user, asked)
+    # Then every identity found is there in the order asked, the deleted one's tombstone among them
+    assert list(read.identities) == [kept["id"], deleted["id"], moved["id"]]
+    assert read.deleted() == {deleted["id"]}
+    # And the live slips are read where they live now, in the order asked
+    assert list(read.live) == [kept["id"], moved["id"]]
+    assert read.live[moved["id"]]["date"] == "2026-12-01" and read.live[moved["id"]]["amount"] == 100
+    assert read.live[kept["id"]]["amount"] == 300
+
+
 @pytest.mark.parametrize("slip_id", ["NOPE", "x" * 65, "bad-id", "%E2%80%AE"])
 def test_an_unknown_or_malformed_id_is_404(cash: Client, slip_id: str) -> None:
     reply = cash.get(f"/slips/{slip_id}")

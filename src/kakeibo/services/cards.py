@@ -200,19 +200,11 @@ def _payments(
     account = str(item["id"])
     closings = billing.payment_closings(card_billing(dict(item["billing"])), cycles, card_eras(item))
     ids = {billing.payment_slip_id(account, closing): closing for closing in closings}
-    identities = store.slips.slip_identities(ledger, ids)
-    found = {slip_id: identities.get(slip_id) for slip_id in ids}
-    deleted = frozenset(ids[i] for i, identity in found.items() if identity is not None and identity.get("deleted"))
-    live = {
-        (str(identity["date"]), slip_id): ids[slip_id]
-        for slip_id, identity in found.items()
-        if identity is not None and not identity.get("deleted")
-    }
-    slips = store.slips.slips_at(ledger, list(live)) if live else {}
+    read = store.slips.slips_by_id(ledger, ids)
+    deleted = frozenset(ids[slip_id] for slip_id in read.deleted())
     payments = {
-        closing: billing.Payment(closing, dt.date.fromisoformat(str(slips[ref]["date"])), int(slips[ref]["amount"]))
-        for ref, closing in live.items()
-        if ref in slips
+        ids[slip_id]: billing.Payment(ids[slip_id], dt.date.fromisoformat(str(slip["date"])), int(slip["amount"]))
+        for slip_id, slip in read.live.items()
     }
     return payments, deleted
 

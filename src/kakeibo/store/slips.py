@@ -95,6 +95,19 @@ class SlipPage:
 
 
 @dataclass(frozen=True)
+class SlipsById:
+    """Slips asked for by id, read where their identities say they are: the identities found (a
+    deleted slip's tombstone among them) and the live slips, each by slip id."""
+
+    identities: dict[str, Item]
+    live: dict[str, Item]
+
+    def deleted(self) -> set[str]:
+        """The ids of the slips that were deleted (a tombstone is their identity)."""
+        return {slip_id for slip_id, identity in self.identities.items() if identity.get("deleted")}
+
+
+@dataclass(frozen=True)
 class SlipCommit:
     """What a write of slips commits besides the slips and their balance items: the journal entry's
     changes, the request's token (a retry of it is a no-op), the entry it undoes, further checks in
@@ -532,6 +545,16 @@ class SlipOps:
         """The identities of the slips `slip_ids` that have one, by slip id (consistent reads)."""
         keys = {identity_sk(slip_id): slip_id for slip_id in slip_ids}
         return {keys[sk]: item for sk, item in self.core.batch_get(ledger, list(keys)).items()}
+
+    def slips_by_id(self, ledger: str, slip_ids: Iterable[str]) -> SlipsById:
+        """The slips `slip_ids` wherever their dates have moved them: their identities (one
+        BatchGetItem), then the live ones' slips (another); consistent reads."""
+        asked = list(dict.fromkeys(slip_ids))
+        read = self.slip_identities(ledger, asked)
+        identities = {slip_id: read[slip_id] for slip_id in asked if slip_id in read}  # in the order asked
+        refs = [(str(v["date"]), slip_id) for slip_id, v in identities.items() if not v.get("deleted")]
+        found = self.slips_at(ledger, refs) if refs else {}
+        return SlipsById(identities, {ref[1]: found[ref] for ref in refs if ref in found})
 
     def slips_at(self, ledger: str, refs: Iterable[tuple[str, str]]) -> dict[tuple[str, str], Item]:
         """The slips (date, slip id) of `refs` that are there, by (date, slip id) (consistent reads)."""

@@ -95,14 +95,9 @@ def card_payments(
 
 def _posted(store: Store, ledger: str, ids: list[str]) -> dict[str, int | None]:
     """The payment slips that exist (or did: a deleted one is never posted again), by id -> amount."""
-    identities = store.slips.slip_identities(ledger, ids)
-    found = {i: identities[i] for i in ids if i in identities}
-    live = {(str(v["date"]), i): i for i, v in found.items() if not v.get("deleted")}
-    slips = store.slips.slips_at(ledger, list(live)) if live else {}
-    out: dict[str, int | None] = dict.fromkeys(found)
-    for ref, slip_id in live.items():
-        if ref in slips:
-            out[slip_id] = int(slips[ref]["amount"])
+    read = store.slips.slips_by_id(ledger, ids)
+    out: dict[str, int | None] = dict.fromkeys(read.identities)
+    out.update({slip_id: int(slip["amount"]) for slip_id, slip in read.live.items()})
     return out
 
 
@@ -178,13 +173,8 @@ def _slips(
     ids = [i for i in ids if i not in out]
     if not ids:
         return out
-    identities = store.slips.slip_identities(ledger, ids)
-    live = {(str(v["date"]), i): i for i in ids if (v := identities.get(i)) is not None and not v.get("deleted")}
-    slips = store.slips.slips_at(ledger, list(live)) if live else {}
+    read = store.slips.slips_by_id(ledger, ids)
     return out | {
-        slip_id: rules.LedgerSlip(
-            slip_id, str(slips[ref]["date"]), _signed(slips[ref], account), slips[ref].get("payee")
-        )
-        for ref, slip_id in live.items()
-        if ref in slips
+        slip_id: rules.LedgerSlip(slip_id, str(slip["date"]), _signed(slip, account), slip.get("payee"))
+        for slip_id, slip in read.live.items()
     }

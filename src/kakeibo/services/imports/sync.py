@@ -120,19 +120,18 @@ def compare(
     if fmt not in SYNCED_FORMATS or not rows:
         return out
     known = rows if used is None else [r for r in rows if r.slip_id in used]
-    identities = store.slips.slip_identities(ledger, [r.slip_id for r in known]) if known else {}
-    live = {
-        r.slip_id: identities[r.slip_id]
-        for r in rows
-        if r.slip_id in identities and not identities[r.slip_id].get("deleted")
-    }
-    if fmt != "zaim" and live:
-        slips = store.slips.slips_at(ledger, [(str(i["date"]), sid) for sid, i in live.items()])
+    asked = [r.slip_id for r in known]
+    if fmt == "zaim":  # its rows are matched by identity only
+        identities = store.slips.slip_identities(ledger, asked) if asked else {}
+    elif asked:
+        read = store.slips.slips_by_id(ledger, asked)
+        identities = read.identities
         for row in rows:
-            found = live.get(row.slip_id)
-            current = slips.get((str(found["date"]), row.slip_id)) if found else None
+            current = read.live.get(row.slip_id)
             if current is not None:
                 _classify(row, current, out)
+    else:
+        identities = {}
     window, _ = slip_range(min(r.slip.date for r in rows), max(r.slip.date for r in rows), None)
     if not lists_missing:
         return out
