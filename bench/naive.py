@@ -18,7 +18,9 @@ from kakeibo.core.ids import new_slip_id
 from kakeibo.core.posting import AccountItem, DayItem, Entry
 from kakeibo.services.common import now_iso
 from kakeibo.services.slips import entry_of
-from kakeibo.store import Item, Store, account_sk, day_sk, pk, slip_sk, to_ddb
+from kakeibo.store import Item, Store
+from kakeibo.store.codec import to_ddb
+from kakeibo.store.keys import account_sk, day_sk, pk, slip_sk
 
 
 class NaiveLedger:

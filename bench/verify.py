@@ -20,7 +20,8 @@ from kakeibo.core.posting import (
     SubcategoryMonthItem,
 )
 from kakeibo.services.slips import entry_of
-from kakeibo.store import Store, derived_key
+from kakeibo.store import Store
+from kakeibo.store.keys import derived_key
 
 DAY_FIELDS = ("delta", "count", "income", "expense")
 CATEGORY_FIELDS = ("income", "expense", "count")

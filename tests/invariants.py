@@ -25,8 +25,8 @@ from kakeibo.core.posting import (
     recompute,
 )
 from kakeibo.services.balances import balances
-from kakeibo.store import CLEARED_INDEXED, INDEX_FORMAT, INDEXED, SLIP_SEQ_SK, Store, slip_index_sks
-from kakeibo.store.keys import is_index_sk, is_legacy_index_sk, item_entries
+from kakeibo.store import CLEARED_INDEXED, INDEX_FORMAT, INDEXED, Store
+from kakeibo.store.keys import SLIP_SEQ_SK, is_index_sk, is_legacy_index_sk, item_entries, slip_index_sks
 
 
 def ledger_items(store: Store, who: str) -> list[dict[str, Any]]:

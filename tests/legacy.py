@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from kakeibo.store import CLEARED_INDEXED, INDEXED, SLIP_SEQ_SK, Store, pk, to_ddb
-from kakeibo.store.keys import is_index_sk, item_entries
+from kakeibo.store import CLEARED_INDEXED, INDEXED, Store
+from kakeibo.store.codec import to_ddb
+from kakeibo.store.keys import SLIP_SEQ_SK, is_index_sk, item_entries, pk
 
 
 def unindex(store: Store, who: str) -> int:

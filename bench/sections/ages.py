@@ -31,8 +31,9 @@ from bench.registry import register
 from bench.scenario import HISTORY_END, history_slips
 from bench.stats import ratio, summary
 from bench.verify import verify
-from kakeibo.store import account_sk, day_sk, from_ddb, pk, slip_sk, to_ddb
-from kakeibo.store.keys import change_sk, index_entry, index_range, item_entries
+from kakeibo.store import from_ddb
+from kakeibo.store.codec import to_ddb
+from kakeibo.store.keys import account_sk, change_sk, day_sk, index_entry, index_range, item_entries, pk, slip_sk
 
 ACCOUNTS = (("cash", "cash", 50_000), ("bank", "bank", 1_000_000), ("card", "credit", 0))
 COLUMNS = ("date", "kind", "amount", "account", "to_account", "category", "memo")

@@ -27,8 +27,8 @@ from bench.scenario import HISTORY_END, history_slips
 from bench.sections.ages import _measure, fill_ledger
 from bench.stats import ratio
 from kakeibo.settings import today
-from kakeibo.store import account_sk, pk, recurrence_sk, slip_sk, to_ddb
-from kakeibo.store.keys import account_months_range, account_years_range
+from kakeibo.store.codec import to_ddb
+from kakeibo.store.keys import account_months_range, account_sk, account_years_range, pk, recurrence_sk, slip_sk
 
 BILLING = {"closing_day": 15, "payment_day": 10, "pay_from": "bank"}
 RENT = {

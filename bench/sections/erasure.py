@@ -32,7 +32,8 @@ from bench.sections.exports import _ours as export_ours
 from bench.verify import verify
 from kakeibo.services import dataio
 from kakeibo.settings import get_settings
-from kakeibo.store import pk, to_ddb
+from kakeibo.store.codec import to_ddb
+from kakeibo.store.keys import pk
 
 BATCH = 25
 

@@ -25,7 +25,9 @@ from bench.registry import register
 from bench.scenario import history
 from kakeibo.services import dataio
 from kakeibo.settings import get_settings
-from kakeibo.store import WriteContext, pk, to_ddb
+from kakeibo.store import WriteContext
+from kakeibo.store.codec import to_ddb
+from kakeibo.store.keys import pk
 
 ROUNDS = 3
 

@@ -19,8 +19,9 @@ from kakeibo.models.recurrences import RecurrenceIn
 from kakeibo.services import daily
 from kakeibo.services import recurrences as recurrence_service
 from kakeibo.settings import get_settings
-from kakeibo.store import pk, recurrence_sk, to_ddb
 from kakeibo.store import recurrences as due_index
+from kakeibo.store.codec import to_ddb
+from kakeibo.store.keys import pk, recurrence_sk
 from kakeibo.store.recurrences import DUE_PK, DUE_SK, due_shard
 
 PER_LEDGER = 10

@@ -20,8 +20,8 @@ from bench.scenario import HISTORY_END, history_slips
 from bench.sections.ages import _measure, by_age, fill_ledger
 from bench.stats import ratio
 from bench.verify import verify
-from kakeibo.store import pk, to_ddb
-from kakeibo.store.keys import tax_year_sk
+from kakeibo.store.codec import to_ddb
+from kakeibo.store.keys import pk, tax_year_sk
 
 PATIENTS = ("taro", "hanako")
 PROVIDERS = (("中央病院", "treatment", False), ("さくら薬局", "medicine", True), ("山田歯科", "treatment", False))

@@ -31,8 +31,9 @@ from bench.sections.ages import ACCOUNTS, _csv, _measure
 from bench.stats import ratio, summary
 from kakeibo.core.reconcile import batches
 from kakeibo.services.reconciliations import BATCH
-from kakeibo.store import account_sk, day_sk, from_ddb, pk, slip_sk, to_ddb
-from kakeibo.store.keys import reconciliation_sk, reconciliations_prefix
+from kakeibo.store import from_ddb
+from kakeibo.store.codec import to_ddb
+from kakeibo.store.keys import account_sk, day_sk, pk, reconciliation_sk, reconciliations_prefix, slip_sk
 
 ACCOUNT = "bank"
 MONTH = HISTORY_END.strftime("%Y-%m")

@@ -20,7 +20,8 @@ from bench.scenario import history_slips
 from bench.sections.ages import _measure, by_age, fill_ledger
 from bench.stats import ratio
 from bench.verify import verify
-from kakeibo.store import SharedLedger, to_ddb
+from kakeibo.store import SharedLedger
+from kakeibo.store.codec import to_ddb
 from kakeibo.store.keys import META_SK, NETS_SK, household_pk, member_sk
 
 PAID_FOR_BOTH = 12  # slips one member paid for both

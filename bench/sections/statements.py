@@ -21,8 +21,8 @@ from bench.sections.ages import _measure, by_age, fill_ledger
 from bench.stats import ratio
 from kakeibo.core import billing
 from kakeibo.services.accounts import card_billing
-from kakeibo.store import account_sk, day_sk, identity_sk, pk, to_ddb
-from kakeibo.store.keys import account_months_range, account_years_range
+from kakeibo.store.codec import to_ddb
+from kakeibo.store.keys import account_months_range, account_sk, account_years_range, day_sk, identity_sk, pk
 
 BILLING = {"closing_day": 15, "payment_day": 10, "pay_from": "bank"}
 CARD = "card"

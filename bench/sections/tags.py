@@ -42,7 +42,8 @@ from bench.stats import ratio, summary
 from bench.verify import verify
 from kakeibo.core.tags import normalise_tags
 from kakeibo.services.search import matches_words, search_window, words_of
-from kakeibo.store import pk, slip_sk, to_ddb
+from kakeibo.store.codec import to_ddb
+from kakeibo.store.keys import pk, slip_sk
 
 LAST_MONTH = HISTORY_END.strftime("%Y-%m")
 WINDOWS = {

@@ -9,7 +9,8 @@ from urllib.parse import quote
 import pytest
 
 from kakeibo import settings
-from kakeibo.store import Store, to_ddb
+from kakeibo.store import Store
+from kakeibo.store.codec import to_ddb
 from tests import invariants
 from tests.concurrently import fan_out
 from tests.events import Client

@@ -8,7 +8,8 @@ import random
 from collections import Counter
 from typing import Any
 
-from kakeibo.store import Store, to_ddb
+from kakeibo.store import Store
+from kakeibo.store.codec import to_ddb
 from tests import invariants
 from tests.concurrently import fan_out, random_slip
 from tests.events import Client

@@ -17,8 +17,9 @@ import pytest
 
 from kakeibo import csvio, settings
 from kakeibo.local import template
-from kakeibo.store import SharedLedger, Store, pk, to_ddb
-from kakeibo.store.keys import webhook_sk
+from kakeibo.store import SharedLedger, Store
+from kakeibo.store.codec import to_ddb
+from kakeibo.store.keys import pk, webhook_sk
 from tests.events import Client
 from tests.receipts import receipt_body, uploaded_receipt
 

@@ -13,8 +13,9 @@ import pytest
 
 from kakeibo import errors
 from kakeibo.services import integrity
-from kakeibo.store import LEDGER_LOCK, Bookkeeping, Store, WriteContext, pk, slip_index_sks, to_ddb
-from kakeibo.store.keys import entry_parts
+from kakeibo.store import Bookkeeping, Store, WriteContext
+from kakeibo.store.codec import to_ddb
+from kakeibo.store.keys import LEDGER_LOCK, entry_parts, pk, slip_index_sks
 from tests import invariants
 from tests.events import Client
 from tests.legacy import unindex

@@ -12,7 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kakeibo.services import journal as journal_service
-from kakeibo.store import Store, identity_sk, pk
+from kakeibo.store import Store
+from kakeibo.store.keys import identity_sk, pk
 from tests.concurrently import fan_out
 from tests.events import Client
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from bench.naive import NaiveLedger
 
-from kakeibo.store import Store, day_sk
+from kakeibo.store import Store
+from kakeibo.store.keys import day_sk
 
 
 def test_a_transfer_is_created_and_deleted_with_its_day_items_recomputed(store: Store, user: str) -> None:

@@ -11,7 +11,9 @@ from typing import Any
 import pytest
 import requests
 
-from kakeibo.store import SharedLedger, Store, pk, receipt_sk
+from kakeibo.store import SharedLedger, Store
+from kakeibo.store.keys import pk
+from kakeibo.store.receipts import receipt_sk
 from tests.concurrently import fan_out
 from tests.events import Client
 from tests.receipts import stored_receipt

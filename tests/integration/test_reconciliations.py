@@ -16,7 +16,9 @@ from kakeibo.models.reconciliations import ReconciliationIn
 from kakeibo.models.slips import SlipIn
 from kakeibo.services import reconciliations as service
 from kakeibo.services import slips as slip_service
-from kakeibo.store import CLEARED_INDEXED, SLIP_SEQ_SK, Store, WriteContext, pk, to_ddb
+from kakeibo.store import CLEARED_INDEXED, Store, WriteContext
+from kakeibo.store.codec import to_ddb
+from kakeibo.store.keys import SLIP_SEQ_SK, pk
 from tests import invariants
 from tests.events import Client
 from tests.integration.test_journal import all_changes, comparable, current_state, replay

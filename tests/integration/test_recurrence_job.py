@@ -20,7 +20,8 @@ from kakeibo.local.bootstrap import create_tables
 from kakeibo.local.front import LambdaContext
 from kakeibo.services import daily
 from kakeibo.settings import get_settings
-from kakeibo.store import SharedLedger, Store, pk
+from kakeibo.store import SharedLedger, Store
+from kakeibo.store.keys import pk
 from kakeibo.store.recurrences import due_shard
 from tests import invariants
 from tests.concurrently import fan_out

@@ -12,7 +12,9 @@ from typing import Any
 
 import pytest
 
-from kakeibo.store import ROLLUPS_MARK, Store, pk, to_ddb
+from kakeibo.store import ROLLUPS_MARK, Store
+from kakeibo.store.codec import to_ddb
+from kakeibo.store.keys import pk
 from tests.events import Client
 from tests.invariants import check
 

@@ -289,8 +289,9 @@ def test_handler_answers_every_sample(aws: None, name: str) -> None:
             WriteContext.member(SHARED_LEDGER_ID, "local", ("owner",)), item, changes=[made], count=0
         )
         if name == "resume_webhook":  # past its retry budget: what resume is for
-            from kakeibo.store import SharedLedger, pk, to_ddb
-            from kakeibo.store.keys import webhook_sk
+            from kakeibo.store import SharedLedger
+            from kakeibo.store.codec import to_ddb
+            from kakeibo.store.keys import pk, webhook_sk
 
             key = {"PK": pk(SharedLedger(SHARED_LEDGER_ID)), "SK": webhook_sk(WEBHOOK_ID)}
             store.core.client.update_item(

@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kakeibo.services import reconciliations as service
-from kakeibo.store import GUARD_ITEMS, JOURNAL_ITEMS, Remark, slip_index_sks
-from kakeibo.store.keys import entry_parts
+from kakeibo.store import GUARD_ITEMS, JOURNAL_ITEMS, Remark
+from kakeibo.store.keys import entry_parts, slip_index_sks
 
 LEASE_AND_TALLY = 2
 

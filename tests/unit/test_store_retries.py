@@ -13,7 +13,9 @@ import pytest
 from botocore.stub import ANY, Stubber
 
 from kakeibo import errors
-from kakeibo.store import RetryPolicy, Store, TxOp, to_ddb
+from kakeibo.store import Store, TxOp
+from kakeibo.store.codec import to_ddb
+from kakeibo.store.transactions import RetryPolicy
 
 
 @pytest.fixture

@@ -1,9 +1,10 @@
 """The only package that talks to DynamoDB: keys, transactions and their failures.
 
-`Store` offers operations named for what they do, one module per resource, over a small
-transaction core (transactions.py: the client, codec, TransactWriteItems with retries and the mapping of
-cancellation reasons to precise errors). Services call these operations; they never write a
-condition or an update expression.
+`Store` is a record of item families, one module each (`store.slips`, `store.accounts`, ...), with
+operations named for what they do, over one transaction core (transactions.py: the client, codec,
+TransactWriteItems with retries and the mapping of cancellation reasons to precise errors). Services
+call these operations; they never write a condition or an update expression, and never build a key:
+the package offers what services use, and the keys stay in `store.keys`.
 """
 
 from __future__ import annotations
@@ -16,94 +17,44 @@ from typing import TYPE_CHECKING
 from kakeibo.settings import get_settings
 from kakeibo.store.accounts import AccountOps
 from kakeibo.store.alerts import AlertOps
-from kakeibo.store.balances import (
-    FENCE,
-    FENCE_NAMES,
-    REBUILD_EXPIRES,
-    REBUILD_MARK,
-    ROLLUPS_MARK,
-    BalanceOps,
-    balance_key,
-    item_name,
-)
+from kakeibo.store.balances import ROLLUPS_MARK, BalanceOps, balance_key, item_name
 from kakeibo.store.budgets import BudgetOps
 from kakeibo.store.bulk import BulkMoved, BulkOps
-from kakeibo.store.cards import CardOps, is_card_sk
-from kakeibo.store.codec import Item, from_ddb, to_ddb
+from kakeibo.store.cards import CardOps
+from kakeibo.store.codec import Item, from_ddb
 from kakeibo.store.cursors import decode_cursor, encode_cursor
 from kakeibo.store.deletion import DeletionOps
 from kakeibo.store.exports import ExportOps
 from kakeibo.store.goals import GoalOps
 from kakeibo.store.imports import ImportOps
-from kakeibo.store.journal import (
-    CHANGE_TYPES,
-    JOURNAL_ITEMS,
-    Change,
-    JournalOps,
-    change_seq,
-    entry_changes,
-    entry_of_image,
-    is_entry_record,
-)
-from kakeibo.store.keys import (
-    ACCOUNT_COUNT_SK,
-    DELETION_WORK,
-    LEDGER_LOCK,
-    SLIP_SEQ_SK,
-    SharedLedger,
-    account_id,
-    account_sk,
-    category_sk,
-    day_sk,
-    derived_key,
-    derived_sk,
-    identity_sk,
-    import_sk,
-    is_lots_sk,
-    lock_sk,
-    lots_sk,
-    pk,
-    recurrence_sk,
-    slip_index_sks,
-    slip_sk,
-)
+from kakeibo.store.journal import JOURNAL_ITEMS, Change, JournalOps, entry_changes, entry_of_image, is_entry_record
+from kakeibo.store.keys import SharedLedger
 from kakeibo.store.ledgers import LedgerOps
 from kakeibo.store.locks import Lease, LockOps
 from kakeibo.store.points import PointOps
-from kakeibo.store.rebuild import LedgerItem, RebuildOps
-from kakeibo.store.receipts import Claimed, ReceiptOps, is_receipt_sk, receipt_of, receipt_sk
+from kakeibo.store.rebuild import RebuildOps
+from kakeibo.store.receipts import ReceiptOps
 from kakeibo.store.reconciliations import AccountMoved, ReconciliationOps, Remark, SlipMoved
 from kakeibo.store.recurrences import Due, ProgressConflict, RecurrenceOps
 from kakeibo.store.restores import RestoreOps
 from kakeibo.store.rules import RuleOps, RuleSetItems
-from kakeibo.store.settlements import Roster, SettlementOps
+from kakeibo.store.settlements import SettlementOps
 from kakeibo.store.slip_index import (
     CLEARED_INDEXED,
     INDEX_FORMAT,
     INDEXED,
-    IndexedPage,
     SlipFilter,
     SlipIndexOps,
     entry_place,
     index_entries,
     index_items_changed,
 )
-from kakeibo.store.slips import (
-    Dates,
-    NewSlip,
-    SlipCommit,
-    SlipIdTaken,
-    SlipOps,
-    SlipPage,
-    identity_of,
-    keyed_slip,
-    slip_position,
-)
+from kakeibo.store.slips import Dates, NewSlip, SlipCommit, SlipIdTaken, SlipOps, identity_of, keyed_slip, slip_position
 from kakeibo.store.tags import TagOps
 from kakeibo.store.tax import TaxOps
 from kakeibo.store.transactions import OnFail, RetryPolicy, StoreCore, TxOp, dynamodb_client
-from kakeibo.store.webhooks import MAX_WEBHOOKS, WebhookOps, ledger_address, ledger_at
-from kakeibo.store.write import GUARD_ITEMS, ORIGINS, Bookkeeping, Guard, WriteContext, WriteOps
+from kakeibo.store.webhooks import WebhookOps, ledger_address, ledger_at
+from kakeibo.store.write import GUARD_ITEMS, Bookkeeping, WriteContext, WriteOps
 
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.idempotency import DynamoDBPersistenceLayer
@@ -113,93 +64,55 @@ if TYPE_CHECKING:
     from kakeibo.store.tokens import TokenStore
 
 __all__ = [
-    "ACCOUNT_COUNT_SK",
-    "CHANGE_TYPES",
     "CLEARED_INDEXED",
-    "DELETION_WORK",
-    "FENCE",
-    "FENCE_NAMES",
     "GUARD_ITEMS",
     "INDEXED",
     "INDEX_FORMAT",
     "JOURNAL_ITEMS",
-    "LEDGER_LOCK",
-    "MAX_WEBHOOKS",
-    "ORIGINS",
-    "REBUILD_EXPIRES",
-    "REBUILD_MARK",
     "ROLLUPS_MARK",
-    "SLIP_SEQ_SK",
     "AccountMoved",
     "Bookkeeping",
     "BulkMoved",
-    "CardOps",
     "Change",
-    "Claimed",
     "Dates",
     "Due",
-    "Guard",
-    "IndexedPage",
     "Item",
     "Lease",
-    "LedgerItem",
     "NewSlip",
     "OnFail",
     "ProgressConflict",
-    "ReceiptOps",
     "Remark",
-    "RetryPolicy",
-    "Roster",
     "RuleSetItems",
     "SharedLedger",
     "SlipCommit",
     "SlipFilter",
     "SlipIdTaken",
     "SlipMoved",
-    "SlipPage",
     "Store",
     "TxOp",
     "WriteContext",
-    "account_id",
-    "account_sk",
     "balance_key",
-    "category_sk",
-    "change_seq",
-    "day_sk",
     "decode_cursor",
-    "derived_key",
-    "derived_sk",
     "dynamodb_client",
     "encode_cursor",
     "entry_changes",
     "entry_of_image",
     "entry_place",
     "from_ddb",
+    "get_limit_store",
     "get_store",
     "get_token_store",
     "idempotency_persistence",
     "identity_of",
-    "identity_sk",
-    "import_sk",
     "index_entries",
     "index_items_changed",
-    "is_card_sk",
     "is_entry_record",
-    "is_lots_sk",
-    "is_receipt_sk",
     "item_name",
     "keyed_slip",
     "ledger_address",
     "ledger_at",
-    "lock_sk",
-    "lots_sk",
     "pk",
-    "receipt_of",
-    "receipt_sk",
-    "recurrence_sk",
-    "slip_index_sks",
     "slip_position",
-    "slip_sk",
     "to_ddb",
 ]
 
