@@ -108,3 +108,5 @@ def test_the_write_path_names_no_facet_of_its_own() -> None:
     strings = {node.value for node in nodes if isinstance(node, ast.Constant) and isinstance(node.value, str)}
     # Then what tags, payees, receipts and points add to a slip is theirs: the path runs the facets
     assert not {"tags", "payee", "receipts", "lot_ops", "ref_ops"} & (names | strings)
+    # And so is what sharing and units make of a slip before it is written: the path prepares it
+    assert not {"sharing", "priced", "paid_by", "shares", "jpy_amount", "RATED"} & (names | strings)

@@ -17,7 +17,7 @@ from kakeibo.core.ids import derived_id, new_slip_id
 from kakeibo.core.posting import Entry
 from kakeibo.models.base import parse_date
 from kakeibo.models.slips import SlipIn
-from kakeibo.services import alerts, facets, settlements, units
+from kakeibo.services import alerts, facets, units
 from kakeibo.services.access import PERSONAL, resolve
 from kakeibo.services.common import (
     check_version,
@@ -28,8 +28,8 @@ from kakeibo.services.common import (
     query_date,
     valid_id,
 )
-from kakeibo.services.facets import reconciliation
-from kakeibo.services.settlements import Sharing
+from kakeibo.services.facets import Prepared, Writing, reconciliation
+from kakeibo.services.facets import units as units_facet
 from kakeibo.store import (
     Change,
     Dates,
@@ -98,11 +98,12 @@ def _naming_accounts(entry: Entry) -> Iterator[None]:
         raise errors.ValidationFailed(exc.detail, errors=[{"loc": ["body", field], "msg": exc.detail}]) from None
 
 
-def _slip_item(body: SlipIn, entry: Entry, sharing: Sharing | None = None, **meta: Any) -> Item:
-    item: Item = slip.stored(_said(body), entry.category)
-    item.update(facets.stored(body))
-    if sharing is not None:
-        item.update(sharing.fields())
+def _slip_item(prepared: Prepared, **meta: Any) -> Item:
+    """The item of the slip its facets `prepared`: its core (core/slip), what each facet stores of its
+    body and of its preparing, then `meta` (its id, number, version and bookkeeping)."""
+    item: Item = slip.stored(_said(prepared.body), prepared.entry.category)
+    item.update(facets.stored(prepared.body))
+    item.update(prepared.stored)
     item.update(meta)
     return keyed_slip(item)
 
@@ -117,13 +118,13 @@ def fingerprint(body: SlipIn) -> str:
     return slip.fingerprint(_said(body))
 
 
-def new_slip_item(
-    body: SlipIn, slip_id: str, *, stamp: str, no: int, by: str | None, sharing: Sharing | None = None, **meta: Any
-) -> Item:
-    """The item of a slip about to be created (version 1) by `by` (None: nobody known)."""
+def new_slip_item(body: SlipIn | Prepared, slip_id: str, *, stamp: str, no: int, by: str | None, **meta: Any) -> Item:
+    """The item of a slip about to be created (version 1) by `by` (None: nobody known): as its facets
+    prepared it, or as its `body` says (an import's row, in the units it arrived in)."""
+    prepared = body if isinstance(body, Prepared) else Prepared.of(body)
     return _slip_item(
-        body, body.entry(), sharing, id=slip_id, no=no, version=1, created_at=stamp, updated_at=stamp,
-        created_by=by, updated_by=by, **meta,
+        prepared, id=slip_id, no=no, version=1, created_at=stamp, updated_at=stamp, created_by=by, updated_by=by,
+        **meta,
     )  # fmt: skip
 
 
@@ -185,15 +186,12 @@ def _create_slip(
         slip_id = slip_id or derived_id(request_token)
     slip_id = slip_id or new_slip_id()
     ledger = ctx.ledger
-    price = units.priced(store, ledger, body)
-    body, kept = price.body, {**price.kept, **(marks or {})}
-    shared = settlements.sharing(store, ctx, body)
-    entry = shared.apply(body.entry()) if shared else body.entry()
-    if shared:
-        conditions = (*conditions, shared.check)
+    prepared = facets.prepare(store, ctx, body)
+    body, entry = prepared.body, prepared.entry
+    conditions = (*conditions, *prepared.checks)
     stamp, no = now_iso(), store.slips.next_number(ledger)
     item = new_slip_item(
-        body, slip_id, stamp=stamp, no=no, by=ctx.actor, sharing=shared, request_token=request_token, **kept
+        prepared, slip_id, stamp=stamp, no=no, by=ctx.actor, request_token=request_token, **(marks or {})
     )
     if slip.by_hand({}, sent.category, chosen=run_rules):
         item[BY_HAND] = True  # the caller chose the category: what rule suggestions learn from
@@ -208,7 +206,7 @@ def _create_slip(
             store.slips.create_slips(
                 ctx,
                 [new],
-                price.guard(posting.plan(None, entry)),
+                prepared.guard(posting.plan(None, entry)),
                 SlipCommit([slip_change(None, item)], token, conditions=conditions),
             )
         alerts.after_spending(store, ctx, [item])  # a budget it takes to 80% or 100%: told once
@@ -358,16 +356,10 @@ def write_slip(store: Store, ctx: WriteContext, current: Item, new: SlipIn, how:
     broken = reconciliation.broken_sides(current, new, unlock=how.unlock)
     version = int(current["version"])
     slip_id = current["id"]
-    price = units.priced(store, ctx.ledger, new)
-    new, kept = price.body, price.kept
-    shared = settlements.sharing(store, ctx, new, mode=how.shares_mode, kept=current, reshare=how.reshare)
-    old_entry, new_entry = entry_of(current), new.entry()
-    if shared:
-        new_entry = shared.apply(new_entry)
+    prepared = facets.prepare(store, ctx, new, Writing(current, how.shares_mode, how.reshare))
+    old_entry, new_entry = entry_of(current), prepared.entry
     item = _slip_item(
-        new,
-        new_entry,
-        shared,
+        prepared,
         id=slip_id,
         no=current["no"],
         version=version + 1,
@@ -375,14 +367,11 @@ def write_slip(store: Store, ctx: WriteContext, current: Item, new: SlipIn, how:
         updated_at=now_iso(),
         created_by=current.get("created_by"),
         updated_by=ctx.actor,
-        **kept,
     )
     for extra in KEPT_FIELDS:
         if extra in current:
             item[extra] = current[extra]
-    same_yen = (item["amount"], item.get("jpy_amount")) == (current["amount"], current.get("jpy_amount"))
-    if current.get(units.RATED) and same_yen:
-        item[units.RATED] = True  # its yen is still the one made at a rate: it gives none of its own
+    units_facet.keep_rated(current, item)
     if how.imported is not None:
         item["imported"] = how.imported
     reconciliation.keep(current, item, broken)
@@ -395,13 +384,13 @@ def write_slip(store: Store, ctx: WriteContext, current: Item, new: SlipIn, how:
         [slip_change(current, item)],
         how.token or new_token(),
         how.undoes,
-        ((shared.check,) if shared else ())
+        prepared.checks
         + reconciliation.breaking(store, ctx.ledger, current, broken)
         + facets.writes(store, ctx, [current], [item]),
         _stale(how.expected),
     )
     with _naming_accounts(new_entry), units.learning(ctx.ledger):
-        plan = price.guard(posting.plan(old_entry, new_entry))
+        plan = prepared.guard(posting.plan(old_entry, new_entry))
         store.slips.change_slip(ctx, current, item, plan, commit, newly_named=frozenset(newly_named))
     alerts.after_spending(store, ctx, [item])  # a budget it takes to 80% or 100%: told once
     return slip_view(item)
@@ -412,16 +401,12 @@ def changed_item(store: Store, ctx: WriteContext, current: Item, new: SlipIn, *,
     change written with others in one transaction (`write_slips`). Who paid and the shares stay as
     the slip has them (its amount does not change here, so neither do they); so do its unit's yen and
     its reconciled sides (neither its amount, date nor accounts change)."""
-    price = units.priced(store, ctx.ledger, new)
-    new, kept = price.body, price.kept
-    shared = settlements.sharing(store, ctx, new, kept=current, reshare=False)
-    new_entry = shared.apply(new.entry()) if shared else new.entry()
-    if new.date != current["date"]:
+    prepared = facets.prepare(store, ctx, new, Writing(current, reshare=False))
+    if prepared.body.date != current["date"]:
         raise ValueError("a batch of slip changes keeps every slip on its date")
     item = _slip_item(
-        new, new_entry, shared, id=current["id"], no=current["no"], version=int(current["version"]) + 1,
+        prepared, id=current["id"], no=current["no"], version=int(current["version"]) + 1,
         created_at=current["created_at"], updated_at=at, created_by=current.get("created_by"), updated_by=ctx.actor,
-        **kept,
     )  # fmt: skip
     for extra in KEPT_FIELDS:
         if extra in current:
@@ -568,20 +553,17 @@ def _restored(
     """A deleted slip's item as it comes back, its entry, what its transaction checks, and the guard
     of its unit's price."""
     body = SlipIn.model_validate({k: view[k] for k in SLIP_FIELDS if view.get(k) is not None})
-    price = units.priced(store, ctx.ledger, body)
-    body, kept = price.body, price.kept
-    shared = settlements.sharing(store, ctx, body, mode=view.get("shares_mode"))
-    entry = shared.apply(body.entry()) if shared else body.entry()
+    prepared = facets.prepare(store, ctx, body, Writing(shares_mode=view.get("shares_mode")))
     stamp = now_iso()
     item = _slip_item(
-        body, entry, shared, id=view["id"], no=int(view["no"]), version=tombstone + 1, created_at=view["created_at"],
-        updated_at=stamp, created_by=view.get("created_by"), updated_by=ctx.actor, **kept,
+        prepared, id=view["id"], no=int(view["no"]), version=tombstone + 1, created_at=view["created_at"],
+        updated_at=stamp, created_by=view.get("created_by"), updated_by=ctx.actor,
     )  # fmt: skip
     for name in facets.KEPT:  # what the slip kept comes back with it (the file's text, the lot of a lapse)
         if view.get(name):
             item[name] = view[name]
-    checks = ((shared.check,) if shared else ()) + facets.writes(store, ctx, [], [item])
-    return item, entry, checks, price.guard
+    checks = prepared.checks + facets.writes(store, ctx, [], [item])
+    return item, prepared.entry, checks, prepared.guard
 
 
 def slip_range(date_from: str | None, date_to: str | None, cursor: str | None) -> tuple[Dates, str | None]:

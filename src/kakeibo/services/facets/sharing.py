@@ -4,11 +4,13 @@ makes; a slip shows it on the slips that say (absent on the others)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
-from kakeibo.services.facets.base import Facet
+from kakeibo.services import settlements
+from kakeibo.services.facets.base import Facet, Prepared, Writing
 from kakeibo.services.settlements import CUSTOM
-from kakeibo.store import Item
+from kakeibo.store import Item, Store, WriteContext
 
 FIELDS = ("paid_by", "shares", "shares_mode")
 
@@ -26,4 +28,18 @@ def entry(item: Item) -> dict[str, Any]:
     return {"paid_by": paid_by, "shares": shares}
 
 
-FACET = Facet("sharing", view=view, entry=entry)
+def prepare(store: Store, ctx: WriteContext, slip: Prepared, how: Writing) -> Prepared:
+    """Who paid and the shares resolved among the ledger's members now (services/settlements), with
+    the check that keeps them members when the transaction commits."""
+    shared = settlements.sharing(store, ctx, slip.body, mode=how.shares_mode, kept=how.current, reshare=how.reshare)
+    if shared is None:
+        return slip
+    return replace(
+        slip,
+        entry=shared.apply(slip.entry),
+        stored={**slip.stored, **shared.fields()},
+        checks=(*slip.checks, shared.check),
+    )
+
+
+FACET = Facet("sharing", view=view, entry=entry, prepare=prepare)
