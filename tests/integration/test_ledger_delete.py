@@ -165,7 +165,8 @@ def test_a_deletion_that_stops_between_batches_is_resumed_and_finished_once(
 _STALLING_DELETION = """
 import sys, time
 from kakeibo.services import dataio
-from kakeibo.store import Store, get_store
+from kakeibo.store import get_store
+from kakeibo.store.deletion import DeletionOps
 dataio.DELETE_PAGE = 10
 real, batches = DeletionOps.delete_items, []
 def stalling(self, ledger, sks):

@@ -33,63 +33,63 @@ def timed(store: Store, clock: Clock) -> Store:
 
 def test_a_held_lock_refuses_others_with_retry_after(timed: Store, user: str, clock: Clock) -> None:
     # Given a lease of 30 s
-    lease = timed.acquire_lock(user, "ledger", ttl=30)
+    lease = timed.locks.acquire_lock(user, "ledger", ttl=30)
     assert lease.expires_at == int(clock.now * 1000) + 30_000
     # When someone else tries 10 s later
     clock.now += 10
     with pytest.raises(errors.Locked) as refused:
-        timed.acquire_lock(user, "ledger", ttl=30)
+        timed.locks.acquire_lock(user, "ledger", ttl=30)
     # Then they are told to come back when it ends
     assert refused.value.headers["Retry-After"] == "20"
     # And another ledger's lock of the same name is independent
-    assert timed.acquire_lock(f"{user}-other", "ledger", ttl=30).name == "ledger"
+    assert timed.locks.acquire_lock(f"{user}-other", "ledger", ttl=30).name == "ledger"
 
 
 def test_release_by_owner_only(timed: Store, user: str) -> None:
-    lease = timed.acquire_lock(user, "ledger", ttl=30)
+    lease = timed.locks.acquire_lock(user, "ledger", ttl=30)
     impostor = Lease(user, "ledger", "not-the-owner", lease.expires_at)
     # When someone who does not hold the token releases: nothing happens
-    assert timed.release_lock(impostor) is False
+    assert timed.locks.release_lock(impostor) is False
     with pytest.raises(errors.Locked):
-        timed.acquire_lock(user, "ledger", ttl=30)
+        timed.locks.acquire_lock(user, "ledger", ttl=30)
     # When the owner releases: the lock is free at once
-    assert timed.release_lock(lease) is True
-    assert timed.release_lock(lease) is False
-    assert timed.acquire_lock(user, "ledger", ttl=30).owner != lease.owner
+    assert timed.locks.release_lock(lease) is True
+    assert timed.locks.release_lock(lease) is False
+    assert timed.locks.acquire_lock(user, "ledger", ttl=30).owner != lease.owner
 
 
 def test_takeover_after_expiry_and_the_old_owner_loses_renew_and_release(timed: Store, user: str, clock: Clock) -> None:
     # Given a lease that its holder renews in time
-    first = timed.acquire_lock(user, "rebuild", ttl=10)
+    first = timed.locks.acquire_lock(user, "rebuild", ttl=10)
     clock.now += 8
-    renewed = timed.renew_lock(first, ttl=10)
+    renewed = timed.locks.renew_lock(first, ttl=10)
     assert renewed is not None and renewed.expires_at == int(clock.now * 1000) + 10_000
     clock.now += 8
     with pytest.raises(errors.Locked):
-        timed.acquire_lock(user, "rebuild", ttl=10)
+        timed.locks.acquire_lock(user, "rebuild", ttl=10)
     # When the holder stops renewing and the lease expires, another process takes over
     clock.now += 3
-    second = timed.acquire_lock(user, "rebuild", ttl=10)
+    second = timed.locks.acquire_lock(user, "rebuild", ttl=10)
     assert second.owner != first.owner
     # Then the old holder can neither renew nor release it
-    assert timed.renew_lock(renewed, ttl=10) is None
-    assert timed.release_lock(renewed) is False
+    assert timed.locks.renew_lock(renewed, ttl=10) is None
+    assert timed.locks.release_lock(renewed) is False
     # And the new holder still owns it
-    assert timed.renew_lock(second, ttl=10) is not None
-    assert timed.release_lock(second) is True
+    assert timed.locks.renew_lock(second, ttl=10) is not None
+    assert timed.locks.release_lock(second) is True
 
 
 def test_an_expired_lease_cannot_be_renewed(timed: Store, user: str, clock: Clock) -> None:
-    lease = timed.acquire_lock(user, "ledger", ttl=5)
+    lease = timed.locks.acquire_lock(user, "ledger", ttl=5)
     clock.now += 6
-    assert timed.renew_lock(lease, ttl=5) is None
+    assert timed.locks.renew_lock(lease, ttl=5) is None
 
 
 @pytest.mark.parametrize("expired", [False, True], ids=["free", "after-expiry"])
 def test_concurrent_acquirers_exactly_one_wins(timed: Store, user: str, clock: Clock, expired: bool) -> None:
     # Given a free lock, or one whose holder's lease has run out
     if expired:
-        timed.acquire_lock(user, "ledger", ttl=1)
+        timed.locks.acquire_lock(user, "ledger", ttl=1)
         clock.now += 2
     # When 8 threads try to take it at the same moment
     start = threading.Barrier(8)
@@ -99,7 +99,7 @@ def test_concurrent_acquirers_exactly_one_wins(timed: Store, user: str, clock: C
     def contend() -> None:
         start.wait()
         try:
-            won.append(timed.acquire_lock(user, "ledger", ttl=30))
+            won.append(timed.locks.acquire_lock(user, "ledger", ttl=30))
         except errors.Locked as exc:
             refused.append(exc)
 
@@ -110,5 +110,5 @@ def test_concurrent_acquirers_exactly_one_wins(timed: Store, user: str, clock: C
         thread.join(timeout=30)
     # Then exactly one holds it, and the item names that one
     assert len(won) == 1 and len(refused) == 7
-    item = timed.get(user, "LOCK#ledger")
+    item = timed.core.get(user, "LOCK#ledger")
     assert item is not None and item["owner"] == won[0].owner

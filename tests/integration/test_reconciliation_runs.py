@@ -61,8 +61,8 @@ def _killed_after(store: Store, monkeypatch: pytest.MonkeyPatch, batches: int) -
 
 def _restarted(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
     """Functions run normally again."""
-    for name in ("remark_slips", "release_lock"):
-        monkeypatch.delattr(store, name)
+    monkeypatch.delattr(store.reconciliations, "remark_slips")
+    monkeypatch.delattr(store.locks, "release_lock")
 
 
 def _expired(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:

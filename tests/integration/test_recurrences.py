@@ -262,11 +262,11 @@ def test_an_edit_racing_a_run_is_computed_from_where_the_run_got(
     real_read = RecurrenceOps.read_recurrence
     raced: list[bool] = []
 
-    def read_then_run(store_: Store, ledger: str, recurrence_id: str) -> Any:
-        item = real_read(store_, ledger, recurrence_id)
+    def read_then_run(family: RecurrenceOps, ledger: str, recurrence_id: str) -> Any:
+        item = real_read(family, ledger, recurrence_id)
         if not raced:
             raced.append(True)
-            recurrence_service.run_ledger(store_, ledger, "2026-11-30")
+            recurrence_service.run_ledger(store, ledger, "2026-11-30")
         return item
 
     monkeypatch.setattr(RecurrenceOps, "read_recurrence", read_then_run)
