@@ -110,3 +110,14 @@ def test_the_write_path_names_no_facet_of_its_own() -> None:
     assert not {"tags", "payee", "receipts", "lot_ops", "ref_ops"} & (names | strings)
     # And so is what sharing and units make of a slip before it is written: the path prepares it
     assert not {"sharing", "priced", "paid_by", "shares", "jpy_amount", "RATED"} & (names | strings)
+
+
+@settings(deadline=None, max_examples=80)
+@given(body=BODIES)
+def test_the_entry_a_request_gives_is_the_entry_its_stored_slip_gives(body: dict[str, Any]) -> None:
+    # Given any request for a slip (the model's entry: what the write path posts)
+    request = SlipIn.model_validate(body)
+    # When its item is made and its entry read back from the item (core/slip and the facets)
+    stored = entry_of(new_slip_item(request, "s1", stamp="2026-11-03T00:00:00Z", no=1, by="hanako"))
+    # Then both say the same: what a slip posts when written is what it posts when read again
+    assert stored == request.entry()
