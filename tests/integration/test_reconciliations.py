@@ -609,6 +609,28 @@ def test_a_dollar_account_is_adjusted_in_cents_with_its_yen_at_its_latest_rate_o
     assert api.post("/ledger/verify").json["ok"] is True
 
 
+def test_an_adjustment_made_at_a_rate_keeps_giving_no_rate_after_a_bulk_edit(api: Client) -> None:
+    # Given a dollar account valued at a dinner's rate, and a difference adjusted at that rate
+    api.account("bank", 100_000, type="bank")
+    api.account("usd", 0, unit="USD")
+    bought = api.slip(
+        date="2026-11-01", kind="transfer", amount=15_000, account="bank", to_account="usd", to_amount=10_000,
+    )  # fmt: skip
+    assert bought.status == 201, bought
+    _slip(api, date="2026-11-02", kind="expense", amount=2_000, account="usd", category="食費", jpy_amount=3_100)
+    made = api.post(RECONCILIATIONS.format("usd"), {"date": "2026-11-10", "balance": 7_900, "adjust": True})
+    assert made.status == 201, made
+    adjustment = api.get(f"/slips/{made.json['adjustment_slip']}").json
+    # When a bulk edit tags the adjustment
+    ref = {"date": adjustment["date"], "id": adjustment["id"], "version": adjustment["version"]}
+    done = api.post("/slips/bulk", {"slips": [ref], "set": {"tags_add": ["棚卸"]}})
+    assert done.status == 200 and [c["id"] for c in done.json["changed"]] == [adjustment["id"]], done
+    # Then its yen is still the one made at the dinner's rate: the account is still valued at the dinner's
+    assert api.get(f"/slips/{adjustment['id']}").json["tags"] == ["棚卸"]
+    usd = next(i for i in api.get("/balances").json["items"] if i["account"] == "usd")
+    assert (usd["valued_by"], usd["rate_date"]) == ("latest_slip", "2026-11-02")
+
+
 def test_an_adjustment_in_another_unit_names_what_it_needs_and_writes_nothing(api: Client) -> None:
     # Given a euro account none of whose slips says its yen, and a yen wallet
     api.account("eur", 5_000, unit="EUR")

@@ -399,8 +399,8 @@ def write_slip(store: Store, ctx: WriteContext, current: Item, new: SlipIn, how:
 def changed_item(store: Store, ctx: WriteContext, current: Item, new: SlipIn, *, at: str) -> Item | None:
     """The item `current` (as read) becomes as `new` at its own key (None: nothing changes), for a
     change written with others in one transaction (`write_slips`). Who paid and the shares stay as
-    the slip has them (its amount does not change here, so neither do they); so do its unit's yen and
-    its reconciled sides (neither its amount, date nor accounts change)."""
+    the slip has them (its amount does not change here, so neither do they); so do its unit's yen (and the
+    mark that it was made at a rate) and its reconciled sides (neither its amount, date nor accounts change)."""
     prepared = facets.prepare(store, ctx, new, Writing(current, reshare=False))
     if prepared.body.date != current["date"]:
         raise ValueError("a batch of slip changes keeps every slip on its date")
@@ -411,6 +411,7 @@ def changed_item(store: Store, ctx: WriteContext, current: Item, new: SlipIn, *,
     for extra in KEPT_FIELDS:
         if extra in current:
             item[extra] = current[extra]
+    units_facet.keep_rated(current, item)
     reconciliation.keep(current, item, ())
     _mark_hand(current, item, by_hand=False)
     return None if says_the_same(current, item) else item
