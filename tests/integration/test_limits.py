@@ -162,3 +162,43 @@ def test_a_counter_that_cannot_be_written_lets_the_request_through(
     for _ in range(5):
         reply = Client(user).get("/accounts")
         assert reply.status == 200 and reply.header("RateLimit") is None, reply
+
+
+def test_a_tokens_request_counts_both_its_budgets_in_one_write(
+    budgets: list[dt.datetime], user: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from kakeibo.store import get_limit_store
+
+    # Given a person's write token, and the counters' client counting its writes
+    budgets[0] = MINUTE - dt.timedelta(seconds=30)
+    program = Client(_token(Client(user)))
+    budgets[0] = MINUTE + dt.timedelta(seconds=15)
+    core = get_limit_store().core
+    real, writes = core.client, []
+
+    class Counting:
+        def __getattr__(self, name: str) -> Any:
+            if name == "update_item":
+                writes.append(name)
+            return getattr(real, name)
+
+    monkeypatch.setattr(core, "client", Counting())
+    # When the token makes a request
+    answer = program.get("/accounts")
+    # Then both budgets were spent, in one conditional write
+    assert answer.header("RateLimit") == '"token";r=1;t=45, "person";r=2;t=45', answer
+    assert writes == ["update_item"]
+
+
+def test_a_request_over_its_persons_budget_spends_none_of_its_tokens(budgets: list[dt.datetime], user: str) -> None:
+    # Given a person's write token, and the person's minute spent by the person themselves
+    budgets[0] = MINUTE - dt.timedelta(seconds=30)
+    program = Client(_token(Client(user)))
+    budgets[0] = MINUTE + dt.timedelta(seconds=15)
+    for _ in range(3):
+        assert Client(user).get("/accounts").status == 200
+    # When the token makes a request in that minute
+    refused = program.get("/accounts")
+    # Then it is over the person's budget, and the token's is untouched: both of its requests are left
+    assert refused.status == 429 and refused.json["budget"] == "person", refused
+    assert refused.header("RateLimit") == '"token";r=2;t=45, "person";r=0;t=45'

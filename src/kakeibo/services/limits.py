@@ -2,8 +2,8 @@
 minute and, with a personal access token, one of that token's lower budget. Over either: 429
 `rate_limited` with Retry-After and the RateLimit fields, and the request goes no further.
 
-Counted outside any transaction of the request, before it runs: a refused request was counted by
-nothing but the budget it was over. A person's budget is theirs alone (keyed by their `sub`), in
+Counted outside any transaction of the request, before it runs, in one conditional write: a refused
+request was counted by none of its budgets. A person's budget is theirs alone (keyed by their `sub`), in
 every ledger they use; the stage's throttling stays the backstop for the whole API.
 """
 
@@ -27,22 +27,24 @@ def budgets(settings: Settings, caller: Caller) -> list[tuple[limits.Budget, str
 
 
 def spend(store: LimitStore, settings: Settings, caller: Caller, now: float) -> list[limits.Standing]:
-    """Spend one request from each of the caller's budgets (the token's first: a request over it does
-    not spend the person's): their standing after it, for the answer's RateLimit fields; RateLimited
-    when one is spent already."""
-    standings = []
-    for budget, scope in budgets(settings, caller):
-        window = limits.window_start(now, budget.window)
-        spent = store.spend(caller.sub, scope, window, limit=budget.limit, seconds=budget.window)
-        standing = limits.standing(budget, spent, now)
-        standings.append(standing)
-        if standing.exhausted:
-            seconds, limit = standing.reset, budget.limit
-            if budget.name == "token":
-                said = f"over this token's budget of {limit} requests a minute: retry after {seconds} s"
-            else:
-                said = f"over the person's budget of {limit} requests a minute: retry after {seconds} s"
-            error = errors.RateLimited(said, retry_after=seconds, budget=budget.name, limit=limit)
-            error.headers.update(limits.headers(standings))
-            raise error
-    return standings
+    """Spend one request from each of the caller's budgets, all at once (a request over one spends
+    none of the others): their standing after it, for the answer's RateLimit fields; RateLimited,
+    naming the first one over (the token's before the person's), when one is spent already."""
+    found = budgets(settings, caller)
+    if not found:
+        return []
+    seconds = found[0][0].window  # every budget is per minute (limits.WINDOW): one window, one counter item
+    window = limits.window_start(now, seconds)
+    spent = store.spend(caller.sub, window, [(scope, budget.limit) for budget, scope in found], seconds=seconds)
+    standings = [limits.standing(budget, n, now) for (budget, _), n in zip(found, spent, strict=True)]
+    over = next((s for s in standings if s.exhausted), None)
+    if over is None:
+        return standings
+    seconds_left, limit = over.reset, over.budget.limit
+    if over.budget.name == "token":
+        said = f"over this token's budget of {limit} requests a minute: retry after {seconds_left} s"
+    else:
+        said = f"over the person's budget of {limit} requests a minute: retry after {seconds_left} s"
+    error = errors.RateLimited(said, retry_after=seconds_left, budget=over.budget.name, limit=limit)
+    error.headers.update(limits.headers(standings[: standings.index(over) + 1]))
+    raise error

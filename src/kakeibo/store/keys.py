@@ -494,10 +494,10 @@ def idempotency_person(user: str) -> str:
     return "P" + hashlib.sha256(user.encode()).hexdigest()[:24]
 
 
-def limit_sk(scope: str, window: int) -> str:
-    """A request budget's counter for one window, in its person's partition of the IdempotencyTable
-    (store/limits.py): the person's own (`scope` empty), or one of their tokens' (its id)."""
-    return f"LIMIT#TOKEN#{scope}#{window}" if scope else f"LIMIT#{window}"
+def limit_sk(window: int) -> str:
+    """A person's request budgets' counters for one window, in their partition of the IdempotencyTable
+    (store/limits.py): theirs and each of their tokens'."""
+    return f"LIMIT#{window}"
 
 
 def idempotency_tag(user: str) -> str:
