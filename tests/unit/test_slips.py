@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from kakeibo.core import slip
 from kakeibo.models.slips import SlipIn
 from kakeibo.services.slips import says_the_same
 from tests.events import Client
@@ -309,6 +310,16 @@ def test_a_change_of_any_one_field_of_a_slip_is_a_change_and_bookkeeping_alone_i
     # And a slip differing only in what every write changes (its version, when and by whom) says the same
     rewritten = {"version": 2, "updated_at": "2026-11-05T00:00:00Z", "updated_by": "taro"}
     assert says_the_same(STORED, {**STORED, **rewritten})
+
+
+def test_a_stored_slip_saying_every_field_is_read_back_saying_every_field() -> None:
+    # Given a stored slip with a value in every field a request may set (OTHER has one for each)
+    item = {**STORED, **OTHER}
+    # When what it says is read from the item (what a merge patch and "says the same" start from)
+    said = slip.SlipValue.of_item(item)
+    # Then no field is lost on the way: each says something
+    assert [name for name in slip.FIELDS if said.said(name) is None] == []
+    assert said.said("payee") == "店B" and said.said("expires_on") == "2027-02-28"
 
 
 def test_balances_as_of_a_day_carry_forward(cash: Client) -> None:

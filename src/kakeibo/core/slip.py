@@ -78,8 +78,11 @@ class SplitLine:
         return out
 
 
-_PLAIN = ("to_account", "category", "subcategory", "memo", "payee", "cleared", "to_cleared", "expires_on")
 _NUMBERS = ("jpy_amount", "to_amount")
+_LISTS = ("receipts", "tags")
+_CORE = ("date", "kind", "amount", "account")
+# what `of_request` and `of_item` read each in their own way; every other field is read as it is (_PLAIN)
+_APART = (*_CORE, *_NUMBERS, *_LISTS, "lines", "paid_by", "shares", "medical", "donation")
 
 
 def _lines(source: Mapping[str, Any], medical: Any) -> tuple[SplitLine, ...]:
@@ -163,7 +166,7 @@ class SlipValue:
         """A slip of `source`'s plain fields (whole numbers as ints) and what `read` made of the rest."""
         fields: dict[str, Any] = {name: source.get(name) for name in _PLAIN}
         fields.update({name: None if source.get(name) is None else int(source[name]) for name in _NUMBERS})
-        fields.update({name: tuple(source.get(name) or ()) for name in ("receipts", "tags")})
+        fields.update({name: tuple(source.get(name) or ()) for name in _LISTS})
         fields.update(date=source["date"], kind=source["kind"], amount=int(source["amount"]), account=source["account"])
         return cls(**fields, **read)
 
@@ -186,6 +189,7 @@ class SlipValue:
 
 
 FIELDS = tuple(f.name for f in fields(SlipValue))  # what a request says of a slip, every field
+_PLAIN = tuple(name for name in FIELDS if name not in _APART)  # read as they are: a new plain field too
 
 
 def fingerprint(slip: SlipValue) -> str:
