@@ -631,6 +631,56 @@ def test_an_adjustment_made_at_a_rate_keeps_giving_no_rate_after_a_bulk_edit(api
     assert (usd["valued_by"], usd["rate_date"]) == ("latest_slip", "2026-11-02")
 
 
+def test_a_reconciled_slip_deleted_unlocked_comes_back_cleared_when_its_deletion_is_undone(
+    api: Client, store: Store, user: str
+) -> None:
+    # Given a bank account whose cleared rent was reconciled
+    api.account("bank", 100_000, type="bank")
+    rent = _slip(api, date="2026-11-01", kind="expense", amount=30_000, account="bank", category="住居",
+                 cleared="cleared")  # fmt: skip
+    made = api.post(RECONCILIATIONS.format("bank"), {"date": "2026-11-20", "balance": 70_000})
+    assert made.status == 201 and api.get(rent["where"]).json["cleared"] == "reconciled", made
+    # When the rent is deleted with ?unlock=true and that deletion is undone
+    current = api.get(rent["where"])
+    assert api.delete(rent["where"], query={"unlock": "true"}, headers={"If-Match": current.etag or ""}).status == 204
+    head = api.get("/changes", query={"since": "0", "limit": "500"}).json["knowledge"]
+    undone = api.post(f"/changes/{head}/undo", headers={"Accept-Language": "ja"})
+    # Then the rent is back, cleared (not reconciled): the reconciliation its deletion broke still does not hold
+    assert undone.status == 200, undone
+    back = api.get(rent["where"]).json
+    assert (back["amount"], back["cleared"], back["no"]) == (30_000, "cleared", rent["no"])
+    assert _reconciliations(api, "bank")[0]["holds"] is False
+    assert api.balances()["bank"] == 70_000
+    # And every derived total agrees with the slips
+    assert invariants.check(store, user) == []
+    assert api.post("/ledger/verify").json["ok"] is True
+
+
+def test_an_adjustment_made_at_a_rate_keeps_giving_no_rate_after_its_deletion_is_undone(api: Client) -> None:
+    # Given a dollar account valued at a dinner's rate, and a difference adjusted at that rate
+    api.account("bank", 100_000, type="bank")
+    api.account("usd", 0, unit="USD")
+    bought = api.slip(
+        date="2026-11-01", kind="transfer", amount=15_000, account="bank", to_account="usd", to_amount=10_000,
+    )  # fmt: skip
+    assert bought.status == 201, bought
+    _slip(api, date="2026-11-02", kind="expense", amount=2_000, account="usd", category="食費", jpy_amount=3_100)
+    made = api.post(RECONCILIATIONS.format("usd"), {"date": "2026-11-10", "balance": 7_900, "adjust": True})
+    assert made.status == 201, made
+    adjustment = api.get(f"/slips/{made.json['adjustment_slip']}").json
+    # When the adjustment is deleted (the reconciliation let go of) and its deletion undone
+    where = f"/slips/{adjustment['date']}/{adjustment['id']}"
+    version = f'"{adjustment["version"]}"'
+    assert api.delete(where, query={"unlock": "true"}, headers={"If-Match": version}).status == 204
+    head = api.get("/changes", query={"since": "0", "limit": "500"}).json["knowledge"]
+    undone = api.post(f"/changes/{head}/undo")
+    assert undone.status == 200, undone
+    # Then it is back with the yen made at the dinner's rate, and the account is still valued at the dinner's
+    assert api.get(where).json["jpy_amount"] == adjustment["jpy_amount"]
+    usd = next(i for i in api.get("/balances").json["items"] if i["account"] == "usd")
+    assert (usd["valued_by"], usd["rate_date"]) == ("latest_slip", "2026-11-02")
+
+
 def test_an_adjustment_in_another_unit_names_what_it_needs_and_writes_nothing(api: Client) -> None:
     # Given a euro account none of whose slips says its yen, and a yen wallet
     api.account("eur", 5_000, unit="EUR")

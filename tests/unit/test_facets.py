@@ -30,7 +30,7 @@ EVERYTHING: dict[str, Any] = {
     "cleared": "reconciled",
     "medical": {"patient": "太郎", "provider": "薬局", "kind": "medicine", "reimbursed": 0, "otc": True},
     "donation": {"municipality": "北海道紋別市", "one_stop": True}, "jpy_amount": 1500, "to_amount": 10,
-    "expires_on": "2027-11-30", "lapse_of": "s0",
+    "expires_on": "2027-11-30", "lapse_of": "s0", "jpy_rated": True,
     "payee": "ドラッグストア", "payee_key": "ドラッグストア", "imported_payee": "ﾄﾞﾗｯｸﾞｽﾄｱ",
     "tags": ["旅行"], "version": 3, "created_at": "2026-11-03T00:00:00Z", "updated_at": "2026-11-03T00:00:00Z",
     "created_by": "hanako", "updated_by": "hanako",

@@ -366,6 +366,11 @@ class Slip(Model):
     lapse_of: str | None = Field(
         default=None, description="A lapse the daily job posted (ポイント失効): the slip that earned the lot"
     )
+    jpy_rated: bool | None = Field(
+        default=None,
+        description="True: jpy_amount was made at an earlier slip's rate (a reconciliation's adjustment), so "
+        "it gives the account no rate of its own; absent otherwise",
+    )
     tags: list[str] | None = Field(default=None, description="Its tags, normalised; absent: none")
 
 

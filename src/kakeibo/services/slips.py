@@ -552,8 +552,9 @@ def _restored(
     store: Store, ctx: WriteContext, view: dict[str, Any], tombstone: int
 ) -> tuple[Item, Entry, tuple[TxOp, ...], Callable[[posting.Plan], posting.Plan]]:
     """A deleted slip's item as it comes back, its entry, what its transaction checks, and the guard
-    of its unit's price."""
-    body = SlipIn.model_validate({k: view[k] for k in SLIP_FIELDS if view.get(k) is not None})
+    of its unit's price. A side the slip had reconciled comes back cleared: its deletion was an unlocked
+    change, after which that reconciliation no longer holds."""
+    body = SlipIn.model_validate(slip.request_of(view, derived=False))
     prepared = facets.prepare(store, ctx, body, Writing(shares_mode=view.get("shares_mode")))
     stamp = now_iso()
     item = _slip_item(
@@ -563,6 +564,7 @@ def _restored(
     for name in facets.KEPT:  # what the slip kept comes back with it (the file's text, the lot of a lapse)
         if view.get(name):
             item[name] = view[name]
+    units_facet.keep_rated(view, item)  # its yen made at an earlier slip's rate still gives no rate
     checks = prepared.checks + facets.writes(store, ctx, [], [item])
     return item, prepared.entry, checks, prepared.guard
 

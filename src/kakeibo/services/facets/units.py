@@ -28,6 +28,8 @@ def stored(body: SlipIn) -> Item:
 def view(item: Item) -> dict[str, Any]:
     out: dict[str, Any] = {name: int(item[name]) for name in AMOUNTS if item.get(name) is not None}
     out.update({name: item[name] for name in MARKS if item.get(name)})
+    if item.get(units.RATED):  # shown, so the slip's journal view says it (an undone deletion keeps it)
+        out[units.RATED] = True
     return out
 
 
@@ -37,7 +39,8 @@ def entry(item: Item) -> dict[str, Any]:
 
 def keep_rated(current: Item, item: Item) -> None:
     """A change of a slip whose yen was made at an earlier slip's rate (units.RATED) that keeps its
-    amount and its yen: the new item keeps the mark (its yen gives no rate of its own)."""
+    amount and its yen: the new item keeps the mark (its yen gives no rate of its own). `current`: the
+    slip as stored, or as its view shows it (which shows the mark under the same name)."""
     same_yen = (item["amount"], item.get("jpy_amount")) == (current["amount"], current.get("jpy_amount"))
     if current.get(units.RATED) and same_yen:
         item[units.RATED] = True
