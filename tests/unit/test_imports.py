@@ -308,3 +308,20 @@ def test_a_file_imported_before_external_ids_were_namespaced_is_not_imported_aga
     assert status == 200 and (body["created"], body["skipped"]) == (0, 2), body
     assert len(api.get("/slips").json["items"]) == 2
     assert api.balances() == {"cash": 10_000 - 800}
+
+
+def test_a_reconciled_slip_reads_as_the_cleared_row_it_was_imported_from() -> None:
+    from kakeibo.services.imports.sync import _current_slip
+    from kakeibo.services.slips import fingerprint
+
+    # Given an imported slip as stored, and the same slip after a reconciliation summed its cleared side
+    stored = {
+        "id": "mf-1", "no": 1, "version": 1, "created_at": "2026-11-03T00:00:00Z",
+        "updated_at": "2026-11-03T00:00:00Z", "date": "2026-11-03", "kind": "expense", "amount": 1_200,
+        "account": "bank", "category": "食費", "cleared": "cleared", "tags": [],
+    }  # fmt: skip
+    reconciled = {**stored, "version": 2, "cleared": "reconciled", "reconciled_by": "r1"}
+    # When each is read as the request its row made
+    as_imported, now = _current_slip(stored), _current_slip(reconciled)
+    # Then both read as the same cleared row (no request can say "reconciled"), with the same fingerprint
+    assert (now.cleared, fingerprint(now)) == ("cleared", fingerprint(as_imported))

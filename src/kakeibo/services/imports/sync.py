@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kakeibo import errors, messages
+from kakeibo.core import slip as slip_core
 from kakeibo.core.posting import UNCATEGORIZED
 from kakeibo.csvio import Row
 from kakeibo.importformats import issuers
@@ -190,8 +191,10 @@ def _read_as(row: Row, current: Item) -> set[str]:
 
 
 def _current_slip(current: Item) -> SlipIn:
+    """The stored slip as its import's request said it (a reconciled side said as cleared, as the row
+    said it: only a cleared side is reconciled)."""
     view = slip_view(current)
-    return _filed({k: view[k] for k in SLIP_FIELDS if view.get(k) not in (None, [])})
+    return _filed(slip_core.request_of({k: view.get(k) for k in SLIP_FIELDS if view.get(k) != []}, derived=False))
 
 
 def changes(row: Row, current: Item) -> dict[str, list[Any]]:
