@@ -5,8 +5,9 @@ family and the model wing that request needs (handler.include_routes, the models
 names): a cold start imports only what it serves. With SnapStart the snapshot is taken once, when
 a version is published, and every instance starts from it: whatever is not in the snapshot, every
 restored instance does again on its first request. So before the snapshot (`prime`):
-- every route family is included and every model wing imported, and each route's validation
-  (Powertools' dependant and body field, built on a route's first request) is built;
+- every route family is included, every model wing imported and every store family built, and
+  each route's validation (Powertools' dependant and body field, built on a route's first request)
+  is built;
 - requests are served through the handler as API Gateway sends them — POST /slips with and without
   an Idempotency-Key, then GET /slips — so that the code they run is imported and botocore has
   built, signed and parsed each call once. Their DynamoDB calls never leave the process: the
@@ -176,6 +177,9 @@ def import_everything(handler: ModuleType) -> None:
     handler.include_all_routes()
     for wing in sorted(module.name for module in pkgutil.iter_modules(models.__path__)):
         importlib.import_module(f"kakeibo.models.{wing}")
+    from kakeibo.store import every_family, get_store  # noqa: PLC0415
+
+    every_family(get_store())  # every item family built, its module imported
     importlib.import_module("kakeibo.store.idempotency_layer")
     importlib.import_module("encodings.idna")  # what opening the first connection imports (the host's name)
     for route in [*handler.app._static_routes, *handler.app._dynamic_routes]:

@@ -56,6 +56,9 @@ primed = {table: count(client, table) for table in tables}
 routes = sorted(name for name in MODULES if f"kakeibo.routes.{name}" not in sys.modules)
 wings = sorted(w.name for w in pkgutil.iter_modules(kakeibo.models.__path__)
                if f"kakeibo.models.{w.name}" not in sys.modules)
+from kakeibo.store import Store, family, get_store
+families = sorted(name for name, value in vars(Store).items()
+                  if isinstance(value, family) and name not in vars(get_store()))
 run(snapshot_restore_py.get_after_restore())  # a restored instance from here on
 
 loaded = set(sys.modules)
@@ -64,7 +67,7 @@ imported = sorted(set(sys.modules) - loaded)
 after = {table: count(client, table) for table in tables}
 print(json.dumps({
     "before": before, "primed": primed, "after": after, "pools": pools,
-    "routes_missing": routes, "wings_missing": wings,
+    "routes_missing": routes, "wings_missing": wings, "families_missing": families,
     "statuses": [reply["statusCode"] for reply in replies], "imported": imported,
 }))
 """
@@ -121,8 +124,8 @@ def test_a_restored_instance_s_first_requests_import_nothing_and_priming_wrote_n
     ]
     events[0]["headers"]["idempotency-key"] = "first-slip"
     out = restored(events, tables)
-    # Then every route family and model wing was imported before the snapshot
-    assert out["routes_missing"] == [] and out["wings_missing"] == []
+    # Then every route family and model wing was imported, and every store family built, before the snapshot
+    assert out["routes_missing"] == [] and out["wings_missing"] == [] and out["families_missing"] == []
     # And priming opened no connection and wrote nothing (only the requests after the restore did)
     assert out["pools"] == 0
     assert out["primed"] == out["before"]

@@ -9,8 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kakeibo.services import reconciliations as service
-from kakeibo.store import GUARD_ITEMS, JOURNAL_ITEMS, Remark
+from kakeibo.store import GUARD_ITEMS, JOURNAL_ITEMS
 from kakeibo.store.keys import entry_parts, slip_index_sks
+from kakeibo.store.reconciliations import Remark
 
 LEASE_AND_TALLY = 2
 

@@ -11,7 +11,7 @@ import inspect
 from pathlib import Path
 from typing import Any
 
-from kakeibo.store import Store
+from kakeibo.store import Store, every_family
 from kakeibo.store.transactions import StoreCore
 
 STORE = Path(__file__).resolve().parents[2] / "src" / "kakeibo" / "store"
@@ -75,9 +75,12 @@ def test_no_family_uses_another_familys_private_names() -> None:
 
 
 def test_the_store_is_a_record_of_families_sharing_one_of_each() -> None:
-    # When a store is made
+    # When a store is made, and every family of it is used
     store = _made()
+    assert set(vars(store)) == {"core"}  # none is built before it is used
+    built = every_family(store)
     parts: dict[str, Any] = dict(vars(store))
+    assert every_family(store) == built and all(a is b for a, b in zip(every_family(store), built, strict=True))
     # Then it holds the core and one object of every family, nothing else
     assert isinstance(parts.pop("core"), StoreCore)
     assert sorted(type(p).__name__ for p in parts.values()) == sorted(_families())
@@ -106,3 +109,14 @@ def test_forgetting_clears_what_the_families_learnt() -> None:
     # Then both are forgotten, and the write path sees the same journal
     assert store.journal.heads == {} and store.balances.linked_seen == set()
     assert store.write.journal is store.journal
+
+
+def test_a_family_is_built_once_and_only_when_first_used() -> None:
+    # Given a store none of whose families was used
+    store = _made()
+    # When the slips are used
+    slips = store.slips
+    # Then the slips and the families they write through are built, and no other
+    assert set(vars(store)) == {"core", "slips", "balances", "slip_index", "write", "journal"}
+    assert store.slips is slips and slips.write is store.write and store.write.journal is store.journal
+

@@ -13,9 +13,10 @@ import datetime as dt
 import hashlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from kakeibo.core.forecast import Projection
+if TYPE_CHECKING:
+    from kakeibo.core.forecast import Projection  # the forecast's alerts are given its projections
 
 Kind = Literal["budget_80", "budget_100", "shortfall", "points_lapsing", "card_payment"]
 KINDS: tuple[Kind, ...] = ("budget_80", "budget_100", "shortfall", "points_lapsing", "card_payment")

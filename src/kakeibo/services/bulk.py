@@ -26,7 +26,8 @@ from kakeibo.models.tags import BulkIn, BulkSlip
 from kakeibo.services import slips as slip_service
 from kakeibo.services.common import now_iso
 from kakeibo.services.facets import reconciliation
-from kakeibo.store import GUARD_ITEMS, JOURNAL_ITEMS, BulkMoved, Item, Store, WriteContext, index_items_changed
+from kakeibo.store import GUARD_ITEMS, JOURNAL_ITEMS, Item, Store, WriteContext, index_items_changed
+from kakeibo.store.bulk import BulkMoved
 
 BATCH = 25  # slips per transaction at most
 TX_ITEMS = 100 - GUARD_ITEMS - JOURNAL_ITEMS - 1  # what a batch may write besides its record of progress

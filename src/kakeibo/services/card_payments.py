@@ -15,13 +15,8 @@ from kakeibo.services.accounts import card_billing
 from kakeibo.services.cards import statement_of
 from kakeibo.services.common import TimeLeft
 from kakeibo.services.scheduled import RunTally, kept_error, out_of_time, post, poster_for, same_error
-from kakeibo.store import (
-    Bookkeeping,
-    Item,
-    ProgressConflict,
-    Store,
-    WriteContext,
-)
+from kakeibo.store import Bookkeeping, Item, Store, WriteContext
+from kakeibo.store.recurrences import ProgressConflict
 
 MAX_PAYMENTS_PER_RUN = 24  # cycles one run pays of one card (a card far behind catches up over runs)
 PAYMENT_MEMO = "カード引き落とし"

@@ -12,9 +12,9 @@ from kakeibo.services import card_payments, lapses, recurrences
 from kakeibo.services.common import TimeLeft, query_date
 from kakeibo.services.scheduled import RunTally, out_of_time
 from kakeibo.settings import today
-from kakeibo.store import Due, Store
+from kakeibo.store import Store
 from kakeibo.store.journal import LedgerGone
-from kakeibo.store.recurrences import CARD_PAYMENT, DELETION, LAPSES, RECEIPT_SWEEP, RECURRENCE
+from kakeibo.store.recurrences import CARD_PAYMENT, DELETION, LAPSES, RECEIPT_SWEEP, RECURRENCE, Due
 
 
 def post_due(store: Store, until: dt.date | None = None, *, time_left: TimeLeft | None = None) -> dict[str, Any]:

@@ -43,17 +43,14 @@ from kakeibo.store import (
     GUARD_ITEMS,
     JOURNAL_ITEMS,
     ROLLUPS_MARK,
-    AccountMoved,
     Dates,
     Item,
-    Remark,
-    SlipMoved,
     Store,
     WriteContext,
     index_items_changed,
 )
 from kakeibo.store.locks import Lease
-from kakeibo.store.reconciliations import ASSERTION, RUN
+from kakeibo.store.reconciliations import ASSERTION, RUN, AccountMoved, Remark, SlipMoved
 from kakeibo.store.slip_index import SlipFilter
 
 BATCH = 25  # slips marked per transaction at most (each is the slip, its identity and its index entries)

@@ -36,14 +36,8 @@ from kakeibo.services.common import (
 )
 from kakeibo.services.scheduled import RunTally, kept_error, out_of_time, post, poster_for, same_error, worded
 from kakeibo.settings import today
-from kakeibo.store import (
-    Bookkeeping,
-    Change,
-    Item,
-    ProgressConflict,
-    Store,
-    WriteContext,
-)
+from kakeibo.store import Bookkeeping, Change, Item, Store, WriteContext
+from kakeibo.store.recurrences import ProgressConflict
 
 # Who may post a recurrence's slips: its author must still be an owner or editor of a shared ledger.
 

@@ -10,17 +10,20 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kakeibo import errors
 from kakeibo.core import rules as core
 from kakeibo.core.ids import new_slip_id
 from kakeibo.core.posting import UNCATEGORIZED
-from kakeibo.csvio import Row
 from kakeibo.models.rules import SlipRuleIn
 from kakeibo.models.slips import CLEARED_STATES, SlipIn
 from kakeibo.services.common import check_version, now_iso, on_current, valid_id
-from kakeibo.store import Change, Item, RuleSetItems, Store, WriteContext
+from kakeibo.store import Change, Item, Store, WriteContext
+from kakeibo.store.rules import RuleSetItems
+
+if TYPE_CHECKING:
+    from kakeibo.csvio import Row  # an import's row: only the importer's paths make one
 
 MAX_RULES = core.MAX_RULES
 # A category an app writes for "none" (Money Forward ME, Zaim): a rule may set one in its place.

@@ -38,17 +38,8 @@ from typing import Any
 from kakeibo.queues import Queues
 from kakeibo.services.webhooks import outbound
 from kakeibo.settings import get_settings
-from kakeibo.store import (
-    Item,
-    SharedLedger,
-    Store,
-    entry_of_image,
-    from_ddb,
-    is_entry_record,
-    ledger_address,
-    ledger_at,
-)
-from kakeibo.store.webhooks import ACTIVE, DISABLED, FAILING
+from kakeibo.store import Item, SharedLedger, Store, entry_of_image, from_ddb, is_entry_record
+from kakeibo.store.webhooks import ACTIVE, DISABLED, FAILING, ledger_address, ledger_at
 
 EVENT_ID = "Kakeibo-Event-Id"
 SIGNATURE = "Kakeibo-Signature"
