@@ -119,4 +119,3 @@ def test_a_family_is_built_once_and_only_when_first_used() -> None:
     # Then the slips and the families they write through are built, and no other
     assert set(vars(store)) == {"core", "slips", "balances", "slip_index", "write", "journal"}
     assert store.slips is slips and slips.write is store.write and store.write.journal is store.journal
-
