@@ -609,8 +609,9 @@ def test_a_dollar_account_is_adjusted_in_cents_with_its_yen_at_its_latest_rate_o
     assert api.post("/ledger/verify").json["ok"] is True
 
 
-def test_an_adjustment_made_at_a_rate_keeps_giving_no_rate_after_a_bulk_edit(api: Client) -> None:
-    # Given a dollar account valued at a dinner's rate, and a difference adjusted at that rate
+def _adjusted_at_a_dinners_rate(api: Client) -> dict[str, Any]:
+    """A dollar account bought with yen, a dinner that says its yen (2026-11-02: the account's rate), and
+    the count of 2026-11-10 adjusted at that rate: the adjustment slip."""
     api.account("bank", 100_000, type="bank")
     api.account("usd", 0, unit="USD")
     bought = api.slip(
@@ -620,7 +621,13 @@ def test_an_adjustment_made_at_a_rate_keeps_giving_no_rate_after_a_bulk_edit(api
     _slip(api, date="2026-11-02", kind="expense", amount=2_000, account="usd", category="食費", jpy_amount=3_100)
     made = api.post(RECONCILIATIONS.format("usd"), {"date": "2026-11-10", "balance": 7_900, "adjust": True})
     assert made.status == 201, made
-    adjustment = api.get(f"/slips/{made.json['adjustment_slip']}").json
+    adjustment: dict[str, Any] = api.get(f"/slips/{made.json['adjustment_slip']}").json
+    return adjustment
+
+
+def test_an_adjustment_made_at_a_rate_keeps_giving_no_rate_after_a_bulk_edit(api: Client) -> None:
+    # Given a dollar account valued at a dinner's rate, and a difference adjusted at that rate
+    adjustment = _adjusted_at_a_dinners_rate(api)
     # When a bulk edit tags the adjustment
     ref = {"date": adjustment["date"], "id": adjustment["id"], "version": adjustment["version"]}
     done = api.post("/slips/bulk", {"slips": [ref], "set": {"tags_add": ["棚卸"]}})
@@ -658,16 +665,7 @@ def test_a_reconciled_slip_deleted_unlocked_comes_back_cleared_when_its_deletion
 
 def test_an_adjustment_made_at_a_rate_keeps_giving_no_rate_after_its_deletion_is_undone(api: Client) -> None:
     # Given a dollar account valued at a dinner's rate, and a difference adjusted at that rate
-    api.account("bank", 100_000, type="bank")
-    api.account("usd", 0, unit="USD")
-    bought = api.slip(
-        date="2026-11-01", kind="transfer", amount=15_000, account="bank", to_account="usd", to_amount=10_000,
-    )  # fmt: skip
-    assert bought.status == 201, bought
-    _slip(api, date="2026-11-02", kind="expense", amount=2_000, account="usd", category="食費", jpy_amount=3_100)
-    made = api.post(RECONCILIATIONS.format("usd"), {"date": "2026-11-10", "balance": 7_900, "adjust": True})
-    assert made.status == 201, made
-    adjustment = api.get(f"/slips/{made.json['adjustment_slip']}").json
+    adjustment = _adjusted_at_a_dinners_rate(api)
     # When the adjustment is deleted (the reconciliation let go of) and its deletion undone
     where = f"/slips/{adjustment['date']}/{adjustment['id']}"
     version = f'"{adjustment["version"]}"'
