@@ -80,7 +80,7 @@ def test_the_store_is_a_record_of_families_sharing_one_of_each() -> None:
     assert set(vars(store)) == {"core"}  # none is built before it is used
     built = every_family(store)
     parts: dict[str, Any] = dict(vars(store))
-    assert every_family(store) == built and all(a is b for a, b in zip(every_family(store), built, strict=True))
+    assert all(again is first for again, first in zip(every_family(store), built, strict=True))  # once each
     # Then it holds the core and one object of every family, nothing else
     assert isinstance(parts.pop("core"), StoreCore)
     assert sorted(type(p).__name__ for p in parts.values()) == sorted(_families())

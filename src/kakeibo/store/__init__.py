@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
 from kakeibo.settings import get_settings
 from kakeibo.store.balances import ROLLUPS_MARK, balance_key, item_name
-from kakeibo.store.codec import Item, from_ddb, to_ddb
+from kakeibo.store.codec import Item, from_ddb
 from kakeibo.store.cursors import decode_cursor, encode_cursor
 from kakeibo.store.journal import JOURNAL_ITEMS, Change, entry_changes, entry_of_image, is_entry_record
-from kakeibo.store.keys import SharedLedger, pk
+from kakeibo.store.keys import SharedLedger
 from kakeibo.store.locks import Lease
 from kakeibo.store.slip_index import (
     CLEARED_INDEXED,
@@ -110,9 +110,7 @@ __all__ = [
     "is_entry_record",
     "item_name",
     "keyed_slip",
-    "pk",
     "slip_position",
-    "to_ddb",
 ]
 
 
