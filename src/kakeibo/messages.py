@@ -1118,6 +1118,9 @@ TRANSLATIONS: dict[str, str] = {
         "口座の作成は元に戻せません。代わりに口座をアーカイブしてください"
     ),
     "this entry undid nothing that can be undone": "この変更には元に戻せる内容がありません",
+    "what this entry changed is no longer valid as it was before it; change it again instead": (
+        "この変更の前の内容は今の規則では有効でないため、元に戻せません。改めて変更してください"
+    ),
     "this recurrence has no author to post as; edit it to post as you": (
         "この繰り返しには登録者がいません。編集すると、あなたの登録として記帳されます"
     ),

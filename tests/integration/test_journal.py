@@ -354,6 +354,38 @@ def test_undo_of_budget_account_and_recurrence_changes(api: Client) -> None:
     assert api.get("/budgets", query={"month": "2026-11"}).json["items"][0]["limit"] == 30000
 
 
+def test_an_undo_whose_earlier_state_is_no_longer_valid_is_refused_and_writes_nothing(
+    api: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from kakeibo.core import slip as slip_core
+
+    # Given a lunch edited, and another deleted
+    api.account("cash", 10000)
+    lunch = api.slip(date="2026-11-03", kind="expense", amount=1200, account="cash", category="食費")
+    edited = api.patch(lunch.header("Location"), {"amount": 1500}, headers={"If-Match": '"1"'})
+    assert edited.status == 200, edited
+    dinner = api.slip(date="2026-11-04", kind="expense", amount=3000, account="cash", category="食費")
+    assert api.delete(dinner.header("Location"), headers={"If-Match": '"1"'}).status == 204
+    edit_seq, delete_seq = 3, 5
+    head = api.get("/changes", query={"since": "0"}).json["knowledge"]
+    assert head == delete_seq
+    # And the state each entry left behind read as a request the API now refuses (an amount of 0)
+    read_as_request = slip_core.request_of
+    monkeypatch.setattr(
+        slip_core, "request_of", lambda view, *, derived: {**read_as_request(view, derived=derived), "amount": 0}
+    )
+    for seq in (edit_seq, delete_seq):
+        # When the entry is undone
+        refused = api.post(f"/changes/{seq}/undo", headers={"Accept-Language": "ja"})
+        # Then 409 not_undoable, in the caller's language, and nothing was written
+        assert refused.status == 409 and refused.json["code"] == "not_undoable", refused
+        assert "元に戻せません" in refused.json["detail"], refused
+        assert api.get("/changes", query={"since": "0"}).json["knowledge"] == head
+    assert api.get(lunch.header("Location")).json["amount"] == 1500
+    assert api.get(dinner.header("Location")).status == 404
+    assert api.balances()["cash"] == 8500
+
+
 def test_undo_input_errors(api: Client, other_api: Client) -> None:
     api.account("cash", 0)
     assert api.post("/changes/99/undo").status == 404

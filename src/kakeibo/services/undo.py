@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import ValidationError
+
 from kakeibo import errors
 from kakeibo.core import reconcile
 from kakeibo.models.accounts import AccountPatch
@@ -47,17 +49,25 @@ def undo(store: Store, ctx: WriteContext, seq: int) -> dict[str, Any]:
             "changes to members, invitations, webhooks, rules and the ledger are not undone; make them again instead"
         )
     undo_ctx = ctx.as_origin("undo")
-    if len(found) == 1:
-        try:
-            _undo_one(store, undo_ctx, found[0], seq)
-        except errors.UndoRefused:
-            raise
-        except errors.VersionMismatch as exc:  # it moved between the read and the write
-            current, expected = exc.context.get("current"), exc.context.get("expected")
-            raise _moved_on(found[0]["type"], str(found[0]["id"]), current, expected) from exc
-    else:
-        _undo_batch(store, undo_ctx, found, seq)
+    try:
+        if len(found) == 1:
+            try:
+                _undo_one(store, undo_ctx, found[0], seq)
+            except errors.UndoRefused:
+                raise
+            except errors.VersionMismatch as exc:  # it moved between the read and the write
+                current, expected = exc.context.get("current"), exc.context.get("expected")
+                raise _moved_on(found[0]["type"], str(found[0]["id"]), current, expected) from exc
+        else:
+            _undo_batch(store, undo_ctx, found, seq)
+    except ValidationError as exc:  # read before anything is written: the undo writes nothing
+        raise errors.NotUndoable(NO_LONGER_VALID) from exc
     return _undone(store, ctx, seq)
+
+
+# What the entry left is validated as a request before the undo writes: a state the API no longer
+# accepts (a slip, account or budget written under other rules) is refused, never half put back.
+NO_LONGER_VALID = "what this entry changed is no longer valid as it was before it; change it again instead"
 
 
 def _undone(store: Store, ctx: WriteContext, seq: int) -> dict[str, Any]:
