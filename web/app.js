@@ -195,12 +195,15 @@ function cancelSignIn() {
 
 /** Someone signed in: their page, what waits in their outbox sent, an invitation kept for them offered. */
 async function signedIn() {
-  delete document.body.dataset.signin;
-  useApi();
-  settings.render();
-  clearLedger();
-  await outbox.render();
-  await connect();
+  // their page is being read from the moment it shows (main says so: aria-busy) until every view has its data
+  await reading(async () => {
+    delete document.body.dataset.signin;
+    useApi();
+    settings.render();
+    clearLedger();
+    await outbox.render();
+    await connect();
+  });
   if (navigator.onLine !== false) outbox.flush();
   const invited = signin.takeInvite();
   if (invited) offerInvite(invited);
@@ -251,19 +254,27 @@ function offerInvite(token) {
 let refreshing = 0;
 let connected = false; // the last read of the page's data succeeded (not so after a start without a connection)
 
-/** Every view of the route shown reads its data again; true when all of them could. */
-async function refreshAll() {
+/** While `work` runs, main is marked busy (aria-busy): its panels are being read; nested reads keep the mark until the last ends. */
+async function reading(work) {
   const main = document.querySelector('main');
   refreshing += 1;
-  main.setAttribute('aria-busy', 'true'); // every panel is being read again
+  main.setAttribute('aria-busy', 'true');
+  try {
+    return await work();
+  } finally {
+    refreshing -= 1;
+    if (!refreshing) main.removeAttribute('aria-busy');
+  }
+}
+
+/** Every view of the route shown reads its data again; true when all of them could. */
+async function refreshAll() {
   // An API that declares no ledger routes under /ledgers/{ledger}: a shared ledger has members only
   const dataless = state.ledger !== PERSONAL && state.routes && !state.routes.has('/ledgers/{ledger}/slips');
   const loads = dataless
     ? [ledgers.load(), Promise.reject(new Error('この API は共有の家計簿の伝票・口座・予算にまだ対応していません（メンバーと招待は使えます）'))]
     : viewsOf(state.route).filter((v) => v.load).map((v) => v.load());
-  const results = await Promise.allSettled(loads);
-  refreshing -= 1;
-  if (!refreshing) main.removeAttribute('aria-busy');
+  const results = await reading(() => Promise.allSettled(loads)); // every panel is being read again
   const failed = results.find((r) => r.status === 'rejected');
   if (failed) {
     showError(failed.reason);
@@ -293,11 +304,13 @@ async function detectRoutes() {
  * (kept.js: the accounts, the quick entry's chips), so a slip can be entered and wait in the outbox.
  */
 async function connect() {
-  await detectRoutes();
-  const identified = await ledgers.identify();
-  const read = identified !== false && (await refreshAll());
-  connected = identified === true && read;
-  return connected;
+  return reading(async () => {
+    await detectRoutes();
+    const identified = await ledgers.identify();
+    const read = identified !== false && (await refreshAll());
+    connected = identified === true && read;
+    return connected;
+  });
 }
 
 let reconnecting = null;

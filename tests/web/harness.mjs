@@ -38,8 +38,11 @@ export function check(condition, message) {
   if (!condition) throw new Failed(message);
 }
 
-/** Wait until `read()` gives `expected` (compared as JSON), at most `timeout` ms; a read that throws is retried. */
-export async function until(what, read, expected, timeout = WAIT) {
+/**
+ * Wait until `read()` gives `expected` (compared as JSON), at most `timeout` ms; a read that throws is
+ * retried. `explain()`, if given, says what else the page showed when it did not come (for the failure).
+ */
+export async function until(what, read, expected, timeout = WAIT, explain = null) {
   const deadline = Date.now() + timeout;
   let last;
   for (;;) {
@@ -49,7 +52,10 @@ export async function until(what, read, expected, timeout = WAIT) {
       last = `<${error.message.split('\n')[0]}>`;
     }
     if (JSON.stringify(last) === JSON.stringify(expected)) return last;
-    if (Date.now() > deadline) throw new Failed(`${what}: expected ${JSON.stringify(expected)}, saw ${JSON.stringify(last)}`);
+    if (Date.now() > deadline) {
+      const more = explain ? ` (${await Promise.resolve().then(explain).catch((error) => `<${error.message.split('\n')[0]}>`)})` : '';
+      throw new Failed(`${what}: expected ${JSON.stringify(expected)}, saw ${JSON.stringify(last)}${more}`);
+    }
     await new Promise((r) => setTimeout(r, 50));
   }
 }

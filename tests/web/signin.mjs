@@ -21,7 +21,7 @@ import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 
 import { claimsOf } from '../../web/auth.js';
-import { harness } from './harness.mjs';
+import { WAIT, harness } from './harness.mjs';
 
 const { BASE, check, step, until, shot, accessible, openPage: open, run } = await harness('signin');
 /** A page of nobody signed in yet (each step signs someone in as a person does). */
@@ -127,8 +127,34 @@ async function signUp(page, email, { wrongFirst = false } = {}) {
 async function signInWith(page, email, then = 'in') {
   await page.fill('#signin-email', email);
   await page.fill('#signin-password', PASSWORD);
+  // what main says at the moment the page becomes theirs (a MutationObserver's record of it)
+  await page.evaluate(() => {
+    window.busyWhenIn = undefined;
+    new MutationObserver((changes, observer) => {
+      if (document.body.dataset.auth !== 'in') return;
+      window.busyWhenIn = document.querySelector('main').getAttribute('aria-busy');
+      observer.disconnect();
+    }).observe(document.body, { attributes: true, attributeFilter: ['data-auth'] });
+  });
   await page.click('#signin-submit');
-  if (then === 'in') await until('signed in', () => page.evaluate(() => document.body.dataset.auth), 'in');
+  if (then !== 'in') return;
+  await until('signed in', () => page.evaluate(() => document.body.dataset.auth), 'in');
+  // their page says it is being read from the moment it shows, until every view has its data
+  check((await page.evaluate(() => window.busyWhenIn)) === 'true', 'main busy as the page becomes theirs');
+  await settled(page);
+}
+
+/** What the page said besides and what the pool was asked since `from` (pool.length then): a failure's context. */
+const besides = (page, pool, from) => async () => `said: ${JSON.stringify(await page.innerText('#status'))}; the pool was asked: ${pool.slice(from).map((r) => r.op)}`;
+
+/** Until the page has read what it shows (main no longer aria-busy): the header stays where it is from here. */
+const settled = (page) => page.waitForFunction(() => !document.querySelector('main[aria-busy="true"]'), null, { timeout: WAIT });
+
+/** 接続 opened, as a person taps it until it shows (a tap that did not take is tapped again; an open one is left open). */
+async function openSettings(page) {
+  await settled(page);
+  const isOpen = () => page.evaluate(() => document.getElementById('settings').open);
+  await until('接続 open', async () => (await isOpen()) || (await page.click('#settings summary'), isOpen()), true);
 }
 
 /** The slips waiting in this browser's outbox (IndexedDB), their summaries. */
@@ -221,7 +247,7 @@ await run(async () => {
   let oldTokens;
   await step('sign-out revokes the refresh token and leaves nothing of them in the browser', async () => {
     oldTokens = JSON.parse((await stored(page))['kakeibo.session']).tokens;
-    await page.click('#settings summary');
+    await openSettings(page);
     await until('their email under 接続', () => page.innerText('#account-email'), hanako);
     await accessible(page, 'the signed-in connection panel');
     await page.click('#signout');
@@ -277,9 +303,10 @@ await run(async () => {
     await page.clock.setFixedTime(exp + 10 * 60_000);
     const asked = pool.length;
     await until('the account offered', () => page.locator('#slip-account option[value="wallet"]').count(), 1);
-    const posted = page.waitForResponse((r) => r.request().method() === 'POST' && new URL(r.url()).pathname.endsWith('/slips'));
-    await slip(page, '期限のあとの記録', 800);
-    const response = await posted;
+    const [response] = await Promise.all([
+      page.waitForResponse((r) => r.request().method() === 'POST' && new URL(r.url()).pathname.endsWith('/slips'), { timeout: WAIT }),
+      slip(page, '期限のあとの記録', 800),
+    ]);
     // Then the page renewed the token itself (REFRESH_TOKEN_AUTH), sent the new one, and asked nothing
     check(response.status() === 201, `the slip: ${response.status()}`);
     const sent = (await response.request().headerValue('authorization')) ?? '';
@@ -352,7 +379,7 @@ await run(async () => {
     pool = watchPool(page);
     await until('the sign-in panel', () => page.isVisible('#signin-form'), true);
     await signInWith(page, hanako);
-    await page.click('#settings summary');
+    await openSettings(page);
     await until('off for now', () => page.innerText('#mfa-state'), '2段階認証: 無効');
     await page.click('#mfa-start');
     await until('the key shown', () => page.isVisible('#mfa-form'), true);
@@ -362,8 +389,9 @@ await run(async () => {
     await accessible(page, 'turning two-step verification on');
     // A wrong code first: refused at the field
     await page.fill('#mfa-code', otherThan(await freshTotp(secret)));
+    let from = pool.length;
     await page.click('#mfa-submit');
-    await until('a wrong code refused', () => page.innerText('#error'), '認証アプリのコードが違います。アプリに今表示されている6桁を入力してください');
+    await until('a wrong code refused', () => page.innerText('#error'), '認証アプリのコードが違います。アプリに今表示されている6桁を入力してください', WAIT, besides(page, pool, from));
     await page.fill('#mfa-code', await freshTotp(secret));
     await page.click('#mfa-submit');
     await until('on', () => page.innerText('#mfa-state'), '2段階認証: 有効（サインインのたびに認証アプリのコードを聞きます）');
@@ -376,8 +404,9 @@ await run(async () => {
     await until('the code asked for', () => page.isVisible('#totp-form'), true);
     await accessible(page, 'the TOTP challenge');
     await page.fill('#totp-code', otherThan(await freshTotp(secret)));
+    from = pool.length;
     await page.click('#totp-submit');
-    const said = await until('a wrong code refused', () => page.innerText('#error'), '認証アプリのコードが違います。アプリに今表示されている6桁を入力してください');
+    const said = await until('a wrong code refused', () => page.innerText('#error'), '認証アプリのコードが違います。アプリに今表示されている6桁を入力してください', WAIT, besides(page, pool, from));
     check(plainWords(said), `no trace of code: ${said}`);
     check((await page.getAttribute('#totp-code', 'aria-invalid')) === 'true', 'the code field is marked');
     await page.fill('#totp-code', await freshTotp(secret));
