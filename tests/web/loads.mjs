@@ -11,7 +11,7 @@
 // tests/api/test_web_scripts.py runs it against a strict front (the user pool's tokens only).
 
 import { harness } from './harness.mjs';
-import { WAIT } from './routing.mjs';
+import { WAIT, settled as notBusy } from './routing.mjs';
 
 const { BASE, args, problems, log, check, step, until, api, signedInContext, accessible, run } = await harness('loads');
 
@@ -28,7 +28,7 @@ function callsOf(page) {
 
 /** Wait until the page has read what the view shown needs (nothing busy, no request for a moment). */
 async function settled(page) {
-  await page.waitForFunction(() => !document.querySelector('main[aria-busy="true"]'), null, { timeout: WAIT });
+  await notBusy(page);
   await page.waitForLoadState('networkidle', { timeout: WAIT });
 }
 

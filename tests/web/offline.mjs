@@ -11,7 +11,7 @@
 // tests/api/test_web_scripts.py runs it against a strict front (the user pool's tokens only).
 
 import { harness } from './harness.mjs';
-import { WAIT } from './routing.mjs';
+import { WAIT, settled } from './routing.mjs';
 
 const { args, check, step, until, api, shot, accessible, openPage: open, run } = await harness('offline');
 
@@ -127,7 +127,7 @@ await run(async () => {
     check(JSON.stringify(await lifeOf(soap.id)) === JSON.stringify([['create', 1], ['delete', 2]]), `the soap: ${JSON.stringify(await lifeOf(soap.id))}`);
 
     // When the connection drops and returns once more (third cycle), the page done reading what came back
-    await page.waitForFunction(() => !document.querySelector('main[aria-busy="true"]'), null, { timeout: WAIT });
+    await settled(page);
     await context.setOffline(true);
     await context.unroute('**/slips/**');
     await context.setOffline(false);

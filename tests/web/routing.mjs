@@ -30,11 +30,16 @@ async function showRouteOf(page, selector) {
   if (route) await openRoute(page, route);
 }
 
+/** Until the page has read what it shows: main no longer aria-busy (app.js marks it while any read runs). */
+export async function settled(page) {
+  await page.waitForFunction(() => !document.querySelector('main[aria-busy="true"]'), null, { timeout: WAIT });
+}
+
 /** Tap a view's tab and wait until its panels have read their data. */
 export async function openRoute(page, route) {
   await page.click(`#views-nav a[data-route="${route}"]`);
   await page.waitForSelector(`body[data-route="${route}"]`, { timeout: WAIT });
-  await page.waitForFunction(() => !document.querySelector('main[aria-busy="true"]'), null, { timeout: WAIT });
+  await settled(page);
 }
 
 const SELECTOR_METHODS = new Set([

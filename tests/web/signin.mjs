@@ -22,6 +22,7 @@ import { readFileSync } from 'node:fs';
 
 import { claimsOf } from '../../web/auth.js';
 import { WAIT, harness } from './harness.mjs';
+import { settled } from './routing.mjs';
 
 const { BASE, check, step, until, shot, accessible, openPage: open, run } = await harness('signin');
 /** A page of nobody signed in yet (each step signs someone in as a person does). */
@@ -130,11 +131,13 @@ async function signInWith(page, email, then = 'in') {
   // what main says at the moment the page becomes theirs (a MutationObserver's record of it)
   await page.evaluate(() => {
     window.busyWhenIn = undefined;
-    new MutationObserver((changes, observer) => {
+    window.authWatch?.disconnect(); // one left by a sign-in that was refused
+    window.authWatch = new MutationObserver(() => {
       if (document.body.dataset.auth !== 'in') return;
       window.busyWhenIn = document.querySelector('main').getAttribute('aria-busy');
-      observer.disconnect();
-    }).observe(document.body, { attributes: true, attributeFilter: ['data-auth'] });
+      window.authWatch.disconnect();
+    });
+    window.authWatch.observe(document.body, { attributes: true, attributeFilter: ['data-auth'] });
   });
   await page.click('#signin-submit');
   if (then !== 'in') return;
@@ -147,14 +150,14 @@ async function signInWith(page, email, then = 'in') {
 /** What the page said besides and what the pool was asked since `from` (pool.length then): a failure's context. */
 const besides = (page, pool, from) => async () => `said: ${JSON.stringify(await page.innerText('#status'))}; the pool was asked: ${pool.slice(from).map((r) => r.op)}`;
 
-/** Until the page has read what it shows (main no longer aria-busy): the header stays where it is from here. */
-const settled = (page) => page.waitForFunction(() => !document.querySelector('main[aria-busy="true"]'), null, { timeout: WAIT });
-
 /** 接続 opened, as a person taps it until it shows (a tap that did not take is tapped again; an open one is left open). */
 async function openSettings(page) {
   await settled(page);
   const isOpen = () => page.evaluate(() => document.getElementById('settings').open);
-  await until('接続 open', async () => (await isOpen()) || (await page.click('#settings summary'), isOpen()), true);
+  await until('接続 open', async () => {
+    if (!(await isOpen())) await page.click('#settings summary');
+    return isOpen();
+  }, true);
 }
 
 /** The slips waiting in this browser's outbox (IndexedDB), their summaries. */

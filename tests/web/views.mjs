@@ -11,6 +11,7 @@
 // tests/api/test_web_views.py runs it against a strict front (the user pool's tokens only).
 
 import { WAIT, harness } from './harness.mjs';
+import { settled } from './routing.mjs';
 
 const { args, BASE, check, step, until, api, auth, shot, accessible, openPage: open, run } = await harness('views');
 
@@ -382,7 +383,7 @@ await run(async () => {
       const { context, page } = await openPage({ width, height }, '#/slips/2026-11', new Date('2026-11-20T12:00:00+09:00'), user);
       await page.click('#views-nav a[data-route="cards"]');
       await until('the statements', () => page.locator('#card-list .card-statement').count(), 1);
-      await page.waitForFunction(() => !document.querySelector('main[aria-busy="true"]'), null, { timeout: WAIT });
+      await settled(page);
       // Then the statements come first, the balances list after them
       const tops = await page.evaluate(() => ['cards-panel', 'balances-panel'].map((id) => document.getElementById(id).getBoundingClientRect().top));
       check(tops[0] < tops[1], `${width}px: the statements at ${tops[0]}, the balances at ${tops[1]}`);
