@@ -251,19 +251,19 @@ function offerInvite(token) {
   ledgers.offerInvite(token);
 }
 
-let refreshing = 0;
+let readsRunning = 0; // reads under way (reading): main is aria-busy while any runs
 let connected = false; // the last read of the page's data succeeded (not so after a start without a connection)
 
 /** While `work` runs, main is marked busy (aria-busy): its panels are being read; nested reads keep the mark until the last ends. */
 async function reading(work) {
   const main = document.querySelector('main');
-  refreshing += 1;
+  readsRunning += 1;
   main.setAttribute('aria-busy', 'true');
   try {
     return await work();
   } finally {
-    refreshing -= 1;
-    if (!refreshing) main.removeAttribute('aria-busy');
+    readsRunning -= 1;
+    if (!readsRunning) main.removeAttribute('aria-busy');
   }
 }
 
