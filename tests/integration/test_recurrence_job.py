@@ -155,8 +155,8 @@ def test_a_job_out_of_time_stops_and_the_next_resumes_where_it_stopped(store: St
     households = [household(f"h{i}") for i in range(3)]
     for client in households:
         define(client, rent())
-    # When the first run gets time for only the first recurrence's first occurrence
-    budget = iter([10.0, 10.0])
+    # When the first run gets time to start, and then for only the first recurrence's first occurrence
+    budget = iter([10.0, 10.0, 10.0])
     first = daily.post_due(store, dt.date(2026, 12, 31), time_left=lambda: next(budget, 0.0))
     # Then it reports it is not complete, and what it posted stays posted
     assert first["complete"] is False and first["posted"] == 1
@@ -197,16 +197,38 @@ def test_the_scheduled_event_runs_the_job_through_the_handler(store: Store) -> N
     assert dates(client) == ["2026-11-27"]
 
 
-def test_a_scheduled_run_out_of_time_fails_so_that_lambda_retries_it(store: Store) -> None:
+def test_a_scheduled_run_out_of_time_fails_so_that_lambda_retries_it(store: Store, calls: Calls) -> None:
     from kakeibo.handler import lambda_handler
 
     class Late(LambdaContext):
         def get_remaining_time_in_millis(self) -> int:
             return 500
 
-    define(household("late"), rent())
+    # Given rent due, and a scheduled run that starts with half a second left
+    client = household("late")
+    define(client, rent())
+    calls.seen.clear()
+    # When the function receives the schedule's event
     with pytest.raises(jobs.JobIncomplete):
         lambda_handler({"job": jobs.POST_DUE_RECURRENCES, "scheduled_time": "2026-12-01T00:00:00Z"}, Late("late"))
+    # Then it fails for Lambda to retry without asking the database anything it could not wait for
+    assert calls.seen == []
+    # and the retry, with time, posts the rent
+    assert daily.post_due(store, dt.date(2026, 12, 1))["posted"] == 1
+    assert dates(client) == ["2026-11-27"]
+
+
+def test_the_alerts_pass_with_no_time_left_reads_nothing_and_says_it_is_incomplete(store: Store, calls: Calls) -> None:
+    from kakeibo.services import alerts_ahead
+
+    # Given rent due within the month ahead
+    define(household("ahead"), rent())
+    calls.seen.clear()
+    # When the alerts' pass starts with half a second left
+    told = alerts_ahead.raise_due(store, dt.date(2026, 11, 20), time_left=lambda: 0.5)
+    # Then it says it did not look at every ledger, having read nothing
+    assert told == {"alerts": 0, "complete": False}
+    assert calls.seen == []
 
 
 def test_a_local_table_from_before_the_due_index_gains_it(local_env: str) -> None:

@@ -36,6 +36,8 @@ def raise_due(store: Store, day: dt.date, *, time_left: TimeLeft | None = None) 
     ahead = (day + dt.timedelta(days=core.AHEAD)).isoformat()
     seen: set[str] = set()
     raised, complete = 0, True
+    if out_of_time(time_left):  # no time to read the index: the next run looks
+        return {"alerts": raised, "complete": False}
     for due in store.recurrences.due(ahead):
         ledger = due.ledger
         if str(ledger) in seen or due.kind == DELETION:
