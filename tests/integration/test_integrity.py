@@ -16,6 +16,7 @@ from kakeibo.services import integrity
 from kakeibo.store import Bookkeeping, Store, WriteContext
 from kakeibo.store.codec import to_ddb
 from kakeibo.store.keys import LEDGER_LOCK, entry_parts, pk, slip_index_sks
+from kakeibo.store.transactions import StoreCore
 from tests import invariants
 from tests.events import Client
 from tests.legacy import unindex
@@ -205,17 +206,20 @@ def test_slip_changes_during_a_rebuild_get_423_and_never_interleave(api: Client,
 
 
 def test_marks_of_a_rebuild_that_died_expire_and_the_next_rebuild_takes_over(
-    api: Client, store: Store, user: str
+    api: Client, store: Store, user: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # Given a rebuild that marked the accounts and died without cleaning up (short lease)
+    # Given the store's clock standing still (leases run out when the test says, however slow the machine)
     november(api)
+    frozen = [store.core.now_ms()]
+    monkeypatch.setattr(StoreCore, "now_ms", lambda self: frozen[0])
+    # and a rebuild that marked the accounts and died without cleaning up (short lease)
     lease = store.locks.acquire_lock(user, LEDGER_LOCK, ttl=1.5)
     store.write.record(Bookkeeping(user), [store.rebuild.mark_op(lease, "cash"), store.rebuild.mark_op(lease, "suica")])
     blocked = api.slip(date="2026-11-09", kind="expense", amount=100, account="cash")
     assert blocked.status == 423 and blocked.header("Retry-After") in ("1", "2")
     assert api.post("/ledger/rebuild").status == 423
     # When its lease has run out
-    time.sleep(1.6)
+    frozen[0] += 1600
     # Then slips are taken again, and a new rebuild takes over (and clears the stale marks)
     assert api.slip(date="2026-11-09", kind="expense", amount=100, account="cash").status == 201
     assert api.post("/ledger/rebuild").status == 200
