@@ -13,7 +13,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { harness } from './harness.mjs';
-import { openRoute } from './routing.mjs';
+import { WAIT, openRoute } from './routing.mjs';
 
 const { OUT, args, check, step, until, api, shot, accessible, openPage: open, run } = await harness('walk');
 
@@ -38,13 +38,15 @@ await run(async () => {
 
   await step('a ledger restored from its exported archive on a phone: the new ledger shown with its slips, its owner the person', async () => {
     // Given the ledger exported (as the settings' 書き出す does) and its archive downloaded
+    const deadline = Date.now() + 4 * WAIT; // the archive is written in the background, as slowly as the machine is
     let exported;
-    for (let i = 0; i < 60; i += 1) {
+    do {
       exported = await api('POST', '/ledgers/me/exports');
       check(exported.status < 300, `export: ${exported.status} ${JSON.stringify(exported.data)}`);
       if (exported.data.state === 'ready') break;
       await new Promise((r) => setTimeout(r, 500));
-    }
+    } while (Date.now() < deadline);
+    check(exported.data.state === 'ready', `export not ready: ${JSON.stringify(exported.data)}`);
     const ready = await api('GET', `/ledgers/me/exports/${exported.data.id}`);
     const archive = Buffer.from(await (await fetch(ready.data.download.url)).arrayBuffer());
     const path = join(OUT, `walk-${args.user}.jsonl.gz`);
