@@ -7,7 +7,7 @@ import uuid
 from collections.abc import Iterator
 
 import pytest
-from hypothesis import settings
+from hypothesis import HealthCheck, settings
 
 pytest_plugins = ["tests.ddb_local"]
 
@@ -26,8 +26,9 @@ os.environ.update(
 )
 
 
-# No test may depend on the machine's speed: property tests have no deadline, whatever they set.
-settings.register_profile("kakeibo", deadline=None)
+# No test may depend on the machine's speed: property tests have no deadline, whatever they set, and
+# no health check of how long their inputs took to draw (a loaded machine draws slowly).
+settings.register_profile("kakeibo", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("kakeibo")
 
 

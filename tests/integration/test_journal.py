@@ -440,7 +440,7 @@ OPS = st.lists(
 )
 
 
-@settings(max_examples=8, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=8, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(ops=OPS)
 def test_replay_from_nothing_equals_the_ledger(local_env: str, ops: list[tuple[str, int]]) -> None:
     # Given a fresh ledger and a random sequence of every kind of write

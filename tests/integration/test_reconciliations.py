@@ -794,7 +794,9 @@ def _step(api: Client, op: str, n: int, stored: list[str]) -> None:
             assert sorted((s["id"], s["version"]) for s in after) == before
 
 
-@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=3, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 @given(ops=SEQUENCES)
 # the bank adjusted on the 3rd, its adjustment unlocked to the 1st and reconciled on the 7th, the first undone
 @example(ops=[("reconcile", 2), ("unlock", 0), ("reconcile", 6), ("undo", 0), ("reconcile", 8), ("undo", 1)])

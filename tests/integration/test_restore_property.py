@@ -178,7 +178,9 @@ def _read(owner: Client, base: str) -> dict[str, Any]:
 
 
 # Five households (about ten seconds each): every kind of item is in each, their amounts and days drawn.
-@settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=5, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 @given(plan=households())
 def test_an_exported_household_of_every_kind_of_item_restores_equal(local_env: str, plan: dict[str, Any]) -> None:
     # Given a household's ledger holding every kind of item, an editor among its members

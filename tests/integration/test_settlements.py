@@ -259,7 +259,9 @@ EDIT = st.one_of(
 )
 
 
-@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 @given(
     firsts=st.lists(st.tuples(st.integers(1, 20_000), st.integers(0, 2)), min_size=1, max_size=3),
     edits=st.lists(st.tuples(st.integers(0, 2), EDIT), max_size=6),

@@ -77,7 +77,9 @@ FILTERS = st.fixed_dictionaries(
 ).filter(bool)
 
 
-@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 @given(history=histories(), queries=st.lists(FILTERS, min_size=1, max_size=4), limit=st.integers(1, 4))
 def test_a_filtered_list_is_the_unfiltered_list_filtered_in_the_same_order(
     local_env: str, history: list[tuple[str, Any]], queries: list[dict[str, Any]], limit: int

@@ -221,7 +221,7 @@ LINE = st.fixed_dictionaries(
 DATES = st.sampled_from(["2026-11-30", "2026-12-01", "2026-12-31", "2027-01-01"])
 
 
-@settings(max_examples=10, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=10, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(
     first=st.lists(LINE, min_size=2, max_size=4),
     edits=st.lists(st.tuples(st.lists(LINE, min_size=2, max_size=4), DATES, st.booleans()), max_size=4),

@@ -38,7 +38,9 @@ def slips(api: Client) -> list[tuple[str, str, int, str]]:
     return sorted((s["date"], s["kind"], s["amount"], s["payee"]) for s in items)
 
 
-@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 @given(
     rows=st.lists(
         st.tuples(st.integers(0, 19), st.integers(0, 2), st.sampled_from((-1000, -3000, 500, 20000))),
