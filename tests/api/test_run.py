@@ -94,9 +94,9 @@ def running(
         deadline = time.monotonic() + START_BOUND
         while proc.poll() is None:
             try:
-                if requests.get(f"http://127.0.0.1:{port}/health", timeout=1).status_code == 200:
+                if requests.get(f"http://127.0.0.1:{port}/health", timeout=5).status_code == 200:
                     break
-            except requests.ConnectionError:
+            except (requests.ConnectionError, requests.Timeout):  # not listening yet, or not answering yet
                 time.sleep(0.2)
             if time.monotonic() > deadline:
                 raise AssertionError(f"make run did not answer within {START_BOUND} s:\n{output.text}")
@@ -115,7 +115,9 @@ def running(
 
 def _port_closed(port: int) -> bool:
     try:
-        requests.get(f"http://127.0.0.1:{port}/", timeout=1)
+        requests.get(f"http://127.0.0.1:{port}/", timeout=5)
+    except requests.Timeout:
+        return False  # something still listens there, or holds the port
     except requests.ConnectionError:
         return True
     return False
