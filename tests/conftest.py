@@ -30,6 +30,8 @@ os.environ.update(
 # no health check of how long their inputs took to draw (a loaded machine draws slowly).
 settings.register_profile("kakeibo", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("kakeibo")
+# What a property test over function-scoped fixtures suppresses (a test's own list replaces the profile's).
+WITH_FIXTURES = [HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
 
 
 def reset_caches() -> None:
@@ -91,3 +93,12 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         return next((i for i, prefix in enumerate(LONG_FIRST) if item.nodeid.startswith(prefix)), len(LONG_FIRST))
 
     items.sort(key=rank)  # stable: within a rank, the collected order stays
+    timed = [item.nodeid for item in items if _checks_draw_time(item)]
+    if timed:
+        raise pytest.UsageError(f"property tests that check how long their inputs take to draw: {timed}")
+
+
+def _checks_draw_time(item: pytest.Item) -> bool:
+    """A property test whose own settings left hypothesis' too_slow health check on (WITH_FIXTURES)."""
+    found = getattr(getattr(item, "obj", None), "_hypothesis_internal_use_settings", None)
+    return found is not None and HealthCheck.too_slow not in found.suppress_health_check

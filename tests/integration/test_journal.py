@@ -8,13 +8,14 @@ import uuid
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kakeibo.services import journal as journal_service
 from kakeibo.store import Store
 from kakeibo.store.keys import identity_sk, pk
 from tests.concurrently import fan_out
+from tests.conftest import WITH_FIXTURES
 from tests.events import Client
 
 
@@ -440,7 +441,7 @@ OPS = st.lists(
 )
 
 
-@settings(max_examples=8, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(max_examples=8, suppress_health_check=WITH_FIXTURES)
 @given(ops=OPS)
 def test_replay_from_nothing_equals_the_ledger(local_env: str, ops: list[tuple[str, int]]) -> None:
     # Given a fresh ledger and a random sequence of every kind of write

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, example, given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from kakeibo.models.reconciliations import ReconciliationIn
@@ -20,6 +20,7 @@ from kakeibo.store import CLEARED_INDEXED, Store, WriteContext
 from kakeibo.store.codec import to_ddb
 from kakeibo.store.keys import SLIP_SEQ_SK, pk
 from tests import invariants
+from tests.conftest import WITH_FIXTURES
 from tests.events import Client
 from tests.integration.test_journal import all_changes, comparable, current_state, replay
 
@@ -794,9 +795,7 @@ def _step(api: Client, op: str, n: int, stored: list[str]) -> None:
             assert sorted((s["id"], s["version"]) for s in after) == before
 
 
-@settings(
-    max_examples=3, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
-)
+@settings(max_examples=3, deadline=None, suppress_health_check=WITH_FIXTURES)
 @given(ops=SEQUENCES)
 # the bank adjusted on the 3rd, its adjustment unlocked to the 1st and reconciled on the 7th, the first undone
 @example(ops=[("reconcile", 2), ("unlock", 0), ("reconcile", 6), ("undo", 0), ("reconcile", 8), ("undo", 1)])

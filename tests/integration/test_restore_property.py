@@ -13,10 +13,11 @@ from urllib.parse import quote
 
 import pytest
 import requests
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kakeibo.local.s3 import S3Local
+from tests.conftest import WITH_FIXTURES
 from tests.ddb_local import s3_server
 from tests.events import Client, Reply
 
@@ -178,9 +179,7 @@ def _read(owner: Client, base: str) -> dict[str, Any]:
 
 
 # Five households (about ten seconds each): every kind of item is in each, their amounts and days drawn.
-@settings(
-    max_examples=5, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
-)
+@settings(max_examples=5, deadline=None, suppress_health_check=WITH_FIXTURES)
 @given(plan=households())
 def test_an_exported_household_of_every_kind_of_item_restores_equal(local_env: str, plan: dict[str, Any]) -> None:
     # Given a household's ledger holding every kind of item, an editor among its members

@@ -6,13 +6,14 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kakeibo.core import posting
 from kakeibo.store import SharedLedger, Store
 from tests import invariants
 from tests.concurrently import fan_out
+from tests.conftest import WITH_FIXTURES
 from tests.events import Client
 from tests.idempotency_records import ExpiredKeys
 
@@ -259,9 +260,7 @@ EDIT = st.one_of(
 )
 
 
-@settings(
-    max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
-)
+@settings(max_examples=8, deadline=None, suppress_health_check=WITH_FIXTURES)
 @given(
     firsts=st.lists(st.tuples(st.integers(1, 20_000), st.integers(0, 2)), min_size=1, max_size=3),
     edits=st.lists(st.tuples(st.integers(0, 2), EDIT), max_size=6),

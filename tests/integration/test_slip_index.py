@@ -8,11 +8,12 @@ import uuid
 from collections.abc import Iterator
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kakeibo.store import Store
 from kakeibo.store.keys import is_index_sk, item_entries
+from tests.conftest import WITH_FIXTURES
 from tests.events import Client
 
 ACCOUNTS = ("cash", "bank", "card")
@@ -77,9 +78,7 @@ FILTERS = st.fixed_dictionaries(
 ).filter(bool)
 
 
-@settings(
-    max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
-)
+@settings(max_examples=8, deadline=None, suppress_health_check=WITH_FIXTURES)
 @given(history=histories(), queries=st.lists(FILTERS, min_size=1, max_size=4), limit=st.integers(1, 4))
 def test_a_filtered_list_is_the_unfiltered_list_filtered_in_the_same_order(
     local_env: str, history: list[tuple[str, Any]], queries: list[dict[str, Any]], limit: int

@@ -5,13 +5,14 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kakeibo.core import posting
 from kakeibo.store import Store
 from tests import invariants
 from tests.concurrently import fan_out
+from tests.conftest import WITH_FIXTURES
 from tests.events import Client
 
 SUPERMARKET = {
@@ -221,7 +222,7 @@ LINE = st.fixed_dictionaries(
 DATES = st.sampled_from(["2026-11-30", "2026-12-01", "2026-12-31", "2027-01-01"])
 
 
-@settings(max_examples=10, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(max_examples=10, suppress_health_check=WITH_FIXTURES)
 @given(
     first=st.lists(LINE, min_size=2, max_size=4),
     edits=st.lists(st.tuples(st.lists(LINE, min_size=2, max_size=4), DATES, st.booleans()), max_size=4),

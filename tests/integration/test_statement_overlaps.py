@@ -10,9 +10,10 @@ import random
 import uuid
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.conftest import WITH_FIXTURES
 from tests.events import Client
 
 CSV = {"Content-Type": "text/csv"}
@@ -38,9 +39,7 @@ def slips(api: Client) -> list[tuple[str, str, int, str]]:
     return sorted((s["date"], s["kind"], s["amount"], s["payee"]) for s in items)
 
 
-@settings(
-    max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
-)
+@settings(max_examples=6, deadline=None, suppress_health_check=WITH_FIXTURES)
 @given(
     rows=st.lists(
         st.tuples(st.integers(0, 19), st.integers(0, 2), st.sampled_from((-1000, -3000, 500, 20000))),

@@ -8,12 +8,13 @@ import uuid
 from collections import defaultdict
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kakeibo.services import integrity
 from kakeibo.store import Store
 from tests import invariants
+from tests.conftest import WITH_FIXTURES
 from tests.events import Client
 
 LUNCH = {"date": "2026-08-03", "kind": "expense", "amount": 1200, "account": "cash", "category": "食費"}
@@ -177,7 +178,7 @@ def _recomputed(slips: list[dict[str, Any]]) -> dict[str, tuple[int, int, int]]:
     return {tag: (i, e, c) for tag, (i, e, c) in totals.items()}
 
 
-@settings(max_examples=15, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(max_examples=15, suppress_health_check=WITH_FIXTURES)
 @given(steps=steps)
 def test_tag_totals_equal_a_recomputation_after_any_changes(local_env: str, store: Store, steps: list[Any]) -> None:
     # Given a fresh ledger with two accounts that allow any balance
