@@ -37,7 +37,7 @@ def raise_due(store: Store, day: dt.date, *, time_left: TimeLeft | None = None) 
     seen: set[str] = set()
     raised, complete = 0, True
     if out_of_time(time_left):  # no time to read the index: the next run looks
-        return {"alerts": raised, "complete": False}
+        return {"alerts": 0, "complete": False}
     for due in store.recurrences.due(ahead):
         ledger = due.ledger
         if str(ledger) in seen or due.kind == DELETION:
